@@ -1,0 +1,85 @@
+"""Turn classifier (seed 000 §3.1): information change, confirmation or chit-chat.
+
+Only the first two need the monologue; chit-chat is answered from the current
+state. Rules first, in English and Chinese: they are instant and predictable.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+
+class TurnClass(str, Enum):
+    INFORMATION_CHANGE = "information_change"
+    CONFIRMATION = "confirmation"
+    CHIT_CHAT = "chit_chat"
+
+    @property
+    def triggers_monologue(self) -> bool:
+        return self is not TurnClass.CHIT_CHAT
+
+
+@dataclass(frozen=True)
+class TurnClassification:
+    turn_class: TurnClass
+    cues: tuple[str, ...]
+
+
+_EN_CONFIRM = re.compile(
+    r"^(?:(?:yes|yeah|yep|yup|sure|ok(?:ay)?|right|correct|exactly|perfect|great|fine|"
+    r"sounds good|that works|that's right|that is right|go ahead|do it|book it|confirm(?:ed)?|"
+    r"no|nope|not that one|no thanks|another one|something else|the (?:first|second|third|last) one)"
+    r"[\s,.!?]*)+(?:please|thanks|thank you)?[\s,.!?]*$",
+    re.IGNORECASE,
+)
+_ZH_CONFIRM = re.compile(
+    r"^(?:好的?|对的?|是的?|可以|行|没错|没问题|确定|确认|就这样|就这个|不行|不要|不对|换一个|第[一二三四五]个)[吧啊呀嗯，。！!,. ]*$"
+)
+
+_EN_CHANGE_WORDS = (
+    r"\b(?:book|reserve|reservation|table|order|want|need|would like|i'd like|looking for|"
+    r"change|make it|instead|actually|switch|move|cancel|forget|remove|drop|add|"
+    r"no longer|don't|do not|can't|cannot|won't|without|avoid|allergic|vegetarian|vegan|spicy|"
+    r"budget|under|at least|at most|less than|more than|cheaper|price|"
+    r"people|persons|guests|party|seat|seats|window|outside|indoor|"
+    r"today|tonight|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+    r"morning|noon|afternoon|evening|night|am|pm|o'clock|"
+    r"route|highway|toll|temperature|warmer|cooler|navigate|destination|"
+    r"my name|call me|i live|i prefer|i like|i hate|i love)\b"
+)
+_EN_NUMBER = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"fifteen|twenty|thirty|forty|fifty|hundred)\b",
+    re.IGNORECASE,
+)
+_ZH_CHANGE = re.compile(
+    r"订|预订|预约|要|想|需要|改|换成|换到|改成|取消|不要|别|不吃|不能|忌口|过敏|预算|以内|以下|不超过|"
+    r"人|位|桌|靠窗|包间|点|周[一二三四五六日天]|星期|今天|明天|后天|晚上|中午|早上|下午|"
+    r"路线|高速|温度|导航|目的地|座椅|空调|喜欢|讨厌|我叫|住在"
+)
+_ZH_NUMBER = re.compile(r"[0-9零一二两三四五六七八九十百千万]")
+
+
+def classify_turn(text: str) -> TurnClassification:
+    """Classify one user utterance; empty text is chit-chat (nothing to remember)."""
+    stripped = text.strip()
+    if not stripped:
+        return TurnClassification(TurnClass.CHIT_CHAT, ())
+    if _EN_CONFIRM.match(stripped) or _ZH_CONFIRM.match(stripped):
+        return TurnClassification(TurnClass.CONFIRMATION, ("confirmation phrase",))
+    cues: list[str] = []
+    lowered = stripped.lower()
+    cues += [m.group(0) for m in re.finditer(_EN_CHANGE_WORDS, lowered)][:4]
+    cues += [m.group(0) for m in _ZH_CHANGE.finditer(stripped)][:4]
+    has_number = bool(_EN_NUMBER.search(lowered) or _ZH_NUMBER.search(stripped))
+    if has_number:
+        cues.append("number")
+    # A lone weak cue ("I like the weather") is not enough; two cues are (a number counts).
+    if len(cues) >= 2:
+        return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues))
+    if cues and any(c in ("cancel", "forget", "change", "make it", "instead", "取消", "改成", "换成", "改")
+                    for c in cues):
+        return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues))
+    return TurnClassification(TurnClass.CHIT_CHAT, tuple(cues))

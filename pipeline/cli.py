@@ -1,0 +1,159 @@
+"""The `monologue` command line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from models.offline import enforce_offline
+
+enforce_offline()
+
+DEMO_SESSION = Path(__file__).resolve().parent.parent / "assets" / "demo_session" / "demo.flac"
+
+
+def _quiet_logs(verbose: bool) -> None:
+    from loguru import logger
+
+    logger.remove()
+    logger.add(sys.stderr, level="DEBUG" if verbose else "WARNING")
+
+
+def _config(args: argparse.Namespace):  # -> MonologueConfig
+    from configs import load_config
+
+    overrides: dict = {}
+    if getattr(args, "vad", None):
+        overrides.setdefault("vad", {})["engine"] = args.vad
+    if getattr(args, "language", None):
+        overrides["language"] = args.language
+    if getattr(args, "llm", None):
+        overrides.setdefault("llm", {})["model"] = args.llm
+    return load_config(args.config, overrides)
+
+
+def _print_models_loaded(models) -> None:
+    loads = ", ".join(f"{k} {v:.1f} s" for k, v in models.load_secs.items())
+    print(f"models loaded ({loads})", flush=True)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from pipeline.audio_io import load_session
+    from pipeline.builder import load_models
+    from pipeline.replay import replay_audio
+
+    config = _config(args)
+    session = load_session(args.path, sample_rate=config.audio.sample_rate,
+                           max_secs=config.replay.max_seconds)
+    print(f"session: {len(session.sources)} file(s), {session.duration_secs:.1f} s of audio "
+          f"(from {session.original_rate} Hz × {session.original_channels} ch)", flush=True)
+    models = load_models(config)
+    _print_models_loaded(models)
+    out = Path(args.out)
+    result = asyncio.run(replay_audio(session, config, models, out, paced=args.paced, handle_sigint=True))
+    transcript = (out / "transcript.txt").read_text(encoding="utf-8") if (out / "transcript.txt").exists() else ""
+    print("\n" + (transcript.strip() or "(no speech detected in the session)"))
+    spoken = [t for t in result.turns if t.text]
+    print(f"\n{len(spoken)} user turn(s) answered in {result.wall_secs:.1f} s for "
+          f"{result.audio_secs:.1f} s of audio (×{result.realtime_factor:.2f} real time); "
+          f"monologue triggered on {result.triggered_share:.0%} of turns")
+    print(f"reply audio:  {out / 'reply.wav'}\nconversation: {out / 'conversation.wav'}\n"
+          f"trace:        {out / 'trace.jsonl'}\ntranscript:   {out / 'transcript.txt'}")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    args.path = str(DEMO_SESSION)
+    return cmd_replay(args)
+
+
+def cmd_talk(args: argparse.Namespace) -> int:
+    from pipeline.mic import list_devices, run_talk
+
+    if args.list_devices:
+        print(list_devices())
+        return 0
+    config = _config(args)
+    return asyncio.run(run_talk(config, Path(args.out), input_device=args.input, output_device=args.output))
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    from models.registry import ENTRIES, check
+
+    failed = 0
+    print(f"{'model':34} {'role':11} {'size':>9}  {'status':8} package")
+    for entry in ENTRIES:
+        status = check(entry, load=args.load)
+        size = f"{status.size_mb:,.0f} MB" if status.size_mb >= 1 else f"{status.size_mb * 1000:.0f} kB"
+        if status.loads:
+            state = f"loads {status.load_secs:.1f}s" if status.load_secs is not None else "found"
+        else:
+            state, failed = "MISSING", failed + 1
+        print(f"{entry.name:34} {entry.role:11} {size:>9}  {state:8} {entry.requirement}  [{entry.licence}]")
+        if status.error:
+            print(f"{'':34}   → {status.error}")
+    return 1 if failed and args.strict else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="monologue", description="A real-time voice agent that does not forget.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="show pipecat's debug log")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--config", help="YAML file over configs/default.yaml")
+        p.add_argument("--vad", choices=("silero", "webrtc"), help="voice activity detector")
+        p.add_argument("--language", choices=("en", "zh"))
+        p.add_argument("--llm", help="litellm model string, e.g. openai/gpt-4o-mini")
+        p.add_argument("--out", default="out", help="folder for reply.wav, trace.jsonl, transcript.txt")
+
+    replay = sub.add_parser("replay", help="replay a recorded session (file or folder of turn files)")
+    replay.add_argument("path")
+    replay.add_argument("--paced", action="store_true", help="feed audio in real time instead of as fast as possible")
+    common(replay)
+    replay.set_defaults(func=cmd_replay)
+
+    demo = sub.add_parser("demo", help="replay the bundled demo session")
+    demo.add_argument("--paced", action="store_true")
+    common(demo)
+    demo.set_defaults(func=cmd_demo)
+
+    talk = sub.add_parser("talk", help="talk through the microphone and speaker")
+    talk.add_argument("--list-devices", action="store_true")
+    talk.add_argument("--input", help="input device index or name")
+    talk.add_argument("--output", help="output device index or name")
+    common(talk)
+    talk.set_defaults(func=cmd_talk)
+
+    models = sub.add_parser("models", help="list each model, its package, size and whether it loads")
+    models.add_argument("--load", action="store_true", help="load each model (slower) instead of only finding it")
+    models.add_argument("--strict", action="store_true", help="exit 1 when a model is missing")
+    models.set_defaults(func=cmd_models)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _quiet_logs(args.verbose)
+    from configs import ConfigError
+    from models.errors import ModelUnavailable
+    from pipeline.audio_io import AudioInputError
+
+    try:
+        return int(args.func(args) or 0)
+    except (AudioInputError, ConfigError, ModelUnavailable) as exc:
+        print(f"monologue: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("monologue: stopped", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    sys.exit(main())

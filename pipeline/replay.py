@@ -1,0 +1,122 @@
+"""Replay a recorded session through the full pipeline (P5)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from loguru import logger
+from pipecat.frames.frames import EndWorkerFrame, Frame, InputAudioRawFrame, StartFrame
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.pipeline.worker import PipelineWorker
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.workers.runner import WorkerRunner
+
+from configs import MonologueConfig
+from pipeline.audio_io import SessionAudio, load_session, write_wav
+from pipeline.builder import AgentModels, TurnGate, build_processors
+from processors.audio_out import ReplyRecorder
+from processors.frames import TurnRecord
+
+TURN_STALL_SECS = 180.0
+
+
+class ReplaySource(FrameProcessor):
+    """One job: feed a recorded session into the pipeline as 16 kHz audio frames.
+
+    Paced: in real time, as a microphone would. Fast: as fast as the machine
+    allows, but each user turn waits until the agent has answered the previous
+    one (`TurnGate`), so the conversation unfolds as it did live.
+    """
+
+    def __init__(self, session: SessionAudio, gate: TurnGate, *, chunk_ms: int = 20,
+                 paced: bool = False, tail_silence_secs: float = 1.0) -> None:
+        super().__init__()
+        self._session = session
+        self._gate = gate
+        self._chunk = int(session.sample_rate * chunk_ms / 1000)
+        self._paced = paced
+        self._tail = np.zeros(int(tail_silence_secs * session.sample_rate), dtype=np.int16)
+        self.finished = asyncio.Event()
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        await self.push_frame(frame, direction)
+        if isinstance(frame, StartFrame):
+            self.create_task(self._feed(), name="replay-feed")
+
+    async def _feed(self) -> None:
+        samples = np.concatenate([self._session.samples, self._tail])
+        rate = self._session.sample_rate
+        started = time.perf_counter()
+        for offset in range(0, samples.size, self._chunk):
+            if self._paced:
+                delay = started + offset / rate - time.perf_counter()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            elif self._gate.busy and not await self._gate.wait_idle(TURN_STALL_SECS):
+                logger.warning(f"a turn got no answer within {TURN_STALL_SECS:.0f} s; replay goes on")
+            chunk = samples[offset: offset + self._chunk]
+            await self.push_frame(InputAudioRawFrame(audio=chunk.tobytes(), sample_rate=rate, num_channels=1))
+        if not await self._gate.wait_idle(TURN_STALL_SECS):
+            logger.warning("the last turn got no answer in time; ending the replay")
+        self.finished.set()
+        await self.push_frame(EndWorkerFrame(reason="replay finished"))
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    out_dir: Path
+    turns: list[TurnRecord]
+    audio_secs: float
+    wall_secs: float
+    triggered_share: float
+
+    @property
+    def realtime_factor(self) -> float:
+        return self.wall_secs / self.audio_secs if self.audio_secs else 0.0
+
+
+async def replay_audio(session: SessionAudio, config: MonologueConfig, models: AgentModels,
+                       out_dir: Path, *, paced: bool = False,
+                       handle_sigint: bool = False) -> ReplayResult:
+    gate = TurnGate()
+    parts = build_processors(config, models, out_dir, on_turn_end=gate.turn_started,
+                             on_turn_done=gate.turn_done)
+    recorder = ReplyRecorder()
+    source = ReplaySource(session, gate, chunk_ms=config.audio.chunk_ms, paced=paced,
+                          tail_silence_secs=config.replay.tail_silence_secs)
+    pipeline = Pipeline([source, *parts.before_output(), recorder, parts.trace])
+    worker = PipelineWorker(pipeline, enable_rtvi=False, cancel_on_idle_timeout=False,
+                            idle_timeout_secs=None, enable_turn_tracking=False)
+    runner = WorkerRunner(handle_sigint=handle_sigint)
+    started = time.perf_counter()
+    await runner.add_workers(worker)
+    try:
+        await runner.run()
+    finally:
+        parts.trace.close()
+    wall = time.perf_counter() - started
+    _write_audio(out_dir, session, recorder)
+    return ReplayResult(out_dir, parts.trace.turns, session.duration_secs, wall,
+                        parts.classifier.triggered_share)
+
+
+def _write_audio(out_dir: Path, session: SessionAudio, recorder: ReplyRecorder) -> None:
+    """reply.wav: the agent alone on the session timeline; conversation.wav: user left, agent right."""
+    reply, rate = recorder.render(min_secs=session.duration_secs)
+    write_wav(out_dir / "reply.wav", reply, rate)
+    agent16, _ = recorder.render(min_secs=session.duration_secs, sample_rate=session.sample_rate)
+    user = np.zeros(agent16.size, dtype=np.int16)
+    user[: session.samples.size] = session.samples[: agent16.size]
+    write_wav(out_dir / "conversation.wav", np.stack([user, agent16], axis=1), session.sample_rate)
+
+
+async def replay_path(path: str | Path, config: MonologueConfig, models: AgentModels,
+                      out_dir: Path, *, paced: bool = False, handle_sigint: bool = False) -> ReplayResult:
+    session = load_session(path, sample_rate=config.audio.sample_rate,
+                           max_secs=config.replay.max_seconds)
+    return await replay_audio(session, config, models, out_dir, paced=paced, handle_sigint=handle_sigint)

@@ -1,0 +1,74 @@
+"""ASR: transcribes each user-turn segment with faster-whisper, off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Protocol
+
+import numpy as np
+from pipecat.frames.frames import Frame, TranscriptionFrame
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.utils.time import time_now_iso8601
+
+from models.asr import Transcript
+from processors.frames import AgentTurnEndFrame, SpeechSegmentFrame, UserTurnFrame
+
+
+class Transcriber(Protocol):
+    def transcribe(self, audio: np.ndarray) -> Transcript: ...
+
+
+class ASRProcessor(FrameProcessor):
+    """One job: `SpeechSegmentFrame` in, `TranscriptionFrame` + `UserTurnFrame` out.
+
+    A segment with no words (noise, a cough) ends the turn right here with an
+    `AgentTurnEndFrame`, so the agent does not answer silence.
+    """
+
+    def __init__(self, transcriber: Transcriber, *, user_id: str = "user",
+                 low_confidence: float = 0.45) -> None:
+        super().__init__()
+        self._transcriber = transcriber
+        self._user_id = user_id
+        self._low_confidence = low_confidence
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, SpeechSegmentFrame):
+            await self._transcribe(frame)
+            return
+        await self.push_frame(frame, direction)
+
+    async def _transcribe(self, frame: SpeechSegmentFrame) -> None:
+        turn = frame.turn
+        audio = np.frombuffer(frame.audio, dtype=np.int16).astype(np.float32) / 32768.0
+        started = time.perf_counter()
+        try:
+            # Whisper runs to completion inside the worker thread, segment list included.
+            result = await asyncio.to_thread(self._transcriber.transcribe, audio)
+        except Exception as exc:
+            turn.asr = {"text": "", "error": f"{type(exc).__name__}: {exc}"}
+            turn.mark("asr_done", time.perf_counter())
+            await self.push_frame(AgentTurnEndFrame(turn=turn))
+            return
+        done = time.perf_counter()
+        turn.compute["asr"] = done - started
+        turn.mark("asr_done", done)
+        turn.asr = {
+            "text": result.text,
+            "language": result.language,
+            "confidence": result.confidence,
+            "avg_logprob": result.avg_logprob,
+            "no_speech_prob": result.no_speech_prob,
+            "audio_secs": round(result.audio_secs, 3),
+            "low_confidence": result.confidence < self._low_confidence,
+        }
+        if not result.text:
+            await self.push_frame(AgentTurnEndFrame(turn=turn))
+            return
+        await self.push_frame(
+            TranscriptionFrame(text=result.text, user_id=self._user_id,
+                               timestamp=time_now_iso8601(), language=None, result=result)
+        )
+        await self.push_frame(UserTurnFrame(turn=turn))

@@ -1,0 +1,129 @@
+"""Reply: builds the prompt, streams the LLM through litellm, hands TTS clause by clause."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+
+from pipecat.frames.frames import Frame
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+
+from memory.conversation import ConversationLog
+from models.chat import ChatError, ChatLLM, StreamStats
+from processors.frames import AgentTurnEndFrame, ReplyTextFrame, TurnRecord, UserTurnFrame
+
+FALLBACK_REPLY = {
+    "en": "Sorry, I couldn't come up with an answer just now. Could you say that again?",
+    "zh": "抱歉，我刚才没能想好回答，你能再说一遍吗？",
+}
+
+_HARD_END = re.compile(r"[.!?;:](?=\s)|[。！？；：]")
+_SOFT_END = re.compile(r",(?=\s)|[，、]")
+
+
+class ClauseSplitter:
+    """Cuts streamed text into clauses so TTS can start before the reply is complete.
+
+    Sentence ends always cut; commas cut once the clause is long enough to sound
+    natural on its own (piper's cost is per call, so tiny clauses are merged).
+    """
+
+    def __init__(self, min_chars: int = 12) -> None:
+        self._min = min_chars
+        self._buffer = ""
+
+    def feed(self, text: str) -> list[str]:
+        self._buffer += text
+        clauses: list[str] = []
+        while True:
+            cut = self._find_cut()
+            if cut is None:
+                return clauses
+            clause, self._buffer = self._buffer[:cut].strip(), self._buffer[cut:]
+            if clause:
+                clauses.append(clause)
+
+    def flush(self) -> str:
+        rest, self._buffer = self._buffer.strip(), ""
+        return rest
+
+    def _find_cut(self) -> int | None:
+        hard = _HARD_END.search(self._buffer)
+        if hard is not None:
+            return hard.end()
+        for soft in _SOFT_END.finditer(self._buffer):
+            if len(self._buffer[: soft.end()].strip()) >= self._min:
+                return soft.end()
+        return None
+
+
+@dataclass(frozen=True)
+class PromptOptions:
+    system_prompt: str
+    recent_turns: int = 6
+
+
+def build_reply_prompt(log: ConversationLog, turn: TurnRecord, options: PromptOptions) -> list[dict[str, str]]:
+    """System prompt, a bounded window of recent turns, and the current utterance.
+
+    Never the whole history: the prompt stays the same size as the session grows.
+    """
+    messages = [{"role": "system", "content": options.system_prompt.strip()}]
+    window = [u for u in log.recent(options.recent_turns + 1) if u.turn_id != turn.turn_id]
+    messages += [{"role": u.role, "content": u.text} for u in window[-options.recent_turns:]]
+    messages.append({"role": "user", "content": turn.text})
+    return messages
+
+
+class ReplyProcessor(FrameProcessor):
+    """One job: `UserTurnFrame` in; `ReplyTextFrame` clauses and `AgentTurnEndFrame` out."""
+
+    def __init__(self, llm: ChatLLM, log: ConversationLog, prompt: PromptOptions, *,
+                 language: str = "en", min_clause_chars: int = 12) -> None:
+        super().__init__()
+        self._llm = llm
+        self._log = log
+        self._prompt = prompt
+        self._language = language
+        self._min_clause = min_clause_chars
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, UserTurnFrame):
+            await self._reply(frame.turn)
+            return
+        await self.push_frame(frame, direction)
+
+    async def _reply(self, turn: TurnRecord) -> None:
+        messages = build_reply_prompt(self._log, turn, self._prompt)
+        turn.reply_prompt = messages
+        splitter = ClauseSplitter(self._min_clause)
+        stats = StreamStats()
+        spoken: list[str] = []
+        started = time.perf_counter()
+        try:
+            async for delta in self._llm.stream(messages, stats):
+                for clause in splitter.feed(delta):
+                    await self._say(turn, clause, spoken)
+            rest = splitter.flush()
+            if rest:
+                await self._say(turn, rest, spoken)
+        except ChatError as exc:
+            turn.reply_error = str(exc)
+            if not spoken:
+                await self._say(turn, FALLBACK_REPLY.get(self._language, FALLBACK_REPLY["en"]), spoken)
+        turn.reply_model = stats.model
+        if stats.error and not turn.reply_error:
+            turn.reply_error = stats.error
+        if stats.first_token_at is not None:
+            turn.mark("llm_first_token", stats.first_token_at)
+            turn.compute["llm_first_token"] = stats.first_token_at - started
+        turn.mark("llm_done", stats.finished_at or time.perf_counter())
+        turn.reply_text = " ".join(spoken) if self._language != "zh" else "".join(spoken)
+        self._log.add("assistant", turn.reply_text, turn.turn_id)
+        await self.push_frame(AgentTurnEndFrame(turn=turn))
+
+    async def _say(self, turn: TurnRecord, clause: str, spoken: list[str]) -> None:
+        spoken.append(clause)
+        await self.push_frame(ReplyTextFrame(text=clause, turn=turn))

@@ -1,0 +1,90 @@
+"""Trace: one JSON line per user turn with what every layer saw and produced (P8)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable, TextIO
+
+from pipecat.frames.frames import EndFrame, CancelFrame, Frame
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+
+from processors.frames import AgentTurnEndFrame, TurnRecord
+
+TRACE_VERSION = 1
+
+
+def trace_line(turn: TurnRecord) -> dict[str, Any]:
+    compute = {k: round(v * 1000, 1) for k, v in turn.compute.items()}
+    return {
+        "v": TRACE_VERSION,
+        "turn": turn.turn_id,
+        "vad": {"engine": turn.vad_engine, "start_secs": turn.start_pts, "end_secs": turn.end_pts,
+                "turn_end_wait_secs": turn.end_wait_secs},
+        "asr": turn.asr,
+        "turn_class": turn.turn_class,
+        "classifier": turn.classifier,
+        "monologue": turn.monologue,
+        "reply": {"model": turn.reply_model, "prompt": turn.reply_prompt, "text": turn.reply_text,
+                  "error": turn.reply_error},
+        "tts": turn.tts,
+        "latency_ms": turn.latencies_ms(),
+        "compute_ms": compute,
+    }
+
+
+def format_clock(secs: float) -> str:
+    minutes, seconds = divmod(max(secs, 0.0), 60)
+    return f"{int(minutes):02d}:{seconds:04.1f}"
+
+
+class TraceWriter(FrameProcessor):
+    """One job: write the finished turn to `trace.jsonl` and `transcript.txt`.
+
+    Each line is flushed as soon as the turn ends, so Ctrl-C or a crash loses at
+    most the turn in flight. `on_turn_done` tells the source the agent is free.
+    """
+
+    def __init__(self, out_dir: Path | None, *,
+                 on_turn_done: Callable[[TurnRecord], None] | None = None) -> None:
+        super().__init__()
+        self.turns: list[TurnRecord] = []
+        self._on_turn_done = on_turn_done
+        self._trace: TextIO | None = None
+        self._transcript: TextIO | None = None
+        if out_dir is not None:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            self._trace = (out_dir / "trace.jsonl").open("w", encoding="utf-8")
+            self._transcript = (out_dir / "transcript.txt").open("w", encoding="utf-8")
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, AgentTurnEndFrame):
+            self._write(frame.turn)
+        elif isinstance(frame, (EndFrame, CancelFrame)):
+            self.close()
+        await self.push_frame(frame, direction)
+
+    def _write(self, turn: TurnRecord) -> None:
+        self.turns.append(turn)
+        if self._trace is not None:
+            self._trace.write(json.dumps(trace_line(turn), ensure_ascii=False) + "\n")
+            self._trace.flush()
+        if self._transcript is not None:
+            if turn.text:
+                self._transcript.write(f"[{format_clock(turn.start_pts)}] user: {turn.text}\n")
+            if turn.reply_text:
+                at = turn.tts.get("session_start_secs", turn.end_pts)
+                self._transcript.write(f"[{format_clock(at)}] agent: {turn.reply_text}\n")
+            self._transcript.flush()
+        if self._on_turn_done is not None:
+            self._on_turn_done(turn)
+
+    def close(self) -> None:
+        for handle in (self._trace, self._transcript):
+            if handle is not None and not handle.closed:
+                handle.close()
+
+    async def cleanup(self) -> None:
+        self.close()
+        await super().cleanup()

@@ -1,0 +1,51 @@
+"""TTS: speaks each reply clause with piper as soon as it arrives, off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Iterator, Protocol
+
+from pipecat.frames.frames import Frame
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+
+from processors.frames import ReplyAudioFrame, ReplyTextFrame
+
+
+class Synthesizer(Protocol):
+    sample_rate: int
+
+    def synthesize(self, text: str) -> Iterator[bytes]: ...
+
+
+class TTSProcessor(FrameProcessor):
+    """One job: `ReplyTextFrame` in, `ReplyAudioFrame` out (int16 mono)."""
+
+    def __init__(self, synthesizer: Synthesizer) -> None:
+        super().__init__()
+        self._tts = synthesizer
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, ReplyTextFrame):
+            await self._speak(frame)
+            return
+        await self.push_frame(frame, direction)
+
+    async def _speak(self, frame: ReplyTextFrame) -> None:
+        turn = frame.turn
+        started = time.perf_counter()
+        try:
+            chunks = await asyncio.to_thread(lambda: list(self._tts.synthesize(frame.text)))
+        except Exception as exc:
+            turn.tts.setdefault("errors", []).append(f"{type(exc).__name__}: {exc}")
+            return
+        elapsed = time.perf_counter() - started
+        turn.compute.setdefault("tts_first_clause", elapsed)
+        turn.tts["compute_secs"] = round(turn.tts.get("compute_secs", 0.0) + elapsed, 4)
+        turn.tts["clauses"] = turn.tts.get("clauses", 0) + 1
+        for audio in chunks:
+            turn.tts["audio_secs"] = round(
+                turn.tts.get("audio_secs", 0.0) + len(audio) / 2 / self._tts.sample_rate, 3)
+            await self.push_frame(ReplyAudioFrame(audio=audio, sample_rate=self._tts.sample_rate,
+                                                  num_channels=1, turn=turn))

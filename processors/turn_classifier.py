@@ -1,0 +1,39 @@
+"""Turn classifier: labels each user turn information change / confirmation / chit-chat."""
+
+from __future__ import annotations
+
+import time
+
+from pipecat.frames.frames import Frame
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+
+from memory.turn_classes import classify_turn
+from processors.frames import UserTurnFrame
+
+
+class TurnClassifierProcessor(FrameProcessor):
+    """One job: set `turn.turn_class` on each `UserTurnFrame` and count the share of
+    turns that trigger the monologue (seed 000 §3.1 expects 30–50%)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.turns = 0
+        self.triggered = 0
+
+    @property
+    def triggered_share(self) -> float:
+        return self.triggered / self.turns if self.turns else 0.0
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, UserTurnFrame):
+            started = time.perf_counter()
+            result = classify_turn(frame.turn.text)
+            frame.turn.turn_class = result.turn_class.value
+            frame.turn.classifier = {"cues": list(result.cues),
+                                     "triggers_monologue": result.turn_class.triggers_monologue}
+            self.turns += 1
+            self.triggered += int(result.turn_class.triggers_monologue)
+            frame.turn.compute["classifier"] = time.perf_counter() - started
+            frame.turn.mark("classified", time.perf_counter())
+        await self.push_frame(frame, direction)
