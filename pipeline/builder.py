@@ -52,6 +52,11 @@ def load_models(config: MonologueConfig, *, asr: Transcriber | None = None,
     from models.tts import PiperTTS
 
     chat = llm or ChatLLM(chat_options(config))
+    if config.language == "zh" and config.tts.voice == "auto" and tts is None:
+        from loguru import logger
+
+        logger.warning("no Chinese piper voice ships in a PyPI package: replies are spoken with the "
+                       "English voice; set tts.voice to the path of a zh piper .onnx voice")
     timings: dict[str, float] = {}
 
     def timed(name: str, make: Callable[[], Any]) -> Any:

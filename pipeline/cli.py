@@ -58,6 +58,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     transcript = (out / "transcript.txt").read_text(encoding="utf-8") if (out / "transcript.txt").exists() else ""
     print("\n" + (transcript.strip() or "(no speech detected in the session)"))
     spoken = [t for t in result.turns if t.text]
+    if result.interrupted:
+        print(f"\nstopped after {result.wall_secs:.1f} s; {len(spoken)} turn(s) answered and traced")
+        return 130
     print(f"\n{len(spoken)} user turn(s) answered in {result.wall_secs:.1f} s for "
           f"{result.audio_secs:.1f} s of audio (×{result.realtime_factor:.2f} real time); "
           f"monologue triggered on {result.triggered_share:.0%} of turns")

