@@ -94,6 +94,7 @@ class MicrophoneSource(FrameProcessor):
         self._muted = muted
         self._stream: Any = None
         self._queue: asyncio.Queue[np.ndarray] | None = None
+        self._pump_task: asyncio.Task | None = None
         self.frames_pushed = 0
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
@@ -103,7 +104,7 @@ class MicrophoneSource(FrameProcessor):
             self._start()
             return
         if isinstance(frame, (EndFrame, CancelFrame)):
-            self._stop()
+            await self._stop()
         await self.push_frame(frame, direction)
 
     def _start(self) -> None:
@@ -126,7 +127,7 @@ class MicrophoneSource(FrameProcessor):
             blocksize=int(rate * self._chunk_ms / 1000), callback=callback,
         )
         self._stream.start()
-        self.create_task(self._pump(), name="microphone-pump")
+        self._pump_task = self.create_task(self._pump(), name="microphone-pump")
 
     async def _pump(self) -> None:
         assert self._queue is not None
@@ -139,14 +140,17 @@ class MicrophoneSource(FrameProcessor):
                 await self.push_frame(InputAudioRawFrame(audio=samples.tobytes(),
                                                          sample_rate=self._target_rate, num_channels=1))
 
-    def _stop(self) -> None:
+    async def _stop(self) -> None:
         if self._stream is not None:
             self._stream.stop()
             self._stream.close()
             self._stream = None
+        if self._pump_task is not None:
+            await self.cancel_task(self._pump_task)
+            self._pump_task = None
 
     async def cleanup(self) -> None:
-        self._stop()
+        await self._stop()
         await super().cleanup()
 
 
