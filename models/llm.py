@@ -26,8 +26,10 @@ from typing import Any, AsyncIterator, Iterator
 
 from models.errors import ModelUnavailable
 from models.offline import cache_dir
+from models.workers import call_on, model_thread
 
 LLAMA_REQUIREMENT = "llama-cpp-python==0.3.36"
+LLAMA_THREAD = "llama"  # every llama.cpp call runs on this one thread (see models/workers.py)
 PROVIDER = "local"
 
 
@@ -180,7 +182,7 @@ def get_local_model(model: str, n_ctx: int = 2048, n_threads: int = 2) -> LocalC
     name = spec_for(model).name
     with _models_lock:
         if name not in _models:
-            _models[name] = LocalChatModel(name, n_ctx=n_ctx, n_threads=n_threads)
+            _models[name] = call_on(LLAMA_THREAD, lambda: LocalChatModel(name, n_ctx=n_ctx, n_threads=n_threads))
         return _models[name]
 
 
@@ -222,18 +224,21 @@ def _build_provider() -> Any:
 
         def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
             params = _llama_params(kwargs.get("optional_params") or {})
-            text = "".join(self._model(model).stream(messages, params))
+            text = call_on(LLAMA_THREAD, lambda: "".join(self._model(model).stream(messages, params)))
             response: ModelResponse = kwargs.get("model_response") or ModelResponse()
             response.choices[0].message.content = text  # type: ignore[union-attr]
             response.model = model
             return response
 
         async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
-            return await asyncio.to_thread(self.completion, model, messages, *args, **kwargs)
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(model_thread(LLAMA_THREAD),
+                                              lambda: self.completion(model, messages, *args, **kwargs))
 
         def streaming(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Iterator[Any]:
             params = _llama_params(kwargs.get("optional_params") or {})
-            for text in self._model(model).stream(messages, params):
+            texts = call_on(LLAMA_THREAD, lambda: list(self._model(model).stream(messages, params)))
+            for text in texts:
                 yield _chunk(text)
             yield _chunk("", finished=True)
 
@@ -251,7 +256,7 @@ def _build_provider() -> Any:
                 except BaseException as exc:  # surfaced to the awaiting caller below
                     loop.call_soon_threadsafe(queue.put_nowait, ("error", exc))
 
-            worker = loop.run_in_executor(None, produce)
+            worker = loop.run_in_executor(model_thread(LLAMA_THREAD), produce)
             try:
                 while True:
                     kind, value = await queue.get()
@@ -289,6 +294,5 @@ def warm_up(model: str, n_ctx: int = 2048, n_threads: int = 2) -> float:
     """Load the model and run one short generation; returns seconds spent."""
     started = time.perf_counter()
     local = get_local_model(model, n_ctx, n_threads)
-    for _ in local.stream([{"role": "user", "content": "Hi"}], {"max_tokens": 1}):
-        pass
+    call_on(LLAMA_THREAD, lambda: list(local.stream([{"role": "user", "content": "Hi"}], {"max_tokens": 1})))
     return time.perf_counter() - started

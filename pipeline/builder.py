@@ -17,6 +17,7 @@ from pipecat.audio.vad.vad_analyzer import VADParams
 from configs import MonologueConfig
 from memory.conversation import ConversationLog
 from models.chat import ChatLLM, ChatOptions
+from models.workers import call_on
 from processors.asr import ASRProcessor, Transcriber
 from processors.frames import TurnRecord
 from processors.monologue import MonologueProcessor
@@ -66,16 +67,19 @@ def load_models(config: MonologueConfig, *, asr: Transcriber | None = None,
         return value
 
     with ThreadPoolExecutor(max_workers=3) as pool:
-        asr_future = pool.submit(timed, "asr", lambda: asr or WhisperASR(
+        asr_future = pool.submit(timed, "asr", lambda: asr or call_on("whisper", lambda: WhisperASR(
             config.language, config.asr.model, beam_size=config.asr.beam_size,
             compute_type=config.asr.compute_type, cpu_threads=config.asr.cpu_threads,
-            initial_prompt_zh=config.asr.initial_prompt_zh))
-        tts_future = pool.submit(timed, "tts", lambda: tts or PiperTTS(config.tts.voice, config.tts.length_scale))
+            initial_prompt_zh=config.asr.initial_prompt_zh)))
+        tts_future = pool.submit(timed, "tts", lambda: tts or call_on(
+            "piper", lambda: PiperTTS(config.tts.voice, config.tts.length_scale)))
         llm_future = pool.submit(timed, "llm", chat.warm_up)
         loaded_asr, loaded_tts = asr_future.result(), tts_future.result()
         # First calls pay for lazy initialisation (seconds for whisper): pay it here.
-        warm_asr = pool.submit(timed, "asr_warm_up", lambda: loaded_asr.transcribe(_warm_up_audio()))
-        warm_tts = pool.submit(timed, "tts_warm_up", lambda: list(loaded_tts.synthesize("Okay.")))
+        warm_asr = pool.submit(timed, "asr_warm_up",
+                               lambda: call_on("whisper", loaded_asr.transcribe, _warm_up_audio()))
+        warm_tts = pool.submit(timed, "tts_warm_up",
+                               lambda: call_on("piper", lambda: list(loaded_tts.synthesize("Okay."))))
         llm_future.result(), warm_asr.result(), warm_tts.result()
     return AgentModels(asr=loaded_asr, tts=loaded_tts, llm=chat, load_secs=timings)
 

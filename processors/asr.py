@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Protocol
 
@@ -12,6 +11,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.utils.time import time_now_iso8601
 
 from models.asr import Transcript
+from models.workers import run_on
 from processors.frames import AgentTurnEndFrame, SpeechSegmentFrame, UserTurnFrame
 
 
@@ -46,7 +46,7 @@ class ASRProcessor(FrameProcessor):
         started = time.perf_counter()
         try:
             # Whisper runs to completion inside the worker thread, segment list included.
-            result = await asyncio.to_thread(self._transcriber.transcribe, audio)
+            result = await run_on("whisper", self._transcriber.transcribe, audio)
         except Exception as exc:
             turn.asr = {"text": "", "error": f"{type(exc).__name__}: {exc}"}
             turn.mark("asr_done", time.perf_counter())

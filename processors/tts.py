@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Iterator, Protocol
 
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
+from models.workers import run_on
 from processors.frames import ReplyAudioFrame, ReplyTextFrame
 
 
@@ -36,7 +36,7 @@ class TTSProcessor(FrameProcessor):
         turn = frame.turn
         started = time.perf_counter()
         try:
-            chunks = await asyncio.to_thread(lambda: list(self._tts.synthesize(frame.text)))
+            chunks = await run_on("piper", lambda: list(self._tts.synthesize(frame.text)))
         except Exception as exc:
             turn.tts.setdefault("errors", []).append(f"{type(exc).__name__}: {exc}")
             return
