@@ -65,8 +65,23 @@ class LLMOptions:
 @dataclass(frozen=True)
 class ReplyOptions:
     system_prompt: str = "You are Monologue, a friendly voice assistant."
-    recent_turns: int = 6
+    recent_turns: int = 4
+    max_utterance_chars: int = 240
     min_clause_chars: int = 12
+
+
+@dataclass(frozen=True)
+class MonologueOptions:
+    enabled: bool = True
+    domain: str = "restaurant"
+    expire_after_turns: int = 8
+    llm_mode: str = "auto"
+    llm_timeout_secs: float = 20.0
+
+
+@dataclass(frozen=True)
+class StoreOptions:
+    path: str = "~/.local/share/monologue/monologue.db"
 
 
 @dataclass(frozen=True)
@@ -94,6 +109,8 @@ class MonologueConfig:
     asr: ASROptions = field(default_factory=ASROptions)
     llm: LLMOptions = field(default_factory=LLMOptions)
     reply: ReplyOptions = field(default_factory=ReplyOptions)
+    monologue: MonologueOptions = field(default_factory=MonologueOptions)
+    store: StoreOptions = field(default_factory=StoreOptions)
     tts: TTSOptions = field(default_factory=TTSOptions)
     replay: ReplayOptions = field(default_factory=ReplayOptions)
     trace: TraceOptions = field(default_factory=TraceOptions)
@@ -204,6 +221,8 @@ def load_config(
     config = _build(MonologueConfig, data, "")
     if config.language not in ("en", "zh"):
         raise ConfigError(f"language must be 'en' or 'zh', got {config.language!r}")
+    if config.monologue.llm_mode not in ("auto", "always", "never"):
+        raise ConfigError(f"monologue.llm_mode must be auto, always or never, got {config.monologue.llm_mode!r}")
     if config.vad.engine not in ("silero", "webrtc"):
         raise ConfigError(f"vad.engine must be 'silero' or 'webrtc', got {config.vad.engine!r}")
     return config
@@ -214,6 +233,8 @@ __all__ = [
     "AudioOptions",
     "ConfigError",
     "LLMOptions",
+    "MonologueOptions",
+    "StoreOptions",
     "MonologueConfig",
     "ReplayOptions",
     "ReplyOptions",

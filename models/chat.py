@@ -140,3 +140,32 @@ class ChatLLM:
             delta = getattr(choices[0].delta, "content", None) if choices else None
             if delta:
                 yield delta
+
+    async def complete_json(self, messages: list[dict[str, str]], schema: dict[str, Any],
+                            max_tokens: int = 256) -> str:
+        """One JSON answer, schema-constrained where the provider supports it.
+
+        OpenAI-style `json_schema` first; providers that reject it (llama.cpp's server
+        answers 422) get `json_object`. Tries the fallback model if the main one fails.
+        """
+        litellm = await asyncio.to_thread(import_litellm)
+        formats = [{"type": "json_schema", "json_schema": {"name": "operations", "schema": schema}},
+                   {"type": "json_object"}]
+        models = [self.options.model] + ([self.options.fallback] if self.options.fallback
+                                         and self.options.fallback != self.options.model else [])
+        errors: list[str] = []
+        for model in models:
+            for fmt in formats:
+                kwargs: dict[str, Any] = dict(model=model, messages=messages, temperature=0.0,
+                                              max_tokens=max_tokens, response_format=fmt,
+                                              timeout=self.options.timeout_secs, **self.options.extra)
+                if self.options.api_base and model == self.options.model:
+                    kwargs["api_base"] = self.options.api_base
+                try:
+                    response = await asyncio.wait_for(litellm.acompletion(**kwargs), self.options.timeout_secs)
+                    return str(response.choices[0].message.content or "")
+                except Exception as exc:  # provider errors come in many types
+                    errors.append(f"{model}: {type(exc).__name__}: {exc}"[:300])
+                    if "json_schema" not in str(exc) and "422" not in str(exc) and "response_format" not in str(exc):
+                        break   # not a format problem: the next format will not help
+        raise ChatError("JSON call failed (" + " | ".join(errors) + ")")

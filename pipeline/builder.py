@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,8 @@ from pipecat.audio.vad.vad_analyzer import VADParams
 
 from configs import MonologueConfig
 from memory.conversation import ConversationLog
+from memory.store import SQLiteStateStore, StateStore
+from memory.working import WorkingMemory, WorkingMemoryOptions
 from models.chat import ChatLLM, ChatOptions
 from models.workers import call_on
 from processors.asr import ASRProcessor, Transcriber
@@ -32,8 +35,8 @@ from processors.vad import VADProcessor
 class AgentModels:
     """Models loaded once and shared by every pipeline of the process."""
 
-    asr: Transcriber
-    tts: Synthesizer
+    asr: Transcriber | None   # None in text mode
+    tts: Synthesizer | None
     llm: ChatLLM
     load_secs: dict[str, float] = field(default_factory=dict)
 
@@ -44,6 +47,14 @@ def chat_options(config: MonologueConfig) -> ChatOptions:
                        temperature=o.temperature, max_tokens=o.max_tokens,
                        timeout_secs=o.timeout_secs, n_ctx=o.n_ctx, n_threads=o.n_threads,
                        mock_response=o.mock_response)
+
+
+def load_text_models(config: MonologueConfig, llm: ChatLLM | None = None) -> AgentModels:
+    """Text mode needs the LLM alone."""
+    chat = llm or ChatLLM(chat_options(config))
+    started = time.perf_counter()
+    chat.warm_up()
+    return AgentModels(asr=None, tts=None, llm=chat, load_secs={"llm": round(time.perf_counter() - started, 2)})
 
 
 def load_models(config: MonologueConfig, *, asr: Transcriber | None = None,
@@ -106,9 +117,37 @@ class AgentProcessors:
         return [self.vad, self.asr, self.classifier, self.monologue, self.reply, self.tts]
 
 
+def open_store(config: MonologueConfig, path: str | None = None) -> StateStore:
+    return SQLiteStateStore(path or config.store.path)
+
+
+def working_memory(config: MonologueConfig, session_id: str, store: StateStore, llm: ChatLLM | None) -> WorkingMemory:
+    m = config.monologue
+    options = WorkingMemoryOptions(domain=m.domain, language=config.language,
+                                   expire_after_turns=m.expire_after_turns, llm_mode=m.llm_mode,
+                                   llm_timeout_secs=m.llm_timeout_secs, low_confidence=config.asr.low_confidence)
+    return WorkingMemory(session_id, store, options, llm=llm)
+
+
+def session_memory(config: MonologueConfig, models: AgentModels, session_id: str | None = None,
+                   store: StateStore | None = None) -> WorkingMemory | None:
+    """The session's working memory (in-process store unless one is given), or None when off."""
+    if not config.monologue.enabled:
+        return None
+    from memory.store import MemoryStateStore
+
+    return working_memory(config, session_id or new_session_id(), store or MemoryStateStore(), models.llm)
+
+
+def new_session_id() -> str:
+    return time.strftime("s%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+
+
 def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path | None, *,
                      on_turn_end: Callable[[TurnRecord], None] | None = None,
-                     on_turn_done: Callable[[TurnRecord], None] | None = None) -> AgentProcessors:
+                     on_turn_done: Callable[[TurnRecord], None] | None = None,
+                     memory: WorkingMemory | None = None) -> AgentProcessors:
+    """`memory`: the session's working memory; None runs the pipeline without it."""
     from models.vad import load_vad
 
     v = config.vad
@@ -123,10 +162,12 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                          on_turn_end=on_turn_end),
         asr=ASRProcessor(models.asr, low_confidence=config.asr.low_confidence),
         classifier=TurnClassifierProcessor(),
-        monologue=MonologueProcessor(log),
+        monologue=MonologueProcessor(log, memory),
         reply=ReplyProcessor(models.llm, log,
-                             PromptOptions(config.reply.system_prompt, config.reply.recent_turns),
-                             language=config.language, min_clause_chars=config.reply.min_clause_chars),
+                             PromptOptions(config.reply.system_prompt, config.reply.recent_turns,
+                                           config.reply.max_utterance_chars),
+                             language=config.language, min_clause_chars=config.reply.min_clause_chars,
+                             memory=memory),
         tts=TTSProcessor(models.tts),
         trace=TraceWriter(out_dir if config.trace.enabled else None, on_turn_done=on_turn_done),
         log=log,

@@ -41,6 +41,12 @@ def _print_models_loaded(models) -> None:
     print(f"models loaded ({loads})", flush=True)
 
 
+def _store(args: argparse.Namespace, config):  # -> StateStore
+    from pipeline.builder import open_store
+
+    return open_store(config, getattr(args, "store", None))
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     from pipeline.audio_io import load_session
     from pipeline.builder import load_models
@@ -54,7 +60,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
     models = load_models(config)
     _print_models_loaded(models)
     out = Path(args.out)
-    result = asyncio.run(replay_audio(session, config, models, out, paced=args.paced, handle_sigint=True))
+    result = asyncio.run(replay_audio(session, config, models, out, paced=args.paced, handle_sigint=True,
+                                      session_id=args.session, store=_store(args, config)))
+    if result.session_id:
+        print(f"session {result.session_id} (state: monologue state show {result.session_id})")
     transcript = (out / "transcript.txt").read_text(encoding="utf-8") if (out / "transcript.txt").exists() else ""
     print("\n" + (transcript.strip() or "(no speech detected in the session)"))
     spoken = [t for t in result.turns if t.text]
@@ -81,7 +90,55 @@ def cmd_talk(args: argparse.Namespace) -> int:
         print(list_devices())
         return 0
     config = _config(args)
-    return asyncio.run(run_talk(config, Path(args.out), input_device=args.input, output_device=args.output))
+    return asyncio.run(run_talk(config, Path(args.out), input_device=args.input, output_device=args.output,
+                                session_id=args.session, store=_store(args, config)))
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    from pipeline.builder import load_text_models
+    from pipeline.chat import run_script
+
+    config = _config(args)
+    path = Path(args.script)
+    if not path.is_file():
+        print(f"monologue: script {path} does not exist", file=sys.stderr)
+        return 2
+    models = load_text_models(config)
+    run_script(path, config, models, store=_store(args, config), session_id=args.session,
+               out_dir=Path(args.out) if args.out else None)
+    return 0
+
+
+def cmd_state_show(args: argparse.Namespace) -> int:
+    import json
+
+    from configs import load_config
+    from memory.schema import load_schema
+    from memory.render import render_state
+
+    config = load_config(args.config)
+    store = _store(args, config)
+    state = store.load(args.session)
+    if state is None:
+        known = ", ".join(s for s, _, _ in store.sessions()[:10]) or "none yet"
+        print(f"monologue: no session {args.session!r} in {config.store.path if not args.store else args.store}; "
+              f"recent sessions: {known}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({"state": state.to_dict(), "history": [vars(c) for c in store.history(args.session)]},
+                         ensure_ascii=False, indent=1))
+        return 0
+    print(f"session {state.session_id} — version {state.version}, turn {state.turn}, domain {state.domain}")
+    print(render_state(state, load_schema(state.domain), config.language))
+    if state.last_monologue:
+        print(f"\nlast monologue: {state.last_monologue}")
+    print("\nhistory:")
+    for change in store.history(args.session):
+        before = "" if change.before is None else f"{change.before} "
+        after = "" if change.after is None else f"→ {change.after}"
+        print(f"  v{change.version} turn {change.turn}: {change.action} {change.slot}: {before}{after}"
+              f"{f'  ({change.reason})' if change.reason else ''}")
+    return 0
 
 
 def cmd_models(args: argparse.Namespace) -> int:
@@ -113,6 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--language", choices=("en", "zh"))
         p.add_argument("--llm", help="litellm model string, e.g. openai/gpt-4o-mini")
         p.add_argument("--out", default="out", help="folder for reply.wav, trace.jsonl, transcript.txt")
+        p.add_argument("--session", help="session id (default: a new one); the same id continues its state")
+        p.add_argument("--store", help="SQLite file for session state (default: store.path in the config)")
 
     replay = sub.add_parser("replay", help="replay a recorded session (file or folder of turn files)")
     replay.add_argument("path")
@@ -131,6 +190,20 @@ def build_parser() -> argparse.ArgumentParser:
     talk.add_argument("--output", help="output device index or name")
     common(talk)
     talk.set_defaults(func=cmd_talk)
+
+    chat = sub.add_parser("chat", help="a scripted text conversation through the same processors")
+    chat.add_argument("--script", required=True, help="one user turn per line, '#' comments, '---' between sessions")
+    common(chat)
+    chat.set_defaults(func=cmd_chat, out=None)
+
+    state = sub.add_parser("state", help="inspect working memory")
+    state_sub = state.add_subparsers(dest="state_command", required=True)
+    show = state_sub.add_parser("show", help="a session's state and its history of changes")
+    show.add_argument("session")
+    show.add_argument("--config")
+    show.add_argument("--store")
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(func=cmd_state_show)
 
     models = sub.add_parser("models", help="list each model, its package, size and whether it loads")
     models.add_argument("--load", action="store_true", help="load each model (slower) instead of only finding it")

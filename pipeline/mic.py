@@ -29,7 +29,9 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.workers.runner import WorkerRunner
 
 from configs import MonologueConfig
-from pipeline.builder import AgentModels, build_processors, load_models
+from memory.store import StateStore
+from memory.working import WorkingMemory
+from pipeline.builder import AgentModels, build_processors, load_models, session_memory
 from processors.frames import ReplyAudioFrame
 
 SD_REQUIREMENT = "sounddevice==0.5.6 (and the system's PortAudio library, e.g. apt-get install libportaudio2)"
@@ -234,10 +236,10 @@ class SpeakerOutput(FrameProcessor):
 
 
 def build_talk_worker(config: MonologueConfig, models: AgentModels, out_dir: Path, sd: StreamFactory, *,
-                      input_device: int | str | None = None,
-                      output_device: int | str | None = None) -> tuple[PipelineWorker, Any]:
+                      input_device: int | str | None = None, output_device: int | str | None = None,
+                      memory: WorkingMemory | None = None) -> tuple[PipelineWorker, Any]:
     speaker = SpeakerOutput(sd, device=output_device)
-    parts = build_processors(config, models, out_dir)
+    parts = build_processors(config, models, out_dir, memory=memory)
     mic = MicrophoneSource(sd, device=input_device, target_rate=config.audio.sample_rate,
                            chunk_ms=config.audio.chunk_ms, muted=lambda: speaker.speaking)
     pipeline = Pipeline([mic, *parts.before_output(), speaker, parts.trace])
@@ -247,12 +249,16 @@ def build_talk_worker(config: MonologueConfig, models: AgentModels, out_dir: Pat
 
 
 async def run_talk(config: MonologueConfig, out_dir: Path, *, input_device: str | None = None,
-                   output_device: str | None = None, sd: StreamFactory | None = None) -> int:
+                   output_device: str | None = None, sd: StreamFactory | None = None,
+                   session_id: str | None = None, store: StateStore | None = None) -> int:
     sd = sd or _sounddevice()
     models = await asyncio.to_thread(load_models, config)
+    memory = session_memory(config, models, session_id, store)
     worker, parts = build_talk_worker(config, models, out_dir, sd,
                                       input_device=_device_arg(input_device),
-                                      output_device=_device_arg(output_device))
+                                      output_device=_device_arg(output_device), memory=memory)
+    if memory is not None:
+        print(f"session {memory.session_id}", flush=True)
     print("Listening — speak, and press Ctrl-C to stop.", flush=True)
     runner = WorkerRunner(handle_sigint=True)
     await runner.add_workers(worker)

@@ -6,6 +6,7 @@ import asyncio
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from loguru import logger
@@ -17,7 +18,8 @@ from pipecat.workers.runner import WorkerRunner
 
 from configs import MonologueConfig
 from pipeline.audio_io import SessionAudio, load_session, write_wav
-from pipeline.builder import AgentModels, TurnGate, build_processors
+from memory.store import StateStore
+from pipeline.builder import AgentModels, TurnGate, build_processors, session_memory
 from processors.audio_out import ReplyRecorder
 from processors.frames import TurnRecord
 
@@ -87,6 +89,7 @@ class ReplayResult:
     wall_secs: float
     triggered_share: float
     interrupted: bool = False
+    session_id: str = ""
 
     @property
     def realtime_factor(self) -> float:
@@ -94,11 +97,12 @@ class ReplayResult:
 
 
 async def replay_audio(session: SessionAudio, config: MonologueConfig, models: AgentModels,
-                       out_dir: Path, *, paced: bool = False,
-                       handle_sigint: bool = False) -> ReplayResult:
+                       out_dir: Path, *, paced: bool = False, handle_sigint: bool = False,
+                       session_id: str | None = None, store: StateStore | None = None) -> ReplayResult:
     gate = TurnGate()
+    memory = session_memory(config, models, session_id, store)
     parts = build_processors(config, models, out_dir, on_turn_end=gate.turn_started,
-                             on_turn_done=gate.turn_done)
+                             on_turn_done=gate.turn_done, memory=memory)
     recorder = ReplyRecorder()
     source = ReplaySource(session, gate, chunk_ms=config.audio.chunk_ms, paced=paced,
                           tail_silence_secs=config.replay.tail_silence_secs)
@@ -115,7 +119,8 @@ async def replay_audio(session: SessionAudio, config: MonologueConfig, models: A
     wall = time.perf_counter() - started
     _write_audio(out_dir, session, recorder)
     return ReplayResult(out_dir, parts.trace.turns, session.duration_secs, wall,
-                        parts.classifier.triggered_share, interrupted=not source.finished.is_set())
+                        parts.classifier.triggered_share, interrupted=not source.finished.is_set(),
+                        session_id=memory.session_id if memory else "")
 
 
 def _write_audio(out_dir: Path, session: SessionAudio, recorder: ReplyRecorder) -> None:
@@ -129,7 +134,7 @@ def _write_audio(out_dir: Path, session: SessionAudio, recorder: ReplyRecorder) 
 
 
 async def replay_path(path: str | Path, config: MonologueConfig, models: AgentModels,
-                      out_dir: Path, *, paced: bool = False, handle_sigint: bool = False) -> ReplayResult:
+                      out_dir: Path, **kwargs: Any) -> ReplayResult:
     session = load_session(path, sample_rate=config.audio.sample_rate,
                            max_secs=config.replay.max_seconds)
-    return await replay_audio(session, config, models, out_dir, paced=paced, handle_sigint=handle_sigint)
+    return await replay_audio(session, config, models, out_dir, **kwargs)

@@ -1,48 +1,72 @@
-"""Monologue/state stage: the slot where the inner monologue updates working memory.
+"""Monologue/state stage: updates working memory on turns that change it (P2, W2).
 
-For now it records the user's turn in the conversation log and leaves the
-monologue empty; the working-memory engine (memory/) plugs in through
-`MonologueEngine` without touching the pipeline.
+The update starts here and the turn goes on to the reply at once, carrying the
+update's future: a reply to a state-changing turn awaits it, chit-chat never does.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
-from typing import Any, Protocol
+from typing import Any
 
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from memory.conversation import ConversationLog
-from processors.frames import UserTurnFrame
-
-
-class MonologueEngine(Protocol):
-    def update(self, text: str, turn_class: str, turn_id: int) -> dict[str, Any]: ...
-
-
-class RecordOnlyEngine:
-    """Keeps no state: the monologue is empty until working memory lands."""
-
-    def update(self, text: str, turn_class: str, turn_id: int) -> dict[str, Any]:
-        return {"text": "", "state_before": None, "state_after": None, "skipped": True}
+from memory.working import UpdateResult, WorkingMemory
+from processors.frames import TurnRecord, UserTurnFrame
 
 
 class MonologueProcessor(FrameProcessor):
-    """One job: record the user turn and run the monologue engine on it."""
+    """One job: record the user turn and run the working-memory update for it."""
 
-    def __init__(self, log: ConversationLog, engine: MonologueEngine | None = None) -> None:
+    def __init__(self, log: ConversationLog, memory: WorkingMemory | None = None) -> None:
         super().__init__()
         self._log = log
-        self._engine: MonologueEngine = engine or RecordOnlyEngine()
+        self._memory = memory
+        self.triggered = 0
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
         if isinstance(frame, UserTurnFrame):
-            turn = frame.turn
-            started = time.perf_counter()
-            turn.monologue = self._engine.update(turn.text, turn.turn_class, turn.turn_id)
-            turn.compute["monologue"] = time.perf_counter() - started
-            turn.mark("monologue_done", time.perf_counter())
-            self._log.add("user", turn.text, turn.turn_id)
+            self._start(frame.turn)
         await self.push_frame(frame, direction)
+
+    def _start(self, turn: TurnRecord) -> None:
+        self._log.add("user", turn.text, turn.turn_id)
+        triggers = bool(turn.classifier.get("triggers_monologue"))
+        if self._memory is None or not triggers:
+            turn.monologue = {"text": "", "skipped": True,
+                              "reason": "chit-chat" if self._memory else "working memory off"}
+            return
+        self.triggered += 1
+        started = time.perf_counter()
+        # A task, not an await: the reply processor receives the turn now and decides
+        # whether to wait for this update (state-changing turns) or not (chit-chat).
+        turn.state_update = asyncio.ensure_future(self._update(turn, started))
+
+    async def _update(self, turn: TurnRecord, started: float) -> UpdateResult | None:
+        assert self._memory is not None
+        try:
+            result = await self._memory.update(
+                turn.text, turn=turn.turn_id, turn_class=turn.turn_class,
+                asr_confidence=turn.asr.get("confidence"))
+        except Exception as exc:  # a failed update must not lose the turn
+            turn.monologue = {"text": "", "error": f"{type(exc).__name__}: {exc}"}
+            return None
+        finally:
+            done = time.perf_counter()
+            turn.compute["monologue"] = done - started
+            turn.mark("monologue_done", done)
+        turn.monologue = result.trace()
+        return result
+
+
+def state_snapshot(memory: WorkingMemory | None) -> tuple[int, str] | None:
+    if memory is None:
+        return None
+    state = memory.state
+    return state.version, memory.render(state)
+
+

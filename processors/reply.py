@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from dataclasses import dataclass
@@ -10,6 +11,7 @@ from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from memory.conversation import ConversationLog
+from memory.working import WorkingMemory
 from models.chat import ChatError, ChatLLM, StreamStats
 from processors.frames import AgentTurnEndFrame, ReplyTextFrame, TurnRecord, UserTurnFrame
 
@@ -61,18 +63,28 @@ class ClauseSplitter:
 @dataclass(frozen=True)
 class PromptOptions:
     system_prompt: str
-    recent_turns: int = 6
+    recent_turns: int = 4
+    max_utterance_chars: int = 240
 
 
-def build_reply_prompt(log: ConversationLog, turn: TurnRecord, options: PromptOptions) -> list[dict[str, str]]:
-    """System prompt, a bounded window of recent turns, and the current utterance.
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
-    Never the whole history: the prompt stays the same size as the session grows.
+
+def build_reply_prompt(log: ConversationLog, turn: TurnRecord, options: PromptOptions,
+                       state_text: str | None = None) -> list[dict[str, str]]:
+    """System prompt, the current state, a bounded window of recent turns, the utterance (W7).
+
+    Never the whole history: the state carries what must not be forgotten, so the
+    prompt stays the same size as the session grows.
     """
     messages = [{"role": "system", "content": options.system_prompt.strip()}]
+    if state_text is not None:
+        messages.append({"role": "system", "content": "Conversation state:\n" + state_text})
     window = [u for u in log.recent(options.recent_turns + 1) if u.turn_id != turn.turn_id]
-    messages += [{"role": u.role, "content": u.text} for u in window[-options.recent_turns:]]
-    messages.append({"role": "user", "content": turn.text})
+    messages += [{"role": u.role, "content": _clip(u.text, options.max_utterance_chars)}
+                 for u in window[-options.recent_turns:]]
+    messages.append({"role": "user", "content": _clip(turn.text, options.max_utterance_chars * 2)})
     return messages
 
 
@@ -80,9 +92,11 @@ class ReplyProcessor(FrameProcessor):
     """One job: `UserTurnFrame` in; `ReplyTextFrame` clauses and `AgentTurnEndFrame` out."""
 
     def __init__(self, llm: ChatLLM, log: ConversationLog, prompt: PromptOptions, *,
-                 language: str = "en", min_clause_chars: int = 12) -> None:
+                 language: str = "en", min_clause_chars: int = 12,
+                 memory: WorkingMemory | None = None) -> None:
         super().__init__()
         self._llm = llm
+        self._memory = memory
         self._log = log
         self._prompt = prompt
         self._language = language
@@ -95,8 +109,39 @@ class ReplyProcessor(FrameProcessor):
             return
         await self.push_frame(frame, direction)
 
+    async def _state_for(self, turn: TurnRecord) -> tuple[str | None, str]:
+        """The state this reply is built on, and a clarifying question if the update asked one.
+
+        A state-changing turn waits for its own update; chit-chat takes the state as it is
+        (every earlier update has finished: turns reach this processor in order).
+        """
+        if turn.state_update is not None:
+            waited = time.perf_counter()
+            result = await turn.state_update
+            turn.compute["reply_waited_for_state"] = time.perf_counter() - waited
+            if result is not None and self._memory is not None:
+                turn.state_version = result.version
+                return self._memory.render(result.state), result.clarify
+        if self._memory is None:
+            return None, ""
+        state = await asyncio.to_thread(lambda: self._memory.state)
+        turn.state_version = state.version
+        return self._memory.render(state), ""
+
     async def _reply(self, turn: TurnRecord) -> None:
-        messages = build_reply_prompt(self._log, turn, self._prompt)
+        state_text, clarify = await self._state_for(turn)
+        if clarify:
+            # Misheard key information: ask back, no LLM call and no state write (W8).
+            turn.reply_prompt = []
+            turn.reply_model = "clarify"
+            turn.mark("llm_start", time.perf_counter())
+            spoken: list[str] = []
+            await self._say(turn, clarify, spoken)
+            turn.reply_text = clarify
+            self._log.add("assistant", clarify, turn.turn_id)
+            await self.push_frame(AgentTurnEndFrame(turn=turn))
+            return
+        messages = build_reply_prompt(self._log, turn, self._prompt, state_text)
         turn.reply_prompt = messages
         splitter = ClauseSplitter(self._min_clause)
         stats = StreamStats()

@@ -1,0 +1,150 @@
+"""The LLM's part of the monologue: operations the rules could not read.
+
+It always receives the previous state with the utterance, answers JSON constrained
+by a schema where the provider supports it, and its answer is validated before any
+of it is applied: invalid JSON, an unknown operation, a timeout — the LLM's answer
+is dropped whole and the reason is reported.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from memory.numbers import normalise_date, normalise_time, to_int
+from memory.schema import DomainSchema
+from memory.state import COMPARATORS, InvalidOperation, Operation
+
+OPERATIONS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "operations": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "op": {"type": "string", "enum": ["set", "withdraw", "set_goal", "ask"]},
+                    "key": {"type": "string"},
+                    "comparator": {"type": "string", "enum": list(COMPARATORS)},
+                    "value": {"type": ["string", "number", "boolean"]},
+                    "correction": {"type": "boolean"},
+                    "question": {"type": "string"},
+                },
+                "required": ["op"],
+            },
+        },
+        "note": {"type": "string"},
+    },
+    "required": ["operations"],
+}
+
+SYSTEM_PROMPT = (
+    "You keep the working memory of a voice assistant. From the user's new utterance, list only the "
+    "changes it makes, as JSON: {\"operations\": [...], \"note\": \"one short sentence\"}. Operations: "
+    "{\"op\": \"set\", \"key\": K, \"comparator\": \"=\"|\"!=\"|\"<=\"|\">=\"|\"includes\"|\"excludes\", \"value\": V, "
+    "\"correction\": true if it replaces an earlier value}; {\"op\": \"withdraw\", \"key\": K}; "
+    "{\"op\": \"set_goal\", \"value\": \"what the user wants\"}. Known keys: {keys}. Never repeat conditions the "
+    "utterance does not mention; never invent values. If nothing changes, answer {\"operations\": []}."
+)
+
+
+class JsonLLM(Protocol):
+    async def complete_json(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> str: ...
+
+
+@dataclass
+class LLMOps:
+    operations: list[Operation] = field(default_factory=list)
+    note: str = ""
+    error: str = ""
+    raw: str = ""
+
+
+def normalise_value(op: Operation, schema: DomainSchema) -> Operation:
+    """Bring an LLM-written value to the form the rules produce ('four' → 4, '7pm' → '19:00')."""
+    spec = schema.key(op.key)
+    value = op.value
+    if isinstance(value, str):
+        text = value.strip()
+        if spec.type in ("int", "money"):
+            digits = re.search(r"\d+(?:\.\d+)?", text)
+            number = int(float(digits.group(0))) if digits else to_int(text)
+            if number is None:
+                raise InvalidOperation(f"{op.key} needs a number, got {value!r}")
+            value = number
+        elif spec.type == "time":
+            value = normalise_time(text) or text
+        elif spec.type == "date":
+            value = normalise_date(text) or text.lower()
+        elif spec.type == "enum":
+            lowered = text.lower()
+            for word, key, enum_value in schema.enum_lexicon("zh") + schema.enum_lexicon("en"):
+                if key == op.key and (word == lowered or lowered == enum_value):
+                    value = enum_value
+                    break
+            else:
+                value = lowered.replace(" ", "_")
+        elif spec.type == "bool":
+            value = lowered_bool(text)
+    elif isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return Operation(op.op, op.key, op.comparator, value, op.words, op.reason, op.question, op.correction, op.source)
+
+
+def lowered_bool(text: str) -> bool:
+    return text.strip().lower() in ("true", "yes", "1", "是", "要")
+
+
+def parse_llm_answer(raw: str, schema: DomainSchema, utterance: str) -> LLMOps:
+    """Validate an LLM answer; raises InvalidOperation (nothing applied) if any part is off."""
+    text = raw.strip()
+    fenced = re.search(r"\{.*\}", text, re.DOTALL)
+    try:
+        data = json.loads(fenced.group(0) if fenced else text)
+    except (json.JSONDecodeError, AttributeError):
+        raise InvalidOperation(f"LLM answer is not valid JSON: {text[:200]!r}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("operations", []), list):
+        raise InvalidOperation(f"LLM answer has no operations list: {text[:200]!r}")
+    operations = []
+    for item in data.get("operations", []):
+        op = Operation.from_dict(item, source="llm")
+        if op.op not in ("set", "withdraw", "set_goal", "ask"):
+            raise InvalidOperation(f"the LLM may not use operation {op.op!r}")
+        if op.op == "set":
+            op = normalise_value(op, schema)
+        operations.append(Operation(op.op, op.key, op.comparator, op.value, op.words or utterance.strip(),
+                                    op.reason or "read by the LLM", op.question, op.correction, "llm"))
+    return LLMOps(operations=operations, note=str(data.get("note") or "")[:300], raw=text[:2000])
+
+
+def build_messages(state_text: str, rule_ops: list[Operation], utterance: str,
+                   schema: DomainSchema) -> list[dict[str, str]]:
+    keys = ", ".join(schema.keys) or "any short snake_case name"
+    already = "; ".join(f"{o.op} {o.key} {o.comparator} {o.value}" for o in rule_ops if o.op == "set") or "nothing"
+    return [
+        {"role": "system", "content": SYSTEM_PROMPT.replace("{keys}", keys)},
+        {"role": "user", "content": f"Current state:\n{state_text}\n\nAlready read by rules: {already}\n\n"
+                                    f"New utterance: {utterance}"},
+    ]
+
+
+async def llm_operations(llm: JsonLLM, state_text: str, rule_ops: list[Operation], utterance: str,
+                         schema: DomainSchema, timeout_secs: float) -> LLMOps:
+    messages = build_messages(state_text, rule_ops, utterance, schema)
+    try:
+        raw = await asyncio.wait_for(llm.complete_json(messages, OPERATIONS_SCHEMA), timeout_secs)
+    except asyncio.TimeoutError:
+        return LLMOps(error=f"LLM gave no operations within {timeout_secs:.0f} s")
+    except Exception as exc:  # provider errors come in many types
+        return LLMOps(error=f"LLM call failed: {type(exc).__name__}: {exc}"[:300])
+    try:
+        parsed = parse_llm_answer(raw, schema, utterance)
+    except InvalidOperation as exc:
+        return LLMOps(error=str(exc), raw=raw[:2000])
+    # Rules win on what they read: the LLM only adds keys the rules did not touch.
+    ruled = {o.key for o in rule_ops if o.key}
+    parsed.operations = [o for o in parsed.operations if o.op == "set_goal" or o.key not in ruled]
+    return parsed

@@ -1,0 +1,246 @@
+"""Numbers, times and dates in English and Chinese, deterministically.
+
+The small local LLMs read 七点四个人 as 7:40 or 7 people; these rules do not.
+"""
+
+from __future__ import annotations
+
+import re
+
+EN_UNITS = {
+    "zero": 0, "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+    "couple": 2,
+}
+EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+           "eighty": 80, "ninety": 90}
+EN_NUMBER = (
+    r"(?:\d+(?:[.,]\d+)?|(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-]"
+    r"(?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|zero)"
+    r"(?:\s+hundred(?:\s+(?:and\s+)?(?:\w+))?|\s+thousand)?)"
+)
+ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "仨": 3, "四": 4, "五": 5,
+             "六": 6, "七": 7, "八": 8, "九": 9}
+ZH_NUMBER = r"(?:\d+(?:\.\d+)?|[零〇一二两俩三仨四五六七八九十百千万]+)"
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+ZH_WEEKDAYS = {"一": "monday", "二": "tuesday", "三": "wednesday", "四": "thursday", "五": "friday",
+               "六": "saturday", "日": "sunday", "天": "sunday"}
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+          "october", "november", "december")
+
+
+def en_to_int(text: str) -> int | None:
+    """'four' → 4, 'twenty-five' → 25, 'one hundred' → 100, '7' → 7, '2,000' → 2000."""
+    t = text.strip().lower().replace(",", "")
+    if not t:
+        return None
+    if re.fullmatch(r"\d+(?:\.\d+)?", t):
+        return int(float(t))
+    total, current = 0, 0
+    for word in re.split(r"[\s-]+", t):
+        if word == "and":
+            continue
+        if word in EN_UNITS:
+            current += EN_UNITS[word]
+        elif word in EN_TENS:
+            current += EN_TENS[word]
+        elif word == "dozen":
+            current = max(current, 1) * 12
+        elif word == "hundred":
+            current = max(current, 1) * 100
+        elif word == "thousand":
+            total += max(current, 1) * 1000
+            current = 0
+        else:
+            return None
+    return total + current
+
+
+def zh_to_int(text: str) -> int | None:
+    """'四' → 4, '十二' → 12, '二十五' → 25, '五百' → 500, '三百五' → 350, '两千' → 2000."""
+    t = text.strip()
+    if not t:
+        return None
+    if re.fullmatch(r"\d+(?:\.\d+)?", t):
+        return int(float(t))
+    if any(ch not in ZH_DIGITS and ch not in "十百千万" for ch in t):
+        return None
+    total, section, digit = 0, 0, None
+    last_unit = 1
+    zero_gap = False
+    for ch in t:
+        if ch in ZH_DIGITS:
+            zero_gap = zero_gap or ZH_DIGITS[ch] == 0
+            digit = ZH_DIGITS[ch]
+        else:
+            unit = {"十": 10, "百": 100, "千": 1000, "万": 10000}[ch]
+            if unit == 10000:
+                total = (total + section + (digit or 0)) * 10000
+                section, digit = 0, None
+                last_unit = 10000
+                continue
+            section += (1 if digit is None else digit) * unit
+            digit = None
+            last_unit = unit
+    if digit is not None:
+        # 三百五 means 350: a trailing digit after a unit is one place lower.
+        section += digit * (last_unit // 10 if last_unit >= 100 and not zero_gap else 1)
+    return total + section
+
+
+def to_int(text: str) -> int | None:
+    return en_to_int(text) if re.search(r"[a-z0-9]", text.lower()) else zh_to_int(text)
+
+
+def format_time(hour: int, minute: int) -> str | None:
+    if 0 <= hour <= 24 and 0 <= minute < 60:
+        return f"{hour % 24:02d}:{minute:02d}"
+    return None
+
+
+_EN_PERIOD_PM = re.compile(r"\b(?:pm|p\.m\.|afternoon|evening|tonight|night|dinner)\b")
+_EN_PERIOD_AM = re.compile(r"\b(?:am|a\.m\.|morning|breakfast)\b")
+
+
+def en_hour_24(hour: int, text_after: str, whole: str) -> int:
+    """Resolve a 12-hour clock reading with the nearest am/pm cue, then the sentence's."""
+    near = text_after[:24].lower()
+    if re.match(r"\s*(?:am|a\.m\.)|\s*in the morning", near):
+        return 0 if hour == 12 else hour
+    if re.match(r"\s*(?:pm|p\.m\.)|\s*in the (?:afternoon|evening)|\s*at night|\s*tonight", near):
+        return hour if hour == 12 else hour + 12
+    lowered = whole.lower()
+    if _EN_PERIOD_AM.search(lowered) and not _EN_PERIOD_PM.search(lowered):
+        return 0 if hour == 12 else hour
+    if _EN_PERIOD_PM.search(lowered):
+        return hour if hour == 12 else hour + 12
+    # No cue at all: bookings and plans between 1 and 10 o'clock are afternoon or evening far
+    # more often than early morning.
+    return hour + 12 if 1 <= hour <= 10 else hour
+
+
+_EN_CLOCK = re.compile(
+    r"\b(?:(?P<half>half past|quarter past|quarter to)\s+)?(?P<h>\d{1,2}|one|two|three|four|five|six|seven|"
+    r"eight|nine|ten|eleven|twelve)(?::(?P<m>\d{2})|\s+(?P<mw>thirty|fifteen|forty-five|forty five))?"
+    r"(?P<suffix>\s*(?:o'?clock|am|pm|a\.m\.|p\.m\.))?(?![\w:])"
+)
+
+
+def find_en_times(text: str, require_cue: bool = True) -> list[tuple[str, int, int]]:
+    """(HH:MM, start, end) for clock times; bare numbers count only with a cue
+    (am/pm, o'clock, half past, a colon, or 'at' before them)."""
+    found = []
+    lowered = text.lower()
+    for m in _EN_CLOCK.finditer(lowered):
+        hour = en_to_int(m.group("h"))
+        if hour is None or hour > 24:
+            continue
+        minute = int(m.group("m")) if m.group("m") else 0
+        if m.group("mw"):
+            minute = {"thirty": 30, "fifteen": 15}.get(m.group("mw"), 45)
+        half = m.group("half")
+        cued = bool(m.group("suffix") or m.group("m") or half or m.group("mw"))
+        before = lowered[max(0, m.start() - 12): m.start()]
+        if not cued and re.search(r"\b(?:at|around|by|about|until|till)\s+$", before):
+            after = lowered[m.end(): m.end() + 12]
+            cued = not re.match(r"\s*(?:people|persons|guests|of us|seats|adults|dollars|bucks)", after)
+        if require_cue and not cued:
+            continue
+        if half == "half past":
+            minute = 30
+        elif half == "quarter past":
+            minute = 15
+        elif half == "quarter to":
+            hour, minute = hour - 1, 45
+        if m.group("m") and hour > 12:
+            value = format_time(hour, minute)
+        else:
+            value = format_time(en_hour_24(hour, lowered[m.end():], lowered) if hour <= 12 else hour, minute)
+        if value:
+            found.append((value, m.start(), m.end()))
+    return found
+
+
+_ZH_CLOCK = re.compile(
+    r"(?P<period>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|夜里)?\s*(?P<h>\d{1,2}|[零一二两三四五六七八九十]{1,3})\s*[点點](?:\s*(?P<frac>半|一刻|三刻|(?P<m>\d{1,2}|[零一二三四五六七八九十]{1,3})\s*分?))?"
+    r"|(?P<hh>\d{1,2}):(?P<mm>\d{2})"
+)
+
+
+def find_zh_times(text: str) -> list[tuple[str, int, int]]:
+    found = []
+    sentence_period = re.search(r"凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|夜里", text)
+    for m in _ZH_CLOCK.finditer(text):
+        if m.group("hh"):
+            value = format_time(int(m.group("hh")), int(m.group("mm")))
+            if value:
+                found.append((value, m.start(), m.end()))
+            continue
+        hour = zh_to_int(m.group("h"))
+        if hour is None:
+            continue
+        frac = m.group("frac") or ""
+        minute = 30 if frac == "半" else 15 if frac == "一刻" else 45 if frac == "三刻" else (
+            zh_to_int(m.group("m")) or 0 if m.group("m") else 0)
+        period = m.group("period") or (sentence_period.group(0) if sentence_period else "")
+        if period in ("下午", "傍晚", "晚上", "今晚", "明晚", "夜里") and hour < 12:
+            hour += 12
+        elif period == "中午" and hour < 6:
+            hour += 12
+        elif not period and 1 <= hour <= 10 and re.search(r"吃饭|晚饭|晚餐|订", text):
+            hour += 12
+        value = format_time(hour, minute)
+        if value:
+            found.append((value, m.start(), m.end()))
+    return found
+
+
+_EN_ORDINAL = r"(\d{1,2})(?:st|nd|rd|th)?"
+
+
+def find_en_dates(text: str) -> list[tuple[str, int, int]]:
+    lowered = text.lower()
+    found: list[tuple[str, int, int]] = []
+    for m in re.finditer(r"\b(day after tomorrow|today|tonight|tomorrow|this weekend|next weekend)\b", lowered):
+        value = {"tonight": "today", "this weekend": "weekend", "next weekend": "next weekend"}.get(
+            m.group(1), m.group(1))
+        found.append((value, m.start(), m.end()))
+    for m in re.finditer(r"\b(?:(next|this|coming)\s+)?(" + "|".join(WEEKDAYS) + r")s?\b", lowered):
+        value = ("next " if m.group(1) == "next" else "") + m.group(2)
+        found.append((value, m.start(), m.end()))
+    for m in re.finditer(r"\b(" + "|".join(MONTHS) + r")\s+(?:the\s+)?" + _EN_ORDINAL + r"\b", lowered):
+        found.append((f"{MONTHS.index(m.group(1)) + 1:02d}-{int(m.group(2)):02d}", m.start(), m.end()))
+    for m in re.finditer(r"\bthe\s+" + _EN_ORDINAL + r"\s+of\s+(" + "|".join(MONTHS) + r")\b", lowered):
+        found.append((f"{MONTHS.index(m.group(2)) + 1:02d}-{int(m.group(1)):02d}", m.start(), m.end()))
+    for m in re.finditer(r"\b(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+of)", lowered):
+        found.append((f"day {int(m.group(1))}", m.start(), m.end()))
+    return found
+
+
+def find_zh_dates(text: str) -> list[tuple[str, int, int]]:
+    found: list[tuple[str, int, int]] = []
+    for m in re.finditer(r"大后天|后天|明天|明晚|今天|今晚|这周末|周末", text):
+        value = {"大后天": "in 3 days", "后天": "day after tomorrow", "明天": "tomorrow", "明晚": "tomorrow",
+                 "今天": "today", "今晚": "today", "这周末": "weekend", "周末": "weekend"}[m.group(0)]
+        found.append((value, m.start(), m.end()))
+    for m in re.finditer(r"(下个?)?(?:周|星期|礼拜)([一二三四五六日天])", text):
+        found.append((("next " if m.group(1) else "") + ZH_WEEKDAYS[m.group(2)], m.start(), m.end()))
+    for m in re.finditer(r"(\d{1,2}|[一二三四五六七八九十]{1,3})月(\d{1,2}|[一二三四五六七八九十]{1,3})[日号]", text):
+        month, day = zh_to_int(m.group(1)), zh_to_int(m.group(2))
+        if month and day:
+            found.append((f"{month:02d}-{day:02d}", m.start(), m.end()))
+    return found
+
+
+def normalise_time(text: str) -> str | None:
+    """Any clock expression (either language) → 'HH:MM'."""
+    times = find_en_times(text, require_cue=False) or find_zh_times(text)
+    return times[0][0] if times else None
+
+
+def normalise_date(text: str) -> str | None:
+    dates = find_en_dates(text) or find_zh_dates(text)
+    return dates[0][0] if dates else None

@@ -1,0 +1,399 @@
+"""Session state (seed 000 §2.3) and the explicit operations that change it (§4.2).
+
+The state changes only through `apply_operations`: each operation names what it
+touches, so a turn can never drop a condition it did not mention ("the pit" of
+wholesale rewrites). Conflicts are resolved before writing (§3.2), conditions not
+mentioned for a while fall back to "to confirm" and then leave the live state, and
+every change is recorded with its reason and turn.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from memory.schema import DomainSchema, KeySpec
+
+STATE_FORMAT = 1
+OPERATIONS = ("set", "withdraw", "confirm", "reject", "ask", "resolve", "set_goal", "note_action")
+COMPARATORS = ("=", "!=", "<=", ">=", "includes", "excludes")
+OPPOSITE = {"includes": "excludes", "excludes": "includes", "=": "!=", "!=": "="}
+MAX_PENDING = 5
+
+
+class InvalidOperation(ValueError):
+    """An operation is malformed; the whole batch is refused and the state kept."""
+
+
+@dataclass(frozen=True)
+class Operation:
+    op: str
+    key: str = ""
+    comparator: str = "="
+    value: Any = None
+    words: str = ""
+    reason: str = ""
+    question: str = ""
+    correction: bool = False     # the user explicitly corrected an earlier value
+    source: str = "rules"        # rules | llm
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v not in ("", None, False) or k == "op"}
+
+    @staticmethod
+    def from_dict(data: dict[str, Any], source: str = "llm") -> "Operation":
+        if not isinstance(data, dict):
+            raise InvalidOperation(f"an operation must be an object, got {data!r}")
+        op = str(data.get("op", ""))
+        if op not in OPERATIONS:
+            raise InvalidOperation(f"unknown operation {op!r}; known: {', '.join(OPERATIONS)}")
+        comparator = str(data.get("comparator") or data.get("operator") or "=")
+        if comparator not in COMPARATORS:
+            raise InvalidOperation(f"unknown comparator {comparator!r}; known: {', '.join(COMPARATORS)}")
+        key = str(data.get("key") or "").strip().lower().replace(" ", "_")
+        if op in ("set", "withdraw") and not key:
+            raise InvalidOperation(f"operation {op} needs a key")
+        if op == "set" and data.get("value") in (None, ""):
+            raise InvalidOperation(f"set {key} needs a value")
+        return Operation(op=op, key=key, comparator=comparator, value=data.get("value"),
+                         words=str(data.get("words") or ""), reason=str(data.get("reason") or ""),
+                         question=str(data.get("question") or ""),
+                         correction=bool(data.get("correction", False)), source=source)
+
+
+@dataclass
+class Condition:
+    key: str
+    comparator: str
+    value: Any
+    words: str
+    turn: int
+    asr_confidence: float | None = None
+    status: str = "active"           # active | to_confirm
+    confirmed: bool = False
+    last_mentioned: int = 0
+    multi: bool = False
+
+    @property
+    def slot(self) -> str:
+        return slot_of(self.key, self.value, self.multi)
+
+
+@dataclass
+class PendingQuestion:
+    id: int
+    kind: str                          # clarify | conflict | expiring | open
+    question: str
+    key: str = ""
+    turn: int = 0
+    candidate: dict[str, Any] | None = None   # the operation to apply if the user says yes
+
+
+@dataclass
+class Change:
+    """One entry of the change history (kept beside the state, not inside it)."""
+
+    version: int
+    turn: int
+    action: str                       # added | replaced | withdrawn | expired | to_confirm | confirmed | ...
+    slot: str
+    before: Any = None
+    after: Any = None
+    reason: str = ""
+    at: float = 0.0
+
+
+@dataclass
+class SessionState:
+    session_id: str
+    domain: str = "restaurant"
+    version: int = 0
+    turn: int = 0
+    goal: str = ""
+    constraints: dict[str, Condition] = field(default_factory=dict)
+    pending: list[PendingQuestion] = field(default_factory=list)
+    last_turn_action: str = ""
+    last_monologue: str = ""
+    updated_at: float = 0.0
+    next_question_id: int = 1
+
+    @property
+    def confirmed(self) -> list[str]:
+        return [slot for slot, c in self.constraints.items() if c.confirmed]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": STATE_FORMAT, "session_id": self.session_id, "domain": self.domain,
+            "version": self.version, "turn": self.turn, "goal": self.goal,
+            "constraints": {slot: asdict(c) for slot, c in self.constraints.items()},
+            "confirmed": self.confirmed,
+            "pending": [asdict(p) for p in self.pending],
+            "last_turn_action": self.last_turn_action, "last_monologue": self.last_monologue,
+            "updated_at": self.updated_at, "next_question_id": self.next_question_id,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, sort_keys=True)
+
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> "SessionState":
+        state = SessionState(session_id=str(data["session_id"]))
+        state.domain = str(data.get("domain", "restaurant"))
+        state.version = int(data.get("version", 0))
+        state.turn = int(data.get("turn", 0))
+        state.goal = str(data.get("goal", ""))
+        state.constraints = {slot: Condition(**c) for slot, c in (data.get("constraints") or {}).items()}
+        state.pending = [PendingQuestion(**p) for p in data.get("pending") or []]
+        state.last_turn_action = str(data.get("last_turn_action", ""))
+        state.last_monologue = str(data.get("last_monologue", ""))
+        state.updated_at = float(data.get("updated_at", 0.0))
+        state.next_question_id = int(data.get("next_question_id", 1))
+        return state
+
+    def copy(self) -> "SessionState":
+        return copy.deepcopy(self)
+
+    def find(self, key: str) -> list[Condition]:
+        return [c for c in self.constraints.values() if c.key == key]
+
+
+def slot_of(key: str, value: Any, multi: bool) -> str:
+    return f"{key}:{value}" if multi else key
+
+
+def state_diff(before: SessionState, after: SessionState) -> dict[str, Any]:
+    """Field-by-field difference, for the trace (what this turn changed)."""
+    diff: dict[str, Any] = {}
+    if before.goal != after.goal:
+        diff["goal"] = [before.goal, after.goal]
+    for slot in sorted(set(before.constraints) | set(after.constraints)):
+        old, new = before.constraints.get(slot), after.constraints.get(slot)
+        old_view = None if old is None else describe_condition(old) + ("" if old.status == "active" else f" ({old.status})") + (" ✓" if old.confirmed else "")
+        new_view = None if new is None else describe_condition(new) + ("" if new.status == "active" else f" ({new.status})") + (" ✓" if new.confirmed else "")
+        if old_view != new_view:
+            diff[slot] = [old_view, new_view]
+    old_q = {p.id: p.question for p in before.pending}
+    new_q = {p.id: p.question for p in after.pending}
+    if old_q != new_q:
+        diff["pending"] = {"added": [q for i, q in new_q.items() if i not in old_q],
+                           "resolved": [q for i, q in old_q.items() if i not in new_q]}
+    return diff
+
+
+def display_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value).replace("_", " ")
+
+
+def describe_condition(c: Condition, schema: DomainSchema | None = None, language: str = "en") -> str:
+    label = schema.key(c.key).label(language) if schema else c.key.replace("_", " ")
+    symbol = {"=": "=", "!=": "≠", "<=": "≤", ">=": "≥"}.get(c.comparator, c.comparator)
+    return f"{label} {symbol} {display_value(c.value)}"
+
+
+@dataclass
+class Applied:
+    state: SessionState
+    changes: list[Change]
+    clarify: str = ""                   # a question to ask instead of answering (W8)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes)
+
+
+class _Applier:
+    def __init__(self, state: SessionState, schema: DomainSchema, turn: int, asr_confidence: float | None,
+                 now: float, language: str) -> None:
+        self.state = state
+        self.schema = schema
+        self.turn = turn
+        self.confidence = asr_confidence
+        self.now = now
+        self.language = language
+        self.changes: list[Change] = []
+        self.mentioned: set[str] = set()
+
+    def record(self, action: str, slot: str, before: Any = None, after: Any = None, reason: str = "") -> None:
+        self.changes.append(Change(self.state.version + 1, self.turn, action, slot, before, after, reason, self.now))
+
+    def ask(self, kind: str, question: str, key: str = "", candidate: dict[str, Any] | None = None) -> None:
+        # One open question per key: a newer one replaces the older.
+        for old in [p for p in self.state.pending if key and p.key == key]:
+            self.state.pending.remove(old)
+            self.record("question_replaced", f"pending:{old.id}", old.question, question)
+        pending = PendingQuestion(self.state.next_question_id, kind, question, key, self.turn, candidate)
+        self.state.next_question_id += 1
+        self.state.pending.append(pending)
+        self.record("asked", f"pending:{pending.id}", None, question, kind)
+        while len(self.state.pending) > MAX_PENDING:
+            dropped = self.state.pending.pop(0)
+            self.record("question_dropped", f"pending:{dropped.id}", dropped.question, None, "too many open questions")
+
+    def resolve(self, pending: PendingQuestion, reason: str) -> None:
+        if pending in self.state.pending:
+            self.state.pending.remove(pending)
+            self.record("resolved", f"pending:{pending.id}", pending.question, None, reason)
+
+    def apply(self, op: Operation) -> None:
+        getattr(self, f"_op_{op.op}")(op)
+
+    # --- operations -------------------------------------------------------------------
+
+    def _op_set_goal(self, op: Operation) -> None:
+        goal = str(op.value or op.words).strip()
+        if goal and goal != self.state.goal:
+            self.record("goal", "goal", self.state.goal or None, goal, op.reason or "user stated the goal")
+            self.state.goal = goal
+
+    def _op_note_action(self, op: Operation) -> None:
+        self.state.last_turn_action = str(op.value or op.words)
+
+    def _op_set(self, op: Operation) -> None:
+        spec: KeySpec = self.schema.key(op.key)
+        comparator = op.comparator if op.comparator != "=" else spec.default_op
+        slot = slot_of(op.key, op.value, spec.multi)
+        new = Condition(op.key, comparator, op.value, op.words, self.turn, self.confidence,
+                        last_mentioned=self.turn, multi=spec.multi)
+        self.mentioned.add(slot)
+        waiting = [p for p in self.state.pending if p.key == op.key and p.kind in ("conflict", "clarify", "expiring")]
+        existing = self.state.constraints.get(slot)
+        if existing is None:
+            self.state.constraints[slot] = new
+            self.record("added", slot, None, describe_condition(new), op.reason or "user stated it")
+            for pending in waiting:
+                self.resolve(pending, "answered")
+            return
+        same = existing.value == new.value and existing.comparator == new.comparator
+        if same:
+            existing.last_mentioned = self.turn
+            existing.words = op.words or existing.words
+            if existing.status != "active":
+                existing.status = "active"
+                self.record("reaffirmed", slot, "to_confirm", "active", "user mentioned it again")
+            for pending in waiting:
+                self.resolve(pending, "user restated the same value")
+            return
+        corrected = op.correction or existing.status == "to_confirm" or bool(waiting)
+        if corrected:
+            before = describe_condition(existing)
+            self.state.constraints[slot] = new
+            self.record("replaced", slot, before, describe_condition(new),
+                        op.reason or ("user corrected it" if op.correction else "user answered the question"))
+            for pending in waiting:
+                self.resolve(pending, "answered")
+            return
+        # A different value with no sign of a correction: the user may have changed
+        # their mind, or been misheard. Keep the old value and ask.
+        old_text, new_text = display_value(existing.value), display_value(new.value)
+        label = self.schema.key(op.key).label(self.language)
+        question = (f"你之前说{label}是{old_text}，现在是{new_text}，要改成{new_text}吗？" if self.language == "zh"
+                    else f"You said {old_text} for the {label} earlier, and now {new_text} — should I change it to {new_text}?")
+        candidate = dict(op.to_dict(), correction=True)
+        self.ask("conflict", question, op.key, candidate)
+        self.record("maybe_changed", slot, describe_condition(existing), describe_condition(new),
+                    "user may have changed their mind: asked before writing")
+
+    def _op_withdraw(self, op: Operation) -> None:
+        targets = [c for c in self.state.find(op.key) if op.value in (None, "") or c.value == op.value]
+        for condition in targets:
+            del self.state.constraints[condition.slot]
+            self.record("withdrawn", condition.slot, describe_condition(condition), None,
+                        op.reason or "user withdrew it")
+        for pending in [p for p in self.state.pending if p.key == op.key]:
+            self.resolve(pending, "condition withdrawn")
+
+    def _op_confirm(self, op: Operation) -> None:
+        pending = self._pending_for(op.key)
+        if pending is not None and pending.candidate is not None:
+            self.resolve(pending, "user said yes")
+            self.apply(Operation.from_dict(pending.candidate, source="confirmed"))
+            candidate_key = pending.candidate.get("key", "")
+            for condition in self.state.find(candidate_key):
+                condition.confirmed = True
+            return
+        if pending is not None:
+            self.resolve(pending, "user confirmed")
+        targets = self.state.find(op.key) if op.key else list(self.state.constraints.values())
+        for condition in targets:
+            condition.last_mentioned = self.turn
+            self.mentioned.add(condition.slot)
+            if condition.status != "active":
+                condition.status = "active"
+            if not condition.confirmed:
+                condition.confirmed = True
+                self.record("confirmed", condition.slot, None, describe_condition(condition), "user confirmed")
+
+    def _op_reject(self, op: Operation) -> None:
+        pending = self._pending_for(op.key)
+        if pending is None:
+            return
+        self.resolve(pending, "user said no")
+        if pending.kind == "expiring" and pending.key:
+            for condition in self.state.find(pending.key):
+                del self.state.constraints[condition.slot]
+                self.record("withdrawn", condition.slot, describe_condition(condition), None,
+                            "user no longer wants it")
+
+    def _op_ask(self, op: Operation) -> None:
+        # An ask may carry the operation to apply if the user says yes (a clarification).
+        candidate = op.value if isinstance(op.value, dict) else None
+        if op.question:
+            self.ask("clarify" if candidate else "open", op.question, op.key, candidate)
+
+    def _op_resolve(self, op: Operation) -> None:
+        for pending in [p for p in self.state.pending if not op.key or p.key == op.key]:
+            self.resolve(pending, op.reason or "resolved")
+
+    def _pending_for(self, key: str) -> PendingQuestion | None:
+        candidates = [p for p in self.state.pending if not key or p.key == key]
+        return candidates[-1] if candidates else None
+
+    # --- every update compares all fields -------------------------------------------------
+
+    def sweep(self, expire_after: int) -> None:
+        if expire_after <= 0:
+            return
+        for slot, condition in list(self.state.constraints.items()):
+            if slot in self.mentioned or condition.confirmed:
+                continue  # confirmed conditions stay until the user changes them
+            idle = self.turn - condition.last_mentioned
+            if idle >= 2 * expire_after:
+                del self.state.constraints[slot]
+                self.record("expired", slot, describe_condition(condition), None,
+                            f"not mentioned for {idle} turns")
+                for pending in [p for p in self.state.pending if p.key == condition.key and p.kind == "expiring"]:
+                    self.resolve(pending, "condition expired")
+            elif idle >= expire_after and condition.status == "active":
+                condition.status = "to_confirm"
+                self.record("to_confirm", slot, "active", "to_confirm", f"not mentioned for {idle} turns")
+
+
+def apply_operations(state: SessionState, ops: list[Operation], schema: DomainSchema, *, turn: int,
+                     asr_confidence: float | None = None, expire_after: int = 8, now: float | None = None,
+                     language: str = "en") -> Applied:
+    """Apply `ops` to a copy of `state`; the original is never modified.
+
+    Raises InvalidOperation (and changes nothing) if any operation is malformed.
+    """
+    for op in ops:
+        if op.op not in OPERATIONS:
+            raise InvalidOperation(f"unknown operation {op.op!r}")
+        if op.comparator not in COMPARATORS:
+            raise InvalidOperation(f"unknown comparator {op.comparator!r}")
+    applier = _Applier(state.copy(), schema, turn, asr_confidence, time.time() if now is None else now, language)
+    for op in ops:
+        applier.apply(op)
+    applier.sweep(expire_after)
+    new = applier.state
+    new.turn = turn
+    if applier.changes or new.goal != state.goal or new.last_turn_action != state.last_turn_action:
+        new.version = state.version + 1
+        new.updated_at = applier.now
+    for change in applier.changes:
+        change.version = new.version
+    return Applied(new, applier.changes)

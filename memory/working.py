@@ -1,0 +1,155 @@
+"""The working-memory engine: one session's state, updated turn by turn (seed 000).
+
+    rules → (LLM for what is left) → explicit operations → conflict checks → expiry
+    → compare-and-set commit → monologue
+
+Knows nothing of frames or audio; the pipeline's monologue stage calls `update`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from memory.extract import RuleExtractor
+from memory.llm_ops import JsonLLM, llm_operations
+from memory.render import clarify_question, render_monologue, render_state
+from memory.schema import DomainSchema, load_schema
+from memory.state import Applied, Change, InvalidOperation, Operation, SessionState, apply_operations, state_diff
+from memory.store import MemoryStateStore, StateStore, VersionConflict
+
+MAX_COMMIT_RETRIES = 8
+
+
+@dataclass(frozen=True)
+class WorkingMemoryOptions:
+    domain: str = "restaurant"
+    language: str = "en"
+    expire_after_turns: int = 8
+    llm_mode: str = "auto"            # auto: only when rules read nothing | always | never
+    llm_timeout_secs: float = 20.0
+    low_confidence: float = 0.45
+
+
+@dataclass
+class UpdateResult:
+    turn: int
+    version: int
+    state: SessionState
+    monologue: str
+    operations: list[dict[str, Any]]
+    diff: dict[str, Any]
+    state_before: dict[str, Any]
+    clarify: str = ""
+    llm_used: bool = False
+    llm_error: str = ""
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def trace(self) -> dict[str, Any]:
+        return {"text": self.monologue, "version": self.version, "operations": self.operations,
+                "state_before": self.state_before, "state_after": self.state.to_dict(),
+                "diff": self.diff, "clarify": self.clarify, "llm_used": self.llm_used,
+                "llm_error": self.llm_error, "timings_ms": self.timings_ms}
+
+
+class WorkingMemory:
+    """One session's working memory; safe to share between tasks of one event loop and,
+    through the store's compare-and-set, between processes."""
+
+    def __init__(self, session_id: str, store: StateStore | None = None,
+                 options: WorkingMemoryOptions | None = None, llm: JsonLLM | None = None,
+                 schema: DomainSchema | None = None) -> None:
+        self.session_id = session_id
+        self.store: StateStore = store or MemoryStateStore()
+        self.options = options or WorkingMemoryOptions()
+        self.schema = schema or load_schema(self.options.domain)
+        self.rules = RuleExtractor(self.schema)
+        self.llm = llm
+        self._lock = asyncio.Lock()
+        self.updates = 0
+
+    @property
+    def state(self) -> SessionState:
+        """The latest committed state (a fresh copy)."""
+        return self.store.load(self.session_id) or SessionState(self.session_id, domain=self.schema.name)
+
+    def render(self, state: SessionState | None = None) -> str:
+        return render_state(state or self.state, self.schema, self.options.language)
+
+    def history(self) -> list[Change]:
+        return self.store.history(self.session_id)
+
+    async def update(self, text: str, *, turn: int, turn_class: str = "information_change",
+                     asr_confidence: float | None = None) -> UpdateResult:
+        """Read the utterance into operations and commit them; returns once durable."""
+        async with self._lock:
+            return await self._update(text, turn, turn_class, asr_confidence)
+
+    async def _update(self, text: str, turn: int, turn_class: str, asr_confidence: float | None) -> UpdateResult:
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        before = self.state
+        extraction = self.rules.extract(text, before, turn_class)
+        ops = list(extraction.operations)
+        timings["rules"] = (time.perf_counter() - started) * 1000
+        llm_used, llm_error, note = False, "", ""
+        if self._wants_llm(ops, turn_class):
+            llm_started = time.perf_counter()
+            llm_used = True
+            answer = await llm_operations(self.llm, self.render(before), ops, text, self.schema,
+                                          self.options.llm_timeout_secs)
+            timings["llm"] = (time.perf_counter() - llm_started) * 1000
+            llm_error, note = answer.error, answer.note
+            ops += answer.operations
+        clarify = ""
+        low = asr_confidence is not None and asr_confidence < self.options.low_confidence
+        writes = [op for op in ops if op.op == "set"]
+        if low and writes:
+            # Misheard key information must not reach the state: ask back instead (W8).
+            clarify = clarify_question(writes, self.schema, self.options.language)
+            ops = [op for op in ops if op.op != "set"]
+            for op in writes:
+                ops.append(Operation("ask", op.key, question=clarify, value=dict(op.to_dict(), correction=True),
+                                     reason=f"ASR confidence {asr_confidence:.2f}"))
+        applied, base = await self._commit(ops, turn, asr_confidence, note)
+        timings["total"] = (time.perf_counter() - started) * 1000
+        self.updates += 1
+        return UpdateResult(
+            turn=turn, version=applied.state.version, state=applied.state,
+            monologue=applied.state.last_monologue, operations=[op.to_dict() for op in ops],
+            diff=state_diff(base, applied.state), state_before=base.to_dict(), clarify=clarify,
+            llm_used=llm_used, llm_error=llm_error, timings_ms={k: round(v, 2) for k, v in timings.items()},
+        )
+
+    def _wants_llm(self, ops: list[Operation], turn_class: str) -> bool:
+        if self.llm is None or self.options.llm_mode == "never":
+            return False
+        if self.options.llm_mode == "always":
+            return True
+        read = [op for op in ops if op.op in ("set", "withdraw", "confirm", "reject")]
+        return turn_class == "information_change" and not read
+
+    async def _commit(self, ops: list[Operation], turn: int, asr_confidence: float | None,
+                      note: str) -> tuple[Applied, SessionState]:
+        for _ in range(MAX_COMMIT_RETRIES):
+            base = self.state
+            try:
+                applied = apply_operations(base, ops, self.schema, turn=turn, asr_confidence=asr_confidence,
+                                           expire_after=self.options.expire_after_turns,
+                                           language=self.options.language)
+            except InvalidOperation:
+                applied = apply_operations(base, [], self.schema, turn=turn,
+                                           expire_after=self.options.expire_after_turns)
+            applied.state.last_monologue = render_monologue(applied.state, applied.changes, self.schema,
+                                                            self.options.language, note)
+            if applied.state.version == base.version:
+                applied.state.version += 1   # the monologue itself is part of the state
+                applied.state.updated_at = time.time()
+            try:
+                await asyncio.to_thread(self.store.commit, applied.state, base.version, applied.changes)
+                return applied, base
+            except VersionConflict:
+                await asyncio.sleep(0)   # another writer won: re-read and re-apply the same operations
+        raise VersionConflict(f"session {self.session_id}: gave up after {MAX_COMMIT_RETRIES} conflicting writes")

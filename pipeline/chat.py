@@ -1,0 +1,128 @@
+"""Text mode: scripted conversations through the same processors, minus audio.
+
+Script format: one user turn per line; `#` starts a comment; a line `---` ends the
+session (the next line starts a new one, with a fresh working state).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from pipecat.frames.frames import EndWorkerFrame, Frame, StartFrame
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.pipeline.worker import PipelineWorker
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.workers.runner import WorkerRunner
+
+from configs import MonologueConfig
+from memory.store import StateStore
+from memory.working import WorkingMemory
+from pipeline.builder import AgentModels, TurnGate, build_processors, new_session_id, session_memory
+from processors.frames import TurnRecord, UserTurnFrame
+
+SESSION_BREAK = "---"
+
+
+def parse_script(text: str) -> list[list[str]]:
+    """Sessions of user lines; comments and blank lines dropped."""
+    sessions: list[list[str]] = [[]]
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("#") else ""
+        if line == SESSION_BREAK:
+            if sessions[-1]:
+                sessions.append([])
+        elif line:
+            sessions[-1].append(line)
+    return [s for s in sessions if s]
+
+
+class TextTurnSource(FrameProcessor):
+    """One job: feed typed user turns in, one at a time, each after the agent answered."""
+
+    def __init__(self, lines: list[str], gate: TurnGate, *, confidence: float = 1.0) -> None:
+        super().__init__()
+        self._lines = lines
+        self._gate = gate
+        self._confidence = confidence
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        await self.push_frame(frame, direction)
+        if isinstance(frame, StartFrame):
+            self.create_task(self._feed(), name="text-feed")
+
+    async def _feed(self) -> None:
+        for index, line in enumerate(self._lines, 1):
+            await self._gate.wait_idle(600)
+            turn = TurnRecord(turn_id=index, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0,
+                              detected_at=time.perf_counter(), vad_engine="text")
+            turn.asr = {"text": line, "confidence": self._confidence, "language": "", "source": "text"}
+            self._gate.turn_started(turn)
+            await self.push_frame(UserTurnFrame(turn=turn))
+        await self._gate.wait_idle(600)
+        await self.push_frame(EndWorkerFrame(reason="script finished"))
+
+
+@dataclass
+class ChatResult:
+    session_id: str
+    turns: list[TurnRecord] = field(default_factory=list)
+    triggered_share: float = 0.0
+
+
+async def chat_session(lines: list[str], config: MonologueConfig, models: AgentModels, *,
+                       session_id: str | None = None, store: StateStore | None = None,
+                       out_dir: Path | None = None, memory: WorkingMemory | None = None,
+                       on_turn: Callable[[TurnRecord, WorkingMemory | None], None] | None = None) -> ChatResult:
+    """Run one scripted session; `on_turn` sees each finished turn (printing, tests)."""
+    gate = TurnGate()
+    memory = memory or session_memory(config, models, session_id or new_session_id(), store)
+
+    def done(turn: TurnRecord) -> None:
+        if on_turn is not None:
+            on_turn(turn, memory)
+        gate.turn_done(turn)
+
+    parts = build_processors(config, models, out_dir, on_turn_done=done, memory=memory)
+    source = TextTurnSource(lines, gate)
+    pipeline = Pipeline([source, parts.classifier, parts.monologue, parts.reply, parts.trace])
+    worker = PipelineWorker(pipeline, enable_rtvi=False, cancel_on_idle_timeout=False,
+                            idle_timeout_secs=None, enable_turn_tracking=False)
+    runner = WorkerRunner(handle_sigint=False)
+    await runner.add_workers(worker)
+    try:
+        await runner.run()
+    finally:
+        parts.trace.close()
+    return ChatResult(memory.session_id if memory else "", parts.trace.turns, parts.classifier.triggered_share)
+
+
+def print_turn(turn: TurnRecord, memory: WorkingMemory | None) -> None:
+    print(f"\nuser  ▸ {turn.text}")
+    print(f"agent ▸ {turn.reply_text}")
+    if memory is not None:
+        label = f"[{turn.turn_class}; state v{turn.state_version}]"
+        state_lines = memory.render().splitlines()
+        print(f"        {label} " + ("\n        ".join(state_lines)))
+
+
+def run_script(path: Path, config: MonologueConfig, models: AgentModels, *, store: StateStore,
+               session_id: str | None = None, out_dir: Path | None = None) -> list[ChatResult]:
+    sessions = parse_script(path.read_text(encoding="utf-8"))
+    if not sessions:
+        raise ValueError(f"{path} has no user turns (one per line; '#' comments; '---' between sessions)")
+    results = []
+    for index, lines in enumerate(sessions, 1):
+        sid = session_id if session_id and len(sessions) == 1 else (
+            f"{session_id}-{index}" if session_id else new_session_id())
+        print(f"=== session {sid} ({len(lines)} turns)")
+        sub_out = out_dir / sid if out_dir else None
+        result = asyncio.run(chat_session(lines, config, models, session_id=sid, store=store,
+                                          out_dir=sub_out, on_turn=print_turn))
+        print(f"\nmonologue triggered on {result.triggered_share:.0%} of {len(result.turns)} turns")
+        results.append(result)
+    return results
