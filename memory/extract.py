@@ -126,11 +126,12 @@ class RuleExtractor:
         withdrawn_keys = {op.key for op in ops}
         if self._has["time"]:
             times = find_zh_times(text) if lang == "zh" else find_en_times(text)
-            for value, start, end in times[-1:]:
+            for value, start, end in [t for t in times if not self._negated(text, t[1], lang)][-1:]:
+                value = self._same_half_of_day(value, text, lang, state)
                 add(Operation("set", "time", "=", value, text[start:end], correction=result.correction), (start, end))
         if self._has["date"]:
             dates = find_zh_dates(text) if lang == "zh" else find_en_dates(text)
-            for value, start, end in dates[-1:]:
+            for value, start, end in [d for d in dates if not self._negated(text, d[1], lang)][-1:]:
                 add(Operation("set", "date", "=", value, text[start:end], correction=result.correction), (start, end))
         if self._has["budget"]:
             self._money(text, lowered, lang, taken, add, result.correction)
@@ -151,6 +152,36 @@ class RuleExtractor:
                 ops.append(Operation("reject", words=text.strip()))
         result.operations = ops
         return result
+
+    @staticmethod
+    def _negated(text: str, start: int, lang: str) -> bool:
+        """'not tonight', 'instead of Saturday', '不是周六': not a value to write."""
+        before = text[max(0, start - 16): start].lower()
+        return bool(re.search(r"\b(?:not|no|never|isn'?t|except|instead of|rather than)\s+(?:on\s+|at\s+|this\s+)?$",
+                              before) if lang == "en" else re.search(r"(?:不是|不要|除了|而不是)$", before))
+
+    @staticmethod
+    def _same_half_of_day(value: str, text: str, lang: str, state: SessionState | None) -> str:
+        """'改成八点' after 19:00 means 20:00: keep the current time's half of the day
+        unless the utterance names a period itself."""
+        if state is None or not state.find("time"):
+            return value
+        hour, minute = (int(p) for p in value.split(":"))
+        current = str(state.find("time")[0].value)
+        named = re.search(r"am|pm|a\.m|p\.m|morning|evening|afternoon|night|tonight|noon", text.lower()) if lang == "en" \
+            else re.search(r"凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|夜里", text)
+        if not named and re.fullmatch(r"\d\d:\d\d", current) and int(current[:2]) >= 12 and 1 <= hour < 12:
+            return f"{hour + 12:02d}:{minute:02d}"
+        return value
+
+    def reads_condition(self, text: str) -> bool:
+        """Whether the rules read a condition from `text` (used by the turn classifier).
+
+        A bare "today" is how small talk mentions time ("lovely weather today"), so it
+        alone does not make a turn an information change.
+        """
+        return any(op.op in ("set", "withdraw") and not (op.key == "date" and op.value == "today")
+                   for op in self.extract(text, None).operations)
 
     # --- pieces -------------------------------------------------------------------------
 

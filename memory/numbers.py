@@ -165,7 +165,7 @@ def find_en_times(text: str, require_cue: bool = True) -> list[tuple[str, int, i
 
 
 _ZH_CLOCK = re.compile(
-    r"(?P<period>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|夜里)?\s*(?P<h>\d{1,2}|[零一二两三四五六七八九十]{1,3})\s*[点點](?:\s*(?P<frac>半|一刻|三刻|(?P<m>\d{1,2}|[零一二三四五六七八九十]{1,3})\s*分?))?"
+    r"(?P<period>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|夜里)?\s*(?P<h>\d{1,2}|[零一二两三四五六七八九十]{1,3})\s*[点點](?:\s*(?P<frac>半|一刻|三刻|(?P<m>\d{1,2}|[零一二三四五六七八九十]{1,3})\s*分|(?P<m2>\d{2}|[一二三四五]?十[一二三四五六七八九]?|零[一二三四五六七八九])(?![个人位口])))?"
     r"|(?P<hh>\d{1,2}):(?P<mm>\d{2})"
 )
 
@@ -183,8 +183,9 @@ def find_zh_times(text: str) -> list[tuple[str, int, int]]:
         if hour is None:
             continue
         frac = m.group("frac") or ""
+        minute_text = m.group("m") or m.group("m2")
         minute = 30 if frac == "半" else 15 if frac == "一刻" else 45 if frac == "三刻" else (
-            zh_to_int(m.group("m")) or 0 if m.group("m") else 0)
+            (zh_to_int(minute_text) or 0) if minute_text else 0)
         period = m.group("period") or (sentence_period.group(0) if sentence_period else "")
         if period in ("下午", "傍晚", "晚上", "今晚", "明晚", "夜里") and hour < 12:
             hour += 12

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
+from typing import Callable
 
 
 class TurnClass(str, Enum):
@@ -38,7 +39,7 @@ _ZH_CONFIRM = re.compile(
     r"^(?:好的?|对的?|是的?|嗯|可以|行|没错|没问题|确定|确认|就这样|就这个|不行|不要|不对|换一个|第[一二三四五]个)"
     r"[吧啊呀嗯了，。！!,. ]*(?:谢谢)?[。！!. ]*$"
 )
-_EN_NEGATION = re.compile(r"\b(?:no|not|without|avoid)\s+(?!thanks|thank|problem|worries|way)[a-z]{3,}")
+_EN_NEGATION = re.compile(r"\b(?:no|not|nothing|without|avoid|never)\s+(?!thanks|thank|problem|worries|way)[a-z]{3,}")
 _CHANGE_VERBS = ("cancel", "forget", "change", "make it", "instead", "actually", "switch",
                  "取消", "改成", "换成", "改")
 _MAX_CONFIRM_WORDS = 10
@@ -52,7 +53,8 @@ _EN_CHANGE_WORDS = (
     r"today|tonight|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
     r"morning|noon|afternoon|evening|night|am|pm|o'clock|"
     r"route|highway|toll|temperature|warmer|cooler|navigate|destination|"
-    r"my name|call me|i live|i prefer|i like|i hate|i love)\b"
+    r"my name|call me|i live|i prefer|i like|i hate|i love|"
+    r"quiet|romantic|birthday|anniversary|occasion|celebrat\w*|parking|kids|children|wheelchair|allergy)\b"
 )
 _EN_NUMBER = re.compile(
     r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
@@ -67,8 +69,12 @@ _ZH_CHANGE = re.compile(
 _ZH_NUMBER = re.compile(r"[0-9零一二两三四五六七八九十百千万]")
 
 
-def classify_turn(text: str) -> TurnClassification:
-    """Classify one user utterance; empty text is chit-chat (nothing to remember)."""
+def classify_turn(text: str, reads_condition: Callable[[str], bool] | None = None) -> TurnClassification:
+    """Classify one user utterance; empty text is chit-chat (nothing to remember).
+
+    `reads_condition`: the domain's rule extractor; an utterance it can read a condition
+    from is an information change whatever its wording ("And nothing spicy").
+    """
     stripped = text.strip()
     if not stripped:
         return TurnClassification(TurnClass.CHIT_CHAT, ())
@@ -85,4 +91,6 @@ def classify_turn(text: str) -> TurnClassification:
         return TurnClassification(TurnClass.CONFIRMATION, ("confirmation phrase",))
     if changes:
         return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues))
+    if reads_condition is not None and reads_condition(stripped):
+        return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues) + ("rules read a condition",))
     return TurnClassification(TurnClass.CHIT_CHAT, tuple(cues))

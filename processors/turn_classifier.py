@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Callable
 
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
@@ -15,8 +16,9 @@ class TurnClassifierProcessor(FrameProcessor):
     """One job: set `turn.turn_class` on each `UserTurnFrame` and count the share of
     turns that trigger the monologue (seed 000 §3.1 expects 30–50%)."""
 
-    def __init__(self) -> None:
+    def __init__(self, reads_condition: Callable[[str], bool] | None = None) -> None:
         super().__init__()
+        self._reads_condition = reads_condition
         self.turns = 0
         self.triggered = 0
 
@@ -28,7 +30,7 @@ class TurnClassifierProcessor(FrameProcessor):
         await super().process_frame(frame, direction)
         if isinstance(frame, UserTurnFrame):
             started = time.perf_counter()
-            result = classify_turn(frame.turn.text)
+            result = classify_turn(frame.turn.text, self._reads_condition)
             frame.turn.turn_class = result.turn_class.value
             frame.turn.classifier = {"cues": list(result.cues),
                                      "triggers_monologue": result.turn_class.triggers_monologue}

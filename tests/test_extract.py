@@ -1,0 +1,99 @@
+import pytest
+
+from memory.extract import RuleExtractor
+from memory.schema import load_schema
+from memory.state import SessionState
+
+
+@pytest.fixture(scope="module")
+def rules():
+    return RuleExtractor(load_schema("restaurant"))
+
+
+def ops_of(rules, text, state=None, turn_class=""):
+    result = rules.extract(text, state or SessionState("t"), turn_class)
+    return {(o.op, o.key, o.comparator, o.value) for o in result.operations}, result
+
+
+def test_single_turn_booking_in_english(rules):
+    ops, _ = ops_of(rules, "Book a table for Saturday at 7 pm, four people, no spicy food.")
+    assert ("set", "date", "=", "saturday") in ops
+    assert ("set", "time", "=", "19:00") in ops
+    assert ("set", "party_size", "=", 4) in ops
+    assert ("set", "dietary", "excludes", "spicy") in ops
+    assert ("set_goal", "", "=", "book a restaurant table") in ops
+
+
+def test_single_turn_booking_in_chinese(rules):
+    ops, _ = ops_of(rules, "帮我订周六晚上七点的餐厅，四个人，不吃辣。")
+    assert {("set", "date", "=", "saturday"), ("set", "time", "=", "19:00"),
+            ("set", "party_size", "=", 4), ("set", "dietary", "excludes", "spicy")} <= ops
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Actually, make it six people instead of four.", ("set", "party_size", "=", 6)),
+    ("改成六个人。", ("set", "party_size", "=", 6)),
+    ("Change it to 8 pm.", ("set", "time", "=", "20:00")),
+])
+def test_corrections_are_marked(rules, text, expected):
+    ops, result = ops_of(rules, text)
+    assert expected in ops and result.correction
+
+
+def test_make_it_n_uses_the_key_the_state_has(rules):
+    state = SessionState("t")
+    from memory.state import Condition
+
+    state.constraints["party_size"] = Condition("party_size", "=", 4, "four people", 1)
+    ops, _ = ops_of(rules, "Make it six.", state)
+    assert ("set", "party_size", "=", 6) in ops
+
+
+@pytest.mark.parametrize("text, key", [
+    ("Forget the budget.", "budget"), ("Never mind the window seat.", "seating"),
+    ("不要预算了", "budget"), ("取消靠窗", "seating"), ("The budget doesn't matter anymore.", "budget"),
+])
+def test_withdrawals(rules, text, key):
+    ops, _ = ops_of(rules, text)
+    assert any(o[0] == "withdraw" and o[1] == key for o in ops)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("My budget is under 300 dollars.", ("set", "budget", "<=", 300)),
+    ("no more than $50 please", ("set", "budget", "<=", 50)),
+    ("预算五百以内", ("set", "budget", "<=", 500)),
+    ("不超过三百块", ("set", "budget", "<=", 300)),
+    ("Nothing spicy please.", ("set", "dietary", "excludes", "spicy")),
+    ("I'm allergic to nuts.", ("set", "dietary", "excludes", "nuts")),
+    ("We're vegetarian.", ("set", "dietary", "includes", "vegetarian")),
+    ("不要辣", ("set", "dietary", "excludes", "spicy")),
+    ("A window seat would be nice.", ("set", "seating", "=", "window")),
+    ("我们要包间", ("set", "seating", "=", "private_room")),
+    ("Something Italian maybe.", ("set", "cuisine", "=", "italian")),
+    ("Find restaurants in San Jose.", ("set", "location", "=", "San Jose")),
+    ("We are 5.", ("set", "party_size", "=", 5)),
+    ("a reservation for 2 at 11:30 am", ("set", "party_size", "=", 2)),
+])
+def test_regular_values(rules, text, expected):
+    ops, _ = ops_of(rules, text)
+    assert expected in ops, ops
+
+
+def test_liking_something_is_not_a_condition(rules):
+    ops, _ = ops_of(rules, "I love seafood, by the way.")
+    assert not any(o[1] == "dietary" for o in ops)
+
+
+@pytest.mark.parametrize("text, polarity", [
+    ("Yes, that sounds good.", "yes"), ("Okay.", "yes"), ("No.", "no"), ("Nope, not that one.", "no"),
+    ("好的。", "yes"), ("不行", "no"),
+])
+def test_confirmation_polarity(rules, text, polarity):
+    _, result = ops_of(rules, text, turn_class="confirmation")
+    assert result.polarity == polarity
+    assert result.operations[-1].op == ("confirm" if polarity == "yes" else "reject")
+
+
+def test_chit_chat_reads_nothing(rules):
+    ops, _ = ops_of(rules, "The weather has been lovely this week.")
+    assert ops == set()

@@ -1,0 +1,81 @@
+import pytest
+
+from memory.numbers import (
+    en_to_int,
+    find_en_dates,
+    find_en_times,
+    find_zh_dates,
+    find_zh_times,
+    normalise_time,
+    zh_to_int,
+)
+
+
+@pytest.mark.parametrize("text, value", [
+    ("四", 4), ("十", 10), ("十二", 12), ("二十五", 25), ("两", 2), ("五百", 500), ("三百五", 350),
+    ("一百零五", 105), ("两千", 2000), ("12", 12),
+])
+def test_chinese_numerals(text, value):
+    assert zh_to_int(text) == value
+
+
+@pytest.mark.parametrize("text, value", [
+    ("four", 4), ("twenty-five", 25), ("twenty five", 25), ("one hundred", 100), ("a dozen", 12),
+    ("2,000", 2000), ("7", 7), ("seventeen", 17),
+])
+def test_english_numbers(text, value):
+    assert en_to_int(text) == value
+
+
+@pytest.mark.parametrize("text, value", [
+    ("Saturday at 7 pm", "19:00"),
+    ("around seven o'clock would be great", "19:00"),
+    ("half past 11 in the morning", "11:30"),
+    ("at 6:30 in the evening", "18:30"),
+    ("11:30 am", "11:30"),
+    ("quarter to eight tonight", "19:45"),
+    ("at 8", "20:00"),
+    ("at noon", None),
+])
+def test_english_times(text, value):
+    found = find_en_times(text)
+    assert (found[0][0] if found else None) == value
+
+
+def test_bare_numbers_are_not_times():
+    assert find_en_times("a table for four people") == []
+    assert find_en_times("at 4 people") == []
+
+
+@pytest.mark.parametrize("text, value", [
+    ("周六晚上七点", "19:00"), ("晚上七点半", "19:30"), ("下午三点一刻", "15:15"), ("晚上7点", "19:00"),
+    ("明天中午十二点", "12:00"), ("19:30", "19:30"), ("订七点的位子", "19:00"),
+])
+def test_chinese_times(text, value):
+    assert find_zh_times(text)[0][0] == value
+
+
+def test_chinese_time_and_party_size_do_not_blur():
+    # the small LLMs read 七点四个人 as 7:40; the rules read 19:00 and leave 四个人 alone
+    assert find_zh_times("周六晚上七点四个人")[0][0] == "19:00"
+
+
+@pytest.mark.parametrize("text, value", [
+    ("this Saturday", "saturday"), ("next Friday", "next friday"), ("tomorrow night", "tomorrow"),
+    ("March 5th", "03-05"), ("the 3rd of March", "03-03"), ("on the 12th", "day 12"),
+])
+def test_english_dates(text, value):
+    assert find_en_dates(text)[0][0] == value
+
+
+@pytest.mark.parametrize("text, value", [
+    ("周六", "saturday"), ("星期天", "sunday"), ("下周五", "next friday"), ("明天", "tomorrow"),
+    ("3月5号", "03-05"), ("后天", "day after tomorrow"),
+])
+def test_chinese_dates(text, value):
+    assert find_zh_dates(text)[0][0] == value
+
+
+def test_normalise_time_accepts_either_language():
+    assert normalise_time("7pm") == "19:00"
+    assert normalise_time("晚上八点") == "20:00"

@@ -1,0 +1,78 @@
+"""Persistence (W9): versioned compare-and-set, concurrent writers, crashes between turns."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from conftest import ROOT
+from memory.state import Operation, SessionState, apply_operations
+from memory.schema import load_schema
+from memory.store import MemoryStateStore, SQLiteStateStore, VersionConflict
+from memory.working import WorkingMemory
+
+SCHEMA = load_schema("restaurant")
+
+
+@pytest.fixture(params=["sqlite", "memory"])
+def store(request, tmp_path):
+    return SQLiteStateStore(tmp_path / "state.db") if request.param == "sqlite" else MemoryStateStore()
+
+
+def test_commit_is_compare_and_set(store):
+    first = apply_operations(SessionState("s"), [Operation("set", "party_size", "=", 4)], SCHEMA, turn=1)
+    store.commit(first.state, 0, first.changes)
+    assert store.load("s").version == 1
+    stale = apply_operations(SessionState("s"), [Operation("set", "party_size", "=", 9)], SCHEMA, turn=1)
+    with pytest.raises(VersionConflict):
+        store.commit(stale.state, 0, stale.changes)
+    assert store.load("s").constraints["party_size"].value == 4
+    assert [c.action for c in store.history("s")] == ["added"]
+
+
+def test_two_concurrent_writers_never_lose_an_update(tmp_path):
+    """Two engines, two connections, one session: every write lands exactly once."""
+    path = tmp_path / "state.db"
+
+    def writer(prefix: str) -> None:
+        memory = WorkingMemory("shared", SQLiteStateStore(path))
+
+        async def run() -> None:
+            for i in range(15):
+                await memory._commit([Operation("set", f"{prefix}_{i}", "=", i)], turn=i + 1,
+                                     asr_confidence=None, note="")
+
+        asyncio.run(run())
+
+    threads = [threading.Thread(target=writer, args=(p,)) for p in ("a", "b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    state = SQLiteStateStore(path).load("shared")
+    keys = {c.key for c in state.constraints.values()}
+    assert keys == {f"{p}_{i}" for p in "ab" for i in range(15)}
+    assert state.version == 30
+
+
+def test_acknowledged_state_survives_a_crash(tmp_path):
+    """A process that acknowledged a turn and then dies leaves that turn in the store."""
+    path = tmp_path / "state.db"
+    script = f"""
+import asyncio, os, sys
+sys.path.insert(0, {str(ROOT)!r})
+from memory.store import SQLiteStateStore
+from memory.working import WorkingMemory
+memory = WorkingMemory("crash", SQLiteStateStore({str(path)!r}))
+asyncio.run(memory.update("Book a table for four people at 7 pm, no spicy food.", turn=1))
+print("acknowledged", flush=True)
+os._exit(9)   # dies before any clean shutdown
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert "acknowledged" in result.stdout and result.returncode == 9
+    state = SQLiteStateStore(path).load("crash")
+    assert state.constraints["party_size"].value == 4 and state.constraints["time"].value == "19:00"
