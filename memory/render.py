@@ -90,3 +90,44 @@ def clarify_question(ops: list[Operation], schema: DomainSchema, language: str =
             heard.append(f"{spec.label(language)} {value}")
     joined = "、".join(heard) if language == "zh" else " and ".join(heard)
     return f"抱歉，我没听清，你是说{joined}吗？" if language == "zh" else f"Sorry, I didn't catch that clearly — did you say {joined}?"
+
+
+def _phrase(c: Condition, schema: DomainSchema) -> str:
+    """A condition as words a small model follows ("no spicy food", "for 4 people")."""
+    spec = schema.key(c.key)
+    value = display_value(c.value)
+    if c.key == "party_size":
+        return f"for {value} people"
+    if spec.type == "date":
+        return f"on {value.title() if value.isalpha() else value}"
+    if spec.type == "time":
+        return f"at {value}"
+    if c.comparator == "excludes":
+        return f"no {value} food" if c.key == "dietary" else f"no {value}"
+    if c.comparator == "includes":
+        return f"{value} options" if c.key == "dietary" else f"with {value}"
+    if c.comparator == "<=":
+        return f"{spec.label()} at most {value}"
+    if c.comparator == ">=":
+        return f"{spec.label()} at least {value}"
+    if c.comparator == "!=":
+        return f"not {value} ({spec.label()})"
+    if spec.type == "enum":
+        return f"{value} {spec.label()}"
+    return f"{spec.label()}: {value}"
+
+
+def render_state_for_reply(state: SessionState, schema: DomainSchema, language: str = "en") -> str:
+    """The state as plain sentences for the reply prompt (English; Chinese uses the lines)."""
+    if language == "zh":
+        return render_state(state, schema, language)
+    live = [_phrase(c, schema) for c in state.constraints.values() if c.status == "active"]
+    unsure = [_phrase(c, schema) for c in state.constraints.values() if c.status != "active"]
+    parts = []
+    if state.goal or live:
+        parts.append(f"The user wants to {state.goal or 'get help'}" + (f": {', '.join(live)}." if live else "."))
+    if unsure:
+        parts.append(f"Not mentioned for a while, check it still holds: {', '.join(unsure)}.")
+    for pending in state.pending:
+        parts.append(f"Ask the user: {pending.question}")
+    return "\n".join(parts) if parts else "The user has not asked for anything specific yet."

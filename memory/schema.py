@@ -40,6 +40,7 @@ class DomainSchema:
     keys: dict[str, KeySpec]
     goal_words: dict[str, tuple[str, ...]] = field(default_factory=dict)
     goal_text: dict[str, str] = field(default_factory=dict)
+    role: dict[str, str] = field(default_factory=dict)
 
     def key(self, name: str) -> KeySpec:
         """The spec of `name`; unknown keys are open text keys, never an error."""
@@ -86,7 +87,8 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
         )
     return DomainSchema(name=str(data.get("name", "custom")), keys=keys,
                         goal_words=_words(data.get("goal_words")),
-                        goal_text={k: str(v) for k, v in (data.get("goal_text") or {}).items()})
+                        goal_text={k: str(v) for k, v in (data.get("goal_text") or {}).items()},
+                        role={k: str(v) for k, v in (data.get("role") or {}).items()})
 
 
 @lru_cache(maxsize=16)

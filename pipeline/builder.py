@@ -17,6 +17,8 @@ from pipecat.audio.vad.vad_analyzer import VADParams
 
 from configs import MonologueConfig
 from memory.conversation import ConversationLog
+from memory.options import load_catalogue
+from memory.schema import load_schema
 from memory.store import SQLiteStateStore, StateStore
 from memory.working import WorkingMemory, WorkingMemoryOptions
 from models.chat import ChatLLM, ChatOptions
@@ -156,6 +158,9 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                                   stop_secs=v.stop_secs, min_volume=v.min_volume),
                         aggressiveness=v.webrtc_aggressiveness)
     log = ConversationLog()
+    schema = memory.schema if memory else load_schema(config.monologue.domain)
+    role = schema.role.get("en", "helps with whatever the user asks")
+    system_prompt = config.reply.system_prompt.replace("{role}", role)
     return AgentProcessors(
         vad=VADProcessor(analyzer, engine=v.engine, sample_rate=config.audio.sample_rate,
                          pre_roll_secs=v.pre_roll_secs, max_segment_secs=v.max_segment_secs,
@@ -164,10 +169,11 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
         classifier=TurnClassifierProcessor(memory.rules.reads_condition if memory else None),
         monologue=MonologueProcessor(log, memory),
         reply=ReplyProcessor(models.llm, log,
-                             PromptOptions(config.reply.system_prompt, config.reply.recent_turns,
+                             PromptOptions(system_prompt, config.reply.recent_turns,
                                            config.reply.max_utterance_chars),
                              language=config.language, min_clause_chars=config.reply.min_clause_chars,
-                             memory=memory),
+                             memory=memory,
+                             options=load_catalogue(config.reply.catalogue) if config.reply.catalogue else None),
         tts=TTSProcessor(models.tts),
         trace=TraceWriter(out_dir if config.trace.enabled else None, on_turn_done=on_turn_done),
         log=log,

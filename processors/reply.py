@@ -6,11 +6,15 @@ import asyncio
 import re
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from memory.conversation import ConversationLog
+from memory.options import render_options
+from memory.render import render_state_for_reply
+from memory.state import SessionState
 from memory.working import WorkingMemory
 from models.chat import ChatError, ChatLLM, StreamStats
 from processors.frames import AgentTurnEndFrame, ReplyTextFrame, TurnRecord, UserTurnFrame
@@ -78,9 +82,11 @@ def build_reply_prompt(log: ConversationLog, turn: TurnRecord, options: PromptOp
     Never the whole history: the state carries what must not be forgotten, so the
     prompt stays the same size as the session grows.
     """
-    messages = [{"role": "system", "content": options.system_prompt.strip()}]
+    system = options.system_prompt.strip()
     if state_text is not None:
-        messages.append({"role": "system", "content": "Conversation state:\n" + state_text})
+        # One system message: small models echo a second one back to the user.
+        system += "\n\n" + state_text
+    messages = [{"role": "system", "content": system}]
     window = [u for u in log.recent(options.recent_turns + 1) if u.turn_id != turn.turn_id]
     messages += [{"role": u.role, "content": _clip(u.text, options.max_utterance_chars)}
                  for u in window[-options.recent_turns:]]
@@ -93,10 +99,11 @@ class ReplyProcessor(FrameProcessor):
 
     def __init__(self, llm: ChatLLM, log: ConversationLog, prompt: PromptOptions, *,
                  language: str = "en", min_clause_chars: int = 12,
-                 memory: WorkingMemory | None = None) -> None:
+                 memory: WorkingMemory | None = None, options: list[dict[str, Any]] | None = None) -> None:
         super().__init__()
         self._llm = llm
         self._memory = memory
+        self._options = options
         self._log = log
         self._prompt = prompt
         self._language = language
@@ -121,12 +128,19 @@ class ReplyProcessor(FrameProcessor):
             turn.compute["reply_waited_for_state"] = time.perf_counter() - waited
             if result is not None and self._memory is not None:
                 turn.state_version = result.version
-                return self._memory.render(result.state), result.clarify
+                return self._render(result.state), result.clarify
         if self._memory is None:
             return None, ""
         state = await asyncio.to_thread(lambda: self._memory.state)
         turn.state_version = state.version
-        return self._memory.render(state), ""
+        return self._render(state), ""
+
+    def _render(self, state: SessionState) -> str:
+        assert self._memory is not None
+        text = render_state_for_reply(state, self._memory.schema, self._memory.options.language)
+        if self._options:
+            text += "\n" + render_options(self._options, state)
+        return text
 
     async def _reply(self, turn: TurnRecord) -> None:
         state_text, clarify = await self._state_for(turn)

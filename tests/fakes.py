@@ -38,18 +38,20 @@ class StateFollowingLLM(ChatLLM):
         self.prompts.append(messages)
         stats.model = self.options.model
         stats.first_token_at = time.perf_counter()
-        text = " ".join(m["content"] for m in messages if m["role"] != "assistant").lower()
-        state = next((m["content"].lower() for m in messages if m["content"].startswith("Conversation state")), "")
-        source = state or text
-        no_spicy = "excludes spicy" in source or re.search(r"no spicy|nothing spicy|不吃辣", source) is not None
+        system = messages[0]["content"] if messages and messages[0]["role"] == "system" else ""
+        has_state = "The user wants" in system or "目标" in system or "人数" in system
+        said = " ".join(m["content"] for m in messages if m["role"] == "user")
+        source = (system if has_state else said).lower()
+        no_spicy = bool(re.search(r"no spicy|excludes spicy|nothing spicy|不吃辣", source))
         choices = [name for name, _cuisine, spicy in CATALOGUE if not (no_spicy and spicy)]
-        people = re.search(r"(?:party size|人数) = (\d+)", source) or re.search(r"(\d+|four|six|eight) people", source)
-        time_ = re.search(r"(?:time|时间) = (\d\d:\d\d)", source) or re.search(r"(\d{1,2}(?::\d\d)? ?pm)", source)
+        people = (re.search(r"for (\d+) people|人数 = (\d+)", source)
+                  or re.search(r"(\d+|four|six|eight) people", source))
+        time_ = re.search(r"at (\d\d:\d\d)|时间 = (\d\d:\d\d)", source) or re.search(r"(\d{1,2}(?::\d\d)? ?pm)", source)
         reply = f"I recommend {choices[0]}"
         if people:
-            reply += f" for {people.group(1)} people"
+            reply += f" for {next(g for g in people.groups() if g)} people"
         if time_:
-            reply += f" at {time_.group(1)}"
+            reply += f" at {next(g for g in time_.groups() if g)}"
         for word in reply.split(" "):
             yield word + " "
         stats.finished_at = time.perf_counter()

@@ -71,3 +71,22 @@ def test_ctrl_c_during_a_paced_replay_keeps_the_trace(tmp_path):
     assert "stopped after" in stdout and "Traceback" not in stderr
     assert len(trace.read_text().splitlines()) >= 1
     assert (out / "reply.wav").exists()
+
+
+def test_chat_script_and_state_show(tmp_path):
+    script = tmp_path / "script.txt"
+    script.write_text("# booking\nTable for four on Saturday at 7 pm, no spicy food.\n"
+                      "Nice weather.\nActually, make it six people.\nYes.\n")
+    store = tmp_path / "state.db"
+    env = {"MONOLOGUE__LLM__MODEL": "openai/gpt-4o-mini", "MONOLOGUE__LLM__FALLBACK": "null",
+           "MONOLOGUE__LLM__MOCK_RESPONSE": "Noted."}
+    result = _run("chat", "--script", str(script), "--session", "cli1", "--store", str(store), env_extra=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("agent ▸ Noted.") == 4
+    assert "party size = 6 (confirmed)" in result.stdout
+    assert "monologue triggered on 75% of 4 turns" in result.stdout
+    shown = _run("state", "show", "cli1", "--store", str(store))
+    assert shown.returncode == 0, shown.stderr
+    assert "party size = 6" in shown.stdout and "replaced party_size: party size = 4 → party size = 6" in shown.stdout
+    missing = _run("state", "show", "nope", "--store", str(store))
+    assert missing.returncode == 2 and "cli1" in missing.stderr

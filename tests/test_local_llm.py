@@ -76,3 +76,33 @@ def local_chat_for(config):
     chat = ChatLLM(chat_options(config))
     chat.warm_up()
     return chat
+
+
+@pytest.mark.parametrize("language, lines", [
+    ("en", ["I need a table for four people on Saturday at 7 pm, and nothing spicy please.",
+            "Saturday at 7 pm still works for us.",
+            "What do you recommend?"]),
+    ("zh", ["帮我订周六晚上七点的餐厅，四个人，不吃辣。", "周六晚上七点没问题。", "有什么推荐？"]),
+])
+async def test_seed_checks_with_the_real_llm(language, lines):
+    """Single-turn and A/B/C checks of seed 000 §4 against the local model itself."""
+    from configs import load_config
+    from pipeline.builder import load_text_models
+    from pipeline.chat import chat_session
+
+    config = load_config(overrides={"language": language, "llm": {"max_tokens": 50, "temperature": 0.0},
+                                    "reply": {"catalogue": "restaurants"}}, environ={})
+    states = []
+    result = await chat_session(lines, config, load_text_models(config),
+                                on_turn=lambda turn, memory: states.append(memory.state))
+    first, last = states[0], states[-1]
+    for state in (first, last):
+        live = {slot: c.value for slot, c in state.constraints.items()}
+        assert live["party_size"] == 4 and live["time"] == "19:00" and live["date"] == "saturday"
+        assert state.constraints["dietary:spicy"].comparator == "excludes"
+    assert first.goal
+    recommendation = result.turns[-1].reply_text
+    assert recommendation and result.turns[-1].reply_model == MODEL
+    for spicy_place in ("Chili House", "Fire Pot"):
+        assert spicy_place not in recommendation
+    assert "Places that fit" in result.turns[-1].reply_prompt[0]["content"]

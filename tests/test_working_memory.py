@@ -71,7 +71,7 @@ async def test_a_b_c(language, lines):
     assert "Chili House" not in reply and "4 people" in reply and "19:00" in reply
     # the prompt carried the state, not the history: turn 1's words are not in turn 3's prompt
     last_prompt = json.dumps(reply_llm.prompts[-1], ensure_ascii=False)
-    assert ("人数 = 4" if language == "zh" else "party size = 4") in last_prompt
+    assert ("人数 = 4" if language == "zh" else "for 4 people") in last_prompt
 
 
 async def test_correction_withdrawal_confirmation():
@@ -218,7 +218,7 @@ async def test_reply_waits_for_state_only_on_changing_turns(tmp_path):
         if not line["monologue"].get("skipped"):
             assert line["reply"]["state_version"] == line["monologue"]["version"]   # never a stale version
     assert trace[1]["reply"]["state_version"] == trace[0]["monologue"]["version"]
-    assert "party size = 4" in json.dumps(reply_llm.prompts[2])
+    assert "for 4 people" in json.dumps(reply_llm.prompts[2])
 
 
 async def test_prompt_stays_flat_as_the_session_grows():

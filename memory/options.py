@@ -1,0 +1,78 @@
+"""Candidate options filtered by the working state, so a reply can only offer what fits.
+
+The state drives the query: a small LLM told "no spicy food" may still recommend the
+Sichuan place first; one that is only shown places without spicy food cannot.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from memory.state import Condition, SessionState, describe_condition
+
+CATALOGUES_DIR = Path(__file__).resolve().parent.parent / "configs" / "catalogues"
+
+
+def load_catalogue(name_or_path: str) -> list[dict[str, Any]]:
+    path = Path(name_or_path).expanduser()
+    if not path.suffix:
+        path = CATALOGUES_DIR / f"{name_or_path}.yaml"
+    if not path.is_file():
+        raise ValueError(f"no catalogue {name_or_path!r} (bundled: "
+                         f"{', '.join(p.stem for p in CATALOGUES_DIR.glob('*.yaml'))}, or a YAML path)")
+    items = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    if not isinstance(items, list) or not all(isinstance(i, dict) and "name" in i for i in items):
+        raise ValueError(f"catalogue {path} must be a list of mappings, each with a name")
+    return items
+
+
+def _values(item: dict[str, Any], key: str) -> list[Any] | None:
+    if key not in item:
+        return None
+    raw = item[key]
+    return [str(v).lower() for v in raw] if isinstance(raw, list) else [str(raw).lower()]
+
+
+def breaks(item: dict[str, Any], condition: Condition) -> bool:
+    """True when the item certainly breaks the condition (unknown attributes never do)."""
+    values = _values(item, condition.key)
+    if values is None:
+        return False
+    wanted = str(condition.value).lower()
+    if condition.comparator == "excludes" or condition.comparator == "!=":
+        return wanted in values
+    if condition.comparator in ("includes", "="):
+        return wanted not in values
+    try:
+        number = float(values[0])
+        limit = float(condition.value)
+    except (TypeError, ValueError):
+        return False
+    return number > limit if condition.comparator == "<=" else number < limit
+
+
+def filter_options(items: list[dict[str, Any]], state: SessionState) -> tuple[list[dict[str, Any]], list[str]]:
+    """(items that fit every live condition, one line per excluded item saying why)."""
+    fitting, excluded = [], []
+    for item in items:
+        broken = [c for c in state.constraints.values() if breaks(item, c)]
+        if broken:
+            excluded.append(f"{item['name']} (breaks {describe_condition(broken[0])})")
+        else:
+            fitting.append(item)
+    return fitting, excluded
+
+
+def render_options(items: list[dict[str, Any]], state: SessionState) -> str:
+    fitting, excluded = filter_options(items, state)
+    def show(item: dict[str, Any]) -> str:
+        details = ", ".join(str(item[k]) for k in ("cuisine", "price_range", "location") if k in item)
+        return f"{item['name']} ({details})" if details else str(item["name"])
+    # Only what fits: naming the excluded places, even as "do not offer", makes small
+    # models offer them.
+    del excluded
+    return "Places that fit: " + (" and ".join(show(i) for i in fitting[:3]) if fitting
+                                  else "none; say so and ask which condition to relax") + "."
