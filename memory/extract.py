@@ -21,6 +21,7 @@ from memory.numbers import (
 )
 from memory.schema import DomainSchema
 from memory.state import Operation, SessionState
+from memory.turn_classes import NO_EN, YES_EN
 
 _CORRECTION_EN = re.compile(
     r"\b(?:actually|instead|make it|make that|change (?:it|that|the \w+)? ?to|switch (?:it )?to|rather|"
@@ -42,9 +43,12 @@ _WITHDRAW_ZH = re.compile(r"(?:取消|去掉|算了|不用|不需要|别管)(?:�
                           r"|(?P<what2>[\u4e00-\u9fff]{1,4})(?:无所谓|不限|随便|算了|不用了|不要了)")
 _WITHDRAW_ZH_KEY = re.compile(r"不要(?:那个|这个)?(?P<what>[\u4e00-\u9fff]{1,4}?)了")
 _LOCATION_EN = re.compile(r"\b(?:in|near|around|close to) (?P<v>[A-Z][a-zA-Z]+(?: [A-Z][a-zA-Z]+){0,2})")
-_NAME_EN = re.compile(r"\b(?:try|called|named|at|book|reserve) (?P<v>[A-Z][\w'&]+(?: [A-Z][\w'&]+){0,3})")
-_NOT_NAMES = {w.capitalize() for w in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
-                                        "sunday", "january", "february", "march", "april", "may", "june", "july",
+_NAME_EN = re.compile(r"\b(?:try(?: out)?|called|named|at|book|reserve|how about|what about|first is|one is|"
+                      r"suggest|recommend|go to|eat at) (?P<v>[A-Z][\w'&]+(?: (?:[A-Z][\w'&]+|&)){0,4})")
+_NAME_SUBJECT_EN = re.compile(r"^(?P<v>[A-Z][\w'&]+(?: (?:[A-Z][\w'&]+|&)){0,4})(?= is an? (?:\w+ ){0,2}(?:restaurant|place))")
+_NOT_NAMES = {w.capitalize() for w in ("a", "an", "my", "any", "some", "this", "that", "it", "what", "there",
+                                        "good", "nice", "great", "local", "new", "monday", "tuesday",
+                                        "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february", "march", "april", "may", "june", "july",
                                         "august", "september", "october", "november", "december", "the", "i")}
 _PARTY_EN = [
     re.compile(r"\b(?P<n>" + EN_NUMBER + r")\s+(?:people|persons|person|guests|adults|diners|of us|seats|pax|ppl)\b"),
@@ -69,9 +73,12 @@ _MONEY_ZH = [
     re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:块钱?|元)?\s*(?:以内|以下|之内|左右)"),
     re.compile(r"(?:不超过|不要超过|最多|预算(?:是|大概|在)?)\s*(?P<n>" + ZH_NUMBER + r")"),
 ]
-_YES_EN = re.compile(r"^\s*(?:yes|yeah|yep|yup|sure|ok|okay|alright|all right|right|correct|exactly|perfect|great|"
-                     r"fine|sounds good|that works|that'?s (?:right|fine|great|good|correct)|go ahead|do it|book it|confirm)")
-_NO_EN = re.compile(r"^\s*(?:no|nope|nah|not that|wrong|that'?s wrong|that'?s not)")
+_YES_EN = re.compile(r"^\s*" + YES_EN + r"\b")
+_NO_EN = re.compile(r"^\s*" + NO_EN + r"\b")
+_HEDGE_EN = re.compile(r"\b(?:maybe|perhaps|might|not sure|or maybe|possibly|i guess|probably)\b")
+_HEDGE_ZH = re.compile(r"也许|可能|或者|不确定|大概吧")
+_CUISINE_OPEN_EN = re.compile(r"\b(?P<v>[A-Z][a-z]+)\s+(?:food|cuisine|restaurant|place|dishes)\b"
+                              r"|\bserv(?:es|ing) (?P<v2>[A-Z][a-z]+)\b")
 _YES_ZH = re.compile(r"^\s*(?:好|对|是|嗯|可以|行|没错|没问题|确定|确认|就这样|就这个)")
 _NO_ZH = re.compile(r"^\s*(?:不行|不对|不是|不要|不用|错了|换一个)")
 
@@ -80,6 +87,7 @@ _NO_ZH = re.compile(r"^\s*(?:不行|不对|不是|不要|不用|错了|换一个
 class Extraction:
     operations: list[Operation] = field(default_factory=list)
     correction: bool = False
+    hedged: bool = False     # "maybe", "or", "可能": a new value here is not a firm change
     polarity: str = ""       # yes | no | "" for confirmation turns
 
     @property
@@ -115,6 +123,7 @@ class RuleExtractor:
         lowered = text.lower()
         result = Extraction()
         result.correction = bool(_CORRECTION_ZH.search(text) if lang == "zh" else _CORRECTION_EN.search(lowered))
+        result.hedged = bool(_HEDGE_ZH.search(text) if lang == "zh" else _HEDGE_EN.search(lowered))
         taken: list[tuple[int, int]] = []
         ops: list[Operation] = []
 
@@ -139,17 +148,22 @@ class RuleExtractor:
             self._party(text, lowered, lang, taken, add, result.correction, state)
         self._enums(text, lowered, lang, taken, add, result.correction, withdrawn_keys)
         if lang == "en":
-            self._names(text, taken, add, result.correction)
+            self._names(text, taken, add, result.correction, has_cuisine=any(o.key == "cuisine" for o in ops))
         if state is not None and not state.goal and self._mentions_goal(lowered, lang):
             goal = self.schema.goal_text.get(lang) or self.schema.goal_text.get("en", "")
             if goal:
                 ops.insert(0, Operation("set_goal", value=goal, words=text.strip()))
-        if turn_class == "confirmation" or (not ops and self._is_bare_answer(lowered, lang)):
+        if ops and turn_class != "confirmation" and self._polarity(lowered, lang) == "yes":
+            ops.insert(0, Operation("confirm", words=text.strip()))   # "Yes, and make it 7 pm"
+        elif turn_class == "confirmation" or (not ops and self._is_bare_answer(lowered, lang)):
             result.polarity = self._polarity(lowered, lang)
             if result.polarity == "yes":
                 ops.append(Operation("confirm", words=text.strip()))
             elif result.polarity == "no":
                 ops.append(Operation("reject", words=text.strip()))
+        if result.hedged:
+            ops = [Operation(o.op, o.key, o.comparator, o.value, o.words, o.reason, o.question, o.correction,
+                             o.source, hedged=True) if o.op == "set" else o for o in ops]
         result.operations = ops
         return result
 
@@ -269,9 +283,18 @@ class RuleExtractor:
                 seen.add((key, value))
                 break
 
-    def _names(self, text, taken, add, correction) -> None:
-        """Capitalised place and restaurant names after 'in' / 'try' (text keys)."""
-        for key, pattern in (("location", _LOCATION_EN), ("restaurant_name", _NAME_EN)):
+    def _names(self, text, taken, add, correction, has_cuisine: bool) -> None:
+        """Capitalised place and restaurant names after 'in' / 'try', and a capitalised
+        cuisine the schema does not list ('some Burmese food'): open values."""
+        if "cuisine" in self.schema.keys and not has_cuisine:
+            for m in _CUISINE_OPEN_EN.finditer(text):
+                group = "v" if m.group("v") else "v2"
+                if m.group(group) not in _NOT_NAMES and not _overlaps(m.span(group), taken):
+                    add(Operation("set", "cuisine", "=", m.group(group).lower(), clause_of(text, m.span()),
+                                  correction=correction), m.span(group))
+                    break
+        for key, pattern in (("location", _LOCATION_EN), ("restaurant_name", _NAME_EN),
+                             ("restaurant_name", _NAME_SUBJECT_EN)):
             if key not in self.schema.keys:
                 continue
             for m in pattern.finditer(text):

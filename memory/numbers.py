@@ -216,8 +216,12 @@ def find_en_dates(text: str) -> list[tuple[str, int, int]]:
         found.append((f"{MONTHS.index(m.group(1)) + 1:02d}-{int(m.group(2)):02d}", m.start(), m.end()))
     for m in re.finditer(r"\bthe\s+" + _EN_ORDINAL + r"\s+of\s+(" + "|".join(MONTHS) + r")\b", lowered):
         found.append((f"{MONTHS.index(m.group(2)) + 1:02d}-{int(m.group(1)):02d}", m.start(), m.end()))
-    for m in re.finditer(r"\b(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+of)", lowered):
+    for m in re.finditer(r"\b(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b(?:\s+of\s+(?:this|next|the)\s+month)?"
+                         r"(?!\s+of\s+(?:" + "|".join(MONTHS) + r"))", lowered):
         found.append((f"day {int(m.group(1))}", m.start(), m.end()))
+    for m in re.finditer(r"\b(\d{1,2})(?:st|nd|rd|th) of (?:this|next|the) month\b", lowered):
+        if not any(start <= m.start() < end for _, start, end in found):
+            found.append((f"day {int(m.group(1))}", m.start(), m.end()))
     return found
 
 

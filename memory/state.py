@@ -18,7 +18,7 @@ from typing import Any
 from memory.schema import DomainSchema, KeySpec
 
 STATE_FORMAT = 1
-OPERATIONS = ("set", "withdraw", "confirm", "reject", "ask", "resolve", "set_goal", "note_action")
+OPERATIONS = ("set", "withdraw", "confirm", "reject", "ask", "resolve", "set_goal", "note_action", "propose")
 COMPARATORS = ("=", "!=", "<=", ">=", "includes", "excludes")
 OPPOSITE = {"includes": "excludes", "excludes": "includes", "=": "!=", "!=": "="}
 MAX_PENDING = 5
@@ -39,6 +39,7 @@ class Operation:
     question: str = ""
     correction: bool = False     # the user explicitly corrected an earlier value
     source: str = "rules"        # rules | llm
+    hedged: bool = False         # said with "maybe"/"or": not a firm change
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v not in ("", None, False) or k == "op"}
@@ -119,6 +120,7 @@ class SessionState:
     last_monologue: str = ""
     updated_at: float = 0.0
     next_question_id: int = 1
+    proposal: list[dict[str, Any]] = field(default_factory=list)   # values the agent read back last
 
     @property
     def confirmed(self) -> list[str]:
@@ -133,6 +135,7 @@ class SessionState:
             "pending": [asdict(p) for p in self.pending],
             "last_turn_action": self.last_turn_action, "last_monologue": self.last_monologue,
             "updated_at": self.updated_at, "next_question_id": self.next_question_id,
+            "proposal": self.proposal,
         }
 
     def to_json(self) -> str:
@@ -151,6 +154,7 @@ class SessionState:
         state.last_monologue = str(data.get("last_monologue", ""))
         state.updated_at = float(data.get("updated_at", 0.0))
         state.next_question_id = int(data.get("next_question_id", 1))
+        state.proposal = list(data.get("proposal") or [])
         return state
 
     def copy(self) -> "SessionState":
@@ -278,17 +282,20 @@ class _Applier:
             for pending in waiting:
                 self.resolve(pending, "user restated the same value")
             return
-        corrected = op.correction or existing.status == "to_confirm" or bool(waiting)
-        if corrected:
+        # A new value replaces the old one (with the reason recorded) unless the turn is
+        # ambiguous: said with a hedge ("maybe six?") or overriding something the user
+        # had confirmed without saying it is a correction. Then it is asked about first.
+        ambiguous = not op.correction and not waiting and (op.hedged or existing.confirmed)
+        if not ambiguous:
             before = describe_condition(existing)
             self.state.constraints[slot] = new
-            self.record("replaced", slot, before, describe_condition(new),
-                        op.reason or ("user corrected it" if op.correction else "user answered the question"))
+            reason = op.reason or ("user corrected it" if op.correction else
+                                   "user answered the question" if waiting else "user gave a new value")
+            self.record("replaced", slot, before, describe_condition(new), reason)
             for pending in waiting:
                 self.resolve(pending, "answered")
             return
-        # A different value with no sign of a correction: the user may have changed
-        # their mind, or been misheard. Keep the old value and ask.
+        # The user may have changed their mind, or been misheard: keep the old value and ask.
         old_text, new_text = display_value(existing.value), display_value(new.value)
         label = self.schema.key(op.key).label(self.language)
         question = (f"你之前说{label}是{old_text}，现在是{new_text}，要改成{new_text}吗？" if self.language == "zh"
@@ -318,6 +325,11 @@ class _Applier:
             return
         if pending is not None:
             self.resolve(pending, "user confirmed")
+        elif self.state.proposal and not op.key:
+            # "Yes" to the agent's read-back ("a table for 2 at 11:30 today?") takes its values.
+            proposal, self.state.proposal = self.state.proposal, []
+            for item in proposal:
+                self.apply(Operation.from_dict(dict(item, correction=True), source="agent proposal"))
         targets = self.state.find(op.key) if op.key else list(self.state.constraints.values())
         for condition in targets:
             condition.last_mentioned = self.turn
@@ -328,7 +340,11 @@ class _Applier:
                 condition.confirmed = True
                 self.record("confirmed", condition.slot, None, describe_condition(condition), "user confirmed")
 
+    def _op_propose(self, op: Operation) -> None:
+        self.state.proposal = list(op.value or [])
+
     def _op_reject(self, op: Operation) -> None:
+        self.state.proposal = []
         pending = self._pending_for(op.key)
         if pending is None:
             return

@@ -28,13 +28,14 @@ class TurnClassification:
     cues: tuple[str, ...]
 
 
+YES_EN = (r"(?:yes|yeah|yep|yup|sure|ok|okay|alright|all right|right|correct|exactly|perfect|great|fine|"
+          r"(?:that |this |it )?(?:'s |is |would be |sounds |works|will work)?(?:good|great|fine|perfect|right|correct|"
+          r"works|wonderful|excellent|awesome|lovely)|sounds \w+|go ahead|please do|do it|book it|works for me|"
+          r"confirm\w*|absolutely|definitely|of course|that(?:'s| is) it)")
+NO_EN = (r"(?:no|nope|nah|not (?:that|at this time|now|really)|wrong|that'?s (?:wrong|not)|not that one|"
+         r"another one|something else|i don'?t think so)")
 _EN_CONFIRM_START = re.compile(
-    r"^(?:yes|yeah|yep|yup|sure|ok|okay|alright|all right|right|correct|exactly|perfect|great|fine|"
-    r"sounds (?:good|great|fine)|that (?:works|sounds \w+|is right|'s right|'s fine|'s great)|"
-    r"go ahead|do it|book it|confirm\w*|no|nope|nah|not that one|another one|something else|"
-    r"the (?:first|second|third|last) one)\b",
-    re.IGNORECASE,
-)
+    r"^(?:" + YES_EN + "|" + NO_EN + r"|the (?:first|second|third|last) one)\b", re.IGNORECASE)
 _ZH_CONFIRM = re.compile(
     r"^(?:好的?|对的?|是的?|嗯|可以|行|没错|没问题|确定|确认|就这样|就这个|不行|不要|不对|换一个|第[一二三四五]个)"
     r"[吧啊呀嗯了，。！!,. ]*(?:谢谢)?[。！!. ]*$"

@@ -113,6 +113,8 @@ class WorkingMemory:
             for op in writes:
                 ops.append(Operation("ask", op.key, question=clarify, value=dict(op.to_dict(), correction=True),
                                      reason=f"ASR confidence {asr_confidence:.2f}"))
+        if any(op.op in ("set", "withdraw") for op in ops):
+            ops.append(Operation("propose", value=[]))   # the user moved on from the read-back
         applied, base = await self._commit(ops, turn, asr_confidence, note)
         timings["total"] = (time.perf_counter() - started) * 1000
         self.updates += 1
@@ -122,6 +124,27 @@ class WorkingMemory:
             diff=state_diff(base, applied.state), state_before=base.to_dict(), clarify=clarify,
             llm_used=llm_used, llm_error=llm_error, timings_ms={k: round(v, 2) for k, v in timings.items()},
         )
+
+    async def record_agent_turn(self, text: str, *, turn: int) -> None:
+        """Remember the values the agent just read back, so a plain "yes" can confirm them.
+
+        Nothing is written to the conditions: only the user's confirmation does that.
+        """
+        async with self._lock:
+            proposal = [op.to_dict() for op in self.rules.extract(text, None).operations if op.op == "set"]
+            if not proposal:
+                return   # small talk about the offer ("It is a moderate one") keeps it open
+            ops = [Operation("propose", value=proposal), Operation("note_action", value=text[:200])]
+            for _ in range(MAX_COMMIT_RETRIES):
+                base = self.state
+                applied = apply_operations(base, ops, self.schema, turn=base.turn, expire_after=0,
+                                           language=self.options.language)
+                applied.state.version = base.version + 1
+                try:
+                    await asyncio.to_thread(self.store.commit, applied.state, base.version, [])
+                    return
+                except VersionConflict:
+                    await asyncio.sleep(0)
 
     def _wants_llm(self, ops: list[Operation], turn_class: str) -> bool:
         if self.llm is None or self.options.llm_mode == "never":

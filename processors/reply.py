@@ -182,6 +182,8 @@ class ReplyProcessor(FrameProcessor):
         turn.mark("llm_done", stats.finished_at or time.perf_counter())
         turn.reply_text = " ".join(spoken) if self._language != "zh" else "".join(spoken)
         self._log.add("assistant", turn.reply_text, turn.turn_id)
+        if self._memory is not None and turn.reply_text and not turn.reply_error:
+            await self._memory.record_agent_turn(turn.reply_text, turn=turn.turn_id)
         await self.push_frame(AgentTurnEndFrame(turn=turn))
 
     async def _say(self, turn: TurnRecord, clause: str, spoken: list[str]) -> None:

@@ -46,21 +46,31 @@ def test_correction_replaces_with_a_reason():
     assert change.action == "replaced" and "4" in change.before and "6" in change.after and change.reason
 
 
-def test_ambiguous_new_value_is_asked_not_written():
+def test_a_plain_new_value_replaces_with_a_reason():
     applied = apply(base_state(), [Operation("set", "party_size", "=", 6)], 2)
+    assert applied.state.constraints["party_size"].value == 6
+    assert applied.changes[0].reason == "user gave a new value"
+
+
+@pytest.mark.parametrize("confirmed, hedged", [(True, False), (False, True)])
+def test_ambiguous_new_value_is_asked_not_written(confirmed, hedged):
+    state = base_state()
+    if confirmed:
+        state = apply(state, [Operation("confirm", "party_size")], 2).state
+    applied = apply(state, [Operation("set", "party_size", "=", 6, hedged=hedged)], 3)
     state = applied.state
     assert state.constraints["party_size"].value == 4
     assert len(state.pending) == 1 and state.pending[0].kind == "conflict"
     assert any(c.action == "maybe_changed" for c in applied.changes)
-    yes = apply(state, [Operation("confirm")], 3).state
+    yes = apply(state, [Operation("confirm")], 4).state
     assert yes.constraints["party_size"].value == 6 and yes.constraints["party_size"].confirmed
     assert yes.pending == []
-    no = apply(state, [Operation("reject")], 3).state
+    no = apply(state, [Operation("reject")], 4).state
     assert no.constraints["party_size"].value == 4 and no.pending == []
 
 
 def test_answering_the_question_with_a_value_resolves_it():
-    state = apply(base_state(), [Operation("set", "party_size", "=", 6)], 2).state
+    state = apply(base_state(), [Operation("set", "party_size", "=", 6, hedged=True)], 2).state
     answered = apply(state, [Operation("set", "party_size", "=", 6)], 3).state
     assert answered.constraints["party_size"].value == 6 and answered.pending == []
 
