@@ -65,7 +65,7 @@ class LLMOptions:
 @dataclass(frozen=True)
 class ReplyOptions:
     system_prompt: str = "You are Monologue, a friendly voice assistant."
-    recent_turns: int = 4
+    recent_turns: int = 6
     max_utterance_chars: int = 240
     catalogue: str | None = None
     min_clause_chars: int = 12

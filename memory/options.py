@@ -69,10 +69,10 @@ def filter_options(items: list[dict[str, Any]], state: SessionState) -> tuple[li
 def render_options(items: list[dict[str, Any]], state: SessionState) -> str:
     fitting, excluded = filter_options(items, state)
     def show(item: dict[str, Any]) -> str:
-        details = ", ".join(str(item[k]) for k in ("cuisine", "price_range", "location") if k in item)
+        details = ", ".join(str(item[k]) for k in ("cuisine", "location") if k in item)
         return f"{item['name']} ({details})" if details else str(item["name"])
     # Only what fits: naming the excluded places, even as "do not offer", makes small
     # models offer them.
     del excluded
-    return "Places that fit: " + (" and ".join(show(i) for i in fitting[:3]) if fitting
+    return "Places that fit: " + (" and ".join(show(i) for i in fitting[:2]) if fitting
                                   else "none; say so and ask which condition to relax") + "."

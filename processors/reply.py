@@ -11,7 +11,7 @@ from typing import Any
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from memory.conversation import ConversationLog
+from memory.conversation import ConversationLog, Utterance
 from memory.options import render_options
 from memory.render import render_state_for_reply
 from memory.state import SessionState
@@ -75,22 +75,45 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+class PromptWindow:
+    """The recent messages a prompt carries: bounded, and cut so its start stays put.
+
+    llama.cpp (and providers' prompt caches) reuse the part of a prompt they computed
+    last time. A window sliding by one turn every turn changes the prompt right after
+    the system prompt, so everything after it is recomputed — seconds on a CPU. This
+    window only grows until it holds `max_messages`, then restarts from the last
+    exchange, so most turns extend the previous prompt instead of rewriting it.
+    """
+
+    def __init__(self, max_messages: int = 6) -> None:
+        self.max_messages = max(max_messages, 2)
+        self._start_turn = 0
+
+    def select(self, log: ConversationLog, turn_id: int) -> list[Utterance]:
+        recent = [u for u in log.recent(self.max_messages + 2) if u.turn_id != turn_id]
+        window = [u for u in recent if u.turn_id >= self._start_turn]
+        if len(window) > self.max_messages:
+            window = window[-2:]
+            self._start_turn = window[0].turn_id
+        return window
+
+
 def build_reply_prompt(log: ConversationLog, turn: TurnRecord, options: PromptOptions,
-                       state_text: str | None = None) -> list[dict[str, str]]:
-    """System prompt, the current state, a bounded window of recent turns, the utterance (W7).
+                       state_text: str | None = None, window: list[Utterance] | None = None) -> list[dict[str, str]]:
+    """System prompt, a bounded window of recent turns, then the state with the utterance (W7).
 
     Never the whole history: the state carries what must not be forgotten, so the
-    prompt stays the same size as the session grows.
+    prompt stays the same size as the session grows. The state rides with the newest
+    message: it changes every turn, and everything before it can then be reused.
     """
-    system = options.system_prompt.strip()
+    messages = [{"role": "system", "content": options.system_prompt.strip()}]
+    if window is None:
+        window = [u for u in log.recent(options.recent_turns + 1) if u.turn_id != turn.turn_id][-options.recent_turns:]
+    messages += [{"role": u.role, "content": _clip(u.text, options.max_utterance_chars)} for u in window]
+    utterance = _clip(turn.text, options.max_utterance_chars * 2)
     if state_text is not None:
-        # One system message: small models echo a second one back to the user.
-        system += "\n\n" + state_text
-    messages = [{"role": "system", "content": system}]
-    window = [u for u in log.recent(options.recent_turns + 1) if u.turn_id != turn.turn_id]
-    messages += [{"role": u.role, "content": _clip(u.text, options.max_utterance_chars)}
-                 for u in window[-options.recent_turns:]]
-    messages.append({"role": "user", "content": _clip(turn.text, options.max_utterance_chars * 2)})
+        utterance = f"[Context: {state_text}]\n{utterance}"
+    messages.append({"role": "user", "content": utterance})
     return messages
 
 
@@ -104,6 +127,7 @@ class ReplyProcessor(FrameProcessor):
         self._llm = llm
         self._memory = memory
         self._options = options
+        self._window = PromptWindow(prompt.recent_turns)
         self._log = log
         self._prompt = prompt
         self._language = language
@@ -155,7 +179,8 @@ class ReplyProcessor(FrameProcessor):
             self._log.add("assistant", clarify, turn.turn_id)
             await self.push_frame(AgentTurnEndFrame(turn=turn))
             return
-        messages = build_reply_prompt(self._log, turn, self._prompt, state_text)
+        messages = build_reply_prompt(self._log, turn, self._prompt, state_text,
+                                      self._window.select(self._log, turn.turn_id))
         turn.reply_prompt = messages
         splitter = ClauseSplitter(self._min_clause)
         stats = StreamStats()

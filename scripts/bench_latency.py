@@ -48,6 +48,8 @@ def main() -> None:
     parser.add_argument("--llm", help="litellm model string (default: the config's)")
     parser.add_argument("--config")
     parser.add_argument("--json", help="also write the per-turn figures here")
+    parser.add_argument("--ab", action="store_true",
+                        help="alternate runs with and without the monologue and compare them side by side")
     args = parser.parse_args()
 
     from loguru import logger
@@ -66,24 +68,35 @@ def main() -> None:
     models = load_models(config)
     load_secs = time.perf_counter() - started
 
+    from configs import replace
+
+    variants = {"with monologue": replace(config, monologue=replace(config.monologue, enabled=True)),
+                "without monologue": replace(config, monologue=replace(config.monologue, enabled=False))}
     rows: list[dict] = []
+    ab_rows: dict[str, list[dict]] = {name: [] for name in variants}
     walls: list[float] = []
     for run in range(args.runs):
-        with tempfile.TemporaryDirectory() as out:
-            result = asyncio.run(replay_audio(session, config, models, Path(out)))
-        walls.append(result.wall_secs)
-        for turn in result.turns:
-            if not turn.text or "first_audio" not in turn.marks:
-                continue
-            lat = turn.latencies_ms()
-            compute = sum(turn.compute.get(k, 0.0) for k in COMPUTE_PARTS) * 1000
-            processing = lat["first_audio"]
-            rows.append({"run": run, "turn": turn.turn_id, **lat,
-                         **{f"compute_{k}": round(turn.compute.get(k, 0.0) * 1000, 1) for k in COMPUTE_PARTS},
-                         "compute_total": round(compute, 1),
-                         "overhead": round(processing - compute, 1)})
-        print(f"run {run + 1}/{args.runs}: {result.wall_secs:.1f} s wall for {result.audio_secs:.1f} s audio",
-              file=sys.stderr, flush=True)
+        for name, variant in (variants.items() if args.ab else [("default", config)]):
+            with tempfile.TemporaryDirectory() as out:
+                result = asyncio.run(replay_audio(session, variant, models, Path(out)))
+            walls.append(result.wall_secs)
+            for turn in result.turns:
+                if not turn.text or "first_audio" not in turn.marks:
+                    continue
+                lat = turn.latencies_ms()
+                # The monologue's own time counts only where the reply waited for it.
+                waited = turn.compute.get("reply_waited_for_state", 0.0)
+                parts = {k: turn.compute.get(k, 0.0) for k in COMPUTE_PARTS}
+                parts["monologue"] = waited
+                compute = sum(parts.values()) * 1000
+                row = {"run": run, "variant": name, "turn": turn.turn_id, **lat,
+                       **{f"compute_{k}": round(v * 1000, 1) for k, v in parts.items()},
+                       "compute_total": round(compute, 1), "overhead": round(lat["first_audio"] - compute, 1)}
+                (ab_rows[name] if args.ab else rows).append(row)
+            print(f"run {run + 1}/{args.runs} {name}: {result.wall_secs:.1f} s wall for {result.audio_secs:.1f} s audio",
+                  file=sys.stderr, flush=True)
+    if args.ab:
+        rows = ab_rows["with monologue"]
 
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     col = lambda key: [r[key] for r in rows if key in r]  # noqa: E731
@@ -111,8 +124,18 @@ def main() -> None:
     print(f"replay wall time median {statistics.median(walls):.1f} s for {session.duration_secs:.1f} s of audio "
           f"(×{statistics.median(walls) / session.duration_secs:.2f} real time)")
     print(f"peak RSS {peak_mb:.0f} MB")
+    if args.ab:
+        print("\n| voice-to-voice (ms) | with monologue | without | ratio |\n|---|---:|---:|---:|")
+        with_v2v = [r["voice_to_voice"] for r in ab_rows["with monologue"]]
+        without_v2v = [r["voice_to_voice"] for r in ab_rows["without monologue"]]
+        for label, q in (("median", 0.5), ("p90", 0.9)):
+            a, b = pct(with_v2v, q), pct(without_v2v, q)
+            print(f"| {label} | {a:.0f} | {b:.0f} | ×{a / b:.3f} |")
+        waits = [r["compute_monologue"] for r in ab_rows["with monologue"]]
+        print(f"reply waited for the state: median {statistics.median(waits):.1f} ms, max {max(waits):.1f} ms "
+              f"(interleaved runs, same models, same session)")
     if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
+        Path(args.json).write_text(json.dumps(rows if not args.ab else ab_rows, indent=1))
 
 
 if __name__ == "__main__":

@@ -38,10 +38,9 @@ class StateFollowingLLM(ChatLLM):
         self.prompts.append(messages)
         stats.model = self.options.model
         stats.first_token_at = time.perf_counter()
-        system = messages[0]["content"] if messages and messages[0]["role"] == "system" else ""
-        has_state = "The user wants" in system or "目标" in system or "人数" in system
+        context = re.search(r"\[Context: (.*?)\]", messages[-1]["content"], re.DOTALL)
         said = " ".join(m["content"] for m in messages if m["role"] == "user")
-        source = (system if has_state else said).lower()
+        source = (context.group(1) if context else said).lower()
         no_spicy = bool(re.search(r"no spicy|excludes spicy|nothing spicy|不吃辣", source))
         choices = [name for name, _cuisine, spicy in CATALOGUE if not (no_spicy and spicy)]
         people = (re.search(r"for (\d+) people|人数 = (\d+)", source)

@@ -105,4 +105,4 @@ async def test_seed_checks_with_the_real_llm(language, lines):
     assert recommendation and result.turns[-1].reply_model == MODEL
     for spicy_place in ("Chili House", "Fire Pot"):
         assert spicy_place not in recommendation
-    assert "Places that fit" in result.turns[-1].reply_prompt[0]["content"]
+    assert "Places that fit" in result.turns[-1].reply_prompt[-1]["content"]

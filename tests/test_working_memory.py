@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 
@@ -89,39 +90,8 @@ async def test_correction_withdrawal_confirmation():
                                                      "information_change", "confirmation"]
 
 
-LONG_SESSION = [
-    # (utterance, expected live values after the turn: slot -> value or None for absent)
-    ("Hi! I'd like to book a table for four people on Saturday.", {"party_size": 4, "date": "saturday"}),
-    ("How's your day going?", {}),
-    ("Around 7 pm would be great.", {"time": "19:00"}),
-    ("And nothing spicy, please.", {"dietary:spicy": "spicy"}),
-    ("Haha, my friend loves chili but not tonight.", {}),
-    ("Our budget is under 300 dollars.", {"budget": 300}),
-    ("Yes.", {}),
-    ("Actually, make it six people instead of four.", {"party_size": 6}),
-    ("The weather is great today.", {}),
-    ("A window seat would be nice.", {"seating": "window"}),
-    ("Can we change it to 8 pm instead?", {"time": "20:00"}),
-    ("Sounds good.", {}),
-    ("Forget the budget.", {"budget": None}),
-    ("I love this city.", {}),
-    ("Let's do Friday instead of Saturday.", {"date": "friday"}),
-    ("Yes, that's right.", {}),
-    ("I'm also allergic to nuts.", {"dietary:nuts": "nuts"}),
-    ("Tell me a joke.", {}),
-    ("Something Italian would be lovely.", {"cuisine": "italian"}),
-    ("Okay.", {}),
-    ("Actually, we are eight people now.", {"party_size": 8}),
-    ("Nice, thanks.", {}),
-    ("Never mind the window seat.", {"seating": None}),
-    ("What a week it has been.", {}),
-    ("Make it 7:30 pm.", {"time": "19:30"}),
-    ("Perfect.", {}),
-    ("Do you like music?", {}),
-    ("Budget is no more than 500 dollars.", {"budget": 500}),
-    ("Great.", {}),
-    ("What do you recommend?", {}),
-]
+LONG_SESSION = [(t["say"], t["expect"]) for t in json.loads(
+    (Path(__file__).resolve().parent.parent / "assets" / "scripts" / "long_session_en.json").read_text())["turns"]]
 
 
 @pytest.mark.parametrize("expire_after", [8, 0])
