@@ -100,20 +100,19 @@ class PromptWindow:
 
 def build_reply_prompt(log: ConversationLog, turn: TurnRecord, options: PromptOptions,
                        state_text: str | None = None, window: list[Utterance] | None = None) -> list[dict[str, str]]:
-    """System prompt, a bounded window of recent turns, then the state with the utterance (W7).
+    """System prompt, a bounded window of recent turns, the utterance, then the state (W7).
 
     Never the whole history: the state carries what must not be forgotten, so the
-    prompt stays the same size as the session grows. The state rides with the newest
-    message: it changes every turn, and everything before it can then be reused.
+    prompt stays the same size as the session grows. The state comes last: it changes
+    every turn, and everything before it can then be reused from the model's cache.
     """
     messages = [{"role": "system", "content": options.system_prompt.strip()}]
     if window is None:
         window = [u for u in log.recent(options.recent_turns + 1) if u.turn_id != turn.turn_id][-options.recent_turns:]
     messages += [{"role": u.role, "content": _clip(u.text, options.max_utterance_chars)} for u in window]
-    utterance = _clip(turn.text, options.max_utterance_chars * 2)
+    messages.append({"role": "user", "content": _clip(turn.text, options.max_utterance_chars * 2)})
     if state_text is not None:
-        utterance = f"[Context: {state_text}]\n{utterance}"
-    messages.append({"role": "user", "content": utterance})
+        messages.append({"role": "system", "content": f"Context: {state_text}"})
     return messages
 
 

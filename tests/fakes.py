@@ -38,7 +38,7 @@ class StateFollowingLLM(ChatLLM):
         self.prompts.append(messages)
         stats.model = self.options.model
         stats.first_token_at = time.perf_counter()
-        context = re.search(r"\[Context: (.*?)\]", messages[-1]["content"], re.DOTALL)
+        context = re.match(r"Context: (.*)", messages[-1]["content"], re.DOTALL) if messages[-1]["role"] == "system" else None
         said = " ".join(m["content"] for m in messages if m["role"] == "user")
         source = (context.group(1) if context else said).lower()
         no_spicy = bool(re.search(r"no spicy|excludes spicy|nothing spicy|不吃辣", source))
