@@ -68,6 +68,7 @@ class ReplyOptions:
     recent_turns: int = 6
     max_utterance_chars: int = 240
     catalogue: str | None = None
+    context_position: str = "user"
     min_clause_chars: int = 12
 
 
@@ -224,6 +225,8 @@ def load_config(
         raise ConfigError(f"language must be 'en' or 'zh', got {config.language!r}")
     if config.monologue.llm_mode not in ("auto", "always", "never"):
         raise ConfigError(f"monologue.llm_mode must be auto, always or never, got {config.monologue.llm_mode!r}")
+    if config.reply.context_position not in ("user", "after"):
+        raise ConfigError(f"reply.context_position must be user or after, got {config.reply.context_position!r}")
     if config.vad.engine not in ("silero", "webrtc"):
         raise ConfigError(f"vad.engine must be 'silero' or 'webrtc', got {config.vad.engine!r}")
     return config

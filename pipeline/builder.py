@@ -170,7 +170,7 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
         monologue=MonologueProcessor(log, memory),
         reply=ReplyProcessor(models.llm, log,
                              PromptOptions(system_prompt, config.reply.recent_turns,
-                                           config.reply.max_utterance_chars),
+                                           config.reply.max_utterance_chars, config.reply.context_position),
                              language=config.language, min_clause_chars=config.reply.min_clause_chars,
                              memory=memory,
                              options=load_catalogue(config.reply.catalogue) if config.reply.catalogue else None),

@@ -69,6 +69,7 @@ class PromptOptions:
     system_prompt: str
     recent_turns: int = 4
     max_utterance_chars: int = 240
+    context_position: str = "user"   # user: prefixed to the utterance | after: a note after it
 
 
 def _clip(text: str, limit: int) -> str:
@@ -110,8 +111,11 @@ def build_reply_prompt(log: ConversationLog, turn: TurnRecord, options: PromptOp
     if window is None:
         window = [u for u in log.recent(options.recent_turns + 1) if u.turn_id != turn.turn_id][-options.recent_turns:]
     messages += [{"role": u.role, "content": _clip(u.text, options.max_utterance_chars)} for u in window]
-    messages.append({"role": "user", "content": _clip(turn.text, options.max_utterance_chars * 2)})
-    if state_text is not None:
+    utterance = _clip(turn.text, options.max_utterance_chars * 2)
+    if state_text is not None and options.context_position == "user":
+        utterance = f"[Context: {state_text}]\n{utterance}"
+    messages.append({"role": "user", "content": utterance})
+    if state_text is not None and options.context_position == "after":
         messages.append({"role": "system", "content": f"Context: {state_text}"})
     return messages
 

@@ -38,9 +38,9 @@ class StateFollowingLLM(ChatLLM):
         self.prompts.append(messages)
         stats.model = self.options.model
         stats.first_token_at = time.perf_counter()
-        context = re.match(r"Context: (.*)", messages[-1]["content"], re.DOTALL) if messages[-1]["role"] == "system" else None
+        context = re.search(r"\[Context: (.*?)\]|^Context: (.*)", messages[-1]["content"], re.DOTALL)
         said = " ".join(m["content"] for m in messages if m["role"] == "user")
-        source = (context.group(1) if context else said).lower()
+        source = (next(g for g in context.groups() if g) if context else said).lower()
         no_spicy = bool(re.search(r"no spicy|excludes spicy|nothing spicy|不吃辣", source))
         choices = [name for name, _cuisine, spicy in CATALOGUE if not (no_spicy and spicy)]
         people = (re.search(r"for (\d+) people|人数 = (\d+)", source)
