@@ -133,6 +133,8 @@ async def three_ways(turns: list[dict[str, Any]], llm_model: str) -> list[dict[s
 
     config = load_config(environ={})
     system = config.reply.system_prompt.replace("{role}", "books restaurant tables and recommends places to eat")
+    # The baselines get no context note, so their system prompt does not promise one.
+    plain_system = system.split(" Each user message starts")[0]
     llm = ChatLLM(ChatOptions(model=llm_model, fallback=None, max_tokens=90, temperature=0.0, timeout_secs=120))
     await asyncio.to_thread(llm.warm_up)
     memory = WorkingMemory("three-ways", MemoryStateStore(), WorkingMemoryOptions())
@@ -158,9 +160,9 @@ async def three_ways(turns: list[dict[str, Any]], llm_model: str) -> list[dict[s
         prompts = {
             "monologue state": build_reply_prompt(log, record, PromptOptions(system, 4, 240),
                                                   render_state_for_reply(memory.state, memory.schema)),
-            "whole history": [{"role": "system", "content": system}]
+            "whole history": [{"role": "system", "content": plain_system}]
             + [{"role": u.role, "content": u.text} for u in log.all()] + [question],
-            "last two user turns": [{"role": "system", "content": system}]
+            "last two user turns": [{"role": "system", "content": plain_system}]
             + [{"role": "user", "content": u.text} for u in log.all() if u.role == "user"][-2:] + [question],
         }
         for method, messages in prompts.items():
