@@ -141,6 +141,62 @@ def cmd_state_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _memory_stream(args: argparse.Namespace, embed: bool = False):  # -> MemoryStream
+    from configs import load_config
+    from memory.stream import MemoryStore, MemoryStream
+
+    config = load_config(args.config)
+    encoder = None
+    if embed:
+        from models.embedder import SentenceEncoder
+
+        encoder = SentenceEncoder().embed
+    return MemoryStream(MemoryStore(args.store or config.store.path), args.user, embed=encoder)
+
+
+def _show_memory(record, score: float | None = None) -> None:
+    import datetime as dt
+
+    when = dt.datetime.fromtimestamp(record.created_at).strftime("%Y-%m-%d %H:%M")
+    flags = " archived" if record.archived else ""
+    prefix = f"{score:5.2f} " if score is not None else ""
+    print(f"{prefix}{record.id}  {when}  imp {record.importance:2d}  {record.source:11} {record.kind:10}{flags}  {record.text}")
+
+
+def cmd_memory(args: argparse.Namespace) -> int:
+    action = args.memory_command
+    if action == "search":
+        from memory.retrieval import Retriever
+
+        stream = _memory_stream(args, embed=True)
+        result = Retriever(stream).retrieve(args.query, k=args.k)
+        for item in result.memories + result.reflections:
+            _show_memory(item.record, item.score)
+        if not result.memories and not result.reflections:
+            print(f"nothing remembered for {args.user!r} matches {args.query!r}")
+        return 0
+    stream = _memory_stream(args)
+    if action == "list":
+        records, _ = stream.records()
+        for record in records:
+            _show_memory(record)
+        print(f"{len(records)} memories for {args.user!r}")
+        return 0
+    if action == "forget":
+        if not stream.store.delete(args.user, args.id):
+            print(f"monologue: no memory {args.id!r} for user {args.user!r}", file=sys.stderr)
+            return 2
+        print(f"forgot {args.id}")
+        return 0
+    if action == "erase":
+        if not args.yes:
+            print(f"monologue: erase deletes every memory of {args.user!r}; add --yes to confirm", file=sys.stderr)
+            return 2
+        print(f"erased {stream.store.erase_user(args.user)} memories of {args.user!r}")
+        return 0
+    return 2
+
+
 def cmd_models(args: argparse.Namespace) -> int:
     from models.registry import ENTRIES, check
 
@@ -204,6 +260,23 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--store")
     show.add_argument("--json", action="store_true")
     show.set_defaults(func=cmd_state_show)
+
+    memory = sub.add_parser("memory", help="see, search and erase what is remembered about a user")
+    memory_sub = memory.add_subparsers(dest="memory_command", required=True)
+    for name, helptext in (("list", "every memory of the user"), ("search", "memories ranked for a question"),
+                           ("forget", "delete one memory"), ("erase", "delete every memory of the user")):
+        cmd = memory_sub.add_parser(name, help=helptext)
+        cmd.add_argument("--user", required=True)
+        cmd.add_argument("--config")
+        cmd.add_argument("--store")
+        if name == "search":
+            cmd.add_argument("query")
+            cmd.add_argument("-k", type=int, default=10)
+        if name == "forget":
+            cmd.add_argument("id")
+        if name == "erase":
+            cmd.add_argument("--yes", action="store_true")
+        cmd.set_defaults(func=cmd_memory)
 
     models = sub.add_parser("models", help="list each model, its package, size and whether it loads")
     models.add_argument("--load", action="store_true", help="load each model (slower) instead of only finding it")

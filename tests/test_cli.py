@@ -90,3 +90,22 @@ def test_chat_script_and_state_show(tmp_path):
     assert "party size = 6" in shown.stdout and "replaced party_size: party size = 4 → party size = 6" in shown.stdout
     missing = _run("state", "show", "nope", "--store", str(store))
     assert missing.returncode == 2 and "cli1" in missing.stderr
+
+
+def test_memory_commands(tmp_path):
+    from memory.stream import MemoryStore, MemoryStream
+
+    store_path = tmp_path / "mem.db"
+    stream = MemoryStream(MemoryStore(store_path), "ann")
+    kept = stream.add("I'm allergic to peanuts.")
+    stream.add("I prefer window seats.")
+    listed = _run("memory", "list", "--user", "ann", "--store", str(store_path))
+    assert listed.returncode == 0 and "2 memories" in listed.stdout and "allergic" in listed.stdout
+    forgot = _run("memory", "forget", kept.id, "--user", "ann", "--store", str(store_path))
+    assert forgot.returncode == 0
+    missing = _run("memory", "forget", "nope", "--user", "ann", "--store", str(store_path))
+    assert missing.returncode == 2 and "no memory" in missing.stderr
+    refused = _run("memory", "erase", "--user", "ann", "--store", str(store_path))
+    assert refused.returncode == 2 and "--yes" in refused.stderr
+    erased = _run("memory", "erase", "--user", "ann", "--yes", "--store", str(store_path))
+    assert "erased 1 memories" in erased.stdout

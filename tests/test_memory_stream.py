@@ -1,0 +1,157 @@
+"""The long-term memory stream: importance, retention, merging, retrieval — with a fake clock."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memory.retrieval import BM25, Retriever, RetrievalWeights, time_window, tokenize
+from memory.stream import DAY, MemoryStore, MemoryStream, RetentionPolicy, rule_importance
+
+
+class Clock:
+    def __init__(self, now: float = 1_700_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, days: float) -> None:
+        self.now += days * DAY
+
+
+def bag_of_words(texts: list[str]) -> np.ndarray:
+    """A tiny deterministic embedder: hashed word counts, normalised."""
+    out = np.zeros((len(texts), 64), dtype=np.float32)
+    for i, text in enumerate(texts):
+        for token in tokenize(text):
+            out[i, hash(token) % 64] += 1
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    return out / np.maximum(norms, 1e-9)
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def stream(clock, tmp_path):
+    return MemoryStream(MemoryStore(tmp_path / "memory.db"), "alice", embed=bag_of_words, clock=clock)
+
+
+@pytest.mark.parametrize("text, importance", [
+    ("I'm allergic to peanuts.", 9), ("我对花生过敏", 9), ("My daughter's birthday is in May.", 8),
+    ("I prefer the highway without tolls.", 7), ("I always set the seat a bit lower.", 7),
+    ("I have a dentist appointment tomorrow.", 6), ("haha ok", 2), ("The sky looked odd.", None),
+])
+def test_importance_rules(text, importance):
+    assert rule_importance(text) == importance
+
+
+def test_retention_tiers(stream, clock):
+    keep = stream.add("I'm allergic to peanuts.")
+    decays = stream.add("I prefer window seats.")
+    low = stream.add("haha ok")
+    assert keep.expires_at is None
+    assert decays.expires_at == pytest.approx(clock.now + 30 * DAY)
+    assert low.expires_at == pytest.approx(clock.now + 7 * DAY)
+    clock.advance(8)
+    assert stream.maintain() == {"archived": 1}
+    records, _ = stream.records()
+    assert [r.text for r in records if r.archived] == ["haha ok"]
+    assert not any(r.archived for r in records if r.text != "haha ok")
+
+
+def test_duplicates_merge_with_raised_importance(stream):
+    first = stream.add("I prefer window seats.", evidence=["s1:t3"])
+    again = stream.add("i prefer window seats!", evidence=["s2:t1"])
+    assert again.id == first.id and again.merged == 2 and again.importance == first.importance + 1
+    assert again.evidence == ["s1:t3", "s2:t1"]
+    near = stream.add("I prefer the window seats.")          # near duplicate by vector
+    assert near.id == first.id and near.merged == 3
+    records, _ = stream.records()
+    assert len(records) == 1
+
+
+def test_agent_words_are_not_user_facts(stream):
+    with pytest.raises(ValueError, match="agent's own words"):
+        stream.add("I booked you a table at Luigi's.", source="agent")
+    with pytest.raises(ValueError, match="empty"):
+        stream.add("   ")
+    long = stream.add("word " * 2000)
+    assert len(long.text) == 2000
+
+
+def test_retrieval_ranks_relevant_important_recent(stream, clock):
+    stream.add("I'm allergic to peanuts.")
+    clock.advance(2)
+    stream.add("The weather was nice at the lake.")
+    stream.add("I prefer Italian restaurants with quiet tables.")
+    retriever = Retriever(stream, RetrievalWeights(feedback=0.0))
+    result = retriever.retrieve("Which restaurants does she prefer?", k=2)
+    assert result.memories[0].record.text.startswith("I prefer Italian")
+    assert set(result.memories[0].parts) == {"recency", "importance", "relevance"}
+    touched = stream.records()[0]
+    assert any(r.access_count == 1 for r in touched)
+
+
+def test_two_channels(stream):
+    stream.add("I took the ring road on Monday, it jammed.")
+    stream.add("The ring road jams on weekday mornings.", source="reflection", kind="reflection", importance=8)
+    result = Retriever(stream).retrieve("ring road traffic", k=5)
+    assert [m.record.kind for m in result.memories] == ["memory"]
+    assert [m.record.kind for m in result.reflections] == ["reflection"]
+
+
+def test_time_window_from_the_question(stream, clock):
+    stream.add("We planned a trip to the coast.")
+    clock.advance(20)
+    stream.add("We planned a trip to the mountains.")
+    clock.advance(3)
+    result = Retriever(stream).retrieve("What trip did we plan last week?", k=5)
+    assert result.window is not None
+    assert [m.record.text for m in result.memories] == ["We planned a trip to the mountains."]
+    assert time_window("上周我们去了哪里", clock.now) is not None
+    assert time_window("where do we go", clock.now) is None
+
+
+def test_expired_memories_sink_unless_confirmed(stream, clock):
+    stale = stream.add("seat heater on level three", importance=7)     # 30-day tier
+    clock.advance(40)                                                   # …now past it
+    stream.add("seat heater never in summer", importance=8)             # kept until deleted
+    fresh = stream.add("seat heater on level two", importance=6)
+    stream.add("seat heater button is sticky", importance=4)
+    retriever = Retriever(stream, RetrievalWeights(feedback=0.0, recency=0.0, importance=1.0, relevance=0.0))
+
+    def position(record):
+        ids = [m.record.id for m in retriever.retrieve("seat heater", k=5, touch=False).memories]
+        return ids.index(record.id)
+
+    assert position(fresh) < position(stale)      # more important, but expired: it sinks
+    stale.confirmed = True                        # confirmed by the user: it keeps its rank
+    stream.store.put(stale, stream._vector_of(stale))
+    stream._cache = None
+    assert position(stale) < position(fresh)
+
+
+def test_context_filter(stream):
+    stream.add("Grandma likes it warm in the back.", context={"passengers": "grandma"})
+    stream.add("Kids want cartoons on long trips.", context={"passengers": "kids"})
+    result = Retriever(stream).retrieve("what do they like", k=5, context={"passengers": "kids"})
+    assert [m.record.text for m in result.memories] == ["Kids want cartoons on long trips."]
+
+
+def test_bm25_and_tokenizer():
+    docs = ["the ring road jams", "quiet italian place", "ring ring ring"]
+    scores = BM25(docs).scores("ring road")
+    assert scores.argmax() == 0
+    assert tokenize("我喜欢川菜") == ["我喜", "喜欢", "欢川", "川菜"]
+
+
+def test_store_erase_and_delete(stream):
+    one = stream.add("I prefer window seats.")
+    stream.add("I'm allergic to peanuts.")
+    assert stream.store.delete("alice", one.id)
+    assert stream.store.erase_user("alice") == 1
+    assert stream.store.all("alice")[0] == []
