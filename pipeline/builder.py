@@ -17,6 +17,7 @@ from pipecat.audio.vad.vad_analyzer import VADParams
 
 from configs import MonologueConfig
 from memory.conversation import ConversationLog
+from memory.longterm import LongTermMemory
 from memory.options import load_catalogue
 from memory.schema import load_schema
 from memory.store import SQLiteStateStore, StateStore
@@ -41,6 +42,14 @@ class AgentModels:
     tts: Synthesizer | None
     llm: ChatLLM
     load_secs: dict[str, float] = field(default_factory=dict)
+    embed: Any = None                   # sentence encoder for long-term memory (loaded on demand)
+
+    def encoder(self) -> Any:
+        if self.embed is None:
+            from models.embedder import SentenceEncoder
+
+            self.embed = SentenceEncoder().embed
+        return self.embed
 
 
 def chat_options(config: MonologueConfig) -> ChatOptions:
@@ -141,6 +150,18 @@ def session_memory(config: MonologueConfig, models: AgentModels, session_id: str
     return working_memory(config, session_id or new_session_id(), store or MemoryStateStore(), models.llm)
 
 
+def user_memory(config: MonologueConfig, models: AgentModels, user_id: str | None,
+                store_path: str | None = None) -> LongTermMemory | None:
+    """A user's long-term memory, or None when no user is named (nothing is kept then)."""
+    if not user_id:
+        return None
+    from memory.stream import MemoryStore
+
+    long_term = LongTermMemory(MemoryStore(store_path or config.store.path), user_id, embed=models.encoder())
+    long_term.warm_up()
+    return long_term
+
+
 def new_session_id() -> str:
     return time.strftime("s%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
@@ -148,7 +169,8 @@ def new_session_id() -> str:
 def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path | None, *,
                      on_turn_end: Callable[[TurnRecord], None] | None = None,
                      on_turn_done: Callable[[TurnRecord], None] | None = None,
-                     memory: WorkingMemory | None = None) -> AgentProcessors:
+                     memory: WorkingMemory | None = None,
+                     long_term: LongTermMemory | None = None) -> AgentProcessors:
     """`memory`: the session's working memory; None runs the pipeline without it."""
     from models.vad import load_vad
 
@@ -173,7 +195,8 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                                            config.reply.max_utterance_chars, config.reply.context_position),
                              language=config.language, min_clause_chars=config.reply.min_clause_chars,
                              memory=memory,
-                             options=load_catalogue(config.reply.catalogue) if config.reply.catalogue else None),
+                             options=load_catalogue(config.reply.catalogue) if config.reply.catalogue else None,
+                             long_term=long_term),
         tts=TTSProcessor(models.tts),
         trace=TraceWriter(out_dir if config.trace.enabled else None, on_turn_done=on_turn_done),
         log=log,

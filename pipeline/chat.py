@@ -19,6 +19,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.workers.runner import WorkerRunner
 
 from configs import MonologueConfig
+from memory.longterm import LongTermMemory
 from memory.store import StateStore
 from memory.working import WorkingMemory
 from pipeline.builder import AgentModels, TurnGate, build_processors, new_session_id, session_memory
@@ -77,7 +78,8 @@ class ChatResult:
 async def chat_session(lines: list[str], config: MonologueConfig, models: AgentModels, *,
                        session_id: str | None = None, store: StateStore | None = None,
                        out_dir: Path | None = None, memory: WorkingMemory | None = None,
-                       on_turn: Callable[[TurnRecord, WorkingMemory | None], None] | None = None) -> ChatResult:
+                       on_turn: Callable[[TurnRecord, WorkingMemory | None], None] | None = None,
+                       long_term: LongTermMemory | None = None) -> ChatResult:
     """Run one scripted session; `on_turn` sees each finished turn (printing, tests)."""
     gate = TurnGate()
     memory = memory or session_memory(config, models, session_id or new_session_id(), store)
@@ -87,7 +89,7 @@ async def chat_session(lines: list[str], config: MonologueConfig, models: AgentM
             on_turn(turn, memory)
         gate.turn_done(turn)
 
-    parts = build_processors(config, models, out_dir, on_turn_done=done, memory=memory)
+    parts = build_processors(config, models, out_dir, on_turn_done=done, memory=memory, long_term=long_term)
     source = TextTurnSource(lines, gate)
     pipeline = Pipeline([source, parts.classifier, parts.monologue, parts.reply, parts.trace])
     worker = PipelineWorker(pipeline, enable_rtvi=False, cancel_on_idle_timeout=False,
@@ -104,6 +106,8 @@ async def chat_session(lines: list[str], config: MonologueConfig, models: AgentM
 def print_turn(turn: TurnRecord, memory: WorkingMemory | None) -> None:
     print(f"\nuser  ▸ {turn.text}")
     print(f"agent ▸ {turn.reply_text}")
+    if turn.memories.get("recalled"):
+        print("        remembered: " + " / ".join(turn.memories["recalled"]))
     if memory is not None:
         label = f"[{turn.turn_class}; state v{turn.state_version}]"
         state_lines = memory.render().splitlines()
@@ -111,7 +115,8 @@ def print_turn(turn: TurnRecord, memory: WorkingMemory | None) -> None:
 
 
 def run_script(path: Path, config: MonologueConfig, models: AgentModels, *, store: StateStore,
-               session_id: str | None = None, out_dir: Path | None = None) -> list[ChatResult]:
+               session_id: str | None = None, out_dir: Path | None = None,
+               long_term: LongTermMemory | None = None) -> list[ChatResult]:
     sessions = parse_script(path.read_text(encoding="utf-8"))
     if not sessions:
         raise ValueError(f"{path} has no user turns (one per line; '#' comments; '---' between sessions)")
@@ -122,7 +127,7 @@ def run_script(path: Path, config: MonologueConfig, models: AgentModels, *, stor
         print(f"=== session {sid} ({len(lines)} turns)")
         sub_out = out_dir / sid if out_dir else None
         result = asyncio.run(chat_session(lines, config, models, session_id=sid, store=store,
-                                          out_dir=sub_out, on_turn=print_turn))
+                                          out_dir=sub_out, on_turn=print_turn, long_term=long_term))
         print(f"\nmonologue triggered on {result.triggered_share:.0%} of {len(result.turns)} turns")
         results.append(result)
     return results

@@ -60,8 +60,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
     models = load_models(config)
     _print_models_loaded(models)
     out = Path(args.out)
+    from pipeline.builder import user_memory
+
+    long_term = user_memory(config, models, args.user, args.store)
     result = asyncio.run(replay_audio(session, config, models, out, paced=args.paced, handle_sigint=True,
-                                      session_id=args.session, store=_store(args, config)))
+                                      session_id=args.session, store=_store(args, config), long_term=long_term))
     if result.session_id:
         print(f"session {result.session_id} (state: monologue state show {result.session_id})")
     transcript = (out / "transcript.txt").read_text(encoding="utf-8") if (out / "transcript.txt").exists() else ""
@@ -91,7 +94,8 @@ def cmd_talk(args: argparse.Namespace) -> int:
         return 0
     config = _config(args)
     return asyncio.run(run_talk(config, Path(args.out), input_device=args.input, output_device=args.output,
-                                session_id=args.session, store=_store(args, config)))
+                                session_id=args.session, store=_store(args, config),
+                                user_id=args.user, store_path=args.store))
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
@@ -103,9 +107,12 @@ def cmd_chat(args: argparse.Namespace) -> int:
     if not path.is_file():
         print(f"monologue: script {path} does not exist", file=sys.stderr)
         return 2
+    from pipeline.builder import user_memory
+
     models = load_text_models(config)
     run_script(path, config, models, store=_store(args, config), session_id=args.session,
-               out_dir=Path(args.out) if args.out else None)
+               out_dir=Path(args.out) if args.out else None,
+               long_term=user_memory(config, models, args.user, args.store))
     return 0
 
 
@@ -227,7 +234,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--llm", help="litellm model string, e.g. openai/gpt-4o-mini")
         p.add_argument("--out", default="out", help="folder for reply.wav, trace.jsonl, transcript.txt")
         p.add_argument("--session", help="session id (default: a new one); the same id continues its state")
-        p.add_argument("--store", help="SQLite file for session state (default: store.path in the config)")
+        p.add_argument("--store", help="SQLite file for session state and memories (default: store.path)")
+        p.add_argument("--user", help="remember this user across sessions (long-term memory); none: nothing is kept")
 
     replay = sub.add_parser("replay", help="replay a recorded session (file or folder of turn files)")
     replay.add_argument("path")

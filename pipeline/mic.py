@@ -31,7 +31,7 @@ from pipecat.workers.runner import WorkerRunner
 from configs import MonologueConfig
 from memory.store import StateStore
 from memory.working import WorkingMemory
-from pipeline.builder import AgentModels, build_processors, load_models, session_memory
+from pipeline.builder import AgentModels, build_processors, load_models, session_memory, user_memory
 from processors.frames import ReplyAudioFrame
 
 SD_REQUIREMENT = "sounddevice==0.5.6 (and the system's PortAudio library, e.g. apt-get install libportaudio2)"
@@ -237,9 +237,10 @@ class SpeakerOutput(FrameProcessor):
 
 def build_talk_worker(config: MonologueConfig, models: AgentModels, out_dir: Path, sd: StreamFactory, *,
                       input_device: int | str | None = None, output_device: int | str | None = None,
-                      memory: WorkingMemory | None = None) -> tuple[PipelineWorker, Any]:
+                      memory: WorkingMemory | None = None,
+                      long_term: Any = None) -> tuple[PipelineWorker, Any]:
     speaker = SpeakerOutput(sd, device=output_device)
-    parts = build_processors(config, models, out_dir, memory=memory)
+    parts = build_processors(config, models, out_dir, memory=memory, long_term=long_term)
     mic = MicrophoneSource(sd, device=input_device, target_rate=config.audio.sample_rate,
                            chunk_ms=config.audio.chunk_ms, muted=lambda: speaker.speaking)
     pipeline = Pipeline([mic, *parts.before_output(), speaker, parts.trace])
@@ -250,13 +251,16 @@ def build_talk_worker(config: MonologueConfig, models: AgentModels, out_dir: Pat
 
 async def run_talk(config: MonologueConfig, out_dir: Path, *, input_device: str | None = None,
                    output_device: str | None = None, sd: StreamFactory | None = None,
-                   session_id: str | None = None, store: StateStore | None = None) -> int:
+                   session_id: str | None = None, store: StateStore | None = None,
+                   user_id: str | None = None, store_path: str | None = None) -> int:
     sd = sd or _sounddevice()
     models = await asyncio.to_thread(load_models, config)
     memory = session_memory(config, models, session_id, store)
+    long_term = await asyncio.to_thread(user_memory, config, models, user_id, store_path)
     worker, parts = build_talk_worker(config, models, out_dir, sd,
                                       input_device=_device_arg(input_device),
-                                      output_device=_device_arg(output_device), memory=memory)
+                                      output_device=_device_arg(output_device), memory=memory,
+                                      long_term=long_term)
     if memory is not None:
         print(f"session {memory.session_id}", flush=True)
     print("Listening — speak, and press Ctrl-C to stop.", flush=True)

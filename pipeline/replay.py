@@ -18,6 +18,7 @@ from pipecat.workers.runner import WorkerRunner
 
 from configs import MonologueConfig
 from pipeline.audio_io import SessionAudio, load_session, write_wav
+from memory.longterm import LongTermMemory
 from memory.store import StateStore
 from pipeline.builder import AgentModels, TurnGate, build_processors, session_memory
 from processors.audio_out import ReplyRecorder
@@ -98,11 +99,12 @@ class ReplayResult:
 
 async def replay_audio(session: SessionAudio, config: MonologueConfig, models: AgentModels,
                        out_dir: Path, *, paced: bool = False, handle_sigint: bool = False,
-                       session_id: str | None = None, store: StateStore | None = None) -> ReplayResult:
+                       session_id: str | None = None, store: StateStore | None = None,
+                       long_term: LongTermMemory | None = None) -> ReplayResult:
     gate = TurnGate()
     memory = session_memory(config, models, session_id, store)
     parts = build_processors(config, models, out_dir, on_turn_end=gate.turn_started,
-                             on_turn_done=gate.turn_done, memory=memory)
+                             on_turn_done=gate.turn_done, memory=memory, long_term=long_term)
     recorder = ReplyRecorder()
     source = ReplaySource(session, gate, chunk_ms=config.audio.chunk_ms, paced=paced,
                           tail_silence_secs=config.replay.tail_silence_secs)

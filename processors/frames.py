@@ -33,6 +33,7 @@ class TurnRecord:
     tts: dict[str, Any] = field(default_factory=dict)
     state_update: Any = None         # asyncio future of the working-memory update, if one runs
     state_version: int | None = None  # the state version the reply was built on
+    memories: dict[str, Any] = field(default_factory=dict)   # long-term memories recalled for the reply
     marks: dict[str, float] = field(default_factory=dict)     # wall time of each stage's end
     compute: dict[str, float] = field(default_factory=dict)   # seconds inside each model call
 

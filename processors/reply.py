@@ -12,6 +12,7 @@ from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from memory.conversation import ConversationLog, Utterance
+from memory.longterm import LongTermMemory
 from memory.options import render_options
 from memory.render import render_state_for_reply
 from memory.state import SessionState
@@ -125,12 +126,15 @@ class ReplyProcessor(FrameProcessor):
 
     def __init__(self, llm: ChatLLM, log: ConversationLog, prompt: PromptOptions, *,
                  language: str = "en", min_clause_chars: int = 12,
-                 memory: WorkingMemory | None = None, options: list[dict[str, Any]] | None = None) -> None:
+                 memory: WorkingMemory | None = None, options: list[dict[str, Any]] | None = None,
+                 long_term: LongTermMemory | None = None) -> None:
         super().__init__()
         self._llm = llm
         self._memory = memory
         self._options = options
         self._window = PromptWindow(prompt.recent_turns)
+        self._long_term = long_term
+        self._background: set[asyncio.Task] = set()
         self._log = log
         self._prompt = prompt
         self._language = language
@@ -162,6 +166,37 @@ class ReplyProcessor(FrameProcessor):
         turn.state_version = state.version
         return self._render(state), ""
 
+    async def _with_memories(self, turn: TurnRecord, state_text: str | None) -> str | None:
+        """Add what earlier sessions remember, if found within the latency budget (L17)."""
+        if self._long_term is None:
+            return state_text
+        session = self._memory.session_id if self._memory else ""
+        recalled, ms, timed_out = await self._long_term.recall(turn.text, exclude_session=session)
+        turn.memories = {"recalled": recalled, "ms": round(ms, 1), "timed_out": timed_out}
+        if not recalled:
+            return state_text
+        note = "Remembered from earlier conversations (the user said): " + " / ".join(recalled)
+        return f"{state_text}\n{note}" if state_text else note
+
+    def _remember_later(self, turn: TurnRecord) -> None:
+        """Write the user's turn to long-term memory off the critical path."""
+        if self._long_term is None or turn.turn_class != "information_change":
+            return
+        session = self._memory.session_id if self._memory else ""
+        task = asyncio.ensure_future(self._long_term.remember_later(
+            turn.text, session_id=session, turn=turn.turn_id, turn_class=turn.turn_class))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def flush(self) -> None:
+        """Wait for background memory writes (end of session, tests)."""
+        if self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
+
+    async def cleanup(self) -> None:
+        await self.flush()
+        await super().cleanup()
+
     def _render(self, state: SessionState) -> str:
         assert self._memory is not None
         text = render_state_for_reply(state, self._memory.schema, self._memory.options.language)
@@ -182,6 +217,7 @@ class ReplyProcessor(FrameProcessor):
             self._log.add("assistant", clarify, turn.turn_id)
             await self.push_frame(AgentTurnEndFrame(turn=turn))
             return
+        state_text = await self._with_memories(turn, state_text)
         messages = build_reply_prompt(self._log, turn, self._prompt, state_text,
                                       self._window.select(self._log, turn.turn_id))
         turn.reply_prompt = messages
@@ -212,6 +248,7 @@ class ReplyProcessor(FrameProcessor):
         self._log.add("assistant", turn.reply_text, turn.turn_id)
         if self._memory is not None and turn.reply_text and not turn.reply_error:
             await self._memory.record_agent_turn(turn.reply_text, turn=turn.turn_id)
+        self._remember_later(turn)
         await self.push_frame(AgentTurnEndFrame(turn=turn))
 
     async def _say(self, turn: TurnRecord, clause: str, spoken: list[str]) -> None:

@@ -25,6 +25,7 @@ def trace_line(turn: TurnRecord) -> dict[str, Any]:
         "turn_class": turn.turn_class,
         "classifier": turn.classifier,
         "monologue": turn.monologue,
+        "memories": turn.memories,
         "reply": {"model": turn.reply_model, "state_version": turn.state_version,
                   "prompt": turn.reply_prompt, "text": turn.reply_text, "error": turn.reply_error},
         "tts": turn.tts,

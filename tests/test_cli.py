@@ -109,3 +109,29 @@ def test_memory_commands(tmp_path):
     assert refused.returncode == 2 and "--yes" in refused.stderr
     erased = _run("memory", "erase", "--user", "ann", "--yes", "--store", str(store_path))
     assert "erased 1 memories" in erased.stdout
+
+
+def test_a_preference_from_session_one_reaches_session_three(tmp_path):
+    """Three runs of the process, one user: what session 1 said is recalled in session 3."""
+    store = tmp_path / "monologue.db"
+    env = {"MONOLOGUE__LLM__MODEL": "openai/gpt-4o-mini", "MONOLOGUE__LLM__FALLBACK": "null",
+           "MONOLOGUE__LLM__MOCK_RESPONSE": "Noted."}
+    scripts = ["I'm allergic to peanuts, and I never want spicy food.\n",
+               "The weather is nice today.\nThanks, bye.\n",
+               "Book a table for two on Friday at 8 pm.\n"]
+    outputs = []
+    for index, script in enumerate(scripts, 1):
+        path = tmp_path / f"s{index}.txt"
+        path.write_text(script)
+        result = _run("chat", "--script", str(path), "--user", "ann", "--store", str(store),
+                      "--session", f"ann-{index}", "--out", str(tmp_path / f"out{index}"), env_extra=env)
+        assert result.returncode == 0, result.stderr
+        outputs.append(result.stdout)
+    assert "remembered: I'm allergic to peanuts, and I never want spicy food." in outputs[2]
+    import json
+
+    trace = [json.loads(line) for line in (tmp_path / "out3" / "ann-3" / "trace.jsonl").read_text().splitlines()]
+    assert "allergic to peanuts" in json.dumps(trace[0]["reply"]["prompt"])
+    assert trace[0]["memories"]["timed_out"] is False
+    other = _run("memory", "list", "--user", "bob", "--store", str(store))
+    assert "0 memories" in other.stdout            # nothing reaches another user
