@@ -203,6 +203,24 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
     )
 
 
+def make_worker(processors: list[Any]) -> Any:
+    """A PipelineWorker for a headless agent: no RTVI, no idle timeout (a quiet user is
+    not a reason to hang up), no pipecat turn tracking (the trace does that)."""
+    from pipecat.pipeline.pipeline import Pipeline
+    from pipecat.pipeline.worker import PipelineWorker
+
+    return PipelineWorker(Pipeline(processors), enable_rtvi=False, cancel_on_idle_timeout=False,
+                          idle_timeout_secs=None, enable_turn_tracking=False)
+
+
+async def run_worker(worker: Any, *, handle_sigint: bool = False) -> None:
+    from pipecat.workers.runner import WorkerRunner
+
+    runner = WorkerRunner(handle_sigint=handle_sigint)
+    await runner.add_workers(worker)
+    await runner.run()
+
+
 class TurnGate:
     """Counts user turns the agent has not finished answering.
 

@@ -13,16 +13,21 @@ from pathlib import Path
 from typing import Callable
 
 from pipecat.frames.frames import EndWorkerFrame, Frame, StartFrame
-from pipecat.pipeline.pipeline import Pipeline
-from pipecat.pipeline.worker import PipelineWorker
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
-from pipecat.workers.runner import WorkerRunner
 
 from configs import MonologueConfig
 from memory.longterm import LongTermMemory
 from memory.store import StateStore
 from memory.working import WorkingMemory
-from pipeline.builder import AgentModels, TurnGate, build_processors, new_session_id, session_memory
+from pipeline.builder import (
+    AgentModels,
+    TurnGate,
+    build_processors,
+    make_worker,
+    new_session_id,
+    run_worker,
+    session_memory,
+)
 from processors.frames import TurnRecord, UserTurnFrame
 
 SESSION_BREAK = "---"
@@ -91,13 +96,9 @@ async def chat_session(lines: list[str], config: MonologueConfig, models: AgentM
 
     parts = build_processors(config, models, out_dir, on_turn_done=done, memory=memory, long_term=long_term)
     source = TextTurnSource(lines, gate)
-    pipeline = Pipeline([source, parts.classifier, parts.monologue, parts.reply, parts.trace])
-    worker = PipelineWorker(pipeline, enable_rtvi=False, cancel_on_idle_timeout=False,
-                            idle_timeout_secs=None, enable_turn_tracking=False)
-    runner = WorkerRunner(handle_sigint=False)
-    await runner.add_workers(worker)
+    worker = make_worker([source, parts.classifier, parts.monologue, parts.reply, parts.trace])
     try:
-        await runner.run()
+        await run_worker(worker)
     finally:
         parts.trace.close()
     return ChatResult(memory.session_id if memory else "", parts.trace.turns, parts.classifier.triggered_share)

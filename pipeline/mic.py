@@ -23,15 +23,20 @@ from pipecat.frames.frames import (
     InputAudioRawFrame,
     StartFrame,
 )
-from pipecat.pipeline.pipeline import Pipeline
-from pipecat.pipeline.worker import PipelineWorker
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
-from pipecat.workers.runner import WorkerRunner
 
 from configs import MonologueConfig
 from memory.store import StateStore
 from memory.working import WorkingMemory
-from pipeline.builder import AgentModels, build_processors, load_models, session_memory, user_memory
+from pipeline.builder import (
+    AgentModels,
+    build_processors,
+    load_models,
+    make_worker,
+    run_worker,
+    session_memory,
+    user_memory,
+)
 from processors.frames import ReplyAudioFrame
 
 SD_REQUIREMENT = "sounddevice==0.5.6 (and the system's PortAudio library, e.g. apt-get install libportaudio2)"
@@ -238,15 +243,12 @@ class SpeakerOutput(FrameProcessor):
 def build_talk_worker(config: MonologueConfig, models: AgentModels, out_dir: Path, sd: StreamFactory, *,
                       input_device: int | str | None = None, output_device: int | str | None = None,
                       memory: WorkingMemory | None = None,
-                      long_term: Any = None) -> tuple[PipelineWorker, Any]:
+                      long_term: Any = None) -> tuple[Any, Any]:
     speaker = SpeakerOutput(sd, device=output_device)
     parts = build_processors(config, models, out_dir, memory=memory, long_term=long_term)
     mic = MicrophoneSource(sd, device=input_device, target_rate=config.audio.sample_rate,
                            chunk_ms=config.audio.chunk_ms, muted=lambda: speaker.speaking)
-    pipeline = Pipeline([mic, *parts.before_output(), speaker, parts.trace])
-    worker = PipelineWorker(pipeline, enable_rtvi=False, cancel_on_idle_timeout=False,
-                            idle_timeout_secs=None, enable_turn_tracking=False)
-    return worker, parts
+    return make_worker([mic, *parts.before_output(), speaker, parts.trace]), parts
 
 
 async def run_talk(config: MonologueConfig, out_dir: Path, *, input_device: str | None = None,
@@ -264,10 +266,8 @@ async def run_talk(config: MonologueConfig, out_dir: Path, *, input_device: str 
     if memory is not None:
         print(f"session {memory.session_id}", flush=True)
     print("Listening — speak, and press Ctrl-C to stop.", flush=True)
-    runner = WorkerRunner(handle_sigint=True)
-    await runner.add_workers(worker)
     try:
-        await runner.run()
+        await run_worker(worker, handle_sigint=True)
     finally:
         parts.trace.close()
         print(f"\n{len(parts.trace.turns)} turn(s); trace in {out_dir / 'trace.jsonl'}", flush=True)

@@ -11,16 +11,13 @@ from typing import Any
 import numpy as np
 from loguru import logger
 from pipecat.frames.frames import CancelFrame, EndWorkerFrame, Frame, InputAudioRawFrame, StartFrame
-from pipecat.pipeline.pipeline import Pipeline
-from pipecat.pipeline.worker import PipelineWorker
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
-from pipecat.workers.runner import WorkerRunner
 
 from configs import MonologueConfig
 from pipeline.audio_io import SessionAudio, load_session, write_wav
 from memory.longterm import LongTermMemory
 from memory.store import StateStore
-from pipeline.builder import AgentModels, TurnGate, build_processors, session_memory
+from pipeline.builder import AgentModels, TurnGate, build_processors, make_worker, run_worker, session_memory
 from processors.audio_out import ReplyRecorder
 from processors.frames import TurnRecord
 
@@ -108,14 +105,10 @@ async def replay_audio(session: SessionAudio, config: MonologueConfig, models: A
     recorder = ReplyRecorder()
     source = ReplaySource(session, gate, chunk_ms=config.audio.chunk_ms, paced=paced,
                           tail_silence_secs=config.replay.tail_silence_secs)
-    pipeline = Pipeline([source, *parts.before_output(), recorder, parts.trace])
-    worker = PipelineWorker(pipeline, enable_rtvi=False, cancel_on_idle_timeout=False,
-                            idle_timeout_secs=None, enable_turn_tracking=False)
-    runner = WorkerRunner(handle_sigint=handle_sigint)
+    worker = make_worker([source, *parts.before_output(), recorder, parts.trace])
     started = time.perf_counter()
-    await runner.add_workers(worker)
     try:
-        await runner.run()
+        await run_worker(worker, handle_sigint=handle_sigint)
     finally:
         parts.trace.close()
     wall = time.perf_counter() - started

