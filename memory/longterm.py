@@ -13,8 +13,10 @@ from typing import Callable
 
 import numpy as np
 
+from memory.profile import ProfileStore, UserProfile, opening_line, seed_operations, update_profile
 from memory.retrieval import RetrievalWeights, Retriever
 from memory.stream import MemoryStore, MemoryStream
+from memory.working import WorkingMemory
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -30,14 +32,51 @@ class LongTermMemory:
     """One user's long-term memory across sessions (seed 002's memory stream)."""
 
     def __init__(self, store: MemoryStore, user_id: str, embed: Embed | None = None,
-                 options: LongTermOptions | None = None, clock: Callable[[], float] = time.time) -> None:
+                 options: LongTermOptions | None = None, clock: Callable[[], float] = time.time,
+                 profiles: ProfileStore | None = None) -> None:
         self.user_id = user_id
+        self.profiles = profiles or ProfileStore(":memory:")
         self.options = options or LongTermOptions()
         self.stream = MemoryStream(store, user_id, embed=embed, clock=clock)
         # Recall favours relevance: the seed's recency/importance weights bury the
         # answer on question-style queries (LoCoMo R@10 .445 vs .693, bench_locomo.py).
         self.retriever = Retriever(self.stream, RetrievalWeights(recency=0.05, importance=0.15, relevance=0.8))
         self._lock = asyncio.Lock()
+
+    def profile(self) -> UserProfile:
+        return self.profiles.load(self.user_id)
+
+    async def start_session(self, memory: WorkingMemory | None) -> str:
+        """Load the profile into a fresh session's state; returns the opening line."""
+        profile = await asyncio.to_thread(self.profile)
+        schema = memory.schema if memory else None
+        if memory is not None:
+            await memory.seed(seed_operations(profile), "Loaded from the profile, to confirm: "
+                              + ", ".join(f"{f.key} {f.comparator} {f.value}" for f in profile.facts.values()))
+        if schema is None:
+            from memory.schema import load_schema
+
+            schema = load_schema("restaurant")
+        language = memory.options.language if memory else "en"
+        return opening_line(profile, schema, language)
+
+    async def end_session(self, memory: WorkingMemory | None) -> int:
+        """Fold the session's lasting preferences into the profile; returns audit entries written."""
+        if memory is None:
+            return 0
+
+        def run() -> int:
+            state = memory.state
+            if not state.version:
+                return 0
+            withdrawn = {c.slot.split(":")[0] for c in memory.history() if c.action == "withdrawn"}
+            profile = self.profiles.load(self.user_id)
+            audit = update_profile(profile, state, memory.schema, withdrawn)
+            self.profiles.save(profile, audit)
+            return len(audit)
+
+        async with self._lock:
+            return await asyncio.to_thread(run)
 
     def warm_up(self) -> float:
         """Load the stream, build its index and run the encoder once, before the first

@@ -22,6 +22,7 @@ class KeySpec:
     name: str
     type: str = "text"
     multi: bool = False
+    durable: bool = False            # a lasting preference (profile), not a one-off detail
     default_op: str = "="
     labels: dict[str, str] = field(default_factory=dict)
     aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -79,7 +80,7 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
         if kind not in KEY_TYPES:
             raise ValueError(f"domain {data.get('name')}: key {name} has type {kind!r}; use one of {KEY_TYPES}")
         keys[name] = KeySpec(
-            name=name, type=kind, multi=bool(raw.get("multi", False)),
+            name=name, type=kind, multi=bool(raw.get("multi", False)), durable=bool(raw.get("durable", False)),
             default_op=str(raw.get("default_op", "=")),
             labels={k: str(v) for k, v in (raw.get("label") or {}).items()},
             aliases=_words(raw.get("aliases")),

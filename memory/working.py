@@ -146,6 +146,21 @@ class WorkingMemory:
                 except VersionConflict:
                     await asyncio.sleep(0)
 
+    async def seed(self, ops: list[Operation], note: str) -> bool:
+        """Start a fresh session from known preferences, each marked "to confirm"."""
+        async with self._lock:
+            base = self.state
+            if base.version or not ops:
+                return False
+            applied = apply_operations(base, ops, self.schema, turn=0, expire_after=0,
+                                       language=self.options.language)
+            for op in ops:
+                for condition in applied.state.find(op.key):
+                    condition.status = "to_confirm"
+            applied.state.last_monologue = note
+            await asyncio.to_thread(self.store.commit, applied.state, base.version, applied.changes)
+            return True
+
     def _wants_llm(self, ops: list[Operation], turn_class: str) -> bool:
         if self.llm is None or self.options.llm_mode == "never":
             return False

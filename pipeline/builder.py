@@ -155,9 +155,11 @@ def user_memory(config: MonologueConfig, models: AgentModels, user_id: str | Non
     """A user's long-term memory, or None when no user is named (nothing is kept then)."""
     if not user_id:
         return None
+    from memory.profile import ProfileStore
     from memory.stream import MemoryStore
 
-    long_term = LongTermMemory(MemoryStore(store_path or config.store.path), user_id, embed=models.encoder())
+    path = store_path or config.store.path
+    long_term = LongTermMemory(MemoryStore(path), user_id, embed=models.encoder(), profiles=ProfileStore(path))
     long_term.warm_up()
     return long_term
 

@@ -78,6 +78,7 @@ class ChatResult:
     session_id: str
     turns: list[TurnRecord] = field(default_factory=list)
     triggered_share: float = 0.0
+    opening: str = ""
 
 
 async def chat_session(lines: list[str], config: MonologueConfig, models: AgentModels, *,
@@ -94,6 +95,9 @@ async def chat_session(lines: list[str], config: MonologueConfig, models: AgentM
             on_turn(turn, memory)
         gate.turn_done(turn)
 
+    opening = await long_term.start_session(memory) if long_term else ""
+    if opening and on_turn is not None:
+        print(f"\nagent ▸ {opening}")
     parts = build_processors(config, models, out_dir, on_turn_done=done, memory=memory, long_term=long_term)
     source = TextTurnSource(lines, gate)
     worker = make_worker([source, parts.classifier, parts.monologue, parts.reply, parts.trace])
@@ -101,7 +105,10 @@ async def chat_session(lines: list[str], config: MonologueConfig, models: AgentM
         await run_worker(worker)
     finally:
         parts.trace.close()
-    return ChatResult(memory.session_id if memory else "", parts.trace.turns, parts.classifier.triggered_share)
+        if long_term is not None:
+            await long_term.end_session(memory)
+    return ChatResult(memory.session_id if memory else "", parts.trace.turns, parts.classifier.triggered_share,
+                      opening)
 
 
 def print_turn(turn: TurnRecord, memory: WorkingMemory | None) -> None:

@@ -199,9 +199,43 @@ def cmd_memory(args: argparse.Namespace) -> int:
         if not args.yes:
             print(f"monologue: erase deletes every memory of {args.user!r}; add --yes to confirm", file=sys.stderr)
             return 2
-        print(f"erased {stream.store.erase_user(args.user)} memories of {args.user!r}")
+        from memory.profile import ProfileStore
+
+        count = stream.store.erase_user(args.user)
+        ProfileStore(args.store or _config_store_path(args)).erase(args.user)
+        print(f"erased {count} memories of {args.user!r}, and their profile and its audit log")
         return 0
     return 2
+
+
+def _config_store_path(args: argparse.Namespace) -> str:
+    from configs import load_config
+
+    return load_config(args.config).store.path
+
+
+def cmd_profile_show(args: argparse.Namespace) -> int:
+    import datetime as dt
+
+    from memory.profile import ProfileStore
+
+    profiles = ProfileStore(args.store or _config_store_path(args))
+    profile = profiles.load(args.user)
+    if not profile.facts and not profile.last_session:
+        print(f"no profile for {args.user!r} yet")
+        return 0
+    print(f"profile of {args.user!r} (version {profile.version})")
+    for fact in profile.facts.values():
+        when = dt.datetime.fromtimestamp(fact.updated_at).strftime("%Y-%m-%d %H:%M")
+        print(f"  {fact.key} {fact.comparator} {fact.value}   (\"{fact.words}\", session {fact.session_id}, {when})")
+    if profile.last_session:
+        print(f"last session {profile.last_session.get('id')}: {profile.last_session.get('goal') or '-'}; "
+              + "; ".join(profile.last_session.get("conditions", [])))
+    print("audit log:")
+    for entry in profiles.audit(args.user):
+        when = dt.datetime.fromtimestamp(entry["at"]).strftime("%Y-%m-%d %H:%M")
+        print(f"  {when} {entry['what']}: {entry['before']} → {entry['after']} ({entry['reason']}, {entry['session']})")
+    return 0
 
 
 def cmd_models(args: argparse.Namespace) -> int:
@@ -285,6 +319,14 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "erase":
             cmd.add_argument("--yes", action="store_true")
         cmd.set_defaults(func=cmd_memory)
+
+    profile = sub.add_parser("profile", help="a user's lasting preferences and their audit log")
+    profile_sub = profile.add_subparsers(dest="profile_command", required=True)
+    profile_show = profile_sub.add_parser("show")
+    profile_show.add_argument("--user", required=True)
+    profile_show.add_argument("--config")
+    profile_show.add_argument("--store")
+    profile_show.set_defaults(func=cmd_profile_show)
 
     models = sub.add_parser("models", help="list each model, its package, size and whether it loads")
     models.add_argument("--load", action="store_true", help="load each model (slower) instead of only finding it")

@@ -265,10 +265,14 @@ async def run_talk(config: MonologueConfig, out_dir: Path, *, input_device: str 
                                       long_term=long_term)
     if memory is not None:
         print(f"session {memory.session_id}", flush=True)
+    if long_term is not None:
+        print(f"agent ▸ {await long_term.start_session(memory)}", flush=True)
     print("Listening — speak, and press Ctrl-C to stop.", flush=True)
     try:
         await run_worker(worker, handle_sigint=True)
     finally:
+        if long_term is not None:
+            await long_term.end_session(memory)
         parts.trace.close()
         print(f"\n{len(parts.trace.turns)} turn(s); trace in {out_dir / 'trace.jsonl'}", flush=True)
     return 0

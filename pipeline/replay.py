@@ -106,11 +106,15 @@ async def replay_audio(session: SessionAudio, config: MonologueConfig, models: A
     source = ReplaySource(session, gate, chunk_ms=config.audio.chunk_ms, paced=paced,
                           tail_silence_secs=config.replay.tail_silence_secs)
     worker = make_worker([source, *parts.before_output(), recorder, parts.trace])
+    if long_term is not None:
+        logger.info(f"opening line: {await long_term.start_session(memory)}")
     started = time.perf_counter()
     try:
         await run_worker(worker, handle_sigint=handle_sigint)
     finally:
         parts.trace.close()
+        if long_term is not None:
+            await long_term.end_session(memory)
     wall = time.perf_counter() - started
     _write_audio(out_dir, session, recorder)
     return ReplayResult(out_dir, parts.trace.turns, session.duration_secs, wall,

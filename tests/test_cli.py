@@ -135,3 +135,31 @@ def test_a_preference_from_session_one_reaches_session_three(tmp_path):
     assert trace[0]["memories"]["timed_out"] is False
     other = _run("memory", "list", "--user", "bob", "--store", str(store))
     assert "0 memories" in other.stdout            # nothing reaches another user
+
+
+def test_profile_carries_preferences_into_the_next_session(tmp_path):
+    store = tmp_path / "monologue.db"
+    env = {"MONOLOGUE__LLM__MODEL": "openai/gpt-4o-mini", "MONOLOGUE__LLM__FALLBACK": "null",
+           "MONOLOGUE__LLM__MOCK_RESPONSE": "Noted."}
+
+    def chat(index: int, script: str) -> str:
+        path = tmp_path / f"p{index}.txt"
+        path.write_text(script)
+        result = _run("chat", "--script", str(path), "--user", "kim", "--store", str(store),
+                      "--session", f"kim-{index}", "--out", str(tmp_path / f"o{index}"), env_extra=env)
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    first = chat(1, "Table for four on Saturday at 7 pm, no spicy food, and a window seat please.\n")
+    assert "any preferences I should know about" in first          # cold start asks
+    second = chat(2, "Forget the window seat.\nWhat do you recommend?\n")
+    assert "Welcome back! Last time: book a restaurant table" in second
+    assert "dietary excludes spicy" in second and "(to confirm)" in second
+    import json
+
+    trace = [json.loads(x) for x in (tmp_path / "o2" / "kim-2" / "trace.jsonl").read_text().splitlines()]
+    prompt = json.dumps(trace[1]["reply"]["prompt"])
+    assert "no spicy food" in prompt and "Chili House" not in prompt and "Places that fit" in prompt
+    shown = _run("profile", "show", "--user", "kim", "--store", str(store))
+    assert "dietary excludes spicy" in shown.stdout and "seating" not in shown.stdout.split("audit log:")[0]
+    assert "the user withdrew it" in shown.stdout
