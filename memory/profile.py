@@ -21,6 +21,26 @@ from memory.schema import DomainSchema
 from memory.state import Condition, Operation, SessionState, describe_condition
 
 
+SESSION_STATUSES = ("NOT_STARTED", "IN_PROGRESS", "WAITING_FOR_USER", "COMPLETED", "ARCHIVED")
+ARCHIVE_AFTER_DAYS = 30.0
+
+
+def session_status(state: SessionState | None, ended_at: float | None = None, now: float | None = None) -> str:
+    """Where a task stands across sessions (seed 001): nothing said yet; being worked on;
+    waiting for the user's answer; done (everything confirmed); or old enough to archive."""
+    if state is None or not state.version:
+        return "NOT_STARTED"
+    now = time.time() if now is None else now
+    if ended_at is not None and now - ended_at > ARCHIVE_AFTER_DAYS * 86400:
+        return "ARCHIVED"
+    if state.pending:
+        return "WAITING_FOR_USER"
+    live = list(state.constraints.values())
+    if live and all(c.confirmed for c in live):
+        return "COMPLETED"
+    return "IN_PROGRESS"
+
+
 @dataclass
 class ProfileFact:
     key: str
@@ -127,7 +147,7 @@ def update_profile(profile: UserProfile, state: SessionState, schema: DomainSche
         old = profile.facts.pop(slot)
         audit.append((slot, _fact_view(old), None, "the user withdrew it", state.session_id))
     profile.last_session = {
-        "id": state.session_id, "ended_at": now, "goal": state.goal,
+        "id": state.session_id, "ended_at": now, "goal": state.goal, "status": session_status(state, now, now),
         "conditions": [describe_condition(c, schema) for c in state.constraints.values()],
         "open": [p.question for p in state.pending],
     }
@@ -153,6 +173,9 @@ def opening_line(profile: UserProfile, schema: DomainSchema, language: str = "en
             return "你好！第一次见面，先问一下：" + "、".join(keys) + "方面有什么偏好吗？" if keys else "你好！"
         return ("Hi! Before we start — any preferences I should know about, like " + " or ".join(keys) + "?"
                 if keys else "Hi! How can I help?")
+    status = last.get("status", "IN_PROGRESS")
+    if status == "ARCHIVED" or (last.get("ended_at") and time.time() - last["ended_at"] > ARCHIVE_AFTER_DAYS * 86400):
+        last = {"goal": "", "conditions": []}   # too old to pick up: greet, keep the preferences
     where = last.get("goal") or "our last conversation"
     if language == "zh":
         line = f"欢迎回来！上次我们在{where}"
@@ -161,6 +184,8 @@ def opening_line(profile: UserProfile, schema: DomainSchema, language: str = "en
         return line
     line = f"Welcome back! Last time: {where}"
     line += f" ({'; '.join(last.get('conditions', [])[:3])})" if last.get("conditions") else ""
+    if status == "COMPLETED":
+        line += ", all confirmed"
     if last.get("open"):
         line += f". Still open: {last['open'][0]}"
     line += f". I still have {'; '.join(prefs)} — is that still right?" if prefs else ". Shall we pick up from there?"

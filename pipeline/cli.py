@@ -229,7 +229,8 @@ def cmd_profile_show(args: argparse.Namespace) -> int:
         when = dt.datetime.fromtimestamp(fact.updated_at).strftime("%Y-%m-%d %H:%M")
         print(f"  {fact.key} {fact.comparator} {fact.value}   (\"{fact.words}\", session {fact.session_id}, {when})")
     if profile.last_session:
-        print(f"last session {profile.last_session.get('id')}: {profile.last_session.get('goal') or '-'}; "
+        print(f"last session {profile.last_session.get('id')} [{profile.last_session.get('status', '?')}]: "
+              f"{profile.last_session.get('goal') or '-'}; "
               + "; ".join(profile.last_session.get("conditions", [])))
     print("audit log:")
     for entry in profiles.audit(args.user):

@@ -155,3 +155,36 @@ def test_store_erase_and_delete(stream):
     assert stream.store.delete("alice", one.id)
     assert stream.store.erase_user("alice") == 1
     assert stream.store.all("alice")[0] == []
+
+
+def test_session_status_machine():
+    from memory.profile import session_status
+    from memory.schema import load_schema
+    from memory.state import Operation, SessionState, apply_operations
+
+    schema = load_schema("restaurant")
+    assert session_status(None) == "NOT_STARTED"
+    state = apply_operations(SessionState("s"), [Operation("set", "party_size", "=", 4)], schema, turn=1).state
+    assert session_status(state) == "IN_PROGRESS"
+    asked = apply_operations(state, [Operation("set", "party_size", "=", 6, hedged=True)], schema, turn=2).state
+    assert session_status(asked) == "WAITING_FOR_USER"
+    done = apply_operations(state, [Operation("confirm")], schema, turn=2).state
+    assert session_status(done) == "COMPLETED"
+    assert session_status(done, ended_at=0.0, now=40 * DAY) == "ARCHIVED"
+
+
+def test_profile_audit_log_is_append_only(tmp_path):
+    import sqlite3
+
+    from memory.profile import ProfileStore, UserProfile
+
+    store = ProfileStore(tmp_path / "p.db")
+    store.save(UserProfile("u"), [("dietary:spicy", None, "dietary excludes spicy", "new preference", "s1")])
+    db = sqlite3.connect(tmp_path / "p.db")
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        db.execute("UPDATE audit_log SET reason = 'rewritten'")
+    db.rollback()
+    db.close()
+    assert store.audit("u")[0]["reason"] == "new preference"
+    store.erase("u")                       # erasure on request removes everything, the log too
+    assert store.audit("u") == [] and store.load("u").facts == {}
