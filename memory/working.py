@@ -90,7 +90,7 @@ class WorkingMemory:
     async def _update(self, text: str, turn: int, turn_class: str, asr_confidence: float | None) -> UpdateResult:
         started = time.perf_counter()
         timings: dict[str, float] = {}
-        before = self.state
+        before = await asyncio.to_thread(lambda: self.state)   # a store read stays off the event loop
         extraction = self.rules.extract(text, before, turn_class)
         ops = list(extraction.operations)
         timings["rules"] = (time.perf_counter() - started) * 1000
@@ -136,7 +136,7 @@ class WorkingMemory:
                 return   # small talk about the offer ("It is a moderate one") keeps it open
             ops = [Operation("propose", value=proposal), Operation("note_action", value=text[:200])]
             for _ in range(MAX_COMMIT_RETRIES):
-                base = self.state
+                base = await asyncio.to_thread(lambda: self.state)
                 applied = apply_operations(base, ops, self.schema, turn=base.turn, expire_after=0,
                                            language=self.options.language)
                 applied.state.version = base.version + 1
@@ -149,7 +149,7 @@ class WorkingMemory:
     async def seed(self, ops: list[Operation], note: str) -> bool:
         """Start a fresh session from known preferences, each marked "to confirm"."""
         async with self._lock:
-            base = self.state
+            base = await asyncio.to_thread(lambda: self.state)
             if base.version or not ops:
                 return False
             applied = apply_operations(base, ops, self.schema, turn=0, expire_after=0,
@@ -172,7 +172,7 @@ class WorkingMemory:
     async def _commit(self, ops: list[Operation], turn: int, asr_confidence: float | None,
                       note: str) -> tuple[Applied, SessionState]:
         for _ in range(MAX_COMMIT_RETRIES):
-            base = self.state
+            base = await asyncio.to_thread(lambda: self.state)
             try:
                 applied = apply_operations(base, ops, self.schema, turn=turn, asr_confidence=asr_confidence,
                                            expire_after=self.options.expire_after_turns,
