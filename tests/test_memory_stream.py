@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 
@@ -21,11 +23,12 @@ class Clock:
 
 
 def bag_of_words(texts: list[str]) -> np.ndarray:
-    """A tiny deterministic embedder: hashed word counts, normalised."""
-    out = np.zeros((len(texts), 64), dtype=np.float32)
+    """A tiny deterministic embedder: hashed word counts, normalised (crc32, not hash():
+    Python randomises str hashes per process, which made collisions — and merges — vary)."""
+    out = np.zeros((len(texts), 1024), dtype=np.float32)
     for i, text in enumerate(texts):
         for token in tokenize(text):
-            out[i, hash(token) % 64] += 1
+            out[i, zlib.crc32(token.encode()) % 1024] += 1
     norms = np.linalg.norm(out, axis=1, keepdims=True)
     return out / np.maximum(norms, 1e-9)
 
