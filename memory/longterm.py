@@ -15,6 +15,8 @@ import numpy as np
 
 from memory.profile import ProfileStore, UserProfile, opening_line, seed_operations, update_profile
 from memory.retrieval import RetrievalWeights, Retriever
+from memory.schema import DomainSchema
+from memory.structured import exact_answer
 from memory.stream import MemoryStore, MemoryStream
 from memory.working import WorkingMemory
 
@@ -42,6 +44,10 @@ class LongTermMemory:
         # answer on question-style queries (LoCoMo R@10 .445 vs .693, bench_locomo.py).
         self.retriever = Retriever(self.stream, RetrievalWeights(recency=0.05, importance=0.15, relevance=0.8))
         self._lock = asyncio.Lock()
+
+    def exact_answer(self, question: str, schema: DomainSchema, language: str = "en") -> str | None:
+        """Exact questions ("when did I last change the seat?") answered from records."""
+        return exact_answer(question, self.profiles, self.user_id, schema, language)
 
     def profile(self) -> UserProfile:
         return self.profiles.load(self.user_id)

@@ -9,6 +9,7 @@ Knows nothing of frames or audio; the pipeline's monologue stage calls `update`.
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +21,13 @@ from memory.schema import DomainSchema, load_schema
 from memory.state import Applied, Change, InvalidOperation, Operation, SessionState, apply_operations, state_diff
 from memory.store import MemoryStateStore, StateStore, VersionConflict
 
-MAX_COMMIT_RETRIES = 8
+MAX_COMMIT_RETRIES = 30
+
+
+async def _back_off(attempt: int) -> None:
+    """Jittered, growing pause after losing a compare-and-set race, so two writers that
+    keep colliding fall out of step instead of retrying in lockstep."""
+    await asyncio.sleep(random.uniform(0, min(0.002 * 2 ** attempt, 0.2)))
 
 
 @dataclass(frozen=True)
@@ -135,7 +142,7 @@ class WorkingMemory:
             if not proposal:
                 return   # small talk about the offer ("It is a moderate one") keeps it open
             ops = [Operation("propose", value=proposal), Operation("note_action", value=text[:200])]
-            for _ in range(MAX_COMMIT_RETRIES):
+            for attempt in range(MAX_COMMIT_RETRIES):
                 base = await asyncio.to_thread(lambda: self.state)
                 applied = apply_operations(base, ops, self.schema, turn=base.turn, expire_after=0,
                                            language=self.options.language)
@@ -144,7 +151,7 @@ class WorkingMemory:
                     await asyncio.to_thread(self.store.commit, applied.state, base.version, [])
                     return
                 except VersionConflict:
-                    await asyncio.sleep(0)
+                    await _back_off(attempt)
 
     async def seed(self, ops: list[Operation], note: str) -> bool:
         """Start a fresh session from known preferences, each marked "to confirm"."""
@@ -171,7 +178,7 @@ class WorkingMemory:
 
     async def _commit(self, ops: list[Operation], turn: int, asr_confidence: float | None,
                       note: str) -> tuple[Applied, SessionState]:
-        for _ in range(MAX_COMMIT_RETRIES):
+        for attempt in range(MAX_COMMIT_RETRIES):
             base = await asyncio.to_thread(lambda: self.state)
             try:
                 applied = apply_operations(base, ops, self.schema, turn=turn, asr_confidence=asr_confidence,
@@ -189,5 +196,5 @@ class WorkingMemory:
                 await asyncio.to_thread(self.store.commit, applied.state, base.version, applied.changes)
                 return applied, base
             except VersionConflict:
-                await asyncio.sleep(0)   # another writer won: re-read and re-apply the same operations
+                await _back_off(attempt)   # another writer won: re-read and re-apply the same operations
         raise VersionConflict(f"session {self.session_id}: gave up after {MAX_COMMIT_RETRIES} conflicting writes")

@@ -173,10 +173,18 @@ class ReplyProcessor(FrameProcessor):
         session = self._memory.session_id if self._memory else ""
         recalled, ms, timed_out = await self._long_term.recall(turn.text, exclude_session=session)
         turn.memories = {"recalled": recalled, "ms": round(ms, 1), "timed_out": timed_out}
-        if not recalled:
+        notes = []
+        if self._memory is not None:
+            exact = await asyncio.to_thread(self._long_term.exact_answer, turn.text, self._memory.schema,
+                                            self._memory.options.language)
+            if exact:
+                turn.memories["exact"] = exact
+                notes.append("From the records (exact): " + exact)
+        if recalled:
+            notes.append("Remembered from earlier conversations (the user said): " + " / ".join(recalled))
+        if not notes:
             return state_text
-        note = "Remembered from earlier conversations (the user said): " + " / ".join(recalled)
-        return f"{state_text}\n{note}" if state_text else note
+        return "\n".join(([state_text] if state_text else []) + notes)
 
     def _remember_later(self, turn: TurnRecord) -> None:
         """Write the user's turn to long-term memory off the critical path."""

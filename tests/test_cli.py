@@ -152,7 +152,7 @@ def test_profile_carries_preferences_into_the_next_session(tmp_path):
 
     first = chat(1, "Table for four on Saturday at 7 pm, no spicy food, and a window seat please.\n")
     assert "any preferences I should know about" in first          # cold start asks
-    second = chat(2, "Forget the window seat.\nWhat do you recommend?\n")
+    second = chat(2, "Forget the window seat.\nWhat do you recommend?\nWhen did I last change the seating?\n")
     assert "Welcome back! Last time: book a restaurant table" in second
     assert "dietary excludes spicy" in second and "(to confirm)" in second
     import json
@@ -160,6 +160,8 @@ def test_profile_carries_preferences_into_the_next_session(tmp_path):
     trace = [json.loads(x) for x in (tmp_path / "o2" / "kim-2" / "trace.jsonl").read_text().splitlines()]
     prompt = json.dumps(trace[1]["reply"]["prompt"])
     assert "no spicy food" in prompt and "Chili House" not in prompt and "Places that fit" in prompt
+    assert "seating = window" in trace[2]["memories"]["exact"]          # answered from the audit log
+    assert "From the records (exact)" in json.dumps(trace[2]["reply"]["prompt"])
     shown = _run("profile", "show", "--user", "kim", "--store", str(store))
     assert "dietary excludes spicy" in shown.stdout and "seating" not in shown.stdout.split("audit log:")[0]
     assert "the user withdrew it" in shown.stdout

@@ -191,3 +191,23 @@ def test_profile_audit_log_is_append_only(tmp_path):
     assert store.audit("u")[0]["reason"] == "new preference"
     store.erase("u")                       # erasure on request removes everything, the log too
     assert store.audit("u") == [] and store.load("u").facts == {}
+
+
+def test_exact_questions_are_answered_from_records(tmp_path):
+    from memory.profile import ProfileStore, UserProfile
+    from memory.schema import load_schema
+    from memory.structured import exact_answer
+
+    car = load_schema("in_car")
+    food = load_schema("restaurant")
+    store = ProfileStore(tmp_path / "p.db")
+    assert exact_answer("When did I last change the seat?", store, "u", car) == \
+        "There is no record of the seat being changed."                        # no record: no guess
+    profile = UserProfile("u", last_session={"id": "s9", "ended_at": 1_700_000_000.0, "goal": "book a restaurant table",
+                                             "conditions": ["party size = 4", "dietary excludes spicy"]})
+    store.save(profile, [("seat_position", None, "seat_position = lower", "new preference", "s8")])
+    answer = exact_answer("When did I last change the seat?", store, "u", car)
+    assert answer.startswith("The seat was last changed on ") and "seat_position = lower" in answer
+    assert "party size = 4" in exact_answer("What did I book last time?", store, "u", food)
+    assert "party size = 4" in exact_answer("上次我订了什么？", store, "u", food, "zh")
+    assert exact_answer("What's the weather like?", store, "u", food) is None
