@@ -27,7 +27,6 @@ Embed = Callable[[list[str]], np.ndarray]
 class LongTermOptions:
     recall_k: int = 3
     budget_ms: float = 250.0
-    min_importance_to_store: int = 4
 
 
 class LongTermMemory:

@@ -86,7 +86,7 @@ class Condition:
 @dataclass
 class PendingQuestion:
     id: int
-    kind: str                          # clarify | conflict | expiring | open
+    kind: str                          # clarify | conflict | open
     question: str
     key: str = ""
     turn: int = 0
@@ -264,7 +264,7 @@ class _Applier:
         new = Condition(op.key, comparator, op.value, op.words, self.turn, self.confidence,
                         last_mentioned=self.turn, multi=spec.multi)
         self.mentioned.add(slot)
-        waiting = [p for p in self.state.pending if p.key == op.key and p.kind in ("conflict", "clarify", "expiring")]
+        waiting = [p for p in self.state.pending if p.key == op.key and p.kind in ("conflict", "clarify")]
         existing = self.state.constraints.get(slot)
         if existing is None:
             self.state.constraints[slot] = new
@@ -346,14 +346,8 @@ class _Applier:
     def _op_reject(self, op: Operation) -> None:
         self.state.proposal = []
         pending = self._pending_for(op.key)
-        if pending is None:
-            return
-        self.resolve(pending, "user said no")
-        if pending.kind == "expiring" and pending.key:
-            for condition in self.state.find(pending.key):
-                del self.state.constraints[condition.slot]
-                self.record("withdrawn", condition.slot, describe_condition(condition), None,
-                            "user no longer wants it")
+        if pending is not None:
+            self.resolve(pending, "user said no")
 
     def _op_ask(self, op: Operation) -> None:
         # An ask may carry the operation to apply if the user says yes (a clarification).
@@ -382,8 +376,6 @@ class _Applier:
                 del self.state.constraints[slot]
                 self.record("expired", slot, describe_condition(condition), None,
                             f"not mentioned for {idle} turns")
-                for pending in [p for p in self.state.pending if p.key == condition.key and p.kind == "expiring"]:
-                    self.resolve(pending, "condition expired")
             elif idle >= expire_after and condition.status == "active":
                 condition.status = "to_confirm"
                 self.record("to_confirm", slot, "active", "to_confirm", f"not mentioned for {idle} turns")

@@ -75,7 +75,6 @@ class WorkingMemory:
         self.rules = RuleExtractor(self.schema)
         self.llm = llm
         self._lock = asyncio.Lock()
-        self.updates = 0
 
     @property
     def state(self) -> SessionState:
@@ -124,7 +123,6 @@ class WorkingMemory:
             ops.append(Operation("propose", value=[]))   # the user moved on from the read-back
         applied, base = await self._commit(ops, turn, asr_confidence, note)
         timings["total"] = (time.perf_counter() - started) * 1000
-        self.updates += 1
         return UpdateResult(
             turn=turn, version=applied.state.version, state=applied.state,
             monologue=applied.state.last_monologue, operations=[op.to_dict() for op in ops],

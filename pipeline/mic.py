@@ -102,7 +102,6 @@ class MicrophoneSource(FrameProcessor):
         self._stream: Any = None
         self._queue: asyncio.Queue[np.ndarray] | None = None
         self._pump_task: asyncio.Task | None = None
-        self.frames_pushed = 0
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
@@ -143,7 +142,6 @@ class MicrophoneSource(FrameProcessor):
             if self._muted():
                 samples = np.zeros_like(samples)
             if samples.size:
-                self.frames_pushed += 1
                 await self.push_frame(InputAudioRawFrame(audio=samples.tobytes(),
                                                          sample_rate=self._target_rate, num_channels=1))
 

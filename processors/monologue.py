@@ -61,11 +61,3 @@ class MonologueProcessor(FrameProcessor):
         turn.monologue = result.trace()
         return result
 
-
-def state_snapshot(memory: WorkingMemory | None) -> tuple[int, str] | None:
-    if memory is None:
-        return None
-    state = memory.state
-    return state.version, memory.render(state)
-
-
