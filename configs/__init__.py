@@ -82,6 +82,16 @@ class MonologueOptions:
 
 
 @dataclass(frozen=True)
+class LongTermConfig:
+    recall_k: int = 3
+    budget_ms: float = 250.0          # recall on the reply's critical path gives up after this
+    llm_help: bool = True             # the LLM scores importance, words reflections and plans, judges contradictions
+    llm_timeout_secs: float = 20.0
+    reflection_min_contexts: int = 3
+    summary_chars: int = 500
+
+
+@dataclass(frozen=True)
 class StoreOptions:
     path: str = "~/.local/share/monologue/monologue.db"
 
@@ -112,6 +122,7 @@ class MonologueConfig:
     llm: LLMOptions = field(default_factory=LLMOptions)
     reply: ReplyOptions = field(default_factory=ReplyOptions)
     monologue: MonologueOptions = field(default_factory=MonologueOptions)
+    long_term: LongTermConfig = field(default_factory=LongTermConfig)
     store: StoreOptions = field(default_factory=StoreOptions)
     tts: TTSOptions = field(default_factory=TTSOptions)
     replay: ReplayOptions = field(default_factory=ReplayOptions)

@@ -1,32 +1,104 @@
-"""Long-term memory as the pipeline uses it: write what the user said, recall within a budget.
+"""Long-term memory as the pipeline uses it (seeds 001, 002).
 
-Writes never block a voice turn (the caller runs them in the background); recall on
-the reply's critical path gives up after `budget_ms` and the reply goes on without it.
+Before a reply (`before_reply`, on the critical path, within `budget_ms`): recall what
+earlier sessions remember, answer exact questions from records, find the plan a "last
+week" request names, notice a contradiction with what the user said before — a
+high-risk one is asked about instead of answered — and settle a question asked on
+the previous turn. After the reply (`after_reply`, in the background): write the
+utterance, resolve conflicts by risk, apply a time-travel change, feed the user's
+answer back into a plan, record the agent's promises, and reflect when an event calls
+for it. Sessions start with the profile, the pre-conversation checks, a scheduled
+reflection and a plan in the opening line, and end with the profile, a summary in the
+pyramid and retention.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import time
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import numpy as np
 
+from memory.checks import PreConversationChecks, run_checks
+from memory.conflicts import HIGH_RISK, PREFERENCE, Conflict, find_conflict
+from memory.llm_help import MemoryLLM
+from memory.planning import Plan, Planner
 from memory.profile import ProfileStore, UserProfile, opening_line, seed_operations, update_profile
-from memory.retrieval import RetrievalWeights, Retriever
+from memory.reflection import ReflectionOptions, ReflectionReport, Reflector
+from memory.retrieval import RetrievalWeights, Retriever, time_window
 from memory.schema import DomainSchema
 from memory.structured import exact_answer
 from memory.stream import MemoryStore, MemoryStream
+from memory.summaries import SummaryPyramid, session_summary
+from memory.timetravel import TimeTravelMatch
+from memory.timetravel import match as time_travel_match
+from memory.turn_classes import NO_EN, YES_EN
 from memory.working import WorkingMemory
 
 Embed = Callable[[list[str]], np.ndarray]
+
+_YES = re.compile(r"^\W*(?:" + YES_EN + r")\b|^(?:好的?|对的?|是的?|嗯|可以|行|没错|变了|确定)", re.IGNORECASE)
+_NO = re.compile(r"^\W*(?:" + NO_EN + r"|not anymore)\b|^(?:不|没有|没变|不用|不要)", re.IGNORECASE)
+_PAST = re.compile(r"\b(?:last time|before|earlier|previous(?:ly)?|remember|we talked|you said)\b|上次|之前|以前|记得",
+                   re.IGNORECASE)
+_PROMISE = re.compile(r"\bI(?:'ll| will) (?:remind|send|book|check|call|follow up|look into|get back|let you know|"
+                      r"find)\b[^.!?]*", re.IGNORECASE)
+
+
+def yes_or_no(text: str) -> bool | None:
+    if _NO.search(text):
+        return False
+    if _YES.search(text):
+        return True
+    return None
 
 
 @dataclass(frozen=True)
 class LongTermOptions:
     recall_k: int = 3
     budget_ms: float = 250.0
+    summary_chars: int = 500
+    reflection: ReflectionOptions = field(default_factory=ReflectionOptions)
+
+
+@dataclass
+class Awaiting:
+    """A question the agent asked that the user's next turn answers."""
+    kind: str                 # conflict | plan
+    memory_id: str = ""       # the plan, or the held new statement (written after the reply)
+    conflict: Conflict | None = None
+
+
+@dataclass
+class BeforeReply:
+    """What long-term memory gives one reply; `say` replaces the LLM's answer."""
+    recalled: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    say: str | None = None
+    exact: str | None = None
+    conflict: Conflict | None = None
+    travel: TimeTravelMatch | None = None
+    answered: tuple[Awaiting, bool] | None = None
+    ms: float = 0.0
+    timed_out: bool = False
+
+    def trace(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"recalled": self.recalled, "ms": round(self.ms, 1), "timed_out": self.timed_out}
+        if self.exact:
+            out["exact"] = self.exact
+        if self.conflict:
+            out["conflict"] = {"with": self.conflict.old.text, "kind": self.conflict.kind, "risk": self.conflict.risk}
+        if self.travel:
+            out["time_travel"] = {"before": self.travel.item.text, "after": self.travel.new_text,
+                                  "session": self.travel.item.session_id}
+        if self.answered:
+            out["answered"] = {"question": self.answered[0].kind, "yes": self.answered[1]}
+        if self.say:
+            out["said"] = self.say
+        return out
 
 
 class LongTermMemory:
@@ -34,15 +106,30 @@ class LongTermMemory:
 
     def __init__(self, store: MemoryStore, user_id: str, embed: Embed | None = None,
                  options: LongTermOptions | None = None, clock: Callable[[], float] = time.time,
-                 profiles: ProfileStore | None = None) -> None:
+                 profiles: ProfileStore | None = None, llm: MemoryLLM | None = None) -> None:
         self.user_id = user_id
+        self.clock = clock
         self.profiles = profiles or ProfileStore(":memory:")
         self.options = options or LongTermOptions()
-        self.stream = MemoryStream(store, user_id, embed=embed, clock=clock)
+        self.llm = llm
+        self.stream = MemoryStream(store, user_id, embed=embed, clock=clock,
+                                   audit=lambda what, before, after, reason, session: self.profiles.append_audit(
+                                       user_id, what, before, after, reason, session, at=clock()),
+                                   importance_fn=llm.importance if llm else None)
         # Recall favours relevance: the seed's recency/importance weights bury the
         # answer on question-style queries (LoCoMo R@10 .445 vs .693, bench_locomo.py).
         self.retriever = Retriever(self.stream, RetrievalWeights(recency=0.05, importance=0.15, relevance=0.8))
+        self.reflector = Reflector(self.stream, self.options.reflection, insight=llm.insight if llm else None)
+        self.planner = Planner(self.stream, self.retriever, writer=llm.plan if llm else None)
+        self.pyramid = SummaryPyramid(self.profiles, user_id, summarize=llm.summarize if llm else None)
+        self.awaiting: Awaiting | None = None
+        self.checks = PreConversationChecks()
+        self.reports: list[ReflectionReport] = []
+        self.failed_writes: list[str] = []
         self._lock = asyncio.Lock()
+        self._background: set[asyncio.Task] = set()
+
+    # --- reading ---------------------------------------------------------------------
 
     def exact_answer(self, question: str, schema: DomainSchema, language: str = "en") -> str | None:
         """Exact questions ("when did I last change the seat?") answered from records."""
@@ -51,38 +138,6 @@ class LongTermMemory:
     def profile(self) -> UserProfile:
         return self.profiles.load(self.user_id)
 
-    async def start_session(self, memory: WorkingMemory | None) -> str:
-        """Load the profile into a fresh session's state; returns the opening line."""
-        profile = await asyncio.to_thread(self.profile)
-        schema = memory.schema if memory else None
-        if memory is not None:
-            await memory.seed(seed_operations(profile), "Loaded from the profile, to confirm: "
-                              + ", ".join(f"{f.key} {f.comparator} {f.value}" for f in profile.facts.values()))
-        if schema is None:
-            from memory.schema import load_schema
-
-            schema = load_schema("restaurant")
-        language = memory.options.language if memory else "en"
-        return opening_line(profile, schema, language)
-
-    async def end_session(self, memory: WorkingMemory | None) -> int:
-        """Fold the session's lasting preferences into the profile; returns audit entries written."""
-        if memory is None:
-            return 0
-
-        def run() -> int:
-            state = memory.state
-            if not state.version:
-                return 0
-            withdrawn = {c.slot.split(":")[0] for c in memory.history() if c.action == "withdrawn"}
-            profile = self.profiles.load(self.user_id)
-            audit = update_profile(profile, state, memory.schema, withdrawn)
-            self.profiles.save(profile, audit)
-            return len(audit)
-
-        async with self._lock:
-            return await asyncio.to_thread(run)
-
     def warm_up(self) -> float:
         """Load the stream, build its index and run the encoder once, before the first
         turn: a cold first recall would spend its whole budget on start-up work."""
@@ -90,31 +145,251 @@ class LongTermMemory:
         self.retriever.retrieve("warm up", k=1, touch=False)
         return time.perf_counter() - started
 
-    def remember(self, text: str, *, session_id: str, turn: int, turn_class: str) -> str | None:
-        """Store a user utterance that carried information; returns the memory id (blocking)."""
-        if turn_class == "chit_chat" or len(text.split()) < 2:
-            return None
-        record = self.stream.add(text, source="user_stated", session_id=session_id,
-                                 evidence=[f"{session_id}:{turn}"])
-        return record.id
+    def _prepare(self, text: str, session_id: str, turn_class: str, schema: DomainSchema | None,
+                 language: str) -> BeforeReply:
+        out = BeforeReply()
+        now = self.clock()
+        records, vectors = self.stream.records()
+        if self.awaiting is not None:
+            answer = yes_or_no(text)
+            if answer is not None:
+                out.answered = (self.awaiting, answer)
+                out.say, note = self._answer_words(self.awaiting, answer, language)
+                if note:
+                    out.notes.append(note)
+            self.awaiting = None
+        if out.say is None:
+            out.travel = time_travel_match(text, records, now)
+            if out.travel is not None:
+                out.say = out.travel.confirmation()
+        if out.say is None and turn_class != "chit_chat":
+            vector = self.stream.embed([text])[0] if self.stream.embed else None
+            out.conflict = find_conflict(text, vector, records, vectors)
+            if out.conflict is not None and out.conflict.risk == HIGH_RISK:
+                # Ask and hold: the reply does not reason on either version until the user answers.
+                out.say = out.conflict.question(language)
+                self.awaiting = Awaiting("conflict", conflict=out.conflict)
+            elif out.conflict is not None:
+                out.notes.append(f"This updates what the user said before (\"{out.conflict.old.text}\").")
+        held = {out.conflict.old.id} if out.conflict and out.conflict.risk == HIGH_RISK else set()
+        result = self.retriever.retrieve(text, k=self.options.recall_k + 3)
+        items = [m for m in result.memories + result.reflections
+                 if m.record.session_id != session_id and m.record.id not in held]
+        out.recalled = [m.record.text for m in items[: self.options.recall_k]]
+        if schema is not None:
+            out.exact = self.exact_answer(text, schema, language)
+        if _PAST.search(text) or time_window(text, now):
+            summaries = self.pyramid.load().render(self.options.summary_chars)
+            if summaries:
+                out.notes.append("Earlier sessions (summaries, newest first):\n" + summaries)
+        return out
 
-    async def remember_later(self, text: str, *, session_id: str, turn: int, turn_class: str) -> None:
-        async with self._lock:
-            await asyncio.to_thread(self.remember, text, session_id=session_id, turn=turn, turn_class=turn_class)
+    def _answer_words(self, awaiting: Awaiting, yes: bool, language: str) -> tuple[str | None, str]:
+        if awaiting.kind == "conflict" and awaiting.conflict is not None:
+            new, old = awaiting.conflict.new_text, awaiting.conflict.old.text
+            if language == "zh":
+                return (f"好的，我更新了：“{new}”。" if yes else f"好的，我保留原来的：“{old}”。"), ""
+            return (f"Thanks — I've updated it: \"{new}\"." if yes
+                    else f"Thanks — I'll keep what you told me before: \"{old}\"."), ""
+        plan = self.stream.get(awaiting.memory_id)
+        what = plan.text if plan else "the suggestion"
+        return None, (f"The user accepted your suggestion ({what}); go ahead with it." if yes
+                      else f"The user declined your suggestion ({what}); ask what they would prefer.")
 
-    async def recall(self, query: str, *, exclude_session: str = "") -> tuple[list[str], float, bool]:
-        """(memory texts, ms spent, timed out) — never longer than the budget."""
+    async def before_reply(self, text: str, *, session_id: str, turn_class: str,
+                           schema: DomainSchema | None = None, language: str = "en") -> BeforeReply:
+        """Everything long-term memory adds to this reply — never longer than the budget."""
         started = time.perf_counter()
-
-        def run() -> list[str]:
-            result = self.retriever.retrieve(query, k=self.options.recall_k + 3)
-            items = [m for m in result.memories + result.reflections
-                     if not (exclude_session and m.record.session_id == exclude_session)]
-            return [m.record.text for m in items[: self.options.recall_k]]
-
         try:
             async with self._lock:
-                texts = await asyncio.wait_for(asyncio.to_thread(run), self.options.budget_ms / 1000)
-            return texts, (time.perf_counter() - started) * 1000, False
+                out = await asyncio.wait_for(
+                    asyncio.to_thread(self._prepare, text, session_id, turn_class, schema, language),
+                    self.options.budget_ms / 1000)
         except asyncio.TimeoutError:
-            return [], (time.perf_counter() - started) * 1000, True
+            out = BeforeReply(timed_out=True)
+        out.ms = (time.perf_counter() - started) * 1000
+        return out
+
+    async def recall(self, query: str, *, exclude_session: str = "") -> tuple[list[str], float, bool]:
+        """(memory texts, ms spent, timed out) — recall alone, within the budget."""
+        out = await self.before_reply(query, session_id=exclude_session, turn_class="chit_chat")
+        return out.recalled, out.ms, out.timed_out
+
+    # --- writing (background) ----------------------------------------------------------
+
+    def after_reply_now(self, before: BeforeReply, text: str, *, session_id: str, turn: int, turn_class: str,
+                        reply_text: str = "") -> list[str]:
+        """Apply what this turn changes; returns the ids written. Blocking: run off the loop."""
+        written: list[str] = []
+        evidence = [f"{session_id}:{turn}"]
+        if before.answered is not None:
+            self._settle(*before.answered, text, session_id, evidence)
+        if before.answered is not None and before.answered[0].kind == "conflict":
+            pass                 # the answer settled the question; it says nothing new to remember
+        elif before.travel is not None:
+            old = before.travel.item
+            new = self.stream.add(before.travel.new_text, source="user_stated", importance=max(old.importance, 6),
+                                  evidence=old.evidence + evidence, session_id=session_id,
+                                  context={"revises": old.id})
+            self.stream.supersede(old, new, f"changed on the user's request: \"{text}\"", session_id)
+            written.append(new.id)
+        elif turn_class == "information_change" and (len(text.split()) >= 2 or re.search(r"[\u4e00-\u9fff]{4,}", text)):
+            written += self._remember(text, before.conflict, session_id, evidence)
+        for promise in _PROMISE.findall(reply_text or ""):
+            self.profiles.add_commitment(self.user_id, session_id, promise.strip(), self.clock())
+        return written
+
+    def _remember(self, text: str, conflict: Conflict | None, session_id: str, evidence: list[str]) -> list[str]:
+        if conflict is None and self.llm is not None:
+            vector = self.stream.embed([text])[0] if self.stream.embed else None
+            records, vectors = self.stream.records()
+            conflict = find_conflict(text, vector, records, vectors, judge=self.llm.contradicts)
+        record = self.stream.add(text, source="user_stated", session_id=session_id, evidence=evidence)
+        if conflict is not None and conflict.old.id != record.id:
+            if conflict.risk == HIGH_RISK:
+                record.held = True
+                self.stream.save(record, f"held: contradicts \"{conflict.old.text}\"; the user was asked",
+                                 session_id)
+                if self.awaiting is not None and self.awaiting.conflict is conflict:
+                    self.awaiting.memory_id = record.id
+                elif self.awaiting is None:
+                    self.awaiting = Awaiting("conflict", record.id, conflict)
+            elif conflict.risk == PREFERENCE:
+                self.stream.supersede(conflict.old, record, "preference updated; the earlier one is kept as history",
+                                      session_id)
+            else:
+                self.stream.supersede(conflict.old, record, "factual correction; the earlier statement is kept "
+                                      "as a misstatement", session_id, misstatement=True)
+        if self.reflector.event_due(record):
+            self.reports.append(self.reflector.reflect("event", session_id))
+        return [record.id]
+
+    def _settle(self, awaiting: Awaiting, yes: bool, text: str, session_id: str, evidence: list[str]) -> None:
+        if awaiting.kind == "plan":
+            if yes:
+                self.planner.accept(awaiting.memory_id, session_id)
+            else:
+                self.planner.reject(awaiting.memory_id, text, session_id)
+            return
+        conflict = awaiting.conflict
+        if conflict is None:
+            return
+        new = self.stream.get(awaiting.memory_id) if awaiting.memory_id else None
+        if new is None:       # the held statement was not written (yet): write it now
+            new = self.stream.add(conflict.new_text, source="user_stated", session_id=session_id, evidence=evidence)
+        if yes:
+            new.held = False
+            new.confirmed = True
+            self.stream.save(new, "the user confirmed the change", session_id)
+            self.stream.supersede(conflict.old, new, "high-risk correction confirmed by the user; the earlier "
+                                  "statement is kept as a misstatement", session_id, misstatement=True)
+        else:
+            conflict.old.confirmed = True
+            self.stream.save(conflict.old, "the user confirmed the earlier statement", session_id)
+            new.held = False
+            self.stream.supersede(new, conflict.old, "the user kept the earlier statement", session_id,
+                                  misstatement=True)
+
+    async def after_reply(self, before: BeforeReply, text: str, *, session_id: str, turn: int, turn_class: str,
+                          reply_text: str = "") -> None:
+        """The background half of a turn; a failure is reported, the stream stays consistent."""
+        async with self._lock:
+            try:
+                await asyncio.to_thread(self.after_reply_now, before, text, session_id=session_id, turn=turn,
+                                        turn_class=turn_class, reply_text=reply_text)
+            except Exception as exc:
+                self.failed_writes.append(f"turn {turn}: {type(exc).__name__}: {exc}")
+
+    def remember(self, text: str, *, session_id: str, turn: int, turn_class: str) -> str | None:
+        """Store one user utterance (blocking); returns the memory id, or None if not kept."""
+        written = self.after_reply_now(BeforeReply(), text, session_id=session_id, turn=turn, turn_class=turn_class)
+        return written[0] if written else None
+
+    # --- sessions ----------------------------------------------------------------------
+
+    async def start_session(self, memory: WorkingMemory | None, session_id: str = "") -> str:
+        """Load the profile into a fresh session's state, run the pre-conversation checks,
+        reflect if the schedule says so, and return the opening line (with a plan)."""
+        if self.llm is not None:
+            self.llm.bind(asyncio.get_running_loop())
+        session_id = session_id or (memory.session_id if memory else "")
+        profile = await asyncio.to_thread(self.profile)
+        schema = memory.schema if memory else None
+        if memory is not None and profile.facts:
+            await memory.seed(seed_operations(profile), "Loaded from the profile, to confirm: "
+                              + ", ".join(f"{f.key} {f.comparator} {f.value}" for f in profile.facts.values()))
+        if schema is None:
+            from memory.schema import load_schema
+
+            schema = load_schema("restaurant")
+        language = memory.options.language if memory else "en"
+        async with self._lock:
+            line = await asyncio.to_thread(self._open, profile, schema, language, session_id)
+        if self.reflector.scheduled_due(profile.last_session.get("reflected_at"), self.clock()):
+            self.spawn(self._reflect_later("scheduled", session_id))
+        return line
+
+    async def _reflect_later(self, trigger: str, session_id: str) -> None:
+        async with self._lock:
+            try:
+                self.reports.append(await asyncio.to_thread(self.reflector.reflect, trigger, session_id))
+            except Exception as exc:     # reported; the next schedule tries again
+                self.reports.append(ReflectionReport(trigger, errors=[f"{type(exc).__name__}: {exc}"]))
+
+    def _open(self, profile: UserProfile, schema: DomainSchema, language: str, session_id: str) -> str:
+        now = self.clock()
+        self.stream.maintain()
+        self.checks = run_checks(self.profiles, self.stream, now)
+        parts = [opening_line(profile, schema, language, now=now)]
+        parts += self.checks.lines(language)
+        for promise in self.checks.promises[:1]:
+            self.profiles.keep_commitment(self.user_id, promise["id"], now)
+        goal = profile.last_session.get("goal") or ""
+        plan: Plan | None = self.planner.propose(goal, session_id, language) if goal else None
+        if plan is not None:
+            parts.append(plan.spoken(language))
+            self.awaiting = Awaiting("plan", plan.record.id)
+        return " ".join(p.strip() for p in parts if p)
+
+    async def end_session(self, memory: WorkingMemory | None, session_id: str = "") -> int:
+        """Fold the session into the profile and the summary pyramid; returns audit entries written."""
+        await self.drain()
+        session_id = session_id or (memory.session_id if memory else "")
+
+        def run() -> int:
+            now = self.clock()
+            written = 0
+            profile = self.profiles.load(self.user_id)
+            if memory is not None and memory.state.version:
+                state = memory.state
+                withdrawn = {c.slot.split(":")[0] for c in memory.history() if c.action == "withdrawn"}
+                audit = update_profile(profile, state, memory.schema, withdrawn, now=now)
+                written = len(audit)
+            else:
+                audit = []
+                if not session_id:
+                    return 0
+                profile.last_session = {"id": session_id, "ended_at": now, "goal": "", "status": "IN_PROGRESS",
+                                        "conditions": [], "open": []}
+            reports = [r for r in self.reports if r.trigger == "scheduled" and not r.errors]
+            profile.last_session["reflected_at"] = now if reports else profile.last_session.get("reflected_at")
+            self.profiles.save(profile, audit, at=now)
+            said = [r.text for r in self.stream.records()[0]
+                    if r.session_id == session_id and r.kind == "memory" and r.current and r.source == "user_stated"]
+            said.sort(key=len)
+            language = memory.options.language if memory else "en"
+            self.pyramid.add_session(session_id, session_summary(profile.last_session, said, language), now)
+            return written
+
+        async with self._lock:
+            return await asyncio.to_thread(run)
+
+    def spawn(self, coro: Any) -> None:
+        """Run background memory work, kept referenced until it finishes."""
+        task = asyncio.ensure_future(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def drain(self) -> None:
+        if self._background:
+            await asyncio.gather(*list(self._background), return_exceptions=True)

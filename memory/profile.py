@@ -77,6 +77,14 @@ class ProfileStore:
             );
             CREATE TRIGGER IF NOT EXISTS audit_log_is_append_only BEFORE UPDATE ON audit_log
             BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+            CREATE TABLE IF NOT EXISTS summaries (
+                user_id TEXT NOT NULL, level TEXT NOT NULL, key TEXT NOT NULL, at REAL NOT NULL,
+                text TEXT NOT NULL, sessions TEXT NOT NULL, PRIMARY KEY (user_id, level, key)
+            );
+            CREATE TABLE IF NOT EXISTS commitments (
+                id INTEGER PRIMARY KEY AUTOINCREMENT, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
+                at REAL NOT NULL, text TEXT NOT NULL, kept_at REAL
+            );
             """
         )
 
@@ -89,7 +97,7 @@ class ProfileStore:
         return UserProfile(user_id, {slot: ProfileFact(**fact) for slot, fact in data["facts"].items()},
                            data.get("last_session", {}), data.get("version", 0))
 
-    def save(self, profile: UserProfile, audit: list[tuple[str, Any, Any, str, str]]) -> None:
+    def save(self, profile: UserProfile, audit: list[tuple[str, Any, Any, str, str]], at: float | None = None) -> None:
         data = {"facts": {slot: asdict(f) for slot, f in profile.facts.items()},
                 "last_session": profile.last_session, "version": profile.version}
         with self._lock:
@@ -99,7 +107,7 @@ class ProfileStore:
                                  (profile.user_id, json.dumps(data, ensure_ascii=False)))
                 self._db.executemany(
                     "INSERT INTO audit_log (user_id, at, what, before, after, reason, session_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [(profile.user_id, time.time(), what, None if b is None else json.dumps(b, ensure_ascii=False),
+                    [(profile.user_id, time.time() if at is None else at, what, None if b is None else json.dumps(b, ensure_ascii=False),
                       None if a is None else json.dumps(a, ensure_ascii=False), reason, session)
                      for what, b, a, reason, session in audit])
                 self._db.execute("COMMIT")
@@ -114,9 +122,48 @@ class ProfileStore:
         return [{"at": r[0], "what": r[1], "before": json.loads(r[2]) if r[2] else None,
                  "after": json.loads(r[3]) if r[3] else None, "reason": r[4], "session": r[5]} for r in rows]
 
+    def append_audit(self, user_id: str, what: str, before: Any, after: Any, reason: str, session_id: str,
+                     at: float | None = None) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO audit_log (user_id, at, what, before, after, reason, session_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (user_id, time.time() if at is None else at, what,
+                 None if before is None else json.dumps(before, ensure_ascii=False),
+                 None if after is None else json.dumps(after, ensure_ascii=False), reason, session_id))
+
+    def put_summary(self, user_id: str, level: str, key: str, text: str, sessions: list[str], at: float) -> None:
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO summaries (user_id, level, key, at, text, sessions) "
+                             "VALUES (?, ?, ?, ?, ?, ?)", (user_id, level, key, at, text, json.dumps(sessions)))
+
+    def summaries(self, user_id: str, level: str) -> list[dict[str, Any]]:
+        """Summaries of one level, oldest first."""
+        with self._lock:
+            rows = self._db.execute("SELECT key, at, text, sessions FROM summaries WHERE user_id = ? AND level = ? "
+                                    "ORDER BY at, key", (user_id, level)).fetchall()
+        return [{"key": r[0], "at": r[1], "text": r[2], "sessions": json.loads(r[3])} for r in rows]
+
+    def add_commitment(self, user_id: str, session_id: str, text: str, at: float) -> None:
+        with self._lock:
+            self._db.execute("INSERT INTO commitments (user_id, session_id, at, text) VALUES (?, ?, ?, ?)",
+                             (user_id, session_id, at, text))
+
+    def open_commitments(self, user_id: str) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._db.execute("SELECT id, session_id, at, text FROM commitments WHERE user_id = ? "
+                                    "AND kept_at IS NULL ORDER BY id", (user_id,)).fetchall()
+        return [{"id": r[0], "session": r[1], "at": r[2], "text": r[3]} for r in rows]
+
+    def keep_commitment(self, user_id: str, commitment_id: int, at: float) -> None:
+        with self._lock:
+            self._db.execute("UPDATE commitments SET kept_at = ? WHERE user_id = ? AND id = ?",
+                             (at, user_id, commitment_id))
+
     def erase(self, user_id: str) -> None:
         """Forget the user entirely: the profile and, for erasure, its audit trail too."""
         with self._lock:
+            self._db.execute("DELETE FROM summaries WHERE user_id = ?", (user_id,))
+            self._db.execute("DELETE FROM commitments WHERE user_id = ?", (user_id,))
             self._db.execute("DELETE FROM profiles WHERE user_id = ?", (user_id,))
             self._db.execute("DROP TRIGGER IF EXISTS audit_log_is_append_only")
             self._db.execute("DELETE FROM audit_log WHERE user_id = ?", (user_id,))
@@ -161,7 +208,7 @@ def seed_operations(profile: UserProfile) -> list[Operation]:
                       source="profile") for f in profile.facts.values()]
 
 
-def opening_line(profile: UserProfile, schema: DomainSchema, language: str = "en") -> str:
+def opening_line(profile: UserProfile, schema: DomainSchema, language: str = "en", now: float | None = None) -> str:
     """Recall the last session and offer the next step (L10); a first session asks about
     key preferences instead (cold start, L16)."""
     last = profile.last_session
@@ -174,7 +221,8 @@ def opening_line(profile: UserProfile, schema: DomainSchema, language: str = "en
         return ("Hi! Before we start — any preferences I should know about, like " + " or ".join(keys) + "?"
                 if keys else "Hi! How can I help?")
     status = last.get("status", "IN_PROGRESS")
-    if status == "ARCHIVED" or (last.get("ended_at") and time.time() - last["ended_at"] > ARCHIVE_AFTER_DAYS * 86400):
+    now = time.time() if now is None else now
+    if status == "ARCHIVED" or (last.get("ended_at") and now - last["ended_at"] > ARCHIVE_AFTER_DAYS * 86400):
         last = {"goal": "", "conditions": []}   # too old to pick up: greet, keep the preferences
     where = last.get("goal") or "our last conversation"
     if language == "zh":

@@ -181,6 +181,8 @@ class Retriever:
             r = records[i]
             if r.archived and not include_archived:
                 continue
+            if r.superseded_by or r.held:      # replaced, or waiting for the user to settle a contradiction
+                continue
             if window and not (window[0] <= r.created_at <= window[1]):
                 continue
             if context and any(r.context.get(key) not in (None, value) for key, value in context.items()):
@@ -204,7 +206,7 @@ class Retriever:
             subject = str(r.context.get("speaker") or r.context.get("subject") or "").lower()
             if subject and subject in lowered:
                 score[j] *= w.entity_boost
-            if r.expired(now) and not r.confirmed:
+            if (r.expired(now) or r.outdated(now)) and not r.confirmed:
                 score[j] *= 0.5
         order = [j for j in np.argsort(-score) if relevance[j] >= w.min_relevance]
         memories, reflections = [], []

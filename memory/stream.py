@@ -53,6 +53,22 @@ def rule_importance(text: str) -> int | None:
     return None
 
 
+_HORIZONS = ((re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b|今天|今晚", re.I), 1.0),
+             (re.compile(r"\btomorrow\b|明天", re.I), 2.0),
+             (re.compile(r"\b(?:this week|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b|"
+                         r"这周|本周|(?:周|星期)[一二三四五六日天]", re.I), 7.0),
+             (re.compile(r"\bnext week\b|下周", re.I), 14.0),
+             (re.compile(r"\bnext month\b|下个月", re.I), 45.0))
+
+
+def valid_for_days(text: str) -> float | None:
+    """How long a time-bound statement stays true ("tomorrow" → 2 days), else None."""
+    for pattern, days in _HORIZONS:
+        if pattern.search(text):
+            return days
+    return None
+
+
 @dataclass(frozen=True)
 class RetentionPolicy:
     keep_forever_from: int = 8        # importance ≥ this: kept until deleted
@@ -85,9 +101,20 @@ class MemoryRecord:
     confirmed: bool = False
     archived: bool = False
     merged: int = 1
+    superseded_by: str = ""            # a later memory replaced this one (kept as history, not recalled)
+    held: bool = False                 # contradicts a high-risk memory: not used until the user confirms
+    notes: list[str] = field(default_factory=list)   # annotations: rejection reasons, misstatement marks
+
+    @property
+    def current(self) -> bool:
+        return not (self.superseded_by or self.held or self.archived)
 
     def expired(self, now: float) -> bool:
         return self.expires_at is not None and now >= self.expires_at
+
+    def outdated(self, now: float) -> bool:
+        """A time-bound statement ("tomorrow at 3") whose time has passed."""
+        return bool(self.context.get("valid_until")) and now >= self.context["valid_until"]
 
 
 def _norm_text(text: str) -> str:
@@ -138,7 +165,7 @@ class MemoryStore:
 
     def find_text(self, user_id: str, text: str) -> MemoryRecord | None:
         with self._lock:
-            row = self._db.execute("SELECT record FROM memories WHERE user_id = ? AND norm_text = ?",
+            row = self._db.execute("SELECT record FROM memories WHERE user_id = ? AND norm_text = ? ORDER BY rowid DESC",
                                    (user_id, _norm_text(text))).fetchone()
         return MemoryRecord(**json.loads(row[0])) if row else None
 
@@ -167,6 +194,7 @@ class MemoryStore:
 
 
 Embed = Callable[[list[str]], np.ndarray]
+Audit = Callable[[str, Any, Any, str, str], None]      # what, before, after, reason, session
 
 
 class MemoryStream:
@@ -174,8 +202,13 @@ class MemoryStream:
 
     def __init__(self, store: MemoryStore, user_id: str, *, embed: Embed | None = None,
                  clock: Callable[[], float] = time.time, retention: RetentionPolicy | None = None,
-                 near_duplicate: float = 0.92) -> None:
+                 near_duplicate: float = 0.92, audit: Audit | None = None,
+                 importance_fn: Callable[[str], int | None] | None = None) -> None:
         self.store = store
+        self.audit = audit
+        # Scores what the rules abstain on (an LLM in the pipeline); runs on the write path,
+        # which is off the voice turn.
+        self.importance_fn = importance_fn
         self.user_id = user_id
         self.embed = embed
         self.clock = clock
@@ -200,10 +233,10 @@ class MemoryStream:
         if len(text) > 2000:
             text = text[:2000]
         now = self.clock() if created_at is None else created_at
-        score = importance if importance is not None else (rule_importance(text) or 4)
+        score = importance if importance is not None else self.score(text)
         score = int(min(max(score, 1), 10))
         vector = self.embed([text])[0] if self.embed else None
-        duplicate = self._duplicate_of(text, vector)
+        duplicate = self._duplicate_of(text, vector, kind)
         if duplicate is not None:
             duplicate.merged += 1
             duplicate.importance = min(10, max(duplicate.importance, score) + 1)
@@ -213,14 +246,67 @@ class MemoryStream:
             duplicate.archived = False
             self.store.put(duplicate, None if vector is None else self._vector_of(duplicate))
             self._cache = None
+            self._audit(f"memory:{duplicate.id}", None, duplicate.text,
+                        f"repeated ({duplicate.merged}×): importance {duplicate.importance}", session_id)
             return duplicate
+        context = dict(context or {})
+        horizon = valid_for_days(text) if kind == "memory" and source != "plan" else None
+        if horizon is not None:
+            context.update(time_sensitive=True, valid_until=now + horizon * DAY)
         record = MemoryRecord(
             id=uuid.uuid4().hex[:12], user_id=self.user_id, text=text, importance=score, source=source,
             created_at=now, last_accessed_at=now, expires_at=self.retention.expires_at(score, now), kind=kind,
-            context=dict(context or {}), evidence=list(evidence or []), session_id=session_id)
+            context=context, evidence=list(evidence or []), session_id=session_id)
         self.store.put(record, vector)
         self._cache = None
+        self._audit(f"memory:{record.id}", None, text, f"new {kind} ({source}, importance {score})", session_id)
         return record
+
+    def score(self, text: str) -> int:
+        """Importance 1–10: rules first, then the scorer when the rules abstain, else 4."""
+        ruled = rule_importance(text)
+        if ruled is not None:
+            return ruled
+        if self.importance_fn is not None:
+            try:
+                scored = self.importance_fn(text)
+            except Exception:        # a scorer failure must not lose the memory
+                scored = None
+            if scored is not None:
+                return int(min(max(scored, 1), 10))
+        return 4
+
+    def _audit(self, what: str, before: Any, after: Any, reason: str, session_id: str) -> None:
+        if self.audit is not None:
+            self.audit(what, before, after, reason, session_id)
+
+    def get(self, memory_id: str) -> MemoryRecord | None:
+        records, _ = self.records()
+        return next((r for r in records if r.id == memory_id), None)
+
+    def save(self, record: MemoryRecord, reason: str, session_id: str = "", before: Any = None) -> None:
+        """Write back a changed record (status, importance, notes) with an audit entry."""
+        self.store.put(record, self._vector_of(record))
+        self._cache = None
+        self._audit(f"memory:{record.id}", before, record.text, reason, session_id or record.session_id)
+
+    def supersede(self, old: MemoryRecord, new: MemoryRecord, reason: str, session_id: str = "",
+                  misstatement: bool = False) -> None:
+        """`new` replaces `old`; the old one stays as history (never rewritten, never recalled)."""
+        old.superseded_by = new.id
+        if misstatement:
+            old.notes.append(f"misstatement, corrected by {new.id}")
+        self.store.put(old, self._vector_of(old))
+        self._cache = None
+        self._audit(f"memory:{old.id}", old.text, new.text, reason, session_id)
+
+    def forget(self, memory_id: str, session_id: str = "") -> bool:
+        record = self.get(memory_id)
+        if record is None or not self.store.delete(self.user_id, memory_id):
+            return False
+        self._cache = None
+        self._audit(f"memory:{memory_id}", record.text, None, "forgotten at the user's request", session_id)
+        return True
 
     def _vector_of(self, record: MemoryRecord) -> np.ndarray | None:
         records, vectors = self.records()
@@ -229,29 +315,48 @@ class MemoryStream:
                 return vectors[i]
         return None
 
-    def _duplicate_of(self, text: str, vector: np.ndarray | None) -> MemoryRecord | None:
+    def _duplicate_of(self, text: str, vector: np.ndarray | None, kind: str) -> MemoryRecord | None:
+        # A repeat of a replaced or held memory is not merged into it: it is a new statement.
         exact = self.store.find_text(self.user_id, text)
-        if exact is not None or vector is None:
+        if exact is not None and not (exact.superseded_by or exact.held) and exact.kind == kind:
             return exact
+        if vector is None:
+            return None
         records, vectors = self.records()
         if not records or vectors.shape[1] != vector.shape[0]:
             return None
         sims = vectors @ vector
-        best = int(np.argmax(sims))
-        return records[best] if sims[best] >= self.near_duplicate else None
+        for best in np.argsort(-sims)[:5]:
+            if sims[best] < self.near_duplicate:
+                break
+            if not (records[best].superseded_by or records[best].held) and records[best].kind == kind:
+                return records[best]
+        return None
 
     def maintain(self) -> dict[str, int]:
-        """Apply retention: low-importance memories past their time are archived."""
+        """Apply retention: past their time, middle-tier memories lose one point of
+        importance (and get the new tier's period); low ones are archived. Confirmed
+        memories and the top tier are kept."""
         now = self.clock()
-        records, _ = self.records()
-        archived = 0
-        for record in records:
-            if not record.archived and record.importance < self.retention.decay_from and record.expired(now):
+        records, vectors = self.records()
+        archived = decayed = 0
+        for i, record in enumerate(records):
+            if record.archived or record.confirmed or not record.expired(now):
+                continue
+            before = record.importance
+            if record.importance < self.retention.decay_from:
                 record.archived = True
-                self.store.put(record, self._vector_of(record))
                 archived += 1
+                reason = "archived: low importance, past its retention period"
+            else:
+                record.importance -= 1
+                record.expires_at = self.retention.expires_at(record.importance, now)
+                decayed += 1
+                reason = f"decayed: importance {before} → {record.importance} after its retention period"
+            self.store.put(record, vectors[i] if vectors.shape[1] else None)
+            self._audit(f"memory:{record.id}", None, record.text, reason, "")
         self._cache = None
-        return {"archived": archived}
+        return {"archived": archived, "decayed": decayed}
 
     def touch(self, memory_ids: list[str]) -> None:
         """Record that these memories were retrieved (access count and time)."""

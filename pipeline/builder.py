@@ -151,15 +151,27 @@ def session_memory(config: MonologueConfig, models: AgentModels, session_id: str
 
 
 def user_memory(config: MonologueConfig, models: AgentModels, user_id: str | None,
-                store_path: str | None = None) -> LongTermMemory | None:
-    """A user's long-term memory, or None when no user is named (nothing is kept then)."""
+                store_path: str | None = None, at: float | None = None) -> LongTermMemory | None:
+    """A user's long-term memory, or None when no user is named (nothing is kept then).
+
+    `at` (epoch seconds) replays a session as if it happened then: memory's clock starts
+    there and runs on in real time (recorded sessions keep their dates)."""
     if not user_id:
         return None
+    from memory.llm_help import MemoryLLM
+    from memory.longterm import LongTermOptions
     from memory.profile import ProfileStore
+    from memory.reflection import ReflectionOptions
     from memory.stream import MemoryStore
 
+    o = config.long_term
     path = store_path or config.store.path
-    long_term = LongTermMemory(MemoryStore(path), user_id, embed=models.encoder(), profiles=ProfileStore(path))
+    offset = 0.0 if at is None else at - time.time()
+    options = LongTermOptions(recall_k=o.recall_k, budget_ms=o.budget_ms, summary_chars=o.summary_chars,
+                              reflection=ReflectionOptions(min_contexts=o.reflection_min_contexts))
+    llm = MemoryLLM(models.llm.complete_json, o.llm_timeout_secs) if o.llm_help else None
+    long_term = LongTermMemory(MemoryStore(path), user_id, embed=models.encoder(), profiles=ProfileStore(path),
+                               options=options, llm=llm, clock=lambda: time.time() + offset)
     long_term.warm_up()
     return long_term
 

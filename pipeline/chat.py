@@ -95,10 +95,12 @@ async def chat_session(lines: list[str], config: MonologueConfig, models: AgentM
             on_turn(turn, memory)
         gate.turn_done(turn)
 
-    opening = await long_term.start_session(memory) if long_term else ""
+    sid = memory.session_id if memory else session_id or new_session_id()
+    opening = await long_term.start_session(memory, session_id=sid) if long_term else ""
     if opening and on_turn is not None:
         print(f"\nagent ▸ {opening}")
     parts = build_processors(config, models, out_dir, on_turn_done=done, memory=memory, long_term=long_term)
+    parts.reply.set_opening(opening)
     source = TextTurnSource(lines, gate)
     worker = make_worker([source, parts.classifier, parts.monologue, parts.reply, parts.trace])
     try:
@@ -106,8 +108,8 @@ async def chat_session(lines: list[str], config: MonologueConfig, models: AgentM
     finally:
         parts.trace.close()
         if long_term is not None:
-            await long_term.end_session(memory)
-    return ChatResult(memory.session_id if memory else "", parts.trace.turns, parts.classifier.triggered_share,
+            await long_term.end_session(memory, session_id=sid)
+    return ChatResult(sid, parts.trace.turns, parts.classifier.triggered_share,
                       opening)
 
 

@@ -62,7 +62,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     out = Path(args.out)
     from pipeline.builder import user_memory
 
-    long_term = user_memory(config, models, args.user, args.store)
+    long_term = user_memory(config, models, args.user, args.store, at=_at(args))
     result = asyncio.run(replay_audio(session, config, models, out, paced=args.paced, handle_sigint=True,
                                       session_id=args.session, store=_store(args, config), long_term=long_term))
     if result.session_id:
@@ -95,7 +95,7 @@ def cmd_talk(args: argparse.Namespace) -> int:
     config = _config(args)
     return asyncio.run(run_talk(config, Path(args.out), input_device=args.input, output_device=args.output,
                                 session_id=args.session, store=_store(args, config),
-                                user_id=args.user, store_path=args.store))
+                                user_id=args.user, store_path=args.store, at=_at(args)))
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
@@ -112,8 +112,22 @@ def cmd_chat(args: argparse.Namespace) -> int:
     models = load_text_models(config)
     run_script(path, config, models, store=_store(args, config), session_id=args.session,
                out_dir=Path(args.out) if args.out else None,
-               long_term=user_memory(config, models, args.user, args.store))
+               long_term=user_memory(config, models, args.user, args.store, at=_at(args)))
     return 0
+
+
+def _at(args: argparse.Namespace) -> float | None:
+    """--at 2026-11-23T19:00 → epoch seconds (the session's date for long-term memory)."""
+    import datetime as dt
+
+    if not getattr(args, "at", None):
+        return None
+    try:
+        return dt.datetime.fromisoformat(args.at).timestamp()
+    except ValueError:
+        from configs import ConfigError
+
+        raise ConfigError(f"--at {args.at!r} is not an ISO date/time; use e.g. 2026-11-23 or 2026-11-23T19:00") from None
 
 
 def cmd_state_show(args: argparse.Namespace) -> int:
@@ -165,7 +179,8 @@ def _show_memory(record, score: float | None = None) -> None:
     import datetime as dt
 
     when = dt.datetime.fromtimestamp(record.created_at).strftime("%Y-%m-%d %H:%M")
-    flags = " archived" if record.archived else ""
+    flags = (" archived" if record.archived else "") + (f" replaced-by:{record.superseded_by}"
+                                                        if record.superseded_by else "") + (" held" if record.held else "")
     prefix = f"{score:5.2f} " if score is not None else ""
     print(f"{prefix}{record.id}  {when}  imp {record.importance:2d}  {record.source:11} {record.kind:10}{flags}  {record.text}")
 
@@ -183,6 +198,8 @@ def cmd_memory(args: argparse.Namespace) -> int:
             print(f"nothing remembered for {args.user!r} matches {args.query!r}")
         return 0
     stream = _memory_stream(args)
+    if action == "show":
+        return _memory_show(args, stream)
     if action == "list":
         records, _ = stream.records()
         for record in records:
@@ -190,7 +207,12 @@ def cmd_memory(args: argparse.Namespace) -> int:
         print(f"{len(records)} memories for {args.user!r}")
         return 0
     if action == "forget":
-        if not stream.store.delete(args.user, args.id):
+        from memory.profile import ProfileStore
+
+        profiles = ProfileStore(args.store or _config_store_path(args))
+        stream.audit = lambda what, before, after, reason, session: profiles.append_audit(
+            args.user, what, before, after, reason, session)
+        if not stream.forget(args.id, "cli"):
             print(f"monologue: no memory {args.id!r} for user {args.user!r}", file=sys.stderr)
             return 2
         print(f"forgot {args.id}")
@@ -206,6 +228,69 @@ def cmd_memory(args: argparse.Namespace) -> int:
         print(f"erased {count} memories of {args.user!r}, and their profile and its audit log")
         return 0
     return 2
+
+
+def _memory_show(args: argparse.Namespace, stream) -> int:
+    import datetime as dt
+    import json
+
+    from memory.profile import ProfileStore
+
+    record = stream.get(args.id)
+    if record is None:
+        print(f"monologue: no memory {args.id!r} for user {args.user!r}", file=sys.stderr)
+        return 2
+
+    def when(at: float | None) -> str:
+        return dt.datetime.fromtimestamp(at).strftime("%Y-%m-%d %H:%M") if at else "never"
+
+    print(f"{record.id}: {record.text}")
+    print(f"  kind {record.kind}, source {record.source}, importance {record.importance}, "
+          f"session {record.session_id or '-'}")
+    print(f"  created {when(record.created_at)}, last used {when(record.last_accessed_at)} "
+          f"({record.access_count}×), expires {when(record.expires_at)}")
+    status = ("replaced by " + record.superseded_by if record.superseded_by else "held (contradiction asked)"
+              if record.held else "archived" if record.archived else "current")
+    print(f"  status {status}{', confirmed' if record.confirmed else ''}; merged {record.merged}×")
+    if record.context:
+        print(f"  context {json.dumps(record.context, ensure_ascii=False)}")
+    if record.evidence:
+        print(f"  evidence {', '.join(record.evidence)}")
+    for note in record.notes:
+        print(f"  note: {note}")
+    history = [e for e in ProfileStore(args.store or _config_store_path(args)).audit(args.user)
+               if e["what"] == f"memory:{record.id}"]
+    print("  audit:")
+    for entry in history:
+        print(f"    {when(entry['at'])} {entry['reason']}: {entry['before']} → {entry['after']}")
+    return 0
+
+
+def cmd_sessions(args: argparse.Namespace) -> int:
+    import datetime as dt
+
+    from memory.profile import ProfileStore, session_status  # noqa: F401  (statuses documented there)
+    from memory.summaries import SummaryPyramid
+
+    profiles = ProfileStore(args.store or _config_store_path(args))
+    profile = profiles.load(args.user)
+    sessions = profiles.summaries(args.user, "session")
+    if not sessions:
+        print(f"no sessions for {args.user!r} yet")
+        return 0
+    last = profile.last_session
+    print(f"{len(sessions)} session(s) of {args.user!r}; last {last.get('id')} [{last.get('status', '?')}]")
+    for entry in reversed(sessions):
+        print(f"  {entry['key']}  {dt.datetime.fromtimestamp(entry['at']).strftime('%Y-%m-%d %H:%M')}  {entry['text']}")
+    pyramid = SummaryPyramid(profiles, args.user).load()
+    if pyramid.merged:
+        print(f"merged ({len(pyramid.merged['sessions'])} sessions before the last 5): {pyramid.merged['text']}")
+    if pyramid.overall:
+        print(f"overall: {pyramid.overall['text']}")
+    open_items = profiles.open_commitments(args.user)
+    if open_items:
+        print("promises not yet kept: " + "; ".join(p["text"] for p in open_items))
+    return 0
 
 
 def _config_store_path(args: argparse.Namespace) -> str:
@@ -271,6 +356,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--session", help="session id (default: a new one); the same id continues its state")
         p.add_argument("--store", help="SQLite file for session state and memories (default: store.path)")
         p.add_argument("--user", help="remember this user across sessions (long-term memory); none: nothing is kept")
+        p.add_argument("--at", help="date/time the session happens at, for long-term memory (ISO, e.g. "
+                                    "2026-11-23T19:00): replays recorded sessions with their dates")
 
     replay = sub.add_parser("replay", help="replay a recorded session (file or folder of turn files)")
     replay.add_argument("path")
@@ -306,7 +393,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     memory = sub.add_parser("memory", help="see, search and erase what is remembered about a user")
     memory_sub = memory.add_subparsers(dest="memory_command", required=True)
-    for name, helptext in (("list", "every memory of the user"), ("search", "memories ranked for a question"),
+    for name, helptext in (("list", "every memory of the user"), ("show", "one memory, its evidence and audit"),
+                           ("search", "memories ranked for a question"),
                            ("forget", "delete one memory"), ("erase", "delete every memory of the user")):
         cmd = memory_sub.add_parser(name, help=helptext)
         cmd.add_argument("--user", required=True)
@@ -315,7 +403,7 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "search":
             cmd.add_argument("query")
             cmd.add_argument("-k", type=int, default=10)
-        if name == "forget":
+        if name in ("forget", "show"):
             cmd.add_argument("id")
         if name == "erase":
             cmd.add_argument("--yes", action="store_true")
@@ -328,6 +416,12 @@ def build_parser() -> argparse.ArgumentParser:
     profile_show.add_argument("--config")
     profile_show.add_argument("--store")
     profile_show.set_defaults(func=cmd_profile_show)
+
+    sessions = sub.add_parser("sessions", help="a user's past sessions: summaries, status, open promises")
+    sessions.add_argument("--user", required=True)
+    sessions.add_argument("--config")
+    sessions.add_argument("--store")
+    sessions.set_defaults(func=cmd_sessions)
 
     models = sub.add_parser("models", help="list each model, its package, size and whether it loads")
     models.add_argument("--load", action="store_true", help="load each model (slower) instead of only finding it")

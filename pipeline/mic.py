@@ -252,25 +252,28 @@ def build_talk_worker(config: MonologueConfig, models: AgentModels, out_dir: Pat
 async def run_talk(config: MonologueConfig, out_dir: Path, *, input_device: str | None = None,
                    output_device: str | None = None, sd: StreamFactory | None = None,
                    session_id: str | None = None, store: StateStore | None = None,
-                   user_id: str | None = None, store_path: str | None = None) -> int:
+                   user_id: str | None = None, store_path: str | None = None, at: float | None = None) -> int:
     sd = sd or _sounddevice()
     models = await asyncio.to_thread(load_models, config)
     memory = session_memory(config, models, session_id, store)
-    long_term = await asyncio.to_thread(user_memory, config, models, user_id, store_path)
+    long_term = await asyncio.to_thread(user_memory, config, models, user_id, store_path, at)
     worker, parts = build_talk_worker(config, models, out_dir, sd,
                                       input_device=_device_arg(input_device),
                                       output_device=_device_arg(output_device), memory=memory,
                                       long_term=long_term)
     if memory is not None:
         print(f"session {memory.session_id}", flush=True)
+    sid = memory.session_id if memory else session_id or ""
     if long_term is not None:
-        print(f"agent ▸ {await long_term.start_session(memory)}", flush=True)
+        opening = await long_term.start_session(memory, session_id=sid)
+        parts.reply.set_opening(opening)        # spoken through the speaker before listening starts
+        print(f"agent ▸ {opening}", flush=True)
     print("Listening — speak, and press Ctrl-C to stop.", flush=True)
     try:
         await run_worker(worker, handle_sigint=True)
     finally:
         if long_term is not None:
-            await long_term.end_session(memory)
+            await long_term.end_session(memory, session_id=sid)
         parts.trace.close()
         print(f"\n{len(parts.trace.turns)} turn(s); trace in {out_dir / 'trace.jsonl'}", flush=True)
     return 0

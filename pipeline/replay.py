@@ -88,6 +88,7 @@ class ReplayResult:
     triggered_share: float
     interrupted: bool = False
     session_id: str = ""
+    opening: str = ""
 
     @property
     def realtime_factor(self) -> float:
@@ -106,20 +107,25 @@ async def replay_audio(session: SessionAudio, config: MonologueConfig, models: A
     source = ReplaySource(session, gate, chunk_ms=config.audio.chunk_ms, paced=paced,
                           tail_silence_secs=config.replay.tail_silence_secs)
     worker = make_worker([source, *parts.before_output(), recorder, parts.trace])
+    opening = ""
     if long_term is not None:
-        logger.info(f"opening line: {await long_term.start_session(memory)}")
+        opening = await long_term.start_session(memory, session_id=memory.session_id if memory else session_id or "")
+        parts.reply.set_opening(opening)
+        logger.info(f"opening line: {opening}")
     started = time.perf_counter()
     try:
         await run_worker(worker, handle_sigint=handle_sigint)
     finally:
         parts.trace.close()
         if long_term is not None:
-            await long_term.end_session(memory)
+            await long_term.end_session(memory, session_id=memory.session_id if memory else session_id or "")
     wall = time.perf_counter() - started
     _write_audio(out_dir, session, recorder)
+    if recorder.opening:
+        write_wav(out_dir / "opening.wav", np.concatenate(recorder.opening), recorder.sample_rate or 22050)
     return ReplayResult(out_dir, parts.trace.turns, session.duration_secs, wall,
                         parts.classifier.triggered_share, interrupted=not source.finished.is_set(),
-                        session_id=memory.session_id if memory else "")
+                        session_id=memory.session_id if memory else "", opening=opening)
 
 
 def _write_audio(out_dir: Path, session: SessionAudio, recorder: ReplyRecorder) -> None:

@@ -25,6 +25,7 @@ class ReplyRecorder(FrameProcessor):
         self._pieces: list[tuple[float, np.ndarray]] = []
         self._cursor = 0.0
         self._turn_starts: dict[int, float] = {}
+        self.opening: list[np.ndarray] = []    # turn 0, the greeting: kept off the recorded timeline
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
@@ -37,6 +38,9 @@ class ReplyRecorder(FrameProcessor):
         now = time.perf_counter()
         turn.mark("first_audio", now)
         self.sample_rate = self.sample_rate or frame.sample_rate
+        if turn.turn_id == 0:
+            self.opening.append(np.frombuffer(frame.audio, dtype=np.int16))
+            return
         if turn.turn_id not in self._turn_starts:
             start = turn.end_pts + turn.end_wait_secs + (turn.marks["first_audio"] - turn.detected_at)
             self._turn_starts[turn.turn_id] = max(start, self._cursor)

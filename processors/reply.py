@@ -8,11 +8,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from pipecat.frames.frames import Frame
+from pipecat.frames.frames import Frame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from memory.conversation import ConversationLog, Utterance
-from memory.longterm import LongTermMemory
+from memory.longterm import BeforeReply, LongTermMemory
 from memory.options import render_options
 from memory.render import render_state_for_reply
 from memory.state import SessionState
@@ -134,11 +134,15 @@ class ReplyProcessor(FrameProcessor):
         self._options = options
         self._window = PromptWindow(prompt.recent_turns)
         self._long_term = long_term
-        self._background: set[asyncio.Task] = set()
         self._log = log
         self._prompt = prompt
         self._language = language
         self._min_clause = min_clause_chars
+        self._opening = ""
+
+    def set_opening(self, text: str) -> None:
+        """A line to say before the user speaks (long-term memory's greeting, L10)."""
+        self._opening = text.strip()
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
@@ -146,6 +150,14 @@ class ReplyProcessor(FrameProcessor):
             await self._reply(frame.turn)
             return
         await self.push_frame(frame, direction)
+        if isinstance(frame, StartFrame) and self._opening:
+            # Turn 0 is the agent's: spoken through TTS like any reply, and in the
+            # conversation log so the next reply knows what it offered.
+            turn = TurnRecord(turn_id=0, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0,
+                              detected_at=time.perf_counter(), vad_engine="opening")
+            self._log.add("assistant", self._opening, 0)
+            await self.push_frame(ReplyTextFrame(text=self._opening, turn=turn))
+            self._opening = ""
 
     async def _state_for(self, turn: TurnRecord) -> tuple[str | None, str]:
         """The state this reply is built on, and a clarifying question if the update asked one.
@@ -166,40 +178,38 @@ class ReplyProcessor(FrameProcessor):
         turn.state_version = state.version
         return self._render(state), ""
 
-    async def _with_memories(self, turn: TurnRecord, state_text: str | None) -> str | None:
-        """Add what earlier sessions remember, if found within the latency budget (L17)."""
+    async def _with_memories(self, turn: TurnRecord, state_text: str | None) -> tuple[str | None, BeforeReply | None]:
+        """Add what earlier sessions remember, found within the latency budget (L17)."""
         if self._long_term is None:
-            return state_text
+            return state_text, None
         session = self._memory.session_id if self._memory else ""
-        recalled, ms, timed_out = await self._long_term.recall(turn.text, exclude_session=session)
-        turn.memories = {"recalled": recalled, "ms": round(ms, 1), "timed_out": timed_out}
+        before = await self._long_term.before_reply(
+            turn.text, session_id=session, turn_class=turn.turn_class,
+            schema=self._memory.schema if self._memory else None, language=self._language)
+        turn.memories = before.trace()
         notes = []
-        if self._memory is not None:
-            exact = await asyncio.to_thread(self._long_term.exact_answer, turn.text, self._memory.schema,
-                                            self._memory.options.language)
-            if exact:
-                turn.memories["exact"] = exact
-                notes.append("From the records (exact): " + exact)
-        if recalled:
-            notes.append("Remembered from earlier conversations (the user said): " + " / ".join(recalled))
+        if before.exact:
+            notes.append("From the records (exact): " + before.exact)
+        if before.recalled:
+            notes.append("Remembered from earlier conversations (the user said): " + " / ".join(before.recalled))
+        notes += before.notes
         if not notes:
-            return state_text
-        return "\n".join(([state_text] if state_text else []) + notes)
+            return state_text, before
+        return "\n".join(([state_text] if state_text else []) + notes), before
 
-    def _remember_later(self, turn: TurnRecord) -> None:
-        """Write the user's turn to long-term memory off the critical path."""
-        if self._long_term is None or turn.turn_class != "information_change":
+    def _remember_later(self, turn: TurnRecord, before: BeforeReply | None) -> None:
+        """The memory writes this turn implies, off the critical path."""
+        if self._long_term is None or before is None:
             return
         session = self._memory.session_id if self._memory else ""
-        task = asyncio.ensure_future(self._long_term.remember_later(
-            turn.text, session_id=session, turn=turn.turn_id, turn_class=turn.turn_class))
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        self._long_term.spawn(self._long_term.after_reply(
+            before, turn.text, session_id=session, turn=turn.turn_id, turn_class=turn.turn_class,
+            reply_text=turn.reply_text))
 
     async def flush(self) -> None:
         """Wait for background memory writes (end of session, tests)."""
-        if self._background:
-            await asyncio.gather(*self._background, return_exceptions=True)
+        if self._long_term is not None:
+            await self._long_term.drain()
 
     async def cleanup(self) -> None:
         await self.flush()
@@ -216,16 +226,17 @@ class ReplyProcessor(FrameProcessor):
         state_text, clarify = await self._state_for(turn)
         if clarify:
             # Misheard key information: ask back, no LLM call and no state write (W8).
-            turn.reply_prompt = []
-            turn.reply_model = "clarify"
-            turn.mark("llm_start", time.perf_counter())
-            spoken: list[str] = []
-            await self._say(turn, clarify, spoken)
-            turn.reply_text = clarify
-            self._log.add("assistant", clarify, turn.turn_id)
+            await self._say_directly(turn, clarify, "clarify")
             await self.push_frame(AgentTurnEndFrame(turn=turn))
             return
-        state_text = await self._with_memories(turn, state_text)
+        state_text, before = await self._with_memories(turn, state_text)
+        if before is not None and before.say:
+            # Memory has the answer (a contradiction to ask about, a change made, a question
+            # settled): say it exactly rather than hope a small model repeats it faithfully.
+            await self._say_directly(turn, before.say, "memory")
+            self._remember_later(turn, before)
+            await self.push_frame(AgentTurnEndFrame(turn=turn))
+            return
         messages = build_reply_prompt(self._log, turn, self._prompt, state_text,
                                       self._window.select(self._log, turn.turn_id))
         turn.reply_prompt = messages
@@ -256,8 +267,17 @@ class ReplyProcessor(FrameProcessor):
         self._log.add("assistant", turn.reply_text, turn.turn_id)
         if self._memory is not None and turn.reply_text and not turn.reply_error:
             await self._memory.record_agent_turn(turn.reply_text, turn=turn.turn_id)
-        self._remember_later(turn)
+        self._remember_later(turn, before)
         await self.push_frame(AgentTurnEndFrame(turn=turn))
+
+    async def _say_directly(self, turn: TurnRecord, text: str, source: str) -> None:
+        turn.reply_prompt = []
+        turn.reply_model = source
+        turn.mark("llm_start", time.perf_counter())
+        spoken: list[str] = []
+        await self._say(turn, text, spoken)
+        turn.reply_text = text
+        self._log.add("assistant", text, turn.turn_id)
 
     async def _say(self, turn: TurnRecord, clause: str, spoken: list[str]) -> None:
         if not spoken:

@@ -60,10 +60,13 @@ def test_retention_tiers(stream, clock):
     assert decays.expires_at == pytest.approx(clock.now + 30 * DAY)
     assert low.expires_at == pytest.approx(clock.now + 7 * DAY)
     clock.advance(8)
-    assert stream.maintain() == {"archived": 1}
+    assert stream.maintain() == {"archived": 1, "decayed": 0}
     records, _ = stream.records()
     assert [r.text for r in records if r.archived] == ["haha ok"]
     assert not any(r.archived for r in records if r.text != "haha ok")
+    clock.advance(23)                                   # 31 days: the middle tier decays one point
+    assert stream.maintain() == {"archived": 0, "decayed": 1}
+    assert stream.get(decays.id).importance == 6 and stream.get(keep.id).importance == 9
 
 
 def test_duplicates_merge_with_raised_importance(stream):

@@ -1,0 +1,115 @@
+"""Conflicts across sessions (seed 001; seed 002 §5.1; L12).
+
+A new statement is compared with what is remembered. Exact conflicts: the same thing
+with a different number, date or time ("my daughter is 7" after "my daughter is 6").
+Semantic ones: a highly similar statement about the same entity that a judge (the LLM
+when configured, else a polarity rule) calls a contradiction ("I'm not allergic to
+peanuts" after "I'm allergic to peanuts"). Resolution by risk: a preference is updated
+and the old one kept as history; a factual correction updates and marks the earlier
+statement as a misstatement; a high-risk contradiction (health, safety) is held and the
+user asked — nothing that depends on it is used until they answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from memory.retrieval import tokenize
+from memory.stream import _PREFERENCE, _SAFETY, MemoryRecord
+
+PREFERENCE, FACT, HIGH_RISK = "preference", "fact", "high_risk"
+
+_FILLER = frozenset("actually really now just please correction sorry wait mean meant anymore longer still "
+                    "thing also too".split())
+_NEGATION = re.compile(r"\b(?:not|no longer|never|don'?t|doesn'?t|didn'?t|isn'?t|aren'?t|wasn'?t|won'?t|"
+                       r"can'?t|cannot|no)\b|不|没有|别", re.IGNORECASE)
+_VALUE = re.compile(r"\b\d+(?:[.:]\d+)?(?:\s*(?:am|pm))?\b|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|"
+                    r"sunday|january|february|march|april|may|june|july|august|september|october|november|"
+                    r"december)\b", re.IGNORECASE)
+_NOT_VALUE = re.compile(r"\bnot\s+(\d+(?:[.:]\d+)?|[a-z]+day)\b", re.IGNORECASE)
+
+Judge = Callable[[str, str], "bool | None"]       # (old, new) → contradicts? None: cannot tell
+
+
+def risk_of(text: str) -> str:
+    if _SAFETY.search(text):
+        return HIGH_RISK
+    if _PREFERENCE.search(text):
+        return PREFERENCE
+    return FACT
+
+
+def _values(text: str) -> set[str]:
+    denied = {m.lower() for m in _NOT_VALUE.findall(text)}
+    return {v.lower().replace(" ", "") for v in _VALUE.findall(text)} - denied
+
+
+def _entities(text: str) -> set[str]:
+    return {t for t in tokenize(_VALUE.sub(" ", text)) if t not in _FILLER and not _NEGATION.fullmatch(t)}
+
+
+def _negated(text: str) -> bool:
+    return len(_NEGATION.findall(text)) % 2 == 1
+
+
+@dataclass
+class Conflict:
+    old: MemoryRecord
+    new_text: str
+    kind: str            # exact | semantic
+    risk: str            # preference | fact | high_risk
+    similarity: float
+
+    def question(self, language: str = "en") -> str:
+        if language == "zh":
+            return f"你之前告诉过我“{self.old.text}”，现在你说“{self.new_text}”。情况变了吗？"
+        return (f"Earlier you told me \"{self.old.text}\", and now you said \"{self.new_text}\". "
+                f"Has that changed?")
+
+
+def find_conflict(new_text: str, new_vector: np.ndarray | None, records: list[MemoryRecord],
+                  vectors: np.ndarray, *, judge: Judge | None = None, similarity: float = 0.85,
+                  overlap: float = 0.6) -> Conflict | None:
+    """The remembered memory this statement contradicts, if any (the closest first)."""
+    new_entities, new_values = _entities(new_text), _values(new_text)
+    if not new_entities:
+        return None
+    dense = (vectors @ new_vector if new_vector is not None and vectors.shape[0] and vectors.shape[1]
+             else np.zeros(len(records), dtype=np.float32))
+    scored = []
+    for i, record in enumerate(records):
+        if not record.current or record.kind != "memory" or record.source not in ("user_stated", "inferred"):
+            continue
+        old_entities = _entities(record.text)
+        shared = new_entities & old_entities
+        if not shared:
+            continue
+        coefficient = len(shared) / min(len(new_entities), len(old_entities))
+        if coefficient >= overlap or dense[i] >= similarity:
+            scored.append((max(coefficient, float(dense[i])), i))
+    for closeness, i in sorted(scored, reverse=True):
+        old = records[i]
+        if _norm(old.text) == _norm(new_text):
+            continue
+        old_values = _values(old.text)
+        if new_values and old_values and new_values != old_values and not (new_values >= old_values):
+            return Conflict(old, new_text, "exact", _risk(old.text, new_text), closeness)
+        verdict = judge(old.text, new_text) if judge is not None else None
+        if verdict is None:
+            verdict = _negated(old.text) != _negated(new_text)
+        if verdict:
+            return Conflict(old, new_text, "semantic", _risk(old.text, new_text), closeness)
+    return None
+
+
+def _risk(old: str, new: str) -> str:
+    risks = {risk_of(old), risk_of(new)}
+    return HIGH_RISK if HIGH_RISK in risks else PREFERENCE if PREFERENCE in risks else FACT
+
+
+def _norm(text: str) -> str:
+    return " ".join(tokenize(text))

@@ -1,0 +1,101 @@
+"""Planning (seed 002 §3.4, §6; L7): memories and reflections become a plan with its reason.
+
+A plan says why ("you said spicy food is out, in three conversations, so I'll only
+look at mild places"), is written back to the stream (source "plan", evidence = what
+it rests on), and the user's answer feeds back: acceptance raises it and marks it
+confirmed; a refusal lowers it and records the user's reason.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from memory.retrieval import Retriever
+from memory.stream import MemoryRecord, MemoryStream
+
+PlanWriter = Callable[[str, list[str]], "tuple[str, str] | None"]   # goal, basis → (plan, reason) (an LLM)
+
+
+@dataclass(frozen=True)
+class Plan:
+    record: MemoryRecord
+    text: str
+    reason: str
+
+    def spoken(self, language: str = "en") -> str:
+        if language == "zh":
+            return f"建议：{self.text}——因为{self.reason}。可以吗？"
+        return f"My suggestion: {self.text}, because {self.reason}. Shall I go ahead?"
+
+
+def _quote(text: str) -> str:
+    return "\u201c" + text.rstrip(".!。") + "\u201d"
+
+
+class Planner:
+    def __init__(self, stream: MemoryStream, retriever: Retriever, writer: PlanWriter | None = None,
+                 min_importance: int = 6) -> None:
+        self.stream = stream
+        self.retriever = retriever
+        self.writer = writer
+        self.min_importance = min_importance
+
+    def basis(self, goal: str) -> list[MemoryRecord]:
+        """What the plan rests on: the best reflection, then important memories."""
+        result = self.retriever.retrieve(goal, k=4, touch=False)
+        picked = [r.record for r in result.reflections[:1]]
+        picked += [r.record for r in result.memories if r.record.importance >= self.min_importance
+                   and r.record.source != "plan"][: 3 - len(picked)]
+        return picked
+
+    def propose(self, goal: str, session_id: str = "", language: str = "en") -> Plan | None:
+        basis = self.basis(goal) if goal else []
+        if not basis:
+            return None
+        texts = [b.text for b in basis]
+        written = None
+        if self.writer is not None:
+            try:
+                written = self.writer(goal, texts)
+            except Exception:          # the rule wording below still makes a plan
+                written = None
+        if written and all(written):
+            text, reason = written
+        elif language == "zh":
+            text = f"{goal}时照顾到{_quote(basis[0].text)}"
+            reason = "你说过" + "，也说过".join(_quote(t) for t in texts[:2])
+        else:
+            text = f"{goal}, keeping to {_quote(_as_condition(basis[0]))}"
+            reason = "you told me " + " and ".join(_quote(t) for t in texts[:2])
+        record = self.stream.add(f"Plan: {text} — because {reason}", source="plan", importance=6,
+                                 evidence=[b.id for b in basis], session_id=session_id,
+                                 context={"goal": goal, "status": "proposed"})
+        return Plan(record, text, reason)
+
+    def accept(self, plan_id: str, session_id: str = "") -> MemoryRecord | None:
+        record = self.stream.get(plan_id)
+        if record is None:
+            return None
+        record.importance = min(10, record.importance + 2)
+        record.confirmed = True
+        record.context["status"] = "accepted"
+        self.stream.save(record, f"plan accepted by the user: importance → {record.importance}", session_id)
+        return record
+
+    def reject(self, plan_id: str, reason: str, session_id: str = "") -> MemoryRecord | None:
+        record = self.stream.get(plan_id)
+        if record is None:
+            return None
+        record.importance = max(1, record.importance - 2)
+        record.context["status"] = "rejected"
+        record.notes.append(f"rejected: {reason.strip()}")
+        self.stream.save(record, f"plan rejected by the user: {reason.strip()}", session_id)
+        return record
+
+
+def _as_condition(record: MemoryRecord) -> str:
+    text = record.text
+    match = re.search(r"the user said \"(.+?)\"", text)
+    return match.group(1) if match else text

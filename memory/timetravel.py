@@ -1,0 +1,120 @@
+"""Time travel (seed 001, L13): "the plan I mentioned last week — change it to Friday".
+
+The request names a time ("last week", "上周") and an item ("the plan", "the dinner");
+the item is found among that window's memories, the change is applied as a new memory
+that replaces the old one, and the audit log keeps both (before → after).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memory.retrieval import BM25, time_window, tokenize
+from memory.stream import _PLAN, MemoryRecord
+
+_ITEMS_EN = r"plan|booking|reservation|appointment|meeting|trip|dinner|lunch|party|visit|call|idea|table"
+_REQUEST_EN = re.compile(
+    r"\b(?:the|that|my|our)\s+(?P<what>(?:[\w'-]+\s+){0,3}?(?:" + _ITEMS_EN + r"))\b"
+    r"(?P<rest>.*)", re.IGNORECASE)
+_MENTIONED_EN = re.compile(r"\b(?:i|we)\s+(?:mentioned|made|talked about|told you about|discussed|planned|"
+                           r"booked|set up|had)\b|\bfrom\b", re.IGNORECASE)
+_CHANGE_EN = re.compile(r"\b(?:change|move|switch|make|push|reschedule|shift|put)\b(?:\s+[\w'-]+){0,9}?"
+                        r"\s+(?:to|on|for)\s+(?P<to>(?:next\s+)?(?:monday|tuesday|wednesday|thursday|"
+                        r"friday|saturday|sunday|tomorrow|tonight|today)|\d{1,2}(?::\d{2})?\s*(?:am|pm)|"
+                        r"\d{1,2}\s*o'?clock)", re.IGNORECASE)
+_REQUEST_ZH = re.compile(r"(?:上周|上星期|上个星期|上次|上个月|前几天|昨天)(?:我|我们)?(?:说|提|讲|定|订|约)(?:过)?的"
+                         r"(?:那个)?(?P<what>[\u4e00-\u9fff]{1,6}?)(?:[，,。]|\s)*"
+                         r"(?:改|换|挪|调)(?:到|成|在)(?P<to>(?:下)?(?:周|星期|礼拜)[一二三四五六日天]|明天|后天|今天|今晚|"
+                         r"[零一二三四五六七八九十两\d]{1,3}点)")
+_WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WHEN_EN = re.compile(r"\b(?:on\s+)?(?:next\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+                      r"tomorrow|tonight|today)\b", re.IGNORECASE)
+_TIME_EN = re.compile(r"\b(?:at\s+)?\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}\s*o'?clock\b", re.IGNORECASE)
+_WHEN_ZH = re.compile(r"(?:下)?(?:周|星期|礼拜)[一二三四五六日天]|明天|后天|今天|今晚")
+_TIME_ZH = re.compile(r"[零一二三四五六七八九十两\d]{1,3}点(?:半)?")
+
+
+@dataclass(frozen=True)
+class TimeTravelRequest:
+    what: str            # "plan", "dinner with Anna"
+    to: str              # "Friday", "7 pm", "周五"
+    window: tuple[float, float]
+    language: str
+
+
+@dataclass(frozen=True)
+class TimeTravelMatch:
+    request: TimeTravelRequest
+    item: MemoryRecord
+    new_text: str
+
+    def confirmation(self) -> str:
+        import datetime as dt
+
+        day = dt.datetime.fromtimestamp(self.item.created_at).strftime("%Y-%m-%d")
+        if self.request.language == "zh":
+            return f"好的，你{day}说的“{self.item.text}”已改为：“{self.new_text}”。"
+        return f"Done: the plan you mentioned on {day}, \"{self.item.text}\", is now \"{self.new_text}\"."
+
+
+def parse_request(text: str, now: float) -> TimeTravelRequest | None:
+    window = time_window(text, now)
+    if window is None and not re.search(r"上次|\blast time\b|\bbefore\b", text, re.IGNORECASE):
+        return None
+    window = window or (0.0, now)
+    zh = _REQUEST_ZH.search(text)
+    if zh:
+        return TimeTravelRequest(zh.group("what"), zh.group("to"), window, "zh")
+    request = _REQUEST_EN.search(text)
+    if not request or not _MENTIONED_EN.search(request.group("rest")):
+        return None
+    change = _CHANGE_EN.search(text)
+    if not change:
+        return None
+    return TimeTravelRequest(request.group("what").strip(), change.group("to").strip(), window, "en")
+
+
+def _is_plan(record: MemoryRecord) -> bool:
+    return record.source == "plan" or bool(_PLAN.search(record.text) or _WHEN_EN.search(record.text)
+                                             or _WHEN_ZH.search(record.text))
+
+
+def rewrite(text: str, to: str, language: str) -> str:
+    """The item with its day or time replaced by the new one."""
+    if language == "zh":
+        pattern = _TIME_ZH if _TIME_ZH.fullmatch(to) else _WHEN_ZH
+        return pattern.sub(to, text, count=1) if pattern.search(text) else f"{text}（改到{to}）"
+    if _TIME_EN.fullmatch(to) or re.fullmatch(r"\d{1,2}(?::\d{2})?\s*(?:am|pm)|\d{1,2}\s*o'?clock", to, re.I):
+        return _TIME_EN.sub(f"at {to}", text, count=1) if _TIME_EN.search(text) else f"{text} (now at {to})"
+    day = to[0].upper() + to[1:] if to.lower().split()[-1] in _WEEKDAYS_EN else to
+
+    def replace(match: re.Match) -> str:
+        return ("on " if match.group(0).lower().startswith("on ") else "") + day
+
+    return _WHEN_EN.sub(replace, text, count=1) if _WHEN_EN.search(text) else f"{text} (moved to {day})"
+
+
+def find_item(request: TimeTravelRequest, records: list[MemoryRecord]) -> MemoryRecord | None:
+    """The plan in the window that best matches the words naming it; the latest on a tie."""
+    start, end = request.window
+    candidates = [r for r in records if r.current and r.kind == "memory" and start <= r.created_at <= end
+                  and _is_plan(r)]
+    if not candidates:
+        return None
+    words = [w for w in tokenize(request.what) if w not in ("plan", "计划")]
+    if words:
+        scores = BM25([r.text for r in candidates]).scores(" ".join(words))
+        best = max(range(len(candidates)), key=lambda i: (scores[i], candidates[i].created_at))
+        return candidates[best]
+    return max(candidates, key=lambda r: r.created_at)
+
+
+def match(text: str, records: list[MemoryRecord], now: float) -> TimeTravelMatch | None:
+    request = parse_request(text, now)
+    if request is None:
+        return None
+    item = find_item(request, records)
+    if item is None:
+        return None
+    return TimeTravelMatch(request, item, rewrite(item.text, request.to, request.language))
