@@ -31,7 +31,7 @@ from memory.reflection import ReflectionOptions, ReflectionReport, Reflector
 from memory.retrieval import RetrievalWeights, Retriever, time_window
 from memory.schema import DomainSchema
 from memory.structured import exact_answer
-from memory.stream import MemoryStore, MemoryStream
+from memory.stream import MemoryStore, MemoryStream, rule_importance
 from memory.summaries import SummaryPyramid, session_summary
 from memory.timetravel import TimeTravelMatch
 from memory.timetravel import match as time_travel_match
@@ -46,6 +46,23 @@ _PAST = re.compile(r"\b(?:last time|before|earlier|previous(?:ly)?|remember|we t
                    re.IGNORECASE)
 _PROMISE = re.compile(r"\bI(?:'ll| will) (?:remind|send|book|check|call|follow up|look into|get back|let you know|"
                       r"find)\b[^.!?]*", re.IGNORECASE)
+
+
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|we're|our|us)\b|我", re.IGNORECASE)
+
+
+def worth_remembering(text: str, turn_class: str) -> bool:
+    """A change to the task, or a statement about the user themselves; not questions,
+    yes/no answers or small talk (the classifier's chit-chat covers facts about the user
+    that do not change the task, like "my daughter is 6")."""
+    text = text.strip()
+    if turn_class == "confirmation" or not text:
+        return False
+    if turn_class == "information_change":
+        return len(text.split()) >= 2 or bool(re.search(r"[\u4e00-\u9fff]{4,}", text))
+    if text.endswith(("?", "？")) or rule_importance(text) == 2:
+        return False
+    return bool(_FIRST_PERSON.search(text)) and (len(text.split()) >= 4 or bool(re.search(r"[\u4e00-\u9fff]{6,}", text)))
 
 
 def yes_or_no(text: str) -> bool | None:
@@ -157,12 +174,13 @@ class LongTermMemory:
                 out.say, note = self._answer_words(self.awaiting, answer, language)
                 if note:
                     out.notes.append(note)
-            self.awaiting = None
+            if answer is not None or self.awaiting.kind == "plan":
+                self.awaiting = None     # an unanswered contradiction stays open (and held) for later
         if out.say is None:
-            out.travel = time_travel_match(text, records, now)
+            out.travel = time_travel_match(text, records, now, session_id)
             if out.travel is not None:
                 out.say = out.travel.confirmation()
-        if out.say is None and turn_class != "chit_chat":
+        if out.say is None and worth_remembering(text, turn_class):
             vector = self.stream.embed([text])[0] if self.stream.embed else None
             out.conflict = find_conflict(text, vector, records, vectors)
             if out.conflict is not None and out.conflict.risk == HIGH_RISK:
@@ -173,8 +191,10 @@ class LongTermMemory:
                 out.notes.append(f"This updates what the user said before (\"{out.conflict.old.text}\").")
         held = {out.conflict.old.id} if out.conflict and out.conflict.risk == HIGH_RISK else set()
         result = self.retriever.retrieve(text, k=self.options.recall_k + 3)
+        # Only what the user said or accepted: a proposed plan is the agent's own words.
         items = [m for m in result.memories + result.reflections
-                 if m.record.session_id != session_id and m.record.id not in held]
+                 if m.record.session_id != session_id and m.record.id not in held
+                 and (m.record.source != "plan" or m.record.context.get("status") == "accepted")]
         out.recalled = [m.record.text for m in items[: self.options.recall_k]]
         if schema is not None:
             out.exact = self.exact_answer(text, schema, language)
@@ -218,7 +238,7 @@ class LongTermMemory:
     # --- writing (background) ----------------------------------------------------------
 
     def after_reply_now(self, before: BeforeReply, text: str, *, session_id: str, turn: int, turn_class: str,
-                        reply_text: str = "") -> list[str]:
+                        reply_text: str = "", working: WorkingMemory | None = None) -> list[str]:
         """Apply what this turn changes; returns the ids written. Blocking: run off the loop."""
         written: list[str] = []
         evidence = [f"{session_id}:{turn}"]
@@ -230,21 +250,40 @@ class LongTermMemory:
             old = before.travel.item
             new = self.stream.add(before.travel.new_text, source="user_stated", importance=max(old.importance, 6),
                                   evidence=old.evidence + evidence, session_id=session_id,
-                                  context={"revises": old.id})
+                                  context={"revises": old.id}, merge=False)
             self.stream.supersede(old, new, f"changed on the user's request: \"{text}\"", session_id)
             written.append(new.id)
-        elif turn_class == "information_change" and (len(text.split()) >= 2 or re.search(r"[\u4e00-\u9fff]{4,}", text)):
+        elif worth_remembering(text, turn_class):
             written += self._remember(text, before.conflict, session_id, evidence)
         for promise in _PROMISE.findall(reply_text or ""):
             self.profiles.add_commitment(self.user_id, session_id, promise.strip(), self.clock())
+        if working is not None and turn_class == "information_change":
+            self.refresh_profile_now(working)
         return written
+
+    def refresh_profile_now(self, working: WorkingMemory) -> int:
+        """An important change — a lasting preference set or withdrawn — reaches the
+        profile at once, not only at the end of the session (L8); returns audit entries."""
+        state, schema = working.state, working.schema
+        profile = self.profiles.load(self.user_id)
+        live = {slot: c for slot, c in state.constraints.items() if schema.key(c.key).durable and c.status == "active"}
+        withdrawn = {c.slot.split(":")[0] for c in working.history() if c.action == "withdrawn"}
+        unchanged = all(slot in profile.facts and profile.facts[slot].value == c.value
+                        and profile.facts[slot].comparator == c.comparator for slot, c in live.items())
+        if unchanged and not any(f.key in withdrawn and s not in live for s, f in profile.facts.items()):
+            return 0
+        now = self.clock()
+        audit = update_profile(profile, state, schema, withdrawn, now=now)
+        self.profiles.save(profile, audit, at=now)
+        return len(audit)
 
     def _remember(self, text: str, conflict: Conflict | None, session_id: str, evidence: list[str]) -> list[str]:
         if conflict is None and self.llm is not None:
             vector = self.stream.embed([text])[0] if self.stream.embed else None
             records, vectors = self.stream.records()
             conflict = find_conflict(text, vector, records, vectors, judge=self.llm.contradicts)
-        record = self.stream.add(text, source="user_stated", session_id=session_id, evidence=evidence)
+        record = self.stream.add(text, source="user_stated", session_id=session_id, evidence=evidence,
+                                 merge=conflict is None)
         if conflict is not None and conflict.old.id != record.id:
             if conflict.risk == HIGH_RISK:
                 record.held = True
@@ -276,7 +315,8 @@ class LongTermMemory:
             return
         new = self.stream.get(awaiting.memory_id) if awaiting.memory_id else None
         if new is None:       # the held statement was not written (yet): write it now
-            new = self.stream.add(conflict.new_text, source="user_stated", session_id=session_id, evidence=evidence)
+            new = self.stream.add(conflict.new_text, source="user_stated", session_id=session_id, evidence=evidence,
+                                  merge=False)
         if yes:
             new.held = False
             new.confirmed = True
@@ -291,12 +331,12 @@ class LongTermMemory:
                                   misstatement=True)
 
     async def after_reply(self, before: BeforeReply, text: str, *, session_id: str, turn: int, turn_class: str,
-                          reply_text: str = "") -> None:
+                          reply_text: str = "", working: WorkingMemory | None = None) -> None:
         """The background half of a turn; a failure is reported, the stream stays consistent."""
         async with self._lock:
             try:
                 await asyncio.to_thread(self.after_reply_now, before, text, session_id=session_id, turn=turn,
-                                        turn_class=turn_class, reply_text=reply_text)
+                                        turn_class=turn_class, reply_text=reply_text, working=working)
             except Exception as exc:
                 self.failed_writes.append(f"turn {turn}: {type(exc).__name__}: {exc}")
 

@@ -46,8 +46,9 @@ class Planner:
         """What the plan rests on: the best reflection, then important memories."""
         result = self.retriever.retrieve(goal, k=4, touch=False)
         picked = [r.record for r in result.reflections[:1]]
+        # Lasting things (preferences, safety, reflections) — not one-off dated items.
         picked += [r.record for r in result.memories if r.record.importance >= self.min_importance
-                   and r.record.source != "plan"][: 3 - len(picked)]
+                   and r.record.source != "plan" and not r.record.context.get("time_sensitive")][: 3 - len(picked)]
         return picked
 
     def propose(self, goal: str, session_id: str = "", language: str = "en") -> Plan | None:
@@ -64,11 +65,11 @@ class Planner:
         if written and all(written):
             text, reason = written
         elif language == "zh":
-            text = f"{goal}时照顾到{_quote(basis[0].text)}"
-            reason = "你说过" + "，也说过".join(_quote(t) for t in texts[:2])
+            text = f"再来{goal}，每个选项都按你说过的要求检查"
+            reason = "你说过" + "，也说过".join(_quote(_as_condition(b)) for b in basis[:2])
         else:
-            text = f"{goal}, keeping to {_quote(_as_condition(basis[0]))}"
-            reason = "you told me " + " and ".join(_quote(t) for t in texts[:2])
+            text = f"{goal} again, checking every option against what you told me"
+            reason = "you told me " + " and ".join(_quote(_as_condition(b)) for b in basis[:2])
         record = self.stream.add(f"Plan: {text} — because {reason}", source="plan", importance=6,
                                  evidence=[b.id for b in basis], session_id=session_id,
                                  context={"goal": goal, "status": "proposed"})

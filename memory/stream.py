@@ -223,8 +223,9 @@ class MemoryStream:
 
     def add(self, text: str, *, source: str = "user_stated", importance: int | None = None,
             context: dict[str, Any] | None = None, evidence: list[str] | None = None, session_id: str = "",
-            kind: str = "memory", created_at: float | None = None) -> MemoryRecord:
-        """Write one memory, merging it into an existing one when it repeats it."""
+            kind: str = "memory", created_at: float | None = None, merge: bool = True) -> MemoryRecord:
+        """Write one memory, merging it into an existing one when it repeats it (unless
+        `merge` is off: a correction or a change is never folded into what it replaces)."""
         if source not in SOURCES:
             raise ValueError(f"source must be one of {SOURCES}; the agent's own words are not user facts")
         text = text.strip()
@@ -236,7 +237,7 @@ class MemoryStream:
         score = importance if importance is not None else self.score(text)
         score = int(min(max(score, 1), 10))
         vector = self.embed([text])[0] if self.embed else None
-        duplicate = self._duplicate_of(text, vector, kind)
+        duplicate = self._duplicate_of(text, vector, kind, source) if merge else None
         if duplicate is not None:
             duplicate.merged += 1
             duplicate.importance = min(10, max(duplicate.importance, score) + 1)
@@ -299,6 +300,16 @@ class MemoryStream:
         self.store.put(old, self._vector_of(old))
         self._cache = None
         self._audit(f"memory:{old.id}", old.text, new.text, reason, session_id)
+        # Reasoning built on the old memory (reflections, plans) is held until rebuilt.
+        records, vectors = self.records()
+        for i, record in enumerate(records):
+            if old.id in record.evidence and record.current and (record.kind == "reflection" or record.source == "plan"):
+                record.held = True
+                record.notes.append(f"rests on a replaced memory ({old.id})")
+                self.store.put(record, vectors[i] if vectors.shape[1] else None)
+                self._audit(f"memory:{record.id}", None, record.text, f"held: rests on replaced memory {old.id}",
+                            session_id)
+        self._cache = None
 
     def forget(self, memory_id: str, session_id: str = "") -> bool:
         record = self.get(memory_id)
@@ -315,10 +326,13 @@ class MemoryStream:
                 return vectors[i]
         return None
 
-    def _duplicate_of(self, text: str, vector: np.ndarray | None, kind: str) -> MemoryRecord | None:
+    def _duplicate_of(self, text: str, vector: np.ndarray | None, kind: str, source: str) -> MemoryRecord | None:
         # A repeat of a replaced or held memory is not merged into it: it is a new statement.
         exact = self.store.find_text(self.user_id, text)
-        if exact is not None and not (exact.superseded_by or exact.held) and exact.kind == kind:
+        def mergeable(r: MemoryRecord) -> bool:   # a plan or reflection never absorbs a user fact
+            return not (r.superseded_by or r.held) and r.kind == kind and (r.source == "plan") == (source == "plan")
+
+        if exact is not None and mergeable(exact):
             return exact
         if vector is None:
             return None
@@ -329,7 +343,7 @@ class MemoryStream:
         for best in np.argsort(-sims)[:5]:
             if sims[best] < self.near_duplicate:
                 break
-            if not (records[best].superseded_by or records[best].held) and records[best].kind == kind:
+            if mergeable(records[best]):
                 return records[best]
         return None
 

@@ -76,7 +76,9 @@ def parse_request(text: str, now: float) -> TimeTravelRequest | None:
 
 
 def _is_plan(record: MemoryRecord) -> bool:
-    return record.source == "plan" or bool(_PLAN.search(record.text) or _WHEN_EN.search(record.text)
+    if record.source == "plan":           # the agent's suggestion counts once the user accepted it
+        return record.context.get("status") == "accepted"
+    return record.source == "user_stated" and bool(_PLAN.search(record.text) or _WHEN_EN.search(record.text)
                                              or _WHEN_ZH.search(record.text))
 
 
@@ -95,11 +97,12 @@ def rewrite(text: str, to: str, language: str) -> str:
     return _WHEN_EN.sub(replace, text, count=1) if _WHEN_EN.search(text) else f"{text} (moved to {day})"
 
 
-def find_item(request: TimeTravelRequest, records: list[MemoryRecord]) -> MemoryRecord | None:
-    """The plan in the window that best matches the words naming it; the latest on a tie."""
+def find_item(request: TimeTravelRequest, records: list[MemoryRecord], session_id: str = "") -> MemoryRecord | None:
+    """The plan in the window (from an earlier session) that best matches the words
+    naming it; the latest on a tie."""
     start, end = request.window
     candidates = [r for r in records if r.current and r.kind == "memory" and start <= r.created_at <= end
-                  and _is_plan(r)]
+                  and _is_plan(r) and not (session_id and r.session_id == session_id)]
     if not candidates:
         return None
     words = [w for w in tokenize(request.what) if w not in ("plan", "计划")]
@@ -110,11 +113,11 @@ def find_item(request: TimeTravelRequest, records: list[MemoryRecord]) -> Memory
     return max(candidates, key=lambda r: r.created_at)
 
 
-def match(text: str, records: list[MemoryRecord], now: float) -> TimeTravelMatch | None:
+def match(text: str, records: list[MemoryRecord], now: float, session_id: str = "") -> TimeTravelMatch | None:
     request = parse_request(text, now)
     if request is None:
         return None
-    item = find_item(request, records)
+    item = find_item(request, records, session_id)
     if item is None:
         return None
     return TimeTravelMatch(request, item, rewrite(item.text, request.to, request.language))

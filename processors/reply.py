@@ -204,7 +204,7 @@ class ReplyProcessor(FrameProcessor):
         session = self._memory.session_id if self._memory else ""
         self._long_term.spawn(self._long_term.after_reply(
             before, turn.text, session_id=session, turn=turn.turn_id, turn_class=turn.turn_class,
-            reply_text=turn.reply_text))
+            reply_text=turn.reply_text, working=self._memory))
 
     async def flush(self) -> None:
         """Wait for background memory writes (end of session, tests)."""

@@ -160,8 +160,54 @@ def test_profile_carries_preferences_into_the_next_session(tmp_path):
     trace = [json.loads(x) for x in (tmp_path / "o2" / "kim-2" / "trace.jsonl").read_text().splitlines()]
     prompt = json.dumps(trace[1]["reply"]["prompt"])
     assert "no spicy food" in prompt and "Chili House" not in prompt and "Places that fit" in prompt
-    assert "seating = window" in trace[2]["memories"]["exact"]          # answered from the audit log
+    # answered from the audit log, which the withdrawal in turn 1 reached at once (not at session end)
+    assert "removed (the user withdrew it)" in trace[2]["memories"]["exact"]
     assert "From the records (exact)" in json.dumps(trace[2]["reply"]["prompt"])
     shown = _run("profile", "show", "--user", "kim", "--store", str(store))
     assert "dietary excludes spicy" in shown.stdout and "seating" not in shown.stdout.split("audit log:")[0]
     assert "the user withdrew it" in shown.stdout
+
+
+def test_corrections_contradictions_and_last_weeks_plan_across_processes(tmp_path):
+    """Three runs of the process on three dates, one user (issue 4's cross-session scenarios)."""
+    import json
+    import re
+
+    store = tmp_path / "monologue.db"
+    env = {"MONOLOGUE__LLM__MODEL": "openai/gpt-4o-mini", "MONOLOGUE__LLM__FALLBACK": "null",
+           "MONOLOGUE__LLM__MOCK_RESPONSE": "Noted."}
+
+    def chat(index: int, at: str, script: str) -> str:
+        path = tmp_path / f"z{index}.txt"
+        path.write_text(script)
+        result = _run("chat", "--script", str(path), "--user", "zoe", "--store", str(store), "--at", at,
+                      "--session", f"zoe-{index}", "--out", str(tmp_path / f"z{index}"), env_extra=env)
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    chat(1, "2026-11-16T19:00", "I'm allergic to peanuts.\nMy daughter is 6 years old.\n"
+                                "Dinner with Anna on Wednesday at 7 pm.\n")
+    second = chat(2, "2026-11-19T19:00", "Actually my daughter is 7, not 6.\nI'm not allergic to peanuts anymore.\n"
+                                         "No, I still am.\n")
+    assert "Earlier you told me \"I'm allergic to peanuts.\"" in second         # a high-risk contradiction: it asks
+    assert "I'll keep what you told me before" in second
+    third = chat(3, "2026-11-23T10:00", "The plan I mentioned last week — change it to Friday.\n"
+                                        "How old is my daughter?\n")
+    assert "Done: the plan you mentioned on 2026-11-16" in third and "Dinner with Anna on Friday at 7 pm." in third
+    trace = [json.loads(x) for x in (tmp_path / "z3" / "zoe-3" / "trace.jsonl").read_text().splitlines()]
+    assert trace[0]["memories"]["time_travel"]["after"] == "Dinner with Anna on Friday at 7 pm."
+    prompt = json.dumps(trace[1]["reply"]["prompt"])
+    assert "my daughter is 7" in prompt and "6 years old" not in prompt          # the correction, not the misstatement
+
+    listed = _run("memory", "list", "--user", "zoe", "--store", str(store)).stdout
+    old_age = re.search(r"^(\w+) .*replaced-by:\w+ +My daughter is 6 years old\.$", listed, re.M)
+    assert old_age, listed                                                       # kept as history
+    shown = _run("memory", "show", old_age.group(1), "--user", "zoe", "--store", str(store)).stdout
+    assert "misstatement" in shown and "→ Actually my daughter is 7, not 6." in shown
+    plan = re.search(r"^(\w+) .*replaced-by:\w+ +Dinner with Anna on Wednesday at 7 pm\.$", listed, re.M)
+    shown = _run("memory", "show", plan.group(1), "--user", "zoe", "--store", str(store)).stdout
+    assert "Dinner with Anna on Wednesday at 7 pm. → Dinner with Anna on Friday at 7 pm." in shown   # audit: before → after
+    peanuts = [line for line in listed.splitlines() if "peanuts" in line]
+    assert any("replaced-by" not in line and "I'm allergic to peanuts." in line for line in peanuts)
+    sessions = _run("sessions", "--user", "zoe", "--store", str(store)).stdout
+    assert "3 session(s) of 'zoe'" in sessions and "zoe-1" in sessions and "2026-11-19" in sessions

@@ -289,3 +289,50 @@ async def test_trace_writes_one_line_per_turn(tmp_path):
         assert key in record
     assert "user: Four people." in (tmp_path / "transcript.txt").read_text()
     assert done == [1]
+
+
+async def test_opening_line_is_spoken_first_and_kept_off_the_timeline():
+    log = ConversationLog()
+    reply = ReplyProcessor(_chat(), log, PromptOptions("be brief"))
+    reply.set_opening("Welcome back! Shall I book the usual table?")
+    down, _ = await run_test(reply, frames_to_send=[])
+    spoken = [f for f in down if isinstance(f, ReplyTextFrame)]
+    assert [f.text for f in spoken] == ["Welcome back! Shall I book the usual table?"] and spoken[0].turn.turn_id == 0
+    assert log.all()[0].role == "assistant"                    # the next reply knows what was offered
+    recorder = ReplyRecorder()
+    audio = np.ones(2205, dtype=np.int16).tobytes()
+    await run_test(recorder, frames_to_send=[ReplyAudioFrame(audio=audio, sample_rate=22050, num_channels=1,
+                                                             turn=spoken[0].turn)])
+    assert len(recorder.opening) == 1 and recorder.end_secs == 0.0   # opening.wav, not over the user's speech
+
+
+async def test_memory_writes_never_delay_the_reply(tmp_path):
+    """A slow long-term write (background) and a slow recall (over budget) leave the turn on time."""
+    import asyncio as aio
+
+    from memory.longterm import LongTermMemory, LongTermOptions
+    from memory.stream import MemoryStore
+
+    long_term = LongTermMemory(MemoryStore(tmp_path / "m.db"), "ann", options=LongTermOptions(budget_ms=50))
+    slow = aio.Event()
+
+    def slow_write(*args, **kwargs):
+        time.sleep(1.0)
+        slow.set()
+        return []
+
+    def slow_prepare(*args, **kwargs):
+        time.sleep(0.5)
+        raise AssertionError("should have been abandoned")
+
+    long_term.after_reply_now = slow_write
+    long_term._prepare = slow_prepare
+    reply = ReplyProcessor(_chat(), ConversationLog(), PromptOptions("be brief"), min_clause_chars=4,
+                           long_term=long_term)
+    turn = _turn("I always want a window seat")
+    turn.turn_class = "information_change"
+    started = time.perf_counter()
+    down, _ = await run_test(reply, frames_to_send=[UserTurnFrame(turn=turn)])
+    assert isinstance(down[-1], AgentTurnEndFrame)
+    assert turn.memories["timed_out"] is True and turn.memories["ms"] < 200
+    assert turn.marks["llm_start"] - started < 0.3                # the reply did not wait for memory

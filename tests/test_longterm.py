@@ -1,0 +1,251 @@
+"""Long-term memory across sessions, driven by a fake clock and a deterministic embedder:
+conflicts by risk, time travel, reflection, planning, summaries, checks, bad input."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from memory.checks import run_checks
+from memory.longterm import LongTermMemory, LongTermOptions
+from memory.planning import Planner
+from memory.profile import ProfileStore
+from memory.reflection import Reflector
+from memory.retrieval import Retriever
+from memory.stream import DAY, MemoryStore, MemoryStream
+from memory.summaries import SummaryPyramid
+from tests.test_memory_stream import Clock, bag_of_words
+
+T0 = 1_763_000_000.0           # a Thursday
+
+
+@pytest.fixture
+def clock():
+    return Clock(T0)
+
+
+@pytest.fixture
+def ltm(tmp_path, clock):
+    path = tmp_path / "m.db"
+    return LongTermMemory(MemoryStore(path), "ann", embed=bag_of_words, clock=clock, profiles=ProfileStore(path),
+                          options=LongTermOptions(budget_ms=5000))
+
+
+def turn(ltm: LongTermMemory, text: str, session: str, n: int, turn_class: str = "information_change"):
+    """One user turn as the reply processor runs it: before (critical path), after (background)."""
+    async def run():
+        before = await ltm.before_reply(text, session_id=session, turn_class=turn_class)
+        await ltm.after_reply(before, text, session_id=session, turn=n, turn_class=turn_class)
+        return before
+    return asyncio.run(run())
+
+
+def current(ltm: LongTermMemory) -> list[str]:
+    return [r.text for r in ltm.stream.records()[0] if r.current]
+
+
+def test_factual_correction_replaces_and_keeps_the_misstatement(ltm, clock):
+    turn(ltm, "My daughter is 6 years old.", "s1", 1)
+    clock.advance(2)
+    before = turn(ltm, "Actually my daughter is 7, not 6.", "s2", 1)
+    assert before.conflict is not None and before.conflict.kind == "exact" and before.conflict.risk == "fact"
+    assert before.say is None                                       # a fact is updated without asking
+    assert current(ltm) == ["Actually my daughter is 7, not 6."]
+    old = next(r for r in ltm.stream.records()[0] if r.text.startswith("My daughter"))
+    assert old.superseded_by and any("misstatement" in n for n in old.notes)
+    entry = [e for e in ltm.profiles.audit("ann") if e["what"] == f"memory:{old.id}"][-1]
+    assert entry["before"] == "My daughter is 6 years old." and entry["after"].startswith("Actually")
+    assert "misstatement" in entry["reason"]
+    recalled = asyncio.run(ltm.recall("how old is my daughter?"))[0]
+    assert recalled == ["Actually my daughter is 7, not 6."]        # the old value is never recalled
+
+
+def test_preference_change_updates_and_keeps_history(ltm, clock):
+    turn(ltm, "I like sitting by the window.", "s1", 1)
+    before = turn(ltm, "I don't like sitting by the window.", "s2", 1)
+    assert before.conflict.risk == "preference" and before.say is None
+    old = next(r for r in ltm.stream.records()[0] if r.text == "I like sitting by the window.")
+    assert old.superseded_by and not old.notes                      # history, not a misstatement
+    assert "preference updated" in ltm.profiles.audit("ann")[-1]["reason"]
+
+
+@pytest.mark.parametrize("answer, kept", [("Yes, that's right.", "I'm not allergic to peanuts anymore."),
+                                          ("No, I still am.", "I'm allergic to peanuts.")])
+def test_high_risk_contradiction_is_asked_and_held(ltm, answer, kept):
+    turn(ltm, "I'm allergic to peanuts.", "s1", 1)
+    before = turn(ltm, "I'm not allergic to peanuts anymore.", "s2", 1)
+    assert before.conflict.risk == "high_risk"
+    assert before.say.startswith("Earlier you told me \"I'm allergic to peanuts.\"")
+    held = next(r for r in ltm.stream.records()[0] if "not allergic" in r.text)
+    assert held.held and not held.current                           # not used until the user answers
+    recall = asyncio.run(ltm.before_reply("what about peanuts?", session_id="s2b", turn_class="chit_chat"))
+    assert recall.recalled == ["I'm allergic to peanuts."]
+    settled = turn(ltm, answer, "s2", 2, turn_class="confirmation")
+    assert settled.answered is not None and settled.say.startswith("Thanks")
+    assert current(ltm) == [kept]
+    assert "the user" in ltm.profiles.audit("ann")[-1]["reason"]
+
+
+def test_time_travel_changes_last_weeks_plan(ltm, clock):
+    turn(ltm, "Dinner with Anna on Wednesday at 7 pm.", "s1", 1)
+    turn(ltm, "I prefer the highway without tolls.", "s1", 2)
+    clock.advance(6)
+    before = turn(ltm, "The plan I mentioned last week — change it to Friday.", "s2", 1)
+    assert before.travel is not None and before.travel.item.session_id == "s1"
+    assert before.say.startswith("Done: the plan you mentioned on") and "Friday" in before.say
+    assert "Dinner with Anna on Friday at 7 pm." in current(ltm)
+    assert "Dinner with Anna on Wednesday at 7 pm." not in current(ltm)
+    entry = next(e for e in ltm.profiles.audit("ann") if e["reason"].startswith("changed on the user's request"))
+    assert entry["before"] == "Dinner with Anna on Wednesday at 7 pm." and entry["after"] == "Dinner with Anna on Friday at 7 pm."
+    clock.advance(30)                                               # out of the window: nothing is changed
+    assert turn(ltm, "The plan I mentioned last week — change it to Monday.", "s3", 1).travel is None
+
+
+def test_reflection_needs_three_distinct_contexts(tmp_path, clock):
+    stream = MemoryStream(MemoryStore(tmp_path / "r.db"), "ann", embed=bag_of_words, clock=clock)
+    reflector = Reflector(stream)
+    stream.add("I don't want spicy food tonight.", session_id="s1")
+    stream.add("No spicy food for me tonight please.", session_id="s2")
+    report = reflector.reflect("scheduled")
+    assert report.written == [] and len(report.too_few_contexts) == 1      # two occurrences: no habit
+    stream.add("Nothing spicy tonight, I don't want spicy food.", session_id="s2")
+    assert reflector.reflect("scheduled").written == []                  # a third in the same context
+    third = stream.add("Again no spicy food tonight for me.", session_id="s3")
+    assert reflector.event_due(third)
+    report = reflector.reflect("event")
+    assert len(report.written) == 1
+    reflection = report.written[0]
+    assert reflection.kind == "reflection" and reflection.source == "reflection"
+    assert len(reflection.evidence) == 4 and reflection.importance > max(
+        r.importance for r in stream.records()[0] if r.kind == "memory")
+    assert reflector.reflect("event").written == []                      # not written twice
+    result = Retriever(stream).retrieve("spicy food", k=3)
+    assert result.reflections and result.reflections[0].record.id == reflection.id   # its own channel
+
+
+def test_reflection_survives_an_llm_timeout(tmp_path, clock):
+    stream = MemoryStream(MemoryStore(tmp_path / "r.db"), "ann", embed=bag_of_words, clock=clock)
+
+    def timing_out(texts):
+        raise TimeoutError("LLM took too long")
+
+    for session in ("s1", "s2", "s3"):
+        stream.add(f"I park at the north gate when I visit ({session}).", session_id=session)
+    report = Reflector(stream, insight=timing_out).reflect("scheduled")
+    assert len(report.written) == 1 and "TimeoutError" in report.errors[0]    # reported, rule wording kept
+    assert report.written[0].text.startswith("Pattern seen in 3 separate conversations")
+    assert len([r for r in stream.records()[0] if r.kind == "memory"]) == 3   # the stream is intact
+
+
+def test_plan_states_its_reason_and_learns_from_the_answer(tmp_path, clock):
+    stream = MemoryStream(MemoryStore(tmp_path / "p.db"), "ann", embed=bag_of_words, clock=clock)
+    stream.add("I never want spicy food when I book a restaurant table.", session_id="s1")
+    planner = Planner(stream, Retriever(stream))
+    plan = planner.propose("book a restaurant table", "s2")
+    assert plan is not None and "because you told me" in plan.spoken() and "spicy" in plan.reason
+    assert plan.record.source == "plan" and plan.record.evidence
+    accepted = planner.accept(plan.record.id)
+    assert accepted.importance == 8 and accepted.confirmed
+    bob = MemoryStream(MemoryStore(tmp_path / "p.db"), "bob", embed=bag_of_words, clock=clock)
+    bob.add("I never want spicy food when I book a restaurant table.", session_id="s1")
+    bobs = Planner(bob, Retriever(bob))
+    rejected = bobs.reject(bobs.propose("book a restaurant table", "s2").record.id, "no, I want to try something new")
+    assert rejected.importance < 6 and rejected.notes == ["rejected: no, I want to try something new"]
+
+
+def test_summary_pyramid(tmp_path):
+    profiles = ProfileStore(tmp_path / "s.db")
+    pyramid = SummaryPyramid(profiles, "ann")
+    for i in range(27):
+        pyramid.add_session(f"s{i:02d}", f"2026-01-{i + 1:02d}: session {i} — detail {i}", T0 + i * DAY)
+    loaded = pyramid.load()
+    assert [s["key"] for s in loaded.recent] == ["s26", "s25", "s24", "s23", "s22"]     # newest first, detailed
+    assert loaded.merged["sessions"] == [f"s{i:02d}" for i in range(2, 22)]            # the 20 before
+    assert loaded.overall["text"].startswith("27 conversations")
+    text = loaded.render(10_000)
+    assert text.index("session 26") < text.index("Earlier:") < text.index("Overall:")
+    assert "session 22" in loaded.render(200) and "Overall" not in loaded.render(200)  # priority under a budget
+
+
+def test_pre_conversation_checks(ltm, clock):
+    turn(ltm, "I have a dentist appointment tomorrow at 3 pm.", "s1", 1)
+    ltm.profiles.add_commitment("ann", "s1", "I'll remind you about the dentist", clock())
+    clock.advance(3)
+    checks = run_checks(ltm.profiles, ltm.stream, clock())
+    assert [e.text for e in checks.expired] == ["I have a dentist appointment tomorrow at 3 pm."]
+    assert checks.promises[0]["text"] == "I'll remind you about the dentist"
+    line = asyncio.run(ltm.start_session(None, session_id="s2"))
+    assert "I'll remind you about the dentist" in line and "that date has passed" in line
+    assert ltm.profiles.open_commitments("ann") == []                  # kept by saying it
+
+
+def test_promises_in_replies_are_recorded(ltm):
+    async def run():
+        before = await ltm.before_reply("Remind me to call mom.", session_id="s1", turn_class="information_change")
+        await ltm.after_reply(before, "Remind me to call mom.", session_id="s1", turn=1,
+                              turn_class="information_change", reply_text="Sure. I'll remind you to call mom tonight.")
+    asyncio.run(run())
+    assert [p["text"] for p in ltm.profiles.open_commitments("ann")] == ["I'll remind you to call mom tonight"]
+
+
+def test_llm_importance_only_when_rules_abstain(tmp_path, clock):
+    asked: list[str] = []
+
+    def scorer(text: str) -> int:
+        asked.append(text)
+        return 7
+
+    stream = MemoryStream(MemoryStore(tmp_path / "i.db"), "ann", clock=clock, importance_fn=scorer)
+    assert stream.add("I'm allergic to peanuts.").importance == 9 and asked == []
+    assert stream.add("The sky looked odd over the bridge.").importance == 7 and len(asked) == 1
+
+    def broken(text: str) -> int:
+        raise TimeoutError
+
+    stream.importance_fn = broken
+    assert stream.add("Our neighbour repainted the fence.").importance == 4     # failure: the default
+
+
+def test_bad_input_keeps_the_stream_consistent(ltm, monkeypatch):
+    assert turn(ltm, "", "s1", 1).recalled == []
+    assert turn(ltm, "x" * 50_000, "s1", 2) is not None
+    assert all(len(t) <= 2000 for t in current(ltm))
+    count = len(ltm.stream.records()[0])
+
+    def failing_put(record, vector):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(ltm.stream.store, "put", failing_put)
+    turn(ltm, "I prefer aisle seats on long flights.", "s1", 3)
+    assert ltm.failed_writes and "disk full" in ltm.failed_writes[0]      # reported
+    monkeypatch.undo()
+    ltm.stream._cache = None
+    assert len(ltm.stream.records()[0]) == count                          # nothing half-written
+    turn(ltm, "I prefer aisle seats on long flights.", "s1", 4)             # and the retry lands
+    assert "I prefer aisle seats on long flights." in current(ltm)
+
+
+def test_reasoning_on_a_replaced_memory_is_held(tmp_path, clock):
+    stream = MemoryStream(MemoryStore(tmp_path / "d.db"), "ann", embed=bag_of_words, clock=clock)
+    old = stream.add("My daughter is 6 years old.")
+    plan = stream.add("Plan: a kids' menu for a 6 year old", source="plan", evidence=[old.id])
+    new = stream.add("My daughter is 7 years old.", merge=False)
+    stream.supersede(old, new, "factual correction", misstatement=True)
+    assert stream.get(plan.id).held and "rests on a replaced memory" in stream.get(plan.id).notes[0]
+
+
+def test_an_important_change_reaches_the_profile_at_once(ltm):
+    from memory.store import MemoryStateStore
+    from memory.working import WorkingMemory
+
+    working = WorkingMemory("s1", MemoryStateStore())
+
+    async def run():
+        await working.update("No spicy food.", turn=1)
+        before = await ltm.before_reply("No spicy food.", session_id="s1", turn_class="information_change")
+        await ltm.after_reply(before, "No spicy food.", session_id="s1", turn=1, turn_class="information_change",
+                              working=working)
+    asyncio.run(run())
+    assert [f.value for f in ltm.profile().facts.values()] == ["spicy"]          # before the session ends
+    assert ltm.profiles.audit("ann")[-1]["reason"] == "new preference"
