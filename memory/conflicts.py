@@ -18,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from memory.retrieval import tokenize
+from memory.retrieval import stem, tokenize
 from memory.stream import _PREFERENCE, _SAFETY, MemoryRecord
 
 PREFERENCE, FACT, HIGH_RISK = "preference", "fact", "high_risk"
@@ -49,7 +49,7 @@ def _values(text: str) -> set[str]:
 
 
 def _entities(text: str) -> set[str]:
-    return {t for t in tokenize(_VALUE.sub(" ", text)) if t not in _FILLER and not _NEGATION.fullmatch(t)}
+    return {stem(t) for t in tokenize(_VALUE.sub(" ", text), stemmed=False) if t not in _FILLER and not _NEGATION.fullmatch(t)}
 
 
 def _negated(text: str) -> bool:

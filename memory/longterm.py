@@ -39,6 +39,7 @@ from memory.turn_classes import NO_EN, YES_EN
 from memory.working import WorkingMemory
 
 Embed = Callable[[list[str]], np.ndarray]
+RECALL_WEIGHTS = RetrievalWeights(recency=0.05, importance=0.10, relevance=0.85)
 
 _YES = re.compile(r"^\W*(?:" + YES_EN + r")\b|^(?:好的?|对的?|是的?|嗯|可以|行|没错|变了|确定)", re.IGNORECASE)
 _NO = re.compile(r"^\W*(?:" + NO_EN + r"|not anymore)\b|^(?:不|没有|没变|不用|不要)", re.IGNORECASE)
@@ -134,8 +135,8 @@ class LongTermMemory:
                                        user_id, what, before, after, reason, session, at=clock()),
                                    importance_fn=llm.importance if llm else None)
         # Recall favours relevance: the seed's recency/importance weights bury the
-        # answer on question-style queries (LoCoMo R@10 .445 vs .693, bench_locomo.py).
-        self.retriever = Retriever(self.stream, RetrievalWeights(recency=0.05, importance=0.15, relevance=0.8))
+        # answer on question-style queries (LoCoMo R@10 .48 vs .76, scripts/bench_locomo.py).
+        self.retriever = Retriever(self.stream, RECALL_WEIGHTS)
         self.reflector = Reflector(self.stream, self.options.reflection, insight=llm.insight if llm else None)
         self.planner = Planner(self.stream, self.retriever, writer=llm.plan if llm else None)
         self.pyramid = SummaryPyramid(self.profiles, user_id, summarize=llm.summarize if llm else None)

@@ -24,6 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from memory.longterm import RECALL_WEIGHTS  # noqa: E402
 from memory.retrieval import BM25, Retriever, RetrievalWeights  # noqa: E402
 from memory.stream import MemoryRecord, MemoryStore, MemoryStream, rule_importance  # noqa: E402
 
@@ -81,18 +82,19 @@ def main() -> None:
 
     encoder = SentenceEncoder()
     data = json.loads(path.read_text())
+    product = f"Monologue recall ({RECALL_WEIGHTS.recency}/{RECALL_WEIGHTS.importance}/{RECALL_WEIGHTS.relevance})"
     methods = {"BM25 over turns": [], "embedding similarity": [], "Monologue (seed weights .3/.4/.3)": [],
-               "Monologue (relevance-led .05/.05/.9)": []}
+               product: []}
     cats: list[int] = []
     latencies: list[float] = []
     started = time.perf_counter()
     for conversation in data:
         stream, records, now = ingest(conversation, encoder)
         ids = [r.id for r in records]
-        bm25 = BM25([r.text for r in records])
+        bm25 = BM25([r.text for r in records], stemmed=False)   # the published baseline's plain words
         plain = encoder.embed([r.text for r in records])   # the plain-embedding baseline: turn text only
         seed = Retriever(stream, RetrievalWeights())
-        led = Retriever(stream, RetrievalWeights(recency=0.05, importance=0.05, relevance=0.9))
+        led = Retriever(stream, RECALL_WEIGHTS)    # what LongTermMemory uses on a reply
         for qa in conversation["qa"]:
             if qa["category"] not in CATEGORIES or not qa.get("evidence"):
                 continue
@@ -105,7 +107,7 @@ def main() -> None:
             dense = plain @ q
             methods["embedding similarity"].append(recall([ids[i] for i in np.argsort(-dense)[:25]], evidence))
             for name, retriever in (("Monologue (seed weights .3/.4/.3)", seed),
-                                    ("Monologue (relevance-led .05/.05/.9)", led)):
+                                    (product, led)):
                 result = retriever.retrieve(question, k=25, now=now, touch=False)
                 if name.startswith("Monologue (seed"):
                     latencies.append(result.elapsed_ms)
@@ -142,7 +144,8 @@ def scale_test(sizes: list[int], data: list[dict], encoder) -> None:
             vector /= np.linalg.norm(vector)
             rows.append((MemoryRecord(id=f"m{i}", user_id="scale", text=texts[i % len(texts)] + f" #{i // len(texts)}",
                                       importance=int(rng.integers(1, 11)), source="user_stated",
-                                      created_at=now - i * 60, last_accessed_at=now - i * 60, expires_at=None), vector))
+                                      created_at=now - i * 60, last_accessed_at=now - i * 60, expires_at=None,
+                                      session_id=f"s{i // 30}"), vector))   # 30 memories a session
         build = time.perf_counter()
         store.put_many(rows)
         retriever = Retriever(stream)
