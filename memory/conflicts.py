@@ -19,7 +19,7 @@ from typing import Callable
 import numpy as np
 
 from memory.retrieval import stem, tokenize
-from memory.stream import _PREFERENCE, _SAFETY, MemoryRecord
+from memory.stream import _PREFERENCE, _SAFETY, MemoryRecord, valid_for_days
 
 PREFERENCE, FACT, HIGH_RISK = "preference", "fact", "high_risk"
 
@@ -76,13 +76,14 @@ def find_conflict(new_text: str, new_vector: np.ndarray | None, records: list[Me
                   overlap: float = 0.6) -> Conflict | None:
     """The remembered memory this statement contradicts, if any (the closest first)."""
     new_entities, new_values = _entities(new_text), _values(new_text)
-    if not new_entities:
-        return None
+    if not new_entities or valid_for_days(new_text) is not None:
+        return None          # a dated event ("tonight", "tomorrow") does not contradict another day's
     dense = (vectors @ new_vector if new_vector is not None and vectors.shape[0] and vectors.shape[1]
              else np.zeros(len(records), dtype=np.float32))
     scored = []
     for i, record in enumerate(records):
-        if not record.current or record.kind != "memory" or record.source not in ("user_stated", "inferred"):
+        if not record.current or record.kind != "memory" or record.source not in ("user_stated", "inferred") \
+                or record.context.get("time_sensitive"):
             continue
         old_entities = _entities(record.text)
         shared = new_entities & old_entities

@@ -33,7 +33,9 @@ _NEGATION_EN = (r"(?:no|not|nothing|without|avoid|don'?t want|do not want|can'?t
 _NEGATION_ZH = r"(?:不吃|不要|不能吃|别放|别要|忌口|忌|对.{0,3}过敏|不想吃|不加|去掉)"
 _WITHDRAW_EN = re.compile(
     r"\b(?:forget(?: about)?|drop|remove|cancel|scrap|scratch|never mind|ignore|no need for|"
-    r"(?:i )?don'?t (?:need|care about)|skip|get rid of|no longer need)\s+(?:the |my |that |a |any )?(?P<what>[\w' -]{2,30})"
+    r"(?:i )?don'?t (?:need|care about)|skip|get rid of|no longer need|"
+    r"(?:i'?m |i am )?(?:not|no longer) allergic to|i can (?:eat|have)(?=\s[\w' -]+\b(?:now|again|after all)\b))"
+    r"\s+(?:the |my |that |a |any )?(?P<what>[\w' -]{2,30})"
 )
 _WITHDRAW_EN_AFTER = re.compile(
     r"(?:the |my )?(?P<what>[\w' -]{2,30}?)\s+(?:doesn'?t|does not|no longer|won'?t) matter"
@@ -41,6 +43,7 @@ _WITHDRAW_EN_AFTER = re.compile(
 )
 _WITHDRAW_ZH = re.compile(r"(?:取消|去掉|算了|不用|不需要|别管)(?:那个|这个)?(?P<what>[\u4e00-\u9fff]{1,6})"
                           r"|(?P<what2>[\u4e00-\u9fff]{1,4})(?:无所谓|不限|随便|算了|不用了|不要了)")
+_NOT_ALLERGIC_ZH = re.compile(r"(?:不再对|对)(?P<what>[\u4e00-\u9fff]{1,4}?)(?:不过敏|不再过敏|已经不过敏)")
 _WITHDRAW_ZH_KEY = re.compile(r"不要(?:那个|这个)?(?P<what>[\u4e00-\u9fff]{1,4}?)了")
 _LOCATION_EN = re.compile(r"\b(?:in|near|around|close to) (?P<v>[A-Z][a-zA-Z]+(?: [A-Z][a-zA-Z]+){0,2})")
 _NAME_EN = re.compile(r"\b(?:try(?: out)?|called|named|at|book|reserve|how about|what about|first is|one is|"
@@ -307,6 +310,7 @@ class RuleExtractor:
     def _withdrawals(self, text, lowered, lang, add) -> None:
         if lang == "zh":
             matches = [(m.group("what") or m.group("what2"), m.span()) for m in _WITHDRAW_ZH.finditer(text)]
+            matches += [(m.group("what"), m.span()) for m in _NOT_ALLERGIC_ZH.finditer(text)]
         else:
             matches = [(m.group("what"), m.span()) for m in _WITHDRAW_EN.finditer(lowered)]
             matches += [(m.group("what") or m.group("what2"), m.span()) for m in _WITHDRAW_EN_AFTER.finditer(lowered)]

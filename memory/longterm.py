@@ -15,6 +15,7 @@ pyramid and retention.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import re
 import time
 from dataclasses import dataclass, field
@@ -94,6 +95,7 @@ class Awaiting:
 class BeforeReply:
     """What long-term memory gives one reply; `say` replaces the LLM's answer."""
     recalled: list[str] = field(default_factory=list)
+    reflections: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     say: str | None = None
     exact: str | None = None
@@ -105,6 +107,8 @@ class BeforeReply:
 
     def trace(self) -> dict[str, Any]:
         out: dict[str, Any] = {"recalled": self.recalled, "ms": round(self.ms, 1), "timed_out": self.timed_out}
+        if self.reflections:
+            out["reflections"] = self.reflections
         if self.exact:
             out["exact"] = self.exact
         if self.conflict:
@@ -144,6 +148,10 @@ class LongTermMemory:
         self.checks = PreConversationChecks()
         self.reports: list[ReflectionReport] = []
         self.failed_writes: list[str] = []
+        # What the transport knows about the moment (passengers, weather, place…), stored
+        # with each memory beside the time of day and weekday (L1).
+        self.situation: dict[str, Any] = {}
+        self._retry: list[tuple[BeforeReply, str, dict[str, Any]]] = []
         self._lock = asyncio.Lock()
         self._background: set[asyncio.Task] = set()
 
@@ -193,10 +201,11 @@ class LongTermMemory:
         held = {out.conflict.old.id} if out.conflict and out.conflict.risk == HIGH_RISK else set()
         result = self.retriever.retrieve(text, k=self.options.recall_k + 3)
         # Only what the user said or accepted: a proposed plan is the agent's own words.
-        items = [m for m in result.memories + result.reflections
+        items = [m for m in result.memories
                  if m.record.session_id != session_id and m.record.id not in held
                  and (m.record.source != "plan" or m.record.context.get("status") == "accepted")]
         out.recalled = [m.record.text for m in items[: self.options.recall_k]]
+        out.reflections = [m.record.text for m in result.reflections[:1]]      # the second channel
         if schema is not None:
             out.exact = self.exact_answer(text, schema, language)
         if _PAST.search(text) or time_window(text, now):
@@ -278,13 +287,19 @@ class LongTermMemory:
         self.profiles.save(profile, audit, at=now)
         return len(audit)
 
+    def context_now(self) -> dict[str, Any]:
+        moment = dt.datetime.fromtimestamp(self.clock())
+        hour = moment.hour
+        part = "morning" if 5 <= hour < 12 else "afternoon" if hour < 17 else "evening" if hour < 22 else "night"
+        return {"time_of_day": part, "weekday": moment.strftime("%A").lower(), **self.situation}
+
     def _remember(self, text: str, conflict: Conflict | None, session_id: str, evidence: list[str]) -> list[str]:
         if conflict is None and self.llm is not None:
             vector = self.stream.embed([text])[0] if self.stream.embed else None
             records, vectors = self.stream.records()
             conflict = find_conflict(text, vector, records, vectors, judge=self.llm.contradicts)
         record = self.stream.add(text, source="user_stated", session_id=session_id, evidence=evidence,
-                                 merge=conflict is None)
+                                 merge=conflict is None, context=self.context_now())
         if conflict is not None and conflict.old.id != record.id:
             if conflict.risk == HIGH_RISK:
                 record.held = True
@@ -333,13 +348,21 @@ class LongTermMemory:
 
     async def after_reply(self, before: BeforeReply, text: str, *, session_id: str, turn: int, turn_class: str,
                           reply_text: str = "", working: WorkingMemory | None = None) -> None:
-        """The background half of a turn; a failure is reported, the stream stays consistent."""
+        """The background half of a turn. A failure is reported and the work kept to retry
+        with the next turn and at the end of the session: an acknowledged turn is not lost."""
+        job = (before, text, dict(session_id=session_id, turn=turn, turn_class=turn_class, reply_text=reply_text,
+                                  working=working))
         async with self._lock:
+            await self._run_jobs(self._retry + [job])
+
+    async def _run_jobs(self, jobs: list[tuple[BeforeReply, str, dict[str, Any]]]) -> None:
+        self._retry = []
+        for before, text, kwargs in jobs:
             try:
-                await asyncio.to_thread(self.after_reply_now, before, text, session_id=session_id, turn=turn,
-                                        turn_class=turn_class, reply_text=reply_text, working=working)
+                await asyncio.to_thread(self.after_reply_now, before, text, **kwargs)
             except Exception as exc:
-                self.failed_writes.append(f"turn {turn}: {type(exc).__name__}: {exc}")
+                self.failed_writes.append(f"turn {kwargs['turn']}: {type(exc).__name__}: {exc}")
+                self._retry.append((before, text, kwargs))
 
     def remember(self, text: str, *, session_id: str, turn: int, turn_class: str) -> str | None:
         """Store one user utterance (blocking); returns the memory id, or None if not kept."""
@@ -395,6 +418,9 @@ class LongTermMemory:
     async def end_session(self, memory: WorkingMemory | None, session_id: str = "") -> int:
         """Fold the session into the profile and the summary pyramid; returns audit entries written."""
         await self.drain()
+        if self._retry:
+            async with self._lock:
+                await self._run_jobs(self._retry)
         session_id = session_id or (memory.session_id if memory else "")
 
         def run() -> int:

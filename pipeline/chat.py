@@ -118,6 +118,8 @@ def print_turn(turn: TurnRecord, memory: WorkingMemory | None) -> None:
     print(f"agent ▸ {turn.reply_text}")
     if turn.memories.get("recalled"):
         print("        remembered: " + " / ".join(turn.memories["recalled"]))
+    if turn.memories.get("reflections"):
+        print("        noticed: " + " / ".join(turn.memories["reflections"]))
     if memory is not None:
         label = f"[{turn.turn_class}; state v{turn.state_version}]"
         state_lines = memory.render().splitlines()

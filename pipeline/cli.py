@@ -63,6 +63,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from pipeline.builder import user_memory
 
     long_term = user_memory(config, models, args.user, args.store, at=_at(args))
+    if long_term is not None:
+        long_term.situation = _situation(args)
     result = asyncio.run(replay_audio(session, config, models, out, paced=args.paced, handle_sigint=True,
                                       session_id=args.session, store=_store(args, config), long_term=long_term))
     if result.session_id:
@@ -95,7 +97,8 @@ def cmd_talk(args: argparse.Namespace) -> int:
     config = _config(args)
     return asyncio.run(run_talk(config, Path(args.out), input_device=args.input, output_device=args.output,
                                 session_id=args.session, store=_store(args, config),
-                                user_id=args.user, store_path=args.store, at=_at(args)))
+                                user_id=args.user, store_path=args.store, at=_at(args),
+                                situation=_situation(args)))
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
@@ -110,10 +113,22 @@ def cmd_chat(args: argparse.Namespace) -> int:
     from pipeline.builder import user_memory
 
     models = load_text_models(config)
+    long_term = user_memory(config, models, args.user, args.store, at=_at(args))
+    if long_term is not None:
+        long_term.situation = _situation(args)
     run_script(path, config, models, store=_store(args, config), session_id=args.session,
-               out_dir=Path(args.out) if args.out else None,
-               long_term=user_memory(config, models, args.user, args.store, at=_at(args)))
+               out_dir=Path(args.out) if args.out else None, long_term=long_term)
     return 0
+
+
+def _situation(args: argparse.Namespace) -> dict[str, str]:
+    pairs = [p for p in (getattr(args, "context", None) or "").split(",") if p.strip()]
+    if any("=" not in p for p in pairs):
+        from configs import ConfigError
+
+        raise ConfigError(f"--context {args.context!r}: use key=value pairs separated by commas, "
+                          "e.g. passengers=kids,weather=rain")
+    return {k.strip(): v.strip() for k, v in (p.split("=", 1) for p in pairs)}
 
 
 def _at(args: argparse.Namespace) -> float | None:
@@ -188,10 +203,11 @@ def _show_memory(record, score: float | None = None) -> None:
 def cmd_memory(args: argparse.Namespace) -> int:
     action = args.memory_command
     if action == "search":
+        from memory.longterm import RECALL_WEIGHTS
         from memory.retrieval import Retriever
 
         stream = _memory_stream(args, embed=True)
-        result = Retriever(stream).retrieve(args.query, k=args.k)
+        result = Retriever(stream, RECALL_WEIGHTS).retrieve(args.query, k=args.k)   # ranked as recall ranks
         for item in result.memories + result.reflections:
             _show_memory(item.record, item.score)
         if not result.memories and not result.reflections:
@@ -356,6 +372,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--session", help="session id (default: a new one); the same id continues its state")
         p.add_argument("--store", help="SQLite file for session state and memories (default: store.path)")
         p.add_argument("--user", help="remember this user across sessions (long-term memory); none: nothing is kept")
+        p.add_argument("--context", help="what the transport knows about the moment, stored with each memory: "
+                                         "key=value pairs, e.g. passengers=kids,weather=rain")
         p.add_argument("--at", help="date/time the session happens at, for long-term memory (ISO, e.g. "
                                     "2026-11-23T19:00): replays recorded sessions with their dates")
 

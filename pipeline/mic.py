@@ -252,11 +252,14 @@ def build_talk_worker(config: MonologueConfig, models: AgentModels, out_dir: Pat
 async def run_talk(config: MonologueConfig, out_dir: Path, *, input_device: str | None = None,
                    output_device: str | None = None, sd: StreamFactory | None = None,
                    session_id: str | None = None, store: StateStore | None = None,
-                   user_id: str | None = None, store_path: str | None = None, at: float | None = None) -> int:
+                   user_id: str | None = None, store_path: str | None = None, at: float | None = None,
+                   situation: dict[str, str] | None = None) -> int:
     sd = sd or _sounddevice()
     models = await asyncio.to_thread(load_models, config)
     memory = session_memory(config, models, session_id, store)
     long_term = await asyncio.to_thread(user_memory, config, models, user_id, store_path, at)
+    if long_term is not None:
+        long_term.situation = dict(situation or {})
     worker, parts = build_talk_worker(config, models, out_dir, sd,
                                       input_device=_device_arg(input_device),
                                       output_device=_device_arg(output_device), memory=memory,

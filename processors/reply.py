@@ -192,6 +192,8 @@ class ReplyProcessor(FrameProcessor):
             notes.append("From the records (exact): " + before.exact)
         if before.recalled:
             notes.append("Remembered from earlier conversations (the user said): " + " / ".join(before.recalled))
+        if before.reflections:
+            notes.append("Noticed across conversations: " + " / ".join(before.reflections))
         notes += before.notes
         if not notes:
             return state_text, before

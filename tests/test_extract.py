@@ -97,3 +97,12 @@ def test_confirmation_polarity(rules, text, polarity):
 def test_chit_chat_reads_nothing(rules):
     ops, _ = ops_of(rules, "The weather has been lovely this week.")
     assert ops == set()
+
+
+@pytest.mark.parametrize("text, value", [
+    ("I'm not allergic to peanuts anymore.", "nuts"), ("I am no longer allergic to nuts", "nuts"),
+    ("I can eat spicy food now", "spicy"), ("我对花生不过敏了", "nuts"),
+])
+def test_an_allergy_gone_is_a_withdrawal_not_a_new_exclusion(rules, text, value):
+    ops, _ = ops_of(rules, text)
+    assert ("withdraw", "dietary", "=", value) in ops and not any(o[0] == "set" for o in ops)

@@ -222,8 +222,9 @@ def test_bad_input_keeps_the_stream_consistent(ltm, monkeypatch):
     monkeypatch.undo()
     ltm.stream._cache = None
     assert len(ltm.stream.records()[0]) == count                          # nothing half-written
-    turn(ltm, "I prefer aisle seats on long flights.", "s1", 4)             # and the retry lands
-    assert "I prefer aisle seats on long flights." in current(ltm)
+    turn(ltm, "I always order the vegetarian option.", "s1", 4)            # the next turn retries it
+    assert {"I prefer aisle seats on long flights.", "I always order the vegetarian option."} <= set(current(ltm))
+    assert len(ltm.failed_writes) == 1 and not ltm._retry
 
 
 def test_reasoning_on_a_replaced_memory_is_held(tmp_path, clock):
@@ -249,3 +250,36 @@ def test_an_important_change_reaches_the_profile_at_once(ltm):
     asyncio.run(run())
     assert [f.value for f in ltm.profile().facts.values()] == ["spicy"]          # before the session ends
     assert ltm.profiles.audit("ann")[-1]["reason"] == "new preference"
+
+
+def test_memories_carry_their_situation(ltm, clock):
+    ltm.situation = {"passengers": "kids"}
+    turn(ltm, "I always take the coast road on weekends.", "s1", 1)
+    record = ltm.stream.records()[0][0]
+    assert record.context["passengers"] == "kids" and record.context["weekday"] in (
+        "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+    assert record.context["time_of_day"] in ("morning", "afternoon", "evening", "night")
+
+
+def test_sessions_leave_summaries_the_past_questions_read(ltm, clock):
+    for n, text in enumerate(("I'm planning a trip to Lisbon next month.", "I want a hotel near the river."), 1):
+        turn(ltm, text, f"s{n}", 1)
+        asyncio.run(ltm.end_session(None, session_id=f"s{n}"))
+        clock.advance(1)
+    before = asyncio.run(ltm.before_reply("What did we talk about last time?", session_id="s3",
+                                          turn_class="chit_chat"))
+    note = next(n for n in before.notes if n.startswith("Earlier sessions"))
+    assert note.index("hotel near the river") < note.index("Lisbon")             # newest first
+    assert ltm.profile().last_session["id"] == "s2"
+
+
+def test_a_habit_seen_in_three_conversations_becomes_a_reflection(ltm, clock):
+    for n, text in enumerate(("I don't want spicy food tonight.", "No spicy food for me tonight please.",
+                              "Tonight again I don't want spicy food."), 1):
+        turn(ltm, text, f"s{n}", 1)
+        clock.advance(1)
+    reflections = [r for r in ltm.stream.records()[0] if r.kind == "reflection"]
+    assert len(reflections) == 1 and ltm.reports[-1].trigger == "event"
+    recall = asyncio.run(ltm.before_reply("Any spicy food tonight?", session_id="s9", turn_class="chit_chat"))
+    assert recall.reflections[0].startswith("Pattern seen in 3 separate conversations")   # its own channel
+    assert len(recall.recalled) == 3
