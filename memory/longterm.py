@@ -267,8 +267,9 @@ class LongTermMemory:
             written += self._remember(text, before.conflict, session_id, evidence)
         for promise in _PROMISE.findall(reply_text or ""):
             self.profiles.add_commitment(self.user_id, session_id, promise.strip(), self.clock())
-        if working is not None and turn_class == "information_change":
-            self.refresh_profile_now(working)
+        holding = self.awaiting is not None and self.awaiting.kind == "conflict"
+        if working is not None and turn_class == "information_change" and not holding:
+            self.refresh_profile_now(working)     # a contradiction being asked about waits for the answer
         return written
 
     def refresh_profile_now(self, working: WorkingMemory) -> int:
@@ -354,6 +355,11 @@ class LongTermMemory:
                                   working=working))
         async with self._lock:
             await self._run_jobs(self._retry + [job])
+        answered = before.answered
+        if working is not None and answered and answered[0].kind == "conflict" and answered[0].conflict \
+                and not answered[1]:
+            # "No, I still am": the earlier statement stands, in this session's state too.
+            await working.update(answered[0].conflict.old.text, turn=turn, turn_class="information_change")
 
     async def _run_jobs(self, jobs: list[tuple[BeforeReply, str, dict[str, Any]]]) -> None:
         self._retry = []

@@ -191,6 +191,8 @@ def test_corrections_contradictions_and_last_weeks_plan_across_processes(tmp_pat
                                          "No, I still am.\n")
     assert "Earlier you told me \"I'm allergic to peanuts.\"" in second         # a high-risk contradiction: it asks
     assert "I'll keep what you told me before" in second
+    profile = _run("profile", "show", "--user", "zoe", "--store", str(store)).stdout
+    assert "dietary excludes nuts" in profile.split("audit log:")[0]              # held, then kept: never dropped
     third = chat(3, "2026-11-23T10:00", "The plan I mentioned last week — change it to Friday.\n"
                                         "How old is my daughter?\n")
     assert "Done: the plan you mentioned on 2026-11-16" in third and "Dinner with Anna on Friday at 7 pm." in third
