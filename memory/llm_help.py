@@ -1,5 +1,5 @@
 """What the LLM adds to long-term memory, each part optional and off the voice turn:
-importance when the rules abstain, the wording of reflections and plans, the judge of
+importance when the rules abstain, the wording of reflections, the judge of
 semantic contradictions, condensed summaries. Every call has a timeout; a failure
 returns None (or raises, where the caller reports it) and the rules decide instead.
 
@@ -66,18 +66,6 @@ class MemoryLLM:
                         "\n".join(f"- {t}" for t in texts),
                         {"type": "object", "properties": {"insight": {"type": "string"}}, "required": ["insight"]})
         return str(data.get("insight") or "") or None
-
-    def plan(self, goal: str, basis: list[str]) -> tuple[str, str] | None:
-        try:
-            data = self.ask("Propose the next step for the user's goal that respects what they told you, and the "
-                            'reason, citing what they said. Answer JSON {"plan": "...", "reason": "..."}.',
-                            f"Goal: {goal}\nThe user said:\n" + "\n".join(f"- {b}" for b in basis),
-                            {"type": "object", "properties": {"plan": {"type": "string"}, "reason": {"type": "string"}},
-                             "required": ["plan", "reason"]})
-            plan, reason = str(data.get("plan") or "").strip(), str(data.get("reason") or "").strip()
-            return (plan, reason) if plan and reason else None
-        except Exception:
-            return None
 
     def contradicts(self, old: str, new: str) -> bool | None:
         try:

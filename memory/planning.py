@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable
 
 from memory.retrieval import Retriever
 from memory.stream import MemoryRecord, MemoryStream
 
-PlanWriter = Callable[[str, list[str]], "tuple[str, str] | None"]   # goal, basis → (plan, reason) (an LLM)
 
 
 @dataclass(frozen=True)
@@ -35,11 +33,9 @@ def _quote(text: str) -> str:
 
 
 class Planner:
-    def __init__(self, stream: MemoryStream, retriever: Retriever, writer: PlanWriter | None = None,
-                 min_importance: int = 6) -> None:
+    def __init__(self, stream: MemoryStream, retriever: Retriever, min_importance: int = 6) -> None:
         self.stream = stream
         self.retriever = retriever
-        self.writer = writer
         self.min_importance = min_importance
 
     def basis(self, goal: str) -> list[MemoryRecord]:
@@ -55,16 +51,9 @@ class Planner:
         basis = self.basis(goal) if goal else []
         if not basis:
             return None
-        texts = [b.text for b in basis]
-        written = None
-        if self.writer is not None:
-            try:
-                written = self.writer(goal, texts)
-            except Exception:          # the rule wording below still makes a plan
-                written = None
-        if written and all(written):
-            text, reason = written
-        elif language == "zh":
+        # The reason quotes the user's own words, not a paraphrase: a small model's
+        # paraphrase of them (measured with the local 0.5B) invented things they never said.
+        if language == "zh":
             text = f"再来{goal}，每个选项都按你说过的要求检查"
             reason = "你说过" + "，也说过".join(_quote(_as_condition(b)) for b in basis[:2])
         else:

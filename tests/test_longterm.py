@@ -283,3 +283,48 @@ def test_a_habit_seen_in_three_conversations_becomes_a_reflection(ltm, clock):
     recall = asyncio.run(ltm.before_reply("Any spicy food tonight?", session_id="s9", turn_class="chit_chat"))
     assert recall.reflections[0].startswith("Pattern seen in 3 separate conversations")   # its own channel
     assert len(recall.recalled) == 3
+
+
+class FakeMemoryLLM:
+    """Stands in for MemoryLLM: fixed answers, and a record of what was asked."""
+
+    def __init__(self, importance: int | None = 7, contradicts: bool | None = True) -> None:
+        self.asked: list[str] = []
+        self._importance, self._contradicts = importance, contradicts
+
+    def bind(self, loop) -> None:
+        pass
+
+    def importance(self, text: str) -> int | None:
+        self.asked.append(f"importance: {text}")
+        return self._importance
+
+    def contradicts(self, old: str, new: str) -> bool | None:
+        self.asked.append(f"contradicts: {old} | {new}")
+        return self._contradicts
+
+    def insight(self, texts: list[str]) -> str:
+        raise TimeoutError("no time")
+
+    def summarize(self, texts):
+        return None
+
+
+def test_llm_work_waits_for_the_end_of_the_session(tmp_path, clock):
+    path = tmp_path / "c.db"
+    llm = FakeMemoryLLM()
+    ltm = LongTermMemory(MemoryStore(path), "ann", embed=bag_of_words, clock=clock, profiles=ProfileStore(path),
+                         options=LongTermOptions(budget_ms=5000), llm=llm)
+    turn(ltm, "I work at the city bakery.", "s1", 1)
+    clock.advance(1)
+    turn(ltm, "The sky looked odd over the bridge, I thought.", "s2", 1)
+    turn(ltm, "I work at the city hospital.", "s2", 2)
+    assert llm.asked == []                                      # nothing competes with replies mid-session
+    assert ltm.stream.get(ltm.stream.records()[0][1].id).importance == 4
+    asyncio.run(ltm.end_session(None, session_id="s2"))
+    assert "importance: The sky looked odd over the bridge, I thought." in llm.asked
+    sky = next(r for r in ltm.stream.records()[0] if r.text.startswith("The sky"))
+    assert sky.importance == 7
+    bakery = next(r for r in ltm.stream.records()[0] if r.text == "I work at the city bakery.")
+    assert bakery.superseded_by                                 # the judge called it a contradiction: a correction
+    assert any("LLM judge" in e["reason"] for e in ltm.profiles.audit("ann"))
