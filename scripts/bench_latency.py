@@ -50,6 +50,8 @@ def main() -> None:
     parser.add_argument("--json", help="also write the per-turn figures here")
     parser.add_argument("--ab", action="store_true",
                         help="alternate runs with and without the monologue and compare them side by side")
+    parser.add_argument("--memory-ab", action="store_true",
+                        help="alternate runs with and without long-term memory (one user, sessions accumulating)")
     args = parser.parse_args()
 
     from loguru import logger
@@ -72,6 +74,9 @@ def main() -> None:
 
     variants = {"with monologue": replace(config, monologue=replace(config.monologue, enabled=True)),
                 "without monologue": replace(config, monologue=replace(config.monologue, enabled=False))}
+    if args.memory_ab:
+        memory_ab(args, config, session, models)
+        return
     rows: list[dict] = []
     ab_rows: dict[str, list[dict]] = {name: [] for name in variants}
     walls: list[float] = []
@@ -136,6 +141,43 @@ def main() -> None:
               f"(interleaved runs, same models, same session)")
     if args.json:
         Path(args.json).write_text(json.dumps(rows if not args.ab else ab_rows, indent=1))
+
+
+def memory_ab(args: argparse.Namespace, config, session, models) -> None:
+    """Voice-to-voice with and without long-term memory, interleaved; the user's store
+    grows by one session each 'with' run, so later runs recall from earlier ones."""
+    from pipeline.builder import user_memory
+    from pipeline.replay import replay_audio
+
+    v2v: dict[str, list[float]] = {"with long-term memory": [], "without": []}
+    recall_ms: list[float] = []
+    session_end_s: list[float] = []
+    with tempfile.TemporaryDirectory() as store_dir:
+        store = str(Path(store_dir) / "bench.db")
+        for run in range(args.runs):
+            for name in v2v:
+                long_term = user_memory(config, models, "bench", store) if name.startswith("with") else None
+                with tempfile.TemporaryDirectory() as out:
+                    ended = time.perf_counter()
+                    result = asyncio.run(replay_audio(session, config, models, Path(out), long_term=long_term))
+                    total = time.perf_counter() - ended
+                if long_term is not None:
+                    session_end_s.append(total - result.wall_secs)
+                for turn in result.turns:
+                    if turn.text and "first_audio" in turn.marks:
+                        v2v[name].append(turn.latencies_ms()["voice_to_voice"])
+                        if turn.memories:
+                            recall_ms.append(turn.memories["ms"])
+                print(f"run {run + 1}/{args.runs} {name}: {result.wall_secs:.1f} s wall", file=sys.stderr, flush=True)
+    a, b = v2v["with long-term memory"], v2v["without"]
+    print(f"\n## Long-term memory on the voice turn — {args.runs} interleaved runs of {Path(args.session).name} "
+          f"({len(a)} and {len(b)} answered turns)")
+    print("\n| voice-to-voice (ms) | with long-term memory | without | ratio |\n|---|---:|---:|---:|")
+    for label, q in (("median", 0.5), ("p90", 0.9)):
+        print(f"| {label} | {pct(a, q):.0f} | {pct(b, q):.0f} | ×{pct(a, q) / pct(b, q):.3f} |")
+    print(f"\nrecall on the critical path: median {statistics.median(recall_ms):.1f} ms, p90 {pct(recall_ms, 0.9):.1f} ms "
+          f"({len(recall_ms)} turns); start + end of session (profile, checks, summaries, consolidation) "
+          f"median {statistics.median(session_end_s):.2f} s, outside the turns")
 
 
 if __name__ == "__main__":

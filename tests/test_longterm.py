@@ -328,3 +328,14 @@ def test_llm_work_waits_for_the_end_of_the_session(tmp_path, clock):
     bakery = next(r for r in ltm.stream.records()[0] if r.text == "I work at the city bakery.")
     assert bakery.superseded_by                                 # the judge called it a contradiction: a correction
     assert any("LLM judge" in e["reason"] for e in ltm.profiles.audit("ann"))
+
+
+def test_chinese_time_travel_and_contradiction(ltm, clock):
+    turn(ltm, "周三和小王吃饭", "s1", 1)
+    turn(ltm, "我对花生过敏", "s1", 2)
+    clock.advance(5)
+    travel = turn(ltm, "上周说的那个计划，改到周五吧", "s2", 1)
+    assert travel.say.startswith("好的，你") and "周五和小王吃饭" in travel.say
+    asked = asyncio.run(ltm.before_reply("我对花生不过敏了", session_id="s2", turn_class="information_change",
+                                         language="zh"))
+    assert asked.say == "你之前告诉过我“我对花生过敏”，现在你说“我对花生不过敏了”。情况变了吗？"
