@@ -89,6 +89,9 @@ class LongTermConfig:
     llm_timeout_secs: float = 20.0
     reflection_min_contexts: int = 3
     summary_chars: int = 500
+    keep_forever_from: int = 8        # importance ≥ this: kept until deleted
+    decay_days: float = 30.0          # middle tier: loses a point of importance after this
+    archive_days: float = 7.0         # importance < 4: archived after this
 
 
 @dataclass(frozen=True)

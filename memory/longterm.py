@@ -32,7 +32,7 @@ from memory.reflection import ReflectionOptions, ReflectionReport, Reflector
 from memory.retrieval import RetrievalWeights, Retriever, time_window
 from memory.schema import DomainSchema
 from memory.structured import exact_answer
-from memory.stream import MemoryStore, MemoryStream, rule_importance
+from memory.stream import MemoryStore, MemoryStream, RetentionPolicy, rule_importance
 from memory.summaries import SummaryPyramid, session_summary
 from memory.timetravel import TimeTravelMatch
 from memory.timetravel import match as time_travel_match
@@ -81,6 +81,7 @@ class LongTermOptions:
     budget_ms: float = 250.0
     summary_chars: int = 500
     reflection: ReflectionOptions = field(default_factory=ReflectionOptions)
+    retention: RetentionPolicy = field(default_factory=RetentionPolicy)
 
 
 @dataclass
@@ -134,7 +135,7 @@ class LongTermMemory:
         self.profiles = profiles or ProfileStore(":memory:")
         self.options = options or LongTermOptions()
         self.llm = llm
-        self.stream = MemoryStream(store, user_id, embed=embed, clock=clock,
+        self.stream = MemoryStream(store, user_id, embed=embed, clock=clock, retention=self.options.retention,
                                    audit=lambda what, before, after, reason, session: self.profiles.append_audit(
                                        user_id, what, before, after, reason, session, at=clock()),
                                    importance_fn=None)

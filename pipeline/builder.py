@@ -162,13 +162,15 @@ def user_memory(config: MonologueConfig, models: AgentModels, user_id: str | Non
     from memory.longterm import LongTermOptions
     from memory.profile import ProfileStore
     from memory.reflection import ReflectionOptions
-    from memory.stream import MemoryStore
+    from memory.stream import MemoryStore, RetentionPolicy
 
     o = config.long_term
     path = store_path or config.store.path
     offset = 0.0 if at is None else at - time.time()
     options = LongTermOptions(recall_k=o.recall_k, budget_ms=o.budget_ms, summary_chars=o.summary_chars,
-                              reflection=ReflectionOptions(min_contexts=o.reflection_min_contexts))
+                              reflection=ReflectionOptions(min_contexts=o.reflection_min_contexts),
+                              retention=RetentionPolicy(keep_forever_from=o.keep_forever_from,
+                                                        decay_days=o.decay_days, archive_days=o.archive_days))
     llm = MemoryLLM(models.llm.complete_json, o.llm_timeout_secs) if o.llm_help else None
     long_term = LongTermMemory(MemoryStore(path), user_id, embed=models.encoder(), profiles=ProfileStore(path),
                                options=options, llm=llm, clock=lambda: time.time() + offset)

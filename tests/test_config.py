@@ -45,3 +45,11 @@ def test_missing_or_broken_file(tmp_path):
     broken.write_text("vad: [unclosed\n")
     with pytest.raises(ConfigError, match="not valid YAML"):
         load_config(broken, environ={})
+
+
+def test_retention_periods_come_from_config(monkeypatch):
+    from configs import load_config
+
+    monkeypatch.setenv("MONOLOGUE__LONG_TERM__DECAY_DAYS", "10")
+    config = load_config()
+    assert config.long_term.decay_days == 10.0 and config.long_term.archive_days == 7.0
