@@ -32,6 +32,8 @@ _VALUE = re.compile(r"\b\d+(?:[.:]\d+)?(?:\s*(?:am|pm))?\b|\b(?:monday|tuesday|w
                     r"december)\b", re.IGNORECASE)
 _NOT_VALUE = re.compile(r"\bnot\s+(\d+(?:[.:]\d+)?|[a-z]+day)\b", re.IGNORECASE)
 
+_EXCLUSIVE = re.compile(r"\bi(?:'d| would)? (?:rather|prefer)\b|\bmy favou?rite\b|\bi always (?:take|choose|pick|sit)\b|"
+                        r"我(?:更)?喜欢坐|我最喜欢|我习惯", re.IGNORECASE)
 Judge = Callable[[str, str], "bool | None"]       # (old, new) → contradicts? None: cannot tell
 
 
@@ -99,12 +101,24 @@ def find_conflict(new_text: str, new_vector: np.ndarray | None, records: list[Me
         old_values = _values(old.text)
         if new_values and old_values and new_values != old_values and not (new_values >= old_values):
             return Conflict(old, new_text, "exact", _risk(old.text, new_text), closeness)
+        if _swapped_choice(old.text, new_text):
+            return Conflict(old, new_text, "exact", _risk(old.text, new_text), closeness)
         verdict = judge(old.text, new_text) if judge is not None else None
         if verdict is None:
             verdict = _negated(old.text) != _negated(new_text)
         if verdict:
             return Conflict(old, new_text, "semantic", _risk(old.text, new_text), closeness)
     return None
+
+
+def _swapped_choice(old: str, new: str) -> bool:
+    """"I prefer window seats" → "I prefer aisle seats": an exclusive preference whose
+    one or two words changed (liking Thai food does not undo liking Italian; preferring
+    does)."""
+    if not (_EXCLUSIVE.search(old) and _EXCLUSIVE.search(new)) or _negated(old) != _negated(new):
+        return False
+    a, b = _entities(old), _entities(new)
+    return 1 <= len(a - b) <= 2 and 1 <= len(b - a) <= 2 and len(a & b) >= 1
 
 
 def _risk(old: str, new: str) -> str:

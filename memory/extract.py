@@ -274,6 +274,8 @@ class RuleExtractor:
                 spec = self.schema.key(key)
                 before = source[max(0, m.start() - 24): m.start()]
                 negated = bool(re.search(negation + (r"\s*(?:\S+\s*){0,2}$" if lang == "en" else r".{0,2}$"), before))
+                if lang == "zh" and re.match(r"(?:也|都)?过敏", source[m.end():]):
+                    negated = True           # 对花生过敏: the value sits inside the phrase
                 if spec.multi:
                     comparator = "excludes" if negated else (
                         "includes" if value == "vegetarian" or spec.default_op == "includes" else None)

@@ -106,3 +106,9 @@ def test_chit_chat_reads_nothing(rules):
 def test_an_allergy_gone_is_a_withdrawal_not_a_new_exclusion(rules, text, value):
     ops, _ = ops_of(rules, text)
     assert ("withdraw", "dietary", "=", value) in ops and not any(o[0] == "set" for o in ops)
+
+
+@pytest.mark.parametrize("text", ["我对花生过敏", "我花生过敏，别放花生"])
+def test_chinese_allergy_with_the_value_inside(rules, text):
+    ops, _ = ops_of(rules, text)
+    assert ("set", "dietary", "excludes", "nuts") in ops

@@ -339,3 +339,17 @@ def test_chinese_time_travel_and_contradiction(ltm, clock):
     asked = asyncio.run(ltm.before_reply("我对花生不过敏了", session_id="s2", turn_class="information_change",
                                          language="zh"))
     assert asked.say == "你之前告诉过我“我对花生过敏”，现在你说“我对花生不过敏了”。情况变了吗？"
+
+
+@pytest.mark.parametrize("old, new, conflict", [
+    ("I prefer window seats.", "I prefer aisle seats.", True),
+    ("My favourite cuisine is Thai.", "My favourite cuisine is Italian now.", True),
+    ("I like Thai food.", "I like Italian food.", False),            # both can be true
+    ("I prefer window seats.", "I prefer window seats on trains.", False),
+])
+def test_exclusive_choices_swapped_are_conflicts(ltm, old, new, conflict):
+    turn(ltm, old, "s1", 1)
+    before = turn(ltm, new, "s2", 1)
+    assert (before.conflict is not None) == conflict
+    if conflict:
+        assert before.conflict.risk == "preference" and before.say is None and new in current(ltm)
