@@ -285,7 +285,7 @@ def _memory_show(args: argparse.Namespace, stream) -> int:
 def cmd_sessions(args: argparse.Namespace) -> int:
     import datetime as dt
 
-    from memory.profile import ProfileStore, session_status  # noqa: F401  (statuses documented there)
+    from memory.profile import ProfileStore
     from memory.summaries import SummaryPyramid
 
     profiles = ProfileStore(args.store or _config_store_path(args))
