@@ -42,8 +42,9 @@ class PreConversationChecks:
 
 
 def run_checks(profiles: ProfileBackend, stream: MemoryStream, now: float,
-               stale_after_days: float = STALE_AFTER_DAYS) -> PreConversationChecks:
-    profile = profiles.load(stream.user_id)
+               stale_after_days: float = STALE_AFTER_DAYS, profile: Any = None) -> PreConversationChecks:
+    """`profile`: the one the caller already loaded (else it is read here)."""
+    profile = profile if profile is not None else profiles.load(stream.user_id)
     checks = PreConversationChecks()
     for fact in profile.facts.values():
         if now - fact.updated_at > stale_after_days * DAY:

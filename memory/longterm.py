@@ -103,6 +103,7 @@ class BeforeReply:
     conflict: Conflict | None = None
     travel: TimeTravelMatch | None = None
     answered: tuple[Awaiting, bool] | None = None
+    used: list[str] = field(default_factory=list)     # memory ids recalled: their access counts are written later
     ms: float = 0.0
     timed_out: bool = False
 
@@ -194,8 +195,8 @@ class LongTermMemory:
             out.travel = time_travel_match(text, records, now, session_id)
             if out.travel is not None:
                 out.say = out.travel.confirmation()
+        vector = self.stream.embed([text])[0] if self.stream.embed and text.strip() else None
         if out.say is None and worth_remembering(text, turn_class):
-            vector = self.stream.embed([text])[0] if self.stream.embed else None
             out.conflict = find_conflict(text, vector, records, vectors)
             if out.conflict is not None and out.conflict.risk == HIGH_RISK:
                 # Ask and hold: the reply does not reason on either version until the user answers.
@@ -204,13 +205,15 @@ class LongTermMemory:
             elif out.conflict is not None:
                 out.notes.append(f"This updates what the user said before (\"{out.conflict.old.text}\").")
         held = {out.conflict.old.id} if out.conflict and out.conflict.risk == HIGH_RISK else set()
-        result = self.retriever.retrieve(text, k=self.options.recall_k + 3)
+        # touch=False: access counts are a write, done after the reply (`after_reply_now`).
+        result = self.retriever.retrieve(text, k=self.options.recall_k + 3, touch=False, query_vector=vector)
         # Only what the user said or accepted: a proposed plan is the agent's own words.
         items = [m for m in result.memories
                  if m.record.session_id != session_id and m.record.id not in held
                  and (m.record.source != "plan" or m.record.context.get("status") == "accepted")]
         out.recalled = [m.record.text for m in items[: self.options.recall_k]]
         out.reflections = [m.record.text for m in result.reflections[:1]]      # the second channel
+        out.used = [m.record.id for m in items[: self.options.recall_k] + result.reflections[:1]]
         if schema is not None:
             out.exact = self.exact_answer(text, schema, language)
         if _PAST.search(text) or time_window(text, now):
@@ -257,18 +260,19 @@ class LongTermMemory:
         """Apply what this turn changes; returns the ids written. Blocking: run off the loop."""
         written: list[str] = []
         evidence = [f"{session_id}:{turn}"]
+        self.stream.touch(before.used)
         if before.answered is not None:
             self._settle(*before.answered, text, session_id, evidence)
-        if before.answered is not None and before.answered[0].kind == "conflict":
-            pass                 # the answer settled the question; it says nothing new to remember
-        elif before.travel is not None:
+        # An answer to a contradiction question settles it; it says nothing new to remember.
+        answered_conflict = before.answered is not None and before.answered[0].kind == "conflict"
+        if before.travel is not None:
             old = before.travel.item
             new = self.stream.add(before.travel.new_text, source="user_stated", importance=max(old.importance, 6),
                                   evidence=old.evidence + evidence, session_id=session_id,
                                   context={"revises": old.id}, merge=False)
             self.stream.supersede(old, new, f"changed on the user's request: \"{text}\"", session_id)
             written.append(new.id)
-        elif worth_remembering(text, turn_class):
+        elif worth_remembering(text, turn_class) and not answered_conflict:
             written += self._remember(text, before.conflict, session_id, evidence)
         for promise in _PROMISE.findall(reply_text or ""):
             self.profiles.add_commitment(self.user_id, session_id, promise.strip(), self.clock())
@@ -373,11 +377,6 @@ class LongTermMemory:
                 self.failed_writes.append(f"turn {kwargs['turn']}: {type(exc).__name__}: {exc}")
                 self._retry.append((before, text, kwargs))
 
-    def remember(self, text: str, *, session_id: str, turn: int, turn_class: str) -> str | None:
-        """Store one user utterance (blocking); returns the memory id, or None if not kept."""
-        written = self.after_reply_now(BeforeReply(), text, session_id=session_id, turn=turn, turn_class=turn_class)
-        return written[0] if written else None
-
     # --- sessions ----------------------------------------------------------------------
 
     async def start_session(self, memory: WorkingMemory | None, session_id: str = "") -> str:
@@ -412,7 +411,7 @@ class LongTermMemory:
     def _open(self, profile: UserProfile, schema: DomainSchema, language: str, session_id: str) -> str:
         now = self.clock()
         self.stream.maintain()
-        self.checks = run_checks(self.profiles, self.stream, now)
+        self.checks = run_checks(self.profiles, self.stream, now, profile=profile)
         parts = [opening_line(profile, schema, language, now=now)]
         parts += self.checks.lines(language)
         for promise in self.checks.promises[:1]:
@@ -453,7 +452,7 @@ class LongTermMemory:
             others = [i for i, r in enumerate(records) if r.id != record.id and r.created_at < record.created_at]
             if calls >= max_calls or not others:
                 continue
-            vector = vectors[[i for i, r in enumerate(records) if r.id == record.id][0]] if vectors.shape[1] else None
+            vector = self.stream._vector_of(record)
             conflict = find_conflict(record.text, vector, [records[i] for i in others], vectors[others],
                                      judge=self.llm.contradicts)
             done["judged"] += 1

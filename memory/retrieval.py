@@ -192,14 +192,16 @@ class Retriever:
         return _minmax(best)[index]
 
     def retrieve(self, query: str, k: int = 10, *, now: float | None = None, context: dict | None = None,
-                 include_archived: bool = False, touch: bool = True) -> RetrievalResult:
+                 include_archived: bool = False, touch: bool = True,
+                 query_vector: np.ndarray | None = None) -> RetrievalResult:
+        """`query_vector`: the query already embedded by the caller (saves a second encoder call)."""
         started = time.perf_counter()
         now = self.stream.clock() if now is None else now
         records, vectors, own, around = self._index()
         w = self.weights
         if not records:
             return RetrievalResult([], [], None, 0.0)
-        q = self.embed_query(query) if vectors.shape[1] else None
+        q = (query_vector if query_vector is not None else self.embed_query(query)) if vectors.shape[1] else None
         q = None if q is None else np.asarray(q, dtype=np.float32)
         relevance_all, dense, lexical = self._relevance(query, q, vectors, own, around)
         if w.feedback > 0:
@@ -232,7 +234,8 @@ class Retriever:
             keep.append(i)
         if window and not keep:   # nothing in the window: say so through an empty result? fall back
             return self.retrieve(re.sub(r"\b(?:last|this|past) (?:week|month|year)\b|yesterday|today", "", query),
-                                 k, now=now, context=context, include_archived=include_archived, touch=touch)
+                                 k, now=now, context=context, include_archived=include_archived, touch=touch,
+                                 query_vector=query_vector)
         idx = np.array(keep, dtype=int)
         if idx.size == 0:
             return RetrievalResult([], [], window, (time.perf_counter() - started) * 1000)

@@ -121,6 +121,13 @@ def _norm_text(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"[^\w\s\u4e00-\u9fff]", "", text.lower())).strip()
 
 
+# An upsert, not INSERT OR REPLACE: REPLACE deletes and re-inserts, giving the row a new
+# rowid, and `all()` lists by rowid — the stream's order must stay the order of writing.
+_UPSERT = ("INSERT INTO memories (id, user_id, record, vector, norm_text) VALUES (?, ?, ?, ?, ?) "
+           "ON CONFLICT(id) DO UPDATE SET record = excluded.record, vector = excluded.vector, "
+           "norm_text = excluded.norm_text")
+
+
 class MemoryStore:
     """SQLite file holding every user's stream and its vectors (one table, one BLOB a row)."""
 
@@ -145,7 +152,7 @@ class MemoryStore:
     def put(self, record: MemoryRecord, vector: np.ndarray | None) -> None:
         blob = None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
         with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO memories (id, user_id, record, vector, norm_text) VALUES (?, ?, ?, ?, ?)",
+            self._db.execute(_UPSERT,
                              (record.id, record.user_id, json.dumps(asdict(record), ensure_ascii=False), blob,
                               _norm_text(record.text)))
 
@@ -154,7 +161,7 @@ class MemoryStore:
             self._db.execute("BEGIN")
             try:
                 self._db.executemany(
-                    "INSERT OR REPLACE INTO memories (id, user_id, record, vector, norm_text) VALUES (?, ?, ?, ?, ?)",
+                    _UPSERT,
                     [(r.id, r.user_id, json.dumps(asdict(r), ensure_ascii=False),
                       None if v is None else np.asarray(v, dtype=np.float32).tobytes(), _norm_text(r.text))
                      for r, v in rows])
@@ -206,8 +213,8 @@ class MemoryStream:
                  importance_fn: Callable[[str], int | None] | None = None) -> None:
         self.store = store
         self.audit = audit
-        # Scores what the rules abstain on (an LLM in the pipeline); runs on the write path,
-        # which is off the voice turn.
+        # Scores what the rules abstain on; runs on the write path. (The pipeline leaves it
+        # unset: LongTermMemory asks its LLM at session end instead, see `consolidate`.)
         self.importance_fn = importance_fn
         self.user_id = user_id
         self.embed = embed
@@ -376,8 +383,12 @@ class MemoryStream:
         """Record that these memories were retrieved (access count and time)."""
         now = self.clock()
         records, vectors = self.records()
+        wanted = set(memory_ids)
+        rows = []
         for i, record in enumerate(records):
-            if record.id in memory_ids:
+            if record.id in wanted:
                 record.access_count += 1
                 record.last_accessed_at = now
-                self.store.put(record, vectors[i] if vectors.shape[1] else None)
+                rows.append((record, vectors[i] if vectors.shape[1] else None))
+        if rows:
+            self.store.put_many(rows)          # one transaction, not one commit per memory
