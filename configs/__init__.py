@@ -7,9 +7,10 @@ variables ``MONOLOGUE__SECTION__KEY`` < explicit overrides passed by code.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 

@@ -1,10 +1,11 @@
 """Monologue's memory as a plain library: no frames, no audio, no pipecat.
 
-Working memory (the conversation record and, next, the monologue state) and
-long-term memory live here and are testable with text alone.
+Rooms:
+- `working/`: one session's state and the inner monologue that changes it (seed 000);
+- `longterm/`: what is remembered about a user across sessions (seeds 001, 002);
+- `stores/`: where both live, behind small protocols (SQLite by default);
+- `domain/`: reading the domain YAML (keys, values, catalogues) — the domain itself lives
+  only in `configs/domains/*.yaml`;
+- `language/`: what the rules know about English and Chinese: numbers, times, dates,
+  cue words and the agent's spoken phrases.
 """
-
-from memory.conversation import ConversationLog, Utterance
-from memory.turn_classes import TurnClass, TurnClassification, classify_turn
-
-__all__ = ["ConversationLog", "TurnClass", "TurnClassification", "Utterance", "classify_turn"]

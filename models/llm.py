@@ -20,13 +20,14 @@ import hashlib
 import importlib
 import threading
 import time
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterator
+from typing import Any
 
-from models.errors import ModelUnavailable
-from models.offline import cache_dir
-from models.workers import call_on, model_thread
+from monologue.models.errors import ModelUnavailable
+from monologue.models.offline import cache_dir
+from monologue.models.workers import call_on, model_thread
 
 LLAMA_REQUIREMENT = "llama-cpp-python==0.3.36"
 LLAMA_THREAD = "llama"  # every llama.cpp call runs on this one thread (see models/workers.py)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import importlib.util
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
-from models import asr, embedder, llm, tts, vad
-from models.errors import ModelUnavailable
+from monologue.models import asr, embedder, llm, tts, vad
+from monologue.models.errors import ModelUnavailable
 
 
 @dataclass(frozen=True)

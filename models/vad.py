@@ -11,7 +11,7 @@ import importlib
 
 from pipecat.audio.vad.vad_analyzer import VADAnalyzer, VADParams
 
-from models.errors import ModelUnavailable
+from monologue.models.errors import ModelUnavailable
 
 WEBRTC_REQUIREMENT = "webrtcvad-wheels==2.0.14.post1"
 SILERO_REQUIREMENT = "pipecat-ai[silero]==1.14.0"

@@ -8,30 +8,32 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from pipecat.audio.vad.vad_analyzer import VADParams
 
-from configs import MonologueConfig
-from memory.conversation import ConversationLog
-from memory.longterm import LongTermMemory
-from memory.options import load_catalogue
-from memory.schema import load_schema
-from memory.store import SQLiteStateStore, StateStore
-from memory.working import WorkingMemory, WorkingMemoryOptions
-from models.chat import ChatLLM, ChatOptions
-from models.workers import call_on
-from processors.asr import ASRProcessor, Transcriber
-from processors.frames import TurnRecord
-from processors.monologue import MonologueProcessor
-from processors.reply import PromptOptions, ReplyProcessor
-from processors.trace import TraceWriter
-from processors.tts import Synthesizer, TTSProcessor
-from processors.turn_classifier import TurnClassifierProcessor
-from processors.vad import VADProcessor
+from monologue.configs import MonologueConfig
+from monologue.memory.domain.catalogue import load_catalogue
+from monologue.memory.domain.schema import load_schema
+from monologue.memory.longterm.engine import LongTermMemory
+from monologue.memory.stores.protocols import StateStore
+from monologue.memory.stores.state import SQLiteStateStore
+from monologue.memory.working.conversation import ConversationLog
+from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
+from monologue.models.chat import ChatLLM, ChatOptions
+from monologue.models.workers import call_on
+from monologue.processors.asr import ASRProcessor, Transcriber
+from monologue.processors.frames import TurnRecord
+from monologue.processors.monologue import MonologueProcessor
+from monologue.processors.reply import PromptOptions, ReplyProcessor
+from monologue.processors.trace import TraceWriter
+from monologue.processors.tts import Synthesizer, TTSProcessor
+from monologue.processors.turn_classifier import TurnClassifierProcessor
+from monologue.processors.vad import VADProcessor
 
 
 @dataclass
@@ -46,7 +48,7 @@ class AgentModels:
 
     def encoder(self) -> Any:
         if self.embed is None:
-            from models.embedder import SentenceEncoder
+            from monologue.models.embedder import SentenceEncoder
 
             self.embed = SentenceEncoder().embed
         return self.embed
@@ -71,8 +73,8 @@ def load_text_models(config: MonologueConfig, llm: ChatLLM | None = None) -> Age
 def load_models(config: MonologueConfig, *, asr: Transcriber | None = None,
                 tts: Synthesizer | None = None, llm: ChatLLM | None = None) -> AgentModels:
     """Load ASR, TTS and LLM side by side in threads; injected fakes are kept as given."""
-    from models.asr import WhisperASR
-    from models.tts import PiperTTS
+    from monologue.models.asr import WhisperASR
+    from monologue.models.tts import PiperTTS
 
     chat = llm or ChatLLM(chat_options(config))
     if config.language == "zh" and config.tts.voice == "auto" and tts is None:
@@ -145,9 +147,9 @@ def session_memory(config: MonologueConfig, models: AgentModels, session_id: str
     """The session's working memory (in-process store unless one is given), or None when off."""
     if not config.monologue.enabled:
         return None
-    from memory.store import MemoryStateStore
+    from monologue.memory.stores.state import InMemoryStateStore
 
-    return working_memory(config, session_id or new_session_id(), store or MemoryStateStore(), models.llm)
+    return working_memory(config, session_id or new_session_id(), store or InMemoryStateStore(), models.llm)
 
 
 def user_memory(config: MonologueConfig, models: AgentModels, user_id: str | None,
@@ -158,11 +160,12 @@ def user_memory(config: MonologueConfig, models: AgentModels, user_id: str | Non
     there and runs on in real time (recorded sessions keep their dates)."""
     if not user_id:
         return None
-    from memory.llm_help import MemoryLLM
-    from memory.longterm import LongTermOptions
-    from memory.profile import ProfileStore
-    from memory.reflection import ReflectionOptions
-    from memory.stream import MemoryStore, RetentionPolicy
+    from monologue.memory.longterm.engine import LongTermOptions
+    from monologue.memory.longterm.llm_help import MemoryLLM
+    from monologue.memory.longterm.records import RetentionPolicy
+    from monologue.memory.longterm.reflection import ReflectionOptions
+    from monologue.memory.stores.memories import SQLiteMemoryStore
+    from monologue.memory.stores.profiles import SQLiteProfileStore
 
     o = config.long_term
     path = store_path or config.store.path
@@ -172,7 +175,7 @@ def user_memory(config: MonologueConfig, models: AgentModels, user_id: str | Non
                               retention=RetentionPolicy(keep_forever_from=o.keep_forever_from,
                                                         decay_days=o.decay_days, archive_days=o.archive_days))
     llm = MemoryLLM(models.llm.complete_json, o.llm_timeout_secs) if o.llm_help else None
-    long_term = LongTermMemory(MemoryStore(path), user_id, embed=models.encoder(), profiles=ProfileStore(path),
+    long_term = LongTermMemory(SQLiteMemoryStore(path), user_id, embed=models.encoder(), profiles=SQLiteProfileStore(path),
                                options=options, llm=llm, clock=lambda: time.time() + offset)
     long_term.warm_up()
     return long_term
@@ -188,7 +191,7 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                      memory: WorkingMemory | None = None,
                      long_term: LongTermMemory | None = None) -> AgentProcessors:
     """`memory`: the session's working memory; None runs the pipeline without it."""
-    from models.vad import load_vad
+    from monologue.models.vad import load_vad
 
     v = config.vad
     analyzer = load_vad(v.engine, config.audio.sample_rate,
@@ -268,5 +271,5 @@ class TurnGate:
         try:
             await asyncio.wait_for(self._idle.wait(), timeout)
             return True
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return False

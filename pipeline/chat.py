@@ -8,18 +8,18 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from pipecat.frames.frames import EndWorkerFrame, Frame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from configs import MonologueConfig
-from memory.longterm import LongTermMemory
-from memory.store import StateStore
-from memory.working import WorkingMemory
-from pipeline.builder import (
+from monologue.configs import MonologueConfig
+from monologue.memory.longterm.engine import LongTermMemory
+from monologue.memory.stores.protocols import StateStore
+from monologue.memory.working.engine import WorkingMemory
+from monologue.pipeline.builder import (
     AgentModels,
     TurnGate,
     build_processors,
@@ -28,7 +28,7 @@ from pipeline.builder import (
     run_worker,
     session_memory,
 )
-from processors.frames import TurnRecord, UserTurnFrame
+from monologue.processors.frames import TurnRecord, UserTurnFrame
 
 SESSION_BREAK = "---"
 

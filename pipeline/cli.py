@@ -6,10 +6,10 @@ import argparse
 import asyncio
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
-from models.offline import enforce_offline
+from monologue.models.offline import enforce_offline
 
 enforce_offline()
 
@@ -24,7 +24,7 @@ def _quiet_logs(verbose: bool) -> None:
 
 
 def _config(args: argparse.Namespace):  # -> MonologueConfig
-    from configs import load_config
+    from monologue.configs import load_config
 
     overrides: dict = {}
     if getattr(args, "vad", None):
@@ -42,15 +42,15 @@ def _print_models_loaded(models) -> None:
 
 
 def _store(args: argparse.Namespace, config):  # -> StateStore
-    from pipeline.builder import open_store
+    from monologue.pipeline.builder import open_store
 
     return open_store(config, getattr(args, "store", None))
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from pipeline.audio_io import load_session
-    from pipeline.builder import load_models
-    from pipeline.replay import replay_audio
+    from monologue.pipeline.audio_io import load_session
+    from monologue.pipeline.builder import load_models
+    from monologue.pipeline.replay import replay_audio
 
     config = _config(args)
     session = load_session(args.path, sample_rate=config.audio.sample_rate,
@@ -60,7 +60,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     models = load_models(config)
     _print_models_loaded(models)
     out = Path(args.out)
-    from pipeline.builder import user_memory
+    from monologue.pipeline.builder import user_memory
 
     long_term = user_memory(config, models, args.user, args.store, at=_at(args))
     if long_term is not None:
@@ -89,7 +89,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_talk(args: argparse.Namespace) -> int:
-    from pipeline.mic import list_devices, run_talk
+    from monologue.pipeline.mic import list_devices, run_talk
 
     if args.list_devices:
         print(list_devices())
@@ -102,15 +102,15 @@ def cmd_talk(args: argparse.Namespace) -> int:
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
-    from pipeline.builder import load_text_models
-    from pipeline.chat import run_script
+    from monologue.pipeline.builder import load_text_models
+    from monologue.pipeline.chat import run_script
 
     config = _config(args)
     path = Path(args.script)
     if not path.is_file():
         print(f"monologue: script {path} does not exist", file=sys.stderr)
         return 2
-    from pipeline.builder import user_memory
+    from monologue.pipeline.builder import user_memory
 
     models = load_text_models(config)
     long_term = user_memory(config, models, args.user, args.store, at=_at(args))
@@ -124,7 +124,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
 def _situation(args: argparse.Namespace) -> dict[str, str]:
     pairs = [p for p in (getattr(args, "context", None) or "").split(",") if p.strip()]
     if any("=" not in p for p in pairs):
-        from configs import ConfigError
+        from monologue.configs import ConfigError
 
         raise ConfigError(f"--context {args.context!r}: use key=value pairs separated by commas, "
                           "e.g. passengers=kids,weather=rain")
@@ -140,7 +140,7 @@ def _at(args: argparse.Namespace) -> float | None:
     try:
         return dt.datetime.fromisoformat(args.at).timestamp()
     except ValueError:
-        from configs import ConfigError
+        from monologue.configs import ConfigError
 
         raise ConfigError(f"--at {args.at!r} is not an ISO date/time; use e.g. 2026-11-23 or 2026-11-23T19:00") from None
 
@@ -148,9 +148,9 @@ def _at(args: argparse.Namespace) -> float | None:
 def cmd_state_show(args: argparse.Namespace) -> int:
     import json
 
-    from configs import load_config
-    from memory.schema import load_schema
-    from memory.render import render_state
+    from monologue.configs import load_config
+    from monologue.memory.domain.schema import load_schema
+    from monologue.memory.working.render import render_state
 
     config = load_config(args.config)
     store = _store(args, config)
@@ -178,16 +178,17 @@ def cmd_state_show(args: argparse.Namespace) -> int:
 
 
 def _memory_stream(args: argparse.Namespace, embed: bool = False):  # -> MemoryStream
-    from configs import load_config
-    from memory.stream import MemoryStore, MemoryStream
+    from monologue.configs import load_config
+    from monologue.memory.longterm.stream import MemoryStream
+    from monologue.memory.stores.memories import SQLiteMemoryStore
 
     config = load_config(args.config)
     encoder = None
     if embed:
-        from models.embedder import SentenceEncoder
+        from monologue.models.embedder import SentenceEncoder
 
         encoder = SentenceEncoder().embed
-    return MemoryStream(MemoryStore(args.store or config.store.path), args.user, embed=encoder)
+    return MemoryStream(SQLiteMemoryStore(args.store or config.store.path), args.user, embed=encoder)
 
 
 def _show_memory(record, score: float | None = None) -> None:
@@ -203,8 +204,8 @@ def _show_memory(record, score: float | None = None) -> None:
 def cmd_memory(args: argparse.Namespace) -> int:
     action = args.memory_command
     if action == "search":
-        from memory.longterm import RECALL_WEIGHTS
-        from memory.retrieval import Retriever
+        from monologue.memory.longterm.engine import RECALL_WEIGHTS
+        from monologue.memory.longterm.retrieval import Retriever
 
         stream = _memory_stream(args, embed=True)
         result = Retriever(stream, RECALL_WEIGHTS).retrieve(args.query, k=args.k)   # ranked as recall ranks
@@ -223,9 +224,9 @@ def cmd_memory(args: argparse.Namespace) -> int:
         print(f"{len(records)} memories for {args.user!r}")
         return 0
     if action == "forget":
-        from memory.profile import ProfileStore
+        from monologue.memory.stores.profiles import SQLiteProfileStore
 
-        profiles = ProfileStore(args.store or _config_store_path(args))
+        profiles = SQLiteProfileStore(args.store or _config_store_path(args))
         stream.audit = lambda what, before, after, reason, session: profiles.append_audit(
             args.user, what, before, after, reason, session)
         if not stream.forget(args.id, "cli"):
@@ -237,10 +238,10 @@ def cmd_memory(args: argparse.Namespace) -> int:
         if not args.yes:
             print(f"monologue: erase deletes every memory of {args.user!r}; add --yes to confirm", file=sys.stderr)
             return 2
-        from memory.profile import ProfileStore
+        from monologue.memory.stores.profiles import SQLiteProfileStore
 
         count = stream.store.erase_user(args.user)
-        ProfileStore(args.store or _config_store_path(args)).erase(args.user)
+        SQLiteProfileStore(args.store or _config_store_path(args)).erase(args.user)
         print(f"erased {count} memories of {args.user!r}, and their profile and its audit log")
         return 0
     return 2
@@ -250,7 +251,7 @@ def _memory_show(args: argparse.Namespace, stream) -> int:
     import datetime as dt
     import json
 
-    from memory.profile import ProfileStore
+    from monologue.memory.stores.profiles import SQLiteProfileStore
 
     record = stream.get(args.id)
     if record is None:
@@ -274,7 +275,7 @@ def _memory_show(args: argparse.Namespace, stream) -> int:
         print(f"  evidence {', '.join(record.evidence)}")
     for note in record.notes:
         print(f"  note: {note}")
-    history = [e for e in ProfileStore(args.store or _config_store_path(args)).audit(args.user)
+    history = [e for e in SQLiteProfileStore(args.store or _config_store_path(args)).audit(args.user)
                if e["what"] == f"memory:{record.id}"]
     print("  audit:")
     for entry in history:
@@ -285,10 +286,10 @@ def _memory_show(args: argparse.Namespace, stream) -> int:
 def cmd_sessions(args: argparse.Namespace) -> int:
     import datetime as dt
 
-    from memory.profile import ProfileStore
-    from memory.summaries import SummaryPyramid
+    from monologue.memory.longterm.summaries import SummaryPyramid
+    from monologue.memory.stores.profiles import SQLiteProfileStore
 
-    profiles = ProfileStore(args.store or _config_store_path(args))
+    profiles = SQLiteProfileStore(args.store or _config_store_path(args))
     profile = profiles.load(args.user)
     sessions = profiles.summaries(args.user, "session")
     if not sessions:
@@ -310,7 +311,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 
 
 def _config_store_path(args: argparse.Namespace) -> str:
-    from configs import load_config
+    from monologue.configs import load_config
 
     return load_config(args.config).store.path
 
@@ -318,9 +319,9 @@ def _config_store_path(args: argparse.Namespace) -> str:
 def cmd_profile_show(args: argparse.Namespace) -> int:
     import datetime as dt
 
-    from memory.profile import ProfileStore
+    from monologue.memory.stores.profiles import SQLiteProfileStore
 
-    profiles = ProfileStore(args.store or _config_store_path(args))
+    profiles = SQLiteProfileStore(args.store or _config_store_path(args))
     profile = profiles.load(args.user)
     if not profile.facts and not profile.last_session:
         print(f"no profile for {args.user!r} yet")
@@ -341,7 +342,7 @@ def cmd_profile_show(args: argparse.Namespace) -> int:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
-    from models.registry import ENTRIES, check
+    from monologue.models.registry import ENTRIES, check
 
     failed = 0
     print(f"{'model':34} {'role':11} {'size':>9}  {'status':8} package")
@@ -452,9 +453,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     _quiet_logs(args.verbose)
-    from configs import ConfigError
-    from models.errors import ModelUnavailable
-    from pipeline.audio_io import AudioInputError
+    from monologue.configs import ConfigError
+    from monologue.models.errors import ModelUnavailable
+    from monologue.pipeline.audio_io import AudioInputError
 
     try:
         return int(args.func(args) or 0)

@@ -11,8 +11,9 @@ import asyncio
 import queue
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from loguru import logger
@@ -25,10 +26,10 @@ from pipecat.frames.frames import (
 )
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from configs import MonologueConfig
-from memory.store import StateStore
-from memory.working import WorkingMemory
-from pipeline.builder import (
+from monologue.configs import MonologueConfig
+from monologue.memory.stores.protocols import StateStore
+from monologue.memory.working.engine import WorkingMemory
+from monologue.pipeline.builder import (
     AgentModels,
     build_processors,
     load_models,
@@ -37,7 +38,7 @@ from pipeline.builder import (
     session_memory,
     user_memory,
 )
-from processors.frames import ReplyAudioFrame
+from monologue.processors.frames import ReplyAudioFrame
 
 SD_REQUIREMENT = "sounddevice==0.5.6 (and the system's PortAudio library, e.g. apt-get install libportaudio2)"
 

@@ -13,13 +13,13 @@ from loguru import logger
 from pipecat.frames.frames import CancelFrame, EndWorkerFrame, Frame, InputAudioRawFrame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from configs import MonologueConfig
-from pipeline.audio_io import SessionAudio, load_session, write_wav
-from memory.longterm import LongTermMemory
-from memory.store import StateStore
-from pipeline.builder import AgentModels, TurnGate, build_processors, make_worker, run_worker, session_memory
-from processors.audio_out import ReplyRecorder
-from processors.frames import TurnRecord
+from monologue.configs import MonologueConfig
+from monologue.memory.longterm.engine import LongTermMemory
+from monologue.memory.stores.protocols import StateStore
+from monologue.pipeline.audio_io import SessionAudio, load_session, write_wav
+from monologue.pipeline.builder import AgentModels, TurnGate, build_processors, make_worker, run_worker, session_memory
+from monologue.processors.audio_out import ReplyRecorder
+from monologue.processors.frames import TurnRecord
 
 TURN_STALL_SECS = 180.0
 

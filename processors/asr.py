@@ -10,9 +10,9 @@ from pipecat.frames.frames import Frame, TranscriptionFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.utils.time import time_now_iso8601
 
-from models.asr import Transcript
-from models.workers import run_on
-from processors.frames import AgentTurnEndFrame, SpeechSegmentFrame, UserTurnFrame
+from monologue.models.asr import Transcript
+from monologue.models.workers import run_on
+from monologue.processors.frames import AgentTurnEndFrame, SpeechSegmentFrame, UserTurnFrame
 
 
 class Transcriber(Protocol):

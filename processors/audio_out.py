@@ -8,7 +8,7 @@ import numpy as np
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from processors.frames import ReplyAudioFrame
+from monologue.processors.frames import ReplyAudioFrame
 
 
 class ReplyRecorder(FrameProcessor):

@@ -12,9 +12,9 @@ import time
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from memory.conversation import ConversationLog
-from memory.working import UpdateResult, WorkingMemory
-from processors.frames import TurnRecord, UserTurnFrame
+from monologue.memory.working.conversation import ConversationLog
+from monologue.memory.working.engine import UpdateResult, WorkingMemory
+from monologue.processors.frames import TurnRecord, UserTurnFrame
 
 
 class MonologueProcessor(FrameProcessor):

@@ -11,14 +11,14 @@ from typing import Any
 from pipecat.frames.frames import Frame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from memory.conversation import ConversationLog, Utterance
-from memory.longterm import BeforeReply, LongTermMemory
-from memory.options import render_options
-from memory.render import render_state_for_reply
-from memory.state import SessionState
-from memory.working import WorkingMemory
-from models.chat import ChatError, ChatLLM, StreamStats
-from processors.frames import AgentTurnEndFrame, ReplyTextFrame, TurnRecord, UserTurnFrame
+from monologue.memory.domain.catalogue import render_options
+from monologue.memory.longterm.engine import BeforeReply, LongTermMemory
+from monologue.memory.working.conversation import ConversationLog, Utterance
+from monologue.memory.working.engine import WorkingMemory
+from monologue.memory.working.render import render_state_for_reply
+from monologue.memory.working.state import SessionState
+from monologue.models.chat import ChatError, ChatLLM, StreamStats
+from monologue.processors.frames import AgentTurnEndFrame, ReplyTextFrame, TurnRecord, UserTurnFrame
 
 FALLBACK_REPLY = {
     "en": "Sorry, I couldn't come up with an answer just now. Could you say that again?",

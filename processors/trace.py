@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, TextIO
 
-from pipecat.frames.frames import EndFrame, CancelFrame, Frame
+from pipecat.frames.frames import CancelFrame, EndFrame, Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from processors.frames import AgentTurnEndFrame, TurnRecord
+from monologue.processors.frames import AgentTurnEndFrame, TurnRecord
 
 TRACE_VERSION = 1
 

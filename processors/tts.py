@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import time
-from typing import Iterator, Protocol
+from collections.abc import Iterator
+from typing import Protocol
 
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from models.workers import run_on
-from processors.frames import ReplyAudioFrame, ReplyTextFrame
+from monologue.models.workers import run_on
+from monologue.processors.frames import ReplyAudioFrame, ReplyTextFrame
 
 
 class Synthesizer(Protocol):

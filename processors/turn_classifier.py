@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from memory.turn_classes import classify_turn
-from processors.frames import UserTurnFrame
+from monologue.memory.working.turn_classes import classify_turn
+from monologue.processors.frames import UserTurnFrame
 
 
 class TurnClassifierProcessor(FrameProcessor):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from typing import Callable
+from collections.abc import Callable
 
 from pipecat.audio.vad.vad_analyzer import VADAnalyzer, VADState
 from pipecat.frames.frames import (
@@ -22,7 +22,7 @@ from pipecat.frames.frames import (
 )
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from processors.frames import SpeechSegmentFrame, TurnRecord
+from monologue.processors.frames import SpeechSegmentFrame, TurnRecord
 
 
 class VADProcessor(FrameProcessor):

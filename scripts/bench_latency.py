@@ -21,10 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from configs import load_config  # noqa: E402
-from models.offline import enforce_offline  # noqa: E402
+from monologue.configs import load_config
+from monologue.models.offline import enforce_offline
 
 enforce_offline()
 
@@ -58,9 +56,9 @@ def main() -> None:
 
     logger.remove()
     logger.add(sys.stderr, level="WARNING")
-    from pipeline.audio_io import load_session
-    from pipeline.builder import load_models
-    from pipeline.replay import replay_audio
+    from monologue.pipeline.audio_io import load_session
+    from monologue.pipeline.builder import load_models
+    from monologue.pipeline.replay import replay_audio
 
     overrides = {"llm": {"model": args.llm}} if args.llm else None
     config = load_config(args.config, overrides)
@@ -70,7 +68,7 @@ def main() -> None:
     models = load_models(config)
     load_secs = time.perf_counter() - started
 
-    from configs import replace
+    from monologue.configs import replace
 
     variants = {"with monologue": replace(config, monologue=replace(config.monologue, enabled=True)),
                 "without monologue": replace(config, monologue=replace(config.monologue, enabled=False))}
@@ -146,8 +144,8 @@ def main() -> None:
 def memory_ab(args: argparse.Namespace, config, session, models) -> None:
     """Voice-to-voice with and without long-term memory, interleaved; the user's store
     grows by one session each 'with' run, so later runs recall from earlier ones."""
-    from pipeline.builder import user_memory
-    from pipeline.replay import replay_audio
+    from monologue.pipeline.builder import user_memory
+    from monologue.pipeline.replay import replay_audio
 
     v2v: dict[str, list[float]] = {"with long-term memory": [], "without": []}
     recall_ms: list[float] = []

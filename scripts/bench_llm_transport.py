@@ -18,12 +18,9 @@ import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from models.chat import ChatLLM, ChatOptions, StreamStats  # noqa: E402
-from models.llm import gguf_path  # noqa: E402
+from monologue.models.chat import ChatLLM, ChatOptions, StreamStats
+from monologue.models.llm import gguf_path
 
 MODEL = "local/qwen2.5-0.5b-instruct"
 MESSAGES = [

@@ -15,18 +15,18 @@ import argparse
 import json
 import random
 import statistics
-import sys
 import time
 from datetime import datetime
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from memory.longterm import RECALL_WEIGHTS  # noqa: E402
-from memory.retrieval import BM25, Retriever, RetrievalWeights  # noqa: E402
-from memory.stream import MemoryRecord, MemoryStore, MemoryStream, rule_importance  # noqa: E402
+from monologue.memory.longterm.engine import RECALL_WEIGHTS
+from monologue.memory.longterm.importance import rule_importance
+from monologue.memory.longterm.records import MemoryRecord
+from monologue.memory.longterm.retrieval import BM25, RetrievalWeights, Retriever
+from monologue.memory.longterm.stream import MemoryStream
+from monologue.memory.stores.memories import SQLiteMemoryStore
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (5, 10, 25)
@@ -38,7 +38,7 @@ def session_time(text: str) -> float:
 
 def ingest(conversation: dict, encoder) -> tuple[MemoryStream, list[MemoryRecord], float]:
     conv = conversation["conversation"]
-    store = MemoryStore(":memory:")
+    store = SQLiteMemoryStore(":memory:")
     stream = MemoryStream(store, conversation["sample_id"], embed=encoder.embed, near_duplicate=1.01)
     rows, last = [], 0.0
     index = 1
@@ -78,7 +78,7 @@ def main() -> None:
     path = path / "locomo-dev6.json" if path.is_dir() else path
     if not path.is_file():
         raise SystemExit(f"no LoCoMo data at {path}; pass --data ../shared/data/locomo")
-    from models.embedder import SentenceEncoder
+    from monologue.models.embedder import SentenceEncoder
 
     encoder = SentenceEncoder()
     data = json.loads(path.read_text())
@@ -135,7 +135,7 @@ def scale_test(sizes: list[int], data: list[dict], encoder) -> None:
     questions = [qa["question"] for c in data for qa in c["qa"]][:200]
     print("\n| memories | build (s) | median (ms) | p95 (ms) |\n|---:|---:|---:|---:|")
     for size in sizes:
-        store = MemoryStore(":memory:")
+        store = SQLiteMemoryStore(":memory:")
         stream = MemoryStream(store, "scale", embed=encoder.embed)
         now = time.time()
         rows = []

@@ -14,17 +14,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from memory.numbers import en_to_int, normalise_date, normalise_time  # noqa: E402
-from memory.store import MemoryStateStore  # noqa: E402
-from memory.turn_classes import classify_turn  # noqa: E402
-from memory.working import WorkingMemory, WorkingMemoryOptions  # noqa: E402
+from monologue.memory.language.numbers import en_to_int, normalise_date, normalise_time
+from monologue.memory.stores.state import InMemoryStateStore
+from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
+from monologue.memory.working.turn_classes import classify_turn
 
 # SGD slot → (Monologue key, comparator, value transform)
 SLOT_MAP = {
@@ -78,7 +75,7 @@ def gold_of(frame: dict[str, Any]) -> dict[str, set[str]]:
 
 
 async def run_dialogue(dialogue: dict[str, Any], llm: Any, mode: str) -> list[tuple[dict[str, str], dict[str, set[str]]]]:
-    memory = WorkingMemory(dialogue["dialogue_id"], MemoryStateStore(),
+    memory = WorkingMemory(dialogue["dialogue_id"], InMemoryStateStore(),
                            WorkingMemoryOptions(llm_mode=mode, expire_after_turns=0), llm=llm)
     pairs = []
     turn_id = 0
@@ -149,7 +146,7 @@ def main() -> None:
     rules_pairs, rules_secs = asyncio.run(run("never", None, subset))
     rows.append(("rules only", len(subset), score(rules_pairs), rules_secs))
     if args.llm_limit:
-        from models.chat import ChatLLM, ChatOptions
+        from monologue.models.chat import ChatLLM, ChatOptions
 
         llm = ChatLLM(ChatOptions(model=args.llm, fallback=None, max_tokens=160, temperature=0.0, timeout_secs=60))
         llm.prepare()

@@ -17,21 +17,19 @@ import asyncio
 import json
 import re
 import statistics
-import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from configs import load_config  # noqa: E402
-from memory.conversation import ConversationLog  # noqa: E402
-from memory.render import render_state_for_reply  # noqa: E402
-from memory.store import MemoryStateStore  # noqa: E402
-from memory.turn_classes import classify_turn  # noqa: E402
-from memory.working import WorkingMemory, WorkingMemoryOptions  # noqa: E402
-from processors.frames import TurnRecord  # noqa: E402
-from processors.reply import PromptOptions, build_reply_prompt  # noqa: E402
+from monologue.configs import load_config
+from monologue.memory.stores.state import InMemoryStateStore
+from monologue.memory.working.conversation import ConversationLog
+from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
+from monologue.memory.working.render import render_state_for_reply
+from monologue.memory.working.turn_classes import classify_turn
+from monologue.processors.frames import TurnRecord
+from monologue.processors.reply import PromptOptions, build_reply_prompt
 
 SESSION = Path(__file__).resolve().parent.parent / "assets" / "scripts" / "long_session_en.json"
 READ_BACK = ("Please read back my booking: the day, the time, how many people, and every other "
@@ -45,7 +43,7 @@ def token_counter() -> tuple[Callable[[str], int], str]:
     try:
         import llama_cpp
 
-        from models.llm import gguf_path
+        from monologue.models.llm import gguf_path
 
         vocab = llama_cpp.Llama(model_path=str(gguf_path("local/qwen2.5-0.5b-instruct")), vocab_only=True,
                                 verbose=False)
@@ -65,7 +63,7 @@ async def cost_per_turn(turns: list[dict[str, Any]], repeats: int, count: Callab
     tokens: list[int] = []
     history_tokens: list[int] = []
     for repeat in range(repeats):
-        memory = WorkingMemory(f"bench-{repeat}", MemoryStateStore(), WorkingMemoryOptions())
+        memory = WorkingMemory(f"bench-{repeat}", InMemoryStateStore(), WorkingMemoryOptions())
         log = ConversationLog()
         for index, turn in enumerate(turns, 1):
             text = turn["say"]
@@ -129,7 +127,7 @@ def score(reply: str, live: dict[str, Any], old: dict[str, set[Any]]) -> tuple[i
 
 
 async def three_ways(turns: list[dict[str, Any]], llm_model: str) -> list[dict[str, Any]]:
-    from models.chat import ChatLLM, ChatOptions, StreamStats
+    from monologue.models.chat import ChatLLM, ChatOptions, StreamStats
 
     config = load_config(environ={})
     system = config.reply.system_prompt.replace("{role}", "books restaurant tables and recommends places to eat")
@@ -137,7 +135,7 @@ async def three_ways(turns: list[dict[str, Any]], llm_model: str) -> list[dict[s
     plain_system = system.split(" Each user message starts")[0]
     llm = ChatLLM(ChatOptions(model=llm_model, fallback=None, max_tokens=90, temperature=0.0, timeout_secs=120))
     await asyncio.to_thread(llm.warm_up)
-    memory = WorkingMemory("three-ways", MemoryStateStore(), WorkingMemoryOptions())
+    memory = WorkingMemory("three-ways", InMemoryStateStore(), WorkingMemoryOptions())
     log = ConversationLog()
     rows = []
 

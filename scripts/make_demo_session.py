@@ -9,15 +9,12 @@ Writes demo.flac (16 kHz mono) and demo.txt (what is said, one turn a line).
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from models.tts import PiperTTS  # noqa: E402
-from pipeline.audio_io import to_mono_int16, write_wav  # noqa: E402
+from monologue.models.tts import PiperTTS
+from monologue.pipeline.audio_io import to_mono_int16, write_wav
 
 USER_TURNS = (
     "Hi, I'd like to book a table for four people on Saturday evening.",

@@ -1,13 +1,26 @@
-"""Scripted LLM fakes for the working-memory tests."""
+"""Test helpers: paths, scripted fakes for every model, a fake clock, a tiny embedder."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import re
-from typing import Any, AsyncIterator
+import zlib
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
 
-from models.chat import ChatLLM, ChatOptions, StreamStats
+import numpy as np
+
+from monologue.memory.longterm.records import DAY
+from monologue.memory.longterm.retrieval import tokenize
+from monologue.models.asr import Transcript
+from monologue.models.chat import ChatLLM, ChatOptions, StreamStats
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "assets" / "demo_session" / "demo.flac"
+DEMO_TEXT = ROOT / "assets" / "demo_session" / "demo.txt"
+SHARED_SPEECH = ROOT.parent / "shared" / "data" / "speech" / "en-real"
 
 CATALOGUE = (
     ("Chili House", "sichuan", True),
@@ -72,3 +85,59 @@ class ScriptedJsonLLM:
         if isinstance(answer, Exception):
             raise answer
         return answer if isinstance(answer, str) else json.dumps(answer)
+
+
+class FakeTranscriber:
+    """Returns scripted transcripts in order; records the audio it was given."""
+
+    def __init__(self, texts: list[str], confidence: float = 0.9) -> None:
+        self._texts = list(texts)
+        self.confidence = confidence
+        self.seen: list[np.ndarray] = []
+
+    def transcribe(self, audio: np.ndarray):
+        self.seen.append(audio)
+        text = self._texts.pop(0) if self._texts else ""
+        return Transcript(text, "en", self.confidence, -0.1, 0.01, audio.size / 16000)
+
+
+class FakeSynthesizer:
+    """One 100 ms tone per clause at 22,050 Hz."""
+
+    sample_rate = 22050
+
+    def __init__(self) -> None:
+        self.spoken: list[str] = []
+
+    def synthesize(self, text: str) -> Iterator[bytes]:
+        self.spoken.append(text)
+        t = np.arange(int(0.1 * self.sample_rate)) / self.sample_rate
+        yield (np.sin(2 * np.pi * 220 * t) * 8000).astype(np.int16).tobytes()
+
+
+class Clock:
+    def __init__(self, now: float = 1_700_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, days: float) -> None:
+        self.now += days * DAY
+
+
+def bag_of_words(texts: list[str]) -> np.ndarray:
+    """A tiny deterministic embedder: hashed word counts, normalised (crc32, not hash():
+    Python randomises str hashes per process, which made collisions — and merges — vary)."""
+    out = np.zeros((len(texts), 1024), dtype=np.float32)
+    for i, text in enumerate(texts):
+        for token in tokenize(text):
+            out[i, zlib.crc32(token.encode()) % 1024] += 1
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    return out / np.maximum(norms, 1e-9)
+
+
+def word_overlap(expected: str, got: str) -> float:
+    norm = lambda s: [w.strip(".,!?'\"").lower() for w in s.split() if w.strip(".,!?'\"")]  # noqa: E731
+    want, have = norm(expected), set(norm(got))
+    return sum(w in have for w in want) / max(len(want), 1)

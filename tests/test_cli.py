@@ -7,15 +7,14 @@ import sys
 
 import numpy as np
 import soundfile as sf
-
-from conftest import ROOT
+from fakes import ROOT
 
 
 def _run(*args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
     import os
 
     env = dict(os.environ, **(env_extra or {}))
-    return subprocess.run([sys.executable, "-m", "pipeline.cli", *args], cwd=ROOT, env=env,
+    return subprocess.run([sys.executable, "-m", "monologue.pipeline.cli", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)
 
 
@@ -53,12 +52,12 @@ def test_ctrl_c_during_a_paced_replay_keeps_the_trace(tmp_path):
     import signal
     import time
 
-    from conftest import DEMO
+    from fakes import DEMO
 
     env = dict(os.environ, MONOLOGUE__LLM__MODEL="openai/gpt-4o-mini", MONOLOGUE__LLM__FALLBACK="null",
                MONOLOGUE__LLM__MOCK_RESPONSE="Noted, four people on Saturday.")
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "replay", str(DEMO), "--paced",
+    proc = subprocess.Popen([sys.executable, "-m", "monologue.pipeline.cli", "replay", str(DEMO), "--paced",
                              "--out", str(out)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     trace = out / "trace.jsonl"
@@ -93,10 +92,11 @@ def test_chat_script_and_state_show(tmp_path):
 
 
 def test_memory_commands(tmp_path):
-    from memory.stream import MemoryStore, MemoryStream
+    from monologue.memory.longterm.stream import MemoryStream
+    from monologue.memory.stores.memories import SQLiteMemoryStore
 
     store_path = tmp_path / "mem.db"
-    stream = MemoryStream(MemoryStore(store_path), "ann")
+    stream = MemoryStream(SQLiteMemoryStore(store_path), "ann")
     kept = stream.add("I'm allergic to peanuts.")
     stream.add("I prefer window seats.")
     listed = _run("memory", "list", "--user", "ann", "--store", str(store_path))

@@ -1,6 +1,6 @@
 import pytest
 
-from configs import ConfigError, load_config
+from monologue.configs import ConfigError, load_config
 
 
 def test_defaults_are_embedded_and_offline():
@@ -48,7 +48,7 @@ def test_missing_or_broken_file(tmp_path):
 
 
 def test_retention_periods_come_from_config(monkeypatch):
-    from configs import load_config
+    from monologue.configs import load_config
 
     monkeypatch.setenv("MONOLOGUE__LONG_TERM__DECAY_DAYS", "10")
     config = load_config()

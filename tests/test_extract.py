@@ -1,8 +1,8 @@
 import pytest
 
-from memory.extract import RuleExtractor
-from memory.schema import load_schema
-from memory.state import SessionState
+from monologue.memory.domain.schema import load_schema
+from monologue.memory.working.extract import RuleExtractor
+from monologue.memory.working.state import SessionState
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +42,7 @@ def test_corrections_are_marked(rules, text, expected):
 
 def test_make_it_n_uses_the_key_the_state_has(rules):
     state = SessionState("t")
-    from memory.state import Condition
+    from monologue.memory.working.state import Condition
 
     state.constraints["party_size"] = Condition("party_size", "=", 4, "four people", 1)
     ops, _ = ops_of(rules, "Make it six.", state)

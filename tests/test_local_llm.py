@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from models import llm
+from monologue.models import llm
 
 pytestmark = [
     pytest.mark.llm,
@@ -21,7 +21,7 @@ MODEL = "local/qwen2.5-0.5b-instruct"
 
 @pytest.fixture(scope="module")
 def local_chat():
-    from models.chat import ChatLLM, ChatOptions
+    from monologue.models.chat import ChatLLM, ChatOptions
 
     chat = ChatLLM(ChatOptions(model=MODEL, fallback=None, max_tokens=40, temperature=0.0))
     chat.warm_up()
@@ -29,7 +29,7 @@ def local_chat():
 
 
 async def test_streams_a_reply_through_litellm(local_chat):
-    from models.chat import StreamStats
+    from monologue.models.chat import StreamStats
 
     stats = StreamStats()
     messages = [{"role": "system", "content": "Answer in one short sentence."},
@@ -54,10 +54,11 @@ async def test_schema_constrained_json(local_chat):
 
 @pytest.mark.slow
 async def test_demo_session_with_the_real_llm(real_models, tmp_path):
-    from configs import load_config
-    from conftest import DEMO
-    from pipeline.builder import AgentModels
-    from pipeline.replay import replay_path
+    from fakes import DEMO
+
+    from monologue.configs import load_config
+    from monologue.pipeline.builder import AgentModels
+    from monologue.pipeline.replay import replay_path
 
     config = load_config(overrides={"llm": {"max_tokens": 40}}, environ={})
     models = AgentModels(asr=real_models.asr, tts=real_models.tts, llm=local_chat_for(config))
@@ -70,8 +71,8 @@ async def test_demo_session_with_the_real_llm(real_models, tmp_path):
 
 
 def local_chat_for(config):
-    from models.chat import ChatLLM
-    from pipeline.builder import chat_options
+    from monologue.models.chat import ChatLLM
+    from monologue.pipeline.builder import chat_options
 
     chat = ChatLLM(chat_options(config))
     chat.warm_up()
@@ -86,9 +87,9 @@ def local_chat_for(config):
 ])
 async def test_seed_checks_with_the_real_llm(language, lines):
     """Single-turn and A/B/C checks of seed 000 §4 against the local model itself."""
-    from configs import load_config
-    from pipeline.builder import load_text_models
-    from pipeline.chat import chat_session
+    from monologue.configs import load_config
+    from monologue.pipeline.builder import load_text_models
+    from monologue.pipeline.chat import chat_session
 
     config = load_config(overrides={"language": language, "llm": {"max_tokens": 50, "temperature": 0.0},
                                     "reply": {"catalogue": "restaurants"}}, environ={})

@@ -6,16 +6,18 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from fakes import Clock, bag_of_words
 
-from memory.checks import run_checks
-from memory.longterm import LongTermMemory, LongTermOptions
-from memory.planning import Planner
-from memory.profile import ProfileStore
-from memory.reflection import Reflector
-from memory.retrieval import Retriever
-from memory.stream import DAY, MemoryStore, MemoryStream
-from memory.summaries import SummaryPyramid
-from tests.test_memory_stream import Clock, bag_of_words
+from monologue.memory.longterm.checks import run_checks
+from monologue.memory.longterm.engine import LongTermMemory, LongTermOptions
+from monologue.memory.longterm.planning import Planner
+from monologue.memory.longterm.records import DAY
+from monologue.memory.longterm.reflection import Reflector
+from monologue.memory.longterm.retrieval import Retriever
+from monologue.memory.longterm.stream import MemoryStream
+from monologue.memory.longterm.summaries import SummaryPyramid
+from monologue.memory.stores.memories import SQLiteMemoryStore
+from monologue.memory.stores.profiles import SQLiteProfileStore
 
 T0 = 1_763_000_000.0           # a Thursday
 
@@ -28,7 +30,7 @@ def clock():
 @pytest.fixture
 def ltm(tmp_path, clock):
     path = tmp_path / "m.db"
-    return LongTermMemory(MemoryStore(path), "ann", embed=bag_of_words, clock=clock, profiles=ProfileStore(path),
+    return LongTermMemory(SQLiteMemoryStore(path), "ann", embed=bag_of_words, clock=clock, profiles=SQLiteProfileStore(path),
                           options=LongTermOptions(budget_ms=5000))
 
 
@@ -103,7 +105,7 @@ def test_time_travel_changes_last_weeks_plan(ltm, clock):
 
 
 def test_reflection_needs_three_distinct_contexts(tmp_path, clock):
-    stream = MemoryStream(MemoryStore(tmp_path / "r.db"), "ann", embed=bag_of_words, clock=clock)
+    stream = MemoryStream(SQLiteMemoryStore(tmp_path / "r.db"), "ann", embed=bag_of_words, clock=clock)
     reflector = Reflector(stream)
     stream.add("I don't want spicy food tonight.", session_id="s1")
     stream.add("No spicy food for me tonight please.", session_id="s2")
@@ -125,7 +127,7 @@ def test_reflection_needs_three_distinct_contexts(tmp_path, clock):
 
 
 def test_reflection_survives_an_llm_timeout(tmp_path, clock):
-    stream = MemoryStream(MemoryStore(tmp_path / "r.db"), "ann", embed=bag_of_words, clock=clock)
+    stream = MemoryStream(SQLiteMemoryStore(tmp_path / "r.db"), "ann", embed=bag_of_words, clock=clock)
 
     def timing_out(texts):
         raise TimeoutError("LLM took too long")
@@ -139,7 +141,7 @@ def test_reflection_survives_an_llm_timeout(tmp_path, clock):
 
 
 def test_plan_states_its_reason_and_learns_from_the_answer(tmp_path, clock):
-    stream = MemoryStream(MemoryStore(tmp_path / "p.db"), "ann", embed=bag_of_words, clock=clock)
+    stream = MemoryStream(SQLiteMemoryStore(tmp_path / "p.db"), "ann", embed=bag_of_words, clock=clock)
     stream.add("I never want spicy food when I book a restaurant table.", session_id="s1")
     planner = Planner(stream, Retriever(stream))
     plan = planner.propose("book a restaurant table", "s2")
@@ -147,7 +149,7 @@ def test_plan_states_its_reason_and_learns_from_the_answer(tmp_path, clock):
     assert plan.record.source == "plan" and plan.record.evidence
     accepted = planner.accept(plan.record.id)
     assert accepted.importance == 8 and accepted.confirmed
-    bob = MemoryStream(MemoryStore(tmp_path / "p.db"), "bob", embed=bag_of_words, clock=clock)
+    bob = MemoryStream(SQLiteMemoryStore(tmp_path / "p.db"), "bob", embed=bag_of_words, clock=clock)
     bob.add("I never want spicy food when I book a restaurant table.", session_id="s1")
     bobs = Planner(bob, Retriever(bob))
     rejected = bobs.reject(bobs.propose("book a restaurant table", "s2").record.id, "no, I want to try something new")
@@ -155,7 +157,7 @@ def test_plan_states_its_reason_and_learns_from_the_answer(tmp_path, clock):
 
 
 def test_summary_pyramid(tmp_path):
-    profiles = ProfileStore(tmp_path / "s.db")
+    profiles = SQLiteProfileStore(tmp_path / "s.db")
     pyramid = SummaryPyramid(profiles, "ann")
     for i in range(27):
         pyramid.add_session(f"s{i:02d}", f"2026-01-{i + 1:02d}: session {i} — detail {i}", T0 + i * DAY)
@@ -196,7 +198,7 @@ def test_llm_importance_only_when_rules_abstain(tmp_path, clock):
         asked.append(text)
         return 7
 
-    stream = MemoryStream(MemoryStore(tmp_path / "i.db"), "ann", clock=clock, importance_fn=scorer)
+    stream = MemoryStream(SQLiteMemoryStore(tmp_path / "i.db"), "ann", clock=clock, importance_fn=scorer)
     assert stream.add("I'm allergic to peanuts.").importance == 9 and asked == []
     assert stream.add("The sky looked odd over the bridge.").importance == 7 and len(asked) == 1
 
@@ -228,7 +230,7 @@ def test_bad_input_keeps_the_stream_consistent(ltm, monkeypatch):
 
 
 def test_reasoning_on_a_replaced_memory_is_held(tmp_path, clock):
-    stream = MemoryStream(MemoryStore(tmp_path / "d.db"), "ann", embed=bag_of_words, clock=clock)
+    stream = MemoryStream(SQLiteMemoryStore(tmp_path / "d.db"), "ann", embed=bag_of_words, clock=clock)
     old = stream.add("My daughter is 6 years old.")
     plan = stream.add("Plan: a kids' menu for a 6 year old", source="plan", evidence=[old.id])
     new = stream.add("My daughter is 7 years old.", merge=False)
@@ -237,10 +239,10 @@ def test_reasoning_on_a_replaced_memory_is_held(tmp_path, clock):
 
 
 def test_an_important_change_reaches_the_profile_at_once(ltm):
-    from memory.store import MemoryStateStore
-    from memory.working import WorkingMemory
+    from monologue.memory.stores.state import InMemoryStateStore
+    from monologue.memory.working.engine import WorkingMemory
 
-    working = WorkingMemory("s1", MemoryStateStore())
+    working = WorkingMemory("s1", InMemoryStateStore())
 
     async def run():
         await working.update("No spicy food.", turn=1)
@@ -313,7 +315,7 @@ class FakeMemoryLLM:
 def test_llm_work_waits_for_the_end_of_the_session(tmp_path, clock):
     path = tmp_path / "c.db"
     llm = FakeMemoryLLM()
-    ltm = LongTermMemory(MemoryStore(path), "ann", embed=bag_of_words, clock=clock, profiles=ProfileStore(path),
+    ltm = LongTermMemory(SQLiteMemoryStore(path), "ann", embed=bag_of_words, clock=clock, profiles=SQLiteProfileStore(path),
                          options=LongTermOptions(budget_ms=5000), llm=llm)
     turn(ltm, "I work at the city bakery.", "s1", 1)
     clock.advance(1)

@@ -2,35 +2,14 @@
 
 from __future__ import annotations
 
-import zlib
-
-import numpy as np
 import pytest
+from fakes import Clock, bag_of_words
 
-from memory.retrieval import BM25, Retriever, RetrievalWeights, time_window, tokenize
-from memory.stream import DAY, MemoryStore, MemoryStream, rule_importance
-
-
-class Clock:
-    def __init__(self, now: float = 1_700_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, days: float) -> None:
-        self.now += days * DAY
-
-
-def bag_of_words(texts: list[str]) -> np.ndarray:
-    """A tiny deterministic embedder: hashed word counts, normalised (crc32, not hash():
-    Python randomises str hashes per process, which made collisions — and merges — vary)."""
-    out = np.zeros((len(texts), 1024), dtype=np.float32)
-    for i, text in enumerate(texts):
-        for token in tokenize(text):
-            out[i, zlib.crc32(token.encode()) % 1024] += 1
-    norms = np.linalg.norm(out, axis=1, keepdims=True)
-    return out / np.maximum(norms, 1e-9)
+from monologue.memory.longterm.importance import rule_importance
+from monologue.memory.longterm.records import DAY
+from monologue.memory.longterm.retrieval import BM25, RetrievalWeights, Retriever, time_window, tokenize
+from monologue.memory.longterm.stream import MemoryStream
+from monologue.memory.stores.memories import SQLiteMemoryStore
 
 
 @pytest.fixture
@@ -40,7 +19,7 @@ def clock():
 
 @pytest.fixture
 def stream(clock, tmp_path):
-    return MemoryStream(MemoryStore(tmp_path / "memory.db"), "alice", embed=bag_of_words, clock=clock)
+    return MemoryStream(SQLiteMemoryStore(tmp_path / "memory.db"), "alice", embed=bag_of_words, clock=clock)
 
 
 @pytest.mark.parametrize("text, importance", [
@@ -136,7 +115,7 @@ def test_expired_memories_sink_unless_confirmed(stream, clock):
 
     assert position(fresh) < position(stale)      # more important, but expired: it sinks
     stale.confirmed = True                        # confirmed by the user: it keeps its rank
-    stream.store.put(stale, stream._vector_of(stale))
+    stream.store.put(stale, stream.vector_of(stale))
     stream._cache = None
     assert position(stale) < position(fresh)
 
@@ -164,9 +143,9 @@ def test_store_erase_and_delete(stream):
 
 
 def test_session_status_machine():
-    from memory.profile import session_status
-    from memory.schema import load_schema
-    from memory.state import Operation, SessionState, apply_operations
+    from monologue.memory.domain.schema import load_schema
+    from monologue.memory.longterm.profile import session_status
+    from monologue.memory.working.state import Operation, SessionState, apply_operations
 
     schema = load_schema("restaurant")
     assert session_status(None) == "NOT_STARTED"
@@ -182,9 +161,10 @@ def test_session_status_machine():
 def test_profile_audit_log_is_append_only(tmp_path):
     import sqlite3
 
-    from memory.profile import ProfileStore, UserProfile
+    from monologue.memory.longterm.records import UserProfile
+    from monologue.memory.stores.profiles import SQLiteProfileStore
 
-    store = ProfileStore(tmp_path / "p.db")
+    store = SQLiteProfileStore(tmp_path / "p.db")
     store.save(UserProfile("u"), [("dietary:spicy", None, "dietary excludes spicy", "new preference", "s1")])
     db = sqlite3.connect(tmp_path / "p.db")
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
@@ -197,13 +177,14 @@ def test_profile_audit_log_is_append_only(tmp_path):
 
 
 def test_exact_questions_are_answered_from_records(tmp_path):
-    from memory.profile import ProfileStore, UserProfile
-    from memory.schema import load_schema
-    from memory.structured import exact_answer
+    from monologue.memory.domain.schema import load_schema
+    from monologue.memory.longterm.records import UserProfile
+    from monologue.memory.longterm.structured import exact_answer
+    from monologue.memory.stores.profiles import SQLiteProfileStore
 
     car = load_schema("in_car")
     food = load_schema("restaurant")
-    store = ProfileStore(tmp_path / "p.db")
+    store = SQLiteProfileStore(tmp_path / "p.db")
     assert exact_answer("When did I last change the seat?", store, "u", car) == \
         "There is no record of the seat being changed."                        # no record: no guess
     profile = UserProfile("u", last_session={"id": "s9", "ended_at": 1_700_000_000.0, "goal": "book a restaurant table",

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 import soundfile as sf
 import soxr
+from fakes import DEMO, word_overlap
 from pipecat.workers.runner import WorkerRunner
 
-from conftest import DEMO, word_overlap
-from pipeline.mic import _device_arg, build_talk_worker, list_devices
+from monologue.pipeline.mic import _device_arg, build_talk_worker, list_devices
 
 pytestmark = pytest.mark.slow
 

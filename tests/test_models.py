@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from models import ModelUnavailable, asr, embedder, llm, tts
-from models.registry import ENTRIES, check
+from monologue.models import ModelUnavailable, asr, embedder, llm, tts
+from monologue.models.registry import ENTRIES, check
 
 
 def _hide(monkeypatch, *modules: str) -> None:

@@ -1,6 +1,6 @@
 import pytest
 
-from memory.numbers import (
+from monologue.memory.language.numbers import (
     en_to_int,
     find_en_dates,
     find_en_times,

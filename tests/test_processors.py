@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 import pytest
+from fakes import FakeSynthesizer, FakeTranscriber
 from pipecat.audio.vad.vad_analyzer import VADAnalyzer, VADParams
 from pipecat.frames.frames import (
     InputAudioRawFrame,
@@ -17,12 +18,11 @@ from pipecat.frames.frames import (
 )
 from pipecat.tests.utils import run_test
 
-from conftest import FakeSynthesizer, FakeTranscriber
-from memory.conversation import ConversationLog
-from models.chat import ChatLLM, ChatOptions
-from processors.asr import ASRProcessor
-from processors.audio_out import ReplyRecorder
-from processors.frames import (
+from monologue.memory.working.conversation import ConversationLog
+from monologue.models.chat import ChatLLM, ChatOptions
+from monologue.processors.asr import ASRProcessor
+from monologue.processors.audio_out import ReplyRecorder
+from monologue.processors.frames import (
     AgentTurnEndFrame,
     ReplyAudioFrame,
     ReplyTextFrame,
@@ -30,12 +30,12 @@ from processors.frames import (
     TurnRecord,
     UserTurnFrame,
 )
-from processors.monologue import MonologueProcessor
-from processors.reply import ClauseSplitter, PromptOptions, ReplyProcessor, build_reply_prompt
-from processors.trace import TraceWriter
-from processors.tts import TTSProcessor
-from processors.turn_classifier import TurnClassifierProcessor
-from processors.vad import VADProcessor
+from monologue.processors.monologue import MonologueProcessor
+from monologue.processors.reply import ClauseSplitter, PromptOptions, ReplyProcessor, build_reply_prompt
+from monologue.processors.trace import TraceWriter
+from monologue.processors.tts import TTSProcessor
+from monologue.processors.turn_classifier import TurnClassifierProcessor
+from monologue.processors.vad import VADProcessor
 
 
 class LoudnessVAD(VADAnalyzer):
@@ -227,14 +227,14 @@ async def test_reply_falls_back_to_the_second_model():
 async def test_llm_timeout_becomes_a_clear_error():
     import asyncio
 
-    from models.chat import ChatError, StreamStats
+    from monologue.models.chat import ChatError, StreamStats
 
     chat = _chat(timeout_secs=0.2)
 
     async def slow(**kwargs):
         await asyncio.sleep(5)
 
-    import models.chat as chat_module
+    import monologue.models.chat as chat_module
     litellm = chat_module.import_litellm()
     original = litellm.acompletion
     litellm.acompletion = slow
@@ -310,10 +310,10 @@ async def test_memory_writes_never_delay_the_reply(tmp_path):
     """A slow long-term write (background) and a slow recall (over budget) leave the turn on time."""
     import asyncio as aio
 
-    from memory.longterm import LongTermMemory, LongTermOptions
-    from memory.stream import MemoryStore
+    from monologue.memory.longterm.engine import LongTermMemory, LongTermOptions
+    from monologue.memory.stores.memories import SQLiteMemoryStore
 
-    long_term = LongTermMemory(MemoryStore(tmp_path / "m.db"), "ann", options=LongTermOptions(budget_ms=50))
+    long_term = LongTermMemory(SQLiteMemoryStore(tmp_path / "m.db"), "ann", options=LongTermOptions(budget_ms=50))
     slow = aio.Event()
 
     def slow_write(*args, **kwargs):

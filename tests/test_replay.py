@@ -8,10 +8,10 @@ import json
 import numpy as np
 import pytest
 import soundfile as sf
+from fakes import DEMO, DEMO_TEXT, SHARED_SPEECH, word_overlap
 
-from conftest import DEMO, DEMO_TEXT, SHARED_SPEECH, word_overlap
-from pipeline.audio_io import AudioInputError, load_session
-from pipeline.replay import replay_audio, replay_path
+from monologue.pipeline.audio_io import AudioInputError, load_session
+from monologue.pipeline.replay import replay_audio, replay_path
 
 pytestmark = pytest.mark.slow
 
@@ -49,7 +49,7 @@ async def test_demo_session_end_to_end(real_models, mock_config, tmp_path):
 
 
 async def test_webrtc_vad_finds_the_same_turns(real_models, mock_config, tmp_path):
-    from configs import replace
+    from monologue.configs import replace
 
     config = replace(mock_config, vad=replace(mock_config.vad, engine="webrtc"))
     result = await replay_path(DEMO, config, real_models, tmp_path)

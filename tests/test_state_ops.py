@@ -4,13 +4,8 @@ import random
 
 import pytest
 
-from memory.schema import load_schema
-from memory.state import (
-    InvalidOperation,
-    Operation,
-    SessionState,
-    apply_operations,
-)
+from monologue.memory.domain.schema import load_schema
+from monologue.memory.working.state import InvalidOperation, Operation, SessionState, apply_operations
 
 SCHEMA = load_schema("restaurant")
 

@@ -9,18 +9,18 @@ import threading
 
 import pytest
 
-from conftest import ROOT
-from memory.state import Operation, SessionState, apply_operations
-from memory.schema import load_schema
-from memory.store import MemoryStateStore, SQLiteStateStore, VersionConflict
-from memory.working import WorkingMemory
+from monologue.memory.domain.schema import load_schema
+from monologue.memory.stores.protocols import VersionConflict
+from monologue.memory.stores.state import InMemoryStateStore, SQLiteStateStore
+from monologue.memory.working.engine import WorkingMemory
+from monologue.memory.working.state import Operation, SessionState, apply_operations
 
 SCHEMA = load_schema("restaurant")
 
 
 @pytest.fixture(params=["sqlite", "memory"])
 def store(request, tmp_path):
-    return SQLiteStateStore(tmp_path / "state.db") if request.param == "sqlite" else MemoryStateStore()
+    return SQLiteStateStore(tmp_path / "state.db") if request.param == "sqlite" else InMemoryStateStore()
 
 
 def test_commit_is_compare_and_set(store):
@@ -64,9 +64,8 @@ def test_acknowledged_state_survives_a_crash(tmp_path):
     path = tmp_path / "state.db"
     script = f"""
 import asyncio, os, sys
-sys.path.insert(0, {str(ROOT)!r})
-from memory.store import SQLiteStateStore
-from memory.working import WorkingMemory
+from monologue.memory.stores.state import SQLiteStateStore
+from monologue.memory.working.engine import WorkingMemory
 memory = WorkingMemory("crash", SQLiteStateStore({str(path)!r}))
 asyncio.run(memory.update("Book a table for four people at 7 pm, no spicy food.", turn=1))
 print("acknowledged", flush=True)

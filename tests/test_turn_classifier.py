@@ -1,6 +1,6 @@
 import pytest
 
-from memory.turn_classes import TurnClass, classify_turn
+from monologue.memory.working.turn_classes import TurnClass, classify_turn
 
 CHANGE, CONFIRM, CHAT = TurnClass.INFORMATION_CHANGE, TurnClass.CONFIRMATION, TurnClass.CHIT_CHAT
 

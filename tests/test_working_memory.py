@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
-
-from configs import load_config
 from fakes import ScriptedJsonLLM, StateFollowingLLM
-from memory.store import MemoryStateStore
-from memory.working import WorkingMemory, WorkingMemoryOptions
-from pipeline.builder import AgentModels
-from pipeline.chat import chat_session, parse_script
+
+from monologue.configs import load_config
+from monologue.memory.stores.state import InMemoryStateStore
+from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
+from monologue.pipeline.builder import AgentModels
+from monologue.pipeline.chat import chat_session, parse_script
 
 
 def _config(language: str = "en", **monologue):
@@ -23,7 +23,7 @@ async def _chat(lines, language="en", json_llm=None, reply_llm=None, llm_mode="a
                 expire_after=8):
     config = _config(language, llm_mode=llm_mode, expire_after_turns=expire_after)
     reply = reply_llm or StateFollowingLLM()
-    memory = WorkingMemory("s", MemoryStateStore(),
+    memory = WorkingMemory("s", InMemoryStateStore(),
                            WorkingMemoryOptions(language=language, llm_mode=llm_mode,
                                                 expire_after_turns=expire_after, llm_timeout_secs=0.5),
                            llm=json_llm)
@@ -157,13 +157,13 @@ async def test_bad_llm_answers_change_nothing(bad, tmp_path):
 
 async def test_llm_timeout_is_reported():
     json_llm = ScriptedJsonLLM([{"operations": []}], delay=2.0)
-    memory = WorkingMemory("s", MemoryStateStore(), WorkingMemoryOptions(llm_timeout_secs=0.2), llm=json_llm)
+    memory = WorkingMemory("s", InMemoryStateStore(), WorkingMemoryOptions(llm_timeout_secs=0.2), llm=json_llm)
     result = await memory.update("Something romantic for my partner please.", turn=1)
     assert "within" in result.llm_error and result.state.constraints == {}
 
 
 async def test_low_asr_confidence_asks_back_instead_of_writing():
-    memory = WorkingMemory("s", MemoryStateStore(), WorkingMemoryOptions(low_confidence=0.45))
+    memory = WorkingMemory("s", InMemoryStateStore(), WorkingMemoryOptions(low_confidence=0.45))
     await memory.update("Table for four at 7 pm.", turn=1)
     unsure = await memory.update("Make it seven people.", turn=2, asr_confidence=0.2)
     assert unsure.clarify and "7 people" in unsure.clarify

@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from memory.backend import ProfileBackend
-from memory.stream import DAY, MemoryRecord, MemoryStream
+from monologue.memory.longterm.records import DAY, MemoryRecord
+from monologue.memory.longterm.stream import MemoryStream
+from monologue.memory.stores.protocols import ProfileStore
 
 STALE_AFTER_DAYS = 90.0
 
@@ -41,7 +42,7 @@ class PreConversationChecks:
                 "promises": [p["text"] for p in self.promises], "expired": [e.text for e in self.expired]}
 
 
-def run_checks(profiles: ProfileBackend, stream: MemoryStream, now: float,
+def run_checks(profiles: ProfileStore, stream: MemoryStream, now: float,
                stale_after_days: float = STALE_AFTER_DAYS, profile: Any = None) -> PreConversationChecks:
     """`profile`: the one the caller already loaded (else it is read here)."""
     profile = profile if profile is not None else profiles.load(stream.user_id)

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-DOMAINS_DIR = Path(__file__).resolve().parent.parent / "configs" / "domains"
+DOMAINS_DIR = Path(__file__).resolve().parents[2] / "configs" / "domains"
 KEY_TYPES = ("int", "time", "date", "money", "enum", "text", "bool")
 
 

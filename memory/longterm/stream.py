@@ -9,196 +9,16 @@ Time comes from an injected clock so retention can be tested without waiting.
 
 from __future__ import annotations
 
-import json
-import re
-import sqlite3
-import threading
 import time
 import uuid
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-SOURCES = ("user_stated", "inferred", "reflection", "plan")
-DAY = 86400.0
-
-_SAFETY = re.compile(r"\b(?:allerg\w*|epipen|asthma|diabet\w*|pregnan\w*|medic\w*|wheelchair|seizure|emergency|"
-                     r"heart condition|blood pressure|disab\w*)\b|过敏|哮喘|糖尿病|怀孕|药|轮椅", re.IGNORECASE)
-_PREFERENCE = re.compile(r"\b(?:i (?:always|never|usually|prefer|hate|love|like|dislike|can'?t stand|don'?t like|want)|"
-                         r"my favou?rite|please (?:always|never|don'?t))\b|我(?:喜欢|不喜欢|讨厌|习惯|总是|从不|偏好)|别再", re.IGNORECASE)
-_ROUTINE = re.compile(r"\b(?:route|commute|seat|temperature|climate|heating|parking|highway|toll|traffic|jam)\b|"
-                      r"路线|座椅|温度|空调|停车|高速|堵", re.IGNORECASE)
-_IDENTITY = re.compile(r"\b(?:my name is|call me|i live|i work|my (?:wife|husband|son|daughter|kids?|children|"
-                       r"partner|mom|mother|dad|father|birthday|address))\b|我叫|我住|我的(?:孩子|老婆|老公|生日)", re.IGNORECASE)
-_PLAN = re.compile(r"\b(?:tomorrow|next (?:week|month|year)|on (?:monday|tuesday|wednesday|thursday|friday|saturday|"
-                   r"sunday)|appointment|meeting|plan(?:ning)? to|going to|will)\b|明天|下周|计划|打算|预约", re.IGNORECASE)
-_SMALL_TALK = re.compile(r"^\W*(?:hi|hello|hey|thanks|thank you|ok(?:ay)?|cool|nice|great|haha|lol|bye|good (?:morning|night))\b",
-                         re.IGNORECASE)
-
-
-def rule_importance(text: str) -> int | None:
-    """1–10 by rules, or None when the rules abstain (then an LLM may score it)."""
-    if _SAFETY.search(text):
-        return 9
-    if _IDENTITY.search(text):
-        return 8
-    if _PREFERENCE.search(text) or _ROUTINE.search(text):
-        return 7
-    if _PLAN.search(text):
-        return 6
-    if _SMALL_TALK.search(text) and len(text.split()) <= 6:
-        return 2
-    return None
-
-
-_HORIZONS = ((re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b|今天|今晚", re.I), 1.0),
-             (re.compile(r"\btomorrow\b|明天", re.I), 2.0),
-             (re.compile(r"\b(?:this week|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b|"
-                         r"这周|本周|(?:周|星期)[一二三四五六日天]", re.I), 7.0),
-             (re.compile(r"\bnext week\b|下周", re.I), 14.0),
-             (re.compile(r"\bnext month\b|下个月", re.I), 45.0))
-
-
-def valid_for_days(text: str) -> float | None:
-    """How long a time-bound statement stays true ("tomorrow" → 2 days), else None."""
-    for pattern, days in _HORIZONS:
-        if pattern.search(text):
-            return days
-    return None
-
-
-@dataclass(frozen=True)
-class RetentionPolicy:
-    keep_forever_from: int = 8        # importance ≥ this: kept until deleted
-    decay_from: int = 4               # importance in [decay_from, keep_forever_from): decays after decay_days
-    decay_days: float = 30.0
-    archive_days: float = 7.0         # importance < decay_from: archived after this
-
-    def expires_at(self, importance: int, created_at: float) -> float | None:
-        if importance >= self.keep_forever_from:
-            return None
-        days = self.decay_days if importance >= self.decay_from else self.archive_days
-        return created_at + days * DAY
-
-
-@dataclass
-class MemoryRecord:
-    id: str
-    user_id: str
-    text: str
-    importance: int
-    source: str
-    created_at: float
-    last_accessed_at: float
-    expires_at: float | None
-    kind: str = "memory"               # memory | reflection
-    access_count: int = 0
-    context: dict[str, Any] = field(default_factory=dict)
-    evidence: list[str] = field(default_factory=list)
-    session_id: str = ""
-    confirmed: bool = False
-    archived: bool = False
-    merged: int = 1
-    superseded_by: str = ""            # a later memory replaced this one (kept as history, not recalled)
-    held: bool = False                 # contradicts a high-risk memory: not used until the user confirms
-    notes: list[str] = field(default_factory=list)   # annotations: rejection reasons, misstatement marks
-
-    @property
-    def current(self) -> bool:
-        return not (self.superseded_by or self.held or self.archived)
-
-    def expired(self, now: float) -> bool:
-        return self.expires_at is not None and now >= self.expires_at
-
-    def outdated(self, now: float) -> bool:
-        """A time-bound statement ("tomorrow at 3") whose time has passed."""
-        return bool(self.context.get("valid_until")) and now >= self.context["valid_until"]
-
-
-def _norm_text(text: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"[^\w\s\u4e00-\u9fff]", "", text.lower())).strip()
-
-
-# An upsert, not INSERT OR REPLACE: REPLACE deletes and re-inserts, giving the row a new
-# rowid, and `all()` lists by rowid — the stream's order must stay the order of writing.
-_UPSERT = ("INSERT INTO memories (id, user_id, record, vector, norm_text) VALUES (?, ?, ?, ?, ?) "
-           "ON CONFLICT(id) DO UPDATE SET record = excluded.record, vector = excluded.vector, "
-           "norm_text = excluded.norm_text")
-
-
-class MemoryStore:
-    """SQLite file holding every user's stream and its vectors (one table, one BLOB a row)."""
-
-    def __init__(self, path: str | Path = ":memory:") -> None:
-        self._path = str(Path(path).expanduser()) if str(path) != ":memory:" else ":memory:"
-        if self._path != ":memory:":
-            Path(self._path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
-        self._lock = threading.Lock()
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(
-            """
-            CREATE TABLE IF NOT EXISTS memories (
-                id TEXT PRIMARY KEY, user_id TEXT NOT NULL, record TEXT NOT NULL, vector BLOB,
-                norm_text TEXT NOT NULL
-            );
-            CREATE INDEX IF NOT EXISTS memories_user ON memories(user_id);
-            CREATE INDEX IF NOT EXISTS memories_text ON memories(user_id, norm_text);
-            """
-        )
-
-    def put(self, record: MemoryRecord, vector: np.ndarray | None) -> None:
-        blob = None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
-        with self._lock:
-            self._db.execute(_UPSERT,
-                             (record.id, record.user_id, json.dumps(asdict(record), ensure_ascii=False), blob,
-                              _norm_text(record.text)))
-
-    def put_many(self, rows: list[tuple[MemoryRecord, np.ndarray | None]]) -> None:
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                self._db.executemany(
-                    _UPSERT,
-                    [(r.id, r.user_id, json.dumps(asdict(r), ensure_ascii=False),
-                      None if v is None else np.asarray(v, dtype=np.float32).tobytes(), _norm_text(r.text))
-                     for r, v in rows])
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-
-    def find_text(self, user_id: str, text: str) -> MemoryRecord | None:
-        with self._lock:
-            row = self._db.execute("SELECT record FROM memories WHERE user_id = ? AND norm_text = ? ORDER BY rowid DESC",
-                                   (user_id, _norm_text(text))).fetchone()
-        return MemoryRecord(**json.loads(row[0])) if row else None
-
-    def all(self, user_id: str) -> tuple[list[MemoryRecord], np.ndarray]:
-        with self._lock:
-            rows = self._db.execute("SELECT record, vector FROM memories WHERE user_id = ? ORDER BY rowid",
-                                    (user_id,)).fetchall()
-        records = [MemoryRecord(**json.loads(r[0])) for r in rows]
-        dims = next((len(r[1]) // 4 for r in rows if r[1]), 0)
-        vectors = np.zeros((len(rows), dims), dtype=np.float32)
-        for i, r in enumerate(rows):
-            if r[1]:
-                vectors[i] = np.frombuffer(r[1], dtype=np.float32)
-        return records, vectors
-
-    def delete(self, user_id: str, memory_id: str) -> bool:
-        with self._lock:
-            return self._db.execute("DELETE FROM memories WHERE user_id = ? AND id = ?",
-                                    (user_id, memory_id)).rowcount > 0
-
-    def erase_user(self, user_id: str) -> int:
-        with self._lock:
-            count = self._db.execute("DELETE FROM memories WHERE user_id = ?", (user_id,)).rowcount
-            self._db.execute("VACUUM") if self._path != ":memory:" else None
-        return count
-
+from monologue.memory.longterm.importance import rule_importance, valid_for_days
+from monologue.memory.longterm.records import DAY, SOURCES, MemoryRecord, RetentionPolicy
+from monologue.memory.stores.protocols import MemoryStore
 
 Embed = Callable[[list[str]], np.ndarray]
 Audit = Callable[[str, Any, Any, str, str], None]      # what, before, after, reason, session
@@ -252,7 +72,7 @@ class MemoryStream:
             duplicate.evidence = list(dict.fromkeys(duplicate.evidence + (evidence or [])))
             duplicate.last_accessed_at = now
             duplicate.archived = False
-            self.store.put(duplicate, None if vector is None else self._vector_of(duplicate))
+            self.store.put(duplicate, None if vector is None else self.vector_of(duplicate))
             self._cache = None
             self._audit(f"memory:{duplicate.id}", None, duplicate.text,
                         f"repeated ({duplicate.merged}×): importance {duplicate.importance}", session_id)
@@ -294,7 +114,7 @@ class MemoryStream:
 
     def save(self, record: MemoryRecord, reason: str, session_id: str = "", before: Any = None) -> None:
         """Write back a changed record (status, importance, notes) with an audit entry."""
-        self.store.put(record, self._vector_of(record))
+        self.store.put(record, self.vector_of(record))
         self._cache = None
         self._audit(f"memory:{record.id}", before, record.text, reason, session_id or record.session_id)
 
@@ -304,7 +124,7 @@ class MemoryStream:
         old.superseded_by = new.id
         if misstatement:
             old.notes.append(f"misstatement, corrected by {new.id}")
-        self.store.put(old, self._vector_of(old))
+        self.store.put(old, self.vector_of(old))
         self._cache = None
         self._audit(f"memory:{old.id}", old.text, new.text, reason, session_id)
         # Reasoning built on the old memory (reflections, plans) is held until rebuilt.
@@ -326,7 +146,7 @@ class MemoryStream:
         self._audit(f"memory:{memory_id}", record.text, None, "forgotten at the user's request", session_id)
         return True
 
-    def _vector_of(self, record: MemoryRecord) -> np.ndarray | None:
+    def vector_of(self, record: MemoryRecord) -> np.ndarray | None:
         records, vectors = self.records()
         for i, r in enumerate(records):
             if r.id == record.id:

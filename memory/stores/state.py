@@ -1,4 +1,4 @@
-"""Where session state lives: a small interface, SQLite by default (W9).
+"""Where session state lives (W9): in process for tests, SQLite by default.
 
 Writes are compare-and-set on the state's version: a writer that read version v can
 only commit v+1, so two writers on one session never lose an update — the loser
@@ -8,28 +8,34 @@ re-reads and re-applies its operations. A commit is durable before it returns.
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from dataclasses import asdict
 from pathlib import Path
-from typing import Protocol
 
-from memory.state import Change, SessionState
+from monologue.memory.stores.protocols import VersionConflict
+from monologue.memory.stores.sqlite import SQLiteDatabase, open_database
+from monologue.memory.working.state import Change, SessionState
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS session_state (
+    session_id TEXT PRIMARY KEY,
+    version INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS state_history (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    turn INTEGER NOT NULL,
+    entry TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS state_history_session ON state_history(session_id, id);
+"""
 
 
-class VersionConflict(RuntimeError):
-    """Someone else committed this session since it was read."""
-
-
-class StateStore(Protocol):
-    def load(self, session_id: str) -> SessionState | None: ...
-    def commit(self, state: SessionState, expected_version: int, changes: list[Change]) -> None: ...
-    def history(self, session_id: str) -> list[Change]: ...
-    def sessions(self) -> list[tuple[str, int, float]]: ...
-
-
-class MemoryStateStore:
-    """In-process store for tests and `--no-store` runs; same semantics as SQLite."""
+class InMemoryStateStore:
+    """In-process store for tests and runs without a file; same semantics as SQLite."""
 
     def __init__(self) -> None:
         self._states: dict[str, str] = {}
@@ -61,80 +67,44 @@ class MemoryStateStore:
 
 
 class SQLiteStateStore:
-    """One SQLite file; safe for several processes (WAL, busy timeout)."""
+    """Session states and their change history in SQLite; safe for several processes."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path).expanduser()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
-        with self._connect() as db:
-            db.executescript(
-                """
-                CREATE TABLE IF NOT EXISTS session_state (
-                    session_id TEXT PRIMARY KEY,
-                    version INTEGER NOT NULL,
-                    state TEXT NOT NULL,
-                    updated_at REAL NOT NULL
-                );
-                CREATE TABLE IF NOT EXISTS state_history (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    session_id TEXT NOT NULL,
-                    version INTEGER NOT NULL,
-                    turn INTEGER NOT NULL,
-                    entry TEXT NOT NULL
-                );
-                CREATE INDEX IF NOT EXISTS state_history_session ON state_history(session_id, id);
-                """
-            )
+    def __init__(self, path: str | Path | SQLiteDatabase) -> None:
+        self.db = open_database(path)
+        self.db.create(_SCHEMA)
 
-    def _connect(self) -> sqlite3.Connection:
-        db = getattr(self._local, "db", None)
-        if db is None:
-            db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")
-            self._local.db = db
-        return db
+    @property
+    def path(self) -> Path:
+        return Path(self.db.path)
 
     def load(self, session_id: str) -> SessionState | None:
-        row = self._connect().execute(
-            "SELECT state FROM session_state WHERE session_id = ?", (session_id,)).fetchone()
+        row = self.db.query_one("SELECT state FROM session_state WHERE session_id = ?", (session_id,))
         return SessionState.from_dict(json.loads(row[0])) if row else None
 
     def commit(self, state: SessionState, expected_version: int, changes: list[Change]) -> None:
-        db = self._connect()
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with self.db.transaction(immediate=True) as tx:
             if expected_version == 0:
-                cursor = db.execute(
+                cursor = tx.execute(
                     "INSERT OR IGNORE INTO session_state (session_id, version, state, updated_at) VALUES (?, ?, ?, ?)",
                     (state.session_id, state.version, state.to_json(), state.updated_at))
             else:
-                cursor = db.execute(
+                cursor = tx.execute(
                     "UPDATE session_state SET version = ?, state = ?, updated_at = ? "
                     "WHERE session_id = ? AND version = ?",
                     (state.version, state.to_json(), state.updated_at, state.session_id, expected_version))
             if cursor.rowcount != 1:
                 raise VersionConflict(f"session {state.session_id} changed since version {expected_version}")
-            db.executemany(
+            tx.executemany(
                 "INSERT INTO state_history (session_id, version, turn, entry) VALUES (?, ?, ?, ?)",
                 [(state.session_id, c.version, c.turn, json.dumps(asdict(c), ensure_ascii=False)) for c in changes])
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
 
     def history(self, session_id: str) -> list[Change]:
-        rows = self._connect().execute(
-            "SELECT entry FROM state_history WHERE session_id = ? ORDER BY id", (session_id,)).fetchall()
+        rows = self.db.query("SELECT entry FROM state_history WHERE session_id = ? ORDER BY id", (session_id,))
         return [Change(**json.loads(r[0])) for r in rows]
 
     def sessions(self) -> list[tuple[str, int, float]]:
-        return [tuple(r) for r in self._connect().execute(
-            "SELECT session_id, version, updated_at FROM session_state ORDER BY updated_at DESC").fetchall()]
+        return [(str(r[0]), int(r[1]), float(r[2])) for r in self.db.query(
+            "SELECT session_id, version, updated_at FROM session_state ORDER BY updated_at DESC")]
 
     def close(self) -> None:
-        db = getattr(self._local, "db", None)
-        if db is not None:
-            db.close()
-            self._local.db = None
+        self.db.close()

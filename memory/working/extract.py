@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from memory.numbers import (
+from monologue.memory.domain.schema import DomainSchema
+from monologue.memory.language.numbers import (
     EN_NUMBER,
     ZH_NUMBER,
     en_to_int,
@@ -19,9 +20,8 @@ from memory.numbers import (
     find_zh_times,
     zh_to_int,
 )
-from memory.schema import DomainSchema
-from memory.state import Operation, SessionState
-from memory.turn_classes import NO_EN, YES_EN
+from monologue.memory.working.state import Operation, SessionState
+from monologue.memory.working.turn_classes import NO_EN, YES_EN
 
 _CORRECTION_EN = re.compile(
     r"\b(?:actually|instead|make it|make that|change (?:it|that|the \w+)? ?to|switch (?:it )?to|rather|"

@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from memory.numbers import normalise_date, normalise_time, to_int
-from memory.schema import DomainSchema
-from memory.state import COMPARATORS, InvalidOperation, Operation
+from monologue.memory.domain.schema import DomainSchema
+from monologue.memory.language.numbers import normalise_date, normalise_time, to_int
+from monologue.memory.working.state import COMPARATORS, InvalidOperation, Operation
 
 OPERATIONS_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -136,7 +136,7 @@ async def llm_operations(llm: JsonLLM, state_text: str, rule_ops: list[Operation
     messages = build_messages(state_text, rule_ops, utterance, schema)
     try:
         raw = await asyncio.wait_for(llm.complete_json(messages, OPERATIONS_SCHEMA), timeout_secs)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         return LLMOps(error=f"LLM gave no operations within {timeout_secs:.0f} s")
     except Exception as exc:  # provider errors come in many types
         return LLMOps(error=f"LLM call failed: {type(exc).__name__}: {exc}"[:300])

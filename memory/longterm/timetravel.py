@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memory.retrieval import BM25, time_window, tokenize
-from memory.stream import _PLAN, MemoryRecord
+from monologue.memory.language.cues import PLAN_CUES
+from monologue.memory.longterm.records import MemoryRecord
+from monologue.memory.longterm.retrieval import BM25, time_window, tokenize
 
 _ITEMS_EN = r"plan|booking|reservation|appointment|meeting|trip|dinner|lunch|party|visit|call|idea|table"
 _REQUEST_EN = re.compile(
@@ -78,7 +79,7 @@ def parse_request(text: str, now: float) -> TimeTravelRequest | None:
 def _is_plan(record: MemoryRecord) -> bool:
     if record.source == "plan":           # the agent's suggestion counts once the user accepted it
         return record.context.get("status") == "accepted"
-    return record.source == "user_stated" and bool(_PLAN.search(record.text) or _WHEN_EN.search(record.text)
+    return record.source == "user_stated" and bool(PLAN_CUES.search(record.text) or _WHEN_EN.search(record.text)
                                              or _WHEN_ZH.search(record.text))
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memory.retrieval import Retriever
-from memory.stream import MemoryRecord, MemoryStream
-
+from monologue.memory.longterm.records import MemoryRecord
+from monologue.memory.longterm.retrieval import Retriever
+from monologue.memory.longterm.stream import MemoryStream
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memory.schema import DomainSchema
-from memory.state import Change, Condition, Operation, SessionState, describe_condition, display_value
+from monologue.memory.domain.schema import DomainSchema
+from monologue.memory.working.state import Change, Condition, Operation, SessionState, describe_condition, display_value
 
 MAX_MONOLOGUE_CHARS = 900   # ≈ 200–300 tokens: the monologue states changes, it is not an essay
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 CompleteJson = Callable[[list[dict[str, str]], dict[str, Any]], Awaitable[str]]
 

@@ -7,9 +7,9 @@ state. Rules first, in English and Chinese: they are instant and predictable.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Callable
 
 
 class TurnClass(str, Enum):

@@ -15,7 +15,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from memory.schema import DomainSchema, KeySpec
+from monologue.memory.domain.schema import DomainSchema, KeySpec
 
 STATE_FORMAT = 1
 OPERATIONS = ("set", "withdraw", "confirm", "reject", "ask", "resolve", "set_goal", "note_action", "propose")
@@ -45,7 +45,7 @@ class Operation:
         return {k: v for k, v in asdict(self).items() if v not in ("", None, False) or k == "op"}
 
     @staticmethod
-    def from_dict(data: dict[str, Any], source: str = "llm") -> "Operation":
+    def from_dict(data: dict[str, Any], source: str = "llm") -> Operation:
         if not isinstance(data, dict):
             raise InvalidOperation(f"an operation must be an object, got {data!r}")
         op = str(data.get("op", ""))
@@ -142,7 +142,7 @@ class SessionState:
         return json.dumps(self.to_dict(), ensure_ascii=False, sort_keys=True)
 
     @staticmethod
-    def from_dict(data: dict[str, Any]) -> "SessionState":
+    def from_dict(data: dict[str, Any]) -> SessionState:
         state = SessionState(session_id=str(data["session_id"]))
         state.domain = str(data.get("domain", "restaurant"))
         state.version = int(data.get("version", 0))
@@ -157,7 +157,7 @@ class SessionState:
         state.proposal = list(data.get("proposal") or [])
         return state
 
-    def copy(self) -> "SessionState":
+    def copy(self) -> SessionState:
         return copy.deepcopy(self)
 
     def find(self, key: str) -> list[Condition]:

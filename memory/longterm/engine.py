@@ -18,26 +18,31 @@ import asyncio
 import datetime as dt
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from memory.checks import PreConversationChecks, run_checks
-from memory.conflicts import HIGH_RISK, PREFERENCE, Conflict, find_conflict
-from memory.llm_help import MemoryLLM
-from memory.planning import Plan, Planner
-from memory.profile import ProfileStore, UserProfile, opening_line, seed_operations, update_profile
-from memory.reflection import ReflectionOptions, ReflectionReport, Reflector
-from memory.retrieval import RetrievalWeights, Retriever, time_window
-from memory.schema import DomainSchema
-from memory.structured import exact_answer
-from memory.stream import MemoryStore, MemoryStream, RetentionPolicy, rule_importance
-from memory.summaries import SummaryPyramid, session_summary
-from memory.timetravel import TimeTravelMatch
-from memory.timetravel import match as time_travel_match
-from memory.turn_classes import NO_EN, YES_EN
-from memory.working import WorkingMemory
+from monologue.memory.domain.schema import DomainSchema
+from monologue.memory.longterm.checks import PreConversationChecks, run_checks
+from monologue.memory.longterm.conflicts import HIGH_RISK, PREFERENCE, Conflict, find_conflict
+from monologue.memory.longterm.importance import rule_importance
+from monologue.memory.longterm.llm_help import MemoryLLM
+from monologue.memory.longterm.planning import Plan, Planner
+from monologue.memory.longterm.profile import opening_line, seed_operations, update_profile
+from monologue.memory.longterm.records import RetentionPolicy, UserProfile
+from monologue.memory.longterm.reflection import ReflectionOptions, ReflectionReport, Reflector
+from monologue.memory.longterm.retrieval import RetrievalWeights, Retriever, time_window
+from monologue.memory.longterm.stream import MemoryStream
+from monologue.memory.longterm.structured import exact_answer
+from monologue.memory.longterm.summaries import SummaryPyramid, session_summary
+from monologue.memory.longterm.timetravel import TimeTravelMatch
+from monologue.memory.longterm.timetravel import match as time_travel_match
+from monologue.memory.stores.profiles import SQLiteProfileStore
+from monologue.memory.stores.protocols import MemoryStore, ProfileStore
+from monologue.memory.working.engine import WorkingMemory
+from monologue.memory.working.turn_classes import NO_EN, YES_EN
 
 Embed = Callable[[list[str]], np.ndarray]
 RECALL_WEIGHTS = RetrievalWeights(recency=0.05, importance=0.10, relevance=0.85)
@@ -133,7 +138,7 @@ class LongTermMemory:
                  profiles: ProfileStore | None = None, llm: MemoryLLM | None = None) -> None:
         self.user_id = user_id
         self.clock = clock
-        self.profiles = profiles or ProfileStore(":memory:")
+        self.profiles = profiles or SQLiteProfileStore(":memory:")
         self.options = options or LongTermOptions()
         self.llm = llm
         self.stream = MemoryStream(store, user_id, embed=embed, clock=clock, retention=self.options.retention,
@@ -243,7 +248,7 @@ class LongTermMemory:
                 out = await asyncio.wait_for(
                     asyncio.to_thread(self._prepare, text, session_id, turn_class, schema, language),
                     self.options.budget_ms / 1000)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             out = BeforeReply(timed_out=True)
         out.ms = (time.perf_counter() - started) * 1000
         return out
@@ -391,7 +396,7 @@ class LongTermMemory:
             await memory.seed(seed_operations(profile), "Loaded from the profile, to confirm: "
                               + ", ".join(f"{f.key} {f.comparator} {f.value}" for f in profile.facts.values()))
         if schema is None:
-            from memory.schema import load_schema
+            from monologue.memory.domain.schema import load_schema
 
             schema = load_schema("restaurant")
         language = memory.options.language if memory else "en"
@@ -452,7 +457,7 @@ class LongTermMemory:
             others = [i for i, r in enumerate(records) if r.id != record.id and r.created_at < record.created_at]
             if calls >= max_calls or not others:
                 continue
-            vector = self.stream._vector_of(record)
+            vector = self.stream.vector_of(record)
             conflict = find_conflict(record.text, vector, [records[i] for i in others], vectors[others],
                                      judge=self.llm.contradicts)
             done["judged"] += 1

@@ -14,12 +14,13 @@ import math
 import re
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
-from memory.stream import DAY, MemoryRecord, MemoryStream
+from monologue.memory.longterm.records import DAY, MemoryRecord
+from monologue.memory.longterm.stream import MemoryStream
 
 SOURCE_WEIGHT = {"user_stated": 1.0, "inferred": 0.85, "plan": 0.8, "reflection": 0.75}
 _STOP = frozenset("a an the and or but of to in on at for with is are was were be been do did does i you he she "

@@ -14,12 +14,21 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from memory.extract import RuleExtractor
-from memory.llm_ops import JsonLLM, llm_operations
-from memory.render import clarify_question, render_monologue, render_state
-from memory.schema import DomainSchema, load_schema
-from memory.state import Applied, Change, InvalidOperation, Operation, SessionState, apply_operations, state_diff
-from memory.store import MemoryStateStore, StateStore, VersionConflict
+from monologue.memory.domain.schema import DomainSchema, load_schema
+from monologue.memory.stores.protocols import StateStore, VersionConflict
+from monologue.memory.stores.state import InMemoryStateStore
+from monologue.memory.working.extract import RuleExtractor
+from monologue.memory.working.llm_ops import JsonLLM, llm_operations
+from monologue.memory.working.render import clarify_question, render_monologue, render_state
+from monologue.memory.working.state import (
+    Applied,
+    Change,
+    InvalidOperation,
+    Operation,
+    SessionState,
+    apply_operations,
+    state_diff,
+)
 
 MAX_COMMIT_RETRIES = 30
 
@@ -69,7 +78,7 @@ class WorkingMemory:
                  options: WorkingMemoryOptions | None = None, llm: JsonLLM | None = None,
                  schema: DomainSchema | None = None) -> None:
         self.session_id = session_id
-        self.store: StateStore = store or MemoryStateStore()
+        self.store: StateStore = store or InMemoryStateStore()
         self.options = options or WorkingMemoryOptions()
         self.schema = schema or load_schema(self.options.domain)
         self.rules = RuleExtractor(self.schema)

@@ -11,9 +11,9 @@ from typing import Any
 
 import yaml
 
-from memory.state import Condition, SessionState, describe_condition
+from monologue.memory.working.state import Condition, SessionState, describe_condition
 
-CATALOGUES_DIR = Path(__file__).resolve().parent.parent / "configs" / "catalogues"
+CATALOGUES_DIR = Path(__file__).resolve().parents[2] / "configs" / "catalogues"
 
 
 def load_catalogue(name_or_path: str) -> list[dict[str, Any]]:

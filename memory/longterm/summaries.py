@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
-from memory.backend import ProfileBackend
+from monologue.memory.stores.protocols import ProfileStore
 
 Summarize = Callable[[list[str]], "str | None"]       # texts → one condensed text (an LLM)
 DETAILED, MERGED_SPAN = 5, 20
@@ -67,7 +68,7 @@ class Pyramid:
 
 
 class SummaryPyramid:
-    def __init__(self, profiles: ProfileBackend, user_id: str, summarize: Summarize | None = None) -> None:
+    def __init__(self, profiles: ProfileStore, user_id: str, summarize: Summarize | None = None) -> None:
         self.profiles = profiles
         self.user_id = user_id
         self.summarize = summarize

@@ -13,13 +13,15 @@ user asked — nothing that depends on it is used until they answer.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
-from memory.retrieval import stem, tokenize
-from memory.stream import _PREFERENCE, _SAFETY, MemoryRecord, valid_for_days
+from monologue.memory.language.cues import PREFERENCE_CUES, SAFETY_CUES
+from monologue.memory.longterm.importance import valid_for_days
+from monologue.memory.longterm.records import MemoryRecord
+from monologue.memory.longterm.retrieval import stem, tokenize
 
 PREFERENCE, FACT, HIGH_RISK = "preference", "fact", "high_risk"
 
@@ -38,9 +40,9 @@ Judge = Callable[[str, str], "bool | None"]       # (old, new) → contradicts? 
 
 
 def risk_of(text: str) -> str:
-    if _SAFETY.search(text):
+    if SAFETY_CUES.search(text):
         return HIGH_RISK
-    if _PREFERENCE.search(text):
+    if PREFERENCE_CUES.search(text):
         return PREFERENCE
     return FACT
 

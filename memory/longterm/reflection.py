@@ -12,13 +12,14 @@ window) and a schedule (the first session of a day, and weekly).
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
-from memory.retrieval import tokenize
-from memory.stream import DAY, MemoryRecord, MemoryStream
+from monologue.memory.longterm.records import DAY, MemoryRecord
+from monologue.memory.longterm.retrieval import tokenize
+from monologue.memory.longterm.stream import MemoryStream
 
 Insight = Callable[[list[str]], "str | None"]      # member texts → one-sentence pattern (an LLM)
 _SITUATION_KEYS = ("time_of_day", "weekday", "passengers", "weather", "place")

@@ -10,8 +10,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from memory.profile import ProfileStore
-from memory.schema import DomainSchema
+from monologue.memory.domain.schema import DomainSchema
+from monologue.memory.stores.protocols import ProfileStore
 
 _WHEN_EN = re.compile(r"\bwhen did (?:i|we) (?:last |most recently )?(?:change|set|move|adjust|update|switch|pick|choose)"
                       r"\s+(?:the |my |our )?(?P<what>[\w ]{2,30})", re.IGNORECASE)

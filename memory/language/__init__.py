@@ -1,0 +1,1 @@
+"""Language knowledge in one place: numbers, times and dates, cue words, spoken phrases (en, zh)."""

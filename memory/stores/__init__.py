@@ -1,0 +1,1 @@
+"""Where memory lives: the store protocols and their embedded SQLite implementations."""
