@@ -32,3 +32,11 @@ HORIZONS: tuple[tuple[re.Pattern[str], float], ...] = (
     (re.compile(r"\bnext week\b|下周", re.I), 14.0),
     (re.compile(r"\bnext month\b|下个月", re.I), 45.0),
 )
+
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def language_of(text: str) -> str:
+    """'zh' when the text has Chinese characters, else 'en'."""
+    return "zh" if _CJK.search(text) else "en"
