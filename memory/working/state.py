@@ -13,51 +13,140 @@ import copy
 import json
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from enum import StrEnum
+from typing import Any, TypeVar
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec
 
 STATE_FORMAT = 1
-OPERATIONS = ("set", "withdraw", "confirm", "reject", "ask", "resolve", "set_goal", "note_action", "propose")
-COMPARATORS = ("=", "!=", "<=", ">=", "includes", "excludes")
-OPPOSITE = {"includes": "excludes", "excludes": "includes", "=": "!=", "!=": "="}
 MAX_PENDING = 5
+
+
+class Op(StrEnum):
+    """What an operation does to the state."""
+
+    SET = "set"
+    WITHDRAW = "withdraw"
+    CONFIRM = "confirm"
+    REJECT = "reject"
+    ASK = "ask"
+    RESOLVE = "resolve"
+    SET_GOAL = "set_goal"
+    NOTE_ACTION = "note_action"
+    PROPOSE = "propose"
+
+
+class Comparator(StrEnum):
+    """How a condition's value binds: equal, not, at most, at least, one of a set, none of it."""
+
+    EQ = "="
+    NE = "!="
+    LE = "<="
+    GE = ">="
+    INCLUDES = "includes"
+    EXCLUDES = "excludes"
+
+
+class OpSource(StrEnum):
+    """Where an operation came from."""
+
+    RULES = "rules"
+    LLM = "llm"
+    CONFIRMED = "confirmed"              # the candidate of a question the user said yes to
+    AGENT_PROPOSAL = "agent proposal"    # the agent's read-back, confirmed by a yes
+    PROFILE = "profile"                  # a lasting preference seeded from the user's profile
+
+
+class ConditionStatus(StrEnum):
+    ACTIVE = "active"
+    TO_CONFIRM = "to_confirm"            # not mentioned for a while: check it still holds
+
+
+class QuestionKind(StrEnum):
+    CLARIFY = "clarify"                  # misheard: asked before writing
+    CONFLICT = "conflict"                # a new value may replace an old one: asked first
+    OPEN = "open"
+
+
+class ChangeAction(StrEnum):
+    """What happened to a slot, as the change history records it."""
+
+    GOAL = "goal"
+    ADDED = "added"
+    REPLACED = "replaced"
+    REAFFIRMED = "reaffirmed"
+    MAYBE_CHANGED = "maybe_changed"
+    WITHDRAWN = "withdrawn"
+    CONFIRMED = "confirmed"
+    EXPIRED = "expired"
+    TO_CONFIRM = "to_confirm"
+    ASKED = "asked"
+    QUESTION_REPLACED = "question_replaced"
+    QUESTION_DROPPED = "question_dropped"
+    RESOLVED = "resolved"
+
+
+OPERATIONS: tuple[Op, ...] = tuple(Op)
+COMPARATORS: tuple[Comparator, ...] = tuple(Comparator)
+OPPOSITE = {Comparator.INCLUDES: Comparator.EXCLUDES, Comparator.EXCLUDES: Comparator.INCLUDES,
+            Comparator.EQ: Comparator.NE, Comparator.NE: Comparator.EQ}
 
 
 class InvalidOperation(ValueError):
     """An operation is malformed; the whole batch is refused and the state kept."""
 
 
-@dataclass(frozen=True)
+_V = TypeVar("_V", bound=StrEnum)
+
+
+def _word(vocabulary: type[_V], raw: str, what: str) -> _V:
+    """`raw` as a member of `vocabulary`; an unknown word refuses the operation."""
+    try:
+        return vocabulary(raw)
+    except ValueError:
+        raise InvalidOperation(f"unknown {what} {raw!r}; known: {', '.join(vocabulary)}") from None
+
+
+@dataclass(frozen=True, init=False)
 class Operation:
-    op: str
+    """One explicit change to the state. Built from rules, an LLM's JSON or a caller's
+    plain strings alike: each word is checked against its vocabulary on the way in, so a
+    malformed operation is refused before anything is applied."""
+
+    op: Op
     key: str = ""
-    comparator: str = "="
+    comparator: Comparator = Comparator.EQ
     value: Any = None
     words: str = ""
     reason: str = ""
     question: str = ""
     correction: bool = False     # the user explicitly corrected an earlier value
-    source: str = "rules"        # rules | llm
+    source: OpSource = OpSource.RULES
     hedged: bool = False         # said with "maybe"/"or": not a firm change
+
+    def __init__(self, op: Op | str, key: str = "", comparator: Comparator | str = Comparator.EQ, value: Any = None,
+                 words: str = "", reason: str = "", question: str = "", correction: bool = False,
+                 source: OpSource | str = OpSource.RULES, hedged: bool = False) -> None:
+        values = dict(op=_word(Op, op, "operation"), key=key,
+                      comparator=_word(Comparator, comparator, "comparator"), value=value, words=words,
+                      reason=reason, question=question, correction=correction,
+                      source=_word(OpSource, source, "source"), hedged=hedged)
+        for name, value_ in values.items():
+            object.__setattr__(self, name, value_)
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v not in ("", None, False) or k == "op"}
 
     @staticmethod
-    def from_dict(data: dict[str, Any], source: str = "llm") -> Operation:
+    def from_dict(data: dict[str, Any], source: OpSource = OpSource.LLM) -> Operation:
         if not isinstance(data, dict):
             raise InvalidOperation(f"an operation must be an object, got {data!r}")
         op = str(data.get("op", ""))
-        if op not in OPERATIONS:
-            raise InvalidOperation(f"unknown operation {op!r}; known: {', '.join(OPERATIONS)}")
         comparator = str(data.get("comparator") or data.get("operator") or "=")
-        if comparator not in COMPARATORS:
-            raise InvalidOperation(f"unknown comparator {comparator!r}; known: {', '.join(COMPARATORS)}")
         key = str(data.get("key") or "").strip().lower().replace(" ", "_")
-        if op in ("set", "withdraw") and not key:
+        if op in (Op.SET, Op.WITHDRAW) and not key:
             raise InvalidOperation(f"operation {op} needs a key")
-        if op == "set" and data.get("value") in (None, ""):
+        if op == Op.SET and data.get("value") in (None, ""):
             raise InvalidOperation(f"set {key} needs a value")
         return Operation(op=op, key=key, comparator=comparator, value=data.get("value"),
                          words=str(data.get("words") or ""), reason=str(data.get("reason") or ""),
@@ -68,15 +157,19 @@ class Operation:
 @dataclass
 class Condition:
     key: str
-    comparator: str
+    comparator: Comparator
     value: Any
     words: str
     turn: int
     asr_confidence: float | None = None
-    status: str = "active"           # active | to_confirm
+    status: ConditionStatus = ConditionStatus.ACTIVE
     confirmed: bool = False
     last_mentioned: int = 0
     multi: bool = False
+
+    def __post_init__(self) -> None:
+        self.comparator = Comparator(self.comparator)
+        self.status = ConditionStatus(self.status)
 
     @property
     def slot(self) -> str:
@@ -86,11 +179,14 @@ class Condition:
 @dataclass
 class PendingQuestion:
     id: int
-    kind: str                          # clarify | conflict | open
+    kind: QuestionKind
     question: str
     key: str = ""
     turn: int = 0
     candidate: dict[str, Any] | None = None   # the operation to apply if the user says yes
+
+    def __post_init__(self) -> None:
+        self.kind = QuestionKind(self.kind)
 
 
 @dataclass
@@ -99,12 +195,15 @@ class Change:
 
     version: int
     turn: int
-    action: str                       # added | replaced | withdrawn | expired | to_confirm | confirmed | ...
+    action: ChangeAction
     slot: str
     before: Any = None
     after: Any = None
     reason: str = ""
     at: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.action = ChangeAction(self.action)
 
 
 @dataclass
@@ -175,8 +274,8 @@ def state_diff(before: SessionState, after: SessionState) -> dict[str, Any]:
         diff["goal"] = [before.goal, after.goal]
     for slot in sorted(set(before.constraints) | set(after.constraints)):
         old, new = before.constraints.get(slot), after.constraints.get(slot)
-        old_view = None if old is None else describe_condition(old) + ("" if old.status == "active" else f" ({old.status})") + (" ✓" if old.confirmed else "")
-        new_view = None if new is None else describe_condition(new) + ("" if new.status == "active" else f" ({new.status})") + (" ✓" if new.confirmed else "")
+        old_view = None if old is None else describe_condition(old) + ("" if old.status == ConditionStatus.ACTIVE else f" ({old.status})") + (" ✓" if old.confirmed else "")
+        new_view = None if new is None else describe_condition(new) + ("" if new.status == ConditionStatus.ACTIVE else f" ({new.status})") + (" ✓" if new.confirmed else "")
         if old_view != new_view:
             diff[slot] = [old_view, new_view]
     old_q = {p.id: p.question for p in before.pending}
@@ -193,9 +292,12 @@ def display_value(value: Any) -> str:
     return str(value).replace("_", " ")
 
 
+_SYMBOLS = {Comparator.EQ: "=", Comparator.NE: "≠", Comparator.LE: "≤", Comparator.GE: "≥"}
+
+
 def describe_condition(c: Condition, schema: DomainSchema | None = None, language: str = "en") -> str:
     label = schema.key(c.key).label(language) if schema else c.key.replace("_", " ")
-    symbol = {"=": "=", "!=": "≠", "<=": "≤", ">=": "≥"}.get(c.comparator, c.comparator)
+    symbol = _SYMBOLS.get(c.comparator, c.comparator)
     return f"{label} {symbol} {display_value(c.value)}"
 
 
@@ -222,26 +324,26 @@ class _Applier:
         self.changes: list[Change] = []
         self.mentioned: set[str] = set()
 
-    def record(self, action: str, slot: str, before: Any = None, after: Any = None, reason: str = "") -> None:
+    def record(self, action: ChangeAction, slot: str, before: Any = None, after: Any = None, reason: str = "") -> None:
         self.changes.append(Change(self.state.version + 1, self.turn, action, slot, before, after, reason, self.now))
 
-    def ask(self, kind: str, question: str, key: str = "", candidate: dict[str, Any] | None = None) -> None:
+    def ask(self, kind: QuestionKind, question: str, key: str = "", candidate: dict[str, Any] | None = None) -> None:
         # One open question per key: a newer one replaces the older.
         for old in [p for p in self.state.pending if key and p.key == key]:
             self.state.pending.remove(old)
-            self.record("question_replaced", f"pending:{old.id}", old.question, question)
+            self.record(ChangeAction.QUESTION_REPLACED, f"pending:{old.id}", old.question, question)
         pending = PendingQuestion(self.state.next_question_id, kind, question, key, self.turn, candidate)
         self.state.next_question_id += 1
         self.state.pending.append(pending)
-        self.record("asked", f"pending:{pending.id}", None, question, kind)
+        self.record(ChangeAction.ASKED, f"pending:{pending.id}", None, question, kind)
         while len(self.state.pending) > MAX_PENDING:
             dropped = self.state.pending.pop(0)
-            self.record("question_dropped", f"pending:{dropped.id}", dropped.question, None, "too many open questions")
+            self.record(ChangeAction.QUESTION_DROPPED, f"pending:{dropped.id}", dropped.question, None, "too many open questions")
 
     def resolve(self, pending: PendingQuestion, reason: str) -> None:
         if pending in self.state.pending:
             self.state.pending.remove(pending)
-            self.record("resolved", f"pending:{pending.id}", pending.question, None, reason)
+            self.record(ChangeAction.RESOLVED, f"pending:{pending.id}", pending.question, None, reason)
 
     def apply(self, op: Operation) -> None:
         getattr(self, f"_op_{op.op}")(op)
@@ -251,7 +353,7 @@ class _Applier:
     def _op_set_goal(self, op: Operation) -> None:
         goal = str(op.value or op.words).strip()
         if goal and goal != self.state.goal:
-            self.record("goal", "goal", self.state.goal or None, goal, op.reason or "user stated the goal")
+            self.record(ChangeAction.GOAL, "goal", self.state.goal or None, goal, op.reason or "user stated the goal")
             self.state.goal = goal
 
     def _op_note_action(self, op: Operation) -> None:
@@ -259,16 +361,16 @@ class _Applier:
 
     def _op_set(self, op: Operation) -> None:
         spec: KeySpec = self.schema.key(op.key)
-        comparator = op.comparator if op.comparator != "=" else spec.default_op
+        comparator = op.comparator if op.comparator != Comparator.EQ else Comparator(spec.default_op)
         slot = slot_of(op.key, op.value, spec.multi)
         new = Condition(op.key, comparator, op.value, op.words, self.turn, self.confidence,
                         last_mentioned=self.turn, multi=spec.multi)
         self.mentioned.add(slot)
-        waiting = [p for p in self.state.pending if p.key == op.key and p.kind in ("conflict", "clarify")]
+        waiting = [p for p in self.state.pending if p.key == op.key and p.kind in (QuestionKind.CONFLICT, QuestionKind.CLARIFY)]
         existing = self.state.constraints.get(slot)
         if existing is None:
             self.state.constraints[slot] = new
-            self.record("added", slot, None, describe_condition(new), op.reason or "user stated it")
+            self.record(ChangeAction.ADDED, slot, None, describe_condition(new), op.reason or "user stated it")
             for pending in waiting:
                 self.resolve(pending, "answered")
             return
@@ -276,9 +378,9 @@ class _Applier:
         if same:
             existing.last_mentioned = self.turn
             existing.words = op.words or existing.words
-            if existing.status != "active":
-                existing.status = "active"
-                self.record("reaffirmed", slot, "to_confirm", "active", "user mentioned it again")
+            if existing.status != ConditionStatus.ACTIVE:
+                existing.status = ConditionStatus.ACTIVE
+                self.record(ChangeAction.REAFFIRMED, slot, ConditionStatus.TO_CONFIRM, ConditionStatus.ACTIVE, "user mentioned it again")
             for pending in waiting:
                 self.resolve(pending, "user restated the same value")
             return
@@ -291,7 +393,7 @@ class _Applier:
             self.state.constraints[slot] = new
             reason = op.reason or ("user corrected it" if op.correction else
                                    "user answered the question" if waiting else "user gave a new value")
-            self.record("replaced", slot, before, describe_condition(new), reason)
+            self.record(ChangeAction.REPLACED, slot, before, describe_condition(new), reason)
             for pending in waiting:
                 self.resolve(pending, "answered")
             return
@@ -301,15 +403,15 @@ class _Applier:
         question = (f"你之前说{label}是{old_text}，现在是{new_text}，要改成{new_text}吗？" if self.language == "zh"
                     else f"You said {old_text} for the {label} earlier, and now {new_text} — should I change it to {new_text}?")
         candidate = dict(op.to_dict(), correction=True)
-        self.ask("conflict", question, op.key, candidate)
-        self.record("maybe_changed", slot, describe_condition(existing), describe_condition(new),
+        self.ask(QuestionKind.CONFLICT, question, op.key, candidate)
+        self.record(ChangeAction.MAYBE_CHANGED, slot, describe_condition(existing), describe_condition(new),
                     "user may have changed their mind: asked before writing")
 
     def _op_withdraw(self, op: Operation) -> None:
         targets = [c for c in self.state.find(op.key) if op.value in (None, "") or c.value == op.value]
         for condition in targets:
             del self.state.constraints[condition.slot]
-            self.record("withdrawn", condition.slot, describe_condition(condition), None,
+            self.record(ChangeAction.WITHDRAWN, condition.slot, describe_condition(condition), None,
                         op.reason or "user withdrew it")
         for pending in [p for p in self.state.pending if p.key == op.key]:
             self.resolve(pending, "condition withdrawn")
@@ -318,7 +420,7 @@ class _Applier:
         pending = self._pending_for(op.key)
         if pending is not None and pending.candidate is not None:
             self.resolve(pending, "user said yes")
-            self.apply(Operation.from_dict(pending.candidate, source="confirmed"))
+            self.apply(Operation.from_dict(pending.candidate, source=OpSource.CONFIRMED))
             candidate_key = pending.candidate.get("key", "")
             for condition in self.state.find(candidate_key):
                 condition.confirmed = True
@@ -329,16 +431,16 @@ class _Applier:
             # "Yes" to the agent's read-back ("a table for 2 at 11:30 today?") takes its values.
             proposal, self.state.proposal = self.state.proposal, []
             for item in proposal:
-                self.apply(Operation.from_dict(dict(item, correction=True), source="agent proposal"))
+                self.apply(Operation.from_dict(dict(item, correction=True), source=OpSource.AGENT_PROPOSAL))
         targets = self.state.find(op.key) if op.key else list(self.state.constraints.values())
         for condition in targets:
             condition.last_mentioned = self.turn
             self.mentioned.add(condition.slot)
-            if condition.status != "active":
-                condition.status = "active"
+            if condition.status != ConditionStatus.ACTIVE:
+                condition.status = ConditionStatus.ACTIVE
             if not condition.confirmed:
                 condition.confirmed = True
-                self.record("confirmed", condition.slot, None, describe_condition(condition), "user confirmed")
+                self.record(ChangeAction.CONFIRMED, condition.slot, None, describe_condition(condition), "user confirmed")
 
     def _op_propose(self, op: Operation) -> None:
         self.state.proposal = list(op.value or [])
@@ -353,7 +455,7 @@ class _Applier:
         # An ask may carry the operation to apply if the user says yes (a clarification).
         candidate = op.value if isinstance(op.value, dict) else None
         if op.question:
-            self.ask("clarify" if candidate else "open", op.question, op.key, candidate)
+            self.ask(QuestionKind.CLARIFY if candidate else QuestionKind.OPEN, op.question, op.key, candidate)
 
     def _op_resolve(self, op: Operation) -> None:
         for pending in [p for p in self.state.pending if not op.key or p.key == op.key]:
@@ -374,11 +476,11 @@ class _Applier:
             idle = self.turn - condition.last_mentioned
             if idle >= 2 * expire_after:
                 del self.state.constraints[slot]
-                self.record("expired", slot, describe_condition(condition), None,
+                self.record(ChangeAction.EXPIRED, slot, describe_condition(condition), None,
                             f"not mentioned for {idle} turns")
-            elif idle >= expire_after and condition.status == "active":
-                condition.status = "to_confirm"
-                self.record("to_confirm", slot, "active", "to_confirm", f"not mentioned for {idle} turns")
+            elif idle >= expire_after and condition.status == ConditionStatus.ACTIVE:
+                condition.status = ConditionStatus.TO_CONFIRM
+                self.record(ChangeAction.TO_CONFIRM, slot, ConditionStatus.ACTIVE, ConditionStatus.TO_CONFIRM, f"not mentioned for {idle} turns")
 
 
 def apply_operations(state: SessionState, ops: list[Operation], schema: DomainSchema, *, turn: int,
@@ -386,13 +488,8 @@ def apply_operations(state: SessionState, ops: list[Operation], schema: DomainSc
                      language: str = "en") -> Applied:
     """Apply `ops` to a copy of `state`; the original is never modified.
 
-    Raises InvalidOperation (and changes nothing) if any operation is malformed.
+    An `Operation` is validated when it is built, so a malformed one never gets here.
     """
-    for op in ops:
-        if op.op not in OPERATIONS:
-            raise InvalidOperation(f"unknown operation {op.op!r}")
-        if op.comparator not in COMPARATORS:
-            raise InvalidOperation(f"unknown comparator {op.comparator!r}")
     applier = _Applier(state.copy(), schema, turn, asr_confidence, time.time() if now is None else now, language)
     for op in ops:
         applier.apply(op)
