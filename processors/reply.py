@@ -12,6 +12,7 @@ from pipecat.frames.frames import Frame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.memory.domain.catalogue import render_options
+from monologue.memory.language.phrases import say
 from monologue.memory.longterm.engine import BeforeReply, LongTermMemory
 from monologue.memory.working.conversation import ConversationLog, Utterance
 from monologue.memory.working.engine import WorkingMemory
@@ -19,11 +20,6 @@ from monologue.memory.working.render import render_state_for_reply
 from monologue.memory.working.state import SessionState
 from monologue.models.chat import ChatError, ChatLLM, StreamStats
 from monologue.processors.frames import AgentTurnEndFrame, ReplyTextFrame, TurnRecord, UserTurnFrame
-
-FALLBACK_REPLY = {
-    "en": "Sorry, I couldn't come up with an answer just now. Could you say that again?",
-    "zh": "抱歉，我刚才没能想好回答，你能再说一遍吗？",
-}
 
 _HARD_END = re.compile(r"[.!?;:](?=\s)|[。！？；：]")
 _SOFT_END = re.compile(r",(?=\s)|[，、]")
@@ -221,7 +217,8 @@ class ReplyProcessor(FrameProcessor):
         assert self._memory is not None
         text = render_state_for_reply(state, self._memory.schema, self._memory.options.language)
         if self._options:
-            text += "\n" + render_options(self._options, state)
+            text += "\n" + render_options(self._options, state, self._memory.schema.option_details,
+                                           self._memory.options.language)
         return text
 
     async def _reply(self, turn: TurnRecord) -> None:
@@ -257,7 +254,7 @@ class ReplyProcessor(FrameProcessor):
         except ChatError as exc:
             turn.reply_error = str(exc)
             if not spoken:
-                await self._say(turn, FALLBACK_REPLY.get(self._language, FALLBACK_REPLY["en"]), spoken)
+                await self._say(turn, say("reply.fallback", self._language), spoken)
         turn.reply_model = stats.model
         if stats.error and not turn.reply_error:
             turn.reply_error = stats.error

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
+from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.working.turn_classes import classify_turn
 from monologue.processors.frames import UserTurnFrame
 
@@ -16,9 +17,11 @@ class TurnClassifierProcessor(FrameProcessor):
     """One job: set `turn.turn_class` on each `UserTurnFrame` and count the share of
     turns that trigger the monologue (seed 000 §3.1 expects 30–50%)."""
 
-    def __init__(self, reads_condition: Callable[[str], bool] | None = None) -> None:
+    def __init__(self, reads_condition: Callable[[str], bool] | None = None, *,
+                 schema: DomainSchema | None = None) -> None:
         super().__init__()
         self._reads_condition = reads_condition
+        self._schema = schema
         self.turns = 0
         self.triggered = 0
 
@@ -30,7 +33,7 @@ class TurnClassifierProcessor(FrameProcessor):
         await super().process_frame(frame, direction)
         if isinstance(frame, UserTurnFrame):
             started = time.perf_counter()
-            result = classify_turn(frame.turn.text, self._reads_condition)
+            result = classify_turn(frame.turn.text, self._reads_condition, schema=self._schema)
             frame.turn.turn_class = result.turn_class.value
             frame.turn.classifier = {"cues": list(result.cues),
                                      "triggers_monologue": result.turn_class.triggers_monologue}

@@ -86,7 +86,7 @@ async def run_dialogue(dialogue: dict[str, Any], llm: Any, mode: str) -> list[tu
         turn_id += 1
         frame = next((f for f in turn["frames"] if f["service"].startswith("Restaurants")), None)
         text = turn["utterance"]
-        cls = classify_turn(text, memory.rules.reads_condition).turn_class
+        cls = classify_turn(text, memory.rules.reads_condition, schema=memory.schema).turn_class
         if cls.triggers_monologue:
             await memory.update(text, turn=turn_id, turn_class=cls.value)
         if frame is not None:

@@ -1,6 +1,9 @@
 import pytest
 
+from monologue.memory.domain.schema import load_schema
 from monologue.memory.working.turn_classes import TurnClass, classify_turn
+
+RESTAURANT = load_schema("restaurant")
 
 CHANGE, CONFIRM, CHAT = TurnClass.INFORMATION_CHANGE, TurnClass.CONFIRMATION, TurnClass.CHIT_CHAT
 
@@ -24,7 +27,7 @@ CHANGE, CONFIRM, CHAT = TurnClass.INFORMATION_CHANGE, TurnClass.CONFIRMATION, Tu
     ("今天天气真不错。", CHAT),
 ])
 def test_classifies_english_and_chinese(text, expected):
-    assert classify_turn(text).turn_class is expected
+    assert classify_turn(text, schema=RESTAURANT).turn_class is expected
 
 
 def test_only_change_and_confirmation_trigger_the_monologue():
@@ -39,4 +42,4 @@ def test_only_change_and_confirmation_trigger_the_monologue():
     ("好的，谢谢。", CONFIRM),
 ])
 def test_confirmation_words_do_not_hide_a_change(text, expected):
-    assert classify_turn(text).turn_class is expected
+    assert classify_turn(text, schema=RESTAURANT).turn_class is expected

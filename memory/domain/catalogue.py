@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from monologue.memory.language.phrases import join, say
 from monologue.memory.working.state import Condition, SessionState, describe_condition
 
 CATALOGUES_DIR = Path(__file__).resolve().parents[2] / "configs" / "catalogues"
@@ -66,13 +67,18 @@ def filter_options(items: list[dict[str, Any]], state: SessionState) -> tuple[li
     return fitting, excluded
 
 
-def render_options(items: list[dict[str, Any]], state: SessionState) -> str:
-    fitting, excluded = filter_options(items, state)
+def render_options(items: list[dict[str, Any]], state: SessionState, details: tuple[str, ...] = (),
+                   language: str = "en") -> str:
+    """The first two items that fit the state, each with the attributes `details` names
+    (the domain's `option_details`)."""
+    fitting, _excluded = filter_options(items, state)
+
     def show(item: dict[str, Any]) -> str:
-        details = ", ".join(str(item[k]) for k in ("cuisine", "location") if k in item)
-        return f"{item['name']} ({details})" if details else str(item["name"])
+        shown = ", ".join(str(item[k]) for k in details if k in item)
+        return f"{item['name']} ({shown})" if shown else str(item["name"])
+
     # Only what fits: naming the excluded places, even as "do not offer", makes small
     # models offer them.
-    del excluded
-    return "Places that fit: " + (" and ".join(show(i) for i in fitting[:2]) if fitting
-                                  else "none; say so and ask which condition to relax") + "."
+    if not fitting:
+        return say("options.none", language)
+    return say("options.fit", language, items=join([show(i) for i in fitting[:2]], language))

@@ -7,14 +7,30 @@ still kept (as text), so nothing the user said is dropped for want of a schema e
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+DEFAULT_DOMAIN = "restaurant"      # configs/default.yaml's choice, for code that runs without a config
 DOMAINS_DIR = Path(__file__).resolve().parents[2] / "configs" / "domains"
 KEY_TYPES = ("int", "time", "date", "money", "enum", "text", "bool")
+
+
+class Reader(StrEnum):
+    """How the rules read a key's value from an utterance (the language knowledge behind
+    each is in `memory/language/`). A key without a reader is read only from its enum
+    values, or by the LLM."""
+
+    NONE = ""
+    CLOCK_TIME = "clock_time"        # "7 pm", 晚上七点 → 19:00
+    DATE = "date"                    # "Saturday", "the 3rd of March", 下周五
+    AMOUNT_LIMIT = "amount_limit"    # "under 50", 三百以内 → at most
+    HEAD_COUNT = "head_count"        # "four people", "table for 4", 四个人
+    PLACE_NAME = "place_name"        # a capitalised place after one of `name_cues` ("in Midtown")
+    TITLE_NAME = "title_name"        # a capitalised title after one of `name_cues` ("try Luigi's Trattoria")
 
 
 @dataclass(frozen=True)
@@ -27,12 +43,28 @@ class KeySpec:
     labels: dict[str, str] = field(default_factory=dict)
     aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
     values: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    reader: Reader = Reader.NONE
+    name_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)   # words before a name, per language
+    described_as: dict[str, tuple[str, ...]] = field(default_factory=dict)  # "X is a … NOUN" names X
+    # Capitalised words before these nouns (or after the verbs) are values the schema does
+    # not list ("some Burmese food", "it serves Ethiopian").
+    open_value_nouns: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    open_value_verbs: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    affirmed_values: tuple[str, ...] = ()        # of a set-valued key: said plainly, they are included
+    heard: dict[str, str] = field(default_factory=dict)      # "{value} people": how a value is read back
+    # How a condition reads in a sentence, by comparator ("for {value} people", "no {value} food").
+    phrases: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def label(self, language: str = "en") -> str:
         return self.labels.get(language) or self.labels.get("en") or self.name.replace("_", " ")
 
     def value_words(self, value: str, language: str = "en") -> tuple[str, ...]:
         return self.values.get(value, {}).get(language, ())
+
+    def phrase(self, comparator: str, language: str = "en") -> str | None:
+        """This key's own wording of a condition, if its YAML gives one (`any`: for every comparator)."""
+        table = self.phrases.get(language, {})
+        return table.get(comparator) or table.get("any")
 
 
 @dataclass(frozen=True)
@@ -42,10 +74,16 @@ class DomainSchema:
     goal_words: dict[str, tuple[str, ...]] = field(default_factory=dict)
     goal_text: dict[str, str] = field(default_factory=dict)
     role: dict[str, str] = field(default_factory=dict)
+    turn_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)   # the domain's change cue words
+    option_details: tuple[str, ...] = ()        # an offered option's attributes worth saying with its name
 
     def key(self, name: str) -> KeySpec:
         """The spec of `name`; unknown keys are open text keys, never an error."""
         return self.keys.get(name) or KeySpec(name=name)
+
+    def read_by(self, reader: Reader) -> list[KeySpec]:
+        """The keys the rules read with `reader`, in the YAML's order."""
+        return [spec for spec in self.keys.values() if spec.reader == reader]
 
     def enum_lexicon(self, language: str) -> list[tuple[str, str, str]]:
         """(surface words, key, value) for every enum value, longest words first."""
@@ -73,6 +111,14 @@ def _words(block: Any) -> dict[str, tuple[str, ...]]:
     return {lang: tuple(str(w) for w in words) for lang, words in (block or {}).items()}
 
 
+def _reader(raw: Any, where: str) -> Reader:
+    try:
+        return Reader(raw or "")
+    except ValueError:
+        known = ", ".join(r.value for r in Reader if r.value)
+        raise ValueError(f"{where} has reader {raw!r}; use one of {known}") from None
+
+
 def parse_schema(data: dict[str, Any]) -> DomainSchema:
     keys: dict[str, KeySpec] = {}
     for name, raw in (data.get("keys") or {}).items():
@@ -85,15 +131,26 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
             labels={k: str(v) for k, v in (raw.get("label") or {}).items()},
             aliases=_words(raw.get("aliases")),
             values={value: _words(words) for value, words in (raw.get("values") or {}).items()},
+            reader=_reader(raw.get("reader"), f"domain {data.get('name')}: key {name}"),
+            name_cues=_words(raw.get("name_cues")),
+            described_as=_words(raw.get("described_as")),
+            open_value_nouns=_words((raw.get("open_values") or {}).get("nouns")),
+            open_value_verbs=_words((raw.get("open_values") or {}).get("verbs")),
+            affirmed_values=tuple(str(v) for v in raw.get("affirmed_values") or ()),
+            heard={k: str(v) for k, v in (raw.get("heard") or {}).items()},
+            phrases={lang: {str(c): str(s) for c, s in (table or {}).items()}
+                     for lang, table in (raw.get("phrases") or {}).items()},
         )
     return DomainSchema(name=str(data.get("name", "custom")), keys=keys,
                         goal_words=_words(data.get("goal_words")),
                         goal_text={k: str(v) for k, v in (data.get("goal_text") or {}).items()},
-                        role={k: str(v) for k, v in (data.get("role") or {}).items()})
+                        role={k: str(v) for k, v in (data.get("role") or {}).items()},
+                        turn_cues=_words(data.get("turn_cues")),
+                        option_details=tuple(str(k) for k in data.get("option_details") or ()))
 
 
 @lru_cache(maxsize=16)
-def load_schema(name_or_path: str = "restaurant") -> DomainSchema:
+def load_schema(name_or_path: str = DEFAULT_DOMAIN) -> DomainSchema:
     """A bundled domain by name (restaurant, in_car, customer_service) or a YAML path."""
     path = Path(name_or_path)
     if not path.suffix:

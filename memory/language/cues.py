@@ -1,12 +1,172 @@
-"""Cue words in English and Chinese: what marks a statement as a preference, a need,
-an identity, a plan, small talk, a yes or a no.
+"""Cue words in English and Chinese: what marks a yes or a no, a correction, a hedge, a
+negation, a withdrawal, a head count or an amount limit; what marks a statement as a
+preference, a need, an identity, a plan or small talk.
 
-Each pattern covers both languages; callers never branch on the language to pick one.
+Language knowledge only: which domain keys these readings go to is the domain YAML's
+business (`configs/domains/*.yaml`, `reader:`), never this module's.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+
+from monologue.memory.language.numbers import EN_NUMBER, MONTHS, WEEKDAYS, ZH_NUMBER
+
+# --- yes and no --------------------------------------------------------------------------
+
+YES_EN = (r"(?:yes|yeah|yep|yup|sure|ok|okay|alright|all right|right|correct|exactly|perfect|great|fine|"
+          r"(?:that |this |it )?(?:'s |is |would be |sounds |works|will work)?(?:good|great|fine|perfect|right|correct|"
+          r"works|wonderful|excellent|awesome|lovely)|sounds \w+|go ahead|please do|do it|book it|works for me|"
+          r"confirm\w*|absolutely|definitely|of course|that(?:'s| is) it)")
+NO_EN = (r"(?:no|nope|nah|not (?:that|at this time|now|really)|wrong|that'?s (?:wrong|not)|not that one|"
+         r"another one|something else|i don'?t think so)")
+YES_ZH = r"(?:好|对|是|嗯|可以|行|没错|没问题|确定|确认|就这样|就这个)"
+NO_ZH = r"(?:不行|不对|不是|不要|不用|错了|换一个)"
+
+# --- what makes a turn change the task (the turn classifier's generic cues) ----------------
+# The domain adds its own words (`turn_cues:` in its YAML).
+
+CHANGE_WORDS_EN = (
+    "want", "need", "would like", "i'd like", "looking for",
+    "change", "make it", "instead", "actually", "switch", "move", "cancel", "forget", "remove", "drop", "add",
+    "no longer", "don't", "do not", "can't", "cannot", "won't", "without", "avoid",
+    "under", "at least", "at most", "less than", "more than",
+    "today", "tonight", "tomorrow", *WEEKDAYS,
+    "morning", "noon", "afternoon", "evening", "night", "am", "pm", "o'clock",
+    "my name", "call me", "i live", "i prefer", "i like", "i hate", "i love",
+    "allergic", "allergy", "wheelchair", "kids", "children", "birthday", "anniversary",
+)
+# Chinese cues are regex fragments matched anywhere (no word boundaries).
+CHANGE_CUES_ZH = (
+    "要", "想", "需要", "改", "换成", "换到", "改成", "取消", "不要", "别", "不吃", "不能", "忌口", "过敏", "预算",
+    "以内", "以下", "不超过", "人", "位", "点", "周[一二三四五六日天]", "星期", "今天", "明天", "后天", "晚上", "中午",
+    "早上", "下午", "喜欢", "讨厌", "我叫", "住在",
+)
+# A change verb is a cue strong enough on its own ("Cancel it.").
+CHANGE_VERBS = ("cancel", "forget", "change", "make it", "instead", "actually", "switch", "取消", "改成", "换成", "改")
+
+
+def cue_pattern(words: tuple[str, ...] | list[str], *, spaced: bool) -> str:
+    """One alternation of cue words; a trailing `*` stands for any word ending
+    ("celebrat*" matches celebrate, celebration). Spaced languages match whole words."""
+    parts = [re.escape(w[:-1]) + r"\w*" if w.endswith("*") else re.escape(w) for w in words]
+    body = "(?:" + "|".join(parts) + ")"
+    return r"\b" + body + r"\b" if spaced else body
+
+
+# --- reading conditions from an utterance ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StateCues:
+    """What the working-memory rules know about one language."""
+
+    spaced: bool                        # words are separated by spaces (match whole words)
+    correction: re.Pattern[str]         # "actually", "make it", 改成
+    hedge: re.Pattern[str]              # "maybe", 可能: a new value is not a firm change
+    negated_value: re.Pattern[str]      # matches the words before a value that negate it ("no spicy")
+    negation_after: re.Pattern[str] | None     # 对花生过敏: the negation comes after the value
+    negated_before: re.Pattern[str]     # "not tonight", 不是周六: the value is not to be written
+    withdrawals: tuple[re.Pattern[str], ...]   # group `what` (or `what2`) names the key or value
+    withdraw_key: re.Pattern[str] | None       # 不要预算了: names a key only, never a value
+    yes: re.Pattern[str]
+    no: re.Pattern[str]
+    head_count: tuple[re.Pattern[str], ...]    # group `n`: how many people
+    bare_number: re.Pattern[str]               # "make it six": a number correcting a count
+    amount_limit: tuple[re.Pattern[str], ...]  # group `n`: at most this much money
+    not_an_amount: re.Pattern[str]             # what after a number shows it is not money
+    period_of_day: re.Pattern[str]             # "pm", 晚上: the utterance names its half of the day
+    max_answer_words: int                      # a bare answer ("yes, please") is at most this long
+
+
+_NUMBER_UNIT_AFTER_EN = r"(?!\s*(?::|am|pm|a\.m|p\.m|o'?clock|dollars|bucks|\$))"
+
+EN = StateCues(
+    spaced=True,
+    correction=re.compile(
+        r"\b(?:actually|instead|make it|make that|change (?:it|that|the \w+)? ?to|switch (?:it )?to|rather|"
+        r"no wait|sorry,? i meant|i meant|correction|let'?s (?:do|say|make it)|not \w+ but|move it to|update)\b"),
+    hedge=re.compile(r"\b(?:maybe|perhaps|might|not sure|or maybe|possibly|i guess|probably)\b"),
+    negated_value=re.compile(r"(?:no|not|nothing|without|avoid|don'?t want|do not want|can'?t eat|cannot eat|"
+                             r"can'?t have|don'?t eat|do not eat|allergic to|hold the|skip the|no more)"
+                             r"\s*(?:\S+\s*){0,2}$"),
+    negation_after=None,
+    negated_before=re.compile(r"\b(?:not|no|never|isn'?t|except|instead of|rather than)\s+(?:on\s+|at\s+|this\s+)?$"),
+    withdrawals=(
+        re.compile(
+            r"\b(?:forget(?: about)?|drop|remove|cancel|scrap|scratch|never mind|ignore|no need for|"
+            r"(?:i )?don'?t (?:need|care about)|skip|get rid of|no longer need|"
+            r"(?:i'?m |i am )?(?:not|no longer) allergic to|i can (?:eat|have)(?=\s[\w' -]+\b(?:now|again|after all)\b))"
+            r"\s+(?:the |my |that |a |any )?(?P<what>[\w' -]{2,30})"),
+        re.compile(r"(?:the |my )?(?P<what>[\w' -]{2,30}?)\s+(?:doesn'?t|does not|no longer|won'?t) matter"
+                   r"|(?:any|whatever) (?P<what2>[\w]+) (?:is|works) fine"),
+    ),
+    withdraw_key=None,
+    yes=re.compile(r"^\s*" + YES_EN + r"\b"),
+    no=re.compile(r"^\s*" + NO_EN + r"\b"),
+    head_count=(
+        re.compile(r"\b(?P<n>" + EN_NUMBER + r")\s+(?:people|persons|person|guests|adults|diners|of us|seats|pax|ppl)\b"),
+        re.compile(r"\bparty of (?P<n>" + EN_NUMBER + r")\b"),
+        re.compile(r"\b(?:table|reservation|booking|seats?) for (?P<n>" + EN_NUMBER + r")\b" + _NUMBER_UNIT_AFTER_EN),
+        re.compile(r"\bfor (?P<n>" + EN_NUMBER + r")\b(?=\s*(?:,|\.|$|on |at |this |next |tomorrow|today|tonight))"),
+        re.compile(r"\bwe(?:'re| are| will be|'ll be) (?P<n>" + EN_NUMBER + r")\b"),
+    ),
+    bare_number=re.compile(r"\b(?:make it|change it to|actually|instead|rather|let'?s say|i meant|now)\s+(?P<n>"
+                           + EN_NUMBER + r")\b(?!\s*(?::|am|pm|o'?clock|dollars|bucks))"),
+    amount_limit=(
+        re.compile(r"\b(?:under|below|less than|no more than|at most|max(?:imum)?|up to|within|cheaper than|not over|"
+                   r"not more than)\s+(?:\$|£|€|¥)?\s?(?P<n>" + EN_NUMBER + r")"),
+        re.compile(r"\bbudget(?: is| of| around| about|'s)?\s*(?:\$|£|€|¥)?\s?(?P<n>" + EN_NUMBER + r")"),
+        re.compile(r"(?:\$|£|€|¥)\s?(?P<n>\d+)\s*(?:max|tops|or less|at most)"),
+    ),
+    not_an_amount=re.compile(r"\s*(?:people|persons|guests|pm|am|o'?clock|minutes|km|miles)"),
+    period_of_day=re.compile(r"am|pm|a\.m|p\.m|morning|evening|afternoon|night|tonight|noon"),
+    max_answer_words=6,
+)
+
+ZH = StateCues(
+    spaced=False,
+    correction=re.compile(r"改成|换成|改为|改到|换到|还是|其实|不对|应该是|更正"),
+    hedge=re.compile(r"也许|可能|或者|不确定|大概吧"),
+    negated_value=re.compile(r"(?:不吃|不要|不能吃|别放|别要|忌口|忌|对.{0,3}过敏|不想吃|不加|去掉).{0,2}$"),
+    negation_after=re.compile(r"(?:也|都)?过敏"),     # 对花生过敏: the value sits inside the phrase
+    negated_before=re.compile(r"(?:不是|不要|除了|而不是)$"),
+    withdrawals=(
+        re.compile(r"(?:取消|去掉|算了|不用|不需要|别管)(?:那个|这个)?(?P<what>[\u4e00-\u9fff]{1,6})"
+                   r"|(?P<what2>[\u4e00-\u9fff]{1,4})(?:无所谓|不限|随便|算了|不用了|不要了)"),
+        re.compile(r"(?:不再对|对)(?P<what>[\u4e00-\u9fff]{1,4}?)(?:不过敏|不再过敏|已经不过敏)"),
+    ),
+    withdraw_key=re.compile(r"不要(?:那个|这个)?(?P<what>[\u4e00-\u9fff]{1,4}?)了"),
+    yes=re.compile(r"^\s*" + YES_ZH),
+    no=re.compile(r"^\s*" + NO_ZH),
+    head_count=(
+        re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:个人|位|口人|人)(?!民|均|工|家)"),
+        re.compile(r"我们(?:一共)?(?P<n>" + ZH_NUMBER + r")个"),
+    ),
+    bare_number=re.compile(r"(?:改成|换成|改为|还是|应该是)(?P<n>" + ZH_NUMBER + r")(?![点號号月])"),
+    amount_limit=(
+        re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:块钱?|元)?\s*(?:以内|以下|之内|左右)"),
+        re.compile(r"(?:不超过|不要超过|最多|预算(?:是|大概|在)?)\s*(?P<n>" + ZH_NUMBER + r")"),
+    ),
+    not_an_amount=re.compile(r"\s*(?:个人|位|人|点)"),
+    period_of_day=re.compile(r"凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|夜里"),
+    max_answer_words=8,     # characters: Chinese has no spaces
+)
+
+STATE_CUES: dict[str, StateCues] = {"en": EN, "zh": ZH}
+
+# --- names (open values) ----------------------------------------------------------------------
+
+PLACE_NAME_EN = r"[A-Z][a-zA-Z]+(?: [A-Z][a-zA-Z]+){0,2}"              # "Midtown", "San Francisco"
+TITLE_NAME_EN = r"[A-Z][\w'&]+(?: (?:[A-Z][\w'&]+|&)){0,4}"             # "Luigi's Trattoria", "Bar & Grill"
+CAPITALISED_WORD_EN = r"[A-Z][a-z]+"                                     # "Burmese"
+# Capitalised words that are not names: sentence starts, weekdays, months.
+NOT_NAMES_EN = frozenset(w.capitalize() for w in (
+    "a", "an", "my", "any", "some", "this", "that", "it", "what", "there", "good", "nice", "great", "local",
+    "new", "the", "i", *WEEKDAYS, *MONTHS))
+
+# --- what a statement is about (long-term memory) -------------------------------------------
 
 SAFETY_CUES = re.compile(r"\b(?:allerg\w*|epipen|asthma|diabet\w*|pregnan\w*|medic\w*|wheelchair|seizure|emergency|"
                     r"heart condition|blood pressure|disab\w*)\b|过敏|哮喘|糖尿病|怀孕|药|轮椅", re.IGNORECASE)

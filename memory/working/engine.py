@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from monologue.memory.domain.schema import DomainSchema, load_schema
+from monologue.memory.domain.schema import DEFAULT_DOMAIN, DomainSchema, load_schema
 from monologue.memory.stores.protocols import StateStore, VersionConflict
 from monologue.memory.stores.state import InMemoryStateStore
 from monologue.memory.working.extract import RuleExtractor
@@ -41,7 +41,7 @@ async def _back_off(attempt: int) -> None:
 
 @dataclass(frozen=True)
 class WorkingMemoryOptions:
-    domain: str = "restaurant"
+    domain: str = DEFAULT_DOMAIN
     language: str = "en"
     expire_after_turns: int = 8
     llm_mode: str = "auto"            # auto: only when rules read nothing | always | never

@@ -1,75 +1,83 @@
-"""Text views of the state: the compact block in the reply prompt, and the monologue."""
+"""Text views of the state: the compact block in the reply prompt, and the monologue.
+
+Every sentence comes from the language's phrase table (`memory/language/phrases.py`);
+a key's own wording ("for 4 people", "no spicy food") comes from its domain YAML.
+"""
 
 from __future__ import annotations
 
 from monologue.memory.domain.schema import DomainSchema
-from monologue.memory.working.state import Change, Condition, Operation, SessionState, describe_condition, display_value
+from monologue.memory.language.phrases import join, say
+from monologue.memory.working.state import (
+    Change,
+    ChangeAction,
+    Comparator,
+    Condition,
+    ConditionStatus,
+    Operation,
+    SessionState,
+    describe_condition,
+    display_value,
+)
 
 MAX_MONOLOGUE_CHARS = 900   # ≈ 200–300 tokens: the monologue states changes, it is not an essay
+
+# How this turn's changes read in the monologue.
+_CHANGE_PHRASES = {
+    ChangeAction.REPLACED: "change.replaced", ChangeAction.WITHDRAWN: "change.withdrawn",
+    ChangeAction.ADDED: "change.added", ChangeAction.MAYBE_CHANGED: "change.maybe_changed",
+    ChangeAction.CONFIRMED: "change.confirmed", ChangeAction.EXPIRED: "change.expired",
+    ChangeAction.TO_CONFIRM: "change.to_confirm",
+}
 
 
 def _condition_line(c: Condition, schema: DomainSchema, language: str) -> str:
     flags = []
     if c.confirmed:
-        flags.append("confirmed" if language != "zh" else "已确认")
-    if c.status == "to_confirm":
-        flags.append("to confirm" if language != "zh" else "待确认")
-    return describe_condition(c, schema, language) + (f" ({', '.join(flags)})" if flags else "")
+        flags.append(say("state.confirmed", language))
+    if c.status == ConditionStatus.TO_CONFIRM:
+        flags.append(say("state.to_confirm", language))
+    return describe_condition(c, schema, language) + (f" ({say('list.comma', language).join(flags)})" if flags else "")
 
 
 def render_state(state: SessionState, schema: DomainSchema, language: str = "en") -> str:
     """The state as a few short lines for the reply prompt; empty parts are left out."""
     lines = []
     if state.goal:
-        lines.append(("目标: " if language == "zh" else "goal: ") + state.goal)
+        lines.append(say("state.goal", language, goal=state.goal))
     for condition in state.constraints.values():
         lines.append("- " + _condition_line(condition, schema, language))
     for pending in state.pending:
-        lines.append(("待问: " if language == "zh" else "open question: ") + pending.question)
+        lines.append(say("state.open_question", language, question=pending.question))
     if state.last_turn_action:
-        lines.append(("上一步: " if language == "zh" else "last action: ") + state.last_turn_action)
-    return "\n".join(lines) if lines else ("(还没有条件)" if language == "zh" else "(nothing yet)")
+        lines.append(say("state.last_action", language, action=state.last_turn_action))
+    return "\n".join(lines) if lines else say("state.empty", language)
 
 
-def _change_phrase(change: Change) -> str | None:
-    if change.action == "replaced":
-        return f"{change.before} → {change.after} ({change.reason})"
-    if change.action == "withdrawn":
-        return f"dropped {change.before}"
-    if change.action == "added":
-        return f"added {change.after}"
-    if change.action == "maybe_changed":
-        return f"{change.after} instead of {change.before}? asking first"
-    if change.action == "confirmed":
-        return f"confirmed {change.after}"
-    if change.action == "expired":
-        return f"{change.before} expired ({change.reason})"
-    if change.action == "to_confirm":
-        return f"{change.slot} needs re-confirming ({change.reason})"
-    return None
+def _change_phrase(change: Change, language: str) -> str | None:
+    key = _CHANGE_PHRASES.get(change.action)
+    if key is None:
+        return None
+    return say(key, language, before=change.before, after=change.after, reason=change.reason, slot=change.slot)
 
 
 def render_monologue(state: SessionState, changes: list[Change], schema: DomainSchema,
                      language: str = "en", note: str = "") -> str:
     """What the user wants now, what is settled, what is open, what this turn corrected."""
-    settled = [describe_condition(c, schema, language) for c in state.constraints.values() if c.status == "active"]
-    unsure = [describe_condition(c, schema, language) for c in state.constraints.values() if c.status != "active"]
+    settled = [describe_condition(c, schema, language) for c in state.constraints.values()
+               if c.status == ConditionStatus.ACTIVE]
+    unsure = [describe_condition(c, schema, language) for c in state.constraints.values()
+              if c.status != ConditionStatus.ACTIVE]
     opened = [p.question for p in state.pending]
-    this_turn = [p for p in (_change_phrase(c) for c in changes) if p]
-    if language == "zh":
-        parts = [f"用户想要: {state.goal or '还不清楚'}。",
-                 f"已定: {'；'.join(settled) or '无'}。"]
-        if unsure:
-            parts.append(f"待确认: {'；'.join(unsure)}。")
-        parts.append(f"未决: {'；'.join(opened) or '无'}。")
-        parts.append(f"本轮: {'；'.join(this_turn) or '没有改动'}。")
-    else:
-        parts = [f"User wants: {state.goal or 'not clear yet'}.",
-                 f"Settled: {'; '.join(settled) or 'nothing'}."]
-        if unsure:
-            parts.append(f"To confirm: {'; '.join(unsure)}.")
-        parts.append(f"Open: {'; '.join(opened) or 'nothing'}.")
-        parts.append(f"This turn: {'; '.join(this_turn) or 'no change'}.")
+    this_turn = [p for p in (_change_phrase(c, language) for c in changes) if p]
+    nothing = say("monologue.nothing", language)
+    parts = [say("monologue.wants", language, goal=state.goal or say("monologue.goal_unclear", language)),
+             say("monologue.settled", language, items=join(settled, language, "list.sep") or nothing)]
+    if unsure:
+        parts.append(say("monologue.to_confirm", language, items=join(unsure, language, "list.sep")))
+    parts.append(say("monologue.open", language, items=join(opened, language, "list.sep") or nothing))
+    parts.append(say("monologue.this_turn", language,
+                     items=join(this_turn, language, "list.sep") or say("monologue.no_change", language)))
     if note:
         parts.append(note.strip())
     text = " ".join(p.replace("?.", "?").replace("？。", "？") for p in parts)
@@ -82,52 +90,53 @@ def clarify_question(ops: list[Operation], schema: DomainSchema, language: str =
     for op in ops:
         spec = schema.key(op.key)
         value = display_value(op.value)
-        if op.key == "party_size":
-            heard.append(f"{value}个人" if language == "zh" else f"{value} people")
+        if language in spec.heard:
+            heard.append(spec.heard[language].format(value=value))
         elif spec.type in ("time", "date"):
             heard.append(value)
         else:
-            heard.append(f"{spec.label(language)} {value}")
-    joined = "、".join(heard) if language == "zh" else " and ".join(heard)
-    return f"抱歉，我没听清，你是说{joined}吗？" if language == "zh" else f"Sorry, I didn't catch that clearly — did you say {joined}?"
+            heard.append(say("clarify.labelled", language, label=spec.label(language), value=value))
+    return say("clarify.question", language, heard=join(heard, language))
 
 
-def _phrase(c: Condition, schema: DomainSchema) -> str:
+def _phrase(c: Condition, schema: DomainSchema, language: str) -> str:
     """A condition as words a small model follows ("no spicy food", "for 4 people")."""
     spec = schema.key(c.key)
     value = display_value(c.value)
-    if c.key == "party_size":
-        return f"for {value} people"
+    label = spec.label(language)
+    own = spec.phrase(c.comparator, language)
+    if own is not None:
+        return own.format(value=value, label=label)
     if spec.type == "date":
-        return f"on {value.title() if value.isalpha() else value}"
+        return say("condition.date", language, value=value.title() if value.isalpha() else value)
     if spec.type == "time":
-        return f"at {value}"
-    if c.comparator == "excludes":
-        return f"no {value} food" if c.key == "dietary" else f"no {value}"
-    if c.comparator == "includes":
-        return f"{value} options" if c.key == "dietary" else f"with {value}"
-    if c.comparator == "<=":
-        return f"{spec.label()} at most {value}"
-    if c.comparator == ">=":
-        return f"{spec.label()} at least {value}"
-    if c.comparator == "!=":
-        return f"not {value} ({spec.label()})"
-    if spec.type == "enum":
-        return f"{value} {spec.label()}"
-    return f"{spec.label()}: {value}"
+        return say("condition.time", language, value=value)
+    generic = {Comparator.EXCLUDES: "condition.excludes", Comparator.INCLUDES: "condition.includes",
+               Comparator.LE: "condition.at_most", Comparator.GE: "condition.at_least",
+               Comparator.NE: "condition.not"}.get(c.comparator)
+    if generic is None:
+        generic = "condition.enum" if spec.type == "enum" else "condition.other"
+    return say(generic, language, value=value, label=label)
 
 
 def render_state_for_reply(state: SessionState, schema: DomainSchema, language: str = "en") -> str:
-    """The state as plain sentences for the reply prompt (English; Chinese uses the lines)."""
+    """The state as plain sentences for the reply prompt.
+
+    Chinese prompts carry the state as lines (`render_state`): the sentence form was
+    written and measured for English small models only.
+    """
     if language == "zh":
         return render_state(state, schema, language)
-    live = [_phrase(c, schema) for c in state.constraints.values() if c.status == "active"]
-    unsure = [_phrase(c, schema) for c in state.constraints.values() if c.status != "active"]
+    live = [_phrase(c, schema, language) for c in state.constraints.values() if c.status == ConditionStatus.ACTIVE]
+    unsure = [_phrase(c, schema, language) for c in state.constraints.values() if c.status != ConditionStatus.ACTIVE]
+    comma = say("list.comma", language)
     parts = []
     if state.goal or live:
-        parts.append(f"The user wants to {state.goal or 'get help'}" + (f": {', '.join(live)}." if live else "."))
+        parts.append(say("reply.wants", language, goal=state.goal or say("reply.default_goal", language))
+                     + (say("reply.conditions", language, items=comma.join(live)) if live
+                        else say("reply.no_conditions", language)))
     if unsure:
-        parts.append(f"Not mentioned for a while, check it still holds: {', '.join(unsure)}.")
+        parts.append(say("reply.check_still_holds", language, items=comma.join(unsure)))
     for pending in state.pending:
-        parts.append(f"Ask the user: {pending.question}")
-    return "\n".join(parts) if parts else "The user has not asked for anything specific yet."
+        parts.append(say("reply.ask", language, question=pending.question))
+    return "\n".join(parts) if parts else say("reply.nothing_yet", language)

@@ -16,7 +16,8 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from monologue.memory.domain.schema import DomainSchema, KeySpec
+from monologue.memory.domain.schema import DEFAULT_DOMAIN, DomainSchema, KeySpec
+from monologue.memory.language.phrases import say
 
 STATE_FORMAT = 1
 MAX_PENDING = 5
@@ -209,7 +210,7 @@ class Change:
 @dataclass
 class SessionState:
     session_id: str
-    domain: str = "restaurant"
+    domain: str = DEFAULT_DOMAIN
     version: int = 0
     turn: int = 0
     goal: str = ""
@@ -243,7 +244,7 @@ class SessionState:
     @staticmethod
     def from_dict(data: dict[str, Any]) -> SessionState:
         state = SessionState(session_id=str(data["session_id"]))
-        state.domain = str(data.get("domain", "restaurant"))
+        state.domain = str(data.get("domain", DEFAULT_DOMAIN))
         state.version = int(data.get("version", 0))
         state.turn = int(data.get("turn", 0))
         state.goal = str(data.get("goal", ""))
@@ -400,8 +401,7 @@ class _Applier:
         # The user may have changed their mind, or been misheard: keep the old value and ask.
         old_text, new_text = display_value(existing.value), display_value(new.value)
         label = self.schema.key(op.key).label(self.language)
-        question = (f"你之前说{label}是{old_text}，现在是{new_text}，要改成{new_text}吗？" if self.language == "zh"
-                    else f"You said {old_text} for the {label} earlier, and now {new_text} — should I change it to {new_text}?")
+        question = say("conflict.question", self.language, old=old_text, new=new_text, label=label)
         candidate = dict(op.to_dict(), correction=True)
         self.ask(QuestionKind.CONFLICT, question, op.key, candidate)
         self.record(ChangeAction.MAYBE_CHANGED, slot, describe_condition(existing), describe_condition(new),
