@@ -12,7 +12,9 @@ import asyncio
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
+
+from loguru import logger
 
 from monologue.memory.domain.schema import DEFAULT_DOMAIN, DomainSchema, load_schema
 from monologue.memory.stores.protocols import StateStore, VersionConflict
@@ -20,10 +22,13 @@ from monologue.memory.stores.state import InMemoryStateStore
 from monologue.memory.working.extract import RuleExtractor
 from monologue.memory.working.llm_ops import JsonLLM, llm_operations
 from monologue.memory.working.render import clarify_question, render_monologue, render_state
+from monologue.memory.working.turn_classes import TurnClass
 from monologue.memory.working.state import (
     Applied,
     Change,
+    ConditionStatus,
     InvalidOperation,
+    Op,
     Operation,
     SessionState,
     apply_operations,
@@ -31,6 +36,8 @@ from monologue.memory.working.state import (
 )
 
 MAX_COMMIT_RETRIES = 30
+
+LLMMode = Literal["auto", "always", "never"]
 
 
 async def _back_off(attempt: int) -> None:
@@ -44,7 +51,7 @@ class WorkingMemoryOptions:
     domain: str = DEFAULT_DOMAIN
     language: str = "en"
     expire_after_turns: int = 8
-    llm_mode: str = "auto"            # auto: only when rules read nothing | always | never
+    llm_mode: LLMMode = "auto"        # auto: only when rules read nothing
     llm_timeout_secs: float = 20.0
     low_confidence: float = 0.45
 
@@ -96,7 +103,7 @@ class WorkingMemory:
     def history(self) -> list[Change]:
         return self.store.history(self.session_id)
 
-    async def update(self, text: str, *, turn: int, turn_class: str = "information_change",
+    async def update(self, text: str, *, turn: int, turn_class: str = TurnClass.INFORMATION_CHANGE,
                      asr_confidence: float | None = None) -> UpdateResult:
         """Read the utterance into operations and commit them; returns once durable."""
         async with self._lock:
@@ -120,16 +127,16 @@ class WorkingMemory:
             ops += answer.operations
         clarify = ""
         low = asr_confidence is not None and asr_confidence < self.options.low_confidence
-        writes = [op for op in ops if op.op == "set"]
+        writes = [op for op in ops if op.op == Op.SET]
         if low and writes:
             # Misheard key information must not reach the state: ask back instead (W8).
             clarify = clarify_question(writes, self.schema, self.options.language)
-            ops = [op for op in ops if op.op != "set"]
+            ops = [op for op in ops if op.op != Op.SET]
             for op in writes:
-                ops.append(Operation("ask", op.key, question=clarify, value=dict(op.to_dict(), correction=True),
+                ops.append(Operation(Op.ASK, op.key, question=clarify, value=dict(op.to_dict(), correction=True),
                                      reason=f"ASR confidence {asr_confidence:.2f}"))
-        if any(op.op in ("set", "withdraw") for op in ops):
-            ops.append(Operation("propose", value=[]))   # the user moved on from the read-back
+        if any(op.op in (Op.SET, Op.WITHDRAW) for op in ops):
+            ops.append(Operation(Op.PROPOSE, value=[]))   # the user moved on from the read-back
         applied, base = await self._commit(ops, turn, asr_confidence, note)
         timings["total"] = (time.perf_counter() - started) * 1000
         return UpdateResult(
@@ -145,10 +152,10 @@ class WorkingMemory:
         Nothing is written to the conditions: only the user's confirmation does that.
         """
         async with self._lock:
-            proposal = [op.to_dict() for op in self.rules.extract(text, None).operations if op.op == "set"]
+            proposal = [op.to_dict() for op in self.rules.extract(text, None).operations if op.op == Op.SET]
             if not proposal:
                 return   # small talk about the offer ("It is a moderate one") keeps it open
-            ops = [Operation("propose", value=proposal), Operation("note_action", value=text[:200])]
+            ops = [Operation(Op.PROPOSE, value=proposal), Operation(Op.NOTE_ACTION, value=text[:200])]
             for attempt in range(MAX_COMMIT_RETRIES):
                 base = await asyncio.to_thread(lambda: self.state)
                 applied = apply_operations(base, ops, self.schema, turn=base.turn, expire_after=0,
@@ -170,7 +177,7 @@ class WorkingMemory:
                                        language=self.options.language)
             for op in ops:
                 for condition in applied.state.find(op.key):
-                    condition.status = "to_confirm"
+                    condition.status = ConditionStatus.TO_CONFIRM
             applied.state.last_monologue = note
             await asyncio.to_thread(self.store.commit, applied.state, base.version, applied.changes)
             return True
@@ -180,8 +187,8 @@ class WorkingMemory:
             return False
         if self.options.llm_mode == "always":
             return True
-        read = [op for op in ops if op.op in ("set", "withdraw", "confirm", "reject")]
-        return turn_class == "information_change" and not read
+        read = [op for op in ops if op.op in (Op.SET, Op.WITHDRAW, Op.CONFIRM, Op.REJECT)]
+        return turn_class == TurnClass.INFORMATION_CHANGE and not read
 
     async def _commit(self, ops: list[Operation], turn: int, asr_confidence: float | None,
                       note: str) -> tuple[Applied, SessionState]:
@@ -191,7 +198,10 @@ class WorkingMemory:
                 applied = apply_operations(base, ops, self.schema, turn=turn, asr_confidence=asr_confidence,
                                            expire_after=self.options.expire_after_turns,
                                            language=self.options.language)
-            except InvalidOperation:
+            except InvalidOperation as exc:
+                # A malformed candidate (a question's stored operation) is refused whole; the
+                # turn still commits its expiry sweep and monologue.
+                logger.bind(session=self.session_id).warning(f"turn {turn}: operations refused: {exc}")
                 applied = apply_operations(base, [], self.schema, turn=turn,
                                            expire_after=self.options.expire_after_turns)
             applied.state.last_monologue = render_monologue(applied.state, applied.changes, self.schema,
