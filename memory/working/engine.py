@@ -22,7 +22,6 @@ from monologue.memory.stores.state import InMemoryStateStore
 from monologue.memory.working.extract import RuleExtractor
 from monologue.memory.working.llm_ops import JsonLLM, llm_operations
 from monologue.memory.working.render import clarify_question, render_monologue, render_state
-from monologue.memory.working.turn_classes import TurnClass
 from monologue.memory.working.state import (
     Applied,
     Change,
@@ -34,6 +33,7 @@ from monologue.memory.working.state import (
     apply_operations,
     state_diff,
 )
+from monologue.memory.working.turn_classes import TurnClass
 
 MAX_COMMIT_RETRIES = 30
 
