@@ -97,7 +97,8 @@ EN = StateCues(
         re.compile(
             r"\b(?:forget(?: about)?|drop|remove|cancel|scrap|scratch|never mind|ignore|no need for|"
             r"(?:i )?don'?t (?:need|care about)|skip|get rid of|no longer need|"
-            r"(?:i'?m |i am )?(?:not|no longer) allergic to|i can (?:eat|have)(?=\s[\w' -]+\b(?:now|again|after all)\b))"
+            r"(?:i'?m |i am )?(?:not|no longer) allergic to|"
+            r"i can (?:eat|have)(?=\s[\w' -]+\b(?:now|again|after all)\b))"
             r"\s+(?:the |my |that |a |any )?(?P<what>[\w' -]{2,30})"),
         re.compile(r"(?:the |my )?(?P<what>[\w' -]{2,30}?)\s+(?:doesn'?t|does not|no longer|won'?t) matter"
                    r"|(?:any|whatever) (?P<what2>[\w]+) (?:is|works) fine"),
@@ -106,7 +107,8 @@ EN = StateCues(
     yes=re.compile(r"^\s*" + YES_EN + r"\b"),
     no=re.compile(r"^\s*" + NO_EN + r"\b"),
     head_count=(
-        re.compile(r"\b(?P<n>" + EN_NUMBER + r")\s+(?:people|persons|person|guests|adults|diners|of us|seats|pax|ppl)\b"),
+        re.compile(r"\b(?P<n>" + EN_NUMBER
+                   + r")\s+(?:people|persons|person|guests|adults|diners|of us|seats|pax|ppl)\b"),
         re.compile(r"\bparty of (?P<n>" + EN_NUMBER + r")\b"),
         re.compile(r"\b(?:table|reservation|booking|seats?) for (?P<n>" + EN_NUMBER + r")\b" + _NUMBER_UNIT_AFTER_EN),
         re.compile(r"\bfor (?P<n>" + EN_NUMBER + r")\b(?=\s*(?:,|\.|$|on |at |this |next |tomorrow|today|tonight))"),
@@ -168,26 +170,32 @@ NOT_NAMES_EN = frozenset(w.capitalize() for w in (
 
 # --- what a statement is about (long-term memory) -------------------------------------------
 
-SAFETY_CUES = re.compile(r"\b(?:allerg\w*|epipen|asthma|diabet\w*|pregnan\w*|medic\w*|wheelchair|seizure|emergency|"
-                    r"heart condition|blood pressure|disab\w*)\b|过敏|哮喘|糖尿病|怀孕|药|轮椅", re.IGNORECASE)
-PREFERENCE_CUES = re.compile(r"\b(?:i (?:always|never|usually|prefer|hate|love|like|dislike|can'?t stand|don'?t like|want)|"
-                        r"my favou?rite|please (?:always|never|don'?t))\b|我(?:喜欢|不喜欢|讨厌|习惯|总是|从不|偏好)|别再",
-                        re.IGNORECASE)
-ROUTINE_CUES = re.compile(r"\b(?:route|commute|seat|temperature|climate|heating|parking|highway|toll|traffic|jam)\b|"
-                     r"路线|座椅|温度|空调|停车|高速|堵", re.IGNORECASE)
-IDENTITY_CUES = re.compile(r"\b(?:my name is|call me|i live|i work|my (?:wife|husband|son|daughter|kids?|children|"
-                      r"partner|mom|mother|dad|father|birthday|address))\b|我叫|我住|我的(?:孩子|老婆|老公|生日)",
-                      re.IGNORECASE)
-PLAN_CUES = re.compile(r"\b(?:tomorrow|next (?:week|month|year)|on (?:monday|tuesday|wednesday|thursday|friday|saturday|"
-                  r"sunday)|appointment|meeting|plan(?:ning)? to|going to|will)\b|明天|下周|计划|打算|预约", re.IGNORECASE)
-SMALL_TALK_CUES = re.compile(r"^\W*(?:hi|hello|hey|thanks|thank you|ok(?:ay)?|cool|nice|great|haha|lol|bye|"
-                        r"good (?:morning|night))\b", re.IGNORECASE)
+_WEEKDAY = "(?:" + "|".join(WEEKDAYS) + ")"
+
+SAFETY_CUES = re.compile(
+    r"\b(?:allerg\w*|epipen|asthma|diabet\w*|pregnan\w*|medic\w*|wheelchair|seizure|emergency|"
+    r"heart condition|blood pressure|disab\w*)\b|过敏|哮喘|糖尿病|怀孕|药|轮椅", re.IGNORECASE)
+PREFERENCE_CUES = re.compile(
+    r"\b(?:i (?:always|never|usually|prefer|hate|love|like|dislike|can'?t stand|don'?t like|want)|"
+    r"my favou?rite|please (?:always|never|don'?t))\b|我(?:喜欢|不喜欢|讨厌|习惯|总是|从不|偏好)|别再", re.IGNORECASE)
+ROUTINE_CUES = re.compile(
+    r"\b(?:route|commute|seat|temperature|climate|heating|parking|highway|toll|traffic|jam)\b|"
+    r"路线|座椅|温度|空调|停车|高速|堵", re.IGNORECASE)
+IDENTITY_CUES = re.compile(
+    r"\b(?:my name is|call me|i live|i work|my (?:wife|husband|son|daughter|kids?|children|"
+    r"partner|mom|mother|dad|father|birthday|address))\b|我叫|我住|我的(?:孩子|老婆|老公|生日)", re.IGNORECASE)
+PLAN_CUES = re.compile(
+    r"\b(?:tomorrow|next (?:week|month|year)|on " + _WEEKDAY + r"|appointment|meeting|plan(?:ning)? to|going to|"
+    r"will)\b|明天|下周|计划|打算|预约", re.IGNORECASE)
+SMALL_TALK_CUES = re.compile(
+    r"^\W*(?:hi|hello|hey|thanks|thank you|ok(?:ay)?|cool|nice|great|haha|lol|bye|good (?:morning|night))\b",
+    re.IGNORECASE)
 
 # How long a dated statement stays true, in days, by the time it names.
 HORIZONS: tuple[tuple[re.Pattern[str], float], ...] = (
     (re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b|今天|今晚", re.I), 1.0),
     (re.compile(r"\btomorrow\b|明天", re.I), 2.0),
-    (re.compile(r"\b(?:this week|on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b|"
+    (re.compile(r"\b(?:this week|on " + _WEEKDAY + r")\b|"
                 r"这周|本周|(?:周|星期)[一二三四五六日天]", re.I), 7.0),
     (re.compile(r"\bnext week\b|下周", re.I), 14.0),
     (re.compile(r"\bnext month\b|下个月", re.I), 45.0),

@@ -268,6 +268,12 @@ def slot_of(key: str, value: Any, multi: bool) -> str:
     return f"{key}:{value}" if multi else key
 
 
+def _view(c: Condition) -> str:
+    """A condition with its status and confirmation, as the diff shows it."""
+    status = "" if c.status == ConditionStatus.ACTIVE else f" ({c.status})"
+    return describe_condition(c) + status + (" ✓" if c.confirmed else "")
+
+
 def state_diff(before: SessionState, after: SessionState) -> dict[str, Any]:
     """Field-by-field difference, for the trace (what this turn changed)."""
     diff: dict[str, Any] = {}
@@ -275,8 +281,8 @@ def state_diff(before: SessionState, after: SessionState) -> dict[str, Any]:
         diff["goal"] = [before.goal, after.goal]
     for slot in sorted(set(before.constraints) | set(after.constraints)):
         old, new = before.constraints.get(slot), after.constraints.get(slot)
-        old_view = None if old is None else describe_condition(old) + ("" if old.status == ConditionStatus.ACTIVE else f" ({old.status})") + (" ✓" if old.confirmed else "")
-        new_view = None if new is None else describe_condition(new) + ("" if new.status == ConditionStatus.ACTIVE else f" ({new.status})") + (" ✓" if new.confirmed else "")
+        old_view = None if old is None else _view(old)
+        new_view = None if new is None else _view(new)
         if old_view != new_view:
             diff[slot] = [old_view, new_view]
     old_q = {p.id: p.question for p in before.pending}
@@ -339,7 +345,8 @@ class _Applier:
         self.record(ChangeAction.ASKED, f"pending:{pending.id}", None, question, kind)
         while len(self.state.pending) > MAX_PENDING:
             dropped = self.state.pending.pop(0)
-            self.record(ChangeAction.QUESTION_DROPPED, f"pending:{dropped.id}", dropped.question, None, "too many open questions")
+            self.record(ChangeAction.QUESTION_DROPPED, f"pending:{dropped.id}", dropped.question, None,
+                        "too many open questions")
 
     def resolve(self, pending: PendingQuestion, reason: str) -> None:
         if pending in self.state.pending:
@@ -367,7 +374,8 @@ class _Applier:
         new = Condition(op.key, comparator, op.value, op.words, self.turn, self.confidence,
                         last_mentioned=self.turn, multi=spec.multi)
         self.mentioned.add(slot)
-        waiting = [p for p in self.state.pending if p.key == op.key and p.kind in (QuestionKind.CONFLICT, QuestionKind.CLARIFY)]
+        waiting = [p for p in self.state.pending
+                   if p.key == op.key and p.kind in (QuestionKind.CONFLICT, QuestionKind.CLARIFY)]
         existing = self.state.constraints.get(slot)
         if existing is None:
             self.state.constraints[slot] = new
@@ -381,7 +389,8 @@ class _Applier:
             existing.words = op.words or existing.words
             if existing.status != ConditionStatus.ACTIVE:
                 existing.status = ConditionStatus.ACTIVE
-                self.record(ChangeAction.REAFFIRMED, slot, ConditionStatus.TO_CONFIRM, ConditionStatus.ACTIVE, "user mentioned it again")
+                self.record(ChangeAction.REAFFIRMED, slot, ConditionStatus.TO_CONFIRM, ConditionStatus.ACTIVE,
+                            "user mentioned it again")
             for pending in waiting:
                 self.resolve(pending, "user restated the same value")
             return
@@ -440,7 +449,8 @@ class _Applier:
                 condition.status = ConditionStatus.ACTIVE
             if not condition.confirmed:
                 condition.confirmed = True
-                self.record(ChangeAction.CONFIRMED, condition.slot, None, describe_condition(condition), "user confirmed")
+                self.record(ChangeAction.CONFIRMED, condition.slot, None, describe_condition(condition),
+                            "user confirmed")
 
     def _op_propose(self, op: Operation) -> None:
         self.state.proposal = list(op.value or [])
@@ -480,7 +490,8 @@ class _Applier:
                             f"not mentioned for {idle} turns")
             elif idle >= expire_after and condition.status == ConditionStatus.ACTIVE:
                 condition.status = ConditionStatus.TO_CONFIRM
-                self.record(ChangeAction.TO_CONFIRM, slot, ConditionStatus.ACTIVE, ConditionStatus.TO_CONFIRM, f"not mentioned for {idle} turns")
+                self.record(ChangeAction.TO_CONFIRM, slot, ConditionStatus.ACTIVE, ConditionStatus.TO_CONFIRM,
+                            f"not mentioned for {idle} turns")
 
 
 def apply_operations(state: SessionState, ops: list[Operation], schema: DomainSchema, *, turn: int,
