@@ -84,6 +84,8 @@ def _part_files(spec: GGUFSpec) -> list[Path]:
             module = importlib.import_module(module_name)
         except ImportError:
             raise ModelUnavailable(f"LLM {spec.name}", spec.requirement, f"{module_name} missing") from None
+        if module.__file__ is None:
+            raise ModelUnavailable(f"LLM {spec.name}", spec.requirement, f"{module_name} has no files")
         data = Path(module.__file__).parent / "data"
         chunks = sorted(p for p in data.glob("*.bin") if p.is_file())
         if not chunks:
@@ -200,7 +202,8 @@ def _llama_params(optional_params: dict[str, Any]) -> dict[str, Any]:
             schema = (fmt.get("json_schema") or {}).get("schema")
             params["response_format"] = {"type": "json_object", "schema": schema}
         elif fmt.get("type") == "json_object":
-            params["response_format"] = {"type": "json_object", **({"schema": fmt["schema"]} if "schema" in fmt else {})}
+            params["response_format"] = {"type": "json_object",
+                                         **({"schema": fmt["schema"]} if "schema" in fmt else {})}
     return params
 
 
@@ -227,7 +230,7 @@ def _build_provider() -> Any:
             params = _llama_params(kwargs.get("optional_params") or {})
             text = call_on(LLAMA_THREAD, lambda: "".join(self._model(model).stream(messages, params)))
             response: ModelResponse = kwargs.get("model_response") or ModelResponse()
-            response.choices[0].message.content = text  # type: ignore[union-attr]
+            response.choices[0].message.content = text
             response.model = model
             return response
 
@@ -243,7 +246,10 @@ def _build_provider() -> Any:
                 yield _chunk(text)
             yield _chunk("", finished=True)
 
-        async def astreaming(self, model: str, messages: list, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        # litellm declares `astreaming` as a coroutine that returns an iterator, yet iterates
+        # what it gets directly: an async generator is what it needs.
+        async def astreaming(  # type: ignore[override]
+                self, model: str, messages: list, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
             params = _llama_params(kwargs.get("optional_params") or {})
             loop = asyncio.get_running_loop()
             queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()

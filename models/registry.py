@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from monologue.models import asr, embedder, llm, tts, vad
 from monologue.models.errors import ModelUnavailable
@@ -47,6 +48,10 @@ def _module_path(module: str, model: str, requirement: str) -> Path:
     return Path(spec.origin)
 
 
+def _llm_load(model: str) -> Callable[[], Any]:
+    return lambda: llm.warm_up(model)
+
+
 def _llm_locate(model: str) -> Callable[[], Path]:
     def locate() -> Path:
         if importlib.util.find_spec("llama_cpp") is None:
@@ -75,7 +80,7 @@ ENTRIES: tuple[ModelEntry, ...] = (
         ModelEntry(f"{llm.PROVIDER}/{name}", "LLM" if index == 0 else "LLM (alt)",
                    spec.requirement + " " + llm.LLAMA_REQUIREMENT,
                    "Apache-2.0 (Qwen2.5)", _llm_locate(name),
-                   lambda name=name: llm.warm_up(name))
+                   _llm_load(name))
         for index, (name, spec) in enumerate(llm.LOCAL_MODELS.items())
     ),
 )

@@ -23,7 +23,7 @@ import numpy as np
 
 from monologue.memory.longterm.engine import RECALL_WEIGHTS
 from monologue.memory.longterm.importance import rule_importance
-from monologue.memory.longterm.records import MemoryRecord
+from monologue.memory.longterm.records import MemoryRecord, MemorySource
 from monologue.memory.longterm.retrieval import BM25, RetrievalWeights, Retriever
 from monologue.memory.longterm.stream import MemoryStream
 from monologue.memory.stores.memories import SQLiteMemoryStore
@@ -53,7 +53,7 @@ def ingest(conversation: dict, encoder) -> tuple[MemoryStream, list[MemoryRecord
         vectors = encoder.embed(before)
         for n, (turn, text) in enumerate(zip(turns, texts)):
             record = MemoryRecord(id=turn["dia_id"], user_id=stream.user_id, text=text,
-                                  importance=rule_importance(turn["text"]) or 4, source="user_stated",
+                                  importance=rule_importance(turn["text"]) or 4, source=MemorySource.USER_STATED,
                                   created_at=at + n * 30, last_accessed_at=at + n * 30, expires_at=None,
                                   evidence=[turn["dia_id"]], session_id=f"S{index}",
                                   context={"speaker": turn["speaker"], "around": around[n]})
@@ -83,8 +83,8 @@ def main() -> None:
     encoder = SentenceEncoder()
     data = json.loads(path.read_text())
     product = f"Monologue recall ({RECALL_WEIGHTS.recency}/{RECALL_WEIGHTS.importance}/{RECALL_WEIGHTS.relevance})"
-    methods = {"BM25 over turns": [], "embedding similarity": [], "Monologue (seed weights .3/.4/.3)": [],
-               product: []}
+    methods: dict[str, list[dict[int, float]]] = {
+        "BM25 over turns": [], "embedding similarity": [], "Monologue (seed weights .3/.4/.3)": [], product: []}
     cats: list[int] = []
     latencies: list[float] = []
     started = time.perf_counter()
@@ -143,7 +143,7 @@ def scale_test(sizes: list[int], data: list[dict], encoder) -> None:
             vector = base[i % len(base)] + rng.normal(0, 0.02, base.shape[1]).astype(np.float32)
             vector /= np.linalg.norm(vector)
             rows.append((MemoryRecord(id=f"m{i}", user_id="scale", text=texts[i % len(texts)] + f" #{i // len(texts)}",
-                                      importance=int(rng.integers(1, 11)), source="user_stated",
+                                      importance=int(rng.integers(1, 11)), source=MemorySource.USER_STATED,
                                       created_at=now - i * 60, last_accessed_at=now - i * 60, expires_at=None,
                                       session_id=f"s{i // 30}"), vector))   # 30 memories a session
         build = time.perf_counter()

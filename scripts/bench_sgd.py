@@ -20,7 +20,7 @@ from typing import Any
 
 from monologue.memory.language.numbers import en_to_int, normalise_date, normalise_time
 from monologue.memory.stores.state import InMemoryStateStore
-from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
+from monologue.memory.working.engine import LLMMode, WorkingMemory, WorkingMemoryOptions
 from monologue.memory.working.turn_classes import classify_turn
 
 # SGD slot → (Monologue key, comparator, value transform)
@@ -74,7 +74,8 @@ def gold_of(frame: dict[str, Any]) -> dict[str, set[str]]:
     return {slot: {norm(slot, v) for v in vals} for slot, vals in values.items() if slot in SLOT_MAP}
 
 
-async def run_dialogue(dialogue: dict[str, Any], llm: Any, mode: str) -> list[tuple[dict[str, str], dict[str, set[str]]]]:
+async def run_dialogue(dialogue: dict[str, Any], llm: Any,
+                       mode: LLMMode) -> list[tuple[dict[str, str], dict[str, set[str]]]]:
     memory = WorkingMemory(dialogue["dialogue_id"], InMemoryStateStore(),
                            WorkingMemoryOptions(llm_mode=mode, expire_after_turns=0), llm=llm)
     pairs = []
@@ -136,7 +137,7 @@ def main() -> None:
     dialogues = json.loads(path.read_text())
     subset = dialogues[: args.limit] if args.limit else dialogues
 
-    async def run(mode: str, llm: Any, items: list[dict[str, Any]]):
+    async def run(mode: LLMMode, llm: Any, items: list[dict[str, Any]]) -> Any:
         all_pairs, started = [], time.perf_counter()
         for dialogue in items:
             all_pairs += await run_dialogue(dialogue, llm, mode)

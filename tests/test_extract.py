@@ -42,9 +42,9 @@ def test_corrections_are_marked(rules, text, expected):
 
 def test_make_it_n_uses_the_key_the_state_has(rules):
     state = SessionState("t")
-    from monologue.memory.working.state import Condition
+    from monologue.memory.working.state import Comparator, Condition
 
-    state.constraints["party_size"] = Condition("party_size", "=", 4, "four people", 1)
+    state.constraints["party_size"] = Condition("party_size", Comparator.EQ, 4, "four people", 1)
     ops, _ = ops_of(rules, "Make it six.", state)
     assert ("set", "party_size", "=", 6) in ops
 

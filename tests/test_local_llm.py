@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from monologue.memory.working.engine import WorkingMemory
 from monologue.models import llm
 
 pytestmark = [
@@ -94,8 +95,12 @@ async def test_seed_checks_with_the_real_llm(language, lines):
     config = load_config(overrides={"language": language, "llm": {"max_tokens": 50, "temperature": 0.0},
                                     "reply": {"catalogue": "restaurants"}}, environ={})
     states = []
-    result = await chat_session(lines, config, load_text_models(config),
-                                on_turn=lambda turn, memory: states.append(memory.state))
+
+    def keep_state(_turn: object, memory: WorkingMemory | None) -> None:
+        assert memory is not None
+        states.append(memory.state)
+
+    result = await chat_session(lines, config, load_text_models(config), on_turn=keep_state)
     first, last = states[0], states[-1]
     for state in (first, last):
         live = {slot: c.value for slot, c in state.constraints.items()}

@@ -54,6 +54,7 @@ def test_two_concurrent_writers_never_lose_an_update(tmp_path):
     for t in threads:
         t.join()
     state = SQLiteStateStore(path).load("shared")
+    assert state is not None
     keys = {c.key for c in state.constraints.values()}
     assert keys == {f"{p}_{i}" for p in "ab" for i in range(15)}
     assert state.version == 30
@@ -74,4 +75,5 @@ os._exit(9)   # dies before any clean shutdown
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert "acknowledged" in result.stdout and result.returncode == 9
     state = SQLiteStateStore(path).load("crash")
+    assert state is not None
     assert state.constraints["party_size"].value == 4 and state.constraints["time"].value == "19:00"

@@ -117,7 +117,7 @@ class WorkingMemory:
         ops = list(extraction.operations)
         timings["rules"] = (time.perf_counter() - started) * 1000
         llm_used, llm_error, note = False, "", ""
-        if self._wants_llm(ops, turn_class):
+        if self.llm is not None and self._wants_llm(ops, turn_class):
             llm_started = time.perf_counter()
             llm_used = True
             answer = await llm_operations(self.llm, self.render(before), ops, text, self.schema,
