@@ -11,4 +11,4 @@ tree=.cache/typecheck/monologue
 rm -rf .cache/typecheck && mkdir -p "$tree"
 for folder in configs memory models pipeline processors; do ln -s "../../../$folder" "$tree/$folder"; done
 "$python" -m ruff check .
-"$python" -m mypy -p monologue tests scripts
+"$python" -m mypy "$tree" tests scripts
