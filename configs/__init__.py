@@ -1,18 +1,33 @@
-"""Typed configuration loaded from YAML, overridable from the environment.
+"""Typed configuration loaded from YAML, overridable from the environment and from code.
 
 Precedence (last wins): ``configs/default.yaml`` < a user YAML file < environment
-variables ``MONOLOGUE__SECTION__KEY`` < explicit overrides passed by code.
+variables ``MONOLOGUE__SECTION__KEY`` (case-insensitive) < explicit overrides passed by code.
+
+Each section is a frozen pydantic model, so the field types do the checking (``Literal``
+for enumerated settings) and a validation error becomes a `ConfigError` that names the
+key, what it must be and the value given.
+
+The layers are merged here as plain dicts and validated once, rather than through
+pydantic-settings, because pydantic-settings does not fit two parts of the contract:
+an unknown ``MONOLOGUE__...`` variable must be an error that lists the known keys
+(pydantic-settings silently ignores unknown top-level ones), and callers pass the
+environment in as a mapping (tests, the CLI's subprocesses), while pydantic-settings
+reads ``os.environ`` itself. The merge is twenty lines; the order of the layers is
+one line in `load_config`.
 """
 
 from __future__ import annotations
 
 import os
+import types
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal, TypeGuard, Union, get_args, get_origin
 
 import yaml
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic.fields import FieldInfo
+from pydantic_core import ErrorDetails
 
 DEFAULT_CONFIG_PATH = Path(__file__).with_name("default.yaml")
 ENV_PREFIX = "MONOLOGUE__"
@@ -22,15 +37,33 @@ class ConfigError(ValueError):
     """A configuration value is missing, unknown or of the wrong type."""
 
 
-@dataclass(frozen=True)
-class AudioOptions:
+def _blank_is_none(value: Any) -> Any:
+    # An environment variable cannot hold YAML's null, so these words stand for it.
+    if isinstance(value, str) and value.strip().lower() in ("", "null", "none"):
+        return None
+    return value
+
+
+OptionalText = Annotated[str | None, BeforeValidator(_blank_is_none)]
+"""Text that may be absent: null in YAML, or ``""``, ``null`` or ``none`` from the environment."""
+
+
+class Options(BaseModel):
+    """A configuration section: immutable, and an unknown key is an error, not ignored.
+
+    Numbers are accepted where text is expected (``domain: 2024`` in YAML is the text "2024").
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", coerce_numbers_to_str=True)
+
+
+class AudioOptions(Options):
     sample_rate: int = 16000
     chunk_ms: int = 20
 
 
-@dataclass(frozen=True)
-class VADOptions:
-    engine: str = "silero"
+class VADOptions(Options):
+    engine: Literal["silero", "webrtc"] = "silero"
     confidence: float = 0.6
     start_secs: float = 0.2
     stop_secs: float = 0.5
@@ -40,8 +73,7 @@ class VADOptions:
     webrtc_aggressiveness: int = 2
 
 
-@dataclass(frozen=True)
-class ASROptions:
+class ASROptions(Options):
     model: str = "auto"
     beam_size: int = 1
     compute_type: str = "int8"
@@ -50,40 +82,38 @@ class ASROptions:
     low_confidence: float = 0.45
 
 
-@dataclass(frozen=True)
-class LLMOptions:
+class LLMOptions(Options):
+    """The chat LLM: read from the config's ``llm`` section, or built in code (benchmarks, tests)."""
+
     model: str = "local/qwen2.5-0.5b-instruct"
-    api_base: str | None = None
-    fallback: str | None = "local/qwen2.5-0.5b-instruct"
+    api_base: OptionalText = None
+    fallback: OptionalText = "local/qwen2.5-0.5b-instruct"
     temperature: float = 0.3
     max_tokens: int = 80
     timeout_secs: float = 30.0
     n_ctx: int = 2048
     n_threads: int = 2
-    mock_response: str | None = None
+    mock_response: OptionalText = None
 
 
-@dataclass(frozen=True)
-class ReplyOptions:
+class ReplyOptions(Options):
     system_prompt: str = "You are Monologue, a friendly voice assistant."
     recent_turns: int = 6
     max_utterance_chars: int = 240
-    catalogue: str | None = None
-    context_position: str = "user"
+    catalogue: OptionalText = None
+    context_position: Literal["user", "after"] = "user"
     min_clause_chars: int = 12
 
 
-@dataclass(frozen=True)
-class MonologueOptions:
+class MonologueOptions(Options):
     enabled: bool = True
     domain: str = "restaurant"
     expire_after_turns: int = 8
-    llm_mode: str = "auto"
+    llm_mode: Literal["auto", "always", "never"] = "auto"
     llm_timeout_secs: float = 20.0
 
 
-@dataclass(frozen=True)
-class LongTermConfig:
+class LongTermConfig(Options):
     recall_k: int = 3
     budget_ms: float = 250.0          # recall on the reply's critical path gives up after this
     llm_help: bool = True             # the LLM scores importance, words reflections and plans, judges contradictions
@@ -95,96 +125,48 @@ class LongTermConfig:
     archive_days: float = 7.0         # importance < 4: archived after this
 
 
-@dataclass(frozen=True)
-class StoreOptions:
+class StoreOptions(Options):
     path: str = "~/.local/share/monologue/monologue.db"
 
 
-@dataclass(frozen=True)
-class TTSOptions:
+class TTSOptions(Options):
     voice: str = "auto"
     length_scale: float = 1.0
 
 
-@dataclass(frozen=True)
-class ReplayOptions:
+class ReplayOptions(Options):
     max_seconds: float = 1800.0
     tail_silence_secs: float = 1.0
 
 
-@dataclass(frozen=True)
-class TraceOptions:
+class TraceOptions(Options):
     enabled: bool = True
 
 
-@dataclass(frozen=True)
-class MonologueConfig:
-    language: str = "en"
-    audio: AudioOptions = field(default_factory=AudioOptions)
-    vad: VADOptions = field(default_factory=VADOptions)
-    asr: ASROptions = field(default_factory=ASROptions)
-    llm: LLMOptions = field(default_factory=LLMOptions)
-    reply: ReplyOptions = field(default_factory=ReplyOptions)
-    monologue: MonologueOptions = field(default_factory=MonologueOptions)
-    long_term: LongTermConfig = field(default_factory=LongTermConfig)
-    store: StoreOptions = field(default_factory=StoreOptions)
-    tts: TTSOptions = field(default_factory=TTSOptions)
-    replay: ReplayOptions = field(default_factory=ReplayOptions)
-    trace: TraceOptions = field(default_factory=TraceOptions)
+class MonologueConfig(Options):
+    language: Literal["en", "zh"] = "en"
+    audio: AudioOptions = Field(default_factory=AudioOptions)
+    vad: VADOptions = Field(default_factory=VADOptions)
+    asr: ASROptions = Field(default_factory=ASROptions)
+    llm: LLMOptions = Field(default_factory=LLMOptions)
+    reply: ReplyOptions = Field(default_factory=ReplyOptions)
+    monologue: MonologueOptions = Field(default_factory=MonologueOptions)
+    long_term: LongTermConfig = Field(default_factory=LongTermConfig)
+    store: StoreOptions = Field(default_factory=StoreOptions)
+    tts: TTSOptions = Field(default_factory=TTSOptions)
+    replay: ReplayOptions = Field(default_factory=ReplayOptions)
+    trace: TraceOptions = Field(default_factory=TraceOptions)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return self.model_dump()
 
+    def with_overrides(self, overrides: Mapping[str, Any]) -> MonologueConfig:
+        """A copy with `overrides` (nested like the YAML) applied and checked like any other layer.
 
-def _coerce(value: Any, annotation: str, where: str) -> Any:
-    """Turn a YAML or environment value into the field's declared type."""
-    if value is None:
-        if "None" in annotation:
-            return None
-        raise ConfigError(f"{where} may not be empty")
-    if isinstance(value, str) and "None" in annotation and value.strip().lower() in ("", "null", "none"):
-        return None
-    base = annotation.replace("| None", "").strip()
-    try:
-        if base == "bool":
-            if isinstance(value, bool):
-                return value
-            text = str(value).strip().lower()
-            if text in ("1", "true", "yes", "on"):
-                return True
-            if text in ("0", "false", "no", "off"):
-                return False
-            raise ValueError(value)
-        if base == "int":
-            return int(value)
-        if base == "float":
-            return float(value)
-        if base == "str":
-            return str(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{where} must be {base}, got {value!r}") from None
-    return value
-
-
-def _build(cls: type, data: Mapping[str, Any], where: str) -> Any:
-    known = {f.name: f for f in fields(cls)}
-    unknown = sorted(set(data) - set(known))
-    if unknown:
-        raise ConfigError(
-            f"unknown config key(s) {', '.join(where + k for k in unknown)}; "
-            f"known keys here: {', '.join(sorted(known))}"
-        )
-    kwargs: dict[str, Any] = {}
-    for name, value in data.items():
-        spec = known[name]
-        default = spec.default_factory() if callable(spec.default_factory) else None  # type: ignore[misc]
-        if default is not None and is_dataclass(default):
-            if not isinstance(value, Mapping):
-                raise ConfigError(f"{where}{name} must be a mapping, got {value!r}")
-            kwargs[name] = _build(type(default), value, f"{where}{name}.")
-        else:
-            kwargs[name] = _coerce(value, str(spec.type), f"{where}{name}")
-    return cls(**kwargs)
+        Unlike ``model_copy(update=...)``, the new values are validated: a typo fails here,
+        not somewhere down the pipeline.
+        """
+        return _validate(_deep_merge(self.model_dump(), overrides))
 
 
 def _deep_merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
@@ -198,6 +180,7 @@ def _deep_merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any
 
 
 def _env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
+    """``MONOLOGUE__LLM__MODEL=x`` → ``{"llm": {"model": "x"}}``; keys after the prefix are case-insensitive."""
     tree: dict[str, Any] = {}
     for key, value in environ.items():
         if not key.startswith(ENV_PREFIX):
@@ -223,6 +206,64 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
+def _validate(data: Mapping[str, Any]) -> MonologueConfig:
+    try:
+        return MonologueConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc)) from None
+
+
+def _describe(exc: ValidationError) -> str:
+    """pydantic's errors in the config's own words: one sentence per key at fault."""
+    problems: dict[str, str] = {}
+    for error in exc.errors():
+        key, section, spec = _locate(error)
+        if key in problems:      # a union reports each of its members; one sentence is enough
+            continue
+        if error["type"] == "extra_forbidden":
+            problems[key] = f"unknown config key {key}; known keys here: {', '.join(sorted(section.model_fields))}"
+        elif error["input"] is None:
+            problems[key] = f"{key} may not be empty"
+        elif spec is not None:
+            problems[key] = f"{key} must be {_expected(spec.annotation)}, got {error['input']!r}"
+        else:
+            problems[key] = f"{key}: {error['msg']}"
+    return "; ".join(problems.values())
+
+
+def _locate(error: ErrorDetails) -> tuple[str, type[Options], FieldInfo | None]:
+    """The dotted key an error is about, the section holding it, and its field (None if unknown)."""
+    section: type[Options] = MonologueConfig
+    spec: FieldInfo | None = None
+    path: list[str] = []
+    for part in error["loc"]:
+        path.append(str(part))
+        spec = section.model_fields.get(str(part))
+        annotation = spec.annotation if spec is not None else None
+        if not _is_section(annotation):
+            break
+        section = annotation
+    return ".".join(path) or "the configuration", section, spec
+
+
+def _is_section(annotation: Any) -> TypeGuard[type[Options]]:
+    return isinstance(annotation, type) and issubclass(annotation, Options)
+
+
+def _expected(annotation: Any) -> str:
+    """A field's type as a user would say it: ``float``, ``one of 'en', 'zh'``, ``str or empty``."""
+    origin = get_origin(annotation)
+    if origin is Literal:
+        return "one of " + ", ".join(repr(v) for v in get_args(annotation))
+    if origin in (Union, types.UnionType):
+        members = [a for a in get_args(annotation) if a is not type(None)]
+        empty = " or empty" if len(members) < len(get_args(annotation)) else ""
+        return " or ".join(_expected(a) for a in members) + empty
+    if _is_section(annotation):
+        return "a mapping"
+    return getattr(annotation, "__name__", str(annotation))
+
+
 def load_config(
     path: str | Path | None = None,
     overrides: Mapping[str, Any] | None = None,
@@ -235,16 +276,7 @@ def load_config(
     data = _deep_merge(data, _env_overrides(os.environ if environ is None else environ))
     if overrides:
         data = _deep_merge(data, overrides)
-    config = _build(MonologueConfig, data, "")
-    if config.language not in ("en", "zh"):
-        raise ConfigError(f"language must be 'en' or 'zh', got {config.language!r}")
-    if config.monologue.llm_mode not in ("auto", "always", "never"):
-        raise ConfigError(f"monologue.llm_mode must be auto, always or never, got {config.monologue.llm_mode!r}")
-    if config.reply.context_position not in ("user", "after"):
-        raise ConfigError(f"reply.context_position must be user or after, got {config.reply.context_position!r}")
-    if config.vad.engine not in ("silero", "webrtc"):
-        raise ConfigError(f"vad.engine must be 'silero' or 'webrtc', got {config.vad.engine!r}")
-    return config
+    return _validate(data)
 
 
 __all__ = [
@@ -252,14 +284,15 @@ __all__ = [
     "AudioOptions",
     "ConfigError",
     "LLMOptions",
-    "MonologueOptions",
-    "StoreOptions",
+    "LongTermConfig",
     "MonologueConfig",
+    "MonologueOptions",
+    "Options",
     "ReplayOptions",
     "ReplyOptions",
+    "StoreOptions",
     "TTSOptions",
     "TraceOptions",
     "VADOptions",
     "load_config",
-    "replace",
 ]

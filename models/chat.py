@@ -4,16 +4,20 @@
 (``openai/gpt-4o-mini``, ``anthropic/...``, ``ollama/...``, ``openai/<alias>`` with
 ``api_base``) is litellm's own. On error or timeout the fallback model is tried
 once; if both fail the caller gets `ChatError` and decides how to answer.
+
+The options are the config's own `LLMOptions` (the ``llm`` section), not a copy of them:
+one type, so a new LLM setting is added in one place.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from monologue.configs import LLMOptions
 from monologue.models.offline import enforce_offline
 
 enforce_offline()
@@ -21,20 +25,6 @@ enforce_offline()
 
 class ChatError(RuntimeError):
     """The LLM (and its fallback) failed; the message names the model and the cause."""
-
-
-@dataclass(frozen=True)
-class ChatOptions:
-    model: str
-    api_base: str | None = None
-    fallback: str | None = None
-    temperature: float = 0.3
-    max_tokens: int = 80
-    timeout_secs: float = 30.0
-    n_ctx: int = 2048
-    n_threads: int = 2
-    mock_response: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -62,8 +52,11 @@ def import_litellm() -> Any:
 
 
 class ChatLLM:
-    def __init__(self, options: ChatOptions) -> None:
+    def __init__(self, options: LLMOptions, extra: Mapping[str, Any] | None = None) -> None:
+        """`extra`: further keyword arguments for every litellm call (``api_key`` for a local
+        server, say); kept out of `LLMOptions` because they are plumbing, not settings."""
         self.options = options
+        self.extra = dict(extra or {})
 
     def prepare(self) -> None:
         """Import litellm and register the local provider; blocking, run off the loop."""
@@ -113,7 +106,7 @@ class ChatLLM:
         kwargs: dict[str, Any] = dict(
             model=model, messages=messages, stream=True,
             temperature=self.options.temperature, max_tokens=self.options.max_tokens,
-            timeout=self.options.timeout_secs, **self.options.extra,
+            timeout=self.options.timeout_secs, **self.extra,
         )
         if self.options.api_base and model == self.options.model:
             kwargs["api_base"] = self.options.api_base
@@ -159,7 +152,7 @@ class ChatLLM:
             for fmt in formats:
                 kwargs: dict[str, Any] = dict(model=model, messages=messages, temperature=0.0,
                                               max_tokens=max_tokens, response_format=fmt,
-                                              timeout=self.options.timeout_secs, **self.options.extra)
+                                              timeout=self.options.timeout_secs, **self.extra)
                 if self.options.api_base and model == self.options.model:
                     kwargs["api_base"] = self.options.api_base
                 try:

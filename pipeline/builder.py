@@ -24,7 +24,7 @@ from monologue.memory.stores.protocols import StateStore
 from monologue.memory.stores.state import SQLiteStateStore
 from monologue.memory.working.conversation import ConversationLog
 from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
-from monologue.models.chat import ChatLLM, ChatOptions
+from monologue.models.chat import ChatLLM
 from monologue.models.workers import call_on
 from monologue.processors.asr import ASRProcessor, Transcriber
 from monologue.processors.frames import TurnRecord
@@ -54,17 +54,9 @@ class AgentModels:
         return self.embed
 
 
-def chat_options(config: MonologueConfig) -> ChatOptions:
-    o = config.llm
-    return ChatOptions(model=o.model, api_base=o.api_base, fallback=o.fallback,
-                       temperature=o.temperature, max_tokens=o.max_tokens,
-                       timeout_secs=o.timeout_secs, n_ctx=o.n_ctx, n_threads=o.n_threads,
-                       mock_response=o.mock_response)
-
-
 def load_text_models(config: MonologueConfig, llm: ChatLLM | None = None) -> AgentModels:
     """Text mode needs the LLM alone."""
-    chat = llm or ChatLLM(chat_options(config))
+    chat = llm or ChatLLM(config.llm)
     started = time.perf_counter()
     chat.warm_up()
     return AgentModels(asr=None, tts=None, llm=chat, load_secs={"llm": round(time.perf_counter() - started, 2)})
@@ -76,7 +68,7 @@ def load_models(config: MonologueConfig, *, asr: Transcriber | None = None,
     from monologue.models.asr import WhisperASR
     from monologue.models.tts import PiperTTS
 
-    chat = llm or ChatLLM(chat_options(config))
+    chat = llm or ChatLLM(config.llm)
     if config.language == "zh" and config.tts.voice == "auto" and tts is None:
         from loguru import logger
 

@@ -68,10 +68,8 @@ def main() -> None:
     models = load_models(config)
     load_secs = time.perf_counter() - started
 
-    from monologue.configs import replace
-
-    variants = {"with monologue": replace(config, monologue=replace(config.monologue, enabled=True)),
-                "without monologue": replace(config, monologue=replace(config.monologue, enabled=False))}
+    variants = {"with monologue": config.with_overrides({"monologue": {"enabled": True}}),
+                "without monologue": config.with_overrides({"monologue": {"enabled": False}})}
     if args.memory_ab:
         memory_ab(args, config, session, models)
         return

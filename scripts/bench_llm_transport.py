@@ -19,7 +19,8 @@ import sys
 import time
 import urllib.request
 
-from monologue.models.chat import ChatLLM, ChatOptions, StreamStats
+from monologue.configs import LLMOptions
+from monologue.models.chat import ChatLLM, StreamStats
 from monologue.models.llm import gguf_path
 
 MODEL = "local/qwen2.5-0.5b-instruct"
@@ -65,9 +66,9 @@ def main() -> None:
                 time.sleep(0.2)
         server_start = time.perf_counter() - started
         common = dict(fallback=None, max_tokens=40, temperature=0.0)
-        in_process = ChatLLM(ChatOptions(model=MODEL, **common))
-        over_http = ChatLLM(ChatOptions(model="openai/qwen", api_base=f"http://127.0.0.1:{port}/v1",
-                                        extra={"api_key": "none"}, **common))
+        in_process = ChatLLM(LLMOptions(model=MODEL, **common))
+        over_http = ChatLLM(LLMOptions(model="openai/qwen", api_base=f"http://127.0.0.1:{port}/v1", **common),
+                           extra={"api_key": "none"})
         started = time.perf_counter()
         in_process.warm_up()
         in_process_load = time.perf_counter() - started

@@ -147,9 +147,10 @@ def main() -> None:
     rules_pairs, rules_secs = asyncio.run(run("never", None, subset))
     rows.append(("rules only", len(subset), score(rules_pairs), rules_secs))
     if args.llm_limit:
-        from monologue.models.chat import ChatLLM, ChatOptions
+        from monologue.configs import LLMOptions
+        from monologue.models.chat import ChatLLM
 
-        llm = ChatLLM(ChatOptions(model=args.llm, fallback=None, max_tokens=160, temperature=0.0, timeout_secs=60))
+        llm = ChatLLM(LLMOptions(model=args.llm, fallback=None, max_tokens=160, temperature=0.0, timeout_secs=60))
         llm.prepare()
         head = dialogues[: args.llm_limit]
         same_rules, _ = asyncio.run(run("never", None, head))

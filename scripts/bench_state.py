@@ -127,13 +127,14 @@ def score(reply: str, live: dict[str, Any], old: dict[str, set[Any]]) -> tuple[i
 
 
 async def three_ways(turns: list[dict[str, Any]], llm_model: str) -> list[dict[str, Any]]:
-    from monologue.models.chat import ChatLLM, ChatOptions, StreamStats
+    from monologue.configs import LLMOptions
+    from monologue.models.chat import ChatLLM, StreamStats
 
     config = load_config(environ={})
     system = config.reply.system_prompt.replace("{role}", "books restaurant tables and recommends places to eat")
     # The baselines get no context note, so their system prompt does not promise one.
     plain_system = system.split(" Each user message starts")[0]
-    llm = ChatLLM(ChatOptions(model=llm_model, fallback=None, max_tokens=90, temperature=0.0, timeout_secs=120))
+    llm = ChatLLM(LLMOptions(model=llm_model, fallback=None, max_tokens=90, temperature=0.0, timeout_secs=120))
     await asyncio.to_thread(llm.warm_up)
     memory = WorkingMemory("three-ways", InMemoryStateStore(), WorkingMemoryOptions())
     log = ConversationLog()

@@ -12,10 +12,11 @@ from typing import Any
 
 import numpy as np
 
+from monologue.configs import LLMOptions
 from monologue.memory.longterm.records import DAY
 from monologue.memory.longterm.retrieval import tokenize
 from monologue.models.asr import Transcript
-from monologue.models.chat import ChatLLM, ChatOptions, StreamStats
+from monologue.models.chat import ChatLLM, StreamStats
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "assets" / "demo_session" / "demo.flac"
@@ -36,7 +37,7 @@ class StateFollowingLLM(ChatLLM):
     honours a condition only if the pipeline put it in the prompt."""
 
     def __init__(self) -> None:
-        super().__init__(ChatOptions(model="fake/state-follower", fallback=None))
+        super().__init__(LLMOptions(model="fake/state-follower", fallback=None))
         self.prompts: list[list[dict[str, str]]] = []
 
     def prepare(self) -> None:

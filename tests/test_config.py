@@ -53,3 +53,56 @@ def test_retention_periods_come_from_config(monkeypatch):
     monkeypatch.setenv("MONOLOGUE__LONG_TERM__DECAY_DAYS", "10")
     config = load_config()
     assert config.long_term.decay_days == 10.0 and config.long_term.archive_days == 7.0
+
+
+@pytest.mark.parametrize("environ, message", [
+    ({"MONOLOGUE__VAD__STOP_SECS": "soon"}, "vad.stop_secs must be float, got 'soon'"),
+    ({"MONOLOGUE__LLM__MAX_TOKENS": "many"}, "llm.max_tokens must be int, got 'many'"),
+    ({"MONOLOGUE__TRACE__ENABLED": "maybe"}, "trace.enabled must be bool, got 'maybe'"),
+    ({"MONOLOGUE__VAD__ENGINE": "magic"}, "vad.engine must be one of 'silero', 'webrtc', got 'magic'"),
+    ({"MONOLOGUE__MONOLOGUE__LLM_MODE": "sometimes"},
+     "monologue.llm_mode must be one of 'auto', 'always', 'never', got 'sometimes'"),
+    ({"MONOLOGUE__REPLY__CONTEXT_POSITION": "before"},
+     "reply.context_position must be one of 'user', 'after', got 'before'"),
+    ({"MONOLOGUE__VAD": "fast"}, "vad must be a mapping, got 'fast'"),
+])
+def test_a_wrong_type_names_the_key_the_type_and_the_value(environ, message):
+    with pytest.raises(ConfigError) as caught:
+        load_config(environ=environ)
+    assert str(caught.value) == message
+
+
+def test_an_unknown_key_lists_the_known_ones():
+    with pytest.raises(ConfigError) as caught:
+        load_config(environ={"MONOLOGUE__VAD__STOP_SEC": "0.8"})
+    message = str(caught.value)
+    assert message.startswith("unknown config key vad.stop_sec; known keys here: ")
+    assert "stop_secs" in message and "engine" in message
+
+
+def test_environment_names_are_case_insensitive_and_words_stand_for_null():
+    config = load_config(environ={"MONOLOGUE__Llm__Model": "openai/x", "MONOLOGUE__LLM__FALLBACK": "None",
+                                  "MONOLOGUE__REPLY__CATALOGUE": ""})
+    assert config.llm.model == "openai/x"
+    assert config.llm.fallback is None and config.reply.catalogue is None
+
+
+def test_settings_are_immutable():
+    config = load_config(environ={})
+    with pytest.raises(ValueError, match="frozen"):
+        config.vad.engine = "webrtc"
+    assert hash(config) == hash(load_config(environ={}))
+
+
+def test_with_overrides_copies_and_checks():
+    config = load_config(environ={})
+    webrtc = config.with_overrides({"vad": {"engine": "webrtc"}})
+    assert webrtc.vad.engine == "webrtc" and webrtc.vad.stop_secs == config.vad.stop_secs
+    assert config.vad.engine == "silero"
+    with pytest.raises(ConfigError, match="vad.engine must be one of"):
+        config.with_overrides({"vad": {"engine": "magic"}})
+
+
+def test_to_dict_holds_every_section():
+    data = load_config(environ={}).to_dict()
+    assert data["llm"]["model"].startswith("local/") and data["vad"]["engine"] == "silero"

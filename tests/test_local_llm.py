@@ -22,9 +22,10 @@ MODEL = "local/qwen2.5-0.5b-instruct"
 
 @pytest.fixture(scope="module")
 def local_chat():
-    from monologue.models.chat import ChatLLM, ChatOptions
+    from monologue.configs import LLMOptions
+    from monologue.models.chat import ChatLLM
 
-    chat = ChatLLM(ChatOptions(model=MODEL, fallback=None, max_tokens=40, temperature=0.0))
+    chat = ChatLLM(LLMOptions(model=MODEL, fallback=None, max_tokens=40, temperature=0.0))
     chat.warm_up()
     return chat
 
@@ -73,9 +74,8 @@ async def test_demo_session_with_the_real_llm(real_models, tmp_path):
 
 def local_chat_for(config):
     from monologue.models.chat import ChatLLM
-    from monologue.pipeline.builder import chat_options
 
-    chat = ChatLLM(chat_options(config))
+    chat = ChatLLM(config.llm)
     chat.warm_up()
     return chat
 

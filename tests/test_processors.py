@@ -18,8 +18,9 @@ from pipecat.frames.frames import (
 )
 from pipecat.tests.utils import run_test
 
+from monologue.configs import LLMOptions
 from monologue.memory.working.conversation import ConversationLog
-from monologue.models.chat import ChatLLM, ChatOptions
+from monologue.models.chat import ChatLLM
 from monologue.processors.asr import ASRProcessor
 from monologue.processors.audio_out import ReplyRecorder
 from monologue.processors.frames import (
@@ -180,7 +181,7 @@ def test_reply_prompt_is_bounded_and_ends_with_the_utterance():
 def _chat(**kwargs) -> ChatLLM:
     options = dict(model="openai/gpt-4o-mini", fallback=None, mock_response="Sure. Four people at seven, noted!")
     options.update(kwargs)
-    return ChatLLM(ChatOptions(**options))
+    return ChatLLM(LLMOptions(**options))
 
 
 async def test_reply_streams_clauses_then_ends_turn():

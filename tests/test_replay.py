@@ -49,9 +49,7 @@ async def test_demo_session_end_to_end(real_models, mock_config, tmp_path):
 
 
 async def test_webrtc_vad_finds_the_same_turns(real_models, mock_config, tmp_path):
-    from monologue.configs import replace
-
-    config = replace(mock_config, vad=replace(mock_config.vad, engine="webrtc"))
+    config = mock_config.with_overrides({"vad": {"engine": "webrtc"}})
     result = await replay_path(DEMO, config, real_models, tmp_path)
     assert len([t for t in result.turns if t.text]) == 5
     assert json.loads((tmp_path / "trace.jsonl").read_text().splitlines()[0])["vad"]["engine"] == "webrtc"

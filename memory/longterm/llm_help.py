@@ -2,6 +2,11 @@
 importance when the rules abstain, the wording of reflections, the judge of
 semantic contradictions, condensed summaries. Every call has a timeout; a failure
 returns None (or raises, where the caller reports it) and the rules decide instead.
+Every failure is logged and kept in `MemoryLLM.failures`, so a slow or broken LLM
+shows in the log and the trace instead of quietly leaving everything to the rules.
+
+Each answer is a typed model (`memory/llm_answer.py`): the same class gives the schema
+that constrains the LLM's decoding and checks what it wrote.
 
 Called from worker threads; the coroutine runs on the event loop that owns the LLM
 client (bound at session start).
@@ -10,11 +15,47 @@ client (bound at session start).
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, TypeVar
+
+from loguru import logger
+from pydantic import Field, StrictBool, WithJsonSchema
+
+from monologue.memory.llm_answer import LLMAnswer
 
 CompleteJson = Callable[[list[dict[str, str]], dict[str, Any]], Awaitable[str]]
+
+Help = Literal["importance", "insight", "contradicts", "summary"]
+
+
+class Importance(LLMAnswer):
+    # The range is checked here but not put in the schema: llama.cpp's grammar ignores it,
+    # and not every provider accepts minimum/maximum.
+    importance: Annotated[int, Field(ge=1, le=10), WithJsonSchema({"type": "integer"})]
+
+
+class Insight(LLMAnswer):
+    insight: str
+
+
+class Contradiction(LLMAnswer):
+    contradicts: StrictBool    # "yes" or 1 is not an answer to trust with superseding a memory
+
+
+class Summary(LLMAnswer):
+    summary: str
+
+
+Answer = TypeVar("Answer", bound=LLMAnswer)
+
+
+@dataclass(frozen=True)
+class HelpFailure:
+    """One call that gave nothing usable; the rules decided instead."""
+
+    kind: Help
+    error: str
 
 
 class MemoryLLM:
@@ -22,12 +63,13 @@ class MemoryLLM:
         self._complete_json = complete_json
         self.timeout_secs = timeout_secs
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.failures: list[HelpFailure] = []     # appended from worker threads; read for the trace
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
 
-    def ask(self, instruction: str, content: str, schema: dict[str, Any]) -> dict[str, Any]:
-        """One JSON object from the LLM; raises on timeout, no loop, or an answer that is not JSON."""
+    def ask(self, instruction: str, content: str, answer: type[Answer]) -> Answer:
+        """One answer from the LLM; raises on timeout, no loop, or an answer that does not fit `answer`."""
         if self._loop is None or self._loop.is_closed():
             raise RuntimeError("no event loop bound for the memory LLM")
         try:
@@ -38,53 +80,51 @@ class MemoryLLM:
             raise RuntimeError("MemoryLLM.ask must be called from a worker thread, not the event loop")
         messages = [{"role": "system", "content": instruction}, {"role": "user", "content": content}]
         future = asyncio.run_coroutine_threadsafe(
-            asyncio.wait_for(self._complete_json(messages, schema), self.timeout_secs), self._loop)
-        raw = future.result(self.timeout_secs + 1.0)
-        start, end = raw.find("{"), raw.rfind("}")
-        if start < 0 or end <= start:
-            raise ValueError(f"not a JSON object: {raw[:80]!r}")
-        data = json.loads(raw[start:end + 1])
-        if not isinstance(data, dict):
-            raise ValueError(f"not a JSON object: {raw[:80]!r}")
-        return data
+            asyncio.wait_for(self._complete_json(messages, answer.json_schema()), self.timeout_secs), self._loop)
+        return answer.from_text(future.result(self.timeout_secs + 1.0))
 
     def importance(self, text: str) -> int | None:
         try:
-            data = self.ask("Rate how important this statement by a user is to remember for future conversations, "
+            return self.ask("Rate how important this statement by a user is to remember for future conversations, "
                             "from 1 (trivial small talk) to 10 (health, safety, identity). Answer JSON "
-                            '{"importance": N}.', text,
-                            {"type": "object", "properties": {"importance": {"type": "integer"}},
-                             "required": ["importance"]})
-            value = int(data["importance"])
-            return value if 1 <= value <= 10 else None
-        except Exception:
+                            '{"importance": N}.', text, Importance).importance
+        except Exception as exc:    # timeouts, provider errors, answers off the schema: the rules score it
+            self._failed("importance", exc)
             return None
 
     def insight(self, texts: list[str]) -> str | None:
         """Raises on failure so the reflection can report it."""
-        data = self.ask("These statements come from different conversations with one user. State the one lasting "
-                        'pattern they show, in one sentence about the user. Answer JSON {"insight": "..."}.',
-                        "\n".join(f"- {t}" for t in texts),
-                        {"type": "object", "properties": {"insight": {"type": "string"}}, "required": ["insight"]})
-        return str(data.get("insight") or "") or None
+        try:
+            answer = self.ask("These statements come from different conversations with one user. State the one "
+                              "lasting pattern they show, in one sentence about the user. "
+                              'Answer JSON {"insight": "..."}.', "\n".join(f"- {t}" for t in texts), Insight)
+        except Exception as exc:
+            self._failed("insight", exc)
+            raise
+        return answer.insight or None
 
     def contradicts(self, old: str, new: str) -> bool | None:
         try:
-            data = self.ask("Do these two statements by the same user contradict each other (both cannot be true "
+            return self.ask("Do these two statements by the same user contradict each other (both cannot be true "
                             'now)? Answer JSON {"contradicts": true|false}.', f"Earlier: {old}\nNow: {new}",
-                            {"type": "object", "properties": {"contradicts": {"type": "boolean"}},
-                             "required": ["contradicts"]})
-            value = data.get("contradicts")
-            return value if isinstance(value, bool) else None
-        except Exception:
+                            Contradiction).contradicts
+        except Exception as exc:    # the rules' own conflict check stands
+            self._failed("contradicts", exc)
             return None
 
     def summarize(self, texts: list[str]) -> str | None:
         try:
-            data = self.ask("Condense these conversation summaries into one short paragraph keeping decisions, "
-                            'preferences and open items. Answer JSON {"summary": "..."}.', "\n".join(texts),
-                            {"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]},
-                            )
-            return str(data.get("summary") or "").strip() or None
-        except Exception:
+            answer = self.ask("Condense these conversation summaries into one short paragraph keeping decisions, "
+                              'preferences and open items. Answer JSON {"summary": "..."}.', "\n".join(texts), Summary)
+        except Exception as exc:    # the rule-built summary is used
+            self._failed("summary", exc)
             return None
+        return answer.summary.strip() or None
+
+    def _failed(self, kind: Help, exc: Exception) -> None:
+        if isinstance(exc, TimeoutError):      # asyncio's and concurrent.futures' both
+            error = f"no answer within {self.timeout_secs:g} s"
+        else:
+            error = f"{type(exc).__name__}: {exc}"[:300]
+        self.failures.append(HelpFailure(kind, error))
+        logger.warning("memory LLM: {} failed, the rules decide instead: {}", kind, error)

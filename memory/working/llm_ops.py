@@ -9,37 +9,65 @@ is dropped whole and the reason is reported.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
+
+from pydantic import AfterValidator, AliasChoices, Field, WithJsonSchema
+from pydantic.json_schema import SkipJsonSchema
 
 from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.language.numbers import normalise_date, normalise_time, to_int
+from monologue.memory.llm_answer import AnswerError, LLMAnswer
 from monologue.memory.working.state import COMPARATORS, InvalidOperation, Operation
 
-OPERATIONS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "operations": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "op": {"type": "string", "enum": ["set", "withdraw", "set_goal", "ask"]},
-                    "key": {"type": "string"},
-                    "comparator": {"type": "string", "enum": list(COMPARATORS)},
-                    "value": {"type": ["string", "number", "boolean"]},
-                    "correction": {"type": "boolean"},
-                    "question": {"type": "string"},
-                },
-                "required": ["op"],
-            },
-        },
-        "note": {"type": "string"},
-    },
-    "required": ["operations"],
-}
+# The operations the LLM may write (a part of state.OPERATIONS): it adds what the rules
+# could not read. Confirming, rejecting and resolving follow the user's own words, which
+# the rules read.
+LLM_OPERATIONS: tuple[str, ...] = ("set", "withdraw", "set_goal", "ask")
+COMPARATOR_NAMES: tuple[str, ...] = tuple(str(c) for c in COMPARATORS)
+
+
+def _allow_operation(name: str) -> str:
+    if name not in LLM_OPERATIONS:
+        raise ValueError(f"the LLM may not use operation {name!r}; it may use {', '.join(LLM_OPERATIONS)}")
+    return name
+
+
+def _known_comparator(name: str) -> str:
+    if name not in COMPARATOR_NAMES:
+        raise ValueError(f"unknown comparator {name!r}; known: {', '.join(COMPARATOR_NAMES)}")
+    return name
+
+
+class LLMOperation(LLMAnswer):
+    """One change the LLM read from the utterance; becomes an `Operation` once checked."""
+
+    op: Annotated[str, AfterValidator(_allow_operation),
+                  WithJsonSchema({"type": "string", "enum": list(LLM_OPERATIONS)})]
+    key: str = ""
+    # "operator" is what models trained on other schemas often write for it.
+    comparator: Annotated[str, AfterValidator(_known_comparator),
+                          WithJsonSchema({"type": "string", "enum": list(COMPARATOR_NAMES)})] = Field(
+        default="=", validation_alias=AliasChoices("comparator", "operator"))
+    # A null value is read as absent, so the schema offers none: a `set` without a value is refused.
+    value: Annotated[str | int | float | bool | None,
+                     WithJsonSchema({"type": ["string", "number", "boolean"]})] = None
+    correction: bool = False
+    question: str = ""
+    # Not asked for, but kept when a model volunteers them: the words it read, and why.
+    words: SkipJsonSchema[str] = ""
+    reason: SkipJsonSchema[str] = ""
+
+
+class OperationsAnswer(LLMAnswer):
+    """The LLM's whole answer for a turn: the changes, and a sentence for the monologue."""
+
+    operations: list[LLMOperation]
+    note: str = ""
+
+
+OPERATIONS_SCHEMA: dict[str, Any] = OperationsAnswer.json_schema()
 
 SYSTEM_PROMPT = (
     "You keep the working memory of a voice assistant. From the user's new utterance, list only the "
@@ -101,23 +129,18 @@ def lowered_bool(text: str) -> bool:
 def parse_llm_answer(raw: str, schema: DomainSchema, utterance: str) -> LLMOps:
     """Validate an LLM answer; raises InvalidOperation (nothing applied) if any part is off."""
     text = raw.strip()
-    fenced = re.search(r"\{.*\}", text, re.DOTALL)
     try:
-        data = json.loads(fenced.group(0) if fenced else text)
-    except (json.JSONDecodeError, AttributeError):
-        raise InvalidOperation(f"LLM answer is not valid JSON: {text[:200]!r}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("operations", []), list):
-        raise InvalidOperation(f"LLM answer has no operations list: {text[:200]!r}")
+        answer = OperationsAnswer.from_text(text)
+    except AnswerError as exc:
+        raise InvalidOperation(str(exc)) from None
     operations = []
-    for item in data.get("operations", []):
-        op = Operation.from_dict(item, source="llm")
-        if op.op not in ("set", "withdraw", "set_goal", "ask"):
-            raise InvalidOperation(f"the LLM may not use operation {op.op!r}")
+    for item in answer.operations:
+        op = Operation.from_dict(item.model_dump(), source="llm")
         if op.op == "set":
             op = normalise_value(op, schema)
         operations.append(Operation(op.op, op.key, op.comparator, op.value, op.words or utterance.strip(),
                                     op.reason or "read by the LLM", op.question, op.correction, "llm"))
-    return LLMOps(operations=operations, note=str(data.get("note") or "")[:300], raw=text[:2000])
+    return LLMOps(operations=operations, note=answer.note[:300], raw=text[:2000])
 
 
 def build_messages(state_text: str, rule_ops: list[Operation], utterance: str,
