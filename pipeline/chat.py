@@ -28,7 +28,7 @@ from monologue.pipeline.builder import (
     run_worker,
     session_memory,
 )
-from monologue.processors.frames import TurnRecord, UserTurnFrame
+from monologue.processors.frames import Transcription, TurnRecord, UserTurnFrame
 
 SESSION_BREAK = "---"
 
@@ -66,7 +66,7 @@ class TextTurnSource(FrameProcessor):
             await self._gate.wait_idle(600)
             turn = TurnRecord(turn_id=index, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0,
                               detected_at=time.perf_counter(), vad_engine="text")
-            turn.asr = {"text": line, "confidence": self._confidence, "language": "", "source": "text"}
+            turn.asr = Transcription(text=line, confidence=self._confidence, language="", source="text")
             self._gate.turn_started(turn)
             await self.push_frame(UserTurnFrame(turn=turn))
         await self._gate.wait_idle(600)
@@ -116,10 +116,10 @@ async def chat_session(lines: list[str], config: MonologueConfig, models: AgentM
 def print_turn(turn: TurnRecord, memory: WorkingMemory | None) -> None:
     print(f"\nuser  ▸ {turn.text}")
     print(f"agent ▸ {turn.reply_text}")
-    if turn.memories.get("recalled"):
-        print("        remembered: " + " / ".join(turn.memories["recalled"]))
-    if turn.memories.get("reflections"):
-        print("        noticed: " + " / ".join(turn.memories["reflections"]))
+    if turn.memories is not None and turn.memories.recalled:
+        print("        remembered: " + " / ".join(turn.memories.recalled))
+    if turn.memories is not None and turn.memories.reflections:
+        print("        noticed: " + " / ".join(turn.memories.reflections))
     if memory is not None:
         label = f"[{turn.turn_class}; state v{turn.state_version}]"
         state_lines = memory.render().splitlines()

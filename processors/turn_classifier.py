@@ -9,7 +9,7 @@ from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.memory.working.turn_classes import classify_turn
-from monologue.processors.frames import UserTurnFrame
+from monologue.processors.frames import Classification, UserTurnFrame
 
 
 class TurnClassifierProcessor(FrameProcessor):
@@ -32,8 +32,7 @@ class TurnClassifierProcessor(FrameProcessor):
             started = time.perf_counter()
             result = classify_turn(frame.turn.text, self._reads_condition)
             frame.turn.turn_class = result.turn_class.value
-            frame.turn.classifier = {"cues": list(result.cues),
-                                     "triggers_monologue": result.turn_class.triggers_monologue}
+            frame.turn.classifier = Classification(list(result.cues), result.turn_class.triggers_monologue)
             self.turns += 1
             self.triggered += int(result.turn_class.triggers_monologue)
             frame.turn.compute["classifier"] = time.perf_counter() - started

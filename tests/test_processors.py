@@ -24,9 +24,14 @@ from monologue.processors.asr import ASRProcessor
 from monologue.processors.audio_out import ReplyRecorder
 from monologue.processors.frames import (
     AgentTurnEndFrame,
+    Classification,
+    MemoryRecall,
+    MonologueOutcome,
     ReplyAudioFrame,
     ReplyTextFrame,
     SpeechSegmentFrame,
+    SpeechSynthesis,
+    Transcription,
     TurnRecord,
     UserTurnFrame,
 )
@@ -62,7 +67,7 @@ def _chunks(seconds_loud_pattern: list[tuple[float, bool]], rate: int = 16000) -
 def _turn(text: str = "book a table for four at seven", turn_id: int = 1) -> TurnRecord:
     turn = TurnRecord(turn_id=turn_id, start_pts=0.0, end_pts=1.0, end_wait_secs=0.5,
                       detected_at=time.perf_counter())
-    turn.asr = {"text": text, "confidence": 0.9}
+    turn.asr = Transcription(text=text, confidence=0.9)
     return turn
 
 
@@ -112,7 +117,7 @@ async def test_asr_emits_transcript_and_turn():
     down, _ = await run_test(ASRProcessor(fake, low_confidence=0.45), frames_to_send=[segment],
                              expected_down_frames=[TranscriptionFrame, UserTurnFrame])
     assert down[0].text == "Book a table for four."
-    assert turn.asr["confidence"] == 0.3 and turn.asr["low_confidence"] is True
+    assert turn.asr is not None and turn.asr.confidence == 0.3 and turn.asr.low_confidence is True
     assert fake.seen[0].dtype == np.float32 and fake.seen[0].size == 16000
     assert "asr_done" in turn.marks
 
@@ -131,7 +136,7 @@ async def test_asr_failure_is_recorded_not_raised():
     turn = _turn("")
     await run_test(ASRProcessor(Broken()), frames_to_send=[SpeechSegmentFrame(turn=turn, audio=b"\0\0")],
                    expected_down_frames=[AgentTurnEndFrame])
-    assert "model file damaged" in turn.asr["error"]
+    assert turn.asr is not None and "model file damaged" in (turn.asr.error or "")
 
 
 async def test_classifier_labels_turns_and_counts_share():
@@ -149,7 +154,7 @@ async def test_monologue_slot_records_the_user_turn():
     await run_test(MonologueProcessor(log), frames_to_send=[UserTurnFrame(turn=turn)],
                    expected_down_frames=[UserTurnFrame])
     assert [u.text for u in log.all()] == ["Four people please."]
-    assert turn.monologue["skipped"] is True
+    assert turn.monologue is not None and turn.monologue.skipped is True
 
 
 def test_clause_splitter_cuts_sentences_and_long_commas():
@@ -255,7 +260,7 @@ async def test_tts_speaks_each_clause():
     down, _ = await run_test(TTSProcessor(synth), frames_to_send=frames,
                              expected_down_frames=[ReplyAudioFrame, ReplyAudioFrame, AgentTurnEndFrame])
     assert synth.spoken == ["Sure.", "Seven it is."]
-    assert turn.tts["clauses"] == 2 and turn.tts["audio_secs"] == pytest.approx(0.2, abs=0.01)
+    assert turn.tts.clauses == 2 and turn.tts.audio_secs == pytest.approx(0.2, abs=0.01)
 
 
 async def test_recorder_places_reply_after_the_users_speech():
@@ -264,7 +269,8 @@ async def test_recorder_places_reply_after_the_users_speech():
     audio = np.ones(2205, dtype=np.int16).tobytes()
     frames = [ReplyAudioFrame(audio=audio, sample_rate=22050, num_channels=1, turn=turn)] * 2
     await run_test(recorder, frames_to_send=frames)
-    start = turn.tts["session_start_secs"]
+    start = turn.tts.session_start_secs
+    assert start is not None
     assert start >= turn.end_pts + turn.end_wait_secs
     rendered, rate = recorder.render(min_secs=5.0)
     assert rate == 22050 and rendered.size >= 5 * 22050
@@ -335,7 +341,7 @@ async def test_memory_writes_never_delay_the_reply(tmp_path):
     started = time.perf_counter()
     down, _ = await run_test(reply, frames_to_send=[UserTurnFrame(turn=turn)])
     assert isinstance(down[-1], AgentTurnEndFrame)
-    assert turn.memories["timed_out"] is True and turn.memories["ms"] < 200
+    assert turn.memories is not None and turn.memories.timed_out is True and turn.memories.ms < 200
     assert turn.marks["llm_start"] - started < 0.3                # the reply did not wait for memory
 
 
@@ -345,18 +351,19 @@ def _full_turn() -> TurnRecord:
 
     turn = TurnRecord(turn_id=3, start_pts=9.4, end_pts=12.1, end_wait_secs=0.5, detected_at=100.0,
                       vad_engine="silero")
-    turn.asr = {"text": "Four people at seven.", "language": "en", "confidence": 0.91, "avg_logprob": -0.2,
-                "no_speech_prob": 0.01, "audio_secs": 2.7, "low_confidence": False}
+    turn.asr = Transcription(text="Four people at seven.", language="en", confidence=0.91, avg_logprob=-0.2,
+                             no_speech_prob=0.01, audio_secs=2.7, low_confidence=False)
     turn.turn_class = "information_change"
-    turn.classifier = {"cues": ["four", "seven"], "triggers_monologue": True}
-    turn.monologue = {"text": "Settled: party size = 4.", "version": 2, "operations": [{"op": "set"}],
-                      "state_before": {}, "state_after": {"version": 2}, "diff": {"party_size": 4},
-                      "clarify": "", "llm_used": False, "llm_error": "", "timings_ms": {"rules": 1.5}}
-    turn.memories = BeforeReply(recalled=["I prefer window seats."], reflections=["Likes quiet places."],
-                                ms=12.34, exact="party of four").trace()
+    turn.classifier = Classification(cues=["four", "seven"], triggers_monologue=True)
+    turn.monologue = MonologueOutcome(update={
+        "text": "Settled: party size = 4.", "version": 2, "operations": [{"op": "set"}], "state_before": {},
+        "state_after": {"version": 2}, "diff": {"party_size": 4}, "clarify": "", "llm_used": False,
+        "llm_error": "", "timings_ms": {"rules": 1.5}})
+    turn.memories = MemoryRecall.of(BeforeReply(recalled=["I prefer window seats."],
+                                                 reflections=["Likes quiet places."], ms=12.34, exact="party of four"))
     turn.reply_model, turn.reply_text, turn.state_version = "openai/gpt-4o-mini", "Noted.", 2
     turn.reply_prompt = [{"role": "user", "content": "Four people at seven."}]
-    turn.tts = {"compute_secs": 0.08, "clauses": 1, "audio_secs": 0.58, "session_start_secs": 13.7}
+    turn.tts = SpeechSynthesis(compute_secs=0.08, clauses=1, audio_secs=0.58, session_start_secs=13.7)
     for name, at in (("asr_done", 100.2), ("classified", 100.21), ("llm_first_token", 100.9),
                      ("first_audio", 101.0)):
         turn.mark(name, at)
@@ -395,7 +402,7 @@ def test_trace_line_keeps_its_keys_and_values():
 
 def test_trace_line_leaves_sections_a_turn_never_reached_empty():
     turn = TurnRecord(turn_id=1, start_pts=0.0, end_pts=0.4, end_wait_secs=0.5, detected_at=100.0, vad_engine="webrtc")
-    turn.asr = {"text": "", "error": "RuntimeError: model file damaged"}
+    turn.asr = Transcription(text="", error="RuntimeError: model file damaged")
     line = trace_line(turn)
     assert line["asr"] == {"text": "", "error": "RuntimeError: model file damaged"}
     assert line["classifier"] == line["monologue"] == line["memories"] == line["tts"] == {}
@@ -406,13 +413,16 @@ def test_trace_line_leaves_sections_a_turn_never_reached_empty():
 
 def test_trace_line_of_a_chit_chat_turn_and_a_failed_clause():
     turn = TurnRecord(turn_id=2, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0, detected_at=100.0, vad_engine="text")
-    turn.asr = {"text": "Nice weather.", "confidence": 1.0, "language": "", "source": "text"}
-    turn.classifier = {"cues": [], "triggers_monologue": False}
-    turn.monologue = {"text": "", "skipped": True, "reason": "chit-chat"}
-    turn.tts = {"compute_secs": 0.05, "clauses": 1, "audio_secs": 0.4, "errors": ["RuntimeError: voice gone"]}
+    turn.asr = Transcription(text="Nice weather.", confidence=1.0, language="", source="text")
+    turn.classifier = Classification(cues=[], triggers_monologue=False)
+    turn.monologue = MonologueOutcome.skip("chit-chat")
+    turn.tts = SpeechSynthesis(compute_secs=0.05, clauses=1, audio_secs=0.4, errors=["RuntimeError: voice gone"])
     line = trace_line(turn)
     assert line["asr"] == {"text": "Nice weather.", "confidence": 1.0, "language": "", "source": "text"}
     assert line["classifier"] == {"cues": [], "triggers_monologue": False}
     assert line["monologue"] == {"text": "", "skipped": True, "reason": "chit-chat"}
     assert line["tts"] == {"compute_secs": 0.05, "clauses": 1, "audio_secs": 0.4,
                            "errors": ["RuntimeError: voice gone"]}
+    failed = MonologueOutcome.failed("TimeoutError: update took too long")
+    assert trace_line(TurnRecord(2, 0.0, 0.0, 0.0, 100.0, monologue=failed))["monologue"] == {
+        "text": "", "error": "TimeoutError: update took too long"}
