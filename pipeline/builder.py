@@ -1,4 +1,4 @@
-"""Assembles the agent's processors; the ways in (replay, microphone) add a source and sink.
+"""Assembles the agent's processors; `session.py` runs them between a way in's source and sink.
 
     source → VAD → ASR → turn classifier → monologue/state → reply LLM → TTS → audio out → trace
 """
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pipecat.audio.vad.vad_analyzer import VADParams
+from pipecat.processors.frame_processor import FrameProcessor
 
 from monologue.configs import MonologueConfig
 from monologue.memory.domain.catalogue import load_catalogue
@@ -118,7 +119,8 @@ class AgentProcessors:
     trace: TraceWriter
     log: ConversationLog
 
-    def before_output(self) -> list[Any]:
+    def before_output(self) -> list[FrameProcessor]:
+        """The stages between a speech source and the audio sink."""
         return [self.vad, self.asr, self.classifier, self.monologue, self.reply, self.tts]
 
 
@@ -167,8 +169,9 @@ def user_memory(config: MonologueConfig, models: AgentModels, user_id: str | Non
                               retention=RetentionPolicy(keep_forever_from=o.keep_forever_from,
                                                         decay_days=o.decay_days, archive_days=o.archive_days))
     llm = MemoryLLM(models.llm.complete_json, o.llm_timeout_secs) if o.llm_help else None
-    long_term = LongTermMemory(SQLiteMemoryStore(path), user_id, embed=models.encoder(), profiles=SQLiteProfileStore(path),
-                               options=options, llm=llm, clock=lambda: time.time() + offset)
+    long_term = LongTermMemory(SQLiteMemoryStore(path), user_id, embed=models.encoder(),
+                               profiles=SQLiteProfileStore(path), options=options, llm=llm,
+                               clock=lambda: time.time() + offset)
     long_term.warm_up()
     return long_term
 

@@ -19,16 +19,9 @@ from monologue.configs import MonologueConfig
 from monologue.memory.longterm.engine import LongTermMemory
 from monologue.memory.stores.protocols import StateStore
 from monologue.memory.working.engine import WorkingMemory
-from monologue.pipeline.builder import (
-    AgentModels,
-    TurnGate,
-    build_processors,
-    make_worker,
-    new_session_id,
-    run_worker,
-    session_memory,
-)
-from monologue.processors.frames import TurnRecord, UserTurnFrame
+from monologue.pipeline.builder import AgentModels, TurnGate, new_session_id
+from monologue.pipeline.session import Session, SessionHooks, SessionSpec, run_session
+from monologue.processors.frames import Transcription, TurnRecord, UserTurnFrame
 
 SESSION_BREAK = "---"
 
@@ -66,7 +59,7 @@ class TextTurnSource(FrameProcessor):
             await self._gate.wait_idle(600)
             turn = TurnRecord(turn_id=index, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0,
                               detected_at=time.perf_counter(), vad_engine="text")
-            turn.asr = {"text": line, "confidence": self._confidence, "language": "", "source": "text"}
+            turn.asr = Transcription(text=line, confidence=self._confidence, language="", source="text")
             self._gate.turn_started(turn)
             await self.push_frame(UserTurnFrame(turn=turn))
         await self._gate.wait_idle(600)
@@ -88,38 +81,25 @@ async def chat_session(lines: list[str], config: MonologueConfig, models: AgentM
                        long_term: LongTermMemory | None = None) -> ChatResult:
     """Run one scripted session; `on_turn` sees each finished turn (printing, tests)."""
     gate = TurnGate()
-    memory = memory or session_memory(config, models, session_id or new_session_id(), store)
+    spec = SessionSpec(config, models, out_dir, session_id=session_id or new_session_id(), store=store,
+                       memory=memory, long_term=long_term, mode="text")
 
-    def done(turn: TurnRecord) -> None:
-        if on_turn is not None:
-            on_turn(turn, memory)
-        gate.turn_done(turn)
+    def show_opening(session: Session) -> None:
+        if session.opening and on_turn is not None:
+            print(f"\nagent ▸ {session.opening}")
 
-    sid = memory.session_id if memory else session_id or new_session_id()
-    opening = await long_term.start_session(memory, session_id=sid) if long_term else ""
-    if opening and on_turn is not None:
-        print(f"\nagent ▸ {opening}")
-    parts = build_processors(config, models, out_dir, on_turn_done=done, memory=memory, long_term=long_term)
-    parts.reply.set_opening(opening)
-    source = TextTurnSource(lines, gate)
-    worker = make_worker([source, parts.classifier, parts.monologue, parts.reply, parts.trace])
-    try:
-        await run_worker(worker)
-    finally:
-        parts.trace.close()
-        if long_term is not None:
-            await long_term.end_session(memory, session_id=sid)
-    return ChatResult(sid, parts.trace.turns, parts.classifier.triggered_share,
-                      opening)
+    session = await run_session(spec, TextTurnSource(lines, gate), gate=gate,
+                                hooks=SessionHooks(on_start=show_opening, on_turn=on_turn))
+    return ChatResult(session.session_id, session.turns, session.triggered_share, session.opening)
 
 
 def print_turn(turn: TurnRecord, memory: WorkingMemory | None) -> None:
     print(f"\nuser  ▸ {turn.text}")
     print(f"agent ▸ {turn.reply_text}")
-    if turn.memories.get("recalled"):
-        print("        remembered: " + " / ".join(turn.memories["recalled"]))
-    if turn.memories.get("reflections"):
-        print("        noticed: " + " / ".join(turn.memories["reflections"]))
+    if turn.memories is not None and turn.memories.recalled:
+        print("        remembered: " + " / ".join(turn.memories.recalled))
+    if turn.memories is not None and turn.memories.reflections:
+        print("        noticed: " + " / ".join(turn.memories.reflections))
     if memory is not None:
         label = f"[{turn.turn_class}; state v{turn.state_version}]"
         state_lines = memory.render().splitlines()

@@ -1,4 +1,8 @@
-"""The `monologue` command line."""
+"""The `monologue` command line: the parser, and the commands that run a session.
+
+replay, demo, talk and chat run the agent; the commands that look into what was kept
+(state, memory, profile, sessions, models) live in `inspection.py`.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,15 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from monologue.models.offline import enforce_offline
+from monologue.pipeline import inspection
+
+if TYPE_CHECKING:
+    from monologue.configs import MonologueConfig
+    from monologue.memory.stores.protocols import StateStore
+    from monologue.pipeline.builder import AgentModels
 
 enforce_offline()
 
@@ -23,10 +34,10 @@ def _quiet_logs(verbose: bool) -> None:
     logger.add(sys.stderr, level="DEBUG" if verbose else "WARNING")
 
 
-def _config(args: argparse.Namespace):  # -> MonologueConfig
+def _config(args: argparse.Namespace) -> MonologueConfig:
     from monologue.configs import load_config
 
-    overrides: dict = {}
+    overrides: dict[str, Any] = {}
     if getattr(args, "vad", None):
         overrides.setdefault("vad", {})["engine"] = args.vad
     if getattr(args, "language", None):
@@ -36,12 +47,12 @@ def _config(args: argparse.Namespace):  # -> MonologueConfig
     return load_config(args.config, overrides)
 
 
-def _print_models_loaded(models) -> None:
+def _print_models_loaded(models: AgentModels) -> None:
     loads = ", ".join(f"{k} {v:.1f} s" for k, v in models.load_secs.items())
     print(f"models loaded ({loads})", flush=True)
 
 
-def _store(args: argparse.Namespace, config):  # -> StateStore
+def _store(args: argparse.Namespace, config: MonologueConfig) -> StateStore:
     from monologue.pipeline.builder import open_store
 
     return open_store(config, getattr(args, "store", None))
@@ -142,221 +153,8 @@ def _at(args: argparse.Namespace) -> float | None:
     except ValueError:
         from monologue.configs import ConfigError
 
-        raise ConfigError(f"--at {args.at!r} is not an ISO date/time; use e.g. 2026-11-23 or 2026-11-23T19:00") from None
-
-
-def cmd_state_show(args: argparse.Namespace) -> int:
-    import json
-
-    from monologue.configs import load_config
-    from monologue.memory.domain.schema import load_schema
-    from monologue.memory.working.render import render_state
-
-    config = load_config(args.config)
-    store = _store(args, config)
-    state = store.load(args.session)
-    if state is None:
-        known = ", ".join(s for s, _, _ in store.sessions()[:10]) or "none yet"
-        print(f"monologue: no session {args.session!r} in {config.store.path if not args.store else args.store}; "
-              f"recent sessions: {known}", file=sys.stderr)
-        return 2
-    if args.json:
-        print(json.dumps({"state": state.to_dict(), "history": [vars(c) for c in store.history(args.session)]},
-                         ensure_ascii=False, indent=1))
-        return 0
-    print(f"session {state.session_id} — version {state.version}, turn {state.turn}, domain {state.domain}")
-    print(render_state(state, load_schema(state.domain), config.language))
-    if state.last_monologue:
-        print(f"\nlast monologue: {state.last_monologue}")
-    print("\nhistory:")
-    for change in store.history(args.session):
-        before = "" if change.before is None else f"{change.before} "
-        after = "" if change.after is None else f"→ {change.after}"
-        print(f"  v{change.version} turn {change.turn}: {change.action} {change.slot}: {before}{after}"
-              f"{f'  ({change.reason})' if change.reason else ''}")
-    return 0
-
-
-def _memory_stream(args: argparse.Namespace, embed: bool = False):  # -> MemoryStream
-    from monologue.configs import load_config
-    from monologue.memory.longterm.stream import MemoryStream
-    from monologue.memory.stores.memories import SQLiteMemoryStore
-
-    config = load_config(args.config)
-    encoder = None
-    if embed:
-        from monologue.models.embedder import SentenceEncoder
-
-        encoder = SentenceEncoder().embed
-    return MemoryStream(SQLiteMemoryStore(args.store or config.store.path), args.user, embed=encoder)
-
-
-def _show_memory(record, score: float | None = None) -> None:
-    import datetime as dt
-
-    when = dt.datetime.fromtimestamp(record.created_at).strftime("%Y-%m-%d %H:%M")
-    flags = (" archived" if record.archived else "") + (f" replaced-by:{record.superseded_by}"
-                                                        if record.superseded_by else "") + (" held" if record.held else "")
-    prefix = f"{score:5.2f} " if score is not None else ""
-    print(f"{prefix}{record.id}  {when}  imp {record.importance:2d}  {record.source:11} {record.kind:10}{flags}  {record.text}")
-
-
-def cmd_memory(args: argparse.Namespace) -> int:
-    action = args.memory_command
-    if action == "search":
-        from monologue.memory.longterm.engine import RECALL_WEIGHTS
-        from monologue.memory.longterm.retrieval import Retriever
-
-        stream = _memory_stream(args, embed=True)
-        result = Retriever(stream, RECALL_WEIGHTS).retrieve(args.query, k=args.k)   # ranked as recall ranks
-        for item in result.memories + result.reflections:
-            _show_memory(item.record, item.score)
-        if not result.memories and not result.reflections:
-            print(f"nothing remembered for {args.user!r} matches {args.query!r}")
-        return 0
-    stream = _memory_stream(args)
-    if action == "show":
-        return _memory_show(args, stream)
-    if action == "list":
-        records, _ = stream.records()
-        for record in records:
-            _show_memory(record)
-        print(f"{len(records)} memories for {args.user!r}")
-        return 0
-    if action == "forget":
-        from monologue.memory.stores.profiles import SQLiteProfileStore
-
-        profiles = SQLiteProfileStore(args.store or _config_store_path(args))
-        stream.audit = lambda what, before, after, reason, session: profiles.append_audit(
-            args.user, what, before, after, reason, session)
-        if not stream.forget(args.id, "cli"):
-            print(f"monologue: no memory {args.id!r} for user {args.user!r}", file=sys.stderr)
-            return 2
-        print(f"forgot {args.id}")
-        return 0
-    if action == "erase":
-        if not args.yes:
-            print(f"monologue: erase deletes every memory of {args.user!r}; add --yes to confirm", file=sys.stderr)
-            return 2
-        from monologue.memory.stores.profiles import SQLiteProfileStore
-
-        count = stream.store.erase_user(args.user)
-        SQLiteProfileStore(args.store or _config_store_path(args)).erase(args.user)
-        print(f"erased {count} memories of {args.user!r}, and their profile and its audit log")
-        return 0
-    return 2
-
-
-def _memory_show(args: argparse.Namespace, stream) -> int:
-    import datetime as dt
-    import json
-
-    from monologue.memory.stores.profiles import SQLiteProfileStore
-
-    record = stream.get(args.id)
-    if record is None:
-        print(f"monologue: no memory {args.id!r} for user {args.user!r}", file=sys.stderr)
-        return 2
-
-    def when(at: float | None) -> str:
-        return dt.datetime.fromtimestamp(at).strftime("%Y-%m-%d %H:%M") if at else "never"
-
-    print(f"{record.id}: {record.text}")
-    print(f"  kind {record.kind}, source {record.source}, importance {record.importance}, "
-          f"session {record.session_id or '-'}")
-    print(f"  created {when(record.created_at)}, last used {when(record.last_accessed_at)} "
-          f"({record.access_count}×), expires {when(record.expires_at)}")
-    status = ("replaced by " + record.superseded_by if record.superseded_by else "held (contradiction asked)"
-              if record.held else "archived" if record.archived else "current")
-    print(f"  status {status}{', confirmed' if record.confirmed else ''}; merged {record.merged}×")
-    if record.context:
-        print(f"  context {json.dumps(record.context, ensure_ascii=False)}")
-    if record.evidence:
-        print(f"  evidence {', '.join(record.evidence)}")
-    for note in record.notes:
-        print(f"  note: {note}")
-    history = [e for e in SQLiteProfileStore(args.store or _config_store_path(args)).audit(args.user)
-               if e["what"] == f"memory:{record.id}"]
-    print("  audit:")
-    for entry in history:
-        print(f"    {when(entry['at'])} {entry['reason']}: {entry['before']} → {entry['after']}")
-    return 0
-
-
-def cmd_sessions(args: argparse.Namespace) -> int:
-    import datetime as dt
-
-    from monologue.memory.longterm.summaries import SummaryPyramid
-    from monologue.memory.stores.profiles import SQLiteProfileStore
-
-    profiles = SQLiteProfileStore(args.store or _config_store_path(args))
-    profile = profiles.load(args.user)
-    sessions = profiles.summaries(args.user, "session")
-    if not sessions:
-        print(f"no sessions for {args.user!r} yet")
-        return 0
-    last = profile.last_session
-    print(f"{len(sessions)} session(s) of {args.user!r}; last {last.get('id')} [{last.get('status', '?')}]")
-    for entry in reversed(sessions):
-        print(f"  {entry['key']}  {dt.datetime.fromtimestamp(entry['at']).strftime('%Y-%m-%d %H:%M')}  {entry['text']}")
-    pyramid = SummaryPyramid(profiles, args.user).load()
-    if pyramid.merged:
-        print(f"merged ({len(pyramid.merged['sessions'])} sessions before the last 5): {pyramid.merged['text']}")
-    if pyramid.overall:
-        print(f"overall: {pyramid.overall['text']}")
-    open_items = profiles.open_commitments(args.user)
-    if open_items:
-        print("promises not yet kept: " + "; ".join(p["text"] for p in open_items))
-    return 0
-
-
-def _config_store_path(args: argparse.Namespace) -> str:
-    from monologue.configs import load_config
-
-    return load_config(args.config).store.path
-
-
-def cmd_profile_show(args: argparse.Namespace) -> int:
-    import datetime as dt
-
-    from monologue.memory.stores.profiles import SQLiteProfileStore
-
-    profiles = SQLiteProfileStore(args.store or _config_store_path(args))
-    profile = profiles.load(args.user)
-    if not profile.facts and not profile.last_session:
-        print(f"no profile for {args.user!r} yet")
-        return 0
-    print(f"profile of {args.user!r} (version {profile.version})")
-    for fact in profile.facts.values():
-        when = dt.datetime.fromtimestamp(fact.updated_at).strftime("%Y-%m-%d %H:%M")
-        print(f"  {fact.key} {fact.comparator} {fact.value}   (\"{fact.words}\", session {fact.session_id}, {when})")
-    if profile.last_session:
-        print(f"last session {profile.last_session.get('id')} [{profile.last_session.get('status', '?')}]: "
-              f"{profile.last_session.get('goal') or '-'}; "
-              + "; ".join(profile.last_session.get("conditions", [])))
-    print("audit log:")
-    for entry in profiles.audit(args.user):
-        when = dt.datetime.fromtimestamp(entry["at"]).strftime("%Y-%m-%d %H:%M")
-        print(f"  {when} {entry['what']}: {entry['before']} → {entry['after']} ({entry['reason']}, {entry['session']})")
-    return 0
-
-
-def cmd_models(args: argparse.Namespace) -> int:
-    from monologue.models.registry import ENTRIES, check
-
-    failed = 0
-    print(f"{'model':34} {'role':11} {'size':>9}  {'status':8} package")
-    for entry in ENTRIES:
-        status = check(entry, load=args.load)
-        size = f"{status.size_mb:,.0f} MB" if status.size_mb >= 1 else f"{status.size_mb * 1000:.0f} kB"
-        if status.loads:
-            state = f"loads {status.load_secs:.1f}s" if status.load_secs is not None else "found"
-        else:
-            state, failed = "MISSING", failed + 1
-        print(f"{entry.name:34} {entry.role:11} {size:>9}  {state:8} {entry.requirement}  [{entry.licence}]")
-        if status.error:
-            print(f"{'':34}   → {status.error}")
-    return 1 if failed and args.strict else 0
+        raise ConfigError(f"--at {args.at!r} is not an ISO date/time; "
+                          "use e.g. 2026-11-23 or 2026-11-23T19:00") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -408,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--config")
     show.add_argument("--store")
     show.add_argument("--json", action="store_true")
-    show.set_defaults(func=cmd_state_show)
+    show.set_defaults(func=inspection.cmd_state_show)
 
     memory = sub.add_parser("memory", help="see, search and erase what is remembered about a user")
     memory_sub = memory.add_subparsers(dest="memory_command", required=True)
@@ -426,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
             cmd.add_argument("id")
         if name == "erase":
             cmd.add_argument("--yes", action="store_true")
-        cmd.set_defaults(func=cmd_memory)
+        cmd.set_defaults(func=inspection.cmd_memory)
 
     profile = sub.add_parser("profile", help="a user's lasting preferences and their audit log")
     profile_sub = profile.add_subparsers(dest="profile_command", required=True)
@@ -434,18 +232,18 @@ def build_parser() -> argparse.ArgumentParser:
     profile_show.add_argument("--user", required=True)
     profile_show.add_argument("--config")
     profile_show.add_argument("--store")
-    profile_show.set_defaults(func=cmd_profile_show)
+    profile_show.set_defaults(func=inspection.cmd_profile_show)
 
     sessions = sub.add_parser("sessions", help="a user's past sessions: summaries, status, open promises")
     sessions.add_argument("--user", required=True)
     sessions.add_argument("--config")
     sessions.add_argument("--store")
-    sessions.set_defaults(func=cmd_sessions)
+    sessions.set_defaults(func=inspection.cmd_sessions)
 
     models = sub.add_parser("models", help="list each model, its package, size and whether it loads")
     models.add_argument("--load", action="store_true", help="load each model (slower) instead of only finding it")
     models.add_argument("--strict", action="store_true", help="exit 1 when a model is missing")
-    models.set_defaults(func=cmd_models)
+    models.set_defaults(func=inspection.cmd_models)
     return parser
 
 

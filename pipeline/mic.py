@@ -27,17 +27,18 @@ from pipecat.frames.frames import (
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.configs import MonologueConfig
+from monologue.memory.longterm.engine import LongTermMemory
 from monologue.memory.stores.protocols import StateStore
 from monologue.memory.working.engine import WorkingMemory
 from monologue.pipeline.builder import (
     AgentModels,
+    AgentProcessors,
     build_processors,
     load_models,
     make_worker,
-    run_worker,
-    session_memory,
     user_memory,
 )
+from monologue.pipeline.session import Session, SessionHooks, SessionSpec, run_session, session_pipeline
 from monologue.processors.frames import ReplyAudioFrame
 
 SD_REQUIREMENT = "sounddevice==0.5.6 (and the system's PortAudio library, e.g. apt-get install libportaudio2)"
@@ -80,11 +81,11 @@ class Resampler:
     def __init__(self, in_rate: int, out_rate: int) -> None:
         import soxr
 
-        self._same = in_rate == out_rate
-        self._stream = None if self._same else soxr.ResampleStream(in_rate, out_rate, 1, dtype="int16")
+        self.in_rate = in_rate
+        self._stream = None if in_rate == out_rate else soxr.ResampleStream(in_rate, out_rate, 1, dtype="int16")
 
     def __call__(self, samples: np.ndarray, last: bool = False) -> np.ndarray:
-        if self._same:
+        if self._stream is None:   # same rate
             return samples
         return self._stream.resample_chunk(samples, last=last)
 
@@ -205,9 +206,8 @@ class SpeakerOutput(FrameProcessor):
         self._thread.start()
 
     def _play(self, frame: ReplyAudioFrame) -> None:
-        if self._resample is None or getattr(self._resample, "in_rate", None) != frame.sample_rate:
+        if self._resample is None or self._resample.in_rate != frame.sample_rate:
             self._resample = Resampler(frame.sample_rate, self._rate)
-            self._resample.in_rate = frame.sample_rate  # type: ignore[attr-defined]
         samples = self._resample(np.frombuffer(frame.audio, dtype=np.int16))
         now = time.monotonic()
         self._busy_until = max(self._busy_until, now) + samples.size / self._rate
@@ -239,15 +239,24 @@ class SpeakerOutput(FrameProcessor):
         await super().cleanup()
 
 
+def _talk_ends(config: MonologueConfig, sd: StreamFactory, *, input_device: int | str | None = None,
+               output_device: int | str | None = None) -> tuple[MicrophoneSource, SpeakerOutput]:
+    """The microphone and speaker of a talk session; the microphone hears zeros while the agent speaks."""
+    speaker = SpeakerOutput(sd, device=output_device)
+    mic = MicrophoneSource(sd, device=input_device, target_rate=config.audio.sample_rate,
+                           chunk_ms=config.audio.chunk_ms, muted=lambda: speaker.speaking)
+    return mic, speaker
+
+
 def build_talk_worker(config: MonologueConfig, models: AgentModels, out_dir: Path, sd: StreamFactory, *,
                       input_device: int | str | None = None, output_device: int | str | None = None,
                       memory: WorkingMemory | None = None,
-                      long_term: Any = None) -> tuple[Any, Any]:
-    speaker = SpeakerOutput(sd, device=output_device)
+                      long_term: LongTermMemory | None = None) -> tuple[Any, AgentProcessors]:
+    """The talk pipeline as a worker, without a session around it: for a caller that runs and
+    stops the worker itself (tests); `run_talk` runs the same pipeline through `run_session`."""
+    mic, speaker = _talk_ends(config, sd, input_device=input_device, output_device=output_device)
     parts = build_processors(config, models, out_dir, memory=memory, long_term=long_term)
-    mic = MicrophoneSource(sd, device=input_device, target_rate=config.audio.sample_rate,
-                           chunk_ms=config.audio.chunk_ms, muted=lambda: speaker.speaking)
-    return make_worker([mic, *parts.before_output(), speaker, parts.trace]), parts
+    return make_worker(session_pipeline(parts, mic, speaker)), parts
 
 
 async def run_talk(config: MonologueConfig, out_dir: Path, *, input_device: str | None = None,
@@ -257,27 +266,23 @@ async def run_talk(config: MonologueConfig, out_dir: Path, *, input_device: str 
                    situation: dict[str, str] | None = None) -> int:
     sd = sd or _sounddevice()
     models = await asyncio.to_thread(load_models, config)
-    memory = session_memory(config, models, session_id, store)
     long_term = await asyncio.to_thread(user_memory, config, models, user_id, store_path, at)
     if long_term is not None:
         long_term.situation = dict(situation or {})
-    worker, parts = build_talk_worker(config, models, out_dir, sd,
-                                      input_device=_device_arg(input_device),
-                                      output_device=_device_arg(output_device), memory=memory,
-                                      long_term=long_term)
-    if memory is not None:
-        print(f"session {memory.session_id}", flush=True)
-    sid = memory.session_id if memory else session_id or ""
-    if long_term is not None:
-        opening = await long_term.start_session(memory, session_id=sid)
-        parts.reply.set_opening(opening)        # spoken through the speaker before listening starts
-        print(f"agent ▸ {opening}", flush=True)
-    print("Listening — speak, and press Ctrl-C to stop.", flush=True)
-    try:
-        await run_worker(worker, handle_sigint=True)
-    finally:
-        if long_term is not None:
-            await long_term.end_session(memory, session_id=sid)
-        parts.trace.close()
-        print(f"\n{len(parts.trace.turns)} turn(s); trace in {out_dir / 'trace.jsonl'}", flush=True)
+    mic, speaker = _talk_ends(config, sd, input_device=_device_arg(input_device),
+                              output_device=_device_arg(output_device))
+    spec = SessionSpec(config, models, out_dir, session_id=session_id, store=store, long_term=long_term,
+                       handle_sigint=True)
+
+    def show_start(session: Session) -> None:
+        if session.memory is not None:
+            print(f"session {session.memory.session_id}", flush=True)
+        if session.long_term is not None:   # the opening is spoken through the speaker before listening starts
+            print(f"agent ▸ {session.opening}", flush=True)
+        print("Listening — speak, and press Ctrl-C to stop.", flush=True)
+
+    def show_end(session: Session) -> None:
+        print(f"\n{len(session.turns)} turn(s); trace in {out_dir / 'trace.jsonl'}", flush=True)
+
+    await run_session(spec, mic, speaker, hooks=SessionHooks(on_start=show_start, on_end=show_end))
     return 0

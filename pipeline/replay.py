@@ -17,7 +17,8 @@ from monologue.configs import MonologueConfig
 from monologue.memory.longterm.engine import LongTermMemory
 from monologue.memory.stores.protocols import StateStore
 from monologue.pipeline.audio_io import SessionAudio, load_session, write_wav
-from monologue.pipeline.builder import AgentModels, TurnGate, build_processors, make_worker, run_worker, session_memory
+from monologue.pipeline.builder import AgentModels, TurnGate
+from monologue.pipeline.session import Session, SessionHooks, SessionSpec, run_session
 from monologue.processors.audio_out import ReplyRecorder
 from monologue.processors.frames import TurnRecord
 
@@ -100,32 +101,25 @@ async def replay_audio(session: SessionAudio, config: MonologueConfig, models: A
                        session_id: str | None = None, store: StateStore | None = None,
                        long_term: LongTermMemory | None = None) -> ReplayResult:
     gate = TurnGate()
-    memory = session_memory(config, models, session_id, store)
-    parts = build_processors(config, models, out_dir, on_turn_end=gate.turn_started,
-                             on_turn_done=gate.turn_done, memory=memory, long_term=long_term)
-    recorder = ReplyRecorder()
     source = ReplaySource(session, gate, chunk_ms=config.audio.chunk_ms, paced=paced,
                           tail_silence_secs=config.replay.tail_silence_secs)
-    worker = make_worker([source, *parts.before_output(), recorder, parts.trace])
-    opening = ""
-    if long_term is not None:
-        opening = await long_term.start_session(memory, session_id=memory.session_id if memory else session_id or "")
-        parts.reply.set_opening(opening)
-        logger.info(f"opening line: {opening}")
-    started = time.perf_counter()
-    try:
-        await run_worker(worker, handle_sigint=handle_sigint)
-    finally:
-        parts.trace.close()
-        if long_term is not None:
-            await long_term.end_session(memory, session_id=memory.session_id if memory else session_id or "")
-    wall = time.perf_counter() - started
+    recorder = ReplyRecorder()
+    spec = SessionSpec(config, models, out_dir, session_id=session_id, store=store, long_term=long_term,
+                       handle_sigint=handle_sigint)
+
+    def log_opening(conversation: Session) -> None:
+        if conversation.long_term is not None:
+            logger.info(f"opening line: {conversation.opening}")
+
+    conversation = await run_session(spec, source, recorder, gate=gate, hooks=SessionHooks(on_start=log_opening))
     _write_audio(out_dir, session, recorder)
     if recorder.opening:
         write_wav(out_dir / "opening.wav", np.concatenate(recorder.opening), recorder.sample_rate or 22050)
-    return ReplayResult(out_dir, parts.trace.turns, session.duration_secs, wall,
-                        parts.classifier.triggered_share, interrupted=not source.finished.is_set(),
-                        session_id=memory.session_id if memory else "", opening=opening)
+    # An id is reported only where working memory stored a state under it.
+    state_id = conversation.session_id if conversation.memory is not None else ""
+    return ReplayResult(out_dir, conversation.turns, session.duration_secs, conversation.wall_secs,
+                        conversation.triggered_share, interrupted=not source.finished.is_set(),
+                        session_id=state_id, opening=conversation.opening)
 
 
 def _write_audio(out_dir: Path, session: SessionAudio, recorder: ReplyRecorder) -> None:

@@ -12,7 +12,7 @@ from pipecat.utils.time import time_now_iso8601
 
 from monologue.models.asr import Transcript
 from monologue.models.workers import run_on
-from monologue.processors.frames import AgentTurnEndFrame, SpeechSegmentFrame, UserTurnFrame
+from monologue.processors.frames import AgentTurnEndFrame, SpeechSegmentFrame, Transcription, UserTurnFrame
 
 
 class Transcriber(Protocol):
@@ -48,22 +48,22 @@ class ASRProcessor(FrameProcessor):
             # Whisper runs to completion inside the worker thread, segment list included.
             result = await run_on("whisper", self._transcriber.transcribe, audio)
         except Exception as exc:
-            turn.asr = {"text": "", "error": f"{type(exc).__name__}: {exc}"}
+            turn.asr = Transcription(text="", error=f"{type(exc).__name__}: {exc}")
             turn.mark("asr_done", time.perf_counter())
             await self.push_frame(AgentTurnEndFrame(turn=turn))
             return
         done = time.perf_counter()
         turn.compute["asr"] = done - started
         turn.mark("asr_done", done)
-        turn.asr = {
-            "text": result.text,
-            "language": result.language,
-            "confidence": result.confidence,
-            "avg_logprob": result.avg_logprob,
-            "no_speech_prob": result.no_speech_prob,
-            "audio_secs": round(result.audio_secs, 3),
-            "low_confidence": result.confidence < self._low_confidence,
-        }
+        turn.asr = Transcription(
+            text=result.text,
+            language=result.language,
+            confidence=result.confidence,
+            avg_logprob=result.avg_logprob,
+            no_speech_prob=result.no_speech_prob,
+            audio_secs=round(result.audio_secs, 3),
+            low_confidence=result.confidence < self._low_confidence,
+        )
         if not result.text:
             await self.push_frame(AgentTurnEndFrame(turn=turn))
             return

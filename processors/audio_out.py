@@ -44,7 +44,7 @@ class ReplyRecorder(FrameProcessor):
         if turn.turn_id not in self._turn_starts:
             start = turn.end_pts + turn.end_wait_secs + (turn.marks["first_audio"] - turn.detected_at)
             self._turn_starts[turn.turn_id] = max(start, self._cursor)
-            turn.tts["session_start_secs"] = round(self._turn_starts[turn.turn_id], 3)
+            turn.tts.session_start_secs = round(self._turn_starts[turn.turn_id], 3)
             self._cursor = self._turn_starts[turn.turn_id]
         samples = np.frombuffer(frame.audio, dtype=np.int16)
         self._pieces.append((self._cursor, samples))

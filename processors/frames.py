@@ -4,14 +4,132 @@ A `TurnRecord` is created by the VAD when a user turn ends and travels with the
 turn's frames; each stage writes its own section, and the trace writer serialises
 it once the agent has finished answering. Times are `time.perf_counter()` seconds
 (wall) or session seconds (`*_pts`, position on the input's own timeline).
+
+Each section is a small record whose `trace()` gives its part of a trace.jsonl line.
+A section a turn never reached is None (or empty) and traces as `{}`; a field that
+was not measured is None and is left out, so the lines keep the shape they had when
+the sections were plain dicts (TRACE_VERSION 1).
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pipecat.frames.frames import DataFrame, TextFrame, TTSAudioRawFrame
+
+if TYPE_CHECKING:
+    from monologue.memory.longterm.engine import BeforeReply
+    from monologue.memory.working.engine import UpdateResult
+
+
+def _measured(pairs: dict[str, Any]) -> dict[str, Any]:
+    """The pairs whose value was measured (None means the stage did not produce it)."""
+    return {k: v for k, v in pairs.items() if v is not None}
+
+
+@dataclass
+class Transcription:
+    """What the user said, as the ASR heard it (or as typed, in text mode)."""
+
+    text: str = ""
+    language: str | None = None
+    confidence: float | None = None
+    avg_logprob: float | None = None
+    no_speech_prob: float | None = None
+    audio_secs: float | None = None
+    low_confidence: bool | None = None   # confidence under asr.low_confidence: working memory asks back
+    source: Literal["text"] | None = None  # typed, not heard
+    error: str | None = None             # the transcriber failed; the turn ends unanswered
+
+    def trace(self) -> dict[str, Any]:
+        return _measured({"text": self.text, "language": self.language, "confidence": self.confidence,
+                          "avg_logprob": self.avg_logprob, "no_speech_prob": self.no_speech_prob,
+                          "audio_secs": self.audio_secs, "low_confidence": self.low_confidence,
+                          "source": self.source, "error": self.error})
+
+
+@dataclass
+class Classification:
+    """The turn classifier's cues, and whether the turn runs the working-memory update."""
+
+    cues: list[str] = field(default_factory=list)
+    triggers_monologue: bool = False
+
+    def trace(self) -> dict[str, Any]:
+        return {"cues": self.cues, "triggers_monologue": self.triggers_monologue}
+
+
+@dataclass
+class MonologueOutcome:
+    """What the working-memory stage did with the turn: skipped it, failed, or updated the state.
+
+    `update` is the engine's own account (`UpdateResult.trace()`), taken when the update
+    finished: it is the state as the reply saw it, not as later turns changed it.
+    """
+
+    skipped: bool = False
+    reason: str = ""                        # why it was skipped: chit-chat, or working memory off
+    error: str = ""
+    update: dict[str, Any] | None = None
+
+    @classmethod
+    def skip(cls, reason: str) -> MonologueOutcome:
+        return cls(skipped=True, reason=reason)
+
+    @classmethod
+    def failed(cls, error: str) -> MonologueOutcome:
+        return cls(error=error)
+
+    @classmethod
+    def of(cls, result: UpdateResult) -> MonologueOutcome:
+        return cls(update=result.trace())
+
+    def trace(self) -> dict[str, Any]:
+        if self.update is not None:
+            return self.update
+        if self.skipped:
+            return {"text": "", "skipped": True, "reason": self.reason}
+        return {"text": "", "error": self.error}
+
+
+@dataclass
+class MemoryRecall:
+    """What long-term memory gave the reply: the fields the agent reads, and the engine's account.
+
+    `detail` is `BeforeReply.trace()` as the engine writes it (which parts it includes is
+    the engine's choice); it is what the trace shows.
+    """
+
+    recalled: list[str] = field(default_factory=list)
+    reflections: list[str] = field(default_factory=list)
+    ms: float = 0.0
+    timed_out: bool = False
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, before: BeforeReply) -> MemoryRecall:
+        return cls(list(before.recalled), list(before.reflections), before.ms, before.timed_out, before.trace())
+
+    def trace(self) -> dict[str, Any]:
+        return self.detail
+
+
+@dataclass
+class SpeechSynthesis:
+    """The reply's speech: summed over its clauses, and where it starts on the session timeline."""
+
+    compute_secs: float | None = None       # None until a clause was synthesised
+    clauses: int = 0
+    audio_secs: float | None = None         # None until audio came out
+    session_start_secs: float | None = None  # set by the replay recorder; live output has no timeline
+    errors: list[str] = field(default_factory=list)
+
+    def trace(self) -> dict[str, Any]:
+        return _measured({"compute_secs": self.compute_secs, "clauses": self.clauses or None,
+                          "audio_secs": self.audio_secs, "session_start_secs": self.session_start_secs,
+                          "errors": self.errors or None})
 
 
 @dataclass
@@ -22,24 +140,25 @@ class TurnRecord:
     end_wait_secs: float             # silence the VAD waited before closing the turn
     detected_at: float               # wall time the VAD closed the turn
     vad_engine: str = ""
-    asr: dict[str, Any] = field(default_factory=dict)
+    asr: Transcription | None = None
     turn_class: str = ""
-    classifier: dict[str, Any] = field(default_factory=dict)
-    monologue: dict[str, Any] = field(default_factory=dict)
+    classifier: Classification | None = None
+    monologue: MonologueOutcome | None = None
     reply_prompt: list[dict[str, str]] = field(default_factory=list)
     reply_model: str = ""
     reply_text: str = ""
     reply_error: str = ""
-    tts: dict[str, Any] = field(default_factory=dict)
-    state_update: Any = None         # asyncio future of the working-memory update, if one runs
+    tts: SpeechSynthesis = field(default_factory=SpeechSynthesis)
+    # The working-memory update while it runs: a reply to a state-changing turn awaits it.
+    state_update: asyncio.Future[UpdateResult | None] | None = None
     state_version: int | None = None  # the state version the reply was built on
-    memories: dict[str, Any] = field(default_factory=dict)   # long-term memories recalled for the reply
+    memories: MemoryRecall | None = None                      # long-term memories recalled for the reply
     marks: dict[str, float] = field(default_factory=dict)     # wall time of each stage's end
     compute: dict[str, float] = field(default_factory=dict)   # seconds inside each model call
 
     @property
     def text(self) -> str:
-        return str(self.asr.get("text", ""))
+        return self.asr.text if self.asr is not None else ""
 
     def mark(self, name: str, at: float) -> None:
         self.marks.setdefault(name, at)

@@ -14,7 +14,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.memory.working.conversation import ConversationLog
 from monologue.memory.working.engine import UpdateResult, WorkingMemory
-from monologue.processors.frames import TurnRecord, UserTurnFrame
+from monologue.processors.frames import MonologueOutcome, TurnRecord, UserTurnFrame
 
 
 class MonologueProcessor(FrameProcessor):
@@ -34,10 +34,9 @@ class MonologueProcessor(FrameProcessor):
 
     def _start(self, turn: TurnRecord) -> None:
         self._log.add("user", turn.text, turn.turn_id)
-        triggers = bool(turn.classifier.get("triggers_monologue"))
+        triggers = turn.classifier is not None and turn.classifier.triggers_monologue
         if self._memory is None or not triggers:
-            turn.monologue = {"text": "", "skipped": True,
-                              "reason": "chit-chat" if self._memory else "working memory off"}
+            turn.monologue = MonologueOutcome.skip("chit-chat" if self._memory else "working memory off")
             return
         self.triggered += 1
         started = time.perf_counter()
@@ -50,14 +49,14 @@ class MonologueProcessor(FrameProcessor):
         try:
             result = await self._memory.update(
                 turn.text, turn=turn.turn_id, turn_class=turn.turn_class,
-                asr_confidence=turn.asr.get("confidence"))
+                asr_confidence=turn.asr.confidence if turn.asr is not None else None)
         except Exception as exc:  # a failed update must not lose the turn
-            turn.monologue = {"text": "", "error": f"{type(exc).__name__}: {exc}"}
+            turn.monologue = MonologueOutcome.failed(f"{type(exc).__name__}: {exc}")
             return None
         finally:
             done = time.perf_counter()
             turn.compute["monologue"] = done - started
             turn.mark("monologue_done", done)
-        turn.monologue = result.trace()
+        turn.monologue = MonologueOutcome.of(result)
         return result
 

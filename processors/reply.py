@@ -19,7 +19,7 @@ from monologue.memory.working.engine import WorkingMemory
 from monologue.memory.working.render import render_state_for_reply
 from monologue.memory.working.state import SessionState
 from monologue.models.chat import ChatError, ChatLLM, StreamStats
-from monologue.processors.frames import AgentTurnEndFrame, ReplyTextFrame, TurnRecord, UserTurnFrame
+from monologue.processors.frames import AgentTurnEndFrame, MemoryRecall, ReplyTextFrame, TurnRecord, UserTurnFrame
 
 _HARD_END = re.compile(r"[.!?;:](?=\s)|[。！？；：]")
 _SOFT_END = re.compile(r",(?=\s)|[，、]")
@@ -182,7 +182,7 @@ class ReplyProcessor(FrameProcessor):
         before = await self._long_term.before_reply(
             turn.text, session_id=session, turn_class=turn.turn_class,
             schema=self._memory.schema if self._memory else None, language=self._language)
-        turn.memories = before.trace()
+        turn.memories = MemoryRecall.of(before)
         notes = []
         if before.exact:
             notes.append("From the records (exact): " + before.exact)

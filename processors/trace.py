@@ -22,14 +22,14 @@ def trace_line(turn: TurnRecord) -> dict[str, Any]:
         "turn": turn.turn_id,
         "vad": {"engine": turn.vad_engine, "start_secs": turn.start_pts, "end_secs": turn.end_pts,
                 "turn_end_wait_secs": turn.end_wait_secs},
-        "asr": turn.asr,
+        "asr": turn.asr.trace() if turn.asr is not None else {},
         "turn_class": turn.turn_class,
-        "classifier": turn.classifier,
-        "monologue": turn.monologue,
-        "memories": turn.memories,
+        "classifier": turn.classifier.trace() if turn.classifier is not None else {},
+        "monologue": turn.monologue.trace() if turn.monologue is not None else {},
+        "memories": turn.memories.trace() if turn.memories is not None else {},
         "reply": {"model": turn.reply_model, "state_version": turn.state_version,
                   "prompt": turn.reply_prompt, "text": turn.reply_text, "error": turn.reply_error},
-        "tts": turn.tts,
+        "tts": turn.tts.trace(),
         "latency_ms": turn.latencies_ms(),
         "compute_ms": compute,
     }
@@ -76,7 +76,7 @@ class TraceWriter(FrameProcessor):
             if turn.text:
                 self._transcript.write(f"[{format_clock(turn.start_pts)}] user: {turn.text}\n")
             if turn.reply_text:
-                at = turn.tts.get("session_start_secs", turn.end_pts)
+                at = turn.tts.session_start_secs if turn.tts.session_start_secs is not None else turn.end_pts
                 self._transcript.write(f"[{format_clock(at)}] agent: {turn.reply_text}\n")
             self._transcript.flush()
         if self._on_turn_done is not None:

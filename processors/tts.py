@@ -39,14 +39,14 @@ class TTSProcessor(FrameProcessor):
         try:
             chunks = await run_on("piper", lambda: list(self._tts.synthesize(frame.text)))
         except Exception as exc:
-            turn.tts.setdefault("errors", []).append(f"{type(exc).__name__}: {exc}")
+            turn.tts.errors.append(f"{type(exc).__name__}: {exc}")
             return
         elapsed = time.perf_counter() - started
         turn.compute.setdefault("tts_first_clause", elapsed)
-        turn.tts["compute_secs"] = round(turn.tts.get("compute_secs", 0.0) + elapsed, 4)
-        turn.tts["clauses"] = turn.tts.get("clauses", 0) + 1
+        speech = turn.tts
+        speech.compute_secs = round((speech.compute_secs or 0.0) + elapsed, 4)
+        speech.clauses += 1
         for audio in chunks:
-            turn.tts["audio_secs"] = round(
-                turn.tts.get("audio_secs", 0.0) + len(audio) / 2 / self._tts.sample_rate, 3)
+            speech.audio_secs = round((speech.audio_secs or 0.0) + len(audio) / 2 / self._tts.sample_rate, 3)
             await self.push_frame(ReplyAudioFrame(audio=audio, sample_rate=self._tts.sample_rate,
                                                   num_channels=1, turn=turn))

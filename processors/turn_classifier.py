@@ -10,7 +10,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.working.turn_classes import classify_turn
-from monologue.processors.frames import UserTurnFrame
+from monologue.processors.frames import Classification, UserTurnFrame
 
 
 class TurnClassifierProcessor(FrameProcessor):
@@ -35,8 +35,7 @@ class TurnClassifierProcessor(FrameProcessor):
             started = time.perf_counter()
             result = classify_turn(frame.turn.text, self._reads_condition, schema=self._schema)
             frame.turn.turn_class = result.turn_class.value
-            frame.turn.classifier = {"cues": list(result.cues),
-                                     "triggers_monologue": result.turn_class.triggers_monologue}
+            frame.turn.classifier = Classification(list(result.cues), result.turn_class.triggers_monologue)
             self.turns += 1
             self.triggered += int(result.turn_class.triggers_monologue)
             frame.turn.compute["classifier"] = time.perf_counter() - started

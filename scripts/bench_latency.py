@@ -94,8 +94,8 @@ def main() -> None:
                        **{f"compute_{k}": round(v * 1000, 1) for k, v in parts.items()},
                        "compute_total": round(compute, 1), "overhead": round(lat["first_audio"] - compute, 1)}
                 (ab_rows[name] if args.ab else rows).append(row)
-            print(f"run {run + 1}/{args.runs} {name}: {result.wall_secs:.1f} s wall for {result.audio_secs:.1f} s audio",
-                  file=sys.stderr, flush=True)
+            print(f"run {run + 1}/{args.runs} {name}: {result.wall_secs:.1f} s wall for "
+                  f"{result.audio_secs:.1f} s audio", file=sys.stderr, flush=True)
     if args.ab:
         rows = ab_rows["with monologue"]
 
@@ -113,15 +113,16 @@ def main() -> None:
     for key in COMPUTE_PARTS:
         values = col(f"compute_{key}")
         print(f"| {key} | {statistics.median(values):.0f} | {pct(values, 0.9):.0f} |")
-    v2v, overhead, compute = col("voice_to_voice"), col("overhead"), col("compute_total")
+    v2v, overhead, computes = col("voice_to_voice"), col("overhead"), col("compute_total")
     wait = config.vad.stop_secs * 1000
-    share_overhead = statistics.median([o / v for o, v in zip(overhead, v2v)])
-    share_compute = statistics.median([c / v for c, v in zip(compute, v2v)])
+    share_overhead = statistics.median([o / v for o, v in zip(overhead, v2v, strict=False)])
+    share_compute = statistics.median([c / v for c, v in zip(computes, v2v, strict=False)])
     print(f"\nvoice-to-voice median {statistics.median(v2v):.0f} ms = turn-end wait {wait:.0f} ms "
-          f"+ model compute {statistics.median(compute):.0f} ms + pipeline overhead {statistics.median(overhead):.0f} ms")
+          f"+ model compute {statistics.median(computes):.0f} ms "
+          f"+ pipeline overhead {statistics.median(overhead):.0f} ms")
     print(f"share of voice-to-voice: model compute {share_compute:.1%}, turn-end wait "
           f"{statistics.median([wait / v for v in v2v]):.1%}, pipeline overhead {share_overhead:.1%} "
-          f"(p90 {pct([o / v for o, v in zip(overhead, v2v)], 0.9):.1%})")
+          f"(p90 {pct([o / v for o, v in zip(overhead, v2v, strict=False)], 0.9):.1%})")
     print(f"replay wall time median {statistics.median(walls):.1f} s for {session.duration_secs:.1f} s of audio "
           f"(×{statistics.median(walls) / session.duration_secs:.2f} real time)")
     print(f"peak RSS {peak_mb:.0f} MB")
@@ -162,8 +163,8 @@ def memory_ab(args: argparse.Namespace, config, session, models) -> None:
                 for turn in result.turns:
                     if turn.text and "first_audio" in turn.marks:
                         v2v[name].append(turn.latencies_ms()["voice_to_voice"])
-                        if turn.memories:
-                            recall_ms.append(turn.memories["ms"])
+                        if turn.memories is not None:
+                            recall_ms.append(round(turn.memories.ms, 1))   # as the trace rounds it
                 print(f"run {run + 1}/{args.runs} {name}: {result.wall_secs:.1f} s wall", file=sys.stderr, flush=True)
     a, b = v2v["with long-term memory"], v2v["without"]
     print(f"\n## Long-term memory on the voice turn — {args.runs} interleaved runs of {Path(args.session).name} "
@@ -171,7 +172,8 @@ def memory_ab(args: argparse.Namespace, config, session, models) -> None:
     print("\n| voice-to-voice (ms) | with long-term memory | without | ratio |\n|---|---:|---:|---:|")
     for label, q in (("median", 0.5), ("p90", 0.9)):
         print(f"| {label} | {pct(a, q):.0f} | {pct(b, q):.0f} | ×{pct(a, q) / pct(b, q):.3f} |")
-    print(f"\nrecall on the critical path: median {statistics.median(recall_ms):.1f} ms, p90 {pct(recall_ms, 0.9):.1f} ms "
+    print(f"\nrecall on the critical path: median {statistics.median(recall_ms):.1f} ms, "
+          f"p90 {pct(recall_ms, 0.9):.1f} ms "
           f"({len(recall_ms)} turns); start + end of session (profile, checks, summaries, consolidation) "
           f"median {statistics.median(session_end_s):.2f} s, outside the turns")
 

@@ -28,7 +28,7 @@ from monologue.memory.working.conversation import ConversationLog
 from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
 from monologue.memory.working.render import render_state_for_reply
 from monologue.memory.working.turn_classes import classify_turn
-from monologue.processors.frames import TurnRecord
+from monologue.processors.frames import Transcription, TurnRecord
 from monologue.processors.reply import PromptOptions, build_reply_prompt
 
 SESSION = Path(__file__).resolve().parent.parent / "assets" / "scripts" / "long_session_en.json"
@@ -75,7 +75,7 @@ async def cost_per_turn(turns: list[dict[str, Any]], repeats: int, count: Callab
             log.add("user", text, index)
             if repeat == 0:
                 record = TurnRecord(index, 0.0, 0.0, 0.0, 0.0)
-                record.asr = {"text": text}
+                record.asr = Transcription(text=text)
                 state_text = render_state_for_reply(memory.state, memory.schema)
                 messages = build_reply_prompt(log, record, PromptOptions(system, 4, 240), state_text)
                 tokens.append(count(prompt_text(messages)))
@@ -112,7 +112,8 @@ def mentions(text: str, slot: str, value: Any) -> bool:
             rf"|half past {h12}|{h12}:30" if minute == 30 else rf"|{h12} o'?clock") + ")"
         return re.search(pattern, t) is not None
     if slot.startswith("dietary:"):
-        return re.search(rf"\b(?:no|not|without|non-|avoid\w*|free of|allerg\w*)\W+(?:\w+\W+){{0,3}}{value[:4]}", t) is not None
+        negated = rf"\b(?:no|not|without|non-|avoid\w*|free of|allerg\w*)\W+(?:\w+\W+){{0,3}}{value[:4]}"
+        return re.search(negated, t) is not None
     if isinstance(value, int):
         words = [str(value)] + ([NUMBER_WORDS[value]] if value in NUMBER_WORDS else [])
         return any(re.search(rf"\b{w}\b", t) for w in words)
@@ -155,7 +156,7 @@ async def three_ways(turns: list[dict[str, Any]], llm_model: str) -> list[dict[s
         live, old = live_at(turns, index)
         question = {"role": "user", "content": READ_BACK}
         record = TurnRecord(index + 1000, 0.0, 0.0, 0.0, 0.0)
-        record.asr = {"text": READ_BACK}
+        record.asr = Transcription(text=READ_BACK)
         prompts = {
             "monologue state": build_reply_prompt(log, record, PromptOptions(system, 4, 240),
                                                   render_state_for_reply(memory.state, memory.schema)),
@@ -191,14 +192,16 @@ def main() -> None:
         print(f"| {t} | {ms[t - 1]:.2f} | {tok[t - 1]} | {hist[t - 1]} |")
     ran = [i for i, m in enumerate(ms) if m > 0.05]          # turns whose update ran (not chit-chat)
     first, last = next(i for i in ran if i >= 2), ran[-1]
-    print(f"\nupdate time, last updating turn ({last + 1}) / first from turn 3 ({first + 1}): ×{ms[last] / ms[first]:.2f}; "
+    print(f"\nupdate time, last updating turn ({last + 1}) / first from turn 3 ({first + 1}): "
+          f"×{ms[last] / ms[first]:.2f}; "
           f"reply prompt turn 30 / turn 3: ×{tok[29] / tok[2]:.2f} (whole history ×{hist[29] / hist[2]:.2f}); "
           f"median update {statistics.median(ms[i] for i in ran):.2f} ms over the {len(ran)} updating turns")
     if args.no_llm:
         return
     rows = asyncio.run(three_ways(turns, args.llm))
     print(f"\n## Read-backs at turns {', '.join(map(str, CHECKPOINTS))} — same LLM ({args.llm}), three prompts")
-    print("\n| method | live conditions stated | superseded values repeated | median reply time (s) |\n|---|---:|---:|---:|")
+    print("\n| method | live conditions stated | superseded values repeated | median reply time (s) |"
+          "\n|---|---:|---:|---:|")
     for method in ("monologue state", "whole history", "last two user turns"):
         mine = [r for r in rows if r["method"] == method]
         honoured, live = sum(r["honoured"] for r in mine), sum(r["live"] for r in mine)

@@ -25,15 +25,20 @@ from monologue.processors.asr import ASRProcessor
 from monologue.processors.audio_out import ReplyRecorder
 from monologue.processors.frames import (
     AgentTurnEndFrame,
+    Classification,
+    MemoryRecall,
+    MonologueOutcome,
     ReplyAudioFrame,
     ReplyTextFrame,
     SpeechSegmentFrame,
+    SpeechSynthesis,
+    Transcription,
     TurnRecord,
     UserTurnFrame,
 )
 from monologue.processors.monologue import MonologueProcessor
 from monologue.processors.reply import ClauseSplitter, PromptOptions, ReplyProcessor, build_reply_prompt
-from monologue.processors.trace import TraceWriter
+from monologue.processors.trace import TraceWriter, trace_line
 from monologue.processors.tts import TTSProcessor
 from monologue.processors.turn_classifier import TurnClassifierProcessor
 from monologue.processors.vad import VADProcessor
@@ -63,7 +68,7 @@ def _chunks(seconds_loud_pattern: list[tuple[float, bool]], rate: int = 16000) -
 def _turn(text: str = "book a table for four at seven", turn_id: int = 1) -> TurnRecord:
     turn = TurnRecord(turn_id=turn_id, start_pts=0.0, end_pts=1.0, end_wait_secs=0.5,
                       detected_at=time.perf_counter())
-    turn.asr = {"text": text, "confidence": 0.9}
+    turn.asr = Transcription(text=text, confidence=0.9)
     return turn
 
 
@@ -92,7 +97,8 @@ async def test_vad_closes_a_turn_still_open_at_the_end_of_input():
 
 
 async def test_vad_splits_overlong_speech():
-    vad = VADProcessor(LoudnessVAD(params=VADParams(start_secs=0.1, stop_secs=0.3, min_volume=0.0)), max_segment_secs=1.0)
+    vad = VADProcessor(LoudnessVAD(params=VADParams(start_secs=0.1, stop_secs=0.3, min_volume=0.0)),
+                       max_segment_secs=1.0)
     down, _ = await run_test(vad, frames_to_send=_chunks([(2.5, True), (0.6, False)]))
     segments = [f for f in down if isinstance(f, SpeechSegmentFrame)]
     assert len(segments) == 3 and all(len(s.audio) / 32000 <= 1.6 for s in segments)
@@ -101,7 +107,7 @@ async def test_vad_splits_overlong_speech():
 async def test_vad_rejects_audio_at_the_wrong_rate():
     vad = VADProcessor(LoudnessVAD(params=VADParams()))
     frame = InputAudioRawFrame(audio=b"\0\0" * 960, sample_rate=48000, num_channels=1)
-    with pytest.raises(Exception):
+    with pytest.raises(ValueError, match="expects 16000 Hz mono"):
         await vad._handle_audio(frame)
 
 
@@ -112,7 +118,7 @@ async def test_asr_emits_transcript_and_turn():
     down, _ = await run_test(ASRProcessor(fake, low_confidence=0.45), frames_to_send=[segment],
                              expected_down_frames=[TranscriptionFrame, UserTurnFrame])
     assert down[0].text == "Book a table for four."
-    assert turn.asr["confidence"] == 0.3 and turn.asr["low_confidence"] is True
+    assert turn.asr is not None and turn.asr.confidence == 0.3 and turn.asr.low_confidence is True
     assert fake.seen[0].dtype == np.float32 and fake.seen[0].size == 16000
     assert "asr_done" in turn.marks
 
@@ -131,7 +137,7 @@ async def test_asr_failure_is_recorded_not_raised():
     turn = _turn("")
     await run_test(ASRProcessor(Broken()), frames_to_send=[SpeechSegmentFrame(turn=turn, audio=b"\0\0")],
                    expected_down_frames=[AgentTurnEndFrame])
-    assert "model file damaged" in turn.asr["error"]
+    assert turn.asr is not None and "model file damaged" in (turn.asr.error or "")
 
 
 async def test_classifier_labels_turns_and_counts_share():
@@ -149,7 +155,7 @@ async def test_monologue_slot_records_the_user_turn():
     await run_test(MonologueProcessor(log), frames_to_send=[UserTurnFrame(turn=turn)],
                    expected_down_frames=[UserTurnFrame])
     assert [u.text for u in log.all()] == ["Four people please."]
-    assert turn.monologue["skipped"] is True
+    assert turn.monologue is not None and turn.monologue.skipped is True
 
 
 def test_clause_splitter_cuts_sentences_and_long_commas():
@@ -255,7 +261,7 @@ async def test_tts_speaks_each_clause():
     down, _ = await run_test(TTSProcessor(synth), frames_to_send=frames,
                              expected_down_frames=[ReplyAudioFrame, ReplyAudioFrame, AgentTurnEndFrame])
     assert synth.spoken == ["Sure.", "Seven it is."]
-    assert turn.tts["clauses"] == 2 and turn.tts["audio_secs"] == pytest.approx(0.2, abs=0.01)
+    assert turn.tts.clauses == 2 and turn.tts.audio_secs == pytest.approx(0.2, abs=0.01)
 
 
 async def test_recorder_places_reply_after_the_users_speech():
@@ -264,7 +270,8 @@ async def test_recorder_places_reply_after_the_users_speech():
     audio = np.ones(2205, dtype=np.int16).tobytes()
     frames = [ReplyAudioFrame(audio=audio, sample_rate=22050, num_channels=1, turn=turn)] * 2
     await run_test(recorder, frames_to_send=frames)
-    start = turn.tts["session_start_secs"]
+    start = turn.tts.session_start_secs
+    assert start is not None
     assert start >= turn.end_pts + turn.end_wait_secs
     rendered, rate = recorder.render(min_secs=5.0)
     assert rate == 22050 and rendered.size >= 5 * 22050
@@ -335,5 +342,88 @@ async def test_memory_writes_never_delay_the_reply(tmp_path):
     started = time.perf_counter()
     down, _ = await run_test(reply, frames_to_send=[UserTurnFrame(turn=turn)])
     assert isinstance(down[-1], AgentTurnEndFrame)
-    assert turn.memories["timed_out"] is True and turn.memories["ms"] < 200
+    assert turn.memories is not None and turn.memories.timed_out is True and turn.memories.ms < 200
     assert turn.marks["llm_start"] - started < 0.3                # the reply did not wait for memory
+
+
+def _full_turn() -> TurnRecord:
+    """A voice turn every stage wrote to: what trace.jsonl has carried since trace v1."""
+    from monologue.memory.longterm.engine import BeforeReply
+
+    turn = TurnRecord(turn_id=3, start_pts=9.4, end_pts=12.1, end_wait_secs=0.5, detected_at=100.0,
+                      vad_engine="silero")
+    turn.asr = Transcription(text="Four people at seven.", language="en", confidence=0.91, avg_logprob=-0.2,
+                             no_speech_prob=0.01, audio_secs=2.7, low_confidence=False)
+    turn.turn_class = "information_change"
+    turn.classifier = Classification(cues=["four", "seven"], triggers_monologue=True)
+    turn.monologue = MonologueOutcome(update={
+        "text": "Settled: party size = 4.", "version": 2, "operations": [{"op": "set"}], "state_before": {},
+        "state_after": {"version": 2}, "diff": {"party_size": 4}, "clarify": "", "llm_used": False,
+        "llm_error": "", "timings_ms": {"rules": 1.5}})
+    turn.memories = MemoryRecall.of(BeforeReply(recalled=["I prefer window seats."],
+                                                 reflections=["Likes quiet places."], ms=12.34, exact="party of four"))
+    turn.reply_model, turn.reply_text, turn.state_version = "openai/gpt-4o-mini", "Noted.", 2
+    turn.reply_prompt = [{"role": "user", "content": "Four people at seven."}]
+    turn.tts = SpeechSynthesis(compute_secs=0.08, clauses=1, audio_secs=0.58, session_start_secs=13.7)
+    for name, at in (("asr_done", 100.2), ("classified", 100.21), ("llm_first_token", 100.9),
+                     ("first_audio", 101.0)):
+        turn.mark(name, at)
+    turn.compute.update(asr=0.2, classifier=0.0004)
+    return turn
+
+
+def test_trace_line_keeps_its_keys_and_values():
+    """trace.jsonl is read by benchmarks and people: a section's shape changes only with TRACE_VERSION."""
+    line = trace_line(_full_turn())
+    assert list(line) == ["v", "turn", "vad", "asr", "turn_class", "classifier", "monologue", "memories",
+                          "reply", "tts", "latency_ms", "compute_ms"]
+    assert line == {
+        "v": 1, "turn": 3,
+        "vad": {"engine": "silero", "start_secs": 9.4, "end_secs": 12.1, "turn_end_wait_secs": 0.5},
+        "asr": {"text": "Four people at seven.", "language": "en", "confidence": 0.91, "avg_logprob": -0.2,
+                "no_speech_prob": 0.01, "audio_secs": 2.7, "low_confidence": False},
+        "turn_class": "information_change",
+        "classifier": {"cues": ["four", "seven"], "triggers_monologue": True},
+        "monologue": {"text": "Settled: party size = 4.", "version": 2, "operations": [{"op": "set"}],
+                      "state_before": {}, "state_after": {"version": 2}, "diff": {"party_size": 4},
+                      "clarify": "", "llm_used": False, "llm_error": "", "timings_ms": {"rules": 1.5}},
+        "memories": {"recalled": ["I prefer window seats."], "ms": 12.3, "timed_out": False,
+                     "reflections": ["Likes quiet places."], "exact": "party of four"},
+        "reply": {"model": "openai/gpt-4o-mini", "state_version": 2,
+                  "prompt": [{"role": "user", "content": "Four people at seven."}], "text": "Noted.", "error": ""},
+        "tts": {"compute_secs": 0.08, "clauses": 1, "audio_secs": 0.58, "session_start_secs": 13.7},
+        "latency_ms": {"turn_end_wait": 500.0, "asr_done": 200.0, "classified": 210.0, "llm_first_token": 900.0,
+                       "first_audio": 1000.0, "voice_to_voice": 1500.0},
+        "compute_ms": {"asr": 200.0, "classifier": 0.4},
+    }
+    assert list(line["asr"]) == ["text", "language", "confidence", "avg_logprob", "no_speech_prob", "audio_secs",
+                                 "low_confidence"]
+    assert list(line["tts"]) == ["compute_secs", "clauses", "audio_secs", "session_start_secs"]
+
+
+def test_trace_line_leaves_sections_a_turn_never_reached_empty():
+    turn = TurnRecord(turn_id=1, start_pts=0.0, end_pts=0.4, end_wait_secs=0.5, detected_at=100.0, vad_engine="webrtc")
+    turn.asr = Transcription(text="", error="RuntimeError: model file damaged")
+    line = trace_line(turn)
+    assert line["asr"] == {"text": "", "error": "RuntimeError: model file damaged"}
+    assert line["classifier"] == line["monologue"] == line["memories"] == line["tts"] == {}
+    assert line["turn_class"] == "" and line["reply"] == {"model": "", "state_version": None, "prompt": [],
+                                                          "text": "", "error": ""}
+    assert line["latency_ms"] == {"turn_end_wait": 500.0} and line["compute_ms"] == {}
+
+
+def test_trace_line_of_a_chit_chat_turn_and_a_failed_clause():
+    turn = TurnRecord(turn_id=2, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0, detected_at=100.0, vad_engine="text")
+    turn.asr = Transcription(text="Nice weather.", confidence=1.0, language="", source="text")
+    turn.classifier = Classification(cues=[], triggers_monologue=False)
+    turn.monologue = MonologueOutcome.skip("chit-chat")
+    turn.tts = SpeechSynthesis(compute_secs=0.05, clauses=1, audio_secs=0.4, errors=["RuntimeError: voice gone"])
+    line = trace_line(turn)
+    assert line["asr"] == {"text": "Nice weather.", "confidence": 1.0, "language": "", "source": "text"}
+    assert line["classifier"] == {"cues": [], "triggers_monologue": False}
+    assert line["monologue"] == {"text": "", "skipped": True, "reason": "chit-chat"}
+    assert line["tts"] == {"compute_secs": 0.05, "clauses": 1, "audio_secs": 0.4,
+                           "errors": ["RuntimeError: voice gone"]}
+    failed = MonologueOutcome.failed("TimeoutError: update took too long")
+    assert trace_line(TurnRecord(2, 0.0, 0.0, 0.0, 100.0, monologue=failed))["monologue"] == {
+        "text": "", "error": "TimeoutError: update took too long"}

@@ -98,7 +98,7 @@ async def test_thirty_turn_session_stays_clean(expire_after):
     lines = [line for line, _ in LONG_SESSION]
     result, states, memory, _ = await _chat(lines, expire_after=expire_after)
     expected: dict[str, object] = {}
-    for turn, ((line, changes), state) in enumerate(zip(LONG_SESSION, states), 1):
+    for turn, ((line, changes), state) in enumerate(zip(LONG_SESSION, states, strict=False), 1):
         expected.update(changes)
         live = {slot: c.value for slot, c in state.constraints.items()}
         for slot, value in expected.items():
@@ -181,7 +181,7 @@ async def test_reply_waits_for_state_only_on_changing_turns(tmp_path):
     change, chat, booking = result.turns
     assert change.compute["reply_waited_for_state"] >= 0.3       # built on the updated state
     assert "reply_waited_for_state" not in chat.compute            # chit-chat never waits
-    assert chat.monologue.get("skipped")
+    assert chat.monologue is not None and chat.monologue.skipped
     trace = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text().splitlines()]
     for line in trace:
         if not line["monologue"].get("skipped"):

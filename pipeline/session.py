@@ -1,0 +1,139 @@
+"""One conversation's lifecycle, written once for every way in (chat, talk, replay, a server).
+
+    working memory → processors → long-term memory's opening line → the worker runs
+    → trace closed → long-term session ended (also when the run fails or is stopped)
+
+A way in brings only what it alone knows: where the user's turns come from (the source
+processor), where the agent's voice goes (the sink), and what to show the person while
+the session runs (hooks). Everything else about a session happens here, in one order.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pipecat.processors.frame_processor import FrameProcessor
+
+from monologue.configs import MonologueConfig
+from monologue.memory.longterm.engine import LongTermMemory
+from monologue.memory.stores.protocols import StateStore
+from monologue.memory.working.engine import WorkingMemory
+from monologue.pipeline.builder import (
+    AgentModels,
+    AgentProcessors,
+    TurnGate,
+    build_processors,
+    make_worker,
+    run_worker,
+    session_memory,
+)
+from monologue.processors.frames import TurnRecord
+
+SessionMode = Literal["speech", "text"]
+
+
+@dataclass
+class SessionSpec:
+    """What a session runs on and where its record goes."""
+
+    config: MonologueConfig
+    models: AgentModels
+    out_dir: Path | None = None              # trace.jsonl and transcript.txt; None writes no files
+    session_id: str | None = None            # None: a new one; an existing id continues its stored state
+    store: StateStore | None = None          # working memory's store; None keeps the state in this process
+    memory: WorkingMemory | None = None      # working memory made by the caller (tests); None: made from config
+    long_term: LongTermMemory | None = None  # the user's memory across sessions; None: nothing is kept
+    mode: SessionMode = "speech"             # text: typed turns in, text out (no VAD, ASR or TTS)
+    handle_sigint: bool = False              # Ctrl-C ends the worker gracefully (the command line)
+
+
+@dataclass
+class Session:
+    """One conversation: its id, memories, processors and opening line.
+
+    The hooks see it while it runs; `run_session` returns it once it has ended.
+    """
+
+    session_id: str
+    memory: WorkingMemory | None
+    long_term: LongTermMemory | None
+    processors: AgentProcessors
+    opening: str = ""        # long-term memory's greeting, spoken before the user's first turn
+    wall_secs: float = 0.0   # from the worker's start to the end of the long-term session
+
+    @property
+    def turns(self) -> list[TurnRecord]:
+        """The turns answered and traced so far."""
+        return self.processors.trace.turns
+
+    @property
+    def triggered_share(self) -> float:
+        return self.processors.classifier.triggered_share
+
+
+@dataclass
+class SessionHooks:
+    """How a way in follows its session. All optional; each runs on the event loop, so keep it short."""
+
+    # Memories started and the opening line known; the worker is about to run.
+    on_start: Callable[[Session], None] | None = None
+    # A turn was answered and traced (with the working memory it may have changed).
+    on_turn: Callable[[TurnRecord, WorkingMemory | None], None] | None = None
+    # The session is over and its long-term session ended; also after an error or Ctrl-C.
+    on_end: Callable[[Session], None] | None = None
+
+
+def session_pipeline(processors: AgentProcessors, source: FrameProcessor, sink: FrameProcessor | None,
+                     mode: SessionMode = "speech") -> list[FrameProcessor]:
+    """source → the agent's stages → sink → trace. Text mode has no audio stages and no sink."""
+    if mode == "speech":
+        stages: list[FrameProcessor] = processors.before_output()
+    else:
+        stages = [processors.classifier, processors.monologue, processors.reply]
+    return [source, *stages, *([sink] if sink is not None else []), processors.trace]
+
+
+async def run_session(spec: SessionSpec, source: FrameProcessor, sink: FrameProcessor | None = None, *,
+                      gate: TurnGate | None = None, hooks: SessionHooks | None = None) -> Session:
+    """Run one conversation from `source` to `sink` until the source ends it or it is stopped.
+
+    `gate` counts the turns the agent has not finished answering, for a source that feeds
+    the next turn only once the last one was answered (replay, chat): the VAD opens a turn
+    (a text source opens its own), the trace closes it.
+    """
+    hooks = hooks or SessionHooks()
+    memory = spec.memory or session_memory(spec.config, spec.models, spec.session_id, spec.store)
+    # Without working memory no state is stored, but long-term memory still files the session under an id.
+    session_id = memory.session_id if memory is not None else spec.session_id or ""
+
+    def turn_done(turn: TurnRecord) -> None:
+        if hooks.on_turn is not None:
+            hooks.on_turn(turn, memory)
+        if gate is not None:
+            gate.turn_done(turn)
+
+    processors = build_processors(spec.config, spec.models, spec.out_dir,
+                                  on_turn_end=gate.turn_started if gate is not None else None,
+                                  on_turn_done=turn_done, memory=memory, long_term=spec.long_term)
+    worker = make_worker(session_pipeline(processors, source, sink, spec.mode))
+    session = Session(session_id, memory, spec.long_term, processors)
+    if spec.long_term is not None:
+        session.opening = await spec.long_term.start_session(memory, session_id=session_id)
+        processors.reply.set_opening(session.opening)
+    if hooks.on_start is not None:
+        hooks.on_start(session)
+    started = time.perf_counter()
+    try:
+        await run_worker(worker, handle_sigint=spec.handle_sigint)
+    finally:
+        processors.trace.close()
+        if spec.long_term is not None:
+            await spec.long_term.end_session(memory, session_id=session_id)
+        session.wall_secs = time.perf_counter() - started
+        if hooks.on_end is not None:
+            hooks.on_end(session)
+    return session
