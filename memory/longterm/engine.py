@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,9 +24,11 @@ from typing import Any
 import numpy as np
 
 from monologue.memory.domain.schema import DomainSchema
+from monologue.memory.language.cues import PAST_CUES, PROMISE_CUES, yes_or_no
+from monologue.memory.language.phrases import say
 from monologue.memory.longterm.checks import PreConversationChecks, run_checks
 from monologue.memory.longterm.conflicts import HIGH_RISK, PREFERENCE, Conflict, find_conflict
-from monologue.memory.longterm.importance import rule_importance
+from monologue.memory.longterm.importance import rule_importance, worth_remembering
 from monologue.memory.longterm.llm_help import MemoryLLM
 from monologue.memory.longterm.planning import Plan, Planner
 from monologue.memory.longterm.profile import opening_line, seed_operations, update_profile
@@ -42,43 +43,9 @@ from monologue.memory.longterm.timetravel import match as time_travel_match
 from monologue.memory.stores.profiles import SQLiteProfileStore
 from monologue.memory.stores.protocols import MemoryStore, ProfileStore
 from monologue.memory.working.engine import WorkingMemory
-from monologue.memory.working.turn_classes import NO_EN, YES_EN
 
 Embed = Callable[[list[str]], np.ndarray]
 RECALL_WEIGHTS = RetrievalWeights(recency=0.05, importance=0.10, relevance=0.85)
-
-_YES = re.compile(r"^\W*(?:" + YES_EN + r")\b|^(?:好的?|对的?|是的?|嗯|可以|行|没错|变了|确定)", re.IGNORECASE)
-_NO = re.compile(r"^\W*(?:" + NO_EN + r"|not anymore)\b|^(?:不|没有|没变|不用|不要)", re.IGNORECASE)
-_PAST = re.compile(r"\b(?:last time|before|earlier|previous(?:ly)?|remember|we talked|you said)\b|上次|之前|以前|记得",
-                   re.IGNORECASE)
-_PROMISE = re.compile(r"\bI(?:'ll| will) (?:remind|send|book|check|call|follow up|look into|get back|let you know|"
-                      r"find)\b[^.!?]*", re.IGNORECASE)
-
-
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|we're|our|us)\b|我", re.IGNORECASE)
-
-
-def worth_remembering(text: str, turn_class: str) -> bool:
-    """A change to the task, or a statement about the user themselves; not questions,
-    yes/no answers or small talk (the classifier's chit-chat covers facts about the user
-    that do not change the task, like "my daughter is 6")."""
-    text = text.strip()
-    if turn_class == "confirmation" or not text:
-        return False
-    if turn_class == "information_change":
-        return len(text.split()) >= 2 or bool(re.search(r"[\u4e00-\u9fff]{4,}", text))
-    if text.endswith(("?", "？")) or rule_importance(text) == 2:
-        return False
-    return bool(_FIRST_PERSON.search(text)) and (len(text.split()) >= 4 or bool(re.search(r"[\u4e00-\u9fff]{6,}", text)))
-
-
-def yes_or_no(text: str) -> bool | None:
-    if _NO.search(text):
-        return False
-    if _YES.search(text):
-        return True
-    return None
-
 
 @dataclass(frozen=True)
 class LongTermOptions:
@@ -221,7 +188,7 @@ class LongTermMemory:
         out.used = [m.record.id for m in items[: self.options.recall_k] + result.reflections[:1]]
         if schema is not None:
             out.exact = self.exact_answer(text, schema, language)
-        if _PAST.search(text) or time_window(text, now):
+        if PAST_CUES.search(text) or time_window(text, now):
             summaries = self.pyramid.load().render(self.options.summary_chars)
             if summaries:
                 out.notes.append("Earlier sessions (summaries, newest first):\n" + summaries)
@@ -230,10 +197,7 @@ class LongTermMemory:
     def _answer_words(self, awaiting: Awaiting, yes: bool, language: str) -> tuple[str | None, str]:
         if awaiting.kind == "conflict" and awaiting.conflict is not None:
             new, old = awaiting.conflict.new_text, awaiting.conflict.old.text
-            if language == "zh":
-                return (f"好的，我更新了：“{new}”。" if yes else f"好的，我保留原来的：“{old}”。"), ""
-            return (f"Thanks — I've updated it: \"{new}\"." if yes
-                    else f"Thanks — I'll keep what you told me before: \"{old}\"."), ""
+            return (say("conflict.updated", language, new=new) if yes else say("conflict.kept", language, old=old)), ""
         plan = self.stream.get(awaiting.memory_id)
         what = plan.text if plan else "the suggestion"
         return None, (f"The user accepted your suggestion ({what}); go ahead with it." if yes
@@ -279,7 +243,7 @@ class LongTermMemory:
             written.append(new.id)
         elif worth_remembering(text, turn_class) and not answered_conflict:
             written += self._remember(text, before.conflict, session_id, evidence)
-        for promise in _PROMISE.findall(reply_text or ""):
+        for promise in PROMISE_CUES.findall(reply_text or ""):
             self.profiles.add_commitment(self.user_id, session_id, promise.strip(), self.clock())
         holding = self.awaiting is not None and self.awaiting.kind == "conflict"
         if working is not None and turn_class == "information_change" and not holding:

@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema
+from monologue.memory.language.phrases import join, say
 from monologue.memory.longterm.records import ProfileFact, UserProfile
 from monologue.memory.working.state import Condition, Operation, SessionState, describe_condition
 
@@ -84,25 +85,19 @@ def opening_line(profile: UserProfile, schema: DomainSchema, language: str = "en
              for f in profile.facts.values()]
     if not last:
         keys = [spec.label(language) for spec in schema.keys.values() if spec.durable][:2]
-        if language == "zh":
-            return "你好！第一次见面，先问一下：" + "、".join(keys) + "方面有什么偏好吗？" if keys else "你好！"
-        return ("Hi! Before we start — any preferences I should know about, like " + " or ".join(keys) + "?"
-                if keys else "Hi! How can I help?")
+        if not keys:
+            return say("opening.hello", language)
+        return say("opening.first", language, keys=join(keys, language, "opening.first.or"))
     status = last.get("status", "IN_PROGRESS")
     now = time.time() if now is None else now
     if status == "ARCHIVED" or (last.get("ended_at") and now - last["ended_at"] > ARCHIVE_AFTER_DAYS * 86400):
         last = {"goal": "", "conditions": []}   # too old to pick up: greet, keep the preferences
-    where = last.get("goal") or "our last conversation"
-    if language == "zh":
-        line = f"欢迎回来！上次我们在{where}"
-        line += f"（{'；'.join(last.get('conditions', [])[:3])}）" if last.get("conditions") else ""
-        line += f"。我记得你的偏好：{'；'.join(prefs)}，还是这样吗？" if prefs else "。要接着来吗？"
-        return line
-    line = f"Welcome back! Last time: {where}"
-    line += f" ({'; '.join(last.get('conditions', [])[:3])})" if last.get("conditions") else ""
-    if status == "COMPLETED":
-        line += ", all confirmed"
-    if last.get("open"):
-        line += f". Still open: {last['open'][0]}"
-    line += f". I still have {'; '.join(prefs)} — is that still right?" if prefs else ". Shall we pick up from there?"
-    return line
+    conditions = last.get("conditions")
+    return say("opening.back", language,
+               where=last.get("goal") or say("opening.last_conversation", language),
+               conditions=say("opening.conditions", language, conditions=join(conditions[:3], language, "list.sep"))
+               if conditions else "",
+               status=say("opening.completed", language) if status == "COMPLETED" else "",
+               still_open=say("opening.still_open", language, question=last["open"][0]) if last.get("open") else "",
+               follow_up=say("opening.preferences", language, preferences=join(prefs, language, "list.sep"))
+               if prefs else say("opening.pick_up", language))

@@ -130,7 +130,8 @@ class MemoryStream:
         # Reasoning built on the old memory (reflections, plans) is held until rebuilt.
         records, vectors = self.records()
         for i, record in enumerate(records):
-            if old.id in record.evidence and record.current and (record.kind == "reflection" or record.source == "plan"):
+            built_on_old = record.kind == "reflection" or record.source == "plan"
+            if old.id in record.evidence and record.current and built_on_old:
                 record.held = True
                 record.notes.append(f"rests on a replaced memory ({old.id})")
                 self.store.put(record, vectors[i] if vectors.shape[1] else None)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from monologue.memory.language.phrases import say
 from monologue.memory.stores.protocols import ProfileStore
 
 Summarize = Callable[[list[str]], "str | None"]       # texts → one condensed text (an LLM)
@@ -26,16 +27,16 @@ def _day(at: float) -> str:
 
 def session_summary(last_session: dict[str, Any], said: list[str], language: str = "en") -> str:
     """A detailed summary of one session from its record and what the user said."""
-    goal = last_session.get("goal") or ("对话" if language == "zh" else "a conversation")
+    goal = last_session.get("goal") or say("session.a_conversation", language)
     parts = [f"{_day(last_session.get('ended_at', 0.0))}: {goal}"]
     if last_session.get("conditions"):
         parts.append("; ".join(last_session["conditions"]))
     if last_session.get("status"):
         parts.append(f"[{last_session['status']}]")
     if last_session.get("open"):
-        parts.append(("未决：" if language == "zh" else "open: ") + "; ".join(last_session["open"]))
+        parts.append(say("summary.open", language, items="; ".join(last_session["open"])))
     if said:
-        parts.append(("用户说：" if language == "zh" else "the user said: ") + " / ".join(said[:3]))
+        parts.append(say("summary.said", language, said=" / ".join(said[:3])))
     return " — ".join(parts)
 
 
@@ -92,8 +93,8 @@ class SummaryPyramid:
         older = sessions[:-DETAILED][-MERGED_SPAN:]
         if older:
             rule = "; ".join(_first_clause(s["text"]) for s in older)
-            self.profiles.put_summary(self.user_id, "merged", "merged", self._condense([s["text"] for s in older], rule),
-                                      [s["key"] for s in older], at)
+            condensed = self._condense([s["text"] for s in older], rule)
+            self.profiles.put_summary(self.user_id, "merged", "merged", condensed, [s["key"] for s in older], at)
         goals = Counter(s["text"].split(" — ")[0].split(": ", 1)[-1] for s in sessions)
         common = ", ".join(f"{goal} ({count}×)" for goal, count in goals.most_common(3))
         rule = f"{len(sessions)} conversations from {_day(sessions[0]['at'])} to {_day(sessions[-1]['at'])}: {common}"
