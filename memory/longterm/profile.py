@@ -11,11 +11,11 @@ to a profile appends an audit record that is never rewritten (U6).
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Set
 
 from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.language.phrases import join, say
-from monologue.memory.longterm.records import ProfileFact, UserProfile
+from monologue.memory.longterm.records import AuditEntry, ProfileFact, UserProfile
 from monologue.memory.working.state import Condition, Operation, SessionState, describe_condition
 
 SESSION_STATUSES = ("NOT_STARTED", "IN_PROGRESS", "WAITING_FOR_USER", "COMPLETED", "ARCHIVED")
@@ -45,10 +45,10 @@ def _fact_view(fact: ProfileFact | Condition) -> str:
 
 
 def update_profile(profile: UserProfile, state: SessionState, schema: DomainSchema,
-                   withdrawn_keys: set[str], now: float | None = None) -> list[tuple[str, Any, Any, str, str]]:
+                   withdrawn_keys: Set[str], now: float | None = None) -> list[AuditEntry]:
     """Fold a finished session into the profile; returns the audit entries it implies."""
     now = time.time() if now is None else now
-    audit: list[tuple[str, Any, Any, str, str]] = []
+    audit: list[AuditEntry] = []
     live = {slot: c for slot, c in state.constraints.items() if schema.key(c.key).durable and c.status == "active"}
     for slot, condition in live.items():
         old = profile.facts.get(slot)
@@ -57,11 +57,11 @@ def update_profile(profile: UserProfile, state: SessionState, schema: DomainSche
             continue
         profile.facts[slot] = ProfileFact(condition.key, condition.comparator, condition.value, condition.words,
                                           state.session_id, now)
-        audit.append((slot, None if old is None else _fact_view(old), _fact_view(condition),
-                      "preference updated" if old else "new preference", state.session_id))
+        audit.append(AuditEntry(slot, None if old is None else _fact_view(old), _fact_view(condition),
+                                "preference updated" if old else "new preference", state.session_id))
     for slot in [s for s, f in profile.facts.items() if f.key in withdrawn_keys and s not in live]:
         old = profile.facts.pop(slot)
-        audit.append((slot, _fact_view(old), None, "the user withdrew it", state.session_id))
+        audit.append(AuditEntry(slot, _fact_view(old), None, "the user withdrew it", state.session_id))
     profile.last_session = {
         "id": state.session_id, "ended_at": now, "goal": state.goal, "status": session_status(state, now, now),
         "conditions": [describe_condition(c, schema) for c in state.constraints.values()],
