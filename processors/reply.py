@@ -208,8 +208,8 @@ class ReplyProcessor(FrameProcessor):
 
     async def _remember(self, long_term: LongTermMemory, turn: TurnRecord, before: BeforeReply,
                         session_id: str) -> None:
-        # A change to the task may reach the profile at once (L8): long-term memory reads
-        # the session's state as this turn left it.
+        # Only a change to the task can reach the profile at once (L8): for those turns
+        # long-term memory reads the session's state as this turn left it.
         session = None
         if self._memory is not None and turn.turn_class == "information_change":
             session = await asyncio.to_thread(session_snapshot, self._memory)
