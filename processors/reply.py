@@ -13,7 +13,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.memory.domain.catalogue import render_options
 from monologue.memory.language.phrases import say
-from monologue.memory.longterm.engine import BeforeReply, LongTermMemory
+from monologue.memory.longterm.engine import AfterReply, BeforeReply, LongTermMemory, session_snapshot
 from monologue.memory.working.conversation import ConversationLog, Utterance
 from monologue.memory.working.engine import WorkingMemory
 from monologue.memory.working.render import render_state_for_reply
@@ -199,10 +199,26 @@ class ReplyProcessor(FrameProcessor):
         """The memory writes this turn implies, off the critical path."""
         if self._long_term is None or before is None:
             return
-        session = self._memory.session_id if self._memory else ""
-        self._long_term.spawn(self._long_term.after_reply(
-            before, turn.text, session_id=session, turn=turn.turn_id, turn_class=turn.turn_class,
-            reply_text=turn.reply_text, working=self._memory))
+        session_id = self._memory.session_id if self._memory else ""
+        self._long_term.spawn(self._remember(self._long_term, turn, before, session_id), session_id=session_id)
+
+    async def _remember(self, long_term: LongTermMemory, turn: TurnRecord, before: BeforeReply,
+                        session_id: str) -> None:
+        # Only a change to the task can reach the profile at once (L8): for those turns
+        # long-term memory reads the session's state as this turn left it.
+        session = None
+        if self._memory is not None and turn.turn_class == "information_change":
+            session = await asyncio.to_thread(session_snapshot, self._memory)
+        changes = await long_term.after_reply(before, turn.text, session_id=session_id, turn=turn.turn_id,
+                                              turn_class=turn.turn_class, reply_text=turn.reply_text, session=session)
+        await self._apply_long_term(changes, turn)
+
+    async def _apply_long_term(self, changes: AfterReply, turn: TurnRecord) -> None:
+        """What long-term memory asks of this session's working memory: the two engines
+        meet here, not inside either."""
+        if self._memory is not None and changes.restore_text:
+            # "No, I still am": the earlier statement stands, in this session's state too.
+            await self._memory.update(changes.restore_text, turn=turn.turn_id, turn_class="information_change")
 
     async def flush(self) -> None:
         """Wait for background memory writes (end of session, tests)."""

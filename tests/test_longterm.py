@@ -4,12 +4,15 @@ conflicts by risk, time travel, reflection, planning, summaries, checks, bad inp
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 from fakes import Clock, bag_of_words
+from loguru import logger
 
 from monologue.memory.longterm.checks import run_checks
-from monologue.memory.longterm.engine import LongTermMemory, LongTermOptions
+from monologue.memory.longterm.core import LongTermCore
+from monologue.memory.longterm.engine import LongTermMemory, LongTermOptions, session_snapshot
 from monologue.memory.longterm.planning import Planner
 from monologue.memory.longterm.records import DAY
 from monologue.memory.longterm.reflection import Reflector
@@ -30,8 +33,8 @@ def clock():
 @pytest.fixture
 def ltm(tmp_path, clock):
     path = tmp_path / "m.db"
-    return LongTermMemory(SQLiteMemoryStore(path), "ann", embed=bag_of_words, clock=clock, profiles=SQLiteProfileStore(path),
-                          options=LongTermOptions(budget_ms=5000))
+    return LongTermMemory(SQLiteMemoryStore(path), "ann", embed=bag_of_words, clock=clock,
+                          profiles=SQLiteProfileStore(path), options=LongTermOptions(budget_ms=5000))
 
 
 def turn(ltm: LongTermMemory, text: str, session: str, n: int, turn_class: str = "information_change"):
@@ -99,7 +102,8 @@ def test_time_travel_changes_last_weeks_plan(ltm, clock):
     assert "Dinner with Anna on Friday at 7 pm." in current(ltm)
     assert "Dinner with Anna on Wednesday at 7 pm." not in current(ltm)
     entry = next(e for e in ltm.profiles.audit("ann") if e["reason"].startswith("changed on the user's request"))
-    assert entry["before"] == "Dinner with Anna on Wednesday at 7 pm." and entry["after"] == "Dinner with Anna on Friday at 7 pm."
+    assert entry["before"] == "Dinner with Anna on Wednesday at 7 pm."
+    assert entry["after"] == "Dinner with Anna on Friday at 7 pm."
     clock.advance(30)                                               # out of the window: nothing is changed
     assert turn(ltm, "The plan I mentioned last week — change it to Monday.", "s3", 1).travel is None
 
@@ -148,12 +152,15 @@ def test_plan_states_its_reason_and_learns_from_the_answer(tmp_path, clock):
     assert plan is not None and "because you told me" in plan.spoken() and "spicy" in plan.reason
     assert plan.record.source == "plan" and plan.record.evidence
     accepted = planner.accept(plan.record.id)
-    assert accepted.importance == 8 and accepted.confirmed
+    assert accepted is not None and accepted.importance == 8 and accepted.confirmed
     bob = MemoryStream(SQLiteMemoryStore(tmp_path / "p.db"), "bob", embed=bag_of_words, clock=clock)
     bob.add("I never want spicy food when I book a restaurant table.", session_id="s1")
     bobs = Planner(bob, Retriever(bob))
-    rejected = bobs.reject(bobs.propose("book a restaurant table", "s2").record.id, "no, I want to try something new")
-    assert rejected.importance < 6 and rejected.notes == ["rejected: no, I want to try something new"]
+    proposed = bobs.propose("book a restaurant table", "s2")
+    assert proposed is not None
+    rejected = bobs.reject(proposed.record.id, "no, I want to try something new")
+    assert rejected is not None and rejected.importance < 6
+    assert rejected.notes == ["rejected: no, I want to try something new"]
 
 
 def test_summary_pyramid(tmp_path):
@@ -163,6 +170,7 @@ def test_summary_pyramid(tmp_path):
         pyramid.add_session(f"s{i:02d}", f"2026-01-{i + 1:02d}: session {i} — detail {i}", T0 + i * DAY)
     loaded = pyramid.load()
     assert [s["key"] for s in loaded.recent] == ["s26", "s25", "s24", "s23", "s22"]     # newest first, detailed
+    assert loaded.merged is not None and loaded.overall is not None
     assert loaded.merged["sessions"] == [f"s{i:02d}" for i in range(2, 22)]            # the 20 before
     assert loaded.overall["text"].startswith("27 conversations")
     text = loaded.render(10_000)
@@ -207,6 +215,7 @@ def test_llm_importance_only_when_rules_abstain(tmp_path, clock):
 
     stream.importance_fn = broken
     assert stream.add("Our neighbour repainted the fence.").importance == 4     # failure: the default
+    assert stream.scorer_failures == 1                                         # counted
 
 
 def test_bad_input_keeps_the_stream_consistent(ltm, monkeypatch):
@@ -235,7 +244,8 @@ def test_reasoning_on_a_replaced_memory_is_held(tmp_path, clock):
     plan = stream.add("Plan: a kids' menu for a 6 year old", source="plan", evidence=[old.id])
     new = stream.add("My daughter is 7 years old.", merge=False)
     stream.supersede(old, new, "factual correction", misstatement=True)
-    assert stream.get(plan.id).held and "rests on a replaced memory" in stream.get(plan.id).notes[0]
+    held = stream.get(plan.id)
+    assert held is not None and held.held and "rests on a replaced memory" in held.notes[0]
 
 
 def test_an_important_change_reaches_the_profile_at_once(ltm):
@@ -248,7 +258,7 @@ def test_an_important_change_reaches_the_profile_at_once(ltm):
         await working.update("No spicy food.", turn=1)
         before = await ltm.before_reply("No spicy food.", session_id="s1", turn_class="information_change")
         await ltm.after_reply(before, "No spicy food.", session_id="s1", turn=1, turn_class="information_change",
-                              working=working)
+                              session=session_snapshot(working))
     asyncio.run(run())
     assert [f.value for f in ltm.profile().facts.values()] == ["spicy"]          # before the session ends
     assert ltm.profiles.audit("ann")[-1]["reason"] == "new preference"
@@ -315,14 +325,14 @@ class FakeMemoryLLM:
 def test_llm_work_waits_for_the_end_of_the_session(tmp_path, clock):
     path = tmp_path / "c.db"
     llm = FakeMemoryLLM()
-    ltm = LongTermMemory(SQLiteMemoryStore(path), "ann", embed=bag_of_words, clock=clock, profiles=SQLiteProfileStore(path),
-                         options=LongTermOptions(budget_ms=5000), llm=llm)
+    ltm = LongTermMemory(SQLiteMemoryStore(path), "ann", embed=bag_of_words, clock=clock,
+                         profiles=SQLiteProfileStore(path), options=LongTermOptions(budget_ms=5000), llm=llm)
     turn(ltm, "I work at the city bakery.", "s1", 1)
     clock.advance(1)
     turn(ltm, "The sky looked odd over the bridge, I thought.", "s2", 1)
     turn(ltm, "I work at the city hospital.", "s2", 2)
     assert llm.asked == []                                      # nothing competes with replies mid-session
-    assert ltm.stream.get(ltm.stream.records()[0][1].id).importance == 4
+    assert ltm.stream.records()[0][1].importance == 4
     asyncio.run(ltm.end_session(None, session_id="s2"))
     assert "importance: The sky looked odd over the bridge, I thought." in llm.asked
     sky = next(r for r in ltm.stream.records()[0] if r.text.startswith("The sky"))
@@ -355,3 +365,158 @@ def test_exclusive_choices_swapped_are_conflicts(ltm, old, new, conflict):
     assert (before.conflict is not None) == conflict
     if conflict:
         assert before.conflict.risk == "preference" and before.say is None and new in current(ltm)
+
+
+class GatedEmbedder:
+    """bag_of_words, except that once `hold` is set the next call waits for `release`:
+    a recall that is still running when its budget runs out."""
+
+    def __init__(self) -> None:
+        self.hold = False
+        self.release = threading.Event()
+
+    def __call__(self, texts: list[str]):
+        if self.hold:
+            self.hold = False
+            self.release.wait(5)
+        return bag_of_words(texts)
+
+
+@pytest.fixture
+def gated(tmp_path, clock):
+    embed = GatedEmbedder()
+    path = tmp_path / "g.db"
+    ltm = LongTermMemory(SQLiteMemoryStore(path), "ann", embed=embed, clock=clock, profiles=SQLiteProfileStore(path),
+                         options=LongTermOptions(budget_ms=300))
+    return ltm, embed
+
+
+def abandoned(ltm: LongTermMemory, embed: GatedEmbedder, text: str, turn_class: str):
+    """A recall that runs past its budget; returns once its worker thread has finished too
+    (asyncio.run waits for the default executor's threads)."""
+    async def run():
+        embed.hold = True
+        before = await ltm.before_reply(text, session_id="s2", turn_class=turn_class)
+        embed.release.set()          # the worker goes on after the reply went on without it
+        return before
+    return asyncio.run(run())
+
+
+def test_an_abandoned_recall_asks_nothing(gated):
+    ltm, embed = gated
+    ltm.stream.add("I'm allergic to peanuts.", session_id="s1")
+    before = abandoned(ltm, embed, "I'm not allergic to peanuts anymore.", "information_change")
+    assert before.timed_out and before.say is None            # the reply did not ask...
+    assert ltm.awaiting is None                               # ...so no answer is expected
+
+
+def test_an_abandoned_recall_does_not_take_the_answer(gated):
+    ltm, embed = gated
+    ltm.stream.add("I'm allergic to peanuts.", session_id="s1")
+    asked = asyncio.run(ltm.before_reply("I'm not allergic to peanuts anymore.", session_id="s2",
+                                         turn_class="information_change"))
+    assert asked.say and ltm.awaiting is not None
+    before = abandoned(ltm, embed, "Yes, that's right.", "confirmation")
+    assert before.timed_out and before.answered is None       # the reply did not settle it...
+    assert ltm.awaiting is not None and ltm.awaiting.kind == "conflict"     # ...so the question stays open
+
+
+def test_abandoned_work_finishes_before_the_next_write(gated):
+    ltm, embed = gated
+    text = "I always order the vegetarian option."
+
+    async def run():
+        embed.hold = True
+        before = await ltm.before_reply(text, session_id="s2", turn_class="information_change")
+        write = asyncio.ensure_future(ltm.after_reply(before, text, session_id="s2", turn=1,
+                                                      turn_class="information_change"))
+        await asyncio.sleep(0.1)
+        written_meanwhile = len(ltm.stream.records()[0])
+        embed.release.set()
+        await write
+        return before, written_meanwhile
+
+    before, written_meanwhile = asyncio.run(run())
+    assert before.timed_out and written_meanwhile == 0        # the write waited for the abandoned recall
+    assert [r.text for r in ltm.stream.records()[0]] == [text]
+
+
+@pytest.mark.parametrize("answer, restore", [("Yes, that's right.", None),
+                                             ("No, I still am.", "I'm allergic to peanuts.")])
+def test_keeping_the_earlier_statement_asks_the_session_to_restore_it(ltm, answer, restore):
+    """Long-term memory does not change working memory: it says what the session should."""
+    turn(ltm, "I'm allergic to peanuts.", "s1", 1)
+    turn(ltm, "I'm not allergic to peanuts anymore.", "s2", 1)
+
+    async def run():
+        before = await ltm.before_reply(answer, session_id="s2", turn_class="confirmation")
+        return await ltm.after_reply(before, answer, session_id="s2", turn=2, turn_class="confirmation")
+    assert asyncio.run(run()).restore_text == restore
+
+
+def test_the_core_is_plain_blocking_code(tmp_path, clock):
+    """No event loop: the core prepares without changing what it awaits, writes, and opens sessions."""
+    path = tmp_path / "core.db"
+    core = LongTermCore(SQLiteMemoryStore(path), "ann", embed=bag_of_words, clock=clock,
+                        profiles=SQLiteProfileStore(path))
+    core.stream.add("I'm allergic to peanuts.", session_id="s1")
+    prepared = core.prepare("I'm not allergic to peanuts anymore.", session_id="s2", turn_class="information_change",
+                            schema=None, language="en", awaiting=None)
+    assert prepared.before.say and prepared.awaiting is not None and prepared.awaiting.kind == "conflict"
+    assert core.awaiting is None                                  # the caller decides whether to keep it
+    core.awaiting = prepared.awaiting
+    written = core.after_reply(prepared.before, "I'm not allergic to peanuts anymore.", session_id="s2", turn=1,
+                               turn_class="information_change")
+    held = core.stream.get(written[0])
+    assert held is not None and held.held and core.awaiting is not None and core.awaiting.memory_id == written[0]
+
+
+def test_a_session_seeded_from_the_profile(ltm):
+    """start_session/end_session with a working memory: read at the end, seeded at the start."""
+    from monologue.memory.stores.state import InMemoryStateStore
+    from monologue.memory.working.engine import WorkingMemory
+
+    async def run():
+        first = WorkingMemory("s1", InMemoryStateStore())
+        await ltm.start_session(first, session_id="s1")
+        await first.update("No spicy food.", turn=1)
+        await ltm.end_session(first, session_id="s1")
+        second = WorkingMemory("s2", InMemoryStateStore())
+        line = await ltm.start_session(second, session_id="s2")
+        return line, second.state
+    line, state = asyncio.run(run())
+    assert line.startswith("Welcome back!")
+    assert [(c.value, c.status) for c in state.constraints.values()] == [("spicy", "to_confirm")]
+    assert state.last_monologue.startswith("Loaded from the profile, to confirm:")
+
+
+def test_failures_are_logged_with_the_session_and_counted(ltm, monkeypatch):
+    logged: list[str] = []
+    sink = logger.add(lambda m: logged.append(f"{m.record['extra'].get('session')} | {m.record['message']}"),
+                      level="WARNING")
+    try:
+        def failing_put(record, vector):
+            raise OSError("disk full")
+
+        monkeypatch.setattr(ltm.stream.store, "put", failing_put)
+        turn(ltm, "I prefer aisle seats on long flights.", "s7", 3)
+        monkeypatch.undo()
+    finally:
+        logger.remove(sink)
+    assert any(line.startswith("s7 | session s7: long-term write for turn 3 failed") and "disk full" in line
+               for line in logged)
+    assert ltm.failures() == {"writes": 1}
+    before = asyncio.run(ltm.before_reply("hello there", session_id="s7", turn_class="chit_chat"))
+    assert before.trace()["failures"] == {"writes": 1}            # the turn's trace shows it
+
+
+def test_a_failing_summarizer_keeps_the_rule_summary_and_is_counted(tmp_path):
+    def broken(texts):
+        raise TimeoutError("LLM took too long")
+
+    pyramid = SummaryPyramid(SQLiteProfileStore(tmp_path / "s.db"), "ann", summarize=broken)
+    for i in range(7):
+        pyramid.add_session(f"s{i}", f"2026-01-0{i + 1}: session {i}", T0 + i * DAY)
+    overall = pyramid.load().overall
+    assert overall is not None and overall["text"].startswith("7 conversations")
+    assert pyramid.failures == 4          # the merged and the overall summary, at the 6th and the 7th session

@@ -208,3 +208,27 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 def language_of(text: str) -> str:
     """'zh' when the text has Chinese characters, else 'en'."""
     return "zh" if _CJK.search(text) else "en"
+
+
+# --- long-term memory: answers to its questions, the past, first person, promises --------
+
+# A yes or no to a question memory asked ("has that changed?", "shall I go ahead?"):
+# the turn classifier's English lexicons, plus the ways Chinese answers those questions.
+ANSWER_YES = re.compile(r"^\W*(?:" + YES_EN + r")\b|^(?:好的?|对的?|是的?|嗯|可以|行|没错|变了|确定)", re.IGNORECASE)
+ANSWER_NO = re.compile(r"^\W*(?:" + NO_EN + r"|not anymore)\b|^(?:不|没有|没变|不用|不要)", re.IGNORECASE)
+PAST_CUES = re.compile(r"\b(?:last time|before|earlier|previous(?:ly)?|remember|we talked|you said)\b|"
+                       r"上次|之前|以前|记得", re.IGNORECASE)
+# What the agent said it would do: kept as a commitment and checked before the next conversation.
+PROMISE_CUES = re.compile(r"\bI(?:'ll| will) (?:remind|send|book|check|call|follow up|look into|get back|let you know|"
+                          r"find)\b[^.!?]*", re.IGNORECASE)
+FIRST_PERSON_CUES = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|we're|our|us)\b|我", re.IGNORECASE)
+
+
+def yes_or_no(text: str) -> bool | None:
+    """True for a yes, False for a no, None when it is neither. A no is looked for first:
+    a no misread as a yes would replace what the user meant to keep."""
+    if ANSWER_NO.search(text):
+        return False
+    if ANSWER_YES.search(text):
+        return True
+    return None

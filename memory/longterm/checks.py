@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from monologue.memory.language.phrases import say
 from monologue.memory.longterm.records import DAY, MemoryRecord
 from monologue.memory.longterm.stream import MemoryStream
 from monologue.memory.stores.protocols import ProfileStore
@@ -26,15 +27,11 @@ class PreConversationChecks:
     def lines(self, language: str = "en") -> list[str]:
         out = []
         if self.promises:
-            p = self.promises[0]["text"]
-            out.append(f"上次我答应过：{p}" if language == "zh" else f"Last time I said: \"{p}\" — I haven't forgotten")
+            out.append(say("checks.promise", language, promise=self.promises[0]["text"]))
         if self.expired:
-            e = self.expired[0].text
-            out.append(f"“{e}”这件事已经过期了，还需要吗？" if language == "zh"
-                       else f"You mentioned \"{e}\" — that date has passed; is it still relevant?")
+            out.append(say("checks.expired", language, memory=self.expired[0].text))
         if self.stale_facts:
-            out.append(("这些偏好很久没确认了：" if language == "zh" else "It's been a while — still true? ")
-                       + "; ".join(self.stale_facts[:2]))
+            out.append(say("checks.stale", language, facts="; ".join(self.stale_facts[:2])))
         return out
 
     def as_dict(self) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from monologue.memory.language.cues import PREFERENCE_CUES, SAFETY_CUES
+from monologue.memory.language.phrases import say
 from monologue.memory.longterm.importance import valid_for_days
 from monologue.memory.longterm.records import MemoryRecord
 from monologue.memory.longterm.retrieval import stem, tokenize
@@ -34,7 +35,8 @@ _VALUE = re.compile(r"\b\d+(?:[.:]\d+)?(?:\s*(?:am|pm))?\b|\b(?:monday|tuesday|w
                     r"december)\b", re.IGNORECASE)
 _NOT_VALUE = re.compile(r"\bnot\s+(\d+(?:[.:]\d+)?|[a-z]+day)\b", re.IGNORECASE)
 
-_EXCLUSIVE = re.compile(r"\bi(?:'d| would)? (?:rather|prefer)\b|\bmy favou?rite\b|\bi always (?:take|choose|pick|sit)\b|"
+_EXCLUSIVE = re.compile(r"\bi(?:'d| would)? (?:rather|prefer)\b|\bmy favou?rite\b|"
+                        r"\bi always (?:take|choose|pick|sit)\b|"
                         r"我(?:更)?喜欢坐|我最喜欢|我习惯", re.IGNORECASE)
 Judge = Callable[[str, str], "bool | None"]       # (old, new) → contradicts? None: cannot tell
 
@@ -53,7 +55,8 @@ def _values(text: str) -> set[str]:
 
 
 def _entities(text: str) -> set[str]:
-    return {stem(t) for t in tokenize(_VALUE.sub(" ", text), stemmed=False) if t not in _FILLER and not _NEGATION.fullmatch(t)}
+    return {stem(t) for t in tokenize(_VALUE.sub(" ", text), stemmed=False)
+            if t not in _FILLER and not _NEGATION.fullmatch(t)}
 
 
 def _negated(text: str) -> bool:
@@ -69,10 +72,8 @@ class Conflict:
     similarity: float
 
     def question(self, language: str = "en") -> str:
-        if language == "zh":
-            return f"你之前告诉过我“{self.old.text}”，现在你说“{self.new_text}”。情况变了吗？"
-        return (f"Earlier you told me \"{self.old.text}\", and now you said \"{self.new_text}\". "
-                f"Has that changed?")
+        """What the agent asks before it believes either version (a high-risk contradiction)."""
+        return say("conflict.question", language, old=self.old.text, new=self.new_text)
 
 
 def find_conflict(new_text: str, new_vector: np.ndarray | None, records: list[MemoryRecord],

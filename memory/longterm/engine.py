@@ -1,526 +1,319 @@
-"""Long-term memory as the pipeline uses it (seeds 001, 002).
+"""Long-term memory as the pipeline uses it: an async adapter over `LongTermCore`.
 
-Before a reply (`before_reply`, on the critical path, within `budget_ms`): recall what
-earlier sessions remember, answer exact questions from records, find the plan a "last
-week" request names, notice a contradiction with what the user said before — a
-high-risk one is asked about instead of answered — and settle a question asked on
-the previous turn. After the reply (`after_reply`, in the background): write the
-utterance, resolve conflicts by risk, apply a time-travel change, feed the user's
-answer back into a plan, record the agent's promises, and reflect when an event calls
-for it. Sessions start with the profile, the pre-conversation checks, a scheduled
-reflection and a plan in the opening line, and end with the profile, a summary in the
-pyramid and retention.
+The core (core.py) does the work in plain blocking methods. This adapter gives it to
+an event loop: worker threads, the latency budget on the reply's path, one lock so the
+core runs one call at a time, background writes that are retried when they fail, and
+the failures counted for the trace.
+
+Long-term memory does not call working memory. Its methods take plain data (a
+`SessionSnapshot`) and return what the session should change (`AfterReply`,
+`Opening`); the reply processor applies those. `start_session`/`end_session` remain
+for the session code that hands over a working memory: they take the snapshot and
+seed the state here, through the small `WorkingSession` protocol.
 """
 
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
-import re
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any, Protocol
 
-import numpy as np
+from loguru import logger
 
-from monologue.memory.domain.schema import DomainSchema
-from monologue.memory.longterm.checks import PreConversationChecks, run_checks
-from monologue.memory.longterm.conflicts import HIGH_RISK, PREFERENCE, Conflict, find_conflict
-from monologue.memory.longterm.importance import rule_importance
-from monologue.memory.longterm.llm_help import MemoryLLM
-from monologue.memory.longterm.planning import Plan, Planner
-from monologue.memory.longterm.profile import opening_line, seed_operations, update_profile
-from monologue.memory.longterm.records import RetentionPolicy, UserProfile
-from monologue.memory.longterm.reflection import ReflectionOptions, ReflectionReport, Reflector
-from monologue.memory.longterm.retrieval import RetrievalWeights, Retriever, time_window
-from monologue.memory.longterm.stream import MemoryStream
-from monologue.memory.longterm.structured import exact_answer
-from monologue.memory.longterm.summaries import SummaryPyramid, session_summary
-from monologue.memory.longterm.timetravel import TimeTravelMatch
-from monologue.memory.longterm.timetravel import match as time_travel_match
-from monologue.memory.stores.profiles import SQLiteProfileStore
+from monologue.memory.domain.schema import DomainSchema, load_schema
+from monologue.memory.longterm.checks import PreConversationChecks
+from monologue.memory.longterm.core import RECALL_WEIGHTS, LongTermCore, LongTermLLM, LongTermOptions, restore_after
+from monologue.memory.longterm.exchange import AfterReply, Awaiting, BeforeReply, Opening, Prepared, SessionSnapshot
+from monologue.memory.longterm.records import UserProfile
+from monologue.memory.longterm.reflection import ReflectionReport
+from monologue.memory.longterm.stream import Embed, MemoryStream
 from monologue.memory.stores.protocols import MemoryStore, ProfileStore
-from monologue.memory.working.engine import WorkingMemory
-from monologue.memory.working.turn_classes import NO_EN, YES_EN
+from monologue.memory.working.state import Change, Operation, SessionState
 
-Embed = Callable[[list[str]], np.ndarray]
-RECALL_WEIGHTS = RetrievalWeights(recency=0.05, importance=0.10, relevance=0.85)
-
-_YES = re.compile(r"^\W*(?:" + YES_EN + r")\b|^(?:好的?|对的?|是的?|嗯|可以|行|没错|变了|确定)", re.IGNORECASE)
-_NO = re.compile(r"^\W*(?:" + NO_EN + r"|not anymore)\b|^(?:不|没有|没变|不用|不要)", re.IGNORECASE)
-_PAST = re.compile(r"\b(?:last time|before|earlier|previous(?:ly)?|remember|we talked|you said)\b|上次|之前|以前|记得",
-                   re.IGNORECASE)
-_PROMISE = re.compile(r"\bI(?:'ll| will) (?:remind|send|book|check|call|follow up|look into|get back|let you know|"
-                      r"find)\b[^.!?]*", re.IGNORECASE)
+__all__ = ["RECALL_WEIGHTS", "AfterReply", "Awaiting", "BeforeReply", "LongTermMemory", "LongTermOptions",
+           "LoopBoundLLM", "Opening", "SessionSnapshot", "WorkingSession", "session_snapshot"]
 
 
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|we're|our|us)\b|我", re.IGNORECASE)
+class LoopBoundLLM(LongTermLLM, Protocol):
+    """The core's LLM, answering from worker threads through the loop it is bound to (`MemoryLLM`)."""
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None: ...
 
 
-def worth_remembering(text: str, turn_class: str) -> bool:
-    """A change to the task, or a statement about the user themselves; not questions,
-    yes/no answers or small talk (the classifier's chit-chat covers facts about the user
-    that do not change the task, like "my daughter is 6")."""
-    text = text.strip()
-    if turn_class == "confirmation" or not text:
-        return False
-    if turn_class == "information_change":
-        return len(text.split()) >= 2 or bool(re.search(r"[\u4e00-\u9fff]{4,}", text))
-    if text.endswith(("?", "？")) or rule_importance(text) == 2:
-        return False
-    return bool(_FIRST_PERSON.search(text)) and (len(text.split()) >= 4 or bool(re.search(r"[\u4e00-\u9fff]{6,}", text)))
+class _SessionOptions(Protocol):
+    @property
+    def language(self) -> str: ...
 
 
-def yes_or_no(text: str) -> bool | None:
-    if _NO.search(text):
-        return False
-    if _YES.search(text):
-        return True
-    return None
+class WorkingSession(Protocol):
+    """What `start_session`/`end_session` use of a working memory (`WorkingMemory` fits)."""
+
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def schema(self) -> DomainSchema: ...
+    @property
+    def options(self) -> _SessionOptions: ...
+    @property
+    def state(self) -> SessionState: ...
+    def history(self) -> list[Change]: ...
+    async def seed(self, ops: list[Operation], note: str) -> bool: ...
+
+
+def session_snapshot(memory: WorkingSession) -> SessionSnapshot:
+    """The session as long-term memory reads it. Blocking (store reads): run it off the loop."""
+    return SessionSnapshot(memory.state, memory.schema, SessionSnapshot.withdrawn_keys(memory.history()),
+                           memory.options.language)
 
 
 @dataclass(frozen=True)
-class LongTermOptions:
-    recall_k: int = 3
-    budget_ms: float = 250.0
-    summary_chars: int = 500
-    reflection: ReflectionOptions = field(default_factory=ReflectionOptions)
-    retention: RetentionPolicy = field(default_factory=RetentionPolicy)
-
-
-@dataclass
-class Awaiting:
-    """A question the agent asked that the user's next turn answers."""
-    kind: str                 # conflict | plan
-    memory_id: str = ""       # the plan, or the held new statement (written after the reply)
-    conflict: Conflict | None = None
-
-
-@dataclass
-class BeforeReply:
-    """What long-term memory gives one reply; `say` replaces the LLM's answer."""
-    recalled: list[str] = field(default_factory=list)
-    reflections: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    say: str | None = None
-    exact: str | None = None
-    conflict: Conflict | None = None
-    travel: TimeTravelMatch | None = None
-    answered: tuple[Awaiting, bool] | None = None
-    used: list[str] = field(default_factory=list)     # memory ids recalled: their access counts are written later
-    ms: float = 0.0
-    timed_out: bool = False
-
-    def trace(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"recalled": self.recalled, "ms": round(self.ms, 1), "timed_out": self.timed_out}
-        if self.reflections:
-            out["reflections"] = self.reflections
-        if self.exact:
-            out["exact"] = self.exact
-        if self.conflict:
-            out["conflict"] = {"with": self.conflict.old.text, "kind": self.conflict.kind, "risk": self.conflict.risk}
-        if self.travel:
-            out["time_travel"] = {"before": self.travel.item.text, "after": self.travel.new_text,
-                                  "session": self.travel.item.session_id}
-        if self.answered:
-            out["answered"] = {"question": self.answered[0].kind, "yes": self.answered[1]}
-        if self.say:
-            out["said"] = self.say
-        return out
+class _Write:
+    """One turn's background write, kept to retry with the next turn when it fails."""
+    before: BeforeReply
+    text: str
+    session_id: str
+    turn: int
+    turn_class: str
+    reply_text: str
+    session: SessionSnapshot | None
 
 
 class LongTermMemory:
-    """One user's long-term memory across sessions (seed 002's memory stream)."""
+    """One user's long-term memory across sessions (seed 002's memory stream), for an event loop."""
 
     def __init__(self, store: MemoryStore, user_id: str, embed: Embed | None = None,
                  options: LongTermOptions | None = None, clock: Callable[[], float] = time.time,
-                 profiles: ProfileStore | None = None, llm: MemoryLLM | None = None) -> None:
-        self.user_id = user_id
-        self.clock = clock
-        self.profiles = profiles or SQLiteProfileStore(":memory:")
-        self.options = options or LongTermOptions()
-        self.llm = llm
-        self.stream = MemoryStream(store, user_id, embed=embed, clock=clock, retention=self.options.retention,
-                                   audit=lambda what, before, after, reason, session: self.profiles.append_audit(
-                                       user_id, what, before, after, reason, session, at=clock()),
-                                   importance_fn=None)
-        # Recall favours relevance: the seed's recency/importance weights bury the
-        # answer on question-style queries (LoCoMo R@10 .48 vs .76, scripts/bench_locomo.py).
-        self.retriever = Retriever(self.stream, RECALL_WEIGHTS)
-        # During a session the LLM belongs to the replies: memory's LLM work (importance,
-        # contradiction judge, reflection wording) waits for `consolidate` at session end.
-        # Measured: with it inline, the demo replayed at ×0.71–0.89 real time instead of ×0.38.
-        self.reflector = Reflector(self.stream, self.options.reflection)
-        self._to_consolidate: list[str] = []    # this session's new memories, for the LLM at session end
-        self.planner = Planner(self.stream, self.retriever)
-        self.pyramid = SummaryPyramid(self.profiles, user_id, summarize=llm.summarize if llm else None)
-        self.awaiting: Awaiting | None = None
-        self.checks = PreConversationChecks()
-        self.reports: list[ReflectionReport] = []
+                 profiles: ProfileStore | None = None, llm: LoopBoundLLM | None = None) -> None:
+        self.core = LongTermCore(store, user_id, embed=embed, options=options, clock=clock, profiles=profiles,
+                                 llm=llm)
+        self._llm = llm
+        self.options = self.core.options
         self.failed_writes: list[str] = []
-        # What the transport knows about the moment (passengers, weather, place…), stored
-        # with each memory beside the time of day and weekday (L1).
-        self.situation: dict[str, Any] = {}
-        self._retry: list[tuple[BeforeReply, str, dict[str, Any]]] = []
-        self._lock = asyncio.Lock()
-        self._background: set[asyncio.Task] = set()
+        self._retry: list[_Write] = []
+        self._failed_recalls = 0           # worker failures, abandoned or not
+        self._failed_background = 0        # background tasks (`spawn`) that raised
+        self._lock = asyncio.Lock()        # the core runs one call at a time
+        self._background: set[asyncio.Task[Any]] = set()
 
-    # --- reading ---------------------------------------------------------------------
+    # --- the core's parts, for inspection and tests --------------------------------------
 
-    def exact_answer(self, question: str, schema: DomainSchema, language: str = "en") -> str | None:
-        """Exact questions ("when did I last change the seat?") answered from records."""
-        return exact_answer(question, self.profiles, self.user_id, schema, language)
+    @property
+    def user_id(self) -> str:
+        return self.core.user_id
+
+    @property
+    def stream(self) -> MemoryStream:
+        return self.core.stream
+
+    @property
+    def profiles(self) -> ProfileStore:
+        return self.core.profiles
+
+    @property
+    def reports(self) -> list[ReflectionReport]:
+        return self.core.reports
+
+    @property
+    def checks(self) -> PreConversationChecks:
+        return self.core.checks
+
+    @property
+    def awaiting(self) -> Awaiting | None:
+        """The question the agent asked that the user's next turn answers."""
+        return self.core.awaiting
+
+    @property
+    def situation(self) -> dict[str, Any]:
+        return self.core.situation
+
+    @situation.setter
+    def situation(self, situation: dict[str, Any]) -> None:
+        self.core.situation = situation
 
     def profile(self) -> UserProfile:
-        return self.profiles.load(self.user_id)
+        return self.core.profile()
 
     def warm_up(self) -> float:
-        """Load the stream, build its index and run the encoder once, before the first
-        turn: a cold first recall would spend its whole budget on start-up work."""
-        started = time.perf_counter()
-        self.retriever.retrieve("warm up", k=1, touch=False)
-        return time.perf_counter() - started
+        return self.core.warm_up()
 
-    def _prepare(self, text: str, session_id: str, turn_class: str, schema: DomainSchema | None,
-                 language: str) -> BeforeReply:
-        out = BeforeReply()
-        now = self.clock()
-        records, vectors = self.stream.records()
-        if self.awaiting is not None:
-            answer = yes_or_no(text)
-            if answer is not None:
-                out.answered = (self.awaiting, answer)
-                out.say, note = self._answer_words(self.awaiting, answer, language)
-                if note:
-                    out.notes.append(note)
-            if answer is not None or self.awaiting.kind == "plan":
-                self.awaiting = None     # an unanswered contradiction stays open (and held) for later
-        if out.say is None:
-            out.travel = time_travel_match(text, records, now, session_id)
-            if out.travel is not None:
-                out.say = out.travel.confirmation()
-        vector = self.stream.embed([text])[0] if self.stream.embed and text.strip() else None
-        if out.say is None and worth_remembering(text, turn_class):
-            out.conflict = find_conflict(text, vector, records, vectors)
-            if out.conflict is not None and out.conflict.risk == HIGH_RISK:
-                # Ask and hold: the reply does not reason on either version until the user answers.
-                out.say = out.conflict.question(language)
-                self.awaiting = Awaiting("conflict", conflict=out.conflict)
-            elif out.conflict is not None:
-                out.notes.append(f"This updates what the user said before (\"{out.conflict.old.text}\").")
-        held = {out.conflict.old.id} if out.conflict and out.conflict.risk == HIGH_RISK else set()
-        # touch=False: access counts are a write, done after the reply (`after_reply_now`).
-        result = self.retriever.retrieve(text, k=self.options.recall_k + 3, touch=False, query_vector=vector)
-        # Only what the user said or accepted: a proposed plan is the agent's own words.
-        items = [m for m in result.memories
-                 if m.record.session_id != session_id and m.record.id not in held
-                 and (m.record.source != "plan" or m.record.context.get("status") == "accepted")]
-        out.recalled = [m.record.text for m in items[: self.options.recall_k]]
-        out.reflections = [m.record.text for m in result.reflections[:1]]      # the second channel
-        out.used = [m.record.id for m in items[: self.options.recall_k] + result.reflections[:1]]
-        if schema is not None:
-            out.exact = self.exact_answer(text, schema, language)
-        if _PAST.search(text) or time_window(text, now):
-            summaries = self.pyramid.load().render(self.options.summary_chars)
-            if summaries:
-                out.notes.append("Earlier sessions (summaries, newest first):\n" + summaries)
-        return out
+    def failures(self) -> dict[str, int]:
+        """Failures so far, by kind (only those that happened): each fell back to the
+        rules or was kept to retry, and each was logged with its session."""
+        counts = {
+            "writes": len(self.failed_writes),
+            "recalls": self._failed_recalls,
+            "background": self._failed_background,
+            "reflections": sum(1 for r in self.core.reports if r.errors),
+            "summaries": self.core.pyramid.failures,
+            "importance": self.core.stream.scorer_failures,
+        }
+        return {kind: n for kind, n in counts.items() if n}
 
-    def _answer_words(self, awaiting: Awaiting, yes: bool, language: str) -> tuple[str | None, str]:
-        if awaiting.kind == "conflict" and awaiting.conflict is not None:
-            new, old = awaiting.conflict.new_text, awaiting.conflict.old.text
-            if language == "zh":
-                return (f"好的，我更新了：“{new}”。" if yes else f"好的，我保留原来的：“{old}”。"), ""
-            return (f"Thanks — I've updated it: \"{new}\"." if yes
-                    else f"Thanks — I'll keep what you told me before: \"{old}\"."), ""
-        plan = self.stream.get(awaiting.memory_id)
-        what = plan.text if plan else "the suggestion"
-        return None, (f"The user accepted your suggestion ({what}); go ahead with it." if yes
-                      else f"The user declined your suggestion ({what}); ask what they would prefer.")
+    # --- before the reply (on its critical path) ---------------------------------------
 
     async def before_reply(self, text: str, *, session_id: str, turn_class: str,
                            schema: DomainSchema | None = None, language: str = "en") -> BeforeReply:
-        """Everything long-term memory adds to this reply — never longer than the budget."""
+        """Everything long-term memory adds to this reply — never longer than the budget
+        once the previous turn's writes are done (they hold the lock).
+
+        A worker thread cannot be stopped. Work still running at the budget is abandoned
+        whole: its result is dropped, so it changes nothing (the core's `prepare` only
+        reads; the question awaiting an answer is kept only from a result that arrived in
+        time), and the lock stays held until its thread ends, so it never runs beside the
+        writes that follow."""
         started = time.perf_counter()
+        await self._lock.acquire()
+        work = asyncio.ensure_future(asyncio.to_thread(
+            self._prepare, text, session_id, turn_class, schema, language, self.core.awaiting))
         try:
-            async with self._lock:
-                out = await asyncio.wait_for(
-                    asyncio.to_thread(self._prepare, text, session_id, turn_class, schema, language),
-                    self.options.budget_ms / 1000)
+            prepared = await asyncio.wait_for(asyncio.shield(work), self.options.budget_ms / 1000)
         except TimeoutError:
+            self._release_when_done(work, session_id)
             out = BeforeReply(timed_out=True)
+        except BaseException:     # the worker failed, or the reply was cancelled while it ran
+            self._release_when_done(work, session_id)
+            raise
+        else:
+            self.core.awaiting = prepared.awaiting
+            self._lock.release()
+            out = prepared.before
         out.ms = (time.perf_counter() - started) * 1000
+        out.failures = self.failures()
         return out
+
+    def _prepare(self, text: str, session_id: str, turn_class: str, schema: DomainSchema | None, language: str,
+                 awaiting: Awaiting | None) -> Prepared:
+        """The worker thread's half of `before_reply`."""
+        return self.core.prepare(text, session_id=session_id, turn_class=turn_class, schema=schema,
+                                 language=language, awaiting=awaiting)
+
+    def _release_when_done(self, work: asyncio.Future[Prepared], session_id: str) -> None:
+        """Hold the lock until the worker's thread ends; its result, if any, is dropped."""
+        def done(task: asyncio.Future[Prepared]) -> None:
+            self._lock.release()
+            if task.cancelled() or task.exception() is None:
+                return
+            self._failed_recalls += 1
+            exc = task.exception()
+            logger.bind(session=session_id).opt(exception=exc).warning(
+                "session {}: long-term recall failed: {}: {}", session_id, type(exc).__name__, exc)
+
+        work.add_done_callback(done)
 
     async def recall(self, query: str, *, exclude_session: str = "") -> tuple[list[str], float, bool]:
         """(memory texts, ms spent, timed out) — recall alone, within the budget."""
         out = await self.before_reply(query, session_id=exclude_session, turn_class="chit_chat")
         return out.recalled, out.ms, out.timed_out
 
-    # --- writing (background) ----------------------------------------------------------
-
-    def after_reply_now(self, before: BeforeReply, text: str, *, session_id: str, turn: int, turn_class: str,
-                        reply_text: str = "", working: WorkingMemory | None = None) -> list[str]:
-        """Apply what this turn changes; returns the ids written. Blocking: run off the loop."""
-        written: list[str] = []
-        evidence = [f"{session_id}:{turn}"]
-        self.stream.touch(before.used)
-        if before.answered is not None:
-            self._settle(*before.answered, text, session_id, evidence)
-        # An answer to a contradiction question settles it; it says nothing new to remember.
-        answered_conflict = before.answered is not None and before.answered[0].kind == "conflict"
-        if before.travel is not None:
-            old = before.travel.item
-            new = self.stream.add(before.travel.new_text, source="user_stated", importance=max(old.importance, 6),
-                                  evidence=old.evidence + evidence, session_id=session_id,
-                                  context={"revises": old.id}, merge=False)
-            self.stream.supersede(old, new, f"changed on the user's request: \"{text}\"", session_id)
-            written.append(new.id)
-        elif worth_remembering(text, turn_class) and not answered_conflict:
-            written += self._remember(text, before.conflict, session_id, evidence)
-        for promise in _PROMISE.findall(reply_text or ""):
-            self.profiles.add_commitment(self.user_id, session_id, promise.strip(), self.clock())
-        holding = self.awaiting is not None and self.awaiting.kind == "conflict"
-        if working is not None and turn_class == "information_change" and not holding:
-            self.refresh_profile_now(working)     # a contradiction being asked about waits for the answer
-        return written
-
-    def refresh_profile_now(self, working: WorkingMemory) -> int:
-        """An important change — a lasting preference set or withdrawn — reaches the
-        profile at once, not only at the end of the session (L8); returns audit entries."""
-        state, schema = working.state, working.schema
-        profile = self.profiles.load(self.user_id)
-        live = {slot: c for slot, c in state.constraints.items() if schema.key(c.key).durable and c.status == "active"}
-        withdrawn = {c.slot.split(":")[0] for c in working.history() if c.action == "withdrawn"}
-        unchanged = all(slot in profile.facts and profile.facts[slot].value == c.value
-                        and profile.facts[slot].comparator == c.comparator for slot, c in live.items())
-        if unchanged and not any(f.key in withdrawn and s not in live for s, f in profile.facts.items()):
-            return 0
-        now = self.clock()
-        audit = update_profile(profile, state, schema, withdrawn, now=now)
-        self.profiles.save(profile, audit, at=now)
-        return len(audit)
-
-    def context_now(self) -> dict[str, Any]:
-        moment = dt.datetime.fromtimestamp(self.clock())
-        hour = moment.hour
-        part = "morning" if 5 <= hour < 12 else "afternoon" if hour < 17 else "evening" if hour < 22 else "night"
-        return {"time_of_day": part, "weekday": moment.strftime("%A").lower(), **self.situation}
-
-    def _remember(self, text: str, conflict: Conflict | None, session_id: str, evidence: list[str]) -> list[str]:
-        record = self.stream.add(text, source="user_stated", session_id=session_id, evidence=evidence,
-                                 merge=conflict is None, context=self.context_now())
-        if conflict is not None and conflict.old.id != record.id:
-            if conflict.risk == HIGH_RISK:
-                record.held = True
-                self.stream.save(record, f"held: contradicts \"{conflict.old.text}\"; the user was asked",
-                                 session_id)
-                if self.awaiting is not None and self.awaiting.conflict is conflict:
-                    self.awaiting.memory_id = record.id
-                elif self.awaiting is None:
-                    self.awaiting = Awaiting("conflict", record.id, conflict)
-            elif conflict.risk == PREFERENCE:
-                self.stream.supersede(conflict.old, record, "preference updated; the earlier one is kept as history",
-                                      session_id)
-            else:
-                self.stream.supersede(conflict.old, record, "factual correction; the earlier statement is kept "
-                                      "as a misstatement", session_id, misstatement=True)
-        if conflict is None and record.merged == 1:
-            self._to_consolidate.append(record.id)   # scored (if the rules abstained) and judged at session end
-        if self.reflector.event_due(record):
-            self.reports.append(self.reflector.reflect("event", session_id))
-        return [record.id]
-
-    def _settle(self, awaiting: Awaiting, yes: bool, text: str, session_id: str, evidence: list[str]) -> None:
-        if awaiting.kind == "plan":
-            if yes:
-                self.planner.accept(awaiting.memory_id, session_id)
-            else:
-                self.planner.reject(awaiting.memory_id, text, session_id)
-            return
-        conflict = awaiting.conflict
-        if conflict is None:
-            return
-        new = self.stream.get(awaiting.memory_id) if awaiting.memory_id else None
-        if new is None:       # the held statement was not written (yet): write it now
-            new = self.stream.add(conflict.new_text, source="user_stated", session_id=session_id, evidence=evidence,
-                                  merge=False)
-        if yes:
-            new.held = False
-            new.confirmed = True
-            self.stream.save(new, "the user confirmed the change", session_id)
-            self.stream.supersede(conflict.old, new, "high-risk correction confirmed by the user; the earlier "
-                                  "statement is kept as a misstatement", session_id, misstatement=True)
-        else:
-            conflict.old.confirmed = True
-            self.stream.save(conflict.old, "the user confirmed the earlier statement", session_id)
-            new.held = False
-            self.stream.supersede(new, conflict.old, "the user kept the earlier statement", session_id,
-                                  misstatement=True)
+    # --- after the reply (in the background) -------------------------------------------
 
     async def after_reply(self, before: BeforeReply, text: str, *, session_id: str, turn: int, turn_class: str,
-                          reply_text: str = "", working: WorkingMemory | None = None) -> None:
-        """The background half of a turn. A failure is reported and the work kept to retry
-        with the next turn and at the end of the session: an acknowledged turn is not lost."""
-        job = (before, text, dict(session_id=session_id, turn=turn, turn_class=turn_class, reply_text=reply_text,
-                                  working=working))
-        async with self._lock:
-            await self._run_jobs(self._retry + [job])
-        answered = before.answered
-        if working is not None and answered and answered[0].kind == "conflict" and answered[0].conflict \
-                and not answered[1]:
-            # "No, I still am": the earlier statement stands, in this session's state too.
-            await working.update(answered[0].conflict.old.text, turn=turn, turn_class="information_change")
+                          reply_text: str = "", session: SessionSnapshot | None = None) -> AfterReply:
+        """The background half of a turn; returns what the session should change.
 
-    async def _run_jobs(self, jobs: list[tuple[BeforeReply, str, dict[str, Any]]]) -> None:
+        `session`: the session's state after this turn (see `session_snapshot`), so a
+        lasting change reaches the profile at once. A failed write is logged, counted and
+        kept to retry with the next turn and at the end of the session: an acknowledged
+        turn is not lost."""
+        write = _Write(before, text, session_id, turn, turn_class, reply_text, session)
+        async with self._lock:
+            written = await self._run_writes(self._retry + [write])
+        return AfterReply(written[-1] or [], restore_after(before))
+
+    def after_reply_now(self, before: BeforeReply, text: str, *, session_id: str, turn: int, turn_class: str,
+                        reply_text: str = "", session: SessionSnapshot | None = None) -> list[str]:
+        """The worker thread's half of `after_reply`; returns the ids written."""
+        return self.core.after_reply(before, text, session_id=session_id, turn=turn, turn_class=turn_class,
+                                     reply_text=reply_text, session=session)
+
+    async def _run_writes(self, writes: list[_Write]) -> list[list[str] | None]:
+        """Run the writes in order (the caller holds the lock); the ids each wrote (None: it failed)."""
         self._retry = []
-        for before, text, kwargs in jobs:
+        written: list[list[str] | None] = []
+        for w in writes:
             try:
-                await asyncio.to_thread(self.after_reply_now, before, text, **kwargs)
+                written.append(await asyncio.to_thread(
+                    self.after_reply_now, w.before, w.text, session_id=w.session_id, turn=w.turn,
+                    turn_class=w.turn_class, reply_text=w.reply_text, session=w.session))
             except Exception as exc:
-                self.failed_writes.append(f"turn {kwargs['turn']}: {type(exc).__name__}: {exc}")
-                self._retry.append((before, text, kwargs))
+                written.append(None)
+                self.failed_writes.append(f"turn {w.turn}: {type(exc).__name__}: {exc}")
+                self._retry.append(w)
+                logger.bind(session=w.session_id).opt(exception=exc).warning(
+                    "session {}: long-term write for turn {} failed, kept to retry: {}: {}",
+                    w.session_id, w.turn, type(exc).__name__, exc)
+        return written
 
     # --- sessions ----------------------------------------------------------------------
 
-    async def start_session(self, memory: WorkingMemory | None, session_id: str = "") -> str:
-        """Load the profile into a fresh session's state, run the pre-conversation checks,
-        reflect if the schedule says so, and return the opening line (with a plan)."""
-        if self.llm is not None:
-            self.llm.bind(asyncio.get_running_loop())
-        session_id = session_id or (memory.session_id if memory else "")
-        profile = await asyncio.to_thread(self.profile)
-        schema = memory.schema if memory else None
-        if memory is not None and profile.facts:
-            await memory.seed(seed_operations(profile), "Loaded from the profile, to confirm: "
-                              + ", ".join(f"{f.key} {f.comparator} {f.value}" for f in profile.facts.values()))
-        if schema is None:
-            from monologue.memory.domain.schema import load_schema
-
-            schema = load_schema("restaurant")
-        language = memory.options.language if memory else "en"
+    async def open_session(self, session_id: str, *, schema: DomainSchema | None = None,
+                           language: str = "en") -> Opening:
+        """Run the pre-conversation checks, reflect if the schedule says so (in the
+        background), and return the opening line (with a plan) and the profile's
+        preferences to seed the session's state with."""
+        if self._llm is not None:
+            self._llm.bind(asyncio.get_running_loop())
+        profile = await asyncio.to_thread(self.core.profile)
         async with self._lock:
-            line = await asyncio.to_thread(self._open, profile, schema, language, session_id)
-        if self.reflector.scheduled_due(profile.last_session.get("reflected_at"), self.clock()):
-            self.spawn(self._reflect_later("scheduled", session_id))
-        return line
+            opening = await asyncio.to_thread(self.core.open_session, profile, schema or load_schema("restaurant"),
+                                              language, session_id)
+        if self.core.reflection_due(profile):
+            self.spawn(self._reflect_later("scheduled", session_id), session_id=session_id)
+        return opening
+
+    async def start_session(self, memory: WorkingSession | None, session_id: str = "") -> str:
+        """`open_session` for a session with a working memory: its state is seeded with
+        the profile's preferences here. Returns the opening line."""
+        session_id = session_id or (memory.session_id if memory else "")
+        opening = await self.open_session(session_id, schema=memory.schema if memory else None,
+                                          language=memory.options.language if memory else "en")
+        if memory is not None and opening.seed:
+            await memory.seed(opening.seed, opening.seed_note)
+        return opening.line
 
     async def _reflect_later(self, trigger: str, session_id: str) -> None:
         async with self._lock:
-            try:
-                self.reports.append(await asyncio.to_thread(self.reflector.reflect, trigger, session_id))
-            except Exception as exc:     # reported; the next schedule tries again
-                self.reports.append(ReflectionReport(trigger, errors=[f"{type(exc).__name__}: {exc}"]))
+            await asyncio.to_thread(self.core.reflect, trigger, session_id)
 
-    def _open(self, profile: UserProfile, schema: DomainSchema, language: str, session_id: str) -> str:
-        now = self.clock()
-        self.stream.maintain()
-        self.checks = run_checks(self.profiles, self.stream, now, profile=profile)
-        parts = [opening_line(profile, schema, language, now=now)]
-        parts += self.checks.lines(language)
-        for promise in self.checks.promises[:1]:
-            self.profiles.keep_commitment(self.user_id, promise["id"], now)
-        goal = profile.last_session.get("goal") or ""
-        plan: Plan | None = self.planner.propose(goal, session_id, language) if goal else None
-        if plan is not None:
-            parts.append(plan.spoken(language))
-            self.awaiting = Awaiting("plan", plan.record.id)
-        return " ".join(p.strip() for p in parts if p)
-
-    def consolidate(self, session_id: str, max_calls: int = 10) -> dict[str, int]:
-        """Session-end work that needs the LLM (blocking; off any voice turn): importance
-        for what the rules could not score, the contradiction judge for this session's new
-        memories, and the scheduled reflection worded by the LLM. Each call is bounded;
-        a failure leaves the rule result in place."""
-        done = {"scored": 0, "judged": 0, "conflicts": 0}
-        pending, self._to_consolidate = self._to_consolidate, []
-        if self.llm is None:
-            return done
-        calls = 0
-        for memory_id in pending:
-            record = self.stream.get(memory_id)
-            if record is None or not record.current or calls >= max_calls:
-                continue
-            scored = None
-            if rule_importance(record.text) is None:
-                calls += 1
-                scored = self.llm.importance(record.text)
-            if scored is not None and scored != record.importance:
-                before = record.importance
-                record.importance = scored
-                record.expires_at = self.stream.retention.expires_at(scored, record.created_at)
-                self.stream.save(record, f"importance {before} → {scored} (scored by the LLM)", session_id)
-                done["scored"] += 1
-            records, vectors = self.stream.records()
-            # Only what was said before it can be contradicted by it.
-            others = [i for i, r in enumerate(records) if r.id != record.id and r.created_at < record.created_at]
-            if calls >= max_calls or not others:
-                continue
-            vector = self.stream.vector_of(record)
-            conflict = find_conflict(record.text, vector, [records[i] for i in others], vectors[others],
-                                     judge=self.llm.contradicts)
-            done["judged"] += 1
-            calls += 1
-            if conflict is not None:
-                done["conflicts"] += 1
-                if conflict.risk == HIGH_RISK:
-                    record.held = True          # asked about before the next conversation (open to-dos)
-                    self.stream.save(record, f"held: contradicts \"{conflict.old.text}\" (LLM judge)", session_id)
-                else:
-                    self.stream.supersede(conflict.old, record, f"{conflict.risk} updated (LLM judge)", session_id,
-                                          misstatement=conflict.risk != PREFERENCE)
-        return done
-
-    async def end_session(self, memory: WorkingMemory | None, session_id: str = "") -> int:
-        """Fold the session into the profile and the summary pyramid; returns audit entries written."""
+    async def close_session(self, session_id: str, session: SessionSnapshot | None = None) -> int:
+        """Finish the background writes (retrying failed ones), then fold the session into
+        the profile and the summary pyramid; returns audit entries written."""
         await self.drain()
         if self._retry:
             async with self._lock:
-                await self._run_jobs(self._retry)
-        session_id = session_id or (memory.session_id if memory else "")
-
-        def run() -> int:
-            self.consolidate(session_id)
-            if self.llm is not None and any(r.trigger == "scheduled" for r in self.reports):
-                # The day's scheduled reflection ran with rule wording at session start;
-                # new patterns found now get the LLM's words.
-                self.reflector.insight = self.llm.insight
-                self.reports.append(self.reflector.reflect("scheduled", session_id))
-                self.reflector.insight = None
-            now = self.clock()
-            written = 0
-            profile = self.profiles.load(self.user_id)
-            if memory is not None and memory.state.version:
-                state = memory.state
-                withdrawn = {c.slot.split(":")[0] for c in memory.history() if c.action == "withdrawn"}
-                audit = update_profile(profile, state, memory.schema, withdrawn, now=now)
-                written = len(audit)
-            else:
-                audit = []
-                if not session_id:
-                    return 0
-                profile.last_session = {"id": session_id, "ended_at": now, "goal": "", "status": "IN_PROGRESS",
-                                        "conditions": [], "open": []}
-            reports = [r for r in self.reports if r.trigger == "scheduled" and not r.errors]
-            profile.last_session["reflected_at"] = now if reports else profile.last_session.get("reflected_at")
-            self.profiles.save(profile, audit, at=now)
-            said = [r.text for r in self.stream.records()[0]
-                    if r.session_id == session_id and r.kind == "memory" and r.current and r.source == "user_stated"]
-            said.sort(key=len)
-            language = memory.options.language if memory else "en"
-            self.pyramid.add_session(session_id, session_summary(profile.last_session, said, language), now)
-            return written
-
+                await self._run_writes(self._retry)
         async with self._lock:
-            return await asyncio.to_thread(run)
+            return await asyncio.to_thread(self.core.close_session, session_id, session)
 
-    def spawn(self, coro: Any) -> None:
-        """Run background memory work, kept referenced until it finishes."""
+    async def end_session(self, memory: WorkingSession | None, session_id: str = "") -> int:
+        """`close_session` for a session with a working memory: its state is read here,
+        after the background work (which may still change it) is done."""
+        await self.drain()
+        session = await asyncio.to_thread(session_snapshot, memory) if memory is not None else None
+        return await self.close_session(session_id or (memory.session_id if memory else ""), session)
+
+    # --- background work ----------------------------------------------------------------
+
+    def spawn(self, coro: Coroutine[Any, Any, Any], *, session_id: str = "") -> None:
+        """Run background memory work, kept referenced until it finishes; a failure is
+        logged and counted (nothing waits for its result)."""
         task = asyncio.ensure_future(coro)
         self._background.add(task)
-        task.add_done_callback(self._background.discard)
+
+        def done(task: asyncio.Task[Any]) -> None:
+            self._background.discard(task)
+            if task.cancelled() or task.exception() is None:
+                return
+            self._failed_background += 1
+            exc = task.exception()
+            logger.bind(session=session_id).opt(exception=exc).error(
+                "session {}: background memory work failed: {}: {}", session_id, type(exc).__name__, exc)
+
+        task.add_done_callback(done)
 
     async def drain(self) -> None:
+        """Wait for the background work (its failures are reported by `spawn`)."""
         if self._background:
             await asyncio.gather(*list(self._background), return_exceptions=True)

@@ -1,9 +1,12 @@
-"""How important a statement is to remember, and how long a dated one stays true —
-by rules first (an LLM may score what they abstain on, at session end)."""
+"""Whether a statement is worth remembering, how important it is, and how long a dated
+one stays true — by rules first (an LLM may score what they abstain on, at session end)."""
 
 from __future__ import annotations
 
+import re
+
 from monologue.memory.language.cues import (
+    FIRST_PERSON_CUES,
     HORIZONS,
     IDENTITY_CUES,
     PLAN_CUES,
@@ -35,3 +38,18 @@ def valid_for_days(text: str) -> float | None:
         if pattern.search(text):
             return days
     return None
+
+
+def worth_remembering(text: str, turn_class: str) -> bool:
+    """A change to the task, or a statement about the user themselves; not questions,
+    yes/no answers or small talk (the classifier's chit-chat covers facts about the user
+    that do not change the task, like "my daughter is 6")."""
+    text = text.strip()
+    if turn_class == "confirmation" or not text:
+        return False
+    if turn_class == "information_change":
+        return len(text.split()) >= 2 or bool(re.search(r"[\u4e00-\u9fff]{4,}", text))
+    if text.endswith(("?", "？")) or rule_importance(text) == 2:
+        return False
+    return bool(FIRST_PERSON_CUES.search(text)) and (len(text.split()) >= 4
+                                                     or bool(re.search(r"[\u4e00-\u9fff]{6,}", text)))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from monologue.memory.language.phrases import join, say
 from monologue.memory.longterm.records import MemoryRecord
 from monologue.memory.longterm.retrieval import Retriever
 from monologue.memory.longterm.stream import MemoryStream
@@ -23,9 +24,7 @@ class Plan:
     reason: str
 
     def spoken(self, language: str = "en") -> str:
-        if language == "zh":
-            return f"建议：{self.text}——因为{self.reason}。可以吗？"
-        return f"My suggestion: {self.text}, because {self.reason}. Shall I go ahead?"
+        return say("plan.spoken", language, plan=self.text, reason=self.reason)
 
 
 def _quote(text: str) -> str:
@@ -53,12 +52,9 @@ class Planner:
             return None
         # The reason quotes the user's own words, not a paraphrase: a small model's
         # paraphrase of them (measured with the local 0.5B) invented things they never said.
-        if language == "zh":
-            text = f"再来{goal}，每个选项都按你说过的要求检查"
-            reason = "你说过" + "，也说过".join(_quote(_as_condition(b)) for b in basis[:2])
-        else:
-            text = f"{goal} again, checking every option against what you told me"
-            reason = "you told me " + " and ".join(_quote(_as_condition(b)) for b in basis[:2])
+        text = say("plan.text", language, goal=goal)
+        reason = say("plan.reason", language,
+                     conditions=join((_quote(_as_condition(b)) for b in basis[:2]), language, "plan.reason.and"))
         record = self.stream.add(f"Plan: {text} — because {reason}", source="plan", importance=6,
                                  evidence=[b.id for b in basis], session_id=session_id,
                                  context={"goal": goal, "status": "proposed"})

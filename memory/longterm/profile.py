@@ -11,10 +11,11 @@ to a profile appends an audit record that is never rewritten (U6).
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Set
 
 from monologue.memory.domain.schema import DomainSchema
-from monologue.memory.longterm.records import ProfileFact, UserProfile
+from monologue.memory.language.phrases import join, say
+from monologue.memory.longterm.records import AuditEntry, ProfileFact, UserProfile
 from monologue.memory.working.state import Condition, Operation, SessionState, describe_condition
 
 SESSION_STATUSES = ("NOT_STARTED", "IN_PROGRESS", "WAITING_FOR_USER", "COMPLETED", "ARCHIVED")
@@ -44,10 +45,10 @@ def _fact_view(fact: ProfileFact | Condition) -> str:
 
 
 def update_profile(profile: UserProfile, state: SessionState, schema: DomainSchema,
-                   withdrawn_keys: set[str], now: float | None = None) -> list[tuple[str, Any, Any, str, str]]:
+                   withdrawn_keys: Set[str], now: float | None = None) -> list[AuditEntry]:
     """Fold a finished session into the profile; returns the audit entries it implies."""
     now = time.time() if now is None else now
-    audit: list[tuple[str, Any, Any, str, str]] = []
+    audit: list[AuditEntry] = []
     live = {slot: c for slot, c in state.constraints.items() if schema.key(c.key).durable and c.status == "active"}
     for slot, condition in live.items():
         old = profile.facts.get(slot)
@@ -56,11 +57,11 @@ def update_profile(profile: UserProfile, state: SessionState, schema: DomainSche
             continue
         profile.facts[slot] = ProfileFact(condition.key, condition.comparator, condition.value, condition.words,
                                           state.session_id, now)
-        audit.append((slot, None if old is None else _fact_view(old), _fact_view(condition),
-                      "preference updated" if old else "new preference", state.session_id))
+        audit.append(AuditEntry(slot, None if old is None else _fact_view(old), _fact_view(condition),
+                                "preference updated" if old else "new preference", state.session_id))
     for slot in [s for s, f in profile.facts.items() if f.key in withdrawn_keys and s not in live]:
         old = profile.facts.pop(slot)
-        audit.append((slot, _fact_view(old), None, "the user withdrew it", state.session_id))
+        audit.append(AuditEntry(slot, _fact_view(old), None, "the user withdrew it", state.session_id))
     profile.last_session = {
         "id": state.session_id, "ended_at": now, "goal": state.goal, "status": session_status(state, now, now),
         "conditions": [describe_condition(c, schema) for c in state.constraints.values()],
@@ -84,25 +85,19 @@ def opening_line(profile: UserProfile, schema: DomainSchema, language: str = "en
              for f in profile.facts.values()]
     if not last:
         keys = [spec.label(language) for spec in schema.keys.values() if spec.durable][:2]
-        if language == "zh":
-            return "你好！第一次见面，先问一下：" + "、".join(keys) + "方面有什么偏好吗？" if keys else "你好！"
-        return ("Hi! Before we start — any preferences I should know about, like " + " or ".join(keys) + "?"
-                if keys else "Hi! How can I help?")
+        if not keys:
+            return say("opening.hello", language)
+        return say("opening.first", language, keys=join(keys, language, "opening.first.or"))
     status = last.get("status", "IN_PROGRESS")
     now = time.time() if now is None else now
     if status == "ARCHIVED" or (last.get("ended_at") and now - last["ended_at"] > ARCHIVE_AFTER_DAYS * 86400):
         last = {"goal": "", "conditions": []}   # too old to pick up: greet, keep the preferences
-    where = last.get("goal") or "our last conversation"
-    if language == "zh":
-        line = f"欢迎回来！上次我们在{where}"
-        line += f"（{'；'.join(last.get('conditions', [])[:3])}）" if last.get("conditions") else ""
-        line += f"。我记得你的偏好：{'；'.join(prefs)}，还是这样吗？" if prefs else "。要接着来吗？"
-        return line
-    line = f"Welcome back! Last time: {where}"
-    line += f" ({'; '.join(last.get('conditions', [])[:3])})" if last.get("conditions") else ""
-    if status == "COMPLETED":
-        line += ", all confirmed"
-    if last.get("open"):
-        line += f". Still open: {last['open'][0]}"
-    line += f". I still have {'; '.join(prefs)} — is that still right?" if prefs else ". Shall we pick up from there?"
-    return line
+    conditions = last.get("conditions")
+    return say("opening.back", language,
+               where=last.get("goal") or say("opening.last_conversation", language),
+               conditions=say("opening.conditions", language, conditions=join(conditions[:3], language, "list.sep"))
+               if conditions else "",
+               status=say("opening.completed", language) if status == "COMPLETED" else "",
+               still_open=say("opening.still_open", language, question=last["open"][0]) if last.get("open") else "",
+               follow_up=say("opening.preferences", language, preferences=join(prefs, language, "list.sep"))
+               if prefs else say("opening.pick_up", language))

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+from loguru import logger
 
 from monologue.memory.longterm.records import DAY, MemoryRecord
 from monologue.memory.longterm.retrieval import tokenize
@@ -141,13 +142,13 @@ class Reflector:
                              session_id)
             report.refreshed.append(previous)
             return
-        text = self._phrase(members, contexts, report)
+        text = self._phrase(members, contexts, report, session_id)
         record = self.stream.add(text, source="reflection", kind="reflection", importance=importance,
                                  evidence=ids, session_id=session_id,
                                  context={"contexts": contexts, "trigger": report.trigger})
         report.written.append(record)
 
-    def _phrase(self, members: list[MemoryRecord], contexts: int, report: ReflectionReport) -> str:
+    def _phrase(self, members: list[MemoryRecord], contexts: int, report: ReflectionReport, session_id: str) -> str:
         texts = [m.text for m in members]
         if self.insight is not None:
             try:
@@ -157,5 +158,7 @@ class Reflector:
                 report.errors.append(f"the insight model gave no usable sentence ({sentence!r}); rule wording used")
             except Exception as exc:     # timeout or a bad answer: the rule wording still records the pattern
                 report.errors.append(f"insight model failed ({type(exc).__name__}: {exc}); rule wording used")
+            logger.bind(session=session_id).warning("session {}: {} reflection: {}", session_id, report.trigger,
+                                                    report.errors[-1])
         central = min(texts, key=len)
         return f"Pattern seen in {contexts} separate conversations: the user said \"{central}\" (and similar)."

@@ -15,9 +15,10 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from loguru import logger
 
 from monologue.memory.longterm.importance import rule_importance, valid_for_days
-from monologue.memory.longterm.records import DAY, SOURCES, MemoryRecord, RetentionPolicy
+from monologue.memory.longterm.records import DAY, SOURCES, MemoryKind, MemoryRecord, MemorySource, RetentionPolicy
 from monologue.memory.stores.protocols import MemoryStore
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -41,6 +42,7 @@ class MemoryStream:
         self.clock = clock
         self.retention = retention or RetentionPolicy()
         self.near_duplicate = near_duplicate
+        self.scorer_failures = 0     # the scorer raised; the memory was kept with the default importance
         self._cache: tuple[list[MemoryRecord], np.ndarray] | None = None
 
     def records(self) -> tuple[list[MemoryRecord], np.ndarray]:
@@ -61,7 +63,7 @@ class MemoryStream:
         if len(text) > 2000:
             text = text[:2000]
         now = self.clock() if created_at is None else created_at
-        score = importance if importance is not None else self.score(text)
+        score = importance if importance is not None else self.score(text, session_id)
         score = int(min(max(score, 1), 10))
         vector = self.embed([text])[0] if self.embed else None
         duplicate = self._duplicate_of(text, vector, kind, source) if merge else None
@@ -82,15 +84,16 @@ class MemoryStream:
         if horizon is not None:
             context.update(time_sensitive=True, valid_until=now + horizon * DAY)
         record = MemoryRecord(
-            id=uuid.uuid4().hex[:12], user_id=self.user_id, text=text, importance=score, source=source,
-            created_at=now, last_accessed_at=now, expires_at=self.retention.expires_at(score, now), kind=kind,
+            id=uuid.uuid4().hex[:12], user_id=self.user_id, text=text, importance=score, source=MemorySource(source),
+            created_at=now, last_accessed_at=now, expires_at=self.retention.expires_at(score, now),
+            kind=MemoryKind(kind),
             context=context, evidence=list(evidence or []), session_id=session_id)
         self.store.put(record, vector)
         self._cache = None
         self._audit(f"memory:{record.id}", None, text, f"new {kind} ({source}, importance {score})", session_id)
         return record
 
-    def score(self, text: str) -> int:
+    def score(self, text: str, session_id: str = "") -> int:
         """Importance 1–10: rules first, then the scorer when the rules abstain, else 4."""
         ruled = rule_importance(text)
         if ruled is not None:
@@ -98,7 +101,10 @@ class MemoryStream:
         if self.importance_fn is not None:
             try:
                 scored = self.importance_fn(text)
-            except Exception:        # a scorer failure must not lose the memory
+            except Exception as exc:        # a scorer failure must not lose the memory
+                self.scorer_failures += 1
+                logger.bind(session=session_id).warning("session {}: importance scorer failed ({}: {}); default used",
+                                                        session_id, type(exc).__name__, exc)
                 scored = None
             if scored is not None:
                 return int(min(max(scored, 1), 10))
@@ -130,7 +136,8 @@ class MemoryStream:
         # Reasoning built on the old memory (reflections, plans) is held until rebuilt.
         records, vectors = self.records()
         for i, record in enumerate(records):
-            if old.id in record.evidence and record.current and (record.kind == "reflection" or record.source == "plan"):
+            built_on_old = record.kind == "reflection" or record.source == "plan"
+            if old.id in record.evidence and record.current and built_on_old:
                 record.held = True
                 record.notes.append(f"rests on a replaced memory ({old.id})")
                 self.store.put(record, vectors[i] if vectors.shape[1] else None)

@@ -14,6 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from loguru import logger
+
+from monologue.memory.language.phrases import say
 from monologue.memory.stores.protocols import ProfileStore
 
 Summarize = Callable[[list[str]], "str | None"]       # texts → one condensed text (an LLM)
@@ -26,16 +29,16 @@ def _day(at: float) -> str:
 
 def session_summary(last_session: dict[str, Any], said: list[str], language: str = "en") -> str:
     """A detailed summary of one session from its record and what the user said."""
-    goal = last_session.get("goal") or ("对话" if language == "zh" else "a conversation")
+    goal = last_session.get("goal") or say("session.a_conversation", language)
     parts = [f"{_day(last_session.get('ended_at', 0.0))}: {goal}"]
     if last_session.get("conditions"):
         parts.append("; ".join(last_session["conditions"]))
     if last_session.get("status"):
         parts.append(f"[{last_session['status']}]")
     if last_session.get("open"):
-        parts.append(("未决：" if language == "zh" else "open: ") + "; ".join(last_session["open"]))
+        parts.append(say("summary.open", language, items="; ".join(last_session["open"])))
     if said:
-        parts.append(("用户说：" if language == "zh" else "the user said: ") + " / ".join(said[:3]))
+        parts.append(say("summary.said", language, said=" / ".join(said[:3])))
     return " — ".join(parts)
 
 
@@ -72,33 +75,37 @@ class SummaryPyramid:
         self.profiles = profiles
         self.user_id = user_id
         self.summarize = summarize
+        self.failures = 0        # the summarizer raised; the rule summary was kept
 
     def add_session(self, session_id: str, text: str, at: float) -> None:
         self.profiles.put_summary(self.user_id, "session", session_id, text, [session_id], at)
-        self._rebuild(at)
+        self._rebuild(at, session_id)
 
-    def _condense(self, texts: list[str], fallback: str) -> str:
+    def _condense(self, texts: list[str], fallback: str, session_id: str) -> str:
         if self.summarize is not None:
             try:
                 condensed = self.summarize(texts)
                 if condensed and len(condensed) < 2000:
                     return condensed.strip()
-            except Exception:       # the rule version below is always available
-                pass
+            except Exception as exc:       # the rule version below is always available
+                self.failures += 1
+                logger.bind(session=session_id).warning("session {}: summarizer failed ({}: {}); rule summary kept",
+                                                        session_id, type(exc).__name__, exc)
         return fallback
 
-    def _rebuild(self, at: float) -> None:
+    def _rebuild(self, at: float, session_id: str) -> None:
         sessions = self.profiles.summaries(self.user_id, "session")
         older = sessions[:-DETAILED][-MERGED_SPAN:]
         if older:
             rule = "; ".join(_first_clause(s["text"]) for s in older)
-            self.profiles.put_summary(self.user_id, "merged", "merged", self._condense([s["text"] for s in older], rule),
-                                      [s["key"] for s in older], at)
+            condensed = self._condense([s["text"] for s in older], rule, session_id)
+            self.profiles.put_summary(self.user_id, "merged", "merged", condensed, [s["key"] for s in older], at)
         goals = Counter(s["text"].split(" — ")[0].split(": ", 1)[-1] for s in sessions)
         common = ", ".join(f"{goal} ({count}×)" for goal, count in goals.most_common(3))
         rule = f"{len(sessions)} conversations from {_day(sessions[0]['at'])} to {_day(sessions[-1]['at'])}: {common}"
         self.profiles.put_summary(self.user_id, "overall", "overall",
-                                  self._condense([s["text"] for s in sessions], rule) if len(sessions) > DETAILED
+                                  self._condense([s["text"] for s in sessions], rule, session_id)
+                                  if len(sessions) > DETAILED
                                   else rule, [s["key"] for s in sessions], at)
 
     def load(self) -> Pyramid:

@@ -7,10 +7,12 @@ that replaces the old one, and the audit log keeps both (before → after).
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass
 
 from monologue.memory.language.cues import PLAN_CUES
+from monologue.memory.language.phrases import say
 from monologue.memory.longterm.records import MemoryRecord
 from monologue.memory.longterm.retrieval import BM25, time_window, tokenize
 
@@ -51,12 +53,8 @@ class TimeTravelMatch:
     new_text: str
 
     def confirmation(self) -> str:
-        import datetime as dt
-
         day = dt.datetime.fromtimestamp(self.item.created_at).strftime("%Y-%m-%d")
-        if self.request.language == "zh":
-            return f"好的，你{day}说的“{self.item.text}”已改为：“{self.new_text}”。"
-        return f"Done: the plan you mentioned on {day}, \"{self.item.text}\", is now \"{self.new_text}\"."
+        return say("travel.done", self.request.language, day=day, before=self.item.text, after=self.new_text)
 
 
 def parse_request(text: str, now: float) -> TimeTravelRequest | None:
@@ -84,18 +82,24 @@ def _is_plan(record: MemoryRecord) -> bool:
 
 
 def rewrite(text: str, to: str, language: str) -> str:
-    """The item with its day or time replaced by the new one."""
+    """The item with its day or time replaced by the new one (or, when it names none,
+    the new one added after it). The language picks the patterns that find a day or time."""
     if language == "zh":
-        pattern = _TIME_ZH if _TIME_ZH.fullmatch(to) else _WHEN_ZH
-        return pattern.sub(to, text, count=1) if pattern.search(text) else f"{text}（改到{to}）"
+        at_time = bool(_TIME_ZH.fullmatch(to))
+        pattern = _TIME_ZH if at_time else _WHEN_ZH
+        if pattern.search(text):
+            return pattern.sub(to, text, count=1)
+        return text + say("travel.now_at" if at_time else "travel.moved_to", language, to=to)
     if _TIME_EN.fullmatch(to) or re.fullmatch(r"\d{1,2}(?::\d{2})?\s*(?:am|pm)|\d{1,2}\s*o'?clock", to, re.I):
-        return _TIME_EN.sub(f"at {to}", text, count=1) if _TIME_EN.search(text) else f"{text} (now at {to})"
+        return _TIME_EN.sub(f"at {to}", text, count=1) if _TIME_EN.search(text) else text + say(
+            "travel.now_at", language, to=to)
     day = to[0].upper() + to[1:] if to.lower().split()[-1] in _WEEKDAYS_EN else to
 
     def replace(match: re.Match) -> str:
         return ("on " if match.group(0).lower().startswith("on ") else "") + day
 
-    return _WHEN_EN.sub(replace, text, count=1) if _WHEN_EN.search(text) else f"{text} (moved to {day})"
+    return _WHEN_EN.sub(replace, text, count=1) if _WHEN_EN.search(text) else text + say(
+        "travel.moved_to", language, to=day)
 
 
 def find_item(request: TimeTravelRequest, records: list[MemoryRecord], session_id: str = "") -> MemoryRecord | None:

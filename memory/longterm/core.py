@@ -1,0 +1,369 @@
+"""Long-term memory's synchronous core (seeds 001, 002): plain blocking methods, no event loop.
+
+Before a reply (`prepare`): recall what earlier sessions remember, answer exact
+questions from records, find the plan a "last week" request names, notice a
+contradiction with what the user said before — a high-risk one is asked about instead
+of answered — and settle a question asked on the previous turn. After the reply
+(`after_reply`): write the utterance, resolve conflicts by risk, apply a time-travel
+change, feed the user's answer back into a plan, record the agent's promises, and
+reflect when an event calls for it. Sessions open (`open_session`) with the profile,
+the pre-conversation checks and a plan in the opening line, and close
+(`close_session`) with the profile, a summary in the pyramid and retention.
+
+`LongTermMemory` (engine.py) runs these in worker threads, one at a time, within its
+latency budget. The core never calls working memory: it reads a `SessionSnapshot` and
+returns what the session should change.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from loguru import logger
+
+from monologue.memory.domain.schema import DomainSchema
+from monologue.memory.language.cues import PAST_CUES, PROMISE_CUES, yes_or_no
+from monologue.memory.language.phrases import say
+from monologue.memory.longterm.checks import PreConversationChecks, run_checks
+from monologue.memory.longterm.conflicts import HIGH_RISK, PREFERENCE, Conflict, find_conflict
+from monologue.memory.longterm.consolidation import ConsolidationLLM, consolidate
+from monologue.memory.longterm.exchange import Awaiting, BeforeReply, Opening, Prepared, SessionSnapshot
+from monologue.memory.longterm.importance import worth_remembering
+from monologue.memory.longterm.planning import Plan, Planner
+from monologue.memory.longterm.profile import opening_line, seed_operations, update_profile
+from monologue.memory.longterm.records import RetentionPolicy, UserProfile
+from monologue.memory.longterm.reflection import ReflectionOptions, ReflectionReport, Reflector
+from monologue.memory.longterm.retrieval import RetrievalWeights, Retriever, time_window
+from monologue.memory.longterm.stream import Embed, MemoryStream
+from monologue.memory.longterm.structured import exact_answer
+from monologue.memory.longterm.summaries import SummaryPyramid, session_summary
+from monologue.memory.longterm.timetravel import match as time_travel_match
+from monologue.memory.stores.profiles import SQLiteProfileStore
+from monologue.memory.stores.protocols import MemoryStore, ProfileStore
+
+RECALL_WEIGHTS = RetrievalWeights(recency=0.05, importance=0.10, relevance=0.85)
+
+
+class LongTermLLM(ConsolidationLLM, Protocol):
+    """What the core asks an LLM, all of it off the voice turn (`MemoryLLM` answers)."""
+
+    def insight(self, texts: list[str]) -> str | None: ...
+    def summarize(self, texts: list[str]) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class LongTermOptions:
+    recall_k: int = 3
+    budget_ms: float = 250.0
+    summary_chars: int = 500
+    reflection: ReflectionOptions = field(default_factory=ReflectionOptions)
+    retention: RetentionPolicy = field(default_factory=RetentionPolicy)
+
+
+def restore_after(before: BeforeReply) -> str | None:
+    """The earlier statement the user kept ("No, I still am"), which this session's
+    state should hold again; None when the turn kept nothing."""
+    if before.answered is None:
+        return None
+    awaiting, yes = before.answered
+    if awaiting.kind != "conflict" or awaiting.conflict is None or yes:
+        return None
+    return awaiting.conflict.old.text
+
+
+class LongTermCore:
+    """One user's long-term memory across sessions (seed 002's memory stream)."""
+
+    def __init__(self, store: MemoryStore, user_id: str, *, embed: Embed | None = None,
+                 options: LongTermOptions | None = None, clock: Callable[[], float] = time.time,
+                 profiles: ProfileStore | None = None, llm: LongTermLLM | None = None) -> None:
+        self.user_id = user_id
+        self.clock = clock
+        self.profiles = profiles or SQLiteProfileStore(":memory:")
+        self.options = options or LongTermOptions()
+        self.llm = llm
+        self.stream = MemoryStream(store, user_id, embed=embed, clock=clock, retention=self.options.retention,
+                                   audit=lambda what, before, after, reason, session: self.profiles.append_audit(
+                                       user_id, what, before, after, reason, session, at=clock()),
+                                   importance_fn=None)
+        # Recall favours relevance: the seed's recency/importance weights bury the
+        # answer on question-style queries (LoCoMo R@10 .48 vs .76, scripts/bench_locomo.py).
+        self.retriever = Retriever(self.stream, RECALL_WEIGHTS)
+        # The LLM's part (importance, contradiction judge, reflection wording) waits for
+        # `consolidate` at session end: see consolidation.py.
+        self.reflector = Reflector(self.stream, self.options.reflection)
+        self._to_consolidate: list[str] = []    # this session's new memories, for the LLM at session end
+        self.planner = Planner(self.stream, self.retriever)
+        self.pyramid = SummaryPyramid(self.profiles, user_id, summarize=llm.summarize if llm else None)
+        self.awaiting: Awaiting | None = None
+        self.checks = PreConversationChecks()
+        self.reports: list[ReflectionReport] = []
+        # What the transport knows about the moment (passengers, weather, place…), stored
+        # with each memory beside the time of day and weekday (L1).
+        self.situation: dict[str, Any] = {}
+
+    # --- reading ---------------------------------------------------------------------
+
+    def exact_answer(self, question: str, schema: DomainSchema, language: str = "en") -> str | None:
+        """Exact questions ("when did I last change the seat?") answered from records."""
+        return exact_answer(question, self.profiles, self.user_id, schema, language)
+
+    def profile(self) -> UserProfile:
+        return self.profiles.load(self.user_id)
+
+    def warm_up(self) -> float:
+        """Load the stream, build its index and run the encoder once, before the first
+        turn: a cold first recall would spend its whole budget on start-up work."""
+        started = time.perf_counter()
+        self.retriever.retrieve("warm up", k=1, touch=False)
+        return time.perf_counter() - started
+
+    def context_now(self) -> dict[str, Any]:
+        moment = dt.datetime.fromtimestamp(self.clock())
+        hour = moment.hour
+        part = "morning" if 5 <= hour < 12 else "afternoon" if hour < 17 else "evening" if hour < 22 else "night"
+        return {"time_of_day": part, "weekday": moment.strftime("%A").lower(), **self.situation}
+
+    def prepare(self, text: str, *, session_id: str, turn_class: str, schema: DomainSchema | None,
+                language: str, awaiting: Awaiting | None) -> Prepared:
+        """What long-term memory adds to this reply, and the question left open after it.
+
+        Changes nothing (`awaiting` is the question open now; the caller keeps the one
+        returned only if the reply used the result): work abandoned at the latency
+        budget must leave memory as it found it."""
+        out = BeforeReply()
+        now = self.clock()
+        records, vectors = self.stream.records()
+        if awaiting is not None:
+            answer = yes_or_no(text)
+            if answer is not None:
+                out.answered = (awaiting, answer)
+                out.say, note = self._answer_words(awaiting, answer, language)
+                if note:
+                    out.notes.append(note)
+            if answer is not None or awaiting.kind == "plan":
+                awaiting = None     # an unanswered contradiction stays open (and held) for later
+        if out.say is None:
+            out.travel = time_travel_match(text, records, now, session_id)
+            if out.travel is not None:
+                out.say = out.travel.confirmation()
+        vector = self.stream.embed([text])[0] if self.stream.embed and text.strip() else None
+        if out.say is None and worth_remembering(text, turn_class):
+            out.conflict = find_conflict(text, vector, records, vectors)
+            if out.conflict is not None and out.conflict.risk == HIGH_RISK:
+                # Ask and hold: the reply does not reason on either version until the user answers.
+                out.say = out.conflict.question(language)
+                awaiting = Awaiting("conflict", conflict=out.conflict)
+            elif out.conflict is not None:
+                out.notes.append(f"This updates what the user said before (\"{out.conflict.old.text}\").")
+        held = {out.conflict.old.id} if out.conflict and out.conflict.risk == HIGH_RISK else set()
+        # touch=False: access counts are a write, done after the reply (`after_reply`).
+        result = self.retriever.retrieve(text, k=self.options.recall_k + 3, touch=False, query_vector=vector)
+        # Only what the user said or accepted: a proposed plan is the agent's own words.
+        items = [m for m in result.memories
+                 if m.record.session_id != session_id and m.record.id not in held
+                 and (m.record.source != "plan" or m.record.context.get("status") == "accepted")]
+        out.recalled = [m.record.text for m in items[: self.options.recall_k]]
+        out.reflections = [m.record.text for m in result.reflections[:1]]      # the second channel
+        out.used = [m.record.id for m in items[: self.options.recall_k] + result.reflections[:1]]
+        if schema is not None:
+            out.exact = self.exact_answer(text, schema, language)
+        if PAST_CUES.search(text) or time_window(text, now):
+            summaries = self.pyramid.load().render(self.options.summary_chars)
+            if summaries:
+                out.notes.append("Earlier sessions (summaries, newest first):\n" + summaries)
+        return Prepared(out, awaiting)
+
+    def _answer_words(self, awaiting: Awaiting, yes: bool, language: str) -> tuple[str | None, str]:
+        """What to say to the user's answer (a settled contradiction), or a note for the
+        reply's prompt (an accepted or declined plan)."""
+        if awaiting.kind == "conflict" and awaiting.conflict is not None:
+            new, old = awaiting.conflict.new_text, awaiting.conflict.old.text
+            return (say("conflict.updated", language, new=new) if yes else say("conflict.kept", language, old=old)), ""
+        plan = self.stream.get(awaiting.memory_id)
+        what = plan.text if plan else "the suggestion"
+        return None, (f"The user accepted your suggestion ({what}); go ahead with it." if yes
+                      else f"The user declined your suggestion ({what}); ask what they would prefer.")
+
+    # --- writing (after the reply) ----------------------------------------------------
+
+    def after_reply(self, before: BeforeReply, text: str, *, session_id: str, turn: int, turn_class: str,
+                    reply_text: str = "", session: SessionSnapshot | None = None) -> list[str]:
+        """Apply what this turn changes; returns the ids written.
+
+        `session`: the session's state after this turn, when the caller has it: a
+        lasting change reaches the profile at once (L8)."""
+        written: list[str] = []
+        evidence = [f"{session_id}:{turn}"]
+        self.stream.touch(before.used)
+        if before.answered is not None:
+            self._settle(*before.answered, text, session_id, evidence)
+        # An answer to a contradiction question settles it; it says nothing new to remember.
+        answered_conflict = before.answered is not None and before.answered[0].kind == "conflict"
+        if before.travel is not None:
+            old = before.travel.item
+            new = self.stream.add(before.travel.new_text, source="user_stated", importance=max(old.importance, 6),
+                                  evidence=old.evidence + evidence, session_id=session_id,
+                                  context={"revises": old.id}, merge=False)
+            self.stream.supersede(old, new, f"changed on the user's request: \"{text}\"", session_id)
+            written.append(new.id)
+        elif worth_remembering(text, turn_class) and not answered_conflict:
+            written += self._remember(text, before.conflict, session_id, evidence)
+        for promise in PROMISE_CUES.findall(reply_text or ""):
+            self.profiles.add_commitment(self.user_id, session_id, promise.strip(), self.clock())
+        holding = self.awaiting is not None and self.awaiting.kind == "conflict"
+        if session is not None and turn_class == "information_change" and not holding:
+            self.refresh_profile(session)     # a contradiction being asked about waits for the answer
+        return written
+
+    def refresh_profile(self, session: SessionSnapshot) -> int:
+        """An important change — a lasting preference set or withdrawn — reaches the
+        profile at once, not only at the end of the session (L8); returns audit entries."""
+        state, schema, withdrawn = session.state, session.schema, session.withdrawn
+        profile = self.profiles.load(self.user_id)
+        live = {slot: c for slot, c in state.constraints.items() if schema.key(c.key).durable and c.status == "active"}
+        unchanged = all(slot in profile.facts and profile.facts[slot].value == c.value
+                        and profile.facts[slot].comparator == c.comparator for slot, c in live.items())
+        if unchanged and not any(f.key in withdrawn and s not in live for s, f in profile.facts.items()):
+            return 0
+        now = self.clock()
+        audit = update_profile(profile, state, schema, withdrawn, now=now)
+        self.profiles.save(profile, audit, at=now)
+        return len(audit)
+
+    def _remember(self, text: str, conflict: Conflict | None, session_id: str, evidence: list[str]) -> list[str]:
+        record = self.stream.add(text, source="user_stated", session_id=session_id, evidence=evidence,
+                                 merge=conflict is None, context=self.context_now())
+        if conflict is not None and conflict.old.id != record.id:
+            if conflict.risk == HIGH_RISK:
+                record.held = True
+                self.stream.save(record, f"held: contradicts \"{conflict.old.text}\"; the user was asked",
+                                 session_id)
+                if self.awaiting is not None and self.awaiting.conflict is conflict:
+                    self.awaiting.memory_id = record.id
+                elif self.awaiting is None:
+                    self.awaiting = Awaiting("conflict", record.id, conflict)
+            elif conflict.risk == PREFERENCE:
+                self.stream.supersede(conflict.old, record, "preference updated; the earlier one is kept as history",
+                                      session_id)
+            else:
+                self.stream.supersede(conflict.old, record, "factual correction; the earlier statement is kept "
+                                      "as a misstatement", session_id, misstatement=True)
+        if conflict is None and record.merged == 1:
+            self._to_consolidate.append(record.id)   # scored (if the rules abstained) and judged at session end
+        if self.reflector.event_due(record):
+            self.reports.append(self.reflector.reflect("event", session_id))
+        return [record.id]
+
+    def _settle(self, awaiting: Awaiting, yes: bool, text: str, session_id: str, evidence: list[str]) -> None:
+        if awaiting.kind == "plan":
+            if yes:
+                self.planner.accept(awaiting.memory_id, session_id)
+            else:
+                self.planner.reject(awaiting.memory_id, text, session_id)
+            return
+        conflict = awaiting.conflict
+        if conflict is None:
+            return
+        new = self.stream.get(awaiting.memory_id) if awaiting.memory_id else None
+        if new is None:       # the held statement was not written (yet): write it now
+            new = self.stream.add(conflict.new_text, source="user_stated", session_id=session_id, evidence=evidence,
+                                  merge=False)
+        if yes:
+            new.held = False
+            new.confirmed = True
+            self.stream.save(new, "the user confirmed the change", session_id)
+            self.stream.supersede(conflict.old, new, "high-risk correction confirmed by the user; the earlier "
+                                  "statement is kept as a misstatement", session_id, misstatement=True)
+        else:
+            conflict.old.confirmed = True
+            self.stream.save(conflict.old, "the user confirmed the earlier statement", session_id)
+            new.held = False
+            self.stream.supersede(new, conflict.old, "the user kept the earlier statement", session_id,
+                                  misstatement=True)
+
+    # --- sessions ----------------------------------------------------------------------
+
+    def open_session(self, profile: UserProfile, schema: DomainSchema, language: str, session_id: str) -> Opening:
+        """Apply retention, run the pre-conversation checks, and open with the last
+        session, the checks' findings and a plan; the profile's preferences seed the
+        session's state, to confirm."""
+        now = self.clock()
+        self.stream.maintain()
+        self.checks = run_checks(self.profiles, self.stream, now, profile=profile)
+        parts = [opening_line(profile, schema, language, now=now)]
+        parts += self.checks.lines(language)
+        for promise in self.checks.promises[:1]:
+            self.profiles.keep_commitment(self.user_id, promise["id"], now)
+        goal = profile.last_session.get("goal") or ""
+        plan: Plan | None = self.planner.propose(goal, session_id, language) if goal else None
+        if plan is not None:
+            parts.append(plan.spoken(language))
+            self.awaiting = Awaiting("plan", plan.record.id)
+        line = " ".join(p.strip() for p in parts if p)
+        if not profile.facts:
+            return Opening(line)
+        note = "Loaded from the profile, to confirm: " + ", ".join(
+            f"{f.key} {f.comparator} {f.value}" for f in profile.facts.values())
+        return Opening(line, seed_operations(profile), note)
+
+    def reflection_due(self, profile: UserProfile) -> bool:
+        """The scheduled reflection: the first session of a day, or a week since the last."""
+        return self.reflector.scheduled_due(profile.last_session.get("reflected_at"), self.clock())
+
+    def reflect(self, trigger: str, session_id: str) -> ReflectionReport:
+        """Reflect now; a failure is logged and reported (the next schedule tries again)."""
+        try:
+            report = self.reflector.reflect(trigger, session_id)
+        except Exception as exc:
+            logger.bind(session=session_id).opt(exception=exc).warning(
+                "session {}: {} reflection failed: {}: {}", session_id, trigger, type(exc).__name__, exc)
+            report = ReflectionReport(trigger, errors=[f"{type(exc).__name__}: {exc}"])
+        self.reports.append(report)
+        return report
+
+    def consolidate(self, session_id: str, max_calls: int = 10) -> dict[str, int]:
+        """Session-end work that needs the LLM (blocking; off any voice turn): importance
+        for what the rules could not score and the contradiction judge for this session's
+        new memories. Each call is bounded; a failure leaves the rule result in place."""
+        pending, self._to_consolidate = self._to_consolidate, []
+        if self.llm is None:
+            return {"scored": 0, "judged": 0, "conflicts": 0}
+        return consolidate(self.stream, self.llm, pending, session_id, max_calls)
+
+    def close_session(self, session_id: str, session: SessionSnapshot | None) -> int:
+        """Fold the session into the profile and the summary pyramid; returns audit entries written."""
+        self.consolidate(session_id)
+        if self.llm is not None and any(r.trigger == "scheduled" for r in self.reports):
+            # The day's scheduled reflection ran with rule wording at session start;
+            # new patterns found now get the LLM's words.
+            self.reflector.insight = self.llm.insight
+            try:
+                self.reports.append(self.reflector.reflect("scheduled", session_id))
+            finally:
+                self.reflector.insight = None
+        now = self.clock()
+        written = 0
+        profile = self.profiles.load(self.user_id)
+        if session is not None and session.state.version:
+            audit = update_profile(profile, session.state, session.schema, session.withdrawn, now=now)
+            written = len(audit)
+        else:
+            audit = []
+            if not session_id:
+                return 0
+            profile.last_session = {"id": session_id, "ended_at": now, "goal": "", "status": "IN_PROGRESS",
+                                    "conditions": [], "open": []}
+        reports = [r for r in self.reports if r.trigger == "scheduled" and not r.errors]
+        profile.last_session["reflected_at"] = now if reports else profile.last_session.get("reflected_at")
+        self.profiles.save(profile, audit, at=now)
+        said = [r.text for r in self.stream.records()[0]
+                if r.session_id == session_id and r.kind == "memory" and r.current and r.source == "user_stated"]
+        said.sort(key=len)
+        language = session.language if session is not None else "en"
+        self.pyramid.add_session(session_id, session_summary(profile.last_session, said, language), now)
+        return written
