@@ -233,8 +233,7 @@ class ReplyProcessor(FrameProcessor):
         assert self._memory is not None
         text = render_state_for_reply(state, self._memory.schema, self._memory.options.language)
         if self._options:
-            text += "\n" + render_options(self._options, state, self._memory.schema.option_details,
-                                           self._memory.options.language)
+            text += "\n" + render_options(self._options, state, self._memory.schema.option_details)
         return text
 
     async def _reply(self, turn: TurnRecord) -> None:

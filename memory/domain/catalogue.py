@@ -70,7 +70,8 @@ def filter_options(items: list[dict[str, Any]], state: SessionState) -> tuple[li
 def render_options(items: list[dict[str, Any]], state: SessionState, details: tuple[str, ...] = (),
                    language: str = "en") -> str:
     """The first two items that fit the state, each with the attributes `details` names
-    (the domain's `option_details`)."""
+    (the domain's `option_details`). English by default: the reply prompt's instructions
+    are English in every language, and the options line is read as one of them."""
     fitting, _excluded = filter_options(items, state)
 
     def show(item: dict[str, Any]) -> str:
