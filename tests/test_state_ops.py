@@ -56,6 +56,7 @@ def test_ambiguous_new_value_is_asked_not_written(confirmed, hedged):
     state = applied.state
     assert state.constraints["party_size"].value == 4
     assert len(state.pending) == 1 and state.pending[0].kind == "conflict"
+    assert state.pending[0].question == "You said 4 for the party size earlier, and now 6 — should I change it to 6?"
     assert any(c.action == "maybe_changed" for c in applied.changes)
     yes = apply(state, [Operation("confirm")], 4).state
     assert yes.constraints["party_size"].value == 6 and yes.constraints["party_size"].confirmed
@@ -114,7 +115,7 @@ def test_invalid_operations_change_nothing():
 def test_pending_questions_are_bounded():
     state = base_state()
     for turn in range(2, 12):
-        state = apply(state, [Operation("ask", "k%d" % turn, question=f"q{turn}?")], turn).state
+        state = apply(state, [Operation("ask", f"k{turn}", question=f"q{turn}?")], turn).state
     assert len(state.pending) == 5
 
 

@@ -410,7 +410,7 @@ class _Applier:
         # The user may have changed their mind, or been misheard: keep the old value and ask.
         old_text, new_text = display_value(existing.value), display_value(new.value)
         label = self.schema.key(op.key).label(self.language)
-        question = say("conflict.question", self.language, old=old_text, new=new_text, label=label)
+        question = say("state.changed_question", self.language, old=old_text, new=new_text, label=label)
         candidate = dict(op.to_dict(), correction=True)
         self.ask(QuestionKind.CONFLICT, question, op.key, candidate)
         self.record(ChangeAction.MAYBE_CHANGED, slot, describe_condition(existing), describe_condition(new),
