@@ -111,16 +111,19 @@ def _warm_up_audio() -> Any:
 @dataclass
 class AgentProcessors:
     vad: VADProcessor
-    asr: ASRProcessor
+    asr: ASRProcessor | None          # None without a speech recogniser (text mode)
     classifier: TurnClassifierProcessor
     monologue: MonologueProcessor
     reply: ReplyProcessor
-    tts: TTSProcessor
+    tts: TTSProcessor | None          # None without a voice (text mode)
     trace: TraceWriter
     log: ConversationLog
 
     def before_output(self) -> list[FrameProcessor]:
         """The stages between a speech source and the audio sink."""
+        if self.asr is None or self.tts is None:
+            raise ValueError("a spoken session needs the speech models: load them with load_models(), "
+                             "not load_text_models()")
         return [self.vad, self.asr, self.classifier, self.monologue, self.reply, self.tts]
 
 
@@ -201,7 +204,7 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
         vad=VADProcessor(analyzer, engine=v.engine, sample_rate=config.audio.sample_rate,
                          pre_roll_secs=v.pre_roll_secs, max_segment_secs=v.max_segment_secs,
                          on_turn_end=on_turn_end),
-        asr=ASRProcessor(models.asr, low_confidence=config.asr.low_confidence),
+        asr=ASRProcessor(models.asr, low_confidence=config.asr.low_confidence) if models.asr is not None else None,
         classifier=TurnClassifierProcessor(memory.rules.reads_condition if memory else None, schema=schema),
         monologue=MonologueProcessor(log, memory),
         reply=ReplyProcessor(models.llm, log,
@@ -211,7 +214,7 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                              memory=memory,
                              options=load_catalogue(config.reply.catalogue) if config.reply.catalogue else None,
                              long_term=long_term),
-        tts=TTSProcessor(models.tts),
+        tts=TTSProcessor(models.tts) if models.tts is not None else None,
         trace=TraceWriter(out_dir if config.trace.enabled else None, on_turn_done=on_turn_done),
         log=log,
     )

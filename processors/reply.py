@@ -168,9 +168,10 @@ class ReplyProcessor(FrameProcessor):
             if result is not None and self._memory is not None:
                 turn.state_version = result.version
                 return self._render(result.state), result.clarify
-        if self._memory is None:
+        memory = self._memory
+        if memory is None:
             return None, ""
-        state = await asyncio.to_thread(lambda: self._memory.state)
+        state = await asyncio.to_thread(lambda: memory.state)
         turn.state_version = state.version
         return self._render(state), ""
 

@@ -62,13 +62,12 @@ def main() -> None:
                 break
             except OSError:
                 if server.poll() is not None or time.perf_counter() - started > 60:
-                    raise SystemExit("llama_cpp.server did not start; is llama-cpp-python[server] installed?")
+                    raise SystemExit("llama_cpp.server did not start; is llama-cpp-python[server] installed?") from None
                 time.sleep(0.2)
         server_start = time.perf_counter() - started
-        common = dict(fallback=None, max_tokens=40, temperature=0.0)
-        in_process = ChatLLM(LLMOptions(model=MODEL, **common))
-        over_http = ChatLLM(LLMOptions(model="openai/qwen", api_base=f"http://127.0.0.1:{port}/v1", **common),
-                           extra={"api_key": "none"})
+        in_process = ChatLLM(LLMOptions(model=MODEL, fallback=None, max_tokens=40, temperature=0.0))
+        over_http = ChatLLM(LLMOptions(model="openai/qwen", api_base=f"http://127.0.0.1:{port}/v1", fallback=None,
+                                       max_tokens=40, temperature=0.0), extra={"api_key": "none"})
         started = time.perf_counter()
         in_process.warm_up()
         in_process_load = time.perf_counter() - started

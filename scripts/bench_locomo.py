@@ -51,7 +51,7 @@ def ingest(conversation: dict, encoder) -> tuple[MemoryStream, list[MemoryRecord
         before = [(texts[n - 1] + " " if n else "") + texts[n] for n in range(len(texts))]
         around = [before[n] + (" " + texts[n + 1] if n + 1 < len(texts) else "") for n in range(len(texts))]
         vectors = encoder.embed(before)
-        for n, (turn, text) in enumerate(zip(turns, texts)):
+        for n, (turn, text) in enumerate(zip(turns, texts, strict=True)):
             record = MemoryRecord(id=turn["dia_id"], user_id=stream.user_id, text=text,
                                   importance=rule_importance(turn["text"]) or 4, source=MemorySource.USER_STATED,
                                   created_at=at + n * 30, last_accessed_at=at + n * 30, expires_at=None,
@@ -118,8 +118,9 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, rows in methods.items():
         overall = [statistics.mean(r[k] for r in rows) for k in KS]
-        per = [statistics.mean(r[10] for r, c in zip(rows, cats) if c == cat) for cat in CATEGORIES]
-        print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in overall) + " | " + " | ".join(f"{v:.3f}" for v in per) + " |")
+        per = [statistics.mean(r[10] for r, c in zip(rows, cats, strict=True) if c == cat) for cat in CATEGORIES]
+        print(f"| {name} | " + " | ".join(f"{v:.3f}" for v in overall) + " | "
+              + " | ".join(f"{v:.3f}" for v in per) + " |")
     print(f"\nretrieval latency on LoCoMo streams (~600 memories): median {statistics.median(latencies):.1f} ms, "
           f"p95 {np.percentile(latencies, 95):.1f} ms (query embedding included)")
     if args.scale:

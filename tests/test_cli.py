@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 import soundfile as sf
+
 from fakes import ROOT
 
 
@@ -207,8 +208,10 @@ def test_corrections_contradictions_and_last_weeks_plan_across_processes(tmp_pat
     shown = _run("memory", "show", old_age.group(1), "--user", "zoe", "--store", str(store)).stdout
     assert "misstatement" in shown and "→ Actually my daughter is 7, not 6." in shown
     plan = re.search(r"^(\w+) .*replaced-by:\w+ +Dinner with Anna on Wednesday at 7 pm\.$", listed, re.M)
+    assert plan, listed
     shown = _run("memory", "show", plan.group(1), "--user", "zoe", "--store", str(store)).stdout
-    assert "Dinner with Anna on Wednesday at 7 pm. → Dinner with Anna on Friday at 7 pm." in shown   # audit: before → after
+    # the audit trail: before → after
+    assert "Dinner with Anna on Wednesday at 7 pm. → Dinner with Anna on Friday at 7 pm." in shown
     peanuts = [line for line in listed.splitlines() if "peanuts" in line]
     assert any("replaced-by" not in line and "I'm allergic to peanuts." in line for line in peanuts)
     sessions = _run("sessions", "--user", "zoe", "--store", str(store)).stdout

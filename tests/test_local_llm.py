@@ -56,11 +56,11 @@ async def test_schema_constrained_json(local_chat):
 
 @pytest.mark.slow
 async def test_demo_session_with_the_real_llm(real_models, tmp_path):
-    from fakes import DEMO
-
     from monologue.configs import load_config
     from monologue.pipeline.builder import AgentModels
     from monologue.pipeline.replay import replay_path
+
+    from fakes import DEMO
 
     config = load_config(overrides={"llm": {"max_tokens": 40}}, environ={})
     models = AgentModels(asr=real_models.asr, tts=real_models.tts, llm=local_chat_for(config))

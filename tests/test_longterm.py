@@ -7,7 +7,6 @@ import asyncio
 import threading
 
 import pytest
-from fakes import Clock, bag_of_words
 from loguru import logger
 
 from monologue.memory.longterm.checks import run_checks
@@ -21,6 +20,8 @@ from monologue.memory.longterm.stream import MemoryStream
 from monologue.memory.longterm.summaries import SummaryPyramid
 from monologue.memory.stores.memories import SQLiteMemoryStore
 from monologue.memory.stores.profiles import SQLiteProfileStore
+
+from fakes import Clock, bag_of_words
 
 T0 = 1_763_000_000.0           # a Thursday
 

@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 import soundfile as sf
 import soxr
-from fakes import DEMO, word_overlap
 from pipecat.workers.runner import WorkerRunner
 
 from monologue.pipeline.mic import _device_arg, build_talk_worker, list_devices
+
+from fakes import DEMO, word_overlap
 
 pytestmark = pytest.mark.slow
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 import numpy as np
 import pytest
-from fakes import FakeSynthesizer, FakeTranscriber
 from pipecat.audio.vad.vad_analyzer import VADAnalyzer, VADParams
 from pipecat.frames.frames import (
     InputAudioRawFrame,
@@ -42,6 +42,8 @@ from monologue.processors.trace import TraceWriter, trace_line
 from monologue.processors.tts import TTSProcessor
 from monologue.processors.turn_classifier import TurnClassifierProcessor
 from monologue.processors.vad import VADProcessor
+
+from fakes import FakeSynthesizer, FakeTranscriber
 
 
 class LoudnessVAD(VADAnalyzer):
@@ -117,7 +119,7 @@ async def test_asr_emits_transcript_and_turn():
     segment = SpeechSegmentFrame(turn=turn, audio=b"\1\0" * 16000, sample_rate=16000)
     down, _ = await run_test(ASRProcessor(fake, low_confidence=0.45), frames_to_send=[segment],
                              expected_down_frames=[TranscriptionFrame, UserTurnFrame])
-    assert down[0].text == "Book a table for four."
+    assert isinstance(down[0], TranscriptionFrame) and down[0].text == "Book a table for four."
     assert turn.asr is not None and turn.asr.confidence == 0.3 and turn.asr.low_confidence is True
     assert fake.seen[0].dtype == np.float32 and fake.seen[0].size == 16000
     assert "asr_done" in turn.marks
@@ -184,8 +186,9 @@ def test_reply_prompt_is_bounded_and_ends_with_the_utterance():
     assert messages[-2]["content"] == "agent says 39"
 
 
-def _chat(**kwargs) -> ChatLLM:
-    options = dict(model="openai/gpt-4o-mini", fallback=None, mock_response="Sure. Four people at seven, noted!")
+def _chat(**kwargs: Any) -> ChatLLM:
+    options: dict[str, Any] = dict(model="openai/gpt-4o-mini", fallback=None,
+                                   mock_response="Sure. Four people at seven, noted!")
     options.update(kwargs)
     return ChatLLM(LLMOptions(**options))
 
@@ -211,11 +214,11 @@ async def test_reply_survives_an_llm_that_fails():
     reply = ReplyProcessor(broken, ConversationLog(), PromptOptions("be brief"))
     down, _ = await run_test(reply, frames_to_send=[UserTurnFrame(turn=turn)])
     assert [type(f) for f in down] == [ReplyTextFrame, AgentTurnEndFrame]
-    assert "Sorry" in down[0].text
+    assert isinstance(down[0], ReplyTextFrame) and "Sorry" in down[0].text
     assert "no-such-model" in turn.reply_error
 
 
-async def test_reply_falls_back_to_the_second_model():
+async def test_reply_falls_back_to_the_second_model(monkeypatch):
     turn = _turn()
     chat = _chat(model="openai/no-such-model", fallback="openai/gpt-4o-mini",
                  api_base="http://127.0.0.1:9/v1", mock_response=None, timeout_secs=5)
@@ -225,10 +228,11 @@ async def test_reply_falls_back_to_the_second_model():
             raise ConnectionError("refused")
         yield "Fallback answer."
 
-    chat._stream_one = fake_stream_one  # type: ignore[method-assign]
+    monkeypatch.setattr(chat, "_stream_one", fake_stream_one)
     down, _ = await run_test(ReplyProcessor(chat, ConversationLog(), PromptOptions("x")),
                              frames_to_send=[UserTurnFrame(turn=turn)])
-    assert down[0].text == "Fallback answer." and turn.reply_model == "openai/gpt-4o-mini"
+    assert isinstance(down[0], ReplyTextFrame) and down[0].text == "Fallback answer."
+    assert turn.reply_model == "openai/gpt-4o-mini"
 
 
 async def test_llm_timeout_becomes_a_clear_error():
@@ -314,7 +318,7 @@ async def test_opening_line_is_spoken_first_and_kept_off_the_timeline():
     assert len(recorder.opening) == 1 and recorder.end_secs == 0.0   # opening.wav, not over the user's speech
 
 
-async def test_memory_writes_never_delay_the_reply(tmp_path):
+async def test_memory_writes_never_delay_the_reply(tmp_path, monkeypatch):
     """A slow long-term write (background) and a slow recall (over budget) leave the turn on time."""
     import asyncio as aio
 
@@ -333,8 +337,8 @@ async def test_memory_writes_never_delay_the_reply(tmp_path):
         time.sleep(0.5)
         raise AssertionError("should have been abandoned")
 
-    long_term.after_reply_now = slow_write
-    long_term._prepare = slow_prepare
+    monkeypatch.setattr(long_term, "after_reply_now", slow_write)
+    monkeypatch.setattr(long_term, "_prepare", slow_prepare)
     reply = ReplyProcessor(_chat(), ConversationLog(), PromptOptions("be brief"), min_clause_chars=4,
                            long_term=long_term)
     turn = _turn("I always want a window seat")

@@ -8,10 +8,11 @@ import json
 import numpy as np
 import pytest
 import soundfile as sf
-from fakes import DEMO, DEMO_TEXT, SHARED_SPEECH, word_overlap
 
 from monologue.pipeline.audio_io import AudioInputError, load_session
 from monologue.pipeline.replay import replay_audio, replay_path
+
+from fakes import DEMO, DEMO_TEXT, SHARED_SPEECH, word_overlap
 
 pytestmark = pytest.mark.slow
 
@@ -21,7 +22,7 @@ async def test_demo_session_end_to_end(real_models, mock_config, tmp_path):
     expected = DEMO_TEXT.read_text().splitlines()
     heard = [t.text for t in result.turns]
     assert len(heard) == len(expected)
-    for want, got in zip(expected, heard):
+    for want, got in zip(expected, heard, strict=True):
         assert word_overlap(want, got) >= 0.7, (want, got)
     lines = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text().splitlines()]
     assert [line["turn"] for line in lines] == [1, 2, 3, 4, 5]

@@ -6,18 +6,19 @@ import asyncio
 import json
 from pathlib import Path
 
-from fakes import StateFollowingLLM
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.configs import load_config
-from monologue.memory.longterm.engine import LongTermMemory
+from monologue.memory.longterm.engine import LongTermMemory, WorkingSession
 from monologue.memory.stores.memories import SQLiteMemoryStore
 from monologue.memory.working.engine import WorkingMemory
 from monologue.pipeline.builder import AgentModels, TurnGate
 from monologue.pipeline.chat import TextTurnSource
 from monologue.pipeline.session import Session, SessionHooks, SessionSpec, run_session, session_pipeline
 from monologue.processors.frames import TurnRecord
+
+from fakes import FakeSynthesizer, FakeTranscriber, StateFollowingLLM
 
 
 class RecordedLongTerm(LongTermMemory):
@@ -27,11 +28,11 @@ class RecordedLongTerm(LongTermMemory):
         super().__init__(SQLiteMemoryStore(path), "ann")
         self.events = events
 
-    async def start_session(self, memory: WorkingMemory | None, session_id: str = "") -> str:
+    async def start_session(self, memory: WorkingSession | None, session_id: str = "") -> str:
         self.events.append(f"long-term start {session_id}")
         return await super().start_session(memory, session_id=session_id)
 
-    async def end_session(self, memory: WorkingMemory | None, session_id: str = "") -> int:
+    async def end_session(self, memory: WorkingSession | None, session_id: str = "") -> int:
         self.events.append(f"long-term end {session_id}")
         return await super().end_session(memory, session_id=session_id)
 
@@ -90,7 +91,7 @@ async def test_a_stopped_session_still_closes_its_trace_and_ends_its_long_term_s
 
 def test_the_pipeline_of_each_mode(tmp_path):
     config = load_config(environ={})
-    models = AgentModels(asr=None, tts=None, llm=StateFollowingLLM())
+    models = AgentModels(asr=FakeTranscriber([]), tts=FakeSynthesizer(), llm=StateFollowingLLM())
     from monologue.pipeline.builder import build_processors
 
     parts = build_processors(config, models, None)

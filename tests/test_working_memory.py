@@ -6,13 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-from fakes import ScriptedJsonLLM, StateFollowingLLM
 
 from monologue.configs import load_config
 from monologue.memory.stores.state import InMemoryStateStore
 from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
 from monologue.pipeline.builder import AgentModels
 from monologue.pipeline.chat import chat_session, parse_script
+
+from fakes import ScriptedJsonLLM, StateFollowingLLM
 
 
 def _config(language: str = "en", **monologue):

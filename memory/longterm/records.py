@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
+from monologue.memory.working.state import Comparator
+
 DAY = 86400.0
 
 
@@ -86,11 +88,14 @@ class MemoryRecord:
 @dataclass
 class ProfileFact:
     key: str
-    comparator: str
+    comparator: Comparator
     value: Any
     words: str
     session_id: str
     updated_at: float
+
+    def __post_init__(self) -> None:
+        self.comparator = Comparator(self.comparator)   # read back from JSON as plain text
 
 
 @dataclass

@@ -151,12 +151,15 @@ class Retriever:
     """Ranks one stream's memories for a query; the index is rebuilt only after writes."""
 
     def __init__(self, stream: MemoryStream, weights: RetrievalWeights | None = None,
-                 embed_query: Callable[[str], np.ndarray] | None = None) -> None:
+                 embed_query: Callable[[str], np.ndarray | None] | None = None) -> None:
         self.stream = stream
         self.weights = weights or RetrievalWeights()
-        self.embed_query = embed_query or (lambda q: stream.embed([q])[0] if stream.embed else None)
+        self.embed_query: Callable[[str], np.ndarray | None] = embed_query or self._embed_with_stream
         self._built_for: object = None
         self._bm25: BM25 | None = None
+
+    def _embed_with_stream(self, query: str) -> np.ndarray | None:
+        return self.stream.embed([query])[0] if self.stream.embed else None
 
     def _index(self) -> tuple[list[MemoryRecord], np.ndarray, BM25, BM25]:
         records, vectors = self.stream.records()
@@ -255,7 +258,8 @@ class Retriever:
             if (r.expired(now) or r.outdated(now)) and not r.confirmed:
                 score[j] *= 0.5
         order = [j for j in np.argsort(-score) if relevance[j] >= w.min_relevance]
-        memories, reflections = [], []
+        memories: list[Retrieved] = []
+        reflections: list[Retrieved] = []
         for j in order:
             r = records[idx[j]]
             item = Retrieved(r, float(score[j]), {"recency": float(recency[j]), "importance": float(importance[j]),

@@ -19,7 +19,7 @@ from pydantic.json_schema import SkipJsonSchema
 from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.language.numbers import normalise_date, normalise_time, to_int
 from monologue.memory.llm_answer import AnswerError, LLMAnswer
-from monologue.memory.working.state import COMPARATORS, InvalidOperation, Operation
+from monologue.memory.working.state import COMPARATORS, InvalidOperation, Operation, OpSource
 
 # The operations the LLM may write (a part of state.OPERATIONS): it adds what the rules
 # could not read. Confirming, rejecting and resolving follow the user's own words, which
@@ -135,7 +135,7 @@ def parse_llm_answer(raw: str, schema: DomainSchema, utterance: str) -> LLMOps:
         raise InvalidOperation(str(exc)) from None
     operations = []
     for item in answer.operations:
-        op = Operation.from_dict(item.model_dump(), source="llm")
+        op = Operation.from_dict(item.model_dump(), source=OpSource.LLM)
         if op.op == "set":
             op = normalise_value(op, schema)
         operations.append(Operation(op.op, op.key, op.comparator, op.value, op.words or utterance.strip(),
