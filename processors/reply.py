@@ -18,6 +18,7 @@ from monologue.memory.working.conversation import ConversationLog, Utterance
 from monologue.memory.working.engine import WorkingMemory
 from monologue.memory.working.render import render_state_for_reply
 from monologue.memory.working.state import SessionState
+from monologue.memory.working.turn_classes import TurnClass
 from monologue.models.chat import ChatError, ChatLLM, StreamStats
 from monologue.processors.frames import AgentTurnEndFrame, MemoryRecall, ReplyTextFrame, TurnRecord, UserTurnFrame
 
@@ -208,7 +209,7 @@ class ReplyProcessor(FrameProcessor):
         # Only a change to the task can reach the profile at once (L8): for those turns
         # long-term memory reads the session's state as this turn left it.
         session = None
-        if self._memory is not None and turn.turn_class == "information_change":
+        if self._memory is not None and turn.turn_class == TurnClass.INFORMATION_CHANGE:
             session = await asyncio.to_thread(session_snapshot, self._memory)
         changes = await long_term.after_reply(before, turn.text, session_id=session_id, turn=turn.turn_id,
                                               turn_class=turn.turn_class, reply_text=turn.reply_text, session=session)
@@ -219,7 +220,8 @@ class ReplyProcessor(FrameProcessor):
         meet here, not inside either."""
         if self._memory is not None and changes.restore_text:
             # "No, I still am": the earlier statement stands, in this session's state too.
-            await self._memory.update(changes.restore_text, turn=turn.turn_id, turn_class="information_change")
+            await self._memory.update(changes.restore_text, turn=turn.turn_id,
+                                      turn_class=TurnClass.INFORMATION_CHANGE)
 
     async def flush(self) -> None:
         """Wait for background memory writes (end of session, tests)."""
@@ -278,7 +280,7 @@ class ReplyProcessor(FrameProcessor):
             turn.mark("llm_first_token", stats.first_token_at)
             turn.compute["llm_first_token"] = stats.first_token_at - started
         turn.mark("llm_done", stats.finished_at or time.perf_counter())
-        turn.reply_text = " ".join(spoken) if self._language != "zh" else "".join(spoken)
+        turn.reply_text = say("clause.join", self._language).join(spoken)
         self._log.add("assistant", turn.reply_text, turn.turn_id)
         if self._memory is not None and turn.reply_text and not turn.reply_error:
             await self._memory.record_agent_turn(turn.reply_text, turn=turn.turn_id)

@@ -19,6 +19,7 @@ EN: dict[str, str] = {
     "list.and": " and ",
     "list.sep": "; ",
     "list.comma": ", ",
+    "clause.join": " ",
     "state.goal": "goal: {goal}",
     "state.open_question": "open question: {question}",
     "state.last_action": "last action: {action}",
@@ -104,6 +105,7 @@ ZH: dict[str, str] = {
     "list.and": "、",
     "list.sep": "；",
     "list.comma": ", ",
+    "clause.join": "",
     "state.goal": "目标: {goal}",
     "state.open_question": "待问: {question}",
     "state.last_action": "上一步: {action}",
@@ -189,7 +191,7 @@ TABLES: dict[str, dict[str, str]] = {"en": EN, "zh": ZH}
 def say(key: str, language: str, **values: object) -> str:
     """The sentence `key` in `language` (English when that language lacks it)."""
     table = TABLES.get(language, EN)
-    template = table.get(key) or EN[key]
+    template = table[key] if key in table else EN[key]
     return template.format(**values)
 
 

@@ -44,6 +44,7 @@ from monologue.memory.longterm.summaries import SummaryPyramid, session_summary
 from monologue.memory.longterm.timetravel import match as time_travel_match
 from monologue.memory.stores.profiles import SQLiteProfileStore
 from monologue.memory.stores.protocols import MemoryStore, ProfileStore
+from monologue.memory.working.turn_classes import TurnClass
 
 RECALL_WEIGHTS = RetrievalWeights(recency=0.05, importance=0.10, relevance=0.85)
 
@@ -216,7 +217,7 @@ class LongTermCore:
         for promise in PROMISE_CUES.findall(reply_text or ""):
             self.profiles.add_commitment(self.user_id, session_id, promise.strip(), self.clock())
         holding = self.awaiting is not None and self.awaiting.kind == "conflict"
-        if session is not None and turn_class == "information_change" and not holding:
+        if session is not None and turn_class == TurnClass.INFORMATION_CHANGE and not holding:
             self.refresh_profile(session)     # a contradiction being asked about waits for the answer
         return written
 

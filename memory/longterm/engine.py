@@ -31,6 +31,7 @@ from monologue.memory.longterm.reflection import ReflectionReport
 from monologue.memory.longterm.stream import Embed, MemoryStream
 from monologue.memory.stores.protocols import MemoryStore, ProfileStore
 from monologue.memory.working.state import Change, Operation, SessionState
+from monologue.memory.working.turn_classes import TurnClass
 
 __all__ = ["RECALL_WEIGHTS", "AfterReply", "Awaiting", "BeforeReply", "LongTermMemory", "LongTermOptions",
            "LoopBoundLLM", "Opening", "SessionSnapshot", "WorkingSession", "session_snapshot"]
@@ -204,7 +205,7 @@ class LongTermMemory:
 
     async def recall(self, query: str, *, exclude_session: str = "") -> tuple[list[str], float, bool]:
         """(memory texts, ms spent, timed out) — recall alone, within the budget."""
-        out = await self.before_reply(query, session_id=exclude_session, turn_class="chit_chat")
+        out = await self.before_reply(query, session_id=exclude_session, turn_class=TurnClass.CHIT_CHAT)
         return out.recalled, out.ms, out.timed_out
 
     # --- after the reply (in the background) -------------------------------------------

@@ -15,6 +15,7 @@ from monologue.memory.language.cues import (
     SAFETY_CUES,
     SMALL_TALK_CUES,
 )
+from monologue.memory.working.turn_classes import TurnClass
 
 
 def rule_importance(text: str) -> int | None:
@@ -45,9 +46,9 @@ def worth_remembering(text: str, turn_class: str) -> bool:
     yes/no answers or small talk (the classifier's chit-chat covers facts about the user
     that do not change the task, like "my daughter is 6")."""
     text = text.strip()
-    if turn_class == "confirmation" or not text:
+    if turn_class == TurnClass.CONFIRMATION or not text:
         return False
-    if turn_class == "information_change":
+    if turn_class == TurnClass.INFORMATION_CHANGE:
         return len(text.split()) >= 2 or bool(re.search(r"[\u4e00-\u9fff]{4,}", text))
     if text.endswith(("?", "？")) or rule_importance(text) == 2:
         return False
