@@ -146,7 +146,8 @@ def test_store_erase_and_delete(stream):
 def test_session_status_machine():
     from monologue.memory.domain.schema import load_schema
     from monologue.memory.longterm.profile import session_status
-    from monologue.memory.working.state import Operation, SessionState, apply_operations
+    from monologue.memory.working.apply import apply_operations
+    from monologue.memory.working.state import Operation, SessionState
 
     schema = load_schema("restaurant")
     assert session_status(None) == "NOT_STARTED"

@@ -5,7 +5,8 @@ import random
 import pytest
 
 from monologue.memory.domain.schema import load_schema
-from monologue.memory.working.state import InvalidOperation, Operation, SessionState, apply_operations
+from monologue.memory.working.apply import apply_operations
+from monologue.memory.working.state import InvalidOperation, Operation, SessionState
 
 SCHEMA = load_schema("restaurant")
 

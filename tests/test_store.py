@@ -12,8 +12,9 @@ import pytest
 from monologue.memory.domain.schema import load_schema
 from monologue.memory.stores.protocols import VersionConflict
 from monologue.memory.stores.state import InMemoryStateStore, SQLiteStateStore
+from monologue.memory.working.apply import apply_operations
 from monologue.memory.working.engine import WorkingMemory
-from monologue.memory.working.state import Operation, SessionState, apply_operations
+from monologue.memory.working.state import Operation, SessionState
 
 SCHEMA = load_schema("restaurant")
 

@@ -19,18 +19,17 @@ from loguru import logger
 from monologue.memory.domain.schema import DEFAULT_DOMAIN, DomainSchema, load_schema
 from monologue.memory.stores.protocols import StateStore, VersionConflict
 from monologue.memory.stores.state import InMemoryStateStore
+from monologue.memory.working.apply import Applied, apply_operations
 from monologue.memory.working.extract import RuleExtractor
 from monologue.memory.working.llm_ops import JsonLLM, llm_operations
 from monologue.memory.working.render import clarify_question, render_monologue, render_state
 from monologue.memory.working.state import (
-    Applied,
     Change,
     ConditionStatus,
     InvalidOperation,
     Op,
     Operation,
     SessionState,
-    apply_operations,
     state_diff,
 )
 from monologue.memory.working.turn_classes import TurnClass

@@ -1,0 +1,240 @@
+"""Applying operations to the state (seed 000 §4.2): the only way the state changes.
+
+Each operation names what it touches, so a turn can never drop a condition it did not
+mention ("the pit" of wholesale rewrites). A new value for a condition replaces the old
+one with a recorded reason, or — when the turn is ambiguous — is asked about first
+(§3.2); conditions not mentioned for a while fall back to "to confirm" and then leave
+the live state; every change is recorded with its reason and turn.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from monologue.memory.domain.schema import DomainSchema, KeySpec
+from monologue.memory.language.phrases import say
+from monologue.memory.working.state import (
+    MAX_PENDING,
+    Change,
+    ChangeAction,
+    Comparator,
+    Condition,
+    ConditionStatus,
+    Operation,
+    OpSource,
+    PendingQuestion,
+    QuestionKind,
+    SessionState,
+    describe_condition,
+    display_value,
+    slot_of,
+)
+
+
+@dataclass
+class Applied:
+    state: SessionState
+    changes: list[Change]
+    clarify: str = ""                   # a question to ask instead of answering (W8)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes)
+
+
+class _Applier:
+    def __init__(self, state: SessionState, schema: DomainSchema, turn: int, asr_confidence: float | None,
+                 now: float, language: str) -> None:
+        self.state = state
+        self.schema = schema
+        self.turn = turn
+        self.confidence = asr_confidence
+        self.now = now
+        self.language = language
+        self.changes: list[Change] = []
+        self.mentioned: set[str] = set()
+
+    def record(self, action: ChangeAction, slot: str, before: Any = None, after: Any = None, reason: str = "") -> None:
+        self.changes.append(Change(self.state.version + 1, self.turn, action, slot, before, after, reason, self.now))
+
+    def ask(self, kind: QuestionKind, question: str, key: str = "", candidate: dict[str, Any] | None = None) -> None:
+        # One open question per key: a newer one replaces the older.
+        for old in [p for p in self.state.pending if key and p.key == key]:
+            self.state.pending.remove(old)
+            self.record(ChangeAction.QUESTION_REPLACED, f"pending:{old.id}", old.question, question)
+        pending = PendingQuestion(self.state.next_question_id, kind, question, key, self.turn, candidate)
+        self.state.next_question_id += 1
+        self.state.pending.append(pending)
+        self.record(ChangeAction.ASKED, f"pending:{pending.id}", None, question, kind)
+        while len(self.state.pending) > MAX_PENDING:
+            dropped = self.state.pending.pop(0)
+            self.record(ChangeAction.QUESTION_DROPPED, f"pending:{dropped.id}", dropped.question, None,
+                        "too many open questions")
+
+    def resolve(self, pending: PendingQuestion, reason: str) -> None:
+        if pending in self.state.pending:
+            self.state.pending.remove(pending)
+            self.record(ChangeAction.RESOLVED, f"pending:{pending.id}", pending.question, None, reason)
+
+    def apply(self, op: Operation) -> None:
+        getattr(self, f"_op_{op.op}")(op)
+
+    # --- operations -------------------------------------------------------------------
+
+    def _op_set_goal(self, op: Operation) -> None:
+        goal = str(op.value or op.words).strip()
+        if goal and goal != self.state.goal:
+            self.record(ChangeAction.GOAL, "goal", self.state.goal or None, goal, op.reason or "user stated the goal")
+            self.state.goal = goal
+
+    def _op_note_action(self, op: Operation) -> None:
+        self.state.last_turn_action = str(op.value or op.words)
+
+    def _op_set(self, op: Operation) -> None:
+        spec: KeySpec = self.schema.key(op.key)
+        comparator = op.comparator if op.comparator != Comparator.EQ else Comparator(spec.default_op)
+        slot = slot_of(op.key, op.value, spec.multi)
+        new = Condition(op.key, comparator, op.value, op.words, self.turn, self.confidence,
+                        last_mentioned=self.turn, multi=spec.multi)
+        self.mentioned.add(slot)
+        waiting = [p for p in self.state.pending
+                   if p.key == op.key and p.kind in (QuestionKind.CONFLICT, QuestionKind.CLARIFY)]
+        existing = self.state.constraints.get(slot)
+        if existing is None:
+            self.state.constraints[slot] = new
+            self.record(ChangeAction.ADDED, slot, None, describe_condition(new), op.reason or "user stated it")
+            for pending in waiting:
+                self.resolve(pending, "answered")
+            return
+        same = existing.value == new.value and existing.comparator == new.comparator
+        if same:
+            existing.last_mentioned = self.turn
+            existing.words = op.words or existing.words
+            if existing.status != ConditionStatus.ACTIVE:
+                existing.status = ConditionStatus.ACTIVE
+                self.record(ChangeAction.REAFFIRMED, slot, ConditionStatus.TO_CONFIRM, ConditionStatus.ACTIVE,
+                            "user mentioned it again")
+            for pending in waiting:
+                self.resolve(pending, "user restated the same value")
+            return
+        # A new value replaces the old one (with the reason recorded) unless the turn is
+        # ambiguous: said with a hedge ("maybe six?") or overriding something the user
+        # had confirmed without saying it is a correction. Then it is asked about first.
+        ambiguous = not op.correction and not waiting and (op.hedged or existing.confirmed)
+        if not ambiguous:
+            before = describe_condition(existing)
+            self.state.constraints[slot] = new
+            reason = op.reason or ("user corrected it" if op.correction else
+                                   "user answered the question" if waiting else "user gave a new value")
+            self.record(ChangeAction.REPLACED, slot, before, describe_condition(new), reason)
+            for pending in waiting:
+                self.resolve(pending, "answered")
+            return
+        # The user may have changed their mind, or been misheard: keep the old value and ask.
+        old_text, new_text = display_value(existing.value), display_value(new.value)
+        label = self.schema.key(op.key).label(self.language)
+        question = say("state.changed_question", self.language, old=old_text, new=new_text, label=label)
+        candidate = dict(op.to_dict(), correction=True)
+        self.ask(QuestionKind.CONFLICT, question, op.key, candidate)
+        self.record(ChangeAction.MAYBE_CHANGED, slot, describe_condition(existing), describe_condition(new),
+                    "user may have changed their mind: asked before writing")
+
+    def _op_withdraw(self, op: Operation) -> None:
+        targets = [c for c in self.state.find(op.key) if op.value in (None, "") or c.value == op.value]
+        for condition in targets:
+            del self.state.constraints[condition.slot]
+            self.record(ChangeAction.WITHDRAWN, condition.slot, describe_condition(condition), None,
+                        op.reason or "user withdrew it")
+        for pending in [p for p in self.state.pending if p.key == op.key]:
+            self.resolve(pending, "condition withdrawn")
+
+    def _op_confirm(self, op: Operation) -> None:
+        pending = self._pending_for(op.key)
+        if pending is not None and pending.candidate is not None:
+            self.resolve(pending, "user said yes")
+            self.apply(Operation.from_dict(pending.candidate, source=OpSource.CONFIRMED))
+            candidate_key = pending.candidate.get("key", "")
+            for condition in self.state.find(candidate_key):
+                condition.confirmed = True
+            return
+        if pending is not None:
+            self.resolve(pending, "user confirmed")
+        elif self.state.proposal and not op.key:
+            # "Yes" to the agent's read-back ("a table for 2 at 11:30 today?") takes its values.
+            proposal, self.state.proposal = self.state.proposal, []
+            for item in proposal:
+                self.apply(Operation.from_dict(dict(item, correction=True), source=OpSource.AGENT_PROPOSAL))
+        targets = self.state.find(op.key) if op.key else list(self.state.constraints.values())
+        for condition in targets:
+            condition.last_mentioned = self.turn
+            self.mentioned.add(condition.slot)
+            if condition.status != ConditionStatus.ACTIVE:
+                condition.status = ConditionStatus.ACTIVE
+            if not condition.confirmed:
+                condition.confirmed = True
+                self.record(ChangeAction.CONFIRMED, condition.slot, None, describe_condition(condition),
+                            "user confirmed")
+
+    def _op_propose(self, op: Operation) -> None:
+        self.state.proposal = list(op.value or [])
+
+    def _op_reject(self, op: Operation) -> None:
+        self.state.proposal = []
+        pending = self._pending_for(op.key)
+        if pending is not None:
+            self.resolve(pending, "user said no")
+
+    def _op_ask(self, op: Operation) -> None:
+        # An ask may carry the operation to apply if the user says yes (a clarification).
+        candidate = op.value if isinstance(op.value, dict) else None
+        if op.question:
+            self.ask(QuestionKind.CLARIFY if candidate else QuestionKind.OPEN, op.question, op.key, candidate)
+
+    def _op_resolve(self, op: Operation) -> None:
+        for pending in [p for p in self.state.pending if not op.key or p.key == op.key]:
+            self.resolve(pending, op.reason or "resolved")
+
+    def _pending_for(self, key: str) -> PendingQuestion | None:
+        candidates = [p for p in self.state.pending if not key or p.key == key]
+        return candidates[-1] if candidates else None
+
+    # --- every update compares all fields -------------------------------------------------
+
+    def sweep(self, expire_after: int) -> None:
+        if expire_after <= 0:
+            return
+        for slot, condition in list(self.state.constraints.items()):
+            if slot in self.mentioned or condition.confirmed:
+                continue  # confirmed conditions stay until the user changes them
+            idle = self.turn - condition.last_mentioned
+            if idle >= 2 * expire_after:
+                del self.state.constraints[slot]
+                self.record(ChangeAction.EXPIRED, slot, describe_condition(condition), None,
+                            f"not mentioned for {idle} turns")
+            elif idle >= expire_after and condition.status == ConditionStatus.ACTIVE:
+                condition.status = ConditionStatus.TO_CONFIRM
+                self.record(ChangeAction.TO_CONFIRM, slot, ConditionStatus.ACTIVE, ConditionStatus.TO_CONFIRM,
+                            f"not mentioned for {idle} turns")
+
+
+def apply_operations(state: SessionState, ops: list[Operation], schema: DomainSchema, *, turn: int,
+                     asr_confidence: float | None = None, expire_after: int = 8, now: float | None = None,
+                     language: str = "en") -> Applied:
+    """Apply `ops` to a copy of `state`; the original is never modified.
+
+    An `Operation` is validated when it is built, so a malformed one never gets here.
+    """
+    applier = _Applier(state.copy(), schema, turn, asr_confidence, time.time() if now is None else now, language)
+    for op in ops:
+        applier.apply(op)
+    applier.sweep(expire_after)
+    new = applier.state
+    new.turn = turn
+    if applier.changes or new.goal != state.goal or new.last_turn_action != state.last_turn_action:
+        new.version = state.version + 1
+        new.updated_at = applier.now
+    for change in applier.changes:
+        change.version = new.version
+    return Applied(new, applier.changes)
