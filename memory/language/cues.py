@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from monologue.memory.language.numbers import EN_NUMBER, MONTHS, WEEKDAYS, ZH_NUMBER
+from monologue.memory.language.numbers import EN_NUMBER, MONTHS, WEEKDAY_PATTERN, WEEKDAYS, ZH_NUMBER
 
 # --- yes and no --------------------------------------------------------------------------
 
@@ -23,6 +23,23 @@ NO_EN = (r"(?:no|nope|nah|not (?:that|at this time|now|really)|wrong|that'?s (?:
          r"another one|something else|i don'?t think so)")
 YES_ZH = r"(?:好|对|是|嗯|可以|行|没错|没问题|确定|确认|就这样|就这个)"
 NO_ZH = r"(?:不行|不对|不是|不要|不用|错了|换一个)"
+
+# A turn that is only a yes or a no ("Yes, thanks", "好的，谢谢", "the second one").
+CONFIRM_START_EN = re.compile(
+    r"^(?:" + YES_EN + "|" + NO_EN + r"|the (?:first|second|third|last) one)\b", re.IGNORECASE)
+CONFIRM_ONLY_ZH = re.compile(
+    r"^(?:好的?|对的?|是的?|嗯|可以|行|没错|没问题|确定|确认|就这样|就这个|不行|不要|不对|换一个|第[一二三四五]个)"
+    r"[吧啊呀嗯了，。！!,. ]*(?:谢谢)?[。！!. ]*$"
+)
+# What suggests a turn changes the task: a negated word, a number.
+NEGATED_WORD_EN = re.compile(
+    r"\b(?:no|not|nothing|without|avoid|never)\s+(?!thanks|thank|problem|worries|way)[a-z]{3,}")
+NUMBER_MENTION_EN = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"fifteen|twenty|thirty|forty|fifty|hundred)\b",
+    re.IGNORECASE,
+)
+NUMBER_MENTION_ZH = re.compile(r"[0-9零一二两三四五六七八九十百千万]")
 
 # --- what makes a turn change the task (the turn classifier's generic cues) ----------------
 # The domain adds its own words (`turn_cues:` in its YAML).
@@ -170,8 +187,6 @@ NOT_NAMES_EN = frozenset(w.capitalize() for w in (
 
 # --- what a statement is about (long-term memory) -------------------------------------------
 
-_WEEKDAY = "(?:" + "|".join(WEEKDAYS) + ")"
-
 SAFETY_CUES = re.compile(
     r"\b(?:allerg\w*|epipen|asthma|diabet\w*|pregnan\w*|medic\w*|wheelchair|seizure|emergency|"
     r"heart condition|blood pressure|disab\w*)\b|过敏|哮喘|糖尿病|怀孕|药|轮椅", re.IGNORECASE)
@@ -185,7 +200,7 @@ IDENTITY_CUES = re.compile(
     r"\b(?:my name is|call me|i live|i work|my (?:wife|husband|son|daughter|kids?|children|"
     r"partner|mom|mother|dad|father|birthday|address))\b|我叫|我住|我的(?:孩子|老婆|老公|生日)", re.IGNORECASE)
 PLAN_CUES = re.compile(
-    r"\b(?:tomorrow|next (?:week|month|year)|on " + _WEEKDAY + r"|appointment|meeting|plan(?:ning)? to|going to|"
+    r"\b(?:tomorrow|next (?:week|month|year)|on " + WEEKDAY_PATTERN + r"|appointment|meeting|plan(?:ning)? to|going to|"
     r"will)\b|明天|下周|计划|打算|预约", re.IGNORECASE)
 SMALL_TALK_CUES = re.compile(
     r"^\W*(?:hi|hello|hey|thanks|thank you|ok(?:ay)?|cool|nice|great|haha|lol|bye|good (?:morning|night))\b",
@@ -195,7 +210,7 @@ SMALL_TALK_CUES = re.compile(
 HORIZONS: tuple[tuple[re.Pattern[str], float], ...] = (
     (re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b|今天|今晚", re.I), 1.0),
     (re.compile(r"\btomorrow\b|明天", re.I), 2.0),
-    (re.compile(r"\b(?:this week|on " + _WEEKDAY + r")\b|"
+    (re.compile(r"\b(?:this week|on " + WEEKDAY_PATTERN + r")\b|"
                 r"这周|本周|(?:周|星期)[一二三四五六日天]", re.I), 7.0),
     (re.compile(r"\bnext week\b|下周", re.I), 14.0),
     (re.compile(r"\bnext month\b|下个月", re.I), 45.0),

@@ -30,6 +30,10 @@ ZH_WEEKDAYS = {"一": "monday", "二": "tuesday", "三": "wednesday", "四": "th
                "六": "saturday", "日": "sunday", "天": "sunday"}
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
           "october", "november", "december")
+# The same words as regex alternations, for patterns that name any weekday or month.
+WEEKDAY_PATTERN = "(?:" + "|".join(WEEKDAYS) + ")"
+MONTH_PATTERN = "(?:" + "|".join(MONTHS) + ")"
+ZH_WEEKDAY_PATTERN = "(?:周|星期|礼拜)[一二三四五六日天]"
 
 
 def en_to_int(text: str) -> int | None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from monologue.memory.language.cues import PREFERENCE_CUES, SAFETY_CUES
+from monologue.memory.language.numbers import MONTH_PATTERN, WEEKDAY_PATTERN
 from monologue.memory.language.phrases import say
 from monologue.memory.longterm.importance import valid_for_days
 from monologue.memory.longterm.records import MemoryRecord
@@ -30,9 +31,8 @@ _FILLER = frozenset("actually really now just please correction sorry wait mean 
                     "thing also too".split())
 _NEGATION = re.compile(r"\b(?:not|no longer|never|don'?t|doesn'?t|didn'?t|isn'?t|aren'?t|wasn'?t|won'?t|"
                        r"can'?t|cannot|no)\b|不|没有|别", re.IGNORECASE)
-_VALUE = re.compile(r"\b\d+(?:[.:]\d+)?(?:\s*(?:am|pm))?\b|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|"
-                    r"sunday|january|february|march|april|may|june|july|august|september|october|november|"
-                    r"december)\b", re.IGNORECASE)
+_VALUE = re.compile(r"\b\d+(?:[.:]\d+)?(?:\s*(?:am|pm))?\b|\b(?:" + WEEKDAY_PATTERN + "|" + MONTH_PATTERN + r")\b",
+                    re.IGNORECASE)
 _NOT_VALUE = re.compile(r"\bnot\s+(\d+(?:[.:]\d+)?|[a-z]+day)\b", re.IGNORECASE)
 
 _EXCLUSIVE = re.compile(r"\bi(?:'d| would)? (?:rather|prefer)\b|\bmy favou?rite\b|"

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from monologue.memory.language.cues import PLAN_CUES
+from monologue.memory.language.numbers import WEEKDAY_PATTERN, WEEKDAYS, ZH_WEEKDAY_PATTERN
 from monologue.memory.language.phrases import say
 from monologue.memory.longterm.records import MemoryRecord
 from monologue.memory.longterm.retrieval import BM25, time_window, tokenize
@@ -23,18 +24,17 @@ _REQUEST_EN = re.compile(
 _MENTIONED_EN = re.compile(r"\b(?:i|we)\s+(?:mentioned|made|talked about|told you about|discussed|planned|"
                            r"booked|set up|had)\b|\bfrom\b", re.IGNORECASE)
 _CHANGE_EN = re.compile(r"\b(?:change|move|switch|make|push|reschedule|shift|put)\b(?:\s+[\w'-]+){0,9}?"
-                        r"\s+(?:to|on|for)\s+(?P<to>(?:next\s+)?(?:monday|tuesday|wednesday|thursday|"
-                        r"friday|saturday|sunday|tomorrow|tonight|today)|\d{1,2}(?::\d{2})?\s*(?:am|pm)|"
+                        r"\s+(?:to|on|for)\s+(?P<to>(?:next\s+)?(?:" + WEEKDAY_PATTERN + r"|tomorrow|tonight|today)|"
+                        r"\d{1,2}(?::\d{2})?\s*(?:am|pm)|"
                         r"\d{1,2}\s*o'?clock)", re.IGNORECASE)
 _REQUEST_ZH = re.compile(r"(?:上周|上星期|上个星期|上次|上个月|前几天|昨天)(?:我|我们)?(?:说|提|讲|定|订|约)(?:过)?的"
                          r"(?:那个)?(?P<what>[\u4e00-\u9fff]{1,6}?)(?:[，,。]|\s)*"
-                         r"(?:改|换|挪|调)(?:到|成|在)(?P<to>(?:下)?(?:周|星期|礼拜)[一二三四五六日天]|明天|后天|今天|今晚|"
+                         r"(?:改|换|挪|调)(?:到|成|在)(?P<to>(?:下)?" + ZH_WEEKDAY_PATTERN + r"|明天|后天|今天|今晚|"
                          r"[零一二三四五六七八九十两\d]{1,3}点)")
-_WEEKDAYS_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_WHEN_EN = re.compile(r"\b(?:on\s+)?(?:next\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
-                      r"tomorrow|tonight|today)\b", re.IGNORECASE)
+_WHEN_EN = re.compile(r"\b(?:on\s+)?(?:next\s+)?(?:" + WEEKDAY_PATTERN + r"|tomorrow|tonight|today)\b",
+                      re.IGNORECASE)
 _TIME_EN = re.compile(r"\b(?:at\s+)?\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}\s*o'?clock\b", re.IGNORECASE)
-_WHEN_ZH = re.compile(r"(?:下)?(?:周|星期|礼拜)[一二三四五六日天]|明天|后天|今天|今晚")
+_WHEN_ZH = re.compile(r"(?:下)?" + ZH_WEEKDAY_PATTERN + r"|明天|后天|今天|今晚")
 _TIME_ZH = re.compile(r"[零一二三四五六七八九十两\d]{1,3}点(?:半)?")
 
 
@@ -93,7 +93,7 @@ def rewrite(text: str, to: str, language: str) -> str:
     if _TIME_EN.fullmatch(to) or re.fullmatch(r"\d{1,2}(?::\d{2})?\s*(?:am|pm)|\d{1,2}\s*o'?clock", to, re.I):
         return _TIME_EN.sub(f"at {to}", text, count=1) if _TIME_EN.search(text) else text + say(
             "travel.now_at", language, to=to)
-    day = to[0].upper() + to[1:] if to.lower().split()[-1] in _WEEKDAYS_EN else to
+    day = to[0].upper() + to[1:] if to.lower().split()[-1] in WEEKDAYS else to
 
     def replace(match: re.Match) -> str:
         return ("on " if match.group(0).lower().startswith("on ") else "") + day

@@ -19,8 +19,11 @@ from monologue.memory.language.cues import (
     CHANGE_CUES_ZH,
     CHANGE_VERBS,
     CHANGE_WORDS_EN,
-    NO_EN,
-    YES_EN,
+    CONFIRM_ONLY_ZH,
+    CONFIRM_START_EN,
+    NEGATED_WORD_EN,
+    NUMBER_MENTION_EN,
+    NUMBER_MENTION_ZH,
     cue_pattern,
 )
 
@@ -41,19 +44,6 @@ class TurnClassification:
     cues: tuple[str, ...]
 
 
-_EN_CONFIRM_START = re.compile(
-    r"^(?:" + YES_EN + "|" + NO_EN + r"|the (?:first|second|third|last) one)\b", re.IGNORECASE)
-_ZH_CONFIRM = re.compile(
-    r"^(?:好的?|对的?|是的?|嗯|可以|行|没错|没问题|确定|确认|就这样|就这个|不行|不要|不对|换一个|第[一二三四五]个)"
-    r"[吧啊呀嗯了，。！!,. ]*(?:谢谢)?[。！!. ]*$"
-)
-_EN_NEGATION = re.compile(r"\b(?:no|not|nothing|without|avoid|never)\s+(?!thanks|thank|problem|worries|way)[a-z]{3,}")
-_EN_NUMBER = re.compile(
-    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-    r"fifteen|twenty|thirty|forty|fifty|hundred)\b",
-    re.IGNORECASE,
-)
-_ZH_NUMBER = re.compile(r"[0-9零一二两三四五六七八九十百千万]")
 _MAX_CONFIRM_WORDS = 10
 
 
@@ -91,15 +81,15 @@ def classify_turn(text: str, reads_condition: Callable[[str], bool] | None = Non
         return TurnClassification(TurnClass.CHIT_CHAT, ())
     cues_of_domain = turn_cues(schema)
     lowered = stripped.lower()
-    cues: list[str] = [m.group(0) for m in _EN_NEGATION.finditer(lowered)][:2]
+    cues: list[str] = [m.group(0) for m in NEGATED_WORD_EN.finditer(lowered)][:2]
     cues += [m.group(0) for m in cues_of_domain.en.finditer(lowered)][:4]
     cues += [m.group(0) for m in cues_of_domain.zh.finditer(stripped)][:4]
-    if _EN_NUMBER.search(lowered) or _ZH_NUMBER.search(stripped):
+    if NUMBER_MENTION_EN.search(lowered) or NUMBER_MENTION_ZH.search(stripped):
         cues.append("number")
     # A lone weak cue ("I like the weather") is not enough; two cues or a change verb are.
     changes = len(cues) >= 2 or any(c in CHANGE_VERBS for c in cues)
     short = len(lowered.split()) <= _MAX_CONFIRM_WORDS
-    if not changes and ((_EN_CONFIRM_START.match(lowered) and short) or _ZH_CONFIRM.match(stripped)):
+    if not changes and ((CONFIRM_START_EN.match(lowered) and short) or CONFIRM_ONLY_ZH.match(stripped)):
         return TurnClassification(TurnClass.CONFIRMATION, ("confirmation phrase",))
     if changes:
         return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues))
