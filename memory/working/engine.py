@@ -123,6 +123,9 @@ class WorkingMemory:
                                           self.options.llm_timeout_secs)
             timings["llm"] = (time.perf_counter() - llm_started) * 1000
             llm_error, note = answer.error, answer.note
+            if llm_error:       # in the trace too; the rules' operations stand alone
+                logger.bind(session=self.session_id).warning(f"turn {turn}: the LLM's operations were dropped: "
+                                                             f"{llm_error}")
             ops += answer.operations
         clarify = ""
         low = asr_confidence is not None and asr_confidence < self.options.low_confidence
@@ -165,6 +168,9 @@ class WorkingMemory:
                     return
                 except VersionConflict:
                     await _back_off(attempt)
+            # Losing the read-back only means a later "yes" confirms nothing: said, not hidden.
+            logger.bind(session=self.session_id).warning(
+                f"turn {turn}: the agent's read-back was not recorded after {MAX_COMMIT_RETRIES} conflicting writes")
 
     async def seed(self, ops: list[Operation], note: str) -> bool:
         """Start a fresh session from known preferences, each marked "to confirm"."""
