@@ -6,6 +6,7 @@ import time
 from typing import Protocol
 
 import numpy as np
+from loguru import logger
 from pipecat.frames.frames import Frame, TranscriptionFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.utils.time import time_now_iso8601
@@ -47,7 +48,8 @@ class ASRProcessor(FrameProcessor):
         try:
             # Whisper runs to completion inside the worker thread, segment list included.
             result = await run_on("whisper", self._transcriber.transcribe, audio)
-        except Exception as exc:
+        except Exception as exc:    # the turn is closed unanswered and the session goes on
+            logger.opt(exception=exc).error("turn {}: speech recognition failed: {}", turn.turn_id, exc)
             turn.asr = Transcription(text="", error=f"{type(exc).__name__}: {exc}")
             turn.mark("asr_done", time.perf_counter())
             await self.push_frame(AgentTurnEndFrame(turn=turn))

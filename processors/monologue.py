@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+from loguru import logger
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
@@ -52,6 +53,8 @@ class MonologueProcessor(FrameProcessor):
                 asr_confidence=turn.asr.confidence if turn.asr is not None else None)
         except Exception as exc:  # a failed update must not lose the turn
             turn.monologue = MonologueOutcome.failed(f"{type(exc).__name__}: {exc}")
+            logger.opt(exception=exc).error("session {}: turn {}: the state update failed; the reply uses the "
+                                            "state as it was: {}", self._memory.session_id, turn.turn_id, exc)
             return None
         finally:
             done = time.perf_counter()

@@ -6,6 +6,7 @@ import time
 from collections.abc import Iterator
 from typing import Protocol
 
+from loguru import logger
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
@@ -38,7 +39,9 @@ class TTSProcessor(FrameProcessor):
         started = time.perf_counter()
         try:
             chunks = await run_on("piper", lambda: list(self._tts.synthesize(frame.text)))
-        except Exception as exc:
+        except Exception as exc:    # this clause goes unspoken; the next may still be
+            logger.opt(exception=exc).error("turn {}: speech synthesis failed for {!r}: {}", turn.turn_id,
+                                            frame.text, exc)
             turn.tts.errors.append(f"{type(exc).__name__}: {exc}")
             return
         elapsed = time.perf_counter() - started

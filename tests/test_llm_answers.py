@@ -98,11 +98,16 @@ def test_an_answer_is_checked_by_the_same_model(restaurant):
     ('{"operations": [{"op": "set", "key": "time", "comparator": "~", "value": "7pm"}]}', "unknown comparator"),
     ('{"operations": [{"op": "set", "key": "time", "value": ["7pm", "8pm"]}]}', "operations.0.value"),
     ('{"operations": [{"op": "set", "key": "time"}]}', "needs a value"),
-    ('{"note": "nothing to do"}', "operations"),
 ])
 def test_an_answer_off_the_schema_is_refused_whole(restaurant, raw, fragment):
     with pytest.raises(InvalidOperation, match=fragment):
         parse_llm_answer(raw, restaurant, "whatever")
+
+
+@pytest.mark.parametrize("raw", ['{"note": "nothing to do"}', '{"operations": null, "note": "nothing to do"}'])
+def test_an_answer_without_operations_changes_nothing(restaurant, raw):
+    parsed = parse_llm_answer(raw, restaurant, "whatever")
+    assert parsed.operations == [] and parsed.note == "nothing to do"
 
 
 @pytest.fixture

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from monologue.memory.language.numbers import time_window
 from monologue.memory.longterm.importance import rule_importance
 from monologue.memory.longterm.records import DAY
-from monologue.memory.longterm.retrieval import BM25, RetrievalWeights, Retriever, time_window, tokenize
+from monologue.memory.longterm.retrieval import BM25, RetrievalWeights, Retriever, tokenize
 from monologue.memory.longterm.stream import MemoryStream
 from monologue.memory.stores.memories import SQLiteMemoryStore
 

@@ -22,6 +22,8 @@ YES_EN = (r"(?:yes|yeah|yep|yup|sure|ok|okay|alright|all right|right|correct|exa
 NO_EN = (r"(?:no|nope|nah|not (?:that|at this time|now|really)|wrong|that'?s (?:wrong|not)|not that one|"
          r"another one|something else|i don'?t think so)")
 YES_ZH = r"(?:好|对|是|嗯|可以|行|没错|没问题|确定|确认|就这样|就这个)"
+# A yes/no value written as a word ("true", "yes", 是): how a boolean slot's value reads.
+TRUE_WORDS = re.compile(r"true|yes|1|是|要")
 NO_ZH = r"(?:不行|不对|不是|不要|不用|错了|换一个)"
 
 # A turn that is only a yes or a no ("Yes, thanks", "好的，谢谢", "the second one").
@@ -217,12 +219,13 @@ HORIZONS: tuple[tuple[re.Pattern[str], float], ...] = (
 )
 
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+HAN = r"[\u4e00-\u9fff]"      # a Chinese character (CJK unified ideographs), for patterns
+_HAN = re.compile(HAN)
 
 
 def language_of(text: str) -> str:
     """'zh' when the text has Chinese characters, else 'en'."""
-    return "zh" if _CJK.search(text) else "en"
+    return "zh" if _HAN.search(text) else "en"
 
 
 # --- long-term memory: answers to its questions, the past, first person, promises --------

@@ -253,3 +253,22 @@ def normalise_time(text: str) -> str | None:
 def normalise_date(text: str) -> str | None:
     dates = find_en_dates(text) or find_zh_dates(text)
     return dates[0][0] if dates else None
+
+
+DAY = 86400.0      # seconds
+
+
+def time_window(query: str, now: float) -> tuple[float, float] | None:
+    """'yesterday', 'last week', '上周' … → (start, end) in epoch seconds, else None."""
+    q = query.lower()
+    spans = [
+        (r"\btoday\b|今天", 1), (r"\byesterday\b|昨天", 2), (r"\b(?:last|past) (?:few )?days\b|前几天|这几天", 4),
+        (r"\blast week\b|\bpast week\b|上周|上星期|上个星期", 14), (r"\bthis week\b|这周|本周", 7),
+        (r"\blast month\b|上个月|上月", 62), (r"\bthis month\b|这个月|本月", 31), (r"\blast year\b|去年", 730),
+    ]
+    for pattern, days in spans:
+        if re.search(pattern, q):
+            start = now - days * DAY
+            end = now - (DAY if days == 2 else 0)
+            return start, end
+    return None

@@ -27,6 +27,7 @@ from loguru import logger
 
 from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.language.cues import PAST_CUES, PROMISE_CUES, yes_or_no
+from monologue.memory.language.numbers import time_window
 from monologue.memory.language.phrases import say
 from monologue.memory.longterm.checks import PreConversationChecks, run_checks
 from monologue.memory.longterm.conflicts import HIGH_RISK, PREFERENCE, Conflict, find_conflict
@@ -37,7 +38,7 @@ from monologue.memory.longterm.planning import Plan, Planner
 from monologue.memory.longterm.profile import opening_line, seed_operations, update_profile
 from monologue.memory.longterm.records import RetentionPolicy, UserProfile
 from monologue.memory.longterm.reflection import ReflectionOptions, ReflectionReport, Reflector
-from monologue.memory.longterm.retrieval import RetrievalWeights, Retriever, time_window
+from monologue.memory.longterm.retrieval import RetrievalWeights, Retriever
 from monologue.memory.longterm.stream import Embed, MemoryStream
 from monologue.memory.longterm.structured import exact_answer
 from monologue.memory.longterm.summaries import SummaryPyramid, session_summary

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from loguru import logger
@@ -220,7 +220,7 @@ class LongTermMemory:
         turn is not lost."""
         write = _Write(before, text, session_id, turn, turn_class, reply_text, session)
         async with self._lock:
-            written = await self._run_writes(self._retry + [write])
+            written = await self._run_writes(self._retried(session) + [write])
         return AfterReply(written[-1] or [], restore_after(before))
 
     def after_reply_now(self, before: BeforeReply, text: str, *, session_id: str, turn: int, turn_class: str,
@@ -228,6 +228,11 @@ class LongTermMemory:
         """The worker thread's half of `after_reply`; returns the ids written."""
         return self.core.after_reply(before, text, session_id=session_id, turn=turn, turn_class=turn_class,
                                      reply_text=reply_text, session=session)
+
+    def _retried(self, session: SessionSnapshot | None) -> list[_Write]:
+        """The failed writes to try again, reading the session as it is now: the state they
+        saw when they failed may since have changed."""
+        return [replace(w, session=session) if session is not None else w for w in self._retry]
 
     async def _run_writes(self, writes: list[_Write]) -> list[list[str] | None]:
         """Run the writes in order (the caller holds the lock); the ids each wrote (None: it failed)."""
@@ -258,7 +263,7 @@ class LongTermMemory:
             self._llm.bind(asyncio.get_running_loop())
         profile = await asyncio.to_thread(self.core.profile)
         async with self._lock:
-            opening = await asyncio.to_thread(self.core.open_session, profile, schema or load_schema("restaurant"),
+            opening = await asyncio.to_thread(self.core.open_session, profile, schema or load_schema(),
                                               language, session_id)
         if self.core.reflection_due(profile):
             self.spawn(self._reflect_later("scheduled", session_id), session_id=session_id)
@@ -284,7 +289,7 @@ class LongTermMemory:
         await self.drain()
         if self._retry:
             async with self._lock:
-                await self._run_writes(self._retry)
+                await self._run_writes(self._retried(session))
         async with self._lock:
             return await asyncio.to_thread(self.core.close_session, session_id, session)
 

@@ -7,6 +7,7 @@ import re
 
 from monologue.memory.language.cues import (
     FIRST_PERSON_CUES,
+    HAN,
     HORIZONS,
     IDENTITY_CUES,
     PLAN_CUES,
@@ -49,8 +50,8 @@ def worth_remembering(text: str, turn_class: str) -> bool:
     if turn_class == TurnClass.CONFIRMATION or not text:
         return False
     if turn_class == TurnClass.INFORMATION_CHANGE:
-        return len(text.split()) >= 2 or bool(re.search(r"[\u4e00-\u9fff]{4,}", text))
+        return len(text.split()) >= 2 or bool(re.search(HAN + "{4,}", text))
     if text.endswith(("?", "？")) or rule_importance(text) == 2:
         return False
     return bool(FIRST_PERSON_CUES.search(text)) and (len(text.split()) >= 4
-                                                     or bool(re.search(r"[\u4e00-\u9fff]{6,}", text)))
+                                                     or bool(re.search(HAN + "{6,}", text)))

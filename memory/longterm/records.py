@@ -10,9 +10,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
+from monologue.memory.language.numbers import DAY
 from monologue.memory.working.state import Comparator
 
-DAY = 86400.0
+__all__ = ["DAY", "AuditEntry", "MemoryKind", "MemoryRecord", "MemorySource", "ProfileFact", "RetentionPolicy",
+           "SOURCES", "UserProfile"]
+
 
 
 class MemorySource(StrEnum):

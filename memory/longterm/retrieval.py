@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from monologue.memory.longterm.records import DAY, MemoryRecord
+from monologue.memory.language.cues import HAN
+from monologue.memory.language.numbers import time_window
+from monologue.memory.longterm.records import MemoryRecord
 from monologue.memory.longterm.stream import MemoryStream
 
 SOURCE_WEIGHT = {"user_stated": 1.0, "inferred": 0.85, "plan": 0.8, "reflection": 0.75}
@@ -51,7 +53,7 @@ def tokenize(text: str, stemmed: bool = True) -> list[str]:
     words = [w for w in re.findall(r"[a-z0-9]+(?:'[a-z]+)?", lowered) if w not in _STOP]
     words = [w[:-2] if w.endswith("'s") else w for w in words]
     words = [stem(w) for w in words] if stemmed else words
-    for run in re.findall(r"[\u4e00-\u9fff]+", text):
+    for run in re.findall(HAN + "+", text):
         words += [run[i:i + 2] for i in range(max(len(run) - 1, 1))]
     return words
 
@@ -83,22 +85,6 @@ class BM25:
             idf = math.log(1 + (self.n - len(ids) + 0.5) / (len(ids) + 0.5))
             out[ids] += idf * tf * (self.k1 + 1) / (tf + self.norm[ids])
         return out
-
-
-def time_window(query: str, now: float) -> tuple[float, float] | None:
-    """'yesterday', 'last week', '上周' … → (start, end) in epoch seconds, else None."""
-    q = query.lower()
-    spans = [
-        (r"\btoday\b|今天", 1), (r"\byesterday\b|昨天", 2), (r"\b(?:last|past) (?:few )?days\b|前几天|这几天", 4),
-        (r"\blast week\b|\bpast week\b|上周|上星期|上个星期", 14), (r"\bthis week\b|这周|本周", 7),
-        (r"\blast month\b|上个月|上月", 62), (r"\bthis month\b|这个月|本月", 31), (r"\blast year\b|去年", 730),
-    ]
-    for pattern, days in spans:
-        if re.search(pattern, q):
-            start = now - days * DAY
-            end = now - (1 * DAY if days == 2 else 0)
-            return start, end
-    return None
 
 
 @dataclass(frozen=True)

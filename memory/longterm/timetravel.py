@@ -12,10 +12,10 @@ import re
 from dataclasses import dataclass
 
 from monologue.memory.language.cues import PLAN_CUES
-from monologue.memory.language.numbers import WEEKDAY_PATTERN, WEEKDAYS, ZH_WEEKDAY_PATTERN
+from monologue.memory.language.numbers import WEEKDAY_PATTERN, WEEKDAYS, ZH_WEEKDAY_PATTERN, time_window
 from monologue.memory.language.phrases import say
 from monologue.memory.longterm.records import MemoryRecord
-from monologue.memory.longterm.retrieval import BM25, time_window, tokenize
+from monologue.memory.longterm.retrieval import BM25, tokenize
 
 _ITEMS_EN = r"plan|booking|reservation|appointment|meeting|trip|dinner|lunch|party|visit|call|idea|table"
 _REQUEST_EN = re.compile(

@@ -124,8 +124,8 @@ class WorkingMemory:
             timings["llm"] = (time.perf_counter() - llm_started) * 1000
             llm_error, note = answer.error, answer.note
             if llm_error:       # in the trace too; the rules' operations stand alone
-                logger.bind(session=self.session_id).warning(f"turn {turn}: the LLM's operations were dropped: "
-                                                             f"{llm_error}")
+                logger.bind(session=self.session_id).warning("session {}: turn {}: the LLM's operations were "
+                                                             "dropped: {}", self.session_id, turn, llm_error)
             ops += answer.operations
         clarify = ""
         low = asr_confidence is not None and asr_confidence < self.options.low_confidence
@@ -170,7 +170,8 @@ class WorkingMemory:
                     await _back_off(attempt)
             # Losing the read-back only means a later "yes" confirms nothing: said, not hidden.
             logger.bind(session=self.session_id).warning(
-                f"turn {turn}: the agent's read-back was not recorded after {MAX_COMMIT_RETRIES} conflicting writes")
+                "session {}: turn {}: the agent's read-back was not recorded after {} conflicting writes",
+                self.session_id, turn, MAX_COMMIT_RETRIES)
 
     async def seed(self, ops: list[Operation], note: str) -> bool:
         """Start a fresh session from known preferences, each marked "to confirm"."""
@@ -206,9 +207,11 @@ class WorkingMemory:
             except InvalidOperation as exc:
                 # A malformed candidate (a question's stored operation) is refused whole; the
                 # turn still commits its expiry sweep and monologue.
-                logger.bind(session=self.session_id).warning(f"turn {turn}: operations refused: {exc}")
+                logger.bind(session=self.session_id).warning("session {}: turn {}: operations refused: {}",
+                                                             self.session_id, turn, exc)
                 applied = apply_operations(base, [], self.schema, turn=turn,
-                                           expire_after=self.options.expire_after_turns)
+                                           expire_after=self.options.expire_after_turns,
+                                           language=self.options.language)
             applied.state.last_monologue = render_monologue(applied.state, applied.changes, self.schema,
                                                             self.options.language, note)
             if applied.state.version == base.version:

@@ -13,10 +13,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Protocol
 
-from pydantic import AfterValidator, AliasChoices, Field, WithJsonSchema
+from pydantic import AfterValidator, AliasChoices, Field, WithJsonSchema, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from monologue.memory.domain.schema import DomainSchema
+from monologue.memory.language.cues import TRUE_WORDS
 from monologue.memory.language.numbers import normalise_date, normalise_time, to_int
 from monologue.memory.llm_answer import AnswerError, LLMAnswer
 from monologue.memory.working.state import COMPARATORS, InvalidOperation, Operation, OpSource
@@ -65,6 +66,14 @@ class OperationsAnswer(LLMAnswer):
 
     operations: list[LLMOperation]
     note: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_operations_is_no_change(cls, data: Any) -> Any:
+        # The schema asks for the list; an answer without it changes nothing, as an empty one.
+        if isinstance(data, dict) and data.get("operations") is None:
+            return {**data, "operations": []}
+        return data
 
 
 OPERATIONS_SCHEMA: dict[str, Any] = OperationsAnswer.json_schema()
@@ -123,7 +132,7 @@ def normalise_value(op: Operation, schema: DomainSchema) -> Operation:
 
 
 def lowered_bool(text: str) -> bool:
-    return text.strip().lower() in ("true", "yes", "1", "是", "要")
+    return bool(TRUE_WORDS.fullmatch(text.strip().lower()))
 
 
 def parse_llm_answer(raw: str, schema: DomainSchema, utterance: str) -> LLMOps:
@@ -139,7 +148,7 @@ def parse_llm_answer(raw: str, schema: DomainSchema, utterance: str) -> LLMOps:
         if op.op == "set":
             op = normalise_value(op, schema)
         operations.append(Operation(op.op, op.key, op.comparator, op.value, op.words or utterance.strip(),
-                                    op.reason or "read by the LLM", op.question, op.correction, "llm"))
+                                    op.reason or "read by the LLM", op.question, op.correction, OpSource.LLM))
     return LLMOps(operations=operations, note=answer.note[:300], raw=text[:2000])
 
 
