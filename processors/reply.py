@@ -6,12 +6,11 @@ import asyncio
 import re
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from pipecat.frames.frames import Frame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from monologue.memory.domain.catalogue import render_options
+from monologue.memory.domain.catalogue import Catalogue, render_options
 from monologue.memory.language.phrases import say
 from monologue.memory.longterm.engine import AfterReply, BeforeReply, LongTermMemory, session_snapshot
 from monologue.memory.working.conversation import ConversationLog, Utterance
@@ -123,7 +122,7 @@ class ReplyProcessor(FrameProcessor):
 
     def __init__(self, llm: ChatLLM, log: ConversationLog, prompt: PromptOptions, *,
                  language: str = "en", min_clause_chars: int = 12,
-                 memory: WorkingMemory | None = None, options: list[dict[str, Any]] | None = None,
+                 memory: WorkingMemory | None = None, options: Catalogue | None = None,
                  long_term: LongTermMemory | None = None) -> None:
         super().__init__()
         self._llm = llm
@@ -235,8 +234,8 @@ class ReplyProcessor(FrameProcessor):
     def _render(self, state: SessionState) -> str:
         assert self._memory is not None
         text = render_state_for_reply(state, self._memory.schema, self._memory.options.language)
-        if self._options:
-            text += "\n" + render_options(self._options, state, self._memory.schema.option_details)
+        if self._options is not None and self._options.items:
+            text += "\n" + render_options(self._options, state)
         return text
 
     async def _reply(self, turn: TurnRecord) -> None:

@@ -6,6 +6,7 @@ Sichuan place first; one that is only shown places without spicy food cannot.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +18,29 @@ from monologue.memory.working.state import Condition, SessionState, describe_con
 CATALOGUES_DIR = Path(__file__).resolve().parents[2] / "configs" / "catalogues"
 
 
-def load_catalogue(name_or_path: str) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Catalogue:
+    """What the agent can offer: items whose attributes use the domain's keys and values."""
+
+    items: list[dict[str, Any]]
+    details: tuple[str, ...] = field(default=())   # attributes said with an offered item's name
+
+
+def load_catalogue(name_or_path: str) -> Catalogue:
+    """A bundled catalogue by name (restaurants) or a YAML path: a mapping with `items`
+    (and optional `details`), or a bare list of items."""
     path = Path(name_or_path).expanduser()
     if not path.suffix:
         path = CATALOGUES_DIR / f"{name_or_path}.yaml"
     if not path.is_file():
         raise ValueError(f"no catalogue {name_or_path!r} (bundled: "
                          f"{', '.join(p.stem for p in CATALOGUES_DIR.glob('*.yaml'))}, or a YAML path)")
-    items = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    items = data.get("items") if isinstance(data, dict) else data
     if not isinstance(items, list) or not all(isinstance(i, dict) and "name" in i for i in items):
-        raise ValueError(f"catalogue {path} must be a list of mappings, each with a name")
-    return items
+        raise ValueError(f"catalogue {path} must hold a list of mappings (under `items:`), each with a name")
+    details = tuple(str(d) for d in data.get("details") or ()) if isinstance(data, dict) else ()
+    return Catalogue(items, details)
 
 
 def _values(item: dict[str, Any], key: str) -> list[Any] | None:
@@ -67,15 +80,14 @@ def filter_options(items: list[dict[str, Any]], state: SessionState) -> tuple[li
     return fitting, excluded
 
 
-def render_options(items: list[dict[str, Any]], state: SessionState, details: tuple[str, ...] = (),
-                   language: str = "en") -> str:
-    """The first two items that fit the state, each with the attributes `details` names
-    (the domain's `option_details`). English by default: the reply prompt's instructions
-    are English in every language, and the options line is read as one of them."""
-    fitting, _excluded = filter_options(items, state)
+def render_options(catalogue: Catalogue, state: SessionState, language: str = "en") -> str:
+    """The first two items that fit the state, each with the catalogue's `details`.
+    English by default: the reply prompt's instructions are English in every language,
+    and the options line is read as one of them."""
+    fitting, _excluded = filter_options(catalogue.items, state)
 
     def show(item: dict[str, Any]) -> str:
-        shown = ", ".join(str(item[k]) for k in details if k in item)
+        shown = ", ".join(str(item[k]) for k in catalogue.details if k in item)
         return f"{item['name']} ({shown})" if shown else str(item["name"])
 
     # Only what fits: naming the excluded places, even as "do not offer", makes small

@@ -75,7 +75,6 @@ class DomainSchema:
     goal_text: dict[str, str] = field(default_factory=dict)
     role: dict[str, str] = field(default_factory=dict)
     turn_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)   # the domain's change cue words
-    option_details: tuple[str, ...] = ()        # an offered option's attributes worth saying with its name
 
     def key(self, name: str) -> KeySpec:
         """The spec of `name`; unknown keys are open text keys, never an error."""
@@ -145,8 +144,7 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
                         goal_words=_words(data.get("goal_words")),
                         goal_text={k: str(v) for k, v in (data.get("goal_text") or {}).items()},
                         role={k: str(v) for k, v in (data.get("role") or {}).items()},
-                        turn_cues=_words(data.get("turn_cues")),
-                        option_details=tuple(str(k) for k in data.get("option_details") or ()))
+                        turn_cues=_words(data.get("turn_cues")))
 
 
 @lru_cache(maxsize=16)
