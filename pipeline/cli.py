@@ -263,6 +263,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("monologue: stopped", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`monologue memory list | head`): nothing more to say to it.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
