@@ -69,6 +69,17 @@ def session_snapshot(memory: WorkingSession) -> SessionSnapshot:
                            memory.options.language)
 
 
+def _failure(task: asyncio.Future[Any], session_id: str, what: str) -> bool:
+    """Whether a finished task failed; a failure is logged with the session id (nobody
+    awaits these tasks, so this is where their errors are seen)."""
+    if task.cancelled() or task.exception() is None:
+        return False
+    exc = task.exception()
+    logger.bind(session=session_id).opt(exception=exc).warning(
+        "session {}: {} failed: {}: {}", session_id, what, type(exc).__name__, exc)
+    return True
+
+
 @dataclass(frozen=True)
 class _Write:
     """One turn's background write, kept to retry with the next turn when it fails."""
@@ -194,12 +205,8 @@ class LongTermMemory:
         """Hold the lock until the worker's thread ends; its result, if any, is dropped."""
         def done(task: asyncio.Future[Prepared]) -> None:
             self._lock.release()
-            if task.cancelled() or task.exception() is None:
-                return
-            self._failed_recalls += 1
-            exc = task.exception()
-            logger.bind(session=session_id).opt(exception=exc).warning(
-                "session {}: long-term recall failed: {}: {}", session_id, type(exc).__name__, exc)
+            if _failure(task, session_id, "long-term recall"):
+                self._failed_recalls += 1
 
         work.add_done_callback(done)
 
@@ -310,12 +317,8 @@ class LongTermMemory:
 
         def done(task: asyncio.Task[Any]) -> None:
             self._background.discard(task)
-            if task.cancelled() or task.exception() is None:
-                return
-            self._failed_background += 1
-            exc = task.exception()
-            logger.bind(session=session_id).opt(exception=exc).error(
-                "session {}: background memory work failed: {}: {}", session_id, type(exc).__name__, exc)
+            if _failure(task, session_id, "background memory work"):
+                self._failed_background += 1
 
         task.add_done_callback(done)
 
