@@ -157,6 +157,22 @@ def _at(args: argparse.Namespace) -> float | None:
                           "use e.g. 2026-11-23 or 2026-11-23T19:00") from None
 
 
+def cmd_import_sgd(args: argparse.Namespace) -> int:
+    from monologue.configs import ConfigError
+    from monologue.memory.domain.sgd import import_file
+
+    try:
+        text = import_file(args.schema, args.service)
+    except (OSError, ValueError) as exc:
+        raise ConfigError(str(exc)) from exc
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"wrote {args.out}")
+    else:
+        print(text, end="")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="monologue", description="A real-time voice agent that does not forget.")
     parser.add_argument("-v", "--verbose", action="store_true", help="show pipecat's debug log")
@@ -239,6 +255,14 @@ def build_parser() -> argparse.ArgumentParser:
     sessions.add_argument("--config")
     sessions.add_argument("--store")
     sessions.set_defaults(func=inspection.cmd_sessions)
+
+    domain = sub.add_parser("domain", help="domain schemas: import one from another format")
+    domain_sub = domain.add_subparsers(dest="domain_command", required=True)
+    import_sgd = domain_sub.add_parser("import-sgd", help="a domain YAML from a Schema-Guided Dialogue service schema")
+    import_sgd.add_argument("schema", help="an SGD schema.json")
+    import_sgd.add_argument("--service", required=True, help="the service to import, e.g. Restaurants_2")
+    import_sgd.add_argument("--out", help="YAML file to write (default: print it)")
+    import_sgd.set_defaults(func=cmd_import_sgd)
 
     models = sub.add_parser("models", help="list each model, its package, size and whether it loads")
     models.add_argument("--load", action="store_true", help="load each model (slower) instead of only finding it")

@@ -1,170 +1,247 @@
-"""Dialogue-state tracking on SGD restaurant dialogues (E2): rules only vs rules + LLM.
+"""Dialogue-state tracking on SGD (E2), any service, scored as SGD's own evaluation does.
 
-    python scripts/bench_sgd.py --data ../shared/data/sgd [--limit 40] [--llm-limit 20]
+    python scripts/bench_sgd.py                                  # every dev service, rules and learned
+    python scripts/bench_sgd.py --service Restaurants_2 --modes rules,learned,llm,llm-only
+    python scripts/bench_sgd.py --data train-single.json.gz --schema train-schema.json --per-service 20
 
-After every user turn, Monologue's working state is compared with SGD's gold
-`state.slot_values` for the Restaurants_2 service, mapped to Monologue's keys. The
-system's turns are given to the tracker as what the agent read back (a "yes" then
-confirms them), as in the live pipeline. Reports joint goal accuracy (every tracked
-slot right) and slot precision/recall/F1, per mode, side by side.
+The product's tracker (`WorkingMemory`) runs on the domain YAML that `monologue domain
+import-sgd` writes for the dialogue's service; nothing in the tracker is bench-only.
+
+- Each system turn is given to the tracker as the agent's own turn: its text, and the
+  values its OFFER / CONFIRM / INFORM acts carry as what the agent offered, so a user's
+  "yes, that works" confirms them (the agent in a live session knows what it offered).
+- After each user turn the state is read back as SGD slot values: an enum value as it
+  is (the import keeps SGD's own values), a True/False key as True/False (a negated
+  True is False), a count as its digits, and a time or date as the user's words the
+  condition came from (SGD's gold values are surface strings, "half past 11 in the
+  morning"; the state keeps the normalised 11:30 as its value and the words beside it).
+- Scores (`memory/domain/sgd_eval.py`): SGD's joint goal accuracy and a slot F1.
+
+Modes: `rules` (the learned value reader off), `learned` (the embedded default: rules +
+learned value reader), `llm` (rules + learned + the local LLM when the rules read
+nothing), `llm-only` (the LLM for every turn, rules off: zero-shot). The LLM modes are
+slow (1–3 s a turn on a CPU), so they run on `--llm-per-service` dialogues per service.
+
+SGD data: Schema-Guided Dialogue dataset, CC BY-SA 4.0 (Google Research).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
+import gzip
 import json
 import time
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from monologue.memory.language.numbers import en_to_int, normalise_date, normalise_time
+from monologue.memory.domain.schema import DomainSchema, parse_schema
+from monologue.memory.domain.sgd import import_service
+from monologue.memory.domain.sgd_eval import Slot, Tally
 from monologue.memory.stores.state import InMemoryStateStore
 from monologue.memory.working.engine import LLMMode, WorkingMemory, WorkingMemoryOptions
+from monologue.memory.working.extract import Extraction, RuleExtractor
+from monologue.memory.working.state import Comparator, Condition, SessionState
 from monologue.memory.working.turn_classes import classify_turn
 
-# SGD slot → (Monologue key, comparator, value transform)
-SLOT_MAP = {
-    "number_of_seats": "party_size",
-    "time": "time",
-    "date": "date",
-    "location": "location",
-    "restaurant_name": "restaurant_name",
-    "category": "cuisine",
-    "price_range": "price_range",
-    "has_vegetarian_options": "dietary:vegetarian",
-    "has_seating_outdoors": "seating",
-}
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "sgd"
+MODES = ("rules", "learned", "llm", "llm-only")
+OFFER_ACTS = ("OFFER", "CONFIRM", "INFORM")
 
 
-def norm(slot: str, value: Any) -> str:
-    text = str(value).strip().lower()
-    if slot == "number_of_seats":
-        number = en_to_int(text)
-        return str(number) if number is not None else text
-    if slot == "time":
-        return normalise_time(text) or text
-    if slot == "date":
-        return normalise_date(text) or text
-    if slot == "price_range":
-        return {"inexpensive": "cheap", "expensive": "pricey", "ultra high-end": "ultra_high_end"}.get(text, text)
-    if slot == "has_vegetarian_options":
-        return "true" if text in ("true", "includes", "vegetarian") else "false"
-    if slot == "has_seating_outdoors":
-        return "true" if text in ("true", "outdoor") else "false"
-    return text.replace("_", " ")
+class NoRules(RuleExtractor):
+    """The zero-shot mode's extractor: reads nothing, so the LLM reads every turn."""
+
+    def extract(self, text: str, state: SessionState | None = None, turn_class: str = "") -> Extraction:
+        return Extraction()
 
 
-def predicted(memory: WorkingMemory) -> dict[str, str]:
+def load_dialogues(path: Path) -> list[dict[str, Any]]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        return list(json.load(handle))
+
+
+def domain_of(schemas: list[dict[str, Any]], service: str, learned: bool) -> DomainSchema:
+    schema = parse_schema(import_service(schemas, service))
+    if learned:
+        return schema
+    keys = {name: dataclasses.replace(spec, open_value="") for name, spec in schema.keys.items()}
+    return dataclasses.replace(schema, keys=keys)
+
+
+def offered_values(frame: Mapping[str, Any], slots: set[str]) -> list[dict[str, str]]:
+    """What the system turn offered or read back, as one option (slot → value)."""
+    option = {act["slot"]: act["values"][0] for act in frame.get("actions", ())
+              if act["act"] in OFFER_ACTS and act.get("values") and act["slot"] in slots}
+    return [option] if option else []
+
+
+def said(condition: Condition, schema: DomainSchema) -> str | None:
+    """A condition as SGD writes the slot's value, or None when it sets nothing."""
+    spec = schema.key(condition.key)
+    value = condition.value
+    if spec.type == "enum" and set(spec.values) == {"True"}:
+        if str(value) == "True":
+            return "True" if condition.comparator == Comparator.EQ else "False"
+        return "False" if str(value) == "False" else None
+    if condition.comparator in (Comparator.NE, Comparator.EXCLUDES):
+        return None
+    if spec.type in ("time", "date") and condition.words and len(condition.words.split()) <= 8:
+        return condition.words
+    return str(value)
+
+
+def predicted(state: SessionState, schema: DomainSchema) -> dict[str, str]:
     out: dict[str, str] = {}
-    for condition in memory.state.constraints.values():
-        for slot, key in SLOT_MAP.items():
-            if key == "dietary:vegetarian" and condition.slot == key:
-                out[slot] = norm(slot, "true" if condition.comparator == "includes" else "false")
-            elif key == "seating" and condition.key == "seating":
-                if condition.value == "outdoor":
-                    out[slot] = "true" if condition.comparator == "=" else "false"
-            elif condition.key == key and key not in ("dietary:vegetarian", "seating"):
-                out[slot] = norm(slot, condition.value)
+    for condition in state.constraints.values():
+        if condition.key in schema.keys and (value := said(condition, schema)) is not None:
+            out[condition.key] = value
     return out
 
 
-def gold_of(frame: dict[str, Any]) -> dict[str, set[str]]:
-    values = frame.get("state", {}).get("slot_values", {})
-    return {slot: {norm(slot, v) for v in vals} for slot, vals in values.items() if slot in SLOT_MAP}
+async def record_agent(memory: WorkingMemory, text: str, turn: int, offered: list[dict[str, str]]) -> None:
+    try:
+        await memory.record_agent_turn(text, turn=turn, offered=offered)   # type: ignore[call-arg]
+    except TypeError:     # a tracker from before the agent's offers were given to it
+        await memory.record_agent_turn(text, turn=turn)
 
 
-async def run_dialogue(dialogue: dict[str, Any], llm: Any,
-                       mode: LLMMode) -> list[tuple[dict[str, str], dict[str, set[str]]]]:
+async def run_dialogue(dialogue: dict[str, Any], schema: DomainSchema, slots: Sequence[Slot], mode: str,
+                       llm: Any, errors: list[dict[str, Any]] | None = None) -> Tally:
+    llm_mode: LLMMode = "always" if mode == "llm-only" else "auto" if mode == "llm" else "never"
     memory = WorkingMemory(dialogue["dialogue_id"], InMemoryStateStore(),
-                           WorkingMemoryOptions(llm_mode=mode, expire_after_turns=0), llm=llm)
-    pairs = []
+                           WorkingMemoryOptions(llm_mode=llm_mode, expire_after_turns=0),
+                           llm=llm if mode.startswith("llm") else None, schema=schema)
+    if mode == "llm-only":
+        memory.rules = NoRules(schema)
+    names = {slot.name for slot in slots}
+    tally = Tally()
     turn_id = 0
     for turn in dialogue["turns"]:
+        frame = turn["frames"][0]
         if turn["speaker"] == "SYSTEM":
-            await memory.record_agent_turn(turn["utterance"], turn=turn_id)
+            await record_agent(memory, turn["utterance"], turn_id, offered_values(frame, names))
             continue
         turn_id += 1
-        frame = next((f for f in turn["frames"] if f["service"].startswith("Restaurants")), None)
         text = turn["utterance"]
-        cls = classify_turn(text, memory.rules.reads_condition, schema=memory.schema).turn_class
+        cls = classify_turn(text, memory.rules.reads_condition, schema=schema).turn_class
         if cls.triggers_monologue:
             await memory.update(text, turn=turn_id, turn_class=cls.value)
-        if frame is not None:
-            pairs.append((predicted(memory), gold_of(frame)))
-    return pairs
+        gold = frame["state"]["slot_values"]
+        guess = predicted(memory.state, schema)
+        joint = tally.add(slots, gold, guess)
+        if errors is not None and joint < 1.0:
+            errors.append({"dialogue": dialogue["dialogue_id"], "turn": turn_id, "text": text,
+                           "gold": gold, "predicted": guess})
+    return tally
 
 
-def score(pairs: list[tuple[dict[str, str], dict[str, set[str]]]]) -> dict[str, float]:
-    joint = tp = fp = fn = 0
-    for pred, gold in pairs:
-        right = all(slot in pred and pred[slot] in vals for slot, vals in gold.items()) and set(pred) <= set(gold)
-        joint += right
-        for slot, value in pred.items():
-            if slot in gold and value in gold[slot]:
-                tp += 1
+def pick(dialogues: list[dict[str, Any]], per_service: int) -> list[dict[str, Any]]:
+    """The first `per_service` dialogues of each service (0: all), in the file's order."""
+    if not per_service:
+        return dialogues
+    seen: dict[str, int] = defaultdict(int)
+    out = []
+    for dialogue in dialogues:
+        service = dialogue["services"][0]
+        if seen[service] < per_service:
+            seen[service] += 1
+            out.append(dialogue)
+    return out
+
+
+async def run_mode(mode: str, dialogues: list[dict[str, Any]], schemas: list[dict[str, Any]], llm: Any,
+                   errors: list[dict[str, Any]] | None) -> dict[str, Tally]:
+    by_service: dict[str, Tally] = defaultdict(Tally)
+    domains: dict[str, tuple[DomainSchema, list[Slot]]] = {}
+    for dialogue in dialogues:
+        service = dialogue["services"][0]
+        if service not in domains:
+            raw = next(s for s in schemas if s["service_name"] == service)
+            slots = [Slot(s["name"], bool(s["is_categorical"])) for s in raw["slots"]]
+            domains[service] = (domain_of(schemas, service, learned=mode != "rules"), slots)
+        schema, slots = domains[service]
+        by_service[service].merge(await run_dialogue(dialogue, schema, slots, mode, llm, errors))
+    return dict(by_service)
+
+
+def table(results: dict[str, dict[str, Tally]], counts: dict[str, dict[str, int]]) -> str:
+    modes = list(results)
+    services = sorted({s for r in results.values() for s in r})
+    head = "| service | " + " | ".join(f"{m} JGA | {m} F1" for m in modes) + " |"
+    lines = [head, "|---|" + "---:|---:|" * len(modes)]
+    for service in services + ["overall"]:
+        cells = []
+        for mode in modes:
+            if service == "overall":
+                tally = Tally()
+                for part in results[mode].values():
+                    tally.merge(part)
             else:
-                fp += 1
-        fn += sum(1 for slot, vals in gold.items() if pred.get(slot) not in vals)
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {"turns": len(pairs), "jga": joint / len(pairs) if pairs else 0.0,
-            "precision": precision, "recall": recall, "f1": f1}
-
-
-def per_slot(pairs) -> dict[str, tuple[int, int]]:
-    counts: dict[str, list[int]] = {}
-    for pred, gold in pairs:
-        for slot, vals in gold.items():
-            entry = counts.setdefault(slot, [0, 0])
-            entry[1] += 1
-            entry[0] += pred.get(slot) in vals
-    return {k: (v[0], v[1]) for k, v in counts.items()}
+                tally = results[mode].get(service, Tally())
+            cells.append(f"{tally.jga:.3f} | {tally.f1:.3f}" if tally.frames else "– | –")
+        lines.append(f"| {service} | " + " | ".join(cells) + " |")
+    lines.append("| dialogues / user turns | " + " | ".join(
+        f"{counts[m]['dialogues']} | {counts[m]['turns']}" for m in modes) + " |")
+    return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data" / "sgd"))
-    parser.add_argument("--limit", type=int, default=0, help="dialogues for the rules-only run (0: all)")
-    parser.add_argument("--llm-limit", type=int, default=20, help="dialogues for the rules + LLM run (0: skip)")
+    parser.add_argument("--data", default=str(DATA / "dev-single.json.gz"), help="SGD dialogues (.json or .json.gz)")
+    parser.add_argument("--schema", default=None, help="SGD schema.json (default: beside --data, by split)")
+    parser.add_argument("--service", action="append", help="only this service (repeatable; default: all)")
+    parser.add_argument("--modes", default="rules,learned", help=f"comma-separated, of {', '.join(MODES)}")
+    parser.add_argument("--per-service", type=int, default=0, help="dialogues per service (0: all)")
+    parser.add_argument("--llm-per-service", type=int, default=3, help="dialogues per service for the LLM modes")
     parser.add_argument("--llm", default="local/qwen2.5-0.5b-instruct", help="litellm model string")
+    parser.add_argument("--errors", help="write the turns the learned mode got wrong to this JSONL file")
     args = parser.parse_args()
-    path = Path(args.data)
-    path = path / "dev-restaurants.json" if path.is_dir() else path
-    if not path.is_file():
-        raise SystemExit(f"no SGD data at {path}; pass --data ../shared/data/sgd")
-    dialogues = json.loads(path.read_text())
-    subset = dialogues[: args.limit] if args.limit else dialogues
-
-    async def run(mode: LLMMode, llm: Any, items: list[dict[str, Any]]) -> Any:
-        all_pairs, started = [], time.perf_counter()
-        for dialogue in items:
-            all_pairs += await run_dialogue(dialogue, llm, mode)
-        return all_pairs, time.perf_counter() - started
-
-    rows = []
-    rules_pairs, rules_secs = asyncio.run(run("never", None, subset))
-    rows.append(("rules only", len(subset), score(rules_pairs), rules_secs))
-    if args.llm_limit:
+    data = Path(args.data)
+    schema_path = Path(args.schema) if args.schema else data.parent / (
+        ("train" if data.name.startswith("train") else "dev") + "-schema.json")
+    if not data.is_file() or not schema_path.is_file():
+        raise SystemExit(f"no SGD data at {data} / {schema_path}; pass --data and --schema")
+    schemas = json.loads(schema_path.read_text(encoding="utf-8"))
+    dialogues = [d for d in load_dialogues(data) if len(d["services"]) == 1
+                 and (not args.service or d["services"][0] in args.service)]
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    unknown = set(modes) - set(MODES)
+    if unknown:
+        raise SystemExit(f"unknown modes {sorted(unknown)}; use {', '.join(MODES)}")
+    llm = None
+    if any(m.startswith("llm") for m in modes):
         from monologue.configs import LLMOptions
         from monologue.models.chat import ChatLLM
 
         llm = ChatLLM(LLMOptions(model=args.llm, fallback=None, max_tokens=160, temperature=0.0, timeout_secs=60))
         llm.prepare()
-        head = dialogues[: args.llm_limit]
-        same_rules, _ = asyncio.run(run("never", None, head))
-        rows.append((f"rules only (first {len(head)})", len(head), score(same_rules), 0.0))
-        llm_pairs, llm_secs = asyncio.run(run("auto", llm, head))
-        rows.append((f"rules + {args.llm} (first {len(head)})", len(head), score(llm_pairs), llm_secs))
-    print(f"\n## SGD dialogue-state tracking — {path.name} (Restaurants_2 slots)")
-    print("\n| tracker | dialogues | user turns | JGA | slot P | slot R | slot F1 | time (s) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for name, n, s, secs in rows:
-        print(f"| {name} | {n} | {s['turns']} | {s['jga']:.3f} | {s['precision']:.3f} | {s['recall']:.3f} | "
-              f"{s['f1']:.3f} | {secs:.1f} |")
-    print("\nper-slot accuracy (rules only): " + ", ".join(
-        f"{slot} {right}/{total}" for slot, (right, total) in sorted(per_slot(rules_pairs).items())))
+    results: dict[str, dict[str, Tally]] = {}
+    counts: dict[str, dict[str, int]] = {}
+    errors: list[dict[str, Any]] = []
+    for mode in modes:
+        subset = pick(dialogues, args.llm_per_service if mode.startswith("llm") else args.per_service)
+        label = f"{mode} ({args.llm_per_service}/service)" if mode.startswith("llm") else mode
+        started = time.perf_counter()
+        results[label] = asyncio.run(run_mode(mode, subset, schemas, llm,
+                                              errors if mode == "learned" and args.errors else None))
+        counts[label] = {"dialogues": len(subset), "turns": sum(t.frames for t in results[label].values())}
+        print(f"{label}: {time.perf_counter() - started:.0f} s", flush=True)
+    print(f"\n## SGD dialogue-state tracking — {data.name} ({schema_path.name})\n")
+    print(table(results, counts))
+    for label, by_service in results.items():
+        missed: dict[str, int] = defaultdict(int)
+        for service, tally in by_service.items():
+            for slot, n in tally.missed.items():
+                missed[f"{service}.{slot}"] += n
+        worst = sorted(missed.items(), key=lambda item: -item[1])[:12]
+        print(f"\nslots that cost the joint score most ({label}): " + ", ".join(f"{s} {n}" for s, n in worst))
+    if args.errors:
+        Path(args.errors).write_text("".join(json.dumps(e) + "\n" for e in errors), encoding="utf-8")
 
 
 if __name__ == "__main__":

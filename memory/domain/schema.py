@@ -54,6 +54,10 @@ class KeySpec:
     heard: dict[str, str] = field(default_factory=dict)      # "{value} people": how a value is read back
     # How a condition reads in a sentence, by comparator ("for {value} people", "no {value} food").
     phrases: dict[str, dict[str, str]] = field(default_factory=dict)
+    description: str = ""            # what the key means, in a sentence (from an imported schema)
+    # "learned": values the schema cannot list (names, cities, titles) are read by the
+    # learned value reader (`memory/working/values.py`); "": only by the rules and the LLM.
+    open_value: str = ""
 
     def label(self, language: str = "en") -> str:
         return self.labels.get(language) or self.labels.get("en") or self.name.replace("_", " ")
@@ -75,6 +79,7 @@ class DomainSchema:
     goal_text: dict[str, str] = field(default_factory=dict)
     role: dict[str, str] = field(default_factory=dict)
     turn_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)   # the domain's change cue words
+    description: str = ""
 
     def key(self, name: str) -> KeySpec:
         """The spec of `name`; unknown keys are open text keys, never an error."""
@@ -118,6 +123,16 @@ def _reader(raw: Any, where: str) -> Reader:
         raise ValueError(f"{where} has reader {raw!r}; use one of {known}") from None
 
 
+OPEN_VALUE_SOURCES = ("", "learned")
+
+
+def _open_value(raw: Any, where: str) -> str:
+    value = str(raw or "")
+    if value not in OPEN_VALUE_SOURCES:
+        raise ValueError(f"{where} has open_value {raw!r}; use learned or leave it out")
+    return value
+
+
 def parse_schema(data: dict[str, Any]) -> DomainSchema:
     keys: dict[str, KeySpec] = {}
     for name, raw in (data.get("keys") or {}).items():
@@ -139,12 +154,15 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
             heard={k: str(v) for k, v in (raw.get("heard") or {}).items()},
             phrases={lang: {str(c): str(s) for c, s in (table or {}).items()}
                      for lang, table in (raw.get("phrases") or {}).items()},
+            description=str(raw.get("description") or ""),
+            open_value=_open_value(raw.get("open_value"), f"domain {data.get('name')}: key {name}"),
         )
     return DomainSchema(name=str(data.get("name", "custom")), keys=keys,
                         goal_words=_words(data.get("goal_words")),
                         goal_text={k: str(v) for k, v in (data.get("goal_text") or {}).items()},
                         role={k: str(v) for k, v in (data.get("role") or {}).items()},
-                        turn_cues=_words(data.get("turn_cues")))
+                        turn_cues=_words(data.get("turn_cues")),
+                        description=str(data.get("description") or ""))
 
 
 @lru_cache(maxsize=16)
