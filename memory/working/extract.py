@@ -28,6 +28,7 @@ from monologue.memory.language.cues import (
 from monologue.memory.language.numbers import find_en_dates, find_en_times, find_zh_dates, find_zh_times, to_int
 from monologue.memory.working.state import Comparator, Op, Operation, SessionState
 from monologue.memory.working.turn_classes import TurnClass
+from monologue.memory.working.values import learned_operations
 
 Polarity = Literal["yes", "no", ""]
 Span = tuple[int, int]
@@ -138,6 +139,7 @@ class RuleExtractor:
         self._enums(text, source, lang, cues, taken, add, result.correction, withdrawn_keys)
         if lang == "en":          # the name shapes are English capitalisation
             self._open_and_named(text, taken, add, result.correction, ops)
+            ops = learned_operations(self.schema, text, state, ops, taken, result.correction)   # values.py
         if state is not None and not state.goal and self._mentions_goal(source, lang, cues):
             goal = self.schema.goal_text.get(lang) or self.schema.goal_text.get("en", "")
             if goal:

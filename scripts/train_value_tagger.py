@@ -1,0 +1,164 @@
+"""Fit the open-value reader (`memory/working/values.py`) on SGD's training dialogues.
+
+    python scripts/train_value_tagger.py [--data ../shared/data/sgd] [--epochs 4]
+
+Writes `models/weights/value_tagger.npz`. Two averaged perceptrons over hashed
+features: the BIO tagger on every user turn's non-categorical spans, and the key
+ranker on each span against the open keys of the service's imported domain YAML (the
+same import a user runs, so the ranker sees keys only as the product does).
+
+Data: the Schema-Guided Dialogue dataset (Google Research), CC BY-SA 4.0; only the
+fitted weights are kept in the repository, never the dialogues.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from monologue.memory.domain.schema import DomainSchema, parse_schema
+from monologue.memory.domain.sgd import import_service
+from monologue.memory.working.values import (
+    DIM,
+    TAGS,
+    WEIGHTS,
+    ValueModel,
+    content_words,
+    feature_ids,
+    key_features,
+    learned_keys,
+    token_features,
+    tokens,
+)
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "sgd"
+
+
+class Averaged:
+    """An averaged perceptron's weights: w, and the running sum for the average."""
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.w = np.zeros(shape, dtype=np.float32)
+        self.u = np.zeros(shape, dtype=np.float32)
+        self.t = 1
+
+    def update(self, ids: np.ndarray, delta: float, column: int | None = None) -> None:
+        if column is None:
+            np.add.at(self.w, ids, delta)
+            np.add.at(self.u, ids, self.t * delta)
+        else:
+            np.add.at(self.w[:, column], ids, delta)
+            np.add.at(self.u[:, column], ids, self.t * delta)
+
+    def averaged(self) -> np.ndarray:
+        return self.w - self.u / self.t
+
+
+def examples(path: Path, schemas: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One per user turn: words, gold tags, the agent's words before, and the gold spans."""
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        dialogues = json.load(handle)
+    domains: dict[str, DomainSchema] = {}
+    out = []
+    for dialogue in dialogues:
+        service = dialogue["services"][0]
+        if service not in domains:
+            domains[service] = parse_schema(import_service(schemas, service))
+        agent_text, previous = "", {}
+        for turn in dialogue["turns"]:
+            frame = turn["frames"][0]
+            if turn["speaker"] == "SYSTEM":
+                agent_text = turn["utterance"]
+                continue
+            toks = tokens(turn["utterance"])
+            tags = ["O"] * len(toks)
+            spans = []
+            for slot in frame["slots"]:
+                inside = [i for i, (_w, s, e) in enumerate(toks) if s >= slot["start"] and e <= slot["exclusive_end"]]
+                if not inside:
+                    continue
+                tags[inside[0]] = "B"
+                for i in inside[1:]:
+                    tags[i] = "I"
+                spans.append((slot["slot"], inside[0], inside[-1] + 1))
+            out.append({"service": service, "words": [w for w, _s, _e in toks], "tags": tags, "spans": spans,
+                        "agent": frozenset(content_words(agent_text)[:10]), "filled": set(previous)})
+            previous = frame["state"]["slot_values"]
+    for example in out:
+        example["specs"] = learned_keys(domains[example["service"]])
+    return out
+
+
+def train_tagger(data: list[dict[str, Any]], epochs: int) -> np.ndarray:
+    model = Averaged((DIM, len(TAGS)))
+    for epoch in range(epochs):
+        random.Random(epoch).shuffle(data)
+        errors = total = 0
+        for ex in data:
+            words, gold, prev = ex["words"], ex["tags"], "O"
+            for i in range(len(words)):
+                ids = feature_ids(token_features(words, i, prev, ex["agent"]))
+                scores = model.w[ids].sum(axis=0)
+                if prev == "O":
+                    scores[2] = -np.inf
+                guess = TAGS[int(np.argmax(scores))]
+                if guess != gold[i]:
+                    model.update(ids, 1.0, TAGS.index(gold[i]))
+                    model.update(ids, -1.0, TAGS.index(guess))
+                    errors += 1
+                total += 1
+                model.t += 1
+                prev = guess
+        print(f"tagger epoch {epoch + 1}: token error {errors / max(total, 1):.4f}", flush=True)
+    return model.averaged()
+
+
+def train_ranker(data: list[dict[str, Any]], epochs: int) -> np.ndarray:
+    model = Averaged((DIM,))
+    for epoch in range(epochs):
+        random.Random(100 + epoch).shuffle(data)
+        errors = total = 0
+        for ex in data:
+            names = {s.name for s in ex["specs"]}
+            for slot, start, end in ex["spans"]:
+                if slot not in names or len(names) < 2:
+                    continue
+                feats = {s.name: feature_ids(key_features(s, ex["words"], start, end, ex["agent"],
+                                                           s.name in ex["filled"])) for s in ex["specs"]}
+                guess = max(feats, key=lambda n: float(model.w[feats[n]].sum()))
+                if guess != slot:
+                    model.update(feats[slot], 1.0)
+                    model.update(feats[guess], -1.0)
+                    errors += 1
+                total += 1
+                model.t += 1
+        print(f"ranker epoch {epoch + 1}: key error {errors / max(total, 1):.4f}", flush=True)
+    return model.averaged()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", default=str(DATA))
+    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--out", default=str(WEIGHTS))
+    args = parser.parse_args()
+    folder = Path(args.data)
+    started = time.perf_counter()
+    data = examples(folder / "train-single.json.gz", json.loads((folder / "train-schema.json").read_text()))
+    print(f"{len(data)} user turns from {folder}", flush=True)
+    tagger = train_tagger(data, args.epochs)
+    ranker = train_ranker(data, args.epochs)
+    ValueModel(tagger, ranker).save(Path(args.out))
+    size = Path(args.out).stat().st_size / 1e6
+    print(f"wrote {args.out} ({size:.1f} MB) in {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
