@@ -118,7 +118,7 @@ async def run_dialogue(dialogue: dict[str, Any], schema: DomainSchema, slots: Se
                            llm=llm if mode.startswith("llm") else None, schema=schema)
     if mode == "llm-only":
         memory.rules = NoRules(schema)
-    names = {slot.name for slot in slots}
+    names = set(schema.keys)
     tally = Tally()
     turn_id = 0
     for turn in dialogue["turns"]:

@@ -12,7 +12,9 @@ values) and intents. Each slot becomes a key of the format `schema.parse_schema`
 - a slot of small counts ("1".."6" seats) is an `int` read as a head count, or an enum
   of "N bags" words when what it counts is not people;
 - any other slot is open: `time`, `date` (with the rules' reader) or `text`, and is
-  read by the learned value reader (`open_value: learned`).
+  read by the learned value reader (`open_value: learned`);
+- a slot no intent takes (a phone number, a price: what the service reports, never what
+  the user asks for) is left out: the monologue tracks the user's conditions.
 
 Intents give the goal words and the turn cues. Nothing here is specific to one service.
 """
@@ -136,6 +138,9 @@ def import_service(schemas: list[dict[str, Any]], service: str) -> dict[str, Any
     goal_words = list(dict.fromkeys(w for intent in intents for w in _camel_words(intent["name"])
                                     if len(w) > 2))
     main = next((i for i in intents if i.get("is_transactional")), intents[0] if intents else None)
+    # The slots an intent takes are what the user asks for; the others (a phone number,
+    # a price) are what the service reports, which the monologue does not track.
+    taken = {name for intent in intents for name in [*intent["required_slots"], *intent["optional_slots"]]}
     data: dict[str, Any] = {
         "name": service.lower(),
         "description": found.get("description", ""),
@@ -143,7 +148,7 @@ def import_service(schemas: list[dict[str, Any]], service: str) -> dict[str, Any
         "goal_words": {"en": goal_words},
         "goal_text": {"en": main["description"].lower()} if main else {},
         "turn_cues": {"en": goal_words},
-        "keys": {slot["name"]: _key_of(slot) for slot in found.get("slots") or []},
+        "keys": {slot["name"]: _key_of(slot) for slot in found.get("slots") or [] if slot["name"] in taken},
     }
     parse_schema(data)      # what this writes, the product must read
     return data

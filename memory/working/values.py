@@ -249,7 +249,7 @@ def learned_operations(schema: DomainSchema, text: str, state: SessionState | No
             op = out[overlap]
             if op.op != Op.SET or schema.key(op.key).type != spec.type or spec.type not in ("time", "date"):
                 continue       # the rules' reading of these words stands
-            start, end = min(reading.start, taken[overlap][0]), max(reading.end, taken[overlap][1])
+            start, end = reading.start, reading.end
             target = reading.key if reading.key == op.key or reading.key not in keys else op.key
             out[overlap] = replace(op, key=target, words=text[start:end])
             keys.add(target)
