@@ -71,8 +71,8 @@ def _count_unit(slot: dict[str, Any]) -> list[str]:
     words = [w for w in slot["name"].split("_") if w not in ("number", "of", "num", "count")]
     if not words:
         return []
-    unit = words[-1]
-    forms = {unit, unit.rstrip("s"), " ".join(words)}
+    # A trailing * is any ending (`cue_pattern`): "bed*" is also "bedrooms".
+    forms = {words[-1].rstrip("s") + "*", " ".join(words[:-1] + [words[-1].rstrip("s") + "*"])}
     return sorted(forms, key=len, reverse=True)
 
 
@@ -87,6 +87,8 @@ def _enum_values(slot: dict[str, Any]) -> dict[str, dict[str, list[str]]]:
             words = [f"{num} {u}" for num in (value, spoken) for u in unit]
             if n == 0:
                 words += [f"no {u}" for u in unit]
+            elif n == 1:
+                words += [f"a {u}" for u in unit] + [f"an {u}" for u in unit]
         elif value.lower() == "none":
             words = ["none", "no " + _plain(slot["name"]).split()[0]]
         elif "-" in value:
