@@ -79,7 +79,8 @@ def examples(path: Path, schemas: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 continue
             toks = tokens(turn["utterance"])
             tags = ["O"] * len(toks)
-            spans = []
+            spans: list[tuple[str, int, int]] = []
+            choices: list[tuple[str, int, int, str]] = []
             for slot in frame["slots"]:
                 inside = [i for i, (_w, s, e) in enumerate(toks) if s >= slot["start"] and e <= slot["exclusive_end"]]
                 if not inside:
@@ -88,11 +89,21 @@ def examples(path: Path, schemas: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 for i in inside[1:]:
                     tags[i] = "I"
                 spans.append((slot["slot"], inside[0], inside[-1] + 1))
+            lowered = [w.lower() for w, _s, _e in toks]
+            for act in frame["actions"]:     # a categorical value said in words ("my savings")
+                if act["act"] != "INFORM" or not act["values"] or act["slot"] in {s[0] for s in spans}:
+                    continue
+                said = [w.lower() for w, _s, _e in tokens(act["values"][0])]
+                at = next((i for i in range(len(lowered)) if said and lowered[i:i + len(said)] == said), None)
+                if at is not None:
+                    choices.append((act["slot"], at, at + len(said), act["values"][0]))
             out.append({"service": service, "words": [w for w, _s, _e in toks], "tags": tags, "spans": spans,
-                        "agent": frozenset(content_words(agent_text)[:10]), "filled": set(previous)})
+                        "agent": frozenset(content_words(agent_text)[:10]), "filled": set(previous),
+                        "choices": choices})
             previous = frame["state"]["slot_values"]
     for example in out:
         example["specs"] = learned_keys(domains[example["service"]])
+        example["enums"] = [s for s in domains[example["service"]].keys.values() if s.values]
     return out
 
 
@@ -120,6 +131,15 @@ def train_tagger(data: list[dict[str, Any]], epochs: int) -> np.ndarray:
     return model.averaged()
 
 
+def _rank_step(model: Averaged, feats: dict[str, np.ndarray], gold: str) -> int:
+    guess = max(feats, key=lambda n: float(model.w[feats[n]].sum()))
+    if guess != gold:
+        model.update(feats[gold], 1.0)
+        model.update(feats[guess], -1.0)
+    model.t += 1
+    return int(guess != gold)
+
+
 def train_ranker(data: list[dict[str, Any]], epochs: int) -> np.ndarray:
     model = Averaged((DIM,))
     for epoch in range(epochs):
@@ -132,13 +152,17 @@ def train_ranker(data: list[dict[str, Any]], epochs: int) -> np.ndarray:
                     continue
                 feats = {s.name: feature_ids(key_features(s, ex["words"], start, end, ex["agent"],
                                                            s.name in ex["filled"])) for s in ex["specs"]}
-                guess = max(feats, key=lambda n: float(model.w[feats[n]].sum()))
-                if guess != slot:
-                    model.update(feats[slot], 1.0)
-                    model.update(feats[guess], -1.0)
-                    errors += 1
+                errors += _rank_step(model, feats, slot)
                 total += 1
-                model.t += 1
+            for slot, start, end, value in ex["choices"]:
+                # Keys that share the value ("savings": the user's account or the recipient's).
+                specs = [s for s in ex["enums"] if value in s.values]
+                if len(specs) < 2 or slot not in {s.name for s in specs}:
+                    continue
+                feats = {s.name: feature_ids(key_features(s, ex["words"], start, end, ex["agent"],
+                                                           s.name in ex["filled"])) for s in specs}
+                errors += _rank_step(model, feats, slot)
+                total += 1
         print(f"ranker epoch {epoch + 1}: key error {errors / max(total, 1):.4f}", flush=True)
     return model.averaged()
 

@@ -236,8 +236,8 @@ def learned_operations(schema: DomainSchema, text: str, state: SessionState | No
         return ops
     agent = state.last_turn_action if state is not None else ""
     filled = {c.key for c in state.constraints.values()} if state is not None else set()
-    out = list(ops)
-    keys = {op.key for op in ops if op.op == Op.SET}
+    out = _shared_values(schema, text, list(ops), taken, agent, filled)
+    keys = {op.key for op in out if op.op == Op.SET}
     negated = STATE_CUES["en"].negated_before
     for reading in read_values(schema, text, agent, filled):
         spec = schema.key(reading.key)
@@ -264,3 +264,32 @@ def learned_operations(schema: DomainSchema, text: str, state: SessionState | No
         out.append(Operation(Op.SET, reading.key, Comparator.EQ, value, reading.value, correction=correction))
         keys.add(reading.key)
     return out
+
+
+def _shared_values(schema: DomainSchema, text: str, ops: list[Operation], taken: Sequence[tuple[int, int]],
+                   agent_text: str, filled: set[str]) -> list[Operation]:
+    """A listed value two keys share ("savings": the user's account or the recipient's)
+    goes to the key the ranker prefers from the words around it."""
+    model = default_model()
+    if model is None:
+        return ops
+    toks = tokens(text)
+    words = [t for t, _s, _e in toks]
+    agent = frozenset(content_words(agent_text)[:10])
+    claimed = {op.key for op in ops if op.op == Op.SET}
+    for i, (op, (begin, finish)) in enumerate(zip(ops, taken, strict=False)):
+        said = text[begin:finish].lower()
+        specs = [s for s in schema.keys.values()
+                 if said in (w.lower() for w in s.value_words(str(op.value)))]
+        if op.op != Op.SET or len(specs) < 2 or op.key not in {s.name for s in specs}:
+            continue
+        inside = [j for j, (_w, s, e) in enumerate(toks) if s < finish and begin < e]
+        if not inside:
+            continue
+        specs = [s for s in specs if s.name == op.key or s.name not in claimed]
+        best = model.rank(specs, words, inside[0], inside[-1] + 1, agent, filled)[0][1]
+        if best.name != op.key:
+            claimed.discard(op.key)
+            claimed.add(best.name)
+            ops[i] = replace(op, key=best.name)
+    return ops
