@@ -76,10 +76,11 @@ def domain_of(schemas: list[dict[str, Any]], service: str, learned: bool) -> Dom
 def offered_values(frame: Mapping[str, Any], required: set[str], slots: set[str],
                    read_back: dict[str, str]) -> list[dict[str, str]]:
     """What the system turn offered (the item: a value of a slot some intent requires,
-    such as the restaurant's name, not the attributes said with it) or read back (CONFIRM),
-    as one option (slot → value). Facts it reports (INFORM) are not offers: on SGD train a
-    user's yes takes 95% of offered required slots, a quarter of the rest, and almost
-    never an informed value.
+    such as the restaurant's name, not the attributes said with it; where no offered slot
+    is required, the offered slots) or read back (CONFIRM), as one option (slot → value).
+    Facts it reports (INFORM) are not offers. On SGD train a user's yes takes 95% of
+    offered required slots, a tenth of the optional ones said beside them, all of the
+    optional ones offered alone, and almost never an informed value.
 
     A read-back is of the whole booking: SGD's system turn names only what changed since
     its last one ("...at Simply Fondue in Livermore"), so `read_back` carries the rest."""
@@ -88,7 +89,9 @@ def offered_values(frame: Mapping[str, Any], required: set[str], slots: set[str]
     if confirmed:
         read_back.update(confirmed)
         confirmed = dict(read_back)
-    option = {act["slot"]: act["values"][0] for act in acts if act["act"] == "OFFER" and act["slot"] in required}
+    offers = [act for act in acts if act["act"] == "OFFER"]
+    items = [act for act in offers if act["slot"] in required] or offers   # a flight is offered by its airline
+    option = {act["slot"]: act["values"][0] for act in items}
     option.update(confirmed)
     return [option] if option else []
 

@@ -106,6 +106,10 @@ def examples(path: Path, schemas: list[dict[str, Any]]) -> list[dict[str, Any]]:
                         "agent": frozenset(content_words(agent_text)[:10]), "filled": set(previous),
                         "choices": choices})
             previous = frame["state"]["slot_values"]
+    # A third of the turns again in lower case: a transcript or a hurried typist does not
+    # capitalise names ("book a table at simply fondue"), so the tagger must not need it.
+    lowered_copies = [dict(ex, words=[w.lower() for w in ex["words"]]) for ex in out[::3]]
+    out += lowered_copies
     for example in out:
         example["specs"] = learned_keys(domains[example["service"]])
         example["enums"] = [s for s in domains[example["service"]].keys.values() if s.values]
