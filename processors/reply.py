@@ -6,11 +6,12 @@ import asyncio
 import re
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from pipecat.frames.frames import Frame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from monologue.memory.domain.catalogue import Catalogue, render_options
+from monologue.memory.domain.catalogue import Catalogue, offered_options, render_options
 from monologue.memory.language.phrases import say
 from monologue.memory.longterm.engine import AfterReply, BeforeReply, LongTermMemory, session_snapshot
 from monologue.memory.working.conversation import ConversationLog, Utterance
@@ -128,6 +129,7 @@ class ReplyProcessor(FrameProcessor):
         self._llm = llm
         self._memory = memory
         self._options = options
+        self._offered: list[dict[str, Any]] = []     # the options the current reply was given
         self._window = PromptWindow(prompt.recent_turns)
         self._long_term = long_term
         self._log = log
@@ -236,6 +238,8 @@ class ReplyProcessor(FrameProcessor):
         text = render_state_for_reply(state, self._memory.schema, self._memory.options.language)
         if self._options is not None and self._options.items:
             text += "\n" + render_options(self._options, state)
+            # What this reply may offer: a later "yes" confirms these, not names the model made up.
+            self._offered = offered_options(self._options, state)
         return text
 
     async def _reply(self, turn: TurnRecord) -> None:
@@ -282,7 +286,7 @@ class ReplyProcessor(FrameProcessor):
         turn.reply_text = say("clause.join", self._language).join(spoken)
         self._log.add("assistant", turn.reply_text, turn.turn_id)
         if self._memory is not None and turn.reply_text and not turn.reply_error:
-            await self._memory.record_agent_turn(turn.reply_text, turn=turn.turn_id)
+            await self._memory.record_agent_turn(turn.reply_text, turn=turn.turn_id, offered=self._offered)
         self._remember_later(turn, before)
         await self.push_frame(AgentTurnEndFrame(turn=turn))
 

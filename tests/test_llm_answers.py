@@ -42,6 +42,7 @@ def test_operations_schema_is_the_plain_one_decoding_reads():
                         "value": {"type": ["string", "number", "boolean"]},
                         "correction": {"type": "boolean"},
                         "question": {"type": "string"},
+                        "words": {"type": "string"},
                     },
                     "required": ["op"],
                 },
@@ -87,7 +88,8 @@ def test_an_answer_is_checked_by_the_same_model(restaurant):
     parsed = parse_llm_answer(raw, restaurant, "Four of us, and forget the budget.")
     assert [(o.op, o.key, o.comparator, o.value) for o in parsed.operations] == [
         ("set", "party_size", "=", 4), ("set_goal", "", "=", "book a table"), ("withdraw", "budget", "=", None)]
-    assert all(o.source == "llm" and o.words for o in parsed.operations)
+    # No words given: left empty for grounding to find (or refuse), never the whole utterance.
+    assert all(o.source == "llm" and not o.words for o in parsed.operations)
     assert parsed.note == "Four people."
 
 

@@ -24,6 +24,7 @@ class Catalogue:
 
     items: list[dict[str, Any]]
     details: tuple[str, ...] = field(default=())   # attributes said with an offered item's name
+    name_key: str = ""        # the domain key an item's name fills ("restaurant_name"), if any
 
 
 def load_catalogue(name_or_path: str) -> Catalogue:
@@ -40,7 +41,8 @@ def load_catalogue(name_or_path: str) -> Catalogue:
     if not isinstance(items, list) or not all(isinstance(i, dict) and "name" in i for i in items):
         raise ValueError(f"catalogue {path} must hold a list of mappings (under `items:`), each with a name")
     details = tuple(str(d) for d in data.get("details") or ()) if isinstance(data, dict) else ()
-    return Catalogue(items, details)
+    name_key = str(data.get("name_key") or "") if isinstance(data, dict) else ""
+    return Catalogue(items, details, name_key)
 
 
 def _values(item: dict[str, Any], key: str) -> list[Any] | None:
@@ -80,6 +82,18 @@ def filter_options(items: list[dict[str, Any]], state: SessionState) -> tuple[li
     return fitting, excluded
 
 
+OPTIONS_SHOWN = 2
+
+
+def offered_options(catalogue: Catalogue, state: SessionState) -> list[dict[str, Any]]:
+    """The options `render_options` shows, as the domain values a "yes" may confirm
+    (key → value; only the name, under the catalogue's `name_key`)."""
+    if not catalogue.name_key:
+        return []
+    fitting, _excluded = filter_options(catalogue.items, state)
+    return [{catalogue.name_key: item["name"]} for item in fitting[:OPTIONS_SHOWN]]
+
+
 def render_options(catalogue: Catalogue, state: SessionState, language: str = "en") -> str:
     """The first two items that fit the state, each with the catalogue's `details`.
     English by default: the reply prompt's instructions are English in every language,
@@ -94,4 +108,4 @@ def render_options(catalogue: Catalogue, state: SessionState, language: str = "e
     # models offer them.
     if not fitting:
         return say("options.none", language)
-    return say("options.fit", language, items=join([show(i) for i in fitting[:2]], language))
+    return say("options.fit", language, items=join([show(i) for i in fitting[:OPTIONS_SHOWN]], language))

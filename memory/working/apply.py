@@ -125,6 +125,7 @@ class _Applier:
         ambiguous = not op.correction and not waiting and (op.hedged or existing.confirmed)
         if not ambiguous:
             before = describe_condition(existing)
+            self.state.previous[slot] = existing.value   # "the earlier time" refers to it
             self.state.constraints[slot] = new
             reason = op.reason or ("user corrected it" if op.correction else
                                    "user answered the question" if waiting else "user gave a new value")
@@ -145,6 +146,7 @@ class _Applier:
         targets = [c for c in self.state.find(op.key) if op.value in (None, "") or c.value == op.value]
         for condition in targets:
             del self.state.constraints[condition.slot]
+            self.state.previous[condition.slot] = condition.value
             self.record(ChangeAction.WITHDRAWN, condition.slot, describe_condition(condition), None,
                         op.reason or "user withdrew it")
         for pending in [p for p in self.state.pending if p.key == op.key]:
@@ -179,6 +181,9 @@ class _Applier:
 
     def _op_propose(self, op: Operation) -> None:
         self.state.proposal = list(op.value or [])
+
+    def _op_offer(self, op: Operation) -> None:
+        self.state.options = [dict(option) for option in op.value or []]
 
     def _op_reject(self, op: Operation) -> None:
         self.state.proposal = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -21,7 +22,9 @@ from monologue.memory.stores.protocols import StateStore, VersionConflict
 from monologue.memory.stores.state import InMemoryStateStore
 from monologue.memory.working.apply import Applied, apply_operations
 from monologue.memory.working.extract import RuleExtractor
+from monologue.memory.working.grounding import Grounder, Rejected, ground_proposal
 from monologue.memory.working.llm_ops import JsonLLM, llm_operations
+from monologue.memory.working.references import ReferenceResolver
 from monologue.memory.working.render import clarify_question, render_monologue, render_state
 from monologue.memory.working.state import (
     Change,
@@ -68,9 +71,11 @@ class UpdateResult:
     llm_used: bool = False
     llm_error: str = ""
     timings_ms: dict[str, float] = field(default_factory=dict)
+    rejected: list[Rejected] = field(default_factory=list)   # operations grounding refused, with reasons
 
     def trace(self) -> dict[str, Any]:
         return {"text": self.monologue, "version": self.version, "operations": self.operations,
+                "rejected": [r.to_dict() for r in self.rejected],
                 "state_before": self.state_before, "state_after": self.state.to_dict(),
                 "diff": self.diff, "clarify": self.clarify, "llm_used": self.llm_used,
                 "llm_error": self.llm_error, "timings_ms": self.timings_ms}
@@ -88,6 +93,8 @@ class WorkingMemory:
         self.options = options or WorkingMemoryOptions()
         self.schema = schema or load_schema(self.options.domain)
         self.rules = RuleExtractor(self.schema)
+        self.grounder = Grounder(self.schema)
+        self.references = ReferenceResolver(self.schema)
         self.llm = llm
         self._lock = asyncio.Lock()
 
@@ -113,7 +120,7 @@ class WorkingMemory:
         timings: dict[str, float] = {}
         before = await asyncio.to_thread(lambda: self.state)   # a store read stays off the event loop
         extraction = self.rules.extract(text, before, turn_class)
-        ops = list(extraction.operations)
+        ops = self.references.resolve(text, before, list(extraction.operations))
         timings["rules"] = (time.perf_counter() - started) * 1000
         llm_used, llm_error, note = False, "", ""
         if self.llm is not None and self._wants_llm(ops, turn_class):
@@ -127,6 +134,12 @@ class WorkingMemory:
                 logger.bind(session=self.session_id).warning("session {}: turn {}: the LLM's operations were "
                                                              "dropped: {}", self.session_id, turn, llm_error)
             ops += answer.operations
+        grounding = self.grounder.check(ops, text, before)
+        ops = grounding.kept
+        if grounding.rejected:
+            logger.bind(session=self.session_id).info(
+                "session {}: turn {}: {} operation(s) not grounded in the utterance: {}", self.session_id, turn,
+                len(grounding.rejected), "; ".join(r.reason for r in grounding.rejected))
         clarify = ""
         low = asr_confidence is not None and asr_confidence < self.options.low_confidence
         writes = [op for op in ops if op.op == Op.SET]
@@ -146,32 +159,50 @@ class WorkingMemory:
             monologue=applied.state.last_monologue, operations=[op.to_dict() for op in ops],
             diff=state_diff(base, applied.state), state_before=base.to_dict(), clarify=clarify,
             llm_used=llm_used, llm_error=llm_error, timings_ms={k: round(v, 2) for k, v in timings.items()},
+            rejected=grounding.rejected,
         )
 
-    async def record_agent_turn(self, text: str, *, turn: int) -> None:
-        """Remember the values the agent just read back, so a plain "yes" can confirm them.
+    async def record_agent_turn(self, text: str, *, turn: int,
+                                offered: Sequence[Mapping[str, Any]] = ()) -> list[Rejected]:
+        """Remember the values the agent just read back or offered, so a plain "yes" can confirm them.
 
+        `offered`: the options the agent was given to offer (from the catalogue, or a
+        booking system), one mapping of key → value per option. A "yes" later confirms
+        only values the state already holds and offered values the reply names; any
+        other value in the reply is the reply model's own and is returned as rejected.
         Nothing is written to the conditions: only the user's confirmation does that.
         """
         async with self._lock:
-            proposal = [op.to_dict() for op in self.rules.extract(text, None).operations if op.op == Op.SET]
-            if not proposal:
-                return   # small talk about the offer ("It is a moderate one") keeps it open
-            ops = [Operation(Op.PROPOSE, value=proposal), Operation(Op.NOTE_ACTION, value=text[:200])]
+            extracted = self.rules.extract(text, None).operations
             for attempt in range(MAX_COMMIT_RETRIES):
                 base = await asyncio.to_thread(lambda: self.state)
+                proposal, rejected = ground_proposal(extracted, text, base, self.schema, offered)
+                if rejected:
+                    logger.bind(session=self.session_id).info(
+                        "session {}: turn {}: not confirmable, the reply model's own: {}", self.session_id, turn,
+                        "; ".join(r.reason for r in rejected))
+                ops: list[Operation] = []
+                if offered:
+                    ops.append(Operation(Op.OFFER, value=[dict(option) for option in offered]))
+                if proposal:
+                    ops += [Operation(Op.PROPOSE, value=proposal), Operation(Op.NOTE_ACTION, value=text[:200])]
+                else:
+                    # Small talk about the offer ("It is a moderate one") keeps it open; the
+                    # words are still what the agent last said (a question it asked).
+                    ops.append(Operation(Op.NOTE_ACTION, value=text[:200]))
                 applied = apply_operations(base, ops, self.schema, turn=base.turn, expire_after=0,
                                            language=self.options.language)
                 applied.state.version = base.version + 1
                 try:
                     await asyncio.to_thread(self.store.commit, applied.state, base.version, [])
-                    return
+                    return rejected
                 except VersionConflict:
                     await _back_off(attempt)
             # Losing the read-back only means a later "yes" confirms nothing: said, not hidden.
             logger.bind(session=self.session_id).warning(
                 "session {}: turn {}: the agent's read-back was not recorded after {} conflicting writes",
                 self.session_id, turn, MAX_COMMIT_RETRIES)
+            return []
 
     async def seed(self, ops: list[Operation], note: str) -> bool:
         """Start a fresh session from known preferences, each marked "to confirm"."""

@@ -56,8 +56,10 @@ class LLMOperation(LLMAnswer):
                      WithJsonSchema({"type": ["string", "number", "boolean"]})] = None
     correction: bool = False
     question: str = ""
-    # Not asked for, but kept when a model volunteers them: the words it read, and why.
-    words: SkipJsonSchema[str] = ""
+    # The user's own words this change comes from, copied exactly: grounding checks them
+    # against the utterance (an answer without them is located by its value instead).
+    words: str = ""
+    # Not asked for, but kept when a model volunteers it.
     reason: SkipJsonSchema[str] = ""
 
 
@@ -82,9 +84,11 @@ SYSTEM_PROMPT = (
     "You keep the working memory of a voice assistant. From the user's new utterance, list only the "
     "changes it makes, as JSON: {\"operations\": [...], \"note\": \"one short sentence\"}. Operations: "
     "{\"op\": \"set\", \"key\": K, \"comparator\": \"=\"|\"!=\"|\"<=\"|\">=\"|\"includes\"|\"excludes\", \"value\": V, "
-    "\"correction\": true if it replaces an earlier value}; {\"op\": \"withdraw\", \"key\": K}; "
+    "\"correction\": true if it replaces an earlier value, \"words\": the user's exact words it comes from}; "
+    "{\"op\": \"withdraw\", \"key\": K, \"words\": ...}; "
     "{\"op\": \"set_goal\", \"value\": \"what the user wants\"}. Known keys: {keys}. Never repeat conditions the "
-    "utterance does not mention; never invent values. If nothing changes, answer {\"operations\": []}."
+    "utterance does not mention; never invent values; a question changes nothing. "
+    "If nothing changes, answer {\"operations\": []}."
 )
 
 
@@ -147,7 +151,8 @@ def parse_llm_answer(raw: str, schema: DomainSchema, utterance: str) -> LLMOps:
         op = Operation.from_dict(item.model_dump(), source=OpSource.LLM)
         if op.op == "set":
             op = normalise_value(op, schema)
-        operations.append(Operation(op.op, op.key, op.comparator, op.value, op.words or utterance.strip(),
+        # No words given: left empty, so grounding finds the user's words for the value or refuses it.
+        operations.append(Operation(op.op, op.key, op.comparator, op.value, op.words,
                                     op.reason or "read by the LLM", op.question, op.correction, OpSource.LLM))
     return LLMOps(operations=operations, note=answer.note[:300], raw=text[:2000])
 

@@ -30,6 +30,7 @@ class Op(StrEnum):
     SET_GOAL = "set_goal"
     NOTE_ACTION = "note_action"
     PROPOSE = "propose"
+    OFFER = "offer"              # the options the agent offered (for "the other one")
 
 
 class Comparator(StrEnum):
@@ -51,6 +52,7 @@ class OpSource(StrEnum):
     CONFIRMED = "confirmed"              # the candidate of a question the user said yes to
     AGENT_PROPOSAL = "agent proposal"    # the agent's read-back, confirmed by a yes
     PROFILE = "profile"                  # a lasting preference seeded from the user's profile
+    REFERENCE = "reference"              # "the earlier time", "the other place": resolved against the state
 
 
 class ConditionStatus(StrEnum):
@@ -216,6 +218,8 @@ class SessionState:
     updated_at: float = 0.0
     next_question_id: int = 1
     proposal: list[dict[str, Any]] = field(default_factory=list)   # values the agent read back last
+    options: list[dict[str, Any]] = field(default_factory=list)    # the options the agent offered last (key → value)
+    previous: dict[str, Any] = field(default_factory=dict)         # slot → the value it held before its last change
 
     @property
     def confirmed(self) -> list[str]:
@@ -230,7 +234,7 @@ class SessionState:
             "pending": [asdict(p) for p in self.pending],
             "last_turn_action": self.last_turn_action, "last_monologue": self.last_monologue,
             "updated_at": self.updated_at, "next_question_id": self.next_question_id,
-            "proposal": self.proposal,
+            "proposal": self.proposal, "options": self.options, "previous": self.previous,
         }
 
     def to_json(self) -> str:
@@ -250,6 +254,8 @@ class SessionState:
         state.updated_at = float(data.get("updated_at", 0.0))
         state.next_question_id = int(data.get("next_question_id", 1))
         state.proposal = list(data.get("proposal") or [])
+        state.options = [dict(o) for o in data.get("options") or []]
+        state.previous = dict(data.get("previous") or {})
         return state
 
     def copy(self) -> SessionState:

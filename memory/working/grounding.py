@@ -1,0 +1,285 @@
+"""Grounding: an operation changes only what the user's words refer to (W4, issue 9).
+
+Every operation that writes the state is checked against the utterance before it is
+applied, whatever produced it (the rules, the local model, any provider):
+
+- its words must be in the utterance;
+- a value it writes must have been said, or be a normalisation of what was said
+  ("nine" → 21:00 when the time is in the evening, "four" → 4, "veggie" → vegetarian);
+- the slot it writes or withdraws must be one the turn refers to: by name ("the time"),
+  by one of its values, by its current value ("from six to nine"), or because the agent
+  just asked about it;
+- a question never sets a value ("what temperature do I like?").
+
+The rules read keys through the domain's own readers, so for them the slot is referred
+to by construction; everything else is still checked. A rejected operation is kept with
+its reason for the trace, never applied.
+
+The agent's read-backs are grounded too (`ground_proposal`): a later "yes" may confirm
+only values the state already holds or the options the agent was given, never a value
+the reply model made up.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from monologue.memory.domain.schema import DomainSchema, KeySpec
+from monologue.memory.language.cues import HAN, asks_for_information, sentences
+from monologue.memory.language.numbers import (
+    EN_TENS,
+    EN_UNITS,
+    find_en_dates,
+    find_en_times,
+    find_zh_dates,
+    find_zh_times,
+    to_int,
+)
+from monologue.memory.working.state import Op, Operation, OpSource, SessionState
+
+_WRITES = (Op.SET, Op.WITHDRAW, Op.SET_GOAL)
+_PUNCTUATION = re.compile(r"[^\w:\u4e00-\u9fff$£€¥%.]+")
+_EN_NUMBER_WORD = re.compile(r"\b(?:" + "|".join(sorted(set(EN_UNITS) | set(EN_TENS), key=len, reverse=True))
+                             + r")(?:[\s-](?:" + "|".join(EN_UNITS) + r"))?\b")
+_ZH_NUMBER = re.compile(r"[零〇一二两俩三仨四五六七八九十百千万]+")
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """An operation that was not applied, and why (for the trace)."""
+
+    operation: dict[str, Any]
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"operation": self.operation, "reason": self.reason}
+
+
+@dataclass
+class Grounding:
+    kept: list[Operation] = field(default_factory=list)
+    rejected: list[Rejected] = field(default_factory=list)
+
+
+def normalised(text: str) -> str:
+    """Lower case, one space between words, punctuation gone; Chinese without spaces."""
+    lowered = _PUNCTUATION.sub(" ", str(text).lower().replace("_", " ")).strip(" .")
+    lowered = re.sub(r"\s+", " ", lowered)
+    return re.sub(r"(?<=" + HAN + r") (?=" + HAN + r")", "", lowered)
+
+
+def contains(haystack: str, needle: str) -> bool:
+    """`needle` as whole words in `haystack` (both already normalised); Chinese by characters."""
+    if not needle:
+        return False
+    if re.search(HAN, needle):
+        return needle in haystack
+    return re.search(r"(?<![\w])" + re.escape(needle) + r"(?![\w])", haystack) is not None
+
+
+def numbers_said(text: str) -> set[int]:
+    """Every number in `text`: digits, English number words, Chinese numerals."""
+    found = {int(float(m)) for m in re.findall(r"\d+(?:\.\d+)?", text)}
+    found |= {n for m in _EN_NUMBER_WORD.finditer(text.lower()) if (n := to_int(m.group(0))) is not None}
+    found |= {n for m in _ZH_NUMBER.finditer(text) if (n := to_int(m.group(0))) is not None}
+    return found
+
+
+def _times(text: str) -> set[str]:
+    return {t[0] for t in find_en_times(text) + find_zh_times(text)} | {
+        t[0] for t in find_en_times(text, require_cue=False)}
+
+
+def _dates(text: str) -> set[str]:
+    return {d[0] for d in find_en_dates(text) + find_zh_dates(text)}
+
+
+def value_said(value: Any, spec: KeySpec, utterance: str) -> bool:
+    """Whether `value` was said in `utterance`, as it is or in a form it normalises from."""
+    text = normalised(utterance)
+    if isinstance(value, bool):
+        return True    # a yes/no on a key: the key's mention carries it (checked separately)
+    if isinstance(value, int | float) or (isinstance(value, str) and re.fullmatch(r"\d+(?:\.\d+)?", value)):
+        return int(float(value)) in numbers_said(utterance)
+    raw = str(value)
+    if contains(text, normalised(raw)):
+        return True
+    if any(contains(text, normalised(word)) for words in spec.values.get(raw, {}).values() for word in words):
+        return True
+    if re.fullmatch(r"\d\d:\d\d", raw):
+        if raw in _times(utterance):
+            return True
+        hour, minute = int(raw[:2]), int(raw[3:])
+        # A bare hour read in the half of the day the state already had ("nine" → 21:00).
+        return minute == 0 and any(n % 12 == hour % 12 for n in numbers_said(utterance) if 0 < n <= 24)
+    if spec.type == "date" or raw in _dates(utterance):
+        return raw in _dates(utterance)
+    return False
+
+
+def _referral_words(spec: KeySpec) -> list[str]:
+    words = [spec.name.replace("_", " ")] + [label for label in spec.labels.values()]
+    words += [w for ws in spec.aliases.values() for w in ws]
+    words += [w for ws in spec.name_cues.values() for w in ws if len(w) > 3]
+    words += [w for by_lang in spec.values.values() for ws in by_lang.values() for w in ws]
+    words += [w for ws in spec.described_as.values() for w in ws]
+    return [normalised(w) for w in words if w]
+
+
+class Grounder:
+    """Checks operations against the utterance they came from, for one domain."""
+
+    def __init__(self, schema: DomainSchema) -> None:
+        self.schema = schema
+        self._referrals = {name: _referral_words(spec) for name, spec in schema.keys.items()}
+
+    def names_key(self, key: str, text: str) -> bool:
+        """Whether `text` names the key itself (its label, aliases or value words)."""
+        said = normalised(text)
+        words = self._referrals.get(key) or [normalised(key.replace("_", " "))]
+        return any(contains(said, w) for w in words)
+
+    def refers_to(self, key: str, utterance: str, state: SessionState | None) -> bool:
+        """Whether the turn refers to `key`: names it, says its current value, or answers
+        the agent's question about it."""
+        if self.names_key(key, utterance):
+            return True
+        if state is None:
+            return False
+        spec = self.schema.key(key)
+        if any(not isinstance(c.value, bool) and value_said(c.value, spec, utterance) for c in state.find(key)):
+            return True
+        if any(p.key == key for p in state.pending):
+            return True
+        asked = state.last_turn_action     # the agent's last words: "How many people?"
+        return bool(re.search(r"[?？]", asked)) and self.names_key(key, asked)
+
+    def check(self, ops: Sequence[Operation], utterance: str, state: SessionState | None) -> Grounding:
+        result = Grounding()
+        question_spans = [(start, start + len(s)) for start, s in sentences(utterance) if asks_for_information(s)]
+        for op in ops:
+            if op.op not in _WRITES:
+                result.kept.append(op)
+                continue
+            grounded, reason = self._ground(op, utterance, state, question_spans)
+            if grounded is None:
+                result.rejected.append(Rejected(op.to_dict(), reason))
+            else:
+                result.kept.append(grounded)
+        return result
+
+    def _ground(self, op: Operation, utterance: str, state: SessionState | None,
+                question_spans: list[tuple[int, int]]) -> tuple[Operation | None, str]:
+        said = normalised(utterance)
+        words = op.words.strip()
+        if words and not contains(said, normalised(words)):
+            if op.source == OpSource.RULES:
+                return None, f"its words {words!r} are not in the utterance"
+            words = ""      # a model's paraphrase: find the words again from the value below
+        if op.op == Op.SET_GOAL:
+            if question_spans and all(_inside(utterance, w, question_spans) for w in [words or utterance]):
+                return None, "a question never sets the goal"
+            if op.source != OpSource.RULES and state is not None and state.goal:
+                return None, "the goal is set; a model may not rewrite it (the user names a new task in words)"
+            return op, ""
+        spec = self.schema.key(op.key)
+        if op.op == Op.SET:
+            if op.value is None or not (value_said(op.value, spec, utterance) or self._from_state(op, state)):
+                return None, f"{op.key} = {op.value!r} was not said"
+            if not words:
+                words = _clause_with(utterance, op.value, spec)
+        if _inside(utterance, words or utterance, question_spans):
+            return None, "a question never sets a value"
+        # A key the schema does not know, written for the first time, is named after what
+        # the user said ("occasion = birthday"): the said value is its reference.
+        new_open_key = (op.op == Op.SET and op.key not in self.schema.keys
+                        and not (state is not None and state.find(op.key)))
+        # A reference was resolved against the state: its slot is the one holding what was named.
+        resolved = op.source == OpSource.REFERENCE and self._from_state(op, state)
+        if (op.source != OpSource.RULES or op.op == Op.WITHDRAW) and not new_open_key and not resolved:
+            if not self.refers_to(op.key, utterance, state) and not self._read_by_type(op, utterance):
+                action = "withdraws" if op.op == Op.WITHDRAW else "writes"
+                return None, f"it {action} {op.key}, which the turn does not refer to"
+        return (replace(op, words=words) if words != op.words else op), ""
+
+    @staticmethod
+    def _from_state(op: Operation, state: SessionState | None) -> bool:
+        """A value a reference took from the state: the slot's earlier value, or an offered option's."""
+        if op.source != OpSource.REFERENCE or state is None:
+            return False
+        if any(slot.split(":")[0] == op.key and value == op.value for slot, value in state.previous.items()):
+            return True
+        return any(option.get(op.key) == op.value for option in state.options)
+
+    def _read_by_type(self, op: Operation, utterance: str) -> bool:
+        """A time or date said for the only key of that type refers to that key."""
+        spec = self.schema.key(op.key)
+        if spec.type not in ("time", "date") or op.op != Op.SET:
+            return False
+        same_type = [s for s in self.schema.keys.values() if s.type == spec.type]
+        found = _times(utterance) if spec.type == "time" else _dates(utterance)
+        return len(same_type) == 1 and str(op.value) in found
+
+
+def _inside(utterance: str, words: str, spans: list[tuple[int, int]]) -> bool:
+    if not spans:
+        return False
+    at = utterance.lower().find(words.lower()) if words else -1
+    if at < 0:
+        return len(spans) == len(sentences(utterance))     # every sentence is a question
+    return any(start <= at < end for start, end in spans)
+
+
+def _clause_with(utterance: str, value: Any, spec: KeySpec) -> str:
+    """The user's words for a value a model wrote without them: the sentence that says it."""
+    for _start, sentence in sentences(utterance):
+        if value_said(value, spec, sentence):
+            return sentence.strip()
+    return utterance.strip()
+
+
+def ground_proposal(extracted: Sequence[Operation], agent_text: str, state: SessionState, schema: DomainSchema,
+                    offered: Sequence[Mapping[str, Any]] = ()) -> tuple[list[dict[str, Any]], list[Rejected]]:
+    """The values in the agent's reply a later "yes" may confirm.
+
+    Kept: values the state already holds (a read-back) and offered options the reply
+    names. Dropped: anything else the reply model said, for it is not the user's wish.
+    """
+    text = normalised(agent_text)
+    offered_pairs = {(key, _comparable(value)) for option in offered for key, value in option.items()}
+    held = {(c.key, _comparable(c.value)) for c in state.constraints.values()}
+    kept: list[dict[str, Any]] = []
+    rejected: list[Rejected] = []
+    seen: set[tuple[str, str]] = set()
+    for op in extracted:
+        if op.op != Op.SET:
+            continue
+        pair = (op.key, _comparable(op.value))
+        if pair in held or pair in offered_pairs:
+            if pair not in seen:
+                kept.append(op.to_dict())
+                seen.add(pair)
+        else:
+            rejected.append(Rejected(op.to_dict(), f"the reply named {op.key} = {op.value!r}, which neither the "
+                                                   "user nor the offered options gave"))
+    for option in offered:
+        for key, value in option.items():
+            pair = (key, _comparable(value))
+            if pair in seen or value in (None, "") or not contains(text, normalised(str(value))):
+                continue
+            kept.append(Operation(Op.SET, key, value=value, words=str(value), source=OpSource.AGENT_PROPOSAL,
+                                  reason="the agent offered it").to_dict())
+            seen.add(pair)
+    # Two values for one single-valued key ("Sakura or Green Table?"): a yes cannot say which.
+    named: dict[str, int] = {}
+    for item in kept:
+        named[item["key"]] = named.get(item["key"], 0) + 1
+    ambiguous = {key for key, count in named.items() if count > 1 and not schema.key(key).multi}
+    return [item for item in kept if item["key"] not in ambiguous], rejected
+
+
+def _comparable(value: Any) -> str:
+    return normalised(str(value))

@@ -1,0 +1,233 @@
+"""Reference resolution against the state (issue 9): values named by what they were.
+
+People rarely name the slot they change. They name the old value ("push it from six to
+nine"), point back ("the earlier time", "same as last time") or point at what the agent
+offered ("that one", "not that one", "the other place"). Each is resolved here against
+the state the turn starts from, in English and Chinese, into ordinary operations marked
+`OpSource.REFERENCE`; grounding then checks that the value came from the state or the
+offered options. When a reference is ambiguous (the old value fits two slots), nothing
+is written: a wrong slot is worse than asking again.
+"""
+
+from __future__ import annotations
+
+import re
+
+from monologue.memory.domain.schema import DomainSchema, KeySpec
+from monologue.memory.language.cues import language_of
+from monologue.memory.language.numbers import (
+    find_en_dates,
+    find_en_times,
+    find_zh_dates,
+    find_zh_times,
+    format_time,
+)
+from monologue.memory.working.grounding import Grounder, contains, normalised, numbers_said, value_said
+from monologue.memory.working.state import Comparator, Condition, Op, Operation, OpSource, SessionState
+
+_OLD = r"(?P<old>[\w:' ]{1,24}?)"
+_NEW = r"(?P<new>[\w:' ]{1,24}?)"
+_END = r"(?=\s*(?:[,.!?;]|$|\s(?:please|instead|then|if|and|for|on|because|thanks)\b))"
+
+# "from six to nine", "nine instead of six", "not six but nine", "change six to nine".
+OLD_TO_NEW_EN = (
+    re.compile(r"\bfrom " + _OLD + r" (?:to|until|till) " + _NEW + _END, re.IGNORECASE),
+    re.compile(r"\b(?:change|switch|move|swap|turn|bump|push|replace) " + _OLD + r" (?:to|for|with|into) " + _NEW
+               + _END, re.IGNORECASE),
+    re.compile(r"\bnot " + _OLD + r",? but " + _NEW + _END, re.IGNORECASE),
+)
+NEW_FOR_OLD_EN = (
+    re.compile(r"\b" + _NEW + r" instead of " + _OLD + _END, re.IGNORECASE),
+    re.compile(r"\binstead of " + _OLD + r",? (?:make it |let'?s do |go with |do |try )?" + _NEW + _END,
+               re.IGNORECASE),
+)
+_ZH_VALUE = r"[^，。！？,.!?；;\s]{1,10}?"
+OLD_TO_NEW_ZH = (
+    re.compile(r"(?:把|从)(?P<old>" + _ZH_VALUE + r")(?:改成|换成|改为|改到|挪到|推到|调到|变成|到)"
+               r"(?P<new>" + _ZH_VALUE + r")(?=[吧了的啊呀，。！？,.!?]|$)"),
+    re.compile(r"不是(?P<old>" + _ZH_VALUE + r")[，, ]?(?:而)?是(?P<new>" + _ZH_VALUE
+               + r")(?=[吧了的啊，。！？,.!?]|$)"),
+)
+
+# "the earlier time", "change it back", 改回原来的时间.
+BACK_EN = re.compile(r"\b(?:(?:the |my )?(?:earlier|previous|original|old|first|former) (?P<what>[a-z ]{2,20}?)"
+                     r"(?:\s+(?:i said|we had))?" + _END + r"|(?:change|switch|put|move|set|go) (?:it |that )?back"
+                     r"|what i (?:said|had) (?:before|earlier|at first))", re.IGNORECASE)
+BACK_ZH = re.compile(r"(?:改回|换回|还是用?|用回|回到)(?:原来|之前|刚才|一开始|最早|先前)?(?:的|那个)?"
+                     r"(?P<what>[\u4e00-\u9fff]{0,4})|(?:原来|之前|刚才|一开始|最早|先前)(?:的|那个|说的)(?P<what2>[\u4e00-\u9fff]{1,4})")
+BACK_GUARD_ZH = re.compile(r"改回|换回|用回|回到|还是用?(?:原来|之前|刚才|一开始|最早|先前)")
+
+# "same as last time", "the usual", 和上次一样, 老样子.
+AS_BEFORE = re.compile(r"\b(?:same as (?:last time|before|usual)|like last time|the usual|as usual|as always)\b"
+                       r"|和上次一样|跟上次一样|同上次|老样子|照旧|还是老规矩", re.IGNORECASE)
+
+# "that one", "the second one", 就这家; "not that one", 换一家; "the other place", 另一家.
+NOT_THAT_ONE = re.compile(r"\b(?:not (?:that|this) (?:one|place)|(?:another|a different|some other) "
+                          r"(?:one|place|option)|something else)\b|不要(?:这|那)(?:个|家)|换一(?:个|家)|别的",
+                          re.IGNORECASE)
+THE_OTHER = re.compile(r"\bthe other (?:one|place|option|restaurant)\b|\bother one\b"
+                       r"|另一(?:个|家)|另外(?:那|一)(?:个|家)", re.IGNORECASE)
+ORDINAL = re.compile(r"\bthe (?P<en>first|second|last) (?:one|place|option)\b|第(?P<zh>[一二])(?:个|家)",
+                     re.IGNORECASE)
+THAT_ONE = re.compile(r"\b(?:that|this) (?:one|place|sounds)\b|就(?:这|那)(?:个|家)|就它", re.IGNORECASE)
+
+
+class ReferenceResolver:
+    """Turns references to the state into operations, for one domain."""
+
+    def __init__(self, schema: DomainSchema) -> None:
+        self.schema = schema
+        self.grounder = Grounder(schema)
+
+    def resolve(self, text: str, state: SessionState, ops: list[Operation]) -> list[Operation]:
+        """`ops` with what the references in `text` resolve to; operations the rules read
+        from the same words for another slot are replaced."""
+        for step in (self._old_to_new, self._back, self._offers, self._as_before):
+            ops = step(text, state, ops)
+        return ops
+
+    # --- "from six to nine" ----------------------------------------------------------------
+
+    def _old_to_new(self, text: str, state: SessionState, ops: list[Operation]) -> list[Operation]:
+        lang = language_of(text)
+        patterns = OLD_TO_NEW_ZH if lang == "zh" else OLD_TO_NEW_EN + NEW_FOR_OLD_EN
+        found = [(m.group("old"), m.group("new"), m.group(0)) for p in patterns for m in p.finditer(text)]
+        for old, new, words in found:
+            holders = [c for c in state.constraints.values() if self._holds(c, old)]
+            if len({c.key for c in holders}) != 1:
+                continue      # the old value is in no slot, or in two: not a reference we can resolve
+            condition = holders[0]
+            value = self._read_as(condition, new)
+            if value is None or value == condition.value:
+                continue
+            comparator = condition.comparator if condition.comparator != Comparator.NE else Comparator.EQ
+            resolved = Operation(Op.SET, condition.key, comparator, value, words.strip(), correction=True,
+                                 source=OpSource.REFERENCE, reason=f"named the old value ({old.strip()})")
+            # What the rules read from these words for any slot is replaced by the resolved reading.
+            ops = [op for op in ops if not (op.op == Op.SET and (op.key == condition.key or _overlaps(op, words)))]
+            ops.append(resolved)
+        return ops
+
+    def _holds(self, condition: Condition, phrase: str) -> bool:
+        spec = self.schema.key(condition.key)
+        if isinstance(condition.value, bool):
+            return False
+        if not value_said(condition.value, spec, phrase):
+            return False
+        # A bare number holds a time only as its hour ("six" for 18:00), a count only as itself.
+        return True
+
+    def _read_as(self, condition: Condition, phrase: str) -> object | None:
+        """`phrase` read as a value of `condition`'s slot, in the old value's terms."""
+        spec: KeySpec = self.schema.key(condition.key)
+        phrase = phrase.strip()
+        if spec.type == "time" or re.fullmatch(r"\d\d:\d\d", str(condition.value)):
+            times = [t[0] for t in find_en_times(phrase, require_cue=False) + find_zh_times(phrase)]
+            if times:
+                value = times[-1]
+            else:
+                numbers = sorted(numbers_said(phrase))
+                if not numbers or not 0 < numbers[0] <= 24:
+                    return None
+                value = format_time(numbers[0], 0) or ""
+            old_hour, hour = int(str(condition.value)[:2]), int(value[:2])
+            if old_hour >= 12 and 1 <= hour < 12 and not re.search(r"am|a\.m|morning|上午|早上", phrase, re.IGNORECASE):
+                value = f"{hour + 12:02d}{value[2:]}"      # "from six to nine" in the evening is 21:00
+            return value
+        if spec.type in ("int", "money") or isinstance(condition.value, int | float):
+            numbers = sorted(numbers_said(phrase))
+            return numbers[0] if numbers else None
+        if spec.type == "date":
+            dates = [d[0] for d in find_en_dates(phrase) + find_zh_dates(phrase)]
+            return dates[-1] if dates else None
+        if spec.type == "enum":
+            said = normalised(phrase)
+            for value, by_lang in spec.values.items():
+                if contains(said, normalised(value)) or any(contains(said, normalised(w))
+                                                            for ws in by_lang.values() for w in ws):
+                    return value
+            return None
+        return phrase if phrase and not re.fullmatch(r"(?:it|that|this|them|one)", phrase, re.IGNORECASE) else None
+
+    # --- "the earlier time", "change it back" ------------------------------------------------
+
+    def _back(self, text: str, state: SessionState, ops: list[Operation]) -> list[Operation]:
+        if not state.previous:
+            return ops
+        lang = language_of(text)
+        match = BACK_ZH.search(text) if lang == "zh" else BACK_EN.search(text)
+        if match is None or (lang == "zh" and not (BACK_GUARD_ZH.search(text) or match.group("what2"))):
+            return ops
+        what = (match.groupdict().get("what") or match.groupdict().get("what2") or "").strip()
+        named = [slot for slot in state.previous if self.grounder.names_key(slot.split(":")[0], text)]
+        if not named and what and not re.fullmatch(r"(?:one|ones|the one|it|that)", what, re.IGNORECASE) \
+                and lang == "en":
+            return ops      # "the earlier train": a slot with no earlier value
+        slot = named[-1] if named else list(state.previous)[-1]
+        key = slot.split(":")[0]
+        value = state.previous[slot]
+        current = state.constraints.get(slot)
+        if current is not None and current.value == value:
+            return ops
+        comparator = current.comparator if current is not None else Comparator(self.schema.key(key).default_op)
+        ops = [op for op in ops if not (op.op == Op.SET and op.key == key)]
+        ops.append(Operation(Op.SET, key, comparator, value, match.group(0).strip(), correction=True,
+                             source=OpSource.REFERENCE, reason="back to the earlier value"))
+        return ops
+
+    # --- "that one", "not that one", "the other place" ---------------------------------------
+
+    def _offers(self, text: str, state: SessionState, ops: list[Operation]) -> list[Operation]:
+        if not state.options and not state.proposal:
+            return ops
+        if NOT_THAT_ONE.search(text):
+            return [op for op in ops if op.op != Op.CONFIRM] + [Operation(Op.REJECT, words=_first(NOT_THAT_ONE, text))]
+        chosen: dict[str, object] | None = None
+        words = ""
+        proposed = {(p.get("key"), str(p.get("value")).lower()) for p in state.proposal}
+        if (m := THE_OTHER.search(text)) and len(state.options) >= 2:
+            others = [o for o in state.options
+                      if not any((k, str(v).lower()) in proposed or self._is_set(state, k, v) for k, v in o.items())]
+            if len(others) == 1:
+                chosen, words = others[0], m.group(0)
+        elif (m := ORDINAL.search(text)) and state.options:
+            index = {"first": 0, "second": 1, "last": -1, "一": 0, "二": 1}[(m.group("en") or m.group("zh")).lower()]
+            if -len(state.options) <= index < len(state.options):
+                chosen, words = state.options[index], m.group(0)
+        elif (m := THAT_ONE.search(text)) and state.proposal:
+            if not any(op.op == Op.CONFIRM for op in ops):
+                ops = ops + [Operation(Op.CONFIRM, words=m.group(0))]
+            return ops
+        if chosen is None:
+            return ops
+        ops = [op for op in ops if op.op != Op.CONFIRM]
+        for key, value in chosen.items():
+            ops.append(Operation(Op.SET, key, Comparator.EQ, value, words, correction=True,
+                                 source=OpSource.REFERENCE, reason="the option the user pointed at"))
+        return ops + [Operation(Op.PROPOSE, value=[])]
+
+    @staticmethod
+    def _is_set(state: SessionState, key: str, value: object) -> bool:
+        return any(str(c.value).lower() == str(value).lower() for c in state.find(key))
+
+    # --- "same as last time" -------------------------------------------------------------------
+
+    def _as_before(self, text: str, state: SessionState, ops: list[Operation]) -> list[Operation]:
+        match = AS_BEFORE.search(text)
+        if match is None:
+            return ops
+        # The lasting preferences this session started from are what "last time" had.
+        seeded = [c for c in state.constraints.values() if c.turn == 0]
+        named = [c for c in seeded if self.grounder.names_key(c.key, text)]
+        return ops + [Operation(Op.CONFIRM, c.key, words=match.group(0), reason="same as last time")
+                      for c in (named or seeded)]
+
+
+def _overlaps(op: Operation, words: str) -> bool:
+    return bool(op.words) and (normalised(op.words) in normalised(words) or normalised(words) in normalised(op.words))
+
+
+def _first(pattern: re.Pattern[str], text: str) -> str:
+    match = pattern.search(text)
+    return match.group(0) if match else text
+
