@@ -239,7 +239,10 @@ def learned_operations(schema: DomainSchema, text: str, state: SessionState | No
     out = _shared_values(schema, text, list(ops), taken, agent, filled)
     keys = {op.key for op in out if op.op == Op.SET}
     negated = STATE_CUES["en"].negated_before
-    for reading in read_values(schema, text, agent, filled):
+    named = _offered_named(schema, text, state)
+    readings = named + [r for r in read_values(schema, text, agent, filled)
+                        if not any(n.start < r.end and r.start < n.end for n in named)]
+    for reading in readings:
         spec = schema.key(reading.key)
         if negated.search(text[max(0, reading.start - 16): reading.start].lower()):
             continue
@@ -247,6 +250,8 @@ def learned_operations(schema: DomainSchema, text: str, state: SessionState | No
                         if s < reading.end and reading.start < e), None)
         if overlap is not None:
             op = out[overlap]
+            if state is None:
+                continue       # no context (the agent's own words, the classifier): the rules' reading stands
             if op.op != Op.SET or schema.key(op.key).type != spec.type or spec.type not in ("time", "date"):
                 continue       # the rules' reading of these words stands
             start, end = reading.start, reading.end
@@ -293,3 +298,21 @@ def _shared_values(schema: DomainSchema, text: str, ops: list[Operation], taken:
             claimed.add(best.name)
             ops[i] = replace(op, key=best.name)
     return ops
+
+
+def _offered_named(schema: DomainSchema, text: str, state: SessionState | None) -> list[Reading]:
+    """An option the agent offered, named by the user ("Americo sounds perfect"): its value
+    goes to the key the agent offered it for, whatever the ranker would say."""
+    if state is None:
+        return []
+    open_keys = {spec.name for spec in learned_keys(schema)}
+    found: list[Reading] = []
+    for option in state.options:
+        for key, value in option.items():
+            said = str(value)
+            if key not in open_keys or len(said) < 3 or said.isdigit():
+                continue
+            m = re.search(r"(?<!\w)" + re.escape(said) + r"(?!\w)", text, re.IGNORECASE)
+            if m and not any(r.start < m.end() and m.start() < r.end for r in found):
+                found.append(Reading(key, text[m.start():m.end()], m.start(), m.end(), 1.0))
+    return found
