@@ -33,11 +33,14 @@ import asyncio
 import dataclasses
 import gzip
 import json
+import sys
 import time
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from loguru import logger
 
 from monologue.memory.domain.schema import DomainSchema, parse_schema
 from monologue.memory.domain.sgd import import_service
@@ -127,10 +130,11 @@ async def record_agent(memory: WorkingMemory, text: str, turn: int, offered: lis
 
 
 async def run_dialogue(dialogue: dict[str, Any], schema: DomainSchema, slots: Sequence[Slot], required: set[str],
-                       mode: str, llm: Any, errors: list[dict[str, Any]] | None = None) -> Tally:
+                       mode: str, llm: Any, errors: list[dict[str, Any]] | None = None,
+                       llm_timeout: float = 120.0) -> Tally:
     llm_mode: LLMMode = "always" if mode == "llm-only" else "auto" if mode == "llm" else "never"
     memory = WorkingMemory(dialogue["dialogue_id"], InMemoryStateStore(),
-                           WorkingMemoryOptions(llm_mode=llm_mode, expire_after_turns=0),
+                           WorkingMemoryOptions(llm_mode=llm_mode, expire_after_turns=0, llm_timeout_secs=llm_timeout),
                            llm=llm if mode.startswith("llm") else None, schema=schema)
     if mode == "llm-only":
         memory.rules = NoRules(schema)
@@ -219,6 +223,8 @@ def main() -> None:
     parser.add_argument("--llm", default="local/qwen2.5-0.5b-instruct", help="litellm model string")
     parser.add_argument("--errors", help="write the turns the learned mode got wrong to this JSONL file")
     args = parser.parse_args()
+    logger.remove()               # the tracker's per-turn notes (rejected read-backs) would drown the table
+    logger.add(sys.stderr, level="WARNING")
     data = Path(args.data)
     schema_path = Path(args.schema) if args.schema else data.parent / (
         ("train" if data.name.startswith("train") else "dev") + "-schema.json")
