@@ -122,13 +122,6 @@ def predicted(state: SessionState, schema: DomainSchema) -> dict[str, str]:
     return out
 
 
-async def record_agent(memory: WorkingMemory, text: str, turn: int, offered: list[dict[str, str]]) -> None:
-    try:
-        await memory.record_agent_turn(text, turn=turn, offered=offered)   # type: ignore[call-arg]
-    except TypeError:     # a tracker from before the agent's offers were given to it
-        await memory.record_agent_turn(text, turn=turn)
-
-
 async def run_dialogue(dialogue: dict[str, Any], schema: DomainSchema, slots: Sequence[Slot], required: set[str],
                        mode: str, llm: Any, errors: list[dict[str, Any]] | None = None,
                        llm_timeout: float = 120.0) -> Tally:
@@ -145,7 +138,8 @@ async def run_dialogue(dialogue: dict[str, Any], schema: DomainSchema, slots: Se
     for turn in dialogue["turns"]:
         frame = turn["frames"][0]
         if turn["speaker"] == "SYSTEM":
-            await record_agent(memory, turn["utterance"], turn_id, offered_values(frame, required, names, read_back))
+            await memory.record_agent_turn(turn["utterance"], turn=turn_id,
+                                           offered=offered_values(frame, required, names, read_back))
             continue
         turn_id += 1
         text = turn["utterance"]

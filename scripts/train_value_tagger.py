@@ -72,7 +72,7 @@ def examples(path: Path, schemas: list[dict[str, Any]]) -> list[dict[str, Any]]:
         service = dialogue["services"][0]
         if service not in domains:
             domains[service] = parse_schema(import_service(schemas, service))
-        agent_text, previous = "", {}
+        agent_text, previous = "", dict[str, list[str]]()
         for turn in dialogue["turns"]:
             frame = turn["frames"][0]
             if turn["speaker"] == "SYSTEM":
