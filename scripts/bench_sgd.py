@@ -18,8 +18,8 @@ import-sgd` writes for the dialogue's service; nothing in the tracker is bench-o
   morning"; the state keeps the normalised 11:30 as its value and the words beside it).
 - Scores (`memory/domain/sgd_eval.py`): SGD's joint goal accuracy and a slot F1.
 
-Modes: `rules` (the learned value reader off), `learned` (the embedded default: rules +
-learned value reader), `llm` (rules + learned + the local LLM when the rules read
+Modes: `rules` (the YAML from the schema's own words, no learned reader), `learned` (the
+embedded default: rules + learned value reader + value words mined from SGD train), `llm` (rules + learned + the local LLM when the rules read
 nothing), `llm-only` (the LLM for every turn, rules off: zero-shot). The LLM modes are
 slow (1–3 s a turn on a CPU), so they run on `--llm-per-service` dialogues per service.
 
@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 import gzip
 import json
 import sys
@@ -69,11 +68,7 @@ def load_dialogues(path: Path) -> list[dict[str, Any]]:
 
 
 def domain_of(schemas: list[dict[str, Any]], service: str, learned: bool) -> DomainSchema:
-    schema = parse_schema(import_service(schemas, service))
-    if learned:
-        return schema
-    keys = {name: dataclasses.replace(spec, open_value="") for name, spec in schema.keys.items()}
-    return dataclasses.replace(schema, keys=keys)
+    return parse_schema(import_service(schemas, service, learned=learned))
 
 
 def offered_values(frame: Mapping[str, Any], required: set[str], slots: set[str],
@@ -170,7 +165,7 @@ def pick(dialogues: list[dict[str, Any]], per_service: int) -> list[dict[str, An
 
 
 async def run_mode(mode: str, dialogues: list[dict[str, Any]], schemas: list[dict[str, Any]], llm: Any,
-                   errors: list[dict[str, Any]] | None) -> dict[str, Tally]:
+                   errors: list[dict[str, Any]] | None, llm_timeout: float = 120.0) -> dict[str, Tally]:
     by_service: dict[str, Tally] = defaultdict(Tally)
     domains: dict[str, tuple[DomainSchema, list[Slot], set[str]]] = {}
     for dialogue in dialogues:
@@ -181,7 +176,8 @@ async def run_mode(mode: str, dialogues: list[dict[str, Any]], schemas: list[dic
             required = {name for intent in raw["intents"] for name in intent["required_slots"]}
             domains[service] = (domain_of(schemas, service, learned=mode != "rules"), slots, required)
         schema, slots, required = domains[service]
-        by_service[service].merge(await run_dialogue(dialogue, schema, slots, required, mode, llm, errors))
+        by_service[service].merge(await run_dialogue(dialogue, schema, slots, required, mode, llm, errors,
+                                                     llm_timeout))
     return dict(by_service)
 
 
@@ -214,6 +210,7 @@ def main() -> None:
     parser.add_argument("--modes", default="rules,learned", help=f"comma-separated, of {', '.join(MODES)}")
     parser.add_argument("--per-service", type=int, default=0, help="dialogues per service (0: all)")
     parser.add_argument("--llm-per-service", type=int, default=3, help="dialogues per service for the LLM modes")
+    parser.add_argument("--llm-timeout", type=float, default=120.0, help="seconds for one LLM answer")
     parser.add_argument("--llm", default="local/qwen2.5-0.5b-instruct", help="litellm model string")
     parser.add_argument("--errors", help="write the turns the learned mode got wrong to this JSONL file")
     args = parser.parse_args()
@@ -236,7 +233,8 @@ def main() -> None:
         from monologue.configs import LLMOptions
         from monologue.models.chat import ChatLLM
 
-        llm = ChatLLM(LLMOptions(model=args.llm, fallback=None, max_tokens=160, temperature=0.0, timeout_secs=60))
+        llm = ChatLLM(LLMOptions(model=args.llm, fallback=None, max_tokens=160, temperature=0.0,
+                                 timeout_secs=args.llm_timeout))
         llm.prepare()
     results: dict[str, dict[str, Tally]] = {}
     counts: dict[str, dict[str, int]] = {}
@@ -246,7 +244,8 @@ def main() -> None:
         label = f"{mode} ({args.llm_per_service}/service)" if mode.startswith("llm") else mode
         started = time.perf_counter()
         results[label] = asyncio.run(run_mode(mode, subset, schemas, llm,
-                                              errors if mode == "learned" and args.errors else None))
+                                              errors if mode == "learned" and args.errors else None,
+                                              args.llm_timeout))
         counts[label] = {"dialogues": len(subset), "turns": sum(t.frames for t in results[label].values())}
         print(f"{label}: {time.perf_counter() - started:.0f} s", flush=True)
     print(f"\n## SGD dialogue-state tracking — {data.name} ({schema_path.name})\n")

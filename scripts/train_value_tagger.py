@@ -17,14 +17,16 @@ import argparse
 import gzip
 import json
 import random
+import re
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from monologue.memory.domain.schema import DomainSchema, parse_schema
-from monologue.memory.domain.sgd import import_service
+from monologue.memory.domain.sgd import VALUE_WORDS, import_service
 from monologue.memory.working.values import (
     DIM,
     TAGS,
@@ -176,6 +178,41 @@ def train_ranker(data: list[dict[str, Any]], epochs: int) -> np.ndarray:
     return model.averaged()
 
 
+def value_words(path: Path, schemas: list[dict[str, Any]], least: int = 8, share: float = 0.7) -> dict[str, list[str]]:
+    """Words users say for a listed value without saying it ("a concert" → Music, "a small
+    car" → Compact): a word goes with a value when it came with that value, not said, in at
+    least `least` turns and in `share` of all the turns that have it. Yes/no and count
+    values are left out (the keys' own words and the numbers read those)."""
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        dialogues = json.load(handle)
+    services = {s["service_name"]: s for s in schemas}
+    with_word: Counter[str] = Counter()
+    with_value: Counter[tuple[str, str]] = Counter()
+    for dialogue in dialogues:
+        listed = {s["name"] for s in services[dialogue["services"][0]]["slots"] if s["is_categorical"]}
+        for turn in dialogue["turns"]:
+            if turn["speaker"] != "USER":
+                continue
+            said = turn["utterance"].lower()
+            words = set(content_words(said))
+            with_word.update(words)
+            for act in turn["frames"][0]["actions"]:
+                value = act["values"][0].lower() if act["values"] else ""
+                if (act["act"] != "INFORM" or act["slot"] not in listed or not value or value in said
+                        or value in ("true", "false", "dontcare", "none") or value.isdigit()):
+                    continue
+                with_value.update((word, value) for word in words)
+    # A word that is part of another value's name ("sized", of "full-size") names that one.
+    names = {w for s in schemas for slot in s["slots"] for v in slot["possible_values"]
+             for w in re.findall(r"[a-z]+", v.lower()) if len(w) >= 4}
+    found: dict[str, list[str]] = {}
+    for (word, value), count in sorted(with_value.items()):
+        if (count >= least and count >= share * with_word[word] and len(word) >= 4 and re.fullmatch(r"[a-z]+", word)
+                and not any(word.startswith(n) or n.startswith(word) for n in names)):
+            found.setdefault(value, []).append(word)
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", default=str(DATA))
@@ -189,6 +226,9 @@ def main() -> None:
     tagger = train_tagger(data, args.epochs)
     ranker = train_ranker(data, args.epochs)
     ValueModel(tagger, ranker).save(Path(args.out))
+    words = value_words(folder / "train-single.json.gz", json.loads((folder / "train-schema.json").read_text()))
+    VALUE_WORDS.write_text(json.dumps(words, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"wrote {VALUE_WORDS}: {words}")
     size = Path(args.out).stat().st_size / 1e6
     print(f"wrote {args.out} ({size:.1f} MB) in {time.perf_counter() - started:.0f} s")
 

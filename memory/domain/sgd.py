@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,9 @@ import yaml
 
 from monologue.memory.domain.schema import parse_schema
 
+# Words SGD users say for a listed value without saying it ("a concert" → Music), mined
+# from SGD train by scripts/train_value_tagger.py (Schema-Guided Dialogue, CC BY-SA 4.0).
+VALUE_WORDS = Path(__file__).resolve().parents[2] / "models" / "weights" / "value_words.json"
 _NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _PEOPLE = re.compile(r"\b(?:people|persons?|seats?|passengers?|travell?ers?|riders?|tickets?|group|party|guests?)\b")
 _DURATION = re.compile(r"\b(?:days?|duration|waiting|minutes|hours)\b")
@@ -76,7 +80,7 @@ def _count_unit(slot: dict[str, Any]) -> list[str]:
     return sorted(forms, key=len, reverse=True)
 
 
-def _enum_values(slot: dict[str, Any]) -> dict[str, dict[str, list[str]]]:
+def _enum_values(slot: dict[str, Any], learned: bool) -> dict[str, dict[str, list[str]]]:
     values: dict[str, dict[str, list[str]]] = {}
     unit = _count_unit(slot) if all(v.isdigit() for v in slot["possible_values"]) else []
     for value in slot["possible_values"]:
@@ -93,11 +97,20 @@ def _enum_values(slot: dict[str, Any]) -> dict[str, dict[str, list[str]]]:
             words = ["none", "no " + _plain(slot["name"]).split()[0]]
         elif "-" in value:
             words.append(value.lower().replace("-", " "))
+        if learned:
+            words += _said_for().get(value.lower(), [])
         values[value] = {"en": list(dict.fromkeys(words))}
     return values
 
 
-def _key_of(slot: dict[str, Any]) -> dict[str, Any]:
+@lru_cache(maxsize=1)
+def _said_for() -> dict[str, list[str]]:
+    if not VALUE_WORDS.is_file():
+        return {}
+    return {str(k): [str(w) for w in v] for k, v in json.loads(VALUE_WORDS.read_text(encoding="utf-8")).items()}
+
+
+def _key_of(slot: dict[str, Any], learned: bool) -> dict[str, Any]:
     name, description = slot["name"], slot.get("description", "")
     lowered = f"{_plain(name)} {description}".lower()
     label = _plain(name)
@@ -117,7 +130,7 @@ def _key_of(slot: dict[str, Any]) -> dict[str, Any]:
             key["reader"] = "head_count"
         else:
             key["type"] = "enum"
-            key["values"] = _enum_values(slot)
+            key["values"] = _enum_values(slot, learned)
         return key
     words = set(re.findall(r"[a-z]+", lowered))
     if "date" in words:
@@ -126,12 +139,16 @@ def _key_of(slot: dict[str, Any]) -> dict[str, Any]:
         key["type"], key["reader"] = "time", "clock_time"
     elif _MONEY.search(lowered):
         key["type"] = "money"
-    key["open_value"] = "learned"
+    if learned:
+        key["open_value"] = "learned"
     return key
 
 
-def import_service(schemas: list[dict[str, Any]], service: str) -> dict[str, Any]:
-    """The domain YAML's data for `service`, one of the services in an SGD schema file."""
+def import_service(schemas: list[dict[str, Any]], service: str, learned: bool = True) -> dict[str, Any]:
+    """The domain YAML's data for `service`, one of the services in an SGD schema file.
+
+    `learned`: open keys are read by the learned value reader, and listed values take the
+    words mined from SGD train; without it, the YAML is the schema's own words alone."""
     found = next((s for s in schemas if s["service_name"] == service), None)
     if found is None:
         known = ", ".join(s["service_name"] for s in schemas)
@@ -150,7 +167,7 @@ def import_service(schemas: list[dict[str, Any]], service: str) -> dict[str, Any
         "goal_words": {"en": goal_words},
         "goal_text": {"en": main["description"].lower()} if main else {},
         "turn_cues": {"en": goal_words},
-        "keys": {slot["name"]: _key_of(slot) for slot in found.get("slots") or [] if slot["name"] in taken},
+        "keys": {slot["name"]: _key_of(slot, learned) for slot in found.get("slots") or [] if slot["name"] in taken},
     }
     parse_schema(data)      # what this writes, the product must read
     return data
