@@ -18,10 +18,14 @@ import-sgd` writes for the dialogue's service; nothing in the tracker is bench-o
   morning"; the state keeps the normalised 11:30 as its value and the words beside it).
 - Scores (`memory/domain/sgd_eval.py`): SGD's joint goal accuracy and a slot F1.
 
-Modes: `rules` (the YAML from the schema's own words, no learned reader), `learned` (the
-embedded default: rules + learned value reader + value words mined from SGD train), `llm` (rules + learned + the local LLM when the rules read
-nothing), `llm-only` (the LLM for every turn, rules off: zero-shot). The LLM modes are
-slow (1–3 s a turn on a CPU), so they run on `--llm-per-service` dialogues per service.
+Modes:
+- `rules`: the YAML from the schema's own words, no learned reader;
+- `learned` (the embedded default): rules + the learned value reader + the value words
+  mined from SGD train (`scripts/train_value_tagger.py`);
+- `llm`: `learned` + the local LLM when the rules read nothing;
+- `llm-only`: the LLM for every turn, rules off (zero-shot).
+The LLM modes are slow (seconds a turn on a free CPU, minutes on a busy one), so they run
+on `--llm-per-service` dialogues per service.
 
 SGD data: Schema-Guided Dialogue dataset, CC BY-SA 4.0 (Google Research).
 """
