@@ -205,7 +205,7 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                          pre_roll_secs=v.pre_roll_secs, max_segment_secs=v.max_segment_secs,
                          on_turn_end=on_turn_end),
         asr=ASRProcessor(models.asr, low_confidence=config.asr.low_confidence) if models.asr is not None else None,
-        classifier=TurnClassifierProcessor(memory.rules.reads_condition if memory else None, schema=schema),
+        classifier=TurnClassifierProcessor(memory.reads_condition if memory else None, schema=schema),
         monologue=MonologueProcessor(log, memory),
         reply=ReplyProcessor(models.llm, log,
                              PromptOptions(system_prompt, config.reply.recent_turns,

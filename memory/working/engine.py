@@ -32,6 +32,7 @@ from monologue.memory.working.state import (
     InvalidOperation,
     Op,
     Operation,
+    OpSource,
     SessionState,
     state_diff,
 )
@@ -95,13 +96,28 @@ class WorkingMemory:
         self.rules = RuleExtractor(self.schema)
         self.grounder = Grounder(self.schema)
         self.references = ReferenceResolver(self.schema)
+        self._seen: SessionState | None = None      # the state last loaded, for reads_condition
         self.llm = llm
         self._lock = asyncio.Lock()
 
     @property
     def state(self) -> SessionState:
         """The latest committed state (a fresh copy)."""
-        return self.store.load(self.session_id) or SessionState(self.session_id, domain=self.schema.name)
+        state = self.store.load(self.session_id) or SessionState(self.session_id, domain=self.schema.name)
+        self._seen = state
+        return state
+
+    def reads_condition(self, text: str) -> bool:
+        """Whether `text` would change a slot, read as the update would read it: rules,
+        references to the state ("from six to nine", "the other one") and grounding. For
+        the turn classifier; uses the state this engine last saw, so it never blocks on
+        the store."""
+        state = self._seen or SessionState(self.session_id, domain=self.schema.name)
+        ops = self.references.resolve(text, state, list(self.rules.extract(text, state).operations))
+        kept = self.grounder.check(ops, text, state).kept
+        return any(op.op in (Op.SET, Op.WITHDRAW) and not self.rules.small_talk_value(op) for op in kept) or any(
+            op.op in (Op.REJECT, Op.CONFIRM) and op.source == OpSource.RULES and state.options for op in kept
+            if op.words and op.words.strip() != text.strip())
 
     def render(self, state: SessionState | None = None) -> str:
         return render_state(state or self.state, self.schema, self.options.language)
@@ -195,6 +211,7 @@ class WorkingMemory:
                 applied.state.version = base.version + 1
                 try:
                     await asyncio.to_thread(self.store.commit, applied.state, base.version, [])
+                    self._seen = applied.state
                     return rejected
                 except VersionConflict:
                     await _back_off(attempt)
@@ -250,6 +267,7 @@ class WorkingMemory:
                 applied.state.updated_at = time.time()
             try:
                 await asyncio.to_thread(self.store.commit, applied.state, base.version, applied.changes)
+                self._seen = applied.state
                 return applied, base
             except VersionConflict:
                 await _back_off(attempt)   # another writer won: re-read and re-apply the same operations
