@@ -75,6 +75,7 @@ class DomainSchema:
     goal_text: dict[str, str] = field(default_factory=dict)
     role: dict[str, str] = field(default_factory=dict)
     turn_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)   # the domain's change cue words
+    catalogue: str = ""       # the options this domain offers (configs/catalogues/NAME.yaml), if any
 
     def key(self, name: str) -> KeySpec:
         """The spec of `name`; unknown keys are open text keys, never an error."""
@@ -144,7 +145,8 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
                         goal_words=_words(data.get("goal_words")),
                         goal_text={k: str(v) for k, v in (data.get("goal_text") or {}).items()},
                         role={k: str(v) for k, v in (data.get("role") or {}).items()},
-                        turn_cues=_words(data.get("turn_cues")))
+                        turn_cues=_words(data.get("turn_cues")),
+                        catalogue=str(data.get("catalogue") or ""))
 
 
 @lru_cache(maxsize=16)
