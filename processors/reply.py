@@ -238,8 +238,7 @@ class ReplyProcessor(FrameProcessor):
         assert self._memory is not None
         text = render_state_for_reply(state, self._memory.schema, self._memory.options.language)
         # Only the options of the domain the conversation is in: a driver is never offered restaurants.
-        catalogue = self._options.get(state.domain) if len(self._options) > 1 else next(iter(self._options.values()),
-                                                                                        None)
+        catalogue = self._options.get(state.domain)
         self._offered = []
         if catalogue is not None and catalogue.items:
             domains = self._memory.domains
