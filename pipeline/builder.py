@@ -18,8 +18,8 @@ from pipecat.audio.vad.vad_analyzer import VADParams
 from pipecat.processors.frame_processor import FrameProcessor
 
 from monologue.configs import MonologueConfig
-from monologue.memory.domain.catalogue import load_catalogue
-from monologue.memory.domain.schema import load_schema
+from monologue.memory.domain.catalogue import Catalogue, load_catalogue
+from monologue.memory.domain.several import load_domains
 from monologue.memory.longterm.engine import LongTermMemory
 from monologue.memory.stores.protocols import StateStore
 from monologue.memory.stores.state import SQLiteStateStore
@@ -127,6 +127,17 @@ class AgentProcessors:
         return [self.vad, self.asr, self.classifier, self.monologue, self.reply, self.tts]
 
 
+def domain_catalogues(config: MonologueConfig, memory: WorkingMemory | None) -> dict[str, Catalogue]:
+    """Each domain's options: its YAML's `catalogue:`, or `reply.catalogue` for a one-domain agent."""
+    domains = memory.domains.domains if memory is not None else load_domains(config.monologue.domain).domains
+    out: dict[str, Catalogue] = {}
+    for domain in domains:
+        name = config.reply.catalogue if config.reply.catalogue and len(domains) == 1 else domain.catalogue
+        if name:
+            out[domain.name] = load_catalogue(name)
+    return out
+
+
 def open_store(config: MonologueConfig, path: str | None = None) -> StateStore:
     return SQLiteStateStore(path or config.store.path)
 
@@ -197,7 +208,7 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                                   stop_secs=v.stop_secs, min_volume=v.min_volume),
                         aggressiveness=v.webrtc_aggressiveness)
     log = ConversationLog()
-    schema = memory.schema if memory else load_schema(config.monologue.domain)
+    schema = memory.schema if memory else load_domains(config.monologue.domain).schema
     role = schema.role.get("en", "helps with whatever the user asks")
     system_prompt = config.reply.system_prompt.replace("{role}", role)
     return AgentProcessors(
@@ -205,14 +216,14 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                          pre_roll_secs=v.pre_roll_secs, max_segment_secs=v.max_segment_secs,
                          on_turn_end=on_turn_end),
         asr=ASRProcessor(models.asr, low_confidence=config.asr.low_confidence) if models.asr is not None else None,
-        classifier=TurnClassifierProcessor(memory.rules.reads_condition if memory else None, schema=schema),
+        classifier=TurnClassifierProcessor(memory.reads_condition if memory else None, schema=schema),
         monologue=MonologueProcessor(log, memory),
         reply=ReplyProcessor(models.llm, log,
                              PromptOptions(system_prompt, config.reply.recent_turns,
                                            config.reply.max_utterance_chars, config.reply.context_position),
                              language=config.language, min_clause_chars=config.reply.min_clause_chars,
                              memory=memory,
-                             options=load_catalogue(config.reply.catalogue) if config.reply.catalogue else None,
+                             options=domain_catalogues(config, memory),
                              long_term=long_term),
         tts=TTSProcessor(models.tts) if models.tts is not None else None,
         trace=TraceWriter(out_dir if config.trace.enabled else None, on_turn_done=on_turn_done),

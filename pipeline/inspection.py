@@ -29,6 +29,7 @@ def cmd_state_show(args: argparse.Namespace) -> int:
 
     from monologue.configs import load_config
     from monologue.memory.domain.schema import load_schema
+    from monologue.memory.domain.several import domain_names, load_domains
     from monologue.memory.working.render import render_state
     from monologue.pipeline.builder import open_store
 
@@ -45,7 +46,10 @@ def cmd_state_show(args: argparse.Namespace) -> int:
                          ensure_ascii=False, indent=1))
         return 0
     print(f"session {state.session_id} — version {state.version}, turn {state.turn}, domain {state.domain}")
-    print(render_state(state, load_schema(state.domain), config.language))
+    # A session of a several-domain agent is rendered with every domain's keys.
+    several = state.domain in domain_names(config.monologue.domain)
+    schema = load_domains(config.monologue.domain).schema if several else load_schema(state.domain)
+    print(render_state(state, schema, config.language))
     if state.last_monologue:
         print(f"\nlast monologue: {state.last_monologue}")
     print("\nhistory:")

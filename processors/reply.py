@@ -12,6 +12,7 @@ from pipecat.frames.frames import Frame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.memory.domain.catalogue import Catalogue, offered_options, render_options
+from monologue.memory.domain.several import domain_view
 from monologue.memory.language.phrases import say
 from monologue.memory.longterm.engine import AfterReply, BeforeReply, LongTermMemory, session_snapshot
 from monologue.memory.working.conversation import ConversationLog, Utterance
@@ -123,12 +124,12 @@ class ReplyProcessor(FrameProcessor):
 
     def __init__(self, llm: ChatLLM, log: ConversationLog, prompt: PromptOptions, *,
                  language: str = "en", min_clause_chars: int = 12,
-                 memory: WorkingMemory | None = None, options: Catalogue | None = None,
+                 memory: WorkingMemory | None = None, options: dict[str, Catalogue] | None = None,
                  long_term: LongTermMemory | None = None) -> None:
         super().__init__()
         self._llm = llm
         self._memory = memory
-        self._options = options
+        self._options = options or {}               # domain → the options it may offer
         self._offered: list[dict[str, Any]] = []     # the options the current reply was given
         self._window = PromptWindow(prompt.recent_turns)
         self._long_term = long_term
@@ -236,10 +237,16 @@ class ReplyProcessor(FrameProcessor):
     def _render(self, state: SessionState) -> str:
         assert self._memory is not None
         text = render_state_for_reply(state, self._memory.schema, self._memory.options.language)
-        if self._options is not None and self._options.items:
-            text += "\n" + render_options(self._options, state)
+        # Only the options of the domain the conversation is in: a driver is never offered restaurants.
+        catalogue = self._options.get(state.domain)
+        self._offered = []
+        if catalogue is not None and catalogue.items:
+            domains = self._memory.domains
+            view = domain_view(domains, state, state.domain) if len(domains.domains) > 1 else state
+            text += "\n" + render_options(catalogue, view)
             # What this reply may offer: a later "yes" confirms these, not names the model made up.
-            self._offered = offered_options(self._options, state)
+            self._offered = [{domains.qualified(state.domain, k): v for k, v in option.items()}
+                             for option in offered_options(catalogue, view)]
         return text
 
     async def _reply(self, turn: TurnRecord) -> None:

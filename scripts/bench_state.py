@@ -67,7 +67,7 @@ async def cost_per_turn(turns: list[dict[str, Any]], repeats: int, count: Callab
         log = ConversationLog()
         for index, turn in enumerate(turns, 1):
             text = turn["say"]
-            cls = classify_turn(text, memory.rules.reads_condition, schema=memory.schema).turn_class
+            cls = classify_turn(text, memory.reads_condition, schema=memory.schema).turn_class
             started = time.perf_counter()
             if cls.triggers_monologue:
                 await memory.update(text, turn=index, turn_class=cls.value)
@@ -145,7 +145,7 @@ async def three_ways(turns: list[dict[str, Any]], llm_model: str) -> list[dict[s
         return "".join([d async for d in llm.stream(messages, StreamStats())]).strip()
 
     for index, turn in enumerate(turns, 1):
-        cls = classify_turn(turn["say"], memory.rules.reads_condition, schema=memory.schema).turn_class
+        cls = classify_turn(turn["say"], memory.reads_condition, schema=memory.schema).turn_class
         if cls.triggers_monologue:
             await memory.update(turn["say"], turn=index, turn_class=cls.value)
         # User turns only: the same words reach all three prompts (filler agent turns would

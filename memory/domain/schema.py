@@ -79,6 +79,7 @@ class DomainSchema:
     goal_text: dict[str, str] = field(default_factory=dict)
     role: dict[str, str] = field(default_factory=dict)
     turn_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)   # the domain's change cue words
+    catalogue: str = ""       # the options this domain offers (configs/catalogues/NAME.yaml), if any
     description: str = ""
 
     def key(self, name: str) -> KeySpec:
@@ -162,6 +163,7 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
                         goal_text={k: str(v) for k, v in (data.get("goal_text") or {}).items()},
                         role={k: str(v) for k, v in (data.get("role") or {}).items()},
                         turn_cues=_words(data.get("turn_cues")),
+                        catalogue=str(data.get("catalogue") or ""),
                         description=str(data.get("description") or ""))
 
 

@@ -12,16 +12,17 @@ import asyncio
 import random
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from loguru import logger
 
-from monologue.memory.domain.schema import DEFAULT_DOMAIN, DomainSchema, load_schema
+from monologue.memory.domain.schema import DEFAULT_DOMAIN, DomainSchema
+from monologue.memory.domain.several import Combined, DomainDetector, combine, domain_view, load_domains
 from monologue.memory.stores.protocols import StateStore, VersionConflict
 from monologue.memory.stores.state import InMemoryStateStore
 from monologue.memory.working.apply import Applied, apply_operations
-from monologue.memory.working.extract import RuleExtractor
+from monologue.memory.working.extract import Extraction, RuleExtractor
 from monologue.memory.working.grounding import Grounder, Rejected, ground_proposal
 from monologue.memory.working.llm_ops import JsonLLM, llm_operations
 from monologue.memory.working.references import ReferenceResolver
@@ -32,6 +33,7 @@ from monologue.memory.working.state import (
     InvalidOperation,
     Op,
     Operation,
+    OpSource,
     SessionState,
     state_diff,
 )
@@ -91,17 +93,55 @@ class WorkingMemory:
         self.session_id = session_id
         self.store: StateStore = store or InMemoryStateStore()
         self.options = options or WorkingMemoryOptions()
-        self.schema = schema or load_schema(self.options.domain)
-        self.rules = RuleExtractor(self.schema)
+        # One domain, or several ("restaurant+in_car") combined into one schema whose
+        # keys stay apart; each turn is read by the rules of the domain it is about.
+        self.domains: Combined = combine([schema]) if schema is not None else load_domains(self.options.domain)
+        self.schema = self.domains.schema
+        self.detector = DomainDetector(self.domains.domains)
+        self._rules = {d.name: RuleExtractor(d) for d in self.domains.domains}
+        self.rules = self._rules[self.domains.domains[0].name]     # the first domain's rules
         self.grounder = Grounder(self.schema)
         self.references = ReferenceResolver(self.schema)
+        self._seen: SessionState | None = None      # the state last loaded, for reads_condition
         self.llm = llm
         self._lock = asyncio.Lock()
 
     @property
     def state(self) -> SessionState:
         """The latest committed state (a fresh copy)."""
-        return self.store.load(self.session_id) or SessionState(self.session_id, domain=self.schema.name)
+        state = self.store.load(self.session_id) or SessionState(self.session_id, domain=self.domains.domains[0].name)
+        self._seen = state
+        return state
+
+    def extract(self, text: str, state: SessionState | None,
+                turn_class: str = TurnClass.INFORMATION_CHANGE) -> tuple[Extraction, str]:
+        """The rules' reading of `text`, by the rules of the domain it is about, with keys
+        named as the combined schema names them; and that domain."""
+        current = state.domain if state is not None else ""
+        domain = self.detector.detect(text, current)
+        if len(self.domains.domains) == 1:
+            return self._rules[domain].extract(text, state, turn_class), domain
+        view = None
+        if state is not None:
+            view = domain_view(self.domains, state, domain)
+            if domain != current:
+                view.goal = ""        # a new domain is a new task: its goal is read afresh
+        extraction = self._rules[domain].extract(text, view, turn_class)
+        extraction.operations = [replace(op, key=self.domains.qualified(domain, op.key)) if op.key else op
+                                 for op in extraction.operations]
+        return extraction, domain
+
+    def reads_condition(self, text: str) -> bool:
+        """Whether `text` would change a slot, read as the update would read it: rules,
+        references to the state ("from six to nine", "the other one") and grounding. For
+        the turn classifier; uses the state this engine last saw, so it never blocks on
+        the store."""
+        state = self._seen or SessionState(self.session_id, domain=self.domains.domains[0].name)
+        ops = self.references.resolve(text, state, list(self.extract(text, state)[0].operations))
+        kept = self.grounder.check(ops, text, state).kept
+        return any(op.op in (Op.SET, Op.WITHDRAW) and not self.rules.small_talk_value(op) for op in kept) or any(
+            op.op in (Op.REJECT, Op.CONFIRM) and op.source == OpSource.RULES and state.options for op in kept
+            if op.words and op.words.strip() != text.strip())
 
     def render(self, state: SessionState | None = None) -> str:
         return render_state(state or self.state, self.schema, self.options.language)
@@ -119,7 +159,7 @@ class WorkingMemory:
         started = time.perf_counter()
         timings: dict[str, float] = {}
         before = await asyncio.to_thread(lambda: self.state)   # a store read stays off the event loop
-        extraction = self.rules.extract(text, before, turn_class)
+        extraction, domain = self.extract(text, before, turn_class)
         ops = self.references.resolve(text, before, list(extraction.operations))
         timings["rules"] = (time.perf_counter() - started) * 1000
         llm_used, llm_error, note = False, "", ""
@@ -152,7 +192,7 @@ class WorkingMemory:
                                      reason=f"ASR confidence {asr_confidence:.2f}"))
         if any(op.op in (Op.SET, Op.WITHDRAW) for op in ops):
             ops.append(Operation(Op.PROPOSE, value=[]))   # the user moved on from the read-back
-        applied, base = await self._commit(ops, turn, asr_confidence, note)
+        applied, base = await self._commit(ops, turn, asr_confidence, note, domain)
         timings["total"] = (time.perf_counter() - started) * 1000
         return UpdateResult(
             turn=turn, version=applied.state.version, state=applied.state,
@@ -173,7 +213,7 @@ class WorkingMemory:
         Nothing is written to the conditions: only the user's confirmation does that.
         """
         async with self._lock:
-            extracted = self.rules.extract(text, None).operations
+            extracted = self.extract(text, self._seen)[0].operations     # read in the session's current domain
             for attempt in range(MAX_COMMIT_RETRIES):
                 base = await asyncio.to_thread(lambda: self.state)
                 proposal, rejected = ground_proposal(extracted, text, base, self.schema, offered)
@@ -195,6 +235,7 @@ class WorkingMemory:
                 applied.state.version = base.version + 1
                 try:
                     await asyncio.to_thread(self.store.commit, applied.state, base.version, [])
+                    self._seen = applied.state
                     return rejected
                 except VersionConflict:
                     await _back_off(attempt)
@@ -228,7 +269,7 @@ class WorkingMemory:
         return turn_class == TurnClass.INFORMATION_CHANGE and not read
 
     async def _commit(self, ops: list[Operation], turn: int, asr_confidence: float | None,
-                      note: str) -> tuple[Applied, SessionState]:
+                      note: str, domain: str = "") -> tuple[Applied, SessionState]:
         for attempt in range(MAX_COMMIT_RETRIES):
             base = await asyncio.to_thread(lambda: self.state)
             try:
@@ -243,6 +284,8 @@ class WorkingMemory:
                 applied = apply_operations(base, [], self.schema, turn=turn,
                                            expire_after=self.options.expire_after_turns,
                                            language=self.options.language)
+            if domain and applied.state.domain != domain:
+                applied.state.domain = domain       # the turn moved to another of the agent's domains
             applied.state.last_monologue = render_monologue(applied.state, applied.changes, self.schema,
                                                             self.options.language, note)
             if applied.state.version == base.version:
@@ -250,6 +293,7 @@ class WorkingMemory:
                 applied.state.updated_at = time.time()
             try:
                 await asyncio.to_thread(self.store.commit, applied.state, base.version, applied.changes)
+                self._seen = applied.state
                 return applied, base
             except VersionConflict:
                 await _back_off(attempt)   # another writer won: re-read and re-apply the same operations

@@ -163,9 +163,12 @@ class RuleExtractor:
         A bare "today" is how small talk mentions time ("lovely weather today"), so it
         alone does not make a turn an information change.
         """
-        return any(op.op in (Op.SET, Op.WITHDRAW)
-                   and not (self.schema.key(op.key).reader == Reader.DATE and op.value == "today")
+        return any(op.op in (Op.SET, Op.WITHDRAW) and not self.small_talk_value(op)
                    for op in self.extract(text, None).operations)
+
+    def small_talk_value(self, op: Operation) -> bool:
+        """A reading small talk makes too: a bare "today" ("lovely weather today")."""
+        return self.schema.key(op.key).reader == Reader.DATE and op.value == "today"
 
     # --- pieces -------------------------------------------------------------------------
 

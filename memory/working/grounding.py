@@ -97,14 +97,28 @@ def _dates(text: str) -> set[str]:
     return {d[0] for d in find_en_dates(text) + find_zh_dates(text)}
 
 
-def value_said(value: Any, spec: KeySpec, utterance: str) -> bool:
-    """Whether `value` was said in `utterance`, as it is or in a form it normalises from."""
+def _without_times(text: str) -> str:
+    for _value, start, end in sorted(find_en_times(text) + find_zh_times(text), key=lambda t: -t[1]):
+        text = text[:start] + " " + text[end:]
+    return text
+
+
+def value_said(value: Any, spec: KeySpec, utterance: str, *, strict: bool = False) -> bool:
+    """Whether `value` was said in `utterance`, as it is or in a form it normalises from.
+
+    `strict`: only as itself — a bare number is not an hour ("for 6" is not 18:00), and a
+    number inside a clock time is not a count."""
     text = normalised(utterance)
     if isinstance(value, bool):
         return True    # a yes/no on a key: the key's mention carries it (checked separately)
     if isinstance(value, int | float) or (isinstance(value, str) and re.fullmatch(r"\d+(?:\.\d+)?", value)):
-        return int(float(value)) in numbers_said(utterance)
+        return int(float(value)) in numbers_said(_without_times(utterance) if strict else utterance)
     raw = str(value)
+    if spec.type == "time" and not re.fullmatch(r"\d\d:\d\d", raw):
+        return False     # a time key holds clock times: "what a long day" is not one
+    if strict and re.fullmatch(r"\d\d:\d\d", raw):
+        cued = {t[0] for t in find_en_times(utterance) + find_zh_times(utterance)}
+        return any(t[3:] == raw[3:] and int(t[:2]) % 12 == int(raw[:2]) % 12 for t in cued)
     if contains(text, normalised(raw)):
         return True
     if any(contains(text, normalised(word)) for words in spec.values.get(raw, {}).values() for word in words):
@@ -120,10 +134,22 @@ def value_said(value: Any, spec: KeySpec, utterance: str) -> bool:
     return False
 
 
+def value_fits(value: Any, spec: KeySpec) -> bool:
+    """Whether `value` is of the key's type: a time key holds clock times, a number key numbers."""
+    raw = str(value)
+    if spec.type == "time":
+        return re.fullmatch(r"\d\d:\d\d", raw) is not None
+    if spec.type in ("int", "money"):
+        return isinstance(value, int | float) and not isinstance(value, bool) or re.fullmatch(r"\d+", raw) is not None
+    if spec.type == "date":
+        return bool(_dates(raw)) or raw in _dates(raw) or re.fullmatch(r"[\w -]{2,30}", raw) is not None and bool(
+            find_en_dates(raw) or find_zh_dates(raw))
+    return True
+
+
 def _referral_words(spec: KeySpec) -> list[str]:
     words = [spec.name.replace("_", " ")] + [label for label in spec.labels.values()]
     words += [w for ws in spec.aliases.values() for w in ws]
-    words += [w for ws in spec.name_cues.values() for w in ws if len(w) > 3]
     words += [w for by_lang in spec.values.values() for ws in by_lang.values() for w in ws]
     words += [w for ws in spec.described_as.values() for w in ws]
     return [normalised(w) for w in words if w]
@@ -150,7 +176,8 @@ class Grounder:
         if state is None:
             return False
         spec = self.schema.key(key)
-        if any(not isinstance(c.value, bool) and value_said(c.value, spec, utterance) for c in state.find(key)):
+        if any(not isinstance(c.value, bool) and value_said(c.value, spec, utterance, strict=True)
+               for c in state.find(key)):
             return True
         if any(p.key == key for p in state.pending):
             return True
@@ -186,24 +213,44 @@ class Grounder:
                 return None, "the goal is set; a model may not rewrite it (the user names a new task in words)"
             return op, ""
         spec = self.schema.key(op.key)
+        if op.op == Op.SET and op.value is not None and not words:
+            words = _clause_with(utterance, op.value, spec)
+        if _inside(utterance, words or utterance, question_spans):
+            return None, "a question never sets a value"
         if op.op == Op.SET:
             if op.value is None or not (value_said(op.value, spec, utterance) or self._from_state(op, state)):
                 return None, f"{op.key} = {op.value!r} was not said"
-            if not words:
-                words = _clause_with(utterance, op.value, spec)
-        if _inside(utterance, words or utterance, question_spans):
-            return None, "a question never sets a value"
+            if not value_fits(op.value, spec):
+                return None, f"{op.key} = {op.value!r} is not a {spec.type}"
+            if spec.type == "date" and op.value == "today" and not self._about_the_task(utterance, words):
+                return None, "a bare 'today' in small talk ('I'm tired today') is not a date for the task"
         # A key the schema does not know, written for the first time, is named after what
         # the user said ("occasion = birthday"): the said value is its reference.
         new_open_key = (op.op == Op.SET and op.key not in self.schema.keys
                         and not (state is not None and state.find(op.key)))
         # A reference was resolved against the state: its slot is the one holding what was named.
-        resolved = op.source == OpSource.REFERENCE and self._from_state(op, state)
+        resolved = op.source == OpSource.REFERENCE and (self._from_state(op, state) or self._names_old_value(op, state))
         if (op.source != OpSource.RULES or op.op == Op.WITHDRAW) and not new_open_key and not resolved:
             if not self.refers_to(op.key, utterance, state) and not self._read_by_type(op, utterance):
                 action = "withdraws" if op.op == Op.WITHDRAW else "writes"
                 return None, f"it {action} {op.key}, which the turn does not refer to"
         return (replace(op, words=words) if words != op.words else op), ""
+
+    def _names_old_value(self, op: Operation, state: SessionState | None) -> bool:
+        """"From six to nine": the reference's words name the value the slot holds now."""
+        spec = self.schema.key(op.key)
+        return state is not None and any(
+            value_said(c.value, spec, op.words) for c in state.find(op.key) if not isinstance(c.value, bool))
+
+    def _about_the_task(self, utterance: str, words: str) -> bool:
+        """Whether the clause around `words` is about the task: it names a goal word or a key."""
+        at = utterance.find(words) if words else -1
+        clause = _clause_around(utterance, at, len(words)) if at >= 0 else utterance
+        said = normalised(clause)
+        goal_words = [w for ws in self.schema.goal_words.values() for w in ws]
+        if any(contains(said, normalised(w)) for w in goal_words):
+            return True
+        return any(self.names_key(key, clause.replace(words, " ")) for key in self.schema.keys)
 
     @staticmethod
     def _from_state(op: Operation, state: SessionState | None) -> bool:
@@ -220,8 +267,14 @@ class Grounder:
         if spec.type not in ("time", "date") or op.op != Op.SET:
             return False
         same_type = [s for s in self.schema.keys.values() if s.type == spec.type]
-        found = _times(utterance) if spec.type == "time" else _dates(utterance)
-        return len(same_type) == 1 and str(op.value) in found
+        if len(same_type) != 1:
+            return False
+        if spec.type == "date":
+            return str(op.value) in _dates(utterance)
+        # A clock time said ("八点") in the half of the day the value is in ("20:00").
+        cued = {t[0] for t in find_en_times(utterance) + find_zh_times(utterance)}   # "at 8", 八点; not "8 of us"
+        return any(t[3:] == str(op.value)[3:] and int(t[:2]) % 12 == int(str(op.value)[:2]) % 12
+                   for t in cued if re.fullmatch(r"\d\d:\d\d", str(op.value)))
 
 
 def _inside(utterance: str, words: str, spans: list[tuple[int, int]]) -> bool:
@@ -231,6 +284,12 @@ def _inside(utterance: str, words: str, spans: list[tuple[int, int]]) -> bool:
     if at < 0:
         return len(spans) == len(sentences(utterance))     # every sentence is a question
     return any(start <= at < end for start, end in spans)
+
+
+def _clause_around(text: str, start: int, length: int) -> str:
+    before = max((m.end() for m in re.finditer(r"[,.!?;，。！？；]", text[:start])), default=0)
+    after = re.search(r"[,.!?;，。！？；]", text[start + length:])
+    return text[before: start + length + after.start() if after else len(text)]
 
 
 def _clause_with(utterance: str, value: Any, spec: KeySpec) -> str:

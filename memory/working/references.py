@@ -58,7 +58,8 @@ BACK_ZH = re.compile(r"(?:改回|换回|还是用?|用回|回到)(?:原来|之�
 BACK_GUARD_ZH = re.compile(r"改回|换回|用回|回到|还是用?(?:原来|之前|刚才|一开始|最早|先前)")
 
 # "same as last time", "the usual", 和上次一样, 老样子.
-AS_BEFORE = re.compile(r"\b(?:same as (?:last time|before|usual)|like last time|the usual|as usual|as always)\b"
+AS_BEFORE = re.compile(r"\b(?:same (?:[a-z]+ ){0,2}as (?:last time|before|usual)|like last time|the usual|"
+                       r"as usual|as always)\b"
                        r"|和上次一样|跟上次一样|同上次|老样子|照旧|还是老规矩", re.IGNORECASE)
 
 # "that one", "the second one", 就这家; "not that one", 换一家; "the other place", 另一家.

@@ -278,6 +278,8 @@ def _view(c: Condition) -> str:
 def state_diff(before: SessionState, after: SessionState) -> dict[str, Any]:
     """Field-by-field difference, for the trace (what this turn changed)."""
     diff: dict[str, Any] = {}
+    if before.domain != after.domain:
+        diff["domain"] = [before.domain, after.domain]
     if before.goal != after.goal:
         diff["goal"] = [before.goal, after.goal]
     for slot in sorted(set(before.constraints) | set(after.constraints)):
