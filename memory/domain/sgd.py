@@ -12,7 +12,9 @@ values) and intents. Each slot becomes a key of the format `schema.parse_schema`
 - a slot of small counts ("1".."6" seats) is an `int` read as a head count, or an enum
   of "N bags" words when what it counts is not people;
 - any other slot is open: `time`, `date` (with the rules' reader) or `text`, and is
-  read by the learned value reader (`open_value: learned`);
+  read by the learned value reader (`open_value: learned`); an amount stays `text`, as
+  said ("$1,210", "fourteen hundred bucks"): SGD compares it as said, and grounding
+  reads numbers word by word;
 - a slot no intent takes (a phone number, a price: what the service reports, never what
   the user asks for) is left out: the monologue tracks the user's conditions.
 
@@ -37,7 +39,6 @@ VALUE_WORDS = Path(__file__).resolve().parents[2] / "models" / "weights" / "valu
 _NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _PEOPLE = re.compile(r"\b(?:people|persons?|seats?|passengers?|travell?ers?|riders?|tickets?|group|party|guests?)\b")
 _DURATION = re.compile(r"\b(?:days?|duration|waiting|minutes|hours)\b")
-_MONEY = re.compile(r"\b(?:price|fare|cost|amount|balance|rent|money)\b")
 # Words of a slot name that say what kind of slot it is, not what it is about.
 _FLAG_WORDS = frozenset(("has", "is", "are", "offers", "serves", "allowed", "options", "available", "or", "not",
                          "whether", "boolean", "flag", "indicating", "if", "the", "a", "an"))
@@ -137,8 +138,6 @@ def _key_of(slot: dict[str, Any], learned: bool) -> dict[str, Any]:
         key["type"], key["reader"] = "date", "date"
     elif "time" in words and not _DURATION.search(lowered):
         key["type"], key["reader"] = "time", "clock_time"
-    elif _MONEY.search(lowered):
-        key["type"] = "money"
     if learned:
         key["open_value"] = "learned"
     return key
