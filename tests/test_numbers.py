@@ -62,7 +62,7 @@ def test_chinese_time_and_party_size_do_not_blur():
 
 @pytest.mark.parametrize("text, value", [
     ("this Saturday", "saturday"), ("next Friday", "next friday"), ("tomorrow night", "tomorrow"),
-    ("March 5th", "03-05"), ("the 3rd of March", "03-03"), ("on the 12th", "day 12"),
+    ("March 5th", "03-05"), ("the 3rd of March", "03-03"), ("14th of March", "03-14"), ("on the 12th", "day 12"),
 ])
 def test_english_dates(text, value):
     assert find_en_dates(text)[0][0] == value

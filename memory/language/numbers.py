@@ -218,7 +218,7 @@ def find_en_dates(text: str) -> list[tuple[str, int, int]]:
         found.append((value, m.start(), m.end()))
     for m in re.finditer(r"\b(" + "|".join(MONTHS) + r")\s+(?:the\s+)?" + _EN_ORDINAL + r"\b", lowered):
         found.append((f"{MONTHS.index(m.group(1)) + 1:02d}-{int(m.group(2)):02d}", m.start(), m.end()))
-    for m in re.finditer(r"\bthe\s+" + _EN_ORDINAL + r"\s+of\s+(" + "|".join(MONTHS) + r")\b", lowered):
+    for m in re.finditer(r"\b(?:the\s+)?" + _EN_ORDINAL + r"\s+of\s+(" + "|".join(MONTHS) + r")\b", lowered):
         found.append((f"{MONTHS.index(m.group(2)) + 1:02d}-{int(m.group(1)):02d}", m.start(), m.end()))
     for m in re.finditer(r"\b(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b(?:\s+of\s+(?:this|next|the)\s+month)?"
                          r"(?!\s+of\s+(?:" + "|".join(MONTHS) + r"))", lowered):
