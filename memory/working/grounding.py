@@ -142,6 +142,8 @@ def value_fits(value: Any, spec: KeySpec) -> bool:
     if spec.type in ("int", "money"):
         return isinstance(value, int | float) and not isinstance(value, bool) or re.fullmatch(r"\d+", raw) is not None
     if spec.type == "date":
+        if re.fullmatch(r"\d\d-\d\d|day \d{1,2}", raw):     # the date readers' own forms ("03-09", "day 14")
+            return True
         return bool(_dates(raw)) or raw in _dates(raw) or re.fullmatch(r"[\w -]{2,30}", raw) is not None and bool(
             find_en_dates(raw) or find_zh_dates(raw))
     return True
