@@ -50,19 +50,21 @@ from monologue.memory.domain.sgd import import_service
 from monologue.memory.domain.sgd_eval import Slot, Tally
 from monologue.memory.stores.state import InMemoryStateStore
 from monologue.memory.working.engine import LLMMode, WorkingMemory, WorkingMemoryOptions
-from monologue.memory.working.extract import Extraction, RuleExtractor
+from monologue.memory.working.extract import Extraction
 from monologue.memory.working.state import Comparator, Condition, SessionState
-from monologue.memory.working.turn_classes import classify_turn
+from monologue.memory.working.turn_classes import TurnClass, classify_turn
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "sgd"
 MODES = ("rules", "learned", "llm", "llm-only")
 
 
-class NoRules(RuleExtractor):
-    """The zero-shot mode's extractor: reads nothing, so the LLM reads every turn."""
+class ZeroShot(WorkingMemory):
+    """The zero-shot mode's tracker: the product's, with the rules reading nothing, so the
+    LLM reads every turn (grounding, references and the agent's offers are as they are)."""
 
-    def extract(self, text: str, state: SessionState | None = None, turn_class: str = "") -> Extraction:
-        return Extraction()
+    def extract(self, text: str, state: SessionState | None,
+                turn_class: str = TurnClass.INFORMATION_CHANGE) -> tuple[Extraction, str]:
+        return Extraction(), self.schema.name
 
 
 def load_dialogues(path: Path) -> list[dict[str, Any]]:
@@ -125,11 +127,10 @@ async def run_dialogue(dialogue: dict[str, Any], schema: DomainSchema, slots: Se
                        mode: str, llm: Any, errors: list[dict[str, Any]] | None = None,
                        llm_timeout: float = 120.0) -> Tally:
     llm_mode: LLMMode = "always" if mode == "llm-only" else "auto" if mode == "llm" else "never"
-    memory = WorkingMemory(dialogue["dialogue_id"], InMemoryStateStore(),
-                           WorkingMemoryOptions(llm_mode=llm_mode, expire_after_turns=0, llm_timeout_secs=llm_timeout),
-                           llm=llm if mode.startswith("llm") else None, schema=schema)
-    if mode == "llm-only":
-        memory.rules = NoRules(schema)
+    tracker = ZeroShot if mode == "llm-only" else WorkingMemory
+    memory = tracker(dialogue["dialogue_id"], InMemoryStateStore(),
+                     WorkingMemoryOptions(llm_mode=llm_mode, expire_after_turns=0, llm_timeout_secs=llm_timeout),
+                     llm=llm if mode.startswith("llm") else None, schema=schema)
     names = set(schema.keys)
     tally = Tally()
     turn_id = 0
@@ -142,7 +143,7 @@ async def run_dialogue(dialogue: dict[str, Any], schema: DomainSchema, slots: Se
             continue
         turn_id += 1
         text = turn["utterance"]
-        cls = classify_turn(text, memory.rules.reads_condition, schema=schema).turn_class
+        cls = classify_turn(text, memory.reads_condition, schema=schema).turn_class   # as the pipeline does
         if cls.triggers_monologue:
             await memory.update(text, turn=turn_id, turn_class=cls.value)
         gold = frame["state"]["slot_values"]
