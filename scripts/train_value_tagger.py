@@ -40,7 +40,6 @@ from monologue.memory.working.values import (
     tokens,
 )
 
-args_tag_categorical = False
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "sgd"
 
 
@@ -99,11 +98,9 @@ def examples(path: Path, schemas: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 said = [w.lower() for w, _s, _e in tokens(act["values"][0])]
                 at = next((i for i in range(len(lowered)) if said and lowered[i:i + len(said)] == said), None)
                 if at is not None:
+                    # Not tagged: as a span the tagger would also mark listed values, and the
+                    # ranker would give them to open keys (measured: dev JGA 0.620 → 0.616).
                     choices.append((act["slot"], at, at + len(said), act["values"][0]))
-                    if args_tag_categorical and all(t == "O" for t in tags[at:at + len(said)]):
-                        tags[at] = "B"      # a value is a value, listed or not: "italian" in either
-                        for i in range(at + 1, at + len(said)):
-                            tags[i] = "I"
             out.append({"service": service, "words": [w for w, _s, _e in toks], "tags": tags, "spans": spans,
                         "agent": frozenset(content_words(agent_text)[:10]), "filled": set(previous),
                         "choices": choices})
