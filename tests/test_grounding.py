@@ -153,6 +153,7 @@ async def _run(lines, language="en", offered=(), seed=()):
     ("en", ["Table for four at 6 pm on Friday.", "Can you push it from six to nine?"], {"time": "21:00",
                                                                                         "party_size": 4}),
     ("en", ["We're six people, at 7 pm.", "bump six to eight people"], {"party_size": 8, "time": "19:00"}),
+    ("en", ["Five of us at half past six.", "can we shift that from half six to eight?"], {"time": "20:00"}),
     ("en", ["Dinner on Friday for 2 at 8pm.", "hmm, Saturday instead of Friday"], {"date": "saturday"}),
     ("en", ["Dinner on Friday for 2 at 8pm.", "not Friday but Sunday"], {"date": "sunday"}),
     ("en", ["Somewhere in Midtown for 3 people.", "change Midtown to Riverside please"], {"location": "Riverside"}),

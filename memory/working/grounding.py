@@ -134,6 +134,18 @@ def value_said(value: Any, spec: KeySpec, utterance: str, *, strict: bool = Fals
     return False
 
 
+def names_value(value: Any, spec: KeySpec, phrase: str) -> bool:
+    """Whether `phrase` names a value a slot holds, as people point at it: as said, or a
+    time by its hour ("from half six to eight" names 18:30)."""
+    if isinstance(value, bool):
+        return False
+    if value_said(value, spec, phrase):
+        return True
+    raw = str(value)
+    return bool(re.fullmatch(r"\d\d:\d\d", raw)) and any(
+        n % 12 == int(raw[:2]) % 12 for n in numbers_said(phrase) if 0 < n <= 24)
+
+
 def value_fits(value: Any, spec: KeySpec) -> bool:
     """Whether `value` is of the key's type: a time key holds clock times, a number key numbers."""
     raw = str(value)
@@ -239,8 +251,7 @@ class Grounder:
     def _names_old_value(self, op: Operation, state: SessionState | None) -> bool:
         """"From six to nine": the reference's words name the value the slot holds now."""
         spec = self.schema.key(op.key)
-        return state is not None and any(
-            value_said(c.value, spec, op.words) for c in state.find(op.key) if not isinstance(c.value, bool))
+        return state is not None and any(names_value(c.value, spec, op.words) for c in state.find(op.key))
 
     def _about_the_task(self, utterance: str, words: str) -> bool:
         """Whether the clause around `words` is about the task: it names a goal word or a key."""

@@ -22,7 +22,7 @@ from monologue.memory.language.numbers import (
     find_zh_times,
     format_time,
 )
-from monologue.memory.working.grounding import Grounder, contains, normalised, numbers_said, value_said
+from monologue.memory.working.grounding import Grounder, contains, names_value, normalised, numbers_said
 from monologue.memory.working.state import Comparator, Condition, Op, Operation, OpSource, SessionState
 
 _OLD = r"(?P<old>[\w:' ]{1,24}?)"
@@ -110,13 +110,7 @@ class ReferenceResolver:
         return ops
 
     def _holds(self, condition: Condition, phrase: str) -> bool:
-        spec = self.schema.key(condition.key)
-        if isinstance(condition.value, bool):
-            return False
-        if not value_said(condition.value, spec, phrase):
-            return False
-        # A bare number holds a time only as its hour ("six" for 18:00), a count only as itself.
-        return True
+        return names_value(condition.value, self.schema.key(condition.key), phrase)
 
     def _read_as(self, condition: Condition, phrase: str) -> object | None:
         """`phrase` read as a value of `condition`'s slot, in the old value's terms."""
