@@ -51,16 +51,21 @@ CHANGE_WORDS_EN = (
     "change", "make it", "instead", "actually", "switch", "move", "cancel", "forget", "remove", "drop", "add",
     "no longer", "don't", "do not", "can't", "cannot", "won't", "without", "avoid",
     "under", "at least", "at most", "less than", "more than",
+    "my name", "call me", "i live", "i prefer", "i like", "i hate", "i love",
+)
+# Words that are values themselves (a day, a time of day): cues only where no schema reads the
+# turn; with one, the rules say whether they are a value for a slot ("lovely today" is not).
+VALUE_WORDS_EN = (
     "today", "tonight", "tomorrow", *WEEKDAYS,
     "morning", "noon", "afternoon", "evening", "night", "am", "pm", "o'clock",
-    "my name", "call me", "i live", "i prefer", "i like", "i hate", "i love",
-    "allergic", "allergy", "wheelchair", "kids", "children", "birthday", "anniversary",
 )
 # Chinese cues are regex fragments matched anywhere (no word boundaries).
 CHANGE_CUES_ZH = (
-    "要", "想", "需要", "改", "换成", "换到", "改成", "取消", "不要", "别", "不吃", "不能", "忌口", "过敏", "预算",
-    "以内", "以下", "不超过", "人", "位", "点", "周[一二三四五六日天]", "星期", "今天", "明天", "后天", "晚上", "中午",
-    "早上", "下午", "喜欢", "讨厌", "我叫", "住在",
+    "要", "想", "需要", "改", "换成", "换到", "改成", "取消", "不要", "别", "不能",
+    "以内", "以下", "不超过", "喜欢", "讨厌", "我叫", "住在",
+)
+VALUE_CUES_ZH = (
+    "人", "位", "点", "周[一二三四五六日天]", "星期", "今天", "明天", "后天", "晚上", "中午", "早上", "下午",
 )
 # A change verb is a cue strong enough on its own ("Cancel it.").
 CHANGE_VERBS = ("cancel", "forget", "change", "make it", "instead", "actually", "switch", "取消", "改成", "换成", "改")
@@ -107,8 +112,7 @@ EN = StateCues(
         r"\b(?:actually|instead|make it|make that|change (?:it|that|the \w+)? ?to|switch (?:it )?to|rather|"
         r"no wait|sorry,? i meant|i meant|correction|let'?s (?:do|say|make it)|not \w+ but|move it to|update)\b"),
     hedge=re.compile(r"\b(?:maybe|perhaps|might|not sure|or maybe|possibly|i guess|probably)\b"),
-    negated_value=re.compile(r"(?:no|not|nothing|without|avoid|don'?t want|do not want|can'?t eat|cannot eat|"
-                             r"can'?t have|don'?t eat|do not eat|allergic to|hold the|skip the|no more)"
+    negated_value=re.compile(r"(?:no|not|nothing|without|avoid|don'?t want|do not want|skip the|no more)"
                              r"\s*(?:\S+\s*){0,2}$"),
     negation_after=None,
     negated_before=re.compile(r"\b(?:not|no|never|isn'?t|except|instead of|rather than)\s+(?:on\s+|at\s+|this\s+)?$"),
@@ -150,8 +154,8 @@ ZH = StateCues(
     spaced=False,
     correction=re.compile(r"改成|换成|改为|改到|换到|还是|其实|不对|应该是|更正"),
     hedge=re.compile(r"也许|可能|或者|不确定|大概吧"),
-    negated_value=re.compile(r"(?:不吃|不要|不能吃|别放|别要|忌口|忌|对.{0,3}过敏|不想吃|不加|去掉).{0,2}$"),
-    negation_after=re.compile(r"(?:也|都)?过敏"),     # 对花生过敏: the value sits inside the phrase
+    negated_value=re.compile(r"(?:不要|别要|去掉).{0,2}$"),
+    negation_after=None,     # a key's own words after its value (对花生过敏) are in its YAML (`negation: after`)
     negated_before=re.compile(r"(?:不是|不要|除了|而不是)$"),
     withdrawals=(
         re.compile(r"(?:取消|去掉|算了|不用|不需要|别管)(?:那个|这个)?(?P<what>[\u4e00-\u9fff]{1,6})"

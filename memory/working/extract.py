@@ -26,6 +26,7 @@ from monologue.memory.language.cues import (
     language_of,
 )
 from monologue.memory.language.numbers import find_en_dates, find_en_times, find_zh_dates, find_zh_times, to_int
+from monologue.memory.working.readers import cued, read_avoided, read_identifiers, read_quantities, refused, settle
 from monologue.memory.working.state import Comparator, Op, Operation, SessionState
 from monologue.memory.working.turn_classes import TurnClass
 
@@ -120,8 +121,10 @@ class RuleExtractor:
 
         self._withdrawals(text, source, lang, cues, add)
         withdrawn_keys = {op.key for op in ops}
+        read_quantities(self.schema, text, source, lang, taken, add, result.correction)
         for spec in self._times:
-            times = [t for t in _TIMES[lang](text) if not self._negated(text, t[1], cues)]
+            times = [t for t in _TIMES[lang](text)
+                     if not self._negated(text, t[1], cues) and not _overlaps((t[1], t[2]), taken)]
             for value, start, end in times[-1:]:
                 value = self._same_half_of_day(value, spec.name, source, cues, state)
                 add(Operation(Op.SET, spec.name, Comparator.EQ, value, text[start:end], correction=result.correction),
@@ -135,6 +138,8 @@ class RuleExtractor:
             self._amount(spec, text, source, cues, taken, add, result.correction)
         for spec in self._counts:
             self._head_count(spec, text, source, cues, taken, add, result.correction, state)
+        read_identifiers(self.schema, text, lang, taken, add, result.correction)
+        read_avoided(self.schema, text, source, lang, taken, add, result.correction)
         self._enums(text, source, lang, cues, taken, add, result.correction, withdrawn_keys)
         if lang == "en":          # the name shapes are English capitalisation
             self._open_and_named(text, taken, add, result.correction, ops)
@@ -150,6 +155,7 @@ class RuleExtractor:
                 ops.append(Operation(Op.CONFIRM, words=text.strip()))
             elif result.polarity == "no":
                 ops.append(Operation(Op.REJECT, words=text.strip()))
+        ops = settle(self.schema, ops)
         if result.hedged:
             ops = [replace(o, hedged=True) if o.op == Op.SET else o for o in ops]
         result.operations = ops
@@ -244,9 +250,12 @@ class RuleExtractor:
                 if _overlaps(m.span(), taken):
                     continue
                 spec = self.schema.key(key)
+                if not cued(spec, text, m.span(), lang):
+                    continue
                 negated = bool(cues.negated_value.search(source[max(0, m.start() - 24): m.start()]))
                 if cues.negation_after is not None and cues.negation_after.match(source[m.end():]):
                     negated = True
+                negated = negated or refused(spec, text, m.span(), lang)
                 comparator: Comparator | None
                 if spec.multi:
                     comparator = Comparator.EXCLUDES if negated else (
