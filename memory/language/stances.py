@@ -63,6 +63,27 @@ ZH = Stances(
 
 STANCES: dict[str, Stances] = {"en": EN, "zh": ZH}
 
+# Words that may follow an adjective-like value without it naming another thing ("Italian
+# tonight", "Italian sounds good"); any other word after it is the thing it describes
+# ("Italian opera"), and the value is not one.
+_AFTER_A_VALUE_EN = re.compile(
+    r"\s+(?:is|was|are|be|sounds?|would|will|could|should|might|works?|please|for|at|on|in|or|and|but|"
+    r"maybe|perhaps|instead|rather|then|now|tonight|today|tomorrow|this|that|again|too|also|so|though|"
+    r"if|with|without|near|around|by|to|one|ones|style|food|cuisine|place|restaurant|dishes|options?|spot|"
+    r"either|any|anything|it|i|we|you|they|he|she)\b|\s*(?:[^\w\s]|$)")
+
+
+def describes_something_else(text: str, end: int, lang: str, nouns: tuple[str, ...] = ()) -> bool:
+    """Whether the adjective-like word ending at `end` describes another noun ("Italian
+    opera") rather than being said for itself. English only; `nouns`: the key's own."""
+    if lang != "en":
+        return False
+    after = text[end:].lower()
+    if _AFTER_A_VALUE_EN.match(after):
+        return False
+    word = re.match(r"\s+([a-z]+)", after)
+    return bool(word) and word.group(1) not in {n.lower() for n in nouns}
+
 
 def clause_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     """The clause around text[start:end]: from the punctuation before it to the one after."""

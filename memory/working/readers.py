@@ -21,7 +21,13 @@ from collections.abc import Callable, Iterator
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.numbers import EN_NUMBER, ZH_NUMBER, to_int
-from monologue.memory.language.stances import asks, clause_bounds, disliked_after, refused_before
+from monologue.memory.language.stances import (
+    asks,
+    clause_bounds,
+    describes_something_else,
+    disliked_after,
+    refused_before,
+)
 from monologue.memory.working.state import Comparator, Op, Operation
 
 Span = tuple[int, int]
@@ -140,7 +146,14 @@ def read_avoided(schema: DomainSchema, text: str, source: str, lang: str, taken:
 
 
 def cued(spec: KeySpec, text: str, span: Span, lang: str) -> bool:
-    """A key with `value_cues` is read only from a clause that has one and does not ask."""
+    """A key with `value_cues` is read only from a clause that has one and does not ask.
+    A key whose values describe its nouns (`open_values: nouns`, "Italian food") does not
+    read a value that describes something else ("Italian opera")."""
+    nouns = _words(spec.open_value_nouns, lang)
+    if nouns:
+        others = tuple(w for table in spec.values.values() for w in _words(table, lang))
+        if describes_something_else(text, span[1], lang, nouns + others):
+            return False
     cues = _words(spec.reading.value_cues, lang)
     if not cues:
         return True
