@@ -163,7 +163,8 @@ ZH = StateCues(
         re.compile(r"(?:不再对|对)(?P<what>[\u4e00-\u9fff]{1,4}?)(?:不过敏|不再过敏|已经不过敏)"),
     ),
     withdraw_key=re.compile(r"不要(?:那个|这个)?(?P<what>[\u4e00-\u9fff]{1,4}?)了"),
-    yes=re.compile(r"^\s*" + YES_ZH),
+    # A yes word is a yes only where it ends (行 in 行程, 对 in 对面, 是 in 是六个人 are not).
+    yes=re.compile(r"^\s*" + YES_ZH + r"(?=[的吧啊呀了嗯啦哦对好是，。！？!?,.\s]|$)"),
     no=re.compile(r"^\s*" + NO_ZH),
     head_count=(
         re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:个人|位|口人|人)(?!民|均|工|家)"),

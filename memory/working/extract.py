@@ -26,7 +26,15 @@ from monologue.memory.language.cues import (
     language_of,
 )
 from monologue.memory.language.numbers import find_en_dates, find_en_times, find_zh_dates, find_zh_times, to_int
-from monologue.memory.working.readers import cued, read_avoided, read_identifiers, read_quantities, refused, settle
+from monologue.memory.working.readers import (
+    cued,
+    read_avoided,
+    read_identifiers,
+    read_quantities,
+    refused,
+    settle,
+    value_pattern,
+)
 from monologue.memory.working.state import Comparator, Op, Operation, SessionState
 from monologue.memory.working.turn_classes import TurnClass
 
@@ -71,7 +79,7 @@ def _name_patterns(spec: KeySpec) -> list[re.Pattern[str]]:
     patterns = []
     if spec.name_cues.get("en"):
         cues = "|".join(re.escape(w) for w in spec.name_cues["en"])
-        patterns.append(re.compile(r"\b(?:" + cues + r") (?P<v>" + shape + ")"))
+        patterns.append(re.compile(r"\b(?i:" + cues + r") (?P<v>" + shape + ")"))   # "Take me to X" opens a turn
     if spec.described_as.get("en"):
         nouns = "|".join(re.escape(w) for w in spec.described_as["en"])
         patterns.append(re.compile(r"^(?P<v>" + shape + r")(?= is an? (?:\w+ ){0,2}(?:" + nouns + "))"))
@@ -211,8 +219,8 @@ class RuleExtractor:
         for pattern in cues.head_count:
             for m in pattern.finditer(source):
                 span = m.span("n")
-                if _overlaps(span, taken):
-                    continue
+                if _overlaps(span, taken) or RuleExtractor._negated(text, m.start(), cues):
+                    continue      # "not four people but six": the refused count is not written
                 n = to_int(m.group("n"))
                 if n is not None and 1 <= n <= 200:
                     add(Operation(Op.SET, spec.name, Comparator.EQ, n, text[m.start():m.end()], correction=correction),
@@ -246,7 +254,7 @@ class RuleExtractor:
         for word, key, value in self.schema.enum_lexicon(lang):
             if key in withdrawn_keys or (key, value) in seen:
                 continue
-            for m in re.finditer(cue_pattern((word,), spaced=cues.spaced), source):
+            for m in re.finditer(value_pattern(word, cues.spaced), source):
                 if _overlaps(m.span(), taken):
                     continue
                 spec = self.schema.key(key)

@@ -63,6 +63,13 @@ def _mentions(clause: str, words: tuple[str, ...], spaced: bool) -> bool:
     return bool(words) and bool(re.search(_alternation(words, spaced), clause.lower()))
 
 
+def value_pattern(word: str, spaced: bool) -> str:
+    """A value word as said: in English also its plural ("bar seats", "window tables")."""
+    if not spaced:
+        return re.escape(word)
+    return r"\b" + re.escape(word) + (r"(?:s|es)?\b" if word[-1:].isalpha() else r"\b")
+
+
 # --- quantities ----------------------------------------------------------------------------
 
 
@@ -182,9 +189,24 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
 # --- one value per single-valued key -----------------------------------------------------------
 
 
+_TODAY = frozenset({"today"})      # the date readers' value for today and tonight
+
+
 def settle(schema: DomainSchema, ops: list[Operation]) -> list[Operation]:
-    """'I don't want a refund, just fix it': of a single-valued key, the value wanted
-    stands and the refused one is dropped (it is implied by the other)."""
+    """What the readings of one turn mean together.
+
+    - 'I don't want a refund, just fix it': of a single-valued key, the value wanted stands
+      and the refused one is dropped (it is implied by the other).
+    - 'Take the toll road today': 'today' beside a one-off key's value says the exception
+      is for now; it is not a new date for the trip.
+    """
     wanted = {op.key for op in ops if op.op == Op.SET and op.comparator == Comparator.EQ
               and not schema.key(op.key).multi}
-    return [op for op in ops if not (op.op == Op.SET and op.comparator == Comparator.NE and op.key in wanted)]
+    one_off = [op.words for op in ops if op.op == Op.SET and schema.key(op.key).reading.one_off]
+
+    def marks_one_off(op: Operation) -> bool:
+        return (schema.key(op.key).reader == Reader.DATE and op.value in _TODAY
+                and any(op.words and op.words in clause for clause in one_off))
+
+    return [op for op in ops if op.op != Op.SET or not (
+        (op.comparator == Comparator.NE and op.key in wanted) or marks_one_off(op))]
