@@ -115,7 +115,7 @@ class DomainSchema:
             for value, words in spec.values.items()
             for lang in (language, "en") for word in words.get(lang, ())
         ]
-        return sorted(set(rows), key=lambda row: -len(row[0]))
+        return sorted(set(rows), key=lambda row: (-len(row[0]), row))   # ties in a fixed order
 
     def alias_lexicon(self, language: str) -> list[tuple[str, str]]:
         rows = [
@@ -126,7 +126,7 @@ class DomainSchema:
         rows += [(spec.label(lang).lower(), spec.name) for spec in self.keys.values() for lang in (language, "en")]
         rows += [(word.lower(), spec.name) for spec in self.keys.values() if spec.type == "enum"
                  for words in spec.values.values() for lang in (language, "en") for word in words.get(lang, ())]
-        return sorted(set(rows), key=lambda row: -len(row[0]))
+        return sorted(set(rows), key=lambda row: (-len(row[0]), row))   # ties in a fixed order
 
 
 def _words(block: Any) -> dict[str, tuple[str, ...]]:
