@@ -51,6 +51,10 @@ class Reading:
     # The key's own ways to refuse a value, before it ("can't eat", 不吃) or after it ("allergy", 过敏).
     negation_before: dict[str, tuple[str, ...]] = field(default_factory=dict)
     negation_after: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Words that lift a refusal: the value is withdrawn ("not allergic to", 不过敏); `lifted_now`
+    # ones only with a word of change in the clause ("I can eat spicy food now").
+    lifted: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    lifted_now: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # A one-off key ("this trip only"): "today" in its clause marks the exception, not a date.
     one_off: bool = False
 
@@ -153,6 +157,8 @@ def _reading(raw: dict[str, Any]) -> Reading:
         avoided={value: _words(words) for value, words in (raw.get("avoided") or {}).items()},
         negation_before=_words((raw.get("negation") or {}).get("before")),
         negation_after=_words((raw.get("negation") or {}).get("after")),
+        lifted=_words((raw.get("negation") or {}).get("lifted")),
+        lifted_now=_words((raw.get("negation") or {}).get("lifted_now")),
         one_off=bool(raw.get("one_off", False)),
     )
 

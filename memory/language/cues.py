@@ -119,9 +119,7 @@ EN = StateCues(
     withdrawals=(
         re.compile(
             r"\b(?:forget(?: about)?|drop|remove|cancel|scrap|scratch|never mind|ignore|no need for|"
-            r"(?:i )?don'?t (?:need|care about)|skip|get rid of|no longer need|"
-            r"(?:i'?m |i am )?(?:not|no longer) allergic to|"
-            r"i can (?:eat|have)(?=\s[\w' -]+\b(?:now|again|after all)\b))"
+            r"(?:i )?don'?t (?:need|care about)|skip|get rid of|no longer need)"
             r"\s+(?:the |my |that |a |any )?(?P<what>[\w' -]{2,30})"),
         re.compile(r"(?:the |my )?(?P<what>[\w' -]{2,30}?)\s+(?:doesn'?t|does not|no longer|won'?t) matter"
                    r"|(?:any|whatever) (?P<what2>[\w]+) (?:is|works) fine"),
@@ -142,7 +140,6 @@ EN = StateCues(
     amount_limit=(
         re.compile(r"\b(?:under|below|less than|no more than|at most|max(?:imum)?|up to|within|cheaper than|not over|"
                    r"not more than)\s+(?:\$|£|€|¥)?\s?(?P<n>" + EN_NUMBER + r")"),
-        re.compile(r"\bbudget(?: is| of| around| about|'s)?\s*(?:\$|£|€|¥)?\s?(?P<n>" + EN_NUMBER + r")"),
         re.compile(r"(?:\$|£|€|¥)\s?(?P<n>\d+)\s*(?:max|tops|or less|at most)"),
     ),
     not_an_amount=re.compile(r"\s*(?:people|persons|guests|pm|am|o'?clock|minutes|km|miles)"),
@@ -160,7 +157,6 @@ ZH = StateCues(
     withdrawals=(
         re.compile(r"(?:取消|去掉|算了|不用|不需要|别管)(?:那个|这个)?(?P<what>[\u4e00-\u9fff]{1,6})"
                    r"|(?P<what2>[\u4e00-\u9fff]{1,4})(?:无所谓|不限|随便|算了|不用了|不要了)"),
-        re.compile(r"(?:不再对|对)(?P<what>[\u4e00-\u9fff]{1,4}?)(?:不过敏|不再过敏|已经不过敏)"),
     ),
     withdraw_key=re.compile(r"不要(?:那个|这个)?(?P<what>[\u4e00-\u9fff]{1,4}?)了"),
     # A yes word is a yes only where it ends (行 in 行程, 对 in 对面, 是 in 是六个人 are not).
@@ -173,7 +169,7 @@ ZH = StateCues(
     bare_number=re.compile(r"(?:改成|换成|改为|还是|应该是)(?P<n>" + ZH_NUMBER + r")(?![点號号月])"),
     amount_limit=(
         re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:块钱?|元)?\s*(?:以内|以下|之内|左右)"),
-        re.compile(r"(?:不超过|不要超过|最多|预算(?:是|大概|在)?)\s*(?P<n>" + ZH_NUMBER + r")"),
+        re.compile(r"(?:不超过|不要超过|最多)\s*(?P<n>" + ZH_NUMBER + r")"),
     ),
     not_an_amount=re.compile(r"\s*(?:个人|位|人|点)"),
     period_of_day=re.compile(r"凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|夜里"),
@@ -181,6 +177,11 @@ ZH = StateCues(
 )
 
 STATE_CUES: dict[str, StateCues] = {"en": EN, "zh": ZH}
+
+# Between a key's name and the amount it is limited to ("budget is $300", 预算是五百): the key's
+# names come from its domain YAML.
+AMOUNT_AFTER_NAME = {"en": r"(?: is| of| around| about|'s)?\s*(?:\$|£|€|¥)?\s?(?P<n>" + EN_NUMBER + r")",
+                     "zh": r"(?:是|大概|在)?\s*(?P<n>" + ZH_NUMBER + r")"}
 
 # --- names (open values) ----------------------------------------------------------------------
 

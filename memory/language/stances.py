@@ -63,6 +63,10 @@ ZH = Stances(
 
 STANCES: dict[str, Stances] = {"en": EN, "zh": ZH}
 
+# What says a state has changed ("I can eat spicy food now", 现在能吃辣了).
+CHANGED = {"en": re.compile(r"\b(?:now|again|after all|anymore|any more|these days|no longer)\b"),
+           "zh": re.compile(r"了|已经|现在|不再")}
+
 # Words that may follow an adjective-like value without it naming another thing ("Italian
 # tonight", "Italian sounds good"); any other word after it is the thing it describes
 # ("Italian opera"), and the value is not one.

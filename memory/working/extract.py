@@ -28,8 +28,10 @@ from monologue.memory.language.cues import (
 from monologue.memory.language.numbers import find_en_dates, find_en_times, find_zh_dates, find_zh_times, to_int
 from monologue.memory.working.readers import (
     cued,
+    named_amounts,
     read_avoided,
     read_identifiers,
+    read_lifted,
     read_quantities,
     refused,
     settle,
@@ -128,6 +130,7 @@ class RuleExtractor:
             ops.append(op)
 
         self._withdrawals(text, source, lang, cues, add)
+        read_lifted(self.schema, text, source, lang, taken, add)
         withdrawn_keys = {op.key for op in ops}
         read_quantities(self.schema, text, source, lang, taken, add, result.correction)
         for spec in self._times:
@@ -237,7 +240,7 @@ class RuleExtractor:
     @staticmethod
     def _amount(spec: KeySpec, text: str, source: str, cues: StateCues, taken: list[Span], add: Add,
                 correction: bool) -> None:
-        for pattern in cues.amount_limit:
+        for pattern in cues.amount_limit + named_amounts(spec, "en" if cues.spaced else "zh"):
             for m in pattern.finditer(source):
                 span = m.span("n")
                 if _overlaps(span, taken) or cues.not_an_amount.match(source[m.end(): m.end() + 8]):

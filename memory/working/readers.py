@@ -21,7 +21,9 @@ from collections.abc import Callable, Iterator
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.numbers import EN_NUMBER, ZH_NUMBER, to_int
+from monologue.memory.language.cues import AMOUNT_AFTER_NAME
 from monologue.memory.language.stances import (
+    CHANGED,
     asks,
     clause_bounds,
     describes_something_else,
@@ -165,6 +167,44 @@ def cued(spec: KeySpec, text: str, span: Span, lang: str) -> bool:
     if not cues:
         return True
     return _mentions(_clause(text, span), cues, lang == "en") and not asks(text, *span, lang)
+
+
+def _lifted_at(spec: KeySpec, text: str, span: Span, lang: str) -> bool:
+    spaced = lang == "en"
+    left, right = clause_bounds(text, span[0], span[1])
+    before, after, clause = text[left:span[0]].lower(), text[span[1]:right].lower(), text[left:right].lower()
+
+    def near(words: tuple[str, ...]) -> bool:
+        if not words:
+            return False
+        pattern = _alternation(words, spaced)
+        gap_before, gap_after = (r"\s+(?:\S+\s+){0,2}$", r"^\s*") if spaced else (r".{0,3}$", r"^.{0,2}?")
+        return bool(re.search(pattern + gap_before, before) or re.search(gap_after + pattern, after))
+
+    reading = spec.reading
+    return near(_words(reading.lifted, lang)) or (
+        near(_words(reading.lifted_now, lang)) and bool(CHANGED[lang].search(clause)))
+
+
+def read_lifted(schema: DomainSchema, text: str, source: str, lang: str, taken: list[Span], add: Add) -> None:
+    """'I'm not allergic to peanuts anymore', 我对花生不过敏了: a refusal lifted is a withdrawal
+    of that value, never a new refusal."""
+    for spec in schema.keys.values():
+        if not (spec.reading.lifted or spec.reading.lifted_now):
+            continue
+        for value, table in spec.values.items():
+            for word in _words(table, lang):
+                m = re.search(value_pattern(word.lower(), lang == "en"), source)
+                if m and not _overlaps(m.span(), taken) and _lifted_at(spec, text, m.span(), lang):
+                    add(Operation(Op.WITHDRAW, spec.name, value=value, words=_clause(text, m.span()),
+                                  reason="user withdrew it"), m.span())
+                    break
+
+
+def named_amounts(spec: KeySpec, lang: str) -> tuple[re.Pattern[str], ...]:
+    """'budget is $300', 预算五百: an amount after one of the key's own names."""
+    names = _words(spec.aliases, lang) + (spec.label(lang),)
+    return (re.compile(_alternation(names, lang == "en") + AMOUNT_AFTER_NAME[lang]),)
 
 
 # --- identifiers -----------------------------------------------------------------------------
