@@ -86,7 +86,7 @@ def describes_something_else(text: str, end: int, lang: str, nouns: tuple[str, .
     if _AFTER_A_VALUE_EN.match(after):
         return False
     word = re.match(r"\s+([a-z]+)", after)
-    return bool(word) and word.group(1) not in {n.lower() for n in nouns}
+    return word is not None and word.group(1) not in {n.lower() for n in nouns}
 
 
 def clause_bounds(text: str, start: int, end: int) -> tuple[int, int]:

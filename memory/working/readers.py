@@ -20,8 +20,8 @@ import re
 from collections.abc import Callable, Iterator
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
-from monologue.memory.language.numbers import EN_NUMBER, ZH_NUMBER, to_int
 from monologue.memory.language.cues import AMOUNT_AFTER_NAME
+from monologue.memory.language.numbers import EN_NUMBER, ZH_NUMBER, to_int
 from monologue.memory.language.stances import (
     CHANGED,
     asks,
