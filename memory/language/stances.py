@@ -31,18 +31,20 @@ class Stances:
 EN = Stances(
     spaced=True,
     refusal=re.compile(
-        r"\b(?:no|not|never|don'?t|do not|doesn'?t|does not|won'?t|wouldn'?t|rather not|avoid(?:ing)?|without|"
+        r"\b(?:no|not|never|don'?t|do not|doesn'?t|does not|won'?t|wouldn'?t|isn'?t|aren'?t|rather not|avoid(?:ing)?|"
+        r"without|"
         r"anywhere but|anything but|away from|stay off|keep off|keep (?:me|us) off|instead of|rather than|"
         r"hate|dislike|can'?t stand|cannot stand|can'?t bear|not a fan of|sick of|tired of|afraid of|"
         r"scared of|nervous about|no more|skip)\b"),
     reach=5,
     breaks_refusal=re.compile(r"\b(?:but|instead|rather|prefer|though|so|and then|because)\b"),
-    not_refusal=re.compile(r"^(?:don'?t|do not|doesn'?t|does not|won'?t|wouldn'?t) (?:mind|care|matter)\b|"
+    not_refusal=re.compile(r"^(?:don'?t|do not|doesn'?t|does not|won'?t|wouldn'?t|isn'?t|aren'?t) "
+                           r"(?:mind|care|matter|a problem|an issue)\b|"
                            r"^not (?:sure|bad|too bad)\b|^no (?:problem|worries)\b"),
     dislike_after=re.compile(
         r"^\s*(?:\w+\s+){0,2}?(?:makes? me (?:nervous|anxious|sick|uneasy|tense)|stress(?:es)? me out|"
-        r"scares? me|freaks? me out|(?:is|are) (?:a no|out|awful|horrible|the worst|a nightmare)|"
-        r"drives? me (?:mad|crazy|nuts))\b"),
+        r"scares? me|freaks? me out|(?:is|are) (?:a no|out|awful|horrible|the worst|a nightmare|too stressful|"
+        r"stressful|scary|terrifying)|gives? me (?:anxiety|the creeps|a headache)|drives? me (?:mad|crazy|nuts))\b"),
     question=re.compile(
         r"\?\s*$|^\s*(?:what|which|when|where|who|how|why|is|are|was|were|do|does|did|have|has|had|"
         r"am i|should|shall)\b"),

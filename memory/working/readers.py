@@ -166,7 +166,10 @@ def cued(spec: KeySpec, text: str, span: Span, lang: str) -> bool:
     cues = _words(spec.reading.value_cues, lang)
     if not cues:
         return True
-    return _mentions(_clause(text, span), cues, lang == "en") and not asks(text, *span, lang)
+    # A Chinese verb comes before its object (走高速, 上高速, 发邮件); 高速上 is a place, not a request.
+    left, right = clause_bounds(text, *span)
+    where = text[left:right] if lang == "en" else text[left:span[1]]
+    return _mentions(where, cues, lang == "en") and not asks(text, *span, lang)
 
 
 def _lifted_at(spec: KeySpec, text: str, span: Span, lang: str) -> bool:
