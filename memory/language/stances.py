@@ -75,7 +75,8 @@ CHANGED = {"en": re.compile(r"\b(?:now|again|after all|anymore|any more|these da
 _AFTER_A_VALUE_EN = re.compile(
     r"\s+(?:is|was|are|be|sounds?|would|will|could|should|might|works?|please|for|at|on|in|or|and|but|"
     r"maybe|perhaps|instead|rather|then|now|tonight|today|tomorrow|this|that|again|too|also|so|though|"
-    r"if|with|without|near|around|by|to|one|ones|style|food|cuisine|place|restaurant|dishes|options?|spot|"
+    r"if|with|without|near|around|by|to|one|ones|style|type|kind|sort|food|cuisine|places?|restaurants?|dish(?:es)?|"
+    r"options?|spots?|"
     r"either|any|anything|it|i|we|you|they|he|she)\b|\s*(?:[^\w\s]|$)")
 
 
@@ -88,7 +89,10 @@ def describes_something_else(text: str, end: int, lang: str, nouns: tuple[str, .
     if _AFTER_A_VALUE_EN.match(after):
         return False
     word = re.match(r"\s+([a-z]+)", after)
-    return word is not None and word.group(1) not in {n.lower() for n in nouns}
+    if word is None:
+        return False
+    own = {n.lower() for n in nouns}
+    return not ({word.group(1), re.sub(r"(?:es|s)$", "", word.group(1)), word.group(1)[:-1]} & own)
 
 
 def clause_bounds(text: str, start: int, end: int) -> tuple[int, int]:
