@@ -51,16 +51,21 @@ CHANGE_WORDS_EN = (
     "change", "make it", "instead", "actually", "switch", "move", "cancel", "forget", "remove", "drop", "add",
     "no longer", "don't", "do not", "can't", "cannot", "won't", "without", "avoid",
     "under", "at least", "at most", "less than", "more than",
+    "my name", "call me", "i live", "i prefer", "i like", "i hate", "i love",
+)
+# Words that are values themselves (a day, a time of day): cues only where no schema reads the
+# turn; with one, the rules say whether they are a value for a slot ("lovely today" is not).
+VALUE_WORDS_EN = (
     "today", "tonight", "tomorrow", *WEEKDAYS,
     "morning", "noon", "afternoon", "evening", "night", "am", "pm", "o'clock",
-    "my name", "call me", "i live", "i prefer", "i like", "i hate", "i love",
-    "allergic", "allergy", "wheelchair", "kids", "children", "birthday", "anniversary",
 )
 # Chinese cues are regex fragments matched anywhere (no word boundaries).
 CHANGE_CUES_ZH = (
-    "要", "想", "需要", "改", "换成", "换到", "改成", "取消", "不要", "别", "不吃", "不能", "忌口", "过敏", "预算",
-    "以内", "以下", "不超过", "人", "位", "点", "周[一二三四五六日天]", "星期", "今天", "明天", "后天", "晚上", "中午",
-    "早上", "下午", "喜欢", "讨厌", "我叫", "住在",
+    "要", "想", "需要", "改", "换成", "换到", "改成", "取消", "不要", "别", "不能",
+    "以内", "以下", "不超过", "喜欢", "讨厌", "我叫", "住在",
+)
+VALUE_CUES_ZH = (
+    "人", "位", "点", "周[一二三四五六日天]", "星期", "今天", "明天", "后天", "晚上", "中午", "早上", "下午",
 )
 # A change verb is a cue strong enough on its own ("Cancel it.").
 CHANGE_VERBS = ("cancel", "forget", "change", "make it", "instead", "actually", "switch", "取消", "改成", "换成", "改")
@@ -107,17 +112,14 @@ EN = StateCues(
         r"\b(?:actually|instead|make it|make that|change (?:it|that|the \w+)? ?to|switch (?:it )?to|rather|"
         r"no wait|sorry,? i meant|i meant|correction|let'?s (?:do|say|make it)|not \w+ but|move it to|update)\b"),
     hedge=re.compile(r"\b(?:maybe|perhaps|might|not sure|or maybe|possibly|i guess|probably)\b"),
-    negated_value=re.compile(r"(?:no|not|nothing|without|avoid|don'?t want|do not want|can'?t eat|cannot eat|"
-                             r"can'?t have|don'?t eat|do not eat|allergic to|hold the|skip the|no more)"
+    negated_value=re.compile(r"(?:no|not|nothing|without|avoid|don'?t want|do not want|skip the|no more)"
                              r"\s*(?:\S+\s*){0,2}$"),
     negation_after=None,
     negated_before=re.compile(r"\b(?:not|no|never|isn'?t|except|instead of|rather than)\s+(?:on\s+|at\s+|this\s+)?$"),
     withdrawals=(
         re.compile(
             r"\b(?:forget(?: about)?|drop|remove|cancel|scrap|scratch|never mind|ignore|no need for|"
-            r"(?:i )?don'?t (?:need|care about)|skip|get rid of|no longer need|"
-            r"(?:i'?m |i am )?(?:not|no longer) allergic to|"
-            r"i can (?:eat|have)(?=\s[\w' -]+\b(?:now|again|after all)\b))"
+            r"(?:i )?don'?t (?:need|care about)|skip|get rid of|no longer need)"
             r"\s+(?:the |my |that |a |any )?(?P<what>[\w' -]{2,30})"),
         re.compile(r"(?:the |my )?(?P<what>[\w' -]{2,30}?)\s+(?:doesn'?t|does not|no longer|won'?t) matter"
                    r"|(?:any|whatever) (?P<what2>[\w]+) (?:is|works) fine"),
@@ -138,7 +140,6 @@ EN = StateCues(
     amount_limit=(
         re.compile(r"\b(?:under|below|less than|no more than|at most|max(?:imum)?|up to|within|cheaper than|not over|"
                    r"not more than)\s+(?:\$|£|€|¥)?\s?(?P<n>" + EN_NUMBER + r")"),
-        re.compile(r"\bbudget(?: is| of| around| about|'s)?\s*(?:\$|£|€|¥)?\s?(?P<n>" + EN_NUMBER + r")"),
         re.compile(r"(?:\$|£|€|¥)\s?(?P<n>\d+)\s*(?:max|tops|or less|at most)"),
     ),
     not_an_amount=re.compile(r"\s*(?:people|persons|guests|pm|am|o'?clock|minutes|km|miles)"),
@@ -150,16 +151,16 @@ ZH = StateCues(
     spaced=False,
     correction=re.compile(r"改成|换成|改为|改到|换到|还是|其实|不对|应该是|更正"),
     hedge=re.compile(r"也许|可能|或者|不确定|大概吧"),
-    negated_value=re.compile(r"(?:不吃|不要|不能吃|别放|别要|忌口|忌|对.{0,3}过敏|不想吃|不加|去掉).{0,2}$"),
-    negation_after=re.compile(r"(?:也|都)?过敏"),     # 对花生过敏: the value sits inside the phrase
+    negated_value=re.compile(r"(?:不要|别要|去掉).{0,2}$"),
+    negation_after=None,     # a key's own words after its value (对花生过敏) are in its YAML (`negation: after`)
     negated_before=re.compile(r"(?:不是|不要|除了|而不是)$"),
     withdrawals=(
         re.compile(r"(?:取消|去掉|算了|不用|不需要|别管)(?:那个|这个)?(?P<what>[\u4e00-\u9fff]{1,6})"
                    r"|(?P<what2>[\u4e00-\u9fff]{1,4})(?:无所谓|不限|随便|算了|不用了|不要了)"),
-        re.compile(r"(?:不再对|对)(?P<what>[\u4e00-\u9fff]{1,4}?)(?:不过敏|不再过敏|已经不过敏)"),
     ),
     withdraw_key=re.compile(r"不要(?:那个|这个)?(?P<what>[\u4e00-\u9fff]{1,4}?)了"),
-    yes=re.compile(r"^\s*" + YES_ZH),
+    # A yes word is a yes only where it ends (行 in 行程, 对 in 对面, 是 in 是六个人 are not).
+    yes=re.compile(r"^\s*" + YES_ZH + r"(?=[的吧啊呀了嗯啦哦对好是，。！？!?,.\s]|$)"),
     no=re.compile(r"^\s*" + NO_ZH),
     head_count=(
         re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:个人|位|口人|人)(?!民|均|工|家)"),
@@ -168,7 +169,7 @@ ZH = StateCues(
     bare_number=re.compile(r"(?:改成|换成|改为|还是|应该是)(?P<n>" + ZH_NUMBER + r")(?![点號号月])"),
     amount_limit=(
         re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:块钱?|元)?\s*(?:以内|以下|之内|左右)"),
-        re.compile(r"(?:不超过|不要超过|最多|预算(?:是|大概|在)?)\s*(?P<n>" + ZH_NUMBER + r")"),
+        re.compile(r"(?:不超过|不要超过|最多)\s*(?P<n>" + ZH_NUMBER + r")"),
     ),
     not_an_amount=re.compile(r"\s*(?:个人|位|人|点)"),
     period_of_day=re.compile(r"凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|夜里"),
@@ -176,6 +177,11 @@ ZH = StateCues(
 )
 
 STATE_CUES: dict[str, StateCues] = {"en": EN, "zh": ZH}
+
+# Between a key's name and the amount it is limited to ("budget is $300", 预算是五百): the key's
+# names come from its domain YAML.
+AMOUNT_AFTER_NAME = {"en": r"(?: is| of| around| about|'s)?\s*(?:\$|£|€|¥)?\s?(?P<n>" + EN_NUMBER + r")",
+                     "zh": r"(?:是|大概|在)?\s*(?P<n>" + ZH_NUMBER + r")"}
 
 # --- names (open values) ----------------------------------------------------------------------
 
