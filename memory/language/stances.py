@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from monologue.memory.language.cues import language_of
+
 _CLAUSE_END = re.compile(r"[,.!?;:，。！？；：]|\s[-—–]\s")
 
 
@@ -142,10 +144,49 @@ def disliked_after(text: str, end: int, lang: str, extra: tuple[str, ...] = ()) 
 
 def asks(text: str, start: int, end: int, lang: str) -> bool:
     """Whether the clause around text[start:end] is a question rather than a request."""
-    stances = STANCES[lang]
     left, right = clause_bounds(text, start, end)
-    clause = text[left:right].strip().lower()
-    tail = text[right:right + 1]
-    if stances.request.match(clause):
+    return asks_for_information(text[left:right] + text[right:right + 1])
+
+
+# --- questions: a question asks; it never sets a value ------------------------------------
+
+# A request phrased as a question still asks for a change ("could you make it 8?", "能不能改成八点"):
+# it may set values. An information question ("what temperature do I like?", 我喜欢几度来着) may not.
+REQUEST_QUESTION_EN = re.compile(
+    r"^\W*(?:(?:can|could|would|will|shall)\s+(?:you|we|i|u)\b|how about|what about|why don'?t|"
+    r"is it (?:ok|okay|possible) (?:to|if)|do you (?:mind|think you could)|please\b|let'?s\b|"
+    r"(?:i'd|i would|we'd|we would) (?:like|prefer|rather)|(?:i|we) (?:want|need))", re.IGNORECASE)
+INFO_QUESTION_EN = re.compile(
+    r"^\W*(?:what|which|when|where|who|whose|why|how(?! about)|"
+    r"(?:do|does|did|is|are|was|were|have|has|had|am)\s+(?:i|you|we|my|it|that|this|they|there|he|she|the|a|an|"
+    r"your|our|any)\b)",
+    re.IGNORECASE)
+REQUEST_QUESTION_ZH = re.compile(r"能不能|能否|可不可以|可以.{0,8}吗|帮我|给我|麻烦|请|改成|换成|改到|订|要不")
+INFO_QUESTION_ZH = re.compile(r"什么|几|哪|多少|是不是|有没有|怎么|为什么|记得|来着|吗|呢|？|\?")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
+
+
+def sentences(text: str) -> list[tuple[int, str]]:
+    """The sentences of an utterance with where each starts (a question mark ends one)."""
+    out, start = [], 0
+    for m in _SENTENCE_END.finditer(text):
+        if m.end() > start and m.start() > start:
+            out.append((start, text[start:m.start()]))
+            start = m.end()
+    if start < len(text) and text[start:].strip():
+        out.append((start, text[start:]))
+    return out
+
+
+def asks_for_information(sentence: str) -> bool:
+    """Whether one sentence is a question about something (not a request phrased as one)."""
+    stripped = sentence.strip()
+    if not stripped:
         return False
-    return bool(stances.question.search(clause + tail))
+    if language_of(stripped) == "zh":
+        return bool(INFO_QUESTION_ZH.search(stripped)) and not REQUEST_QUESTION_ZH.search(stripped)
+    if REQUEST_QUESTION_EN.match(stripped):
+        return False
+    # "Seven works?" is a statement said with a rising voice: only a question word or an
+    # inverted verb makes an English question.
+    return bool(INFO_QUESTION_EN.match(stripped))
