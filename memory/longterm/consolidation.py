@@ -36,11 +36,8 @@ def consolidate(stream: MemoryStream, llm: ConsolidationLLM, memory_ids: list[st
         if rule_importance(record.text) is None:
             calls += 1
             scored = llm.importance(record.text)
-        if scored is not None and scored != record.importance:
-            before = record.importance
-            record.importance = scored
-            record.expires_at = stream.retention.expires_at(scored, record.created_at)
-            stream.save(record, f"importance {before} → {scored} (scored by the LLM)", session_id)
+        # The model may raise what the rules read, never lower it below their floor.
+        if scored is not None and stream.rescore(record, scored, "scored by the LLM", session_id):
             done["scored"] += 1
         records, vectors = stream.records()
         # Only what was said before it can be contradicted by it.
