@@ -35,9 +35,12 @@ DIET_NEED = re.compile(
     r"\b(?:vegan|vegetarian|pescatarian|halal|kosher|gluten[- ]free|"
     r"(?:don'?t|do not|can'?t|cannot|never) eat (?:any )?(?:pork|beef|meat|fish|shellfish|seafood|eggs|dairy))\b"
     r"|吃素|素食|清真|不吃(?:猪肉|牛肉|肉|海鲜|鸡蛋)|忌口", _I)
-# Whose need it is, where a question or a request states one ("…for my mother?", 给我妈妈).
-NEED_HOLDER = re.compile(r"\b(?:for (?:my|our) \w+|for (?:me|us)|my \w+ (?:is|has|uses|needs|can'?t)|i'?m|i am|"
-                         r"i have|we have)\b|(?:给|为)我|我(?:妈|爸|母亲|父亲|老婆|老公|孩子|儿子|女儿|家)", _I)
+# Whose need it is. A request states the user's own ("find a step-free place, I use a
+# wheelchair"); a question only someone's in the party ("…for my mother?", 给我妈妈), not
+# the user's own ("do you know what I'm allergic to?" asks what is remembered).
+NEED_OF_USER = re.compile(r"\b(?:i|i'?m|me|my|we|we'?re|us|our)\b|我", _I)
+NEED_OF_PARTY = re.compile(r"\bfor (?:my|our) \w+|\bfor (?:me|us)\b|(?:给|为)我|"
+                           r"我(?:妈|爸|母亲|父亲|老婆|老公|孩子|儿子|女儿|家人)", _I)
 
 # --- identity: how the user wants to be addressed, who they are ------------------------------
 # "call me Sam", not "call me a taxi" or "call me back".
@@ -99,7 +102,8 @@ ONE_OFF = re.compile(
     r"|今天|今晚|这次|这一次|这回|这趟|马上|暂时|赶时间|来不及|快迟到|迟到了|临时", _I)
 
 # --- questions and requests: about the agent's work, not facts about the user ---------------
-_OPENER_EN = r"^\s*(?:(?:so|and|but|hey|hi|ok(?:ay)?|um+|uh+|er|well|now|also|oh|sorry|excuse me),?\s+)*"
+_OPENER_EN = r"^\s*(?:(?:so|and|but|hey|hi|ok(?:ay)?|um+|uh+|er|well|now|also|oh|sorry|excuse me|today|tonight|" \
+             r"(?:just )?(?:this|for) once|for now|right now|this time),?\s+)*"
 QUESTION = re.compile(
     r"\?\s*$|" + _OPENER_EN + r"(?:what|which|who|whom|whose|when|where|why|how|"
     r"(?:do|does|did|is|are|am|was|were|have|has|had|should|shall|may|might)\s+(?:i|you|we|it|they|there|this|that|"

@@ -31,7 +31,8 @@ from monologue.memory.language.memory_cues import (
     KEEP_SETTING,
     LASTING,
     LIKES,
-    NEED_HOLDER,
+    NEED_OF_PARTY,
+    NEED_OF_USER,
     ONE_OFF,
     PERSONAL,
     QUESTION,
@@ -90,7 +91,8 @@ def _fact_in(clause: str, form: Statement) -> Reading | None:
     """The fact a clause states, if any. `form`: the clause is a question, a request or
     a plain statement; a question carries only a need of someone in the party ("…for
     my mother?"), a request only a need, an address or a lasting preference."""
-    holder = bool(NEED_HOLDER.search(clause)) or form is Statement.OTHER
+    holder = {Statement.QUESTION: NEED_OF_PARTY, Statement.REQUEST: NEED_OF_USER}.get(form)
+    holder = holder is None or bool(holder.search(clause))
     if HEALTH_NEED.search(clause) and holder:
         return Reading(Statement.NEED, 9, 8, "health or safety need")
     if ACCESS_NEED.search(clause) and holder:
@@ -198,8 +200,8 @@ def remember_as(text: str, turn_class: str) -> MemoryKind | None:
     if turn_class == TurnClass.CONFIRMATION or not text:
         return None
     reading = read_statement(text)
-    if reading.statement in FACTS:
-        return MemoryKind.MEMORY
+    if reading.statement in FACTS or reading.statement is Statement.TOPIC:
+        return MemoryKind.MEMORY         # "the junction by the school jams every morning" too
     if reading.statement is Statement.QUESTION or reading.statement is Statement.SMALL_TALK:
         return None
     if reading.statement is Statement.REQUEST:

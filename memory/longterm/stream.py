@@ -206,7 +206,9 @@ class MemoryStream:
     def maintain(self) -> dict[str, int]:
         """Apply retention: past their time, middle-tier memories lose one point of
         importance (and get the new tier's period); low ones are archived. Confirmed
-        memories and the top tier are kept."""
+        memories and the top tier are kept. Nothing decays below the rules' floor: a
+        lasting preference or a need scored low (by a model, or before the rules knew
+        its wording) is lifted to its floor instead of archived."""
         now = self.clock()
         records, vectors = self.records()
         archived = decayed = 0
@@ -214,7 +216,12 @@ class MemoryStream:
             if record.archived or record.confirmed or not record.expired(now):
                 continue
             before = record.importance
-            if record.importance < self.retention.decay_from:
+            floor = self.floor_of(record)
+            if record.importance <= floor and floor > 1:
+                record.importance = floor
+                record.expires_at = self.retention.expires_at(floor, now)
+                reason = f"kept: importance {before} → {floor}, the floor for what the user said"
+            elif record.importance < self.retention.decay_from:
                 record.archived = True
                 archived += 1
                 reason = "archived: low importance, past its retention period"
