@@ -196,7 +196,7 @@ def test_the_llm_scores_what_the_rules_abstain_on_but_not_below_their_floor(tmp_
     say(ltm, topic, "s1", 1)
     asyncio.run(ltm.end_session(None, session_id="s1"))
     assert llm.asked == [topic]
-    assert record(ltm, topic).importance == 5                    # the model said 1
+    assert record(ltm, topic).importance == 4                    # the model said 1: kept a month, not a week
 
 
 def test_the_llm_may_raise_importance(tmp_path, clock):
@@ -228,7 +228,7 @@ def test_a_scorer_on_the_write_path_cannot_lower_below_the_floor(tmp_path, clock
     from monologue.memory.longterm.stream import MemoryStream
 
     stream = MemoryStream(SQLiteMemoryStore(tmp_path / "s.db"), "ann", clock=clock, importance_fn=lambda text: 1)
-    assert stream.add("Traffic on the ring road is awful after five.").importance == 5
+    assert stream.add("Traffic on the ring road is awful after five.").importance == 4
     assert stream.add("The sky looked odd over the bridge.").importance == 1        # no floor: the model decides
 
 

@@ -23,11 +23,12 @@ CLAUSE_BREAK = re.compile(r"[.!?;,。！？；，]+\s*")
 HEALTH_NEED = re.compile(
     r"\b(?:allerg\w*|anaphyla\w*|epi-?pens?|asthma\w*|diabet\w*|insulin|epilep\w*|seizures?|"
     r"heart (?:condition|problems?|disease)|pacemaker|blood pressure|hypertension|pregnan\w*|medication|"
-    r"c(?:o)?eliac|intoleran\w*|blood thinners?|migraines?)\b"
+    r"c(?:o)?eliac|intoleran\w*|blood thinners?|migraines?|bad (?:back|knees?|hips?|legs?|heart)|back pain|"
+    r"chronic pain|arthritis)\b"
     r"|过敏|哮喘|糖尿病|血糖|胰岛素|癫痫|心脏病|心脏不好|高血压|血压高|怀孕|孕妇|吃药|不耐受|乳糖不耐|偏头痛", _I)
 ACCESS_NEED = re.compile(
     r"\b(?:wheelchairs?|mobility|walkers?|crutch\w*|walking (?:stick|frame)|can'?t (?:walk|climb|manage stairs)|"
-    r"hard of hearing|deaf|hearing aids?|blind|visually impaired|low vision|disab\w*|autis\w*|dementia|"
+    r"canes?|hard of hearing|deaf|hearing aids?|blind|visually impaired|low vision|disab\w*|autis\w*|dementia|"
     r"strollers?|prams?|car seats?|booster seats?|service dog|guide dog)\b"
     r"|轮椅|拐杖|行动不便|腿脚不(?:便|好|方便)|走不了远路|听力|耳背|助听器|听不清|视力不好|看不清|失明|盲人|残疾|"
     r"儿童座椅|安全座椅|婴儿车|导盲犬", _I)
@@ -63,14 +64,15 @@ _ADVERBS_EN = r"(?:\s+(?:really|just|absolutely|totally|generally|definitely|als
               r"kind of|sort of|do|don'?t|do not|actually))*"
 LIKES = re.compile(
     _LEAD_EN + r"(?:i|we)" + _ADVERBS_EN + r"\s+(?:like|love|adore|enjoy|prefer|hate|dislike|detest|loathe|"
-    r"can'?t stand|cannot stand|can'?t bear|can'?t handle)\b"
+    r"can'?t stand|cannot stand|can'?t bear|can'?t handle|can'?t do|can'?t have|can'?t eat|don'?t eat|don'?t drink)\b"
     r"|\b(?:i|we)(?:\s+(?:really|just|absolutely|definitely))?\s+(?:don'?t|do not|never) want\b"
-    r"|\b(?:i'?d|i would|we'?d) rather\b|\bmy favou?rite\b|\b(?:i'?m|i am) (?:not )?(?:a (?:big |huge )?fan of|into|"
+    r"|\b(?:i'?d|i would|we'?d)(?:\s+(?:much|far|really|just))? rather\b|\bmy (?:default|usual|go-to)\b|\bmy favou?rite\b|\b(?:i'?m|i am) (?:not )?(?:a (?:big |huge )?fan of|into|big on|"
     r"keen on|scared of|afraid of|terrified of|nervous (?:on|about|in))\b"
     r"|\b(?:makes?|made) me (?:nervous|anxious|sick|carsick|uncomfortable|nauseous|dizzy|sleepy|tense|stressed)\b"
-    r"|\bstress(?:es)? me out\b|\bdrives? me (?:crazy|nuts|mad)\b|\b(?:i|we) get (?:carsick|motion sick|cold|hot)\b"
-    r"|我(?:们)?(?:很|最|比较|特别|真的|挺|还是|更|不太|不怎么|一点都不|一点也不|就)?"
-    r"(?:喜欢|爱|讨厌|受不了|偏好|偏爱|怕|烦|反感|不喜欢|不爱|接受不了|习惯)(?!的)"
+    r"|\b(?:freak|stress|bother|scare|annoy|bug|upset|irritat|frighten|terrif)\w* me\b|\bgets? to me\b"
+    r"|\b(?:is|are|feels?|works?) (?:much |a lot |way )?(?:better|best|nicer|easier) for (?:me|us)\b|\bsuits? (?:me|us)\b|\bdrives? me (?:crazy|nuts|mad)\b|\b(?:i|we) get (?:carsick|motion sick|cold|hot)\b"
+    r"|我(?:们)?(?:这个人|自己)?(?:很|最|比较|特别|真的|挺|还是|更|不太|不怎么|一点都不|一点也不|就)?"
+    r"(?:喜欢|爱|讨厌|受不了|偏好|偏爱|怕|烦|反感|不喜欢|不爱|接受不了|习惯|不习惯|不吃|不喝)(?!的)"
     r"|让我(?:很|特别|有点)?(?:紧张|害怕|难受|头晕|晕车|不舒服|心慌|烦)|我(?:容易)?晕车", _I)
 KEEP_SETTING = re.compile(
     r"\bkeep (?:it|the \w+(?: \w+)?|things|everything) (?:at|on|around|to|set to)\b|\bleave (?:it|the \w+) (?:at|on)\b"
@@ -78,12 +80,14 @@ KEEP_SETTING = re.compile(
     r"|\b(?:i|we) (?:like|want|prefer|have) (?:it|the \w+) (?:at|around|on) \w+"
     r"|保持在|一直(?:开|保持|设|调)(?:在|到)|(?:设|调|定|开)(?:成|到|在).{0,6}(?:就行|就好|别动|不要动|别再动|别改|不用改)"
     r"|默认(?:是|设|开|调|用)?|固定在|别(?:再)?(?:动|改)(?:它|温度|座椅)", _I)
+# "never" about something that happened once is a complaint, not a habit ("I never got my refund").
+_NEVER = r"never(?! mind)(?!\s+(?:\w+ed|got|did|came|heard|said|was|were|had|went|saw|made|gave|told|sent|knew|paid)\b)"
 HABIT = re.compile(
-    r"\b(?:i|we)(?:\s+(?:almost|nearly|pretty much|just))?\s+(?:always|never|usually|normally|generally|typically|"
+    r"\b(?:i|we)(?:\s+(?:almost|nearly|pretty much|just))?\s+(?:always|" + _NEVER + r"|usually|normally|generally|typically|"
     r"tend to|often|rarely|hardly ever|every (?:time|day|morning|evening|week))\b"
     r"|\b(?:every time|whenever) (?:i|we)\b|\bplease (?:always|never|don'?t ever)\b|\bnever (?:ever )?(?:take|use|put|"
     r"give|book|seat|suggest|offer|route)\b"
-    r"|我(?:们)?(?:一般|通常|平时|总是|老是|一直|每次|每天|经常|向来|一向|从来|从不|从没)|每次(?:我|都)|以后(?:都|就|一律|别|不要)"
+    r"|我(?:们)?(?:一般|通常|平时|总是|老是|一直|每次|每天|经常|向来|一向|从来|从不|从没)|每次(?:我|都)|以后.{0,6}(?:都|就|一律|别|不要|一直)"
     r"|永远|一律|再也不", _I)
 # A rejection said as an instruction: lasting unless it is only for now ("avoid highways").
 REJECTION = re.compile(
@@ -92,13 +96,14 @@ REJECTION = re.compile(
     r"|别(?:再)?(?:走|放|加|安排|给我)|不要(?:再)?(?:走|放|加|安排|给我)|不走|避开|不加", _I)
 # What makes a statement lasting, or only for now.
 LASTING = re.compile(
-    r"\b(?:always|never|usually|normally|generally|typically|every (?:time|day|morning|evening|night|week)|whenever|"
+    r"\b(?:always|" + _NEVER + r"|usually|normally|generally|typically|whenever|"
+    r"every(?: \w+)? (?:time|day|morning|evening|night|week|weekday|winter|summer|trip|drive)|"
     r"from now on|in (?:the )?future|going forward|by default|ever again|any ?more)\b"
     r"|以后|总是|从来|从不|每次|一直|永远|平时|一般|通常|一律|再也|每天|默认", _I)
 ONE_OFF = re.compile(
     r"\b(?:today|tonight|right now|this (?:time|once|trip|morning|afternoon|evening|ride|drive|one time)|"
     r"just (?:this )?once|for now|for once|at the moment|(?:i'?m|i am|we'?re|we are) (?:running )?"
-    r"(?:late|in a (?:hurry|rush))|in a (?:hurry|rush))\b"
+    r"(?:late|in a (?:hurry|rush))|in a (?:hurry|rush)|hurry|rushing|late for)\b"
     r"|今天|今晚|这次|这一次|这回|这趟|马上|暂时|赶时间|来不及|快迟到|迟到了|临时", _I)
 
 # --- questions and requests: about the agent's work, not facts about the user ---------------
@@ -118,10 +123,19 @@ REQUEST = re.compile(
     r"change|speak|talk|repeat|help|connect|transfer|refund|track|dim|mute|unmute)\b"
     r"|" + _OPENER_EN + r"(?:can|could|would|will) you\b"
     r"|^(?:请|麻烦|帮我|帮忙|给我|替我|能不能|能否|可不可以|你能|你可以)"
-    r"|^(?:今天|现在|这次|马上)?(?:就)?(?:打开|关掉|关上|关闭|开一下|调高|调低|调到|调成|放(?:首|一首|点|个)|播放|导航|走|换|去(?!年)|把)"
+    r"|^(?:今天|现在|这次|马上)?(?:就)?(?:打开|关掉|关上|关闭|关一下|关下|开一下|开下|调一下|调高|调低|调到|调成|放(?:首|一首|点|个)|播放|导航|走|换|去(?!年)|把)"
     r"|吧[。.!！]?\s*$", _I)
 # "Could you remember that I'm allergic to nuts?": a request that carries a fact about the user.
 REMEMBER_FRAME = re.compile(
     r"\b(?:remember|note|make a note|keep in mind|bear in mind|don'?t forget|never forget|write down)"
     r"(?:\s+(?:that|this))?[:,]?\s+(?!(?:what|which|who|when|where|why|how|if|whether)\b)"
-    r"|(?:记住|记下|记一下|记着|别忘了|不要忘了|不要忘记|你要记得|请记得)[:：，,]?", _I)
+    r"|(?:记住|记下|记一下|记着|别忘了|不要忘了|不要忘记|你要记得|请记得|^记得)[:：，,]?", _I)
+
+# Small talk the language's own list leaves out ("Lovely, cheers.").
+SMALL_TALK_MORE = re.compile(r"^\W*(?:lovely|cheers|awesome|perfect|brilliant|wonderful|got it|no worries|sounds good|"
+                             r"all good|fair enough|good stuff)\b|^(?:嗯+|好的?|哈哈+|谢谢|知道了|明白了?)[，,。！!]*"
+                             r"(?:嗯+|好的?|哈哈+|谢谢|知道了|明白了?)?[。！!]*$", _I)
+# "I'm Maria, by the way": a name said as an introduction (case matters: "I'm Late" is not one).
+INTRODUCTION = re.compile(r"\b(?:[Ii]'?m|I am|[Tt]his is|[Mm]y name'?s) (?P<name>[A-Z][a-z]+)(?=\s*(?:[,.!]|$|by the way|here|"
+                          r"speaking|from))")
+ALWAYS_NEVER = re.compile(r"\balways\b|\b" + _NEVER + r"|总是|从不|从来不", _I)

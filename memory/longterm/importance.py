@@ -21,9 +21,17 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from monologue.memory.language.cues import FIRST_PERSON_CUES, HAN, HORIZONS, PLAN_CUES, SMALL_TALK_CUES
+from monologue.memory.language.cues import (
+    FIRST_PERSON_CUES,
+    HAN,
+    HORIZONS,
+    NOT_NAMES_EN,
+    PLAN_CUES,
+    SMALL_TALK_CUES,
+)
 from monologue.memory.language.memory_cues import (
     ACCESS_NEED,
+    ALWAYS_NEVER,
     ADDRESS,
     DIET_NEED,
     HABIT,
@@ -39,6 +47,8 @@ from monologue.memory.language.memory_cues import (
     REJECTION,
     REMEMBER_FRAME,
     REQUEST,
+    SMALL_TALK_MORE,
+    INTRODUCTION,
 )
 from monologue.memory.longterm.records import MemoryKind
 from monologue.memory.working.turn_classes import TurnClass
@@ -51,6 +61,7 @@ _LASTING_TOPIC = re.compile(
     r"\b(?:route|commute|seat|mirror|temperature|climate|heating|heater|a/?c|air ?con\w*|parking|highways?|"
     r"motorways?|freeways?|tolls?|traffic|jams?|junction)\b|路线|座椅|后视镜|温度|空调|暖气|停车|高速|收费|堵",
     re.IGNORECASE)
+_INSTRUCTION = re.compile(r"\b(?:please|i|i'?d|my|me|we|us|our)\b|" + HAN, re.IGNORECASE)
 _CLAUSE = re.compile(r"[^.!?;,。！？；，]+[.!?;,。！？；，]*")
 
 
@@ -67,6 +78,10 @@ class Statement(StrEnum):
     REQUEST = "request"          # asks the agent to do something: an event, not a fact
     QUESTION = "question"        # asks something: nothing to remember
 
+
+_NOT_NAMES = NOT_NAMES_EN | {"Sorry", "Fine", "Good", "Okay", "Ok", "Ready", "Here", "Back", "Late", "Done", "Sure",
+                             "Hungry", "Tired", "Cold", "Hot", "Busy", "Free", "Home", "Lost", "Just", "Not", "So",
+                             "Still", "Really", "Very", "Also", "Going", "Looking", "Trying", "Driving", "Afraid"}
 
 FACTS = (Statement.NEED, Statement.IDENTITY, Statement.PREFERENCE)
 
@@ -87,7 +102,7 @@ class Reading:
         return int(min(max(base if base is not None else DEFAULT_IMPORTANCE, self.floor, 1), 10))
 
 
-def _fact_in(clause: str, form: Statement) -> Reading | None:
+def _fact_in(clause: str, form: Statement, lasting_text: bool = False) -> Reading | None:
     """The fact a clause states, if any. `form`: the clause is a question, a request or
     a plain statement; a question carries only a need of someone in the party ("…for
     my mother?"), a request only a need, an address or a lasting preference."""
@@ -101,9 +116,9 @@ def _fact_in(clause: str, form: Statement) -> Reading | None:
         return Reading(Statement.NEED, 8, 7, "dietary need")
     if form is Statement.QUESTION:
         return None
-    if ADDRESS.search(clause):
+    if ADDRESS.search(clause) or _introduces(clause):
         return Reading(Statement.IDENTITY, 8, 8, "how to address the user")
-    lasting = bool(LASTING.search(clause) or HABIT.search(clause))
+    lasting = lasting_text or bool(LASTING.search(clause) or HABIT.search(clause))
     if ONE_OFF.search(clause) and not lasting:
         return None                                  # "avoid the highway today": only for now
     if HABIT.search(clause):
@@ -119,6 +134,12 @@ def _fact_in(clause: str, form: Statement) -> Reading | None:
     if PERSONAL.search(clause) and form is Statement.OTHER:
         return Reading(Statement.IDENTITY, 8, 5, "who the user is")
     return None
+
+
+def _introduces(clause: str) -> bool:
+    """ "I'm Maria", "this is Tom speaking": a name, not "I'm Fine"."""
+    named = INTRODUCTION.search(clause)
+    return named is not None and named.group("name") not in _NOT_NAMES
 
 
 def _form_of(clause: str) -> Statement:
@@ -142,24 +163,32 @@ def read_statement(text: str) -> Reading:
             return told
     forms: list[Statement] = []
     best: Reading | None = None
+    lasting_text = bool(LASTING.search(text))
     for clause in (m.group(0).strip() for m in _CLAUSE.finditer(text)):
         if not clause:
             continue
         form = _form_of(clause)
         forms.append(form)
-        fact = _fact_in(clause, form)
+        fact = _fact_in(clause, form, lasting_text)
         if fact is not None and (best is None or (fact.floor, fact.importance or 0) > (best.floor,
                                                                                          best.importance or 0)):
             best = fact
     if best is not None:
         return best
+    # "Seat heating on, every winter morning please", 以后空调都开二十二度: a standing instruction
+    # (not "the junction jams every morning", which is about the road).
+    instruction = Statement.QUESTION not in forms and (Statement.REQUEST in forms or bool(_INSTRUCTION.search(text)))
+    if lasting_text and _LASTING_TOPIC.search(text) and instruction:
+        return Reading(Statement.PREFERENCE, 7, 5, "lasting setting")
+    if ALWAYS_NEVER.search(text) and FIRST_PERSON_CUES.search(text) and Statement.OTHER in forms:
+        return Reading(Statement.PREFERENCE, 7, 5, "always or never")       # "Tea, never coffee, for me."
     one_off = bool(ONE_OFF.search(text))
-    if one_off and REJECTION.search(text):
+    if one_off and (REJECTION.search(text) or _LASTING_TOPIC.search(text)):
         return Reading(Statement.REQUEST, 3, why="one-off instruction")     # "avoid the highway today"
     if one_off and (LIKES.search(text) or KEEP_SETTING.search(text)):
         # "I don't want spicy food tonight": a state of the moment (seed 002 §4.1: 5–7, a month).
         return Reading(Statement.OTHER, 5, why="wish for now")
-    if SMALL_TALK_CUES.search(text) and len(text.split()) <= 6:
+    if (SMALL_TALK_CUES.search(text) or SMALL_TALK_MORE.search(text)) and len(text.split()) <= 6:
         return Reading(Statement.SMALL_TALK, 2)
     plan = bool(PLAN_CUES.search(text)) and not one_off
     if Statement.REQUEST in forms and not plan:
@@ -169,7 +198,7 @@ def read_statement(text: str) -> Reading:
     if plan:
         return Reading(Statement.PLAN, 6, why="plan")
     if _LASTING_TOPIC.search(text) and not one_off:
-        return Reading(Statement.TOPIC, None, 5, "lasting topic")
+        return Reading(Statement.TOPIC, None, 4, "lasting topic")
     return Reading(Statement.OTHER, None)
 
 

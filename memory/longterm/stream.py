@@ -217,7 +217,7 @@ class MemoryStream:
                 continue
             before = record.importance
             floor = self.floor_of(record)
-            if record.importance <= floor and floor > 1:
+            if record.importance <= floor and floor > self.retention.decay_from:
                 record.importance = floor
                 record.expires_at = self.retention.expires_at(floor, now)
                 reason = f"kept: importance {before} → {floor}, the floor for what the user said"
