@@ -75,8 +75,16 @@ def say(ltm: LongTermMemory, text: str, session: str, n: int, domain: str = "in_
     return asyncio.run(run())
 
 
-def record(ltm: LongTermMemory, text: str) -> MemoryRecord | None:
-    return next((r for r in ltm.stream.records()[0] if r.text == text), None)
+def record(ltm: LongTermMemory, text: str) -> MemoryRecord:
+    found = next((r for r in ltm.stream.records()[0] if r.text == text), None)
+    assert found is not None, f"nothing stored for {text!r}"
+    return found
+
+
+def stored(ltm: LongTermMemory, memory_id: str) -> MemoryRecord:
+    found = ltm.stream.get(memory_id)
+    assert found is not None
+    return found
 
 
 # --- what each phrasing is, and its floor ----------------------------------------------------
@@ -182,7 +190,7 @@ def test_a_model_cannot_lower_lasting_in_car_preferences(tmp_path, clock):
     ltm.stream.maintain()
     for text in (dislike, climate):
         kept = record(ltm, text)
-        assert kept is not None and kept.current and kept.importance >= 5, text
+        assert kept.current and kept.importance >= 5, text
     clock.advance(60)                              # past the middle tier's month, twice
     ltm.stream.maintain()
     ltm.stream.maintain()
@@ -237,7 +245,7 @@ def test_memories_scored_low_before_the_rules_knew_them_are_lifted_not_archived(
     old = ltm.stream.add("我讨厌走高速", importance=1)             # as the LLM left it before this fix
     clock.advance(8)
     ltm.stream.maintain()
-    assert ltm.stream.get(old.id).current and ltm.stream.get(old.id).importance == 5
+    assert stored(ltm, old.id).current and stored(ltm, old.id).importance == 5
 
 
 # --- questions are not stored; requests are events, never recalled as facts --------------------
@@ -250,7 +258,7 @@ def test_questions_are_not_stored_and_requests_are_events(tmp_path, clock):
     for n, text in enumerate(("What temperature do I like?", "你记得我喜欢几度吗", "Do you remember my route?"), 1):
         assert say(ltm, text, "s2", n) == []
     written = say(ltm, "Take the highway today, I'm late.", "s2", 4)
-    event = ltm.stream.get(written[0])
+    event = stored(ltm, written[0])
     assert event.kind == MemoryKind.EVENT and event.importance < 4
     highways = record(ltm, "I can't stand highways.")
     assert highways.current and highways.superseded_by == ""     # the one-off did not replace the preference
@@ -267,7 +275,7 @@ def test_a_request_that_carries_a_fact_keeps_the_fact(tmp_path, clock):
     asyncio.run(ltm.end_session(None, session_id="s1"))
     for text in ("Could you remember that I'm allergic to nuts?", "帮我记一下，我对花生过敏"):
         kept = record(ltm, text)
-        assert kept is not None and kept.kind == MemoryKind.MEMORY and kept.importance >= 8
+        assert kept.kind == MemoryKind.MEMORY and kept.importance >= 8
 
 
 @pytest.mark.parametrize("domain, text", [
@@ -281,8 +289,8 @@ def test_a_request_that_carries_a_fact_keeps_the_fact(tmp_path, clock):
 def test_facts_said_in_passing_are_kept_whatever_the_turn_class(tmp_path, clock, domain, text):
     ltm = memory_for(tmp_path, clock)
     written = say(ltm, text, "s1", 1, domain=domain)
-    assert written and ltm.stream.get(written[0]).kind == MemoryKind.MEMORY
-    assert ltm.stream.get(written[0]).importance >= 5
+    assert written and stored(ltm, written[0]).kind == MemoryKind.MEMORY
+    assert stored(ltm, written[0]).importance >= 5
 
 
 # --- in-car preferences tracked as state reach the profile --------------------------------------

@@ -58,7 +58,7 @@ PERSONAL = re.compile(
 # --- lasting likes, dislikes, settings and habits ---------------------------------------------
 # A first-person verb at the head of a clause: "I really hate…", "…because I love…";
 # not "play something I like" (a relative clause inside a request).
-_LEAD_EN = r"(?:^|(?<=[,;:])\s*|\b(?:and|but|because|cause|since|so|as|that|also|honestly|actually|well|oh|though|" \
+_LEAD_EN = r"(?:^|\b(?:and|but|because|cause|since|so|as|that|also|honestly|actually|well|oh|though|" \
            r"plus|remember|note|know)\s+)"
 _ADVERBS_EN = r"(?:\s+(?:really|just|absolutely|totally|generally|definitely|also|still|much|truly|personally|" \
               r"kind of|sort of|do|don'?t|do not|actually))*"
@@ -66,11 +66,13 @@ LIKES = re.compile(
     _LEAD_EN + r"(?:i|we)" + _ADVERBS_EN + r"\s+(?:like|love|adore|enjoy|prefer|hate|dislike|detest|loathe|"
     r"can'?t stand|cannot stand|can'?t bear|can'?t handle|can'?t do|can'?t have|can'?t eat|don'?t eat|don'?t drink)\b"
     r"|\b(?:i|we)(?:\s+(?:really|just|absolutely|definitely))?\s+(?:don'?t|do not|never) want\b"
-    r"|\b(?:i'?d|i would|we'?d)(?:\s+(?:much|far|really|just))? rather\b|\bmy (?:default|usual|go-to)\b|\bmy favou?rite\b|\b(?:i'?m|i am) (?:not )?(?:a (?:big |huge )?fan of|into|big on|"
-    r"keen on|scared of|afraid of|terrified of|nervous (?:on|about|in))\b"
+    r"|\b(?:i'?d|i would|we'?d)(?:\s+(?:much|far|really|just))? rather\b|\bmy (?:default|usual|go-to)\b"
+    r"|\bmy favou?rite\b|\b(?:i'?m|i am) (?:not )?(?:a (?:big |huge )?fan of|into|big on|keen on|"
+    r"scared of|afraid of|terrified of|nervous (?:on|about|in))\b"
     r"|\b(?:makes?|made) me (?:nervous|anxious|sick|carsick|uncomfortable|nauseous|dizzy|sleepy|tense|stressed)\b"
     r"|\b(?:freak|stress|bother|scare|annoy|bug|upset|irritat|frighten|terrif)\w* me\b|\bgets? to me\b"
-    r"|\b(?:is|are|feels?|works?) (?:much |a lot |way )?(?:better|best|nicer|easier) for (?:me|us)\b|\bsuits? (?:me|us)\b|\bdrives? me (?:crazy|nuts|mad)\b|\b(?:i|we) get (?:carsick|motion sick|cold|hot)\b"
+    r"|\b(?:is|are|feels?|works?) (?:much |a lot |way )?(?:better|best|nicer|easier) for (?:me|us)\b"
+    r"|\bsuits? (?:me|us)\b|\bdrives? me (?:crazy|nuts|mad)\b|\b(?:i|we) get (?:carsick|motion sick|cold|hot)\b"
     r"|我(?:们)?(?:这个人|自己)?(?:很|最|比较|特别|真的|挺|还是|更|不太|不怎么|一点都不|一点也不|就)?"
     r"(?:喜欢|爱|讨厌|受不了|偏好|偏爱|怕|烦|反感|不喜欢|不爱|接受不了|习惯|不习惯|不吃|不喝)(?!的)"
     r"|让我(?:很|特别|有点)?(?:紧张|害怕|难受|头晕|晕车|不舒服|心慌|烦)|我(?:容易)?晕车", _I)
@@ -83,12 +85,14 @@ KEEP_SETTING = re.compile(
 # "never" about something that happened once is a complaint, not a habit ("I never got my refund").
 _NEVER = r"never(?! mind)(?!\s+(?:\w+ed|got|did|came|heard|said|was|were|had|went|saw|made|gave|told|sent|knew|paid)\b)"
 HABIT = re.compile(
-    r"\b(?:i|we)(?:\s+(?:almost|nearly|pretty much|just))?\s+(?:always|" + _NEVER + r"|usually|normally|generally|typically|"
-    r"tend to|often|rarely|hardly ever|every (?:time|day|morning|evening|week))\b"
+    r"\b(?:i|we)(?:\s+(?:almost|nearly|pretty much|just))?\s+(?:always|" + _NEVER + r"|usually|normally|"
+    r"generally|typically|tend to|often|rarely|hardly ever|every (?:time|day|morning|evening|week))\b"
     r"|\b(?:every time|whenever) (?:i|we)\b|\bplease (?:always|never|don'?t ever)\b|\bnever (?:ever )?(?:take|use|put|"
     r"give|book|seat|suggest|offer|route)\b"
-    r"|我(?:们)?(?:一般|通常|平时|总是|老是|一直|每次|每天|经常|向来|一向|从来|从不|从没)|每次(?:我|都)|以后.{0,6}(?:都|就|一律|别|不要|一直)"
+    r"|我(?:们)?(?:一般|通常|平时|总是|老是|一直|每次|每天|经常|向来|一向|从来|从不|从没)|每次(?:我|都)"
+    r"|以后.{0,6}(?:都|就|一律|别|不要|一直)"
     r"|永远|一律|再也不", _I)
+ALWAYS_NEVER = re.compile(r"\balways\b|\b" + _NEVER + r"|总是|从不|从来不", _I)
 # A rejection said as an instruction: lasting unless it is only for now ("avoid highways").
 REJECTION = re.compile(
     r"\b(?:avoid|don'?t (?:ever )?(?:take|use|go (?:on|via|through|by)|put|give|seat|suggest|offer|route|add)|"
@@ -123,7 +127,8 @@ REQUEST = re.compile(
     r"change|speak|talk|repeat|help|connect|transfer|refund|track|dim|mute|unmute)\b"
     r"|" + _OPENER_EN + r"(?:can|could|would|will) you\b"
     r"|^(?:请|麻烦|帮我|帮忙|给我|替我|能不能|能否|可不可以|你能|你可以)"
-    r"|^(?:今天|现在|这次|马上)?(?:就)?(?:打开|关掉|关上|关闭|关一下|关下|开一下|开下|调一下|调高|调低|调到|调成|放(?:首|一首|点|个)|播放|导航|走|换|去(?!年)|把)"
+    r"|^(?:今天|现在|这次|马上)?(?:就)?(?:打开|关掉|关上|关闭|关一下|关下|开一下|开下|调一下|调高|调低|调到|调成|"
+    r"放(?:首|一首|点|个)|播放|导航|走|换|去(?!年)|把)"
     r"|吧[。.!！]?\s*$", _I)
 # "Could you remember that I'm allergic to nuts?": a request that carries a fact about the user.
 REMEMBER_FRAME = re.compile(
@@ -136,6 +141,5 @@ SMALL_TALK_MORE = re.compile(r"^\W*(?:lovely|cheers|awesome|perfect|brilliant|wo
                              r"all good|fair enough|good stuff)\b|^(?:嗯+|好的?|哈哈+|谢谢|知道了|明白了?)[，,。！!]*"
                              r"(?:嗯+|好的?|哈哈+|谢谢|知道了|明白了?)?[。！!]*$", _I)
 # "I'm Maria, by the way": a name said as an introduction (case matters: "I'm Late" is not one).
-INTRODUCTION = re.compile(r"\b(?:[Ii]'?m|I am|[Tt]his is|[Mm]y name'?s) (?P<name>[A-Z][a-z]+)(?=\s*(?:[,.!]|$|by the way|here|"
-                          r"speaking|from))")
-ALWAYS_NEVER = re.compile(r"\balways\b|\b" + _NEVER + r"|总是|从不|从来不", _I)
+INTRODUCTION = re.compile(r"\b(?:[Ii]'?m|I am|[Tt]his is|[Mm]y name'?s) (?P<name>[A-Z][a-z]+)"
+                          r"(?=\s*(?:[,.!]|$|by the way|here|speaking|from))")

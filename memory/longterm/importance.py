@@ -31,11 +31,12 @@ from monologue.memory.language.cues import (
 )
 from monologue.memory.language.memory_cues import (
     ACCESS_NEED,
-    ALWAYS_NEVER,
     ADDRESS,
+    ALWAYS_NEVER,
     DIET_NEED,
     HABIT,
     HEALTH_NEED,
+    INTRODUCTION,
     KEEP_SETTING,
     LASTING,
     LIKES,
@@ -48,7 +49,6 @@ from monologue.memory.language.memory_cues import (
     REMEMBER_FRAME,
     REQUEST,
     SMALL_TALK_MORE,
-    INTRODUCTION,
 )
 from monologue.memory.longterm.records import MemoryKind
 from monologue.memory.working.turn_classes import TurnClass
@@ -106,8 +106,8 @@ def _fact_in(clause: str, form: Statement, lasting_text: bool = False) -> Readin
     """The fact a clause states, if any. `form`: the clause is a question, a request or
     a plain statement; a question carries only a need of someone in the party ("…for
     my mother?"), a request only a need, an address or a lasting preference."""
-    holder = {Statement.QUESTION: NEED_OF_PARTY, Statement.REQUEST: NEED_OF_USER}.get(form)
-    holder = holder is None or bool(holder.search(clause))
+    whose = {Statement.QUESTION: NEED_OF_PARTY, Statement.REQUEST: NEED_OF_USER}.get(form)
+    holder = whose is None or bool(whose.search(clause))
     if HEALTH_NEED.search(clause) and holder:
         return Reading(Statement.NEED, 9, 8, "health or safety need")
     if ACCESS_NEED.search(clause) and holder:
