@@ -59,7 +59,7 @@ PERSONAL = re.compile(
 # A first-person verb at the head of a clause: "I really hate…", "…because I love…";
 # not "play something I like" (a relative clause inside a request).
 _LEAD_EN = r"(?:^|\b(?:and|but|because|cause|since|so|as|that|also|honestly|actually|well|oh|though|" \
-           r"plus|remember|note|know)\s+)"
+           r"plus|remember|note|know|how|way)\s+)"
 _ADVERBS_EN = r"(?:\s+(?:really|just|absolutely|totally|generally|definitely|also|still|much|truly|personally|" \
               r"kind of|sort of|do|don'?t|do not|actually))*"
 LIKES = re.compile(
@@ -72,8 +72,10 @@ LIKES = re.compile(
     r"|\b(?:makes?|made) me (?:nervous|anxious|sick|carsick|uncomfortable|nauseous|dizzy|sleepy|tense|stressed)\b"
     r"|\b(?:freak|stress|bother|scare|annoy|bug|upset|irritat|frighten|terrif)\w* me\b|\bgets? to me\b"
     r"|\b(?:is|are|feels?|works?) (?:much |a lot |way )?(?:better|best|nicer|easier) for (?:me|us)\b"
-    r"|\bsuits? (?:me|us)\b|\bdrives? me (?:crazy|nuts|mad)\b|\b(?:i|we) get (?:carsick|motion sick|cold|hot)\b"
-    r"|我(?:们)?(?:这个人|自己)?(?:很|最|比较|特别|真的|挺|还是|更|不太|不怎么|一点都不|一点也不|就)?"
+    r"|\bsuits? (?:me|us)\b|\b(?:i'?m|i am) (?:someone|a person|the (?:kind|type) of (?:person|driver)) who\b"
+    r"|\b(?:i|we) find (?:\S+ ){0,4}?(?:really |so |quite |pretty |very )?(?:annoying|stressful|uncomfortable|"
+    r"relaxing|distracting|scary|unbearable|irritating|calming|too \w+)\b|\bdrives? me (?:crazy|nuts|mad)\b|\b(?:i|we) get (?:carsick|motion sick|cold|hot)\b"
+    r"|我(?:们|们家|家)?(?:[^，。！？,.!?\s]{0,8}?)(?:很|最|比较|特别|真的|挺|还是|更|不太|不怎么|一点都不|一点也不|就)?"
     r"(?:喜欢|爱|讨厌|受不了|偏好|偏爱|怕|烦|反感|不喜欢|不爱|接受不了|习惯|不习惯|不吃|不喝)(?!的)"
     r"|让我(?:很|特别|有点)?(?:紧张|害怕|难受|头晕|晕车|不舒服|心慌|烦)|我(?:容易)?晕车", _I)
 KEEP_SETTING = re.compile(
@@ -81,7 +83,9 @@ KEEP_SETTING = re.compile(
     r"|\band leave it\b|\b(?:as (?:the|my) default|by default|default (?:it )?to)\b"
     r"|\b(?:i|we) (?:like|want|prefer|have) (?:it|the \w+) (?:at|around|on) \w+"
     r"|保持在|一直(?:开|保持|设|调)(?:在|到)|(?:设|调|定|开)(?:成|到|在).{0,6}(?:就行|就好|别动|不要动|别再动|别改|不用改)"
-    r"|默认(?:是|设|开|调|用)?|固定在|别(?:再)?(?:动|改)(?:它|温度|座椅)", _I)
+    r"|\b(?:never|don'?t ever|don'?t) (?:go |set it |put it )?(?:above|below|over|under|higher than|lower than)\b"
+    r"|\bno (?:higher|lower|warmer|colder|hotter) than\b"
+    r"|默认(?:是|设|开|调|用)?|固定在|别(?:再)?(?:动|改)(?:它|温度|座椅)|(?:别|不要|不能|不许)(?:超过|低于|高于)", _I)
 # "never" about something that happened once is a complaint, not a habit ("I never got my refund").
 _NEVER = r"never(?! mind)(?!\s+(?:\w+ed|got|did|came|heard|said|was|were|had|went|saw|made|gave|told|sent|knew|paid)\b)"
 HABIT = re.compile(
@@ -90,7 +94,7 @@ HABIT = re.compile(
     r"|\b(?:every time|whenever) (?:i|we)\b|\bplease (?:always|never|don'?t ever)\b|\bnever (?:ever )?(?:take|use|put|"
     r"give|book|seat|suggest|offer|route)\b"
     r"|我(?:们)?(?:一般|通常|平时|总是|老是|一直|每次|每天|经常|向来|一向|从来|从不|从没)|每次(?:我|都)"
-    r"|以后.{0,6}(?:都|就|一律|别|不要|一直)"
+    r"|以后.{0,6}(?:都|就|一律|别|不要|一直)|(?:天|时候|时|的话)[，,]?我(?:们)?(?:一般|都|总|会)"
     r"|永远|一律|再也不", _I)
 ALWAYS_NEVER = re.compile(r"\balways\b|\b" + _NEVER + r"|总是|从不|从来不", _I)
 # A rejection said as an instruction: lasting unless it is only for now ("avoid highways").
@@ -141,5 +145,5 @@ SMALL_TALK_MORE = re.compile(r"^\W*(?:lovely|cheers|awesome|perfect|brilliant|wo
                              r"all good|fair enough|good stuff)\b|^(?:嗯+|好的?|哈哈+|谢谢|知道了|明白了?)[，,。！!]*"
                              r"(?:嗯+|好的?|哈哈+|谢谢|知道了|明白了?)?[。！!]*$", _I)
 # "I'm Maria, by the way": a name said as an introduction (case matters: "I'm Late" is not one).
-INTRODUCTION = re.compile(r"\b(?:[Ii]'?m|I am|[Tt]his is|[Mm]y name'?s) (?P<name>[A-Z][a-z]+)"
+INTRODUCTION = re.compile(r"\b(?:[Ii]'?m|I am|[Tt]his is|[Ii]t'?s|[Mm]y name'?s) (?P<name>[A-Z][a-z]+)"
                           r"(?=\s*(?:[,.!]|$|by the way|here|speaking|from))")
