@@ -365,3 +365,61 @@ def test_the_core_keeps_an_event_out_of_the_profile_and_the_summary(tmp_path, cl
     core.close_session("s1", None)
     summary = core.pyramid.load().render(500)
     assert "I love heated seats in winter." in summary and "Turn on the heated seats." not in summary
+
+
+# --- more phrasings: three sets written after the rules, measured before they were tuned on --------
+# (30/40, 29/40 and 32/40 first time; see the commit messages)
+
+MORE_FACTS = [
+    'Roundabouts freak me out.', "I'd much rather take the back roads.", 'Cold air on my feet drives me crazy.',
+    'Could you always keep the fan on low?', 'My default is 19 degrees.',
+    "I never want the radio on when I'm driving.", 'Leave the heat at 22 for me, always.', '我最怕走山路',
+    '座椅就固定在这个位置', '我一向不走二环', '以后空调都开二十二度', '我不习惯开太快',
+    'My wife gets carsick on winding roads.', 'I use a cane.', 'My daughter has a severe egg allergy.',
+    "I'm on blood thinners.", '我儿子有哮喘', '我奶奶坐轮椅', 'Just call me Ben.', '以后叫我陈老师',
+    "Don't forget I'm gluten intolerant.", '记得我不吃香菜啊', "I can't do spicy food at all.",
+    'Tea, never coffee, for me.', 'Bright headlights at night really get to me.', "I'm not big on motorways.",
+    'Warmer is better for me, like 24.', 'Whenever I drive to work I take Elm Street.',
+    'Seat heating on, every winter morning please.', '我开车喜欢安静，不要放音乐', '我这个人特别怕冷',
+    '我每次都走滨江路', '收费的路我一般不走', 'My partner is deaf, so texts are better than calls.',
+    "I've got a bad back, so firm seats.", '我对青霉素过敏', '我爸有高血压，菜少放盐',
+    "He's got a nut allergy, my son.", "I'm Maria, by the way.", 'Please just call me Doc.', '我姓王，叫我小王就行',
+    'Make a note that I hate early calls.', 'I prefer email over phone.', '我比较喜欢靠窗的位置',
+    "Heated steering wheel, always, it's a must for me.", 'I find lane-assist really annoying.',
+    "The radio off, that's how I like my drives.", "I'm someone who likes it chilly in the car.",
+    'Avoid unpaved roads, my car is low.', '我开车的时候不喜欢别人说话', '温度别超过二十五度', '下雨天我都开得很慢',
+    '每次去机场都走机场高速', '我晕车，别开太猛', 'My kid has epilepsy, flashing lights are a problem.',
+    "I'm six months pregnant.", '我妈有心脏病', 'Could you make a note that my wife is vegetarian?', '我们家不吃辣',
+    "I'm lactose intolerant.", 'Address me as Ms. Chen please.', "It's Tom, by the way.", '你以后就叫我阿杰',
+    'I prefer a callback in the mornings.', 'Texts work better for me than calls.',
+]
+MORE_NOT_FACTS = [
+    'How warm is it in here?', "Where's the nearest charger?", 'What did I say about tolls last week?',
+    '现在车里几度', '我上次说的那家店叫什么', 'Turn the fan down please.', 'Open the windows a crack.',
+    "Let's go through the tunnel this time.", "Hurry, take the fastest way, I've got a meeting.",
+    '把座椅往后调一点', '这次走快速路吧', 'Nice, thanks a lot.', '哈哈，好的', 'Can you find me a parking spot?',
+    'Read me my messages.', "What's the weather like tomorrow?", 'Why is the route so slow?',
+    'Do I have any appointments today?', "What's my usual temperature again?", '我喜欢的那首歌叫什么来着',
+    '你知道我住哪吗', 'Turn it up to 23.', "Could you book a table at Nando's for two tonight?", 'Skip this song.',
+    "Quick, the fastest route please, I'm late.", '今天走二环吧，快一点', '帮我查一下快递', '把温度调到二十度',
+    'Lovely, cheers.', 'Okay sounds good', '嗯嗯，知道了', 'Is it going to rain later?',
+    'Can you reset my password?', 'Navigate home.', '关一下车窗', 'Why did you take this road?',
+    'Are we nearly there?', 'How long until we arrive?', 'Did I tell you about my allergy?',
+    '我之前说过我喜欢什么温度吗', '这条路怎么这么堵', 'Switch to the sports channel.',
+    'Find a petrol station nearby.', 'Go via the supermarket today.', "I'm in a rush, any quicker way?",
+    '把音乐声音关小一点', '导航去最近的加油站', 'Can you move my appointment?', 'Please cancel my order.',
+    'OK great, thank you!', '好嘞，谢谢你', 'Hmm, let me think.', "That's fine.", "It's cold today.",
+]
+
+
+@pytest.mark.parametrize("text", MORE_FACTS)
+def test_more_phrasings_of_facts(text):
+    reading = read_statement(text)
+    assert reading.statement in (Statement.NEED, Statement.IDENTITY, Statement.PREFERENCE)
+    assert reading.floor >= 5 and remember_as(text, "chit_chat") is MemoryKind.MEMORY
+
+
+@pytest.mark.parametrize("text", MORE_NOT_FACTS)
+def test_more_phrasings_that_are_not_facts(text):
+    assert read_statement(text).statement not in (Statement.NEED, Statement.IDENTITY, Statement.PREFERENCE)
+    assert read_statement(text).floor < 5

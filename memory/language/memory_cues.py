@@ -74,7 +74,8 @@ LIKES = re.compile(
     r"|\b(?:is|are|feels?|works?) (?:much |a lot |way )?(?:better|best|nicer|easier) for (?:me|us)\b"
     r"|\bsuits? (?:me|us)\b|\b(?:i'?m|i am) (?:someone|a person|the (?:kind|type) of (?:person|driver)) who\b"
     r"|\b(?:i|we) find (?:\S+ ){0,4}?(?:really |so |quite |pretty |very )?(?:annoying|stressful|uncomfortable|"
-    r"relaxing|distracting|scary|unbearable|irritating|calming|too \w+)\b|\bdrives? me (?:crazy|nuts|mad)\b|\b(?:i|we) get (?:carsick|motion sick|cold|hot)\b"
+    r"relaxing|distracting|scary|unbearable|irritating|calming|too \w+)\b"
+    r"|\bdrives? me (?:crazy|nuts|mad)\b|\b(?:i|we) get (?:carsick|motion sick|cold|hot)\b"
     r"|我(?:们|们家|家)?(?:[^，。！？,.!?\s]{0,8}?)(?:很|最|比较|特别|真的|挺|还是|更|不太|不怎么|一点都不|一点也不|就)?"
     r"(?:喜欢|爱|讨厌|受不了|偏好|偏爱|怕|烦|反感|不喜欢|不爱|接受不了|习惯|不习惯|不吃|不喝)(?!的)"
     r"|让我(?:很|特别|有点)?(?:紧张|害怕|难受|头晕|晕车|不舒服|心慌|烦)|我(?:容易)?晕车", _I)
