@@ -32,8 +32,9 @@ class ScriptedMemoryLLM:
     """The long-term LLM, scripted: one importance for every statement (here, one that
     tries to lower everything), no contradictions; records what it was asked."""
 
-    def __init__(self, importance: int | None = 1) -> None:
+    def __init__(self, importance: int | None = 1, contradicts: bool | None = False) -> None:
         self.importance_answer = importance
+        self.contradicts_answer = contradicts
         self.asked: list[str] = []
 
     def bind(self, loop) -> None:
@@ -44,7 +45,7 @@ class ScriptedMemoryLLM:
         return self.importance_answer
 
     def contradicts(self, old: str, new: str) -> bool | None:
-        return False
+        return self.contradicts_answer
 
     def insight(self, texts: list[str]) -> str | None:
         return None
@@ -423,3 +424,20 @@ def test_more_phrasings_of_facts(text):
 def test_more_phrasings_that_are_not_facts(text):
     assert read_statement(text).statement not in (Statement.NEED, Statement.IDENTITY, Statement.PREFERENCE)
     assert read_statement(text).floor < 5
+
+
+@pytest.mark.parametrize("lasting, exception", [
+    ("I can't stand highways.", "I'd rather take the highway for now, I'm in a hurry."),
+    ("我讨厌走高速", "这次我就走高速吧，赶时间"),
+    ("I can't stand loud music.", "Loud music is fine this time, it's a party."),
+    ("I really dislike sitting outside.", "For now I'm happy to sit outside."),
+])
+def test_a_one_off_exception_does_not_replace_the_lasting_preference(tmp_path, clock, lasting, exception):
+    ltm = memory_for(tmp_path, clock, ScriptedMemoryLLM(importance=5, contradicts=True))    # a judge that errs
+    say(ltm, lasting, "s1", 1, domain="restaurant")
+    asyncio.run(ltm.end_session(None, session_id="s1"))
+    clock.advance(3)
+    say(ltm, exception, "s2", 1, domain="restaurant")
+    asyncio.run(ltm.end_session(None, session_id="s2"))       # the LLM's contradiction judge runs here
+    kept = record(ltm, lasting)
+    assert kept.current and not kept.superseded_by and not kept.notes

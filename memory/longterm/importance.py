@@ -212,6 +212,12 @@ def importance_floor(text: str) -> int:
     return read_statement(text).floor
 
 
+def for_now(text: str) -> bool:
+    """Said only for now ("this time", "I'm in a hurry", 这次): a one-off exception, which
+    leaves a lasting preference standing."""
+    return bool(ONE_OFF.search(text)) and not LASTING.search(text)
+
+
 def valid_for_days(text: str) -> float | None:
     """How long a time-bound statement stays true ("tomorrow" → 2 days), else None."""
     for pattern, days in HORIZONS:
