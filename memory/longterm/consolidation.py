@@ -4,6 +4,10 @@ During a session the LLM belongs to the replies; what memory would ask it (impor
 for what the rules could not score, the contradiction judge for the session's new
 memories) waits for the end of the session. Measured: with it inline, the demo replayed
 at ×0.71–0.89 real time instead of ×0.38.
+
+The LLM's importance may raise what the rules read, never lower it below their floor
+(`MemoryStream.rescore`): the local model once scored a road dislike and a cabin
+temperature 1, and both were archived a week later.
 """
 
 from __future__ import annotations

@@ -165,11 +165,9 @@ class LongTermCore:
         held = {out.conflict.old.id} if out.conflict and out.conflict.risk == HIGH_RISK else set()
         # touch=False: access counts are a write, done after the reply (`after_reply`).
         result = self.retriever.retrieve(text, k=self.options.recall_k + 3, touch=False, query_vector=vector)
-        # Only what the user said or accepted: a proposed plan is the agent's own words;
-        # an event ("take the highway today") is what happened once, not a fact to reason on.
+        # Only what the user said or accepted: a proposed plan is the agent's own words.
         items = [m for m in result.memories
                  if m.record.session_id != session_id and m.record.id not in held
-                 and m.record.kind != MemoryKind.EVENT
                  and (m.record.source != "plan" or m.record.context.get("status") == "accepted")]
         out.recalled = [m.record.text for m in items[: self.options.recall_k]]
         out.reflections = [m.record.text for m in result.reflections[:1]]      # the second channel

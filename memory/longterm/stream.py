@@ -3,7 +3,9 @@
 Natural-language records with importance, source, context and access bookkeeping;
 retention tiers by importance; exact and near duplicates merge into one record with
 raised importance. Only what the user said or did becomes a user fact: the agent's own
-words are never stored as facts about the user (`add` refuses source "agent").
+words are never stored as facts about the user (`add` refuses source "agent"). No model
+score, merge or decay takes a record below the floor the rules read in its words
+(importance.py): a need stays kept, a lasting preference a month or more.
 Time comes from an injected clock so retention can be tested without waiting.
 """
 
