@@ -30,8 +30,8 @@ NO_ZH = r"(?:不行|不对|不是|不要|不用|错了|换一个)"
 CONFIRM_START_EN = re.compile(
     r"^(?:" + YES_EN + "|" + NO_EN + r"|the (?:first|second|third|last) one)\b", re.IGNORECASE)
 CONFIRM_ONLY_ZH = re.compile(
-    r"^(?:好的?|对的?|是的?|嗯|可以|行|没错|没问题|确定|确认|就这样|就这个|不行|不要|不对|换一个|第[一二三四五]个)"
-    r"[吧啊呀嗯了，。！!,. ]*(?:谢谢)?[。！!. ]*$"
+    r"^(?:(?:好的?|对的?|是的?|嗯|可以|行|没错|没问题|确定|确认|就这样|就这个|就这么(?:定|办)|那就这样|成交|"
+    r"不行|不要|不对|换一个|第[一二三四五]个)[吧啊呀嗯了，。！!,. ]*)+(?:谢谢)?[。！!. ]*$"
 )
 # What suggests a turn changes the task: a negated word, a number.
 NEGATED_WORD_EN = re.compile(
@@ -163,7 +163,8 @@ ZH = StateCues(
     yes=re.compile(r"^\s*" + YES_ZH + r"(?=[的吧啊呀了嗯啦哦对好是，。！？!?,.\s]|$)"),
     no=re.compile(r"^\s*" + NO_ZH),
     head_count=(
-        re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:个人|位|口人|人)(?!民|均|工|家)"),
+        # Not "有一位坐轮椅" (one of them, described): a count is not followed by what someone does.
+        re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:个人|位|口人|人)(?!民|均|工|家|坐|是|要|有|对|会|得|在|用|不)"),
         re.compile(r"我们(?:一共)?(?P<n>" + ZH_NUMBER + r")个"),
     ),
     bare_number=re.compile(r"(?:改成|换成|改为|还是|应该是)(?P<n>" + ZH_NUMBER + r")(?![点號号月])"),
