@@ -202,12 +202,6 @@ SAFETY_CUES = re.compile(
 PREFERENCE_CUES = re.compile(
     r"\b(?:i (?:always|never|usually|prefer|hate|love|like|dislike|can'?t stand|don'?t like|want)|"
     r"my favou?rite|please (?:always|never|don'?t))\b|我(?:喜欢|不喜欢|讨厌|习惯|总是|从不|偏好)|别再", re.IGNORECASE)
-ROUTINE_CUES = re.compile(
-    r"\b(?:route|commute|seat|temperature|climate|heating|parking|highway|toll|traffic|jam)\b|"
-    r"路线|座椅|温度|空调|停车|高速|堵", re.IGNORECASE)
-IDENTITY_CUES = re.compile(
-    r"\b(?:my name is|call me|i live|i work|my (?:wife|husband|son|daughter|kids?|children|"
-    r"partner|mom|mother|dad|father|birthday|address))\b|我叫|我住|我的(?:孩子|老婆|老公|生日)", re.IGNORECASE)
 PLAN_CUES = re.compile(
     r"\b(?:tomorrow|next (?:week|month|year)|on " + WEEKDAY_PATTERN + r"|appointment|meeting|plan(?:ning)? to|going to|"
     r"will)\b|明天|下周|计划|打算|预约", re.IGNORECASE)
