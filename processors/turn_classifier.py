@@ -9,6 +9,7 @@ from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.memory.domain.schema import DomainSchema
+from monologue.memory.working.extract import RuleExtractor
 from monologue.memory.working.turn_classes import classify_turn
 from monologue.processors.frames import Classification, UserTurnFrame
 
@@ -20,6 +21,9 @@ class TurnClassifierProcessor(FrameProcessor):
     def __init__(self, reads_condition: Callable[[str], bool] | None = None, *,
                  schema: DomainSchema | None = None) -> None:
         super().__init__()
+        if reads_condition is None and schema is not None:
+            # The same schema as the state's: a turn with a value for any slot is never chit-chat.
+            reads_condition = RuleExtractor(schema).reads_condition
         self._reads_condition = reads_condition
         self._schema = schema
         self.turns = 0

@@ -3,6 +3,7 @@ import pytest
 from monologue.memory.domain.schema import load_schema
 from monologue.memory.working.extract import RuleExtractor
 from monologue.memory.working.state import SessionState
+from monologue.memory.working.turn_classes import TurnClass, classify_turn
 
 
 @pytest.fixture(scope="module")
@@ -112,3 +113,59 @@ def test_an_allergy_gone_is_a_withdrawal_not_a_new_exclusion(rules, text, value)
 def test_chinese_allergy_with_the_value_inside(rules, text):
     ops, _ = ops_of(rules, text)
     assert ("set", "dietary", "excludes", "nuts") in ops
+
+
+HOTEL = """
+name: hotel
+goal_words: {en: [hotel, room, stay], zh: [酒店, 住]}
+goal_text: {en: book a hotel room}
+keys:
+  nights:
+    type: int
+    reader: quantity
+    units: {en: [nights, night], zh: [晚, 个晚上]}
+    range: [1, 60]
+    set_cues: {en: [stay for, staying for], zh: [住]}
+  check_in:
+    type: date
+    reader: date
+  booking_ref:
+    type: text
+    reader: identifier
+    aliases: {en: [booking reference, reference], zh: [预订号]}
+  floor:
+    type: enum
+    value_cues: {en: [floor, room], zh: [楼层, 房间]}
+    values:
+      high: {en: [high, top], zh: [高层, 高楼层]}
+      low: {en: [low, ground], zh: [低层, 一楼]}
+  room_features:
+    type: enum
+    multi: true
+    default_op: includes
+    values:
+      quiet: {en: [quiet room], zh: [安静的房间]}
+    avoided:
+      quiet: {en: [noise, street noise, traffic noise], zh: [噪音, 吵]}
+"""
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Three nights from Friday, please.", {("set", "nights", "=", 3), ("set", "check_in", "=", "friday")}),
+    ("我们住五晚。", {("set", "nights", "=", 5)}),
+    ("My booking reference is HX-20931.", {("set", "booking_ref", "=", "HX-20931")}),
+    ("A room on a high floor would be great.", {("set", "floor", "=", "high")}),
+    ("I can't stand street noise.", {("set", "room_features", "includes", "quiet")}),
+    ("我受不了噪音。", {("set", "room_features", "includes", "quiet")}),
+    ("The view from the top of the hill was lovely.", set()),     # 'top' without a floor cue
+    ("Is there much traffic noise?", set()),                        # asked, not refused
+])
+def test_a_new_domain_is_a_yaml_file_and_nothing_else(tmp_path, text, expected):
+    path = tmp_path / "hotel.yaml"
+    path.write_text(HOTEL, encoding="utf-8")
+    schema = load_schema(str(path))
+    ops, _ = ops_of(RuleExtractor(schema), text)
+    assert {o for o in ops if o[0] == "set"} == expected, ops
+    if expected:      # the classifier runs on the same schema: a value is never chit-chat
+        turn_class = classify_turn(text, RuleExtractor(schema).reads_condition, schema=schema).turn_class
+        assert turn_class is TurnClass.INFORMATION_CHANGE

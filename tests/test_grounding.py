@@ -153,12 +153,16 @@ async def _run(lines, language="en", offered=(), seed=()):
     ("en", ["Table for four at 6 pm on Friday.", "Can you push it from six to nine?"], {"time": "21:00",
                                                                                         "party_size": 4}),
     ("en", ["We're six people, at 7 pm.", "bump six to eight people"], {"party_size": 8, "time": "19:00"}),
+    ("en", ["Five of us at half past six.", "can we shift that from half six to eight?"], {"time": "20:00"}),
     ("en", ["Dinner on Friday for 2 at 8pm.", "hmm, Saturday instead of Friday"], {"date": "saturday"}),
     ("en", ["Dinner on Friday for 2 at 8pm.", "not Friday but Sunday"], {"date": "sunday"}),
     ("en", ["Somewhere in Midtown for 3 people.", "change Midtown to Riverside please"], {"location": "Riverside"}),
     ("zh", ["订周五晚上六点，四个人。", "把六点改成九点吧"], {"time": "21:00", "party_size": 4}),
     ("zh", ["订周五晚上六点，四个人。", "从周五改到周日"], {"date": "sunday", "time": "18:00"}),
     ("zh", ["订周五晚上六点，四个人。", "不是六点，是七点"], {"time": "19:00"}),
+    # The old value in no slot (misheard, or never said): the new one is meant, not the first read.
+    ("zh", ["把三个人改成五个人"], {"party_size": 5}),
+    ("zh", ["周六中午，六个人。", "我同事有一位坐轮椅，得方便进出。", "把六个人改成八个人吧。"], {"party_size": 8}),
     ("en", ["Table for 2 at 7 pm.", "make it 9 pm", "actually, go back to the earlier time"], {"time": "19:00"}),
     ("en", ["Table for 2 at 7 pm.", "Make it four people.", "change it back"], {"party_size": 2}),
     ("zh", ["两个人，晚上七点。", "改成九点", "还是改回原来的时间吧"], {"time": "19:00"}),
@@ -292,3 +296,19 @@ async def test_rejections_are_in_the_trace():
     trace = result.trace()
     assert trace["rejected"] and "question" in trace["rejected"][0]["reason"]
     assert not memory.state.find("temperature")
+
+
+@pytest.mark.parametrize("text, destination", [
+    ("Navigate to the office please.", "work"), ("take me home", "home"), ("导航去机场", "airport"),
+    ("Drive to Union Square.", "Union Square"), ("我们公司的人都很好", None), ("Home is where the heart is.", None),
+])
+async def test_everyday_destinations(text, destination):
+    memory = WorkingMemory("s", options=WorkingMemoryOptions(domain="in_car", llm_mode="never"))
+    await memory.update(text, turn=1)
+    found = memory.state.find("destination")
+    assert (found[0].value if found else None) == destination
+
+
+@pytest.mark.parametrize("text", ["好的，就这么定了。", "行，就这么办吧", "好，成交"])
+def test_chinese_ways_of_settling_it_are_confirmations(text):
+    assert classify_turn(text).turn_class == "confirmation"

@@ -151,6 +151,17 @@ async def test_classifier_labels_turns_and_counts_share():
     assert classifier.triggered_share == 0.5
 
 
+async def test_classifier_reads_values_with_its_domain_schema():
+    from monologue.memory.domain.schema import load_schema
+
+    classifier = TurnClassifierProcessor(schema=load_schema("in_car"))
+    turns = [_turn("Keep it at 21 degrees.", 1), _turn("It's 30 degrees outside today.", 2),
+             _turn("我不喜欢走高速。", 3)]
+    await run_test(classifier, frames_to_send=[UserTurnFrame(turn=t) for t in turns],
+                   expected_down_frames=[UserTurnFrame] * 3)
+    assert [t.turn_class for t in turns] == ["information_change", "chit_chat", "information_change"]
+
+
 async def test_monologue_slot_records_the_user_turn():
     log = ConversationLog()
     turn = _turn("Four people please.")

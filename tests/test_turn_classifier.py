@@ -43,3 +43,20 @@ def test_only_change_and_confirmation_trigger_the_monologue():
 ])
 def test_confirmation_words_do_not_hide_a_change(text, expected):
     assert classify_turn(text, schema=RESTAURANT).turn_class is expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Keep it at 21 degrees.", CHANGE),
+    ("Leave it at 21.", CHANGE),
+    ("Okay, 22 degrees then.", CHANGE),          # a yes that carries a value is a change
+    ("好的，二十二度。", CHANGE),
+    ("Highways make me nervous.", CHANGE),
+    ("It's 30 degrees outside today.", CHAT),     # a number and a day that name no slot's value
+    ("My dad loves cars.", CHAT),
+    ("今天天气真好。", CHAT),
+])
+def test_a_turn_with_a_value_for_any_slot_is_never_chit_chat(text, expected):
+    from monologue.memory.working.extract import RuleExtractor
+
+    car = load_schema("in_car")
+    assert classify_turn(text, RuleExtractor(car).reads_condition, schema=car).turn_class is expected

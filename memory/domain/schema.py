@@ -31,6 +31,32 @@ class Reader(StrEnum):
     HEAD_COUNT = "head_count"        # "four people", "table for 4", 四个人
     PLACE_NAME = "place_name"        # a capitalised place after one of `name_cues` ("in Midtown")
     TITLE_NAME = "title_name"        # a capitalised title after one of `name_cues` ("try Luigi's Trattoria")
+    QUANTITY = "quantity"            # a number with one of `units` ("21 degrees", 二十二度), or after `set_cues`
+    IDENTIFIER = "identifier"        # a code with a digit after one of the key's aliases ("order number A-4471")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How the rules read a key beyond its value words: the YAML fields a phrasing needs
+    (issue 9). Every field is per language, and empty unless the YAML gives it."""
+
+    units: dict[str, tuple[str, ...]] = field(default_factory=dict)       # quantity: "degrees", 度
+    value_range: tuple[float, float] | None = None                          # quantity: what a reading may be
+    set_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)    # "keep it at" before a bare number
+    not_when: dict[str, tuple[str, ...]] = field(default_factory=dict)    # "outside": the clause is not about this key
+    # A value is read only when its clause has one of these ("seat": "move my seat back", not "call me back").
+    value_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Things whose refusal or dislike means a value ("I can't stand motorways" → avoid_highways).
+    avoided: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    # The key's own ways to refuse a value, before it ("can't eat", 不吃) or after it ("allergy", 过敏).
+    negation_before: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    negation_after: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Words that lift a refusal: the value is withdrawn ("not allergic to", 不过敏); `lifted_now`
+    # ones only with a word of change in the clause ("I can eat spicy food now").
+    lifted: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    lifted_now: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # A one-off key ("this trip only"): "today" in its clause marks the exception, not a date.
+    one_off: bool = False
 
 
 @dataclass(frozen=True)
@@ -54,6 +80,7 @@ class KeySpec:
     heard: dict[str, str] = field(default_factory=dict)      # "{value} people": how a value is read back
     # How a condition reads in a sentence, by comparator ("for {value} people", "no {value} food").
     phrases: dict[str, dict[str, str]] = field(default_factory=dict)
+    reading: Reading = field(default_factory=Reading)
     description: str = ""            # what the key means, in a sentence (from an imported schema)
     # "learned": values the schema cannot list (names, cities, titles) are read by the
     # learned value reader (`memory/working/values.py`); "": only by the rules and the LLM.
@@ -98,7 +125,7 @@ class DomainSchema:
             for value, words in spec.values.items()
             for lang in (language, "en") for word in words.get(lang, ())
         ]
-        return sorted(set(rows), key=lambda row: -len(row[0]))
+        return sorted(set(rows), key=lambda row: (-len(row[0]), row))   # ties in a fixed order
 
     def alias_lexicon(self, language: str) -> list[tuple[str, str]]:
         rows = [
@@ -109,7 +136,7 @@ class DomainSchema:
         rows += [(spec.label(lang).lower(), spec.name) for spec in self.keys.values() for lang in (language, "en")]
         rows += [(word.lower(), spec.name) for spec in self.keys.values() if spec.type == "enum"
                  for words in spec.values.values() for lang in (language, "en") for word in words.get(lang, ())]
-        return sorted(set(rows), key=lambda row: -len(row[0]))
+        return sorted(set(rows), key=lambda row: (-len(row[0]), row))   # ties in a fixed order
 
 
 def _words(block: Any) -> dict[str, tuple[str, ...]]:
@@ -122,6 +149,24 @@ def _reader(raw: Any, where: str) -> Reader:
     except ValueError:
         known = ", ".join(r.value for r in Reader if r.value)
         raise ValueError(f"{where} has reader {raw!r}; use one of {known}") from None
+
+
+def _reading(raw: dict[str, Any]) -> Reading:
+    """The reading fields of one key (see `Reading`)."""
+    span = raw.get("range")
+    return Reading(
+        units=_words(raw.get("units")),
+        value_range=(float(span[0]), float(span[1])) if span else None,
+        set_cues=_words(raw.get("set_cues")),
+        not_when=_words(raw.get("not_when")),
+        value_cues=_words(raw.get("value_cues")),
+        avoided={value: _words(words) for value, words in (raw.get("avoided") or {}).items()},
+        negation_before=_words((raw.get("negation") or {}).get("before")),
+        negation_after=_words((raw.get("negation") or {}).get("after")),
+        lifted=_words((raw.get("negation") or {}).get("lifted")),
+        lifted_now=_words((raw.get("negation") or {}).get("lifted_now")),
+        one_off=bool(raw.get("one_off", False)),
+    )
 
 
 OPEN_VALUE_SOURCES = ("", "learned")
@@ -155,6 +200,7 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
             heard={k: str(v) for k, v in (raw.get("heard") or {}).items()},
             phrases={lang: {str(c): str(s) for c, s in (table or {}).items()}
                      for lang, table in (raw.get("phrases") or {}).items()},
+            reading=_reading(raw),
             description=str(raw.get("description") or ""),
             open_value=_open_value(raw.get("open_value"), f"domain {data.get('name')}: key {name}"),
         )

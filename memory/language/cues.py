@@ -30,8 +30,8 @@ NO_ZH = r"(?:不行|不对|不是|不要|不用|错了|换一个)"
 CONFIRM_START_EN = re.compile(
     r"^(?:" + YES_EN + "|" + NO_EN + r"|the (?:first|second|third|last) one)\b", re.IGNORECASE)
 CONFIRM_ONLY_ZH = re.compile(
-    r"^(?:好的?|对的?|是的?|嗯|可以|行|没错|没问题|确定|确认|就这样|就这个|不行|不要|不对|换一个|第[一二三四五]个)"
-    r"[吧啊呀嗯了，。！!,. ]*(?:谢谢)?[。！!. ]*$"
+    r"^(?:(?:好的?|对的?|是的?|嗯|可以|行|没错|没问题|确定|确认|就这样|就这个|就这么(?:定|办)|那就这样|成交|"
+    r"不行|不要|不对|换一个|第[一二三四五]个)[吧啊呀嗯了，。！!,. ]*)+(?:谢谢)?[。！!. ]*$"
 )
 # What suggests a turn changes the task: a negated word, a number.
 NEGATED_WORD_EN = re.compile(
@@ -51,16 +51,21 @@ CHANGE_WORDS_EN = (
     "change", "make it", "instead", "actually", "switch", "move", "cancel", "forget", "remove", "drop", "add",
     "no longer", "don't", "do not", "can't", "cannot", "won't", "without", "avoid",
     "under", "at least", "at most", "less than", "more than",
+    "my name", "call me", "i live", "i prefer", "i like", "i hate", "i love",
+)
+# Words that are values themselves (a day, a time of day): cues only where no schema reads the
+# turn; with one, the rules say whether they are a value for a slot ("lovely today" is not).
+VALUE_WORDS_EN = (
     "today", "tonight", "tomorrow", *WEEKDAYS,
     "morning", "noon", "afternoon", "evening", "night", "am", "pm", "o'clock",
-    "my name", "call me", "i live", "i prefer", "i like", "i hate", "i love",
-    "allergic", "allergy", "wheelchair", "kids", "children", "birthday", "anniversary",
 )
 # Chinese cues are regex fragments matched anywhere (no word boundaries).
 CHANGE_CUES_ZH = (
-    "要", "想", "需要", "改", "换成", "换到", "改成", "取消", "不要", "别", "不吃", "不能", "忌口", "过敏", "预算",
-    "以内", "以下", "不超过", "人", "位", "点", "周[一二三四五六日天]", "星期", "今天", "明天", "后天", "晚上", "中午",
-    "早上", "下午", "喜欢", "讨厌", "我叫", "住在",
+    "要", "想", "需要", "改", "换成", "换到", "改成", "取消", "不要", "别", "不能",
+    "以内", "以下", "不超过", "喜欢", "讨厌", "我叫", "住在",
+)
+VALUE_CUES_ZH = (
+    "人", "位", "点", "周[一二三四五六日天]", "星期", "今天", "明天", "后天", "晚上", "中午", "早上", "下午",
 )
 # A change verb is a cue strong enough on its own ("Cancel it.").
 CHANGE_VERBS = ("cancel", "forget", "change", "make it", "instead", "actually", "switch", "取消", "改成", "换成", "改")
@@ -107,17 +112,14 @@ EN = StateCues(
         r"\b(?:actually|instead|make it|make that|change (?:it|that|the \w+)? ?to|switch (?:it )?to|rather|"
         r"no wait|sorry,? i meant|i meant|correction|let'?s (?:do|say|make it)|not \w+ but|move it to|update)\b"),
     hedge=re.compile(r"\b(?:maybe|perhaps|might|not sure|or maybe|possibly|i guess|probably)\b"),
-    negated_value=re.compile(r"(?:no|not|nothing|without|avoid|don'?t want|do not want|can'?t eat|cannot eat|"
-                             r"can'?t have|don'?t eat|do not eat|allergic to|hold the|skip the|no more)"
+    negated_value=re.compile(r"(?:no|not|nothing|without|avoid|don'?t want|do not want|skip the|no more)"
                              r"\s*(?:\S+\s*){0,2}$"),
     negation_after=None,
     negated_before=re.compile(r"\b(?:not|no|never|isn'?t|except|instead of|rather than)\s+(?:on\s+|at\s+|this\s+)?$"),
     withdrawals=(
         re.compile(
             r"\b(?:forget(?: about)?|drop|remove|cancel|scrap|scratch|never mind|ignore|no need for|"
-            r"(?:i )?don'?t (?:need|care about)|skip|get rid of|no longer need|"
-            r"(?:i'?m |i am )?(?:not|no longer) allergic to|"
-            r"i can (?:eat|have)(?=\s[\w' -]+\b(?:now|again|after all)\b))"
+            r"(?:i )?don'?t (?:need|care about)|skip|get rid of|no longer need)"
             r"\s+(?:the |my |that |a |any )?(?P<what>[\w' -]{2,30})"),
         re.compile(r"(?:the |my )?(?P<what>[\w' -]{2,30}?)\s+(?:doesn'?t|does not|no longer|won'?t) matter"
                    r"|(?:any|whatever) (?P<what2>[\w]+) (?:is|works) fine"),
@@ -138,7 +140,6 @@ EN = StateCues(
     amount_limit=(
         re.compile(r"\b(?:under|below|less than|no more than|at most|max(?:imum)?|up to|within|cheaper than|not over|"
                    r"not more than)\s+(?:\$|£|€|¥)?\s?(?P<n>" + EN_NUMBER + r")"),
-        re.compile(r"\bbudget(?: is| of| around| about|'s)?\s*(?:\$|£|€|¥)?\s?(?P<n>" + EN_NUMBER + r")"),
         re.compile(r"(?:\$|£|€|¥)\s?(?P<n>\d+)\s*(?:max|tops|or less|at most)"),
     ),
     not_an_amount=re.compile(r"\s*(?:people|persons|guests|pm|am|o'?clock|minutes|km|miles)"),
@@ -150,25 +151,26 @@ ZH = StateCues(
     spaced=False,
     correction=re.compile(r"改成|换成|改为|改到|换到|还是|其实|不对|应该是|更正"),
     hedge=re.compile(r"也许|可能|或者|不确定|大概吧"),
-    negated_value=re.compile(r"(?:不吃|不要|不能吃|别放|别要|忌口|忌|对.{0,3}过敏|不想吃|不加|去掉).{0,2}$"),
-    negation_after=re.compile(r"(?:也|都)?过敏"),     # 对花生过敏: the value sits inside the phrase
+    negated_value=re.compile(r"(?:不要|别要|去掉).{0,2}$"),
+    negation_after=None,     # a key's own words after its value (对花生过敏) are in its YAML (`negation: after`)
     negated_before=re.compile(r"(?:不是|不要|除了|而不是)$"),
     withdrawals=(
         re.compile(r"(?:取消|去掉|算了|不用|不需要|别管)(?:那个|这个)?(?P<what>[\u4e00-\u9fff]{1,6})"
                    r"|(?P<what2>[\u4e00-\u9fff]{1,4})(?:无所谓|不限|随便|算了|不用了|不要了)"),
-        re.compile(r"(?:不再对|对)(?P<what>[\u4e00-\u9fff]{1,4}?)(?:不过敏|不再过敏|已经不过敏)"),
     ),
     withdraw_key=re.compile(r"不要(?:那个|这个)?(?P<what>[\u4e00-\u9fff]{1,4}?)了"),
-    yes=re.compile(r"^\s*" + YES_ZH),
+    # A yes word is a yes only where it ends (行 in 行程, 对 in 对面, 是 in 是六个人 are not).
+    yes=re.compile(r"^\s*" + YES_ZH + r"(?=[的吧啊呀了嗯啦哦对好是，。！？!?,.\s]|$)"),
     no=re.compile(r"^\s*" + NO_ZH),
     head_count=(
-        re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:个人|位|口人|人)(?!民|均|工|家)"),
+        # Not "有一位坐轮椅" (one of them, described): a count is not followed by what someone does.
+        re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:个人|位|口人|人)(?!民|均|工|家|坐|是|要|有|对|会|得|在|用|不)"),
         re.compile(r"我们(?:一共)?(?P<n>" + ZH_NUMBER + r")个"),
     ),
     bare_number=re.compile(r"(?:改成|换成|改为|还是|应该是)(?P<n>" + ZH_NUMBER + r")(?![点號号月])"),
     amount_limit=(
         re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:块钱?|元)?\s*(?:以内|以下|之内|左右)"),
-        re.compile(r"(?:不超过|不要超过|最多|预算(?:是|大概|在)?)\s*(?P<n>" + ZH_NUMBER + r")"),
+        re.compile(r"(?:不超过|不要超过|最多)\s*(?P<n>" + ZH_NUMBER + r")"),
     ),
     not_an_amount=re.compile(r"\s*(?:个人|位|人|点)"),
     period_of_day=re.compile(r"凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|夜里"),
@@ -176,6 +178,11 @@ ZH = StateCues(
 )
 
 STATE_CUES: dict[str, StateCues] = {"en": EN, "zh": ZH}
+
+# Between a key's name and the amount it is limited to ("budget is $300", 预算是五百): the key's
+# names come from its domain YAML.
+AMOUNT_AFTER_NAME = {"en": r"(?: is| of| around| about|'s)?\s*(?:\$|£|€|¥)?\s?(?P<n>" + EN_NUMBER + r")",
+                     "zh": r"(?:是|大概|在)?\s*(?P<n>" + ZH_NUMBER + r")"}
 
 # --- names (open values) ----------------------------------------------------------------------
 
@@ -195,12 +202,6 @@ SAFETY_CUES = re.compile(
 PREFERENCE_CUES = re.compile(
     r"\b(?:i (?:always|never|usually|prefer|hate|love|like|dislike|can'?t stand|don'?t like|want)|"
     r"my favou?rite|please (?:always|never|don'?t))\b|我(?:喜欢|不喜欢|讨厌|习惯|总是|从不|偏好)|别再", re.IGNORECASE)
-ROUTINE_CUES = re.compile(
-    r"\b(?:route|commute|seat|temperature|climate|heating|parking|highway|toll|traffic|jam)\b|"
-    r"路线|座椅|温度|空调|停车|高速|堵", re.IGNORECASE)
-IDENTITY_CUES = re.compile(
-    r"\b(?:my name is|call me|i live|i work|my (?:wife|husband|son|daughter|kids?|children|"
-    r"partner|mom|mother|dad|father|birthday|address))\b|我叫|我住|我的(?:孩子|老婆|老公|生日)", re.IGNORECASE)
 PLAN_CUES = re.compile(
     r"\b(?:tomorrow|next (?:week|month|year)|on " + WEEKDAY_PATTERN + r"|appointment|meeting|plan(?:ning)? to|going to|"
     r"will)\b|明天|下周|计划|打算|预约", re.IGNORECASE)
@@ -251,45 +252,3 @@ def yes_or_no(text: str) -> bool | None:
         return True
     return None
 
-
-# --- questions: a question asks; it never sets a value -----------------------------------------
-
-# A request phrased as a question still asks for a change ("could you make it 8?", "能不能改成八点"):
-# it may set values. An information question ("what temperature do I like?", 我喜欢几度来着) may not.
-REQUEST_QUESTION_EN = re.compile(
-    r"^\W*(?:(?:can|could|would|will|shall)\s+(?:you|we|i|u)\b|how about|what about|why don'?t|"
-    r"is it (?:ok|okay|possible) (?:to|if)|do you (?:mind|think you could)|please\b|let'?s\b|"
-    r"(?:i'd|i would|we'd|we would) (?:like|prefer|rather)|(?:i|we) (?:want|need))", re.IGNORECASE)
-INFO_QUESTION_EN = re.compile(
-    r"^\W*(?:what|which|when|where|who|whose|why|how(?! about)|"
-    r"(?:do|does|did|is|are|was|were|have|has|had|am)\s+(?:i|you|we|my|it|that|this|they|there|he|she)\b)",
-    re.IGNORECASE)
-REQUEST_QUESTION_ZH = re.compile(r"能不能|能否|可不可以|可以.{0,8}吗|帮我|给我|麻烦|请|改成|换成|改到|订|要不")
-INFO_QUESTION_ZH = re.compile(r"什么|几|哪|多少|是不是|有没有|怎么|为什么|记得|来着|吗|呢|？|\?")
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
-
-
-def sentences(text: str) -> list[tuple[int, str]]:
-    """The sentences of an utterance with where each starts (a question mark ends one)."""
-    out, start = [], 0
-    for m in _SENTENCE_END.finditer(text):
-        if m.end() > start and m.start() > start:
-            out.append((start, text[start:m.start()]))
-            start = m.end()
-    if start < len(text) and text[start:].strip():
-        out.append((start, text[start:]))
-    return out
-
-
-def asks_for_information(sentence: str) -> bool:
-    """Whether one sentence is a question about something (not a request phrased as one)."""
-    stripped = sentence.strip()
-    if not stripped:
-        return False
-    if language_of(stripped) == "zh":
-        return bool(INFO_QUESTION_ZH.search(stripped)) and not REQUEST_QUESTION_ZH.search(stripped)
-    if REQUEST_QUESTION_EN.match(stripped):
-        return False
-    # "Seven works?" is a statement said with a rising voice: only a question word or an
-    # inverted verb makes an English question.
-    return bool(INFO_QUESTION_EN.match(stripped))

@@ -21,7 +21,7 @@ import numpy as np
 from monologue.memory.language.cues import PREFERENCE_CUES, SAFETY_CUES
 from monologue.memory.language.numbers import MONTH_PATTERN, WEEKDAY_PATTERN
 from monologue.memory.language.phrases import say
-from monologue.memory.longterm.importance import valid_for_days
+from monologue.memory.longterm.importance import for_now, valid_for_days
 from monologue.memory.longterm.records import MemoryRecord
 from monologue.memory.longterm.retrieval import stem, tokenize
 
@@ -81,8 +81,10 @@ def find_conflict(new_text: str, new_vector: np.ndarray | None, records: list[Me
                   overlap: float = 0.6) -> Conflict | None:
     """The remembered memory this statement contradicts, if any (the closest first)."""
     new_entities, new_values = _entities(new_text), _values(new_text)
-    if not new_entities or valid_for_days(new_text) is not None:
-        return None          # a dated event ("tonight", "tomorrow") does not contradict another day's
+    if not new_entities or valid_for_days(new_text) is not None or for_now(new_text):
+        # A dated event ("tonight", "tomorrow") does not contradict another day's, nor a
+        # one-off exception ("this time", "I'm in a hurry") a lasting preference.
+        return None
     dense = (vectors @ new_vector if new_vector is not None and vectors.shape[0] and vectors.shape[1]
              else np.zeros(len(records), dtype=np.float32))
     scored = []

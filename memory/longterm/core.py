@@ -33,10 +33,10 @@ from monologue.memory.longterm.checks import PreConversationChecks, run_checks
 from monologue.memory.longterm.conflicts import HIGH_RISK, PREFERENCE, Conflict, find_conflict
 from monologue.memory.longterm.consolidation import ConsolidationLLM, consolidate
 from monologue.memory.longterm.exchange import Awaiting, BeforeReply, Opening, Prepared, SessionSnapshot
-from monologue.memory.longterm.importance import worth_remembering
+from monologue.memory.longterm.importance import remember_as, worth_remembering
 from monologue.memory.longterm.planning import Plan, Planner
 from monologue.memory.longterm.profile import opening_line, seed_operations, update_profile
-from monologue.memory.longterm.records import RetentionPolicy, UserProfile
+from monologue.memory.longterm.records import MemoryKind, RetentionPolicy, UserProfile
 from monologue.memory.longterm.reflection import ReflectionOptions, ReflectionReport, Reflector
 from monologue.memory.longterm.retrieval import RetrievalWeights, Retriever
 from monologue.memory.longterm.stream import Embed, MemoryStream
@@ -213,8 +213,13 @@ class LongTermCore:
                                   context={"revises": old.id}, merge=False)
             self.stream.supersede(old, new, f"changed on the user's request: \"{text}\"", session_id)
             written.append(new.id)
-        elif worth_remembering(text, turn_class) and not answered_conflict:
-            written += self._remember(text, before.conflict, session_id, evidence)
+        elif not answered_conflict:
+            kind = remember_as(text, turn_class)
+            if kind is MemoryKind.MEMORY:
+                written += self._remember(text, before.conflict, session_id, evidence)
+            elif kind is MemoryKind.EVENT:      # a request: kept a week, merged when repeated, never a fact
+                written.append(self.stream.add(text, source="user_stated", kind=kind, session_id=session_id,
+                                               evidence=evidence, context=self.context_now()).id)
         for promise in PROMISE_CUES.findall(reply_text or ""):
             self.profiles.add_commitment(self.user_id, session_id, promise.strip(), self.clock())
         holding = self.awaiting is not None and self.awaiting.kind == "conflict"

@@ -85,8 +85,11 @@ class MemoryLLM:
 
     def importance(self, text: str) -> int | None:
         try:
+            # The scale of seed 002 §4.1; whatever the answer, the rules' floor stands (MemoryStream.rescore).
             return self.ask("Rate how important this statement by a user is to remember for future conversations, "
-                            "from 1 (trivial small talk) to 10 (health, safety, identity). Answer JSON "
+                            "from 1 to 10: 8-10 health, safety, accessibility, how they want to be addressed; "
+                            "5-7 lasting likes, dislikes, habits and settings (routes, climate, seats, food); "
+                            "1-3 small talk and one-off requests. Answer JSON "
                             '{"importance": N}.', text, Importance).importance
         except Exception as exc:    # timeouts, provider errors, answers off the schema: the rules score it
             self._failed("importance", exc)

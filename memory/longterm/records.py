@@ -28,8 +28,9 @@ class MemorySource(StrEnum):
 
 
 class MemoryKind(StrEnum):
-    MEMORY = "memory"
+    MEMORY = "memory"              # what the user said about themselves or their task
     REFLECTION = "reflection"
+    EVENT = "event"                # a request to the agent ("turn on the heater"): what happened, not a fact
 
 
 SOURCES = tuple(MemorySource)

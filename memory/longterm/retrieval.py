@@ -21,7 +21,7 @@ import numpy as np
 
 from monologue.memory.language.cues import HAN
 from monologue.memory.language.numbers import time_window
-from monologue.memory.longterm.records import MemoryRecord
+from monologue.memory.longterm.records import MemoryKind, MemoryRecord
 from monologue.memory.longterm.stream import MemoryStream
 
 SOURCE_WEIGHT = {"user_stated": 1.0, "inferred": 0.85, "plan": 0.8, "reflection": 0.75}
@@ -216,6 +216,8 @@ class Retriever:
             if r.archived and not include_archived:
                 continue
             if r.superseded_by or r.held:      # replaced, or waiting for the user to settle a contradiction
+                continue
+            if r.kind == MemoryKind.EVENT:     # "turn on the heater": what happened once, noise to recall
                 continue
             if window and not (window[0] <= r.created_at <= window[1]):
                 continue

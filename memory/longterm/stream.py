@@ -3,7 +3,9 @@
 Natural-language records with importance, source, context and access bookkeeping;
 retention tiers by importance; exact and near duplicates merge into one record with
 raised importance. Only what the user said or did becomes a user fact: the agent's own
-words are never stored as facts about the user (`add` refuses source "agent").
+words are never stored as facts about the user (`add` refuses source "agent"). No model
+score, merge or decay takes a record below the floor the rules read in its words
+(importance.py): a need stays kept, a lasting preference a month or more.
 Time comes from an injected clock so retention can be tested without waiting.
 """
 
@@ -17,11 +19,12 @@ from typing import Any
 import numpy as np
 from loguru import logger
 
-from monologue.memory.longterm.importance import rule_importance, valid_for_days
+from monologue.memory.longterm.importance import read_statement, valid_for_days
 from monologue.memory.longterm.records import DAY, SOURCES, MemoryKind, MemoryRecord, MemorySource, RetentionPolicy
 from monologue.memory.stores.protocols import MemoryStore
 
 Embed = Callable[[list[str]], np.ndarray]
+_USER_SOURCES = (MemorySource.USER_STATED, MemorySource.INFERRED)
 Audit = Callable[[str, Any, Any, str, str], None]      # what, before, after, reason, session
 
 
@@ -69,7 +72,9 @@ class MemoryStream:
         duplicate = self._duplicate_of(text, vector, kind, source) if merge else None
         if duplicate is not None:
             duplicate.merged += 1
-            duplicate.importance = min(10, max(duplicate.importance, score) + 1)
+            # A repeat raises importance; it never lowers it below what either wording is worth.
+            floor = self.floor_of(duplicate) if source in _USER_SOURCES else 1
+            duplicate.importance = min(10, max(duplicate.importance, score, floor) + 1)
             duplicate.expires_at = self.retention.expires_at(duplicate.importance, now)
             duplicate.evidence = list(dict.fromkeys(duplicate.evidence + (evidence or [])))
             duplicate.last_accessed_at = now
@@ -94,21 +99,40 @@ class MemoryStream:
         return record
 
     def score(self, text: str, session_id: str = "") -> int:
-        """Importance 1–10: rules first, then the scorer when the rules abstain, else 4."""
-        ruled = rule_importance(text)
-        if ruled is not None:
-            return ruled
-        if self.importance_fn is not None:
-            try:
-                scored = self.importance_fn(text)
-            except Exception as exc:        # a scorer failure must not lose the memory
-                self.scorer_failures += 1
-                logger.bind(session=session_id).warning("session {}: importance scorer failed ({}: {}); default used",
-                                                        session_id, type(exc).__name__, exc)
-                scored = None
-            if scored is not None:
-                return int(min(max(scored, 1), 10))
-        return 4
+        """Importance 1–10: rules first, then the scorer when the rules abstain (never
+        below the rules' floor), else the default."""
+        reading = read_statement(text)
+        if reading.importance is not None or self.importance_fn is None:
+            return reading.settle(None)
+        try:
+            scored = self.importance_fn(text)
+        except Exception as exc:        # a scorer failure must not lose the memory
+            self.scorer_failures += 1
+            logger.bind(session=session_id).warning("session {}: importance scorer failed ({}: {}); default used",
+                                                    session_id, type(exc).__name__, exc)
+            scored = None
+        return reading.settle(scored)
+
+    @staticmethod
+    def floor_of(record: MemoryRecord) -> int:
+        """The least importance a model may give this record: what the rules read in
+        what the user said (1 for the agent's plans and reflections)."""
+        if record.source not in _USER_SOURCES:
+            return 1
+        return read_statement(record.text).floor
+
+    def rescore(self, record: MemoryRecord, scored: int, reason: str, session_id: str = "") -> bool:
+        """Apply a model's importance to a record, never below the rules' floor; the
+        retention period follows. Returns whether the importance changed."""
+        settled = int(min(max(scored, self.floor_of(record), 1), 10))
+        if settled == record.importance:
+            return False
+        before = record.importance
+        record.importance = settled
+        record.expires_at = self.retention.expires_at(settled, record.created_at)
+        floor_note = f", held at the floor {settled} (the model said {scored})" if settled != scored else ""
+        self.save(record, f"importance {before} → {settled} ({reason}{floor_note})", session_id)
+        return True
 
     def _audit(self, what: str, before: Any, after: Any, reason: str, session_id: str) -> None:
         if self.audit is not None:
@@ -184,7 +208,9 @@ class MemoryStream:
     def maintain(self) -> dict[str, int]:
         """Apply retention: past their time, middle-tier memories lose one point of
         importance (and get the new tier's period); low ones are archived. Confirmed
-        memories and the top tier are kept."""
+        memories and the top tier are kept. Nothing decays below the rules' floor: a
+        lasting preference or a need scored low (by a model, or before the rules knew
+        its wording) is lifted to its floor instead of archived."""
         now = self.clock()
         records, vectors = self.records()
         archived = decayed = 0
@@ -192,7 +218,12 @@ class MemoryStream:
             if record.archived or record.confirmed or not record.expired(now):
                 continue
             before = record.importance
-            if record.importance < self.retention.decay_from:
+            floor = self.floor_of(record)
+            if record.importance <= floor and floor > self.retention.decay_from:
+                record.importance = floor
+                record.expires_at = self.retention.expires_at(floor, now)
+                reason = f"kept: importance {before} → {floor}, the floor for what the user said"
+            elif record.importance < self.retention.decay_from:
                 record.archived = True
                 archived += 1
                 reason = "archived: low importance, past its retention period"

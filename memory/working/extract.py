@@ -26,6 +26,17 @@ from monologue.memory.language.cues import (
     language_of,
 )
 from monologue.memory.language.numbers import find_en_dates, find_en_times, find_zh_dates, find_zh_times, to_int
+from monologue.memory.working.readers import (
+    cued,
+    named_amounts,
+    read_avoided,
+    read_identifiers,
+    read_lifted,
+    read_quantities,
+    refused,
+    settle,
+    value_pattern,
+)
 from monologue.memory.working.state import Comparator, Op, Operation, SessionState
 from monologue.memory.working.turn_classes import TurnClass
 from monologue.memory.working.values import learned_operations
@@ -71,7 +82,7 @@ def _name_patterns(spec: KeySpec) -> list[re.Pattern[str]]:
     patterns = []
     if spec.name_cues.get("en"):
         cues = "|".join(re.escape(w) for w in spec.name_cues["en"])
-        patterns.append(re.compile(r"\b(?:" + cues + r") (?P<v>" + shape + ")"))
+        patterns.append(re.compile(r"\b(?i:" + cues + r") (?P<v>" + shape + ")"))   # "Take me to X" opens a turn
     if spec.described_as.get("en"):
         nouns = "|".join(re.escape(w) for w in spec.described_as["en"])
         patterns.append(re.compile(r"^(?P<v>" + shape + r")(?= is an? (?:\w+ ){0,2}(?:" + nouns + "))"))
@@ -120,9 +131,12 @@ class RuleExtractor:
             ops.append(op)
 
         self._withdrawals(text, source, lang, cues, add)
+        read_lifted(self.schema, text, source, lang, taken, add)
         withdrawn_keys = {op.key for op in ops}
+        read_quantities(self.schema, text, source, lang, taken, add, result.correction)
         for spec in self._times:
-            times = [t for t in _TIMES[lang](text) if not self._negated(text, t[1], cues)]
+            times = [t for t in _TIMES[lang](text)
+                     if not self._negated(text, t[1], cues) and not _overlaps((t[1], t[2]), taken)]
             for value, start, end in times[-1:]:
                 value = self._same_half_of_day(value, spec.name, source, cues, state)
                 add(Operation(Op.SET, spec.name, Comparator.EQ, value, text[start:end], correction=result.correction),
@@ -136,6 +150,8 @@ class RuleExtractor:
             self._amount(spec, text, source, cues, taken, add, result.correction)
         for spec in self._counts:
             self._head_count(spec, text, source, cues, taken, add, result.correction, state)
+        read_identifiers(self.schema, text, lang, taken, add, result.correction)
+        read_avoided(self.schema, text, source, lang, taken, add, result.correction)
         self._enums(text, source, lang, cues, taken, add, result.correction, withdrawn_keys)
         if lang == "en":          # the name shapes are English capitalisation
             self._open_and_named(text, taken, add, result.correction, ops)
@@ -152,6 +168,7 @@ class RuleExtractor:
                 ops.append(Operation(Op.CONFIRM, words=text.strip()))
             elif result.polarity == "no":
                 ops.append(Operation(Op.REJECT, words=text.strip()))
+        ops = settle(self.schema, ops)
         if result.hedged:
             ops = [replace(o, hedged=True) if o.op == Op.SET else o for o in ops]
         result.operations = ops
@@ -210,8 +227,8 @@ class RuleExtractor:
         for pattern in cues.head_count:
             for m in pattern.finditer(source):
                 span = m.span("n")
-                if _overlaps(span, taken):
-                    continue
+                if _overlaps(span, taken) or RuleExtractor._negated(text, m.start(), cues):
+                    continue      # "not four people but six": the refused count is not written
                 n = to_int(m.group("n"))
                 if n is not None and 1 <= n <= 200:
                     add(Operation(Op.SET, spec.name, Comparator.EQ, n, text[m.start():m.end()], correction=correction),
@@ -228,7 +245,7 @@ class RuleExtractor:
     @staticmethod
     def _amount(spec: KeySpec, text: str, source: str, cues: StateCues, taken: list[Span], add: Add,
                 correction: bool) -> None:
-        for pattern in cues.amount_limit:
+        for pattern in cues.amount_limit + named_amounts(spec, "en" if cues.spaced else "zh"):
             for m in pattern.finditer(source):
                 span = m.span("n")
                 if _overlaps(span, taken) or cues.not_an_amount.match(source[m.end(): m.end() + 8]):
@@ -245,13 +262,16 @@ class RuleExtractor:
         for word, key, value in self.schema.enum_lexicon(lang):
             if key in withdrawn_keys or (key, value) in seen:
                 continue
-            for m in re.finditer(cue_pattern((word,), spaced=cues.spaced), source):
+            for m in re.finditer(value_pattern(word, cues.spaced), source):
                 if _overlaps(m.span(), taken):
                     continue
                 spec = self.schema.key(key)
+                if not cued(spec, text, m.span(), lang):
+                    continue
                 negated = bool(cues.negated_value.search(source[max(0, m.start() - 24): m.start()]))
                 if cues.negation_after is not None and cues.negation_after.match(source[m.end():]):
                     negated = True
+                negated = negated or refused(spec, text, m.span(), lang)
                 comparator: Comparator | None
                 if spec.multi:
                     comparator = Comparator.EXCLUDES if negated else (

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec
-from monologue.memory.language.cues import HAN, asks_for_information, sentences
+from monologue.memory.language.cues import HAN, language_of
 from monologue.memory.language.numbers import (
     EN_TENS,
     EN_UNITS,
@@ -38,6 +38,7 @@ from monologue.memory.language.numbers import (
     find_zh_times,
     to_int,
 )
+from monologue.memory.language.stances import asks_for_information, sentences
 from monologue.memory.working.state import Op, Operation, OpSource, SessionState
 
 _WRITES = (Op.SET, Op.WITHDRAW, Op.SET_GOAL)
@@ -77,7 +78,8 @@ def contains(haystack: str, needle: str) -> bool:
         return False
     if re.search(HAN, needle):
         return needle in haystack
-    return re.search(r"(?<![\w])" + re.escape(needle) + r"(?![\w])", haystack) is not None
+    # Latin words end at any non-Latin character: "是A12345" holds the code A12345.
+    return re.search(r"(?<![a-z0-9])" + re.escape(needle) + r"(?![a-z0-9])", haystack) is not None
 
 
 def numbers_said(text: str) -> set[int]:
@@ -121,17 +123,32 @@ def value_said(value: Any, spec: KeySpec, utterance: str, *, strict: bool = Fals
         return any(t[3:] == raw[3:] and int(t[:2]) % 12 == int(raw[:2]) % 12 for t in cued)
     if contains(text, normalised(raw)):
         return True
-    if any(contains(text, normalised(word)) for words in spec.values.get(raw, {}).values() for word in words):
+    # The value's own words, and the things whose refusal means it ("motorways" → avoid_highways).
+    surface = list(spec.values.get(raw, {}).values()) + list(spec.reading.avoided.get(raw, {}).values())
+    if any(contains(text, normalised(word)) for words in surface for word in words):
         return True
     if re.fullmatch(r"\d\d:\d\d", raw):
-        if raw in _times(utterance):
-            return True
         hour, minute = int(raw[:2]), int(raw[3:])
-        # A bare hour read in the half of the day the state already had ("nine" → 21:00).
+        # A time read in the half of the day the state already had (八点半 → 20:30 in the evening).
+        if any(t[3:] == raw[3:] and int(t[:2]) % 12 == hour % 12 for t in _times(utterance)):
+            return True
+        # A bare hour ("nine" → 21:00).
         return minute == 0 and any(n % 12 == hour % 12 for n in numbers_said(utterance) if 0 < n <= 24)
     if spec.type == "date" or raw in _dates(utterance):
         return raw in _dates(utterance)
     return False
+
+
+def names_value(value: Any, spec: KeySpec, phrase: str) -> bool:
+    """Whether `phrase` names a value a slot holds, as people point at it: as said, or a
+    time by its hour ("from half six to eight" names 18:30)."""
+    if isinstance(value, bool):
+        return False
+    if value_said(value, spec, phrase):
+        return True
+    raw = str(value)
+    return bool(re.fullmatch(r"\d\d:\d\d", raw)) and any(
+        n % 12 == int(raw[:2]) % 12 for n in numbers_said(phrase) if 0 < n <= 24)
 
 
 def value_fits(value: Any, spec: KeySpec) -> bool:
@@ -188,7 +205,7 @@ class Grounder:
 
     def check(self, ops: Sequence[Operation], utterance: str, state: SessionState | None) -> Grounding:
         result = Grounding()
-        question_spans = [(start, start + len(s)) for start, s in sentences(utterance) if asks_for_information(s)]
+        question_spans = _question_spans(utterance)
         for op in ops:
             if op.op not in _WRITES:
                 result.kept.append(op)
@@ -241,8 +258,7 @@ class Grounder:
     def _names_old_value(self, op: Operation, state: SessionState | None) -> bool:
         """"From six to nine": the reference's words name the value the slot holds now."""
         spec = self.schema.key(op.key)
-        return state is not None and any(
-            value_said(c.value, spec, op.words) for c in state.find(op.key) if not isinstance(c.value, bool))
+        return state is not None and any(names_value(c.value, spec, op.words) for c in state.find(op.key))
 
     def _about_the_task(self, utterance: str, words: str) -> bool:
         """Whether the clause around `words` is about the task: it names a goal word or a key."""
@@ -279,12 +295,30 @@ class Grounder:
                    for t in cued if re.fullmatch(r"\d\d:\d\d", str(op.value)))
 
 
+_CLAUSE = re.compile(r"[^,;，；、]+[,;，；、]?")
+
+
+def _question_spans(utterance: str) -> list[tuple[int, int]]:
+    """Where the utterance asks: each clause that is a question ("我妈妈坐轮椅，你们那边方便吗？"
+    asks only in its second clause), and in English a whole sentence that opens as one
+    ("What temperature do I like, 22?")."""
+    spans: list[tuple[int, int]] = []
+    for start, sentence in sentences(utterance):
+        if language_of(sentence) == "en" and asks_for_information(sentence):
+            spans.append((start, start + len(sentence)))
+            continue
+        for m in _CLAUSE.finditer(sentence):
+            if asks_for_information(m.group(0)):
+                spans.append((start + m.start(), start + m.end()))
+    return spans
+
+
 def _inside(utterance: str, words: str, spans: list[tuple[int, int]]) -> bool:
     if not spans:
         return False
     at = utterance.lower().find(words.lower()) if words else -1
-    if at < 0:
-        return len(spans) == len(sentences(utterance))     # every sentence is a question
+    if at < 0:      # words not found: a question only if the whole utterance asks
+        return sum(end - start for start, end in spans) >= 0.9 * len(utterance.strip())
     return any(start <= at < end for start, end in spans)
 
 

@@ -22,7 +22,7 @@ from monologue.memory.language.numbers import (
     find_zh_times,
     format_time,
 )
-from monologue.memory.working.grounding import Grounder, contains, normalised, numbers_said, value_said
+from monologue.memory.working.grounding import Grounder, contains, names_value, normalised, numbers_said
 from monologue.memory.working.state import Comparator, Condition, Op, Operation, OpSource, SessionState
 
 _OLD = r"(?P<old>[\w:' ]{1,24}?)"
@@ -95,6 +95,13 @@ class ReferenceResolver:
         found = [(m.group("old"), m.group("new"), m.group(0)) for p in patterns for m in p.finditer(text)]
         for old, new, words in found:
             holders = [c for c in state.constraints.values() if self._holds(c, old)]
+            if not holders:
+                # "把六个人改成八个人" when no slot holds six: the slot is the one the rules read
+                # from these words, and the new value, not the first one read, is meant.
+                read = [op for op in ops if op.op == Op.SET and op.words and _overlaps(op, words)]
+                if len({op.key for op in read}) == 1:
+                    holders = [Condition(read[0].key, read[0].comparator, read[0].value, read[0].words, state.turn)]
+            source = OpSource.REFERENCE if holders and holders[0].slot in state.constraints else OpSource.RULES
             if len({c.key for c in holders}) != 1:
                 continue      # the old value is in no slot, or in two: not a reference we can resolve
             condition = holders[0]
@@ -103,20 +110,14 @@ class ReferenceResolver:
                 continue
             comparator = condition.comparator if condition.comparator != Comparator.NE else Comparator.EQ
             resolved = Operation(Op.SET, condition.key, comparator, value, words.strip(), correction=True,
-                                 source=OpSource.REFERENCE, reason=f"named the old value ({old.strip()})")
+                                 source=source, reason=f"named the old value ({old.strip()})")
             # What the rules read from these words for any slot is replaced by the resolved reading.
             ops = [op for op in ops if not (op.op == Op.SET and (op.key == condition.key or _overlaps(op, words)))]
             ops.append(resolved)
         return ops
 
     def _holds(self, condition: Condition, phrase: str) -> bool:
-        spec = self.schema.key(condition.key)
-        if isinstance(condition.value, bool):
-            return False
-        if not value_said(condition.value, spec, phrase):
-            return False
-        # A bare number holds a time only as its hour ("six" for 18:00), a count only as itself.
-        return True
+        return names_value(condition.value, self.schema.key(condition.key), phrase)
 
     def _read_as(self, condition: Condition, phrase: str) -> object | None:
         """`phrase` read as a value of `condition`'s slot, in the old value's terms."""

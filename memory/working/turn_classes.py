@@ -4,6 +4,10 @@ Only the first two need the monologue; chit-chat is answered from the current
 state. Rules first, in English and Chinese: they are instant and predictable. The
 language's cue words come from `memory/language/cues.py`, the domain's from its YAML
 (`turn_cues:`).
+
+It runs on the same schema as the extractor: a turn the domain's rules read a value from
+is never chit-chat, and a number or a day counts as a cue only through them ("it's 30
+degrees outside today" names no slot's value).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from monologue.memory.language.cues import (
     NEGATED_WORD_EN,
     NUMBER_MENTION_EN,
     NUMBER_MENTION_ZH,
+    VALUE_CUES_ZH,
+    VALUE_WORDS_EN,
     cue_pattern,
 )
 
@@ -55,17 +61,19 @@ class TurnCues:
     zh: re.Pattern[str]
 
 
-@lru_cache(maxsize=16)
-def _cues(en_words: tuple[str, ...], zh_words: tuple[str, ...]) -> TurnCues:
-    return TurnCues(re.compile(cue_pattern(CHANGE_WORDS_EN + en_words, spaced=True)),
-                    re.compile("|".join(CHANGE_CUES_ZH + tuple(re.escape(w) for w in zh_words))))
+@lru_cache(maxsize=32)
+def _cues(en_words: tuple[str, ...], zh_words: tuple[str, ...], values: bool) -> TurnCues:
+    en = CHANGE_WORDS_EN + (VALUE_WORDS_EN if values else ()) + en_words
+    zh = CHANGE_CUES_ZH + (VALUE_CUES_ZH if values else ()) + tuple(re.escape(w) for w in zh_words)
+    return TurnCues(re.compile(cue_pattern(en, spaced=True)), re.compile("|".join(zh)))
 
 
-def turn_cues(schema: DomainSchema | None = None) -> TurnCues:
-    """The cues for `schema`'s domain (generic cues alone without one)."""
+def turn_cues(schema: DomainSchema | None = None, *, values: bool = True) -> TurnCues:
+    """The cues for `schema`'s domain (generic cues alone without one). `values`: count the
+    words that are values themselves (days, times of day) as cues, for a caller without rules."""
     if schema is None:
-        return _cues((), ())
-    return _cues(schema.turn_cues.get("en", ()), schema.turn_cues.get("zh", ()))
+        return _cues((), (), values)
+    return _cues(schema.turn_cues.get("en", ()), schema.turn_cues.get("zh", ()), values)
 
 
 def classify_turn(text: str, reads_condition: Callable[[str], bool] | None = None, *,
@@ -79,12 +87,16 @@ def classify_turn(text: str, reads_condition: Callable[[str], bool] | None = Non
     stripped = text.strip()
     if not stripped:
         return TurnClassification(TurnClass.CHIT_CHAT, ())
-    cues_of_domain = turn_cues(schema)
+    has_rules = reads_condition is not None
+    cues_of_domain = turn_cues(schema, values=not has_rules)
     lowered = stripped.lower()
     cues: list[str] = [m.group(0) for m in NEGATED_WORD_EN.finditer(lowered)][:2]
     cues += [m.group(0) for m in cues_of_domain.en.finditer(lowered)][:4]
     cues += [m.group(0) for m in cues_of_domain.zh.finditer(stripped)][:4]
-    if NUMBER_MENTION_EN.search(lowered) or NUMBER_MENTION_ZH.search(stripped):
+    if reads_condition is not None and reads_condition(stripped):
+        # A value for a slot: never chit-chat, whatever else the turn says ("Sure, 21 degrees").
+        return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues) + ("rules read a condition",))
+    if not has_rules and (NUMBER_MENTION_EN.search(lowered) or NUMBER_MENTION_ZH.search(stripped)):
         cues.append("number")
     # A lone weak cue ("I like the weather") is not enough; two cues or a change verb are.
     changes = len(cues) >= 2 or any(c in CHANGE_VERBS for c in cues)
@@ -93,6 +105,4 @@ def classify_turn(text: str, reads_condition: Callable[[str], bool] | None = Non
         return TurnClassification(TurnClass.CONFIRMATION, ("confirmation phrase",))
     if changes:
         return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues))
-    if reads_condition is not None and reads_condition(stripped):
-        return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues) + ("rules read a condition",))
     return TurnClassification(TurnClass.CHIT_CHAT, tuple(cues))

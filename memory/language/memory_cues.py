@@ -1,0 +1,150 @@
+"""Cue words for what a statement tells long-term memory about the user, in English and
+Chinese: a need (health, accessibility, allergy, diet), how they want to be addressed,
+a lasting like or dislike ("I can't stand highways", 我讨厌走高速), a setting to keep
+("keep it at 21", 保持在22度), a habit ("I always", 我从来不); and what marks a turn as a
+question or a request to the agent rather than a statement about the user, or as a
+one-off ("today, I'm late", 今天赶时间) rather than something lasting.
+
+Language knowledge only: `memory/longterm/importance.py` decides what each reading is worth.
+"""
+
+from __future__ import annotations
+
+import re
+
+_I = re.IGNORECASE
+
+# --- how an utterance falls into clauses ---------------------------------------------------
+# "Take the highway today, I'm late" is a request and a remark; each is read apart.
+CLAUSE_BREAK = re.compile(r"[.!?;,。！？；，]+\s*")
+
+# --- needs ------------------------------------------------------------------------------------
+# Safety and health: kept until deleted whatever any model thinks of them.
+HEALTH_NEED = re.compile(
+    r"\b(?:allerg\w*|anaphyla\w*|epi-?pens?|asthma\w*|diabet\w*|insulin|epilep\w*|seizures?|"
+    r"heart (?:condition|problems?|disease)|pacemaker|blood pressure|hypertension|pregnan\w*|medication|"
+    r"c(?:o)?eliac|intoleran\w*|blood thinners?|migraines?|bad (?:back|knees?|hips?|legs?|heart)|back pain|"
+    r"chronic pain|arthritis)\b"
+    r"|过敏|哮喘|糖尿病|血糖|胰岛素|癫痫|心脏病|心脏不好|高血压|血压高|怀孕|孕妇|吃药|不耐受|乳糖不耐|偏头痛", _I)
+ACCESS_NEED = re.compile(
+    r"\b(?:wheelchairs?|mobility|walkers?|crutch\w*|walking (?:stick|frame)|can'?t (?:walk|climb|manage stairs)|"
+    r"canes?|hard of hearing|deaf|hearing aids?|blind|visually impaired|low vision|disab\w*|autis\w*|dementia|"
+    r"strollers?|prams?|car seats?|booster seats?|service dog|guide dog)\b"
+    r"|轮椅|拐杖|行动不便|腿脚不(?:便|好|方便)|走不了远路|听力|耳背|助听器|听不清|视力不好|看不清|失明|盲人|残疾|"
+    r"儿童座椅|安全座椅|婴儿车|导盲犬", _I)
+DIET_NEED = re.compile(
+    r"\b(?:vegan|vegetarian|pescatarian|halal|kosher|gluten[- ]free|"
+    r"(?:don'?t|do not|can'?t|cannot|never) eat (?:any )?(?:pork|beef|meat|fish|shellfish|seafood|eggs|dairy))\b"
+    r"|吃素|素食|清真|不吃(?:猪肉|牛肉|肉|海鲜|鸡蛋)|忌口", _I)
+# Whose need it is. A request states the user's own ("find a step-free place, I use a
+# wheelchair"); a question only someone's in the party ("…for my mother?", 给我妈妈), not
+# the user's own ("do you know what I'm allergic to?" asks what is remembered).
+NEED_OF_USER = re.compile(r"\b(?:i|i'?m|me|my|we|we'?re|us|our)\b|我", _I)
+NEED_OF_PARTY = re.compile(r"\bfor (?:my|our) \w+|\bfor (?:me|us)\b|(?:给|为)我|"
+                           r"我(?:妈|爸|母亲|父亲|老婆|老公|孩子|儿子|女儿|家人)", _I)
+
+# --- identity: how the user wants to be addressed, who they are ------------------------------
+# "call me Sam", not "call me a taxi" or "call me back".
+ADDRESS = re.compile(
+    r"\b(?:(?:you can |please |just )?call me|address me as|refer to me as|i go by|i'?m called|"
+    r"my name(?:'s| is)|the name'?s|i(?:'d)? prefer to be called|i'?d (?:rather|like to) be called)\b"
+    r"(?!\s+(?:a|an|the|back|later|when|if|at|on|in|tomorrow|tonight|after|before|once|right|now|again|up|"
+    r"about|please|soon|asap)\b)"
+    r"|叫我(?!一下|起床|去|来|吃)|我叫|我的名字(?:是|叫)|称呼我|我姓", _I)
+PERSONAL = re.compile(
+    r"\b(?:i live|i work|my (?:wife|husband|son|daughter|kids?|children|partner|mom|mother|dad|father|"
+    r"birthday|address|home|office))\b|我住|我家在|我在.{1,8}上班|我的(?:孩子|老婆|老公|生日|家)", _I)
+
+# --- lasting likes, dislikes, settings and habits ---------------------------------------------
+# A first-person verb at the head of a clause: "I really hate…", "…because I love…";
+# not "play something I like" (a relative clause inside a request).
+_LEAD_EN = r"(?:^|\b(?:and|but|because|cause|since|so|as|that|also|honestly|actually|well|oh|though|" \
+           r"plus|remember|note|know|how|way)\s+)"
+_ADVERBS_EN = r"(?:\s+(?:really|just|absolutely|totally|generally|definitely|also|still|much|truly|personally|" \
+              r"kind of|sort of|do|don'?t|do not|actually))*"
+LIKES = re.compile(
+    _LEAD_EN + r"(?:i|we)" + _ADVERBS_EN + r"\s+(?:like|love|adore|enjoy|prefer|hate|dislike|detest|loathe|"
+    r"can'?t stand|cannot stand|can'?t bear|can'?t handle|can'?t do|can'?t have|can'?t eat|don'?t eat|don'?t drink)\b"
+    r"|\b(?:i|we)(?:\s+(?:really|just|absolutely|definitely))?\s+(?:don'?t|do not|never) want\b"
+    r"|\b(?:i'?d|i would|we'?d)(?:\s+(?:much|far|really|just))? rather\b|\bmy (?:default|usual|go-to)\b"
+    r"|\bmy favou?rite\b|\b(?:i'?m|i am) (?:not )?(?:a (?:big |huge )?fan of|into|big on|keen on|"
+    r"scared of|afraid of|terrified of|nervous (?:on|about|in))\b"
+    r"|\b(?:makes?|made) me (?:nervous|anxious|sick|carsick|uncomfortable|nauseous|dizzy|sleepy|tense|stressed)\b"
+    r"|\b(?:freak|stress|bother|scare|annoy|bug|upset|irritat|frighten|terrif)\w* me\b|\bgets? to me\b"
+    r"|\b(?:is|are|feels?|works?) (?:much |a lot |way )?(?:better|best|nicer|easier) for (?:me|us)\b"
+    r"|\bsuits? (?:me|us)\b|\b(?:i'?m|i am) (?:someone|a person|the (?:kind|type) of (?:person|driver)) who\b"
+    r"|\b(?:i|we) find (?:\S+ ){0,4}?(?:really |so |quite |pretty |very )?(?:annoying|stressful|uncomfortable|"
+    r"relaxing|distracting|scary|unbearable|irritating|calming|too \w+)\b"
+    r"|\bdrives? me (?:crazy|nuts|mad)\b|\b(?:i|we) get (?:carsick|motion sick|cold|hot)\b"
+    r"|我(?:们|们家|家)?(?:[^，。！？,.!?\s]{0,8}?)(?:很|最|比较|特别|真的|挺|还是|更|不太|不怎么|一点都不|一点也不|就)?"
+    r"(?:喜欢|爱|讨厌|受不了|偏好|偏爱|怕|烦|反感|不喜欢|不爱|接受不了|习惯|不习惯|不吃|不喝)(?!的)"
+    r"|让我(?:很|特别|有点)?(?:紧张|害怕|难受|头晕|晕车|不舒服|心慌|烦)|我(?:容易)?晕车", _I)
+KEEP_SETTING = re.compile(
+    r"\bkeep (?:it|the \w+(?: \w+)?|things|everything) (?:at|on|around|to|set to)\b|\bleave (?:it|the \w+) (?:at|on)\b"
+    r"|\band leave it\b|\b(?:as (?:the|my) default|by default|default (?:it )?to)\b"
+    r"|\b(?:i|we) (?:like|want|prefer|have) (?:it|the \w+) (?:at|around|on) \w+"
+    r"|保持在|一直(?:开|保持|设|调)(?:在|到)|(?:设|调|定|开)(?:成|到|在).{0,6}(?:就行|就好|别动|不要动|别再动|别改|不用改)"
+    r"|\b(?:never|don'?t ever|don'?t) (?:go |set it |put it )?(?:above|below|over|under|higher than|lower than)\b"
+    r"|\bno (?:higher|lower|warmer|colder|hotter) than\b"
+    r"|默认(?:是|设|开|调|用)?|固定在|别(?:再)?(?:动|改)(?:它|温度|座椅)|(?:别|不要|不能|不许)(?:超过|低于|高于)", _I)
+# "never" about something that happened once is a complaint, not a habit ("I never got my refund").
+_NEVER = r"never(?! mind)(?!\s+(?:\w+ed|got|did|came|heard|said|was|were|had|went|saw|made|gave|told|sent|knew|paid)\b)"
+HABIT = re.compile(
+    r"\b(?:i|we)(?:\s+(?:almost|nearly|pretty much|just))?\s+(?:always|" + _NEVER + r"|usually|normally|"
+    r"generally|typically|tend to|often|rarely|hardly ever|every (?:time|day|morning|evening|week))\b"
+    r"|\b(?:every time|whenever) (?:i|we)\b|\bplease (?:always|never|don'?t ever)\b|\bnever (?:ever )?(?:take|use|put|"
+    r"give|book|seat|suggest|offer|route)\b"
+    r"|我(?:们)?(?:一般|通常|平时|总是|老是|一直|每次|每天|经常|向来|一向|从来|从不|从没)|每次(?:我|都)"
+    r"|以后.{0,6}(?:都|就|一律|别|不要|一直)|(?:天|时候|时|的话)[，,]?我(?:们)?(?:一般|都|总|会)"
+    r"|永远|一律|再也不", _I)
+ALWAYS_NEVER = re.compile(r"\balways\b|\b" + _NEVER + r"|总是|从不|从来不", _I)
+# A rejection said as an instruction: lasting unless it is only for now ("avoid highways").
+REJECTION = re.compile(
+    r"\b(?:avoid|don'?t (?:ever )?(?:take|use|go (?:on|via|through|by)|put|give|seat|suggest|offer|route|add)|"
+    r"do not (?:take|use|put|give|seat|suggest|offer|route|add))\b"
+    r"|别(?:再)?(?:走|放|加|安排|给我)|不要(?:再)?(?:走|放|加|安排|给我)|不走|避开|不加", _I)
+# What makes a statement lasting, or only for now.
+LASTING = re.compile(
+    r"\b(?:always|" + _NEVER + r"|usually|normally|generally|typically|whenever|"
+    r"every(?: \w+)? (?:time|day|morning|evening|night|week|weekday|winter|summer|trip|drive)|"
+    r"from now on|in (?:the )?future|going forward|by default|ever again|any ?more)\b"
+    r"|以后|总是|从来|从不|每次|一直|永远|平时|一般|通常|一律|再也|每天|默认", _I)
+ONE_OFF = re.compile(
+    r"\b(?:today|tonight|right now|this (?:time|once|trip|morning|afternoon|evening|ride|drive|one time)|"
+    r"just (?:this )?once|for now|for once|at the moment|(?:i'?m|i am|we'?re|we are) (?:running )?"
+    r"(?:late|in a (?:hurry|rush))|in a (?:hurry|rush)|hurry|rushing|late for)\b"
+    r"|今天|今晚|这次|这一次|这回|这趟|马上|暂时|赶时间|来不及|快迟到|迟到了|临时", _I)
+
+# --- questions and requests: about the agent's work, not facts about the user ---------------
+_OPENER_EN = r"^\s*(?:(?:so|and|but|hey|hi|ok(?:ay)?|um+|uh+|er|well|now|also|oh|sorry|excuse me|today|tonight|" \
+             r"(?:just )?(?:this|for) once|for now|right now|this time),?\s+)*"
+QUESTION = re.compile(
+    r"\?\s*$|" + _OPENER_EN + r"(?:what|which|who|whom|whose|when|where|why|how|"
+    r"(?:do|does|did|is|are|am|was|were|have|has|had|should|shall|may|might)\s+(?:i|you|we|it|they|there|this|that|"
+    r"my|the|your|he|she)|(?:can|could|would|will) you (?:tell|remind) me|do you (?:know|remember|recall))\b"
+    r"|[？?]\s*$|(?:吗|么|呢)[。.!！]?\s*$|你(?:还)?记得|记不记得|是不是|有没有|什么|几(?:度|点|号|次|天|个人)|多少|"
+    r"哪(?:个|里|儿|家|条|些|天)|怎么|为什么|对不对|好不好", _I)
+REQUEST = re.compile(
+    _OPENER_EN + r"(?:(?:please|kindly|just)\s+|(?:can|could|would|will) you\s+(?:please\s+)?|i need you to\s+|"
+    r"i'?d like you to\s+|let'?s\s+)*(?:turn|switch|open|close|shut|play|put|set|make|take|use|go|drive|navigate|"
+    r"head|find|book|reserve|call|text|send|show|check|get|give|bring|start|stop|pause|skip|raise|lower|increase|"
+    r"decrease|crank|adjust|move|cancel|remind|add|remove|look|search|order|pick|route|warm|cool|heat|tell|read|"
+    r"change|speak|talk|repeat|help|connect|transfer|refund|track|dim|mute|unmute)\b"
+    r"|" + _OPENER_EN + r"(?:can|could|would|will) you\b"
+    r"|^(?:请|麻烦|帮我|帮忙|给我|替我|能不能|能否|可不可以|你能|你可以)"
+    r"|^(?:今天|现在|这次|马上)?(?:就)?(?:打开|关掉|关上|关闭|关一下|关下|开一下|开下|调一下|调高|调低|调到|调成|"
+    r"放(?:首|一首|点|个)|播放|导航|走|换|去(?!年)|把)"
+    r"|吧[。.!！]?\s*$", _I)
+# "Could you remember that I'm allergic to nuts?": a request that carries a fact about the user.
+REMEMBER_FRAME = re.compile(
+    r"\b(?:remember|note|make a note|keep in mind|bear in mind|don'?t forget|never forget|write down)"
+    r"(?:\s+(?:that|this))?[:,]?\s+(?!(?:what|which|who|when|where|why|how|if|whether)\b)"
+    r"|(?:记住|记下|记一下|记着|别忘了|不要忘了|不要忘记|你要记得|请记得|^记得)[:：，,]?", _I)
+
+# Small talk the language's own list leaves out ("Lovely, cheers.").
+SMALL_TALK_MORE = re.compile(r"^\W*(?:lovely|cheers|awesome|perfect|brilliant|wonderful|got it|no worries|sounds good|"
+                             r"all good|fair enough|good stuff)\b|^(?:嗯+|好的?|哈哈+|谢谢|知道了|明白了?)[，,。！!]*"
+                             r"(?:嗯+|好的?|哈哈+|谢谢|知道了|明白了?)?[。！!]*$", _I)
+# "I'm Maria, by the way": a name said as an introduction (case matters: "I'm Late" is not one).
+INTRODUCTION = re.compile(r"\b(?:[Ii]'?m|I am|[Tt]his is|[Ii]t'?s|[Mm]y name'?s) (?P<name>[A-Z][a-z]+)"
+                          r"(?=\s*(?:[,.!]|$|by the way|here|speaking|from))")

@@ -1,0 +1,192 @@
+"""How a clause stands toward a value it names, in English and Chinese: refused or disliked
+("anywhere but the patio", 别给我们安排靠窗, "motorways make me nervous"), or asked about
+("do I avoid highways?", 还走高速吗).
+
+Language knowledge only; a key's own ways of refusing ("can't eat", 过敏) are in its domain
+YAML (`negation:`), and `memory/working/readers.py` decides what a reading means.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from monologue.memory.language.cues import language_of
+
+_CLAUSE_END = re.compile(r"[,.!?;:，。！？；：]|\s[-—–]\s")
+
+
+@dataclass(frozen=True)
+class Stances:
+    """One language's words for refusing, disliking and asking."""
+
+    spaced: bool
+    refusal: re.Pattern[str]          # "don't", "anywhere but", 别, 不要: the nearest one before a value
+    reach: int                        # how far (words, or characters) a refusal reaches toward its value
+    breaks_refusal: re.Pattern[str]   # a word between refusal and value that ends its reach ("but", 要)
+    not_refusal: re.Pattern[str]      # refusal words that are not one ("don't mind", "not sure", 不错)
+    dislike_after: re.Pattern[str]    # after a value: "makes me nervous", 太吓人
+    question: re.Pattern[str]         # the clause asks
+    request: re.Pattern[str]          # a request worded as a question ("could you …", 帮我)
+
+
+EN = Stances(
+    spaced=True,
+    refusal=re.compile(
+        r"\b(?:no|not|never|don'?t|do not|doesn'?t|does not|won'?t|wouldn'?t|isn'?t|aren'?t|rather not|avoid(?:ing)?|"
+        r"without|"
+        r"anywhere but|anything but|away from|stay off|keep off|keep (?:me|us) off|instead of|rather than|"
+        r"hate|dislike|can'?t stand|cannot stand|can'?t bear|not a fan of|sick of|tired of|afraid of|"
+        r"scared of|nervous about|no more|skip)\b"),
+    reach=5,
+    breaks_refusal=re.compile(r"\b(?:but|instead|rather|prefer|though|so|and then|because)\b"),
+    not_refusal=re.compile(r"^(?:don'?t|do not|doesn'?t|does not|won'?t|wouldn'?t|isn'?t|aren'?t) "
+                           r"(?:mind|care|matter|a problem|an issue)\b|"
+                           r"^not (?:sure|bad|too bad)\b|^no (?:problem|worries)\b"),
+    dislike_after=re.compile(
+        r"^\s*(?:\w+\s+){0,2}?(?:makes? me (?:nervous|anxious|sick|uneasy|tense)|stress(?:es)? me out|"
+        r"scares? me|freaks? me out|(?:is|are) (?:a no|out|awful|horrible|the worst|a nightmare|too stressful|"
+        r"stressful|scary|terrifying)|gives? me (?:anxiety|the creeps|a headache)|drives? me (?:mad|crazy|nuts))\b"),
+    question=re.compile(
+        r"\?\s*$|^\s*(?:what|which|when|where|who|how|why|is|are|was|were|do|does|did|have|has|had|"
+        r"am i|should|shall)\b"),
+    request=re.compile(r"^\s*(?:please|could you|can you|would you|will you|can we|could we|would it be)\b"),
+)
+
+ZH = Stances(
+    spaced=False,
+    refusal=re.compile(r"千万不要|千万别|不想要|不希望|不需要|不喜欢|受不了|不要|不想|不用|不坐|不走|别要|别|讨厌|害怕|怕|"
+                       r"避开|绕开|躲开|而不是|不是"),
+    reach=8,
+    breaks_refusal=re.compile(r"要|就|是|但|而|改|换"),
+    not_refusal=re.compile(r"^(?:不是很|怕是|别的)"),
+    dislike_after=re.compile(r"^[^，。！？]{0,3}?(?:太吓人|吓人|可怕|让我紧张|我受不了|受不了|太危险)"),
+    question=re.compile(r"[?？]\s*$|吗[?？。]?\s*$|呢[?？。]?\s*$|多少|什么|哪|几[点个度号]?[?？]?$|是不是|要不要|有没有"),
+    request=re.compile(r"^(?:请|麻烦|帮我|帮忙|能不能|可不可以|可以帮)"),
+)
+
+STANCES: dict[str, Stances] = {"en": EN, "zh": ZH}
+
+# What says a state has changed ("I can eat spicy food now", 现在能吃辣了).
+CHANGED = {"en": re.compile(r"\b(?:now|again|after all|anymore|any more|these days|no longer)\b"),
+           "zh": re.compile(r"了|已经|现在|不再")}
+
+# Words that may follow an adjective-like value without it naming another thing ("Italian
+# tonight", "Italian sounds good"); any other word after it is the thing it describes
+# ("Italian opera"), and the value is not one.
+_AFTER_A_VALUE_EN = re.compile(
+    r"\s+(?:is|was|are|be|sounds?|would|will|could|should|might|works?|please|for|at|on|in|or|and|but|"
+    r"maybe|perhaps|instead|rather|then|now|tonight|today|tomorrow|this|that|again|too|also|so|though|"
+    r"if|with|without|near|around|by|to|one|ones|style|type|kind|sort|food|cuisine|places?|restaurants?|dish(?:es)?|"
+    r"options?|spots?|"
+    r"either|any|anything|it|i|we|you|they|he|she)\b|\s*(?:[^\w\s]|$)")
+
+
+def describes_something_else(text: str, end: int, lang: str, nouns: tuple[str, ...] = ()) -> bool:
+    """Whether the adjective-like word ending at `end` describes another noun ("Italian
+    opera") rather than being said for itself. English only; `nouns`: the key's own."""
+    if lang != "en":
+        return False
+    after = text[end:].lower()
+    if _AFTER_A_VALUE_EN.match(after):
+        return False
+    word = re.match(r"\s+([a-z]+)", after)
+    if word is None:
+        return False
+    own = {n.lower() for n in nouns}
+    return not ({word.group(1), re.sub(r"(?:es|s)$", "", word.group(1)), word.group(1)[:-1]} & own)
+
+
+def clause_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """The clause around text[start:end]: from the punctuation before it to the one after."""
+    left = max((m.end() for m in _CLAUSE_END.finditer(text[:start])), default=0)
+    after = _CLAUSE_END.search(text, end)
+    return left, after.start() if after else len(text)
+
+
+def _gap_words(gap: str, spaced: bool) -> int:
+    return len(gap.split()) if spaced else len(gap.strip())
+
+
+def refused_before(text: str, start: int, lang: str, extra: tuple[str, ...] = ()) -> bool:
+    """Whether the clause refuses the value at `start` with a word before it ("don't put us
+    by the window", 别给我们安排靠窗). `extra`: the key's own refusal words ("can't eat")."""
+    stances = STANCES[lang]
+    left, _ = clause_bounds(text, start, start)
+    before = text[left:start].lower()
+    found = list(stances.refusal.finditer(before))
+    if extra:
+        words = "|".join(re.escape(w.lower()) for w in sorted(extra, key=len, reverse=True))
+        found += re.finditer(r"\b(?:" + words + r")\b" if stances.spaced else words, before)
+    if not found:
+        return False
+    nearest = max(found, key=lambda m: m.end())
+    gap = before[nearest.end():]
+    if stances.not_refusal.match(before[nearest.start():]) or stances.breaks_refusal.search(gap):
+        return False
+    return _gap_words(gap, stances.spaced) <= stances.reach
+
+
+def disliked_after(text: str, end: int, lang: str, extra: tuple[str, ...] = ()) -> bool:
+    """Whether the words after a value refuse it ("highways make me nervous", 高速太吓人,
+    对花生过敏). `extra`: the key's own words for that ("allergy", 过敏)."""
+    stances = STANCES[lang]
+    _, right = clause_bounds(text, end, end)
+    after = text[end:right].lower()
+    if stances.dislike_after.match(after):
+        return True
+    if not extra:
+        return False
+    words = "|".join(re.escape(w.lower()) for w in extra)
+    gap = r"^\s*(?:\w+\s+){0,1}?(?:" if stances.spaced else r"^.{0,3}?(?:"
+    return bool(re.match(gap + words + (r")\b" if stances.spaced else ")"), after))
+
+
+def asks(text: str, start: int, end: int, lang: str) -> bool:
+    """Whether the clause around text[start:end] is a question rather than a request."""
+    left, right = clause_bounds(text, start, end)
+    return asks_for_information(text[left:right] + text[right:right + 1])
+
+
+# --- questions: a question asks; it never sets a value ------------------------------------
+
+# A request phrased as a question still asks for a change ("could you make it 8?", "能不能改成八点"):
+# it may set values. An information question ("what temperature do I like?", 我喜欢几度来着) may not.
+REQUEST_QUESTION_EN = re.compile(
+    r"^\W*(?:(?:can|could|would|will|shall)\s+(?:you|we|i|u)\b|how about|what about|why don'?t|"
+    r"is it (?:ok|okay|possible) (?:to|if)|do you (?:mind|think you could)|please\b|let'?s\b|"
+    r"(?:i'd|i would|we'd|we would) (?:like|prefer|rather)|(?:i|we) (?:want|need))", re.IGNORECASE)
+INFO_QUESTION_EN = re.compile(
+    r"^\W*(?:what|which|when|where|who|whose|why|how(?! about)|"
+    r"(?:do|does|did|is|are|was|were|have|has|had|am)\s+(?:i|you|we|my|it|that|this|they|there|he|she|the|a|an|"
+    r"your|our|any)\b)",
+    re.IGNORECASE)
+REQUEST_QUESTION_ZH = re.compile(r"能不能|能否|可不可以|可以.{0,8}吗|帮我|给我|麻烦|请|改成|换成|改到|订|要不")
+INFO_QUESTION_ZH = re.compile(r"什么|几|哪|多少|是不是|有没有|怎么|为什么|记得|来着|吗|呢|？|\?")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
+
+
+def sentences(text: str) -> list[tuple[int, str]]:
+    """The sentences of an utterance with where each starts (a question mark ends one)."""
+    out, start = [], 0
+    for m in _SENTENCE_END.finditer(text):
+        if m.end() > start and m.start() > start:
+            out.append((start, text[start:m.start()]))
+            start = m.end()
+    if start < len(text) and text[start:].strip():
+        out.append((start, text[start:]))
+    return out
+
+
+def asks_for_information(sentence: str) -> bool:
+    """Whether one sentence is a question about something (not a request phrased as one)."""
+    stripped = sentence.strip()
+    if not stripped:
+        return False
+    if language_of(stripped) == "zh":
+        return bool(INFO_QUESTION_ZH.search(stripped)) and not REQUEST_QUESTION_ZH.search(stripped)
+    if REQUEST_QUESTION_EN.match(stripped):
+        return False
+    # "Seven works?" is a statement said with a rising voice: only a question word or an
+    # inverted verb makes an English question.
+    return bool(INFO_QUESTION_EN.match(stripped))

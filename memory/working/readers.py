@@ -1,0 +1,255 @@
+"""Schema-driven readers for phrasings the value words alone miss (issue 9).
+
+- a quantity with its unit, or after the key's own set-words ("keep it at 21 degrees",
+  "leave it at 21", 温度保持在二十二度);
+- a thing the user refuses or dislikes standing for a value ("I can't stand motorways" →
+  avoid_highways), from the key's `avoided:`;
+- a refusal anywhere in the value's clause (别给我们安排靠窗, "anywhere but the patio"),
+  with the key's own refusal words (`negation:`);
+- a value read only when its clause has one of the key's `value_cues` ("move my seat back",
+  never "call me back"), and never from a question;
+- an identifier with a digit after the key's name ("order number A-4471").
+
+What the words mean is `memory/language/`'s; which key a reading goes to is the domain
+YAML's. Nothing here names a domain or a key.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
+from monologue.memory.language.cues import AMOUNT_AFTER_NAME
+from monologue.memory.language.numbers import EN_NUMBER, ZH_NUMBER, to_int
+from monologue.memory.language.stances import (
+    CHANGED,
+    asks,
+    clause_bounds,
+    describes_something_else,
+    disliked_after,
+    refused_before,
+)
+from monologue.memory.working.state import Comparator, Op, Operation
+
+Span = tuple[int, int]
+Add = Callable[[Operation, Span], None]
+
+_NUMBER = {"en": EN_NUMBER, "zh": ZH_NUMBER}
+_CURRENCY = "$£€¥"          # units written before the number
+# After a number: what shows it is a clock time, a head count or money, not a quantity of this key.
+_NOT_A_QUANTITY = {"en": re.compile(r"\s*(?::\d|am\b|pm\b|a\.m|p\.m|o'?clock|people|persons|guests|of us|"
+                                    r"dollars|bucks|minutes|hours|km|miles)"),
+                   "zh": re.compile(r"\s*(?:[点點个位人块元号月日分]|点钟|小时|公里)")}
+
+
+def _overlaps(span: Span, taken: list[Span]) -> bool:
+    return any(span[0] < end and start < span[1] for start, end in taken)
+
+
+def _words(table: dict[str, tuple[str, ...]], lang: str) -> tuple[str, ...]:
+    return table.get(lang, ()) + (table.get("en", ()) if lang != "en" else ())
+
+
+def _alternation(words: tuple[str, ...], spaced: bool) -> str:
+    body = "|".join(re.escape(w.lower()) for w in sorted(words, key=len, reverse=True))
+    return r"(?<![\w])(?:" + body + r")(?![\w])" if spaced else "(?:" + body + ")"
+
+
+def _clause(text: str, span: Span) -> str:
+    left, right = clause_bounds(text, span[0], span[1])
+    return text[left:right].strip()
+
+
+def _mentions(clause: str, words: tuple[str, ...], spaced: bool) -> bool:
+    return bool(words) and bool(re.search(_alternation(words, spaced), clause.lower()))
+
+
+def value_pattern(word: str, spaced: bool) -> str:
+    """A value word as said: in English also its plural ("bar seats", "window tables")."""
+    if not spaced:
+        return re.escape(word)
+    return r"\b" + re.escape(word) + (r"(?:s|es)?\b" if word[-1:].isalpha() else r"\b")
+
+
+# --- quantities ----------------------------------------------------------------------------
+
+
+def _quantity_candidates(spec: KeySpec, source: str, lang: str) -> Iterator[tuple[int, Span]]:
+    """(number, span of the number), best evidence first: a unit, the key's set-words, its name."""
+    spaced = lang == "en"
+    number = _NUMBER[lang]
+    reading = spec.reading
+    units = _words(reading.units, lang)
+    suffixes = tuple(u for u in units if u[:1] not in _CURRENCY)
+    prefixes = tuple(u for u in units if u not in suffixes)
+    patterns = []
+    if suffixes:
+        tail = r"(?![a-z])" if spaced else ""
+        patterns.append(r"(?P<n>" + number + r")\s*(?:" + "|".join(re.escape(u.lower()) for u in suffixes) + ")" + tail)
+    if prefixes:
+        patterns.append(r"(?:" + "|".join(re.escape(u) for u in prefixes) + r")\s?(?P<n>" + number + ")")
+    cues = _words(reading.set_cues, lang)
+    if cues:
+        patterns.append(_alternation(cues, spaced) + (r"\s+" if spaced else "") + r"(?P<n>" + number + ")")
+    names = _words(spec.aliases, lang) + (spec.label(lang),)
+    gap = r"\W+(?:\w+\W+){0,3}?" if spaced else r".{0,4}?"
+    patterns.append(_alternation(names, spaced) + gap + r"(?P<n>" + number + ")")
+    for pattern in patterns:
+        for m in re.finditer(pattern, source):
+            n = to_int(m.group("n"))
+            if n is not None:
+                yield n, m.span("n")
+
+
+def _unit_next(after: str, spec: KeySpec, lang: str) -> bool:
+    units = _words(spec.reading.units, lang)
+    return bool(units) and bool(re.match(r"\s*" + _alternation(units, lang == "en"), after))
+
+
+def read_quantities(schema: DomainSchema, text: str, source: str, lang: str, taken: list[Span], add: Add,
+                    correction: bool) -> None:
+    """A number for each `quantity` key: in its range, not a time or a count, not in a
+    clause about something else ("30 degrees outside"), not asked about."""
+    for spec in schema.read_by(Reader.QUANTITY):
+        reading = spec.reading
+        for n, span in _quantity_candidates(spec, source, lang):
+            after = source[span[1]:]
+            if _overlaps(span, taken) or (_NOT_A_QUANTITY[lang].match(after) and not _unit_next(after, spec, lang)):
+                continue
+            if reading.value_range and not reading.value_range[0] <= n <= reading.value_range[1]:
+                continue
+            clause = _clause(text, span)
+            if _mentions(clause, _words(reading.not_when, lang), lang == "en") or asks(text, *span, lang):
+                continue
+            add(Operation(Op.SET, spec.name, Comparator.EQ, n, clause, correction=correction), span)
+            break
+
+
+# --- refusals and dislikes ---------------------------------------------------------------
+
+
+def refused(spec: KeySpec, text: str, span: Span, lang: str) -> bool:
+    """Whether the value at `span` is refused: a refusal before it in its clause, or a
+    dislike after it, in the language's words or the key's own."""
+    return (refused_before(text, span[0], lang, _words(spec.reading.negation_before, lang))
+            or disliked_after(text, span[1], lang, _words(spec.reading.negation_after, lang)))
+
+
+def read_avoided(schema: DomainSchema, text: str, source: str, lang: str, taken: list[Span], add: Add,
+                 correction: bool) -> None:
+    """'I can't stand motorways', 高速太吓人: a refused thing that names one of a key's values."""
+    for spec in schema.keys.values():
+        for value, table in spec.reading.avoided.items():
+            words = _words(table, lang)
+            if not words:
+                continue
+            for m in re.finditer(_alternation(words, lang == "en"), source):
+                if _overlaps(m.span(), taken) or asks(text, *m.span(), lang):
+                    continue
+                if refused(spec, text, m.span(), lang):
+                    comparator = Comparator(spec.default_op) if spec.multi else Comparator.EQ
+                    add(Operation(Op.SET, spec.name, comparator, value, _clause(text, m.span()),
+                                  correction=correction), m.span())
+                    break
+
+
+def cued(spec: KeySpec, text: str, span: Span, lang: str) -> bool:
+    """A key with `value_cues` is read only from a clause that has one and does not ask.
+    A key whose values describe its nouns (`open_values: nouns`, "Italian food") does not
+    read a value that describes something else ("Italian opera")."""
+    nouns = _words(spec.open_value_nouns, lang)
+    if nouns:
+        others = tuple(w for table in spec.values.values() for w in _words(table, lang))
+        if describes_something_else(text, span[1], lang, nouns + others):
+            return False
+    cues = _words(spec.reading.value_cues, lang)
+    if not cues:
+        return True
+    # A Chinese verb comes before its object (走高速, 上高速, 发邮件); 高速上 is a place, not a request.
+    left, right = clause_bounds(text, *span)
+    where = text[left:right] if lang == "en" else text[left:span[1]]
+    return _mentions(where, cues, lang == "en") and not asks(text, *span, lang)
+
+
+def _lifted_at(spec: KeySpec, text: str, span: Span, lang: str) -> bool:
+    spaced = lang == "en"
+    left, right = clause_bounds(text, span[0], span[1])
+    before, after, clause = text[left:span[0]].lower(), text[span[1]:right].lower(), text[left:right].lower()
+
+    def near(words: tuple[str, ...]) -> bool:
+        if not words:
+            return False
+        pattern = _alternation(words, spaced)
+        gap_before, gap_after = (r"\s+(?:\S+\s+){0,2}$", r"^\s*") if spaced else (r".{0,3}$", r"^.{0,2}?")
+        return bool(re.search(pattern + gap_before, before) or re.search(gap_after + pattern, after))
+
+    reading = spec.reading
+    return near(_words(reading.lifted, lang)) or (
+        near(_words(reading.lifted_now, lang)) and bool(CHANGED[lang].search(clause)))
+
+
+def read_lifted(schema: DomainSchema, text: str, source: str, lang: str, taken: list[Span], add: Add) -> None:
+    """'I'm not allergic to peanuts anymore', 我对花生不过敏了: a refusal lifted is a withdrawal
+    of that value, never a new refusal."""
+    for spec in schema.keys.values():
+        if not (spec.reading.lifted or spec.reading.lifted_now):
+            continue
+        for value, table in spec.values.items():
+            for word in _words(table, lang):
+                m = re.search(value_pattern(word.lower(), lang == "en"), source)
+                if m and not _overlaps(m.span(), taken) and _lifted_at(spec, text, m.span(), lang):
+                    add(Operation(Op.WITHDRAW, spec.name, value=value, words=_clause(text, m.span()),
+                                  reason="user withdrew it"), m.span())
+                    break
+
+
+def named_amounts(spec: KeySpec, lang: str) -> tuple[re.Pattern[str], ...]:
+    """'budget is $300', 预算五百: an amount after one of the key's own names."""
+    names = _words(spec.aliases, lang) + (spec.label(lang),)
+    return (re.compile(_alternation(names, lang == "en") + AMOUNT_AFTER_NAME[lang]),)
+
+
+# --- identifiers -----------------------------------------------------------------------------
+
+_CODE = r"(?P<v>[A-Za-z]{0,4}[-#]?\d[\w-]{2,})"
+
+
+def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Span], add: Add,
+                     correction: bool) -> None:
+    """A code with a digit in it after one of the key's names ('order number A-4471', 订单号是12345)."""
+    for spec in schema.read_by(Reader.IDENTIFIER):
+        names = _words(spec.aliases, lang) + (spec.label(lang),)
+        link = r"\W*(?:is|was|number|no\.?|#|:)?\s*" if lang == "en" else r"\s*(?:号码)?(?:是|为|:|：)?\s*"
+        pattern = _alternation(names, lang == "en") + link + _CODE
+        for m in re.finditer(pattern, text, flags=re.IGNORECASE):
+            if not _overlaps(m.span("v"), taken):
+                add(Operation(Op.SET, spec.name, Comparator.EQ, m.group("v").upper(), _clause(text, m.span()),
+                              correction=correction), m.span("v"))
+                break
+
+
+# --- one value per single-valued key -----------------------------------------------------------
+
+
+_TODAY = frozenset({"today"})      # the date readers' value for today and tonight
+
+
+def settle(schema: DomainSchema, ops: list[Operation]) -> list[Operation]:
+    """What the readings of one turn mean together.
+
+    - 'I don't want a refund, just fix it': of a single-valued key, the value wanted stands
+      and the refused one is dropped (it is implied by the other).
+    - 'Take the toll road today': 'today' beside a one-off key's value says the exception
+      is for now; it is not a new date for the trip.
+    """
+    wanted = {op.key for op in ops if op.op == Op.SET and op.comparator == Comparator.EQ
+              and not schema.key(op.key).multi}
+    one_off = [op.words for op in ops if op.op == Op.SET and schema.key(op.key).reading.one_off]
+
+    def marks_one_off(op: Operation) -> bool:
+        return (schema.key(op.key).reader == Reader.DATE and op.value in _TODAY
+                and any(op.words and op.words in clause for clause in one_off))
+
+    return [op for op in ops if op.op != Op.SET or not (
+        (op.comparator == Comparator.NE and op.key in wanted) or marks_one_off(op))]
