@@ -65,7 +65,7 @@ def test_import_maps_each_kind_of_slot(domain):
     assert "ultra high end" in keys["price_level"].value_words("ultra high-end")
     assert keys["has_terrace"].type == "enum" and set(keys["has_terrace"].values) == {"True"}
     assert keys["party_size"].type == "int" and keys["party_size"].reader == "head_count"
-    assert "2 high chair*" in keys["number_of_high_chairs"].value_words("2")
+    assert {"2 high chair", "two chair"} <= set(keys["number_of_high_chairs"].value_words("2"))
     assert keys["visit_time"].reader == "clock_time" and keys["visit_date"].reader == "date"
     assert keys["city"].open_value == "learned" and keys["city"].description.startswith("City where")
     assert "city" in keys["city"].aliases["en"]

@@ -72,12 +72,18 @@ def _flag_phrases(slot: dict[str, Any]) -> list[str]:
 
 
 def _count_unit(slot: dict[str, Any]) -> list[str]:
-    """What a count slot counts: 'number_checked_bags' → bags, checked bags."""
+    """What a count slot counts, singular (the rules also read the plural): 'number_checked_bags'
+    → bag, checked bag; and the description's noun said as one word ('Number of bed rooms'
+    → bedroom)."""
     words = [w for w in slot["name"].split("_") if w not in ("number", "of", "num", "count")]
     if not words:
         return []
-    # A trailing * is any ending (`cue_pattern`): "bed*" is also "bedrooms".
-    forms = {words[-1].rstrip("s") + "*", " ".join(words[:-1] + [words[-1].rstrip("s") + "*"])}
+    stem = words[-1][:-1] if words[-1].endswith("s") else words[-1]
+    forms = {stem, " ".join(words[:-1] + [stem])}
+    described = re.match(r"number of ([a-z ]+?)(?: (?:in|to|for|of|at|on)\b|$)", slot.get("description", "").lower())
+    if described and stem in described.group(1):
+        joined = described.group(1).replace(" ", "")
+        forms.add(joined[:-1] if joined.endswith("s") else joined)
     return sorted(forms, key=len, reverse=True)
 
 
@@ -93,7 +99,7 @@ def _enum_values(slot: dict[str, Any], learned: bool) -> dict[str, dict[str, lis
             if n == 0:
                 words += [f"no {u}" for u in unit]
             elif n == 1:
-                words += [f"a {u}" for u in unit] + [f"an {u}" for u in unit]
+                words += [("an " if u[:1] in "aeiou" else "a ") + u for u in unit]
         elif value.lower() == "none":
             words = ["none", "no " + _plain(slot["name"]).split()[0]]
         elif "-" in value:
