@@ -17,8 +17,9 @@ EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "s
            "eighty": 80, "ninety": 90}
 EN_NUMBER = (
     r"(?:\d+(?:[.,]\d+)?|(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-]"
-    r"(?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|"
-    r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|zero)"
+    # The teens before the units: "nineteen" is not "nine" followed by "teen".
+    r"(?:one|two|three|four|five|six|seven|eight|nine))?|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|"
+    r"nineteen|eleven|twelve|one|two|three|four|five|six|seven|eight|nine|ten|zero)"
     r"(?:\s+hundred(?:\s+(?:and\s+)?(?:\w+))?|\s+thousand)?)"
 )
 ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "仨": 3, "四": 4, "五": 5,
