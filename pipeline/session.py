@@ -124,6 +124,9 @@ async def run_session(spec: SessionSpec, source: FrameProcessor, sink: FrameProc
     if spec.long_term is not None:
         session.opening = await spec.long_term.start_session(memory, session_id=session_id)
         processors.reply.set_opening(session.opening)
+        if memory is not None and session.opening:
+            # "I still have … — is that still right?": a yes confirms what the opening read back.
+            await memory.record_agent_turn(session.opening, turn=0)
     if hooks.on_start is not None:
         hooks.on_start(session)
     started = time.perf_counter()

@@ -118,7 +118,7 @@ async def test_a_value_the_reply_model_invented_is_never_confirmed():
     assert any("14:00" in r.reason for r in rejected)
     await memory.update("Sounds good, book it.", turn=2, turn_class="confirmation")
     state = memory.state
-    assert state.find("time")[0].value == "20:00" and state.find("time")[0].confirmed
+    assert state.find("time")[0].value == "20:00" and not state.find("time")[0].confirmed   # not read back
     assert state.find("restaurant_name")[0].value == "Sakura"
     assert state.find("party_size")[0].value == 2
 
@@ -160,6 +160,7 @@ async def _run(lines, language="en", offered=(), seed=()):
     ("zh", ["订周五晚上六点，四个人。", "把六点改成九点吧"], {"time": "21:00", "party_size": 4}),
     ("zh", ["订周五晚上六点，四个人。", "从周五改到周日"], {"date": "sunday", "time": "18:00"}),
     ("zh", ["订周五晚上六点，四个人。", "不是六点，是七点"], {"time": "19:00"}),
+    ("en", ["Two of us at 7 pm.", "make it 7:30 pm", "nah, the other time was better"], {"time": "19:00"}),
     # The old value in no slot (misheard, or never said): the new one is meant, not the first read.
     ("zh", ["把三个人改成五个人"], {"party_size": 5}),
     ("zh", ["周六中午，六个人。", "我同事有一位坐轮椅，得方便进出。", "把六个人改成八个人吧。"], {"party_size": 8}),
@@ -191,6 +192,12 @@ OFFERS = [{"restaurant_name": "Sakura"}, {"restaurant_name": "Fire Pot"}]
 async def test_pointing_at_offers(language, reply, answer, expected):
     values, _ = await _run(["Dinner for two at 8 pm.", "AGENT: " + reply, answer], language, OFFERS)
     assert values.get("restaurant_name") == expected
+
+
+async def test_not_that_one_but_the_other_one():
+    values, _ = await _run(["Dinner for two at 8 pm.", "AGENT: How about Sakura?", "no, not that one, the other one"],
+                           offered=OFFERS)
+    assert values.get("restaurant_name") == "Fire Pot"
 
 
 @pytest.mark.parametrize("answer", ["not that one", "something else please", "不要这家，换一家"])
@@ -312,3 +319,44 @@ async def test_everyday_destinations(text, destination):
 @pytest.mark.parametrize("text", ["好的，就这么定了。", "行，就这么办吧", "好，成交"])
 def test_chinese_ways_of_settling_it_are_confirmations(text):
     assert classify_turn(text).turn_class == "confirmation"
+
+
+async def test_a_yes_to_nothing_confirms_nothing():
+    memory = WorkingMemory("s", options=WorkingMemoryOptions(llm_mode="never"))
+    await memory.update("Dinner for two on Friday at 8 pm.", turn=1)
+    await memory.record_agent_turn("Okay.", turn=1)
+    await memory.update("What's the weather like there?", turn=2, turn_class="chit_chat")
+    await memory.record_agent_turn("It should be sunny.", turn=2)
+    await memory.update("ok thanks, have a nice day", turn=3, turn_class="confirmation")
+    assert not any(c.confirmed for c in memory.state.constraints.values())
+
+
+async def test_a_yes_right_after_a_change_confirms_that_change_only():
+    memory = WorkingMemory("s", options=WorkingMemoryOptions(llm_mode="never"))
+    await memory.update("Dinner for two on Friday at 8 pm.", turn=1)
+    await memory.update("Actually make it four people.", turn=2)
+    await memory.update("Yes, that's right.", turn=3, turn_class="confirmation")
+    confirmed = {c.slot for c in memory.state.constraints.values() if c.confirmed}
+    assert confirmed == {"party_size"}
+
+
+async def test_in_car_corrections_and_bits():
+    memory = WorkingMemory("s", options=WorkingMemoryOptions(domain="in_car", language="zh", llm_mode="never"))
+    await memory.update("温度保持在二十二度", turn=1)
+    await memory.update("把二十二度调成二十度", turn=2)
+    await memory.update("今天例外，走高速吧，快一点", turn=3)      # 快一点: "faster", not one o'clock
+    values = {c.key: c.value for c in memory.state.constraints.values()}
+    assert values["temperature"] == 20 and "arrival_time" not in values
+
+
+@pytest.mark.parametrize("greeting", ["good evening", "Good morning!", "good afternoon to you"])
+def test_a_greeting_is_not_a_yes(greeting):
+    from monologue.memory.language.cues import yes_or_no
+    assert yes_or_no(greeting) is None
+    assert classify_turn(greeting).turn_class != "confirmation"
+
+
+async def test_same_count_as_last_time_confirms_the_seeded_value():
+    seed = [Operation(Op.SET, "party_size", value=10, words="profile", source=OpSource.PROFILE)]
+    _, memory = await _run(["let's keep the same number of people as last time"], seed=seed)
+    assert memory.state.find("party_size")[0].confirmed

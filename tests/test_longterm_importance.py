@@ -441,3 +441,18 @@ def test_a_one_off_exception_does_not_replace_the_lasting_preference(tmp_path, c
     asyncio.run(ltm.end_session(None, session_id="s2"))       # the LLM's contradiction judge runs here
     kept = record(ltm, lasting)
     assert kept.current and not kept.superseded_by and not kept.notes
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("the second one you mentioned sounds nice", None),       # a choice among offers: the task's
+    ("haha that driver just cut me off", None),               # an aside
+    ("let's say around six thirty", "event"),                 # a request
+    ("带我去机场", "event"),
+    ("我儿子晕车", "memory"),                                   # a need, as in English
+    ("wow, I'm allergic to nuts", "memory"),
+])
+def test_asides_choices_and_requests_found_by_a_new_user(text, kind):
+    kept = remember_as(text, "information_change")
+    assert (kept.value if kept is not None else None) == kind
+    if text == "我儿子晕车":
+        assert read_statement(text).floor >= 8

@@ -79,3 +79,12 @@ def test_chinese_dates(text, value):
 def test_normalise_time_accepts_either_language():
     assert normalise_time("7pm") == "19:00"
     assert normalise_time("晚上八点") == "20:00"
+
+
+def test_teens_are_not_read_as_their_units():
+    import re
+
+    from monologue.memory.language.numbers import EN_NUMBER, to_int
+    for word, value in [("nineteen", 19), ("fourteen", 14), ("sixteen", 16), ("seventeen", 17)]:
+        match = re.search(EN_NUMBER, f"set it to {word} please")
+        assert match is not None and to_int(match.group(0)) == value

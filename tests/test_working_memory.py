@@ -83,7 +83,10 @@ async def test_correction_withdrawal_confirmation():
     result, states, memory, _ = await _chat(lines)
     assert states[1].constraints["party_size"].value == 6
     assert "budget" in states[1].constraints and "budget" not in states[2].constraints
-    assert all(c.confirmed for c in states[3].constraints.values())
+    # The yes confirms what the agent read back ("Chili House for 6 people at 20:00"), not
+    # the date it did not say.
+    confirmed = {c.slot for c in states[3].constraints.values() if c.confirmed}
+    assert confirmed == {"party_size", "time", "restaurant_name"}
     actions = [(c.action, c.slot) for c in memory.history()]
     assert ("replaced", "party_size") in actions and ("withdrawn", "budget") in actions
     assert [t.turn_class for t in result.turns] == ["information_change", "information_change",

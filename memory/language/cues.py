@@ -16,7 +16,8 @@ from monologue.memory.language.numbers import EN_NUMBER, MONTHS, WEEKDAY_PATTERN
 # --- yes and no --------------------------------------------------------------------------
 
 YES_EN = (r"(?:yes|yeah|yep|yup|sure|ok|okay|alright|all right|right|correct|exactly|perfect|great|fine|"
-          r"(?:that |this |it )?(?:'s |is |would be |sounds |works|will work)?(?:good|great|fine|perfect|right|correct|"
+          r"(?:that |this |it )?(?:'s |is |would be |sounds |works|will work)?"
+          r"(?:good(?! (?:morning|afternoon|evening|night|day))|great|fine|perfect|right|correct|"
           r"works|wonderful|excellent|awesome|lovely)|sounds \w+|go ahead|please do|do it|book it|works for me|"
           r"confirm\w*|absolutely|definitely|of course|that(?:'s| is) it)")
 NO_EN = (r"(?:no|nope|nah|not (?:that|at this time|now|really)|wrong|that'?s (?:wrong|not)|not that one|"

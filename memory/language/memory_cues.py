@@ -24,8 +24,9 @@ HEALTH_NEED = re.compile(
     r"\b(?:allerg\w*|anaphyla\w*|epi-?pens?|asthma\w*|diabet\w*|insulin|epilep\w*|seizures?|"
     r"heart (?:condition|problems?|disease)|pacemaker|blood pressure|hypertension|pregnan\w*|medication|"
     r"c(?:o)?eliac|intoleran\w*|blood thinners?|migraines?|bad (?:back|knees?|hips?|legs?|heart)|back pain|"
-    r"chronic pain|arthritis)\b"
-    r"|过敏|哮喘|糖尿病|血糖|胰岛素|癫痫|心脏病|心脏不好|高血压|血压高|怀孕|孕妇|吃药|不耐受|乳糖不耐|偏头痛", _I)
+    r"chronic pain|arthritis|(?:car|motion|sea)[ -]?sick(?:ness)?)\b"
+    r"|过敏|哮喘|糖尿病|血糖|胰岛素|癫痫|心脏病|心脏不好|高血压|血压高|怀孕|孕妇|吃药|不耐受|乳糖不耐|偏头痛|"
+    r"晕车|晕船|晕机", _I)
 ACCESS_NEED = re.compile(
     r"\b(?:wheelchairs?|mobility|walkers?|crutch\w*|walking (?:stick|frame)|can'?t (?:walk|climb|manage stairs)|"
     r"canes?|hard of hearing|deaf|hearing aids?|blind|visually impaired|low vision|disab\w*|autis\w*|dementia|"
@@ -131,7 +132,8 @@ REQUEST = re.compile(
     r"decrease|crank|adjust|move|cancel|remind|add|remove|look|search|order|pick|route|warm|cool|heat|tell|read|"
     r"change|speak|talk|repeat|help|connect|transfer|refund|track|dim|mute|unmute)\b"
     r"|" + _OPENER_EN + r"(?:can|could|would|will) you\b"
-    r"|^(?:请|麻烦|帮我|帮忙|给我|替我|能不能|能否|可不可以|你能|你可以)"
+    r"|" + _OPENER_EN + r"let'?s (?:say|do|go with|make it|try|book|take)\b"
+    r"|^(?:请|麻烦|帮我|帮忙|给我|替我|带我|送我|载我|能不能|能否|可不可以|你能|你可以)"
     r"|^(?:今天|现在|这次|马上)?(?:就)?(?:打开|关掉|关上|关闭|关一下|关下|开一下|开下|调一下|调高|调低|调到|调成|"
     r"放(?:首|一首|点|个)|播放|导航|走|换|去(?!年)|把)"
     r"|吧[。.!！]?\s*$", _I)
@@ -145,6 +147,12 @@ REMEMBER_FRAME = re.compile(
 SMALL_TALK_MORE = re.compile(r"^\W*(?:lovely|cheers|awesome|perfect|brilliant|wonderful|got it|no worries|sounds good|"
                              r"all good|fair enough|good stuff)\b|^(?:嗯+|好的?|哈哈+|谢谢|知道了|明白了?)[，,。！!]*"
                              r"(?:嗯+|好的?|哈哈+|谢谢|知道了|明白了?)?[。！!]*$", _I)
+# Whatever its length, not a fact about the user: a laugh or an exclamation opening an aside
+# ("haha that driver just cut me off"), or a choice among the agent's options ("the second one
+# you mentioned sounds nice"), which is the task's, kept in its state.
+ASIDE = re.compile(r"^\W*(?:haha+|lol|wow|ugh|oh man|oh no|哈哈+)\b|"
+                   r"^\W*(?:(?:i'?ll take |let'?s go with )?the (?:first|second|third|last|other) one|that one)\b"
+                   r"|^(?:就|要)?(?:第[一二三]个|这家|那家|另一家)", _I)
 # "I'm Maria, by the way": a name said as an introduction (case matters: "I'm Late" is not one).
 INTRODUCTION = re.compile(r"\b(?:[Ii]'?m|I am|[Tt]his is|[Ii]t'?s|[Mm]y name'?s) (?P<name>[A-Z][a-z]+)"
                           r"(?=\s*(?:[,.!]|$|by the way|here|speaking|from))")

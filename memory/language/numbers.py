@@ -17,8 +17,9 @@ EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "s
            "eighty": 80, "ninety": 90}
 EN_NUMBER = (
     r"(?:\d+(?:[.,]\d+)?|(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-]"
-    r"(?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|"
-    r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|zero)"
+    # The teens before the units: "nineteen" is not "nine" followed by "teen".
+    r"(?:one|two|three|four|five|six|seven|eight|nine))?|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|"
+    r"nineteen|eleven|twelve|one|two|three|four|five|six|seven|eight|nine|ten|zero)"
     r"(?:\s+hundred(?:\s+(?:and\s+)?(?:\w+))?|\s+thousand)?)"
 )
 ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "仨": 3, "四": 4, "五": 5,
@@ -169,7 +170,8 @@ def find_en_times(text: str, require_cue: bool = True) -> list[tuple[str, int, i
 
 
 _ZH_CLOCK = re.compile(
-    r"(?P<period>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|夜里)?\s*(?P<h>\d{1,2}|[零一二两三四五六七八九十]{1,3})\s*[点點](?:\s*(?P<frac>半|一刻|三刻|(?P<m>\d{1,2}|[零一二三四五六七八九十]{1,3})\s*分|(?P<m2>\d{2}|[一二三四五]?十[一二三四五六七八九]?|零[一二三四五六七八九])(?![个人位口])))?"
+    # 快一点, 晚一点, 多一点: "a bit (faster, later, more)", not one o'clock.
+    r"(?<![快慢多少好大小高低早晚近远热冷暖凉轻重稍])(?P<period>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|夜里)?\s*(?P<h>\d{1,2}|[零一二两三四五六七八九十]{1,3})\s*[点點](?:\s*(?P<frac>半|一刻|三刻|(?P<m>\d{1,2}|[零一二三四五六七八九十]{1,3})\s*分|(?P<m2>\d{2}|[一二三四五]?十[一二三四五六七八九]?|零[一二三四五六七八九])(?![个人位口])))?"
     r"|(?P<hh>\d{1,2}):(?P<mm>\d{2})"
 )
 

@@ -106,7 +106,10 @@ class LongTermMemory:
         self._retry: list[_Write] = []
         self._failed_recalls = 0           # worker failures, abandoned or not
         self._failed_background = 0        # background tasks (`spawn`) that raised
-        self._lock = asyncio.Lock()        # the core runs one call at a time
+        # The core runs one call at a time. One lock per event loop: a `chat` script with
+        # several sessions runs each in its own loop, and a lock is bound to the loop it
+        # was first awaited in.
+        self._lock_and_loop: tuple[asyncio.Lock, asyncio.AbstractEventLoop] | None = None
         self._background: set[asyncio.Task[Any]] = set()
 
     # --- the core's parts, for inspection and tests --------------------------------------
@@ -164,6 +167,14 @@ class LongTermMemory:
         return {kind: n for kind, n in counts.items() if n}
 
     # --- before the reply (on its critical path) ---------------------------------------
+
+
+    @property
+    def _lock(self) -> asyncio.Lock:
+        loop = asyncio.get_running_loop()
+        if self._lock_and_loop is None or self._lock_and_loop[1] is not loop:
+            self._lock_and_loop = (asyncio.Lock(), loop)
+        return self._lock_and_loop[0]
 
     async def before_reply(self, text: str, *, session_id: str, turn_class: str,
                            schema: DomainSchema | None = None, language: str = "en") -> BeforeReply:

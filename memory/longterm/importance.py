@@ -33,6 +33,7 @@ from monologue.memory.language.memory_cues import (
     ACCESS_NEED,
     ADDRESS,
     ALWAYS_NEVER,
+    ASIDE,
     DIET_NEED,
     HABIT,
     HEALTH_NEED,
@@ -188,7 +189,8 @@ def read_statement(text: str) -> Reading:
     if one_off and (LIKES.search(text) or KEEP_SETTING.search(text)):
         # "I don't want spicy food tonight": a state of the moment (seed 002 §4.1: 5–7, a month).
         return Reading(Statement.OTHER, 5, why="wish for now")
-    if (SMALL_TALK_CUES.search(text) or SMALL_TALK_MORE.search(text)) and len(text.split()) <= 6:
+    if (SMALL_TALK_CUES.search(text) or SMALL_TALK_MORE.search(text)) and len(text.split()) <= 6 \
+            or ASIDE.search(text):
         return Reading(Statement.SMALL_TALK, 2)
     plan = bool(PLAN_CUES.search(text)) and not one_off
     if Statement.REQUEST in forms and not plan:

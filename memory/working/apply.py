@@ -161,6 +161,7 @@ class _Applier:
             for condition in self.state.find(candidate_key):
                 condition.confirmed = True
             return
+        proposed: list[str] = []
         if pending is not None:
             self.resolve(pending, "user confirmed")
         elif self.state.proposal and not op.key:
@@ -168,7 +169,20 @@ class _Applier:
             proposal, self.state.proposal = self.state.proposal, []
             for item in proposal:
                 self.apply(Operation.from_dict(dict(item, correction=True), source=OpSource.AGENT_PROPOSAL))
-        targets = self.state.find(op.key) if op.key else list(self.state.constraints.values())
+                proposed.append(str(item.get("key", "")))
+        # A yes confirms what it answers: the key it names, the question pending, the values
+        # the agent proposed or, when the agent proposed nothing, what the user's previous
+        # turn said ("make it six" — "yes, that's right"). It never confirms the whole state:
+        # "ok thanks, have a nice day" after small talk confirms nothing.
+        if op.key:
+            targets = self.state.find(op.key)
+        elif pending is not None:
+            targets = self.state.find(pending.key) if pending.key else []
+        elif proposed:
+            targets = [c for c in self.state.constraints.values() if c.key in proposed]
+        else:
+            targets = [c for c in self.state.constraints.values()
+                       if c.last_mentioned == self.state.turn and self.state.turn > 0]
         for condition in targets:
             condition.last_mentioned = self.turn
             self.mentioned.add(condition.slot)

@@ -43,14 +43,14 @@ NEW_FOR_OLD_EN = (
 )
 _ZH_VALUE = r"[^，。！？,.!?；;\s]{1,10}?"
 OLD_TO_NEW_ZH = (
-    re.compile(r"(?:把|从)(?P<old>" + _ZH_VALUE + r")(?:改成|换成|改为|改到|挪到|推到|调到|变成|到)"
+    re.compile(r"(?:把|从)(?P<old>" + _ZH_VALUE + r")(?:改成|换成|改为|改到|挪到|推到|调到|调成|调为|设成|设为|变成|到)"
                r"(?P<new>" + _ZH_VALUE + r")(?=[吧了的啊呀，。！？,.!?]|$)"),
     re.compile(r"不是(?P<old>" + _ZH_VALUE + r")[，, ]?(?:而)?是(?P<new>" + _ZH_VALUE
                + r")(?=[吧了的啊，。！？,.!?]|$)"),
 )
 
 # "the earlier time", "change it back", 改回原来的时间.
-BACK_EN = re.compile(r"\b(?:(?:the |my )?(?:earlier|previous|original|old|first|former) (?P<what>[a-z ]{2,20}?)"
+BACK_EN = re.compile(r"\b(?:(?:the |my )?(?:earlier|previous|original|old|first|former|other) (?P<what>[a-z ]{2,20}?)"
                      r"(?:\s+(?:i said|we had))?" + _END + r"|(?:change|switch|put|move|set|go) (?:it |that )?back"
                      r"|what i (?:said|had) (?:before|earlier|at first))", re.IGNORECASE)
 BACK_ZH = re.compile(r"(?:改回|换回|还是用?|用回|回到)(?:原来|之前|刚才|一开始|最早|先前)?(?:的|那个)?"
@@ -58,7 +58,7 @@ BACK_ZH = re.compile(r"(?:改回|换回|还是用?|用回|回到)(?:原来|之�
 BACK_GUARD_ZH = re.compile(r"改回|换回|用回|回到|还是用?(?:原来|之前|刚才|一开始|最早|先前)")
 
 # "same as last time", "the usual", 和上次一样, 老样子.
-AS_BEFORE = re.compile(r"\b(?:same (?:[a-z]+ ){0,2}as (?:last time|before|usual)|like last time|the usual|"
+AS_BEFORE = re.compile(r"\b(?:same (?:[a-z]+ ){0,4}as (?:last time|before|usual)|like last time|the usual|"
                        r"as usual|as always)\b"
                        r"|和上次一样|跟上次一样|同上次|老样子|照旧|还是老规矩", re.IGNORECASE)
 
@@ -162,6 +162,8 @@ class ReferenceResolver:
             return ops
         what = (match.groupdict().get("what") or match.groupdict().get("what2") or "").strip()
         named = [slot for slot in state.previous if self.grounder.names_key(slot.split(":")[0], text)]
+        if lang == "en" and re.search(r"\bother\b", match.group(0), re.IGNORECASE) and not named:
+            return ops      # "the other one" points at an offer; "the other time" at the earlier time
         if not named and what and not re.fullmatch(r"(?:one|ones|the one|it|that)", what, re.IGNORECASE) \
                 and lang == "en":
             return ops      # "the earlier train": a slot with no earlier value
@@ -182,7 +184,7 @@ class ReferenceResolver:
     def _offers(self, text: str, state: SessionState, ops: list[Operation]) -> list[Operation]:
         if not state.options and not state.proposal:
             return ops
-        if NOT_THAT_ONE.search(text):
+        if NOT_THAT_ONE.search(text) and not THE_OTHER.search(text):
             return [op for op in ops if op.op != Op.CONFIRM] + [Operation(Op.REJECT, words=_first(NOT_THAT_ONE, text))]
         chosen: dict[str, object] | None = None
         words = ""
