@@ -130,7 +130,8 @@ EN = StateCues(
     no=re.compile(r"^\s*" + NO_EN + r"\b"),
     head_count=(
         re.compile(r"\b(?P<n>" + EN_NUMBER
-                   + r")\s+(?:people|persons|person|guests|adults|diners|of us|seats|pax|ppl)\b"),
+                   + r")\s+(?:people|persons|person|guests|adults|diners|of us|seats|pax|ppl|tickets|passengers|"
+                     r"travell?ers|riders)\b"),
         re.compile(r"\bparty of (?P<n>" + EN_NUMBER + r")\b"),
         re.compile(r"\b(?:table|reservation|booking|seats?) for (?P<n>" + EN_NUMBER + r")\b" + _NUMBER_UNIT_AFTER_EN),
         re.compile(r"\bfor (?P<n>" + EN_NUMBER + r")\b(?=\s*(?:,|\.|$|on |at |this |next |tomorrow|today|tonight))"),

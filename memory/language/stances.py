@@ -156,13 +156,20 @@ REQUEST_QUESTION_EN = re.compile(
     r"^\W*(?:(?:can|could|would|will|shall)\s+(?:you|we|i|u)\b|how about|what about|why don'?t|"
     r"is it (?:ok|okay|possible) (?:to|if)|do you (?:mind|think you could)|please\b|let'?s\b|"
     r"(?:i'd|i would|we'd|we would) (?:like|prefer|rather)|(?:i|we) (?:want|need))", re.IGNORECASE)
-INFO_QUESTION_EN = re.compile(
-    r"^\W*(?:what|which|when|where|who|whose|why|how(?! about)|"
-    r"(?:do|does|did|is|are|was|were|have|has|had|am)\s+(?:i|you|we|my|it|that|this|they|there|he|she|the|a|an|"
-    r"your|our|any)\b)",
-    re.IGNORECASE)
+# A yes/no question asks, whatever it is about ("Is the patio open tonight?", "Do I avoid
+# highways?"); so does an indirect one ("find out whether they have outdoor seating").
+YES_NO_QUESTION_EN = re.compile(
+    r"^\W*(?:(?:do|does|did|is|are|was|were|have|has|had|am|isn'?t|aren'?t|don'?t|doesn'?t)\s+\w+|"
+    r"(?:please\s+)?(?:find out|check|ask|tell me|let me know|see)\s+(?:if|whether)\b)", re.IGNORECASE)
+# A question-word question asks about the user ("what temperature do I like?", "what did I
+# say?"); about the world it is a query, whose place and day are the task's ("what's the
+# weather in Seattle on March 9th?").
+WH_QUESTION_EN = re.compile(r"^\W*(?:what|which|when|where|who|whose|why|how(?! about))\b", re.IGNORECASE)
+ABOUT_THE_USER_EN = re.compile(r"\b(?:i|my|me|mine|we|our|us)\b|\b(?:remember|recall)\b", re.IGNORECASE)
 REQUEST_QUESTION_ZH = re.compile(r"能不能|能否|可不可以|可以.{0,8}吗|帮我|给我|麻烦|请|改成|换成|改到|订|要不")
-INFO_QUESTION_ZH = re.compile(r"什么|几|哪|多少|是不是|有没有|怎么|为什么|记得|来着|吗|呢|？|\?")
+YES_NO_QUESTION_ZH = re.compile(r"(?:吗|么|呢)[?？。]?\s*$|是不是|有没有|要不要|对不对|好不好|记得|来着")
+WH_QUESTION_ZH = re.compile(r"什么|几|哪|多少|怎么|为什么|[?？]\s*$")
+ABOUT_THE_USER_ZH = re.compile(r"我")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
 
 
@@ -184,9 +191,14 @@ def asks_for_information(sentence: str) -> bool:
     if not stripped:
         return False
     if language_of(stripped) == "zh":
-        return bool(INFO_QUESTION_ZH.search(stripped)) and not REQUEST_QUESTION_ZH.search(stripped)
+        if REQUEST_QUESTION_ZH.search(stripped):
+            return False
+        return bool(YES_NO_QUESTION_ZH.search(stripped)) or bool(
+            WH_QUESTION_ZH.search(stripped) and ABOUT_THE_USER_ZH.search(stripped))
     if REQUEST_QUESTION_EN.match(stripped):
         return False
     # "Seven works?" is a statement said with a rising voice: only a question word or an
     # inverted verb makes an English question.
-    return bool(INFO_QUESTION_EN.match(stripped))
+    if YES_NO_QUESTION_EN.match(stripped):
+        return True
+    return bool(WH_QUESTION_EN.match(stripped) and ABOUT_THE_USER_EN.search(stripped))

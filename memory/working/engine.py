@@ -217,6 +217,12 @@ class WorkingMemory:
             for attempt in range(MAX_COMMIT_RETRIES):
                 base = await asyncio.to_thread(lambda: self.state)
                 proposal, rejected = ground_proposal(extracted, text, base, self.schema, offered)
+                if proposal:
+                    # An offer the user has not answered stays open when the agent goes on to
+                    # read back other values ("Sakura? … It's at 5 Main Street, for 2 people."):
+                    # the new read-back adds to it, replacing only the keys it names again.
+                    named = {item.get("key") for item in proposal}
+                    proposal = [item for item in base.proposal if item.get("key") not in named] + proposal
                 if rejected:
                     logger.bind(session=self.session_id).info(
                         "session {}: turn {}: not confirmable, the reply model's own: {}", self.session_id, turn,

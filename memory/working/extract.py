@@ -170,7 +170,10 @@ class RuleExtractor:
                 ops.append(Operation(Op.REJECT, words=text.strip()))
         ops = settle(self.schema, ops)
         if result.hedged:
-            ops = [replace(o, hedged=True) if o.op == Op.SET else o for o in ops]
+            # A hedge reaches the values of its own clause ("maybe six?"), not the whole turn
+            # ("I don't think I might like them. Can you find me some Adventure movies?").
+            ops = [replace(o, hedged=True) if o.op == Op.SET and self._hedged_clause(text, o, cues) else o
+                   for o in ops]
         result.operations = ops
         return result
 
@@ -188,6 +191,12 @@ class RuleExtractor:
         return self.schema.key(op.key).reader == Reader.DATE and op.value == "today"
 
     # --- pieces -------------------------------------------------------------------------
+
+    @staticmethod
+    def _hedged_clause(text: str, op: Operation, cues: StateCues) -> bool:
+        at = text.find(op.words) if op.words else -1
+        clause = clause_of(text, (at, at + len(op.words))) if at >= 0 else text
+        return bool(cues.hedge.search(clause.lower() if cues.spaced else clause))
 
     @staticmethod
     def _negated(text: str, start: int, cues: StateCues) -> bool:
