@@ -165,6 +165,8 @@ YES_NO_QUESTION_EN = re.compile(
 # say?"); about the world it is a query, whose place and day are the task's ("what's the
 # weather in Seattle on March 9th?").
 WH_QUESTION_EN = re.compile(r"^\W*(?:what|which|when|where|who|whose|why|how(?! about))\b", re.IGNORECASE)
+INDIRECT_QUESTION_EN = re.compile(r"\b(?:tell me|let me know|find out|check|see|know|ask|wonder(?:ing)?)\s+"
+                                  r"(?:if|whether)\b", re.IGNORECASE)
 ABOUT_THE_USER_EN = re.compile(r"\b(?:i|my|me|mine|we|our|us)\b|\b(?:remember|recall)\b", re.IGNORECASE)
 REQUEST_QUESTION_ZH = re.compile(r"能不能|能否|可不可以|可以.{0,8}吗|帮我|给我|麻烦|请|改成|换成|改到|订|要不")
 YES_NO_QUESTION_ZH = re.compile(r"(?:吗|么|呢)[?？。]?\s*$|是不是|有没有|要不要|对不对|好不好|记得|来着")
@@ -195,6 +197,8 @@ def asks_for_information(sentence: str) -> bool:
             return False
         return bool(YES_NO_QUESTION_ZH.search(stripped)) or bool(
             WH_QUESTION_ZH.search(stripped) and ABOUT_THE_USER_ZH.search(stripped))
+    if INDIRECT_QUESTION_EN.search(stripped):
+        return True       # "can you tell me if they have live music?" asks, though worded as a request
     if REQUEST_QUESTION_EN.match(stripped):
         return False
     # "Seven works?" is a statement said with a rising voice: only a question word or an

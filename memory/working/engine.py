@@ -33,7 +33,6 @@ from monologue.memory.working.state import (
     InvalidOperation,
     Op,
     Operation,
-    OpSource,
     SessionState,
     state_diff,
 )
@@ -139,9 +138,12 @@ class WorkingMemory:
         state = self._seen or SessionState(self.session_id, domain=self.domains.domains[0].name)
         ops = self.references.resolve(text, state, list(self.extract(text, state)[0].operations))
         kept = self.grounder.check(ops, text, state).kept
-        return any(op.op in (Op.SET, Op.WITHDRAW) and not self.rules.small_talk_value(op) for op in kept) or any(
-            op.op in (Op.REJECT, Op.CONFIRM) and op.source == OpSource.RULES and state.options for op in kept
-            if op.words and op.words.strip() != text.strip())
+        # A longer yes or no to an offer the agent made answers it too ("Alright, that seems
+        # good. I would like to make a booking at this restaurant."); a short one the
+        # classifier calls a confirmation itself.
+        answers_offer = (state.proposal or state.options) and not self.rules.is_bare_answer(text)
+        return any(op.op in (Op.SET, Op.WITHDRAW) and not self.rules.small_talk_value(op) for op in kept) or bool(
+            answers_offer and any(op.op in (Op.REJECT, Op.CONFIRM) for op in kept))
 
     def render(self, state: SessionState | None = None) -> str:
         return render_state(state or self.state, self.schema, self.options.language)

@@ -162,7 +162,10 @@ class RuleExtractor:
                 ops.insert(0, Operation(Op.SET_GOAL, value=goal, words=text.strip()))
         if ops and turn_class != TurnClass.CONFIRMATION and self._polarity(lowered, cues) == "yes":
             ops.insert(0, Operation(Op.CONFIRM, words=text.strip()))   # "Yes, and make it 7 pm"
-        elif turn_class == TurnClass.CONFIRMATION or (not ops and self._is_bare_answer(lowered, cues)):
+        elif turn_class == TurnClass.CONFIRMATION or (not ops and self._is_bare_answer(lowered, cues)) or (
+                not ops and state is not None and bool(state.proposal)):
+            # The last includes a longer answer to the agent's offer: "Alright, that seems good.
+            # I would like to make a booking at this restaurant."
             result.polarity = self._polarity(lowered, cues)
             if result.polarity == "yes":
                 ops.append(Operation(Op.CONFIRM, words=text.strip()))
@@ -219,6 +222,10 @@ class RuleExtractor:
     def _mentions_goal(self, source: str, lang: str, cues: StateCues) -> bool:
         words = self.schema.goal_words.get(lang, ()) + self.schema.goal_words.get("en", ())
         return any(re.search(cue_pattern((w,), spaced=cues.spaced), source) for w in words)
+
+    def is_bare_answer(self, text: str) -> bool:
+        """A short answer ("yes, please", 好的): at most the language's few words."""
+        return self._is_bare_answer(text.lower(), STATE_CUES[language_of(text)])
 
     @staticmethod
     def _is_bare_answer(lowered: str, cues: StateCues) -> bool:

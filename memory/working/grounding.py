@@ -241,6 +241,8 @@ class Grounder:
                 return None, f"{op.key} = {op.value!r} was not said"
             if not value_fits(op.value, spec):
                 return None, f"{op.key} = {op.value!r} is not a {spec.type}"
+            if _asked_how(op.value, spec, utterance):
+                return None, f"'how …' asks about {op.key}; it does not set it"
             if spec.type == "date" and op.value == "today" and not self._about_the_task(utterance, words):
                 return None, "a bare 'today' in small talk ('I'm tired today') is not a date for the task"
         # A key the schema does not know, written for the first time, is named after what
@@ -304,13 +306,30 @@ def _question_spans(utterance: str) -> list[tuple[int, int]]:
     ("What temperature do I like, 22?")."""
     spans: list[tuple[int, int]] = []
     for start, sentence in sentences(utterance):
-        if language_of(sentence) == "en" and asks_for_information(sentence):
+        english = language_of(sentence) == "en"
+        if english and asks_for_information(sentence):
             spans.append((start, start + len(sentence)))
+            continue
+        # "Yes what is the address and do they have live music?": the part after "and" asks.
+        parts = re.split(r"(,|;|\s(?:and|but|or)\s)", sentence) if english else None
+        if parts is not None:
+            at = start
+            for part in parts:
+                if asks_for_information(part):
+                    spans.append((at, at + len(part)))
+                at += len(part)
             continue
         for m in _CLAUSE.finditer(sentence):
             if asks_for_information(m.group(0)):
                 spans.append((start + m.start(), start + m.end()))
     return spans
+
+
+def _asked_how(value: Any, spec: KeySpec, utterance: str) -> bool:
+    """"How expensive is it?", "how spicy are the dishes?", 有多贵: the value's word asked about."""
+    words = [str(value)] + [w for by_lang in spec.values.get(str(value), {}).values() for w in by_lang]
+    said = normalised(utterance)
+    return any(contains(said, "how " + normalised(w)) or ("多" + w) in utterance for w in words if w)
 
 
 def _inside(utterance: str, words: str, spans: list[tuple[int, int]]) -> bool:
