@@ -128,3 +128,14 @@ def test_scores_as_sgd_metrics_do():
     assert tally.frames == 3 and tally.jga == pytest.approx((1.0 + near) / 3)
     precision, recall = (4 + near) / 5, (4 + near) / 6     # matched weight / predicted, / gold
     assert tally.f1 == pytest.approx(2 * precision * recall / (precision + recall))
+
+
+def test_an_imported_price_level_hears_what_people_say_for_it():
+    from monologue.memory.domain.sgd import import_service
+    schema = {"service_name": "Eats_9", "description": "find places to eat", "intents": [
+        {"name": "FindPlace", "description": "find a place", "is_transactional": False,
+         "required_slots": [], "optional_slots": {"price_range": "dontcare"}, "result_slots": ["price_range"]}],
+        "slots": [{"name": "price_range", "description": "price range", "is_categorical": True,
+                   "possible_values": ["cheap", "moderate", "pricey"]}]}
+    values = import_service([schema], "Eats_9")["keys"]["price_range"]["values"]
+    assert "reasonably priced" in values["moderate"]["en"] and "fancy" in values["pricey"]["en"]

@@ -32,6 +32,7 @@ from typing import Any
 import yaml
 
 from monologue.memory.domain.schema import parse_schema
+from monologue.memory.language.cues import SAID_FOR_EN
 
 # Words SGD users say for a listed value without saying it ("a concert" → Music), mined
 # from SGD train by scripts/train_value_tagger.py (Schema-Guided Dialogue, CC BY-SA 4.0).
@@ -104,6 +105,7 @@ def _enum_values(slot: dict[str, Any], learned: bool) -> dict[str, dict[str, lis
             words = ["none", "no " + _plain(slot["name"]).split()[0]]
         elif "-" in value:
             words.append(value.lower().replace("-", " "))
+        words += SAID_FOR_EN.get(value.lower(), ())     # what people say for it ("reasonably priced")
         if learned:
             words += _said_for().get(value.lower(), [])
         values[value] = {"en": list(dict.fromkeys(words))}

@@ -254,3 +254,19 @@ def yes_or_no(text: str) -> bool | None:
         return True
     return None
 
+
+
+# --- words people say for common listed values --------------------------------------------------
+
+# Price levels, as users name them without the level's own word (read off SGD train's restaurant,
+# hotel and travel turns): a domain whose key lists "moderate" or "pricey" hears these too.
+SAID_FOR_EN: dict[str, tuple[str, ...]] = {
+    "inexpensive": ("cheap", "low-cost", "low cost", "on a budget", "budget friendly", "not expensive", "inexpensive"),
+    "cheap": ("inexpensive", "low-cost", "low cost", "on a budget", "budget friendly", "not expensive"),
+    "moderate": ("moderately priced", "reasonably priced", "average priced", "intermediate priced", "mid-range",
+                 "mid range", "economical", "affordable", "not very costly", "not too expensive", "not too pricey"),
+    "expensive": ("pricey", "costly", "fancy", "high-end", "high end", "upscale", "expensive"),
+    "pricey": ("expensive", "costly", "fancy", "high-end", "high end", "upscale"),
+    "very expensive": ("very pricey", "very costly", "luxury", "luxurious", "fine dining", "ultra high-end"),
+    "ultra high-end": ("very expensive", "very pricey", "luxury", "luxurious", "fine dining"),
+}
