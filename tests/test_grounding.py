@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from monologue.memory.domain.schema import load_schema
+from monologue.memory.domain.schema import load_schema, parse_schema
 from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
 from monologue.memory.working.grounding import Grounder
 from monologue.memory.working.references import ReferenceResolver
@@ -360,3 +360,28 @@ async def test_same_count_as_last_time_confirms_the_seeded_value():
     seed = [Operation(Op.SET, "party_size", value=10, words="profile", source=OpSource.PROFILE)]
     _, memory = await _run(["let's keep the same number of people as last time"], seed=seed)
     assert memory.state.find("party_size")[0].confirmed
+
+
+@pytest.mark.parametrize("domain, first, question, key, kept_value", [
+    # A question about the world talks about a listed value; it does not choose it.
+    ("customer_service", "I want an exchange for order A7731.", "what happens if the refund takes longer than a week?",
+     "resolution", "exchange"),
+    ("restaurant", "Dinner for two at 8 pm, somewhere cheap.", "how expensive is Sakura?", "price_range", "cheap"),
+    ("restaurant", "Dinner for two at 8 pm.", "Can you tell me if they have outdoor seating?", "seating", None),
+])
+async def test_questions_about_the_world_do_not_choose_values(domain, first, question, key, kept_value):
+    memory = WorkingMemory("s", options=WorkingMemoryOptions(domain=domain, llm_mode="never"))
+    await memory.update(first, turn=1)
+    await memory.update(question, turn=2)
+    found = memory.state.find(key)
+    assert (found[0].value if found else None) == kept_value
+
+
+async def test_a_query_keeps_its_place_and_day():
+    weather = parse_schema({"name": "weather", "goal_words": {"en": ["weather", "forecast"]}, "keys": {
+        "city": {"type": "text", "reader": "place_name", "name_cues": {"en": ["in"]}},
+        "date": {"type": "date", "reader": "date"}}})
+    memory = WorkingMemory("s", options=WorkingMemoryOptions(llm_mode="never"), schema=weather)
+    await memory.update("What's the weather in Seattle on March 9th?", turn=1)
+    values = {c.key: c.value for c in memory.state.constraints.values()}
+    assert values.get("city") == "Seattle" and "date" in values

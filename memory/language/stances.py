@@ -206,3 +206,14 @@ def asks_for_information(sentence: str) -> bool:
     if YES_NO_QUESTION_EN.match(stripped):
         return True
     return bool(WH_QUESTION_EN.match(stripped) and ABOUT_THE_USER_EN.search(stripped))
+
+
+def is_query(sentence: str) -> bool:
+    """A question-word question about the world, not the user ("what's the weather in Seattle?",
+    "what happens if the refund is late?"): its place and day are the task's; a listed value
+    it names ("refund") is only talked about."""
+    stripped = sentence.strip()
+    if not stripped or language_of(stripped) == "zh":
+        return bool(stripped) and bool(WH_QUESTION_ZH.search(stripped)) and not asks_for_information(stripped) \
+            and not REQUEST_QUESTION_ZH.search(stripped)
+    return bool(WH_QUESTION_EN.match(stripped)) and not asks_for_information(stripped)

@@ -38,7 +38,7 @@ from monologue.memory.language.numbers import (
     find_zh_times,
     to_int,
 )
-from monologue.memory.language.stances import asks_for_information, sentences
+from monologue.memory.language.stances import asks_for_information, is_query, sentences
 from monologue.memory.working.state import Op, Operation, OpSource, SessionState
 
 _WRITES = (Op.SET, Op.WITHDRAW, Op.SET_GOAL)
@@ -236,6 +236,9 @@ class Grounder:
             words = _clause_with(utterance, op.value, spec)
         if _inside(utterance, words or utterance, question_spans):
             return None, "a question never sets a value"
+        if op.op == Op.SET and spec.type in ("enum", "bool") and _inside(utterance, words or utterance,
+                                                                          _query_spans(utterance)):
+            return None, f"a question about the world ('what happens if…') talks about {op.key}; it does not set it"
         if op.op == Op.SET:
             if op.value is None or not (value_said(op.value, spec, utterance) or self._from_state(op, state)):
                 return None, f"{op.key} = {op.value!r} was not said"
@@ -330,6 +333,10 @@ def _asked_how(value: Any, spec: KeySpec, utterance: str) -> bool:
     words = [str(value)] + [w for by_lang in spec.values.get(str(value), {}).values() for w in by_lang]
     said = normalised(utterance)
     return any(contains(said, "how " + normalised(w)) or ("多" + w) in utterance for w in words if w)
+
+
+def _query_spans(utterance: str) -> list[tuple[int, int]]:
+    return [(start, start + len(sentence)) for start, sentence in sentences(utterance) if is_query(sentence)]
 
 
 def _inside(utterance: str, words: str, spans: list[tuple[int, int]]) -> bool:
