@@ -78,3 +78,24 @@ os._exit(9)   # dies before any clean shutdown
     state = SQLiteStateStore(path).load("crash")
     assert state is not None
     assert state.constraints["party_size"].value == 4 and state.constraints["time"].value == "19:00"
+
+
+def test_several_connections_opening_a_new_file_at_once(tmp_path):
+    """Switching a new file to WAL from several connections at once is waited for, not an error
+    (SQLite does not apply the busy timeout to it)."""
+    for attempt in range(30):
+        path = tmp_path / f"s{attempt}.db"
+        errors: list[Exception] = []
+
+        def open_store(path=path, errors=errors) -> None:
+            try:
+                SQLiteStateStore(path)
+            except Exception as exc:   # what the old code raised: "database is locked"
+                errors.append(exc)
+
+        threads = [threading.Thread(target=open_store) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,8 +34,22 @@ class SQLiteDatabase:
         self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECS, isolation_level=None,
                                    check_same_thread=False)
         if self.path != IN_MEMORY:
-            self._db.execute("PRAGMA journal_mode=WAL")
+            self._wal()
         self._db.execute("PRAGMA synchronous=FULL")
+
+    def _wal(self) -> None:
+        """Switch a new file to write-ahead logging. Two connections opening a brand-new file
+        at once can find it locked while the other switches, and SQLite does not apply the
+        busy timeout to that: wait and try again, as the timeout would."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_SECS
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
     @property
     def in_memory(self) -> bool:
