@@ -39,6 +39,7 @@ from monologue.memory.language.numbers import (
     to_int,
 )
 from monologue.memory.language.stances import asks_for_information, is_query, sentences
+from monologue.memory.working.extract import clause_of
 from monologue.memory.working.state import Op, Operation, OpSource, SessionState
 
 _WRITES = (Op.SET, Op.WITHDRAW, Op.SET_GOAL)
@@ -159,10 +160,8 @@ def value_fits(value: Any, spec: KeySpec) -> bool:
     if spec.type in ("int", "money"):
         return isinstance(value, int | float) and not isinstance(value, bool) or re.fullmatch(r"\d+", raw) is not None
     if spec.type == "date":
-        if re.fullmatch(r"\d\d-\d\d|day \d{1,2}", raw):     # the date readers' own forms ("03-09", "day 14")
-            return True
-        return bool(_dates(raw)) or raw in _dates(raw) or re.fullmatch(r"[\w -]{2,30}", raw) is not None and bool(
-            find_en_dates(raw) or find_zh_dates(raw))
+        # The date readers' own forms ("03-09", "day 14"), or words they read as a date.
+        return re.fullmatch(r"\d\d-\d\d|day \d{1,2}", raw) is not None or bool(_dates(raw))
     return True
 
 
@@ -206,11 +205,12 @@ class Grounder:
     def check(self, ops: Sequence[Operation], utterance: str, state: SessionState | None) -> Grounding:
         result = Grounding()
         question_spans = _question_spans(utterance)
+        query_spans = _query_spans(utterance)
         for op in ops:
             if op.op not in _WRITES:
                 result.kept.append(op)
                 continue
-            grounded, reason = self._ground(op, utterance, state, question_spans)
+            grounded, reason = self._ground(op, utterance, state, question_spans, query_spans)
             if grounded is None:
                 result.rejected.append(Rejected(op.to_dict(), reason))
             else:
@@ -218,7 +218,8 @@ class Grounder:
         return result
 
     def _ground(self, op: Operation, utterance: str, state: SessionState | None,
-                question_spans: list[tuple[int, int]]) -> tuple[Operation | None, str]:
+                question_spans: list[tuple[int, int]],
+                query_spans: list[tuple[int, int]]) -> tuple[Operation | None, str]:
         said = normalised(utterance)
         words = op.words.strip()
         if words and not contains(said, normalised(words)):
@@ -236,8 +237,7 @@ class Grounder:
             words = _clause_with(utterance, op.value, spec)
         if _inside(utterance, words or utterance, question_spans):
             return None, "a question never sets a value"
-        if op.op == Op.SET and spec.type in ("enum", "bool") and _inside(utterance, words or utterance,
-                                                                          _query_spans(utterance)):
+        if op.op == Op.SET and spec.type in ("enum", "bool") and _inside(utterance, words or utterance, query_spans):
             return None, f"a question about the world ('what happens if…') talks about {op.key}; it does not set it"
         if op.op == Op.SET:
             if op.value is None or not (value_said(op.value, spec, utterance) or self._from_state(op, state)):
@@ -268,7 +268,7 @@ class Grounder:
     def _about_the_task(self, utterance: str, words: str) -> bool:
         """Whether the clause around `words` is about the task: it names a goal word or a key."""
         at = utterance.find(words) if words else -1
-        clause = _clause_around(utterance, at, len(words)) if at >= 0 else utterance
+        clause = clause_of(utterance, (at, at + len(words))) if at >= 0 else utterance
         said = normalised(clause)
         goal_words = [w for ws in self.schema.goal_words.values() for w in ws]
         if any(contains(said, normalised(w)) for w in goal_words):
@@ -346,12 +346,6 @@ def _inside(utterance: str, words: str, spans: list[tuple[int, int]]) -> bool:
     if at < 0:      # words not found: a question only if the whole utterance asks
         return sum(end - start for start, end in spans) >= 0.9 * len(utterance.strip())
     return any(start <= at < end for start, end in spans)
-
-
-def _clause_around(text: str, start: int, length: int) -> str:
-    before = max((m.end() for m in re.finditer(r"[,.!?;，。！？；]", text[:start])), default=0)
-    after = re.search(r"[,.!?;，。！？；]", text[start + length:])
-    return text[before: start + length + after.start() if after else len(text)]
 
 
 def _clause_with(utterance: str, value: Any, spec: KeySpec) -> str:
