@@ -63,6 +63,14 @@ EN: dict[str, str] = {
     "condition.other": "{label}: {value}",
     "options.fit": "Places that fit: {items}.",
     "options.none": "Places that fit: none; say so and ask which condition to relax.",
+    # --- said aloud: a condition in a read-back or the opening line (render.spoken_condition)
+    "spoken.join": ", ",
+    "spoken.excludes": "no {value}",
+    "spoken.at_most": "{label} under {value}",
+    "spoken.at_least": "{label} at least {value}",
+    "spoken.date": "on {value}",
+    "spoken.time": "at {value}",
+    "spoken.enum": "{value} {label}",
     # --- long-term memory -----------------------------------------------------------
     # A field written `{name:.0}` is taken and not said: the sentence never said it in
     # that language, and every table takes the same fields.
@@ -149,6 +157,13 @@ ZH: dict[str, str] = {
     "condition.other": "{label}：{value}",
     "options.fit": "符合条件的地方：{items}。",
     "options.none": "符合条件的地方：没有；告诉用户，并问可以放宽哪个条件。",
+    "spoken.join": "，",
+    "spoken.excludes": "不要{value}",
+    "spoken.at_most": "{label}{value}以内",
+    "spoken.at_least": "{label}至少{value}",
+    "spoken.date": "{value}",
+    "spoken.time": "{value}",
+    "spoken.enum": "{label}{value}",
     # --- long-term memory -----------------------------------------------------------
     "conflict.question": "你之前告诉过我“{old}”，现在你说“{new}”。情况变了吗？",
     "conflict.updated": "好的，我更新了：“{new}”。",

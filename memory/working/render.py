@@ -6,8 +6,11 @@ a key's own wording ("for 4 people", "no spicy food") comes from its domain YAML
 
 from __future__ import annotations
 
-from monologue.memory.domain.schema import DomainSchema
+from typing import Any
+
+from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.phrases import join, say
+from monologue.memory.language.spoken import spoken_date, spoken_time
 from monologue.memory.working.state import (
     Change,
     ChangeAction,
@@ -140,3 +143,45 @@ def render_state_for_reply(state: SessionState, schema: DomainSchema, language: 
     for pending in state.pending:
         parts.append(say("reply.ask", language, question=pending.question))
     return "\n".join(parts) if parts else say("reply.nothing_yet", language)
+
+
+def _value_word(spec: KeySpec, value: Any, language: str) -> str:
+    """A listed value as the user would say it ("window", 靠窗, "no tolls"); other values as stored."""
+    words = spec.value_words(str(value), language) or spec.value_words(str(value), "en")
+    if spec.type == "date":
+        return spoken_date(str(value), language)
+    if spec.type == "time":
+        return spoken_time(str(value), language)
+    return words[0] if words else display_value(value)
+
+
+def spoken_condition(c: Condition, schema: DomainSchema, language: str = "en") -> str:
+    """A condition as said aloud in a read-back or the opening line: "for 4 people",
+    "at 7 pm", "no spicy food", 晚上7点 — never a key, an "=" or a stored form."""
+    spec = schema.key(c.key)
+    value = _value_word(spec, c.value, language)
+    own = spec.phrase(c.comparator, language)
+    if own is not None:
+        return own.format(value=value, label=spec.label(language))
+    if language in spec.heard:
+        return spec.heard[language].format(value=value)
+    units = spec.reading.units.get(language) or spec.reading.units.get("en") or ()
+    if spec.reader == Reader.QUANTITY and units:
+        unit = units[0]
+        value = f"{unit}{value}" if not unit[0].isalnum() else f"{value}{unit}" if language == "zh" else f"{value} {unit}"
+    kind = {Comparator.EXCLUDES: "spoken.excludes", Comparator.NE: "spoken.excludes",
+            Comparator.LE: "spoken.at_most", Comparator.GE: "spoken.at_least"}.get(c.comparator)
+    if kind is not None:
+        return say(kind, language, value=value, label=spec.label(language))
+    if spec.type == "date":
+        return say("spoken.date", language, value=value)
+    if spec.type == "time":
+        return say("spoken.time", language, value=value)
+    if spec.type == "enum" and not spec.multi:
+        return say("spoken.enum", language, value=value, label=spec.label(language))
+    return value
+
+
+def spoken_conditions(conditions: list[Condition], schema: DomainSchema, language: str = "en") -> str:
+    """Several conditions in one breath: "for 4 people on Saturday at 7 pm" / "4个人，周六，晚上7点"."""
+    return say("spoken.join", language).join(spoken_condition(c, schema, language) for c in conditions)
