@@ -220,6 +220,12 @@ class SessionState:
     proposal: list[dict[str, Any]] = field(default_factory=list)   # values the agent read back last
     options: list[dict[str, Any]] = field(default_factory=list)    # the options the agent offered last (key → value)
     previous: dict[str, Any] = field(default_factory=dict)         # slot → the value it held before its last change
+    # What the agent did (dialogue policy): its last few acts (ask, propose, confirm, act…,
+    # each a mapping with "act" and its arguments), and the actions it carried out, each
+    # {"action", "args" (key → value), "record" (the tool's record id), "turn", "completes",
+    # "said" (language → what was done, in the past tense: "booked Luigi's Trattoria for 4 people")}.
+    acts: list[dict[str, Any]] = field(default_factory=list)
+    done: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def confirmed(self) -> list[str]:
@@ -235,6 +241,7 @@ class SessionState:
             "last_turn_action": self.last_turn_action, "last_monologue": self.last_monologue,
             "updated_at": self.updated_at, "next_question_id": self.next_question_id,
             "proposal": self.proposal, "options": self.options, "previous": self.previous,
+            "acts": self.acts, "done": self.done,
         }
 
     def to_json(self) -> str:
@@ -256,6 +263,8 @@ class SessionState:
         state.proposal = list(data.get("proposal") or [])
         state.options = [dict(o) for o in data.get("options") or []]
         state.previous = dict(data.get("previous") or {})
+        state.acts = [dict(a) for a in data.get("acts") or []]
+        state.done = [dict(d) for d in data.get("done") or []]
         return state
 
     def copy(self) -> SessionState:
