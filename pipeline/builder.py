@@ -18,10 +18,12 @@ from pipecat.audio.vad.vad_analyzer import VADParams
 from pipecat.processors.frame_processor import FrameProcessor
 
 from monologue.configs import MonologueConfig
-from monologue.memory.domain.catalogue import Catalogue, load_catalogue
+from monologue.dialogue.tools import RecordingTool, Toolbox
+from monologue.memory.domain.catalogue import CATALOGUES_DIR, Catalogue, load_catalogue
 from monologue.memory.domain.several import load_domains
 from monologue.memory.longterm.engine import LongTermMemory
-from monologue.memory.stores.protocols import StateStore
+from monologue.memory.stores.actions import SQLiteActionStore
+from monologue.memory.stores.protocols import ActionStore, StateStore
 from monologue.memory.stores.state import SQLiteStateStore
 from monologue.memory.working.conversation import ConversationLog
 from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
@@ -194,12 +196,34 @@ def new_session_id() -> str:
     return time.strftime("s%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
 
+def action_store(store: StateStore | None) -> ActionStore:
+    """Where the agent's actions are recorded: beside the session states when they are in
+    SQLite (one file holds everything), else in this process."""
+    if isinstance(store, SQLiteStateStore):
+        return SQLiteActionStore(store.db)
+    return SQLiteActionStore(":memory:")
+
+
+def elsewhere_names(domain: str) -> frozenset[str]:
+    """The options of every bundled catalogue that is not `domain`'s own: a reply in the car that
+    names a restaurant is caught by the check."""
+    own = load_domains(domain).domains
+    mine = {d.catalogue for d in own if d.catalogue}
+    names: set[str] = set()
+    for path in sorted(CATALOGUES_DIR.glob("*.yaml")):
+        if path.stem not in mine:
+            names |= {str(item["name"]) for item in load_catalogue(path.stem).items}
+    return frozenset(names)
+
+
 def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path | None, *,
                      on_turn_end: Callable[[TurnRecord], None] | None = None,
                      on_turn_done: Callable[[TurnRecord], None] | None = None,
                      memory: WorkingMemory | None = None,
-                     long_term: LongTermMemory | None = None) -> AgentProcessors:
-    """`memory`: the session's working memory; None runs the pipeline without it."""
+                     long_term: LongTermMemory | None = None,
+                     actions: ActionStore | None = None) -> AgentProcessors:
+    """`memory`: the session's working memory; None runs the pipeline without it.
+    `actions`: where the agent's actions are recorded (in this process when None)."""
     from monologue.models.vad import load_vad
 
     v = config.vad
@@ -224,7 +248,12 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                              language=config.language, min_clause_chars=config.reply.min_clause_chars,
                              memory=memory,
                              options=domain_catalogues(config, memory),
-                             long_term=long_term),
+                             long_term=long_term,
+                             toolbox=Toolbox(RecordingTool(actions or SQLiteActionStore(":memory:"))),
+                             elsewhere={d.name: elsewhere_names(d.name)
+                                        for d in load_domains(config.monologue.domain).domains},
+                             user_id=long_term.user_id if long_term is not None else "",
+                             domain=load_domains(config.monologue.domain).domains[0].name),
         tts=TTSProcessor(models.tts) if models.tts is not None else None,
         trace=TraceWriter(out_dir if config.trace.enabled else None, on_turn_done=on_turn_done),
         log=log,

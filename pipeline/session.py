@@ -20,12 +20,13 @@ from pipecat.processors.frame_processor import FrameProcessor
 
 from monologue.configs import MonologueConfig
 from monologue.memory.longterm.engine import LongTermMemory
-from monologue.memory.stores.protocols import StateStore
+from monologue.memory.stores.protocols import ActionStore, StateStore
 from monologue.memory.working.engine import WorkingMemory
 from monologue.pipeline.builder import (
     AgentModels,
     AgentProcessors,
     TurnGate,
+    action_store,
     build_processors,
     make_worker,
     run_worker,
@@ -47,6 +48,7 @@ class SessionSpec:
     store: StateStore | None = None          # working memory's store; None keeps the state in this process
     memory: WorkingMemory | None = None      # working memory made by the caller (tests); None: made from config
     long_term: LongTermMemory | None = None  # the user's memory across sessions; None: nothing is kept
+    actions: ActionStore | None = None       # where actions are recorded; None: beside the states (or in memory)
     mode: SessionMode = "speech"             # text: typed turns in, text out (no VAD, ASR or TTS)
     handle_sigint: bool = False              # Ctrl-C ends the worker gracefully (the command line)
 
@@ -118,7 +120,8 @@ async def run_session(spec: SessionSpec, source: FrameProcessor, sink: FrameProc
 
     processors = build_processors(spec.config, spec.models, spec.out_dir,
                                   on_turn_end=gate.turn_started if gate is not None else None,
-                                  on_turn_done=turn_done, memory=memory, long_term=spec.long_term)
+                                  on_turn_done=turn_done, memory=memory, long_term=spec.long_term,
+                                  actions=spec.actions or action_store(spec.store))
     worker = make_worker(session_pipeline(processors, source, sink, spec.mode))
     session = Session(session_id, memory, spec.long_term, processors)
     if spec.long_term is not None:

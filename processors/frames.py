@@ -148,6 +148,11 @@ class TurnRecord:
     reply_model: str = ""
     reply_text: str = ""
     reply_error: str = ""
+    # The dialogue policy's act (act, action, its arguments, why), who worded the reply
+    # (model | template | model+template | policy), and each check failure (kind, clause).
+    decision: dict[str, Any] = field(default_factory=dict)
+    reply_source: str = ""
+    reply_check: list[dict[str, str]] = field(default_factory=list)
     tts: SpeechSynthesis = field(default_factory=SpeechSynthesis)
     # The working-memory update while it runs: a reply to a state-changing turn awaits it.
     state_update: asyncio.Future[UpdateResult | None] | None = None

@@ -1,23 +1,25 @@
-"""Reply: builds the prompt, streams the LLM through litellm, hands TTS clause by clause."""
+"""Reply: the dialogue policy decides the act, the LLM words it through litellm, each clause is
+checked before TTS gets it, and the policy's template says whatever the model could not."""
 
 from __future__ import annotations
 
 import asyncio
 import re
 import time
+from contextlib import aclosing
 from dataclasses import dataclass
-from typing import Any
 
 from pipecat.frames.frames import Frame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from monologue.memory.domain.catalogue import Catalogue, offered_options, render_options
-from monologue.memory.domain.several import domain_view
+from monologue.dialogue.policy import Act
+from monologue.dialogue.session import DialogueSession, Planned
+from monologue.dialogue.tools import Toolbox
+from monologue.memory.domain.catalogue import Catalogue
 from monologue.memory.language.phrases import say
 from monologue.memory.longterm.engine import AfterReply, BeforeReply, LongTermMemory, session_snapshot
 from monologue.memory.working.conversation import ConversationLog, Utterance
-from monologue.memory.working.engine import WorkingMemory
-from monologue.memory.working.render import render_state_for_reply
+from monologue.memory.working.engine import UpdateResult, WorkingMemory
 from monologue.memory.working.state import SessionState
 from monologue.memory.working.turn_classes import TurnClass
 from monologue.models.chat import ChatError, ChatLLM, StreamStats
@@ -99,23 +101,24 @@ class PromptWindow:
 
 
 def build_reply_prompt(log: ConversationLog, turn: TurnRecord, options: PromptOptions,
-                       state_text: str | None = None, window: list[Utterance] | None = None) -> list[dict[str, str]]:
-    """System prompt, a bounded window of recent turns, the utterance, then the state (W7).
+                       note: str | None = None, window: list[Utterance] | None = None) -> list[dict[str, str]]:
+    """System prompt, a bounded window of recent turns, the utterance, then the policy's note (W7).
 
     Never the whole history: the state carries what must not be forgotten, so the
-    prompt stays the same size as the session grows. The state comes last: it changes
-    every turn, and everything before it can then be reused from the model's cache.
+    prompt stays the same size as the session grows. The note (what to say, and the
+    facts it rests on) comes last: it changes every turn, and everything before it can
+    then be reused from the model's cache.
     """
     messages = [{"role": "system", "content": options.system_prompt.strip()}]
     if window is None:
         window = [u for u in log.recent(options.recent_turns + 1) if u.turn_id != turn.turn_id][-options.recent_turns:]
     messages += [{"role": u.role, "content": _clip(u.text, options.max_utterance_chars)} for u in window]
     utterance = _clip(turn.text, options.max_utterance_chars * 2)
-    if state_text is not None and options.context_position == "user":
-        utterance = f"[Context: {state_text}]\n{utterance}"
+    if note is not None and options.context_position == "user":
+        utterance = f"{utterance}\n\n({note})"
     messages.append({"role": "user", "content": utterance})
-    if state_text is not None and options.context_position == "after":
-        messages.append({"role": "system", "content": f"Context: {state_text}"})
+    if note is not None and options.context_position == "after":
+        messages.append({"role": "system", "content": note})
     return messages
 
 
@@ -125,12 +128,15 @@ class ReplyProcessor(FrameProcessor):
     def __init__(self, llm: ChatLLM, log: ConversationLog, prompt: PromptOptions, *,
                  language: str = "en", min_clause_chars: int = 12,
                  memory: WorkingMemory | None = None, options: dict[str, Catalogue] | None = None,
-                 long_term: LongTermMemory | None = None) -> None:
+                 long_term: LongTermMemory | None = None, toolbox: Toolbox | None = None,
+                 elsewhere: dict[str, frozenset[str]] | None = None, user_id: str = "",
+                 domain: str = "restaurant") -> None:
         super().__init__()
         self._llm = llm
         self._memory = memory
-        self._options = options or {}               # domain → the options it may offer
-        self._offered: list[dict[str, Any]] = []     # the options the current reply was given
+        # The policy decides each turn's act; the model words it (issue 10).
+        self._dialogue = DialogueSession(memory, options or {}, toolbox=toolbox, language=language,
+                                         user_id=user_id, elsewhere=elsewhere, domain=domain)
         self._window = PromptWindow(prompt.recent_turns)
         self._long_term = long_term
         self._log = log
@@ -158,8 +164,8 @@ class ReplyProcessor(FrameProcessor):
             await self.push_frame(ReplyTextFrame(text=self._opening, turn=turn))
             self._opening = ""
 
-    async def _state_for(self, turn: TurnRecord) -> tuple[str | None, str]:
-        """The state this reply is built on, and a clarifying question if the update asked one.
+    async def _state_for(self, turn: TurnRecord) -> tuple[SessionState | None, UpdateResult | None]:
+        """The state this reply is built on, and this turn's update if it had one.
 
         A state-changing turn waits for its own update; chit-chat takes the state as it is
         (every earlier update has finished: turns reach this processor in order).
@@ -170,34 +176,24 @@ class ReplyProcessor(FrameProcessor):
             turn.compute["reply_waited_for_state"] = time.perf_counter() - waited
             if result is not None and self._memory is not None:
                 turn.state_version = result.version
-                return self._render(result.state), result.clarify
+                return result.state, result
         memory = self._memory
         if memory is None:
-            return None, ""
+            return None, None
         state = await asyncio.to_thread(lambda: memory.state)
         turn.state_version = state.version
-        return self._render(state), ""
+        return state, None
 
-    async def _with_memories(self, turn: TurnRecord, state_text: str | None) -> tuple[str | None, BeforeReply | None]:
-        """Add what earlier sessions remember, found within the latency budget (L17)."""
+    async def _recall(self, turn: TurnRecord) -> BeforeReply | None:
+        """What earlier sessions remember, found within the latency budget (L17)."""
         if self._long_term is None:
-            return state_text, None
+            return None
         session = self._memory.session_id if self._memory else ""
         before = await self._long_term.before_reply(
             turn.text, session_id=session, turn_class=turn.turn_class,
             schema=self._memory.schema if self._memory else None, language=self._language)
         turn.memories = MemoryRecall.of(before)
-        notes = []
-        if before.exact:
-            notes.append("From the records (exact): " + before.exact)
-        if before.recalled:
-            notes.append("Remembered from earlier conversations (the user said): " + " / ".join(before.recalled))
-        if before.reflections:
-            notes.append("Noticed across conversations: " + " / ".join(before.reflections))
-        notes += before.notes
-        if not notes:
-            return state_text, before
-        return "\n".join(([state_text] if state_text else []) + notes), before
+        return before
 
     def _remember_later(self, turn: TurnRecord, before: BeforeReply | None) -> None:
         """The memory writes this turn implies, off the critical path."""
@@ -234,37 +230,39 @@ class ReplyProcessor(FrameProcessor):
         await self.flush()
         await super().cleanup()
 
-    def _render(self, state: SessionState) -> str:
-        assert self._memory is not None
-        text = render_state_for_reply(state, self._memory.schema, self._memory.options.language)
-        # Only the options of the domain the conversation is in: a driver is never offered restaurants.
-        catalogue = self._options.get(state.domain)
-        self._offered = []
-        if catalogue is not None and catalogue.items:
-            domains = self._memory.domains
-            view = domain_view(domains, state, state.domain) if len(domains.domains) > 1 else state
-            text += "\n" + render_options(catalogue, view)
-            # What this reply may offer: a later "yes" confirms these, not names the model made up.
-            self._offered = [{domains.qualified(state.domain, k): v for k, v in option.items()}
-                             for option in offered_options(catalogue, view)]
-        return text
-
     async def _reply(self, turn: TurnRecord) -> None:
-        state_text, clarify = await self._state_for(turn)
-        if clarify:
-            # Misheard key information: ask back, no LLM call and no state write (W8).
-            await self._say_directly(turn, clarify, "clarify")
-            await self.push_frame(AgentTurnEndFrame(turn=turn))
-            return
-        state_text, before = await self._with_memories(turn, state_text)
-        if before is not None and before.say:
-            # Memory has the answer (a contradiction to ask about, a change made, a question
-            # settled): say it exactly rather than hope a small model repeats it faithfully.
-            await self._say_directly(turn, before.say, "memory")
-            self._remember_later(turn, before)
-            await self.push_frame(AgentTurnEndFrame(turn=turn))
-            return
-        messages = build_reply_prompt(self._log, turn, self._prompt, state_text,
+        state, result = await self._state_for(turn)
+        clarify = result.clarify if result is not None else ""
+        before = None if clarify else await self._recall(turn)
+        planned = self._dialogue.plan(
+            state, text=turn.text, turn_class=TurnClass(turn.turn_class or TurnClass.CHIT_CHAT),
+            diff=result.diff if result is not None else None, clarify=clarify,
+            memory_say=before.say if before is not None else None,
+            memory_answer=getattr(before, "answer", None) or (before.exact if before is not None else None),
+            about_user=bool(getattr(before, "about_user", False)),
+            previous_reply=self._log.last_text("assistant"),
+            recalled=before.recalled if before is not None else ())
+        if any(step.act == Act.ACT for step in planned.decision.steps()):
+            session_id = self._memory.session_id if self._memory else ""
+            await asyncio.to_thread(self._dialogue.carry_out, planned, session_id)
+        turn.decision = planned.decision.trace()
+        if planned.errors:
+            turn.decision["tool_errors"] = planned.errors
+        if planned.decision.act.said_as_decided:
+            # Facts the code has (a misheard value to ask about, an answer from memory): said
+            # exactly rather than hoping a model repeats them faithfully.
+            await self._say_directly(turn, planned.template, "policy")
+        else:
+            await self._word(turn, planned)
+        self._log.add("assistant", turn.reply_text, turn.turn_id)
+        await self._dialogue.remember(planned, turn.reply_text, turn.turn_id)
+        self._remember_later(turn, before)
+        await self.push_frame(AgentTurnEndFrame(turn=turn))
+
+    async def _word(self, turn: TurnRecord, planned: Planned) -> None:
+        """The model words the decision; each clause is checked before TTS gets it, and the
+        template says what the model's words could not (item 3 of issue 10)."""
+        messages = build_reply_prompt(self._log, turn, self._prompt, planned.note,
                                       self._window.select(self._log, turn.turn_id))
         turn.reply_prompt = messages
         splitter = ClauseSplitter(self._min_clause)
@@ -272,39 +270,71 @@ class ReplyProcessor(FrameProcessor):
         spoken: list[str] = []
         started = time.perf_counter()
         turn.mark("llm_start", started)
+        failed = False
         try:
-            async for delta in self._llm.stream(messages, stats):
-                for clause in splitter.feed(delta):
-                    await self._say(turn, clause, spoken)
-            rest = splitter.flush()
-            if rest:
+            async with aclosing(self._llm.stream(messages, stats)) as deltas:
+                async for delta in deltas:
+                    for clause in splitter.feed(delta):
+                        if planned.check.clause(clause, spoken) is not None:
+                            failed = True
+                            break
+                        await self._say(turn, clause, spoken)
+                    if failed:
+                        break
+            rest = "" if failed else splitter.flush()
+            if rest and planned.check.clause(rest, spoken) is None:
                 await self._say(turn, rest, spoken)
+            elif rest:
+                failed = True
         except ChatError as exc:
             turn.reply_error = str(exc)
-            if not spoken:
-                await self._say(turn, say("reply.fallback", self._language), spoken)
         turn.reply_model = stats.model
         if stats.error and not turn.reply_error:
             turn.reply_error = stats.error
         if stats.first_token_at is not None:
             turn.mark("llm_first_token", stats.first_token_at)
             turn.compute["llm_first_token"] = stats.first_token_at - started
+        model_text = self._joined(spoken, planned.language)
+        if not spoken or planned.check.whole(model_text) is not None:
+            # Nothing usable from the model, or it never did the act: the template does it.
+            # What already left passed the check, so it stays; the template follows it.
+            if spoken and self._covers(model_text, planned.template):
+                pass
+            else:
+                for clause in self._template_clauses(planned.template):
+                    await self._say(turn, clause, spoken)
+                turn.reply_source = "model+template" if model_text else "template"
+        if not turn.reply_source:
+            turn.reply_source = "model"
+        turn.reply_check = planned.check.failures
+        if turn.reply_error and not model_text:
+            turn.reply_check = [*turn.reply_check, {"kind": "llm_error", "clause": turn.reply_error}]
         turn.mark("llm_done", stats.finished_at or time.perf_counter())
-        turn.reply_text = say("clause.join", self._language).join(spoken)
-        self._log.add("assistant", turn.reply_text, turn.turn_id)
-        if self._memory is not None and turn.reply_text and not turn.reply_error:
-            await self._memory.record_agent_turn(turn.reply_text, turn=turn.turn_id, offered=self._offered)
-        self._remember_later(turn, before)
-        await self.push_frame(AgentTurnEndFrame(turn=turn))
+        turn.reply_text = self._joined(spoken, planned.language)
+
+    @staticmethod
+    def _joined(clauses: list[str], language: str) -> str:
+        return say("clause.join", language).join(clauses)
+
+    @staticmethod
+    def _covers(spoken: str, template: str) -> bool:
+        return spoken.strip() == template.strip()
+
+    def _template_clauses(self, template: str) -> list[str]:
+        splitter = ClauseSplitter(self._min_clause)
+        clauses = splitter.feed(template)
+        rest = splitter.flush()
+        return clauses + ([rest] if rest else [])
 
     async def _say_directly(self, turn: TurnRecord, text: str, source: str) -> None:
         turn.reply_prompt = []
         turn.reply_model = source
+        turn.reply_source = source
         turn.mark("llm_start", time.perf_counter())
         spoken: list[str] = []
         await self._say(turn, text, spoken)
+        turn.mark("llm_done", time.perf_counter())
         turn.reply_text = text
-        self._log.add("assistant", text, turn.turn_id)
 
     async def _say(self, turn: TurnRecord, clause: str, spoken: list[str]) -> None:
         if not spoken:

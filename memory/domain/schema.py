@@ -85,6 +85,7 @@ class KeySpec:
     # "learned": values the schema cannot list (names, cities, titles) are read by the
     # learned value reader (`memory/working/values.py`); "": only by the rules and the LLM.
     open_value: str = ""
+    ask: dict[str, str] = field(default_factory=dict)   # how the agent asks for this key, per language
 
     def label(self, language: str = "en") -> str:
         return self.labels.get(language) or self.labels.get("en") or self.name.replace("_", " ")
@@ -99,6 +100,29 @@ class KeySpec:
 
 
 @dataclass(frozen=True)
+class ActionSpec:
+    """Something the agent does for the user once the state holds what it needs (issue 10):
+    book a table, set a route, open a ticket. Declared in the domain's YAML (`actions:`);
+    the dialogue policy decides when, a tool (`dialogue/tools.py`) carries it out."""
+
+    name: str
+    needs: tuple[str, ...] = ()          # required keys, most important first: asked for in this order
+    choose: str = ""                     # a key filled by picking one of the catalogue's options
+    optional: tuple[str, ...] = ()       # read back and passed on when the state has them
+    confirm: bool = True                 # read back and wait for a yes before acting
+    completes: bool = False              # doing it finishes the session's task
+    triggers: tuple[str, ...] = ()       # keys whose change asks for this action at once (in-car controls)
+    verb: dict[str, str] = field(default_factory=dict)     # "book" / 订: "shall I book it?"
+    task: dict[str, str] = field(default_factory=dict)     # "the booking" / 订位: "back to the booking"
+    # What was done, past tense, with {key} and {details}: "booked {restaurant_name} {details}".
+    said: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return self.needs + ((self.choose,) if self.choose else ()) + self.optional
+
+
+@dataclass(frozen=True)
 class DomainSchema:
     name: str
     keys: dict[str, KeySpec]
@@ -108,6 +132,7 @@ class DomainSchema:
     turn_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)   # the domain's change cue words
     catalogue: str = ""       # the options this domain offers (configs/catalogues/NAME.yaml), if any
     description: str = ""
+    actions: dict[str, ActionSpec] = field(default_factory=dict)   # what the agent can do, in the YAML's order
 
     def key(self, name: str) -> KeySpec:
         """The spec of `name`; unknown keys are open text keys, never an error."""
@@ -203,6 +228,7 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
             reading=_reading(raw),
             description=str(raw.get("description") or ""),
             open_value=_open_value(raw.get("open_value"), f"domain {data.get('name')}: key {name}"),
+            ask={k: str(v) for k, v in (raw.get("ask") or {}).items()},
         )
     return DomainSchema(name=str(data.get("name", "custom")), keys=keys,
                         goal_words=_words(data.get("goal_words")),
@@ -210,7 +236,30 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
                         role={k: str(v) for k, v in (data.get("role") or {}).items()},
                         turn_cues=_words(data.get("turn_cues")),
                         catalogue=str(data.get("catalogue") or ""),
-                        description=str(data.get("description") or ""))
+                        description=str(data.get("description") or ""),
+                        actions=_actions(data, keys))
+
+
+def _texts(block: Any) -> dict[str, str]:
+    return {str(k): str(v) for k, v in (block or {}).items()}
+
+
+def _actions(data: dict[str, Any], keys: dict[str, KeySpec]) -> dict[str, ActionSpec]:
+    """The domain's `actions:`; every key an action names must be one of the domain's keys."""
+    out: dict[str, ActionSpec] = {}
+    for name, raw in (data.get("actions") or {}).items():
+        raw = raw or {}
+        spec = ActionSpec(
+            name=str(name), needs=tuple(str(k) for k in raw.get("needs") or ()), choose=str(raw.get("choose") or ""),
+            optional=tuple(str(k) for k in raw.get("optional") or ()), confirm=bool(raw.get("confirm", True)),
+            completes=bool(raw.get("completes", False)), triggers=tuple(str(k) for k in raw.get("triggers") or ()),
+            verb=_texts(raw.get("verb")), task=_texts(raw.get("task")), said=_texts(raw.get("said")))
+        unknown = [k for k in spec.keys + spec.triggers if k not in keys]
+        if unknown:
+            raise ValueError(f"domain {data.get('name')}: action {name} names unknown keys {unknown}; "
+                             f"known: {', '.join(keys)}")
+        out[spec.name] = spec
+    return out
 
 
 @lru_cache(maxsize=16)

@@ -270,3 +270,29 @@ SAID_FOR_EN: dict[str, tuple[str, ...]] = {
     "very expensive": ("very pricey", "very costly", "luxury", "luxurious", "fine dining", "ultra high-end"),
     "ultra high-end": ("very expensive", "very pricey", "luxury", "luxurious", "fine dining"),
 }
+
+
+# --- the dialogue: what a turn asks of the agent (dialogue/policy.py) ----------------------------
+
+# Go ahead with what was just offered or read back, said without a yes word ("let's do it", 订吧).
+GO_AHEAD = re.compile(
+    r"\b(?:go ahead|book it|do it|please do|let'?s do (?:it|that)|let'?s go with|go with|sounds (?:good|great|perfect)|"
+    r"that works|works for me|that one|i'?ll take it|we'?ll take it)\b|"
+    r"订吧|就订|帮我订|就这样|就这么办|就这家|就它|去吧|可以的|好的|行的|没问题", re.IGNORECASE)
+# Asking for the options ("what do you recommend?", 有什么推荐): the task's next step answers it.
+WANTS_OPTIONS = re.compile(
+    r"\b(?:recommend|suggest|suggestions?|ideas?|options?|what (?:do you|have you) (?:got|have)|"
+    r"where (?:should|could|can) (?:we|i) (?:go|eat)|any good)\b|推荐|建议|有什么(?:好)?(?:的|餐厅|地方)|哪家好",
+    re.IGNORECASE)
+# Leaving: "bye", "that's all", "nothing else" (a thank-you alone is answered, not a goodbye).
+CLOSING = re.compile(
+    r"\b(?:bye|goodbye|good night|see you|talk (?:to you )?later|that'?s all|that is all|that'?s it for now|"
+    r"nothing else|no,? that'?s (?:it|all)|i'?m (?:all )?set|all good)\b|"
+    r"再见|拜拜|没有了|没别的|就这些|先这样|不用了谢谢", re.IGNORECASE)
+THANKS = re.compile(r"\b(?:thanks|thank you|cheers|appreciate it)\b|谢谢|多谢|感谢", re.IGNORECASE)
+GREETING = re.compile(r"^\W*(?:hi|hello|hey|good (?:morning|afternoon|evening)|howdy)\b|"
+                      r"^\W*(?:你好|您好|嗨|早上好|晚上好)", re.IGNORECASE)
+# Asking for a person instead of the agent.
+HANDOVER = re.compile(
+    r"\b(?:(?:talk|speak) to (?:a |an |the )?(?:human|person|real person|agent|manager|someone|representative|operator)|"
+    r"real person|human agent|customer service rep\w*)\b|转人工|人工客服|找人工|真人", re.IGNORECASE)

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from monologue.memory.longterm.records import AuditEntry, MemoryRecord, UserProfile
+from monologue.memory.stores.actions import ActionRecord
 from monologue.memory.working.state import Change, SessionState
 
 
@@ -36,6 +37,14 @@ class MemoryStore(Protocol):
     def all(self, user_id: str) -> tuple[list[MemoryRecord], np.ndarray]: ...
     def delete(self, user_id: str, memory_id: str) -> bool: ...
     def erase_user(self, user_id: str) -> int: ...
+
+
+class ActionStore(Protocol):
+    """What the agent did for each user (bookings, routes, tickets), newest first."""
+
+    def add(self, record: ActionRecord) -> None: ...
+    def records(self, user_id: str, limit: int = 50) -> list[ActionRecord]: ...
+    def erase(self, user_id: str) -> int: ...
 
 
 class ProfileStore(Protocol):

@@ -37,6 +37,11 @@ class ConversationLog:
         with self._lock:
             return list(self._items[-max_turns:]) if max_turns > 0 else []
 
+    def last_text(self, role: str) -> str:
+        """What `role` said last ("" if nothing yet)."""
+        with self._lock:
+            return next((u.text for u in reversed(self._items) if u.role == role), "")
+
     def __len__(self) -> int:
         return len(self._items)
 

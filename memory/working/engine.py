@@ -59,6 +59,9 @@ class WorkingMemoryOptions:
     low_confidence: float = 0.45
 
 
+MAX_ACTS_KEPT = 6      # the agent's recent acts the state keeps, for the dialogue policy
+
+
 @dataclass
 class UpdateResult:
     turn: int
@@ -204,8 +207,9 @@ class WorkingMemory:
             rejected=grounding.rejected,
         )
 
-    async def record_agent_turn(self, text: str, *, turn: int,
-                                offered: Sequence[Mapping[str, Any]] = ()) -> list[Rejected]:
+    async def record_agent_turn(self, text: str, *, turn: int, offered: Sequence[Mapping[str, Any]] = (),
+                                act: Mapping[str, Any] | None = None,
+                                done: Sequence[Mapping[str, Any]] = ()) -> list[Rejected]:
         """Remember the values the agent just read back or offered, so a plain "yes" can confirm them.
 
         `offered`: the options the agent was given to offer (from the catalogue, or a
@@ -213,6 +217,8 @@ class WorkingMemory:
         only values the state already holds and offered values the reply names; any
         other value in the reply is the reply model's own and is returned as rejected.
         Nothing is written to the conditions: only the user's confirmation does that.
+        `act`: the dialogue policy's act (kept, the last few, for its next decision);
+        `done`: the actions carried out this turn (`SessionState.done`).
         """
         async with self._lock:
             extracted = self.extract(text, self._seen)[0].operations     # read in the session's current domain
@@ -241,6 +247,9 @@ class WorkingMemory:
                 applied = apply_operations(base, ops, self.schema, turn=base.turn, expire_after=0,
                                            language=self.options.language)
                 applied.state.version = base.version + 1
+                if act is not None:
+                    applied.state.acts = [*base.acts, dict(act)][-MAX_ACTS_KEPT:]
+                applied.state.done = [*base.done, *(dict(d) for d in done)]
                 try:
                     await asyncio.to_thread(self.store.commit, applied.state, base.version, [])
                     self._seen = applied.state

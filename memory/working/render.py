@@ -145,7 +145,7 @@ def render_state_for_reply(state: SessionState, schema: DomainSchema, language: 
     return "\n".join(parts) if parts else say("reply.nothing_yet", language)
 
 
-def _value_word(spec: KeySpec, value: Any, language: str) -> str:
+def spoken_value(spec: KeySpec, value: Any, language: str) -> str:
     """A listed value as the user would say it ("window", 靠窗, "no tolls"); other values as stored."""
     words = spec.value_words(str(value), language) or spec.value_words(str(value), "en")
     if spec.type == "date":
@@ -159,7 +159,7 @@ def spoken_condition(c: Condition, schema: DomainSchema, language: str = "en") -
     """A condition as said aloud in a read-back or the opening line: "for 4 people",
     "at 7 pm", "no spicy food", 晚上7点 — never a key, an "=" or a stored form."""
     spec = schema.key(c.key)
-    value = _value_word(spec, c.value, language)
+    value = spoken_value(spec, c.value, language)
     own = spec.phrase(c.comparator, language)
     if own is not None:
         return own.format(value=value, label=spec.label(language))
@@ -168,7 +168,10 @@ def spoken_condition(c: Condition, schema: DomainSchema, language: str = "en") -
     units = spec.reading.units.get(language) or spec.reading.units.get("en") or ()
     if spec.reader == Reader.QUANTITY and units:
         unit = units[0]
-        value = f"{unit}{value}" if not unit[0].isalnum() else f"{value}{unit}" if language == "zh" else f"{value} {unit}"
+        if not unit[0].isalnum():
+            value = f"{unit}{value}"            # "$40", "¥40"
+        else:
+            value = f"{value}{unit}" if language == "zh" else f"{value} {unit}"
     kind = {Comparator.EXCLUDES: "spoken.excludes", Comparator.NE: "spoken.excludes",
             Comparator.LE: "spoken.at_most", Comparator.GE: "spoken.at_least"}.get(c.comparator)
     if kind is not None:
@@ -184,4 +187,13 @@ def spoken_condition(c: Condition, schema: DomainSchema, language: str = "en") -
 
 def spoken_conditions(conditions: list[Condition], schema: DomainSchema, language: str = "en") -> str:
     """Several conditions in one breath: "for 4 people on Saturday at 7 pm" / "4个人，周六，晚上7点"."""
-    return say("spoken.join", language).join(spoken_condition(c, schema, language) for c in conditions)
+    parts = [spoken_condition(c, schema, language) for c in conditions]
+    out = parts[0] if parts else ""
+    for part in parts[1:]:
+        # "for 4 people on Saturday at 7 pm": a phrase that starts with its preposition runs on.
+        run_on = language == "en" and part.split(" ", 1)[0] in _RUNS_ON
+        out += (" " if run_on else say("spoken.join", language)) + part
+    return out
+
+
+_RUNS_ON = frozenset({"on", "at", "for", "to", "by", "with", "in", "near"})

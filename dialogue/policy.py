@@ -1,0 +1,320 @@
+"""The dialogue policy (issue 10): from the state and the domain, the agent's next act.
+
+Code decides, the LLM words: the policy picks one act per turn — ask for the most
+important missing slot, offer the next option, read back before acting, act, answer from
+memory, come back to the task after small talk — and the reply model only says it (with
+a template in reserve, `wording.py`). So a small model can no longer offer a table before
+the time is known, repeat an offer, or forget to book when the user says yes.
+
+A plain library, like `memory/`: no frames, no audio, no pipecat.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any
+
+from monologue.memory.domain.schema import ActionSpec, DomainSchema
+from monologue.memory.language.cues import (
+    CLOSING,
+    GO_AHEAD,
+    GREETING,
+    HANDOVER,
+    THANKS,
+    WANTS_OPTIONS,
+    yes_or_no,
+)
+from monologue.memory.language.stances import asks_for_information, is_query, sentences
+from monologue.memory.working.state import Comparator, ConditionStatus, SessionState
+from monologue.memory.working.turn_classes import TurnClass
+
+
+class Act(StrEnum):
+    """What the agent does with its turn."""
+
+    GREET = "greet"                  # hello, and what it can do
+    ASK = "ask"                      # the most important missing slot
+    PROPOSE = "propose"              # one option, once the required slots are filled
+    NO_OPTIONS = "no_options"        # nothing fits: say so, ask what to relax
+    CONFIRM = "confirm"              # read back before acting
+    ASK_CHANGE = "ask_change"        # the read-back was refused: what should change?
+    ACT = "act"                      # carry out an action (a tool runs)
+    ALREADY_DONE = "already_done"    # nothing left to do: say it stands
+    ANSWER_MEMORY = "answer_memory"  # a question about the user or the past, answered from memory
+    DONT_KNOW = "dont_know"          # …and memory has nothing
+    ANSWER = "answer"                # a question about the world: the model answers from the facts it is given
+    SMALL_TALK = "small_talk"        # answered briefly; `then` comes back to the task
+    RESUME = "resume"                # back to the task without repeating the offer that is open
+    ONLY_OPTION = "only_option"      # asked for options again: the one that fits is the one offered
+    CLARIFY = "clarify"              # working memory asks back (misheard, or a change to confirm)
+    MEMORY = "memory"                # long-term memory's own words (a contradiction asked about, a change made)
+    HANDOVER = "handover"            # the user wants a person
+    CLOSE = "close"                  # goodbye
+
+    @property
+    def said_as_decided(self) -> bool:
+        """Acts whose words are facts the code already has: said exactly, never reworded by a model."""
+        return self in (Act.ANSWER_MEMORY, Act.DONT_KNOW, Act.CLARIFY, Act.MEMORY)
+
+
+# Acts that leave an option on the table: a yes to the next turn takes it.
+_OFFERS = (Act.PROPOSE, Act.RESUME, Act.ONLY_OPTION)
+
+
+@dataclass(frozen=True)
+class TurnFacts:
+    """What the policy knows about the user's turn, from the stages before it."""
+
+    text: str
+    language: str = "en"
+    turn_class: TurnClass = TurnClass.CHIT_CHAT
+    changed: frozenset[str] = frozenset()     # keys this turn set, replaced or withdrew (the domain's own names)
+    clarify: str = ""                         # working memory's question back
+    memory_say: str | None = None             # long-term memory's own answer
+    memory_answer: str | None = None          # an answer from memory to a question about the user or the past
+    about_user: bool = False                  # the turn asks about the user or the past
+
+
+@dataclass
+class Decision:
+    """The agent's act for one turn, with what it needs to be said and traced."""
+
+    act: Act
+    action: str = ""                     # the domain action it serves ("book")
+    key: str = ""                        # ASK: the slot asked for
+    option: str = ""                     # PROPOSE: the option's name
+    option_item: dict[str, Any] = field(default_factory=dict)   # PROPOSE: the catalogue item
+    args: dict[str, Any] = field(default_factory=dict)          # CONFIRM / ACT: the action's arguments
+    say: str = ""                        # words the code already has (memory, clarify)
+    then: Decision | None = None         # SMALL_TALK, ANSWER, GREET: the task step that follows
+    reason: str = ""
+    refused: tuple[str, ...] = ()        # options the user turned down this session
+    record: str = ""                     # ACT: the tool's record id, once it ran
+    chosen_by: str = "policy"            # "policy", or the model that chose it (function calling)
+
+    def steps(self) -> list[Decision]:
+        """This decision and those it leads to, in order."""
+        out, step = [], self
+        while step is not None:
+            out.append(step)
+            step = step.then
+        return out
+
+    def trace(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"act": str(self.act)}
+        for name in ("action", "key", "option", "say", "reason", "record"):
+            if getattr(self, name):
+                out[name] = getattr(self, name)
+        if self.args:
+            out["args"] = self.args
+        if self.refused:
+            out["refused"] = list(self.refused)
+        if self.chosen_by != "policy":
+            out["chosen_by"] = self.chosen_by
+        if self.then is not None:
+            out["then"] = self.then.trace()
+        return out
+
+    def remembered(self, turn: int) -> dict[str, Any]:
+        """What the state keeps of this act, for the next turn's decision."""
+        last = self.steps()[-1]
+        return {"act": str(last.act), "action": last.action, "key": last.key, "option": last.option,
+                "args": last.args, "refused": list(self.refused), "turn": turn, "first": str(self.act)}
+
+
+def live_values(state: SessionState, schema: DomainSchema) -> dict[str, Any]:
+    """key → value of the state's live conditions (a set-valued key → its included values)."""
+    out: dict[str, Any] = {}
+    for c in state.constraints.values():
+        if c.status != ConditionStatus.ACTIVE and not c.confirmed:
+            continue
+        if schema.key(c.key).multi:
+            if c.comparator == Comparator.INCLUDES:
+                out.setdefault(c.key, []).append(c.value)
+        elif c.comparator in (Comparator.EQ, Comparator.LE, Comparator.GE):
+            out[c.key] = c.value
+    return out
+
+
+def _done_with(state: SessionState, action: str) -> dict[str, Any] | None:
+    for entry in reversed(state.done):
+        if entry.get("action") == action:
+            return entry
+    return None
+
+
+class DialoguePolicy:
+    """Decides the agent's act from the state, the domain and the turn."""
+
+    def __init__(self, schema: DomainSchema) -> None:
+        self.schema = schema
+
+    # --- the task ------------------------------------------------------------------------
+
+    def primary(self) -> ActionSpec | None:
+        """The action that finishes the domain's task (book, set the route, open a ticket)."""
+        actions = list(self.schema.actions.values())
+        return next((a for a in actions if a.completes), actions[0] if actions else None)
+
+    def args_of(self, action: ActionSpec, values: dict[str, Any]) -> dict[str, Any]:
+        return {k: values[k] for k in action.keys if k in values}
+
+    def started(self, state: SessionState, values: dict[str, Any]) -> bool:
+        action = self.primary()
+        return bool(state.goal) or (action is not None and any(k in values for k in action.keys))
+
+    def task_step(self, state: SessionState, turn: TurnFacts, options: list[dict[str, Any]],
+                  last: dict[str, Any], refused: tuple[str, ...]) -> Decision | None:
+        """The next step of the task, or None when there is nothing to do (not started, or done)."""
+        values = live_values(state, self.schema)
+        # The car's controls: a value named now is carried out now (the command is the confirmation).
+        for action in self.schema.actions.values():
+            if action.confirm or not (set(action.triggers) & turn.changed):
+                continue
+            if all(k in values for k in action.needs):
+                args = self.args_of(action, values)
+                done = _done_with(state, action.name)
+                if done is None or done.get("args") != args:
+                    step = Decision(Act.ACT, action.name, args=args, reason=f"the user named {action.name}'s value",
+                                    refused=refused)
+                    other = self._other_immediate(state, turn, values, exclude=action.name, refused=refused)
+                    step.then = other
+                    return step
+        action = self.primary()
+        if action is None or not self.started(state, values):
+            return None
+        missing = [k for k in action.needs if k not in values]
+        if missing:
+            return Decision(Act.ASK, action.name, key=missing[0], reason=f"{missing[0]} is needed to "
+                            f"{action.name} and not known yet", refused=refused)
+        args = self.args_of(action, values)
+        done = _done_with(state, action.name)
+        if done is not None and done.get("args") == args:
+            return Decision(Act.ALREADY_DONE, action.name, args=args, reason="done, and nothing changed since",
+                            refused=refused)
+        yes = self._yes(turn)
+        if action.choose and action.choose not in values:
+            if last.get("act") in _OFFERS and last.get("action") == action.name:
+                offered = str(last.get("option") or "")
+                if yes and offered:
+                    # "Yes" to the offer, which read back every detail: that was the confirmation.
+                    return Decision(Act.ACT, action.name, args={**args, action.choose: offered},
+                                    reason="the user accepted the offer", refused=refused)
+                if yes is False and offered and offered not in refused:
+                    refused = (*refused, offered)
+            fitting = [o for o in options if str(o.get("name")) not in refused]
+            if not fitting:
+                return Decision(Act.NO_OPTIONS, action.name, args=args, reason="no option fits every condition",
+                                refused=refused)
+            pick = fitting[0]
+            if last.get("act") in _OFFERS and last.get("option") == pick.get("name") \
+                    and last.get("args") == {**args, action.choose: pick.get("name")}:
+                # Never the same offer twice in a row: the next one, or (the only one that fits)
+                # a pointer back to it.
+                if len(fitting) == 1:
+                    return Decision(Act.ONLY_OPTION, action.name, option=str(pick.get("name")),
+                                    args=dict(last.get("args") or {}), refused=refused,
+                                    reason="the only option that fits is already offered")
+                pick = fitting[1]
+            name = str(pick.get("name"))
+            return Decision(Act.PROPOSE, action.name, option=name, option_item=pick,
+                            args={**args, action.choose: name}, reason="every required slot is filled",
+                            refused=refused)
+        if action.confirm:
+            read_back = last.get("act") in (Act.CONFIRM, *_OFFERS) and last.get("action") == action.name
+            if read_back and last.get("args") == args and yes:
+                return Decision(Act.ACT, action.name, args=args, reason="the user said yes to the read-back",
+                                refused=refused)
+            if read_back and last.get("args") == args and yes is False:
+                return Decision(Act.ASK_CHANGE, action.name, args=args, reason="the user said no to the read-back",
+                                refused=refused)
+            return Decision(Act.CONFIRM, action.name, args=args, reason="read back before acting", refused=refused)
+        return Decision(Act.ACT, action.name, args=args, reason="nothing to confirm", refused=refused)
+
+    def _other_immediate(self, state: SessionState, turn: TurnFacts, values: dict[str, Any], *, exclude: str,
+                         refused: tuple[str, ...]) -> Decision | None:
+        """A second control named in the same turn ("take me home and make it 21 degrees")."""
+        for action in self.schema.actions.values():
+            if action.name == exclude or action.confirm or not (set(action.triggers) & turn.changed):
+                continue
+            if all(k in values for k in action.needs):
+                args = self.args_of(action, values)
+                done = _done_with(state, action.name)
+                if done is None or done.get("args") != args:
+                    return Decision(Act.ACT, action.name, args=args, reason=f"the user named {action.name}'s value",
+                                    refused=refused)
+        return None
+
+    @staticmethod
+    def _yes(turn: TurnFacts) -> bool | None:
+        answer = yes_or_no(turn.text)
+        if answer is None and GO_AHEAD.search(turn.text):
+            return True
+        return answer
+
+    # --- the turn ------------------------------------------------------------------------
+
+    def decide(self, state: SessionState, turn: TurnFacts, options: list[dict[str, Any]]) -> Decision:
+        """The act for this turn. `state` is the domain's view of the session (its own key
+        names); `options` the catalogue items that fit it, best first."""
+        last = state.acts[-1] if state.acts else {}
+        refused = tuple(str(r) for r in last.get("refused") or ())
+        if turn.clarify:
+            return Decision(Act.CLARIFY, say=turn.clarify, reason="misheard or a change to confirm first",
+                            refused=refused)
+        if turn.memory_say:
+            return Decision(Act.MEMORY, say=turn.memory_say, reason="long-term memory answers this turn",
+                            refused=refused)
+        text = turn.text.strip()
+        if HANDOVER.search(text):
+            return Decision(Act.HANDOVER, reason="the user asked for a person", refused=refused)
+        step = self.task_step(state, turn, options, last, refused)
+        if step is not None:
+            refused = step.refused
+        asked = [s for _, s in sentences(text) if asks_for_information(s) or is_query(s)]
+        if turn.about_user or (asked and turn.memory_answer):
+            if turn.memory_answer:
+                return Decision(Act.ANSWER_MEMORY, say=turn.memory_answer, then=self._resume(step, last),
+                                reason="a question about the user, answered from memory", refused=refused)
+            return Decision(Act.DONT_KNOW, then=self._resume(step, last), reason="memory has nothing on it",
+                            refused=refused)
+        acting = step is not None and step.act in (Act.ACT, Act.ASK_CHANGE) or bool(turn.changed)
+        if CLOSING.search(text) and not acting:
+            return Decision(Act.CLOSE, reason="the user is leaving", refused=refused,
+                            action=step.action if step else "")
+        if asked and not WANTS_OPTIONS.search(text) and not acting:
+            return Decision(Act.ANSWER, then=self._resume(step, last), reason="a question about the world",
+                            refused=refused)
+        if step is None:
+            if GREETING.search(text) or not state.version:
+                return Decision(Act.GREET, reason="nothing asked for yet", refused=refused)
+            if THANKS.search(text):
+                return Decision(Act.CLOSE, reason="thanked, nothing left to do", refused=refused)
+            if turn.turn_class == TurnClass.CHIT_CHAT:
+                return Decision(Act.SMALL_TALK, reason="small talk, no task under way", refused=refused)
+            return Decision(Act.GREET, reason="no task recognised yet", refused=refused)
+        if turn.turn_class == TurnClass.CHIT_CHAT and not turn.changed and self._yes(turn) is None \
+                and not WANTS_OPTIONS.search(text):
+            if GREETING.search(text):
+                return Decision(Act.GREET, then=self._resume(step, last), reason="a greeting", refused=refused)
+            if step.act == Act.ALREADY_DONE and THANKS.search(text):
+                return Decision(Act.CLOSE, action=step.action, reason="thanked after the task was done",
+                                refused=refused)
+            return Decision(Act.SMALL_TALK, then=self._resume(step, last), reason="small talk during the task",
+                            refused=refused)
+        if step.act == Act.ALREADY_DONE and THANKS.search(text):
+            return Decision(Act.CLOSE, action=step.action, reason="thanked after the task was done", refused=refused)
+        return step
+
+    @staticmethod
+    def _resume(step: Decision | None, last: dict[str, Any]) -> Decision | None:
+        """The task step to come back to after small talk or a question — but an offer or a
+        read-back the user has not answered is not made again back to back: the agent only
+        points back to it."""
+        if step is None or step.act == Act.ALREADY_DONE:
+            return None
+        if step.act in (Act.PROPOSE, Act.CONFIRM, Act.ONLY_OPTION) \
+                and last.get("act") in (Act.CONFIRM, *_OFFERS) and last.get("args") == step.args:
+            return replace(step, act=Act.RESUME, then=None, reason="an offer is open: point back, do not repeat it")
+        return replace(step, then=None)

@@ -1,0 +1,218 @@
+"""The dialogue for one session: from a turn and the state, the act, its words and its check.
+
+Glue between working memory (the state, the domains, the rules that read a clause), the
+catalogue (what fits), the policy, the wording and the tools. The reply processor asks
+`plan` for each turn, streams the model's words through `planned.check`, and hands what
+was said back to `remember`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from monologue.dialogue.check import ReplyCheck
+from monologue.dialogue.policy import Act, Decision, DialoguePolicy, TurnFacts, live_values
+from monologue.dialogue.tools import ActionRequest, Toolbox
+from monologue.dialogue.wording import Wording, said_of, spoken_args
+from monologue.memory.domain.catalogue import Catalogue, filter_options
+from monologue.memory.domain.schema import DomainSchema, load_schema
+from monologue.memory.domain.several import Combined, domain_view
+from monologue.memory.language.cues import CLOSING, THANKS, language_of
+from monologue.memory.language.phrases import say
+from monologue.memory.language.stances import asks_for_information, sentences
+from monologue.memory.stores.actions import ActionRecord
+from monologue.memory.working.engine import WorkingMemory
+from monologue.memory.working.render import spoken_conditions
+from monologue.memory.working.state import Op, SessionState
+from monologue.memory.working.turn_classes import TurnClass
+
+_NOT_KEYS = {"domain", "goal", "pending"}
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def reply_language(text: str, session_language: str) -> str:
+    """The language to answer in: the one the user just spoke, else the session's."""
+    return language_of(text) if text.strip() else session_language
+
+
+@dataclass
+class Planned:
+    """One turn's decision and everything needed to say it and check it."""
+
+    decision: Decision
+    template: str
+    note: str
+    check: ReplyCheck
+    view: SessionState                 # the state as the decision's domain sees it
+    schema: DomainSchema
+    language: str
+    offered: list[dict[str, Any]] = field(default_factory=list)   # the option proposed, under the session's keys
+    done: list[dict[str, Any]] = field(default_factory=list)      # the actions carried out (SessionState.done)
+    errors: list[str] = field(default_factory=list)               # tools that failed
+
+
+class DialogueSession:
+    def __init__(self, memory: WorkingMemory | None, catalogues: Mapping[str, Catalogue], *,
+                 toolbox: Toolbox | None = None, language: str = "en", user_id: str = "",
+                 elsewhere: Mapping[str, frozenset[str]] | None = None, domain: str = "restaurant") -> None:
+        self.memory = memory
+        self.catalogues = dict(catalogues)
+        self.toolbox = toolbox
+        self.language = language
+        self.user_id = user_id
+        self.elsewhere = dict(elsewhere or {})
+        self._default_domain = domain
+        self._policies: dict[str, DialoguePolicy] = {}
+
+    # --- the domain the turn is in ---------------------------------------------------------
+
+    def _domains(self) -> Combined | None:
+        return self.memory.domains if self.memory is not None else None
+
+    def _schema(self, domain: str) -> DomainSchema:
+        domains = self._domains()
+        if domains is None:
+            return load_schema(domain)
+        return domains.domain(domain) if len(domains.domains) > 1 else domains.schema
+
+    def view(self, state: SessionState) -> SessionState:
+        domains = self._domains()
+        if domains is None or len(domains.domains) == 1:
+            return state
+        return domain_view(domains, state, state.domain)
+
+    def _qualified(self, domain: str, key: str) -> str:
+        domains = self._domains()
+        return domains.qualified(domain, key) if domains is not None else key
+
+    def _plain(self, key: str) -> str:
+        domains = self._domains()
+        return domains.plain_key.get(key, key) if domains is not None else key
+
+    def policy(self, domain: str) -> DialoguePolicy:
+        if domain not in self._policies:
+            self._policies[domain] = DialoguePolicy(self._schema(domain))
+        return self._policies[domain]
+
+    # --- deciding --------------------------------------------------------------------------
+
+    def plan(self, state: SessionState | None, *, text: str, turn_class: TurnClass, diff: Mapping[str, Any] | None,
+             clarify: str = "", memory_say: str | None = None, memory_answer: str | None = None,
+             about_user: bool = False, previous_reply: str = "", recalled: Iterable[str] = ()) -> Planned:
+        state = state if state is not None else SessionState("", domain=self._default_domain)
+        language = reply_language(text, self.language)
+        view = self.view(state)
+        schema = self._schema(state.domain)
+        catalogue = self.catalogues.get(state.domain)
+        fitting, excluded = filter_options(catalogue.items, view) if catalogue else ([], [])
+        changed = frozenset(self._plain(slot.split(":")[0]) for slot in (diff or {}) if slot not in _NOT_KEYS)
+        if memory_answer is None and not memory_say:
+            from_state = self.answer_from_state(text, view, schema, language)
+            if from_state:
+                memory_answer, about_user = from_state, True
+        facts = TurnFacts(text=text, language=language, turn_class=turn_class, changed=changed, clarify=clarify,
+                          memory_say=memory_say, memory_answer=memory_answer, about_user=about_user)
+        decision = self.policy(state.domain).decide(view, facts, fitting)
+        wording = Wording(schema, language, catalogue.details if catalogue else ())
+        last = view.acts[-1] if view.acts else {}
+        template = wording.template(decision, view, last, thanked=bool(THANKS.search(text)),
+                                    leaving=bool(CLOSING.search(text)))
+        if previous_reply and _normal(template) == _normal(previous_reply):
+            # The policy's own words never repeat the previous reply either.
+            template = say("policy.again", language, text=template[:1].lower() + template[1:]
+                           if language == "en" else template)
+        note = wording.note(decision, template, self._facts(decision, view, schema, language, wording, recalled))
+        names = {str(i["name"]) for i in (catalogue.items if catalogue else [])}
+        check = ReplyCheck(decision, schema, view, language, previous_reply, text,
+                           ruled_out=frozenset(e.split(" (breaks ")[0] for e in excluded),
+                           elsewhere=self.elsewhere.get(state.domain, frozenset()),
+                           allowed_names=frozenset(names | {str(v) for v in live_values(view, schema).values()
+                                                            if isinstance(v, str)}),
+                           read_values=self._reader(state), template=template)
+        offered = []
+        last_step = decision.steps()[-1]
+        action = schema.actions.get(last_step.action)
+        if last_step.act == Act.PROPOSE and action is not None and action.choose:
+            offered = [{self._qualified(state.domain, action.choose): last_step.option}]
+        return Planned(decision, template, note, check, view, schema, language, offered)
+
+    def answer_from_state(self, text: str, view: SessionState, schema: DomainSchema, language: str) -> str | None:
+        """"What time did I say?": a question about a slot this session holds, answered from it."""
+        asked = [s for _, s in sentences(text) if asks_for_information(s)]
+        if not asked:
+            return None
+        lowered = " ".join(asked).lower()
+        named = {key for alias, key in schema.alias_lexicon(language) if len(alias) > 2 and alias in lowered}
+        held = [c for c in view.constraints.values() if c.key in named]
+        if not held:
+            return None
+        return say("policy.you_said", language, what=spoken_conditions(held, schema, language))
+
+    def _facts(self, decision: Decision, view: SessionState, schema: DomainSchema, language: str,
+               wording: Wording, recalled: Iterable[str]) -> list[str]:
+        facts = []
+        live = [c for c in view.constraints.values()]
+        if live:
+            facts.append("the user wants " + spoken_conditions(live, schema, "en"))
+        for step in decision.steps():
+            if step.option_item:
+                facts.append(f"{step.option}: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in
+                                                            step.option_item.items() if k != "name"))
+        if decision.act == Act.ANSWER:
+            facts += [f"the user told you before: {r}" for r in recalled]
+        return facts
+
+    def _reader(self, state: SessionState) -> Any:
+        memory = self.memory
+        if memory is None:
+            return None
+
+        def read(clause: str) -> list[tuple[str, Any]]:
+            operations = memory.extract(clause, state)[0].operations
+            return [(self._plain(op.key), op.value) for op in operations if op.op == Op.SET]
+
+        return read
+
+    # --- acting ----------------------------------------------------------------------------
+
+    def carry_out(self, planned: Planned, session_id: str) -> None:
+        """Run the tools of the decision's ACT steps (blocking: call it off the event loop)."""
+        if self.toolbox is None:
+            return
+        for step in planned.decision.steps():
+            if step.act != Act.ACT:
+                continue
+            action = planned.schema.actions[step.action]
+            record_id = ActionRecord.new_id(action.name)
+            said = {lang: said_of(action, step.args, planned.schema, lang, record_id) for lang in ("en", "zh")}
+            try:
+                record = self.toolbox.run(ActionRequest(action, dict(step.args), planned.schema.name, self.user_id,
+                                                        session_id, record_id, said))
+            except Exception as exc:      # a tool is outside code: its failure is said, not raised
+                planned.errors.append(f"{action.name}: {type(exc).__name__}: {exc}")
+                step.act, step.reason = Act.CONFIRM, f"the tool failed ({type(exc).__name__}); read back again"
+                continue
+            step.record = record.id
+            if record.id != record_id:
+                said = {lang: said_of(action, step.args, planned.schema, lang, record.id) for lang in ("en", "zh")}
+            planned.done.append({"action": action.name, "args": dict(step.args), "record": record.id,
+                                 "completes": action.completes, "said": said})
+        catalogue = self.catalogues.get(planned.view.domain)
+        wording = Wording(planned.schema, planned.language, catalogue.details if catalogue else ())
+        planned.template = wording.template(planned.decision, planned.view)
+        planned.check.template = planned.template
+
+    async def remember(self, planned: Planned, text: str, turn: int) -> None:
+        """What the agent said, offered, decided and did, into the session's state."""
+        if self.memory is None:
+            return
+        await self.memory.record_agent_turn(text, turn=turn, offered=planned.offered,
+                                            act=planned.decision.remembered(turn), done=planned.done)
+
+
+__all__ = ["DialogueSession", "Planned", "reply_language", "spoken_args"]

@@ -1,0 +1,221 @@
+"""How a decision is said: the policy's own template, and the note that asks a model to word it.
+
+The template is complete and correct on its own — it is what the user hears whenever
+the model's wording fails the check (`check.py`), the model is down or too slow. The
+note gives a model the act, the facts and the template, so that a strong model words it
+better at once and a weak one can fall back on copying it.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from monologue.dialogue.policy import Act, Decision
+from monologue.memory.domain.schema import ActionSpec, DomainSchema
+from monologue.memory.language.phrases import join, say
+from monologue.memory.working.render import spoken_condition, spoken_conditions, spoken_value
+from monologue.memory.working.state import Comparator, Condition, SessionState
+
+LANGUAGE_NAMES = {"en": "English", "zh": "Chinese (Mandarin, simplified characters)"}
+
+
+def _conditions(args: Mapping[str, Any], schema: DomainSchema) -> list[Condition]:
+    out = []
+    for key, value in args.items():
+        spec = schema.key(key)
+        for one in value if isinstance(value, list) else [value]:
+            comparator = spec.default_op if spec.multi else Comparator.EQ
+            out.append(Condition(key, comparator, one, "", 0, multi=spec.multi))
+    return out
+
+
+def spoken_args(args: Mapping[str, Any], schema: DomainSchema, language: str,
+                exclude: Sequence[str] = ()) -> str:
+    """An action's arguments said aloud: "for 4 people on Saturday at 7 pm"."""
+    return spoken_conditions(_conditions({k: v for k, v in args.items() if k not in exclude}, schema),
+                             schema, language)
+
+
+def said_of(action: ActionSpec, args: Mapping[str, Any], schema: DomainSchema, language: str,
+            record: str = "") -> str:
+    """What was done, in the past tense ("booked Luigi's Trattoria for 4 people on Saturday at 7 pm")."""
+    template = action.said.get(language) or action.said.get("en") or f"{action.name} {{details}}"
+    named = {name for _, name, _, _ in string.Formatter().parse(template) if name}
+    values: dict[str, str] = {"record": record}
+    for key in named - {"details", "record"}:
+        value = args.get(key)
+        if isinstance(value, list):
+            values[key] = join([spoken_value(schema.key(key), v, language) for v in value], language)
+        else:
+            values[key] = "" if value is None else spoken_value(schema.key(key), value, language)
+    values["details"] = spoken_args(args, schema, language, exclude=sorted(named))
+    text = template.format(**values)
+    return re.sub(r"\s+", " ", text).strip(" ,，：:")
+
+
+@dataclass(frozen=True)
+class Wording:
+    """Everything a decision is said with, in one language."""
+
+    schema: DomainSchema
+    language: str
+    details: tuple[str, ...] = ()      # catalogue attributes said with an offered option ("italian, Downtown")
+
+    # --- pieces ---------------------------------------------------------------------------
+
+    def _action(self, decision: Decision) -> ActionSpec | None:
+        return self.schema.actions.get(decision.action)
+
+    def _verb(self, decision: Decision) -> str:
+        action = self._action(decision)
+        return (action.verb.get(self.language) or action.verb.get("en", "")) if action else ""
+
+    def task(self, decision: Decision) -> str:
+        action = self._action(decision)
+        text = (action.task.get(self.language) or action.task.get("en", "")) if action else ""
+        return text or say("policy.task_default", self.language)
+
+    def question(self, key: str) -> str:
+        spec = self.schema.key(key)
+        asked = spec.ask.get(self.language) or (spec.ask.get("en") if self.language == "en" else None)
+        if asked:
+            return asked
+        if spec.type == "enum" and spec.values and not spec.multi:
+            choices = [spoken_value(spec, v, self.language) for v in list(spec.values)[:3]]
+            return say("policy.ask_key", self.language, label=say("policy.or", self.language).join(choices))
+        return say("policy.ask_key", self.language, label=spec.label(self.language))
+
+    def about(self, item: Mapping[str, Any]) -> str:
+        """An option's details said aloud ("italian, Downtown")."""
+        parts = []
+        for key in self.details:
+            if key in item:
+                value = item[key]
+                parts.append(spoken_value(self.schema.key(key), value[0] if isinstance(value, list) else value,
+                                          self.language))
+        return say("list.comma", self.language).join(parts)
+
+    def what(self, decision: Decision) -> str:
+        """A read-back: the chosen option first, then the details."""
+        action = self._action(decision)
+        chosen = action.choose if action else ""
+        details = spoken_args(decision.args, self.schema, self.language, exclude=[chosen] if chosen else [])
+        name = str(decision.args.get(chosen, "")) if chosen else ""
+        if name and details:
+            return f"{name} {details}" if self.language == "en" else f"{name}，{details}"
+        return name or details
+
+    # --- the template ----------------------------------------------------------------------
+
+    def template(self, decision: Decision, state: SessionState | None = None, last: Mapping[str, Any] | None = None,
+                 thanked: bool = False, leaving: bool = False) -> str:
+        """The decision said by the policy alone, with the steps it leads to."""
+        parts = []
+        for i, step in enumerate(decision.steps()):
+            lead = i == 0 and step.then is not None and step.act == Act.GREET
+            parts.append(self._one(step, state, last if i == 0 or decision.act != Act.ACT else None,
+                                   thanked, leaving, short=lead))
+        return (" " if self.language == "en" else "").join(p for p in parts if p)
+
+    def _one(self, d: Decision, state: SessionState | None, last: Mapping[str, Any] | None,
+             thanked: bool, leaving: bool, short: bool = False) -> str:
+        lang = self.language
+        if d.act == Act.GREET:
+            return say("policy.greet_short" if short else "policy.greet", lang)
+        if d.act == Act.ASK:
+            question = self.question(d.key)
+            if last and last.get("act") == Act.ASK and last.get("key") == d.key:
+                return say("policy.ask_again", lang, question=question)
+            return question
+        if d.act == Act.PROPOSE:
+            action = self._action(d)
+            details = spoken_args(d.args, self.schema, lang, exclude=[action.choose] if action else [])
+            about = self.about(d.option_item)
+            key = "policy.propose" if about else "policy.propose_plain"
+            if last and last.get("act") == Act.PROPOSE and last.get("option") == d.option:
+                key = "policy.propose_update"      # the same place, new details: not the same offer again
+            return say(key, lang, name=d.option, about=about, verb=self._verb(d), details=details)
+        if d.act == Act.NO_OPTIONS:
+            filtering = self._filtering(state)
+            if not filtering:
+                return say("policy.no_options_plain", lang)
+            return say("policy.no_options", lang, conditions=say("policy.or", lang).join(filtering))
+        if d.act == Act.CONFIRM:
+            return say("policy.confirm", lang, what=self.what(d), verb=self._verb(d))
+        if d.act == Act.ASK_CHANGE:
+            return say("policy.ask_change", lang)
+        if d.act == Act.ACT:
+            action = self._action(d)
+            said = said_of(action, d.args, self.schema, lang, d.record) if action else ""
+            return say("policy.done", lang, said=said)
+        if d.act == Act.ALREADY_DONE:
+            return say("policy.already_done", lang)
+        if d.act == Act.ANSWER:
+            return say("policy.not_sure", lang)
+        if d.act == Act.SMALL_TALK:
+            return say("policy.small_talk", lang)
+        if d.act == Act.RESUME:
+            return say("policy.resume", lang, task=self.task(d))
+        if d.act == Act.ONLY_OPTION:
+            return say("policy.only_option", lang, task=self.task(d))
+        if d.act == Act.DONT_KNOW:
+            return say("policy.dont_know", lang)
+        if d.act == Act.HANDOVER:
+            return say("policy.handover", lang)
+        if d.act == Act.CLOSE:
+            if thanked and leaving:
+                return say("policy.welcome_goodbye", lang)
+            return say("policy.welcome" if thanked else "policy.goodbye", lang)
+        return d.say        # CLARIFY, MEMORY, ANSWER_MEMORY: the code's own words
+
+    def _filtering(self, state: SessionState | None) -> list[str]:
+        """The user's conditions that remove options, said aloud (what could be relaxed)."""
+        if state is None:
+            return []
+        keys = {"dietary", "seating", "price_range", "cuisine", "location", "budget", "access_needs"}
+        keys |= set(self.details)
+        return [spoken_condition(c, self.schema, self.language) for c in state.constraints.values()
+                if c.key in keys][:3]
+
+    # --- the note for a model ----------------------------------------------------------------
+
+    def note(self, decision: Decision, template: str, facts: Sequence[str] = ()) -> str:
+        """What the reply model is asked to say: the act in a few words, the facts, the template."""
+        language = LANGUAGE_NAMES.get(self.language, self.language)
+        lines = [f"Reply in {language}, in one or two short spoken sentences, speaking to the user as \"you\"."]
+        lines += [f"Fact: {fact}" for fact in facts]
+        purpose = _PURPOSE.get(decision.act, "")
+        if decision.act == Act.ANSWER:
+            lines.append(f"{purpose} If the facts do not say, say you are not sure. "
+                         f"Then: {self._after(decision, template)}".rstrip(": "))
+        elif purpose:
+            lines.append(purpose)
+        lines.append(f"Say this in your own words: {template}")
+        return "\n".join(lines)
+
+    def _after(self, decision: Decision, template: str) -> str:
+        if decision.then is None:
+            return ""
+        return self._one(decision.then, None, None, False, False)
+
+
+_PURPOSE: dict[Act, str] = {
+    Act.GREET: "Greet the user.",
+    Act.ASK: "Ask exactly this one question, nothing else.",
+    Act.PROPOSE: "Offer this one option and ask whether to go ahead.",
+    Act.NO_OPTIONS: "Say nothing fits and ask which condition could be relaxed.",
+    Act.CONFIRM: "Read the details back and ask for a yes before acting.",
+    Act.ASK_CHANGE: "Ask what the user wants to change.",
+    Act.ACT: "Say it is done, with the details.",
+    Act.ALREADY_DONE: "Say it is already done and ask if there is anything else.",
+    Act.ANSWER: "Answer the user's question briefly from the facts.",
+    Act.SMALL_TALK: "Answer the small talk warmly in a few words.",
+    Act.RESUME: "Ask whether to go ahead.",
+    Act.ONLY_OPTION: "Say it is the only option that fits and ask whether to go ahead.",
+    Act.HANDOVER: "Say you are passing the user to a colleague.",
+    Act.CLOSE: "Say goodbye warmly.",
+}

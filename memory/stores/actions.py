@@ -1,0 +1,65 @@
+"""What the agent did for the user (booked, set, opened), kept so it can be asked about later.
+
+One row per action carried out: who, in which session, what, with which arguments, and
+when. It is the record behind "what did I book last time?" and `monologue actions`; the
+session's state keeps only the ids (`SessionState.done`).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from monologue.memory.stores.sqlite import SQLiteDatabase, open_database
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS action_records (
+    id TEXT PRIMARY KEY, user_id TEXT NOT NULL, session_id TEXT NOT NULL, action TEXT NOT NULL,
+    domain TEXT NOT NULL, args TEXT NOT NULL, said TEXT NOT NULL, at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS action_records_by_user ON action_records (user_id, at);
+"""
+
+
+@dataclass(frozen=True)
+class ActionRecord:
+    """One action carried out: `said` is what was done in words, per language."""
+
+    id: str
+    user_id: str
+    session_id: str
+    action: str
+    domain: str
+    args: dict[str, Any]
+    at: float
+    said: dict[str, str] = field(default_factory=dict)
+
+    @staticmethod
+    def new_id(action: str) -> str:
+        """Short enough to be read out ("ticket T-4F2A9C"), unique enough for one user's records."""
+        return f"{action[:1].upper()}-{uuid.uuid4().hex[:6].upper()}"
+
+
+class SQLiteActionStore:
+    def __init__(self, path: str | Path | SQLiteDatabase = ":memory:") -> None:
+        self.db = open_database(path)
+        self.db.create(_SCHEMA)
+
+    def add(self, record: ActionRecord) -> None:
+        self.db.run("INSERT INTO action_records (id, user_id, session_id, action, domain, args, said, at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (record.id, record.user_id, record.session_id, record.action, record.domain,
+                     json.dumps(record.args, ensure_ascii=False), json.dumps(record.said, ensure_ascii=False),
+                     record.at))
+
+    def records(self, user_id: str, limit: int = 50) -> list[ActionRecord]:
+        """The user's actions, newest first."""
+        rows = self.db.query("SELECT id, user_id, session_id, action, domain, args, said, at FROM action_records "
+                             "WHERE user_id = ? ORDER BY at DESC LIMIT ?", (user_id, limit))
+        return [ActionRecord(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[7], json.loads(r[6])) for r in rows]
+
+    def erase(self, user_id: str) -> int:
+        return self.db.run("DELETE FROM action_records WHERE user_id = ?", (user_id,))
