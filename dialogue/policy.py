@@ -182,7 +182,7 @@ class DialoguePolicy:
                     step.then = other
                     return step
         action = self.primary()
-        if action is None or not self.started(state, values):
+        if action is None or not (self.started(state, values) or WANTS_OPTIONS.search(turn.text)):
             return None
         missing = [k for k in action.needs if k not in values]
         if missing:

@@ -163,8 +163,7 @@ class DialogueSession:
             if step.option_item:
                 facts.append(f"{step.option}: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in
                                                             step.option_item.items() if k != "name"))
-        if decision.act == Act.ANSWER:
-            facts += [f"the user told you before: {r}" for r in recalled]
+        facts += [f"the user told you in an earlier conversation: {r}" for r in recalled]
         return facts
 
     def _reader(self, state: SessionState) -> Any:

@@ -213,7 +213,9 @@ async def test_reply_streams_clauses_then_ends_turn():
     assert clauses == ["Sure.", "Four people at seven,", "noted!"]
     assert isinstance(down[-1], AgentTurnEndFrame)
     assert turn.reply_text == "Sure. Four people at seven, noted!"
-    assert turn.reply_prompt[-1]["content"] == turn.text   # no state without working memory
+    # The utterance, then the policy's note (what to say, and why); no state without working memory.
+    assert turn.reply_prompt[-1]["content"].startswith(turn.text + "\n\n(")
+    assert turn.reply_source == "model" and turn.decision["act"] == "greet"
     assert log.all()[-1].role == "assistant"
     assert "llm_first_token" in turn.marks
 
@@ -224,9 +226,12 @@ async def test_reply_survives_an_llm_that_fails():
                    timeout_secs=5)
     reply = ReplyProcessor(broken, ConversationLog(), PromptOptions("be brief"))
     down, _ = await run_test(reply, frames_to_send=[UserTurnFrame(turn=turn)])
-    assert [type(f) for f in down] == [ReplyTextFrame, AgentTurnEndFrame]
-    assert isinstance(down[0], ReplyTextFrame) and "Sorry" in down[0].text
+    # The policy's own words answer, and the trace says why.
+    assert [type(f) for f in down][-1] is AgentTurnEndFrame
+    assert all(isinstance(f, ReplyTextFrame) for f in down[:-1]) and len(down) > 1
+    assert turn.reply_text == "Hi! What can I do for you?" and turn.reply_source == "template"
     assert "no-such-model" in turn.reply_error
+    assert turn.reply_check[-1]["kind"] == "llm_error"
 
 
 async def test_reply_falls_back_to_the_second_model(monkeypatch):
@@ -379,6 +384,7 @@ def _full_turn() -> TurnRecord:
                                                  reflections=["Likes quiet places."], ms=12.34, exact="party of four"))
     turn.reply_model, turn.reply_text, turn.state_version = "openai/gpt-4o-mini", "Noted.", 2
     turn.reply_prompt = [{"role": "user", "content": "Four people at seven."}]
+    turn.decision, turn.reply_source = {"act": "ask", "key": "time"}, "model"
     turn.tts = SpeechSynthesis(compute_secs=0.08, clauses=1, audio_secs=0.58, session_start_secs=13.7)
     for name, at in (("asr_done", 100.2), ("classified", 100.21), ("llm_first_token", 100.9),
                      ("first_audio", 101.0)):
@@ -405,7 +411,8 @@ def test_trace_line_keeps_its_keys_and_values():
         "memories": {"recalled": ["I prefer window seats."], "ms": 12.3, "timed_out": False,
                      "reflections": ["Likes quiet places."], "exact": "party of four"},
         "reply": {"model": "openai/gpt-4o-mini", "state_version": 2,
-                  "prompt": [{"role": "user", "content": "Four people at seven."}], "text": "Noted.", "error": ""},
+                  "prompt": [{"role": "user", "content": "Four people at seven."}], "text": "Noted.", "error": "",
+                  "decision": {"act": "ask", "key": "time"}, "source": "model", "check": []},
         "tts": {"compute_secs": 0.08, "clauses": 1, "audio_secs": 0.58, "session_start_secs": 13.7},
         "latency_ms": {"turn_end_wait": 500.0, "asr_done": 200.0, "classified": 210.0, "llm_first_token": 900.0,
                        "first_audio": 1000.0, "voice_to_voice": 1500.0},
@@ -423,7 +430,8 @@ def test_trace_line_leaves_sections_a_turn_never_reached_empty():
     assert line["asr"] == {"text": "", "error": "RuntimeError: model file damaged"}
     assert line["classifier"] == line["monologue"] == line["memories"] == line["tts"] == {}
     assert line["turn_class"] == "" and line["reply"] == {"model": "", "state_version": None, "prompt": [],
-                                                          "text": "", "error": ""}
+                                                          "text": "", "error": "", "decision": {},
+                                                          "source": "", "check": []}
     assert line["latency_ms"] == {"turn_end_wait": 500.0} and line["compute_ms"] == {}
 
 
