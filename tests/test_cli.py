@@ -152,9 +152,9 @@ def test_profile_carries_preferences_into_the_next_session(tmp_path):
         return result.stdout
 
     first = chat(1, "Table for four on Saturday at 7 pm, no spicy food, and a window seat please.\n")
-    assert "any preferences I should know about" in first          # cold start asks
+    assert "anything I should know, like your budget" in first     # cold start asks
     second = chat(2, "Forget the window seat.\nWhat do you recommend?\nWhen did I last change the seating?\n")
-    assert "Welcome back! Last time: book a restaurant table" in second
+    assert "Welcome back! Last time we were planning to book a restaurant table" in second
     assert "dietary excludes spicy" in second and "(to confirm)" in second
     import json
 
@@ -162,7 +162,7 @@ def test_profile_carries_preferences_into_the_next_session(tmp_path):
     prompt = json.dumps(trace[1]["reply"]["prompt"])
     assert "no spicy food" in prompt and "Chili House" not in prompt and "Places that fit" in prompt
     # answered from the audit log, which the withdrawal in turn 1 reached at once (not at session end)
-    assert "removed (the user withdrew it)" in trace[2]["memories"]["exact"]
+    assert "when you dropped it" in trace[2]["memories"]["exact"]
     assert "From the records (exact)" in json.dumps(trace[2]["reply"]["prompt"])
     shown = _run("profile", "show", "--user", "kim", "--store", str(store))
     assert "dietary excludes spicy" in shown.stdout and "seating" not in shown.stdout.split("audit log:")[0]

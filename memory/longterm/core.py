@@ -257,7 +257,12 @@ class LongTermCore:
         if unchanged and not any(f.key in withdrawn and s not in live for s, f in profile.facts.items()):
             return 0
         now = self.clock()
+        earlier = profile.last_session
         audit = update_profile(profile, state, schema, withdrawn, now=now)
+        if earlier.get("id") != state.session_id:
+            # This session is not the "last" one until it ends: "what did I book last
+            # time?" asked now is about the one before.
+            profile.last_session = earlier
         self.profiles.save(profile, audit, at=now)
         return len(audit)
 
