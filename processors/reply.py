@@ -238,8 +238,8 @@ class ReplyProcessor(FrameProcessor):
             state, text=turn.text, turn_class=TurnClass(turn.turn_class or TurnClass.CHIT_CHAT),
             diff=result.diff if result is not None else None, clarify=clarify,
             memory_say=before.say if before is not None else None,
-            memory_answer=getattr(before, "answer", None) or (before.exact if before is not None else None),
-            about_user=bool(getattr(before, "about_user", False)),
+            memory_answer=before.answer if before is not None else None,
+            about_user=before.about_user if before is not None else False,
             previous_reply=self._log.last_text("assistant"),
             recalled=before.recalled if before is not None else ())
         if any(step.act == Act.ACT for step in planned.decision.steps()):

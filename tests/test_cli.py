@@ -152,9 +152,9 @@ def test_profile_carries_preferences_into_the_next_session(tmp_path):
         return result.stdout
 
     first = chat(1, "Table for four on Saturday at 7 pm, no spicy food, and a window seat please.\n")
-    assert "any preferences I should know about" in first          # cold start asks
+    assert "anything I should know, like your budget" in first     # cold start asks
     second = chat(2, "Forget the window seat.\nWhat do you recommend?\nWhen did I last change the seating?\n")
-    assert "Welcome back! Last time: book a restaurant table" in second
+    assert "Welcome back! Last time we were planning to book a restaurant table" in second
     assert "dietary excludes spicy" in second and "(to confirm)" in second
     import json
 
@@ -163,7 +163,7 @@ def test_profile_carries_preferences_into_the_next_session(tmp_path):
     assert "no spicy food" in prompt and "Chili House" not in prompt
     assert trace[1]["reply"]["decision"]["act"] == "ask"      # nothing is offered before the day is known
     # answered from the audit log, which the withdrawal in turn 1 reached at once (not at session end)
-    assert "removed (the user withdrew it)" in trace[2]["memories"]["exact"]
+    assert "when you dropped it" in trace[2]["memories"]["exact"]
     # said as the records have it, not reworded by a model
     assert trace[2]["reply"]["decision"]["act"] == "answer_memory"
     assert trace[2]["reply"]["text"] == trace[2]["memories"]["exact"]

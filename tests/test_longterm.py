@@ -149,8 +149,14 @@ def test_plan_states_its_reason_and_learns_from_the_answer(tmp_path, clock):
     stream = MemoryStream(SQLiteMemoryStore(tmp_path / "p.db"), "ann", embed=bag_of_words, clock=clock)
     stream.add("I never want spicy food when I book a restaurant table.", session_id="s1")
     planner = Planner(stream, Retriever(stream))
-    plan = planner.propose("book a restaurant table", "s2")
-    assert plan is not None and "because you told me" in plan.spoken() and "spicy" in plan.reason
+    from monologue.memory.domain.schema import load_schema
+    from monologue.memory.working.state import Comparator, Condition
+
+    spicy = Condition("dietary", Comparator.EXCLUDES, "spicy", "", 0)
+    plan = planner.propose("book a restaurant table", "s2", schema=load_schema("restaurant"), keeping=[spicy])
+    assert plan is not None and "spicy" in plan.reason
+    assert plan.spoken() == ("Shall I book a restaurant table again, keeping to no spicy food? "
+                             "You told me you never want spicy food when you book a restaurant table.")
     assert plan.record.source == "plan" and plan.record.evidence
     accepted = planner.accept(plan.record.id)
     assert accepted is not None and accepted.importance == 8 and accepted.confirmed
@@ -175,7 +181,7 @@ def test_summary_pyramid(tmp_path):
     assert loaded.merged["sessions"] == [f"s{i:02d}" for i in range(2, 22)]            # the 20 before
     assert loaded.overall["text"].startswith("27 conversations")
     text = loaded.render(10_000)
-    assert text.index("session 26") < text.index("Earlier:") < text.index("Overall:")
+    assert text.index("session 26") < text.index("Earlier,") < text.index("Overall,")
     assert "session 22" in loaded.render(200) and "Overall" not in loaded.render(200)  # priority under a budget
 
 
@@ -187,7 +193,8 @@ def test_pre_conversation_checks(ltm, clock):
     assert [e.text for e in checks.expired] == ["I have a dentist appointment tomorrow at 3 pm."]
     assert checks.promises[0]["text"] == "I'll remind you about the dentist"
     line = asyncio.run(ltm.start_session(None, session_id="s2"))
-    assert "I'll remind you about the dentist" in line and "that date has passed" in line
+    assert "Last time I said I'd remind you about the dentist" in line
+    assert "you told me you have a dentist appointment tomorrow at 3 pm — that's passed now" in line
     assert ltm.profiles.open_commitments("ann") == []                  # kept by saying it
 
 

@@ -156,9 +156,14 @@ def test_session_status_machine():
     assert session_status(state) == "IN_PROGRESS"
     asked = apply_operations(state, [Operation("set", "party_size", "=", 6, hedged=True)], schema, turn=2).state
     assert session_status(asked) == "WAITING_FOR_USER"
-    done = apply_operations(state, [Operation("confirm")], schema, turn=2).state
-    assert session_status(done) == "COMPLETED"
-    assert session_status(done, ended_at=0.0, now=40 * DAY) == "ARCHIVED"
+    confirmed = apply_operations(state, [Operation("confirm")], schema, turn=2).state
+    assert session_status(confirmed) == "IN_PROGRESS"                     # confirming is not doing
+    confirmed.done = [{"action": "book", "args": {"party_size": 4}, "record": "R1", "turn": 2, "completes": True,
+                       "said": {"en": "booked a table for 4 people"}}]
+    assert session_status(confirmed) == "COMPLETED"
+    assert session_status(confirmed, ended_at=0.0, now=40 * DAY) == "ARCHIVED"
+    confirmed.constraints["party_size"].value = 6
+    assert session_status(confirmed) == "IN_PROGRESS"                     # changed after the booking
 
 
 def test_profile_audit_log_is_append_only(tmp_path):
@@ -189,13 +194,18 @@ def test_exact_questions_are_answered_from_records(tmp_path):
     food = load_schema("restaurant")
     store = SQLiteProfileStore(tmp_path / "p.db")
     assert exact_answer("When did I last change the seat?", store, "u", car) == \
-        "There is no record of the seat being changed."                        # no record: no guess
-    profile = UserProfile("u", last_session={"id": "s9", "ended_at": 1_700_000_000.0, "goal": "book a restaurant table",
-                                             "conditions": ["party size = 4", "dietary excludes spicy"]})
-    store.save(profile, [AuditEntry("seat_position", None, "seat_position = lower", "new preference", "s8")])
-    answer = exact_answer("When did I last change the seat?", store, "u", car)
-    assert answer is not None and answer.startswith("The seat was last changed on ")
-    assert "seat_position = lower" in answer
-    assert "party size = 4" in str(exact_answer("What did I book last time?", store, "u", food))
-    assert "party size = 4" in str(exact_answer("上次我订了什么？", store, "u", food, "zh"))
+        "There's no record of you changing the seat."                          # no record: no guess
+    ended = 1_700_000_000.0
+    profile = UserProfile("u", last_session={"id": "s9", "ended_at": ended, "goal": "book a restaurant table",
+                                             "conditions": ["party size = 4", "dietary excludes spicy"],
+                                             "said": [{"key": "party_size", "comparator": "=", "value": 4},
+                                                      {"key": "dietary", "comparator": "excludes", "value": "spicy"}]})
+    store.save(profile, [AuditEntry("seat_position", None, "seat_position = lower", "new preference", "s8")], at=ended)
+    answer = exact_answer("When did I last change the seat?", store, "u", car, now=ended + 3600)
+    assert answer is not None and answer.startswith("You last changed the seat earlier ")
+    assert answer.endswith(": lower.")
+    planned = str(exact_answer("What did I book last time?", store, "u", food, now=ended + 3600))
+    assert planned == ("There's no record of anything done last time; earlier today you wanted to book a "
+                       "restaurant table, for 4 people, no spicy food.")
+    assert "4个人" in str(exact_answer("上次我订了什么？", store, "u", food, "zh", now=ended + 3600))
     assert exact_answer("What's the weather like?", store, "u", food) is None

@@ -29,22 +29,25 @@ from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.language.cues import PAST_CUES, PROMISE_CUES, yes_or_no
 from monologue.memory.language.numbers import time_window
 from monologue.memory.language.phrases import say
+from monologue.memory.longterm.answers import about_user, has_topic, memory_answer
 from monologue.memory.longterm.checks import PreConversationChecks, run_checks
 from monologue.memory.longterm.conflicts import HIGH_RISK, PREFERENCE, Conflict, find_conflict
 from monologue.memory.longterm.consolidation import ConsolidationLLM, consolidate
-from monologue.memory.longterm.exchange import Awaiting, BeforeReply, Opening, Prepared, SessionSnapshot
+from monologue.memory.longterm.exchange import Awaiting, BeforeReply, Opening, Prepared, Recalled, SessionSnapshot
 from monologue.memory.longterm.importance import remember_as, worth_remembering
 from monologue.memory.longterm.planning import Plan, Planner
 from monologue.memory.longterm.profile import opening_line, seed_operations, update_profile
 from monologue.memory.longterm.records import MemoryKind, RetentionPolicy, UserProfile
 from monologue.memory.longterm.reflection import ReflectionOptions, ReflectionReport, Reflector
 from monologue.memory.longterm.retrieval import RetrievalWeights, Retriever
+from monologue.memory.longterm.speech import sentences
 from monologue.memory.longterm.stream import Embed, MemoryStream
 from monologue.memory.longterm.structured import exact_answer
 from monologue.memory.longterm.summaries import SummaryPyramid, session_summary
 from monologue.memory.longterm.timetravel import match as time_travel_match
 from monologue.memory.stores.profiles import SQLiteProfileStore
 from monologue.memory.stores.protocols import MemoryStore, ProfileStore
+from monologue.memory.working.state import Condition
 from monologue.memory.working.turn_classes import TurnClass
 
 RECALL_WEIGHTS = RetrievalWeights(recency=0.05, importance=0.10, relevance=0.85)
@@ -112,7 +115,7 @@ class LongTermCore:
 
     def exact_answer(self, question: str, schema: DomainSchema, language: str = "en") -> str | None:
         """Exact questions ("when did I last change the seat?") answered from records."""
-        return exact_answer(question, self.profiles, self.user_id, schema, language)
+        return exact_answer(question, self.profiles, self.user_id, schema, language, now=self.clock())
 
     def profile(self) -> UserProfile:
         return self.profiles.load(self.user_id)
@@ -170,10 +173,26 @@ class LongTermCore:
                  if m.record.session_id != session_id and m.record.id not in held
                  and (m.record.source != "plan" or m.record.context.get("status") == "accepted")]
         out.recalled = [m.record.text for m in items[: self.options.recall_k]]
+        out.sources = [Recalled(m.record.text, m.record.created_at, m.record.session_id, str(m.record.source))
+                       for m in items[: self.options.recall_k]]
         out.reflections = [m.record.text for m in result.reflections[:1]]      # the second channel
         out.used = [m.record.id for m in items[: self.options.recall_k] + result.reflections[:1]]
         if schema is not None:
             out.exact = self.exact_answer(text, schema, language)
+        out.about_user = about_user(text)
+        if out.exact:
+            out.answer = out.exact
+        elif out.about_user:
+            # What the user said or was inferred about them: never a plan, and the latest
+            # earlier session's words for a question with no topic of its own.
+            said = [m.record for m in items if m.record.source in ("user_stated", "inferred")]
+            if not has_topic(text, schema) and PAST_CUES.search(text):
+                earlier = [r for r in records if r.session_id and r.session_id != session_id and r.current
+                           and r.kind == MemoryKind.MEMORY and r.source == "user_stated"]
+                latest = max((r.created_at, r.session_id) for r in earlier)[1] if earlier else ""
+                said = [r for r in earlier if r.session_id == latest]
+            out.answer = memory_answer(text, [Recalled(r.text, r.created_at, r.session_id, str(r.source))
+                                              for r in said], now, schema)
         if PAST_CUES.search(text) or time_window(text, now):
             summaries = self.pyramid.load().render(self.options.summary_chars)
             if summaries:
@@ -238,7 +257,12 @@ class LongTermCore:
         if unchanged and not any(f.key in withdrawn and s not in live for s, f in profile.facts.items()):
             return 0
         now = self.clock()
+        earlier = profile.last_session
         audit = update_profile(profile, state, schema, withdrawn, now=now)
+        if earlier.get("id") != state.session_id:
+            # This session is not the "last" one until it ends: "what did I book last
+            # time?" asked now is about the one before.
+            profile.last_session = earlier
         self.profiles.save(profile, audit, at=now)
         return len(audit)
 
@@ -303,15 +327,21 @@ class LongTermCore:
         self.stream.maintain()
         self.checks = run_checks(self.profiles, self.stream, now, profile=profile)
         parts = [opening_line(profile, schema, language, now=now)]
-        parts += self.checks.lines(language)
+        # The opening line already asks about every lasting preference: the stale ones too.
+        parts += self.checks.lines(language, schema, stale=not profile.facts)
         for promise in self.checks.promises[:1]:
             self.profiles.keep_commitment(self.user_id, promise["id"], now)
-        goal = profile.last_session.get("goal") or ""
-        plan: Plan | None = self.planner.propose(goal, session_id, language) if goal else None
+        last = profile.last_session
+        # The plan is looked up by what the last session was about (its goal as the state
+        # held it, only as a query) and said in the domain's own task words.
+        query = " ".join([last.get("goal") or "", schema.goal_text.get("en", "")]).strip() if last else ""
+        keeping = [Condition(f.key, f.comparator, f.value, f.words, 0) for f in profile.facts.values()]
+        plan: Plan | None = (self.planner.propose(query, session_id, language, schema=schema, keeping=keeping)
+                             if query else None)
         if plan is not None:
             parts.append(plan.spoken(language))
             self.awaiting = Awaiting("plan", plan.record.id)
-        line = " ".join(p.strip() for p in parts if p)
+        line = sentences(parts, language)
         if not profile.facts:
             return Opening(line)
         note = "Loaded from the profile, to confirm: " + ", ".join(
@@ -372,5 +402,6 @@ class LongTermCore:
                 if r.session_id == session_id and r.kind == "memory" and r.current and r.source == "user_stated"]
         said.sort(key=len)
         language = session.language if session is not None else "en"
-        self.pyramid.add_session(session_id, session_summary(profile.last_session, said, language), now)
+        schema = session.schema if session is not None else None
+        self.pyramid.add_session(session_id, session_summary(profile.last_session, said, language, schema), now)
         return written

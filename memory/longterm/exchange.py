@@ -25,10 +25,29 @@ class Awaiting:
     conflict: Conflict | None = None
 
 
+@dataclass(frozen=True)
+class Recalled:
+    """A recalled memory with its source: when it was said, in which session, and whether
+    the user said it or it was inferred."""
+    text: str
+    at: float
+    session_id: str = ""
+    source: str = "user_stated"
+
+
 @dataclass
 class BeforeReply:
-    """What long-term memory gives one reply; `say` replaces the LLM's answer."""
+    """What long-term memory gives one reply; `say` replaces the LLM's answer.
+
+    `about_user`: this turn asks about the user or the past ("what temperature do I
+    like?"); `answer`: then, what memory says to it, in the second person with its source
+    ("You told me on Wednesday that you like the seat further back.") — an exact answer
+    from the records first — or None when memory holds nothing relevant. `sources`: the
+    recalled memories (`recalled`'s texts) with when and in which session they were said."""
     recalled: list[str] = field(default_factory=list)
+    sources: list[Recalled] = field(default_factory=list)
+    about_user: bool = False
+    answer: str | None = None
     reflections: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     say: str | None = None
@@ -47,6 +66,10 @@ class BeforeReply:
             out["reflections"] = self.reflections
         if self.exact:
             out["exact"] = self.exact
+        if self.about_user:
+            out["about_user"] = True
+        if self.answer:
+            out["answer"] = self.answer
         if self.conflict:
             out["conflict"] = {"with": self.conflict.old.text, "kind": self.conflict.kind, "risk": self.conflict.risk}
         if self.travel:

@@ -9,26 +9,34 @@ confirmed; a refusal lowers it and records the user's reason.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from monologue.memory.domain.schema import DomainSchema
+from monologue.memory.language.cues import language_of
+from monologue.memory.language.person import second_person
 from monologue.memory.language.phrases import join, say
 from monologue.memory.longterm.records import MemoryRecord
 from monologue.memory.longterm.retrieval import Retriever
+from monologue.memory.longterm.speech import capitalized, sentences, task_words
 from monologue.memory.longterm.stream import MemoryStream
+from monologue.memory.working.render import spoken_condition
+from monologue.memory.working.state import Condition
 
 
 @dataclass(frozen=True)
 class Plan:
     record: MemoryRecord
-    text: str
-    reason: str
+    text: str           # what to do, said aloud: "book a restaurant table again, keeping to no spicy food"
+    reason: str         # why, in the user's words turned to the second person ("you told me you never…"); may be ""
+    language: str = "en"
 
-    def spoken(self, language: str = "en") -> str:
-        return say("plan.spoken", language, plan=self.text, reason=self.reason)
-
-
-def _quote(text: str) -> str:
-    return "\u201c" + text.rstrip(".!。") + "\u201d"
+    def spoken(self, language: str | None = None) -> str:
+        """"Shall I book a restaurant table again, keeping to no spicy food? You told me you
+        never want spicy food." (The plan is worded in the language it was proposed in.)"""
+        language = language or self.language
+        return sentences([say("plan.spoken", language, plan=self.text),
+                          capitalized(self.reason) + say("plan.stop", language) if self.reason else ""], language)
 
 
 class Planner:
@@ -46,19 +54,29 @@ class Planner:
                    and r.record.source != "plan" and not r.record.context.get("time_sensitive")][: 3 - len(picked)]
         return picked
 
-    def propose(self, goal: str, session_id: str = "", language: str = "en") -> Plan | None:
+    def propose(self, goal: str, session_id: str = "", language: str = "en", *, schema: DomainSchema | None = None,
+                keeping: Sequence[Condition] = ()) -> Plan | None:
+        """A plan for `goal` (the retrieval query: what the last session was about), said
+        with the domain's task words (`schema.goal_text`) and the preferences it keeps to."""
         basis = self.basis(goal) if goal else []
         if not basis:
             return None
-        # The reason quotes the user's own words, not a paraphrase: a small model's
-        # paraphrase of them (measured with the local 0.5B) invented things they never said.
-        text = say("plan.text", language, goal=goal)
-        reason = say("plan.reason", language,
-                     conditions=join((_quote(_as_condition(b)) for b in basis[:2]), language, "plan.reason.and"))
-        record = self.stream.add(f"Plan: {text} — because {reason}", source="plan", importance=6,
+        # The reason is the user's own words, not a paraphrase: a small model's paraphrase
+        # of them (measured with the local 0.5B) invented things they never said. Words in
+        # another language than the session's are not read out in it.
+        words = [second_person(_as_condition(b), language) for b in basis[:2]
+                 if language_of(_as_condition(b)) == language]
+        kept = say("spoken.join", language).join(spoken_condition(c, schema, language) for c in keeping[:2]) \
+            if schema is not None else ""
+        text = say("plan.text", language, goal=task_words(schema, language),
+                   keeping=say("plan.keeping", language, conditions=kept) if kept else "") \
+            if schema is not None else say("plan.pick_up", language)
+        reason = say("plan.reason", language, conditions=join(words, language, "plan.reason.and")) if words else ""
+        record = self.stream.add(f"Plan: {text} — because {reason or 'of what the user said before'}",
+                                 source="plan", importance=6,
                                  evidence=[b.id for b in basis], session_id=session_id,
                                  context={"goal": goal, "status": "proposed"})
-        return Plan(record, text, reason)
+        return Plan(record, text, reason, language)
 
     def accept(self, plan_id: str, session_id: str = "") -> MemoryRecord | None:
         record = self.stream.get(plan_id)

@@ -12,10 +12,23 @@ from __future__ import annotations
 
 import time
 from collections.abc import Set
+from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.language.phrases import join, say
 from monologue.memory.longterm.records import AuditEntry, ProfileFact, UserProfile
+from monologue.memory.longterm.speech import (
+    changed_since,
+    conditions_of,
+    done_words,
+    said_conditions,
+    sentences,
+    spoken,
+    spoken_list,
+    task_words,
+    unsettled_labels,
+)
+from monologue.memory.working.render import spoken_condition
 from monologue.memory.working.state import Condition, Operation, SessionState, describe_condition
 
 SESSION_STATUSES = ("NOT_STARTED", "IN_PROGRESS", "WAITING_FOR_USER", "COMPLETED", "ARCHIVED")
@@ -24,7 +37,10 @@ ARCHIVE_AFTER_DAYS = 30.0
 
 def session_status(state: SessionState | None, ended_at: float | None = None, now: float | None = None) -> str:
     """Where a task stands across sessions (seed 001): nothing said yet; being worked on;
-    waiting for the user's answer; done (everything confirmed); or old enough to archive."""
+    waiting for the user's answer; done; or old enough to archive.
+
+    Done means the agent carried out an action that completes the task (`state.done`)
+    and nothing it was done with has changed since; confirming details is not doing."""
     if state is None or not state.version:
         return "NOT_STARTED"
     now = time.time() if now is None else now
@@ -33,11 +49,21 @@ def session_status(state: SessionState | None, ended_at: float | None = None, no
     if state.pending:
         return "WAITING_FOR_USER"
     live = list(state.constraints.values())
-    if live and all(c.confirmed for c in live):
+    if any(entry.get("completes") and not changed_since(entry, live) for entry in state.done):
         return "COMPLETED"
     return "IN_PROGRESS"
 
 
+def unsettled_keys(state: SessionState) -> list[str]:
+    """What the session asked about and never settled: open questions about a key, and a
+    last act that asked for one still missing."""
+    keys = [p.key for p in state.pending if p.key]
+    asked = state.acts[-1] if state.acts else {}
+    if asked.get("act") == "ask":
+        wanted = asked.get("keys") or [asked.get("key") or asked.get("slot") or ""]
+        keys += [str(k) for k in wanted if k]
+    have = {c.key for c in state.constraints.values()}
+    return [k for k in dict.fromkeys(keys) if k not in have or k in {p.key for p in state.pending}]
 
 
 def _fact_view(fact: ProfileFact | Condition) -> str:
@@ -66,6 +92,8 @@ def update_profile(profile: UserProfile, state: SessionState, schema: DomainSche
         "id": state.session_id, "ended_at": now, "goal": state.goal, "status": session_status(state, now, now),
         "conditions": [describe_condition(c, schema) for c in state.constraints.values()],
         "open": [p.question for p in state.pending],
+        "domain": state.domain, "said": said_conditions(state), "done": [dict(d) for d in state.done],
+        "unsettled": unsettled_keys(state),
     }
     profile.version += 1
     return audit
@@ -77,12 +105,37 @@ def seed_operations(profile: UserProfile) -> list[Operation]:
                       source="profile") for f in profile.facts.values()]
 
 
+def _last_time(last: dict[str, Any], schema: DomainSchema, language: str) -> tuple[str, set[str]]:
+    """The sentence about the last session, and the keys it already spoke."""
+    conditions = conditions_of(last)
+    status = last.get("status", "IN_PROGRESS")
+    done = [d for d in last.get("done") or [] if done_words(d, language)]
+    if done:
+        entry = next((d for d in reversed(done) if d.get("completes")), done[-1])
+        changes = changed_since(entry, conditions)
+        spoken_keys = set((entry.get("args") or {}).keys())
+        if changes and status != "COMPLETED":
+            return say("opening.done_then_changed", language, done=done_words(entry, language),
+                       changes=spoken(changes, schema, language)), spoken_keys
+        return say("opening.done", language, done=done_words(entry, language)), spoken_keys
+    if not conditions and not last.get("goal") and not last.get("conditions") and not last.get("unsettled"):
+        return "", set()        # a session where nothing was asked for
+    labels = unsettled_labels(last, schema, language)
+    standing = (say("opening.unsettled", language, labels=labels) if labels
+                else say("opening.waiting", language) if status == "WAITING_FOR_USER" or last.get("open")
+                else "" if status == "COMPLETED" else say("opening.unfinished", language))
+    details = spoken(conditions, schema, language)
+    shown = sorted(conditions, key=lambda c: schema.key(c.key).durable)[:3]
+    return say("opening.planning", language, goal=task_words(schema, language),
+               conditions=say("opening.with", language, conditions=details) if details else "",
+               standing=standing), {c.key for c in shown}
+
+
 def opening_line(profile: UserProfile, schema: DomainSchema, language: str = "en", now: float | None = None) -> str:
-    """Recall the last session and offer the next step (L10); a first session asks about
-    key preferences instead (cold start, L16)."""
+    """Recall the last session and where it stands, and check the lasting preferences (L10),
+    in at most three short sentences a person would say; a first session asks about key
+    preferences instead (cold start, L16)."""
     last = profile.last_session
-    prefs = [describe_condition(Condition(f.key, f.comparator, f.value, f.words, 0), schema, language)
-             for f in profile.facts.values()]
     if not last:
         keys = [spec.label(language) for spec in schema.keys.values() if spec.durable][:2]
         if not keys:
@@ -90,14 +143,19 @@ def opening_line(profile: UserProfile, schema: DomainSchema, language: str = "en
         return say("opening.first", language, keys=join(keys, language, "opening.first.or"))
     status = last.get("status", "IN_PROGRESS")
     now = time.time() if now is None else now
+    parts = [say("opening.welcome", language)]
+    said: set[str] = set()
     if status == "ARCHIVED" or (last.get("ended_at") and now - last["ended_at"] > ARCHIVE_AFTER_DAYS * 86400):
-        last = {"goal": "", "conditions": []}   # too old to pick up: greet, keep the preferences
-    conditions = last.get("conditions")
-    return say("opening.back", language,
-               where=last.get("goal") or say("opening.last_conversation", language),
-               conditions=say("opening.conditions", language, conditions=join(conditions[:3], language, "list.sep"))
-               if conditions else "",
-               status=say("opening.completed", language) if status == "COMPLETED" else "",
-               still_open=say("opening.still_open", language, question=last["open"][0]) if last.get("open") else "",
-               follow_up=say("opening.preferences", language, preferences=join(prefs, language, "list.sep"))
-               if prefs else say("opening.pick_up", language))
+        parts.append(say("opening.archived", language))      # too old to pick up: greet, keep the preferences
+    else:
+        sentence, said = _last_time(last, schema, language)
+        parts.append(sentence)
+    prefs = [spoken_condition(Condition(f.key, f.comparator, f.value, f.words, 0), schema, language)
+             for f in profile.facts.values() if f.key not in said][:3]
+    if prefs:
+        parts.append(say("opening.preferences", language, preferences=spoken_list(prefs, language)))
+    elif len(parts) == 1 or status == "ARCHIVED":
+        parts.append(say("opening.help", language))
+    elif status != "COMPLETED":
+        parts.append(say("opening.pick_up", language))
+    return sentences(parts, language)

@@ -7,13 +7,18 @@ there is no record, the answer says so instead of guessing (L14).
 
 from __future__ import annotations
 
-import datetime as dt
 import re
+import time
+from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.language.cues import language_of
+from monologue.memory.language.person import when_said
 from monologue.memory.language.phrases import say
+from monologue.memory.longterm.speech import conditions_of, done_words, spoken, task_words
 from monologue.memory.stores.protocols import ProfileStore
+from monologue.memory.working.render import spoken_condition
+from monologue.memory.working.state import Comparator, Condition
 
 _WHEN_EN = re.compile(r"\bwhen did (?:i|we) (?:last |most recently )?"
                       r"(?:change|set|move|adjust|update|switch|pick|choose)\s+(?:the |my |our )?(?P<what>[\w ]{2,30})",
@@ -25,8 +30,26 @@ _LAST_TIME_EN = re.compile(r"\bwhat (?:did|was it) (?:i|we) (?:order|book|reserv
 _LAST_TIME_ZH = re.compile(r"上次(?:我|我们)?(?:订|点|选|要)了?什么")
 
 
-def _when(at: float) -> str:
-    return dt.datetime.fromtimestamp(at).strftime("%Y-%m-%d %H:%M")
+def _condition(view: Any) -> Condition | None:
+    """A profile change as the audit log keeps it ("seat_position = back", the form
+    `profile._fact_view` writes and `profile show` prints), read back to be spoken."""
+    parts = str(view or "").split(" ", 2)
+    if len(parts) < 3:
+        return None
+    try:
+        return Condition(parts[0], Comparator(parts[1]), parts[2], "", 0)
+    except ValueError:
+        return None
+
+
+def _value_said(condition: Condition, schema: DomainSchema, language: str) -> str:
+    """The new value as a person says it: a listed value by its word ("further back", 靠后),
+    anything else as its condition is said ("the cabin at 21 degrees")."""
+    spec = schema.key(condition.key)
+    words = spec.value_words(str(condition.value), language)
+    if words and condition.comparator == Comparator.EQ:
+        return words[0]
+    return spoken_condition(condition, schema, language)
 
 
 def _key_of(phrase: str, schema: DomainSchema, language: str) -> str | None:
@@ -38,13 +61,14 @@ def _key_of(phrase: str, schema: DomainSchema, language: str) -> str | None:
 
 
 def exact_answer(question: str, profiles: ProfileStore, user_id: str, schema: DomainSchema,
-                 language: str = "en") -> str | None:
+                 language: str = "en", now: float | None = None) -> str | None:
     """An answer from the records, or None when the question is not an exact one.
 
-    It is given in the question's language (`language` only names the label of an
-    English question asked in a Chinese session)."""
+    It is given in the question's language, in the second person, with when it happened
+    ("You last changed the seat on Tuesday evening: further back.")."""
     asked_in = language_of(question)
     zh = asked_in == "zh"
+    now = time.time() if now is None else now
     when = (_WHEN_ZH if zh else _WHEN_EN).search(question)
     if when:
         what = (when.groupdict().get("what") or when.groupdict().get("what2") or "").strip()
@@ -52,17 +76,25 @@ def exact_answer(question: str, profiles: ProfileStore, user_id: str, schema: Do
         if key is None:
             return None
         changes = [e for e in profiles.audit(user_id) if e["what"].split(":")[0] == key]
-        label = schema.key(key).label("zh" if zh else language)
+        label = schema.key(key).label(asked_in)
         if not changes:
             return say("exact.no_change", asked_in, label=label)
         last = changes[-1]
-        after = last["after"] or say("exact.removed", asked_in)
-        return say("exact.changed", asked_in, label=label, when=_when(last["at"]), after=after, reason=last["reason"])
+        moment = when_said(last["at"], now, asked_in, part_of_day=True)
+        after = _condition(last["after"])
+        if after is None:
+            return say("exact.removed", asked_in, label=label, when=moment)
+        return say("exact.changed", asked_in, label=label, when=moment, after=_value_said(after, schema, asked_in))
     if (_LAST_TIME_ZH if zh else _LAST_TIME_EN).search(question):
         last = profiles.load(user_id).last_session
         if not last:
             return say("exact.no_last_session", asked_in)
-        details = "; ".join(last.get("conditions", [])) or say("exact.nothing_specific", asked_in)
-        goal = last.get("goal") or say("session.a_conversation", asked_in)
-        return say("exact.last_time", asked_in, when=_when(last["ended_at"]), goal=goal, details=details)
+        moment = when_said(float(last.get("ended_at") or now), now, asked_in)
+        done = [d for d in last.get("done") or [] if done_words(d, asked_in)]
+        if done:
+            entry = next((d for d in reversed(done) if d.get("completes")), done[-1])
+            return say("exact.last_done", asked_in, when=moment, done=done_words(entry, asked_in))
+        details = spoken(conditions_of(last), schema, asked_in)
+        return say("exact.last_planned", asked_in, when=moment, goal=task_words(schema, asked_in),
+                   conditions=say("opening.with", asked_in, conditions=details) if details else "")
     return None

@@ -8,42 +8,60 @@ merged, then the overall one, within a size budget.
 
 from __future__ import annotations
 
-import datetime as dt
-from collections import Counter
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from loguru import logger
 
+from monologue.memory.domain.schema import DomainSchema
+from monologue.memory.language.cues import language_of
+from monologue.memory.language.person import second_person, spoken_day
 from monologue.memory.language.phrases import say
+from monologue.memory.longterm.speech import (
+    conditions_of,
+    done_words,
+    sentences,
+    spoken,
+    spoken_list,
+    task_words,
+    unsettled_labels,
+)
 from monologue.memory.stores.protocols import ProfileStore
 
 Summarize = Callable[[list[str]], "str | None"]       # texts → one condensed text (an LLM)
 DETAILED, MERGED_SPAN = 5, 20
 
 
-def _day(at: float) -> str:
-    return dt.datetime.fromtimestamp(at).strftime("%Y-%m-%d")
-
-
-def session_summary(last_session: dict[str, Any], said: list[str], language: str = "en") -> str:
-    """A detailed summary of one session from its record and what the user said."""
-    goal = last_session.get("goal") or say("session.a_conversation", language)
-    parts = [f"{_day(last_session.get('ended_at', 0.0))}: {goal}"]
-    if last_session.get("conditions"):
-        parts.append("; ".join(last_session["conditions"]))
-    if last_session.get("status"):
-        parts.append(f"[{last_session['status']}]")
-    if last_session.get("open"):
-        parts.append(say("summary.open", language, items="; ".join(last_session["open"])))
-    if said:
-        parts.append(say("summary.said", language, said=" / ".join(said[:3])))
-    return " — ".join(parts)
+def session_summary(last_session: dict[str, Any], said: list[str], language: str = "en",
+                    schema: DomainSchema | None = None) -> str:
+    """One session in plain sentences, second person, as the agent might read it out: what
+    was done or planned and where it stood, and what the user said ("On March 3rd you
+    booked Luigi's Trattoria for 4 people on Saturday at 7 pm. You said you're allergic
+    to peanuts."). No status tags, no keys."""
+    day = spoken_day(float(last_session.get("ended_at") or 0.0), language)
+    done = [d for d in last_session.get("done") or [] if done_words(d, language)]
+    if done:
+        entry = next((d for d in reversed(done) if d.get("completes")), done[-1])
+        parts = [say("summary.done", language, day=day, done=done_words(entry, language))]
+    elif schema is not None and (last_session.get("said") or last_session.get("goal")):
+        details = spoken(conditions_of(last_session), schema, language)
+        labels = unsettled_labels(last_session, schema, language)
+        parts = [say("summary.planned", language, day=day, goal=task_words(schema, language),
+                     conditions=say("opening.with", language, conditions=details) if details else "",
+                     standing=say("opening.unsettled", language, labels=labels) if labels else "")]
+    else:
+        parts = [say("summary.talked", language, day=day)]
+    words = [second_person(s, language) for s in said[:3] if language_of(s) == language]
+    if words:
+        parts.append(say("summary.said", language, said=spoken_list(words, language)))
+    return sentences(parts, language)
 
 
 def _first_clause(text: str, limit: int = 90) -> str:
-    head = text.split(" — the user said")[0]
+    """A session's first sentence (what was done or planned), cut to `limit`."""
+    head = re.split(r"(?<=[.。])\s*", text.strip(), maxsplit=1)[0]
     return head if len(head) <= limit else head[: limit - 1] + "…"
 
 
@@ -57,9 +75,9 @@ class Pyramid:
         """In priority order, cut at the budget."""
         lines = [s["text"] for s in self.recent]
         if self.merged:
-            lines.append("Earlier: " + self.merged["text"])
+            lines.append("Earlier, " + self.merged["text"])
         if self.overall:
-            lines.append("Overall: " + self.overall["text"])
+            lines.append("Overall, " + self.overall["text"])
         out: list[str] = []
         used = 0
         for line in lines:
@@ -97,12 +115,11 @@ class SummaryPyramid:
         sessions = self.profiles.summaries(self.user_id, "session")
         older = sessions[:-DETAILED][-MERGED_SPAN:]
         if older:
-            rule = "; ".join(_first_clause(s["text"]) for s in older)
+            rule = " ".join(_first_clause(s["text"]) for s in older)
             condensed = self._condense([s["text"] for s in older], rule, session_id)
             self.profiles.put_summary(self.user_id, "merged", "merged", condensed, [s["key"] for s in older], at)
-        goals = Counter(s["text"].split(" — ")[0].split(": ", 1)[-1] for s in sessions)
-        common = ", ".join(f"{goal} ({count}×)" for goal, count in goals.most_common(3))
-        rule = f"{len(sessions)} conversations from {_day(sessions[0]['at'])} to {_day(sessions[-1]['at'])}: {common}"
+        rule = say("summary.overall" if len(sessions) > 1 else "summary.overall.one", "en", count=str(len(sessions)),
+                   first=spoken_day(sessions[0]["at"]), last=spoken_day(sessions[-1]["at"]))
         self.profiles.put_summary(self.user_id, "overall", "overall",
                                   self._condense([s["text"] for s in sessions], rule, session_id)
                                   if len(sessions) > DETAILED

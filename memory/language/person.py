@@ -1,0 +1,99 @@
+"""The user's words in the agent's mouth, and when they were said.
+
+A memory is kept in the user's own words ("I like the seat further back"); said back it
+is the agent speaking, so the persons swap ("you like the seat further back", 我 → 你),
+and its source is a moment a person would name ("yesterday", "on Wednesday", 上周) —
+never a stored timestamp.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from monologue.memory.language.numbers import MONTHS
+
+# One pass, both directions: the user's "I" becomes "you" and the user's "you" (the
+# agent) becomes "me", without the second rule undoing the first.
+_EN_SWAP = {
+    "i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself",
+    "i'm": "you're", "i've": "you've", "i'd": "you'd", "i'll": "you'll", "i am": "you are", "i was": "you were",
+    "we": "you", "us": "you", "our": "your", "ours": "yours", "ourselves": "yourselves",
+    "we're": "you're", "we've": "you've", "we'd": "you'd", "we'll": "you'll", "we were": "you were",
+    "you": "me", "your": "my", "yours": "mine", "yourself": "myself",
+    "you're": "I'm", "you've": "I've", "you'll": "I'll", "you are": "I am", "you were": "I was",
+}
+_EN = re.compile(r"(?<![\w'])(?:" + "|".join(sorted((re.escape(k) for k in _EN_SWAP), key=len, reverse=True))
+                 + r")(?![\w'])", re.IGNORECASE)
+_SUBJECT_SLOT = re.compile(r"(?:^|[.!?,;]\s*|\b(?:can|could|will|would|should|did|do|must|may|might|if|when|that)\s+)$",
+                           re.IGNORECASE)
+_ZH_SWAP = {"我们": "你们", "咱们": "你们", "我": "你", "你们": "我们", "你": "我", "您": "我"}
+_ZH = re.compile("|".join(sorted(_ZH_SWAP, key=len, reverse=True)))
+_EN_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_ZH_WEEKDAYS = ("周一", "周二", "周三", "周四", "周五", "周六", "周日")
+_PARTS = {"en": ("night", "morning", "afternoon", "evening", "night"),
+          "zh": ("凌晨", "上午", "下午", "晚上", "夜里")}
+
+
+def second_person(text: str, language: str = "en") -> str:
+    """The user's words as the agent says them back: "I'm allergic to peanuts" → "you're
+    allergic to peanuts"; "my wife is vegetarian" → "your wife is vegetarian"; 我喜欢座椅靠后 →
+    你喜欢座椅靠后. The end punctuation goes: the sentence it lands in has its own."""
+    text = text.strip().rstrip(".!。！")
+    if language == "zh":
+        return _ZH.sub(lambda m: _ZH_SWAP[m.group(0)], text)
+
+    def swap(match: re.Match[str]) -> str:
+        word = re.sub(r"\s+", " ", match.group(0).lower())
+        if word == "you" and _SUBJECT_SLOT.search(text[: match.start()]):
+            return "I"          # the user's "you" as a subject ("can you remind me") is the agent's "I"
+        return _EN_SWAP[word]
+    out = _EN.sub(swap, text)
+    # The sentence it lands in goes on: no capital left from the user's first word, but "I" and names stay.
+    if out and out[0].isupper() and not out.startswith(("I ", "I'")) and out.split()[0].lower() in {
+            "you", "you're", "you've", "you'd", "you'll", "your", "the", "it", "it's", "there", "that", "this",
+            "keep", "make", "set", "no", "never", "always", "please", "just"}:
+        out = out[0].lower() + out[1:]
+    return out
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def spoken_day(at: float, language: str = "en") -> str:
+    """A calendar day as said aloud: "March 3rd" / "3月3日"."""
+    day = dt.datetime.fromtimestamp(at)
+    return f"{day.month}月{day.day}日" if language == "zh" else f"{MONTHS[day.month - 1].title()} {_ordinal(day.day)}"
+
+
+def _part_of_day(hour: int, language: str) -> str:
+    parts = _PARTS.get(language, _PARTS["en"])
+    return parts[0] if hour < 5 else parts[1] if hour < 12 else parts[2] if hour < 17 else parts[3] \
+        if hour < 22 else parts[4]
+
+
+def when_said(at: float, now: float, language: str = "en", part_of_day: bool = False) -> str:
+    """When something was said, the way a person names it: "earlier today", "yesterday",
+    "on Wednesday" (this past week), "last week", "on March 3rd"; 今天早些时候, 昨天, 周三,
+    上周, 3月3日. `part_of_day`: "on Tuesday evening" / 周二晚上."""
+    then, today = dt.datetime.fromtimestamp(at), dt.datetime.fromtimestamp(now)
+    days = (today.date() - then.date()).days
+    zh = language == "zh"
+    part = _part_of_day(then.hour, language) if part_of_day else ""
+    if days <= 0:
+        if part:
+            return f"今天{part}" if zh else "earlier tonight" if part == "night" else f"earlier this {part}"
+        return "今天早些时候" if zh else "earlier today"
+    if days == 1:
+        if part:
+            return f"昨天{part}" if zh else "last night" if part in ("evening", "night") else f"yesterday {part}"
+        return "昨天" if zh else "yesterday"
+    if days < 7:
+        weekday = (_ZH_WEEKDAYS if zh else _EN_WEEKDAYS)[then.weekday()]
+        return f"{weekday}{part}" if zh else f"on {weekday} {part}".rstrip()
+    if days < 14 and not part:
+        return "上周" if zh else "last week"
+    day = spoken_day(at, language)
+    return f"{day}{part}" if zh else f"on {day} {part}".rstrip()
