@@ -202,8 +202,10 @@ def test_corrections_contradictions_and_last_weeks_plan_across_processes(tmp_pat
     assert "Done: the plan you mentioned on 2026-11-16" in third and "Dinner with Anna on Friday at 7 pm." in third
     trace = [json.loads(x) for x in (tmp_path / "z3" / "zoe-3" / "trace.jsonl").read_text().splitlines()]
     assert trace[0]["memories"]["time_travel"]["after"] == "Dinner with Anna on Friday at 7 pm."
-    prompt = json.dumps(trace[1]["reply"]["prompt"])
-    assert "my daughter is 7" in prompt and "6 years old" not in prompt          # the correction, not the misstatement
+    # answered from memory, in the second person: the correction, not the misstatement
+    answer = trace[1]["reply"]["text"]
+    assert trace[1]["reply"]["decision"]["act"] == "answer_memory"
+    assert "your daughter is 7" in answer and "6 years old" not in answer
 
     listed = _run("memory", "list", "--user", "zoe", "--store", str(store)).stdout
     old_age = re.search(r"^(\w+) .*replaced-by:\w+ +My daughter is 6 years old\.$", listed, re.M)
