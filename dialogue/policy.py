@@ -18,9 +18,12 @@ from typing import Any
 from monologue.memory.domain.schema import ActionSpec, DomainSchema
 from monologue.memory.language.cues import (
     CLOSING,
+    FILLERS,
     GO_AHEAD,
     GREETING,
     HANDOVER,
+    REFUSES_OFFER,
+    SOUNDS_FINE,
     THANKS,
     WANTS_OPTIONS,
     yes_or_no,
@@ -95,7 +98,8 @@ class Decision:
 
     def steps(self) -> list[Decision]:
         """This decision and those it leads to, in order."""
-        out, step = [], self
+        out: list[Decision] = []
+        step: Decision | None = self
         while step is not None:
             out.append(step)
             step = step.then
@@ -181,9 +185,10 @@ class DialoguePolicy:
                     other = self._other_immediate(state, turn, values, exclude=action.name, refused=refused)
                     step.then = other
                     return step
-        action = self.primary()
-        if action is None or not (self.started(state, values) or WANTS_OPTIONS.search(turn.text)):
+        primary = self.primary()
+        if primary is None or not (self.started(state, values) or WANTS_OPTIONS.search(turn.text)):
             return None
+        action = primary
         missing = [k for k in action.needs if k not in values]
         if missing:
             return Decision(Act.ASK, action.name, key=missing[0], reason=f"{missing[0]} is needed to "
@@ -201,7 +206,9 @@ class DialoguePolicy:
                     # "Yes" to the offer, which read back every detail: that was the confirmation.
                     return Decision(Act.ACT, action.name, args={**args, action.choose: offered},
                                     reason="the user accepted the offer", refused=refused)
-                if yes is False and offered and offered not in refused:
+                # "No, make it six": a no that comes with a change corrects the details, not the offer.
+                turned_down = REFUSES_OFFER.search(turn.text) or (yes is False and not turn.changed)
+                if turned_down and offered and offered not in refused:
                     refused = (*refused, offered)
             fitting = [o for o in options if str(o.get("name")) not in refused]
             if not fitting:
@@ -210,8 +217,12 @@ class DialoguePolicy:
             pick = fitting[0]
             if last.get("act") in _OFFERS and last.get("option") == pick.get("name") \
                     and last.get("args") == {**args, action.choose: pick.get("name")}:
-                # Never the same offer twice in a row: the next one, or (the only one that fits)
-                # a pointer back to it.
+                # Never the same offer twice in a row: asked for options, the next one (or, the
+                # only one that fits, say so); otherwise point back to the one on the table.
+                if not WANTS_OPTIONS.search(turn.text):
+                    return Decision(Act.RESUME, action.name, option=str(pick.get("name")),
+                                    args=dict(last.get("args") or {}), refused=refused,
+                                    reason="the offer is still open and nothing it depends on changed")
                 if len(fitting) == 1:
                     return Decision(Act.ONLY_OPTION, action.name, option=str(pick.get("name")),
                                     args=dict(last.get("args") or {}), refused=refused,
@@ -248,8 +259,12 @@ class DialoguePolicy:
 
     @staticmethod
     def _yes(turn: TurnFacts) -> bool | None:
-        answer = yes_or_no(turn.text)
-        if answer is None and GO_AHEAD.search(turn.text):
+        """Yes or no to what the agent offered or read back (None: neither)."""
+        text = FILLERS.sub("", turn.text)
+        if REFUSES_OFFER.search(text):
+            return False
+        answer = yes_or_no(text)
+        if answer is None and (GO_AHEAD.search(text) or (SOUNDS_FINE.search(text) and not turn.changed)):
             return True
         return answer
 

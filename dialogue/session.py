@@ -20,15 +20,13 @@ from monologue.memory.domain.catalogue import Catalogue, filter_options
 from monologue.memory.domain.schema import DomainSchema, load_schema
 from monologue.memory.domain.several import Combined, domain_view
 from monologue.memory.language.cues import CLOSING, THANKS, language_of
-from monologue.memory.language.phrases import say
+from monologue.memory.language.phrases import join, say
 from monologue.memory.language.stances import asks_for_information, sentences
 from monologue.memory.stores.actions import ActionRecord
 from monologue.memory.working.engine import WorkingMemory
-from monologue.memory.working.render import spoken_conditions
+from monologue.memory.working.render import spoken_conditions, spoken_value
 from monologue.memory.working.state import Op, SessionState
 from monologue.memory.working.turn_classes import TurnClass
-
-_NOT_KEYS = {"domain", "goal", "pending"}
 
 
 def _normal(text: str) -> str:
@@ -47,6 +45,7 @@ class Planned:
     decision: Decision
     template: str
     note: str
+    essential: str                     # the part of the template that carries the act (after a model's lead-in)
     check: ReplyCheck
     view: SessionState                 # the state as the decision's domain sees it
     schema: DomainSchema
@@ -101,16 +100,19 @@ class DialogueSession:
 
     # --- deciding --------------------------------------------------------------------------
 
-    def plan(self, state: SessionState | None, *, text: str, turn_class: TurnClass, diff: Mapping[str, Any] | None,
+    def plan(self, state: SessionState | None, *, text: str, turn_class: TurnClass,
+             operations: Iterable[Mapping[str, Any]] = (),
              clarify: str = "", memory_say: str | None = None, memory_answer: str | None = None,
-             about_user: bool = False, previous_reply: str = "", recalled: Iterable[str] = ()) -> Planned:
+             about_user: bool = False, previous_reply: str = "", earlier_replies: tuple[str, ...] = (),
+             recalled: Iterable[str] = ()) -> Planned:
         state = state if state is not None else SessionState("", domain=self._default_domain)
         language = reply_language(text, self.language)
         view = self.view(state)
         schema = self._schema(state.domain)
         catalogue = self.catalogues.get(state.domain)
         fitting, excluded = filter_options(catalogue.items, view) if catalogue else ([], [])
-        changed = frozenset(self._plain(slot.split(":")[0]) for slot in (diff or {}) if slot not in _NOT_KEYS)
+        changed = frozenset(self._plain(str(op.get("key", ""))) for op in operations
+                            if op.get("op") in (Op.SET, Op.WITHDRAW) and op.get("key"))
         if memory_answer is None and not memory_say:
             from_state = self.answer_from_state(text, view, schema, language)
             if from_state:
@@ -128,7 +130,7 @@ class DialogueSession:
                            if language == "en" else template)
         note = wording.note(decision, template, self._facts(decision, view, schema, language, wording, recalled))
         names = {str(i["name"]) for i in (catalogue.items if catalogue else [])}
-        check = ReplyCheck(decision, schema, view, language, previous_reply, text,
+        check = ReplyCheck(decision, schema, view, language, previous_reply, text, earlier_replies,
                            ruled_out=frozenset(e.split(" (breaks ")[0] for e in excluded),
                            elsewhere=self.elsewhere.get(state.domain, frozenset()),
                            allowed_names=frozenset(names | {str(v) for v in live_values(view, schema).values()
@@ -139,7 +141,8 @@ class DialogueSession:
         action = schema.actions.get(last_step.action)
         if last_step.act == Act.PROPOSE and action is not None and action.choose:
             offered = [{self._qualified(state.domain, action.choose): last_step.option}]
-        return Planned(decision, template, note, check, view, schema, language, offered)
+        return Planned(decision, template, note, wording.essential(decision, template, view), check, view, schema,
+                       language, offered)
 
     def answer_from_state(self, text: str, view: SessionState, schema: DomainSchema, language: str) -> str | None:
         """"What time did I say?": a question about a slot this session holds, answered from it."""
@@ -151,7 +154,8 @@ class DialogueSession:
         held = [c for c in view.constraints.values() if c.key in named]
         if not held:
             return None
-        return say("policy.you_said", language, what=spoken_conditions(held, schema, language))
+        what = join([spoken_value(schema.key(c.key), c.value, language) for c in held], language)
+        return say("policy.you_said", language, what=what)
 
     def _facts(self, decision: Decision, view: SessionState, schema: DomainSchema, language: str,
                wording: Wording, recalled: Iterable[str]) -> list[str]:
@@ -204,6 +208,7 @@ class DialogueSession:
         catalogue = self.catalogues.get(planned.view.domain)
         wording = Wording(planned.schema, planned.language, catalogue.details if catalogue else ())
         planned.template = wording.template(planned.decision, planned.view)
+        planned.essential = wording.essential(planned.decision, planned.template, planned.view)
         planned.check.template = planned.template
 
     async def remember(self, planned: Planned, text: str, turn: int) -> None:

@@ -28,7 +28,7 @@ def _conditions(args: Mapping[str, Any], schema: DomainSchema) -> list[Condition
     for key, value in args.items():
         spec = schema.key(key)
         for one in value if isinstance(value, list) else [value]:
-            comparator = spec.default_op if spec.multi else Comparator.EQ
+            comparator = Comparator(spec.default_op) if spec.multi else Comparator.EQ
             out.append(Condition(key, comparator, one, "", 0, multi=spec.multi))
     return out
 
@@ -114,12 +114,27 @@ class Wording:
     def template(self, decision: Decision, state: SessionState | None = None, last: Mapping[str, Any] | None = None,
                  thanked: bool = False, leaving: bool = False) -> str:
         """The decision said by the policy alone, with the steps it leads to."""
+        steps = decision.steps()
+        acts = [s for s in steps if s.act == Act.ACT]
+        if len(acts) > 1 and len(acts) == len(steps):
+            # Several controls at once, in one sentence: "Done: I've set the route for home and set
+            # the cabin to 20 degrees".
+            said = [said_of(self.schema.actions[s.action], s.args, self.schema, self.language, s.record)
+                    for s in acts if s.action in self.schema.actions]
+            return say("policy.done", self.language, said=join(said, self.language))
         parts = []
-        for i, step in enumerate(decision.steps()):
+        for i, step in enumerate(steps):
             lead = i == 0 and step.then is not None and step.act == Act.GREET
-            parts.append(self._one(step, state, last if i == 0 or decision.act != Act.ACT else None,
-                                   thanked, leaving, short=lead))
+            parts.append(self._one(step, state, last if i == 0 else None, thanked, leaving, short=lead))
         return (" " if self.language == "en" else "").join(p for p in parts if p)
+
+    def essential(self, decision: Decision, template: str, state: SessionState | None = None) -> str:
+        """What must still be said when a model's lead-in has already been spoken: the task
+        step a small-talk answer leads to, or the whole template when it is one act."""
+        steps = decision.steps()
+        if len(steps) == 1 or all(s.act == Act.ACT for s in steps):
+            return template
+        return self._one(steps[-1], state, None, False, False)
 
     def _one(self, d: Decision, state: SessionState | None, last: Mapping[str, Any] | None,
              thanked: bool, leaving: bool, short: bool = False) -> str:
@@ -129,14 +144,16 @@ class Wording:
         if d.act == Act.ASK:
             question = self.question(d.key)
             if last and last.get("act") == Act.ASK and last.get("key") == d.key:
-                return say("policy.ask_again", lang, question=question)
+                lowered = question[:1].lower() + question[1:] if lang == "en" else question
+                return say("policy.ask_again", lang, question=lowered)
             return question
         if d.act == Act.PROPOSE:
             action = self._action(d)
             details = spoken_args(d.args, self.schema, lang, exclude=[action.choose] if action else [])
             about = self.about(d.option_item)
             key = "policy.propose" if about else "policy.propose_plain"
-            if last and last.get("act") == Act.PROPOSE and last.get("option") == d.option:
+            if last and last.get("act") in (Act.PROPOSE, Act.RESUME, Act.ONLY_OPTION) \
+                    and last.get("option") == d.option:
                 key = "policy.propose_update"      # the same place, new details: not the same offer again
             return say(key, lang, name=d.option, about=about, verb=self._verb(d), details=details)
         if d.act == Act.NO_OPTIONS:
@@ -186,8 +203,11 @@ class Wording:
     def note(self, decision: Decision, template: str, facts: Sequence[str] = ()) -> str:
         """What the reply model is asked to say: the act in a few words, the facts, the template."""
         language = LANGUAGE_NAMES.get(self.language, self.language)
-        lines = [f"Reply in {language}, in one or two short spoken sentences, speaking to the user as \"you\"."]
-        lines += [f"Fact: {fact}" for fact in facts]
+        lines = [f"Planner: reply in {language}, in one or two short sentences."]
+        if decision.act == Act.ANSWER:
+            # Only where the model answers from them: elsewhere a small model reads facts back
+            # ("You want a vegetarian option at …") instead of saying the step.
+            lines += [f"Fact: {fact}" for fact in facts]
         purpose = _PURPOSE.get(decision.act, "")
         if decision.act == Act.ANSWER:
             lines.append(f"{purpose} If the facts do not say, say you are not sure. "

@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from contextlib import aclosing
 from dataclasses import dataclass
 
+from loguru import logger
 from pipecat.frames.frames import Frame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
@@ -115,7 +115,7 @@ def build_reply_prompt(log: ConversationLog, turn: TurnRecord, options: PromptOp
     messages += [{"role": u.role, "content": _clip(u.text, options.max_utterance_chars)} for u in window]
     utterance = _clip(turn.text, options.max_utterance_chars * 2)
     if note is not None and options.context_position == "user":
-        utterance = f"{utterance}\n\n({note})"
+        utterance = f"{utterance}\n\n{note}"
     messages.append({"role": "user", "content": utterance})
     if note is not None and options.context_position == "after":
         messages.append({"role": "system", "content": note})
@@ -231,16 +231,31 @@ class ReplyProcessor(FrameProcessor):
         await super().cleanup()
 
     async def _reply(self, turn: TurnRecord) -> None:
+        try:
+            await self._answer(turn)
+        except Exception as exc:
+            # A bug of ours must not leave the user in silence (nor hang a replay waiting for
+            # the turn's end): say so, trace it, and end the turn.
+            logger.opt(exception=exc).error("turn {}: the reply failed: {}: {}", turn.turn_id, type(exc).__name__, exc)
+            turn.reply_error = f"{type(exc).__name__}: {exc}"
+            turn.reply_check = [*turn.reply_check, {"kind": "internal_error", "clause": turn.reply_error}]
+            if not turn.reply_text:
+                await self._say_directly(turn, say("reply.fallback", self._language), "fallback")
+                self._log.add("assistant", turn.reply_text, turn.turn_id)
+            await self.push_frame(AgentTurnEndFrame(turn=turn))
+
+    async def _answer(self, turn: TurnRecord) -> None:
         state, result = await self._state_for(turn)
         clarify = result.clarify if result is not None else ""
         before = None if clarify else await self._recall(turn)
         planned = self._dialogue.plan(
             state, text=turn.text, turn_class=TurnClass(turn.turn_class or TurnClass.CHIT_CHAT),
-            diff=result.diff if result is not None else None, clarify=clarify,
+            operations=result.operations if result is not None else (), clarify=clarify,
             memory_say=before.say if before is not None else None,
             memory_answer=before.answer if before is not None else None,
             about_user=before.about_user if before is not None else False,
             previous_reply=self._log.last_text("assistant"),
+            earlier_replies=tuple(u.text for u in self._log.recent(8) if u.role == "assistant")[-4:-1],
             recalled=before.recalled if before is not None else ())
         if any(step.act == Act.ACT for step in planned.decision.steps()):
             session_id = self._memory.session_id if self._memory else ""
@@ -272,7 +287,8 @@ class ReplyProcessor(FrameProcessor):
         turn.mark("llm_start", started)
         failed = False
         try:
-            async with aclosing(self._llm.stream(messages, stats)) as deltas:
+            deltas = self._llm.stream(messages, stats)
+            try:
                 async for delta in deltas:
                     for clause in splitter.feed(delta):
                         if planned.check.clause(clause, spoken) is not None:
@@ -280,7 +296,11 @@ class ReplyProcessor(FrameProcessor):
                             break
                         await self._say(turn, clause, spoken)
                     if failed:
-                        break
+                        break       # stop the model: the rest is the template's
+            finally:
+                close = getattr(deltas, "aclose", None)
+                if close is not None:
+                    await close()
             rest = "" if failed else splitter.flush()
             if rest and planned.check.clause(rest, spoken) is None:
                 await self._say(turn, rest, spoken)
@@ -298,12 +318,10 @@ class ReplyProcessor(FrameProcessor):
         if not spoken or planned.check.whole(model_text) is not None:
             # Nothing usable from the model, or it never did the act: the template does it.
             # What already left passed the check, so it stays; the template follows it.
-            if spoken and self._covers(model_text, planned.template):
-                pass
-            else:
-                for clause in self._template_clauses(planned.template):
-                    await self._say(turn, clause, spoken)
-                turn.reply_source = "model+template" if model_text else "template"
+            rest = planned.check.missing(model_text, planned.essential) if spoken else planned.template
+            for clause in self._template_clauses(rest):
+                await self._say(turn, clause, spoken)
+            turn.reply_source = "model+template" if model_text else "template"
         if not turn.reply_source:
             turn.reply_source = "model"
         turn.reply_check = planned.check.failures
@@ -315,10 +333,6 @@ class ReplyProcessor(FrameProcessor):
     @staticmethod
     def _joined(clauses: list[str], language: str) -> str:
         return say("clause.join", language).join(clauses)
-
-    @staticmethod
-    def _covers(spoken: str, template: str) -> bool:
-        return spoken.strip() == template.strip()
 
     def _template_clauses(self, template: str) -> list[str]:
         splitter = ClauseSplitter(self._min_clause)

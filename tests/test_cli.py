@@ -132,7 +132,7 @@ def test_a_preference_from_session_one_reaches_session_three(tmp_path):
     import json
 
     trace = [json.loads(line) for line in (tmp_path / "out3" / "ann-3" / "trace.jsonl").read_text().splitlines()]
-    assert "allergic to peanuts" in json.dumps(trace[0]["reply"]["prompt"])
+    assert any("allergic to peanuts" in m for m in trace[0]["memories"]["recalled"])
     assert trace[0]["memories"]["timed_out"] is False
     other = _run("memory", "list", "--user", "bob", "--store", str(store))
     assert "0 memories" in other.stdout            # nothing reaches another user

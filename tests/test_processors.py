@@ -214,7 +214,7 @@ async def test_reply_streams_clauses_then_ends_turn():
     assert isinstance(down[-1], AgentTurnEndFrame)
     assert turn.reply_text == "Sure. Four people at seven, noted!"
     # The utterance, then the policy's note (what to say, and why); no state without working memory.
-    assert turn.reply_prompt[-1]["content"].startswith(turn.text + "\n\n(")
+    assert turn.reply_prompt[-1]["content"].startswith(turn.text + "\n\nPlanner:")
     assert turn.reply_source == "model" and turn.decision["act"] == "greet"
     assert log.all()[-1].role == "assistant"
     assert "llm_first_token" in turn.marks

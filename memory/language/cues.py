@@ -276,9 +276,18 @@ SAID_FOR_EN: dict[str, tuple[str, ...]] = {
 
 # Go ahead with what was just offered or read back, said without a yes word ("let's do it", 订吧).
 GO_AHEAD = re.compile(
-    r"\b(?:go ahead|book it|do it|please do|let'?s do (?:it|that)|let'?s go with|go with|sounds (?:good|great|perfect)|"
-    r"that works|works for me|that one|i'?ll take it|we'?ll take it)\b|"
-    r"订吧|就订|帮我订|就这样|就这么办|就这家|就它|去吧|可以的|好的|行的|没问题", re.IGNORECASE)
+    r"\b(?:go ahead|book it|do it|please do|let'?s do (?:it|that)|let'?s go with|go with|that one|i'?ll take it|"
+    r"we'?ll take it)\b|订吧|就订|帮我订|就这样|就这么办|就这家|就它|去吧", re.IGNORECASE)
+# …and said in passing, which a turn that restates values uses about the values ("Saturday at 7 works", 七点没问题).
+SOUNDS_FINE = re.compile(r"\b(?:sounds (?:good|great|perfect|lovely)|that works|works for me)\b|"
+                         r"可以的|好的|行的|没问题", re.IGNORECASE)
+# Turning down what was offered, said anywhere in the turn ("hmm, not that one", 换一家).
+REFUSES_OFFER = re.compile(
+    r"\b(?:not (?:that|this) one|something else|some ?where else|another (?:one|place|option)|anything else|"
+    r"(?:a )?different (?:one|place)|don'?t (?:like|want) (?:that|it|this)|not (?:keen|interested|for me)|"
+    r"no thanks|rather not|nah)\b|换一家|换一个|别的|不要这家|不喜欢|不想去", re.IGNORECASE)
+# Words before an answer that carry nothing ("hmm, yes", "well, no").
+FILLERS = re.compile(r"^\W*(?:(?:hmm+|um+|uh+|er+m?|well|oh|ah|so|okay so|嗯+|呃|那个)\W+)+", re.IGNORECASE)
 # Asking for the options ("what do you recommend?", 有什么推荐): the task's next step answers it.
 WANTS_OPTIONS = re.compile(
     r"\b(?:recommend|suggest|suggestions?|ideas?|options?|what (?:do you|have you) (?:got|have)|"
@@ -294,5 +303,5 @@ GREETING = re.compile(r"^\W*(?:hi|hello|hey|good (?:morning|afternoon|evening)|h
                       r"^\W*(?:你好|您好|嗨|早上好|晚上好)", re.IGNORECASE)
 # Asking for a person instead of the agent.
 HANDOVER = re.compile(
-    r"\b(?:(?:talk|speak) to (?:a |an |the )?(?:human|person|real person|agent|manager|someone|representative|operator)|"
-    r"real person|human agent|customer service rep\w*)\b|转人工|人工客服|找人工|真人", re.IGNORECASE)
+    r"\b(?:(?:talk|speak) to (?:a |an |the )?(?:human|person|real person|agent|manager|someone|representative|"
+    r"operator)|real person|human agent|customer service rep\w*)\b|转人工|人工客服|找人工|真人", re.IGNORECASE)

@@ -176,6 +176,10 @@ _ZH_CLOCK = re.compile(
 )
 
 
+_A_LITTLE_ZH = re.compile(r"一点(?![钟半整过]|\d|[一二三四五六七八九十]+分)")
+_BEFORE_A_LITTLE_ZH = frozenset("前后上下高低大小快慢远近冷热暖凉多少早晚松紧亮暗轻重稍再强弱长短宽窄点")
+
+
 def find_zh_times(text: str) -> list[tuple[str, int, int]]:
     found = []
     sentence_period = re.search(r"凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|夜里", text)
@@ -188,6 +192,9 @@ def find_zh_times(text: str) -> list[tuple[str, int, int]]:
         hour = zh_to_int(m.group("h"))
         if hour is None:
             continue
+        if _A_LITTLE_ZH.match(text, m.start()) and not m.group("period") and not sentence_period \
+                and m.start() > 0 and text[m.start() - 1] in _BEFORE_A_LITTLE_ZH:
+            continue            # 往后一点, 快一点, 凉一点: "a little", not one o'clock
         frac = m.group("frac") or ""
         minute_text = m.group("m") or m.group("m2")
         minute = 30 if frac == "半" else 15 if frac == "一刻" else 45 if frac == "三刻" else (

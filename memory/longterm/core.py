@@ -339,7 +339,8 @@ class LongTermCore:
         plan: Plan | None = (self.planner.propose(query, session_id, language, schema=schema, keeping=keeping)
                              if query else None)
         if plan is not None:
-            parts.append(plan.spoken(language))
+            # The opening already read the preferences back: the plan's "because you told me" would say them twice.
+            parts.append(plan.spoken(language, with_reason=not profile.facts))
             self.awaiting = Awaiting("plan", plan.record.id)
         line = sentences(parts, language)
         if not profile.facts:

@@ -31,12 +31,13 @@ class Plan:
     reason: str         # why, in the user's words turned to the second person ("you told me you never…"); may be ""
     language: str = "en"
 
-    def spoken(self, language: str | None = None) -> str:
+    def spoken(self, language: str | None = None, *, with_reason: bool = True) -> str:
         """"Shall I book a restaurant table again, keeping to no spicy food? You told me you
-        never want spicy food." (The plan is worded in the language it was proposed in.)"""
+        never want spicy food." (The plan is worded in the language it was proposed in.)
+        `with_reason`: False when the opening has just read the preferences back."""
         language = language or self.language
-        return sentences([say("plan.spoken", language, plan=self.text),
-                          capitalized(self.reason) + say("plan.stop", language) if self.reason else ""], language)
+        reason = capitalized(self.reason) + say("plan.stop", language) if self.reason and with_reason else ""
+        return sentences([say("plan.spoken", language, plan=self.text), reason], language)
 
 
 class Planner:

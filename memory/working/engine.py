@@ -33,6 +33,7 @@ from monologue.memory.working.state import (
     InvalidOperation,
     Op,
     Operation,
+    OpSource,
     SessionState,
     state_diff,
 )
@@ -238,6 +239,13 @@ class WorkingMemory:
                 ops: list[Operation] = []
                 if offered:
                     ops.append(Operation(Op.OFFER, value=[dict(option) for option in offered]))
+                for entry in done:     # the option the user said yes to, when the state has no value for it yet
+                    for key, value in (entry.get("args") or {}).items():
+                        qualified = self.domains.qualified(base.domain, key)
+                        if not base.find(qualified) and not isinstance(value, list):
+                            ops.append(Operation(Op.SET, qualified, value=value, words=text[:200],
+                                                 reason="the user said yes and the agent acted on it",
+                                                 source=OpSource.AGENT_PROPOSAL))
                 if proposal:
                     ops += [Operation(Op.PROPOSE, value=proposal), Operation(Op.NOTE_ACTION, value=text[:200])]
                 else:
@@ -250,6 +258,11 @@ class WorkingMemory:
                 if act is not None:
                     applied.state.acts = [*base.acts, dict(act)][-MAX_ACTS_KEPT:]
                 applied.state.done = [*base.done, *(dict(d) for d in done)]
+                for entry in done:     # what the agent acted on, after the user's yes, is confirmed
+                    for key, value in (entry.get("args") or {}).items():
+                        for condition in applied.state.find(self.domains.qualified(applied.state.domain, key)):
+                            if condition.value == value or (isinstance(value, list) and condition.value in value):
+                                condition.confirmed = True
                 try:
                     await asyncio.to_thread(self.store.commit, applied.state, base.version, [])
                     self._seen = applied.state

@@ -177,7 +177,9 @@ def spoken_condition(c: Condition, schema: DomainSchema, language: str = "en") -
     if kind is not None:
         return say(kind, language, value=value, label=spec.label(language))
     if spec.type == "date":
-        return say("spoken.date", language, value=value)
+        # "on Saturday", "on March 9th", but "tomorrow", "next Friday"
+        named = value[:1].isupper() or value.startswith("the ")
+        return say("spoken.date", language, value=value) if named else value
     if spec.type == "time":
         return say("spoken.time", language, value=value)
     if spec.type == "enum" and not spec.multi:
