@@ -103,6 +103,7 @@ class ReplyOptions(Options):
     catalogue: OptionalText = None
     context_position: Literal["user", "after"] = "user"
     min_clause_chars: int = 12
+    wording: Literal["model", "policy"] = "model"
 
 
 class MonologueOptions(Options):

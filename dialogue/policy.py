@@ -241,6 +241,10 @@ class DialoguePolicy:
                 return Decision(Act.ASK_CHANGE, action.name, args=args, reason="the user said no to the read-back",
                                 refused=refused)
             return Decision(Act.CONFIRM, action.name, args=args, reason="read back before acting", refused=refused)
+        if done is not None:
+            # A control the driver did not name this turn is left as it was set.
+            return Decision(Act.ALREADY_DONE, action.name, args=dict(done.get("args") or {}),
+                            reason="carried out when it was asked for; not asked again", refused=refused)
         return Decision(Act.ACT, action.name, args=args, reason="nothing to confirm", refused=refused)
 
     def _other_immediate(self, state: SessionState, turn: TurnFacts, values: dict[str, Any], *, exclude: str,

@@ -253,7 +253,8 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                              elsewhere={d.name: elsewhere_names(d.name)
                                         for d in load_domains(config.monologue.domain).domains},
                              user_id=long_term.user_id if long_term is not None else "",
-                             domain=load_domains(config.monologue.domain).domains[0].name),
+                             domain=load_domains(config.monologue.domain).domains[0].name,
+                             wording=config.reply.wording),
         tts=TTSProcessor(models.tts) if models.tts is not None else None,
         trace=TraceWriter(out_dir if config.trace.enabled else None, on_turn_done=on_turn_done),
         log=log,

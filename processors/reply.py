@@ -130,8 +130,9 @@ class ReplyProcessor(FrameProcessor):
                  memory: WorkingMemory | None = None, options: dict[str, Catalogue] | None = None,
                  long_term: LongTermMemory | None = None, toolbox: Toolbox | None = None,
                  elsewhere: dict[str, frozenset[str]] | None = None, user_id: str = "",
-                 domain: str = "restaurant") -> None:
+                 domain: str = "restaurant", wording: str = "model") -> None:
         super().__init__()
+        self._wording = wording
         self._llm = llm
         self._memory = memory
         # The policy decides each turn's act; the model words it (issue 10).
@@ -263,7 +264,7 @@ class ReplyProcessor(FrameProcessor):
         turn.decision = planned.decision.trace()
         if planned.errors:
             turn.decision["tool_errors"] = planned.errors
-        if planned.decision.act.said_as_decided:
+        if planned.decision.act.said_as_decided or self._wording == "policy":
             # Facts the code has (a misheard value to ask about, an answer from memory): said
             # exactly rather than hoping a model repeats them faithfully.
             await self._say_directly(turn, planned.template, "policy")

@@ -142,3 +142,52 @@ def word_overlap(expected: str, got: str) -> float:
     norm = lambda s: [w.strip(".,!?'\"").lower() for w in s.split() if w.strip(".,!?'\"")]  # noqa: E731
     want, have = norm(expected), set(norm(got))
     return sum(w in have for w in want) / max(len(want), 1)
+
+
+class PlannerFollowingLLM(ChatLLM):
+    """A reply 'model' that says what the policy's note asks (the template after "Say this in
+    your own words:"), except on a schedule of bad habits a small model has: reading the note
+    aloud, speaking as the user, refusing, repeating its last reply, inventing a place and a
+    time, answering in the wrong language. The check must stop every one of them."""
+
+    HABITS = ("note", "as_user", "refuse", "repeat", "invent", "wrong_language", "lead_in")
+
+    def __init__(self, every: int = 2, habits: tuple[str, ...] = HABITS) -> None:
+        super().__init__(LLMOptions(model="fake/planner-follower", fallback=None))
+        self.every = every
+        self.habits = habits
+        self.calls = 0
+        self.misbehaved: list[str] = []
+
+    def prepare(self) -> None:
+        return None
+
+    def warm_up(self) -> None:
+        return None
+
+    async def stream(self, messages: list[dict[str, str]], stats: StreamStats) -> AsyncIterator[str]:
+        import time
+
+        stats.model = self.options.model
+        stats.first_token_at = time.perf_counter()
+        note = messages[-1]["content"]
+        template = note.split("Say this in your own words:", 1)[-1].strip()
+        previous = next((m["content"] for m in reversed(messages[:-1]) if m["role"] == "assistant"), "")
+        self.calls += 1
+        text = template
+        if self.every and self.calls % self.every == 0:
+            habit = self.habits[(self.calls // self.every) % len(self.habits)]
+            self.misbehaved.append(habit)
+            text = {
+                "note": "Planner: reply in English. " + template,
+                "as_user": "My name is Sam and I like Italian food.",
+                "refuse": "I'm sorry, but I can't assist with that.",
+                "repeat": previous or template,
+                "invent": "Blue Cafe at 10 am would be perfect for you.",
+                "wrong_language": "好的，没问题。" if re.search(r"[a-z]{3}", template) else "Sure, no problem.",
+                "lead_in": "Sure thing.",
+            }[habit]
+        for word in re.findall(r"\S+\s*", text):
+            yield word
+            await asyncio.sleep(0)
+        stats.finished_at = time.perf_counter()
