@@ -104,6 +104,7 @@ class ReplyOptions(Options):
     context_position: Literal["user", "after"] = "user"
     min_clause_chars: int = 12
     wording: Literal["model", "policy"] = "model"
+    model_chooses_action: bool = True
 
 
 class MonologueOptions(Options):

@@ -18,6 +18,7 @@ from typing import Any
 from monologue.memory.domain.schema import ActionSpec, DomainSchema
 from monologue.memory.language.cues import (
     CLOSING,
+    EXCLAMATION,
     FILLERS,
     GO_AHEAD,
     GREETING,
@@ -26,6 +27,7 @@ from monologue.memory.language.cues import (
     SOUNDS_FINE,
     THANKS,
     WANTS_OPTIONS,
+    YES_WORD_DESCRIBING,
     yes_or_no,
 )
 from monologue.memory.language.stances import asks_for_information, is_query, sentences
@@ -267,6 +269,8 @@ class DialoguePolicy:
         text = FILLERS.sub("", turn.text)
         if REFUSES_OFFER.search(text):
             return False
+        if YES_WORD_DESCRIBING.search(text):
+            return None             # "lovely weather this week" is small talk, not a yes
         answer = yes_or_no(text)
         if answer is None and (GO_AHEAD.search(text) or (SOUNDS_FINE.search(text) and not turn.changed)):
             return True
@@ -291,7 +295,8 @@ class DialoguePolicy:
         step = self.task_step(state, turn, options, last, refused)
         if step is not None:
             refused = step.refused
-        asked = [s for _, s in sentences(text) if asks_for_information(s) or is_query(s)]
+        asked = [s for _, s in sentences(text)
+                 if (asks_for_information(s) or is_query(s)) and not EXCLAMATION.search(s)]
         if turn.about_user or (asked and turn.memory_answer):
             if turn.memory_answer:
                 return Decision(Act.ANSWER_MEMORY, say=turn.memory_answer, then=self._resume(step, last),

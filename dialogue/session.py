@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from monologue.dialogue.check import ReplyCheck
+from monologue.dialogue.chooser import NO_ACTION, Validated, validate
 from monologue.dialogue.policy import Act, Decision, DialoguePolicy, TurnFacts, live_values
 from monologue.dialogue.tools import ActionRequest, Toolbox
 from monologue.dialogue.wording import Wording, said_of, spoken_args
@@ -104,7 +105,8 @@ class DialogueSession:
              operations: Iterable[Mapping[str, Any]] = (),
              clarify: str = "", memory_say: str | None = None, memory_answer: str | None = None,
              about_user: bool = False, previous_reply: str = "", earlier_replies: tuple[str, ...] = (),
-             recalled: Iterable[str] = ()) -> Planned:
+             recalled: Iterable[str] = (), forced: Decision | None = None) -> Planned:
+        """The act for this turn (`forced`: one already decided, e.g. a model's validated choice)."""
         state = state if state is not None else SessionState("", domain=self._default_domain)
         language = reply_language(text, self.language)
         view = self.view(state)
@@ -119,7 +121,7 @@ class DialogueSession:
                 memory_answer, about_user = from_state, True
         facts = TurnFacts(text=text, language=language, turn_class=turn_class, changed=changed, clarify=clarify,
                           memory_say=memory_say, memory_answer=memory_answer, about_user=about_user)
-        decision = self.policy(state.domain).decide(view, facts, fitting)
+        decision = forced or self.policy(state.domain).decide(view, facts, fitting)
         wording = Wording(schema, language, catalogue.details if catalogue else ())
         last = view.acts[-1] if view.acts else {}
         template = wording.template(decision, view, last, thanked=bool(THANKS.search(text)),
@@ -180,6 +182,19 @@ class DialogueSession:
             return [(self._plain(op.key), op.value) for op in operations if op.op == Op.SET]
 
         return read
+
+    # --- a model's choice --------------------------------------------------------------------
+
+    def choice_prompt(self, planned: Planned, text: str, previous_reply: str) -> list[dict[str, str]]:
+        return [{"role": "system", "content": "You decide whether the user has just agreed to an action the "
+                 "assistant offered or read back. Call that action's function only if they agreed now; "
+                 f"otherwise call {NO_ACTION}."},
+                {"role": "assistant", "content": previous_reply},
+                {"role": "user", "content": text}]
+
+    def validate_choice(self, planned: Planned, name: str, args: Mapping[str, Any], model: str) -> Validated:
+        last = planned.view.acts[-1] if planned.view.acts else {}
+        return validate(name, args, planned.schema, planned.view, last, model)
 
     # --- acting ----------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ one type, so a new LLM setting is added in one place.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
@@ -134,6 +135,40 @@ class ChatLLM:
             delta = getattr(choices[0].delta, "content", None) if choices else None
             if delta:
                 yield delta
+
+    def supports_tools(self) -> bool:
+        """Whether the configured model chooses functions (litellm's model table): the local
+        model does not; a provider's usually does. A mocked model counts (tests)."""
+        if self.options.mock_response is not None and "mock_tool_calls" in self.extra:
+            return True
+        try:
+            litellm = import_litellm()
+            return bool(litellm.supports_function_calling(model=self.options.model))
+        except Exception:        # an unknown model string is not an error here
+            return False
+
+    async def choose_tool(self, messages: list[dict[str, str]], tools: list[dict[str, Any]],
+                          timeout_secs: float) -> tuple[str, dict[str, Any]] | None:
+        """The function the model calls, with its arguments; None when it calls none.
+        The main model only: the fallback is the local model, which has no function calling."""
+        litellm = await asyncio.to_thread(import_litellm)
+        kwargs: dict[str, Any] = dict(model=self.options.model, messages=messages, tools=tools,
+                                      tool_choice="auto", temperature=0.0, max_tokens=120,
+                                      timeout=timeout_secs, **self.extra)
+        if self.options.api_base:
+            kwargs["api_base"] = self.options.api_base
+        if self.options.mock_response is not None:
+            kwargs["mock_response"] = self.options.mock_response
+        response = await asyncio.wait_for(litellm.acompletion(**kwargs), timeout_secs)
+        calls = getattr(response.choices[0].message, "tool_calls", None) or []
+        if not calls:
+            return None
+        function = calls[0].function
+        try:
+            arguments = json.loads(function.arguments or "{}")
+        except json.JSONDecodeError as exc:
+            raise ChatError(f"the model's function arguments are not JSON: {function.arguments!r}") from exc
+        return str(function.name), arguments if isinstance(arguments, dict) else {}
 
     async def complete_json(self, messages: list[dict[str, str]], schema: dict[str, Any],
                             max_tokens: int = 256) -> str:

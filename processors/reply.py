@@ -7,11 +7,13 @@ import asyncio
 import re
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from loguru import logger
 from pipecat.frames.frames import Frame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
+from monologue.dialogue.chooser import CHOICE_TIMEOUT_SECS, Validated, tools_of, worth_asking
 from monologue.dialogue.policy import Act
 from monologue.dialogue.session import DialogueSession, Planned
 from monologue.dialogue.tools import Toolbox
@@ -130,9 +132,11 @@ class ReplyProcessor(FrameProcessor):
                  memory: WorkingMemory | None = None, options: dict[str, Catalogue] | None = None,
                  long_term: LongTermMemory | None = None, toolbox: Toolbox | None = None,
                  elsewhere: dict[str, frozenset[str]] | None = None, user_id: str = "",
-                 domain: str = "restaurant", wording: str = "model") -> None:
+                 domain: str = "restaurant", wording: str = "model", choose_actions: bool = True) -> None:
         super().__init__()
         self._wording = wording
+        self._choose_actions = choose_actions      # a model with function calling may choose the action
+        self._choice_trace: dict[str, Any] = {}
         self._llm = llm
         self._memory = memory
         # The policy decides each turn's act; the model words it (issue 10).
@@ -249,8 +253,8 @@ class ReplyProcessor(FrameProcessor):
         state, result = await self._state_for(turn)
         clarify = result.clarify if result is not None else ""
         before = None if clarify else await self._recall(turn)
-        planned = self._dialogue.plan(
-            state, text=turn.text, turn_class=TurnClass(turn.turn_class or TurnClass.CHIT_CHAT),
+        context: dict[str, Any] = dict(
+            text=turn.text, turn_class=TurnClass(turn.turn_class or TurnClass.CHIT_CHAT),
             operations=result.operations if result is not None else (), clarify=clarify,
             memory_say=before.say if before is not None else None,
             memory_answer=before.answer if before is not None else None,
@@ -258,10 +262,16 @@ class ReplyProcessor(FrameProcessor):
             previous_reply=self._log.last_text("assistant"),
             earlier_replies=tuple(u.text for u in self._log.recent(8) if u.role == "assistant")[-4:-1],
             recalled=before.recalled if before is not None else ())
+        planned = self._dialogue.plan(state, **context)
+        choice = await self._model_choice(planned, turn, context["previous_reply"])
+        if choice is not None and choice.decision is not None:
+            planned = self._dialogue.plan(state, **context, forced=choice.decision)
         if any(step.act == Act.ACT for step in planned.decision.steps()):
             session_id = self._memory.session_id if self._memory else ""
             await asyncio.to_thread(self._dialogue.carry_out, planned, session_id)
         turn.decision = planned.decision.trace()
+        if choice is not None:
+            turn.decision["model_choice"] = self._choice_trace
         if planned.errors:
             turn.decision["tool_errors"] = planned.errors
         if planned.decision.act.said_as_decided or self._wording == "policy":
@@ -274,6 +284,26 @@ class ReplyProcessor(FrameProcessor):
         await self._dialogue.remember(planned, turn.reply_text, turn.turn_id)
         self._remember_later(turn, before)
         await self.push_frame(AgentTurnEndFrame(turn=turn))
+
+    async def _model_choice(self, planned: Planned, turn: TurnRecord, previous_reply: str) -> Validated | None:
+        """A provider with function calling may choose the action (the policy validates it)."""
+        last = planned.view.acts[-1] if planned.view.acts else {}
+        if not self._choose_actions or not planned.schema.actions or not worth_asking(planned.decision, last) \
+                or not self._llm.supports_tools():
+            return None
+        model = self._llm.options.model
+        try:
+            chosen = await self._llm.choose_tool(self._dialogue.choice_prompt(planned, turn.text, previous_reply),
+                                                 tools_of(planned.schema), CHOICE_TIMEOUT_SECS)
+        except Exception as exc:     # the policy's own decision stands; the trace says why
+            self._choice_trace = {"model": model, "error": f"{type(exc).__name__}: {exc}"[:300]}
+            return Validated(None, "the model's choice failed")
+        if chosen is None:
+            self._choice_trace = {"model": model, "chose": None}
+            return Validated(None, "no function called")
+        validated = self._dialogue.validate_choice(planned, chosen[0], chosen[1], model)
+        self._choice_trace = {"model": model, "chose": chosen[0], "args": chosen[1], "verdict": validated.reason}
+        return validated
 
     async def _word(self, turn: TurnRecord, planned: Planned) -> None:
         """The model words the decision; each clause is checked before TTS gets it, and the

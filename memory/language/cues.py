@@ -288,6 +288,14 @@ REFUSES_OFFER = re.compile(
     r"no thanks|rather not|nah)\b|换一家|换一个|别的|不要这家|不喜欢|不想去", re.IGNORECASE)
 # Words before an answer that carry nothing ("hmm, yes", "well, no").
 FILLERS = re.compile(r"^\W*(?:(?:hmm+|um+|uh+|er+m?|well|oh|ah|so|okay so|嗯+|呃|那个)\W+)+", re.IGNORECASE)
+# A yes word used as an adjective ("lovely weather", "great day"): small talk, not a yes.
+YES_WORD_DESCRIBING = re.compile(
+    r"^\W*(?:great|lovely|perfect|fine|nice|good|wonderful|excellent|awesome|beautiful)\s+"
+    r"(?!thanks|thank|please|go|let|book|do|that|it|yes|sure|then|one|choice|idea|option|work|with|by|for|to|and)"
+    r"[a-z]", re.IGNORECASE)
+# An exclamation worded like a question ("what a day", "how lovely"): small talk.
+EXCLAMATION = re.compile(r"^\W*(?:what an?\b|how (?:nice|lovely|great|sweet|cool|awful|sad|funny|kind|beautiful)\b)"
+                         r"(?!.*\?)", re.IGNORECASE)
 # Asking for the options ("what do you recommend?", 有什么推荐): the task's next step answers it.
 WANTS_OPTIONS = re.compile(
     r"\b(?:recommend|suggest|suggestions?|ideas?|options?|what (?:do you|have you) (?:got|have)|"
