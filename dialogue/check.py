@@ -67,7 +67,8 @@ _AGENT_NAME = re.compile(r"\bmy name is monologue\b", re.IGNORECASE)
 _REFUSAL = re.compile(
     r"\b(?:i(?:'m| am) (?:sorry,? )?(?:but )?(?:not able|unable) to|i can(?:'?t|not) (?:assist|help|do that|provide|"
     r"book|make)|as an ai|i(?:'m| am) just an ai|i don'?t have (?:access|the ability)|beyond my (?:capabilities|"
-    r"abilities))\b|无法帮|不能帮|我只是一个|作为一个ai|作为ai|我没有办法", re.IGNORECASE)
+    r"abilities))\b|无法帮|不能帮|我只是一个|作为一个ai|作为ai|我没有办法|我无法|无法回答|无法协助|无法完成|无法继续|"
+    r"抱歉，我不能|我不能帮", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9']+|[\u4e00-\u9fff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
 _QUESTION = re.compile(r"[?？]|吗")
@@ -289,6 +290,8 @@ class ReplyCheck:
             return Failure.MISSES_ACT       # the ticket's number is what the user needs to hear
         if decision.act == Act.ACT and not _DONE.search(text):
             return Failure.MISSES_ACT       # "I recommend Luigi's…" when it was booked
+        if decision.act == Act.SMALL_TALK and decision.key == "name" and "monologue" not in lowered:
+            return Failure.MISSES_ACT
         if decision.act == Act.ASK:
             spec = self.schema.key(decision.key)
             words = {w for w in _tokens(" ".join([spec.label(self.language), *spec.aliases.get(self.language, ()),

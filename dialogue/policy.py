@@ -11,12 +11,15 @@ A plain library, like `memory/`: no frames, no audio, no pipecat.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
 from monologue.memory.domain.schema import ActionSpec, DomainSchema
 from monologue.memory.language.cues import (
+    ABOUT_ME,
+    AGENT_NAME_QUESTION,
     CLOSING,
     EXCLAMATION,
     FILLERS,
@@ -26,6 +29,7 @@ from monologue.memory.language.cues import (
     REFUSES_OFFER,
     SOUNDS_FINE,
     THANKS,
+    TO_THE_AGENT,
     WANTS_OPTIONS,
     YES_WORD_DESCRIBING,
     yes_or_no,
@@ -44,6 +48,7 @@ class Act(StrEnum):
     NO_OPTIONS = "no_options"        # nothing fits: say so, ask what to relax
     CONFIRM = "confirm"              # read back before acting
     ASK_CHANGE = "ask_change"        # the read-back was refused: what should change?
+    RELAX = "relax"                  # the user agreed to drop a condition nothing fitted (then decided again)
     ACT = "act"                      # carry out an action (a tool runs)
     ALREADY_DONE = "already_done"    # nothing left to do: say it stands
     ANSWER_MEMORY = "answer_memory"  # a question about the user or the past, answered from memory
@@ -97,6 +102,7 @@ class Decision:
     refused: tuple[str, ...] = ()        # options the user turned down this session
     record: str = ""                     # ACT: the tool's record id, once it ran
     chosen_by: str = "policy"            # "policy", or the model that chose it (function calling)
+    replaces: str = ""                   # PROPOSE: the chosen option a new condition rules out
 
     def steps(self) -> list[Decision]:
         """This decision and those it leads to, in order."""
@@ -109,7 +115,7 @@ class Decision:
 
     def trace(self) -> dict[str, Any]:
         out: dict[str, Any] = {"act": str(self.act)}
-        for name in ("action", "key", "option", "say", "reason", "record"):
+        for name in ("action", "key", "option", "replaces", "say", "reason", "record"):
             if getattr(self, name):
                 out[name] = getattr(self, name)
         if self.args:
@@ -155,6 +161,7 @@ class DialoguePolicy:
 
     def __init__(self, schema: DomainSchema) -> None:
         self.schema = schema
+        self._relaxable: list[str] = []
 
     # --- the task ------------------------------------------------------------------------
 
@@ -171,7 +178,8 @@ class DialoguePolicy:
         return bool(state.goal) or (action is not None and any(k in values for k in action.keys))
 
     def task_step(self, state: SessionState, turn: TurnFacts, options: list[dict[str, Any]],
-                  last: dict[str, Any], refused: tuple[str, ...]) -> Decision | None:
+                  last: dict[str, Any], refused: tuple[str, ...],
+                  ruled_out: frozenset[str] = frozenset()) -> Decision | None:
         """The next step of the task, or None when there is nothing to do (not started, or done)."""
         values = live_values(state, self.schema)
         # The car's controls: a value named now is carried out now (the command is the confirmation).
@@ -197,6 +205,15 @@ class DialoguePolicy:
                             f"{action.name} and not known yet", refused=refused)
         args = self.args_of(action, values)
         done = _done_with(state, action.name)
+        chosen = str(values.get(action.choose, "")) if action.choose else ""
+        if chosen and chosen in ruled_out:
+            # Booked (or chosen), and a condition said since rules it out: offer what fits instead.
+            fitting = [o for o in options if str(o.get("name")) not in refused]
+            if fitting and not (last.get("act") in _OFFERS and last.get("option") == fitting[0].get("name")):
+                name = str(fitting[0].get("name"))
+                return Decision(Act.PROPOSE, action.name, option=name, option_item=fitting[0],
+                                args={**args, action.choose: name}, replaces=chosen, refused=refused,
+                                reason=f"{chosen} breaks a condition given since")
         if done is not None and done.get("args") == args:
             return Decision(Act.ALREADY_DONE, action.name, args=args, reason="done, and nothing changed since",
                             refused=refused)
@@ -214,8 +231,12 @@ class DialoguePolicy:
                     refused = (*refused, offered)
             fitting = [o for o in options if str(o.get("name")) not in refused]
             if not fitting:
-                return Decision(Act.NO_OPTIONS, action.name, args=args, reason="no option fits every condition",
-                                refused=refused)
+                drop = next(iter(self._relaxable), "")
+                if last.get("act") == Act.NO_OPTIONS and last.get("key") == drop and not turn.changed:
+                    return Decision(Act.ASK_CHANGE, action.name, args=args, refused=refused,
+                                    reason="nothing fits and the suggested change was not taken")
+                return Decision(Act.NO_OPTIONS, action.name, key=drop, args=args, refused=refused,
+                                reason="no option fits every condition")
             pick = fitting[0]
             if last.get("act") in _OFFERS and last.get("option") == pick.get("name") \
                     and last.get("args") == {**args, action.choose: pick.get("name")}:
@@ -278,11 +299,21 @@ class DialoguePolicy:
 
     # --- the turn ------------------------------------------------------------------------
 
-    def decide(self, state: SessionState, turn: TurnFacts, options: list[dict[str, Any]]) -> Decision:
+    def decide(self, state: SessionState, turn: TurnFacts, options: list[dict[str, Any]],
+               relaxable: Sequence[str] = (), ruled_out: frozenset[str] = frozenset()) -> Decision:
         """The act for this turn. `state` is the domain's view of the session (its own key
-        names); `options` the catalogue items that fit it, best first."""
+        names); `options` the catalogue items that fit it, best first; `relaxable` the
+        conditions (slots) whose dropping would let options fit, most helpful first."""
         last = state.acts[-1] if state.acts else {}
         refused = tuple(str(r) for r in last.get("refused") or ())
+        self._relaxable = [slot for slot in relaxable if slot in state.constraints]
+        if last.get("act") == Act.NO_OPTIONS and last.get("key") in state.constraints and not turn.changed:
+            answer = self._yes(turn)
+            if answer:
+                return Decision(Act.RELAX, last.get("action", ""), key=str(last["key"]), refused=refused,
+                                reason="the user agreed to drop it")
+            if answer is False:
+                self._relaxable = [s for s in self._relaxable if s != last.get("key")]
         if turn.clarify:
             return Decision(Act.CLARIFY, say=turn.clarify, reason="misheard or a change to confirm first",
                             refused=refused)
@@ -292,21 +323,28 @@ class DialoguePolicy:
         text = turn.text.strip()
         if HANDOVER.search(text):
             return Decision(Act.HANDOVER, reason="the user asked for a person", refused=refused)
-        step = self.task_step(state, turn, options, last, refused)
+        step = self.task_step(state, turn, options, last, refused, ruled_out)
         if step is not None:
             refused = step.refused
         asked = [s for _, s in sentences(text)
                  if (asks_for_information(s) or is_query(s)) and not EXCLAMATION.search(s)]
-        if turn.about_user or (asked and turn.memory_answer):
+        if AGENT_NAME_QUESTION.search(text):
+            return Decision(Act.SMALL_TALK, key="name", then=self._resume(step, last), refused=refused,
+                            reason="asked the agent's name")
+        if (turn.about_user or (asked and turn.memory_answer)) and not TO_THE_AGENT.search(text):
             if turn.memory_answer:
                 return Decision(Act.ANSWER_MEMORY, say=turn.memory_answer, then=self._resume(step, last),
                                 reason="a question about the user, answered from memory", refused=refused)
-            return Decision(Act.DONT_KNOW, then=self._resume(step, last), reason="memory has nothing on it",
-                            refused=refused)
+            if ABOUT_ME.search(text):
+                return Decision(Act.DONT_KNOW, then=self._resume(step, last), reason="memory has nothing on it",
+                                refused=refused)
         acting = step is not None and step.act in (Act.ACT, Act.ASK_CHANGE) or bool(turn.changed)
         if CLOSING.search(text) and not acting:
             return Decision(Act.CLOSE, reason="the user is leaving", refused=refused,
                             action=step.action if step else "")
+        if asked and TO_THE_AGENT.search(text) and not acting:
+            return Decision(Act.SMALL_TALK, then=self._resume(step, last), reason="small talk with the agent",
+                            refused=refused)
         if asked and not WANTS_OPTIONS.search(text) and not acting:
             return Decision(Act.ANSWER, then=self._resume(step, last), reason="a question about the world",
                             refused=refused)
@@ -338,6 +376,8 @@ class DialoguePolicy:
         points back to it."""
         if step is None or step.act == Act.ALREADY_DONE:
             return None
+        if step.act in (Act.NO_OPTIONS, Act.ASK_CHANGE) and last.get("act") in (Act.NO_OPTIONS, Act.ASK_CHANGE):
+            return None          # the question about what to change is still open: not asked again
         if step.act in (Act.PROPOSE, Act.CONFIRM, Act.ONLY_OPTION) \
                 and last.get("act") in (Act.CONFIRM, *_OFFERS) and last.get("args") == step.args:
             return replace(step, act=Act.RESUME, then=None, reason="an offer is open: point back, do not repeat it")

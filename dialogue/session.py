@@ -20,7 +20,8 @@ from monologue.dialogue.wording import Wording, said_of, spoken_args
 from monologue.memory.domain.catalogue import Catalogue, filter_options
 from monologue.memory.domain.schema import DomainSchema, load_schema
 from monologue.memory.domain.several import Combined, domain_view
-from monologue.memory.language.cues import CLOSING, THANKS, language_of
+from monologue.memory.language.cues import CLOSING, REMEMBER_ME, THANKS, language_of
+from monologue.memory.language.person import second_person
 from monologue.memory.language.phrases import join, say
 from monologue.memory.language.stances import asks_for_information, sentences
 from monologue.memory.stores.actions import ActionRecord
@@ -32,6 +33,18 @@ from monologue.memory.working.turn_classes import TurnClass
 
 def _normal(text: str) -> str:
     return " ".join(text.lower().split())
+
+
+def _relaxable(items: list[dict[str, Any]], state: SessionState) -> list[str]:
+    """The conditions (slots) whose dropping lets options fit, the most helpful first."""
+    gains = []
+    for slot in state.constraints:
+        trial = state.copy()
+        del trial.constraints[slot]
+        fitting, _ = filter_options(items, trial)
+        if fitting:
+            gains.append((len(fitting), slot))
+    return [slot for _, slot in sorted(gains, key=lambda g: (-g[0], g[1]))]
 
 
 def reply_language(text: str, session_language: str) -> str:
@@ -115,18 +128,28 @@ class DialogueSession:
         fitting, excluded = filter_options(catalogue.items, view) if catalogue else ([], [])
         changed = frozenset(self._plain(str(op.get("key", ""))) for op in operations
                             if op.get("op") in (Op.SET, Op.WITHDRAW) and op.get("key"))
+        recalled = list(recalled)
+        if memory_answer is None and not memory_say and REMEMBER_ME.search(text):
+            about_user = True
+            items = [second_person(r.rstrip(".。!！"), language) for r in recalled[:2]]
+            if items:
+                memory_answer = say("policy.i_remember", language, items=join(items, language))
         if memory_answer is None and not memory_say:
             from_state = self.answer_from_state(text, view, schema, language)
             if from_state:
                 memory_answer, about_user = from_state, True
         facts = TurnFacts(text=text, language=language, turn_class=turn_class, changed=changed, clarify=clarify,
                           memory_say=memory_say, memory_answer=memory_answer, about_user=about_user)
-        decision = forced or self.policy(state.domain).decide(view, facts, fitting)
+        relaxable = _relaxable(catalogue.items, view) if catalogue and not fitting else []
+        ruled_out = frozenset(e.split(" (breaks ")[0] for e in excluded)
+        decision = forced or self.policy(state.domain).decide(view, facts, fitting, relaxable, ruled_out)
         wording = Wording(schema, language, catalogue.details if catalogue else ())
         last = view.acts[-1] if view.acts else {}
         template = wording.template(decision, view, last, thanked=bool(THANKS.search(text)),
-                                    leaving=bool(CLOSING.search(text)))
-        if previous_reply and _normal(template) == _normal(previous_reply):
+                                    leaving=bool(CLOSING.search(text)), noted=bool(changed))
+        if previous_reply and _normal(template) == _normal(previous_reply) and decision.act == Act.DONT_KNOW:
+            template = say("policy.dont_know_either", language)
+        elif previous_reply and _normal(template) == _normal(previous_reply) and not decision.act.said_as_decided:
             # The policy's own words never repeat the previous reply either.
             template = say("policy.again", language, text=template[:1].lower() + template[1:]
                            if language == "en" else template)

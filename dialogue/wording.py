@@ -112,8 +112,12 @@ class Wording:
     # --- the template ----------------------------------------------------------------------
 
     def template(self, decision: Decision, state: SessionState | None = None, last: Mapping[str, Any] | None = None,
-                 thanked: bool = False, leaving: bool = False) -> str:
-        """The decision said by the policy alone, with the steps it leads to."""
+                 thanked: bool = False, leaving: bool = False, noted: bool = False) -> str:
+        """The decision said by the policy alone, with the steps it leads to. `noted`: the
+        turn changed something the act does not say back ("Noted." first)."""
+        if noted and decision.act in (Act.RESUME, Act.ALREADY_DONE, Act.ONLY_OPTION):
+            return say("policy.noted", self.language) + (" " if self.language == "en" else "") + \
+                self.template(decision, state, last, thanked, leaving)
         steps = decision.steps()
         acts = [s for s in steps if s.act == Act.ACT]
         if len(acts) > 1 and len(acts) == len(steps):
@@ -152,15 +156,17 @@ class Wording:
             details = spoken_args(d.args, self.schema, lang, exclude=[action.choose] if action else [])
             about = self.about(d.option_item)
             key = "policy.propose" if about else "policy.propose_plain"
-            if last and last.get("act") in (Act.PROPOSE, Act.RESUME, Act.ONLY_OPTION) \
+            if d.replaces:
+                key = "policy.propose_instead"
+            elif last and last.get("act") in (Act.PROPOSE, Act.RESUME, Act.ONLY_OPTION) \
                     and last.get("option") == d.option:
                 key = "policy.propose_update"      # the same place, new details: not the same offer again
-            return say(key, lang, name=d.option, about=about, verb=self._verb(d), details=details)
+            return say(key, lang, name=d.option, about=about, verb=self._verb(d), details=details, old=d.replaces)
         if d.act == Act.NO_OPTIONS:
-            filtering = self._filtering(state)
-            if not filtering:
+            condition = state.constraints.get(d.key) if state is not None and d.key else None
+            if condition is None:
                 return say("policy.no_options_plain", lang)
-            return say("policy.no_options", lang, conditions=say("policy.or", lang).join(filtering))
+            return say("policy.no_options", lang, conditions=spoken_condition(condition, self.schema, lang))
         if d.act == Act.CONFIRM:
             return say("policy.confirm", lang, what=self.what(d), verb=self._verb(d))
         if d.act == Act.ASK_CHANGE:
@@ -174,7 +180,7 @@ class Wording:
         if d.act == Act.ANSWER:
             return say("policy.not_sure", lang)
         if d.act == Act.SMALL_TALK:
-            return say("policy.small_talk", lang)
+            return say("policy.my_name" if d.key == "name" else "policy.small_talk", lang)
         if d.act == Act.RESUME:
             return say("policy.resume", lang, task=self.task(d))
         if d.act == Act.ONLY_OPTION:
@@ -188,15 +194,6 @@ class Wording:
                 return say("policy.welcome_goodbye", lang)
             return say("policy.welcome" if thanked else "policy.goodbye", lang)
         return d.say        # CLARIFY, MEMORY, ANSWER_MEMORY: the code's own words
-
-    def _filtering(self, state: SessionState | None) -> list[str]:
-        """The user's conditions that remove options, said aloud (what could be relaxed)."""
-        if state is None:
-            return []
-        keys = {"dietary", "seating", "price_range", "cuisine", "location", "budget", "access_needs"}
-        keys |= set(self.details)
-        return [spoken_condition(c, self.schema, self.language) for c in state.constraints.values()
-                if c.key in keys][:3]
 
     # --- the note for a model ----------------------------------------------------------------
 

@@ -263,6 +263,12 @@ class ReplyProcessor(FrameProcessor):
             earlier_replies=tuple(u.text for u in self._log.recent(8) if u.role == "assistant")[-4:-1],
             recalled=before.recalled if before is not None else ())
         planned = self._dialogue.plan(state, **context)
+        if planned.decision.act == Act.RELAX and self._memory is not None:
+            # "Could we drop the window seat?" — "Sure": drop it, then decide again on the new state.
+            relaxed = planned.decision.key
+            state = await self._memory.relax([relaxed], turn=turn.turn_id, reason=f"the user agreed: {turn.text}")
+            turn.state_version = state.version
+            planned = self._dialogue.plan(state, **{**context, "operations": [{"op": "withdraw", "key": relaxed}]})
         choice = await self._model_choice(planned, turn, context["previous_reply"])
         if choice is not None and choice.decision is not None:
             planned = self._dialogue.plan(state, **context, forced=choice.decision)
@@ -332,6 +338,9 @@ class ReplyProcessor(FrameProcessor):
                 close = getattr(deltas, "aclose", None)
                 if close is not None:
                     await close()
+            if stats.error:
+                failed = True      # cut off mid-reply (a timeout): its unfinished clause is never spoken
+                planned.check.failures.append({"kind": "llm_error", "clause": stats.error[:200]})
             rest = "" if failed else splitter.flush()
             if rest and planned.check.clause(rest, spoken) is None:
                 await self._say(turn, rest, spoken)

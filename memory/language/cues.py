@@ -296,6 +296,21 @@ YES_WORD_DESCRIBING = re.compile(
 # An exclamation worded like a question ("what a day", "how lovely"): small talk.
 EXCLAMATION = re.compile(r"^\W*(?:what an?\b|how (?:nice|lovely|great|sweet|cool|awful|sad|funny|kind|beautiful)\b)"
                          r"(?!.*\?)", re.IGNORECASE)
+# Talk addressed to the agent itself ("how's your day?", 你喜欢听什么歌): small talk, not a question to look up.
+TO_THE_AGENT = re.compile(
+    r"\b(?:how (?:are|is|'s) (?:you|your)|how'?s your|(?:do|did|have|are|were|would) you (?:like|love|enjoy|see|watch|"
+    r"think|feel|ever|have (?:a|any) (?:favou?rite|hobby))|what (?:do|did) you think|your favou?rite|are you (?:a|an|"
+    r"real|human|ok|okay|alright|tired|bored))\b|你(?:喜欢|觉得|好吗|累吗|多大|是人|是机器|看过|听过)|你最喜欢",
+    re.IGNORECASE)
+# Asking what the agent knows about the user as a whole.
+REMEMBER_ME = re.compile(r"\bwhat (?:do|did) you (?:remember|know|recall) about me\b|\bwhat do you know of me\b|"
+                         r"你(?:还)?记得我(?:什么|哪些)|你对我(?:有)?(?:什么)?了解|你知道我(?:什么|哪些)", re.IGNORECASE)
+# Asking the agent's name.
+AGENT_NAME_QUESTION = re.compile(r"\bwhat(?:'s| is) your name\b|\bwho are you\b|你叫什么|你是谁", re.IGNORECASE)
+# A question about the user or their past (not "is there anything else I need to do?").
+ABOUT_ME = re.compile(
+    r"\b(?:my|mine|did i|have i|do i (?:like|prefer|usually|always|want|need to avoid|eat)|what (?:do|did) i|"
+    r"remember|last time|before|previously|again)\b|我(?:喜欢|上次|之前|说过|的|习惯|平时)|记得", re.IGNORECASE)
 # Asking for the options ("what do you recommend?", 有什么推荐): the task's next step answers it.
 WANTS_OPTIONS = re.compile(
     r"\b(?:recommend|suggest|suggestions?|ideas?|options?|what (?:do you|have you) (?:got|have)|"

@@ -275,6 +275,18 @@ class WorkingMemory:
                 self.session_id, turn, MAX_COMMIT_RETRIES)
             return []
 
+    async def relax(self, slots: Sequence[str], *, turn: int, reason: str) -> SessionState:
+        """Drop the conditions the user agreed to give up: the agent asked "could we drop the
+        window seat?" because nothing fitted, and the user said yes."""
+        async with self._lock:
+            base = await asyncio.to_thread(lambda: self.state)
+            ops = [Operation(Op.WITHDRAW, c.key, c.comparator, c.value, words=reason, reason=reason,
+                             source=OpSource.AGENT_PROPOSAL) for slot, c in base.constraints.items() if slot in slots]
+            if not ops:
+                return base
+            applied, _ = await self._commit(ops, turn, None, "")
+            return applied.state
+
     async def seed(self, ops: list[Operation], note: str) -> bool:
         """Start a fresh session from known preferences, each marked "to confirm"."""
         async with self._lock:
