@@ -304,7 +304,8 @@ TO_THE_AGENT = re.compile(
     re.IGNORECASE)
 # Asking what the agent knows about the user as a whole.
 REMEMBER_ME = re.compile(r"\bwhat (?:do|did) you (?:remember|know|recall) about me\b|\bwhat do you know of me\b|"
-                         r"你(?:还)?记得我(?:什么|哪些)|你对我(?:有)?(?:什么)?了解|你知道我(?:什么|哪些)", re.IGNORECASE)
+                         r"你(?:还)?记得我(?:什么|哪些)|你对我(?:有)?(?:什么)?了解|你知道我(?:什么|哪些)",
+                         re.IGNORECASE)
 # Asking the agent's name.
 AGENT_NAME_QUESTION = re.compile(r"\bwhat(?:'s| is) your name\b|\bwho are you\b|你叫什么|你是谁", re.IGNORECASE)
 # A question about the user or their past (not "is there anything else I need to do?").
