@@ -27,7 +27,8 @@ _WHEN_ZH = re.compile(r"(?:我|我们)?上次(?:是)?什么时候(?:改|调|换|
                       r"|(?:我|我们)?上次(?:改|调|换)(?P<what2>[\u4e00-\u9fff]{1,6}?)是什么时候")
 _LAST_TIME_EN = re.compile(
     r"\b(?:what|where|which (?:place|restaurant|one)|who) (?:did|was it) (?:i|we) "
-    r"(?:order|book|reserve|choose|pick|get|ask for|want|go|end up)\b.*\b(?:last time|last week|the other day|previously|before)\b|"
+    r"(?:order|book|reserve|choose|pick|get|ask for|want|go|end up)\b"
+    r".*\b(?:last time|last week|the other day|previously|before)\b|"
     r"\b(?:last time|last week)\b.*\b(?:what|where) did (?:i|we)\b", re.IGNORECASE)
 _LAST_TIME_ZH = re.compile(r"上次(?:我|我们)?(?:订|点|选|要)了?(?:什么|哪)|上次(?:我|我们)?去了?哪|"
                            r"上次(?:我|我们)?(?:是)?去的哪")
