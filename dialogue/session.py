@@ -8,6 +8,7 @@ was said back to `remember`.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +24,7 @@ from monologue.memory.domain.several import Combined, domain_view
 from monologue.memory.language.cues import CLOSING, REMEMBER_ME, THANKS, language_of
 from monologue.memory.language.person import second_person
 from monologue.memory.language.phrases import join, say
+from monologue.memory.language.spoken import absolute_date
 from monologue.memory.language.stances import asks_for_information, sentences
 from monologue.memory.stores.actions import ActionRecord
 from monologue.memory.working.engine import WorkingMemory
@@ -230,7 +232,11 @@ class DialogueSession:
                 continue
             action = planned.schema.actions[step.action]
             record_id = ActionRecord.new_id(action.name)
-            said = {lang: said_of(action, step.args, planned.schema, lang, record_id) for lang in ("en", "zh")}
+            # Said with the day it is ("on Saturday", not "tomorrow"): the record is read out in later sessions.
+            now = time.time()
+            dated = {k: absolute_date(v, now) if planned.schema.key(k).type == "date" else v
+                     for k, v in step.args.items()}
+            said = {lang: said_of(action, dated, planned.schema, lang, record_id) for lang in ("en", "zh")}
             try:
                 record = self.toolbox.run(ActionRequest(action, dict(step.args), planned.schema.name, self.user_id,
                                                         session_id, record_id, said))
@@ -240,7 +246,7 @@ class DialogueSession:
                 continue
             step.record = record.id
             if record.id != record_id:
-                said = {lang: said_of(action, step.args, planned.schema, lang, record.id) for lang in ("en", "zh")}
+                said = {lang: said_of(action, dated, planned.schema, lang, record.id) for lang in ("en", "zh")}
             planned.done.append({"action": action.name, "args": dict(step.args), "record": record.id,
                                  "completes": action.completes, "said": said})
         catalogue = self.catalogues.get(planned.view.domain)

@@ -65,3 +65,17 @@ def spoken_date(value: str, language: str = "en") -> str:
     if m:
         return f"{int(m.group(1))}号" if language == "zh" else f"the {_ordinal(int(m.group(1)))}"
     return str(value)
+
+
+_RELATIVE_DAYS = {"today": 0, "tomorrow": 1, "day after tomorrow": 2, "in 3 days": 3}
+
+
+def absolute_date(value: str, at: float) -> str:
+    """A relative day ("tomorrow") as the weekday it meant when said at `at` ("saturday"), so a
+    record read out next week still names the right day; other dates as they are."""
+    import datetime as dt
+
+    offset = _RELATIVE_DAYS.get(str(value).strip().lower())
+    if offset is None:
+        return str(value)
+    return WEEKDAYS[(dt.datetime.fromtimestamp(at) + dt.timedelta(days=offset)).weekday()]

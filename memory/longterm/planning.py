@@ -16,7 +16,7 @@ from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.language.cues import language_of
 from monologue.memory.language.person import second_person
 from monologue.memory.language.phrases import join, say
-from monologue.memory.longterm.records import MemoryRecord
+from monologue.memory.longterm.records import MemoryKind, MemoryRecord
 from monologue.memory.longterm.retrieval import Retriever
 from monologue.memory.longterm.speech import capitalized, sentences, task_words
 from monologue.memory.longterm.stream import MemoryStream
@@ -52,7 +52,8 @@ class Planner:
         picked = [r.record for r in result.reflections[:1]]
         # Lasting things (preferences, safety, reflections) — not one-off dated items.
         picked += [r.record for r in result.memories if r.record.importance >= self.min_importance
-                   and r.record.source != "plan" and not r.record.context.get("time_sensitive")][: 3 - len(picked)]
+                   and r.record.source != "plan" and r.record.kind != MemoryKind.EVENT
+                   and not r.record.context.get("time_sensitive")][: 3 - len(picked)]
         return picked
 
     def propose(self, goal: str, session_id: str = "", language: str = "en", *, schema: DomainSchema | None = None,
@@ -103,4 +104,6 @@ class Planner:
 def _as_condition(record: MemoryRecord) -> str:
     text = record.text
     match = re.search(r"the user said \"(.+?)\"", text)
-    return match.group(1) if match else text
+    # "Hi, I never eat pork" is quoted as "I never eat pork": the greeting was not the point.
+    return re.sub(r"^\W*(?:hi|hello|hey|ok(?:ay)?|so|well)\b[,!.]?\s*|^(?:你好|您好)[，,！!。]?", "",
+                  match.group(1) if match else text, flags=re.IGNORECASE)

@@ -15,6 +15,7 @@ from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.language.phrases import say
+from monologue.memory.language.spoken import absolute_date
 from monologue.memory.working.render import spoken_condition
 from monologue.memory.working.state import Comparator, Condition, SessionState
 
@@ -48,10 +49,13 @@ def said_conditions(state: SessionState) -> list[dict[str, Any]]:
 
 
 def conditions_of(last: dict[str, Any]) -> list[Condition]:
+    """The last session's conditions; a relative day ("tomorrow") becomes the weekday it meant then."""
     out = []
+    ended = float(last.get("ended_at") or 0.0)
     for item in last.get("said") or []:
         try:
-            out.append(Condition(str(item["key"]), Comparator(item.get("comparator", "=")), item["value"], "", 0))
+            value = absolute_date(item["value"], ended) if ended and isinstance(item["value"], str) else item["value"]
+            out.append(Condition(str(item["key"]), Comparator(item.get("comparator", "=")), value, "", 0))
         except (KeyError, ValueError):
             continue
     return out
