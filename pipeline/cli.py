@@ -256,6 +256,14 @@ def build_parser() -> argparse.ArgumentParser:
     sessions.add_argument("--store")
     sessions.set_defaults(func=inspection.cmd_sessions)
 
+    actions = sub.add_parser("actions", help="what the agent did for a user (bookings, routes, tickets)")
+    owner = actions.add_mutually_exclusive_group(required=True)
+    owner.add_argument("--user")
+    owner.add_argument("--session", help="a session run without --user")
+    actions.add_argument("--config")
+    actions.add_argument("--store")
+    actions.set_defaults(func=inspection.cmd_actions)
+
     domain = sub.add_parser("domain", help="domain schemas: import one from another format")
     domain_sub = domain.add_subparsers(dest="domain_command", required=True)
     import_sgd = domain_sub.add_parser("import-sgd", help="a domain YAML from a Schema-Guided Dialogue service schema")

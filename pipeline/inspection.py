@@ -124,11 +124,14 @@ def cmd_memory(args: argparse.Namespace) -> int:
         if not args.yes:
             print(f"monologue: erase deletes every memory of {args.user!r}; add --yes to confirm", file=sys.stderr)
             return 2
+        from monologue.memory.stores.actions import SQLiteActionStore
         from monologue.memory.stores.profiles import SQLiteProfileStore
 
         count = stream.store.erase_user(args.user)
         SQLiteProfileStore(_store_path(args)).erase(args.user)
-        print(f"erased {count} memories of {args.user!r}, and their profile and its audit log")
+        actions = SQLiteActionStore(_store_path(args)).erase(args.user)
+        print(f"erased {count} memories of {args.user!r}, their profile and its audit log, "
+              f"and {actions} record(s) of what was done for them")
         return 0
     return 2
 
@@ -193,6 +196,24 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     open_items = profiles.open_commitments(args.user)
     if open_items:
         print("promises not yet kept: " + "; ".join(p["text"] for p in open_items))
+    return 0
+
+
+def cmd_actions(args: argparse.Namespace) -> int:
+    """What the agent did for a user (bookings, routes, tickets), newest first."""
+    import datetime as dt
+
+    from monologue.memory.stores.actions import SQLiteActionStore
+
+    owner = args.user or f"session:{args.session}"
+    records = SQLiteActionStore(_store_path(args)).records(owner)
+    if not records:
+        print(f"nothing done for {owner!r} yet")
+        return 0
+    for record in records:
+        when = dt.datetime.fromtimestamp(record.at).strftime("%Y-%m-%d %H:%M")
+        said = record.said.get("en") or record.action
+        print(f"{record.id}  {when}  {record.domain}  {said}  (session {record.session_id})")
     return 0
 
 

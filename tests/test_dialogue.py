@@ -205,3 +205,15 @@ async def test_choose_tool_reads_a_providers_function_call():
     assert chat.supports_tools()
     chosen = await chat.choose_tool([{"role": "user", "content": "yes"}], tools_of(FOOD), 5)
     assert chosen == ("book", {"party_size": "2"})
+
+
+def test_an_action_is_recorded_and_erased_with_the_user(tmp_path):
+    from monologue.dialogue.tools import ActionRequest, RecordingTool, Toolbox
+    from monologue.memory.stores.actions import SQLiteActionStore
+
+    store = SQLiteActionStore(str(tmp_path / "a.db"))
+    book = FOOD.actions["book"]
+    record = Toolbox(RecordingTool(store, clock=lambda: 1_700_000_000.0)).run(
+        ActionRequest(book, {"party_size": 2}, "restaurant", "ann", "s1", "B-1", {"en": "booked it"}))
+    assert record.id == "B-1" and [r.said["en"] for r in store.records("ann")] == ["booked it"]
+    assert store.erase("ann") == 1 and store.records("ann") == []
