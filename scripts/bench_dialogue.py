@@ -1,6 +1,6 @@
 """The dialogue over whole conversations (issue 10, item 6): does the agent finish the task?
 
-    python scripts/bench_dialogue.py [--strong MODEL] [--scripts a,b] [--latency-runs 2] [--json OUT]
+    python scripts/bench_dialogue.py [--strong MODEL] [--prompt-variants] [--scripts a,b] [--latency-runs 2]
 
 Plays every bundled conversation script (`assets/conversations/`: three domains, English
 and Chinese, one and two sessions) through the text pipeline with the embedded model,
@@ -102,6 +102,9 @@ def main() -> None:
     parser.add_argument("--scripts", help="only these scripts (comma-separated names)")
     parser.add_argument("--latency-runs", type=int, default=2, help="demo replays per variant (0: skip latency)")
     parser.add_argument("--json", help="also write the figures here")
+    parser.add_argument("--prompt-variants", action="store_true",
+                        help="also run the embedded model with the note as a system message after the utterance, "
+                             "and with a two-message window (how the prompt's shape moves the template rate)")
     args = parser.parse_args()
 
     from loguru import logger
@@ -113,6 +116,9 @@ def main() -> None:
 
     names = set(args.scripts.split(",")) if args.scripts else None
     models_to_run: dict[str, dict[str, Any]] = {"embedded": {}}
+    if args.prompt_variants:
+        models_to_run["embedded, note after"] = {"reply": {"context_position": "after"}}
+        models_to_run["embedded, 2-message window"] = {"reply": {"recent_turns": 2}}
     if args.strong:
         models_to_run[args.strong] = {"llm": {"model": args.strong}}
     report: dict[str, Any] = {}
