@@ -32,6 +32,8 @@ from monologue.memory.working.render import spoken_conditions, spoken_value
 from monologue.memory.working.state import Op, SessionState
 from monologue.memory.working.turn_classes import TurnClass
 
+_ASIDES = {Act.SMALL_TALK, Act.ANSWER, Act.GREET, Act.DONT_KNOW, Act.ANSWER_MEMORY, Act.MEMORY, Act.CLARIFY}
+
 
 def _normal(text: str) -> str:
     return " ".join(text.lower().split())
@@ -259,8 +261,12 @@ class DialogueSession:
         """What the agent said, offered, decided and did, into the session's state."""
         if self.memory is None:
             return
-        await self.memory.record_agent_turn(text, turn=turn, offered=planned.offered,
-                                            act=planned.decision.remembered(turn), done=planned.done)
+        act = planned.decision.remembered(turn)
+        if act["act"] in _ASIDES and planned.view.acts:
+            # An aside (small talk, a question answered) leaves the task where it was: what was
+            # offered or asked before it is still what a "yes" or a "no" answers.
+            act = {**planned.view.acts[-1], "turn": turn, "first": act["first"], "refused": act["refused"]}
+        await self.memory.record_agent_turn(text, turn=turn, offered=planned.offered, act=act, done=planned.done)
 
 
 __all__ = ["DialogueSession", "Planned", "reply_language", "spoken_args"]
