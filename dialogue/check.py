@@ -190,6 +190,9 @@ class ReplyCheck:
             return Failure.REPEATS
         if self._echoes(clause):
             return Failure.ECHOES_USER
+        if self.decision.steps()[-1].act == Act.ASK and self.decision.act == Act.ASK \
+                and re.search(r"[.!。！]\s*$", clause) and not _QUESTION.search(clause) and len(_tokens(clause)) > 5:
+            return Failure.MISSES_ACT      # a question is asked, not padded: "The time would suit you to book…"
         so_far = " ".join([*spoken, clause])
         if sentence_count(so_far) > MAX_SENTENCES:
             return Failure.TOO_LONG
