@@ -56,13 +56,16 @@ _STORED_TIME = re.compile(r"\b(?:1[3-9]|2[0-3]|00):\d{2}\b")
 _AS_USER_EN = re.compile(
     r"\b(?:my name is|call me|i(?:'m| am) allergic|i can'?t eat|i don'?t eat|i(?:'m| am) (?:a )?vegetarian|"
     r"i (?:really |also |usually |always )?(?:like|love|prefer|hate|dislike|enjoy|can'?t stand)|"
-    r"i(?:'d| would) like to (?:book|reserve|order|go|get|have|eat|drive)|i want to (?:book|go|eat|drive|order)|"
+    r"i(?:'d| would) like to (?:book|reserve|order|go|get|have|eat|drive)|i(?:'d| would) like (?:a|an|my|the) |"
+    r"i want to (?:book|go|eat|drive|order)|i(?:'m| am) (?:a )?(?:human|real person|person|man|woman)|"
     r"i need (?:a table|to get to|to go)|my (?:wife|husband|kids?|children|daughter|son|dad|mum|mom|mother|father|"
     r"order|budget|car|seat|favou?rite|preference)s?|take me to|book (?:me|us) a|"
     # the agent's own action given to the user ("You've booked Luigi's")
     r"you(?:'ve| have) (?:just )?(?:booked|reserved|opened|set|moved|added|adjusted))\b", re.IGNORECASE)
 _AS_USER_ZH = re.compile(r"我叫|我的名字|我喜欢|我不喜欢|我爱吃|我想要|我想订|我要订|我不吃|我对.{0,6}过敏|"
-                         r"请叫我|带我去|我的订单|我老婆|我老公|我妈|我爸")
+                         r"请叫我|带我去|我的订单|我老婆|我老公|我妈|我爸|我是(?:真)?人")
+# A greeting said again mid-conversation: a small model copies its first reply's "Hi!" / 你好！.
+_GREETING_ONLY = re.compile(r"^\W*(?:hi|hello|hey|hi there|你好|您好|嗨)\W*$", re.IGNORECASE)
 _AGENT_NAME = re.compile(r"\bmy name is monologue\b", re.IGNORECASE)
 _REFUSAL = re.compile(
     r"\b(?:i(?:'m| am) (?:sorry,? )?(?:but )?(?:not able|unable) to|i can(?:'?t|not) (?:assist|help|do that|provide|"
@@ -168,6 +171,8 @@ class ReplyCheck:
             return Failure.NOTATION
         if _REFUSAL.search(clause):
             return Failure.REFUSES
+        if _GREETING_ONLY.search(clause) and not spoken and self.decision.act != Act.GREET:
+            return Failure.REPEATS
         if (_AS_USER_EN.search(clause) or _AS_USER_ZH.search(clause)) and not _AGENT_NAME.search(clause):
             return Failure.SPEAKS_AS_USER
         if self._names_itself(clause):

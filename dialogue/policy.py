@@ -26,6 +26,7 @@ from monologue.memory.language.cues import (
     GO_AHEAD,
     GREETING,
     HANDOVER,
+    HOW_ARE_YOU,
     REFUSES_OFFER,
     SOUNDS_FINE,
     THANKS,
@@ -207,9 +208,17 @@ class DialoguePolicy:
         done = _done_with(state, action.name)
         chosen = str(values.get(action.choose, "")) if action.choose else ""
         if chosen and chosen in ruled_out:
-            # Booked (or chosen), and a condition said since rules it out: offer what fits instead.
+            # Booked (or chosen), and a condition said since rules it out: offer what fits instead,
+            # or (nothing fits) ask what to relax — never read the ruled-out place back.
             fitting = [o for o in options if str(o.get("name")) not in refused]
-            if fitting and not (last.get("act") in _OFFERS and last.get("option") == fitting[0].get("name")):
+            if not fitting:
+                drop = next(iter(self._relaxable), "")
+                if last.get("act") == Act.NO_OPTIONS and last.get("key") == drop:
+                    return Decision(Act.ASK_CHANGE, action.name, args=args, refused=refused,
+                                    reason=f"{chosen} breaks a condition and nothing else fits")
+                return Decision(Act.NO_OPTIONS, action.name, key=drop, args=args, refused=refused,
+                                reason=f"{chosen} breaks a condition given since, and nothing else fits")
+            if not (last.get("act") in _OFFERS and last.get("option") == fitting[0].get("name")):
                 name = str(fitting[0].get("name"))
                 return Decision(Act.PROPOSE, action.name, option=name, option_item=fitting[0],
                                 args={**args, action.choose: name}, replaces=chosen, refused=refused,
@@ -338,13 +347,14 @@ class DialoguePolicy:
             if ABOUT_ME.search(text):
                 return Decision(Act.DONT_KNOW, then=self._resume(step, last), reason="memory has nothing on it",
                                 refused=refused)
-        acting = step is not None and step.act in (Act.ACT, Act.ASK_CHANGE) or bool(turn.changed)
+        acting = (step is not None and step.act == Act.ACT) or bool(turn.changed)
         if CLOSING.search(text) and not acting:
             return Decision(Act.CLOSE, reason="the user is leaving", refused=refused,
                             action=step.action if step else "")
-        if asked and TO_THE_AGENT.search(text) and not acting:
-            return Decision(Act.SMALL_TALK, then=self._resume(step, last), reason="small talk with the agent",
-                            refused=refused)
+        if TO_THE_AGENT.search(text) and not acting:
+            return Decision(Act.SMALL_TALK, key="how_are_you" if HOW_ARE_YOU.search(text) else "to_me",
+                            then=self._resume(step, last),
+                            reason="small talk with the agent", refused=refused)
         if asked and not WANTS_OPTIONS.search(text) and not acting:
             return Decision(Act.ANSWER, then=self._resume(step, last), reason="a question about the world",
                             refused=refused)

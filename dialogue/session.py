@@ -153,10 +153,12 @@ class DialogueSession:
                                     leaving=bool(CLOSING.search(text)), noted=bool(changed))
         if previous_reply and _normal(template) == _normal(previous_reply) and decision.act == Act.DONT_KNOW:
             template = say("policy.dont_know_either", language)
+        elif previous_reply and _normal(template) == _normal(previous_reply) and decision.act == Act.SMALL_TALK:
+            template = say("policy.as_i_said", language, text=template)
         elif previous_reply and _normal(template) == _normal(previous_reply) and not decision.act.said_as_decided:
             # The policy's own words never repeat the previous reply either.
-            template = say("policy.again", language, text=template[:1].lower() + template[1:]
-                           if language == "en" else template)
+            lowered = template[:1].lower() + template[1:] if template[1:2].islower() else template
+            template = say("policy.again", language, text=lowered if language == "en" else template)
         note = wording.note(decision, template, self._facts(decision, view, schema, language, wording, recalled))
         names = {str(i["name"]) for i in (catalogue.items if catalogue else [])}
         check = ReplyCheck(decision, schema, view, language, previous_reply, text, earlier_replies,

@@ -180,7 +180,8 @@ class Wording:
         if d.act == Act.ANSWER:
             return say("policy.not_sure", lang)
         if d.act == Act.SMALL_TALK:
-            return say("policy.my_name" if d.key == "name" else "policy.small_talk", lang)
+            return say({"name": "policy.my_name", "to_me": "policy.small_talk_to_me",
+                        "how_are_you": "policy.how_am_i"}.get(d.key, "policy.small_talk"), lang)
         if d.act == Act.RESUME:
             return say("policy.resume", lang, task=self.task(d))
         if d.act == Act.ONLY_OPTION:

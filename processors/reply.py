@@ -355,7 +355,8 @@ class ReplyProcessor(FrameProcessor):
             turn.mark("llm_first_token", stats.first_token_at)
             turn.compute["llm_first_token"] = stats.first_token_at - started
         model_text = self._joined(spoken, planned.language)
-        if not spoken or planned.check.whole(model_text) is not None:
+        stopped = failed and not (planned.check.failures and planned.check.failures[-1]["kind"] == "too_long")
+        if not spoken or planned.check.whole(model_text) is not None or stopped:
             # Nothing usable from the model, or it never did the act: the template does it.
             # What already left passed the check, so it stays; the template follows it.
             rest = planned.check.missing(model_text, planned.essential) if spoken else planned.template

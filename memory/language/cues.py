@@ -113,8 +113,10 @@ EN = StateCues(
         r"\b(?:actually|instead|make it|make that|change (?:it|that|the \w+)? ?to|switch (?:it )?to|rather|"
         r"no wait|sorry,? i meant|i meant|correction|let'?s (?:do|say|make it)|not \w+ but|move it to|update)\b"),
     hedge=re.compile(r"\b(?:maybe|perhaps|might|not sure|or maybe|possibly|i guess|probably)\b"),
-    negated_value=re.compile(r"(?:no|not|nothing|without|avoid|don'?t want|do not want|skip the|no more)"
-                             r"\s*(?:\S+\s*){0,2}$"),
+    # "no spicy", "not too spicy" — but "No, Japanese is a must": the no answers the agent, its
+    # comma ends its reach (and "casino" holds no "no").
+    negated_value=re.compile(r"\b(?:no|not|nothing|without|avoid|don'?t want|do not want|skip the|no more)\b"
+                             r"(?:\s+[^\s,.;:!?]+){0,2}\s*$"),
     negation_after=None,
     negated_before=re.compile(r"\b(?:not|no|never|isn'?t|except|instead of|rather than)\s+(?:on\s+|at\s+|this\s+)?$"),
     withdrawals=(
@@ -299,15 +301,20 @@ EXCLAMATION = re.compile(r"^\W*(?:what an?\b|how (?:nice|lovely|great|sweet|cool
 # Talk addressed to the agent itself ("how's your day?", 你喜欢听什么歌): small talk, not a question to look up.
 TO_THE_AGENT = re.compile(
     r"\b(?:how (?:are|is|'s) (?:you|your)|how'?s your|(?:do|did|have|are|were|would) you (?:like|love|enjoy|see|watch|"
-    r"think|feel|ever|have (?:a|any) (?:favou?rite|hobby))|what (?:do|did) you think|your favou?rite|are you (?:a|an|"
+    r"feel|ever|have (?:a|any) (?:favou?rite|hobby))|your favou?rite|are you (?:a|an|"
     r"real|human|ok|okay|alright|tired|bored))\b|你(?:喜欢|觉得|好吗|累吗|多大|是人|是机器|看过|听过)|你最喜欢",
     re.IGNORECASE)
 # Asking what the agent knows about the user as a whole.
 REMEMBER_ME = re.compile(r"\bwhat (?:do|did) you (?:remember|know|recall) about me\b|\bwhat do you know of me\b|"
                          r"你(?:还)?记得我(?:什么|哪些)|你对我(?:有)?(?:什么)?了解|你知道我(?:什么|哪些)",
                          re.IGNORECASE)
+# Asking how the agent is.
+HOW_ARE_YOU = re.compile(r"\bhow (?:are|r) (?:you|u)\b|\bhow'?s (?:your day|it going|life)|\bhow is your day\b|"
+                         r"你好吗|你怎么样|你今天(?:心情|过得)", re.IGNORECASE)
 # Asking the agent's name.
-AGENT_NAME_QUESTION = re.compile(r"\bwhat(?:'s| is) your name\b|\bwho are you\b|你叫什么|你是谁", re.IGNORECASE)
+AGENT_NAME_QUESTION = re.compile(
+    r"\bwhat(?:'s| is) your name\b|\bwho are you\b|\bwhat are you called\b|\bare you (?:a |an )?(?:human|robot|bot|"
+    r"machine|person|real|ai|computer)\b|你叫什么|你是谁|你是(?:不是)?(?:机器人|真人|人|AI|ai)", re.IGNORECASE)
 # A question about the user or their past (not "is there anything else I need to do?").
 ABOUT_ME = re.compile(
     r"\b(?:my|mine|did i|have i|do i (?:like|prefer|usually|always|want|need to avoid|eat)|what (?:do|did) i|"
