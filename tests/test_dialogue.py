@@ -217,3 +217,40 @@ def test_an_action_is_recorded_and_erased_with_the_user(tmp_path):
         ActionRequest(book, {"party_size": 2}, "restaurant", "ann", "s1", "B-1", {"en": "booked it"}))
     assert record.id == "B-1" and [r.said["en"] for r in store.records("ann")] == ["booked it"]
     assert store.erase("ann") == 1 and store.records("ann") == []
+
+
+def test_nothing_fits_asks_to_drop_the_condition_that_helps_most_and_drops_it_on_a_yes():
+    state = _state(party_size=2, date="friday", time="19:00", cuisine="japanese", seating="outdoor")
+    first = DialoguePolicy(FOOD).decide(state, TurnFacts("japanese, outside", "en", TurnClass.INFORMATION_CHANGE,
+                                                         frozenset({"cuisine"})), [], relaxable=["cuisine", "seating"])
+    assert (first.act, first.key) == (Act.NO_OPTIONS, "cuisine")
+    state.acts = [first.remembered(1)]
+    yes = DialoguePolicy(FOOD).decide(state, TurnFacts("sure, drop it", "en", TurnClass.CONFIRMATION), [],
+                                      relaxable=["cuisine", "seating"])
+    assert (yes.act, yes.key) == (Act.RELAX, "cuisine")
+
+
+def test_a_booked_place_a_new_condition_rules_out_is_replaced():
+    state = _state(party_size=2, date="friday", time="19:00", restaurant_name="Green Table", dietary="nuts")
+    state.done = [{"action": "book", "args": {"date": "friday", "time": "19:00", "party_size": 2,
+                                              "restaurant_name": "Green Table"}}]
+    options = filter_options(RESTAURANTS.items, state)[0]
+    decision = DialoguePolicy(FOOD).decide(state, TurnFacts("I'm allergic to nuts", "en",
+                                                            TurnClass.INFORMATION_CHANGE, frozenset({"dietary"})),
+                                           options, ruled_out=frozenset({"Green Table"}))
+    assert decision.act == Act.PROPOSE and decision.replaces == "Green Table" and decision.option != "Green Table"
+
+
+@pytest.mark.parametrize("text, key", [("what's your name?", "name"), ("are you a robot?", "name"),
+                                       ("how's your day going?", "how_are_you"), ("do you like driving?", "to_me"),
+                                       ("你是机器人吗？", "name")])
+def test_talk_to_the_agent_is_small_talk_not_a_question_to_look_up(text, key):
+    decision = _decide(_state("in_car"), text, CAR, turn_class=TurnClass.CHIT_CHAT)
+    assert (decision.act, decision.key) == (Act.SMALL_TALK, key)
+
+
+def test_no_with_a_must_keeps_the_value():
+    from monologue.memory.language.cues import EN
+
+    assert not EN.negated_value.search("no, ")
+    assert EN.negated_value.search("no ") and EN.negated_value.search("nothing too ")
