@@ -52,8 +52,11 @@ def _relaxable(items: list[dict[str, Any]], state: SessionState) -> list[str]:
 
 
 def reply_language(text: str, session_language: str) -> str:
-    """The language to answer in: the one the user just spoke, else the session's."""
-    return language_of(text) if text.strip() else session_language
+    """The language to answer in: the one the user just spoke, else the session's ("OK" in a
+    Chinese session is still answered in Chinese)."""
+    if not text.strip() or (session_language != "en" and len(text.split()) <= 2 and language_of(text) == "en"):
+        return session_language
+    return language_of(text)
 
 
 @dataclass

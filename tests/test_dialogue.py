@@ -254,3 +254,11 @@ def test_no_with_a_must_keeps_the_value():
 
     assert not EN.negated_value.search("no, ")
     assert EN.negated_value.search("no ") and EN.negated_value.search("nothing too ")
+
+
+def test_the_reply_is_in_the_language_the_user_speaks():
+    from monologue.dialogue.session import reply_language
+
+    assert reply_language("帮我订个位子", "en") == "zh"
+    assert reply_language("Book a table for two please", "zh") == "en"
+    assert reply_language("OK", "zh") == "zh" and reply_language("", "zh") == "zh"
