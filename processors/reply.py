@@ -31,6 +31,17 @@ _HARD_END = re.compile(r"[.!?;:](?=\s)|[。！？；：]")
 _SOFT_END = re.compile(r",(?=\s)|[，、]")
 
 
+def without_overlap(spoken: str, rest: str) -> str:
+    """`rest` without the words the spoken part already ends with: a model that said "Done:"
+    is followed by "I've booked…", not "Done: I've booked…"."""
+    said = spoken.lower().split()
+    words = rest.split()
+    for size in range(min(len(said), len(words), 4), 0, -1):
+        if [w.strip(".,:;!?") for w in said[-size:]] == [w.lower().strip(".,:;!?") for w in words[:size]]:
+            return " ".join(words[size:]) or rest
+    return rest
+
+
 class ClauseSplitter:
     """Cuts streamed text into clauses so TTS can start before the reply is complete.
 
@@ -360,7 +371,7 @@ class ReplyProcessor(FrameProcessor):
             # Nothing usable from the model, or it never did the act: the template does it.
             # What already left passed the check, so it stays; the template follows it.
             rest = planned.check.missing(model_text, planned.essential) if spoken else planned.template
-            for clause in self._template_clauses(rest):
+            for clause in self._template_clauses(without_overlap(model_text, rest)):
                 await self._say(turn, clause, spoken)
             turn.reply_source = "model+template" if model_text else "template"
         if not turn.reply_source:

@@ -450,3 +450,11 @@ def test_trace_line_of_a_chit_chat_turn_and_a_failed_clause():
     failed = MonologueOutcome.failed("TimeoutError: update took too long")
     assert trace_line(TurnRecord(2, 0.0, 0.0, 0.0, 100.0, monologue=failed))["monologue"] == {
         "text": "", "error": "TimeoutError: update took too long"}
+
+
+def test_the_template_does_not_repeat_the_words_the_model_ended_with():
+    from monologue.processors.reply import without_overlap
+
+    assert without_overlap("Done:", "Done: I've booked it.") == "I've booked it."
+    assert without_overlap("Sure.", "What time would suit you?") == "What time would suit you?"
+    assert without_overlap("好的，", "好了，订好了。") == "好了，订好了。"
