@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
 from monologue.dialogue.policy import Act, Decision
@@ -101,6 +102,16 @@ def sentence_count(text: str) -> int:
     return len([s for s in re.split(r"(?<=[.!?。！？])\s*", text.strip()) if _tokens(s)])
 
 
+def _reads_notation(text: str, keys: Sequence[str]) -> bool:
+    """Notes, brackets, `key = value`, a stored "19:00" or a slot key read aloud."""
+    lowered = text.lower()
+    return bool(_NOTATION.search(text) or _STORED_TIME.search(text)) or any(k in lowered for k in keys)
+
+
+def _speaks_as_user(text: str) -> bool:
+    return bool(_AS_USER_EN.search(text) or _AS_USER_ZH.search(text)) and not _AGENT_NAME.search(text)
+
+
 def question_of(template: str, language: str) -> str:
     """The question that ends a template ("…; shall I book it on Friday?" → "Shall I book it on Friday?")."""
     if language == "zh":
@@ -167,13 +178,13 @@ class ReplyCheck:
 
     def _why(self, clause: str, spoken: Sequence[str]) -> Failure | None:
         lowered = clause.lower()
-        if _NOTATION.search(clause) or _STORED_TIME.search(clause) or any(k in lowered for k in self._keys):
+        if _reads_notation(clause, self._keys):
             return Failure.NOTATION
         if _REFUSAL.search(clause):
             return Failure.REFUSES
         if _GREETING_ONLY.search(clause) and not spoken and self.decision.act != Act.GREET:
             return Failure.REPEATS
-        if (_AS_USER_EN.search(clause) or _AS_USER_ZH.search(clause)) and not _AGENT_NAME.search(clause):
+        if _speaks_as_user(clause):
             return Failure.SPEAKS_AS_USER
         if self._names_itself(clause):
             return Failure.SPEAKS_AS_USER
@@ -223,6 +234,7 @@ class ReplyCheck:
             return language_of(clause) != "zh" and len(_LATIN_WORD.findall(rest)) >= 1
         return language_of(clause) == "zh"
 
+    @cached_property
     def _allowed(self) -> dict[str, set[str]]:
         """key → the values a reply may name: the state's, and what the decision itself says."""
         allowed: dict[str, set[str]] = {}
@@ -239,7 +251,7 @@ class ReplyCheck:
         the state (8 pm when 7 pm was said), or one the model made up ("Blue Cafe at 10 am")."""
         if self.read_values is None:
             return False
-        allowed = self._allowed()
+        allowed = self._allowed
         for key, value in self.read_values(clause):
             said = str(value).lower()
             held = allowed.get(key, set())
@@ -316,12 +328,11 @@ def audit(reply: str, previous_reply: str, language: str, schema: DomainSchema) 
     found: list[Failure] = []
     if not reply.strip():
         return found
-    keys = [k for k in schema.keys if "_" in k]
-    if _NOTATION.search(reply) or _STORED_TIME.search(reply) or any(k in reply.lower() for k in keys):
+    if _reads_notation(reply, [k for k in schema.keys if "_" in k]):
         found.append(Failure.NOTATION)
     if _REFUSAL.search(reply):
         found.append(Failure.REFUSES)
-    if (_AS_USER_EN.search(reply) or _AS_USER_ZH.search(reply)) and not _AGENT_NAME.search(reply):
+    if _speaks_as_user(reply):
         found.append(Failure.SPEAKS_AS_USER)
     if _normal(reply) == _normal(previous_reply):
         found.append(Failure.REPEATS)

@@ -162,7 +162,6 @@ class DialoguePolicy:
 
     def __init__(self, schema: DomainSchema) -> None:
         self.schema = schema
-        self._relaxable: list[str] = []
 
     # --- the task ------------------------------------------------------------------------
 
@@ -180,7 +179,7 @@ class DialoguePolicy:
 
     def task_step(self, state: SessionState, turn: TurnFacts, options: list[dict[str, Any]],
                   last: dict[str, Any], refused: tuple[str, ...],
-                  ruled_out: frozenset[str] = frozenset()) -> Decision | None:
+                  ruled_out: frozenset[str] = frozenset(), relaxable: Sequence[str] = ()) -> Decision | None:
         """The next step of the task, or None when there is nothing to do (not started, or done)."""
         values = live_values(state, self.schema)
         # The car's controls: a value named now is carried out now (the command is the confirmation).
@@ -212,7 +211,7 @@ class DialoguePolicy:
             # or (nothing fits) ask what to relax — never read the ruled-out place back.
             fitting = [o for o in options if str(o.get("name")) not in refused]
             if not fitting:
-                drop = next(iter(self._relaxable), "")
+                drop = next(iter(relaxable), "")
                 if last.get("act") == Act.NO_OPTIONS and last.get("key") == drop:
                     return Decision(Act.ASK_CHANGE, action.name, args=args, refused=refused,
                                     reason=f"{chosen} breaks a condition and nothing else fits")
@@ -240,7 +239,7 @@ class DialoguePolicy:
                     refused = (*refused, offered)
             fitting = [o for o in options if str(o.get("name")) not in refused]
             if not fitting:
-                drop = next(iter(self._relaxable), "")
+                drop = next(iter(relaxable), "")
                 if last.get("act") == Act.NO_OPTIONS and last.get("key") == drop and not turn.changed:
                     return Decision(Act.ASK_CHANGE, action.name, args=args, refused=refused,
                                     reason="nothing fits and the suggested change was not taken")
@@ -315,14 +314,14 @@ class DialoguePolicy:
         conditions (slots) whose dropping would let options fit, most helpful first."""
         last = state.acts[-1] if state.acts else {}
         refused = tuple(str(r) for r in last.get("refused") or ())
-        self._relaxable = [slot for slot in relaxable if slot in state.constraints]
+        relaxable = [slot for slot in relaxable if slot in state.constraints]
         if last.get("act") == Act.NO_OPTIONS and last.get("key") in state.constraints and not turn.changed:
             answer = self._yes(turn)
             if answer:
                 return Decision(Act.RELAX, last.get("action", ""), key=str(last["key"]), refused=refused,
                                 reason="the user agreed to drop it")
             if answer is False:
-                self._relaxable = [s for s in self._relaxable if s != last.get("key")]
+                relaxable = [s for s in relaxable if s != last.get("key")]
         if turn.clarify:
             return Decision(Act.CLARIFY, say=turn.clarify, reason="misheard or a change to confirm first",
                             refused=refused)
@@ -332,7 +331,7 @@ class DialoguePolicy:
         text = turn.text.strip()
         if HANDOVER.search(text):
             return Decision(Act.HANDOVER, reason="the user asked for a person", refused=refused)
-        step = self.task_step(state, turn, options, last, refused, ruled_out)
+        step = self.task_step(state, turn, options, last, refused, ruled_out, relaxable)
         if step is not None:
             refused = step.refused
         asked = [s for _, s in sentences(text)

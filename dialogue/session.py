@@ -165,7 +165,7 @@ class DialogueSession:
         note = wording.note(decision, template, self._facts(decision, view, schema, language, wording, recalled))
         names = {str(i["name"]) for i in (catalogue.items if catalogue else [])}
         check = ReplyCheck(decision, schema, view, language, previous_reply, text, earlier_replies,
-                           ruled_out=frozenset(e.split(" (breaks ")[0] for e in excluded),
+                           ruled_out=ruled_out,
                            elsewhere=self.elsewhere.get(state.domain, frozenset()),
                            allowed_names=frozenset(names | {str(v) for v in live_values(view, schema).values()
                                                             if isinstance(v, str)}),

@@ -58,6 +58,7 @@ class ChatLLM:
         server, say); kept out of `LLMOptions` because they are plumbing, not settings."""
         self.options = options
         self.extra = dict(extra or {})
+        self._supports_tools: bool | None = None     # asked once (supports_tools)
 
     def prepare(self) -> None:
         """Import litellm and register the local provider; blocking, run off the loop."""
@@ -138,14 +139,17 @@ class ChatLLM:
 
     def supports_tools(self) -> bool:
         """Whether the configured model chooses functions (litellm's model table): the local
-        model does not; a provider's usually does. A mocked model counts (tests)."""
-        if self.options.mock_response is not None and "mock_tool_calls" in self.extra:
-            return True
-        try:
-            litellm = import_litellm()
-            return bool(litellm.supports_function_calling(model=self.options.model))
-        except Exception:        # an unknown model string is not an error here
-            return False
+        model does not; a provider's usually does. A mocked model counts (tests). Asked once."""
+        if self._supports_tools is None:
+            if self.options.mock_response is not None and "mock_tool_calls" in self.extra:
+                self._supports_tools = True
+            else:
+                try:
+                    litellm = import_litellm()
+                    self._supports_tools = bool(litellm.supports_function_calling(model=self.options.model))
+                except Exception:        # an unknown model string is not an error here
+                    self._supports_tools = False
+        return self._supports_tools
 
     async def choose_tool(self, messages: list[dict[str, str]], tools: list[dict[str, Any]],
                           timeout_secs: float) -> tuple[str, dict[str, Any]] | None:

@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -204,6 +205,7 @@ def action_store(store: StateStore | None) -> ActionStore:
     return SQLiteActionStore(":memory:")
 
 
+@lru_cache(maxsize=16)
 def elsewhere_names(domain: str) -> frozenset[str]:
     """The options of every bundled catalogue that is not `domain`'s own: a reply in the car that
     names a restaurant is caught by the check."""

@@ -23,12 +23,11 @@ from typing import Any
 
 from monologue.configs import MonologueConfig, load_config
 from monologue.dialogue.check import audit
-from monologue.memory.domain.catalogue import load_catalogue
 from monologue.memory.domain.schema import load_schema
 from monologue.memory.longterm.profile import session_status
 from monologue.memory.stores.actions import SQLiteActionStore
 from monologue.memory.stores.state import SQLiteStateStore
-from monologue.pipeline.builder import AgentModels, user_memory
+from monologue.pipeline.builder import AgentModels, elsewhere_names, user_memory
 from monologue.pipeline.chat import chat_session
 from monologue.processors.frames import TurnRecord
 
@@ -248,11 +247,7 @@ def _did(turn: TurnRecord, action: str) -> bool:
 
 def _foreign_words(domain: str) -> list[str]:
     """Words that belong to other domains only: their options' names (a restaurant in a car)."""
-    own = load_schema(domain).catalogue
-    words: list[str] = []
-    for path in sorted((Path(__file__).resolve().parents[1] / "configs" / "catalogues").glob("*.yaml")):
-        if path.stem != own:
-            words += [str(item["name"]).lower() for item in load_catalogue(path.stem).items]
+    words = sorted(name.lower() for name in elsewhere_names(domain))
     if domain != "restaurant":
         words += ["restaurant", "餐厅"]
     return words

@@ -306,7 +306,7 @@ class ReplyProcessor(FrameProcessor):
         """A provider with function calling may choose the action (the policy validates it)."""
         last = planned.view.acts[-1] if planned.view.acts else {}
         if not self._choose_actions or not planned.schema.actions or not worth_asking(planned.decision, last) \
-                or not self._llm.supports_tools():
+                or not await asyncio.to_thread(self._llm.supports_tools):
             return None
         model = self._llm.options.model
         try:
