@@ -141,6 +141,22 @@ class ReplayOptions(Options):
     tail_silence_secs: float = 1.0
 
 
+class BargeInOptions(Options):
+    """The user's speech stops the agent's voice (P6); what does not count as an interruption."""
+
+    enabled: bool = True               # replay and rooms; `talk` also needs --barge-in (no echo cancelling)
+    # Said while the agent speaks, these do not interrupt it: it pauses, then goes on.
+    backchannels_en: tuple[str, ...] = ("mm", "mhm", "mm-hm", "mm hmm", "uh-huh", "uh huh", "hmm", "okay", "ok",
+                                        "yeah", "yes", "right", "sure", "i see", "got it", "alright", "yep")
+    backchannels_zh: tuple[str, ...] = ("嗯", "嗯嗯", "对", "对对", "对对对", "好", "好的", "是", "是的", "哦", "噢",
+                                        "明白", "行")
+    max_backchannel_secs: float = 1.2  # longer speech interrupts whatever it says
+    playout_lead_ms: int = 60          # live audio is sent at most this far ahead of playback
+
+    def backchannels(self, language: str) -> tuple[str, ...]:
+        return self.backchannels_zh if language == "zh" else self.backchannels_en
+
+
 class TraceOptions(Options):
     enabled: bool = True
 
@@ -158,6 +174,7 @@ class MonologueConfig(Options):
     tts: TTSOptions = Field(default_factory=TTSOptions)
     replay: ReplayOptions = Field(default_factory=ReplayOptions)
     trace: TraceOptions = Field(default_factory=TraceOptions)
+    barge_in: BargeInOptions = Field(default_factory=BargeInOptions)
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump()

@@ -51,6 +51,9 @@ class SessionSpec:
     actions: ActionStore | None = None       # where actions are recorded; None: beside the states (or in memory)
     mode: SessionMode = "speech"             # text: typed turns in, text out (no VAD, ASR or TTS)
     handle_sigint: bool = False              # Ctrl-C ends the worker gracefully (the command line)
+    # Processors of the way in that watch a turn go by (a room's state panel): placed after the
+    # monologue stage, where each `UserTurnFrame` carries its state update, before the reply.
+    taps: tuple[FrameProcessor, ...] = ()
 
 
 @dataclass
@@ -90,12 +93,15 @@ class SessionHooks:
 
 
 def session_pipeline(processors: AgentProcessors, source: FrameProcessor, sink: FrameProcessor | None,
-                     mode: SessionMode = "speech") -> list[FrameProcessor]:
-    """source → the agent's stages → sink → trace. Text mode has no audio stages and no sink."""
+                     mode: SessionMode = "speech", taps: tuple[FrameProcessor, ...] = ()) -> list[FrameProcessor]:
+    """source → the agent's stages → sink → trace. Text mode has no audio stages and no sink.
+    `taps` watch each turn between the monologue and the reply."""
     if mode == "speech":
         stages: list[FrameProcessor] = processors.before_output()
     else:
         stages = [processors.classifier, processors.monologue, processors.reply]
+    at = stages.index(processors.reply)
+    stages = [*stages[:at], *taps, *stages[at:]]
     return [source, *stages, *([sink] if sink is not None else []), processors.trace]
 
 
@@ -122,7 +128,7 @@ async def run_session(spec: SessionSpec, source: FrameProcessor, sink: FrameProc
                                   on_turn_end=gate.turn_started if gate is not None else None,
                                   on_turn_done=turn_done, memory=memory, long_term=spec.long_term,
                                   actions=spec.actions or action_store(spec.store))
-    worker = make_worker(session_pipeline(processors, source, sink, spec.mode))
+    worker = make_worker(session_pipeline(processors, source, sink, spec.mode, spec.taps))
     session = Session(session_id, memory, spec.long_term, processors)
     if spec.long_term is not None:
         session.opening = await spec.long_term.start_session(memory, session_id=session_id)

@@ -17,7 +17,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from pipecat.frames.frames import DataFrame, TextFrame, TTSAudioRawFrame
+from pipecat.frames.frames import DataFrame, SystemFrame, TextFrame, TTSAudioRawFrame
 
 if TYPE_CHECKING:
     from monologue.memory.longterm.engine import BeforeReply
@@ -206,9 +206,26 @@ class ReplyTextFrame(TextFrame):
 
 @dataclass
 class ReplyAudioFrame(TTSAudioRawFrame):
-    """Speech for one clause of the reply to `turn`."""
+    """Speech for one clause of the reply to `turn`: `clause` is its text, `clause_index` its
+    place in the reply (0 for the first), so what was played can be told in words."""
 
     turn: TurnRecord = field(default=None)  # type: ignore[assignment]
+    clause: str = ""
+    clause_index: int = 0
+
+
+@dataclass
+class SpeechStartedFrame(SystemFrame):
+    """The VAD heard the user start speaking (before the turn's words are known).
+
+    A system frame, so it overtakes a reply still being worded: the agent's voice stops
+    at once (barge-in). `start_pts` is where speech began on the session timeline,
+    `detected_pts` where the VAD was sure of it, `detected_at` the wall time of that.
+    """
+
+    start_pts: float = 0.0
+    detected_pts: float = 0.0
+    detected_at: float = 0.0
 
 
 @dataclass

@@ -49,7 +49,9 @@ class TTSProcessor(FrameProcessor):
         speech = turn.tts
         speech.compute_secs = round((speech.compute_secs or 0.0) + elapsed, 4)
         speech.clauses += 1
+        index = speech.clauses - 1
         for audio in chunks:
             speech.audio_secs = round((speech.audio_secs or 0.0) + len(audio) / 2 / self._tts.sample_rate, 3)
             await self.push_frame(ReplyAudioFrame(audio=audio, sample_rate=self._tts.sample_rate,
-                                                  num_channels=1, turn=turn))
+                                                  num_channels=1, turn=turn,
+                                                  clause=frame.text, clause_index=index))

@@ -22,7 +22,7 @@ from pipecat.frames.frames import (
 )
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from monologue.processors.frames import SpeechSegmentFrame, TurnRecord
+from monologue.processors.frames import SpeechSegmentFrame, SpeechStartedFrame, TurnRecord
 
 
 class VADProcessor(FrameProcessor):
@@ -93,6 +93,10 @@ class VADProcessor(FrameProcessor):
         if state == VADState.SPEAKING:
             self._begin_turn(b"".join(self._pre_roll))
             await self.push_frame(UserStartedSpeakingFrame())
+            # Speech began `start_secs` before the VAD was sure of it.
+            await self.push_frame(SpeechStartedFrame(start_pts=round(self._now_pts() - self._start_secs, 3),
+                                                     detected_pts=round(self._now_pts(), 3),
+                                                     detected_at=time.perf_counter()))
 
     def _remember(self, audio: bytes) -> None:
         self._pre_roll.append(audio)

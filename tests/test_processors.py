@@ -31,6 +31,7 @@ from monologue.processors.frames import (
     ReplyAudioFrame,
     ReplyTextFrame,
     SpeechSegmentFrame,
+    SpeechStartedFrame,
     SpeechSynthesis,
     Transcription,
     TurnRecord,
@@ -80,9 +81,12 @@ async def test_vad_cuts_one_segment_per_turn_with_timestamps():
                        engine="test", on_turn_end=ended.append)
     frames = _chunks([(0.5, False), (1.0, True), (1.0, False), (0.6, True), (0.8, False)])
     down, _ = await run_test(vad, frames_to_send=frames, expected_down_frames=[
-        UserStartedSpeakingFrame, UserStoppedSpeakingFrame, SpeechSegmentFrame,
-        UserStartedSpeakingFrame, UserStoppedSpeakingFrame, SpeechSegmentFrame,
+        UserStartedSpeakingFrame, SpeechStartedFrame, UserStoppedSpeakingFrame, SpeechSegmentFrame,
+        UserStartedSpeakingFrame, SpeechStartedFrame, UserStoppedSpeakingFrame, SpeechSegmentFrame,
     ])
+    started = [f for f in down if isinstance(f, SpeechStartedFrame)]
+    assert started[0].start_pts == pytest.approx(0.5, abs=0.05)      # speech began here …
+    assert started[0].detected_pts == pytest.approx(0.6, abs=0.05)   # … and the VAD was sure start_secs later
     segments = [f for f in down if isinstance(f, SpeechSegmentFrame)]
     assert [s.turn.turn_id for s in segments] == [1, 2]
     assert segments[0].turn.start_pts == pytest.approx(0.5 - 0.3, abs=0.05)  # pre-roll kept
