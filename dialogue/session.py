@@ -262,16 +262,34 @@ class DialogueSession:
         planned.essential = wording.essential(planned.decision, planned.template, planned.view)
         planned.check.template = planned.template
 
-    async def remember(self, planned: Planned, text: str, turn: int) -> None:
-        """What the agent said, offered, decided and did, into the session's state."""
+    async def remember(self, planned: Planned, text: str, turn: int, *, cut: bool = False) -> None:
+        """What the agent said, offered, decided and did, into the session's state.
+
+        `cut`: the user spoke over the reply and `text` is only what they heard of it. An
+        option never named in it was not offered, and an act whose point was not heard
+        leaves the task where it was, as an aside does; what was done stays done.
+        """
         if self.memory is None:
             return
         act = planned.decision.remembered(turn)
-        if act["act"] in _ASIDES and planned.view.acts:
+        offered = planned.offered
+        unheard = False
+        if cut:
+            offered = [o for o in offered if all(_named(str(v), text) for v in o.values())]
+            option = planned.decision.steps()[-1].option
+            unheard = (bool(option) and not _named(str(option), text)) or not text
+        if (act["act"] in _ASIDES or unheard) and planned.view.acts:
             # An aside (small talk, a question answered) leaves the task where it was: what was
             # offered or asked before it is still what a "yes" or a "no" answers.
             act = {**planned.view.acts[-1], "turn": turn, "first": act["first"], "refused": act["refused"]}
-        await self.memory.record_agent_turn(text, turn=turn, offered=planned.offered, act=act, done=planned.done)
+        elif unheard:
+            act = {"act": "interrupted", "turn": turn, "first": act["first"], "refused": act["refused"]}
+        await self.memory.record_agent_turn(text, turn=turn, offered=offered, act=act, done=planned.done)
+
+
+def _named(value: str, text: str) -> bool:
+    """Whether `text` says `value` (an option's name), whatever the case."""
+    return bool(value) and value.casefold() in text.casefold()
 
 
 __all__ = ["DialogueSession", "Planned", "reply_language", "spoken_args"]

@@ -1,6 +1,7 @@
 """Assembles the agent's processors; `session.py` runs them between a way in's source and sink.
 
-    source → VAD → ASR → turn classifier → monologue/state → reply LLM → TTS → audio out → trace
+    source → VAD → ASR → barge-in → turn classifier → monologue/state → reply LLM → TTS
+           → playout → audio out → trace
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
 from monologue.models.chat import ChatLLM
 from monologue.models.workers import call_on
 from monologue.processors.asr import ASRProcessor, Transcriber
+from monologue.processors.barge_in import BackchannelCheck, BargeInProcessor
 from monologue.processors.frames import TurnRecord
 from monologue.processors.monologue import MonologueProcessor
+from monologue.processors.playout import Heard, Playout, PlayoutClock
 from monologue.processors.reply import PromptOptions, ReplyProcessor
 from monologue.processors.trace import TraceWriter
 from monologue.processors.tts import Synthesizer, TTSProcessor
@@ -121,13 +124,16 @@ class AgentProcessors:
     tts: TTSProcessor | None          # None without a voice (text mode)
     trace: TraceWriter
     log: ConversationLog
+    barge_in: BargeInProcessor | None = None
+    playout: Playout | None = None    # None without a voice (text mode)
 
     def before_output(self) -> list[FrameProcessor]:
         """The stages between a speech source and the audio sink."""
-        if self.asr is None or self.tts is None:
+        if self.asr is None or self.tts is None or self.playout is None or self.barge_in is None:
             raise ValueError("a spoken session needs the speech models: load them with load_models(), "
                              "not load_text_models()")
-        return [self.vad, self.asr, self.classifier, self.monologue, self.reply, self.tts]
+        return [self.vad, self.asr, self.barge_in, self.classifier, self.monologue, self.reply, self.tts,
+                self.playout]
 
 
 def domain_catalogues(config: MonologueConfig, memory: WorkingMemory | None) -> dict[str, Catalogue]:
@@ -223,9 +229,13 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                      on_turn_done: Callable[[TurnRecord], None] | None = None,
                      memory: WorkingMemory | None = None,
                      long_term: LongTermMemory | None = None,
-                     actions: ActionStore | None = None) -> AgentProcessors:
+                     actions: ActionStore | None = None,
+                     clock: PlayoutClock = "live",
+                     on_reply_produced: Callable[[TurnRecord], None] | None = None) -> AgentProcessors:
     """`memory`: the session's working memory; None runs the pipeline without it.
-    `actions`: where the agent's actions are recorded (in this process when None)."""
+    `actions`: where the agent's actions are recorded (in this process when None).
+    `clock`: how the agent's voice is played: live (a room, a speaker) or on a replayed
+    session's timeline. `on_reply_produced`: a reply was fully made (not yet fully played)."""
     from monologue.models.vad import load_vad
 
     v = config.vad
@@ -237,13 +247,14 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
     schema = memory.schema if memory else load_domains(config.monologue.domain).schema
     role = schema.role.get("en", "helps with whatever the user asks")
     system_prompt = config.reply.system_prompt.replace("{role}", role)
-    return AgentProcessors(
+    spoken = models.tts is not None
+    parts = AgentProcessors(
         vad=VADProcessor(analyzer, engine=v.engine, sample_rate=config.audio.sample_rate,
                          pre_roll_secs=v.pre_roll_secs, max_segment_secs=v.max_segment_secs,
                          on_turn_end=on_turn_end),
         asr=ASRProcessor(models.asr, low_confidence=config.asr.low_confidence) if models.asr is not None else None,
         classifier=TurnClassifierProcessor(memory.reads_condition if memory else None, schema=schema),
-        monologue=MonologueProcessor(log, memory),
+        monologue=MonologueProcessor(log, memory, after_replies=True),
         reply=ReplyProcessor(models.llm, log,
                              PromptOptions(system_prompt, config.reply.recent_turns,
                                            config.reply.max_utterance_chars, config.reply.context_position),
@@ -257,11 +268,28 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                              user_id=long_term.user_id if long_term is not None else "",
                              domain=load_domains(config.monologue.domain).domains[0].name,
                              wording=config.reply.wording,
-                             choose_actions=config.reply.model_chooses_action),
+                             choose_actions=config.reply.model_chooses_action,
+                             commit_when_played=spoken),
         tts=TTSProcessor(models.tts) if models.tts is not None else None,
         trace=TraceWriter(out_dir if config.trace.enabled else None, on_turn_done=on_turn_done),
         log=log,
     )
+    if spoken:
+        b = config.barge_in
+        parts.barge_in = BargeInProcessor(BackchannelCheck(b.backchannels(config.language), b.max_backchannel_secs),
+                                          enabled=b.enabled)
+        parts.playout = Playout(clock, lead_ms=b.playout_lead_ms, barge_in=b.enabled)
+        reply = parts.reply
+
+        @parts.playout.event_handler("on_reply_played")
+        async def commit_heard(_playout: Playout, turn: TurnRecord, heard: Heard) -> None:
+            await reply.played(turn, heard)
+
+        @parts.playout.event_handler("on_reply_produced")
+        async def produced(_playout: Playout, turn: TurnRecord) -> None:
+            if on_reply_produced is not None:
+                on_reply_produced(turn)
+    return parts
 
 
 def make_worker(processors: list[Any]) -> Any:

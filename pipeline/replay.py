@@ -105,7 +105,7 @@ async def replay_audio(session: SessionAudio, config: MonologueConfig, models: A
                           tail_silence_secs=config.replay.tail_silence_secs)
     recorder = ReplyRecorder()
     spec = SessionSpec(config, models, out_dir, session_id=session_id, store=store, long_term=long_term,
-                       handle_sigint=handle_sigint)
+                       handle_sigint=handle_sigint, clock="timeline")
 
     def log_opening(conversation: Session) -> None:
         if conversation.long_term is not None:

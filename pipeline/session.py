@@ -33,6 +33,7 @@ from monologue.pipeline.builder import (
     session_memory,
 )
 from monologue.processors.frames import TurnRecord
+from monologue.processors.playout import PlayoutClock
 
 SessionMode = Literal["speech", "text"]
 
@@ -54,6 +55,7 @@ class SessionSpec:
     # Processors of the way in that watch a turn go by (a room's state panel): placed after the
     # monologue stage, where each `UserTurnFrame` carries its state update, before the reply.
     taps: tuple[FrameProcessor, ...] = ()
+    clock: PlayoutClock = "live"             # the agent's voice: played live, or laid on a replay's timeline
 
 
 @dataclass
@@ -118,16 +120,21 @@ async def run_session(spec: SessionSpec, source: FrameProcessor, sink: FrameProc
     # Without working memory no state is stored, but long-term memory still files the session under an id.
     session_id = memory.session_id if memory is not None else spec.session_id or ""
 
+    spoken = spec.mode == "speech"
+
     def turn_done(turn: TurnRecord) -> None:
         if hooks.on_turn is not None:
             hooks.on_turn(turn, memory)
-        if gate is not None:
+        if gate is not None and not spoken:
             gate.turn_done(turn)
 
+    # With a voice the next turn may come once the reply is made: how much of it is heard
+    # depends on when the user speaks next, and it is traced (turn_done) only then.
     processors = build_processors(spec.config, spec.models, spec.out_dir,
                                   on_turn_end=gate.turn_started if gate is not None else None,
                                   on_turn_done=turn_done, memory=memory, long_term=spec.long_term,
-                                  actions=spec.actions or action_store(spec.store))
+                                  actions=spec.actions or action_store(spec.store), clock=spec.clock,
+                                  on_reply_produced=gate.turn_done if gate is not None and spoken else None)
     worker = make_worker(session_pipeline(processors, source, sink, spec.mode, spec.taps))
     session = Session(session_id, memory, spec.long_term, processors)
     if spec.long_term is not None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
@@ -12,11 +10,10 @@ from monologue.processors.frames import ReplyAudioFrame
 
 
 class ReplyRecorder(FrameProcessor):
-    """One job: lay the agent's audio on the session timeline.
+    """One job: lay the agent's audio on the session timeline, where the playout placed it.
 
-    A reply starts where a live agent would have started it: the end of the user's
-    speech, plus the turn-end wait, plus the measured processing time to first
-    audio; it never overlaps the agent's previous reply.
+    The playout (timeline clock) gives each piece its `at_secs` — where a live agent would
+    have said it — and passes on only what the user would have heard before cutting in.
     """
 
     def __init__(self) -> None:
@@ -24,7 +21,6 @@ class ReplyRecorder(FrameProcessor):
         self.sample_rate: int | None = None
         self._pieces: list[tuple[float, np.ndarray]] = []
         self._cursor = 0.0
-        self._turn_starts: dict[int, float] = {}
         self.opening: list[np.ndarray] = []    # turn 0, the greeting: kept off the recorded timeline
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
@@ -34,21 +30,13 @@ class ReplyRecorder(FrameProcessor):
         await self.push_frame(frame, direction)
 
     def _place(self, frame: ReplyAudioFrame) -> None:
-        turn = frame.turn
-        now = time.perf_counter()
-        turn.mark("first_audio", now)
         self.sample_rate = self.sample_rate or frame.sample_rate
-        if turn.turn_id == 0:
-            self.opening.append(np.frombuffer(frame.audio, dtype=np.int16))
-            return
-        if turn.turn_id not in self._turn_starts:
-            start = turn.end_pts + turn.end_wait_secs + (turn.marks["first_audio"] - turn.detected_at)
-            self._turn_starts[turn.turn_id] = max(start, self._cursor)
-            turn.tts.session_start_secs = round(self._turn_starts[turn.turn_id], 3)
-            self._cursor = self._turn_starts[turn.turn_id]
         samples = np.frombuffer(frame.audio, dtype=np.int16)
-        self._pieces.append((self._cursor, samples))
-        self._cursor += samples.size / frame.sample_rate
+        if frame.turn.turn_id == 0 or frame.at_secs is None:
+            self.opening.append(samples)
+            return
+        self._pieces.append((frame.at_secs, samples))
+        self._cursor = max(self._cursor, frame.at_secs + samples.size / frame.sample_rate)
 
     @property
     def end_secs(self) -> float:

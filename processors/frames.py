@@ -133,6 +133,32 @@ class SpeechSynthesis:
 
 
 @dataclass
+class BargeIn:
+    """How the user's speech met the agent's voice on this turn.
+
+    On the turn whose reply was cut: where on the session timeline it was cut, how long
+    the agent took to stop, the words heard and those never spoken. On a backchannel
+    ("mm-hm" while the agent spoke): that it only paused the agent.
+    """
+
+    cut: bool = False
+    by_turn: int | None = None            # the user turn that cut this reply
+    heard_at_secs: float | None = None    # session time the VAD was sure the user spoke
+    cut_at_secs: float | None = None      # session time the agent's voice stopped
+    stop_ms: float | None = None          # from the VAD's start to the last agent audio played
+    spoken: str | None = None             # what the user heard of the reply
+    unspoken: str | None = None           # what was cut (or never started)
+    backchannel: bool = False             # this user turn only paused the agent
+    paused_ms: float | None = None        # how long a backchannel held the agent
+
+    def trace(self) -> dict[str, Any]:
+        return _measured({"cut": self.cut or None, "by_turn": self.by_turn, "heard_at_secs": self.heard_at_secs,
+                          "cut_at_secs": self.cut_at_secs, "stop_ms": self.stop_ms, "spoken": self.spoken,
+                          "unspoken": self.unspoken, "backchannel": self.backchannel or None,
+                          "paused_ms": self.paused_ms})
+
+
+@dataclass
 class TurnRecord:
     turn_id: int
     start_pts: float                 # session seconds where speech began
@@ -158,6 +184,11 @@ class TurnRecord:
     state_update: asyncio.Future[UpdateResult | None] | None = None
     state_version: int | None = None  # the state version the reply was built on
     memories: MemoryRecall | None = None                      # long-term memories recalled for the reply
+    barge_in: BargeIn | None = None   # the reply was cut, or this turn was a backchannel
+    # The turn before this one, settled: its reply committed to memory as far as it was spoken.
+    # The monologue and the reply of this turn wait for it, so a "yes" answers what was heard.
+    after: asyncio.Future[None] | None = None
+    settled: asyncio.Future[None] | None = None   # this turn's own, resolved once its reply is committed
     marks: dict[str, float] = field(default_factory=dict)     # wall time of each stage's end
     compute: dict[str, float] = field(default_factory=dict)   # seconds inside each model call
 
@@ -212,6 +243,7 @@ class ReplyAudioFrame(TTSAudioRawFrame):
     turn: TurnRecord = field(default=None)  # type: ignore[assignment]
     clause: str = ""
     clause_index: int = 0
+    at_secs: float | None = None   # where it plays on the session timeline (replay), set by the playout
 
 
 @dataclass
@@ -233,3 +265,23 @@ class AgentTurnEndFrame(DataFrame):
     """The agent is done with this turn (all its clauses were sent, or there were none)."""
 
     turn: TurnRecord = field(default=None)  # type: ignore[assignment]
+
+
+@dataclass
+class AgentPausedFrame(SystemFrame):
+    """Upstream, from the playout: the agent's voice was held because the user spoke over it.
+
+    The barge-in stage answers with a `BargeInFrame` once it knows what the user said."""
+
+    turns: tuple[int, ...] = ()
+
+
+@dataclass
+class BargeInFrame(SystemFrame):
+    """Downstream, from the barge-in stage: what the user's turn means for the agent's voice.
+
+    `interrupt`: every reply to a turn before `turn` that is not yet spoken is dropped (and
+    its wording cancelled); otherwise (a backchannel) the agent goes on where it paused."""
+
+    turn: TurnRecord = field(default=None)  # type: ignore[assignment]
+    interrupt: bool = True

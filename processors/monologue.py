@@ -17,14 +17,25 @@ from monologue.memory.working.conversation import ConversationLog
 from monologue.memory.working.engine import UpdateResult, WorkingMemory
 from monologue.processors.frames import MonologueOutcome, TurnRecord, UserTurnFrame
 
+SETTLE_WAIT_SECS = 30.0
+
 
 class MonologueProcessor(FrameProcessor):
-    """One job: record the user turn and run the working-memory update for it."""
+    """One job: record the user turn and run the working-memory update for it.
 
-    def __init__(self, log: ConversationLog, memory: WorkingMemory | None = None) -> None:
+    `after_replies`: each turn first waits until the agent's reply to the turn before it is
+    settled, that is committed to memory as far as the user heard it (the reply processor
+    settles it once the playout reports). A "yes" then answers what was actually said, and
+    the log keeps the order in which things were said.
+    """
+
+    def __init__(self, log: ConversationLog, memory: WorkingMemory | None = None, *,
+                 after_replies: bool = False) -> None:
         super().__init__()
         self._log = log
         self._memory = memory
+        self._after_replies = after_replies
+        self._previous: asyncio.Future[None] | None = None
         self.triggered = 0
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
@@ -34,10 +45,16 @@ class MonologueProcessor(FrameProcessor):
         await self.push_frame(frame, direction)
 
     def _start(self, turn: TurnRecord) -> None:
-        self._log.add("user", turn.text, turn.turn_id)
+        if self._after_replies:
+            turn.after, self._previous = self._previous, asyncio.get_running_loop().create_future()
+            turn.settled = self._previous
         triggers = turn.classifier is not None and turn.classifier.triggers_monologue
         if self._memory is None or not triggers:
             turn.monologue = MonologueOutcome.skip("chit-chat" if self._memory else "working memory off")
+            if turn.after is None or turn.after.done():
+                self._log.add("user", turn.text, turn.turn_id)
+            else:
+                turn.state_update = asyncio.ensure_future(self._in_order(turn))
             return
         self.triggered += 1
         started = time.perf_counter()
@@ -45,8 +62,25 @@ class MonologueProcessor(FrameProcessor):
         # whether to wait for this update (state-changing turns) or not (chit-chat).
         turn.state_update = asyncio.ensure_future(self._update(turn, started))
 
+    async def _settled_before(self, turn: TurnRecord) -> None:
+        if turn.after is None or turn.after.done():
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(turn.after), SETTLE_WAIT_SECS)
+        except TimeoutError:
+            logger.warning("turn {}: the previous reply was not settled within {:.0f} s; going on",
+                           turn.turn_id, SETTLE_WAIT_SECS)
+
+    async def _in_order(self, turn: TurnRecord) -> UpdateResult | None:
+        """Chit-chat: nothing to update, but the user's words go into the log after the reply before."""
+        await self._settled_before(turn)
+        self._log.add("user", turn.text, turn.turn_id)
+        return None
+
     async def _update(self, turn: TurnRecord, started: float) -> UpdateResult | None:
         assert self._memory is not None
+        await self._settled_before(turn)
+        self._log.add("user", turn.text, turn.turn_id)
         try:
             result = await self._memory.update(
                 turn.text, turn=turn.turn_id, turn_class=turn.turn_class,

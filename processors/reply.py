@@ -25,7 +25,15 @@ from monologue.memory.working.engine import UpdateResult, WorkingMemory
 from monologue.memory.working.state import SessionState
 from monologue.memory.working.turn_classes import TurnClass
 from monologue.models.chat import ChatError, ChatLLM, StreamStats
-from monologue.processors.frames import AgentTurnEndFrame, MemoryRecall, ReplyTextFrame, TurnRecord, UserTurnFrame
+from monologue.processors.frames import (
+    AgentTurnEndFrame,
+    BargeInFrame,
+    MemoryRecall,
+    ReplyTextFrame,
+    TurnRecord,
+    UserTurnFrame,
+)
+from monologue.processors.playout import Heard
 
 _HARD_END = re.compile(r"[.!?;:](?=\s)|[。！？；：]")
 _SOFT_END = re.compile(r",(?=\s)|[，、]")
@@ -135,16 +143,38 @@ def build_reply_prompt(log: ConversationLog, turn: TurnRecord, options: PromptOp
     return messages
 
 
+@dataclass
+class _Unsettled:
+    """A reply made but not yet committed to memory: it waits to learn what the user heard."""
+
+    planned: Planned | None = None
+    before: BeforeReply | None = None
+    made: bool = False              # the wording finished (or was cancelled)
+    heard: Heard | None = None      # from the playout
+    reported: bool = False
+
+
 class ReplyProcessor(FrameProcessor):
-    """One job: `UserTurnFrame` in; `ReplyTextFrame` clauses and `AgentTurnEndFrame` out."""
+    """One job: `UserTurnFrame` in; `ReplyTextFrame` clauses and `AgentTurnEndFrame` out.
+
+    With a voice (`commit_when_played`), what the agent said enters the conversation log,
+    the session state and long-term memory only once the playout says what the user heard:
+    a reply cut by the user's speech is remembered as far as it was spoken, and an offer it
+    never got to is not an offer. A `BargeInFrame` cancels the reply still being worded.
+    """
 
     def __init__(self, llm: ChatLLM, log: ConversationLog, prompt: PromptOptions, *,
                  language: str = "en", min_clause_chars: int = 12,
                  memory: WorkingMemory | None = None, options: dict[str, Catalogue] | None = None,
                  long_term: LongTermMemory | None = None, toolbox: Toolbox | None = None,
                  elsewhere: dict[str, frozenset[str]] | None = None, user_id: str = "",
-                 domain: str = "restaurant", wording: str = "model", choose_actions: bool = True) -> None:
+                 domain: str = "restaurant", wording: str = "model", choose_actions: bool = True,
+                 commit_when_played: bool = False) -> None:
         super().__init__()
+        self._commit_when_played = commit_when_played
+        self._unsettled: dict[int, _Unsettled] = {}
+        self._answering: tuple[int, asyncio.Task[None]] | None = None
+        self._cancelled: set[int] = set()
         self._wording = wording
         self._choose_actions = choose_actions      # a model with function calling may choose the action
         self._choice_trace: dict[str, Any] = {}
@@ -170,6 +200,8 @@ class ReplyProcessor(FrameProcessor):
         if isinstance(frame, UserTurnFrame):
             await self._reply(frame.turn)
             return
+        if isinstance(frame, BargeInFrame) and frame.interrupt:
+            self._stop_wording(frame.turn.turn_id)
         await self.push_frame(frame, direction)
         if isinstance(frame, StartFrame) and self._opening:
             # Turn 0 is the agent's: spoken through TTS like any reply, and in the
@@ -178,7 +210,23 @@ class ReplyProcessor(FrameProcessor):
                               detected_at=time.perf_counter(), vad_engine="opening")
             self._log.add("assistant", self._opening, 0)
             await self.push_frame(ReplyTextFrame(text=self._opening, turn=turn))
+            await self.push_frame(AgentTurnEndFrame(turn=turn))
             self._opening = ""
+
+    def _stop_wording(self, before_turn: int) -> None:
+        """The user spoke over the agent: the reply still being worded for an earlier turn stops."""
+        if self._answering is not None and self._answering[0] < before_turn and not self._answering[1].done():
+            self._cancelled.add(self._answering[0])
+            self._answering[1].cancel()
+
+    async def played(self, turn: TurnRecord, heard: Heard) -> None:
+        """The playout says what the user heard of this turn's reply: that much is committed."""
+        entry = self._unsettled.get(turn.turn_id)
+        if entry is None:
+            return
+        entry.heard, entry.reported = heard, True
+        if entry.made:
+            await self._commit(turn, entry)
 
     async def _state_for(self, turn: TurnRecord) -> tuple[SessionState | None, UpdateResult | None]:
         """The state this reply is built on, and this turn's update if it had one.
@@ -211,22 +259,22 @@ class ReplyProcessor(FrameProcessor):
         turn.memories = MemoryRecall.of(before)
         return before
 
-    def _remember_later(self, turn: TurnRecord, before: BeforeReply | None) -> None:
+    def _remember_later(self, turn: TurnRecord, before: BeforeReply | None, said: str) -> None:
         """The memory writes this turn implies, off the critical path."""
         if self._long_term is None or before is None:
             return
         session_id = self._memory.session_id if self._memory else ""
-        self._long_term.spawn(self._remember(self._long_term, turn, before, session_id), session_id=session_id)
+        self._long_term.spawn(self._remember(self._long_term, turn, before, session_id, said), session_id=session_id)
 
     async def _remember(self, long_term: LongTermMemory, turn: TurnRecord, before: BeforeReply,
-                        session_id: str) -> None:
+                        session_id: str, said: str) -> None:
         # Only a change to the task can reach the profile at once (L8): for those turns
         # long-term memory reads the session's state as this turn left it.
         session = None
         if self._memory is not None and turn.turn_class == TurnClass.INFORMATION_CHANGE:
             session = await asyncio.to_thread(session_snapshot, self._memory)
         changes = await long_term.after_reply(before, turn.text, session_id=session_id, turn=turn.turn_id,
-                                              turn_class=turn.turn_class, reply_text=turn.reply_text, session=session)
+                                              turn_class=turn.turn_class, reply_text=said, session=session)
         await self._apply_long_term(changes, turn)
 
     async def _apply_long_term(self, changes: AfterReply, turn: TurnRecord) -> None:
@@ -247,8 +295,22 @@ class ReplyProcessor(FrameProcessor):
         await super().cleanup()
 
     async def _reply(self, turn: TurnRecord) -> None:
+        entry = self._unsettled[turn.turn_id] = _Unsettled()
+        # A task of its own, so that the user's speech over the agent can cancel it.
+        task = self.create_task(self._answer(turn, entry), name=f"reply-{turn.turn_id}")
+        self._answering = (turn.turn_id, task)
         try:
-            await self._answer(turn)
+            await asyncio.wait({task})
+            if task.cancelled() and turn.turn_id in self._cancelled:
+                # Cut by the user before it was all worded: what was said is committed when
+                # the playout reports it; nothing more is worded.
+                turn.reply_source = turn.reply_source or "cancelled"
+            else:
+                task.result()
+        except asyncio.CancelledError:
+            if not task.done():
+                task.cancel()
+            raise
         except Exception as exc:
             # A bug of ours must not leave the user in silence (nor hang a replay waiting for
             # the turn's end): say so, trace it, and end the turn.
@@ -257,10 +319,40 @@ class ReplyProcessor(FrameProcessor):
             turn.reply_check = [*turn.reply_check, {"kind": "internal_error", "clause": turn.reply_error}]
             if not turn.reply_text:
                 await self._say_directly(turn, say("reply.fallback", self._language), "fallback")
-                self._log.add("assistant", turn.reply_text, turn.turn_id)
-            await self.push_frame(AgentTurnEndFrame(turn=turn))
+        finally:
+            self._answering = None
+        await self._made(turn, entry)
 
-    async def _answer(self, turn: TurnRecord) -> None:
+    async def _made(self, turn: TurnRecord, entry: _Unsettled) -> None:
+        """The reply is made: commit it now (no voice), or once the playout says what was heard."""
+        entry.made = True
+        if not self._commit_when_played or entry.reported:
+            await self._commit(turn, entry)
+        await self.push_frame(AgentTurnEndFrame(turn=turn))
+
+    async def _commit(self, turn: TurnRecord, entry: _Unsettled) -> None:
+        """What the user heard of the reply enters the log, the state and long-term memory."""
+        self._unsettled.pop(turn.turn_id, None)
+        try:
+            await self._commit_heard(turn, entry)
+        except Exception as exc:    # memory failing must not stop the conversation
+            logger.opt(exception=exc).error("turn {}: remembering the reply failed: {}", turn.turn_id, exc)
+        finally:
+            if turn.settled is not None and not turn.settled.done():
+                turn.settled.set_result(None)
+
+    async def _commit_heard(self, turn: TurnRecord, entry: _Unsettled) -> None:
+        heard = entry.heard
+        text = turn.reply_text if heard is None else self._joined(list(heard.clauses), self._language)
+        cut = heard is not None and heard.cut
+        if text:
+            self._log.add("assistant", text, turn.turn_id)
+        if entry.planned is not None and (text or entry.planned.done):
+            await self._dialogue.remember(entry.planned, text, turn.turn_id, cut=cut)
+        if text:
+            self._remember_later(turn, entry.before, text)
+
+    async def _answer(self, turn: TurnRecord, entry: _Unsettled) -> None:
         state, result = await self._state_for(turn)
         clarify = result.clarify if result is not None else ""
         before = None if clarify else await self._recall(turn)
@@ -274,6 +366,7 @@ class ReplyProcessor(FrameProcessor):
             earlier_replies=tuple(u.text for u in self._log.recent(8) if u.role == "assistant")[-4:-1],
             recalled=before.recalled if before is not None else ())
         planned = self._dialogue.plan(state, **context)
+        entry.before = before
         if planned.decision.act == Act.RELAX and self._memory is not None:
             # "Could we drop the window seat?" — "Sure": drop it, then decide again on the new state.
             relaxed = planned.decision.key
@@ -283,6 +376,7 @@ class ReplyProcessor(FrameProcessor):
         choice = await self._model_choice(planned, turn, context["previous_reply"])
         if choice is not None and choice.decision is not None:
             planned = self._dialogue.plan(state, **context, forced=choice.decision)
+        entry.planned = planned
         if any(step.act == Act.ACT for step in planned.decision.steps()):
             session_id = self._memory.session_id if self._memory else ""
             await asyncio.to_thread(self._dialogue.carry_out, planned, session_id)
@@ -297,10 +391,6 @@ class ReplyProcessor(FrameProcessor):
             await self._say_directly(turn, planned.template, "policy")
         else:
             await self._word(turn, planned)
-        self._log.add("assistant", turn.reply_text, turn.turn_id)
-        await self._dialogue.remember(planned, turn.reply_text, turn.turn_id)
-        self._remember_later(turn, before)
-        await self.push_frame(AgentTurnEndFrame(turn=turn))
 
     async def _model_choice(self, planned: Planned, turn: TurnRecord, previous_reply: str) -> Validated | None:
         """A provider with function calling may choose the action (the policy validates it)."""
@@ -408,4 +498,5 @@ class ReplyProcessor(FrameProcessor):
             turn.mark("llm_first_clause", now)
             turn.compute.setdefault("llm_first_clause", now - turn.marks["llm_start"])
         spoken.append(clause)
+        turn.reply_text = self._joined(spoken, self._language)   # so far: a cut reply keeps what was sent
         await self.push_frame(ReplyTextFrame(text=clause, turn=turn))

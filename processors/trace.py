@@ -12,7 +12,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.processors.frames import AgentTurnEndFrame, TurnRecord
 
-TRACE_VERSION = 1
+TRACE_VERSION = 2   # 2: a `barge_in` section (a reply cut by the user, or a backchannel)
 
 
 def trace_line(turn: TurnRecord) -> dict[str, Any]:
@@ -33,6 +33,7 @@ def trace_line(turn: TurnRecord) -> dict[str, Any]:
         "tts": turn.tts.trace(),
         "latency_ms": turn.latencies_ms(),
         "compute_ms": compute,
+        "barge_in": turn.barge_in.trace() if turn.barge_in is not None else {},
     }
 
 
@@ -62,7 +63,7 @@ class TraceWriter(FrameProcessor):
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
-        if isinstance(frame, AgentTurnEndFrame):
+        if isinstance(frame, AgentTurnEndFrame) and frame.turn.turn_id > 0:   # turn 0: the opening line
             self._write(frame.turn)
         elif isinstance(frame, (EndFrame, CancelFrame)):
             self.close()
@@ -76,9 +77,17 @@ class TraceWriter(FrameProcessor):
         if self._transcript is not None:
             if turn.text:
                 self._transcript.write(f"[{format_clock(turn.start_pts)}] user: {turn.text}\n")
-            if turn.reply_text:
+            cut = turn.barge_in is not None and turn.barge_in.cut
+            said = (turn.barge_in.spoken if cut and turn.barge_in is not None else turn.reply_text) or ""
+            if said or cut:
                 at = turn.tts.session_start_secs if turn.tts.session_start_secs is not None else turn.end_pts
-                self._transcript.write(f"[{format_clock(at)}] agent: {turn.reply_text}\n")
+                mark = ""
+                if cut and turn.barge_in is not None:
+                    before = "" if said else ", before a word of it was heard"
+                    mark = f" [cut by the user at {format_clock(turn.barge_in.cut_at_secs or at)}{before}]"
+                self._transcript.write(f"[{format_clock(at)}] agent: {said}{mark}\n".replace(":  [", ": ["))
+            if turn.barge_in is not None and turn.barge_in.backchannel:
+                self._transcript.write(f"[{format_clock(turn.start_pts)}]   (a backchannel: the agent went on)\n")
             self._transcript.flush()
         if self._on_turn_done is not None:
             self._on_turn_done(turn)

@@ -24,7 +24,10 @@ USER_TURNS = (
     "Yes, that sounds good. Thank you!",
 )
 LEAD_SECS = 0.6
-AGENT_PAUSE_SECS = 5.0   # silence on the user's channel while the agent would speak
+# Silence on the user's channel after each turn: the user waits for the agent to answer and
+# finish (a few seconds to answer, then the reply: a question is short, an offer with its
+# details takes 6–8 s to say). A user who speaks sooner cuts the agent off (barge-in).
+AGENT_PAUSE_SECS = (6.0, 12.0, 8.0, 12.0, 9.0)
 
 
 def main() -> None:
@@ -35,10 +38,10 @@ def main() -> None:
     tts = PiperTTS(length_scale=1.05)
     rate = 16000
     pieces = [np.zeros(int(LEAD_SECS * rate), dtype=np.int16)]
-    for text in USER_TURNS:
+    for text, pause in zip(USER_TURNS, AGENT_PAUSE_SECS, strict=True):
         speech = tts.synthesize_all(text).astype(np.float32) / 32768.0
         pieces.append(to_mono_int16(speech * 0.8, tts.sample_rate, rate))
-        pieces.append(np.zeros(int(AGENT_PAUSE_SECS * rate), dtype=np.int16))
+        pieces.append(np.zeros(int(pause * rate), dtype=np.int16))
     audio = np.concatenate(pieces)
     out.mkdir(parents=True, exist_ok=True)
     write_wav(out / "demo.flac", audio, rate)

@@ -191,3 +191,20 @@ class PlannerFollowingLLM(ChatLLM):
             yield word
             await asyncio.sleep(0)
         stats.finished_at = time.perf_counter()
+
+
+class SpeakingSynthesizer:
+    """Speech-like timing without a voice: 0.25 s of silence (piper starts with some), then
+    a tone for 60 ms per character — about piper's pace — so a reply lasts as long as said."""
+
+    sample_rate = 22050
+
+    def __init__(self) -> None:
+        self.spoken: list[str] = []
+
+    def synthesize(self, text: str) -> Iterator[bytes]:
+        self.spoken.append(text)
+        lead = np.zeros(int(0.25 * self.sample_rate), dtype=np.int16)
+        t = np.arange(int(0.06 * len(text) * self.sample_rate)) / self.sample_rate
+        tone = (np.sin(2 * np.pi * 220 * t) * 8000).astype(np.int16)
+        yield np.concatenate([lead, tone]).tobytes()

@@ -289,11 +289,15 @@ async def test_tts_speaks_each_clause():
 
 
 async def test_recorder_places_reply_after_the_users_speech():
+    from pipecat.pipeline.pipeline import Pipeline
+
+    from monologue.processors.playout import Playout
+
     recorder = ReplyRecorder()
     turn = _turn()
     audio = np.ones(2205, dtype=np.int16).tobytes()
     frames = [ReplyAudioFrame(audio=audio, sample_rate=22050, num_channels=1, turn=turn)] * 2
-    await run_test(recorder, frames_to_send=frames)
+    await run_test(Pipeline([Playout("timeline"), recorder]), frames_to_send=[*frames, AgentTurnEndFrame(turn=turn)])
     start = turn.tts.session_start_secs
     assert start is not None
     assert start >= turn.end_pts + turn.end_wait_secs
@@ -401,9 +405,9 @@ def test_trace_line_keeps_its_keys_and_values():
     """trace.jsonl is read by benchmarks and people: a section's shape changes only with TRACE_VERSION."""
     line = trace_line(_full_turn())
     assert list(line) == ["v", "turn", "vad", "asr", "turn_class", "classifier", "monologue", "memories",
-                          "reply", "tts", "latency_ms", "compute_ms"]
+                          "reply", "tts", "latency_ms", "compute_ms", "barge_in"]
     assert line == {
-        "v": 1, "turn": 3,
+        "v": 2, "turn": 3,
         "vad": {"engine": "silero", "start_secs": 9.4, "end_secs": 12.1, "turn_end_wait_secs": 0.5},
         "asr": {"text": "Four people at seven.", "language": "en", "confidence": 0.91, "avg_logprob": -0.2,
                 "no_speech_prob": 0.01, "audio_secs": 2.7, "low_confidence": False},
@@ -420,7 +424,7 @@ def test_trace_line_keeps_its_keys_and_values():
         "tts": {"compute_secs": 0.08, "clauses": 1, "audio_secs": 0.58, "session_start_secs": 13.7},
         "latency_ms": {"turn_end_wait": 500.0, "asr_done": 200.0, "classified": 210.0, "llm_first_token": 900.0,
                        "first_audio": 1000.0, "voice_to_voice": 1500.0},
-        "compute_ms": {"asr": 200.0, "classifier": 0.4},
+        "compute_ms": {"asr": 200.0, "classifier": 0.4}, "barge_in": {},
     }
     assert list(line["asr"]) == ["text", "language", "confidence", "avg_logprob", "no_speech_prob", "audio_secs",
                                  "low_confidence"]

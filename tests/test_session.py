@@ -96,8 +96,11 @@ def test_the_pipeline_of_each_mode(tmp_path):
 
     parts = build_processors(config, models, None)
     source, sink = SilentSource(), SilentSource()
-    assert session_pipeline(parts, source, sink) == [source, parts.vad, parts.asr, parts.classifier,
-                                                     parts.monologue, parts.reply, parts.tts, sink, parts.trace]
+    assert session_pipeline(parts, source, sink) == [source, parts.vad, parts.asr, parts.barge_in, parts.classifier,
+                                                     parts.monologue, parts.reply, parts.tts, parts.playout, sink,
+                                                     parts.trace]
+    tap = SilentSource()
+    assert session_pipeline(parts, source, sink, taps=(tap,)).index(tap) == 6   # sees each turn before the reply
     assert session_pipeline(parts, source, None, "text") == [source, parts.classifier, parts.monologue,
                                                              parts.reply, parts.trace]
     assert Session("s", None, None, parts).turns == []

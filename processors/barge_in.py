@@ -1,0 +1,83 @@
+"""Barge-in: decides what the user's speech over the agent means, once its words are known (P6).
+
+The playout holds the agent's voice the moment the VAD hears the user (`AgentPausedFrame`
+comes upstream). Here, after ASR, the turn is judged: a short backchannel ("mm-hm", "okay",
+嗯, 对) lets the agent go on and is not answered; anything else interrupts, and every reply
+to an earlier turn still unspoken is dropped (`BargeInFrame` downstream, a system frame, so
+it overtakes the reply being worded and cancels it). A noise with no words only paused it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pipecat.frames.frames import Frame
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+
+from monologue.processors.frames import AgentPausedFrame, AgentTurnEndFrame, BargeInFrame, TurnRecord, UserTurnFrame
+
+_EDGES = re.compile(r"^[\s\W_]+|[\s\W_]+$")
+
+
+def normalised(text: str) -> str:
+    """Lower case, punctuation off both ends and between words: "Mm-hm." → "mm-hm"."""
+    words = [_EDGES.sub("", w) for w in text.lower().replace("，", " ").replace(",", " ").split()]
+    return " ".join(w for w in words if w)
+
+
+class BackchannelCheck:
+    """Whether a turn is only a backchannel: short, and nothing but the configured words."""
+
+    def __init__(self, words: Sequence[str], max_secs: float = 1.2) -> None:
+        self._words = {normalised(w) for w in words if normalised(w)}
+        self._max_secs = max_secs
+
+    def __call__(self, turn: TurnRecord) -> bool:
+        text = normalised(turn.text)
+        if not text:
+            return False
+        if turn.end_pts - turn.start_pts > self._max_secs + 0.35:    # the VAD's pre-roll is in the segment
+            return False
+        if text in self._words:
+            return True
+        # "mm-hm, okay" or 嗯嗯对: every part is a backchannel.
+        parts = [p for p in re.split(r"[\s\-]+", text) if p]
+        if len(parts) > 1 and all(p in self._words for p in parts):
+            return True
+        return bool(re.fullmatch(r"[嗯对好是哦噢]+", text)) and all(ch in self._words for ch in text)
+
+
+class BargeInProcessor(FrameProcessor):
+    """One job: after ASR, turn the user's speech over the agent into cut or carry on."""
+
+    def __init__(self, is_backchannel: BackchannelCheck, *, enabled: bool = True) -> None:
+        super().__init__()
+        self._is_backchannel = is_backchannel
+        self._enabled = enabled
+        self._agent_paused = False
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, AgentPausedFrame):
+            self._agent_paused = True
+        elif self._enabled and isinstance(frame, UserTurnFrame) and direction == FrameDirection.DOWNSTREAM:
+            if await self._judge(frame.turn):
+                return
+        elif self._enabled and isinstance(frame, AgentTurnEndFrame) and self._agent_paused:
+            # A turn with no words (a cough, a door): the agent only paused; it goes on.
+            self._agent_paused = False
+            await self.push_frame(BargeInFrame(turn=frame.turn, interrupt=False))
+        await self.push_frame(frame, direction)
+
+    async def _judge(self, turn: TurnRecord) -> bool:
+        """True when the turn was a backchannel and ends here, unanswered."""
+        paused, self._agent_paused = self._agent_paused, False
+        if paused and self._is_backchannel(turn):
+            turn.turn_class = "backchannel"
+            await self.push_frame(BargeInFrame(turn=turn, interrupt=False))
+            await self.push_frame(AgentTurnEndFrame(turn=turn))
+            return True
+        # A real turn: whatever the agent had not yet said to the earlier turns is dropped.
+        await self.push_frame(BargeInFrame(turn=turn, interrupt=True))
+        return False

@@ -1,0 +1,432 @@
+"""Playout: lets the agent's voice out as it is heard, holds it when the user speaks over it,
+and says which words the user heard (P6).
+
+It sits between TTS and the sink and keeps one of two clocks:
+
+- **live** (a WebRTC room, a speaker): audio leaves in small pieces in real time, never more
+  than `lead_ms` ahead of what is playing, so holding it is heard within that lead;
+- **timeline** (replay): each reply is placed on the session's own timeline where a live
+  agent would have started it (end of the user's speech + the turn-end wait + the measured
+  time to first audio), and held there until the user's next speech shows how much of it
+  played.
+
+When the user starts speaking over a reply the voice is held at once and an
+`AgentPausedFrame` goes upstream; the barge-in stage answers with a `BargeInFrame` once it
+knows what was said: a real turn drops what is left, a backchannel ("mm-hm") lets the
+reply go on. Each reply ends with the event `on_reply_played(turn, heard)` (awaited), then
+its `AgentTurnEndFrame` goes on to the trace. `on_reply_produced(turn)` fires as soon as a
+reply is fully produced (replay's turn gate waits for that, not for the playing).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections import deque
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from pipecat.frames.frames import CancelFrame, EndFrame, Frame, UserStoppedSpeakingFrame
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+
+from monologue.processors.frames import (
+    AgentPausedFrame,
+    AgentTurnEndFrame,
+    BargeIn,
+    BargeInFrame,
+    ReplyAudioFrame,
+    SpeechStartedFrame,
+    TurnRecord,
+)
+
+PlayoutClock = Literal["live", "timeline"]
+
+_WORD = re.compile(r"\S+")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+@dataclass(frozen=True)
+class Heard:
+    """What the user heard of a reply: whole clauses, the last possibly cut short."""
+
+    clauses: tuple[str, ...] = ()
+    unheard: tuple[str, ...] = ()
+    cut: bool = False
+
+
+def _pieces(clause: str) -> list[tuple[str, int]]:
+    """A clause's spoken units with their end offsets: words, or characters in Chinese."""
+    if _CJK.search(clause) and " " not in clause.strip():
+        return [(ch, i + 1) for i, ch in enumerate(clause)]
+    return [(m.group(0), m.end()) for m in _WORD.finditer(clause)]
+
+
+def heard_of(clauses: list[tuple[str, int]], samples: int) -> Heard:
+    """Which words were heard once `samples` of the reply's audio had played.
+
+    `clauses`: each clause's text and its number of samples, in order. Piper gives audio
+    per clause without word timings, so within the clause being played each word is placed
+    in proportion to its length in characters, and a word counts as heard only if its
+    estimated end was played: the cut is exact to the clause, and to about a word inside it.
+    """
+    heard: list[str] = []
+    unheard: list[str] = []
+    played = samples
+    for text, size in clauses:
+        if played >= size:
+            heard.append(text)
+        elif played <= 0 or not text:
+            unheard.append(text)
+        else:
+            share = played / size
+            units = _pieces(text)
+            upto = max((end for _, end in units if end <= share * len(text)), default=0)
+            said, rest = text[:upto].rstrip(" ,，、"), text[upto:].strip()
+            if said:
+                heard.append(said)
+            if rest:
+                unheard.append(rest)
+        played -= size
+    return Heard(tuple(heard), tuple(unheard), cut=bool(unheard))
+
+
+@dataclass
+class _Reply:
+    """One turn's reply as it passes through: its clauses, and its audio not yet let out."""
+
+    turn: TurnRecord
+    rate: int = 0
+    clauses: dict[int, list] = field(default_factory=dict)   # clause index → [text, samples]
+    waiting: deque[ReplyAudioFrame] = field(default_factory=deque)  # not yet let out (live) / held (timeline)
+    released: int = 0              # samples let out to the sink (live)
+    end: AgentTurnEndFrame | None = None
+    cut: bool = False
+    start_secs: float | None = None  # timeline: where it starts
+    length_secs: float = 0.0         # timeline: its audio, resumes included
+
+    def add(self, frame: ReplyAudioFrame) -> None:
+        self.rate = self.rate or frame.sample_rate
+        entry = self.clauses.setdefault(frame.clause_index, [frame.clause, 0])
+        entry[1] += len(frame.audio) // 2
+
+    def heard(self, samples: int | None = None) -> Heard:
+        ordered = [(str(text), int(size)) for _, (text, size) in sorted(self.clauses.items())]
+        total = sum(size for _, size in ordered)
+        return heard_of(ordered, total if samples is None else samples)
+
+    @property
+    def produced(self) -> bool:
+        return self.end is not None
+
+
+class Playout(FrameProcessor):
+    """One job: let the agent's voice out as it would be heard, and stop it when the user cuts in."""
+
+    def __init__(self, clock: PlayoutClock = "live", *, lead_ms: float = 60.0, barge_in: bool = True,
+                 piece_ms: float = 20.0) -> None:
+        super().__init__()
+        self._clock = clock
+        self._lead = lead_ms / 1000
+        self._piece_secs = piece_ms / 1000
+        self._barge_in = barge_in
+        self._replies: dict[int, _Reply] = {}
+        self._paused = False
+        self._paused_at: SpeechStartedFrame | None = None
+        self._paused_since = 0.0
+        self._user_speaking = False
+        self._cut_below = 0              # replies to turns before this one are not played any more
+        self._playhead = 0.0             # live: wall time the audio let out so far ends
+        self._cursor = 0.0               # timeline: where the previous reply ended
+        self._wake = asyncio.Event()
+        self._releaser: asyncio.Task | None = None
+        self._register_event_handler("on_reply_produced", sync=True)
+        self._register_event_handler("on_reply_played", sync=True)
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, ReplyAudioFrame) and direction == FrameDirection.DOWNSTREAM:
+            await self._arrive(frame)
+            return
+        if isinstance(frame, AgentTurnEndFrame):
+            await self._ended(frame)
+            return
+        if isinstance(frame, SpeechStartedFrame):
+            self._user_speaking = True
+            await self._user_started(frame)
+        elif isinstance(frame, UserStoppedSpeakingFrame):
+            self._user_speaking = False
+        elif isinstance(frame, BargeInFrame):
+            await self._decided(frame)
+        elif isinstance(frame, (EndFrame, CancelFrame)):
+            await self._finish_all()
+        await self.push_frame(frame, direction)
+
+    # --- replies arriving ---------------------------------------------------------------
+
+    def _reply(self, turn: TurnRecord) -> _Reply:
+        reply = self._replies.get(turn.turn_id)
+        if reply is None:
+            reply = self._replies[turn.turn_id] = _Reply(turn)
+            if 0 < turn.turn_id < self._cut_below:
+                reply.cut = True       # its turn was already cut: nothing of it is played
+        return reply
+
+    async def _arrive(self, frame: ReplyAudioFrame) -> None:
+        turn = frame.turn
+        turn.mark("first_audio", time.perf_counter())
+        if self._clock == "timeline" and turn.turn_id == 0:
+            await self.push_frame(frame)     # the opening greeting is not on the recorded timeline
+            return
+        reply = self._reply(turn)
+        if reply.cut:
+            return
+        reply.add(frame)
+        if self._clock == "timeline":
+            self._place(reply, frame)
+            return
+        for piece in self._split(frame):
+            reply.waiting.append(piece)
+        if self._barge_in and self._user_speaking and not self._paused:
+            await self._pause(None)   # a late reply does not start while the user is talking
+        self._ensure_releaser()
+        self._wake.set()
+
+    def _split(self, frame: ReplyAudioFrame) -> list[ReplyAudioFrame]:
+        size = max(int(frame.sample_rate * self._piece_secs), 1) * 2
+        audio = frame.audio
+        return [replace(frame, audio=audio[i: i + size]) for i in range(0, len(audio), size)]
+
+    async def _ended(self, frame: AgentTurnEndFrame) -> None:
+        if self._clock == "timeline" and frame.turn.turn_id == 0:
+            await self.push_frame(frame)
+            return
+        reply = self._reply(frame.turn)
+        reply.end = frame
+        if frame.turn.turn_id > 0:
+            await self._call_event_handler("on_reply_produced", frame.turn)
+        if self._clock == "timeline":
+            await self._finish_ready()
+            return
+        self._ensure_releaser()
+        self._wake.set()
+
+    # --- live: letting audio out in real time --------------------------------------------
+
+    def _ensure_releaser(self) -> None:
+        if self._releaser is None or self._releaser.done():
+            self._releaser = self.create_task(self._release(), name="playout")
+
+    def _current(self) -> _Reply | None:
+        return self._replies[min(self._replies)] if self._replies else None
+
+    async def _release(self) -> None:
+        while True:
+            reply = self._current()
+            if reply is None:
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            if reply.produced and (not reply.waiting or reply.cut):
+                await self._finish(reply)
+                continue
+            if self._paused or not reply.waiting:
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            due = self._playhead - self._lead - time.perf_counter()
+            if due > 0:
+                await asyncio.sleep(due)
+                continue            # paused in the meantime? look again
+            piece = reply.waiting.popleft()
+            await self.push_frame(piece)
+            now = time.perf_counter()
+            samples = len(piece.audio) // 2
+            reply.released += samples
+            self._playhead = max(self._playhead, now) + samples / piece.sample_rate
+
+    # --- timeline: placing a reply where it would have played ------------------------------
+
+    def _place(self, reply: _Reply, frame: ReplyAudioFrame) -> None:
+        turn = frame.turn
+        if reply.start_secs is None:
+            start = turn.end_pts + turn.end_wait_secs + (turn.marks["first_audio"] - turn.detected_at)
+            reply.start_secs = max(start, self._cursor)
+            turn.tts.session_start_secs = round(reply.start_secs, 3)
+        at = reply.start_secs + reply.length_secs
+        if self._paused and self._paused_at is not None and at >= self._hold_from():
+            at = max(at, self._hold_from())
+        reply.waiting.append(replace(frame, at_secs=at))
+        reply.length_secs += len(frame.audio) / 2 / frame.sample_rate
+        self._cursor = max(self._cursor, reply.start_secs + reply.length_secs)
+
+    def _hold_from(self) -> float:
+        assert self._paused_at is not None
+        return self._paused_at.detected_pts + self._lead
+
+    def _timeline_end(self, reply: _Reply) -> float:
+        return (reply.start_secs or 0.0) + reply.length_secs
+
+    # --- the user speaks ---------------------------------------------------------------
+
+    async def _user_started(self, frame: SpeechStartedFrame) -> None:
+        if not self._barge_in:
+            return
+        if self._clock == "timeline":
+            for reply in sorted(self._replies.values(), key=lambda r: r.turn.turn_id):
+                if reply.turn.turn_id > 0 and reply.produced and frame.detected_pts >= self._timeline_end(reply):
+                    await self._finish(reply)      # it had finished playing before the user spoke
+            await self._finish_ready()
+        in_flight = [r for r in self._replies.values() if r.turn.turn_id > 0 and not r.cut]
+        if in_flight and not self._paused:
+            await self._pause(frame)
+
+    async def _pause(self, frame: SpeechStartedFrame | None) -> None:
+        self._paused = True
+        self._paused_at = frame
+        self._paused_since = time.perf_counter()
+        turns = tuple(sorted(t for t in self._replies if t > 0))
+        if frame is not None:
+            for reply in self._replies.values():
+                if reply.turn.turn_id > 0:
+                    self._note_stop(reply, frame)
+        await self.push_frame(AgentPausedFrame(turns=turns), FrameDirection.UPSTREAM)
+
+    def _note_stop(self, reply: _Reply, frame: SpeechStartedFrame) -> None:
+        """When and how fast the voice stopped for the user's speech (kept if the stop becomes a cut)."""
+        if self._clock == "live":
+            stop = max(self._playhead - frame.detected_at, 0.0) if reply.released else 0.0
+            cut_at = frame.detected_pts + stop
+        else:
+            playing = (reply.start_secs or 0.0) <= frame.detected_pts < self._timeline_end(reply)
+            stop = self._lead if playing else 0.0
+            cut_at = frame.detected_pts + stop
+        reply.turn.barge_in = BargeIn(heard_at_secs=round(frame.detected_pts, 3), cut_at_secs=round(cut_at, 3),
+                                      stop_ms=round(stop * 1000, 1))
+
+    async def _decided(self, frame: BargeInFrame) -> None:
+        if frame.interrupt:
+            self._cut_below = max(self._cut_below, frame.turn.turn_id)
+            for reply in sorted(self._replies.values(), key=lambda r: r.turn.turn_id):
+                if 0 < reply.turn.turn_id < frame.turn.turn_id and self._unheard_left(reply):
+                    self._cut(reply, frame.turn)
+            self._resume()
+            if self._clock == "timeline":
+                await self._finish_ready()
+            return
+        # A backchannel: the agent goes on where it stopped.
+        if self._paused:
+            held_ms = round((time.perf_counter() - self._paused_since) * 1000, 1)
+            frame.turn.barge_in = BargeIn(backchannel=True, paused_ms=held_ms)
+            if self._clock == "timeline" and self._paused_at is not None:
+                turn = frame.turn
+                resume_at = turn.end_pts + turn.end_wait_secs + (turn.marks.get("asr_done", turn.detected_at)
+                                                                 - turn.detected_at)
+                self._shift_held(self._hold_from(), max(resume_at - self._hold_from(), 0.0))
+            for reply in self._replies.values():
+                if reply.turn.barge_in is not None and not reply.turn.barge_in.cut:
+                    reply.turn.barge_in = None      # paused, not cut: nothing to trace on it
+            self._resume()
+
+    def _unheard_left(self, reply: _Reply) -> bool:
+        """Whether any of the reply is still to be played (or still being made)."""
+        if not reply.produced or reply.waiting and self._clock == "live":
+            return True
+        if self._clock == "timeline":
+            return self._paused_at is not None and self._hold_from() < self._timeline_end(reply)
+        return False
+
+    def _cut(self, reply: _Reply, by: TurnRecord) -> None:
+        reply.cut = True
+        record = reply.turn.barge_in or BargeIn()
+        record.cut = True
+        record.by_turn = by.turn_id
+        reply.turn.barge_in = record
+        if self._clock == "live":
+            reply.waiting.clear()
+            return
+        hold = self._hold_from() if self._paused_at is not None else by.start_pts
+        kept: deque[ReplyAudioFrame] = deque()
+        for piece in reply.waiting:
+            assert piece.at_secs is not None
+            if piece.at_secs >= hold:
+                continue
+            keep = int((hold - piece.at_secs) * piece.sample_rate) * 2
+            kept.append(piece if keep >= len(piece.audio) else replace(piece, audio=piece.audio[:keep]))
+        reply.waiting = kept
+        reply.released = sum(len(p.audio) // 2 for p in kept)
+        self._cursor = min(self._cursor, max(hold, reply.start_secs or 0.0))
+
+    def _shift_held(self, hold: float, delta: float) -> None:
+        """Timeline: a backchannel held the voice from `hold` for `delta` seconds; what was still
+        to come plays that much later."""
+        for reply in self._replies.values():
+            moved: deque[ReplyAudioFrame] = deque()
+            for piece in reply.waiting:
+                assert piece.at_secs is not None
+                end = piece.at_secs + len(piece.audio) / 2 / piece.sample_rate
+                if end <= hold:
+                    moved.append(piece)
+                elif piece.at_secs >= hold:
+                    moved.append(replace(piece, at_secs=piece.at_secs + delta))
+                else:
+                    split = int((hold - piece.at_secs) * piece.sample_rate) * 2
+                    moved.append(replace(piece, audio=piece.audio[:split]))
+                    moved.append(replace(piece, audio=piece.audio[split:], at_secs=hold + delta))
+            reply.waiting = moved
+            if reply.waiting:
+                reply.length_secs += delta
+        self._cursor += delta
+
+    def _resume(self) -> None:
+        self._paused = False
+        self._paused_at = None
+        self._wake.set()
+
+    # --- a reply's end -------------------------------------------------------------------
+
+    async def _finish(self, reply: _Reply) -> None:
+        """The reply is over: tell what was heard, then let its end go on to the trace."""
+        self._replies.pop(reply.turn.turn_id, None)
+        if self._clock == "timeline":
+            for piece in reply.waiting:        # the recording gets what was heard, where it was heard
+                await self.push_frame(piece)
+            heard = reply.heard(reply.released if reply.cut else None)
+        else:
+            heard = reply.heard(reply.released if reply.cut else None)
+        reply.waiting.clear()
+        if reply.turn.barge_in is not None and reply.turn.barge_in.cut:
+            reply.turn.barge_in.spoken = " ".join(heard.clauses)
+            reply.turn.barge_in.unspoken = " ".join(heard.unheard)
+        if reply.turn.turn_id > 0:
+            await self._call_event_handler("on_reply_played", reply.turn, heard)
+        if reply.end is not None:
+            await self.push_frame(reply.end)
+
+    async def _finish_ready(self) -> None:
+        """Timeline: finish, in turn order, the replies with nothing left to place (no audio, or cut)."""
+        for turn_id in sorted(self._replies):
+            reply = self._replies[turn_id]
+            if not reply.produced or (reply.clauses and not reply.cut):
+                return
+            await self._finish(reply)
+
+    async def _finish_all(self) -> None:
+        """The session ends: a reply still held counts as played as far as it was let out."""
+        for reply in sorted(self._replies.values(), key=lambda r: r.turn.turn_id):
+            if self._clock == "live" and not reply.cut and reply.waiting:
+                reply.cut = True      # never played: the session ended first
+            await self._finish(reply)
+        if self._releaser is not None:
+            await self.cancel_task(self._releaser)
+            self._releaser = None
+
+    async def cleanup(self) -> None:
+        if self._releaser is not None:
+            await self.cancel_task(self._releaser)
+            self._releaser = None
+        await super().cleanup()

@@ -1,0 +1,247 @@
+"""Barge-in (P6): the user's speech stops the agent, and only what was heard is remembered."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import numpy as np
+import pytest
+from fakes import FakeTranscriber, SpeakingSynthesizer
+from pipecat.frames.frames import Frame
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.tests.utils import run_test
+
+from monologue.configs import load_config
+from monologue.memory.stores.state import InMemoryStateStore
+from monologue.memory.working.state import SessionState
+from monologue.models.chat import ChatLLM
+from monologue.pipeline.audio_io import SessionAudio, load_session
+from monologue.pipeline.builder import AgentModels
+from monologue.pipeline.replay import replay_audio
+from monologue.processors.barge_in import BackchannelCheck, BargeInProcessor
+from monologue.processors.frames import (
+    AgentPausedFrame,
+    AgentTurnEndFrame,
+    BargeInFrame,
+    ReplyAudioFrame,
+    SpeechStartedFrame,
+    TurnRecord,
+    UserTurnFrame,
+)
+from monologue.processors.playout import Heard, Playout, heard_of
+
+DEMO = "assets/demo_session/demo.flac"
+
+
+def _turn(turn_id: int = 1, text: str = "", start: float = 0.0, end: float = 1.0) -> TurnRecord:
+    from monologue.processors.frames import Transcription
+
+    turn = TurnRecord(turn_id=turn_id, start_pts=start, end_pts=end, end_wait_secs=0.5,
+                      detected_at=time.perf_counter())
+    turn.asr = Transcription(text=text)
+    return turn
+
+
+# --- which words were heard ---------------------------------------------------------------
+
+def test_heard_keeps_whole_clauses_and_the_words_played_of_the_cut_one():
+    clauses = [("What time would suit you?", 1000), ("Luigi's has a table at seven.", 1000)]
+    assert heard_of(clauses, 2000) == Heard(("What time would suit you?", "Luigi's has a table at seven."), (), False)
+    half = heard_of(clauses, 1500)
+    assert half.cut and half.clauses[0] == "What time would suit you?"
+    assert half.clauses[1] == "Luigi's has a" and half.unheard == ("table at seven.",)
+    assert heard_of(clauses, 0) == Heard((), ("What time would suit you?", "Luigi's has a table at seven."), True)
+
+
+def test_heard_counts_chinese_by_characters():
+    heard = heard_of([("好的，我帮您订六个人。", 1100)], 500)
+    assert heard.cut and heard.clauses == ("好的，我帮",) and heard.unheard == ("您订六个人。",)
+
+
+@pytest.mark.parametrize("text,secs,expected", [
+    ("Mm-hm.", 0.5, True), ("okay", 0.4, True), ("Yeah, right.", 0.8, True), ("嗯。", 0.3, True),
+    ("对对对", 0.6, True), ("uh huh", 0.5, True),
+    ("Okay, but make it eight.", 1.1, False), ("No, stop.", 0.5, False), ("等一下", 0.5, False),
+    ("okay", 2.5, False),       # long: something was said that the transcript lost
+    ("", 0.3, False),
+])
+def test_backchannels_are_short_and_nothing_else(text, secs, expected):
+    check = BackchannelCheck(load_config(environ={}).barge_in.backchannels_en
+                             + load_config(environ={}).barge_in.backchannels_zh)
+    assert check(_turn(text=text, start=1.0, end=1.0 + secs)) is expected
+
+
+# --- the barge-in stage -------------------------------------------------------------------
+
+async def test_a_backchannel_over_the_agent_is_not_answered_and_a_real_turn_interrupts():
+    stage = BargeInProcessor(BackchannelCheck(["mm-hm", "okay"]))
+    backchannel, real = _turn(2, "Mm-hm.", 5.0, 5.4), _turn(3, "Actually, make it six.", 8.0, 9.5)
+    down, _ = await run_test(stage, frames_to_send=[
+        AgentPausedFrame(turns=(1,)), UserTurnFrame(turn=backchannel),
+        AgentPausedFrame(turns=(1,)), UserTurnFrame(turn=real),
+    ])
+    decisions = [f for f in down if isinstance(f, BargeInFrame)]
+    assert [(d.turn.turn_id, d.interrupt) for d in decisions] == [(2, False), (3, True)]
+    assert backchannel.turn_class == "backchannel"
+    assert [f.turn for f in down if isinstance(f, AgentTurnEndFrame)] == [backchannel]   # ended unanswered
+    assert [f.turn for f in down if isinstance(f, UserTurnFrame)] == [real]
+
+
+async def test_okay_when_the_agent_is_silent_is_an_answer():
+    stage = BargeInProcessor(BackchannelCheck(["okay"]))
+    down, _ = await run_test(stage, frames_to_send=[UserTurnFrame(turn=_turn(2, "Okay."))])
+    assert [type(f) for f in down if isinstance(f, (BargeInFrame, UserTurnFrame))] == [BargeInFrame, UserTurnFrame]
+
+
+# --- live playout -------------------------------------------------------------------------
+
+async def test_live_playout_cut():
+    """The voice stops within the lead after the user starts, and only the words played are heard."""
+    playout = Playout("live", lead_ms=60)
+    released: list[tuple[float, int]] = []
+    heard: list[Heard] = []
+
+    async def push(frame: Frame, direction: FrameDirection = FrameDirection.DOWNSTREAM) -> None:
+        if isinstance(frame, ReplyAudioFrame):
+            released.append((time.perf_counter(), len(frame.audio) // 2))
+
+    @playout.event_handler("on_reply_played")
+    async def played(_p: Playout, _turn: TurnRecord, what: Heard) -> None:
+        heard.append(what)
+
+    playout.push_frame = push            # type: ignore[method-assign]
+    playout.create_task = lambda coro, name=None: asyncio.ensure_future(coro)   # type: ignore[method-assign]
+    turn = _turn(1, "Book it.")
+    rate = 22050
+    clause = np.full(int(rate * 1.5), 1000, dtype=np.int16).tobytes()
+    await playout._arrive(ReplyAudioFrame(audio=clause, sample_rate=rate, num_channels=1, turn=turn,
+                                          clause="I have booked Luigi's Trattoria", clause_index=0))
+    await playout._arrive(ReplyAudioFrame(audio=clause, sample_rate=rate, num_channels=1, turn=turn,
+                                          clause="for six people at seven tonight.", clause_index=1))
+    await playout._ended(AgentTurnEndFrame(turn=turn))
+    await asyncio.sleep(1.2)
+    speech = SpeechStartedFrame(start_pts=1.0, detected_pts=1.2, detected_at=time.perf_counter())
+    await playout._user_started(speech)
+    await asyncio.sleep(0.4)                         # the user is still talking: nothing more goes out
+    await playout._decided(BargeInFrame(turn=_turn(2, "Wait, no."), interrupt=True))
+    await asyncio.sleep(0.1)
+    after = [n for at, n in released if at > speech.detected_at + 0.005]
+    assert sum(after) / rate <= 0.1                  # at most the piece in hand
+    last_out = max(at for at, _ in released)
+    assert last_out - speech.detected_at < 0.3
+    assert turn.barge_in is not None and turn.barge_in.cut and turn.barge_in.by_turn == 2
+    assert turn.barge_in.stop_ms is not None and turn.barge_in.stop_ms < 300
+    assert heard and heard[0].cut
+    said = " ".join(heard[0].clauses)
+    assert said.startswith("I have booked") and "six people" not in said
+    assert "seven tonight." in " ".join(heard[0].unheard)
+    if playout._releaser is not None:
+        playout._releaser.cancel()
+
+
+# --- a replayed session in which the user speaks over the agent ----------------------------
+
+def _speech_spans(samples: np.ndarray, rate: int) -> list[tuple[int, int]]:
+    """The stretches of speech in a recording: louder than silence, split by a second of quiet."""
+    frame = rate // 50
+    loud = [np.abs(samples[i: i + frame]).max() > 500 for i in range(0, samples.size - frame, frame)]
+    spans: list[tuple[int, int]] = []
+    start, quiet = None, 0
+    for index, on in enumerate(loud):
+        if on:
+            start = index if start is None else start
+            quiet = 0
+        elif start is not None:
+            quiet += 1
+            if quiet > 50:
+                spans.append((start * frame, (index - quiet + 1) * frame))
+                start, quiet = None, 0
+    if start is not None:
+        spans.append((start * frame, len(loud) * frame))
+    return spans
+
+
+def _overlapping_session() -> SessionAudio:
+    """Demo speech re-timed so the user talks over the agent twice, and backchannels once."""
+    demo = load_session(DEMO, sample_rate=16000)
+    rate = demo.sample_rate
+    spans = _speech_spans(demo.samples, rate)
+    assert len(spans) == 5, spans
+    speech = [demo.samples[a:b] for a, b in spans]
+
+    def quiet(secs: float) -> np.ndarray:
+        return np.zeros(int(secs * rate), dtype=np.int16)
+
+    pieces = [quiet(0.5), speech[0], quiet(5.0),      # the agent asks for the time (heard whole)
+              speech[1], quiet(0.75),                 # the user cuts in just as the offer starts
+              speech[3], quiet(2.5),                  # …the agent re-offers for six people
+              speech[2][: int(0.6 * rate)], quiet(9.0),   # "mm-hm" over it: the agent goes on
+              speech[4], quiet(6.0)]                  # "yes": it books
+    samples = np.concatenate(pieces)
+    return SessionAudio(samples=samples, sample_rate=rate, sources=("overlap",), original_rate=rate,
+                        original_channels=1)
+
+
+class StatesSeen(InMemoryStateStore):
+    """Keeps every committed state, to show what never entered it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[SessionState] = []
+
+    def commit(self, state, expected_version, changes):  # type: ignore[no-untyped-def]
+        super().commit(state, expected_version, changes)
+        self.seen.append(SessionState.from_dict(json.loads(state.to_json())))
+
+
+async def test_replay_cuts_the_reply_the_user_spoke_over(tmp_path):
+    config = load_config(environ={}, overrides={
+        "llm": {"model": "openai/gpt-4o-mini", "fallback": None, "mock_response": "Okay."},
+        "monologue": {"llm_mode": "never"}, "reply": {"wording": "policy"}})
+    texts = ["Hi, I'd like to book a table for four people on Saturday evening.",
+             "Around seven o'clock would be great. And please, nothing spicy.",
+             "Actually, make it six people instead of four.",
+             "Mm-hm.",
+             "Yes, that sounds good. Thank you!"]
+    models = AgentModels(asr=FakeTranscriber(texts), tts=SpeakingSynthesizer(), llm=ChatLLM(config.llm))
+    store = StatesSeen()
+    result = await replay_audio(_overlapping_session(), config, models, tmp_path, store=store,
+                                session_id="overlap")
+    lines = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text().splitlines()]
+    by_turn = {line["turn"]: line for line in lines}
+    assert sorted(by_turn) == [1, 2, 3, 4, 5]
+
+    # Turn 2's offer was cut before its name was said: never offered, never in the state.
+    cut = by_turn[2]["barge_in"]
+    assert cut["cut"] is True and cut["by_turn"] == 3
+    assert "Luigi" in cut["unspoken"] and "Luigi" not in cut.get("spoken", "")
+    assert cut["stop_ms"] <= 300
+    assert by_turn[2]["reply"]["decision"]["act"] == "propose"
+    for state in store.seen:
+        if state.turn <= 2:
+            assert not state.options and not any("Luigi" in str(p) for p in state.proposal)
+            assert all(a.get("act") != "propose" for a in state.acts)
+
+    # The re-offer was heard whole: a backchannel only paused it, and it was not answered.
+    assert by_turn[4]["turn_class"] == "backchannel" and by_turn[4]["barge_in"]["backchannel"] is True
+    assert by_turn[4]["reply"]["text"] == ""
+    assert not by_turn[3]["barge_in"].get("cut")
+    assert any(o for s in store.seen if s.turn == 3 for o in s.options)
+
+    # "Yes" books what was heard.
+    assert by_turn[5]["reply"]["decision"]["act"] == "act"
+    final = store.load("overlap")
+    assert final is not None and final.done and "6" in str(final.done[-1])
+
+    # The recordings show the cut: no agent audio between the cut and the next reply.
+    transcript = (tmp_path / "transcript.txt").read_text()
+    assert "[cut by the user" in transcript and "(a backchannel: the agent went on)" in transcript
+    import soundfile
+
+    reply, rate = soundfile.read(tmp_path / "reply.wav", dtype="int16")
+    cut_at = cut["cut_at_secs"]
+    after_cut = reply[int((cut_at + 0.05) * rate): int(by_turn[3]["tts"]["session_start_secs"] * rate)]
+    assert after_cut.size > 0 and np.abs(after_cut).max() == 0
+    assert result.turns and len(result.turns) == 5
