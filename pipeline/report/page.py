@@ -1,0 +1,441 @@
+"""The report as one self-contained HTML page: inline CSS, no script, no fonts or files fetched.
+
+Layout is plain HTML and CSS grid (no SVG, no JavaScript) so the page prints, reads
+without a network and is checked by a browser test through ordinary element boxes.
+Every text from the trace is escaped; hover titles carry what a narrow box cuts off.
+"""
+
+from __future__ import annotations
+
+import statistics
+from html import escape
+from typing import Any
+
+from monologue.pipeline.report.reading import SessionTrace, TurnView
+from monologue.pipeline.report.timeline import Lane, Span, Timeline, build_timeline
+
+# The waterfall's stages: the `latency_ms` mark each one ends at (ms after the VAD closed
+# the turn), its name, and its colour. The turn-end wait comes before the VAD closed.
+STAGES: tuple[tuple[str, str, str], ...] = (
+    ("turn_end_wait", "turn-end wait", "#b8c2cc"),
+    ("asr_done", "ASR", "#4e79a7"),
+    ("monologue_done", "monologue", "#59a14f"),
+    ("llm_first_token", "LLM first token", "#f28e2b"),
+    ("first_audio", "first audio", "#e15759"),
+)
+
+ENDINGS = {"replaced": "replaced", "withdrawn": "withdrawn", "expired": "expired",
+           "removed": "removed", "holds": "still held at the end"}
+
+
+def render_page(session: SessionTrace) -> str:
+    timeline = build_timeline(session)
+    body = "\n".join((_header(session), _transcript(session), _timeline(session, timeline),
+                      _memories(session), _waterfall(session), _notes(session)))
+    title = f"Monologue session {session.session_id or session.path.parent.name}"
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{escape(title)}</title><style>{CSS}</style></head>\n<body>\n{body}\n</body></html>\n")
+
+
+def clock(secs: float | None) -> str:
+    """mm:ss.s on the session timeline (as transcript.txt writes it)."""
+    if secs is None:
+        return ""
+    minutes, seconds = divmod(max(secs, 0.0), 60)
+    return f"{int(minutes):02d}:{seconds:04.1f}"
+
+
+def _seconds(ms: float | None) -> str:
+    if ms is None:
+        return "—"
+    return f"{ms / 1000:.2f} s" if ms >= 1000 else f"{ms:.0f} ms"
+
+
+def _header(session: SessionTrace) -> str:
+    voice = [t.latency_ms["voice_to_voice"] for t in session.turns if "voice_to_voice" in t.latency_ms]
+    median = statistics.median(voice) if voice else None
+    cuts = sum(1 for t in session.turns if t.barge_in is not None)
+    updates = sum(1 for t in session.turns if t.update is not None)
+    recalled = sum(1 for t in session.turns if _recalled(t))
+    facts = [("session", session.session_id or "unknown"),
+             ("date", session.started_at.strftime("%Y-%m-%d %H:%M") if session.started_at else "unknown"),
+             ("turns", str(len(session.turns))),
+             ("median voice-to-voice", _seconds(median) + (f" over {len(voice)} turns" if voice else "")),
+             ("state updates", f"{updates} of {len(session.turns)} turns"),
+             ("barge-ins", str(cuts)),
+             ("turns with memories", str(recalled))]
+    if session.domain:
+        facts.insert(2, ("domain", session.domain))
+    cards = "".join(f"<div class=\"fact\"><span>{escape(k)}</span><b>{escape(v)}</b></div>" for k, v in facts)
+    warn = (f"<p class=\"warn\">{len(session.notes)} line(s) of the trace could not be shown in full: "
+            f"see <a href=\"#notes\">notes</a>.</p>") if session.notes else ""
+    return (f"<header><h1>Monologue session report</h1><p class=\"src\">{escape(str(session.path))}</p>"
+            f"<div class=\"facts\">{cards}</div>{warn}</header>")
+
+
+def _transcript(session: SessionTrace) -> str:
+    rows: list[str] = []
+    if session.opening:
+        rows.append(_line("agent", "00:00.0" if session.timed else "", session.opening, "opening", ""))
+    for turn in session.turns:
+        heard = turn.user_text or ("(not understood: " + turn.asr_error + ")" if turn.asr_error else "(nothing heard)")
+        meta = [f"turn {turn.number}"]
+        if turn.heard_confidence is not None and session.timed:
+            meta.append(f"heard with confidence {turn.heard_confidence:.2f}")
+        if turn.turn_class:
+            meta.append(turn.turn_class.replace("_", " "))
+        if turn.monologue_skipped:
+            meta.append(f"state not updated ({turn.monologue_skipped})")
+        elif turn.monologue_error:
+            meta.append(f"state update failed: {turn.monologue_error}")
+        elif turn.update is not None and turn.update.version is not None:
+            meta.append(f"state → v{turn.update.version}")
+        rows.append(_line("user", clock(turn.start_secs), escape(heard), " · ".join(meta), f"turn-{turn.number}"))
+        rows.append(_agent_line(turn))
+    if not session.turns:
+        rows.append("<p class=\"empty\">No turn could be read from this trace.</p>")
+    return f"<section id=\"transcript\"><h2>Transcript</h2><div class=\"transcript\">{''.join(rows)}</div></section>"
+
+
+def _agent_line(turn: TurnView) -> str:
+    at = clock(turn.reply_at_secs)
+    if at and turn.reply_at_estimated:
+        at = "≈" + at
+    meta = []
+    if turn.act:
+        meta.append(turn.act.replace("_", " "))
+    if turn.reply_source:
+        meta.append(f"worded by {turn.reply_source}")
+    if turn.state_version is not None:
+        meta.append(f"built on state v{turn.state_version}")
+    if turn.barge_in is not None:
+        cut = turn.barge_in
+        spoken = cut.spoken or turn.reply_text
+        text = (f"{escape(spoken)} <del class=\"unspoken\" title=\"generated but never spoken\">"
+                f"{escape(cut.unspoken)}</del>")
+        where = f" at {clock(cut.cut_at_secs)}" if cut.cut_at_secs is not None else ""
+        stop = f", audio stopped {cut.stop_ms:.0f} ms after the user began" if cut.stop_ms is not None else ""
+        meta.insert(0, f"<span class=\"cut\">✂ cut by the user{where}{stop}</span>")
+        return _line("agent", at, text, " · ".join(meta), "", raw_meta=True)
+    if turn.reply_error:
+        return _line("agent", at, f"<span class=\"err\">(no reply: {escape(turn.reply_error)})</span>",
+                     " · ".join(meta), "")
+    if not turn.reply_text:
+        return _line("agent", at, "<span class=\"quiet\">(no reply)</span>", " · ".join(meta), "")
+    return _line("agent", at, escape(turn.reply_text), " · ".join(meta), "")
+
+
+def _line(who: str, at: str, html_text: str, meta: str, anchor: str, raw_meta: bool = False) -> str:
+    anchor_attr = f" id=\"{anchor}\"" if anchor else ""
+    shown_meta = meta if raw_meta else escape(meta)
+    return (f"<div class=\"line {who}\"{anchor_attr}><time>{escape(at)}</time><span class=\"who\">{who}</span>"
+            f"<div class=\"said\">{html_text}<div class=\"meta\">{shown_meta}</div></div></div>")
+
+
+def _timeline(session: SessionTrace, timeline: Timeline) -> str:
+    if not timeline.lanes:
+        return ("<section id=\"timeline\"><h2>State timeline</h2><p class=\"empty\">No condition was set "
+                "in this session (or no turn carried working memory's state).</p></section>")
+    first, last = timeline.first_turn, timeline.last_turn
+    columns = last - first + 1
+    by_number = {t.number: t for t in session.turns}
+    cells = ["<div class=\"lane-name axis\">turn</div>"]
+    for number in range(first, last + 1):
+        turn = by_number.get(number)
+        kind, title = _column_kind(number, turn)
+        cells.append(f"<div class=\"tick {kind}\" style=\"grid-column:{number - first + 2}\" "
+                     f"title=\"{escape(title)}\">{number if number else 'start'}</div>")
+    for row, lane in enumerate(timeline.lanes, 2):
+        cells.append(f"<div class=\"lane-name\" style=\"grid-row:{row}\" title=\"{escape(lane.slot)}\">"
+                     f"{escape(lane.title)}</div>")
+        cells.extend(_span(span, lane, row, first, last) for span in lane.spans)
+    grid = (f"<div class=\"timeline\" style=\"grid-template-columns: 11rem repeat({columns}, minmax(2.2rem, 1fr))\">"
+            f"{''.join(cells)}</div>")
+    legend = ("<p class=\"legend\">Each bar is one value of a condition, from the turn that set it to the last "
+              "turn it held. Ends: <span class=\"end replaced\">→ replaced</span> "
+              "<span class=\"end withdrawn\">✕ withdrawn</span> <span class=\"end expired\">◷ expired</span> "
+              "<span class=\"end holds\">▸ still held</span>; ✓ confirmed, ? waiting to be confirmed. "
+              "Turn numbers: filled where working memory updated the state.</p>")
+    return (f"<section id=\"timeline\"><h2>State timeline</h2>{legend}{grid}"
+            f"{_changes_table(timeline)}</section>")
+
+
+def _column_kind(number: int, turn: TurnView | None) -> tuple[str, str]:
+    if turn is None:
+        return "none", "before the first turn" if number == 0 else f"turn {number}: not in the trace"
+    if turn.update is not None:
+        return "updated", f"turn {number}: {turn.user_text}"
+    if turn.monologue_error:
+        return "failed", f"turn {number} (state update failed): {turn.user_text}"
+    return "skipped", f"turn {number} ({turn.monologue_skipped or 'no update'}): {turn.user_text}"
+
+
+def _span(span: Span, lane: Lane, row: int, first: int, last: int) -> str:
+    start = span.start - first + 2
+    end = (span.end if span.end is not None else last + 1) - first + 2
+    width = max(end - start, 1)
+    marks = []
+    for mark in span.marks:
+        left = (mark.turn - span.start + 0.5) / width * 100
+        glyph = {"confirmed": "✓", "to_confirm": "?", "reaffirmed": "!"}[mark.kind]
+        marks.append(f"<i class=\"mark {mark.kind}\" style=\"left:{left:.1f}%\" "
+                     f"title=\"{mark.kind.replace('_', ' ')} at turn {mark.turn}\">{glyph}</i>")
+    words = f"“{escape(span.words or span.said)}”" if span.words or span.said else ""
+    if span.origin == "before":
+        words = "from before this session"
+    elif span.origin == "between":
+        words = f"after the reply: {words}"
+    return (f"<div class=\"span end-{span.ending}{' goal' if lane.slot == 'goal' else ''}\" "
+            f"style=\"grid-row:{row};grid-column:{start} / span {width}\" data-slot=\"{escape(span.slot)}\" "
+            f"data-start=\"{span.start}\" data-end=\"{'' if span.end is None else span.end}\" "
+            f"data-ending=\"{span.ending}\" title=\"{escape(_span_story(span))}\">"
+            f"<b>{escape(span.value)}</b> <span class=\"words\">{words}</span>{''.join(marks)}</div>")
+
+
+def _span_story(span: Span) -> str:
+    where = {"turn": f"at turn {span.start}", "before": "before this session's first turn (carried over "
+             "or from the user's profile)", "between": f"after the reply to turn {span.start}, between updates "
+             "(e.g. the agent's read-back the user said yes to)"}[span.origin]
+    story = [f"{span.label}: set {where}"]
+    if span.words:
+        story.append(f"from “{span.words}”")
+    if span.said and span.said != span.words:
+        story.append(f"(the user said: “{span.said}”)")
+    if span.end is not None:
+        story.append(f"; {ENDINGS[span.ending]} at turn {span.end}")
+        if span.ended_by:
+            story.append(f"by “{span.ended_by}”")
+    else:
+        story.append("; still held at the end")
+    for mark in span.marks:
+        story.append(f"; {mark.kind.replace('_', ' ')} at turn {mark.turn}")
+    return " ".join(story).replace(" ;", ";")
+
+
+def _changes_table(timeline: Timeline) -> str:
+    rows = []
+    spans = sorted((s for lane in timeline.lanes for s in lane.spans), key=lambda s: (s.start, s.slot))
+    for span in spans:
+        set_at = {"turn": str(span.start), "before": "before", "between": f"{span.start} (after reply)"}[span.origin]
+        ended = (f"{ENDINGS[span.ending]} at turn {span.end}" if span.end is not None else ENDINGS["holds"])
+        by = f"“{escape(span.ended_by)}”" if span.ended_by and span.end is not None else ""
+        rows.append(f"<tr class=\"end-{span.ending}\"><td>{set_at}</td><td>{escape(span.label)}</td>"
+                    f"<td>{('“' + escape(span.words) + '”') if span.words else ''}</td>"
+                    f"<td>{ended}</td><td>{by}</td></tr>")
+    return ("<details class=\"changes\" open><summary>Every condition, in the order it was set</summary>"
+            "<table><thead><tr><th>turn</th><th>condition</th><th>words that set it</th><th>ended</th>"
+            f"<th>ended by</th></tr></thead><tbody>{''.join(rows)}</tbody></table></details>")
+
+
+def _recalled(turn: TurnView) -> list[str]:
+    items = turn.memories.get("recalled")
+    return [str(i) for i in items] if isinstance(items, list) else []
+
+
+def _memories(session: SessionTrace) -> str:
+    rows, empty = [], []
+    for turn in session.turns:
+        recalled = _recalled(turn)
+        extra = _memory_extras(turn.memories)
+        if not recalled and not extra:
+            empty.append(str(turn.number))
+            continue
+        items = "".join(f"<li>{escape(text)}</li>" for text in recalled)
+        ms = turn.memories.get("ms")
+        timing = f"{ms:.0f} ms" if isinstance(ms, (int, float)) else ""
+        if turn.memories.get("timed_out"):
+            timing += " (timed out)"
+        rows.append(f"<div class=\"recall\"><div class=\"rturn\"><a href=\"#turn-{turn.number}\">turn {turn.number}"
+                    f"</a><span>{escape(timing)}</span></div><div><p class=\"asked\">{escape(turn.user_text)}</p>"
+                    f"<ul>{items}</ul>{extra}</div></div>")
+    if not rows:
+        body = ("<p class=\"empty\">Long-term memory recalled nothing in this session "
+                "(a first session, or one run without <code>--user</code>).</p>")
+    else:
+        body = "".join(rows)
+        if empty:
+            body += f"<p class=\"quiet\">Nothing recalled at turn(s) {', '.join(empty)}.</p>"
+    return f"<section id=\"memories\"><h2>Memories recalled</h2>{body}</section>"
+
+
+def _memory_extras(memories: dict[str, Any]) -> str:
+    parts = []
+    if memories.get("answer"):
+        parts.append(f"<p><b>answered from memory:</b> {escape(str(memories['answer']))}</p>")
+    conflict = memories.get("conflict")
+    if isinstance(conflict, dict):
+        parts.append(f"<p><b>conflicts with:</b> {escape(str(conflict.get('with', '')))} "
+                     f"({escape(str(conflict.get('kind', '')))})</p>")
+    travel = memories.get("time_travel")
+    if isinstance(travel, dict):
+        parts.append(f"<p><b>changed since:</b> {escape(str(travel.get('before', '')))} → "
+                     f"{escape(str(travel.get('after', '')))}</p>")
+    reflections = memories.get("reflections")
+    if isinstance(reflections, list) and reflections:
+        parts.append("<p><b>reflections:</b> " + "; ".join(escape(str(r)) for r in reflections) + "</p>")
+    return "".join(parts)
+
+
+def _waterfall(session: SessionTrace) -> str:
+    """One row per turn; 0 is where the user stopped speaking; each bar is one stage."""
+    ends = [_stage_ends(t) for t in session.turns]
+    scale = max([max(e.values(), default=0.0) for e in ends] + [1.0])
+    step = _tick_step(scale)
+    ticks = "".join(f"<span style=\"left:{x / scale * 100:.2f}%\">{_seconds(x) if x else '0'}</span>"
+                    for x in _frange(step, scale))
+    legend = "".join(f"<span><i style=\"background:{color}\"></i>{escape(name)}</span>" for _, name, color in STAGES)
+    rows = [f"<div class=\"wf-row axis\"><div class=\"wf-label\">from end of speech</div>"
+            f"<div class=\"wf-track ticks\">{ticks}</div><div class=\"wf-total\">voice-to-voice</div></div>"]
+    for turn, stage_ends in zip(session.turns, ends, strict=True):
+        rows.append(_waterfall_row(turn, stage_ends, scale))
+    note = ("<p class=\"legend\">Each stage is drawn from where the one before it ended to where it ended "
+            "(milliseconds after the user stopped speaking). A stage a turn never reached or did not measure "
+            "(typed turns have no ASR or audio; template replies call no LLM) is listed as “—”, not drawn.</p>")
+    return (f"<section id=\"latency\"><h2>Latency waterfall</h2><div class=\"wf-legend\">{legend}</div>{note}"
+            f"<div class=\"waterfall\" style=\"--tick:{step / scale * 100:.3f}%\">{''.join(rows)}</div></section>")
+
+
+def _stage_ends(turn: TurnView) -> dict[str, float]:
+    """Where each measured stage ended, in ms after the end of speech."""
+    wait = turn.latency_ms.get("turn_end_wait")
+    out: dict[str, float] = {}
+    if wait is not None:
+        out["turn_end_wait"] = wait
+    for name, _, _ in STAGES[1:]:
+        if name in turn.latency_ms:
+            out[name] = turn.latency_ms[name] + (wait or 0.0)
+    return out
+
+
+def _waterfall_row(turn: TurnView, ends: dict[str, float], scale: float) -> str:
+    bars, chips = [], []
+    previous = 0.0
+    for name, label, color in STAGES:
+        end = ends.get(name)
+        if end is None:
+            chips.append(f"<span class=\"missing\" title=\"not measured in this turn\">{escape(label)} —</span>")
+            continue
+        took = end - previous
+        if took < 0:   # finished while an earlier stage still ran: a tick, not a bar
+            bars.append(f"<i class=\"bar parallel\" data-stage=\"{name}\" style=\"left:{end / scale * 100:.2f}%;"
+                        f"background:{color}\" title=\"{escape(label)} done at {end:.0f} ms (in parallel)\"></i>")
+            chips.append(f"<span>{escape(label)} ∥ {_seconds(end)}</span>")
+            continue
+        bars.append(f"<i class=\"bar\" data-stage=\"{name}\" style=\"left:{previous / scale * 100:.2f}%;"
+                    f"width:{max(took / scale * 100, 0.15):.2f}%;background:{color}\" "
+                    f"title=\"{escape(label)}: {took:.0f} ms (done at {end:.0f} ms)\"></i>")
+        chips.append(f"<span><i style=\"background:{color}\"></i>{escape(label)} {_seconds(took)}</span>")
+        previous = end
+    v2v = turn.latency_ms.get("voice_to_voice")
+    if turn.barge_in is not None and turn.barge_in.stop_ms is not None:
+        chips.append(f"<span class=\"cut\">✂ stopped in {turn.barge_in.stop_ms:.0f} ms</span>")
+    return (f"<div class=\"wf-row\" data-turn=\"{turn.number}\"><div class=\"wf-label\">"
+            f"<a href=\"#turn-{turn.number}\">turn {turn.number}</a></div>"
+            f"<div class=\"wf-track\">{''.join(bars)}</div><div class=\"wf-total\">{_seconds(v2v)}</div>"
+            f"<div class=\"wf-chips\">{''.join(chips)}</div></div>")
+
+
+def _tick_step(scale: float) -> float:
+    for step in (50, 100, 250, 500, 1000, 2000, 5000, 10000, 30000, 60000):
+        if scale / step <= 8:
+            return float(step)
+    return scale / 8
+
+
+def _frange(step: float, stop: float) -> list[float]:
+    return [i * step for i in range(int(stop // step) + 1)]
+
+
+def _notes(session: SessionTrace) -> str:
+    if not session.notes:
+        return ""
+    items = "".join(f"<li>{escape(note)}</li>" for note in session.notes)
+    return f"<section id=\"notes\"><h2>Notes on the trace</h2><ul class=\"notes\">{items}</ul></section>"
+
+
+CSS = """
+:root { --ink:#1f2933; --muted:#6b7785; --line:#e3e8ee; --user:#eef4fb; --agent:#f6f3ee; --accent:#4e79a7; }
+* { box-sizing: border-box; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", "Noto Sans", "Noto Sans CJK SC", "PingFang SC", "WenQuanYi Micro Hei",
+       "Microsoft YaHei", sans-serif; color: var(--ink); margin: 0 auto; max-width: 1320px; padding: 24px 28px 48px;
+       -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+h1 { font-size: 22px; margin: 0 0 2px; } h2 { font-size: 17px; margin: 32px 0 10px; padding-bottom: 4px;
+       border-bottom: 2px solid var(--line); }
+.src { color: var(--muted); margin: 0 0 12px; font-size: 12px; word-break: break-all; }
+.facts { display: flex; flex-wrap: wrap; gap: 8px; }
+.fact { border: 1px solid var(--line); border-radius: 6px; padding: 6px 10px; min-width: 120px; }
+.fact span { display: block; font-size: 11px; color: var(--muted); text-transform: uppercase; letter-spacing: .03em; }
+.fact b { font-size: 15px; }
+.warn { background: #fff4e5; border-left: 3px solid #f28e2b; padding: 6px 10px; }
+.empty, .quiet { color: var(--muted); }
+.transcript { display: flex; flex-direction: column; gap: 4px; }
+.line { display: grid; grid-template-columns: 5.2rem 3.6rem 1fr; gap: 8px; padding: 6px 10px; border-radius: 6px;
+        break-inside: avoid; }
+.line.user { background: var(--user); margin-top: 6px; } .line.agent { background: var(--agent); }
+.line time { color: var(--muted); font-variant-numeric: tabular-nums; }
+.line .who { font-weight: 600; } .line.user .who { color: #2c5d8f; } .line.agent .who { color: #8a5a1f; }
+.meta { color: var(--muted); font-size: 12px; }
+del.unspoken { color: #a0a8b0; text-decoration: line-through; }
+.cut { color: #c0392b; font-weight: 600; } .err { color: #c0392b; }
+.legend { color: var(--muted); font-size: 12px; margin: 4px 0 10px; }
+.end { white-space: nowrap; margin-right: 6px; }
+.timeline { display: grid; gap: 3px 0; align-items: stretch; border: 1px solid var(--line); border-radius: 6px;
+            padding: 8px; overflow-x: auto; }
+.lane-name { grid-column: 1; font-size: 12px; font-weight: 600; padding: 5px 8px 5px 0; overflow: hidden;
+             text-overflow: ellipsis; white-space: nowrap; }
+.lane-name.axis, .tick { color: var(--muted); font-weight: 400; grid-row: 1; }
+.tick { text-align: center; font-size: 11px; border-bottom: 2px solid var(--line); padding-bottom: 2px; }
+.tick.updated { color: var(--ink); font-weight: 700; border-bottom-color: var(--accent); }
+.tick.failed { color: #c0392b; border-bottom-color: #c0392b; }
+.span { position: relative; min-height: 46px; margin: 0 2px; padding: 3px 16px 13px 6px; border-radius: 4px;
+        background: #dbe7f3; border-left: 3px solid var(--accent); font-size: 12px; line-height: 1.3;
+        overflow: hidden; white-space: nowrap; text-overflow: ellipsis; }
+.span.goal { background: #e4eedf; border-left-color: #59a14f; }
+.span .words { display: block; color: var(--muted); font-style: italic; overflow: hidden; text-overflow: ellipsis; }
+.span::after { position: absolute; right: 3px; top: 50%; transform: translateY(-50%); font-weight: 700; }
+.span.end-replaced::after { content: "→"; color: var(--accent); }
+.span.end-withdrawn { background: #f6dede; border-left-color: #c0392b; }
+.span.end-withdrawn::after { content: "✕"; color: #c0392b; }
+.span.end-expired { background: #eeeeee; border-left-color: #9aa3ab; }
+.span.end-expired::after { content: "◷"; }
+.span.end-removed::after { content: "∅"; color: var(--muted); }
+.span.end-holds::after { content: "▸"; color: var(--accent); }
+.end.replaced { color: var(--accent); } .end.withdrawn { color: #c0392b; } .end.expired { color: #6b7785; }
+.mark { position: absolute; bottom: 0; transform: translateX(-50%); font-style: normal; font-size: 11px;
+        font-weight: 700; line-height: 13px; }
+.mark.confirmed { color: #2e7d32; } .mark.to_confirm, .mark.reaffirmed { color: #b26a00; }
+details.changes { margin-top: 10px; } details.changes summary { cursor: pointer; color: var(--muted); }
+table { border-collapse: collapse; width: 100%; font-size: 12px; margin-top: 6px; }
+th, td { text-align: left; padding: 3px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { color: var(--muted); font-weight: 600; }
+tr.end-withdrawn td:nth-child(4) { color: #c0392b; } tr.end-expired td:nth-child(4) { color: #6b7785; }
+.recall { display: grid; grid-template-columns: 7rem 1fr; gap: 8px; padding: 6px 0; border-bottom: 1px solid var(--line);
+          break-inside: avoid; }
+.rturn span { display: block; color: var(--muted); font-size: 12px; }
+.recall .asked { margin: 0; color: var(--muted); font-style: italic; }
+.recall ul { margin: 4px 0; padding-left: 18px; } .recall p { margin: 2px 0; }
+.wf-legend { display: flex; gap: 14px; flex-wrap: wrap; font-size: 12px; }
+.wf-legend i, .wf-chips i { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px;
+                            vertical-align: -1px; }
+.waterfall { display: grid; grid-template-columns: 7rem 1fr 7rem; gap: 2px 10px; }
+.wf-row { display: contents; }
+.wf-label { font-size: 12px; padding-top: 3px; } .wf-total { font-weight: 600; font-variant-numeric: tabular-nums; }
+.wf-row.axis .wf-label, .wf-row.axis .wf-total { color: var(--muted); font-weight: 400; font-size: 11px; }
+.wf-track { position: relative; height: 20px; border-radius: 3px; background-color: #fafbfc;
+            background-image: linear-gradient(90deg, var(--line) 1px, transparent 1px);
+            background-size: var(--tick, 10%) 100%; }
+.wf-track.ticks { background: none; height: 16px; font-size: 11px; color: var(--muted); }
+.wf-track.ticks span { position: absolute; transform: translateX(-50%); }
+.wf-track .bar { position: absolute; top: 2px; bottom: 2px; border-radius: 2px; }
+.wf-track .bar.parallel { width: 3px; }
+.wf-chips { grid-column: 2 / 4; display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: 11px; color: var(--muted);
+            margin-bottom: 8px; }
+.wf-chips .missing { color: #b0b8c0; }
+.notes li { color: #8a5a1f; }
+@media print {
+  body { padding: 0; max-width: none; font-size: 11px; }
+  details.changes { display: block; } .timeline { overflow: visible; }
+  section { break-inside: auto; } h2 { break-after: avoid; }
+}
+"""
