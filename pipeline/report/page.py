@@ -24,6 +24,8 @@ STAGES: tuple[tuple[str, str, str], ...] = (
     ("first_audio", "first audio", "#e15759"),
 )
 
+MARK_GLYPHS = {"confirmed": "✓", "to_confirm": "?", "reaffirmed": "!"}
+
 ENDINGS = {"replaced": "replaced", "withdrawn": "withdrawn", "expired": "expired",
            "removed": "removed", "holds": "still held at the end"}
 
@@ -77,7 +79,9 @@ def _header(session: SessionTrace) -> str:
 def _transcript(session: SessionTrace) -> str:
     rows: list[str] = []
     if session.opening:
-        rows.append(_line("agent", "00:00.0" if session.timed else "", session.opening, "opening", ""))
+        rows.append(_line("agent", "00:00.0" if session.timed else "", escape(session.opening),
+                          "opening" + (" (its first 200 characters, as working memory kept it)"
+                                       if session.opening_cut else ""), ""))
     for turn in session.turns:
         heard = turn.user_text or ("(not understood: " + turn.asr_error + ")" if turn.asr_error else "(nothing heard)")
         meta = [f"turn {turn.number}"]
@@ -155,8 +159,9 @@ def _timeline(session: SessionTrace, timeline: Timeline) -> str:
     legend = ("<p class=\"legend\">Each bar is one value of a condition, from the turn that set it to the last "
               "turn it held. Ends: <span class=\"end replaced\">→ replaced</span> "
               "<span class=\"end withdrawn\">✕ withdrawn</span> <span class=\"end expired\">◷ expired</span> "
-              "<span class=\"end holds\">▸ still held</span>; ✓ confirmed, ? waiting to be confirmed. "
-              "Turn numbers: filled where working memory updated the state.</p>")
+              "<span class=\"end holds\">▸ still held</span>; ✓ confirmed, ? waiting to be confirmed, "
+              "! said again while it waited. Turn numbers: bold where working memory updated the state; "
+              "hover a bar or a turn number for the words.</p>")
     return (f"<section id=\"timeline\"><h2>State timeline</h2>{legend}{grid}"
             f"{_changes_table(timeline)}</section>")
 
@@ -176,11 +181,17 @@ def _span(span: Span, lane: Lane, row: int, first: int, last: int) -> str:
     end = (span.end if span.end is not None else last + 1) - first + 2
     width = max(end - start, 1)
     marks = []
+    by_turn: dict[int, list[str]] = {}
     for mark in span.marks:
-        left = (mark.turn - span.start + 0.5) / width * 100
-        glyph = {"confirmed": "✓", "to_confirm": "?", "reaffirmed": "!"}[mark.kind]
-        marks.append(f"<i class=\"mark {mark.kind}\" style=\"left:{left:.1f}%\" "
-                     f"title=\"{mark.kind.replace('_', ' ')} at turn {mark.turn}\">{glyph}</i>")
+        by_turn.setdefault(mark.turn, []).append(mark.kind)
+    for at, kinds in by_turn.items():
+        if "confirmed" in kinds and "reaffirmed" in kinds:
+            kinds.remove("reaffirmed")      # a confirmation is a reaffirmation: one mark says both
+        left = (at - span.start + 0.5) / width * 100
+        glyphs = "".join(MARK_GLYPHS[kind] for kind in kinds)
+        said = ", ".join(kind.replace("_", " ") for kind in kinds)
+        marks.append(f"<i class=\"mark {kinds[-1]}\" style=\"left:{left:.1f}%\" "
+                     f"title=\"{escape(said)} at turn {at}\">{glyphs}</i>")
     words = f"“{escape(span.words or span.said)}”" if span.words or span.said else ""
     if span.origin == "before":
         words = "from before this session"
@@ -283,7 +294,7 @@ def _waterfall(session: SessionTrace) -> str:
     scale = max([max(e.values(), default=0.0) for e in ends] + [1.0])
     step = _tick_step(scale)
     ticks = "".join(f"<span style=\"left:{x / scale * 100:.2f}%\">{_seconds(x) if x else '0'}</span>"
-                    for x in _frange(step, scale))
+                    for x in _frange(step, scale) if x <= scale * 0.94)   # the last label would run off
     legend = "".join(f"<span><i style=\"background:{color}\"></i>{escape(name)}</span>" for _, name, color in STAGES)
     rows = [f"<div class=\"wf-row axis\"><div class=\"wf-label\">from end of speech</div>"
             f"<div class=\"wf-track ticks\">{ticks}</div><div class=\"wf-total\">voice-to-voice</div></div>"]
@@ -298,7 +309,8 @@ def _waterfall(session: SessionTrace) -> str:
 
 def _stage_ends(turn: TurnView) -> dict[str, float]:
     """Where each measured stage ended, in ms after the end of speech."""
-    wait = turn.latency_ms.get("turn_end_wait")
+    # A typed turn has no silence to wait for: its 0 is "not applicable", not a measurement.
+    wait = turn.latency_ms.get("turn_end_wait") if turn.start_secs is not None else None
     out: dict[str, float] = {}
     if wait is not None:
         out["turn_end_wait"] = wait
@@ -382,8 +394,7 @@ del.unspoken { color: #a0a8b0; text-decoration: line-through; }
 .end { white-space: nowrap; margin-right: 6px; }
 .timeline { display: grid; gap: 3px 0; align-items: stretch; border: 1px solid var(--line); border-radius: 6px;
             padding: 8px; overflow-x: auto; }
-.lane-name { grid-column: 1; font-size: 12px; font-weight: 600; padding: 5px 8px 5px 0; overflow: hidden;
-             text-overflow: ellipsis; white-space: nowrap; }
+.lane-name { grid-column: 1; font-size: 12px; font-weight: 600; padding: 5px 8px 5px 0; overflow-wrap: anywhere; }
 .lane-name.axis, .tick { color: var(--muted); font-weight: 400; grid-row: 1; }
 .tick { text-align: center; font-size: 11px; border-bottom: 2px solid var(--line); padding-bottom: 2px; }
 .tick.updated { color: var(--ink); font-weight: 700; border-bottom-color: var(--accent); }

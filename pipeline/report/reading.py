@@ -17,6 +17,8 @@ from typing import Any
 
 # The trace version this reader was written against (processors/trace.py TRACE_VERSION).
 KNOWN_TRACE_VERSION = 1
+# Working memory keeps the agent's last action cut to this many characters (engine.py).
+STATE_ACTION_CHARS = 200
 
 
 @dataclass
@@ -80,6 +82,7 @@ class SessionTrace:
     domain: str = ""
     language: str = ""
     opening: str = ""                       # what the agent said before the first turn, if kept
+    opening_cut: bool = False               # only its first characters were kept (the state's note)
 
     @property
     def timed(self) -> bool:
@@ -96,6 +99,7 @@ def read_trace(path: Path) -> SessionTrace:
     except OSError as exc:
         return SessionTrace(path, [], [f"{path} could not be read: {exc.strerror or exc}"])
     newer = False
+    header: dict[str, Any] = {}
     for index, text in enumerate(raw.splitlines(), 1):
         if not text.strip():
             continue
@@ -110,6 +114,9 @@ def read_trace(path: Path) -> SessionTrace:
         version = data.get("v")
         if isinstance(version, int) and version > KNOWN_TRACE_VERSION:
             newer = True
+        if "turn" not in data and isinstance(data.get("session"), dict):
+            header = data["session"]
+            continue
         try:
             turns.append(_turn(index, data, notes))
         except (TypeError, ValueError, AttributeError, KeyError) as exc:
@@ -120,7 +127,28 @@ def read_trace(path: Path) -> SessionTrace:
                      "what this version understands is shown")
     session = SessionTrace(path, turns, notes)
     _describe_session(session)
+    _read_header(session, header)
     return session
+
+
+def _read_header(session: SessionTrace, header: dict[str, Any]) -> None:
+    """A session line, where the trace has one, overrides what the states suggest:
+    `{"v": 1, "session": {"id", "started_at" (ISO or epoch seconds), "opening", "domain", "language"}}`."""
+    if isinstance(header.get("id"), str) and header["id"]:
+        session.session_id = header["id"]
+    for name in ("domain", "language"):
+        if isinstance(header.get(name), str) and header[name]:
+            setattr(session, name, header[name])
+    if isinstance(header.get("opening"), str) and header["opening"]:
+        session.opening, session.opening_cut = header["opening"], False
+    started = header.get("started_at")
+    try:
+        if isinstance(started, str) and started:
+            session.started_at = dt.datetime.fromisoformat(started)
+        elif _number(started) is not None:
+            session.started_at = dt.datetime.fromtimestamp(float(started))
+    except (ValueError, OverflowError, OSError):
+        session.notes.append(f"the session line's started_at {started!r} is not a date; the file's date is shown")
 
 
 def _turn(line: int, data: dict[str, Any], notes: list[str]) -> TurnView:
@@ -197,6 +225,7 @@ def _describe_session(session: SessionTrace) -> None:
         before = turn.update.state_before
         if turn is session.turns[0] and before.get("turn") == 0:
             session.opening = _text(before.get("last_turn_action"))
+            session.opening_cut = len(session.opening) >= STATE_ACTION_CHARS
         break
     if session.started_at is None:
         try:
