@@ -142,11 +142,12 @@ def _read_header(session: SessionTrace, header: dict[str, Any]) -> None:
     if isinstance(header.get("opening"), str) and header["opening"]:
         session.opening, session.opening_cut = header["opening"], False
     started = header.get("started_at")
+    stamp = _number(started)
     try:
         if isinstance(started, str) and started:
             session.started_at = dt.datetime.fromisoformat(started)
-        elif _number(started) is not None:
-            session.started_at = dt.datetime.fromtimestamp(float(started))
+        elif stamp is not None:
+            session.started_at = dt.datetime.fromtimestamp(stamp)
     except (ValueError, OverflowError, OSError):
         session.notes.append(f"the session line's started_at {started!r} is not a date; the file's date is shown")
 
