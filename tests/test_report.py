@@ -255,3 +255,31 @@ def test_report_renders_lanes_and_waterfall_in_chromium(trace):
             assert page.locator("del.unspoken").is_visible()
         finally:
             browser.close()
+
+
+def _paths(obj: Any, prefix: tuple = ()) -> list[tuple]:
+    found: list[tuple] = []
+    items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, list) else []
+    for key, value in items:
+        found.append((*prefix, key))
+        found.extend(_paths(value, (*prefix, key)))
+    return found
+
+
+def test_no_field_of_any_shape_breaks_the_report(tmp_path):
+    """Any field of any line set to a value of another type (NaN included) still gives a page."""
+    import copy
+    import random
+
+    lines = _fixture_lines()
+    odd = [None, -1, float("nan"), float("inf"), "x", [], {}, True, [1, "a"], {"a": {"b": 1}}]
+    cases = [(index, path, value) for index, line in enumerate(lines) for path in _paths(line) for value in odd]
+    path = tmp_path / "trace.jsonl"
+    for index, field_path, value in random.Random(11).sample(cases, 400):
+        mutated = copy.deepcopy(lines)
+        target = mutated[index]
+        for key in field_path[:-1]:
+            target = target[key]
+        target[field_path[-1]] = value
+        path.write_text("\n".join(json.dumps(line) for line in mutated) + "\n")
+        assert "</html>" in write_report(path).read_text(encoding="utf-8"), (index, field_path, value)

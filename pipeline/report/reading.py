@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -172,8 +173,8 @@ def _turn(line: int, data: dict[str, Any], notes: list[str]) -> TurnView:
     turn.act = _text(decision.get("act")) if isinstance(decision, dict) else ""
     version = reply.get("state_version")
     turn.state_version = version if isinstance(version, int) else None
-    turn.latency_ms = {k: float(v) for k, v in _section(data, "latency_ms", line, notes).items()
-                       if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    latency = {k: _number(v) for k, v in _section(data, "latency_ms", line, notes).items()}
+    turn.latency_ms = {k: v for k, v in latency.items() if v is not None}
     turn.reply_at_secs = _number(tts.get("session_start_secs"))
     if turn.reply_at_secs is None and turn.end_secs is not None and "voice_to_voice" in turn.latency_ms:
         turn.reply_at_secs = turn.end_secs + turn.latency_ms["voice_to_voice"] / 1000
@@ -258,6 +259,7 @@ def _text(value: Any) -> str:
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    """A finite number, or None (JSON from Python may carry NaN and Infinity)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
     return float(value)
