@@ -173,6 +173,36 @@ def cmd_import_sgd(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- monologue report: a session's trace as one HTML page (E4) -------------------------------
+def cmd_report(args: argparse.Namespace) -> int:
+    from monologue.configs import ConfigError
+    from monologue.pipeline.report import find_traces, write_report
+
+    traces = find_traces(Path(args.trace))
+    if not traces:
+        raise ConfigError(f"no trace at {args.trace}: give a trace.jsonl, or the --out folder of a session "
+                          "(replay, demo, chat or talk write trace.jsonl there)")
+    if args.output and len(traces) > 1:
+        raise ConfigError(f"{args.trace} holds {len(traces)} sessions; -o names one page, so leave it out "
+                          "and each report is written beside its trace")
+    for trace in traces:
+        try:
+            page = write_report(trace, Path(args.output) if args.output else None)
+        except OSError as exc:
+            raise ConfigError(f"could not write the report for {trace}: {exc.strerror or exc}; "
+                              "choose another place with -o") from None
+        print(f"report: {page}")
+    return 0
+
+
+def _add_report_parser(sub: Any) -> None:
+    report = sub.add_parser("report", help="a session's trace as one self-contained HTML page")
+    report.add_argument("trace", help="a trace.jsonl, or the session folder (--out) that holds it")
+    report.add_argument("-o", "--output", help="the HTML file to write (default: report.html beside the trace)")
+    report.set_defaults(func=cmd_report)
+# --- end of monologue report ------------------------------------------------------------------
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="monologue", description="A real-time voice agent that does not forget.")
     parser.add_argument("-v", "--verbose", action="store_true", help="show pipecat's debug log")
@@ -271,6 +301,8 @@ def build_parser() -> argparse.ArgumentParser:
     import_sgd.add_argument("--service", required=True, help="the service to import, e.g. Restaurants_2")
     import_sgd.add_argument("--out", help="YAML file to write (default: print it)")
     import_sgd.set_defaults(func=cmd_import_sgd)
+
+    _add_report_parser(sub)
 
     models = sub.add_parser("models", help="list each model, its package, size and whether it loads")
     models.add_argument("--load", action="store_true", help="load each model (slower) instead of only finding it")
