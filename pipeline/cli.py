@@ -89,8 +89,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
     print(f"\n{len(spoken)} user turn(s) answered in {result.wall_secs:.1f} s for "
           f"{result.audio_secs:.1f} s of audio (×{result.realtime_factor:.2f} real time); "
           f"monologue triggered on {result.triggered_share:.0%} of turns")
+    cuts = [t for t in result.turns if t.barge_in is not None and t.barge_in.cut]
+    if cuts:
+        print(f"the user spoke over the agent {len(cuts)} time(s): turn(s) "
+              f"{', '.join(str(t.turn_id) for t in cuts)} cut where they were (see transcript.txt)")
     print(f"reply audio:  {out / 'reply.wav'}\nconversation: {out / 'conversation.wav'}\n"
-          f"trace:        {out / 'trace.jsonl'}\ntranscript:   {out / 'transcript.txt'}")
+          f"trace:        {out / 'trace.jsonl'}\ntranscript:   {out / 'transcript.txt'}\n"
+          f"report:       {out / 'report.html'}")
     return 0
 
 

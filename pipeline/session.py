@@ -38,6 +38,18 @@ from monologue.processors.playout import PlayoutClock
 SessionMode = Literal["speech", "text"]
 
 
+def _write_report(out_dir: Path) -> None:
+    """report.html beside the trace (E4): written after every session, in milliseconds."""
+    from loguru import logger
+
+    from monologue.pipeline.report import write_report
+
+    try:
+        write_report(out_dir / "trace.jsonl")
+    except OSError as exc:       # a full disk must not turn a finished session into a failure
+        logger.warning("could not write the session report in {}: {}", out_dir, exc)
+
+
 @dataclass
 class SessionSpec:
     """What a session runs on and where its record goes."""
@@ -150,6 +162,8 @@ async def run_session(spec: SessionSpec, source: FrameProcessor, sink: FrameProc
         await run_worker(worker, handle_sigint=spec.handle_sigint)
     finally:
         processors.trace.close()
+        if spec.out_dir is not None and spec.config.trace.enabled:
+            _write_report(spec.out_dir)
         if spec.long_term is not None:
             await spec.long_term.end_session(memory, session_id=session_id)
         session.wall_secs = time.perf_counter() - started
