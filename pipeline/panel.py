@@ -160,6 +160,7 @@ class PanelTap(FrameProcessor):
         self.memory: WorkingMemory | None = None     # set when the session starts
         self.last_heard = time.monotonic()           # the user's last speech (the room's idle clock)
         self.turns_heard = 0
+        self.speaking = False                        # the user started a turn the ASR has not closed yet
         self._outbox: asyncio.Queue[PanelMessage] = asyncio.Queue()
         self._pump: asyncio.Task | None = None
 
@@ -174,9 +175,11 @@ class PanelTap(FrameProcessor):
             return
         if isinstance(frame, SpeechStartedFrame):
             self.last_heard = time.monotonic()
+            self.speaking = True
             self.send(UserSpeaking(start_secs=frame.start_pts))
         elif isinstance(frame, UserTurnFrame):
             self.last_heard = time.monotonic()
+            self.speaking = False
             self.turns_heard += 1
             turn = frame.turn
             self.send(UserTranscript(turn=turn.turn_id, text=turn.text,

@@ -134,10 +134,10 @@ class Room:
 
     def mid_turn(self) -> str:
         """What the user was in the middle of, for the log when the room ends early."""
+        if self.tap.speaking:
+            return "while the user was speaking"
         if self.tap.turns_heard > self.turns_done:
             return f"while turn {self.tap.turns_heard} was being answered"
-        if self.tap.last_heard > self.started and self.tap.turns_heard == 0:
-            return "while the user was speaking"
         return ""
 
 
@@ -312,7 +312,9 @@ class RoomServer:
         while True:
             await asyncio.sleep(min(5.0, self.options.idle_secs / 4))
             quiet = time.monotonic() - max(room.tap.last_heard, room.started)
-            if quiet >= self.options.idle_secs and room.tap.turns_heard == room.turns_done:
+            busy = room.tap.speaking or room.tap.turns_heard > room.turns_done
+            # A turn stuck in a stage must not keep a room open forever: twice the limit closes it anyway.
+            if quiet >= self.options.idle_secs * (2 if busy else 1):
                 logger.info(f"{room.label}: no speech for {quiet:.0f} s (idle limit {self.options.idle_secs:.0f} s); "
                             "closing the room")
                 await self.end_room(room, f"no speech for {quiet:.0f} s")
