@@ -193,8 +193,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         transport_module(args.transport)   # a missing extra is reported before models load
     sock = bind(args.host, args.port) if args.transport == "webrtc" else None
     models = load_models(config)
-    if args.user or args.transport != "webrtc":
-        models.encoder()   # long-term memory's encoder, loaded once here rather than by the first room
+    models.encoder()   # long-term memory's encoder (every page sends a name): once, not raced for by rooms
     _print_models_loaded(models)
     server = RoomServer(config, models, options)
     if sock is None:
