@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from fastapi import Request   # at module level: FastAPI reads the endpoints' annotations by name
+from fastapi import Request  # at module level: FastAPI reads the endpoints' annotations by name
 from loguru import logger
 from pipecat.frames.frames import CancelWorkerFrame, EndWorkerFrame
 from pipecat.processors.frame_processor import FrameProcessor
@@ -259,30 +259,32 @@ class RoomServer:
         from pipecat.pipeline.pipeline import Pipeline
 
         room.source = source
-        long_term = await asyncio.to_thread(user_memory, self.config, self.models, room.user or None,
-                                            self.options.store_path)
-        spec = SessionSpec(self.config, self.models, room.out_dir, session_id=room.session_id,
-                           store=open_store(self.config, self.options.store_path), long_term=long_term,
-                           taps=(room.tap,))
-
-        def started(session: Session) -> None:
-            room.tap.memory = session.memory
-            room.tap.send(SessionStarted(session_id=room.session_id, user=room.user, opening=session.opening))
-            if session.memory is not None:
-                room.tap.send(StateUpdate.of(0, session.memory.state))
-
-        def turn_done(turn: Any, _memory: Any) -> None:
-            if turn.turn_id > 0:
-                room.turns_done += 1
-            room.tap.send(AgentReply.of(turn))
-
-        watchdog = asyncio.create_task(self._watch_idle(room), name=f"idle-{room.session_id}")
+        watchdog: asyncio.Task | None = None
         session: Session | None = None
         try:
+            long_term = await asyncio.to_thread(user_memory, self.config, self.models, room.user or None,
+                                                self.options.store_path)
+            spec = SessionSpec(self.config, self.models, room.out_dir, session_id=room.session_id,
+                               store=open_store(self.config, self.options.store_path), long_term=long_term,
+                               taps=(room.tap,))
+
+            def started(session: Session) -> None:
+                room.tap.memory = session.memory
+                room.tap.send(SessionStarted(session_id=room.session_id, user=room.user, opening=session.opening))
+                if session.memory is not None:
+                    room.tap.send(StateUpdate.of(0, session.memory.state))
+
+            def turn_done(turn: Any, _memory: Any) -> None:
+                if turn.turn_id > 0:
+                    room.turns_done += 1
+                room.tap.send(AgentReply.of(turn))
+
+            watchdog = asyncio.create_task(self._watch_idle(room), name=f"idle-{room.session_id}")
             session = await run_session(spec, source, Pipeline([FirstAudioMark(), output]),
                                         hooks=SessionHooks(on_start=started, on_turn=turn_done))
         finally:
-            watchdog.cancel()
+            if watchdog is not None:
+                watchdog.cancel()
             self.rooms.pop(room.session_id, None)
             self.finished.append(room)
             ended = room.ending or "its pipeline ended"

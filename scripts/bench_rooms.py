@@ -26,13 +26,11 @@ import asyncio
 import json
 import os
 import socket
-import statistics
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -189,8 +187,8 @@ async def main_async(args: argparse.Namespace) -> None:
     try:
         started = time.monotonic()
         await wait_healthy(url, server)
-        print(f"server up in {time.monotonic() - started:.0f} s (pid {server.pid}, RSS {proc_rss_mb(server.pid):.0f} MB)",
-              flush=True)
+        print(f"server up in {time.monotonic() - started:.0f} s (pid {server.pid}, "
+              f"RSS {proc_rss_mb(server.pid):.0f} MB)", flush=True)
         for rooms in (int(n) for n in args.rooms.split(",")):
             result = await run_round(url, server.pid, rooms, speech, out)
             results.append(result)

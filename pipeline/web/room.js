@@ -15,6 +15,7 @@
   let mic = null;
   let audioContext = null;
   let meterTimer = null;
+  let closing = "";        // why the server ended the room, kept for the status line
   let live = null;          // the user line being spoken (before its transcript is known)
   const agentLines = new Map();   // turn → its agent line
 
@@ -146,6 +147,7 @@
       }, "none");
     },
     room_closing(m) {
+      closing = m.reason;
       setStatus("Closing: " + m.reason, "idle");
     },
   };
@@ -196,6 +198,7 @@
     if (!name) { els.name.focus(); return; }
     els.connect.disabled = true;
     els.name.disabled = true;
+    closing = "";
     setStatus("Asking for the microphone…", "busy");
     try {
       mic = await navigator.mediaDevices.getUserMedia({
@@ -213,7 +216,10 @@
         const state = pc ? pc.connectionState : "closed";
         if (state === "connected") setStatus("Connected — speak", "live");
         else if (state === "failed") { setStatus("Connection failed", "error"); hangUp(); }
-        else if (state === "disconnected" || state === "closed") { setStatus("Disconnected", "idle"); hangUp(); }
+        else if (state === "disconnected" || state === "closed") {
+          setStatus(closing ? "Disconnected: " + closing : "Disconnected", "idle");
+          hangUp();
+        }
       };
       await pc.setLocalDescription(await pc.createOffer());
       setStatus("Connecting…", "busy");
