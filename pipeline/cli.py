@@ -208,6 +208,64 @@ def _add_report_parser(sub: Any) -> None:
 # --- end of monologue report ------------------------------------------------------------------
 
 
+# --- serve: live rooms (pipeline/serve.py) ---------------------------------------------
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from monologue.pipeline.builder import load_models
+    from monologue.pipeline.serve import RoomServer, ServeOptions, bind, serve
+
+    if not args.verbose:   # a server's log says when rooms open and end, and why
+        from loguru import logger
+
+        logger.add(sys.stderr, level="INFO", filter=lambda r: r["level"].no < 30 and r["name"] in (
+            "monologue.pipeline.serve", "monologue.pipeline.remote"))
+    config = _config(args)
+    options = ServeOptions(out_dir=Path(args.out), store_path=args.store, idle_secs=args.idle_timeout,
+                           max_rooms=args.max_rooms)
+    if args.transport != "webrtc":
+        from monologue.pipeline.remote import transport_module
+
+        transport_module(args.transport)   # a missing extra is reported before models load
+    sock = bind(args.host, args.port) if args.transport == "webrtc" else None
+    models = load_models(config)
+    models.encoder()   # long-term memory's encoder (every page sends a name): once, not raced for by rooms
+    _print_models_loaded(models)
+    server = RoomServer(config, models, options)
+    if sock is None:
+        from monologue.pipeline.remote import run_remote_room
+
+        room = asyncio.run(run_remote_room(server, args.transport, args.user or ""))
+        print(f"session {room.session_id}; record in {room.out_dir}")
+        return 0
+    print(f"Monologue rooms on http://{args.host}:{args.port}/ — open it in a browser; Ctrl-C stops "
+          f"(sessions are recorded in {args.out}/<session id>/)", flush=True)
+    serve(server, sock)
+    return 0
+
+
+def _add_serve(sub: Any) -> None:
+    serve = sub.add_parser("serve", help="live rooms: talk to the agent from a browser (WebRTC), "
+                                         "or join a Daily/LiveKit room")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=7860)
+    serve.add_argument("--out", default="out/serve", help="each session's trace and transcript go in OUT/<session id>/")
+    serve.add_argument("--transport", choices=("webrtc", "daily", "livekit"), default="webrtc",
+                       help="webrtc: serve the page and browser rooms; daily: join DAILY_ROOM_URL (DAILY_TOKEN or "
+                            "DAILY_API_KEY); livekit: join LIVEKIT_ROOM at LIVEKIT_URL (LIVEKIT_TOKEN or "
+                            "LIVEKIT_API_KEY + LIVEKIT_API_SECRET)")
+    serve.add_argument("--config", help="YAML file over configs/default.yaml")
+    serve.add_argument("--vad", choices=("silero", "webrtc"), help="voice activity detector")
+    serve.add_argument("--language", choices=("en", "zh"))
+    serve.add_argument("--llm", help="litellm model string, e.g. openai/gpt-4o-mini")
+    serve.add_argument("--store", help="SQLite file for session state and memories (default: store.path)")
+    serve.add_argument("--user", help="daily/livekit: remember this user across sessions (browser rooms "
+                                      "use the name typed on the page)")
+    serve.add_argument("--idle-timeout", type=float, default=600.0,
+                       help="close a room after this many seconds without speech (default 600)")
+    serve.add_argument("--max-rooms", type=int, default=16, help="rooms at once; more get HTTP 503 (default 16)")
+    serve.set_defaults(func=cmd_serve)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="monologue", description="A real-time voice agent that does not forget.")
     parser.add_argument("-v", "--verbose", action="store_true", help="show pipecat's debug log")
@@ -308,6 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
     import_sgd.set_defaults(func=cmd_import_sgd)
 
     _add_report_parser(sub)
+    _add_serve(sub)
 
     models = sub.add_parser("models", help="list each model, its package, size and whether it loads")
     models.add_argument("--load", action="store_true", help="load each model (slower) instead of only finding it")

@@ -1,0 +1,425 @@
+"""`monologue serve`: live rooms in a browser, each one a session with its own state panel.
+
+One process serves the page and any number of rooms. Models load once (`load_models`)
+and every room shares them; each browser connection is its own session, with its own
+working memory (in the configured SQLite store), its own record in `OUT/<session_id>/`
+(trace.jsonl, transcript.txt) and the long-term memory of the name the page sends. A
+room runs through `run_session`, the same processors as replay and talk:
+
+    browser mic ─WebRTC→ SmallWebRTC input (16 kHz mono) → VAD → ASR → … → monologue
+        → PanelTap → reply → TTS → playout → SmallWebRTC output (22,050 Hz) ─→ browser
+
+The transport gets no VAD analyser (ours is in the pipeline) and no RTVI processor.
+
+Panel messages are our own small typed messages (`panel.py`), not pipecat's RTVI, because:
+- the panel's content (goal, conditions, pending questions, operations with reasons, the
+  state version a reply was built on) has no RTVI message of its own: it would all travel
+  as opaque `server-message` payloads anyway;
+- RTVI's value is its client library, and the page is plain JS served offline (no CDN, no
+  bundle); speaking RTVI by hand would mean following its handshake (client-ready,
+  bot-ready) for nothing the page uses;
+- RTVI needs its processor and observer in the pipeline, watching frames Monologue does not
+  use (pipecat's LLM and transcription frames); our tap reads `TurnRecord`s directly.
+The messages go out as `OutputTransportMessageUrgentFrame`s, so the same panel works over
+Daily or LiveKit app messages.
+
+`--transport daily|livekit` points one session at a Daily or LiveKit room (`remote.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import socket
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from fastapi import Request  # at module level: FastAPI reads the endpoints' annotations by name
+from loguru import logger
+from pipecat.frames.frames import CancelWorkerFrame, EndWorkerFrame
+from pipecat.processors.frame_processor import FrameProcessor
+from pydantic import BaseModel, Field, ValidationError
+
+from monologue.configs import MonologueConfig
+from monologue.pipeline.builder import AgentModels, new_session_id, open_store, user_memory
+from monologue.pipeline.panel import AgentReply, PanelTap, RoomClosing, SessionStarted, StateUpdate
+from monologue.pipeline.session import Session, SessionHooks, SessionSpec, run_session
+
+WEB_DIR = Path(__file__).resolve().parent / "web"
+TransportKind = Literal["webrtc", "daily", "livekit"]
+
+CONNECT_TIMEOUT_SECS = 30.0     # the browser's ICE/DTLS handshake, after the answer was sent
+END_GRACE_SECS = 20.0           # a room asked to end finishes the reply in flight, or is cancelled
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    out_dir: Path = Path("out/serve")
+    store_path: str | None = None       # None: store.path from the config
+    idle_secs: float = 600.0            # a room with no speech for this long is closed
+    max_rooms: int = 16                 # more offers get HTTP 503: the machine has its limits
+
+
+class OfferRequest(BaseModel):
+    """The page's offer: pipecat's SmallWebRTC request, plus the user's name."""
+
+    sdp: str = Field(min_length=1)
+    type: Literal["offer"]
+    pc_id: str | None = None
+    restart_pc: bool | None = None
+    user: str = Field(default="", max_length=64)
+
+
+class IceCandidateIn(BaseModel):
+    candidate: str
+    sdp_mid: str
+    sdp_mline_index: int
+
+
+class PatchRequest(BaseModel):
+    """Trickle ICE: candidates the page found after it sent its offer."""
+
+    pc_id: str
+    candidates: list[IceCandidateIn]
+
+
+class RequestError(Exception):
+    """A request the server refuses, with the HTTP status and a message for the client."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def user_id(name: str) -> str:
+    """The page's name as a user id: trimmed, inner spaces collapsed; '' keeps nothing."""
+    return re.sub(r"\s+", " ", name).strip()
+
+
+def check_offer_sdp(sdp: str) -> None:
+    """Refuse an SDP that cannot start a room before a peer connection is made for it."""
+    from aiortc.sdp import SessionDescription
+
+    try:
+        parsed = SessionDescription.parse(sdp)
+    except Exception as exc:
+        raise RequestError(400, f"the SDP offer could not be read ({type(exc).__name__}: {exc}); "
+                                "send the offer from RTCPeerConnection.createOffer()") from None
+    if not any(media.kind == "audio" for media in parsed.media):
+        raise RequestError(400, "the SDP offer has no audio: add the microphone track before creating the offer")
+
+
+@dataclass
+class Room:
+    """One live session: who is in it, where its record goes, and how it ends."""
+
+    session_id: str
+    user: str
+    out_dir: Path
+    tap: PanelTap = field(default_factory=PanelTap)
+    source: FrameProcessor | None = None
+    task: asyncio.Task | None = None
+    started: float = field(default_factory=time.monotonic)
+    ending: str = ""                   # why the room was asked to end ('' while it runs)
+    turns_done: int = 0
+
+    @property
+    def label(self) -> str:
+        return f"room {self.session_id}" + (f" ({self.user})" if self.user else "")
+
+    def mid_turn(self) -> str:
+        """What the user was in the middle of, for the log when the room ends early."""
+        if self.tap.speaking:
+            return "while the user was speaking"
+        if self.tap.turns_heard > self.turns_done:
+            return f"while turn {self.tap.turns_heard} was being answered"
+        return ""
+
+
+def webrtc_params(config: MonologueConfig, models: AgentModels) -> Any:
+    """16 kHz mono in (what our VAD needs); out at the voice's own rate, so pipecat does not
+    resample it (aiortc's Opus encoder takes it to 48 kHz). No VAD analyser: ours is in the pipeline."""
+    from pipecat.transports.base_transport import TransportParams
+
+    return TransportParams(audio_in_enabled=True, audio_in_sample_rate=config.audio.sample_rate,
+                           audio_in_channels=1, audio_out_enabled=True,
+                           audio_out_sample_rate=models.tts.sample_rate if models.tts is not None else None,
+                           audio_out_channels=1)
+
+
+class RoomServer:
+    """The rooms of one process: opens one per offer, ends them, and reports each."""
+
+    def __init__(self, config: MonologueConfig, models: AgentModels, options: ServeOptions | None = None) -> None:
+        from pipecat.transports.smallwebrtc.request_handler import SmallWebRTCRequestHandler
+
+        self.config = config
+        self.models = models
+        self.options = options or ServeOptions()
+        self.rooms: dict[str, Room] = {}
+        self.finished: list[Room] = []         # ended rooms, newest last (tests and health read it)
+        self._handler = SmallWebRTCRequestHandler()
+        self._started = time.monotonic()
+
+    # --- requests -------------------------------------------------------------------------
+
+    async def offer(self, body: Any) -> dict[str, str]:
+        """A page's offer → the answer; a new room starts for a new peer connection."""
+        from fastapi import HTTPException
+        from pipecat.transports.smallwebrtc.request_handler import SmallWebRTCRequest
+
+        try:
+            request = OfferRequest.model_validate(body)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors())
+            raise RequestError(400, f"bad offer ({problems}); send JSON {{sdp, type: 'offer', user}}") from None
+        check_offer_sdp(request.sdp)
+        if not request.pc_id and len(self.rooms) >= self.options.max_rooms:
+            raise RequestError(503, f"the server is full ({self.options.max_rooms} rooms); try again later")
+        name = user_id(request.user)
+
+        async def start_room(connection: Any) -> None:
+            self._open_room(connection, name)
+
+        try:
+            answer = await self._handler.handle_web_request(
+                SmallWebRTCRequest(sdp=request.sdp, type=request.type, pc_id=request.pc_id,
+                                   restart_pc=request.restart_pc), start_room)
+        except HTTPException as exc:
+            raise RequestError(exc.status_code, str(exc.detail)) from None
+        except Exception as exc:
+            raise RequestError(400, f"the offer was refused ({type(exc).__name__}: {exc})") from None
+        if answer is None:
+            raise RequestError(500, "no SDP answer was produced for the offer")
+        return answer
+
+    async def patch(self, body: Any) -> dict[str, str]:
+        from fastapi import HTTPException
+        from pipecat.transports.smallwebrtc.request_handler import IceCandidate, SmallWebRTCPatchRequest
+
+        try:
+            request = PatchRequest.model_validate(body)
+        except ValidationError as exc:
+            raise RequestError(400, f"bad ICE candidates: {exc.errors()[0]['msg']}") from None
+        try:
+            await self._handler.handle_patch_request(SmallWebRTCPatchRequest(
+                pc_id=request.pc_id, candidates=[IceCandidate(c.candidate, c.sdp_mid, c.sdp_mline_index)
+                                                 for c in request.candidates]))
+        except HTTPException as exc:
+            raise RequestError(exc.status_code, f"{exc.detail}: {request.pc_id}") from None
+        except Exception as exc:
+            raise RequestError(400, f"bad ICE candidate ({type(exc).__name__}: {exc})") from None
+        return {"status": "success"}
+
+    def health(self) -> dict[str, Any]:
+        return {"status": "ok", "rooms": len(self.rooms), "max_rooms": self.options.max_rooms,
+                "rooms_finished": len(self.finished), "uptime_secs": round(time.monotonic() - self._started, 1),
+                "models_load_secs": self.models.load_secs, "language": self.config.language}
+
+    # --- rooms ----------------------------------------------------------------------------
+
+    def _open_room(self, connection: Any, user: str) -> None:
+        session_id = new_session_id()
+        room = Room(session_id, user, self.options.out_dir / session_id)
+        self.rooms[session_id] = room
+        room.task = asyncio.create_task(self._run_webrtc_room(room, connection), name=f"room-{session_id}")
+        logger.info(f"{room.label}: offer accepted (peer {connection.pc_id})")
+
+    async def _run_webrtc_room(self, room: Room, connection: Any) -> None:
+        from pipecat.transports.smallwebrtc.transport import SmallWebRTCTransport
+
+        try:
+            if not await _connected(connection, CONNECT_TIMEOUT_SECS):
+                logger.warning(f"{room.label}: the browser never connected within {CONNECT_TIMEOUT_SECS:.0f} s "
+                               "(ICE/DTLS failed: a firewall, or the page was closed); room dropped")
+                await connection.disconnect()
+                return
+            transport = SmallWebRTCTransport(connection, webrtc_params(self.config, self.models))
+
+            @transport.event_handler("on_client_disconnected")
+            async def left(_transport: Any, _client: Any) -> None:
+                where = room.mid_turn()
+                logger.info(f"{room.label}: the client disconnected{' ' + where if where else ''}; ending the room")
+                await self.end_room(room, "the client disconnected")
+
+            await self.run_room(room, transport.input(), transport.output())
+        except Exception as exc:
+            logger.opt(exception=exc).error(f"{room.label}: failed: {type(exc).__name__}: {exc}")
+        finally:
+            with contextlib.suppress(Exception):
+                await connection.disconnect()
+
+    async def run_room(self, room: Room, source: FrameProcessor, output: FrameProcessor) -> Session | None:
+        """One session from `source` to `output` (any transport's input and output), until it ends."""
+
+        room.source = source
+        watchdog: asyncio.Task | None = None
+        session: Session | None = None
+        try:
+            long_term = await asyncio.to_thread(user_memory, self.config, self.models, room.user or None,
+                                                self.options.store_path)
+            spec = SessionSpec(self.config, self.models, room.out_dir, session_id=room.session_id,
+                               store=open_store(self.config, self.options.store_path), long_term=long_term,
+                               taps=(room.tap,))
+
+            def started(session: Session) -> None:
+                room.tap.memory = session.memory
+                room.tap.send(SessionStarted(session_id=room.session_id, user=room.user, opening=session.opening))
+                if session.memory is not None:
+                    room.tap.send(StateUpdate.of(0, session.memory.state))
+
+            def turn_done(turn: Any, _memory: Any) -> None:
+                if turn.turn_id > 0:
+                    room.turns_done += 1
+                room.tap.send(AgentReply.of(turn))
+
+            watchdog = asyncio.create_task(self._watch_idle(room), name=f"idle-{room.session_id}")
+            session = await run_session(spec, source, output,
+                                        hooks=SessionHooks(on_start=started, on_turn=turn_done))
+        finally:
+            if watchdog is not None:
+                watchdog.cancel()
+            self.rooms.pop(room.session_id, None)
+            self.finished.append(room)
+            ended = room.ending or "its pipeline ended"
+            logger.info(f"{room.label}: ended ({ended}) after {time.monotonic() - room.started:.0f} s, "
+                        f"{room.turns_done} turn(s) answered; record in {room.out_dir}")
+        return session
+
+    async def end_room(self, room: Room, reason: str) -> None:
+        """Ask the room to end: the reply in flight finishes, then the session closes; a room
+        that does not end within END_GRACE_SECS is cancelled."""
+        if room.ending or room.source is None:
+            return
+        room.ending = reason
+        room.tap.send(RoomClosing(reason=reason))
+        await room.source.push_frame(EndWorkerFrame(reason=reason))
+        asyncio.get_running_loop().call_later(END_GRACE_SECS, self._force_end, room)
+
+    def _force_end(self, room: Room) -> None:
+        if room.task is None or room.task.done() or room.source is None:
+            return
+        logger.warning(f"{room.label}: did not end within {END_GRACE_SECS:.0f} s of '{room.ending}'; cancelling it")
+        asyncio.ensure_future(room.source.push_frame(CancelWorkerFrame(reason=room.ending)))
+        asyncio.get_running_loop().call_later(END_GRACE_SECS, lambda: room.task is not None and room.task.cancel())
+
+    async def _watch_idle(self, room: Room) -> None:
+        while True:
+            await asyncio.sleep(min(5.0, self.options.idle_secs / 4))
+            quiet = time.monotonic() - max(room.tap.last_heard, room.started)
+            busy = room.tap.speaking or room.tap.turns_heard > room.turns_done
+            # A turn stuck in a stage must not keep a room open forever: twice the limit closes it anyway.
+            if quiet >= self.options.idle_secs * (2 if busy else 1):
+                logger.info(f"{room.label}: no speech for {quiet:.0f} s (idle limit {self.options.idle_secs:.0f} s); "
+                            "closing the room")
+                await self.end_room(room, f"no speech for {quiet:.0f} s")
+                return
+
+    async def close(self) -> None:
+        """End every room (the server is stopping) and close the peer connections."""
+        for room in list(self.rooms.values()):
+            await self.end_room(room, "the server is stopping")
+        tasks = [r.task for r in self.rooms.values() if r.task is not None]
+        if tasks:
+            _done, pending = await asyncio.wait(tasks, timeout=END_GRACE_SECS)
+            for task in pending:
+                task.cancel()
+        await self._handler.close()
+
+
+async def _connected(connection: Any, timeout: float) -> bool:
+    """Wait for the peer connection to connect, so the opening line is not spoken into nothing."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = connection.pc.connectionState
+        if state == "connected":
+            return True
+        if state in ("failed", "closed"):
+            return False
+        await asyncio.sleep(0.05)
+    return False
+
+
+# --- the web app -------------------------------------------------------------------------
+
+STATIC_FILES = {"room.js": "text/javascript", "room.css": "text/css"}
+
+
+def make_app(server: RoomServer) -> Any:
+    """The FastAPI app: the page, its two assets, health, and the WebRTC offer endpoints."""
+    from fastapi import FastAPI
+    from fastapi.responses import FileResponse, JSONResponse
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        await server.close()
+
+    app = FastAPI(title="Monologue rooms", lifespan=lifespan, docs_url=None, redoc_url=None)
+    no_cache = {"Cache-Control": "no-cache"}
+
+    @app.get("/")
+    async def page() -> FileResponse:
+        return FileResponse(WEB_DIR / "index.html", media_type="text/html", headers=no_cache)
+
+    @app.get("/static/{name}")
+    async def asset(name: str) -> Any:
+        if name not in STATIC_FILES:
+            return JSONResponse({"error": f"no such file: {name}"}, status_code=404)
+        return FileResponse(WEB_DIR / name, media_type=STATIC_FILES[name], headers=no_cache)
+
+    @app.get("/api/health")
+    async def health() -> dict[str, Any]:
+        return server.health()
+
+    async def answer(call: Any, request: Request) -> JSONResponse:
+        try:
+            body = await request.json()
+        except ValueError:
+            return JSONResponse({"error": "the body is not JSON; send {sdp, type, user}"}, status_code=400)
+        try:
+            return JSONResponse(await call(body))
+        except RequestError as exc:
+            logger.warning(f"{request.method} {request.url.path} refused ({exc.status}): {exc.message}")
+            return JSONResponse({"error": exc.message}, status_code=exc.status)
+
+    @app.post("/api/offer")
+    async def offer(request: Request) -> JSONResponse:
+        return await answer(server.offer, request)
+
+    @app.patch("/api/offer")
+    async def ice_candidates(request: Request) -> JSONResponse:
+        return await answer(server.patch, request)
+
+    return app
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket, bound here so a taken port is a one-line error, not uvicorn's exit."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        from monologue.configs import ConfigError
+
+        raise ConfigError(f"cannot listen on {host}:{port} ({exc.strerror}); pick another with --port "
+                          "or --host") from None
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def serve(server: RoomServer, sock: socket.socket) -> None:
+    """Serve rooms on `sock` until Ctrl-C."""
+    import uvicorn
+
+    config = uvicorn.Config(make_app(server), log_level="warning", lifespan="on")
+    uvicorn.Server(config).run(sockets=[sock])
