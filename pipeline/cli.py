@@ -109,10 +109,17 @@ def cmd_talk(args: argparse.Namespace) -> int:
             print(list_devices())
             return 0
         config = _config(args)
-        return asyncio.run(run_talk(config, Path(args.out), input_device=args.input, output_device=args.output,
-                                    session_id=args.session, store=_store(args, config),
-                                    user_id=args.user, store_path=args.store, at=_at(args),
-                                    situation=_situation(args), barge_in=args.barge_in))
+        rc = asyncio.run(run_talk(config, Path(args.out), input_device=args.input, output_device=args.output,
+                                  session_id=args.session, store=_store(args, config),
+                                  user_id=args.user, store_path=args.store, at=_at(args),
+                                  situation=_situation(args), barge_in=args.barge_in))
+        if rc == 130:
+            # Stopped while a model was still loading on its thread: native loaders cannot be
+            # interrupted, and letting the interpreter finalise under them aborts the process.
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(130)
+        return rc
     except DeviceError as exc:
         print(f"monologue: {exc}", file=sys.stderr)
         return 2

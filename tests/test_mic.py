@@ -9,6 +9,7 @@ import json
 import sys
 import threading
 import time
+from typing import Any
 
 import numpy as np
 import pytest
@@ -99,7 +100,7 @@ class FakeOutputStream:
         self.closed = True
 
 
-DEVICES = [
+DEVICES: list[dict[str, Any]] = [
     {"index": 0, "name": "Fake USB Mic", "max_input_channels": 1, "max_output_channels": 0,
      "default_samplerate": float(DEVICE_RATE)},
     {"index": 1, "name": "Fake Speaker", "max_input_channels": 0, "max_output_channels": 2,
@@ -108,7 +109,7 @@ DEVICES = [
 
 
 class FakeSoundDevice:
-    def __init__(self, audio: np.ndarray, devices: list[dict] | None = None, input_kwargs: dict | None = None,
+    def __init__(self, audio: np.ndarray, devices: list[dict[str, Any]] | None = None, input_kwargs: dict | None = None,
                  output_kwargs: dict | None = None) -> None:
         self._audio = audio
         self.devices = DEVICES if devices is None else devices
