@@ -9,8 +9,9 @@ half-duplex: while the agent speaks the microphone hears zeros (they keep the VA
 timeline), and the agent never answers itself through the speaker. With `barge_in` the
 microphone stays open and the user's speech interrupts the agent: use headphones.
 
-The speaker is driven by PortAudio's callback from a buffer, never by blocking writes, so
-a stop at any moment (Ctrl-C, a device failure) cannot catch a write half-way.
+The speaker is fed by a writer thread in 50 ms blocking writes (PortAudio then keeps the
+device fed from C while Python is busy; a callback stream starved under ASR/TTS load), and
+a stop waits for that thread before closing the stream, so no write is cut half-way.
 """
 
 from __future__ import annotations
