@@ -105,16 +105,29 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_talk(args: argparse.Namespace) -> int:
-    from monologue.pipeline.mic import list_devices, run_talk
+    """Exit status: 0 stopped by the user; 1 a device failed mid-session; 2 PortAudio or a
+    device unusable (nothing loaded); 130 Ctrl-C while the models were loading."""
+    from monologue.pipeline.mic import DeviceError, list_devices, run_talk
 
-    if args.list_devices:
-        print(list_devices())
-        return 0
-    config = _config(args)
-    return asyncio.run(run_talk(config, Path(args.out), input_device=args.input, output_device=args.output,
-                                session_id=args.session, store=_store(args, config),
-                                user_id=args.user, store_path=args.store, at=_at(args),
-                                situation=_situation(args)))
+    try:
+        if args.list_devices:
+            print(list_devices())
+            return 0
+        config = _config(args)
+        rc = asyncio.run(run_talk(config, Path(args.out), input_device=args.input, output_device=args.output,
+                                  session_id=args.session, store=_store(args, config),
+                                  user_id=args.user, store_path=args.store, at=_at(args),
+                                  situation=_situation(args), barge_in=args.barge_in))
+        if rc == 130:
+            # Stopped while a model was still loading on its thread: native loaders cannot be
+            # interrupted, and letting the interpreter finalise under them aborts the process.
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(130)
+        return rc
+    except DeviceError as exc:
+        print(f"monologue: {exc}", file=sys.stderr)
+        return 2
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
@@ -296,10 +309,17 @@ def build_parser() -> argparse.ArgumentParser:
     common(demo)
     demo.set_defaults(func=cmd_demo)
 
-    talk = sub.add_parser("talk", help="talk through the microphone and speaker")
-    talk.add_argument("--list-devices", action="store_true")
-    talk.add_argument("--input", help="input device index or name")
-    talk.add_argument("--output", help="output device index or name")
+    talk = sub.add_parser("talk", help="talk through the microphone and speaker",
+                          description="Talk to the agent through the microphone and speaker. Ctrl-C stops "
+                                      "(twice: at once). OUT gets trace.jsonl, transcript.txt, reply.wav "
+                                      "(the agent as played) and heard.wav (the microphone as the agent heard it).")
+    talk.add_argument("--list-devices", action="store_true", help="list audio devices and exit")
+    talk.add_argument("--input", help="input device: index or part of its name (default: the system's)")
+    talk.add_argument("--output", help="output device: index or part of its name (default: the system's)")
+    talk.add_argument("--barge-in", action="store_true",
+                      help="keep the microphone open while the agent speaks, so your voice interrupts it; "
+                           "use headphones (no echo cancelling). Default: half-duplex, the microphone is "
+                           "muted while the agent speaks")
     common(talk)
     talk.set_defaults(func=cmd_talk)
 
