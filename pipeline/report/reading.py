@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 # The trace version this reader was written against (processors/trace.py TRACE_VERSION).
-KNOWN_TRACE_VERSION = 1
+KNOWN_TRACE_VERSION = 2   # 2 added the barge_in section, which the page reads
 # Working memory keeps the agent's last action cut to this many characters (engine.py).
 STATE_ACTION_CHARS = 200
 
@@ -180,7 +180,7 @@ def _turn(line: int, data: dict[str, Any], notes: list[str]) -> TurnView:
         turn.reply_at_secs = turn.end_secs + turn.latency_ms["voice_to_voice"] / 1000
         turn.reply_at_estimated = True
     barge = data.get("barge_in")
-    if isinstance(barge, dict) and barge:
+    if isinstance(barge, dict) and barge.get("cut"):     # a backchannel record is not a cut
         turn.barge_in = BargeIn(_number(barge.get("cut_at_secs")), _text(barge.get("spoken")),
                                 _text(barge.get("unspoken")), _number(barge.get("stop_ms")))
     turn.memories = _section(data, "memories", line, notes)
