@@ -146,8 +146,9 @@ class BargeInOptions(Options):
 
     enabled: bool = True               # replay and rooms; `talk` also needs --barge-in (no echo cancelling)
     # Said while the agent speaks, these do not interrupt it: it pauses, then goes on.
-    backchannels_en: tuple[str, ...] = ("mm", "mhm", "mm-hm", "mm hmm", "uh-huh", "uh huh", "hmm", "okay", "ok",
-                                        "yeah", "yes", "right", "sure", "i see", "got it", "alright", "yep")
+    backchannels_en: tuple[str, ...] = ("mm", "mmm", "mhm", "mhmm", "mm-hm", "mm-hmm", "mm hmm", "uh-huh", "uh huh",
+                                        "hmm", "ah", "oh", "okay", "ok", "yeah", "yes", "right", "sure", "i see",
+                                        "got it", "alright", "yep")
     backchannels_zh: tuple[str, ...] = ("嗯", "嗯嗯", "对", "对对", "对对对", "好", "好的", "是", "是的", "哦", "噢",
                                         "明白", "行")
     max_backchannel_secs: float = 1.2  # longer speech interrupts whatever it says

@@ -3,10 +3,13 @@
     python scripts/bench_rooms.py [--rooms 1,2,4,8] [--wording policy|model] [--mock-llm]
 
 One server is started as a subprocess (models load once) and kept for every N. For each
-N, N aiortc peers (`monologue.pipeline.room_client`) join at once, each replaying the demo
-session (assets/demo_session/demo.flac, five user turns, ~42 s) in real time as its
-microphone, and stay until their last reply was answered or 30 s after their audio
-ended. Reported per N, from the rooms' own trace.jsonl files and the server's /proc:
+N, N aiortc peers (`monologue.pipeline.room_client`) join at once, each replaying a session
+in real time as its microphone, and stay until their last reply was answered or 30 s after
+their audio ended. The default session (`--session barge_in`,
+assets/barge_in_session/barge_in.flac, ~46 s) has five user turns: the user speaks over the
+agent's offer once (a cut) and says "okay" over the next one (a backchannel, not answered),
+so four turns get a reply; `--session demo` replays the demo, whose user always waits.
+Reported per N, from the rooms' own trace.jsonl files and the server's /proc:
 
     voice-to-voice p50/p95   `latency_ms.voice_to_voice` of every answered turn
     barge-in stop p95        `barge_in.stop_ms` where the trace has it ("n/a" otherwise)
@@ -35,8 +38,9 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-DEMO = ROOT / "assets" / "demo_session" / "demo.flac"
-DEMO_TURNS = 5
+# name → (recording, user turns, turns that get a reply)
+SESSIONS = {"barge_in": (ROOT / "assets" / "barge_in_session" / "barge_in.flac", 5, 4),
+            "demo": (ROOT / "assets" / "demo_session" / "demo.flac", 5, 5)}
 LINGER_SECS = 30.0
 
 
@@ -106,7 +110,8 @@ async def wait_healthy(url: str, server: subprocess.Popen[bytes], timeout: float
     raise SystemExit(f"the server did not answer within {timeout:.0f} s")
 
 
-async def run_round(url: str, pid: int, rooms: int, speech: np.ndarray, out: Path) -> RoundResult:
+async def run_round(url: str, pid: int, rooms: int, speech: np.ndarray, out: Path, turns: int,
+                    replied: int) -> RoundResult:
     from monologue.pipeline.room_client import PcmTrack, RoomClient
 
     clients = [RoomClient(url, f"bench{rooms}-{i}", PcmTrack(speech)) for i in range(rooms)]
@@ -122,7 +127,7 @@ async def run_round(url: str, pid: int, rooms: int, speech: np.ndarray, out: Pat
     while time.monotonic() < deadline:
         rss_peak = max(rss_peak, proc_rss_mb(pid))
         done = all(c.track.script_done.is_set() for c in clients)
-        if done and all(replies(c) >= DEMO_TURNS for c in clients):
+        if done and all(replies(c) >= turns for c in clients):
             break
         if done and time.monotonic() > wall_start + audio_secs + LINGER_SECS:
             break
@@ -149,7 +154,7 @@ async def run_round(url: str, pid: int, rooms: int, speech: np.ndarray, out: Pat
             stop = (line.get("barge_in") or {}).get("stop_ms")
             if stop is not None:
                 stops.append(float(stop))
-    return RoundResult(rooms, v2v, stops, 100 * cpu / wall, rss_peak, answered, DEMO_TURNS * rooms, wall)
+    return RoundResult(rooms, v2v, stops, 100 * cpu / wall, rss_peak, answered, replied * rooms, wall)
 
 
 def fmt(value: float | None) -> str:
@@ -179,7 +184,8 @@ async def main_async(args: argparse.Namespace) -> None:
 
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    speech = load_session(DEMO, sample_rate=16000).samples
+    recording, turns, replied = SESSIONS[args.session]
+    speech = load_session(recording, sample_rate=16000).samples
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     server = start_server(args, port, out)
@@ -190,7 +196,7 @@ async def main_async(args: argparse.Namespace) -> None:
         print(f"server up in {time.monotonic() - started:.0f} s (pid {server.pid}, "
               f"RSS {proc_rss_mb(server.pid):.0f} MB)", flush=True)
         for rooms in (int(n) for n in args.rooms.split(",")):
-            result = await run_round(url, server.pid, rooms, speech, out)
+            result = await run_round(url, server.pid, rooms, speech, out, turns, replied)
             results.append(result)
             print(f"N={rooms}: v2v p50 {fmt(percentile(result.v2v_ms, 50))} ms, p95 "
                   f"{fmt(percentile(result.v2v_ms, 95))} ms, CPU {result.cpu_percent:.0f}%, RSS peak "
@@ -205,7 +211,7 @@ async def main_async(args: argparse.Namespace) -> None:
             server.kill()
     print()
     print(f"wording: {args.wording}{', mock LLM' if args.mock_llm else ''}; {os.cpu_count()} CPUs; "
-          f"demo {speech.size / 16000:.1f} s, {DEMO_TURNS} turns per room")
+          f"session {args.session} {speech.size / 16000:.1f} s, {turns} user turns per room, {replied} answered")
     print(report(results))
     (out / "bench_rooms.json").write_text(json.dumps([r.__dict__ for r in results], indent=1), encoding="utf-8")
 
@@ -213,6 +219,8 @@ async def main_async(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rooms", default="1,2,4,8", help="comma-separated room counts (default 1,2,4,8)")
+    parser.add_argument("--session", choices=sorted(SESSIONS), default="barge_in",
+                        help="what each room's user says (default barge_in: speaks over the agent once)")
     parser.add_argument("--wording", choices=("model", "policy"), default="policy",
                         help="who words the replies: the LLM, or the policy's templates (default; no LLM call)")
     parser.add_argument("--mock-llm", action="store_true",

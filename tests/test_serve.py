@@ -389,6 +389,32 @@ async def test_two_rooms_at_once_stay_apart(live: LiveServer) -> None:
 
 
 @pytest.mark.slow
+async def test_speaking_over_the_agent_in_a_room_cuts_it(live: LiveServer) -> None:
+    """Barge-in over WebRTC, in real time: the user changes the party size while the agent is
+    still offering a place (a cut), then says "okay" over the next offer (it goes on)."""
+    from monologue.pipeline.audio_io import load_session
+
+    session = load_session(Path(__file__).resolve().parent.parent / "assets" / "barge_in_session" / "barge_in.flac",
+                           sample_rate=16000)
+    speech = session.samples[: int(34.5 * 16000)]          # up to the last turn, "yes, book it"
+    client = await connect(live, "Cat", speech)
+    try:
+        assert await client.wait_for(lambda: client.track.script_done.is_set(), 60)
+        session_id = session_of(client)
+        assert await poll(lambda: len(trace_lines(live.out, session_id)) >= 4, WAIT), \
+            trace_lines(live.out, session_id)
+        lines = {line["turn"]: line for line in trace_lines(live.out, session_id)}
+        cut = lines[2]["barge_in"]
+        assert cut.get("cut") is True and cut["by_turn"] == 3, lines[2]
+        assert cut["stop_ms"] <= 300
+        assert cut["unspoken"] and lines[2]["reply"]["text"].startswith(cut.get("spoken", "")[:10])
+        assert any(m["turn"] == 2 and m["cut"] for m in client.of_type("agent_reply"))
+        assert lines[4]["turn_class"] == "backchannel" and not lines[3]["barge_in"].get("cut")
+    finally:
+        await client.close()
+
+
+@pytest.mark.slow
 async def test_bad_clients_are_reported_and_a_good_room_is_still_served(live: LiveServer) -> None:
     """(e) A garbage SDP, a peer that leaves mid-turn and one that sends minutes of silence,
     all beside a good room: each is reported, and the good room is answered."""
