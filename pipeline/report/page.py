@@ -120,12 +120,15 @@ def _agent_line(turn: TurnView) -> str:
         text = (f"{escape(spoken)} <del class=\"unspoken\" title=\"generated but never spoken\">"
                 f"{escape(cut.unspoken)}</del>")
         where = f" at {clock(cut.cut_at_secs)}" if cut.cut_at_secs is not None else ""
-        stop = f", audio stopped {cut.stop_ms:.0f} ms after the user began" if cut.stop_ms is not None else ""
+        stop = f", audio stopped {cut.stop_ms:.0f} ms after the VAD heard the user" if cut.stop_ms is not None else ""
         meta.insert(0, f"<span class=\"cut\">✂ cut by the user{where}{stop}</span>")
         return _line("agent", at, text, " · ".join(meta), "", raw_meta=True)
     if turn.reply_error:
         return _line("agent", at, f"<span class=\"err\">(no reply: {escape(turn.reply_error)})</span>",
                      " · ".join(meta), "")
+    if turn.turn_class == "backchannel":
+        return _line("agent", at, "<span class=\"quiet\">(a backchannel over the agent: not answered; "
+                     "the agent went on where it paused)</span>", " · ".join(meta), "")
     if not turn.reply_text:
         return _line("agent", at, "<span class=\"quiet\">(no reply)</span>", " · ".join(meta), "")
     return _line("agent", at, escape(turn.reply_text), " · ".join(meta), "")
