@@ -8,6 +8,7 @@ is distributed for use with Piper under the terms stated there.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -51,18 +52,48 @@ class PiperTTS:
             raise ModelUnavailable("piper-tts", PIPER_REQUIREMENT) from None
         model, config = voice_paths(voice)
         self.path = model
-        self._voice = piper.PiperVoice.load(str(model), config_path=str(config))
+        # Phoneme/audio alignments tell where each word ends, so a reply cut by the user is
+        # remembered to the word. piper patches the voice in memory for them, with `onnx`.
+        self.aligned = importlib.util.find_spec("onnx") is not None
+        self._voice = piper.PiperVoice.load(str(model), config_path=str(config), include_alignments=self.aligned)
         self._syn_config = piper.SynthesisConfig(length_scale=length_scale)
         self.sample_rate: int = int(self._voice.config.sample_rate)
 
     def synthesize(self, text: str) -> Iterator[bytes]:
         """Yield int16 mono PCM chunks (one per sentence piper finds in `text`)."""
-        for chunk in self._voice.synthesize(text, syn_config=self._syn_config):
-            yield chunk.audio_int16_bytes
+        for audio, _ in self.synthesize_timed(text):
+            yield audio
+
+    def synthesize_timed(self, text: str) -> Iterator[tuple[bytes, tuple[int, ...] | None]]:
+        """Like `synthesize`, with where each spoken word ends in the chunk (samples), when
+        the voice gives alignments: espeak's words, which match the text's words except
+        where it reads a number or an abbreviation as several."""
+        for chunk in self._voice.synthesize(text, syn_config=self._syn_config, include_alignments=self.aligned):
+            yield chunk.audio_int16_bytes, word_ends(chunk.phoneme_alignments)
 
     def synthesize_all(self, text: str) -> np.ndarray:
         parts = [np.frombuffer(b, dtype=np.int16) for b in self.synthesize(text)]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int16)
+
+
+def word_ends(alignments: Any) -> tuple[int, ...] | None:
+    """Sample offsets where each word ends, from piper's phoneme alignments (a space
+    phoneme separates words)."""
+    if not alignments:
+        return None
+    ends: list[int] = []
+    position, in_word = 0, False
+    for alignment in alignments:
+        position += int(alignment.num_samples)
+        if alignment.phoneme == " ":
+            if in_word:
+                ends.append(position - int(alignment.num_samples))
+            in_word = False
+        elif alignment.phoneme not in ("^", "$", "_"):
+            in_word = True
+    if in_word:
+        ends.append(position)
+    return tuple(ends)
 
 
 def load_tts(voice: str = "auto", length_scale: float = 1.0) -> Any:

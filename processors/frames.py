@@ -243,6 +243,7 @@ class ReplyAudioFrame(TTSAudioRawFrame):
     turn: TurnRecord = field(default=None)  # type: ignore[assignment]
     clause: str = ""
     clause_index: int = 0
+    word_ends: tuple[int, ...] | None = None   # samples into this audio where each word ends (piper's alignments)
     at_secs: float | None = None   # where it plays on the session timeline (replay), set by the playout
 
 

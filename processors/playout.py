@@ -62,26 +62,34 @@ def _pieces(clause: str) -> list[tuple[str, int]]:
     return [(m.group(0), m.end()) for m in _WORD.finditer(clause)]
 
 
-def heard_of(clauses: list[tuple[str, int]], samples: int) -> Heard:
+def heard_of(clauses: list[tuple[str, int]] | list[tuple[str, int, tuple[int, ...] | None]],
+             samples: int) -> Heard:
     """Which words were heard once `samples` of the reply's audio had played.
 
-    `clauses`: each clause's text and its number of samples, in order. Piper gives audio
-    per clause without word timings, so within the clause being played each word is placed
-    in proportion to its length in characters, and a word counts as heard only if its
-    estimated end was played: the cut is exact to the clause, and to about a word inside it.
+    `clauses`: each clause's text and its number of samples, in order, and where each of its
+    words ends (samples) when piper's alignments gave that and its words are the text's
+    words. A word counts as heard only if its end was played. With alignments the cut is
+    exact to the word; without them (a voice without alignments, or espeak reading "7 pm"
+    as more words than the text has) each word is placed in proportion to its length in
+    characters, which is right to about a word.
     """
     heard: list[str] = []
     unheard: list[str] = []
     played = samples
-    for text, size in clauses:
+    for clause in clauses:
+        text, size = clause[0], clause[1]
+        ends = clause[2] if len(clause) > 2 else None
         if played >= size:
             heard.append(text)
         elif played <= 0 or not text:
             unheard.append(text)
         else:
-            share = played / size
             units = _pieces(text)
-            upto = max((end for _, end in units if end <= share * len(text)), default=0)
+            if ends is not None and len(ends) == len(units):
+                upto = max((end for (_, end), at in zip(units, ends, strict=True) if at <= played), default=0)
+            else:
+                share = played / size
+                upto = max((end for _, end in units if end <= share * len(text)), default=0)
             said, rest = text[:upto].rstrip(" ,，、"), text[upto:].strip()
             if said:
                 heard.append(said)
@@ -97,7 +105,7 @@ class _Reply:
 
     turn: TurnRecord
     rate: int = 0
-    clauses: dict[int, list] = field(default_factory=dict)   # clause index → [text, samples]
+    clauses: dict[int, list] = field(default_factory=dict)   # clause index → [text, samples, word ends | None]
     waiting: deque[ReplyAudioFrame] = field(default_factory=deque)  # not yet let out (live) / held (timeline)
     released: int = 0              # samples let out to the sink (live)
     end: AgentTurnEndFrame | None = None
@@ -107,12 +115,17 @@ class _Reply:
 
     def add(self, frame: ReplyAudioFrame) -> None:
         self.rate = self.rate or frame.sample_rate
-        entry = self.clauses.setdefault(frame.clause_index, [frame.clause, 0])
+        entry = self.clauses.setdefault(frame.clause_index, [frame.clause, 0, []])
+        if frame.word_ends is not None and entry[2] is not None:
+            entry[2].extend(entry[1] + end for end in frame.word_ends)
+        else:
+            entry[2] = None        # a chunk without alignments: the clause falls back to proportions
         entry[1] += len(frame.audio) // 2
 
     def heard(self, samples: int | None = None) -> Heard:
-        ordered = [(str(text), int(size)) for _, (text, size) in sorted(self.clauses.items())]
-        total = sum(size for _, size in ordered)
+        ordered = [(str(text), int(size), tuple(ends) if ends is not None else None)
+                   for _, (text, size, ends) in sorted(self.clauses.items())]
+        total = sum(entry[1] for entry in ordered)
         return heard_of(ordered, total if samples is None else samples)
 
     @property
@@ -173,7 +186,9 @@ class Playout(FrameProcessor):
         if reply is None:
             reply = self._replies[turn.turn_id] = _Reply(turn)
             if 0 < turn.turn_id < self._cut_below:
-                reply.cut = True       # its turn was already cut: nothing of it is played
+                # The user spoke a new turn before this reply made a sound: none of it is played.
+                reply.cut = True
+                turn.barge_in = BargeIn(cut=True, by_turn=self._cut_below)
         return reply
 
     async def _arrive(self, frame: ReplyAudioFrame) -> None:

@@ -37,8 +37,13 @@ class TTSProcessor(FrameProcessor):
     async def _speak(self, frame: ReplyTextFrame) -> None:
         turn = frame.turn
         started = time.perf_counter()
+        timed = getattr(self._tts, "synthesize_timed", None)
         try:
-            chunks = await run_on("piper", lambda: list(self._tts.synthesize(frame.text)))
+            if timed is not None:     # with where each word ends: a cut is remembered to the word
+                chunks = await run_on("piper", lambda: list(timed(frame.text)))
+            else:
+                plain = await run_on("piper", lambda: list(self._tts.synthesize(frame.text)))
+                chunks = [(audio, None) for audio in plain]
         except Exception as exc:    # this clause goes unspoken; the next may still be
             logger.opt(exception=exc).error("turn {}: speech synthesis failed for {!r}: {}", turn.turn_id,
                                             frame.text, exc)
@@ -50,8 +55,8 @@ class TTSProcessor(FrameProcessor):
         speech.compute_secs = round((speech.compute_secs or 0.0) + elapsed, 4)
         speech.clauses += 1
         index = speech.clauses - 1
-        for audio in chunks:
+        for audio, ends in chunks:
             speech.audio_secs = round((speech.audio_secs or 0.0) + len(audio) / 2 / self._tts.sample_rate, 3)
             await self.push_frame(ReplyAudioFrame(audio=audio, sample_rate=self._tts.sample_rate,
                                                   num_channels=1, turn=turn,
-                                                  clause=frame.text, clause_index=index))
+                                                  clause=frame.text, clause_index=index, word_ends=ends))

@@ -88,15 +88,19 @@ class VADProcessor(FrameProcessor):
             elif len(self._segment) >= self._max_bytes:
                 await self._close_turn(trailing_silence=0.0)
                 self._begin_turn(b"")
+                await self._speech_started()      # the user is still talking
             return
         self._remember(audio)
         if state == VADState.SPEAKING:
             self._begin_turn(b"".join(self._pre_roll))
             await self.push_frame(UserStartedSpeakingFrame())
-            # Speech began `start_secs` before the VAD was sure of it.
-            await self.push_frame(SpeechStartedFrame(start_pts=round(self._now_pts() - self._start_secs, 3),
-                                                     detected_pts=round(self._now_pts(), 3),
-                                                     detected_at=time.perf_counter()))
+            await self._speech_started()
+
+    async def _speech_started(self) -> None:
+        # Speech began `start_secs` before the VAD was sure of it.
+        await self.push_frame(SpeechStartedFrame(start_pts=round(self._now_pts() - self._start_secs, 3),
+                                                 detected_pts=round(self._now_pts(), 3),
+                                                 detected_at=time.perf_counter()))
 
     def _remember(self, audio: bytes) -> None:
         self._pre_roll.append(audio)

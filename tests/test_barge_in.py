@@ -55,6 +55,25 @@ def test_heard_keeps_whole_clauses_and_the_words_played_of_the_cut_one():
     assert heard_of(clauses, 0) == Heard((), ("What time would suit you?", "Luigi's has a table at seven."), True)
 
 
+def test_heard_uses_pipers_word_ends_when_they_match_the_words():
+    text = "I have booked Luigi's Trattoria for you."
+    ends = (100, 200, 400, 600, 900, 1000, 1300)        # seven words, as piper's alignments give them
+    assert heard_of([(text, 1400, ends)], 650).clauses == ("I have booked Luigi's",)
+    assert heard_of([(text, 1400, ends)], 899).clauses == ("I have booked Luigi's",)
+    assert heard_of([(text, 1400, ends)], 900).clauses == ("I have booked Luigi's Trattoria",)
+    # espeak read something as more words than the text has: proportions, not a wrong word
+    assert heard_of([(text, 1400, ends + (1350,))], 700).clauses == heard_of([(text, 1400)], 700).clauses
+
+
+@pytest.mark.slow
+def test_pipers_alignments_give_one_end_per_word(real_models):
+    tts = real_models.tts
+    chunks = list(tts.synthesize_timed("Shall I book Luigi's Trattoria on Saturday for four people?"))
+    ends = [e for _, found in chunks for e in (found or ())]
+    assert tts.aligned and len(ends) == 10 and ends == sorted(ends)
+    assert ends[-1] <= sum(len(a) // 2 for a, _ in chunks)
+
+
 def test_heard_counts_chinese_by_characters():
     heard = heard_of([("好的，我帮您订六个人。", 1100)], 500)
     assert heard.cut and heard.clauses == ("好的，我帮",) and heard.unheard == ("您订六个人。",)
