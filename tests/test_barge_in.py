@@ -264,3 +264,43 @@ async def test_replay_cuts_the_reply_the_user_spoke_over(tmp_path):
     after_cut = reply[int((cut_at + 0.05) * rate): int(by_turn[3]["tts"]["session_start_secs"] * rate)]
     assert after_cut.size > 0 and np.abs(after_cut).max() == 0
     assert result.turns and len(result.turns) == 5
+
+
+# --- the reply still being worded is cancelled ----------------------------------------------
+
+async def test_a_cut_cancels_the_reply_still_being_worded():
+    """The model is still talking when the user cuts in: it is stopped, the turn still ends,
+    and only what the playout says was heard is committed."""
+    from fakes import PlannerFollowingLLM
+    from pipecat.tests.utils import SleepFrame
+
+    from monologue.memory.working.conversation import ConversationLog
+    from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
+    from monologue.processors.reply import PromptOptions, ReplyProcessor
+
+    class Slow(PlannerFollowingLLM):
+        streamed = 0
+
+        async def stream(self, messages, stats):
+            for word in "Oh, it really has been lovely weather, and I hope it stays that way all week long.".split():
+                await asyncio.sleep(0.1)
+                Slow.streamed += 1
+                yield word + " "
+
+    memory = WorkingMemory("cut", options=WorkingMemoryOptions(llm_mode="never"))
+    log = ConversationLog()
+    reply = ReplyProcessor(Slow(every=0), log, PromptOptions("You are Monologue."), memory=memory,
+                           commit_when_played=True)
+    turn = _turn(1, "Lovely weather this week, isn't it?")
+    turn.turn_class = "chit_chat"
+    down, _ = await run_test(reply, frames_to_send=[
+        UserTurnFrame(turn=turn), SleepFrame(sleep=0.45),
+        BargeInFrame(turn=_turn(2, "Sorry, book a table."), interrupt=True), SleepFrame(sleep=0.3)])
+    assert Slow.streamed < 10                                # stopped, not worded to the end
+    assert [f.turn for f in down if isinstance(f, AgentTurnEndFrame)] == [turn]
+    assert turn.reply_source == "cancelled"
+    # Nothing is committed until the playout says what was heard; then only that.
+    assert not [u for u in log.recent(4) if u.role == "assistant"]
+    await reply.played(turn, Heard(("Oh,",), ("it really has been lovely",), cut=True))
+    assert [u.text for u in log.recent(4) if u.role == "assistant"] == ["Oh,"]
+    assert memory.state.last_turn_action in ("", "Oh,")

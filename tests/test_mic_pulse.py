@@ -148,3 +148,38 @@ def test_one_spoken_turn_through_pulseaudio_then_ctrl_c_mid_reply(pulse, tmp_pat
         played, played_rate = sf.read(path, dtype="float32", always_2d=True)
         loud_secs = float((np.abs(played.mean(axis=1)) > 0.02).sum()) / played_rate
         assert loud_secs > 0.2, f"{path.name}: {loud_secs:.2f} s of agent voice"
+
+
+def test_with_barge_in_speaking_over_the_agent_cuts_it(pulse, tmp_path):
+    """talk --barge-in, the microphone path for real: the user changes the party size while
+    the agent is still offering a place (the agent's voice goes to another sink, as with
+    headphones), and the offer is cut."""
+    import json
+
+    env = _talk_env(pulse)
+    env["MONOLOGUE__REPLY__WORDING"] = "policy"
+    audio, rate = sf.read(ROOT / "assets" / "barge_in_session" / "barge_in.flac", dtype="float32")
+    said = tmp_path / "said.wav"
+    sf.write(said, audio[: int(22.5 * rate)], rate, subtype="PCM_16")       # turns 1–3
+    out_dir, stdout, stderr = tmp_path / "out", tmp_path / "stdout.txt", tmp_path / "stderr.txt"
+    with stdout.open("w") as out, stderr.open("w") as err:
+        talk = subprocess.Popen(_monologue("talk", "--barge-in", "--out", str(out_dir)), env=env, stdout=out,
+                                stderr=err, cwd=ROOT)
+    try:
+        assert _wait_for(stdout, "Listening", talk, 180), (stdout.read_text(), stderr.read_text())
+        subprocess.run(["paplay", "--device=micsink", str(said)], env=env, check=True, timeout=90)
+        trace = out_dir / "trace.jsonl"
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and (not trace.exists() or len(trace.read_text().splitlines()) < 3):
+            time.sleep(0.5)
+        talk.send_signal(signal.SIGINT)
+        rc = talk.wait(timeout=30)
+    finally:
+        if talk.poll() is None:
+            talk.kill()
+    lines = {line["turn"]: line for line in map(json.loads, (out_dir / "trace.jsonl").read_text().splitlines())}
+    assert rc == 0 and 2 in lines, (stdout.read_text(), stderr.read_text())
+    cut = lines[2]["barge_in"]
+    assert cut.get("cut") is True and cut.get("by_turn") == 3, lines[2]
+    assert cut["stop_ms"] <= 300 and cut["unspoken"]
+    assert "[cut by the user" in (out_dir / "transcript.txt").read_text()
