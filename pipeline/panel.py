@@ -129,6 +129,7 @@ class AgentReply(PanelMessage):
     latency_ms: dict[str, float] = Field(default_factory=dict)
     cut: bool = False                    # a barge-in stopped it; `text` is what was said up to the cut
     barge_in: dict[str, Any] = Field(default_factory=dict)
+    user_text: str = ""                  # what the user said this turn (a backchannel reaches no tap)
     error: str = ""
 
     @classmethod
@@ -139,6 +140,7 @@ class AgentReply(PanelMessage):
             memories = [*turn.memories.recalled, *turn.memories.reflections]
         return cls(turn=turn.turn_id, text=turn.reply_text, state_version=turn.state_version, memories=memories,
                    latency_ms=turn.latencies_ms(), cut=bool(barge_in.get("cut")), barge_in=barge_in,
+                   user_text=turn.text,
                    error=turn.reply_error)
 
 

@@ -143,13 +143,15 @@ class Room:
 
 def webrtc_params(config: MonologueConfig, models: AgentModels) -> Any:
     """16 kHz mono in (what our VAD needs); out at the voice's own rate, so pipecat does not
-    resample it (aiortc's Opus encoder takes it to 48 kHz). No VAD analyser: ours is in the pipeline."""
+    resample it (aiortc's Opus encoder takes it to 48 kHz). No VAD analyser: ours is in the pipeline.
+    No trailing silence when a room ends: pipecat's 2 s of it is 44,100 samples at 22,050 Hz,
+    not a whole number of the 10 ms blocks SmallWebRTC takes, and its audio task fails on it."""
     from pipecat.transports.base_transport import TransportParams
 
     return TransportParams(audio_in_enabled=True, audio_in_sample_rate=config.audio.sample_rate,
                            audio_in_channels=1, audio_out_enabled=True,
                            audio_out_sample_rate=models.tts.sample_rate if models.tts is not None else None,
-                           audio_out_channels=1)
+                           audio_out_channels=1, audio_out_end_silence_secs=0)
 
 
 class RoomServer:

@@ -151,10 +151,8 @@ async def run_session(spec: SessionSpec, source: FrameProcessor, sink: FrameProc
     session = Session(session_id, memory, spec.long_term, processors)
     if spec.long_term is not None:
         session.opening = await spec.long_term.start_session(memory, session_id=session_id)
-        processors.reply.set_opening(session.opening)
-        if memory is not None and session.opening:
-            # "I still have … — is that still right?": a yes confirms what the opening read back.
-            await memory.record_agent_turn(session.opening, turn=0)
+        # Committed (to the log and the state) as far as it is heard; the first turn waits for it.
+        processors.monologue.after_opening(processors.reply.set_opening(session.opening))
     if hooks.on_start is not None:
         hooks.on_start(session)
     started = time.perf_counter()

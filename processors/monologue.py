@@ -44,6 +44,12 @@ class MonologueProcessor(FrameProcessor):
             self._start(frame.turn)
         await self.push_frame(frame, direction)
 
+    def after_opening(self, settled: asyncio.Future[None]) -> None:
+        """The first turn waits for the agent's greeting to be committed, as later turns wait
+        for the reply before them."""
+        if self._previous is None:
+            self._previous = settled
+
     def _start(self, turn: TurnRecord) -> None:
         if self._after_replies:
             turn.after, self._previous = self._previous, asyncio.get_running_loop().create_future()

@@ -212,12 +212,19 @@ class Playout(FrameProcessor):
         self._wake.set()
 
     def _split(self, frame: ReplyAudioFrame) -> list[ReplyAudioFrame]:
-        size = max(int(frame.sample_rate * self._piece_secs), 1) * 2
+        """Pieces of whole 10 ms blocks (what WebRTC senders take; 220 samples at 22,050 Hz),
+        the last one padded with silence to a whole block."""
+        block = max(frame.sample_rate // 100, 1) * 2
+        size = max(round(self._piece_secs * 100), 1) * block
         audio = frame.audio
+        if len(audio) % block:
+            audio += bytes(block - len(audio) % block)
         return [replace(frame, audio=audio[i: i + size]) for i in range(0, len(audio), size)]
 
     async def _ended(self, frame: AgentTurnEndFrame) -> None:
         if self._clock == "timeline" and frame.turn.turn_id == 0:
+            # The greeting is not on a replay's timeline: it is heard whole.
+            await self._call_event_handler("on_reply_played", frame.turn, Heard((frame.turn.reply_text,)))
             await self.push_frame(frame)
             return
         reply = self._reply(frame.turn)
@@ -296,7 +303,9 @@ class Playout(FrameProcessor):
                 if reply.turn.turn_id > 0 and reply.produced and frame.detected_pts >= self._timeline_end(reply):
                     await self._finish(reply)      # it had finished playing before the user spoke
             await self._finish_ready()
-        in_flight = [r for r in self._replies.values() if r.turn.turn_id > 0 and not r.cut]
+        # Live, the greeting is in flight like any reply: the user may talk over it.
+        first = 0 if self._clock == "live" else 1
+        in_flight = [r for r in self._replies.values() if r.turn.turn_id >= first and not r.cut]
         if in_flight and not self._paused:
             await self._pause(frame)
 
@@ -304,10 +313,10 @@ class Playout(FrameProcessor):
         self._paused = True
         self._paused_at = frame
         self._paused_since = time.perf_counter()
-        turns = tuple(sorted(t for t in self._replies if t > 0))
+        turns = tuple(sorted(self._replies))
         if frame is not None:
             for reply in self._replies.values():
-                if reply.turn.turn_id > 0:
+                if reply.turn.turn_id > 0 or self._clock == "live":
                     self._note_stop(reply, frame)
         await self.push_frame(AgentPausedFrame(turns=turns), FrameDirection.UPSTREAM)
 
@@ -327,7 +336,8 @@ class Playout(FrameProcessor):
         if frame.interrupt:
             self._cut_below = max(self._cut_below, frame.turn.turn_id)
             for reply in sorted(self._replies.values(), key=lambda r: r.turn.turn_id):
-                if 0 < reply.turn.turn_id < frame.turn.turn_id and self._unheard_left(reply):
+                if reply.turn.turn_id < frame.turn.turn_id and self._unheard_left(reply) \
+                        and (reply.turn.turn_id > 0 or self._clock == "live"):
                     self._cut(reply, frame.turn)
             self._resume()
             if self._clock == "timeline":
@@ -417,8 +427,7 @@ class Playout(FrameProcessor):
         if reply.turn.barge_in is not None and reply.turn.barge_in.cut:
             reply.turn.barge_in.spoken = " ".join(heard.clauses)
             reply.turn.barge_in.unspoken = " ".join(heard.unheard)
-        if reply.turn.turn_id > 0:
-            await self._call_event_handler("on_reply_played", reply.turn, heard)
+        await self._call_event_handler("on_reply_played", reply.turn, heard)
         if reply.end is not None:
             await self.push_frame(reply.end)
 

@@ -152,6 +152,7 @@ class _Unsettled:
     made: bool = False              # the wording finished (or was cancelled)
     heard: Heard | None = None      # from the playout
     reported: bool = False
+    opening: bool = False           # long-term memory's greeting (turn 0)
 
 
 class ReplyProcessor(FrameProcessor):
@@ -190,10 +191,19 @@ class ReplyProcessor(FrameProcessor):
         self._language = language
         self._min_clause = min_clause_chars
         self._opening = ""
+        self._opening_settled: asyncio.Future[None] | None = None
 
-    def set_opening(self, text: str) -> None:
-        """A line to say before the user speaks (long-term memory's greeting, L10)."""
+    def set_opening(self, text: str) -> asyncio.Future[None]:
+        """A line to say before the user speaks (long-term memory's greeting, L10).
+
+        Returns a future resolved once it is committed — at once without a voice, else when
+        the playout says how much of it was heard (the user may talk over a long greeting):
+        the first user turn waits for it, so a "yes" confirms only what the greeting said."""
         self._opening = text.strip()
+        self._opening_settled = asyncio.get_running_loop().create_future()
+        if not self._opening:
+            self._opening_settled.set_result(None)
+        return self._opening_settled
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
@@ -208,7 +218,10 @@ class ReplyProcessor(FrameProcessor):
             # conversation log so the next reply knows what it offered.
             turn = TurnRecord(turn_id=0, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0,
                               detected_at=time.perf_counter(), vad_engine="opening")
-            self._log.add("assistant", self._opening, 0)
+            turn.reply_text, turn.settled = self._opening, self._opening_settled
+            entry = self._unsettled[0] = _Unsettled(made=True, opening=True)
+            if not self._commit_when_played:
+                await self._commit(turn, entry)
             await self.push_frame(ReplyTextFrame(text=self._opening, turn=turn))
             await self.push_frame(AgentTurnEndFrame(turn=turn))
             self._opening = ""
@@ -347,6 +360,11 @@ class ReplyProcessor(FrameProcessor):
         cut = heard is not None and heard.cut
         if text:
             self._log.add("assistant", text, turn.turn_id)
+        if entry.opening:
+            # "I still have … — is that still right?": a yes confirms what the greeting read back.
+            if text and self._memory is not None:
+                await self._memory.record_agent_turn(text, turn=0)
+            return
         if entry.planned is not None and (text or entry.planned.done):
             await self._dialogue.remember(entry.planned, text, turn.turn_id, cut=cut)
         if text:

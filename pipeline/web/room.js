@@ -131,15 +131,44 @@
     },
     agent_reply(m) {
       if (m.turn === 0) return;   // the opening line was shown with the session
-      if (m.text) {
-        const li = agentLines.get(m.turn) || line("agent", m.text);
+      if (m.barge_in && m.barge_in.backchannel) {    // "mm-hm" over the agent: it went on, unanswered
+        let own = [...els.transcript.querySelectorAll("li.user")].find((u) => Number(u.dataset.turn) === m.turn);
+        if (!own && live) {          // no transcript message came for it: its words are here
+          own = live;
+          live = null;
+          own.classList.remove("speaking");
+          own.dataset.turn = m.turn;
+          own.querySelector(".text").textContent = m.user_text || "…";
+        }
+        if (own) {
+          own.classList.add("backchannel");
+          own.title = "a backchannel: the agent paused, then went on";
+        }
+      }
+      const cut = m.cut && m.barge_in ? m.barge_in : null;
+      if (m.text || cut) {
+        let li = agentLines.get(m.turn);
+        if (!li) {
+          li = line("agent", "");
+          // A reply is shown after its own turn, before what the user said over it.
+          const later = [...els.transcript.querySelectorAll("li.user")].find((u) => Number(u.dataset.turn) > m.turn);
+          if (later) els.transcript.insertBefore(li, later);
+        }
         agentLines.set(m.turn, li);
-        li.querySelector(".text").textContent = m.text;
+        const text = li.querySelector(".text");
+        text.textContent = cut ? (cut.spoken || "") : m.text;
+        if (cut && cut.unspoken) {     // what was never said, struck through
+          const never = document.createElement("del");
+          never.className = "unspoken";
+          never.title = "worded, never spoken: the user spoke over it";
+          never.textContent = " " + cut.unspoken;
+          text.appendChild(never);
+        }
         li.classList.toggle("cut", !!m.cut);
         const v2v = m.latency_ms && m.latency_ms.voice_to_voice;
         if (v2v) li.title = "voice to voice " + Math.round(v2v) + " ms";
       }
-      els.version.textContent = m.state_version === null || m.state_version === undefined ? "—" : m.state_version;
+      if (m.state_version !== null && m.state_version !== undefined) els.version.textContent = m.state_version;
       fill(els.memories, m.memories || [], (text) => {
         const li = document.createElement("li");
         li.textContent = text;
