@@ -24,6 +24,7 @@ import asyncio
 import re
 import time
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -62,8 +63,7 @@ def _pieces(clause: str) -> list[tuple[str, int]]:
     return [(m.group(0), m.end()) for m in _WORD.finditer(clause)]
 
 
-def heard_of(clauses: list[tuple[str, int]] | list[tuple[str, int, tuple[int, ...] | None]],
-             samples: int) -> Heard:
+def heard_of(clauses: Sequence[tuple[str, int] | tuple[str, int, tuple[int, ...] | None]], samples: int) -> Heard:
     """Which words were heard once `samples` of the reply's audio had played.
 
     `clauses`: each clause's text and its number of samples, in order, and where each of its

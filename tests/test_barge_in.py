@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from typing import Any
 
 import numpy as np
 import pytest
-from fakes import FakeTranscriber, SpeakingSynthesizer
 from pipecat.frames.frames import Frame
-from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.processors.frame_processor import FrameDirection
 from pipecat.tests.utils import run_test
 
 from monologue.configs import load_config
@@ -31,6 +31,8 @@ from monologue.processors.frames import (
     UserTurnFrame,
 )
 from monologue.processors.playout import Heard, Playout, heard_of
+
+from fakes import FakeTranscriber, SpeakingSynthesizer
 
 DEMO = "assets/demo_session/demo.flac"
 
@@ -131,7 +133,11 @@ async def test_live_playout_cut():
         heard.append(what)
 
     playout.push_frame = push            # type: ignore[method-assign]
-    playout.create_task = lambda coro, name=None: asyncio.ensure_future(coro)   # type: ignore[method-assign]
+
+    def task(coro: Any, name: str | None = None, *_: Any) -> asyncio.Task[Any]:
+        return asyncio.ensure_future(coro)
+
+    playout.create_task = task             # type: ignore[method-assign, assignment]
     turn = _turn(1, "Book it.")
     rate = 22050
     clause = np.full(int(rate * 1.5), 1000, dtype=np.int16).tobytes()
@@ -210,7 +216,7 @@ class StatesSeen(InMemoryStateStore):
         super().__init__()
         self.seen: list[SessionState] = []
 
-    def commit(self, state, expected_version, changes):  # type: ignore[no-untyped-def]
+    def commit(self, state, expected_version, changes):
         super().commit(state, expected_version, changes)
         self.seen.append(SessionState.from_dict(json.loads(state.to_json())))
 
@@ -271,12 +277,13 @@ async def test_replay_cuts_the_reply_the_user_spoke_over(tmp_path):
 async def test_a_cut_cancels_the_reply_still_being_worded():
     """The model is still talking when the user cuts in: it is stopped, the turn still ends,
     and only what the playout says was heard is committed."""
-    from fakes import PlannerFollowingLLM
     from pipecat.tests.utils import SleepFrame
 
     from monologue.memory.working.conversation import ConversationLog
     from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
     from monologue.processors.reply import PromptOptions, ReplyProcessor
+
+    from fakes import PlannerFollowingLLM
 
     class Slow(PlannerFollowingLLM):
         streamed = 0

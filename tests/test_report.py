@@ -77,8 +77,8 @@ def _fixture_lines() -> list[dict[str, Any]]:
         _line(1, "A table for four, under 300, nothing spicy.", "What time?", before=s0, after=s1,
               operations=[{"op": "set", "key": "party_size", "value": 4}]),
         _line(2, "Lovely weather.", "It is! Shall I look for a table for four people at seven?", skipped="chit-chat",
-              barge_in={"cut": True, "by_turn": 5, "cut_at_secs": 24.1, "spoken": "It is! Shall I look", "unspoken": "for a table for four "
-                        "people at seven?", "stop_ms": 120.0}),
+              barge_in={"cut": True, "by_turn": 5, "cut_at_secs": 24.1, "spoken": "It is! Shall I look",
+                        "unspoken": "for a table for four people at seven?", "stop_ms": 120.0}),
         _line(3, "Actually, make it six people.", "Six it is.", before=s1, after=s3,
               operations=[{"op": "set", "key": "party_size", "value": 6, "correction": True}],
               latency={"turn_end_wait": 500.0, "monologue_done": 20.0, "first_audio": 700.0,
