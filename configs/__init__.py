@@ -152,6 +152,7 @@ class BargeInOptions(Options):
     backchannels_zh: tuple[str, ...] = ("嗯", "嗯嗯", "对", "对对", "对对对", "好", "好的", "是", "是的", "哦", "噢",
                                         "明白", "行")
     max_backchannel_secs: float = 1.2  # longer speech interrupts whatever it says
+    answer_window_secs: float = 1.0    # "yes" over a question's last second answers it (not a backchannel)
     playout_lead_ms: int = 60          # live audio is sent at most this far ahead of playback
 
     def backchannels(self, language: str) -> tuple[str, ...]:

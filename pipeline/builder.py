@@ -277,7 +277,7 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
     if spoken:
         b = config.barge_in
         parts.barge_in = BargeInProcessor(BackchannelCheck(b.backchannels(config.language), b.max_backchannel_secs),
-                                          enabled=b.enabled)
+                                          enabled=b.enabled, answer_window_secs=b.answer_window_secs)
         parts.playout = Playout(clock, lead_ms=b.playout_lead_ms, barge_in=b.enabled)
         reply = parts.reply
 

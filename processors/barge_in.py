@@ -5,6 +5,8 @@ comes upstream). Here, after ASR, the turn is judged: a short backchannel ("mm-h
 嗯, 对) lets the agent go on and is not answered; anything else interrupts, and every reply
 to an earlier turn still unspoken is dropped (`BargeInFrame` downstream, a system frame, so
 it overtakes the reply being worded and cancels it). A noise with no words only paused it.
+A "yes" or "okay" over the last second of a question is its answer, not a backchannel: the
+question's last words are dropped and the turn goes on.
 """
 
 from __future__ import annotations
@@ -51,16 +53,19 @@ class BackchannelCheck:
 class BargeInProcessor(FrameProcessor):
     """One job: after ASR, turn the user's speech over the agent into cut or carry on."""
 
-    def __init__(self, is_backchannel: BackchannelCheck, *, enabled: bool = True) -> None:
+    def __init__(self, is_backchannel: BackchannelCheck, *, enabled: bool = True,
+                 answer_window_secs: float = 1.0) -> None:
         super().__init__()
         self._is_backchannel = is_backchannel
         self._enabled = enabled
+        self._answer_window = answer_window_secs
         self._agent_paused = False
+        self._pause: AgentPausedFrame | None = None
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
         if isinstance(frame, AgentPausedFrame):
-            self._agent_paused = True
+            self._agent_paused, self._pause = True, frame
         elif self._enabled and isinstance(frame, UserTurnFrame) and direction == FrameDirection.DOWNSTREAM:
             if await self._judge(frame.turn):
                 return
@@ -73,7 +78,11 @@ class BargeInProcessor(FrameProcessor):
     async def _judge(self, turn: TurnRecord) -> bool:
         """True when the turn was a backchannel and ends here, unanswered."""
         paused, self._agent_paused = self._agent_paused, False
-        if paused and self._is_backchannel(turn):
+        pause, self._pause = self._pause, None
+        # "Yes" over the last words of "…shall I book it?" answers the question: not a backchannel.
+        answers = pause is not None and pause.asks and pause.left_secs is not None \
+            and pause.left_secs <= self._answer_window
+        if paused and not answers and self._is_backchannel(turn):
             turn.turn_class = "backchannel"
             await self.push_frame(BargeInFrame(turn=turn, interrupt=False))
             await self.push_frame(AgentTurnEndFrame(turn=turn))

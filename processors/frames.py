@@ -272,9 +272,13 @@ class AgentTurnEndFrame(DataFrame):
 class AgentPausedFrame(SystemFrame):
     """Upstream, from the playout: the agent's voice was held because the user spoke over it.
 
-    The barge-in stage answers with a `BargeInFrame` once it knows what the user said."""
+    The barge-in stage answers with a `BargeInFrame` once it knows what the user said.
+    `left_secs`: how much of the reply was still to be said (None: still being made);
+    `asks`: the reply ends with a question — a "yes" over its last words answers it."""
 
     turns: tuple[int, ...] = ()
+    left_secs: float | None = None
+    asks: bool = False
 
 
 @dataclass

@@ -42,6 +42,7 @@ from monologue.processors.frames import (
 )
 
 PlayoutClock = Literal["live", "timeline"]
+WORD_SLACK_SECS = 0.08   # a word cut this close to its end was still heard
 
 _WORD = re.compile(r"\S+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -63,12 +64,14 @@ def _pieces(clause: str) -> list[tuple[str, int]]:
     return [(m.group(0), m.end()) for m in _WORD.finditer(clause)]
 
 
-def heard_of(clauses: Sequence[tuple[str, int] | tuple[str, int, tuple[int, ...] | None]], samples: int) -> Heard:
+def heard_of(clauses: Sequence[tuple[str, int] | tuple[str, int, tuple[int, ...] | None]], samples: int,
+             slack: int = 0) -> Heard:
     """Which words were heard once `samples` of the reply's audio had played.
 
     `clauses`: each clause's text and its number of samples, in order, and where each of its
     words ends (samples) when piper's alignments gave that and its words are the text's
-    words. A word counts as heard only if its end was played. With alignments the cut is
+    words. A word counts as heard only if its end was played (give or take `slack` samples:
+    "Chili Hou—" is heard as the name). With alignments the cut is
     exact to the word; without them (a voice without alignments, or espeak reading "7 pm"
     as more words than the text has) each word is placed in proportion to its length in
     characters, which is right to about a word.
@@ -86,7 +89,8 @@ def heard_of(clauses: Sequence[tuple[str, int] | tuple[str, int, tuple[int, ...]
         else:
             units = _pieces(text)
             if ends is not None and len(ends) == len(units):
-                upto = max((end for (_, end), at in zip(units, ends, strict=True) if at <= played), default=0)
+                upto = max((end for (_, end), at in zip(units, ends, strict=True) if at <= played + slack),
+                           default=0)
             else:
                 share = played / size
                 upto = max((end for _, end in units if end <= share * len(text)), default=0)
@@ -110,6 +114,7 @@ class _Reply:
     released: int = 0              # samples let out to the sink (live)
     end: AgentTurnEndFrame | None = None
     cut: bool = False
+    finishing: bool = False          # its end is on the way to the trace
     start_secs: float | None = None  # timeline: where it starts
     length_secs: float = 0.0         # timeline: its audio, resumes included
 
@@ -126,7 +131,7 @@ class _Reply:
         ordered = [(str(text), int(size), tuple(ends) if ends is not None else None)
                    for _, (text, size, ends) in sorted(self.clauses.items())]
         total = sum(entry[1] for entry in ordered)
-        return heard_of(ordered, total if samples is None else samples)
+        return heard_of(ordered, total if samples is None else samples, slack=int(WORD_SLACK_SECS * self.rate))
 
     @property
     def produced(self) -> bool:
@@ -152,6 +157,7 @@ class Playout(FrameProcessor):
         self._playhead = 0.0             # live: wall time the audio let out so far ends
         self._cursor = 0.0               # timeline: where the previous reply ended
         self._wake = asyncio.Event()
+        self._finishing = asyncio.Lock()
         self._releaser: asyncio.Task | None = None
         self._register_event_handler("on_reply_produced", sync=True)
         self._register_event_handler("on_reply_played", sync=True)
@@ -256,7 +262,7 @@ class Playout(FrameProcessor):
             if reply.produced and (not reply.waiting or reply.cut):
                 await self._finish(reply)
                 continue
-            if self._paused or not reply.waiting:
+            if self._paused or not reply.waiting or reply.finishing:
                 self._wake.clear()
                 await self._wake.wait()
                 continue
@@ -299,10 +305,14 @@ class Playout(FrameProcessor):
         if not self._barge_in:
             return
         if self._clock == "timeline":
-            for reply in sorted(self._replies.values(), key=lambda r: r.turn.turn_id):
-                if reply.turn.turn_id > 0 and reply.produced and frame.detected_pts >= self._timeline_end(reply):
-                    await self._finish(reply)      # it had finished playing before the user spoke
-            await self._finish_ready()
+            # In turn order, the replies that had finished playing before the user spoke end now
+            # (one with no audio, a backchannel's, ends when the replies before it have).
+            for turn_id in sorted(self._replies):
+                reply = self._replies[turn_id]
+                over = not reply.clauses or reply.cut or frame.detected_pts >= self._timeline_end(reply)
+                if not reply.produced or not over or reply.finishing:
+                    break
+                await self._finish(reply)
         # Live, the greeting is in flight like any reply: the user may talk over it.
         first = 0 if self._clock == "live" else 1
         in_flight = [r for r in self._replies.values() if r.turn.turn_id >= first and not r.cut]
@@ -316,9 +326,31 @@ class Playout(FrameProcessor):
         turns = tuple(sorted(self._replies))
         if frame is not None:
             for reply in self._replies.values():
-                if reply.turn.turn_id > 0 or self._clock == "live":
+                own = reply.turn.barge_in
+                if (reply.turn.turn_id > 0 or self._clock == "live") and reply.clauses \
+                        and not (own is not None and own.backchannel):
                     self._note_stop(reply, frame)
-        await self.push_frame(AgentPausedFrame(turns=turns), FrameDirection.UPSTREAM)
+        left, asks = self._left(frame)
+        await self.push_frame(AgentPausedFrame(turns=turns, left_secs=left, asks=asks), FrameDirection.UPSTREAM)
+
+    def _left(self, frame: SpeechStartedFrame | None) -> tuple[float | None, bool]:
+        """How much of the replies in flight was still to be said when the voice was held (None:
+        still being made), and whether the last of them ends with a question."""
+        replies = [r for _, r in sorted(self._replies.items()) if not r.cut and r.turn.turn_id >= 0]
+        if not replies:
+            return None, False
+        last = replies[-1]
+        texts = [str(text) for _, (text, _size, _ends) in sorted(last.clauses.items())]
+        asks = bool(texts) and texts[-1].rstrip().endswith(("?", "？"))
+        if any(not r.produced for r in replies):
+            return None, asks
+        if self._clock == "live":
+            ahead = max(self._playhead - time.perf_counter(), 0.0)
+            waiting = sum(len(p.audio) // 2 / p.sample_rate for r in replies for p in r.waiting)
+            return ahead + waiting, asks
+        if frame is None:
+            return None, asks
+        return max(self._timeline_end(last) - (frame.detected_pts + self._lead), 0.0), asks
 
     def _note_stop(self, reply: _Reply, frame: SpeechStartedFrame) -> None:
         """When and how fast the voice stopped for the user's speech (kept if the stop becomes a cut)."""
@@ -353,7 +385,8 @@ class Playout(FrameProcessor):
                                                                  - turn.detected_at)
                 self._shift_held(self._hold_from(), max(resume_at - self._hold_from(), 0.0))
             for reply in self._replies.values():
-                if reply.turn.barge_in is not None and not reply.turn.barge_in.cut:
+                record = reply.turn.barge_in
+                if record is not None and not record.cut and not record.backchannel:
                     reply.turn.barge_in = None      # paused, not cut: nothing to trace on it
             self._resume()
 
@@ -415,26 +448,37 @@ class Playout(FrameProcessor):
     # --- a reply's end -------------------------------------------------------------------
 
     async def _finish(self, reply: _Reply) -> None:
-        """The reply is over: tell what was heard, then let its end go on to the trace."""
-        self._replies.pop(reply.turn.turn_id, None)
+        """The reply is over: tell what was heard, then let its end go on to the trace.
+
+        Replies end one at a time and in turn order: telling what was heard awaits the
+        commit, and a later turn's end (a backchannel's) must not overtake it on the way
+        to the trace."""
+        if reply.finishing:
+            return
+        reply.finishing = True
+        async with self._finishing:
+            if self._clock == "timeline":
+                for piece in reply.waiting:        # the recording gets what was heard, where it was heard
+                    await self.push_frame(piece)
+            heard = reply.heard(reply.released if reply.cut else None)
+            reply.waiting.clear()
+            if reply.turn.barge_in is not None and reply.turn.barge_in.cut:
+                reply.turn.barge_in.spoken = " ".join(heard.clauses)
+                reply.turn.barge_in.unspoken = " ".join(heard.unheard)
+            await self._call_event_handler("on_reply_played", reply.turn, heard)
+            if reply.end is not None:
+                await self.push_frame(reply.end)
+            self._replies.pop(reply.turn.turn_id, None)
+        self._wake.set()
         if self._clock == "timeline":
-            for piece in reply.waiting:        # the recording gets what was heard, where it was heard
-                await self.push_frame(piece)
-            heard = reply.heard(reply.released if reply.cut else None)
-        else:
-            heard = reply.heard(reply.released if reply.cut else None)
-        reply.waiting.clear()
-        if reply.turn.barge_in is not None and reply.turn.barge_in.cut:
-            reply.turn.barge_in.spoken = " ".join(heard.clauses)
-            reply.turn.barge_in.unspoken = " ".join(heard.unheard)
-        await self._call_event_handler("on_reply_played", reply.turn, heard)
-        if reply.end is not None:
-            await self.push_frame(reply.end)
+            await self._finish_ready()       # a later reply may have been waiting for this one
 
     async def _finish_ready(self) -> None:
         """Timeline: finish, in turn order, the replies with nothing left to place (no audio, or cut)."""
         for turn_id in sorted(self._replies):
             reply = self._replies[turn_id]
+            if reply.finishing:
+                return                       # it finishes first; it calls this again when done
             if not reply.produced or (reply.clauses and not reply.cut):
                 return
             await self._finish(reply)

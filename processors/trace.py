@@ -77,17 +77,20 @@ class TraceWriter(FrameProcessor):
         if self._transcript is not None:
             if turn.text:
                 self._transcript.write(f"[{format_clock(turn.start_pts)}] user: {turn.text}\n")
-            cut = turn.barge_in is not None and turn.barge_in.cut
+            # A reply stopped over its last syllable was heard whole: no cut to show.
+            cut = turn.barge_in is not None and turn.barge_in.cut and bool(turn.barge_in.unspoken)
             said = (turn.barge_in.spoken if cut and turn.barge_in is not None else turn.reply_text) or ""
             if said or cut:
                 at = turn.tts.session_start_secs if turn.tts.session_start_secs is not None else turn.end_pts
+                if cut and turn.barge_in is not None and turn.barge_in.cut_at_secs is not None:
+                    at = min(at, turn.barge_in.cut_at_secs)    # cut before it started: when it was dropped
                 mark = ""
                 if cut and turn.barge_in is not None:
                     before = "" if said else ", before a word of it was heard"
                     mark = f" [cut by the user at {format_clock(turn.barge_in.cut_at_secs or at)}{before}]"
                 self._transcript.write(f"[{format_clock(at)}] agent: {said}{mark}\n".replace(":  [", ": ["))
             if turn.barge_in is not None and turn.barge_in.backchannel:
-                self._transcript.write(f"[{format_clock(turn.start_pts)}]   (a backchannel: the agent went on)\n")
+                self._transcript.write(f"[{format_clock(turn.start_pts)}]   (a backchannel: not answered)\n")
             self._transcript.flush()
         if self._on_turn_done is not None:
             self._on_turn_done(turn)

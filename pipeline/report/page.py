@@ -116,7 +116,7 @@ def _agent_line(turn: TurnView) -> str:
         meta.append(f"built on state v{turn.state_version}")
     if turn.barge_in is not None:
         cut = turn.barge_in
-        spoken = cut.spoken or turn.reply_text
+        spoken = cut.spoken or ""         # nothing heard: only the struck-through words
         text = (f"{escape(spoken)} <del class=\"unspoken\" title=\"generated but never spoken\">"
                 f"{escape(cut.unspoken)}</del>")
         where = f" at {clock(cut.cut_at_secs)}" if cut.cut_at_secs is not None else ""
