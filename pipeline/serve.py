@@ -105,6 +105,9 @@ def check_offer_sdp(sdp: str) -> None:
     """Refuse an SDP that cannot start a room before a peer connection is made for it."""
     from aiortc.sdp import SessionDescription
 
+    if not sdp.lstrip().startswith("v=0"):
+        raise RequestError(400, "the offer's sdp is not SDP (it starts with 'v=0'): send the sdp of "
+                                "RTCPeerConnection.createOffer()")
     try:
         parsed = SessionDescription.parse(sdp)
     except Exception as exc:
@@ -247,7 +250,8 @@ class RoomServer:
             async def left(_transport: Any, _client: Any) -> None:
                 where = room.mid_turn()
                 logger.info(f"{room.label}: the client disconnected{' ' + where if where else ''}; ending the room")
-                await self.end_room(room, "the client disconnected")
+                # Nobody is left to hear the reply in flight: the room stops now, not after it.
+                await self.end_room(room, "the client disconnected", at_once=True)
 
             await self.run_room(room, transport.input(), transport.output())
         except Exception as exc:
@@ -293,12 +297,16 @@ class RoomServer:
                         f"{room.turns_done} turn(s) answered; record in {room.out_dir}")
         return session
 
-    async def end_room(self, room: Room, reason: str) -> None:
+    async def end_room(self, room: Room, reason: str, *, at_once: bool = False) -> None:
         """Ask the room to end: the reply in flight finishes, then the session closes; a room
-        that does not end within END_GRACE_SECS is cancelled."""
+        that does not end within END_GRACE_SECS is cancelled. `at_once`: cancel it now (its
+        peer is gone); what was said so far is still recorded and committed."""
         if room.ending or room.source is None:
             return
         room.ending = reason
+        if at_once:
+            await room.source.push_frame(CancelWorkerFrame(reason=reason))
+            return
         room.tap.send(RoomClosing(reason=reason))
         await room.source.push_frame(EndWorkerFrame(reason=reason))
         asyncio.get_running_loop().call_later(END_GRACE_SECS, self._force_end, room)
@@ -355,7 +363,7 @@ STATIC_FILES = {"room.js": "text/javascript", "room.css": "text/css"}
 def make_app(server: RoomServer) -> Any:
     """The FastAPI app: the page, its two assets, health, and the WebRTC offer endpoints."""
     from fastapi import FastAPI
-    from fastapi.responses import FileResponse, JSONResponse
+    from fastapi.responses import FileResponse, JSONResponse, Response
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -368,6 +376,10 @@ def make_app(server: RoomServer) -> Any:
     @app.get("/")
     async def page() -> FileResponse:
         return FileResponse(WEB_DIR / "index.html", media_type="text/html", headers=no_cache)
+
+    @app.get("/favicon.ico")
+    async def favicon() -> Response:
+        return Response(status_code=204)      # no icon; and no 404 in the browser's console
 
     @app.get("/static/{name}")
     async def asset(name: str) -> Any:

@@ -210,6 +210,10 @@ class Playout(FrameProcessor):
         if self._clock == "timeline":
             self._place(reply, frame)
             return
+        if turn.turn_id > 0 and turn.tts.session_start_secs is None:
+            # Where the reply starts on the session's clock (the transcript's time stamp).
+            turn.tts.session_start_secs = round(turn.end_pts + turn.end_wait_secs
+                                                + max(time.perf_counter() - turn.detected_at, 0.0), 3)
         for piece in self._split(frame):
             reply.waiting.append(piece)
         if self._barge_in and self._user_speaking and not self._paused:

@@ -153,7 +153,7 @@ def answered(client: Any) -> bool:
 def test_offer_sdp_is_checked_before_a_connection_is_made() -> None:
     from monologue.pipeline.serve import RequestError
 
-    with pytest.raises(RequestError, match="no audio"):
+    with pytest.raises(RequestError, match="is not SDP"):
         check_offer_sdp("garbage")
     with pytest.raises(RequestError, match="no audio"):
         check_offer_sdp("v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\n")

@@ -266,7 +266,8 @@ def _memories(session: SessionTrace) -> str:
                     f"<ul>{items}</ul>{extra}</div></div>")
     if not rows:
         body = ("<p class=\"empty\">Long-term memory recalled nothing in this session "
-                "(a first session, or one run without <code>--user</code>).</p>")
+                "(a first session, or one with no user named: <code>--user</code>, or the name on "
+                "the room's page).</p>")
     else:
         body = "".join(rows)
         if empty:

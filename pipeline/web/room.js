@@ -70,6 +70,15 @@
 
   const handlers = {
     session(m) {
+      // A new session (a reconnect in the same page): its turns start from 1 again.
+      agentLines.clear();
+      live = null;
+      if (els.transcript.children.length) {
+        const rule = document.createElement("li");
+        rule.className = "session-break";
+        rule.textContent = "new session " + m.session_id;
+        els.transcript.appendChild(rule);
+      }
       els.session.textContent = "· session " + m.session_id;
       if (m.opening) line("agent", m.opening);
     },
@@ -132,7 +141,10 @@
     agent_reply(m) {
       if (m.turn === 0) return;   // the opening line was shown with the session
       if (m.barge_in && m.barge_in.backchannel) {    // "mm-hm" over the agent: it went on, unanswered
-        let own = [...els.transcript.querySelectorAll("li.user")].find((u) => Number(u.dataset.turn) === m.turn);
+        const mark = els.transcript.querySelectorAll("li.session-break");
+        const from = mark.length ? mark[mark.length - 1] : null;
+        let own = [...els.transcript.querySelectorAll("li.user")].find((u) => Number(u.dataset.turn) === m.turn
+          && (!from || (from.compareDocumentPosition(u) & Node.DOCUMENT_POSITION_FOLLOWING)));
         if (!own && live) {          // no transcript message came for it: its words are here
           own = live;
           live = null;
@@ -151,7 +163,10 @@
         if (!li) {
           li = line("agent", "");
           // A reply is shown after its own turn, before what the user said over it.
-          const later = [...els.transcript.querySelectorAll("li.user")].find((u) => Number(u.dataset.turn) > m.turn);
+          const breaks = els.transcript.querySelectorAll("li.session-break");
+          const since = breaks.length ? breaks[breaks.length - 1] : null;    // only this session's lines
+          const later = [...els.transcript.querySelectorAll("li.user")].find((u) => Number(u.dataset.turn) > m.turn
+            && (!since || (since.compareDocumentPosition(u) & Node.DOCUMENT_POSITION_FOLLOWING)));
           if (later) els.transcript.insertBefore(li, later);
         }
         agentLines.set(m.turn, li);
