@@ -207,3 +207,18 @@ async def test_prompt_stays_flat_as_the_session_grows():
 def test_script_parsing():
     script = "# comment\nfirst\n\nsecond # trailing\n---\nthird\n---\n---\n"
     assert parse_script(script) == [["first", "second"], ["third"]]
+
+
+@pytest.mark.parametrize("small_talk", ["Lovely weather today, isn't it?", "Great day for it, right?",
+                                        "Nice weather we're having."])
+async def test_small_talk_with_a_yes_word_does_not_confirm_an_open_offer(small_talk):
+    """A yes word used as an adjective is small talk, not a yes to "…shall I book it?"."""
+    from monologue.memory.working.turn_classes import TurnClass
+
+    memory = WorkingMemory("offer", options=WorkingMemoryOptions(llm_mode="never"))
+    await memory.update("Book a table for four on Friday at 7 pm", turn=1, turn_class=TurnClass.INFORMATION_CHANGE)
+    await memory.record_agent_turn("Green Table, on Friday at 7 pm for 4 people; shall I book it?", turn=1,
+                                   offered=[{"restaurant_name": "Green Table"}])
+    result = await memory.update(small_talk, turn=2, turn_class=TurnClass.CONFIRMATION)
+    assert not result.operations and not memory.state.confirmed
+    assert not memory.state.find("restaurant_name")

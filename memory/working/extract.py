@@ -21,6 +21,7 @@ from monologue.memory.language.cues import (
     PLACE_NAME_EN,
     STATE_CUES,
     TITLE_NAME_EN,
+    YES_WORD_DESCRIBING,
     StateCues,
     cue_pattern,
     language_of,
@@ -235,6 +236,8 @@ class RuleExtractor:
     def _polarity(lowered: str, cues: StateCues) -> Polarity:
         if cues.no.search(lowered):
             return "no"
+        if YES_WORD_DESCRIBING.search(lowered):
+            return ""             # "lovely weather today, isn't it?": small talk, not a yes to the offer
         return "yes" if cues.yes.search(lowered) else ""
 
     @staticmethod
