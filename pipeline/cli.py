@@ -31,7 +31,12 @@ def _quiet_logs(verbose: bool) -> None:
     from loguru import logger
 
     logger.remove()
-    logger.add(sys.stderr, level="DEBUG" if verbose else "WARNING")
+    logger.add(sys.stderr, level="DEBUG" if verbose else "WARNING", filter=_worth_showing)
+
+
+def _worth_showing(record: Any) -> bool:
+    """Rooms are audio only: pipecat's warning that a peer offered no video is not news."""
+    return "transceiver is available" not in record["message"]
 
 
 def _config(args: argparse.Namespace) -> MonologueConfig:

@@ -251,7 +251,7 @@ class RoomServer:
                 where = room.mid_turn()
                 logger.info(f"{room.label}: the client disconnected{' ' + where if where else ''}; ending the room")
                 # Nobody is left to hear the reply in flight: the room stops now, not after it.
-                await self.end_room(room, "the client disconnected", at_once=True)
+                await self.end_room(room, "the client disconnected", at_once=True, tell=False)
 
             await self.run_room(room, transport.input(), transport.output())
         except Exception as exc:
@@ -297,17 +297,18 @@ class RoomServer:
                         f"{room.turns_done} turn(s) answered; record in {room.out_dir}")
         return session
 
-    async def end_room(self, room: Room, reason: str, *, at_once: bool = False) -> None:
+    async def end_room(self, room: Room, reason: str, *, at_once: bool = False, tell: bool = True) -> None:
         """Ask the room to end: the reply in flight finishes, then the session closes; a room
         that does not end within END_GRACE_SECS is cancelled. `at_once`: cancel it now (its
         peer is gone); what was said so far is still recorded and committed."""
         if room.ending or room.source is None:
             return
         room.ending = reason
+        if tell:                     # the page says why (not to a peer that has left)
+            room.tap.send(RoomClosing(reason=reason))
         if at_once:
             await room.source.push_frame(CancelWorkerFrame(reason=reason))
             return
-        room.tap.send(RoomClosing(reason=reason))
         await room.source.push_frame(EndWorkerFrame(reason=reason))
         asyncio.get_running_loop().call_later(END_GRACE_SECS, self._force_end, room)
 
@@ -333,7 +334,8 @@ class RoomServer:
     async def close(self) -> None:
         """End every room (the server is stopping) and close the peer connections."""
         for room in list(self.rooms.values()):
-            await self.end_room(room, "the server is stopping")
+            # Ctrl-C means now: the reply in flight stops where it is (and is recorded so far).
+            await self.end_room(room, "the server is stopping", at_once=True)
         tasks = [r.task for r in self.rooms.values() if r.task is not None]
         if tasks:
             _done, pending = await asyncio.wait(tasks, timeout=END_GRACE_SECS)
