@@ -34,11 +34,12 @@ LEAD_SECS = 0.6
 AGENT_PAUSE_SECS = (6.0, 12.0, 8.0, 12.0, 9.0)
 
 # The agent answers a turn within 1–4 s, and an offer takes 6–8 s to say: 4 s after turn 2
-# the user is talking over the offer; 5 s after turn 3 "okay" lands inside the next one.
+# the user is talking over the offer; 4 s after turn 3 "okay" lands inside the next one, well
+# before its last second (where a "yes" or "okay" would answer its question, not backchannel).
 BARGE_IN_TURNS = (
     ("Hi, I'd like to book a table for four people on Saturday evening.", 6.0),
     ("Around seven o'clock would be great. And please, nothing spicy.", 4.0),
-    ("Actually, make it six people instead of four.", 5.0),
+    ("Actually, make it six people instead of four.", 4.0),
     ("Okay.", 9.0),          # piper cannot say "mm-hm" (whisper hears "in the MHN"): a plain backchannel
     ("Yes, that sounds good. Book it, please.", 7.0),
 )
