@@ -315,9 +315,7 @@ class MicrophoneSource(FrameProcessor):
             self._stream.start()
         except Exception as exc:
             self._close_stream()
-            raise DeviceError(f"the microphone ({self._device if self._device is not None else 'default'}) "
-                              f"could not be opened at {rate} Hz ({exc}); pick another with --input "
-                              "(see `monologue talk --list-devices`)") from None
+            raise _not_opened("microphone", self._device, rate, exc, "--input") from None
 
     def request_stop(self) -> None:
         """End the session at once (Ctrl-C): the worker is cancelled, streams close in order."""
@@ -456,9 +454,7 @@ class SpeakerOutput(FrameProcessor):
             self._stream.start()
         except Exception as exc:
             self._close_stream()
-            raise DeviceError(f"the speaker ({self._device if self._device is not None else 'default'}) "
-                              f"could not be opened at {self._rate} Hz ({exc}); pick another with --output "
-                              "(see `monologue talk --list-devices`)") from None
+            raise _not_opened("speaker", self._device, self._rate, exc, "--output") from None
         self._latency = float(getattr(self._stream, "latency", 0.0) or 0.0)
         self._opened_at = time.monotonic()
         if self._record_path is not None:
@@ -730,3 +726,9 @@ async def run_talk(config: MonologueConfig, out_dir: Path, *, input_device: str 
 async def _forward_stop(stop: asyncio.Event, mic: MicrophoneSource) -> None:
     await stop.wait()
     mic.request_stop()
+
+
+def _not_opened(what: str, device: int | str | None, rate: int, exc: Exception, option: str) -> DeviceError:
+    """A device that refused to open, in one line with the fix."""
+    return DeviceError(f"the {what} ({device if device is not None else 'default'}) could not be opened at "
+                       f"{rate} Hz ({exc}); pick another with {option} (see `monologue talk --list-devices`)")

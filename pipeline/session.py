@@ -10,6 +10,7 @@ the session runs (hooks). Everything else about a session happens here, in one o
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -161,7 +162,7 @@ async def run_session(spec: SessionSpec, source: FrameProcessor, sink: FrameProc
     finally:
         processors.trace.close()
         if spec.out_dir is not None and spec.config.trace.enabled:
-            _write_report(spec.out_dir)
+            await asyncio.to_thread(_write_report, spec.out_dir)   # file work, off the rooms' event loop
         if spec.long_term is not None:
             await spec.long_term.end_session(memory, session_id=session_id)
         session.wall_secs = time.perf_counter() - started

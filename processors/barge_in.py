@@ -59,30 +59,28 @@ class BargeInProcessor(FrameProcessor):
         self._is_backchannel = is_backchannel
         self._enabled = enabled
         self._answer_window = answer_window_secs
-        self._agent_paused = False
-        self._pause: AgentPausedFrame | None = None
+        self._pause: AgentPausedFrame | None = None   # the agent's voice held for the user's speech
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
         if isinstance(frame, AgentPausedFrame):
-            self._agent_paused, self._pause = True, frame
+            self._pause = frame
         elif self._enabled and isinstance(frame, UserTurnFrame) and direction == FrameDirection.DOWNSTREAM:
             if await self._judge(frame.turn):
                 return
-        elif self._enabled and isinstance(frame, AgentTurnEndFrame) and self._agent_paused:
+        elif self._enabled and isinstance(frame, AgentTurnEndFrame) and self._pause is not None:
             # A turn with no words (a cough, a door): the agent only paused; it goes on.
-            self._agent_paused = False
+            self._pause = None
             await self.push_frame(BargeInFrame(turn=frame.turn, interrupt=False))
         await self.push_frame(frame, direction)
 
     async def _judge(self, turn: TurnRecord) -> bool:
         """True when the turn was a backchannel and ends here, unanswered."""
-        paused, self._agent_paused = self._agent_paused, False
         pause, self._pause = self._pause, None
         # "Yes" over the last words of "…shall I book it?" answers the question: not a backchannel.
         answers = pause is not None and pause.asks and pause.left_secs is not None \
             and pause.left_secs <= self._answer_window
-        if paused and not answers and self._is_backchannel(turn):
+        if pause is not None and not answers and self._is_backchannel(turn):
             turn.turn_class = "backchannel"
             await self.push_frame(BargeInFrame(turn=turn, interrupt=False))
             await self.push_frame(AgentTurnEndFrame(turn=turn))

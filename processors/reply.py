@@ -315,6 +315,7 @@ class ReplyProcessor(FrameProcessor):
         try:
             await asyncio.wait({task})
             if task.cancelled() and turn.turn_id in self._cancelled:
+                self._cancelled.discard(turn.turn_id)
                 # Cut by the user before it was all worded: what was said is committed when
                 # the playout reports it; nothing more is worded.
                 turn.reply_source = turn.reply_source or "cancelled"

@@ -88,7 +88,8 @@ class TraceWriter(FrameProcessor):
                 if cut and turn.barge_in is not None:
                     before = "" if said else ", before a word of it was heard"
                     mark = f" [cut by the user at {format_clock(turn.barge_in.cut_at_secs or at)}{before}]"
-                self._transcript.write(f"[{format_clock(at)}] agent: {said}{mark}\n".replace(":  [", ": ["))
+                spoken = " ".join(part for part in (said, mark.strip()) if part)
+                self._transcript.write(f"[{format_clock(at)}] agent: {spoken}\n")
             if turn.barge_in is not None and turn.barge_in.backchannel:
                 self._transcript.write(f"[{format_clock(turn.start_pts)}]   (a backchannel: not answered)\n")
             self._transcript.flush()
