@@ -159,6 +159,29 @@ class BargeInOptions(Options):
         return self.backchannels_zh if language == "zh" else self.backchannels_en
 
 
+class TurnOptions(Options):
+    """When the user's turn is over (issue 12): by meaning at each pause, or by a fixed silence."""
+
+    end_by: Literal["meaning", "silence"] = "meaning"
+    judge_after_secs: float = 0.15     # a pause this long is judged: smart-turn + the pause's transcript
+    end_after_secs: float = 0.35       # a finished turn ends after this much silence
+    unsure_secs: float = 0.7           # complete words, an unfinished-sounding voice: a little longer
+    hold_secs: float = 1.2             # unfinished words ("for four, um…"): this long for the user to go on
+    complete_threshold: float = 0.5    # smart-turn's probability from which a turn sounds finished
+    draft: bool = True                 # start on a finished-sounding turn before its end is confirmed
+    partial_every_secs: float = 0.5    # transcribe the growing turn this often while the user speaks (0: never)
+    smart_turn: bool = True            # false: the words alone judge a pause
+    unfinished_en: tuple[str, ...] = ("um", "uh", "er", "erm", "hmm", "and", "or", "but", "so", "because",
+                                      "for", "to", "with", "at", "on", "in", "of", "from", "the", "a", "an",
+                                      "my", "your", "is", "are", "was", "like", "about", "maybe", "than",
+                                      "i'd", "i'm", "i", "we", "if", "then", "that", "which", "please",
+                                      "and then", "i want", "i'd like", "i need", "i would", "can you",
+                                      "could you", "how about", "what about")
+    unfinished_zh: tuple[str, ...] = ("呃", "嗯", "那个", "就是", "然后", "还有", "和", "跟", "或者", "但是",
+                                      "因为", "所以", "如果", "要", "想", "我想", "我要", "帮我", "给我", "一个",
+                                      "在", "到", "把", "比如", "还是")
+
+
 class TraceOptions(Options):
     enabled: bool = True
 
@@ -177,6 +200,7 @@ class MonologueConfig(Options):
     replay: ReplayOptions = Field(default_factory=ReplayOptions)
     trace: TraceOptions = Field(default_factory=TraceOptions)
     barge_in: BargeInOptions = Field(default_factory=BargeInOptions)
+    turn: TurnOptions = Field(default_factory=TurnOptions)
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump()

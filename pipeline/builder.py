@@ -40,6 +40,7 @@ from monologue.processors.reply import PromptOptions, ReplyProcessor
 from monologue.processors.trace import TraceWriter
 from monologue.processors.tts import Synthesizer, TTSProcessor
 from monologue.processors.turn_classifier import TurnClassifierProcessor
+from monologue.processors.turn_end import EndProbability, PartialTranscriber, TurnEndJudge, TurnEndOptions
 from monologue.processors.vad import VADProcessor
 
 
@@ -52,6 +53,7 @@ class AgentModels:
     llm: ChatLLM
     load_secs: dict[str, float] = field(default_factory=dict)
     embed: Any = None                   # sentence encoder for long-term memory (loaded on demand)
+    turn_end: EndProbability | None = None   # smart-turn; None: the words alone judge a pause
 
     def encoder(self) -> Any:
         if self.embed is None:
@@ -97,6 +99,7 @@ def load_models(config: MonologueConfig, *, asr: Transcriber | None = None,
         tts_future = pool.submit(timed, "tts", lambda: tts or call_on(
             "piper", lambda: PiperTTS(config.tts.voice, config.tts.length_scale)))
         llm_future = pool.submit(timed, "llm", chat.warm_up)
+        turn_future = pool.submit(timed, "turn_end", lambda: _turn_model(config))
         loaded_asr, loaded_tts = asr_future.result(), tts_future.result()
         # First calls pay for lazy initialisation (seconds for whisper): pay it here.
         warm_asr = pool.submit(timed, "asr_warm_up",
@@ -104,7 +107,26 @@ def load_models(config: MonologueConfig, *, asr: Transcriber | None = None,
         warm_tts = pool.submit(timed, "tts_warm_up",
                                lambda: call_on("piper", lambda: list(loaded_tts.synthesize("Okay."))))
         llm_future.result(), warm_asr.result(), warm_tts.result()
-    return AgentModels(asr=loaded_asr, tts=loaded_tts, llm=chat, load_secs=timings)
+    return AgentModels(asr=loaded_asr, tts=loaded_tts, llm=chat, load_secs=timings, turn_end=turn_future.result())
+
+
+def _turn_model(config: MonologueConfig) -> EndProbability | None:
+    if config.turn.end_by != "meaning" or not config.turn.smart_turn:
+        return None
+    from monologue.models.turn import SMART_TURN_THREAD, SmartTurn
+
+    model = call_on(SMART_TURN_THREAD, SmartTurn)
+    call_on(SMART_TURN_THREAD, model.probability, _warm_up_audio())
+    return model
+
+
+def turn_end_options(config: MonologueConfig) -> TurnEndOptions:
+    t = config.turn
+    return TurnEndOptions(by=t.end_by, judge_after_secs=t.judge_after_secs, end_after_secs=t.end_after_secs,
+                          unsure_secs=t.unsure_secs, hold_secs=t.hold_secs, silence_secs=config.vad.stop_secs,
+                          complete_threshold=t.complete_threshold, draft=t.draft,
+                          partial_every_secs=t.partial_every_secs,
+                          unfinished_en=t.unfinished_en, unfinished_zh=t.unfinished_zh)
 
 
 def _warm_up_audio() -> Any:
@@ -239,9 +261,13 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
     from monologue.models.vad import load_vad
 
     v = config.vad
+    turn_end = turn_end_options(config)
+    # By meaning, the analyzer reports each short pause and the turn-end rule decides; by
+    # silence, its stop time is the turn's end.
+    pause = turn_end.judge_after_secs if turn_end.by == "meaning" else turn_end.silence_secs
     analyzer = load_vad(v.engine, config.audio.sample_rate,
                         VADParams(confidence=v.confidence, start_secs=v.start_secs,
-                                  stop_secs=v.stop_secs, min_volume=v.min_volume),
+                                  stop_secs=pause, min_volume=v.min_volume),
                         aggressiveness=v.webrtc_aggressiveness)
     log = ConversationLog()
     schema = memory.schema if memory else load_domains(config.monologue.domain).schema
@@ -251,7 +277,9 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
     parts = AgentProcessors(
         vad=VADProcessor(analyzer, engine=v.engine, sample_rate=config.audio.sample_rate,
                          pre_roll_secs=v.pre_roll_secs, max_segment_secs=v.max_segment_secs,
-                         on_turn_end=on_turn_end),
+                         on_turn_end=on_turn_end, turn_end=turn_end,
+                         judge=TurnEndJudge(models.turn_end, turn_end, config.language),
+                         partials=PartialTranscriber(models.asr) if models.asr is not None else None),
         asr=ASRProcessor(models.asr, low_confidence=config.asr.low_confidence) if models.asr is not None else None,
         classifier=TurnClassifierProcessor(memory.reads_condition if memory else None, schema=schema),
         monologue=MonologueProcessor(log, memory, after_replies=True),

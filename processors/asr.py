@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Protocol
 
@@ -13,7 +14,13 @@ from pipecat.utils.time import time_now_iso8601
 
 from monologue.models.asr import Transcript
 from monologue.models.workers import run_on
-from monologue.processors.frames import AgentTurnEndFrame, SpeechSegmentFrame, Transcription, UserTurnFrame
+from monologue.processors.frames import (
+    AgentTurnEndFrame,
+    SpeechSegmentFrame,
+    Transcription,
+    TurnRecord,
+    UserTurnFrame,
+)
 
 
 class Transcriber(Protocol):
@@ -46,16 +53,27 @@ class ASRProcessor(FrameProcessor):
         audio = np.frombuffer(frame.audio, dtype=np.int16).astype(np.float32) / 32768.0
         started = time.perf_counter()
         try:
-            # Whisper runs to completion inside the worker thread, segment list included.
-            result = await run_on("whisper", self._transcriber.transcribe, audio)
+            if frame.transcript is not None:
+                # Started at the end of speech on exactly this audio (streaming): usually done by now.
+                try:
+                    result = await asyncio.shield(frame.transcript)
+                except asyncio.CancelledError:
+                    if not frame.transcript.cancelled():
+                        raise
+                    # Superseded: the user went on, so this was a draft that is now dropped.
+                    await self._end_unanswered(turn)
+                    return
+            else:
+                # Whisper runs to completion inside the worker thread, segment list included.
+                result = await run_on("whisper", self._transcriber.transcribe, audio)
         except Exception as exc:    # the turn is closed unanswered and the session goes on
             logger.opt(exception=exc).error("turn {}: speech recognition failed: {}", turn.turn_id, exc)
             turn.asr = Transcription(text="", error=f"{type(exc).__name__}: {exc}")
             turn.mark("asr_done", time.perf_counter())
-            await self.push_frame(AgentTurnEndFrame(turn=turn))
+            await self._end_unanswered(turn)
             return
         done = time.perf_counter()
-        turn.compute["asr"] = done - started
+        turn.compute["asr"] = done - started      # what the turn waited for its transcript here
         turn.mark("asr_done", done)
         turn.asr = Transcription(
             text=result.text,
@@ -67,10 +85,16 @@ class ASRProcessor(FrameProcessor):
             low_confidence=result.confidence < self._low_confidence,
         )
         if not result.text:
-            await self.push_frame(AgentTurnEndFrame(turn=turn))
+            await self._end_unanswered(turn)
             return
         await self.push_frame(
             TranscriptionFrame(text=result.text, user_id=self._user_id,
                                timestamp=time_now_iso8601(), language=None, result=result)
         )
         await self.push_frame(UserTurnFrame(turn=turn))
+
+    async def _end_unanswered(self, turn: TurnRecord) -> None:
+        # A draft ends only once its silence is confirmed; one the user talked on through
+        # leaves no trace (the turn it belonged to is still going on).
+        if await turn.is_confirmed():
+            await self.push_frame(AgentTurnEndFrame(turn=turn))

@@ -75,7 +75,11 @@ class BargeInProcessor(FrameProcessor):
         await self.push_frame(frame, direction)
 
     async def _judge(self, turn: TurnRecord) -> bool:
-        """True when the turn was a backchannel and ends here, unanswered."""
+        """True when the turn was a backchannel and ends here, unanswered (or a dropped draft)."""
+        if turn.dropped:
+            return True
+        if self._pause is not None and not await turn.is_confirmed():
+            return True     # the user went on: the pause stays for the turn they are finishing
         pause, self._pause = self._pause, None
         # "Yes" over the last words of "…shall I book it?" answers the question: not a backchannel.
         answers = pause is not None and pause.asks and pause.left_secs is not None \
@@ -85,6 +89,15 @@ class BargeInProcessor(FrameProcessor):
             await self.push_frame(BargeInFrame(turn=turn, interrupt=False))
             await self.push_frame(AgentTurnEndFrame(turn=turn))
             return True
-        # A real turn: whatever the agent had not yet said to the earlier turns is dropped.
-        await self.push_frame(BargeInFrame(turn=turn, interrupt=True))
+        # A real turn: whatever the agent had not yet said to the earlier turns is dropped —
+        # for a draft, once its end is confirmed (a draft changes nothing the user can hear).
+        if turn.confirmed is None or turn.confirmed.done():
+            if not turn.dropped:
+                await self.push_frame(BargeInFrame(turn=turn, interrupt=True))
+        else:
+            self.create_task(self._interrupt_when_confirmed(turn), name=f"barge-in-{turn.turn_id}")
         return False
+
+    async def _interrupt_when_confirmed(self, turn: TurnRecord) -> None:
+        if await turn.is_confirmed():
+            await self.push_frame(BargeInFrame(turn=turn, interrupt=True))

@@ -22,6 +22,7 @@ from pipecat.frames.frames import DataFrame, SystemFrame, TextFrame, TTSAudioRaw
 if TYPE_CHECKING:
     from monologue.memory.longterm.engine import BeforeReply
     from monologue.memory.working.engine import UpdateResult
+    from monologue.models.asr import Transcript
 
 
 def _measured(pairs: dict[str, Any]) -> dict[str, Any]:
@@ -159,6 +160,28 @@ class BargeIn:
 
 
 @dataclass
+class TurnEnd:
+    """How the turn's end was decided (issue 12): the rule, the judge's verdict, and the drafts.
+
+    A draft is the agent starting on a provisional end; `drafts_dropped` counts those the
+    user talked on through (nothing of them was said or written)."""
+
+    rule: str = ""                       # meaning | silence | longest (the segment limit) | input ended
+    verdict: dict[str, Any] | None = None  # the judge's verdict at the last pause
+    drafted: bool = False                # this turn was answered from a draft
+    draft_wait_secs: float | None = None  # the silence when the draft started
+    drafts_dropped: int = 0
+    partials: int = 0                    # ASR passes while the user spoke
+    speech_end_at: float | None = None   # wall time the user's last word ended
+
+    def trace(self) -> dict[str, Any]:
+        return _measured({"rule": self.rule or None, "verdict": self.verdict, "drafted": self.drafted or None,
+                          "draft_wait_ms": None if self.draft_wait_secs is None
+                          else round(self.draft_wait_secs * 1000, 1),
+                          "drafts_dropped": self.drafts_dropped or None, "partials": self.partials or None})
+
+
+@dataclass
 class TurnRecord:
     turn_id: int
     start_pts: float                 # session seconds where speech began
@@ -189,6 +212,11 @@ class TurnRecord:
     # The monologue and the reply of this turn wait for it, so a "yes" answers what was heard.
     after: asyncio.Future[None] | None = None
     settled: asyncio.Future[None] | None = None   # this turn's own, resolved once its reply is committed
+    # A drafted turn: resolved True once the user's silence confirms the end, False when they
+    # went on (nothing of the draft may then be said or written). None: never a draft.
+    confirmed: asyncio.Future[bool] | None = None
+    drafted_at: float | None = None               # wall time the draft started (processing began)
+    turn_end: TurnEnd = field(default_factory=TurnEnd)
     marks: dict[str, float] = field(default_factory=dict)     # wall time of each stage's end
     compute: dict[str, float] = field(default_factory=dict)   # seconds inside each model call
 
@@ -199,16 +227,59 @@ class TurnRecord:
     def mark(self, name: str, at: float) -> None:
         self.marks.setdefault(name, at)
 
+    async def is_confirmed(self) -> bool:
+        """Whether this turn stands: at once for a turn that was never a draft."""
+        return True if self.confirmed is None else await asyncio.shield(self.confirmed)
+
+    @property
+    def dropped(self) -> bool:
+        """A draft the user talked on through."""
+        return self.confirmed is not None and self.confirmed.done() and not self.confirmed.result()
+
+    def withdraw(self) -> None:
+        """A dropped draft leaves the turn order as it was: the next turn waits for the one before."""
+        settled = self.settled
+        if settled is None or settled.done():
+            return
+        if self.after is None or self.after.done():
+            settled.set_result(None)
+        else:
+            self.after.add_done_callback(lambda _: settled.done() or settled.set_result(None))
+
+    @property
+    def started_at(self) -> float:
+        """Wall time the agent began on this turn: the draft's start, or the turn's close."""
+        return self.drafted_at if self.drafted_at is not None else self.detected_at
+
+    @property
+    def start_wait_secs(self) -> float:
+        """The user's silence when the agent began on the turn."""
+        wait = self.turn_end.draft_wait_secs
+        return wait if self.drafted_at is not None and wait is not None else self.end_wait_secs
+
+    def reply_delay_secs(self, first_audio: float) -> float:
+        """From the end of the user's speech to the agent's first audio at wall time `first_audio`.
+
+        The agent began after `start_wait_secs` of silence and took `first_audio - started_at`;
+        a draft's audio is never let out before the turn's end is confirmed (`end_wait_secs`).
+        Silence is counted on the audio's own timeline, so a fast replay measures what a live
+        conversation would hear."""
+        return max(self.end_wait_secs, self.start_wait_secs + (first_audio - self.started_at))
+
     def latencies_ms(self) -> dict[str, float]:
-        """Stage latencies measured from the moment the VAD closed the turn."""
-        start = self.detected_at
-        out: dict[str, float] = {"turn_end_wait": round(self.end_wait_secs * 1000, 1)}
+        """Stage latencies measured from the moment the agent began on the turn (the draft's
+        start, or the turn's close when it was not drafted)."""
+        start = self.started_at
+        out: dict[str, float] = {"turn_end_wait": round(self.end_wait_secs * 1000, 1),
+                                 "start_wait": round(self.start_wait_secs * 1000, 1)}
         for name in ("asr_done", "classified", "monologue_done", "llm_first_token",
                      "llm_first_clause", "llm_done", "first_audio"):
             if name in self.marks:
                 out[name] = round((self.marks[name] - start) * 1000, 1)
+        if "asr_done" in self.marks and self.turn_end.speech_end_at is not None:
+            out["asr_after_speech"] = round((self.marks["asr_done"] - self.turn_end.speech_end_at) * 1000, 1)
         if "first_audio" in self.marks:
-            out["voice_to_voice"] = round(out["first_audio"] + out["turn_end_wait"], 1)
+            out["voice_to_voice"] = round(self.reply_delay_secs(self.marks["first_audio"]) * 1000, 1)
         return out
 
 
@@ -219,6 +290,8 @@ class SpeechSegmentFrame(DataFrame):
     turn: TurnRecord = field(default=None)  # type: ignore[assignment]
     audio: bytes = b""
     sample_rate: int = 16000
+    # The transcription of exactly this audio, already under way (started at the end of speech).
+    transcript: asyncio.Future[Transcript] | None = None
 
 
 @dataclass

@@ -14,7 +14,7 @@ from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.memory.working.conversation import ConversationLog
-from monologue.memory.working.engine import UpdateResult, WorkingMemory
+from monologue.memory.working.engine import UpdateResult, UpdateWithdrawn, WorkingMemory
 from monologue.processors.frames import MonologueOutcome, TurnRecord, UserTurnFrame
 
 SETTLE_WAIT_SECS = 30.0
@@ -78,19 +78,32 @@ class MonologueProcessor(FrameProcessor):
                            turn.turn_id, SETTLE_WAIT_SECS)
 
     async def _in_order(self, turn: TurnRecord) -> UpdateResult | None:
-        """Chit-chat: nothing to update, but the user's words go into the log after the reply before."""
+        """Chit-chat: nothing to update, but the user's words go into the log after the reply before
+        (a draft's, once its end is confirmed)."""
         await self._settled_before(turn)
-        self._log.add("user", turn.text, turn.turn_id)
+        if await turn.is_confirmed():
+            self._log.add("user", turn.text, turn.turn_id)
         return None
 
     async def _update(self, turn: TurnRecord, started: float) -> UpdateResult | None:
+        """The update reads the utterance at once (a draft's too) and writes only once the turn
+        stands: a draft the user talked on through leaves the state and the log as they were."""
         assert self._memory is not None
         await self._settled_before(turn)
-        self._log.add("user", turn.text, turn.turn_id)
+
+        async def confirmed() -> bool:
+            if await turn.is_confirmed():
+                self._log.add("user", turn.text, turn.turn_id)
+                return True
+            return False
+
         try:
             result = await self._memory.update(
                 turn.text, turn=turn.turn_id, turn_class=turn.turn_class,
-                asr_confidence=turn.asr.confidence if turn.asr is not None else None)
+                asr_confidence=turn.asr.confidence if turn.asr is not None else None, ready=confirmed)
+        except UpdateWithdrawn:
+            turn.monologue = MonologueOutcome.skip("draft dropped: the user went on")
+            return None
         except Exception as exc:  # a failed update must not lose the turn
             turn.monologue = MonologueOutcome.failed(f"{type(exc).__name__}: {exc}")
             logger.opt(exception=exc).error("session {}: turn {}: the state update failed; the reply uses the "

@@ -199,6 +199,8 @@ class Playout(FrameProcessor):
 
     async def _arrive(self, frame: ReplyAudioFrame) -> None:
         turn = frame.turn
+        if not await turn.is_confirmed():
+            return      # a draft the user talked on through: none of it is heard
         turn.mark("first_audio", time.perf_counter())
         if self._clock == "timeline" and turn.turn_id == 0:
             await self.push_frame(frame)     # the opening greeting is not on the recorded timeline
@@ -212,8 +214,7 @@ class Playout(FrameProcessor):
             return
         if turn.turn_id > 0 and turn.tts.session_start_secs is None:
             # Where the reply starts on the session's clock (the transcript's time stamp).
-            turn.tts.session_start_secs = round(turn.end_pts + turn.end_wait_secs
-                                                + max(time.perf_counter() - turn.detected_at, 0.0), 3)
+            turn.tts.session_start_secs = round(turn.end_pts + turn.reply_delay_secs(time.perf_counter()), 3)
         for piece in self._split(frame):
             reply.waiting.append(piece)
         if self._barge_in and self._user_speaking and not self._paused:
@@ -286,7 +287,7 @@ class Playout(FrameProcessor):
     def _place(self, reply: _Reply, frame: ReplyAudioFrame) -> None:
         turn = frame.turn
         if reply.start_secs is None:
-            start = turn.end_pts + turn.end_wait_secs + (turn.marks["first_audio"] - turn.detected_at)
+            start = turn.end_pts + turn.reply_delay_secs(turn.marks["first_audio"])
             reply.start_secs = max(start, self._cursor)
             turn.tts.session_start_secs = round(reply.start_secs, 3)
         at = reply.start_secs + reply.length_secs
@@ -312,6 +313,8 @@ class Playout(FrameProcessor):
             # In turn order, the replies that had finished playing before the user spoke end now
             # (one with no audio, a backchannel's, ends when the replies before it have).
             for turn_id in sorted(self._replies):
+                if turn_id not in self._replies:
+                    continue            # finished along with the one before it
                 reply = self._replies[turn_id]
                 over = not reply.clauses or reply.cut or frame.detected_pts >= self._timeline_end(reply)
                 if not reply.produced or not over or reply.finishing:
@@ -385,8 +388,7 @@ class Playout(FrameProcessor):
             frame.turn.barge_in = BargeIn(backchannel=True, paused_ms=held_ms)
             if self._clock == "timeline" and self._paused_at is not None:
                 turn = frame.turn
-                resume_at = turn.end_pts + turn.end_wait_secs + (turn.marks.get("asr_done", turn.detected_at)
-                                                                 - turn.detected_at)
+                resume_at = turn.end_pts + turn.reply_delay_secs(turn.marks.get("asr_done", turn.started_at))
                 self._shift_held(self._hold_from(), max(resume_at - self._hold_from(), 0.0))
             for reply in self._replies.values():
                 record = reply.turn.barge_in

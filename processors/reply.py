@@ -312,8 +312,17 @@ class ReplyProcessor(FrameProcessor):
         # A task of its own, so that the user's speech over the agent can cancel it.
         task = self.create_task(self._answer(turn, entry), name=f"reply-{turn.turn_id}")
         self._answering = (turn.turn_id, task)
+        if turn.confirmed is not None and not turn.confirmed.done():
+            # A draft: if the user goes on, the reply stops wherever it is (the playout holds
+            # its audio until the turn is confirmed, so none of it was heard).
+            turn.confirmed.add_done_callback(lambda done: done.result() or task.done() or task.cancel())
         try:
             await asyncio.wait({task})
+            if turn.dropped:
+                self._answering = None
+                self._unsettled.pop(turn.turn_id, None)
+                turn.withdraw()
+                return
             if task.cancelled() and turn.turn_id in self._cancelled:
                 self._cancelled.discard(turn.turn_id)
                 # Cut by the user before it was all worded: what was said is committed when
@@ -338,7 +347,12 @@ class ReplyProcessor(FrameProcessor):
         await self._made(turn, entry)
 
     async def _made(self, turn: TurnRecord, entry: _Unsettled) -> None:
-        """The reply is made: commit it now (no voice), or once the playout says what was heard."""
+        """The reply is made: commit it now (no voice), or once the playout says what was heard.
+        A draft's reply is made only once the turn is confirmed."""
+        if not await turn.is_confirmed():
+            self._unsettled.pop(turn.turn_id, None)
+            turn.withdraw()
+            return
         entry.made = True
         if not self._commit_when_played or entry.reported:
             await self._commit(turn, entry)
@@ -386,6 +400,8 @@ class ReplyProcessor(FrameProcessor):
             recalled=before.recalled if before is not None else ())
         planned = self._dialogue.plan(state, **context)
         entry.before = before
+        if not await self._stands(turn, planned):
+            return
         if planned.decision.act == Act.RELAX and self._memory is not None:
             # "Could we drop the window seat?" — "Sure": drop it, then decide again on the new state.
             relaxed = planned.decision.key
@@ -396,6 +412,8 @@ class ReplyProcessor(FrameProcessor):
         if choice is not None and choice.decision is not None:
             planned = self._dialogue.plan(state, **context, forced=choice.decision)
         entry.planned = planned
+        if not await self._stands(turn, planned):
+            return
         if any(step.act == Act.ACT for step in planned.decision.steps()):
             session_id = self._memory.session_id if self._memory else ""
             await asyncio.to_thread(self._dialogue.carry_out, planned, session_id)
@@ -410,6 +428,15 @@ class ReplyProcessor(FrameProcessor):
             await self._say_directly(turn, planned.template, "policy")
         else:
             await self._word(turn, planned)
+
+    @staticmethod
+    async def _stands(turn: TurnRecord, planned: Planned) -> bool:
+        """Whether the reply may go on to acts that change the world or the state (relaxing a
+        condition, an action): a draft's only once the user's silence confirms the turn."""
+        if turn.confirmed is None or turn.confirmed.done():
+            return not turn.dropped
+        writes = planned.decision.act == Act.RELAX or any(s.act == Act.ACT for s in planned.decision.steps())
+        return await turn.is_confirmed() if writes else True
 
     async def _model_choice(self, planned: Planned, turn: TurnRecord, previous_reply: str) -> Validated | None:
         """A provider with function calling may choose the action (the policy validates it)."""

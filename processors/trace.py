@@ -12,7 +12,9 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.processors.frames import AgentTurnEndFrame, TurnRecord
 
-TRACE_VERSION = 2   # 2: a `barge_in` section (a reply cut by the user, or a backchannel)
+# 2: a `barge_in` section (a reply cut by the user, or a backchannel); 3: a `turn_end` section
+# (how the end was decided, drafts) and `latency_ms` counted from when the agent began (a draft).
+TRACE_VERSION = 3
 
 
 def trace_line(turn: TurnRecord) -> dict[str, Any]:
@@ -34,6 +36,7 @@ def trace_line(turn: TurnRecord) -> dict[str, Any]:
         "latency_ms": turn.latencies_ms(),
         "compute_ms": compute,
         "barge_in": turn.barge_in.trace() if turn.barge_in is not None else {},
+        "turn_end": turn.turn_end.trace(),
     }
 
 

@@ -33,6 +33,10 @@ class TurnClassifierProcessor(FrameProcessor):
     def triggered_share(self) -> float:
         return self.triggered / self.turns if self.turns else 0.0
 
+    def _count(self, triggers: int) -> None:
+        self.turns += 1
+        self.triggered += triggers
+
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
         if isinstance(frame, UserTurnFrame):
@@ -40,8 +44,13 @@ class TurnClassifierProcessor(FrameProcessor):
             result = classify_turn(frame.turn.text, self._reads_condition, schema=self._schema)
             frame.turn.turn_class = result.turn_class.value
             frame.turn.classifier = Classification(list(result.cues), result.turn_class.triggers_monologue)
-            self.turns += 1
-            self.triggered += int(result.turn_class.triggers_monologue)
+            triggers = int(result.turn_class.triggers_monologue)
+            confirmed = frame.turn.confirmed
+            if confirmed is not None and not confirmed.done():
+                # A draft counts once it stands (a dropped one was never a turn).
+                confirmed.add_done_callback(lambda done: done.result() and self._count(triggers))
+            elif not frame.turn.dropped:
+                self._count(triggers)
             frame.turn.compute["classifier"] = time.perf_counter() - started
             frame.turn.mark("classified", time.perf_counter())
         await self.push_frame(frame, direction)

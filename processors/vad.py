@@ -1,17 +1,33 @@
-"""VAD: cuts the incoming audio stream into user turns.
+"""VAD: cuts the incoming audio stream into user turns, and decides when each is over.
 
 Consumes `InputAudioRawFrame`s (16 kHz mono int16), runs a pipecat `VADAnalyzer`
-(silero or webrtcvad; the analyzer runs the model in its own thread), and when a
-turn ends pushes `UserStoppedSpeakingFrame` and a `SpeechSegmentFrame` with the
-turn's audio. Everything else passes through unchanged.
+(silero or webrtcvad; the analyzer runs the model in its own thread), and pushes
+`UserStoppedSpeakingFrame` and a `SpeechSegmentFrame` with the turn's audio when a
+turn ends. Everything else passes through unchanged.
+
+When a turn ends is decided by meaning (`turn.end_by: meaning`, issue 12): each pause
+of `judge_after_secs` is judged (`TurnEndJudge`: smart-turn on the audio, the pause's
+transcript for an unfinished ending); a finished turn ends after `end_after_secs` of
+silence, an unfinished one after `hold_secs` unless the user goes on. A finished-sounding
+pause is also *drafted*: its segment goes downstream at once with a `confirmed` future,
+so transcription, the monologue and the reply start while the silence is confirmed; if
+the user goes on, the future resolves False and every stage drops the draft unsaid and
+unwritten. With `end_by: silence` every turn ends after the fixed `silence_secs` (the
+rule before issue 12).
+
+While the user speaks, `PartialTranscriber` transcribes the growing turn, and once more
+at the very end of speech: the turn's transcript is then ready one short pass after the
+last word, not after the turn-end silence plus a whole pass.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import deque
 from collections.abc import Callable
 
+import numpy as np
 from pipecat.audio.vad.vad_analyzer import VADAnalyzer, VADState
 from pipecat.frames.frames import (
     EndFrame,
@@ -22,28 +38,39 @@ from pipecat.frames.frames import (
 )
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from monologue.processors.frames import SpeechSegmentFrame, SpeechStartedFrame, TurnRecord
+from monologue.processors.frames import SpeechSegmentFrame, SpeechStartedFrame, TurnEnd, TurnRecord
+from monologue.processors.turn_end import PartialTranscriber, TurnEndJudge, TurnEndOptions, Verdict
+
+# At a pause the judge reads the end-of-speech transcript; it waits this long for it (live
+# it is long done; a fast replay reaches the pause sooner than the pass ends).
+TRANSCRIPT_WAIT_SECS = 1.0
 
 
 class VADProcessor(FrameProcessor):
     """One job: turn a stream of audio frames into user-turn segments.
 
-    `on_turn_end` is called synchronously when a turn closes; replay uses it to
-    hold the source until the agent has answered. Runs in direct mode so the
-    source's push returns only after the chunk was analysed: replay can then stop
-    exactly at a turn boundary instead of racing ahead.
+    `on_turn_end` is called synchronously when a turn closes (a draft, when it is
+    confirmed); replay uses it to hold the source until the agent has answered. Runs in
+    direct mode so the source's push returns only after the chunk was analysed: replay
+    can then stop exactly at a turn boundary instead of racing ahead.
     """
 
     def __init__(self, analyzer: VADAnalyzer, *, engine: str = "silero", sample_rate: int = 16000,
                  pre_roll_secs: float = 0.3, max_segment_secs: float = 30.0,
-                 on_turn_end: Callable[[TurnRecord], None] | None = None) -> None:
+                 on_turn_end: Callable[[TurnRecord], None] | None = None,
+                 turn_end: TurnEndOptions | None = None, judge: TurnEndJudge | None = None,
+                 partials: PartialTranscriber | None = None) -> None:
         super().__init__(enable_direct_mode=True)
         self._analyzer = analyzer
         self._analyzer.set_sample_rate(sample_rate)
         self._engine = engine
         self._rate = sample_rate
         self._start_secs = analyzer.params.start_secs
-        self._stop_secs = analyzer.params.stop_secs
+        # Without options the analyzer's own stop time ends every turn (the fixed-silence rule).
+        self._options = turn_end or TurnEndOptions(by="silence", silence_secs=analyzer.params.stop_secs)
+        self._by_meaning = self._options.by == "meaning"
+        self._judge = judge if self._by_meaning else None
+        self._partials = partials
         self._max_bytes = int(max_segment_secs * sample_rate) * 2
         self._pre_roll: deque[bytes] = deque()
         self._pre_roll_bytes = 0
@@ -54,6 +81,19 @@ class VADProcessor(FrameProcessor):
         self._samples_seen = 0
         self._turn_count = 0
         self._on_turn_end = on_turn_end
+        self._turn_began = (0.0, 0.0)      # wall time and session time the turn began
+        self._reset_turn()
+
+    def _reset_turn(self) -> None:
+        self._last_voice_pts = 0.0
+        self._cut: int | None = None               # bytes of the segment up to the end of speech
+        self._speech_end_at: float | None = None   # wall time of the end of speech
+        self._verdict: Verdict | None = None       # the judge's verdict on the current pause
+        self._draft: TurnRecord | None = None
+        self._drafts_dropped = 0
+        self._partial_bytes = 0
+        if self._partials is not None:
+            self._partials.reset()
 
     @property
     def turns(self) -> int:
@@ -69,7 +109,7 @@ class VADProcessor(FrameProcessor):
             return
         if isinstance(frame, EndFrame) and self._speaking:
             # The input ended mid-turn: close it so the last words are answered.
-            await self._close_turn(trailing_silence=0.0)
+            await self._close_turn("input ended")
         await self.push_frame(frame, direction)
 
     async def _handle_audio(self, frame: InputAudioRawFrame) -> None:
@@ -81,20 +121,111 @@ class VADProcessor(FrameProcessor):
         audio = frame.audio
         self._samples_seen += len(audio) // 2
         state = await self._analyzer.analyze_audio(audio)
-        if self._speaking:
-            self._segment.extend(audio)
-            if state == VADState.QUIET:
-                await self._close_turn(trailing_silence=self._stop_secs)
-            elif len(self._segment) >= self._max_bytes:
-                await self._close_turn(trailing_silence=0.0)
-                self._begin_turn(b"")
-                await self._speech_started()      # the user is still talking
+        if not self._speaking:
+            self._remember(audio)
+            if state == VADState.SPEAKING:
+                self._begin_turn(b"".join(self._pre_roll))
+                await self.push_frame(UserStartedSpeakingFrame())
+                await self._speech_started()
             return
-        self._remember(audio)
+        self._segment.extend(audio)
         if state == VADState.SPEAKING:
-            self._begin_turn(b"".join(self._pre_roll))
-            await self.push_frame(UserStartedSpeakingFrame())
-            await self._speech_started()
+            await self._voiced()
+        elif state == VADState.STOPPING:
+            self._speech_ended()
+        elif state == VADState.QUIET:
+            self._speech_ended()
+            await self._paused()
+        # STARTING inside a turn: the user may be going on; the turn waits to see.
+        if self._speaking and len(self._segment) >= self._max_bytes:
+            await self._close_turn("longest")
+            self._begin_turn(b"")
+            await self._speech_started()      # the user is still talking
+
+    async def _voiced(self) -> None:
+        if self._draft is not None:
+            # The user went on after a finished-sounding pause: the draft is dropped unsaid.
+            self._draft.confirmed.set_result(False)  # type: ignore[union-attr]
+            self._draft = None
+            self._drafts_dropped += 1
+        self._last_voice_pts = self._now_pts()
+        self._cut, self._speech_end_at, self._verdict = None, None, None
+        every = int(self._options.partial_every_secs * self._rate) * 2
+        # Partials while the user speaks need the user to take real time speaking: audio fed
+        # faster than that (a fast replay) gets only the pass at the end of speech.
+        real_time = self._now_pts() - self._turn_began[1] <= time.perf_counter() - self._turn_began[0] + 0.25
+        if self._partials is not None and every > 0 and real_time \
+                and len(self._segment) - self._partial_bytes >= every:
+            self._partial_bytes = len(self._segment)
+            self._partials.partial(bytes(self._segment), self._options.partial_every_secs)
+
+    def _speech_ended(self) -> None:
+        """The first quiet frame after speech: the turn's words end here (maybe for good)."""
+        if self._cut is not None:
+            return
+        self._cut = len(self._segment)
+        quiet_secs = self._now_pts() - self._last_voice_pts
+        self._speech_end_at = time.perf_counter() - quiet_secs
+        if self._partials is not None:
+            self._partials.final(bytes(self._segment))
+
+    async def _paused(self) -> None:
+        silence = self._now_pts() - self._last_voice_pts
+        if not self._by_meaning:
+            if silence >= self._options.silence_secs:
+                await self._close_turn("silence")
+            return
+        if self._verdict is None:
+            self._verdict = await self._judge_pause()
+            # Complete words are worth a head start, even where the voice leaves it open: a
+            # dropped draft costs a little compute and nothing the user hears.
+            if self._verdict.words_complete and self._options.draft and self._partials is not None:
+                await self._start_draft(silence)
+        if silence >= self._verdict.wait_secs(self._options):
+            await self._close_turn("meaning")
+
+    async def _judge_pause(self) -> Verdict:
+        assert self._cut is not None
+        text = ""
+        if self._partials is not None:
+            final = self._partials.final_for(bytes(self._segment[: self._cut]))
+            if final is not None:
+                try:
+                    text = (await asyncio.wait_for(asyncio.shield(final), TRANSCRIPT_WAIT_SECS)).text
+                except Exception:       # a slow or failed pass: the last partial, or the audio alone
+                    text = self._partials.latest.text if self._partials.latest is not None else ""
+        if self._judge is None:
+            return Verdict(finished=True, text=text)
+        audio = np.frombuffer(bytes(self._segment), dtype=np.int16).astype(np.float32) / 32768.0
+        return await self._judge.judge(audio, text)
+
+    async def _start_draft(self, silence: float) -> None:
+        turn = self._new_turn(silence)
+        turn.confirmed = asyncio.get_running_loop().create_future()
+        turn.drafted_at = turn.detected_at
+        turn.turn_end.draft_wait_secs = round(silence, 3)
+        self._draft = turn
+        await self._push_segment(turn)
+
+    def _new_turn(self, silence: float) -> TurnRecord:
+        end_pts = self._last_voice_pts if self._cut is not None else self._now_pts()
+        return TurnRecord(
+            turn_id=self._turn_count + 1,
+            start_pts=round(self._segment_start_pts, 3),
+            end_pts=round(end_pts, 3),
+            end_wait_secs=round(silence, 3),
+            detected_at=time.perf_counter(),
+            vad_engine=self._engine,
+            turn_end=TurnEnd(verdict=self._verdict.trace() if self._verdict is not None else None,
+                             speech_end_at=self._speech_end_at),
+        )
+
+    async def _push_segment(self, turn: TurnRecord) -> None:
+        audio = bytes(self._segment[: self._cut]) if self._cut is not None else bytes(self._segment)
+        transcript = self._partials.final(audio) if self._partials is not None else None
+        turn.turn_end.partials = self._partials.passes if self._partials is not None else 0
+        await self.push_frame(SpeechSegmentFrame(turn=turn, audio=audio, sample_rate=self._rate,
+                                                 transcript=transcript))
 
     async def _speech_started(self) -> None:
         # Speech began `start_secs` before the VAD was sure of it.
@@ -114,25 +245,33 @@ class VADProcessor(FrameProcessor):
         self._segment_start_pts = self._now_pts() - len(pre_roll) / 2 / self._rate
         self._pre_roll.clear()
         self._pre_roll_bytes = 0
+        self._reset_turn()
+        self._last_voice_pts = self._now_pts()
+        self._turn_began = (time.perf_counter(), self._now_pts())
+        self._partial_bytes = len(pre_roll)       # the first partial comes once there is speech to read
 
-    async def _close_turn(self, trailing_silence: float) -> None:
+    async def _close_turn(self, rule: str) -> None:
         self._speaking = False
-        # Keep 0.15 s of the trailing silence: whisper clips the last word without it.
-        keep_tail = max(trailing_silence - 0.15, 0.0)
-        cut = len(self._segment) - int(keep_tail * self._rate) * 2
-        audio = bytes(self._segment[: max(cut, 0)])
-        self._segment = bytearray()
+        if rule in ("input ended", "longest"):
+            self._speech_ended()
+        silence = self._now_pts() - self._last_voice_pts if rule not in ("input ended", "longest") else 0.0
+        draft, self._draft = self._draft, None
+        if draft is not None:
+            # The silence confirmed the draft: the agent's reply, already under way, may now be heard.
+            turn = draft
+            turn.end_wait_secs, turn.detected_at = round(silence, 3), time.perf_counter()
+            turn.turn_end.drafted = True
+        else:
+            turn = self._new_turn(silence)
+        turn.turn_end.rule = rule
+        turn.turn_end.drafts_dropped = self._drafts_dropped
         self._turn_count += 1
-        end_pts = self._now_pts() - trailing_silence
-        turn = TurnRecord(
-            turn_id=self._turn_count,
-            start_pts=round(self._segment_start_pts, 3),
-            end_pts=round(end_pts, 3),
-            end_wait_secs=trailing_silence,
-            detected_at=time.perf_counter(),
-            vad_engine=self._engine,
-        )
         if self._on_turn_end is not None:
             self._on_turn_end(turn)
         await self.push_frame(UserStoppedSpeakingFrame())
-        await self.push_frame(SpeechSegmentFrame(turn=turn, audio=audio, sample_rate=self._rate))
+        if draft is not None:
+            draft.confirmed.set_result(True)  # type: ignore[union-attr]
+        else:
+            await self._push_segment(turn)
+        self._segment = bytearray()
+        self._reset_turn()

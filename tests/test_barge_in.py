@@ -240,7 +240,10 @@ class StatesSeen(InMemoryStateStore):
 async def test_replay_cuts_the_reply_the_user_spoke_over(tmp_path):
     config = load_config(environ={}, overrides={
         "llm": {"model": "openai/gpt-4o-mini", "fallback": None, "mock_response": "Okay."},
-        "monologue": {"llm_mode": "never"}, "reply": {"wording": "policy"}})
+        "monologue": {"llm_mode": "never"}, "reply": {"wording": "policy"},
+        # The session is timed for turns that end after a fixed 0.5 s (the user cuts in at a set
+        # moment of the offer); ends by meaning come sooner and would move where the cut falls.
+        "turn": {"end_by": "silence"}})
     texts = ["Hi, I'd like to book a table for four people on Saturday evening.",
              "Around seven o'clock would be great. And please, nothing spicy.",
              "Actually, make it six people instead of four.",

@@ -34,6 +34,7 @@ from monologue.processors.frames import (
     SpeechStartedFrame,
     SpeechSynthesis,
     Transcription,
+    TurnEnd,
     TurnRecord,
     UserTurnFrame,
 )
@@ -92,7 +93,9 @@ async def test_vad_cuts_one_segment_per_turn_with_timestamps():
     assert segments[0].turn.start_pts == pytest.approx(0.5 - 0.3, abs=0.05)  # pre-roll kept
     assert segments[0].turn.end_pts == pytest.approx(1.5, abs=0.05)
     assert segments[1].turn.end_pts == pytest.approx(3.1, abs=0.05)
-    assert len(segments[0].audio) / 2 / 16000 == pytest.approx(1.0 + 0.3 + 0.15, abs=0.06)
+    # Speech and pre-roll, cut at the first quiet window: the transcript of exactly this audio
+    # was started there, while the turn's end was still being decided.
+    assert len(segments[0].audio) / 2 / 16000 == pytest.approx(1.0 + 0.3 + 0.02, abs=0.03)
     assert [t.turn_id for t in ended] == [1, 2]
 
 
@@ -398,6 +401,7 @@ def _full_turn() -> TurnRecord:
                      ("first_audio", 101.0)):
         turn.mark(name, at)
     turn.compute.update(asr=0.2, classifier=0.0004)
+    turn.turn_end = TurnEnd(rule="meaning", verdict={"finished": True, "ms": 40.0, "probability": 0.9}, partials=2)
     return turn
 
 
@@ -405,9 +409,9 @@ def test_trace_line_keeps_its_keys_and_values():
     """trace.jsonl is read by benchmarks and people: a section's shape changes only with TRACE_VERSION."""
     line = trace_line(_full_turn())
     assert list(line) == ["v", "turn", "vad", "asr", "turn_class", "classifier", "monologue", "memories",
-                          "reply", "tts", "latency_ms", "compute_ms", "barge_in"]
+                          "reply", "tts", "latency_ms", "compute_ms", "barge_in", "turn_end"]
     assert line == {
-        "v": 2, "turn": 3,
+        "v": 3, "turn": 3,
         "vad": {"engine": "silero", "start_secs": 9.4, "end_secs": 12.1, "turn_end_wait_secs": 0.5},
         "asr": {"text": "Four people at seven.", "language": "en", "confidence": 0.91, "avg_logprob": -0.2,
                 "no_speech_prob": 0.01, "audio_secs": 2.7, "low_confidence": False},
@@ -422,9 +426,10 @@ def test_trace_line_keeps_its_keys_and_values():
                   "prompt": [{"role": "user", "content": "Four people at seven."}], "text": "Noted.", "error": "",
                   "decision": {"act": "ask", "key": "time"}, "source": "model", "check": []},
         "tts": {"compute_secs": 0.08, "clauses": 1, "audio_secs": 0.58, "session_start_secs": 13.7},
-        "latency_ms": {"turn_end_wait": 500.0, "asr_done": 200.0, "classified": 210.0, "llm_first_token": 900.0,
-                       "first_audio": 1000.0, "voice_to_voice": 1500.0},
+        "latency_ms": {"turn_end_wait": 500.0, "start_wait": 500.0, "asr_done": 200.0, "classified": 210.0,
+                       "llm_first_token": 900.0, "first_audio": 1000.0, "voice_to_voice": 1500.0},
         "compute_ms": {"asr": 200.0, "classifier": 0.4}, "barge_in": {},
+        "turn_end": {"rule": "meaning", "verdict": {"finished": True, "ms": 40.0, "probability": 0.9}, "partials": 2},
     }
     assert list(line["asr"]) == ["text", "language", "confidence", "avg_logprob", "no_speech_prob", "audio_secs",
                                  "low_confidence"]
@@ -440,7 +445,8 @@ def test_trace_line_leaves_sections_a_turn_never_reached_empty():
     assert line["turn_class"] == "" and line["reply"] == {"model": "", "state_version": None, "prompt": [],
                                                           "text": "", "error": "", "decision": {},
                                                           "source": "", "check": []}
-    assert line["latency_ms"] == {"turn_end_wait": 500.0} and line["compute_ms"] == {}
+    assert line["latency_ms"] == {"turn_end_wait": 500.0, "start_wait": 500.0} and line["compute_ms"] == {}
+    assert line["turn_end"] == {}
 
 
 def test_trace_line_of_a_chit_chat_turn_and_a_failed_clause():

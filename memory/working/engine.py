@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -48,6 +48,10 @@ async def _back_off(attempt: int) -> None:
     """Jittered, growing pause after losing a compare-and-set race, so two writers that
     keep colliding fall out of step instead of retrying in lockstep."""
     await asyncio.sleep(random.uniform(0, min(0.002 * 2 ** attempt, 0.2)))
+
+
+class UpdateWithdrawn(Exception):
+    """An update whose utterance was withdrawn (`ready` said no) before anything was written."""
 
 
 @dataclass(frozen=True)
@@ -156,12 +160,17 @@ class WorkingMemory:
         return self.store.history(self.session_id)
 
     async def update(self, text: str, *, turn: int, turn_class: str = TurnClass.INFORMATION_CHANGE,
-                     asr_confidence: float | None = None) -> UpdateResult:
-        """Read the utterance into operations and commit them; returns once durable."""
-        async with self._lock:
-            return await self._update(text, turn, turn_class, asr_confidence)
+                     asr_confidence: float | None = None,
+                     ready: Callable[[], Awaitable[bool]] | None = None) -> UpdateResult:
+        """Read the utterance into operations and commit them; returns once durable.
 
-    async def _update(self, text: str, turn: int, turn_class: str, asr_confidence: float | None) -> UpdateResult:
+        `ready`: asked after reading and before anything is written; False withdraws the update
+        (`UpdateWithdrawn`) with nothing written — a provisional utterance the user went on from."""
+        async with self._lock:
+            return await self._update(text, turn, turn_class, asr_confidence, ready)
+
+    async def _update(self, text: str, turn: int, turn_class: str, asr_confidence: float | None,
+                      ready: Callable[[], Awaitable[bool]] | None = None) -> UpdateResult:
         started = time.perf_counter()
         timings: dict[str, float] = {}
         before = await asyncio.to_thread(lambda: self.state)   # a store read stays off the event loop
@@ -198,6 +207,8 @@ class WorkingMemory:
                                      reason=f"ASR confidence {asr_confidence:.2f}"))
         if any(op.op in (Op.SET, Op.WITHDRAW) for op in ops):
             ops.append(Operation(Op.PROPOSE, value=[]))   # the user moved on from the read-back
+        if ready is not None and not await ready():
+            raise UpdateWithdrawn(f"turn {turn}: withdrawn before it was written")
         applied, base = await self._commit(ops, turn, asr_confidence, note, domain)
         timings["total"] = (time.perf_counter() - started) * 1000
         return UpdateResult(
