@@ -174,7 +174,7 @@ class TurnOptions(Options):
     unfinished_en: tuple[str, ...] = ("um", "uh", "er", "erm", "hmm", "and", "or", "but", "so", "because",
                                       "for", "to", "with", "at", "on", "in", "of", "from", "the", "a", "an",
                                       "my", "your", "is", "are", "was", "like", "about", "maybe", "than",
-                                      "i'd", "i'm", "i", "we", "if", "then", "that", "which", "please",
+                                      "i'd", "i'm", "i", "we", "if", "then", "that", "which",
                                       "and then", "i want", "i'd like", "i need", "i would", "can you",
                                       "could you", "how about", "what about")
     unfinished_zh: tuple[str, ...] = ("呃", "嗯", "那个", "就是", "然后", "还有", "和", "跟", "或者", "但是",

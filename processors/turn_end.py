@@ -108,7 +108,7 @@ def unfinished_ending(text: str, words: Sequence[str], language: str) -> str:
     if not tokens:
         return ""
     last_two = " ".join(tokens[-2:])
-    for word in words:
+    for word in sorted(words, key=lambda w: -w.count(" ")):     # "i'd like" before "like"
         if word == tokens[-1] or (" " in word and word == last_two):
             return word
     return ""
