@@ -173,9 +173,9 @@ class TurnOptions(Options):
     smart_turn: bool = True            # false: the words alone judge a pause
     unfinished_en: tuple[str, ...] = ("um", "uh", "er", "erm", "hmm", "and", "or", "but", "so", "because",
                                       "for", "to", "with", "at", "on", "in", "of", "from", "the", "a", "an",
-                                      "my", "your", "is", "are", "was", "like", "about", "maybe", "than",
+                                      "my", "your", "is", "are", "was", "like", "about", "maybe", "than", "also",
                                       "i'd", "i'm", "i", "we", "if", "then", "that", "which",
-                                      "and then", "i want", "i'd like", "i need", "i would", "can you",
+                                      "and then", "i want", "i think", "let me", "i'd like", "i need", "i would", "can you",
                                       "could you", "how about", "what about")
     unfinished_zh: tuple[str, ...] = ("呃", "嗯", "那个", "就是", "然后", "还有", "和", "跟", "或者", "但是",
                                       "因为", "所以", "如果", "要", "想", "我想", "我要", "帮我", "给我", "一个",

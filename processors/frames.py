@@ -217,6 +217,9 @@ class TurnRecord:
     confirmed: asyncio.Future[bool] | None = None
     drafted_at: float | None = None               # wall time the draft started (processing began)
     turn_end: TurnEnd = field(default_factory=TurnEnd)
+    # The reply LLM's tokens: prompt_tokens, cached_tokens (reused from its cache), evaluated_tokens
+    # (computed this turn), generated_tokens; None when no LLM worded the reply.
+    llm_tokens: dict[str, int] | None = None
     marks: dict[str, float] = field(default_factory=dict)     # wall time of each stage's end
     compute: dict[str, float] = field(default_factory=dict)   # seconds inside each model call
 
