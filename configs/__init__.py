@@ -80,6 +80,8 @@ class ASROptions(Options):
     cpu_threads: int = 2
     initial_prompt_zh: str = "以下是普通话的句子。"
     low_confidence: float = 0.45
+    window_secs: float = Field(default=10.0, ge=0.0)
+    """Seconds of audio whisper's encoder sees (at least the turn; 0 or 30: whisper's full 30 s)."""
 
 
 class LLMOptions(Options):

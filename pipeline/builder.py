@@ -95,7 +95,7 @@ def load_models(config: MonologueConfig, *, asr: Transcriber | None = None,
         asr_future = pool.submit(timed, "asr", lambda: asr or call_on("whisper", lambda: WhisperASR(
             config.language, config.asr.model, beam_size=config.asr.beam_size,
             compute_type=config.asr.compute_type, cpu_threads=config.asr.cpu_threads,
-            initial_prompt_zh=config.asr.initial_prompt_zh)))
+            initial_prompt_zh=config.asr.initial_prompt_zh, window_secs=config.asr.window_secs)))
         tts_future = pool.submit(timed, "tts", lambda: tts or call_on(
             "piper", lambda: PiperTTS(config.tts.voice, config.tts.length_scale)))
         llm_future = pool.submit(timed, "llm", chat.warm_up)
