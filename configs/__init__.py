@@ -93,6 +93,7 @@ class LLMOptions(Options):
     timeout_secs: float = 30.0
     n_ctx: int = 2048
     n_threads: int = 2
+    cache_mb: int = 256
     mock_response: OptionalText = None
 
 
