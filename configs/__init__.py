@@ -95,6 +95,7 @@ class LLMOptions(Options):
     timeout_secs: float = 30.0
     n_ctx: int = 2048
     n_threads: int = 2
+    cache_mb: int = 256
     mock_response: OptionalText = None
 
 
@@ -177,8 +178,8 @@ class TurnOptions(Options):
                                       "for", "to", "with", "at", "on", "in", "of", "from", "the", "a", "an",
                                       "my", "your", "is", "are", "was", "like", "about", "maybe", "than", "also",
                                       "i'd", "i'm", "i", "we", "if", "then", "that", "which",
-                                      "and then", "i want", "i think", "let me", "i'd like", "i need", "i would", "can you",
-                                      "could you", "how about", "what about")
+                                      "and then", "i want", "i think", "let me", "i'd like", "i need", "i would",
+                                      "can you", "could you", "how about", "what about")
     unfinished_zh: tuple[str, ...] = ("呃", "嗯", "那个", "就是", "然后", "还有", "和", "跟", "或者", "但是",
                                       "因为", "所以", "如果", "要", "想", "我想", "我要", "帮我", "给我", "一个",
                                       "在", "到", "把", "比如", "还是")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import uuid
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,13 +29,55 @@ class ChatError(RuntimeError):
     """The LLM (and its fallback) failed; the message names the model and the cause."""
 
 
+LOCAL_PREFIX = "local/"
+
+
 @dataclass
 class StreamStats:
+    """What one LLM call did: which model answered, when its text came, what it cost in tokens.
+
+    Times are `time.perf_counter()` readings. Token counts describe the call that answered
+    (the fallback's, when it was used) and are None where the model does not report them (a
+    provider without usage, a mocked reply):
+
+    - `prompt_tokens`: the prompt as the model saw it, chat template included.
+    - `cached_tokens`: of those, reused rather than computed. The local model: the prefix its
+      context kept from an earlier call, live or saved (models/llm_context.py), exact. A
+      provider: its prompt cache (``usage.prompt_tokens_details.cached_tokens``); None when it
+      does not say.
+    - `evaluated_tokens`: ``prompt_tokens - cached_tokens``, the prompt tokens this call
+      computed; None when either is unknown.
+    - `generated_tokens`: tokens the model wrote (``usage.completion_tokens``; the local
+      model does not count its end-of-generation token). A stream closed early (a failed
+      check, the user barging in) counts what was generated when it closed: the local model
+      reports it; a provider's usage comes only at the end, so all four stay None.
+    """
+
     model: str = ""
     first_token_at: float | None = None
     finished_at: float | None = None
     error: str = ""
     fell_back: bool = False
+    prompt_tokens: int | None = None
+    cached_tokens: int | None = None
+    evaluated_tokens: int | None = None
+    generated_tokens: int | None = None
+
+    def count(self, prompt: int | None, cached: int | None, generated: int | None) -> None:
+        """Set the token counts (`evaluated_tokens` follows from the first two)."""
+        self.prompt_tokens, self.cached_tokens, self.generated_tokens = prompt, cached, generated
+        self.evaluated_tokens = prompt - cached if prompt is not None and cached is not None else None
+
+    def count_usage(self, usage: Any) -> None:
+        """The counts from a litellm `Usage` (OpenAI's shape), as far as it reports them."""
+        details = getattr(usage, "prompt_tokens_details", None)
+        cached = getattr(details, "cached_tokens", None) if details is not None else None
+        self.count(_count(getattr(usage, "prompt_tokens", None)), _count(cached),
+                   _count(getattr(usage, "completion_tokens", None)))
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 _litellm: Any = None
@@ -59,6 +102,7 @@ class ChatLLM:
         self.options = options
         self.extra = dict(extra or {})
         self._supports_tools: bool | None = None     # asked once (supports_tools)
+        self._stream_usage: dict[str, bool] = {}     # per model: asked once (_reports_stream_usage)
 
     def prepare(self) -> None:
         """Import litellm and register the local provider; blocking, run off the loop."""
@@ -66,15 +110,44 @@ class ChatLLM:
         if any(m and m.startswith("local/") for m in (self.options.model, self.options.fallback)):
             from monologue.models.llm import register_local_provider
 
-            register_local_provider(self.options.n_ctx, self.options.n_threads)
+            register_local_provider(self.options.n_ctx, self.options.n_threads, self.options.cache_mb)
 
-    def warm_up(self) -> None:
-        """Load the local model now, so the first turn does not pay for it."""
+    def warm_up(self, system_prompt: str | None = None) -> None:
+        """Load the local model now, so the first turn does not pay for it; with the reply's
+        `system_prompt`, compute that too, so every session's first reply reuses it."""
         self.prepare()
-        if self.options.mock_response is None and self.options.model.startswith("local/"):
+        if self.options.mock_response is None and self.options.model.startswith(LOCAL_PREFIX):
             from monologue.models.llm import warm_up
 
-            warm_up(self.options.model, self.options.n_ctx, self.options.n_threads)
+            warm_up(self.options.model, self.options.n_ctx, self.options.n_threads, self.options.cache_mb,
+                    system_prompt=system_prompt)
+
+    def _local_call(self, model: str) -> str | None:
+        """A call id for the local provider's token counts (models/llm.py `usage_of`); None otherwise."""
+        if model.startswith(LOCAL_PREFIX) and self.options.mock_response is None:
+            return uuid.uuid4().hex
+        return None
+
+    @staticmethod
+    def _count_local(call_id: str | None, stats: StreamStats) -> None:
+        if call_id is None:
+            return
+        from monologue.models.llm import usage_of
+
+        usage = usage_of(call_id)
+        if usage is not None and usage.prompt_tokens:
+            stats.count(usage.prompt_tokens, usage.cached_tokens, usage.generated_tokens)
+
+    def _reports_stream_usage(self, model: str) -> bool:
+        """Whether to ask for usage in the stream (``stream_options``): litellm's table says
+        which providers take it. Asked once per model."""
+        if model not in self._stream_usage:
+            try:
+                params = import_litellm().get_supported_openai_params(model=model) or []
+            except Exception:            # an unknown model string is not an error here
+                params = []
+            self._stream_usage[model] = "stream_options" in params and self.options.mock_response is None
+        return self._stream_usage[model]
 
     async def stream(self, messages: list[dict[str, str]], stats: StreamStats) -> AsyncIterator[str]:
         """Yield text deltas; on failure before any text, try the fallback model once."""
@@ -84,9 +157,11 @@ class ChatLLM:
         errors: list[str] = []
         for index, model in enumerate(models):
             stats.model, stats.fell_back = model, index > 0
+            stats.count(None, None, None)
             produced = False
+            call_id = self._local_call(model)
             try:
-                async for delta in self._stream_one(model, messages):
+                async for delta in self._stream_one(model, messages, stats, call_id):
                     if stats.first_token_at is None:
                         stats.first_token_at = time.perf_counter()
                     produced = True
@@ -100,16 +175,23 @@ class ChatLLM:
                     stats.error = message
                     stats.finished_at = time.perf_counter()
                     return
+            finally:    # also when the caller closes the stream early
+                self._count_local(call_id, stats)
         stats.error = " | ".join(errors)
         raise ChatError(f"LLM call failed ({stats.error}); check llm.model / llm.api_base in the config")
 
-    async def _stream_one(self, model: str, messages: list[dict[str, str]]) -> AsyncIterator[str]:
+    async def _stream_one(self, model: str, messages: list[dict[str, str]], stats: StreamStats,
+                          call_id: str | None) -> AsyncIterator[str]:
         litellm = await asyncio.to_thread(import_litellm)
         kwargs: dict[str, Any] = dict(
             model=model, messages=messages, stream=True,
             temperature=self.options.temperature, max_tokens=self.options.max_tokens,
             timeout=self.options.timeout_secs, **self.extra,
         )
+        if call_id is not None:
+            kwargs.update(local_purpose="reply", local_call_id=call_id)
+        elif await asyncio.to_thread(self._reports_stream_usage, model):
+            kwargs["stream_options"] = {"include_usage": True}
         if self.options.api_base and model == self.options.model:
             kwargs["api_base"] = self.options.api_base
         if self.options.mock_response is not None:
@@ -132,6 +214,9 @@ class ChatLLM:
                 chunk = await asyncio.wait_for(iterator.__anext__(), remaining())
             except StopAsyncIteration:
                 return
+            usage = getattr(chunk, "usage", None)
+            if usage is not None and call_id is None:    # a provider's: in the last chunk
+                stats.count_usage(usage)
             choices = getattr(chunk, "choices", None) or []
             delta = getattr(choices[0].delta, "content", None) if choices else None
             if delta:
@@ -175,11 +260,14 @@ class ChatLLM:
         return str(function.name), arguments if isinstance(arguments, dict) else {}
 
     async def complete_json(self, messages: list[dict[str, str]], schema: dict[str, Any],
-                            max_tokens: int = 256) -> str:
+                            max_tokens: int = 256, stats: StreamStats | None = None) -> str:
         """One JSON answer, schema-constrained where the provider supports it.
 
         OpenAI-style `json_schema` first; providers that reject it (llama.cpp's server
         answers 422) get `json_object`. Tries the fallback model if the main one fails.
+        The local model answers from its JSON context, so a reply's cached prompt stays.
+        `stats`: filled with the answering model, the time it finished and its tokens
+        (`first_token_at` stays None: the answer comes whole).
         """
         litellm = await asyncio.to_thread(import_litellm)
         formats = [{"type": "json_schema", "json_schema": {"name": "operations", "schema": schema}},
@@ -194,8 +282,14 @@ class ChatLLM:
                                               timeout=self.options.timeout_secs, **self.extra)
                 if self.options.api_base and model == self.options.model:
                     kwargs["api_base"] = self.options.api_base
+                if model.startswith(LOCAL_PREFIX):
+                    kwargs["local_purpose"] = "json"
                 try:
                     response = await asyncio.wait_for(litellm.acompletion(**kwargs), self.options.timeout_secs)
+                    if stats is not None:
+                        stats.model, stats.fell_back = model, model != self.options.model
+                        stats.finished_at = time.perf_counter()
+                        stats.count_usage(getattr(response, "usage", None))
                     return str(response.choices[0].message.content or "")
                 except Exception as exc:  # provider errors come in many types
                     errors.append(f"{model}: {type(exc).__name__}: {exc}"[:300])

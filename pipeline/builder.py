@@ -22,6 +22,7 @@ from pipecat.processors.frame_processor import FrameProcessor
 from monologue.configs import MonologueConfig
 from monologue.dialogue.tools import RecordingTool, Toolbox
 from monologue.memory.domain.catalogue import CATALOGUES_DIR, Catalogue, load_catalogue
+from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.domain.several import load_domains
 from monologue.memory.longterm.engine import LongTermMemory
 from monologue.memory.stores.actions import SQLiteActionStore
@@ -63,11 +64,17 @@ class AgentModels:
         return self.embed
 
 
+def reply_system_prompt(config: MonologueConfig, schema: DomainSchema | None = None) -> str:
+    """The reply's system prompt: the configured one with the domain's role in it."""
+    schema = schema or load_domains(config.monologue.domain).schema
+    return config.reply.system_prompt.replace("{role}", schema.role.get("en", "helps with whatever the user asks"))
+
+
 def load_text_models(config: MonologueConfig, llm: ChatLLM | None = None) -> AgentModels:
     """Text mode needs the LLM alone."""
     chat = llm or ChatLLM(config.llm)
     started = time.perf_counter()
-    chat.warm_up()
+    chat.warm_up(reply_system_prompt(config))
     return AgentModels(asr=None, tts=None, llm=chat, load_secs={"llm": round(time.perf_counter() - started, 2)})
 
 
@@ -98,7 +105,8 @@ def load_models(config: MonologueConfig, *, asr: Transcriber | None = None,
             initial_prompt_zh=config.asr.initial_prompt_zh, window_secs=config.asr.window_secs)))
         tts_future = pool.submit(timed, "tts", lambda: tts or call_on(
             "piper", lambda: PiperTTS(config.tts.voice, config.tts.length_scale)))
-        llm_future = pool.submit(timed, "llm", chat.warm_up)
+        system_prompt = reply_system_prompt(config)
+        llm_future = pool.submit(timed, "llm", lambda: chat.warm_up(system_prompt))
         turn_future = pool.submit(timed, "turn_end", lambda: _turn_model(config))
         loaded_asr, loaded_tts = asr_future.result(), tts_future.result()
         # First calls pay for lazy initialisation (seconds for whisper): pay it here.
@@ -271,8 +279,7 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                         aggressiveness=v.webrtc_aggressiveness)
     log = ConversationLog()
     schema = memory.schema if memory else load_domains(config.monologue.domain).schema
-    role = schema.role.get("en", "helps with whatever the user asks")
-    system_prompt = config.reply.system_prompt.replace("{role}", role)
+    system_prompt = reply_system_prompt(config, schema)
     spoken = models.tts is not None
     parts = AgentProcessors(
         vad=VADProcessor(analyzer, engine=v.engine, sample_rate=config.audio.sample_rate,

