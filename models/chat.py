@@ -75,6 +75,13 @@ class StreamStats:
         self.count(_count(getattr(usage, "prompt_tokens", None)), _count(cached),
                    _count(getattr(usage, "completion_tokens", None)))
 
+    def token_counts(self) -> dict[str, int] | None:
+        """The counts known, by name (for a turn's trace); None when the model reported none."""
+        counts = {"prompt_tokens": self.prompt_tokens, "cached_tokens": self.cached_tokens,
+                  "evaluated_tokens": self.evaluated_tokens, "generated_tokens": self.generated_tokens}
+        known = {name: value for name, value in counts.items() if value is not None}
+        return known or None
+
 
 def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -247,7 +247,11 @@ class TurnRecord:
         if self.after is None or self.after.done():
             settled.set_result(None)
         else:
-            self.after.add_done_callback(lambda _: settled.done() or settled.set_result(None))
+            def release(_: asyncio.Future[Any]) -> None:
+                if not settled.done():
+                    settled.set_result(None)
+
+            self.after.add_done_callback(release)
 
     @property
     def started_at(self) -> float:

@@ -496,6 +496,7 @@ class ReplyProcessor(FrameProcessor):
         except ChatError as exc:
             turn.reply_error = str(exc)
         turn.reply_model = stats.model
+        turn.llm_tokens = stats.token_counts()
         if stats.error and not turn.reply_error:
             turn.reply_error = stats.error
         if stats.first_token_at is not None:

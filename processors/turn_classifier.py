@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 
@@ -48,7 +49,11 @@ class TurnClassifierProcessor(FrameProcessor):
             confirmed = frame.turn.confirmed
             if confirmed is not None and not confirmed.done():
                 # A draft counts once it stands (a dropped one was never a turn).
-                confirmed.add_done_callback(lambda done: done.result() and self._count(triggers))
+                def count_if_it_stands(done: asyncio.Future[bool]) -> None:
+                    if done.result():
+                        self._count(triggers)
+
+                confirmed.add_done_callback(count_if_it_stands)
             elif not frame.turn.dropped:
                 self._count(triggers)
             frame.turn.compute["classifier"] = time.perf_counter() - started

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -56,21 +56,29 @@ def conversation(*turns: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": SYSTEM}] + [{"role": roles[i % 2], "content": t} for i, t in enumerate(turns)]
 
 
-def assert_counted(stats: StreamStats) -> None:
-    assert stats.prompt_tokens is not None and stats.cached_tokens is not None
-    assert stats.generated_tokens is not None and stats.generated_tokens > 0
-    assert stats.evaluated_tokens == stats.prompt_tokens - stats.cached_tokens
-    assert 0 <= stats.cached_tokens < stats.prompt_tokens
+class Counted(NamedTuple):
+    prompt: int
+    cached: int
+    evaluated: int
+    generated: int
 
+
+def assert_counted(stats: StreamStats) -> Counted:
+    """The four counts, each known and consistent with the others."""
+    prompt, cached, generated = stats.prompt_tokens, stats.cached_tokens, stats.generated_tokens
+    assert prompt is not None and cached is not None and generated is not None and generated > 0
+    assert stats.evaluated_tokens == prompt - cached
+    assert 0 <= cached < prompt
+    return Counted(prompt, cached, prompt - cached, generated)
 
 
 @real_llm
 async def test_the_next_reply_reuses_the_last_prompt_despite_a_json_call_between(local_chat):
     first = conversation("I'd like a table for four on Saturday.")
-    said, one = await reply(local_chat, first)
-    assert_counted(one)
+    said, one_stats = await reply(local_chat, first)
+    one = assert_counted(one_stats)
     # Warm-up computed the system prompt: the first reply of a session starts from it.
-    assert one.cached_tokens >= 20
+    assert one.cached >= 20
 
     # A state update between the two replies, as the monologue makes on state-changing
     # turns: it runs in the JSON context and is counted the same way.
@@ -79,32 +87,31 @@ async def test_the_next_reply_reuses_the_last_prompt_despite_a_json_call_between
         [{"role": "system", "content": "Extract the party size as JSON."},
          {"role": "user", "content": "Make it six people."}], SCHEMA, max_tokens=16, stats=update)
     assert '"people"' in answer
-    assert_counted(update)
-    assert update.model == MODEL and update.evaluated_tokens > 0
+    assert update.model == MODEL and assert_counted(update).evaluated > 0
     # It ran in a context of its own: the reply context still holds the first reply's prompt.
-    assert llm.get_local_model(MODEL).context("reply").n_tokens >= one.prompt_tokens
+    assert llm.get_local_model(MODEL).context("reply").n_tokens >= one.prompt
 
     second = first + [{"role": "assistant", "content": said}, {"role": "user", "content": "Make it six people."}]
-    _, two = await reply(local_chat, second)
-    assert_counted(two)
+    two = assert_counted((await reply(local_chat, second))[1])
     # The whole first prompt is still in the reply context: only what follows it is computed.
-    assert two.cached_tokens >= one.prompt_tokens
-    assert two.evaluated_tokens < two.prompt_tokens / 3
+    assert two.cached >= one.prompt
+    assert two.evaluated < two.prompt / 3
 
 
 @real_llm
 async def test_interleaved_sessions_each_find_their_own_prefix(local_chat):
     room_a = conversation("Hello, do you have a table for two tonight at eight?")
     room_b = conversation("Hi there. We are a group of nine and one of us uses a wheelchair.")
-    said_a, a1 = await reply(local_chat, room_a)
+    said_a, a1_stats = await reply(local_chat, room_a)
+    a1 = assert_counted(a1_stats)
     _, b1 = await reply(local_chat, room_b)       # overwrites room A's prefix in the live context
     assert_counted(b1)
-    _, a2 = await reply(local_chat, room_a + [{"role": "assistant", "content": said_a},
-                                              {"role": "user", "content": "Outside, if it is warm."}])
-    assert_counted(a2)
+    _, a2_stats = await reply(local_chat, room_a + [{"role": "assistant", "content": said_a},
+                                                    {"role": "user", "content": "Outside, if it is warm."}])
+    a2 = assert_counted(a2_stats)
     # Room A's first prompt came back from its saved state, not recomputed.
-    assert a2.cached_tokens >= a1.prompt_tokens
-    assert a2.evaluated_tokens < a2.prompt_tokens / 3
+    assert a2.cached >= a1.prompt
+    assert a2.evaluated < a2.prompt / 3
 
 
 @real_llm
@@ -215,3 +222,23 @@ def test_local_usage_is_spelt_as_a_providers():
     stats.count_usage(Usage(**llm.usage_dict(counted)))
     assert (stats.prompt_tokens, stats.cached_tokens, stats.evaluated_tokens, stats.generated_tokens) == \
         (90, 70, 20, 12)
+
+
+async def test_a_turns_trace_carries_the_reply_models_token_counts(provider_chat):
+    import time
+
+    from pipecat.tests.utils import run_test
+
+    from monologue.memory.working.conversation import ConversationLog
+    from monologue.processors.frames import Transcription, TurnRecord, UserTurnFrame
+    from monologue.processors.reply import PromptOptions, ReplyProcessor
+    from monologue.processors.trace import trace_line
+
+    turn = TurnRecord(turn_id=1, start_pts=0.0, end_pts=1.0, end_wait_secs=0.3, detected_at=time.perf_counter())
+    turn.asr = Transcription(text="hello there", confidence=0.9)
+    chat = provider_chat(FakeLitellm(usage(prompt=500, completion=8, cached=448)))
+    await run_test(ReplyProcessor(chat, ConversationLog(), PromptOptions("be brief")),
+                   frames_to_send=[UserTurnFrame(turn=turn)])
+    expected = {"prompt_tokens": 500, "cached_tokens": 448, "evaluated_tokens": 52, "generated_tokens": 8}
+    assert turn.llm_tokens == expected
+    assert trace_line(turn)["reply"]["tokens"] == expected

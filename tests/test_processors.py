@@ -246,7 +246,7 @@ async def test_reply_falls_back_to_the_second_model(monkeypatch):
     chat = _chat(model="openai/no-such-model", fallback="openai/gpt-4o-mini",
                  api_base="http://127.0.0.1:9/v1", mock_response=None, timeout_secs=5)
 
-    async def fake_stream_one(model, messages):
+    async def fake_stream_one(model, messages, *_):
         if model == "openai/no-such-model":
             raise ConnectionError("refused")
         yield "Fallback answer."
@@ -396,6 +396,7 @@ def _full_turn() -> TurnRecord:
     turn.reply_model, turn.reply_text, turn.state_version = "openai/gpt-4o-mini", "Noted.", 2
     turn.reply_prompt = [{"role": "user", "content": "Four people at seven."}]
     turn.decision, turn.reply_source = {"act": "ask", "key": "time"}, "model"
+    turn.llm_tokens = {"prompt_tokens": 310, "cached_tokens": 280, "evaluated_tokens": 30, "generated_tokens": 6}
     turn.tts = SpeechSynthesis(compute_secs=0.08, clauses=1, audio_secs=0.58, session_start_secs=13.7)
     for name, at in (("asr_done", 100.2), ("classified", 100.21), ("llm_first_token", 100.9),
                      ("first_audio", 101.0)):
@@ -424,7 +425,9 @@ def test_trace_line_keeps_its_keys_and_values():
                      "reflections": ["Likes quiet places."], "exact": "party of four"},
         "reply": {"model": "openai/gpt-4o-mini", "state_version": 2,
                   "prompt": [{"role": "user", "content": "Four people at seven."}], "text": "Noted.", "error": "",
-                  "decision": {"act": "ask", "key": "time"}, "source": "model", "check": []},
+                  "decision": {"act": "ask", "key": "time"}, "source": "model", "check": [],
+                  "tokens": {"prompt_tokens": 310, "cached_tokens": 280, "evaluated_tokens": 30,
+                             "generated_tokens": 6}},
         "tts": {"compute_secs": 0.08, "clauses": 1, "audio_secs": 0.58, "session_start_secs": 13.7},
         "latency_ms": {"turn_end_wait": 500.0, "start_wait": 500.0, "asr_done": 200.0, "classified": 210.0,
                        "llm_first_token": 900.0, "first_audio": 1000.0, "voice_to_voice": 1500.0},
@@ -444,7 +447,7 @@ def test_trace_line_leaves_sections_a_turn_never_reached_empty():
     assert line["classifier"] == line["monologue"] == line["memories"] == line["tts"] == {}
     assert line["turn_class"] == "" and line["reply"] == {"model": "", "state_version": None, "prompt": [],
                                                           "text": "", "error": "", "decision": {},
-                                                          "source": "", "check": []}
+                                                          "source": "", "check": [], "tokens": {}}
     assert line["latency_ms"] == {"turn_end_wait": 500.0, "start_wait": 500.0} and line["compute_ms"] == {}
     assert line["turn_end"] == {}
 

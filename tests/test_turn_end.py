@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 import pytest
 from pipecat.audio.vad.vad_analyzer import VADParams
-from pipecat.frames.frames import InputAudioRawFrame
+from pipecat.frames.frames import Frame, InputAudioRawFrame
 from pipecat.tests.utils import run_test
+from test_barge_in import DEMO, StatesSeen, _speech_spans
+from test_processors import LoudnessVAD
 
 from monologue.configs import load_config
 from monologue.models.asr import Transcript
@@ -19,9 +23,8 @@ from monologue.pipeline.replay import replay_audio
 from monologue.processors.frames import SpeechSegmentFrame, TurnRecord
 from monologue.processors.turn_end import PartialTranscriber, TurnEndJudge, TurnEndOptions, unfinished_ending
 from monologue.processors.vad import VADProcessor
-from tests.fakes import FakeTranscriber, SpeakingSynthesizer
-from tests.test_barge_in import DEMO, StatesSeen, _speech_spans
-from tests.test_processors import LoudnessVAD
+
+from fakes import FakeTranscriber, SpeakingSynthesizer
 
 EN = load_config(environ={}).turn.unfinished_en
 ZH = load_config(environ={}).turn.unfinished_zh
@@ -95,7 +98,7 @@ def _chunks(spec: list[tuple[float, bool]], rate: int = 16000, chunk: int = 320)
     return frames
 
 
-def _vad(texts: list[str], *, by: str = "meaning", ended: list[TurnRecord] | None = None,
+def _vad(texts: list[str], *, by: Literal["meaning", "silence"] = "meaning", ended: list[TurnRecord] | None = None,
          probability: float | None = None, transcriber=None) -> tuple[VADProcessor, FakeTranscriber]:
     options = TurnEndOptions(by=by, judge_after_secs=0.15, end_after_secs=0.35, unsure_secs=0.7, hold_secs=1.2,
                              silence_secs=0.5, partial_every_secs=0.0, unfinished_en=EN)
@@ -108,7 +111,7 @@ def _vad(texts: list[str], *, by: str = "meaning", ended: list[TurnRecord] | Non
     return vad, transcriber
 
 
-def _segments(down: list) -> list[SpeechSegmentFrame]:
+def _segments(down: Sequence[Frame]) -> list[SpeechSegmentFrame]:
     return [f for f in down if isinstance(f, SpeechSegmentFrame)]
 
 
