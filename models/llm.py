@@ -286,11 +286,16 @@ def _build_provider() -> Any:
             return get_local_model(model, self.n_ctx, self.n_threads, self.cache_mb)
 
         def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
+            return call_on(LLAMA_THREAD, self._complete, model, messages, kwargs, None)
+
+        def _complete(self, model: str, messages: list, kwargs: dict[str, Any],
+                      cancel: threading.Event | None) -> Any:
+            """One whole completion, on the llama thread."""
             optional = kwargs.get("optional_params") or {}
             params, purpose = _llama_params(optional), _purpose(optional)
             usage = _usage_for_call(optional.get("local_call_id"))
-            text = call_on(LLAMA_THREAD, lambda: "".join(self._model(model).stream(
-                messages, params, purpose=purpose, usage=usage)))
+            text = "" if cancel is not None and cancel.is_set() else "".join(
+                self._model(model).stream(messages, params, cancel, purpose, usage))
             response: ModelResponse = kwargs.get("model_response") or ModelResponse()
             response.choices[0].message.content = text
             response.model = model
@@ -299,8 +304,14 @@ def _build_provider() -> Any:
 
         async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(model_thread(LLAMA_THREAD),
-                                              lambda: self.completion(model, messages, *args, **kwargs))
+            cancel = threading.Event()
+            try:
+                return await loop.run_in_executor(model_thread(LLAMA_THREAD), self._complete,
+                                                  model, messages, kwargs, cancel)
+            finally:
+                # A caller that stopped waiting (a dropped draft's state update, a timeout)
+                # frees the llama thread within a token instead of after the whole answer.
+                cancel.set()
 
         def streaming(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Iterator[Any]:
             optional = kwargs.get("optional_params") or {}

@@ -58,7 +58,7 @@ class MonologueProcessor(FrameProcessor):
         if self._memory is None or not triggers:
             turn.monologue = MonologueOutcome.skip("chit-chat" if self._memory else "working memory off")
             if turn.after is None or turn.after.done():
-                self._log.add("user", turn.text, turn.turn_id)
+                self._log_when_confirmed(turn)
             else:
                 turn.state_update = asyncio.ensure_future(self._in_order(turn))
             return
@@ -79,11 +79,27 @@ class MonologueProcessor(FrameProcessor):
 
     async def _in_order(self, turn: TurnRecord) -> UpdateResult | None:
         """Chit-chat: nothing to update, but the user's words go into the log after the reply before
-        (a draft's, once its end is confirmed)."""
+        (a draft's, once its end is confirmed). The reply waits for this (its prompt needs
+        the reply before in the log), not for the draft's confirmation."""
         await self._settled_before(turn)
-        if await turn.is_confirmed():
-            self._log.add("user", turn.text, turn.turn_id)
+        self._log_when_confirmed(turn)
         return None
+
+    def _log_when_confirmed(self, turn: TurnRecord) -> None:
+        """The user's words enter the log once the turn stands; a dropped draft's never do
+        (the user went on: what they said is the next turn's text)."""
+        confirmed = turn.confirmed
+        if confirmed is None or confirmed.done():
+            if not turn.dropped:
+                self._log.add("user", turn.text, turn.turn_id)
+            return
+        # Registered before the reply's own wait on `confirmed`, so the user's line is in
+        # the log before the reply's is committed.
+        def log_if_confirmed(done: asyncio.Future[bool]) -> None:
+            if done.result():
+                self._log.add("user", turn.text, turn.turn_id)
+
+        confirmed.add_done_callback(log_if_confirmed)
 
     async def _update(self, turn: TurnRecord, started: float) -> UpdateResult | None:
         """The update reads the utterance at once (a draft's too) and writes only once the turn
@@ -97,11 +113,24 @@ class MonologueProcessor(FrameProcessor):
                 return True
             return False
 
+        update = asyncio.ensure_future(self._memory.update(
+            turn.text, turn=turn.turn_id, turn_class=turn.turn_class,
+            asr_confidence=turn.asr.confidence if turn.asr is not None else None, ready=confirmed))
+        if turn.confirmed is not None and not turn.confirmed.done():
+            # A dropped draft's update stops where it is (its LLM call too, which would
+            # hold the llama thread the next turn needs); it has written nothing: writing
+            # waits for `confirmed`.
+            turn.confirmed.add_done_callback(lambda done: done.result() or update.cancel())
         try:
-            result = await self._memory.update(
-                turn.text, turn=turn.turn_id, turn_class=turn.turn_class,
-                asr_confidence=turn.asr.confidence if turn.asr is not None else None, ready=confirmed)
+            result = await update
         except UpdateWithdrawn:
+            turn.monologue = MonologueOutcome.skip("draft dropped: the user went on")
+            return None
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if not turn.dropped or (current is not None and current.cancelling()):
+                update.cancel()
+                raise
             turn.monologue = MonologueOutcome.skip("draft dropped: the user went on")
             return None
         except Exception as exc:  # a failed update must not lose the turn

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import threading
+import time
 from types import SimpleNamespace
 from typing import Any, NamedTuple
 
@@ -225,8 +227,6 @@ def test_local_usage_is_spelt_as_a_providers():
 
 
 async def test_a_turns_trace_carries_the_reply_models_token_counts(provider_chat):
-    import time
-
     from pipecat.tests.utils import run_test
 
     from monologue.memory.working.conversation import ConversationLog
@@ -242,3 +242,64 @@ async def test_a_turns_trace_carries_the_reply_models_token_counts(provider_chat
     expected = {"prompt_tokens": 500, "cached_tokens": 448, "evaluated_tokens": 52, "generated_tokens": 8}
     assert turn.llm_tokens == expected
     assert trace_line(turn)["reply"]["tokens"] == expected
+
+
+class _SetOnAsk:
+    """A stop flag that reads set from its `after`-th look on: the call is stopped at a
+    known point of its prompt, whatever the machine's speed."""
+
+    def __init__(self, after: int) -> None:
+        self.after, self.asked = after, 0
+
+    def is_set(self) -> bool:
+        self.asked += 1
+        return self.asked >= self.after
+
+
+@real_llm
+async def test_a_stopped_call_computes_at_most_one_more_chunk_of_its_prompt(local_chat):
+    from monologue.models.llm_context import PREFILL_CHUNK
+
+    context = llm.get_local_model(MODEL).context("json")
+    long_prompt = [{"role": "user", "content": " ".join(f"item {i} costs {i * 7} euros;" for i in range(60))}]
+    usage = TokenUsage()
+    stop = _SetOnAsk(after=2)       # the first chunk runs, the second is refused
+    said = await run_on(llm.LLAMA_THREAD, lambda: list(context.complete(long_prompt, {"max_tokens": 8}, usage,
+                                                                        stop)))  # type: ignore[arg-type]
+    assert said == [] and usage.generated_tokens == 0
+    assert usage.prompt_tokens > 3 * PREFILL_CHUNK
+    # What was computed stays: the context holds the cached part and one chunk, no more.
+    assert context.n_tokens == usage.cached_tokens + PREFILL_CHUNK
+
+
+class _StoppableModel:
+    """Stands in for the llama model: generates until its call is stopped."""
+
+    def __init__(self) -> None:
+        self.running, self.stopped = threading.Event(), threading.Event()
+
+    def stream(self, messages: Any, params: Any, cancel: Any = None, purpose: Any = "reply",
+               usage: Any = None) -> Any:
+        self.running.set()
+        for _ in range(3000):           # 30 s at most
+            if cancel is not None and cancel.is_set():
+                self.stopped.set()
+                return
+            time.sleep(0.01)
+            yield "word "
+
+
+async def test_a_caller_that_stops_waiting_frees_the_llama_thread(monkeypatch):
+    provider = llm.register_local_provider()
+    model = _StoppableModel()
+    monkeypatch.setattr(provider, "_model", lambda name: model)
+    call = asyncio.ensure_future(provider.acompletion(MODEL, [{"role": "user", "content": "Hi"}],
+                                                      optional_params={"local_purpose": "json"}))
+    while not model.running.is_set():
+        await asyncio.sleep(0.01)
+    call.cancel()                   # a dropped draft's state update, a timeout
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    # The llama thread is free again well before the generation would have ended.
+    await asyncio.wait_for(run_on(llm.LLAMA_THREAD, lambda: None), 2.0)
+    assert model.stopped.is_set()

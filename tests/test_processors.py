@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from typing import Any
@@ -20,6 +21,7 @@ from pipecat.tests.utils import run_test
 
 from monologue.configs import LLMOptions
 from monologue.memory.working.conversation import ConversationLog
+from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
 from monologue.models.chat import ChatLLM
 from monologue.processors.asr import ASRProcessor
 from monologue.processors.audio_out import ReplyRecorder
@@ -45,7 +47,7 @@ from monologue.processors.tts import TTSProcessor
 from monologue.processors.turn_classifier import TurnClassifierProcessor
 from monologue.processors.vad import VADProcessor
 
-from fakes import FakeSynthesizer, FakeTranscriber
+from fakes import FakeSynthesizer, FakeTranscriber, ScriptedJsonLLM
 
 
 class LoudnessVAD(VADAnalyzer):
@@ -475,3 +477,41 @@ def test_the_template_does_not_repeat_the_words_the_model_ended_with():
     assert without_overlap("Done:", "Done: I've booked it.") == "I've booked it."
     assert without_overlap("Sure.", "What time would suit you?") == "What time would suit you?"
     assert without_overlap("好的，", "好了，订好了。") == "好了，订好了。"
+
+
+def _draft(text: str, turn_id: int = 1) -> TurnRecord:
+    turn = _turn(text, turn_id)
+    turn.confirmed = asyncio.get_running_loop().create_future()
+    turn.drafted_at = turn.detected_at
+    return turn
+
+
+@pytest.mark.parametrize("stands", [False, True])
+async def test_a_chit_chat_draft_enters_the_log_only_once_it_stands(stands: bool):
+    log = ConversationLog()
+    turn = _draft("By the way.")
+    await run_test(MonologueProcessor(log), frames_to_send=[UserTurnFrame(turn=turn)],
+                   expected_down_frames=[UserTurnFrame])
+    assert log.all() == []          # provisional: the user may go on
+    assert turn.confirmed is not None
+    turn.confirmed.set_result(stands)
+    await asyncio.sleep(0)
+    assert [u.text for u in log.all()] == (["By the way."] if stands else [])
+
+
+async def test_a_dropped_drafts_state_update_stops_its_llm_call():
+    llm = ScriptedJsonLLM([], delay=30.0)      # the LLM call would hold the model for 30 s
+    memory = WorkingMemory("draft", options=WorkingMemoryOptions(llm_mode="always"), llm=llm)
+    log = ConversationLog()
+    turn = _draft("Actually, um.")
+    turn.classifier = Classification(["actually"], triggers_monologue=True)
+    turn.turn_class = "information_change"
+    await run_test(MonologueProcessor(log, memory), frames_to_send=[UserTurnFrame(turn=turn)],
+                   expected_down_frames=[UserTurnFrame])
+    while not llm.requests:
+        await asyncio.sleep(0.01)
+    assert turn.confirmed is not None and turn.state_update is not None
+    turn.confirmed.set_result(False)            # the user went on
+    assert await asyncio.wait_for(turn.state_update, 2.0) is None
+    assert turn.monologue is not None and "draft dropped" in turn.monologue.reason
+    assert log.all() == [] and memory.state.version == 0
