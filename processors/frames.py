@@ -173,6 +173,7 @@ class TurnEnd:
     drafts_dropped: int = 0
     partials: int = 0                    # ASR passes while the user spoke
     speech_end_at: float | None = None   # wall time the user's last word ended
+    transcript_ready_at: float | None = None  # wall time the final ASR pass finished (streaming ASR)
 
     def trace(self) -> dict[str, Any]:
         return _measured({"rule": self.rule or None, "verdict": self.verdict, "drafted": self.drafted or None,
@@ -284,7 +285,12 @@ class TurnRecord:
             if name in self.marks:
                 out[name] = round((self.marks[name] - start) * 1000, 1)
         if "asr_done" in self.marks and self.turn_end.speech_end_at is not None:
-            out["asr_after_speech"] = round((self.marks["asr_done"] - self.turn_end.speech_end_at) * 1000, 1)
+            # When the transcript was ready, which with streaming ASR is usually before the
+            # turn's end is decided (`asr_done`, when the turn took it up).
+            ready = self.marks["asr_done"]
+            if self.turn_end.transcript_ready_at is not None:
+                ready = min(ready, self.turn_end.transcript_ready_at)
+            out["asr_after_speech"] = round((ready - self.turn_end.speech_end_at) * 1000, 1)
         if "first_audio" in self.marks:
             out["voice_to_voice"] = round(self.reply_delay_secs(self.marks["first_audio"]) * 1000, 1)
         return out

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -147,6 +147,12 @@ class _Pass:
     samples: int
     result: asyncio.Future[Transcript]
     started: float = field(default_factory=time.perf_counter)
+    finished_at: list[float] = field(default_factory=list)   # set by the ASR thread when it finishes
+
+    @property
+    def finished(self) -> float | None:
+        """Wall time the ASR thread finished this pass."""
+        return self.finished_at[0] if self.finished_at else None
 
 
 class PartialTranscriber:
@@ -204,11 +210,34 @@ class PartialTranscriber:
             return self._final.result
         return None
 
+    def when_ready(self, transcript: asyncio.Future[Transcript], record: Callable[[float], None]) -> None:
+        """`record(t)` with the wall time the final pass behind `transcript` finished on the
+        ASR thread: at once if it has, else when it does (never, if it fails)."""
+        one = self._final
+        if one is None or one.result is not transcript:
+            return
+        if one.finished is not None:
+            record(one.finished)
+            return
+
+        def finished(_: asyncio.Future[Transcript]) -> None:
+            if one.finished is not None:
+                record(one.finished)
+
+        transcript.add_done_callback(finished)
+
     def _start(self, audio: bytes) -> _Pass:
         samples = len(audio) // 2
         floats = np.frombuffer(audio, dtype=np.int16).astype(np.float32) / 32768.0
-        future = asyncio.ensure_future(run_on(self._thread, self._transcriber.transcribe, floats))
-        one = _Pass(samples, future)
+        finished_at: list[float] = []
+
+        def transcribe() -> Transcript:
+            result = self._transcriber.transcribe(floats)
+            finished_at.append(time.perf_counter())
+            return result
+
+        future = asyncio.ensure_future(run_on(self._thread, transcribe))
+        one = _Pass(samples, future, finished_at=finished_at)
         self.passes += 1
         generation = self._generation
 

@@ -223,6 +223,11 @@ class VADProcessor(FrameProcessor):
     async def _push_segment(self, turn: TurnRecord) -> None:
         audio = bytes(self._segment[: self._cut]) if self._cut is not None else bytes(self._segment)
         transcript = self._partials.final(audio) if self._partials is not None else None
+        if transcript is not None and self._partials is not None:
+            def ready(at: float, end: TurnEnd = turn.turn_end) -> None:
+                end.transcript_ready_at = at
+
+            self._partials.when_ready(transcript, ready)
         turn.turn_end.partials = self._partials.passes if self._partials is not None else 0
         await self.push_frame(SpeechSegmentFrame(turn=turn, audio=audio, sample_rate=self._rate,
                                                  transcript=transcript))

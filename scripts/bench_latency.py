@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from monologue.configs import MonologueConfig, load_config
+from monologue.configs import MonologueConfig, ReplyOptions, load_config
 from monologue.models.offline import enforce_offline
 
 enforce_offline()
@@ -41,6 +41,7 @@ DEMO = ROOT / "assets" / "demo_session" / "demo.flac"
 LONG_SCRIPT = ROOT / "assets" / "scripts" / "long_session_en.json"
 STAGES = ("asr_after_speech", "asr_done", "classified", "monologue_done", "llm_first_token", "llm_first_clause",
           "first_audio", "voice_to_voice")
+MIN_CLAUSE_CHARS = ReplyOptions().min_clause_chars
 COMPUTE_PARTS = ("asr", "classifier", "monologue", "llm_first_clause", "tts_first_clause")
 TARGETS = {"policy_p50_ms": 1000.0, "llm_p50_ms": 1600.0, "chit_chat_ratio": 1.05, "state_ratio": 1.25,
            "turn30_ratio": 1.3}
@@ -66,11 +67,18 @@ def turn_row(turn: Any, variant: str, run: int, session: str) -> dict[str, Any] 
     parts = {k: round(turn.compute.get(k, 0.0) * 1000, 1) for k in COMPUTE_PARTS}
     parts["monologue"] = round(turn.compute.get("reply_waited_for_state", 0.0) * 1000, 1)
     tokens = turn.llm_tokens or {}
+    if "llm_start" in turn.marks:       # the agent's own work before the reply model is asked
+        lat["llm_start"] = round((turn.marks["llm_start"] - turn.started_at) * 1000, 1)
+    from monologue.processors.reply import ClauseSplitter
+
+    splitter = ClauseSplitter(MIN_CLAUSE_CHARS)    # as the reply cut it for TTS
+    first_clause = next(iter(splitter.feed(turn.reply_text or "")), "") or splitter.flush()
     return {"session": session, "variant": variant, "run": run, "turn": turn.turn_id,
             "kind": "state-changing" if state else "chit-chat",
             "worded": "policy" if turn.reply_source == "policy" else "LLM",
             "source": turn.reply_source, **lat, **{f"compute_{k}": v for k, v in parts.items()},
             "prompt_tokens": tokens.get("prompt_tokens"), "evaluated_tokens": tokens.get("evaluated_tokens"),
+            "generated_tokens": tokens.get("generated_tokens"), "first_clause_chars": len(first_clause),
             "drafted": turn.turn_end.drafted, "rule": turn.turn_end.rule}
 
 
@@ -148,8 +156,8 @@ def report(rows: list[dict[str, Any]], long_rows: list[dict[str, Any]], config: 
     on_rows = select(rows, variant="model/on")
     for stage in STAGES:
         values = col(on_rows, stage)
-        label = {"asr_after_speech": "ASR done after end of speech", "voice_to_voice": "voice-to-voice"}.get(stage,
-                                                                                                           stage)
+        label = {"asr_after_speech": "transcript ready after end of speech",
+                 "voice_to_voice": "voice-to-voice"}.get(stage, stage)
         print(f"| {label} | {med(values):.0f} | {pct(values, 0.9):.0f} |")
     print("\n| compute (ms) | median | p90 |\n|---|---:|---:|")
     for key in COMPUTE_PARTS:
@@ -159,8 +167,9 @@ def report(rows: list[dict[str, Any]], long_rows: list[dict[str, Any]], config: 
     asr_after = col(select(rows, variant=("model/on", "model/off", "policy/on", "policy/off")), "asr_after_speech")
     figures["asr_after_speech_p50_ms"] = med(asr_after)
     drafted = select(rows, drafted=True)
-    print(f"\nASR done after end of speech, all variants: p50 {med(asr_after):.0f} ms, p90 {pct(asr_after, 0.9):.0f} "
-          f"(n={len(asr_after)}); turns answered from a draft: {len(drafted)}/{len(rows)}")
+    print(f"\ntranscript ready after end of speech, all variants: p50 {med(asr_after):.0f} ms, "
+          f"p90 {pct(asr_after, 0.9):.0f} (n={len(asr_after)}); "
+          f"turns answered from a draft: {len(drafted)}/{len(rows)}")
 
     print("\n### Tokens the LLM evaluated per LLM-worded turn (model wording)\n")
     print("| turns | prompt tokens (median) | evaluated (median) | evaluated p90 |\n|---|---:|---:|---:|")
@@ -168,6 +177,20 @@ def report(rows: list[dict[str, Any]], long_rows: list[dict[str, Any]], config: 
         chosen = select(rows, variant=variant, worded="LLM")
         print(f"| monologue {variant.split('/')[1]} | {med(col(chosen, 'prompt_tokens')):.0f} | "
               f"{med(col(chosen, 'evaluated_tokens')):.0f} | {pct(col(chosen, 'evaluated_tokens'), 0.9):.0f} |")
+
+    print("\n### Where on and off differ: LLM-worded turns, model wording (medians)\n")
+    print("Off, the policy has no state and plans a greeting for every turn; on, it asks, offers and "
+          "confirms with the user's values, so the model reads a longer note and says more.\n")
+    print("| turns | monologue | before the LLM is asked (ms) | LLM first token (ms) | evaluated tokens | "
+          "generated tokens | reply's first clause (chars) | voice-to-voice (ms) |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for kind in ("chit-chat", "state-changing"):
+        for side in ("on", "off"):
+            chosen = select(rows, variant=f"model/{side}", kind=kind, worded="LLM")
+            cells = [med(col(chosen, key)) for key in ("llm_start", "llm_first_token", "evaluated_tokens",
+                                                       "generated_tokens", "first_clause_chars", "voice_to_voice")]
+            print(f"| {kind} | {side} | " + " | ".join(f"{c:.0f}" for c in cells) + " |")
+            figures[f"before_llm_{kind}_{side}_ms"] = cells[0]
 
     if long_rows:
         print("\n### The 30-turn session: per-turn cost as the session grows (model wording)\n")

@@ -107,6 +107,7 @@ class Outcome:
     dropped_drafts: int = 0
     end_wait_secs: float | None = None
     closed: bool = True
+    asr_ready_ms: float | None = None   # the turn's transcript ready, after the end of speech
 
 
 async def run_rule(config: MonologueConfig, models: Any, utterance: Utterance) -> Outcome:
@@ -134,6 +135,9 @@ async def run_rule(config: MonologueConfig, models: Any, utterance: Utterance) -
     last = [t for t in closed if t.end_pts >= speech_end - 0.25]
     if last:
         outcome.end_wait_secs = last[-1].end_wait_secs
+        ready, speech_ended = last[-1].turn_end.transcript_ready_at, last[-1].turn_end.speech_end_at
+        if ready is not None and speech_ended is not None:
+            outcome.asr_ready_ms = (ready - speech_ended) * 1000
     else:
         outcome.closed = False
     return outcome
@@ -157,17 +161,20 @@ def compare(base: MonologueConfig, models: Any, json_out: str | None = None) -> 
                 file=sys.stderr, flush=True)
 
     print(f"\n## When turns end — {sum(len(u) for u in sets.values())} utterances, each one turn\n")
-    print("| set | rule | false cut-ins | utterances cut | dropped drafts | turn-end wait median (ms) | p90 |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+    print("| set | rule | false cut-ins | utterances cut | dropped drafts | turn-end wait median (ms) | p90 "
+          "| transcript ready after speech, median (ms) |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for set_name in sets:
         for rule in rules:
             outcomes = results[rule][set_name]
             waits = sorted(o.end_wait_secs * 1000 for o in outcomes if o.end_wait_secs is not None)
             p90 = waits[min(int(round(0.9 * (len(waits) - 1))), len(waits) - 1)] if waits else float("nan")
+            ready = [o.asr_ready_ms for o in outcomes if o.asr_ready_ms is not None]
             print(f"| {set_name} | {rule} | {sum(o.cut_ins for o in outcomes)} | "
                   f"{sum(1 for o in outcomes if o.cut_ins)}/{len(outcomes)} | "
                   f"{sum(o.dropped_drafts for o in outcomes)} | "
-                  f"{statistics.median(waits) if waits else float('nan'):.0f} | {p90:.0f} |")
+                  f"{statistics.median(waits) if waits else float('nan'):.0f} | {p90:.0f} | "
+                  f"{statistics.median(ready) if ready else float('nan'):.0f} |")
     if json_out:
         Path(json_out).write_text(json.dumps(rows, indent=1))
 

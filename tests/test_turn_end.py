@@ -129,6 +129,11 @@ async def test_a_finished_turn_is_drafted_then_confirmed_by_its_silence():
     assert ended == [turn]                     # the gate opens once, when the turn is confirmed
     assert segment.transcript is not None and segment.transcript.result().text == "Four people at seven."
     assert len(transcriber.seen) == 1           # the pass at the end of speech is the turn's transcript
+    # Ready before the turn's end was even judged: the pass began when the voice stopped.
+    ready, speech_end = turn.turn_end.transcript_ready_at, turn.turn_end.speech_end_at
+    assert ready is not None and speech_end is not None and speech_end < ready <= turn.drafted_at
+    turn.mark("asr_done", turn.detected_at)
+    assert turn.latencies_ms()["asr_after_speech"] == pytest.approx((ready - speech_end) * 1000, abs=0.1)
 
 
 async def test_a_draft_is_dropped_when_the_user_goes_on():
