@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 # The trace version this reader was written against (processors/trace.py TRACE_VERSION).
-KNOWN_TRACE_VERSION = 2   # 2 added the barge_in section, which the page reads
+KNOWN_TRACE_VERSION = 3   # 2 added the barge_in section, which the page reads; 3 turn_end and reply.tokens
 # Working memory keeps the agent's last action cut to this many characters (engine.py).
 STATE_ACTION_CHARS = 200
 
