@@ -78,7 +78,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     out = Path(args.out)
     from monologue.pipeline.builder import user_memory
 
-    long_term = user_memory(config, models, args.user, args.store, at=_at(args))
+    long_term = user_memory(config, models, _remembered_user(args), args.store, at=_at(args))
     if long_term is not None:
         long_term.situation = _situation(args)
     result = asyncio.run(replay_audio(session, config, models, out, paced=args.paced, handle_sigint=True,
@@ -121,7 +121,7 @@ def cmd_talk(args: argparse.Namespace) -> int:
         config = _config(args)
         rc = asyncio.run(run_talk(config, Path(args.out), input_device=args.input, output_device=args.output,
                                   session_id=args.session, store=_store(args, config),
-                                  user_id=args.user, store_path=args.store, at=_at(args),
+                                  user_id=_remembered_user(args), store_path=args.store, at=_at(args),
                                   situation=_situation(args), barge_in=args.barge_in))
         if rc == 130:
             # Stopped while a model was still loading on its thread: native loaders cannot be
@@ -147,12 +147,21 @@ def cmd_chat(args: argparse.Namespace) -> int:
     from monologue.pipeline.builder import user_memory
 
     models = load_text_models(config)
-    long_term = user_memory(config, models, args.user, args.store, at=_at(args))
+    long_term = user_memory(config, models, _remembered_user(args), args.store, at=_at(args))
     if long_term is not None:
         long_term.situation = _situation(args)
     run_script(path, config, models, store=_store(args, config), session_id=args.session,
                out_dir=Path(args.out) if args.out else None, long_term=long_term)
     return 0
+
+
+def _remembered_user(args: argparse.Namespace) -> str | None:
+    """The user whose long-term memory this session reads and writes; None off the record."""
+    if getattr(args, "no_history", False):
+        print("no-history session: nothing is read from or written to long-term memory"
+              + (f" for {args.user!r}" if args.user else ""), flush=True)
+        return None
+    return args.user
 
 
 def _situation(args: argparse.Namespace) -> dict[str, str]:
@@ -298,6 +307,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--session", help="session id (default: a new one); the same id continues its state")
         p.add_argument("--store", help="SQLite file for session state and memories (default: store.path)")
         p.add_argument("--user", help="remember this user across sessions (long-term memory); none: nothing is kept")
+        p.add_argument("--no-history", action="store_true",
+                       help="a session off the record: long-term memory is neither read nor written (U2); "
+                            "saying \"don't remember this conversation\" does the same from that turn on")
         p.add_argument("--context", help="what the transport knows about the moment, stored with each memory: "
                                          "key=value pairs, e.g. passengers=kids,weather=rain")
         p.add_argument("--at", help="date/time the session happens at, for long-term memory (ISO, e.g. "

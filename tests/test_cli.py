@@ -221,3 +221,27 @@ def test_corrections_contradictions_and_last_weeks_plan_across_processes(tmp_pat
     assert any("replaced-by" not in line and "I'm allergic to peanuts." in line for line in peanuts)
     sessions = _run("sessions", "--user", "zoe", "--store", str(store)).stdout
     assert "3 session(s) of 'zoe'" in sessions and "zoe-1" in sessions and "2026-11-19" in sessions
+
+
+def test_memory_by_voice_and_a_session_off_the_record(tmp_path):
+    """Said in a chat: forget after a yes, then a --no-history session that leaves nothing."""
+    store = tmp_path / "monologue.db"
+    env = {"MONOLOGUE__LLM__MODEL": "openai/gpt-4o-mini", "MONOLOGUE__LLM__FALLBACK": "null",
+           "MONOLOGUE__LLM__MOCK_RESPONSE": "Noted."}
+
+    def chat(name: str, script: str, *extra: str) -> str:
+        path = tmp_path / f"{name}.txt"
+        path.write_text(script)
+        result = _run("chat", "--script", str(path), "--user", "lea", "--store", str(store), "--session", name,
+                      "--out", str(tmp_path / name), *extra, env_extra=env)
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    chat("v1", "I live at 12 Baker Street.\nI'm allergic to peanuts.\n")
+    said = chat("v2", "What do you remember about me?\nForget what I said about my address.\nYes.\n")
+    assert "Here is what I remember about you" in said and "Done — I've forgotten it." in said
+    listed = _run("memory", "list", "--user", "lea", "--store", str(store)).stdout
+    assert "allergic to peanuts" in listed and "Baker Street" not in listed
+    off = chat("v3", "My door code is 4512.\n", "--no-history")
+    assert "no-history session" in off
+    assert "4512" not in _run("memory", "list", "--user", "lea", "--store", str(store)).stdout

@@ -156,3 +156,84 @@ ASIDE = re.compile(r"^\W*(?:haha+|lol|wow|ugh|oh man|oh no|哈哈+)\b|"
 # "I'm Maria, by the way": a name said as an introduction (case matters: "I'm Late" is not one).
 INTRODUCTION = re.compile(r"\b(?:[Ii]'?m|I am|[Tt]his is|[Ii]t'?s|[Mm]y name'?s) (?P<name>[A-Z][a-z]+)"
                           r"(?=\s*(?:[,.!]|$|by the way|here|speaking|from))")
+
+# --- the user's control over what is remembered (U1, U2, U6) ---------------------------------
+# Checked in this order: "forget everything about me" is an erase, not a forget about "me".
+MEMORY_ERASE_ALL = re.compile(
+    r"\b(?:forget|erase|delete|wipe|remove|clear)\s+(?:absolutely\s+)?(?:everything|all)\s+"
+    r"(?:(?:that\s+)?you\s+(?:know|remember|have|kept|stored)\s+)?(?:about|of|on)\s+me\b"
+    r"|\b(?:erase|delete|wipe|clear|remove)\s+(?:all\s+(?:of\s+)?)?(?:my|your)\s+(?:whole\s+)?"
+    r"(?:memory|memories|data|history|profile)\b(?:\s+(?:of|about)\s+me)?"
+    r"|\bforget\s+(?:all\s+about\s+me|that\s+i\s+exist|who\s+i\s+am)\b"
+    r"|(?:忘(?:掉|记|了)|删(?:掉|除)|清(?:空|除|掉))(?:关于)?我的?(?:一切|所有(?:的)?(?:事|记忆|数据|信息)?|全部(?:记忆|数据|信息)?)"
+    r"|把(?:关于)?我的?(?:所有|全部)?(?:记忆|数据|信息|事)(?:都|全)?(?:忘|删|清)"
+    r"|(?:清空|删除|删掉)(?:你的|我的)?(?:全部|所有)?记忆", _I)
+MEMORY_NO_HISTORY = re.compile(
+    r"\b(?:don'?t|do not|please don'?t|no need to)\s+(?:remember|save|keep|record|store|log)\s+"
+    r"(?:any\s+of\s+|anything\s+(?:from|of|in)\s+)?(?:this|the\s+rest\s+of\s+this|today'?s)\s+"
+    r"(?:conversation|chat|session|talk|call|ride|trip)\b"
+    r"|\b(?:this|the\s+rest\s+of\s+this)\s+(?:conversation|chat|session|talk|call)\s+is\s+off\s+the\s+record\b"
+    r"|\b(?:let'?s\s+go|go|keep\s+(?:this|it))\s+off\s+the\s+record\b|^\W*off\s+the\s+record\b"
+    r"|\b(?:stop|quit)\s+(?:remembering|recording|saving)(?:\s+(?:this|what\s+i\s+say|me))?\b"
+    r"|(?:这次|今天的?|接下来的?)(?:对话|聊天|谈话|说的话?)?(?:你)?(?:不要|别|不用|不许)(?:记|保存|存|记录)"
+    r"|(?:不要|别|不用)(?:记住|记录|保存|存|记)(?:这次|今天的?|接下来的?)(?:对话|聊天|谈话|内容)?"
+    r"|(?:不要|别)再?记(?:了|我说的)|无痕模式", _I)
+MEMORY_LIST = re.compile(
+    r"\bwhat\s+(?:do|did|else\s+do)\s+you\s+(?:remember|know|recall|keep|store|have\s+(?:stored|saved|on\s+file))\s+"
+    r"(?:about|of|on)\s+me\b"
+    r"|\bwhat\s+(?:have\s+you|did\s+you)\s+(?:remembered|stored|saved|learned|learnt|kept|noted)\s+(?:about|of|on)\s+me\b"
+    r"|\b(?:tell|show)\s+me\s+(?:everything\s+|all\s+)?(?:what\s+|that\s+)?you\s+(?:remember|know|keep|have)\s+"
+    r"(?:about|of|on)\s+me\b"
+    r"|\b(?:list|show|read)\s+(?:me\s+)?(?:my|your|all\s+(?:my|your))\s+memories\b"
+    r"|\bwhat\s+(?:is|'s)\s+in\s+your\s+memory\s+(?:about|of)\s+me\b"
+    r"|你(?:都)?(?:记得|记住了?|知道|记了|存了)(?:关于)?我(?:的)?(?:什么|哪些|些什么)"
+    r"|关于我你(?:都)?(?:记得|知道|记住了?|记了)(?:什么|哪些|些什么)"
+    r"|(?:说说|告诉我|列出|看看)你(?:都)?(?:记得|知道|记住)(?:的)?(?:关于)?我的?(?:事|什么|哪些)?", _I)
+# "Forget what I said about my address", "forget my address", "forget that I like jazz".
+MEMORY_FORGET_ABOUT = re.compile(
+    r"\b(?:please\s+)?(?:forget|delete|erase|remove)\s+(?:what\s+i\s+(?:said|told\s+you|mentioned)\s+"
+    r"(?:about|regarding|on)\s+|(?:everything|anything)\s+(?:i\s+(?:said|told\s+you)\s+)?about\s+"
+    r"|i\s+(?:said|told\s+you)\s+about\s+|about\s+(?=(?:my|me|i)\b)"
+    r"|that\s+i\s+(?=\w)|the\s+(?:fact|thing)\s+that\s+i\s+(?=\w))(?P<topic>.+)"
+    r"|\b(?:please\s+)?(?:forget|delete|erase|remove)\s+(?P<mine>my\s+\w.+?)"
+    r"(?:\s+from\s+(?:your\s+)?memory)?\s*[.!]?$"
+    r"|(?:忘(?:掉|了|记)|删(?:掉|除))我(?:说的|说过的|告诉你的)?(?:关于|有关)(?P<zh_topic>.+?)(?:的(?:事|话|内容))?[。！]?$"
+    r"|把我(?:说的|说过的)?(?:关于)?(?P<zh_mine>.+?)(?:的(?:事|话|内容))?"
+    r"(?:忘(?:掉|了)|删(?:掉|除)?)(?:吧)?[。！]?$", _I)
+# "Forget that", right after saying something: the last thing said, if it was remembered.
+MEMORY_FORGET_THAT = re.compile(
+    r"^\W*(?:oh,?\s+|actually,?\s+|no,?\s+|wait,?\s+)?(?:please\s+)?(?:forget|scratch|don'?t\s+remember|"
+    r"don'?t\s+(?:save|keep|store))\s+(?:that|it|this|what\s+i\s+just\s+said)(?:\s+please)?\W*$"
+    r"|^\W*(?:please\s+)?(?:forget|disregard)\s+i\s+(?:said|mentioned)\s+(?:that|it)\W*$"
+    r"|^(?:请)?(?:把)?(?:这个|那个|刚才(?:那句|说的)?|这句话?)?(?:忘(?:掉|了)|别记|不要记)"
+    r"(?:这个|那个|刚才(?:那句|说的)?|这句话?)?(?:吧)?[。！!]?$", _I)
+# What a topic named in "forget what I said about …" covers, beyond the words it shares with
+# a memory: "my address" is about "I live at 12 Baker Street". (topic, memory) pairs.
+MEMORY_TOPICS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
+    (re.compile(r"\b(?:address|home|where i live|house|flat|apartment)\b|地址|住址|住哪|我家|家庭住址", _I),
+     re.compile(r"\b(?:i|we)(?:'m| am|'re| are)?\s+(?:live|living|stay|staying)\b"
+                r"|\b(?:my|our)\s+(?:home|address|house|flat|apartment|place)\b|\b(?:i|we)\s+moved\s+to\b"
+                r"|^我(?:住在|住|家在|家住)|我的?(?:住址|地址)|我们?家(?:在|住)", _I)),
+    (re.compile(r"\b(?:work|job|office|employer|career|shifts?)\b|工作|上班|公司|单位", _I),
+     re.compile(r"\b(?:work|works|working|job|office|employer|shifts?|colleagues?|boss)\b"
+                r"|工作|上班|公司|单位|同事", _I)),
+    (re.compile(r"\b(?:health|medical|allerg\w*|condition|illness|medication|medicine)\b|健康|过敏|病|药", _I),
+     HEALTH_NEED),
+    (re.compile(r"\b(?:codes?|passwords?|pins?|passcodes?)\b|密码|门禁", _I),
+     re.compile(r"\b(?:codes?|passwords?|pins?|passcodes?)\b|密码|门禁", _I)),
+    (re.compile(r"\b(?:phone|number|mobile|cell)\b|电话|手机", _I),
+     re.compile(r"\b(?:phone|mobile|cell|number)\b|电话|手机", _I)),
+    (re.compile(r"\b(?:family|relatives?|kids?|children)\b|家人|孩子|亲戚", _I),
+     re.compile(r"\b(?:wife|husband|son|daughter|kids?|children|partner|mom|mother|dad|father|sister|brother|"
+                r"family)\b|老婆|老公|儿子|女儿|孩子|妈|爸|姐|妹|哥|弟|家人", _I)),
+)
+
+
+def is_memory_command(text: str) -> bool:
+    """A command about long-term memory itself (list, forget a topic, erase, off the record).
+    A bare "forget that" is not here: in a task it withdraws what was just asked for."""
+    if any(cue.search(text) for cue in (MEMORY_ERASE_ALL, MEMORY_NO_HISTORY, MEMORY_LIST)):
+        return True
+    # "Forget what I said about my address", not "forget my window seat" (a task's words).
+    found = MEMORY_FORGET_ABOUT.search(text)
+    return found is not None and bool(found.group("topic") or found.group("zh_topic"))

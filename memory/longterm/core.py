@@ -31,13 +31,22 @@ from monologue.memory.language.numbers import time_window
 from monologue.memory.language.phrases import say
 from monologue.memory.longterm.answers import about_user, has_topic, memory_answer
 from monologue.memory.longterm.checks import PreConversationChecks, run_checks
+from monologue.memory.longterm.commands import (
+    command_language,
+    forget_question,
+    last_said,
+    listing_words,
+    matching,
+    read_command,
+    remembered,
+)
 from monologue.memory.longterm.conflicts import HIGH_RISK, PREFERENCE, Conflict, find_conflict
 from monologue.memory.longterm.consolidation import ConsolidationLLM, consolidate
 from monologue.memory.longterm.exchange import Awaiting, BeforeReply, Opening, Prepared, Recalled, SessionSnapshot
 from monologue.memory.longterm.importance import remember_as, worth_remembering
 from monologue.memory.longterm.planning import Plan, Planner
 from monologue.memory.longterm.profile import opening_line, seed_operations, update_profile
-from monologue.memory.longterm.records import MemoryKind, RetentionPolicy, UserProfile
+from monologue.memory.longterm.records import MemoryKind, MemoryRecord, RetentionPolicy, UserProfile
 from monologue.memory.longterm.reflection import ReflectionOptions, ReflectionReport, Reflector
 from monologue.memory.longterm.retrieval import RetrievalWeights, Retriever
 from monologue.memory.longterm.speech import sentences
@@ -80,6 +89,14 @@ def restore_after(before: BeforeReply) -> str | None:
     return awaiting.conflict.old.text
 
 
+@dataclass(frozen=True)
+class _Command:
+    """What a memory command leaves: a question awaiting the user's yes, and whether the
+    session is off the record from now on."""
+    awaiting: Awaiting | None
+    no_history: bool
+
+
 class LongTermCore:
     """One user's long-term memory across sessions (seed 002's memory stream)."""
 
@@ -105,6 +122,9 @@ class LongTermCore:
         self.planner = Planner(self.stream, self.retriever)
         self.pyramid = SummaryPyramid(self.profiles, user_id, summarize=llm.summarize if llm else None)
         self.awaiting: Awaiting | None = None
+        # Sessions the user asked not to be remembered (U2): from that turn on they
+        # neither read nor write long-term memory.
+        self.no_history: set[str] = set()
         self.checks = PreConversationChecks()
         self.reports: list[ReflectionReport] = []
         # What the transport knows about the moment (passengers, weather, place…), stored
@@ -147,11 +167,22 @@ class LongTermCore:
             answer = yes_or_no(text)
             if answer is not None:
                 out.answered = (awaiting, answer)
-                out.say, note = self._answer_words(awaiting, answer, language)
+                out.say, note = self._answer_words(
+                    awaiting, answer, command_language(text, language) if awaiting.kind in ("forget", "erase")
+                    else language)
                 if note:
                     out.notes.append(note)
-            if answer is not None or awaiting.kind == "plan":
+            if answer is not None and awaiting.kind in ("forget", "erase"):
+                return Prepared(out, None)      # the answer to a command: nothing to recall
+            if answer is not None or awaiting.kind in ("plan", "forget", "erase"):
                 awaiting = None     # an unanswered contradiction stays open (and held) for later
+        if out.say is None:
+            command = self._command(text, records, session_id, schema, language, out)
+            if command is not None:
+                return Prepared(out, command.awaiting if command.awaiting is not None else awaiting,
+                                command.no_history)
+        if session_id and session_id in self.no_history:
+            return Prepared(out, awaiting)      # off the record: nothing is recalled
         if out.say is None:
             out.travel = time_travel_match(text, records, now, session_id)
             if out.travel is not None:
@@ -199,9 +230,50 @@ class LongTermCore:
                 out.notes.append("Earlier sessions (summaries, newest first):\n" + summaries)
         return Prepared(out, awaiting)
 
+    def _command(self, text: str, records: list[MemoryRecord], session_id: str, schema: DomainSchema | None,
+                 language: str, out: BeforeReply) -> _Command | None:
+        """A memory command: the words for it in `out`, and what it leaves open. Reads only."""
+        command = read_command(text)
+        if command is None:
+            return None
+        language = command_language(text, language)
+        items = remembered(records)
+        awaiting: Awaiting | None = None
+        if command.kind == "list":
+            out.say = listing_words(items, language)
+            out.listed = [r.text for r in items]
+        elif command.kind in ("forget", "forget_last"):
+            chosen = (matching(command.topic, items, schema, self._similarity(command.topic, records))
+                      if command.kind == "forget" else last_said(items, session_id))
+            if not chosen and (command.kind == "forget_last" or command.tentative):
+                return None     # "forget that", "forget my window seat": the task's own words
+            out.say = forget_question(chosen, language) if chosen else say("memory.forget.none", language)
+            out.listed = [r.text for r in chosen]
+            if chosen:
+                awaiting = Awaiting("forget", memory_ids=tuple(r.id for r in chosen))
+        elif command.kind == "erase":
+            out.say = say("memory.erase.ask", language)
+            awaiting = Awaiting("erase")
+        else:
+            out.say = say("memory.no_history", language)
+        out.command = command.trace()
+        return _Command(awaiting, command.kind == "no_history")
+
+    def _similarity(self, text: str, records: list[MemoryRecord]) -> dict[str, float]:
+        """Cosine similarity of `text` to each memory, by id (empty without an encoder)."""
+        _, vectors = self.stream.records()
+        if self.stream.embed is None or not records or vectors.shape[1] == 0:
+            return {}
+        sims = vectors @ self.stream.embed([text])[0]
+        return {r.id: float(sims[i]) for i, r in enumerate(records)}
+
     def _answer_words(self, awaiting: Awaiting, yes: bool, language: str) -> tuple[str | None, str]:
-        """What to say to the user's answer (a settled contradiction), or a note for the
-        reply's prompt (an accepted or declined plan)."""
+        """What to say to the user's answer (a settled contradiction, a forget or an erase
+        confirmed or not), or a note for the reply's prompt (an accepted or declined plan)."""
+        if awaiting.kind == "forget":
+            return say("memory.forget.done" if yes else "memory.forget.kept", language), ""
+        if awaiting.kind == "erase":
+            return say("memory.erase.done" if yes else "memory.erase.kept", language), ""
         if awaiting.kind == "conflict" and awaiting.conflict is not None:
             new, old = awaiting.conflict.new_text, awaiting.conflict.old.text
             return (say("conflict.updated", language, new=new) if yes else say("conflict.kept", language, old=old)), ""
@@ -220,9 +292,12 @@ class LongTermCore:
         lasting change reaches the profile at once (L8)."""
         written: list[str] = []
         evidence = [f"{session_id}:{turn}"]
-        self.stream.touch(before.used)
         if before.answered is not None:
             self._settle(*before.answered, text, session_id, evidence)
+        if before.command is not None or read_command(text) is not None \
+                or (session_id and session_id in self.no_history):
+            return written      # a command is not a fact about the user; off the record, nothing is
+        self.stream.touch(before.used)
         # An answer to a contradiction question settles it; it says nothing new to remember.
         answered_conflict = before.answered is not None and before.answered[0].kind == "conflict"
         if before.travel is not None:
@@ -291,6 +366,17 @@ class LongTermCore:
         return [record.id]
 
     def _settle(self, awaiting: Awaiting, yes: bool, text: str, session_id: str, evidence: list[str]) -> None:
+        if awaiting.kind == "forget":
+            if yes:
+                self.stream.forget_with_derived(list(awaiting.memory_ids), session_id)
+            return
+        if awaiting.kind == "erase":
+            if yes:
+                self.erase()
+                # What this session holds came partly from what was just erased (the
+                # state seeded from the profile): none of it is written back.
+                self.no_history.add(session_id)
+            return
         if awaiting.kind == "plan":
             if yes:
                 self.planner.accept(awaiting.memory_id, session_id)
@@ -373,8 +459,19 @@ class LongTermCore:
             return {"scored": 0, "judged": 0, "conflicts": 0}
         return consolidate(self.stream, self.llm, pending, session_id, max_calls)
 
+    def erase(self) -> int:
+        """Forget the user entirely (U1): every memory and its vector, the profile, summaries,
+        commitments and the audit log. Returns the memories erased."""
+        count = self.stream.erase()
+        self.profiles.erase(self.user_id)
+        self.awaiting, self._to_consolidate, self.reports = None, [], []
+        return count
+
     def close_session(self, session_id: str, session: SessionSnapshot | None) -> int:
-        """Fold the session into the profile and the summary pyramid; returns audit entries written."""
+        """Fold the session into the profile and the summary pyramid; returns audit entries written.
+        A session the user asked not to be remembered is not folded in."""
+        if session_id and session_id in self.no_history:
+            return 0
         self.consolidate(session_id)
         if self.llm is not None and any(r.trigger == "scheduled" for r in self.reports):
             # The day's scheduled reflection ran with rule wording at session start;

@@ -200,6 +200,8 @@ class LongTermMemory:
             raise
         else:
             self.core.awaiting = prepared.awaiting
+            if prepared.no_history and session_id:
+                self.core.no_history.add(session_id)
             self._lock.release()
             out = prepared.before
         out.ms = (time.perf_counter() - started) * 1000

@@ -20,9 +20,10 @@ from monologue.memory.working.state import Change, Operation, SessionState
 @dataclass
 class Awaiting:
     """A question the agent asked that the user's next turn answers."""
-    kind: Literal["conflict", "plan"]
+    kind: Literal["conflict", "plan", "forget", "erase"]
     memory_id: str = ""       # the plan, or the held new statement (written after the reply)
     conflict: Conflict | None = None
+    memory_ids: tuple[str, ...] = ()    # "forget": the memories shown to the user, to forget on a yes
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,8 @@ class BeforeReply:
     ms: float = 0.0
     timed_out: bool = False
     failures: dict[str, int] = field(default_factory=dict)   # long-term memory's failures so far, by kind
+    command: dict[str, str] | None = None     # a memory command this turn gave ("forget my address")
+    listed: list[str] = field(default_factory=list)   # "what do you remember about me?": everything, in full
 
     def trace(self) -> dict[str, Any]:
         out: dict[str, Any] = {"recalled": self.recalled, "ms": round(self.ms, 1), "timed_out": self.timed_out}
@@ -77,6 +80,10 @@ class BeforeReply:
                                   "session": self.travel.item.session_id}
         if self.answered:
             out["answered"] = {"question": self.answered[0].kind, "yes": self.answered[1]}
+        if self.command:
+            out["command"] = self.command
+        if self.listed:
+            out["listed"] = self.listed
         if self.say:
             out["said"] = self.say
         if self.failures:
@@ -91,6 +98,7 @@ class Prepared:
     budget is dropped whole)."""
     before: BeforeReply
     awaiting: Awaiting | None
+    no_history: bool = False    # the user asked that this session be forgotten from here on
 
 
 @dataclass(frozen=True)

@@ -169,13 +169,34 @@ class MemoryStream:
                             session_id)
         self._cache = None
 
-    def forget(self, memory_id: str, session_id: str = "") -> bool:
+    def forget(self, memory_id: str, session_id: str = "", reason: str = "forgotten at the user's request") -> bool:
         record = self.get(memory_id)
         if record is None or not self.store.delete(self.user_id, memory_id):
             return False
         self._cache = None
-        self._audit(f"memory:{memory_id}", record.text, None, "forgotten at the user's request", session_id)
+        self._audit(f"memory:{memory_id}", record.text, None, reason, session_id)
         return True
+
+    def forget_with_derived(self, memory_ids: list[str], session_id: str = "") -> list[str]:
+        """Forget these memories and what was drawn from them — plans and reflections whose
+        evidence cites one (they quote it: "because you told me you live at …"). Returns
+        every id forgotten."""
+        forgotten = [m for m in memory_ids if self.forget(m, session_id)]
+        gone = set(forgotten)
+        while True:
+            derived = [r for r in self.records()[0] if r.id not in gone and gone & set(r.evidence)]
+            if not derived:
+                return forgotten
+            for record in derived:
+                if self.forget(record.id, session_id, "forgotten: it rested on a memory the user had forgotten"):
+                    forgotten.append(record.id)
+                gone.add(record.id)
+
+    def erase(self) -> int:
+        """Every memory of the user, and its vector, gone; returns how many."""
+        count = self.store.erase_user(self.user_id)
+        self._cache = None
+        return count
 
     def vector_of(self, record: MemoryRecord) -> np.ndarray | None:
         records, vectors = self.records()

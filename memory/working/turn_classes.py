@@ -32,6 +32,7 @@ from monologue.memory.language.cues import (
     VALUE_WORDS_EN,
     cue_pattern,
 )
+from monologue.memory.language.memory_cues import is_memory_command
 
 
 class TurnClass(StrEnum):
@@ -87,6 +88,10 @@ def classify_turn(text: str, reads_condition: Callable[[str], bool] | None = Non
     stripped = text.strip()
     if not stripped:
         return TurnClassification(TurnClass.CHIT_CHAT, ())
+    if is_memory_command(stripped):
+        # "Forget what I said about my address": long-term memory's business, not the task's
+        # (its "forget" is not a change to what the user wants now).
+        return TurnClassification(TurnClass.CHIT_CHAT, ("memory command",))
     has_rules = reads_condition is not None
     cues_of_domain = turn_cues(schema, values=not has_rules)
     lowered = stripped.lower()
