@@ -49,6 +49,7 @@ class SessionStarted(PanelMessage):
     session_id: str
     user: str = ""
     opening: str = ""
+    no_history: bool = False    # off the record: nothing read from or written to long-term memory
 
 
 class UserSpeaking(PanelMessage):

@@ -81,9 +81,10 @@ class PcmTrack(MediaStreamTrack):
 class RoomClient:
     """One peer in one room: connect, talk, listen, read the panel, leave."""
 
-    def __init__(self, base_url: str, user: str, track: PcmTrack) -> None:
+    def __init__(self, base_url: str, user: str, track: PcmTrack, *, no_history: bool = False) -> None:
         self.base_url = base_url.rstrip("/")
         self.user = user
+        self.no_history = no_history
         self.track = track
         self.pc = RTCPeerConnection()
         self.messages: list[dict[str, Any]] = []
@@ -101,7 +102,8 @@ class RoomClient:
         self.pc.addTrack(self.track)
         self.pc.on("track", self._on_track)
         await self.pc.setLocalDescription(await self.pc.createOffer())
-        body = {"sdp": self.pc.localDescription.sdp, "type": self.pc.localDescription.type, "user": self.user}
+        body = {"sdp": self.pc.localDescription.sdp, "type": self.pc.localDescription.type, "user": self.user,
+                "no_history": self.no_history}
         async with aiohttp.ClientSession() as http, http.post(f"{self.base_url}/api/offer", json=body) as response:
             answer = await response.json()
             if response.status != 200:

@@ -72,6 +72,7 @@ class OfferRequest(BaseModel):
     pc_id: str | None = None
     restart_pc: bool | None = None
     user: str = Field(default="", max_length=64)
+    no_history: bool = False            # off the record: long-term memory neither read nor written (U2)
 
 
 class IceCandidateIn(BaseModel):
@@ -124,6 +125,7 @@ class Room:
     session_id: str
     user: str
     out_dir: Path
+    no_history: bool = False           # off the record: no long-term memory for this room
     tap: PanelTap = field(default_factory=PanelTap)
     source: FrameProcessor | None = None
     task: asyncio.Task | None = None
@@ -187,9 +189,10 @@ class RoomServer:
         if not request.pc_id and len(self.rooms) >= self.options.max_rooms:
             raise RequestError(503, f"the server is full ({self.options.max_rooms} rooms); try again later")
         name = user_id(request.user)
+        no_history = request.no_history
 
         async def start_room(connection: Any) -> None:
-            self._open_room(connection, name)
+            self._open_room(connection, name, no_history)
 
         try:
             answer = await self._handler.handle_web_request(
@@ -228,9 +231,9 @@ class RoomServer:
 
     # --- rooms ----------------------------------------------------------------------------
 
-    def _open_room(self, connection: Any, user: str) -> None:
+    def _open_room(self, connection: Any, user: str, no_history: bool = False) -> None:
         session_id = new_session_id()
-        room = Room(session_id, user, self.options.out_dir / session_id)
+        room = Room(session_id, user, self.options.out_dir / session_id, no_history=no_history)
         self.rooms[session_id] = room
         room.task = asyncio.create_task(self._run_webrtc_room(room, connection), name=f"room-{session_id}")
         logger.info(f"{room.label}: offer accepted (peer {connection.pc_id})")
@@ -267,15 +270,16 @@ class RoomServer:
         watchdog: asyncio.Task | None = None
         session: Session | None = None
         try:
-            long_term = await asyncio.to_thread(user_memory, self.config, self.models, room.user or None,
-                                                self.options.store_path)
+            long_term = None if room.no_history else await asyncio.to_thread(
+                user_memory, self.config, self.models, room.user or None, self.options.store_path)
             spec = SessionSpec(self.config, self.models, room.out_dir, session_id=room.session_id,
                                store=open_store(self.config, self.options.store_path), long_term=long_term,
                                taps=(room.tap,))
 
             def started(session: Session) -> None:
                 room.tap.memory = session.memory
-                room.tap.send(SessionStarted(session_id=room.session_id, user=room.user, opening=session.opening))
+                room.tap.send(SessionStarted(session_id=room.session_id, user=room.user, opening=session.opening,
+                                             no_history=room.no_history))
                 if session.memory is not None:
                     room.tap.send(StateUpdate.of(0, session.memory.state))
 

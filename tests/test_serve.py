@@ -164,7 +164,7 @@ def test_the_page_is_package_data_with_the_ids_a_browser_test_needs() -> None:
     from monologue.pipeline.serve import WEB_DIR
 
     page = (WEB_DIR / "index.html").read_text(encoding="utf-8")
-    for element in ("name", "connect", "disconnect", "level", "status", "transcript", "state", "goal",
+    for element in ("name", "no-history", "connect", "disconnect", "level", "status", "transcript", "state", "goal",
                     "conditions", "questions", "diff", "memories", "version"):
         assert f'id="{element}"' in page, element
     assert "http" not in page.replace("http-equiv", ""), "the page must load nothing from elsewhere"
@@ -318,10 +318,10 @@ def test_daily_and_livekit_rooms_run_the_same_pipeline(kind: str, real_models: A
 
 # --- end to end: aiortc peers ----------------------------------------------------------------
 
-async def connect(live: LiveServer, user: str, speech: np.ndarray, **track: Any) -> Any:
+async def connect(live: LiveServer, user: str, speech: np.ndarray, *, no_history: bool = False, **track: Any) -> Any:
     from monologue.pipeline.room_client import PcmTrack, RoomClient
 
-    client = RoomClient(live.url, user, PcmTrack(speech, **track))
+    client = RoomClient(live.url, user, PcmTrack(speech, **track), no_history=no_history)
     await client.connect()
     return client
 
@@ -386,6 +386,22 @@ async def test_two_rooms_at_once_stay_apart(live: LiveServer) -> None:
     ben_memories = " ".join(m.text for m in store.all("Ben")[0]).lower()
     assert "saturday" in ana_memories and "friday" not in ana_memories
     assert "friday" in ben_memories and "saturday" not in ben_memories
+
+
+@pytest.mark.slow
+async def test_a_room_off_the_record_leaves_no_memory(live: LiveServer) -> None:
+    """The page's "don't remember this conversation": the room is answered, nothing is kept for its user."""
+    from monologue.memory.stores.memories import SQLiteMemoryStore
+
+    client = await connect(live, "Noa", demo_first_turn(), no_history=True)
+    try:
+        assert await client.wait_for(lambda: answered(client), WAIT), client.messages
+        assert client.of_type("session")[0]["no_history"] is True
+        session_id = session_of(client)
+    finally:
+        await client.close()
+    assert await poll(lambda: live.finished(session_id), 60)
+    assert SQLiteMemoryStore(live.store).all("Noa")[0] == []
 
 
 @pytest.mark.slow

@@ -5,7 +5,7 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   const els = {
-    form: $("join"), name: $("name"), connect: $("connect"), disconnect: $("disconnect"),
+    form: $("join"), name: $("name"), noHistory: $("no-history"), connect: $("connect"), disconnect: $("disconnect"),
     level: $("level"), status: $("status"), transcript: $("transcript"), session: $("session"),
     hint: $("hint"), goal: $("goal"), version: $("version"), conditions: $("conditions"),
     questions: $("questions"), diff: $("diff"), memories: $("memories"), audio: $("agent-audio"),
@@ -79,7 +79,7 @@
         rule.textContent = "new session " + m.session_id;
         els.transcript.appendChild(rule);
       }
-      els.session.textContent = "· session " + m.session_id;
+      els.session.textContent = "· session " + m.session_id + (m.no_history ? " · off the record" : "");
       if (m.opening) line("agent", m.opening);
     },
     user_speaking() {
@@ -271,7 +271,8 @@
       const response = await fetch("/api/offer", {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ sdp: pc.localDescription.sdp, type: pc.localDescription.type, user: name }),
+        body: JSON.stringify({ sdp: pc.localDescription.sdp, type: pc.localDescription.type, user: name,
+                               no_history: els.noHistory.checked }),
       });
       const answer = await response.json();
       if (!response.ok) throw new Error(answer.error || response.statusText);
