@@ -129,6 +129,12 @@ class ChatLLM:
             warm_up(self.options.model, self.options.n_ctx, self.options.n_threads, self.options.cache_mb,
                     system_prompt=system_prompt)
 
+    @property
+    def remote(self) -> bool:
+        """Whether replies are worded off this device: the configured model is not the
+        embedded one (a mocked provider counts as remote)."""
+        return not self.options.model.startswith(LOCAL_PREFIX)
+
     def _local_call(self, model: str) -> str | None:
         """A call id for the local provider's token counts (models/llm.py `usage_of`); None otherwise."""
         if model.startswith(LOCAL_PREFIX) and self.options.mock_response is None:

@@ -371,6 +371,13 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "erase":
             cmd.add_argument("--yes", action="store_true")
         cmd.set_defaults(func=inspection.cmd_memory)
+    rotate = memory_sub.add_parser("rotate-key", help="seal the store under a new key (stop sessions first); "
+                                   "the key file gets it, or give it in $MONOLOGUE_NEW_STORE_KEY")
+    rotate.add_argument("--config")
+    rotate.add_argument("--store")
+    rotate.set_defaults(func=inspection.cmd_memory_key)
+    memory_sub.add_parser("new-key", help="print a new store key (for $MONOLOGUE_STORE_KEY)").set_defaults(
+        func=inspection.cmd_memory_key)
 
     profile = sub.add_parser("profile", help="a user's lasting preferences and their audit log")
     profile_sub = profile.add_subparsers(dest="profile_command", required=True)
@@ -417,12 +424,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     _quiet_logs(args.verbose)
     from monologue.configs import ConfigError
+    from monologue.memory.stores.sealing import SealedDataError, StoreKeyError
     from monologue.models.errors import ModelUnavailable
     from monologue.pipeline.audio_io import AudioInputError
 
     try:
         return int(args.func(args) or 0)
-    except (AudioInputError, ConfigError, ModelUnavailable) as exc:
+    except (AudioInputError, ConfigError, ModelUnavailable, StoreKeyError, SealedDataError) as exc:
         print(f"monologue: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -83,8 +84,8 @@ def _show_memory(record: MemoryRecord, score: float | None = None) -> None:
              + (f" replaced-by:{record.superseded_by}" if record.superseded_by else "")
              + (" held" if record.held else ""))
     prefix = f"{score:5.2f} " if score is not None else ""
-    print(f"{prefix}{record.id}  {when}  imp {record.importance:2d}  {record.source:11} {record.kind:10}{flags}  "
-          f"{record.text}")
+    print(f"{prefix}{record.id}  {when}  imp {record.importance:2d}  {record.source:11} {record.kind:10} "
+          f"{record.tier or 'private':10}{flags}  {record.text}")
 
 
 def cmd_memory(args: argparse.Namespace) -> int:
@@ -107,7 +108,14 @@ def cmd_memory(args: argparse.Namespace) -> int:
         records, _ = stream.records()
         for record in records:
             _show_memory(record)
-        print(f"{len(records)} memories for {args.user!r}")
+        tiers = Counter(r.tier or "private" for r in records)
+        by_tier = ", ".join(f"{tiers[t]} {t}" for t in ("local_only", "private", "shareable") if tiers[t])
+        print(f"{len(records)} memories for {args.user!r}" + (f" ({by_tier})" if by_tier else ""))
+        damaged = getattr(stream.store, "damaged", [])
+        if damaged:
+            print(f"monologue: {len(damaged)} memory row(s) failed their integrity check and are not used: "
+                  f"{', '.join(damaged)} (changed on disk, or moved from another row)", file=sys.stderr)
+            return 1
         return 0
     if action == "forget":
         from monologue.memory.stores.profiles import SQLiteProfileStore
@@ -124,16 +132,32 @@ def cmd_memory(args: argparse.Namespace) -> int:
         if not args.yes:
             print(f"monologue: erase deletes every memory of {args.user!r}; add --yes to confirm", file=sys.stderr)
             return 2
-        from monologue.memory.stores.actions import SQLiteActionStore
-        from monologue.memory.stores.profiles import SQLiteProfileStore
+        from monologue.memory.stores.erasure import erase_user
+        from monologue.memory.stores.memories import SQLiteMemoryStore
 
-        count = stream.store.erase_user(args.user)
-        SQLiteProfileStore(_store_path(args)).erase(args.user)
-        actions = SQLiteActionStore(_store_path(args)).erase(args.user)
-        print(f"erased {count} memories of {args.user!r}, their profile and its audit log, "
-              f"and {actions} record(s) of what was done for them")
+        assert isinstance(stream.store, SQLiteMemoryStore)
+        erased = erase_user(stream.store.db, args.user, "cli")
+        print(f"erased {erased.memories} memories of {args.user!r}, their profile, summaries and promises, "
+              f"{erased.actions} record(s) of what was done for them, {erased.states} session state(s) and "
+              f"{len(erased.files)} session file(s); the audit log keeps only a tombstone of the erase")
         return 0
     return 2
+
+
+def cmd_memory_key(args: argparse.Namespace) -> int:
+    """`memory new-key` prints a fresh key; `memory rotate-key` re-seals the store under one."""
+    if args.memory_command == "new-key":
+        from monologue.memory.stores.sealing import encode_key, new_key
+
+        print(encode_key(new_key()))
+        return 0
+    from monologue.memory.stores.rotation import rotate_key
+
+    path = _store_path(args)
+    rotation = rotate_key(path)
+    print(f"{path}: {rotation.values} sealed value(s) re-sealed; key {rotation.old_key} → {rotation.new_key}, "
+          f"now in {rotation.key_file}; the old key no longer opens it")
+    return 0
 
 
 def _memory_show(args: argparse.Namespace, stream: MemoryStream) -> int:

@@ -51,6 +51,23 @@ def _write_report(out_dir: Path) -> None:
         logger.warning("could not write the session report in {}: {}", out_dir, exc)
 
 
+def _erase_sessions(spec: SessionSpec, long_term: LongTermMemory, session_id: str) -> None:
+    """After "forget everything about me": the user's session states (this one's included, now
+    that it has ended), what was done for them, and their sessions' files."""
+    from loguru import logger
+
+    from monologue.memory.stores.erasure import remove_session_files
+    from monologue.memory.stores.state import SQLiteStateStore
+
+    sessions, long_term.core.erased_sessions = long_term.core.erased_sessions, []
+    ids = sorted({s for s, _ in sessions} | {session_id})
+    if isinstance(spec.store, SQLiteStateStore):
+        spec.store.erase_sessions(ids)
+    (spec.actions or action_store(spec.store)).erase(long_term.user_id)
+    files = remove_session_files([folder for _, folder in sessions])
+    logger.info(f"erase: {len(ids)} session state(s) and {len(files)} file(s) of {long_term.user_id!r} deleted")
+
+
 @dataclass
 class SessionSpec:
     """What a session runs on and where its record goes."""
@@ -151,7 +168,8 @@ async def run_session(spec: SessionSpec, source: FrameProcessor, sink: FrameProc
     worker = make_worker(session_pipeline(processors, source, sink, spec.mode, spec.taps))
     session = Session(session_id, memory, spec.long_term, processors)
     if spec.long_term is not None:
-        session.opening = await spec.long_term.start_session(memory, session_id=session_id)
+        session.opening = await spec.long_term.start_session(
+            memory, session_id=session_id, folder=str(spec.out_dir) if spec.out_dir is not None else "")
         # Committed (to the log and the state) as far as it is heard; the first turn waits for it.
         processors.monologue.after_opening(processors.reply.set_opening(session.opening))
     if hooks.on_start is not None:
@@ -165,6 +183,8 @@ async def run_session(spec: SessionSpec, source: FrameProcessor, sink: FrameProc
             await asyncio.to_thread(_write_report, spec.out_dir)   # file work, off the rooms' event loop
         if spec.long_term is not None:
             await spec.long_term.end_session(memory, session_id=session_id)
+            if spec.long_term.core.erased_sessions:
+                await asyncio.to_thread(_erase_sessions, spec, spec.long_term, session_id)
         session.wall_secs = time.perf_counter() - started
         if hooks.on_end is not None:
             hooks.on_end(session)

@@ -196,6 +196,7 @@ class TurnRecord:
     monologue: MonologueOutcome | None = None
     reply_prompt: list[dict[str, str]] = field(default_factory=list)
     reply_model: str = ""
+    reply_redacted: int = 0     # local-only pieces kept out of a remote provider's prompt (U3)
     reply_text: str = ""
     reply_error: str = ""
     # The dialogue policy's act (act, action, its arguments, why), who worded the reply

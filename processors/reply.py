@@ -20,6 +20,7 @@ from monologue.dialogue.tools import Toolbox
 from monologue.memory.domain.catalogue import Catalogue
 from monologue.memory.language.phrases import say
 from monologue.memory.longterm.engine import AfterReply, BeforeReply, LongTermMemory, session_snapshot
+from monologue.memory.longterm.sensitivity import LocalOnlyRedactor
 from monologue.memory.working.conversation import ConversationLog, Utterance
 from monologue.memory.working.engine import UpdateResult, WorkingMemory
 from monologue.memory.working.state import SessionState
@@ -186,6 +187,7 @@ class ReplyProcessor(FrameProcessor):
                                          user_id=user_id, elsewhere=elsewhere, domain=domain)
         self._window = PromptWindow(prompt.recent_turns)
         self._long_term = long_term
+        self._local_only: list[str] = []    # the user's local-only memories, as of the last recall
         self._log = log
         self._prompt = prompt
         self._language = language
@@ -270,6 +272,7 @@ class ReplyProcessor(FrameProcessor):
             turn.text, session_id=session, turn_class=turn.turn_class,
             schema=self._memory.schema if self._memory else None, language=self._language)
         turn.memories = MemoryRecall.of(before)
+        self._local_only = before.local_only
         return before
 
     def _remember_later(self, turn: TurnRecord, before: BeforeReply | None, said: str) -> None:
@@ -463,7 +466,13 @@ class ReplyProcessor(FrameProcessor):
         template says what the model's words could not (item 3 of issue 10)."""
         messages = build_reply_prompt(self._log, turn, self._prompt, planned.note,
                                       self._window.select(self._log, turn.turn_id))
-        turn.reply_prompt = messages
+        redactor = self._redactor(planned.language)
+        if redactor is not None:
+            # What is local-only never leaves the device (U3): the provider sees placeholders,
+            # and its words get the originals back before they are checked and spoken.
+            messages = redactor.redact(messages)
+            turn.reply_redacted = redactor.redacted
+        turn.reply_prompt = messages        # as sent
         splitter = ClauseSplitter(self._min_clause)
         stats = StreamStats()
         spoken: list[str] = []
@@ -475,6 +484,7 @@ class ReplyProcessor(FrameProcessor):
             try:
                 async for delta in deltas:
                     for clause in splitter.feed(delta):
+                        clause = redactor.restore(clause) if redactor is not None else clause
                         if planned.check.clause(clause, spoken) is not None:
                             failed = True
                             break
@@ -489,6 +499,7 @@ class ReplyProcessor(FrameProcessor):
                 failed = True      # cut off mid-reply (a timeout): its unfinished clause is never spoken
                 planned.check.failures.append({"kind": "llm_error", "clause": stats.error[:200]})
             rest = "" if failed else splitter.flush()
+            rest = redactor.restore(rest) if redactor is not None and rest else rest
             if rest and planned.check.clause(rest, spoken) is None:
                 await self._say(turn, rest, spoken)
             elif rest:
@@ -518,6 +529,14 @@ class ReplyProcessor(FrameProcessor):
             turn.reply_check = [*turn.reply_check, {"kind": "llm_error", "clause": turn.reply_error}]
         turn.mark("llm_done", stats.finished_at or time.perf_counter())
         turn.reply_text = self._joined(spoken, planned.language)
+
+    def _redactor(self, language: str) -> LocalOnlyRedactor | None:
+        """For a remote provider: what keeps this user's local-only memories (and anything
+        local-only said now) out of the prompt. None for the embedded model."""
+        if not self._llm.remote:
+            return None
+        texts = self._local_only if self._long_term is not None else []
+        return LocalOnlyRedactor(list(texts), language)
 
     @staticmethod
     def _joined(clauses: list[str], language: str) -> str:

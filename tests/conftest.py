@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
 
 import pytest
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# Stores on files are sealed: the tests' key lives in a folder of their own, not the user's.
+os.environ["MONOLOGUE_KEY_FILE"] = str(Path(tempfile.mkdtemp(prefix="monologue-test-keys-")) / "store.key")
+os.environ.pop("MONOLOGUE_STORE_KEY", None)
 
 
 

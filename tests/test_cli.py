@@ -245,3 +245,38 @@ def test_memory_by_voice_and_a_session_off_the_record(tmp_path):
     off = chat("v3", "My door code is 4512.\n", "--no-history")
     assert "no-history session" in off
     assert "4512" not in _run("memory", "list", "--user", "lea", "--store", str(store)).stdout
+
+
+def test_forget_everything_by_voice_leaves_no_state_no_file_no_memory(tmp_path):
+    """"Forget everything about me", a yes: memories, profile, the user's session states and
+    their trace files are gone once the session ends; `memory erase` then finds nothing."""
+    store = tmp_path / "store" / "monologue.db"
+    env = {"MONOLOGUE__LLM__MODEL": "openai/gpt-4o-mini", "MONOLOGUE__LLM__FALLBACK": "null",
+           "MONOLOGUE__LLM__MOCK_RESPONSE": "Noted."}
+
+    def chat(name: str, script: str, user: str = "noa") -> str:
+        path = tmp_path / f"{name}.txt"
+        path.write_text(script)
+        result = _run("chat", "--script", str(path), "--user", user, "--store", str(store), "--session", name,
+                      "--out", str(tmp_path / name), env_extra=env)
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    chat("e1", "Book a table for four at Quokka Grill tomorrow.\nI'm vegetarian.\n")
+    chat("o1", "I always sit by the window.\n", user="other")
+
+    def files(name: str) -> list:
+        return [p for p in (tmp_path / name).rglob("*") if p.is_file()]
+
+    assert any(p.name == "trace.jsonl" for p in files("e1"))
+    assert "e1" in _run("state", "show", "e1", "--store", str(store)).stdout
+    said = chat("e2", "Forget everything about me.\nYes.\n")
+    assert "erase" in said.lower() or "forgotten" in said.lower()
+    assert files("e1") == [] and files("e2") == []
+    assert _run("state", "show", "e1", "--store", str(store)).returncode == 2
+    assert "0 memories" in _run("memory", "list", "--user", "noa", "--store", str(store)).stdout
+    assert any(p.name == "trace.jsonl" for p in files("o1"))               # another user's stays
+    assert "window" in _run("memory", "list", "--user", "other", "--store", str(store)).stdout
+    erased = _run("memory", "erase", "--user", "other", "--yes", "--store", str(store))
+    assert erased.returncode == 0 and "1 session state(s)" in erased.stdout, erased.stdout
+    assert files("o1") == []

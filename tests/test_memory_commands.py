@@ -134,7 +134,8 @@ def test_erase_asks_then_leaves_nothing_and_keeps_nothing_of_the_session(ltm):
     assert turn(ltm, "Forget everything about me.", "s2", 1, "chit_chat").say.startswith("Shall I erase")
     assert len(current(ltm)) == 2
     assert turn(ltm, "yes", "s2", 2, "confirmation").say.startswith("Done. I've erased everything")
-    assert current(ltm) == [] and ltm.profiles.audit("ann") == []
+    assert current(ltm) == [] and [(e["what"], e["before"], e["after"]) for e in ltm.profiles.audit("ann")] == [
+        ("erased", None, None)]
     turn(ltm, "I hate sushi.", "s2", 3)                   # the rest of this session is not kept
     assert current(ltm) == []
     assert asyncio.run(ltm.close_session("s2")) == 0

@@ -180,8 +180,9 @@ def test_profile_audit_log_is_append_only(tmp_path):
     db.rollback()
     db.close()
     assert store.audit("u")[0]["reason"] == "new preference"
-    store.erase("u")                       # erasure on request removes everything, the log too
-    assert store.audit("u") == [] and store.load("u").facts == {}
+    store.erase("u")                       # erasure on request removes everything, the log's entries too:
+    assert [e["what"] for e in store.audit("u")] == ["erased"]      # a content-free tombstone stays
+    assert store.audit("u")[0]["before"] is None and store.load("u").facts == {}
 
 
 def test_exact_questions_are_answered_from_records(tmp_path):

@@ -28,9 +28,9 @@ class RecordedLongTerm(LongTermMemory):
         super().__init__(SQLiteMemoryStore(path), "ann")
         self.events = events
 
-    async def start_session(self, memory: WorkingSession | None, session_id: str = "") -> str:
+    async def start_session(self, memory: WorkingSession | None, session_id: str = "", folder: str = "") -> str:
         self.events.append(f"long-term start {session_id}")
-        return await super().start_session(memory, session_id=session_id)
+        return await super().start_session(memory, session_id=session_id, folder=folder)
 
     async def end_session(self, memory: WorkingSession | None, session_id: str = "") -> int:
         self.events.append(f"long-term end {session_id}")

@@ -237,3 +237,20 @@ def is_memory_command(text: str) -> bool:
     # "Forget what I said about my address", not "forget my window seat" (a task's words).
     found = MEMORY_FORGET_ABOUT.search(text)
     return found is not None and bool(found.group("topic") or found.group("zh_topic"))
+
+# --- how sensitive a memory is (U3) ------------------------------------------------------------
+# local_only: kept on this device only — where the user lives or works, places they go
+# regularly, health, biometrics, identity documents, codes. Never sent to a remote provider.
+LOCAL_ONLY = re.compile(
+    r"\b(?:i|we)(?:'m| am|'re| are)?\s+(?:live|living)\s+(?:at|on|in)\b|\b(?:my|our)\s+(?:home\s+|work\s+|office\s+)?"
+    r"address\b|\baddress\s+is\b|\b\d+[a-z]?\s+(?:[A-Z]?[a-z]+\s+){1,3}(?:street|st|road|rd|avenue|ave|lane|ln|drive|dr|"
+    r"boulevard|blvd|close|way|place|terrace|court)\b"
+    r"|\bi\s+work\s+(?:at|for|in)\b|\bmy\s+(?:office|workplace|work)\s+is\s+(?:at|in|on)\b"
+    r"|\b(?:i|we)\s+(?:usually|always|often|regularly)\s+(?:go|drive|park|shop|train|walk)\s+(?:to|at|in)\b"
+    r"|\bmy\s+(?:gym|doctor|dentist|therapist|kids?'?s?\s+school|son'?s\s+school|daughter'?s\s+school)\b"
+    r"|\b(?:fingerprints?|face\s*id|blood\s+type|iris|voice\s*print|dna)\b"
+    r"|\b(?:passport|id\s+(?:number|card)|identity\s+card|driver'?s\s+licen[cs]e|driving\s+licen[cs]e|social\s+security|"
+    r"ssn|national\s+insurance|tax\s+id)\b"
+    r"|\b(?:door|gate|garage|alarm|entry|building)\s+code\b|\b(?:passcode|password|pin\s+(?:code|number)|pin\s+is)\b"
+    r"|我?(?:住在|家住|家在)|(?:家庭)?(?:住址|地址)|我在.{1,12}(?:上班|工作)|公司在|常去|每天(?:都)?去"
+    r"|指纹|血型|人脸|虹膜|声纹|身份证|护照|驾照|驾驶证|社保号|密码|门禁码", _I)

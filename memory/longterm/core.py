@@ -125,6 +125,9 @@ class LongTermCore:
         # Sessions the user asked not to be remembered (U2): from that turn on they
         # neither read nor write long-term memory.
         self.no_history: set[str] = set()
+        # What an erase by voice found of the user's sessions (id, trace folder): their states
+        # and files are deleted by whoever holds them once the session ends.
+        self.erased_sessions: list[tuple[str, str]] = []
         self.checks = PreConversationChecks()
         self.reports: list[ReflectionReport] = []
         # What the transport knows about the moment (passengers, weather, place…), stored
@@ -163,6 +166,7 @@ class LongTermCore:
         out = BeforeReply()
         now = self.clock()
         records, vectors = self.stream.records()
+        out.local_only = [r.text for r in records if r.tier == "local_only" and not r.archived]
         if awaiting is not None:
             answer = yes_or_no(text)
             if answer is not None:
@@ -461,7 +465,9 @@ class LongTermCore:
 
     def erase(self) -> int:
         """Forget the user entirely (U1): every memory and its vector, the profile, summaries,
-        commitments and the audit log. Returns the memories erased."""
+        commitments and the audit log (a content-free tombstone stays). Returns the memories
+        erased; the sessions' states and files are listed in `erased_sessions`."""
+        self.erased_sessions += self.profiles.sessions_of(self.user_id)
         count = self.stream.erase()
         self.profiles.erase(self.user_id)
         self.awaiting, self._to_consolidate, self.reports = None, [], []

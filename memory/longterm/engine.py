@@ -289,10 +289,13 @@ class LongTermMemory:
             self.spawn(self._reflect_later("scheduled", session_id), session_id=session_id)
         return opening
 
-    async def start_session(self, memory: WorkingSession | None, session_id: str = "") -> str:
+    async def start_session(self, memory: WorkingSession | None, session_id: str = "", folder: str = "") -> str:
         """`open_session` for a session with a working memory: its state is seeded with
-        the profile's preferences here. Returns the opening line."""
+        the profile's preferences here. Returns the opening line. `folder`: where the
+        session writes its trace files (an erase deletes them)."""
         session_id = session_id or (memory.session_id if memory else "")
+        if session_id:
+            await asyncio.to_thread(self.core.profiles.record_session, self.user_id, session_id, folder)
         opening = await self.open_session(session_id, schema=memory.schema if memory else None,
                                           language=memory.options.language if memory else "en")
         if memory is not None and opening.seed:

@@ -62,6 +62,8 @@ class BeforeReply:
     failures: dict[str, int] = field(default_factory=dict)   # long-term memory's failures so far, by kind
     command: dict[str, str] | None = None     # a memory command this turn gave ("forget my address")
     listed: list[str] = field(default_factory=list)   # "what do you remember about me?": everything, in full
+    # The user's local-only memories (U3): kept out of any prompt for a remote provider.
+    local_only: list[str] = field(default_factory=list)
 
     def trace(self) -> dict[str, Any]:
         out: dict[str, Any] = {"recalled": self.recalled, "ms": round(self.ms, 1), "timed_out": self.timed_out}

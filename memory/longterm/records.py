@@ -11,6 +11,7 @@ from enum import StrEnum
 from typing import Any, NamedTuple
 
 from monologue.memory.language.numbers import DAY
+from monologue.memory.longterm.sensitivity import tier_of
 from monologue.memory.working.state import Comparator
 
 __all__ = ["DAY", "AuditEntry", "MemoryKind", "MemoryRecord", "MemorySource", "ProfileFact", "RetentionPolicy",
@@ -71,11 +72,14 @@ class MemoryRecord:
     superseded_by: str = ""            # a later memory replaced this one (kept as history, not recalled)
     held: bool = False                 # contradicts a high-risk memory: not used until the user confirms
     notes: list[str] = field(default_factory=list)   # annotations: rejection reasons, misstatement marks
+    tier: str = ""          # local_only | private | shareable (sensitivity.py); set by the rules when empty
 
     def __post_init__(self) -> None:
         # Records read back from JSON carry plain strings.
         self.source = MemorySource(self.source)
         self.kind = MemoryKind(self.kind)
+        if not self.tier:       # a new record, or one written before tiers existed
+            self.tier = tier_of(self.text)
 
     @property
     def current(self) -> bool:

@@ -2,7 +2,8 @@
 
 One row per action carried out: who, in which session, what, with which arguments, and
 when. It is the record behind "what did I book last time?" and `monologue actions`; the
-session's state keeps only the ids (`SessionState.done`).
+session's state keeps only the ids (`SessionState.done`). On a file, the arguments and the
+words are sealed (`sealing.py`).
 """
 
 from __future__ import annotations
@@ -52,14 +53,33 @@ class SQLiteActionStore:
         self.db.run("INSERT INTO action_records (id, user_id, session_id, action, domain, args, said, at) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (record.id, record.user_id, record.session_id, record.action, record.domain,
-                     json.dumps(record.args, ensure_ascii=False), json.dumps(record.said, ensure_ascii=False),
-                     record.at))
+                     self._seal(record.args, record, "args"), self._seal(record.said, record, "said"), record.at))
+
+    def _seal(self, value: Any, record: ActionRecord, column: str) -> str | None:
+        where = f"action_records/{record.user_id}/{record.id}/{column}"
+        return self.db.seal(json.dumps(value, ensure_ascii=False), where)
+
+    def _unseal(self, value: str, user_id: str, record_id: str, column: str) -> Any:
+        return json.loads(self.db.unseal(value, f"action_records/{user_id}/{record_id}/{column}") or "{}")
 
     def records(self, user_id: str, limit: int = 50) -> list[ActionRecord]:
         """The user's actions, newest first."""
         rows = self.db.query("SELECT id, user_id, session_id, action, domain, args, said, at FROM action_records "
                              "WHERE user_id = ? ORDER BY at DESC LIMIT ?", (user_id, limit))
-        return [ActionRecord(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[7], json.loads(r[6])) for r in rows]
+        return [ActionRecord(r[0], r[1], r[2], r[3], r[4], self._unseal(r[5], r[1], r[0], "args"), r[7],
+                             self._unseal(r[6], r[1], r[0], "said")) for r in rows]
 
     def erase(self, user_id: str) -> int:
-        return self.db.run("DELETE FROM action_records WHERE user_id = ?", (user_id,))
+        count = self.db.run("DELETE FROM action_records WHERE user_id = ?", (user_id,))
+        self.db.vacuum()
+        return count
+
+    def reseal(self, tx: Any) -> int:
+        """Seal every row again with the database's current key (a key rotation)."""
+        rows = tx.execute("SELECT id, user_id, action, args, said FROM action_records").fetchall()
+        for record_id, user_id, action, args, said in rows:
+            record = ActionRecord(record_id, user_id, "", action, "", {}, 0.0)
+            tx.execute("UPDATE action_records SET args = ?, said = ? WHERE id = ?",
+                       (self._seal(self._unseal(args, user_id, record_id, "args"), record, "args"),
+                        self._seal(self._unseal(said, user_id, record_id, "said"), record, "said"), record_id))
+        return len(rows)

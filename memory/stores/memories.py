@@ -1,7 +1,9 @@
 """The memory stream's embedded store: every user's memories and vectors in SQLite.
 
 One table, one row per memory: the record as JSON, its vector as a float32 BLOB, and
-its normalised text for exact-duplicate lookups.
+its normalised text for exact-duplicate lookups. On a file, the record and the vector are
+sealed and the lookup text is a keyed digest (`sealing.py`); a row that fails its integrity
+check is left out of what is served, logged, and listed in `damaged`.
 """
 
 from __future__ import annotations
@@ -10,10 +12,13 @@ import json
 import re
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from loguru import logger
 
 from monologue.memory.longterm.records import MemoryRecord
+from monologue.memory.stores.sealing import SealedDataError
 from monologue.memory.stores.sqlite import SQLiteDatabase, open_database
 
 _SCHEMA = """
@@ -36,10 +41,8 @@ def normalise_text(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"[^\w\s\u4e00-\u9fff]", "", text.lower())).strip()
 
 
-def _row(record: MemoryRecord, vector: np.ndarray | None) -> tuple[str, str, str, bytes | None, str]:
-    blob = None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
-    return (record.id, record.user_id, json.dumps(asdict(record), ensure_ascii=False), blob,
-            normalise_text(record.text))
+def _where(user_id: str, memory_id: str, column: str = "record") -> str:
+    return f"memories/{user_id}/{memory_id}/{column}"
 
 
 class SQLiteMemoryStore:
@@ -48,31 +51,66 @@ class SQLiteMemoryStore:
     def __init__(self, path: str | Path | SQLiteDatabase = ":memory:") -> None:
         self.db = open_database(path)
         self.db.create(_SCHEMA)
+        self.damaged: list[str] = []       # ids of rows that failed their integrity check
+
+    def _row(self, record: MemoryRecord, vector: np.ndarray | None) -> tuple[str, str, str | None, bytes | None, str]:
+        blob = None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
+        return (record.id, record.user_id,
+                self.db.seal(json.dumps(asdict(record), ensure_ascii=False), _where(record.user_id, record.id)),
+                self.db.seal_blob(blob, _where(record.user_id, record.id, "vector")),
+                self.db.lookup(normalise_text(record.text)))
+
+    def _record(self, user_id: str, memory_id: str, value: str) -> MemoryRecord:
+        return MemoryRecord(**json.loads(self.db.unseal(value, _where(user_id, memory_id)) or "{}"))
 
     def put(self, record: MemoryRecord, vector: np.ndarray | None) -> None:
-        self.db.run(_UPSERT, _row(record, vector))
+        self.db.run(_UPSERT, self._row(record, vector))
 
     def put_many(self, rows: list[tuple[MemoryRecord, np.ndarray | None]]) -> None:
         with self.db.transaction() as tx:
-            tx.executemany(_UPSERT, [_row(r, v) for r, v in rows])
+            tx.executemany(_UPSERT, [self._row(r, v) for r, v in rows])
 
     def find_text(self, user_id: str, text: str) -> MemoryRecord | None:
-        row = self.db.query_one("SELECT record FROM memories WHERE user_id = ? AND norm_text = ? "
-                                "ORDER BY rowid DESC", (user_id, normalise_text(text)))
-        return MemoryRecord(**json.loads(row[0])) if row else None
+        norm = normalise_text(text)
+        # The plain form too: rows written before the store was sealed.
+        row = self.db.query_one("SELECT id, record FROM memories WHERE user_id = ? AND norm_text IN (?, ?) "
+                                "ORDER BY rowid DESC", (user_id, self.db.lookup(norm), norm))
+        return self._record(user_id, row[0], row[1]) if row else None
 
     def all(self, user_id: str) -> tuple[list[MemoryRecord], np.ndarray]:
-        rows = self.db.query("SELECT record, vector FROM memories WHERE user_id = ? ORDER BY rowid", (user_id,))
-        records = [MemoryRecord(**json.loads(r[0])) for r in rows]
-        dims = next((len(r[1]) // 4 for r in rows if r[1]), 0)
-        vectors = np.zeros((len(rows), dims), dtype=np.float32)
-        for i, r in enumerate(rows):
-            if r[1]:
-                vectors[i] = np.frombuffer(r[1], dtype=np.float32)
-        return records, vectors
+        rows = self.db.query("SELECT id, record, vector FROM memories WHERE user_id = ? ORDER BY rowid", (user_id,))
+        opened: list[tuple[MemoryRecord, bytes | None]] = []
+        for memory_id, record, vector in rows:
+            try:
+                opened.append((self._record(user_id, memory_id, record),
+                               self.db.unseal_blob(vector, _where(user_id, memory_id, "vector"))))
+            except SealedDataError as exc:
+                # Reported, never served: recall goes on without it.
+                if memory_id not in self.damaged:
+                    self.damaged.append(memory_id)
+                    logger.error(f"memory {memory_id} of {user_id!r}: {exc}")
+        dims = next((len(v) // 4 for _, v in opened if v), 0)
+        vectors = np.zeros((len(opened), dims), dtype=np.float32)
+        for i, (_, v) in enumerate(opened):
+            if v:
+                vectors[i] = np.frombuffer(v, dtype=np.float32)
+        return [r for r, _ in opened], vectors
 
     def delete(self, user_id: str, memory_id: str) -> bool:
         return self.db.run("DELETE FROM memories WHERE user_id = ? AND id = ?", (user_id, memory_id)) > 0
+
+    def reseal(self, tx: Any) -> int:
+        """Seal every record and vector again with the database's current key, and recompute the
+        lookup digests (they are keyed too). For a key rotation, inside its transaction."""
+        rows = tx.execute("SELECT id, user_id, record, vector FROM memories").fetchall()
+        for memory_id, user_id, record, vector in rows:
+            opened = self._record(user_id, memory_id, record)
+            blob = self.db.unseal_blob(vector, _where(user_id, memory_id, "vector"))
+            tx.execute("UPDATE memories SET record = ?, vector = ?, norm_text = ? WHERE id = ?",
+                       (self.db.seal(json.dumps(asdict(opened), ensure_ascii=False), _where(user_id, memory_id)),
+                        self.db.seal_blob(blob, _where(user_id, memory_id, "vector")),
+                        self.db.lookup(normalise_text(opened.text)), memory_id))
+        return len(rows)
 
     def erase_user(self, user_id: str) -> int:
         count = self.db.run("DELETE FROM memories WHERE user_id = ?", (user_id,))

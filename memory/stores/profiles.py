@@ -1,7 +1,10 @@
 """Profiles, summaries, the agent's commitments and the append-only audit log, in SQLite.
 
 The audit log cannot be rewritten: a trigger aborts any UPDATE of it (U6). Erasing a
-user (U1) is the one exception, and it deletes rather than rewrites.
+user (U1) deletes their entries and appends a tombstone that holds no content, so the log
+still proves that an erase happened; re-sealing under a new key (`reseal`) rewrites the
+ciphertext of the values, never what they say. On a file, profiles, summaries, commitments
+and the audit log's before/after values are sealed (`sealing.py`).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from monologue.memory.longterm.records import AuditEntry, ProfileFact, UserProfile
+from monologue.memory.stores.sealing import SealedDataError
 from monologue.memory.stores.sqlite import SQLiteDatabase, open_database
 
 _APPEND_ONLY = ("CREATE TRIGGER IF NOT EXISTS audit_log_is_append_only BEFORE UPDATE ON audit_log "
@@ -27,6 +31,10 @@ CREATE TABLE IF NOT EXISTS summaries (
     user_id TEXT NOT NULL, level TEXT NOT NULL, key TEXT NOT NULL, at REAL NOT NULL,
     text TEXT NOT NULL, sessions TEXT NOT NULL, PRIMARY KEY (user_id, level, key)
 );
+CREATE TABLE IF NOT EXISTS user_sessions (
+    user_id TEXT NOT NULL, session_id TEXT NOT NULL, folder TEXT NOT NULL, at REAL NOT NULL,
+    PRIMARY KEY (user_id, session_id, folder)
+);
 CREATE TABLE IF NOT EXISTS commitments (
     id INTEGER PRIMARY KEY AUTOINCREMENT, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
     at REAL NOT NULL, text TEXT NOT NULL, kept_at REAL
@@ -37,13 +45,15 @@ _INSERT_AUDIT = ("INSERT INTO audit_log (user_id, at, what, before, after, reaso
                  "VALUES (?, ?, ?, ?, ?, ?, ?)")
 
 
+ERASED = "erased"          # the tombstone's `what`: an erase happened, nothing of what was erased
+
+
 def _json(value: Any) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False)
 
 
-def _audit_row(user_id: str, at: float | None, entry: AuditEntry) -> tuple[Any, ...]:
-    return (user_id, time.time() if at is None else at, entry.what, _json(entry.before), _json(entry.after),
-            entry.reason, entry.session_id)
+def _unjson(value: str | None) -> Any:
+    return json.loads(value) if value else None
 
 
 class SQLiteProfileStore:
@@ -53,11 +63,17 @@ class SQLiteProfileStore:
         self.db = open_database(path)
         self.db.create(_SCHEMA)
 
+    def _audit_row(self, user_id: str, at: float | None, entry: AuditEntry) -> tuple[Any, ...]:
+        where = f"audit_log/{user_id}/{entry.what}"
+        before = self.db.seal(_json(entry.before), where + "/before")
+        after = self.db.seal(_json(entry.after), where + "/after")
+        return (user_id, time.time() if at is None else at, entry.what, before, after, entry.reason, entry.session_id)
+
     def load(self, user_id: str) -> UserProfile:
         row = self.db.query_one("SELECT profile FROM profiles WHERE user_id = ?", (user_id,))
         if row is None:
             return UserProfile(user_id)
-        data = json.loads(row[0])
+        data = json.loads(self.db.unseal(row[0], f"profiles/{user_id}") or "{}")
         return UserProfile(user_id, {slot: ProfileFact(**fact) for slot, fact in data["facts"].items()},
                            data.get("last_session", {}), data.get("version", 0))
 
@@ -66,47 +82,112 @@ class SQLiteProfileStore:
                 "last_session": profile.last_session, "version": profile.version}
         with self.db.transaction() as tx:
             tx.execute("INSERT OR REPLACE INTO profiles (user_id, profile) VALUES (?, ?)",
-                       (profile.user_id, json.dumps(data, ensure_ascii=False)))
-            tx.executemany(_INSERT_AUDIT, [_audit_row(profile.user_id, at, AuditEntry(*e)) for e in audit])
+                       (profile.user_id, self.db.seal(json.dumps(data, ensure_ascii=False),
+                                                      f"profiles/{profile.user_id}")))
+            tx.executemany(_INSERT_AUDIT, [self._audit_row(profile.user_id, at, AuditEntry(*e)) for e in audit])
 
     def audit(self, user_id: str) -> list[dict[str, Any]]:
+        """The user's audit log, oldest first. A value that fails its integrity check is shown as
+        such (`damaged`), never served nor dropped: the entry itself still proves the change."""
         rows = self.db.query("SELECT at, what, before, after, reason, session_id FROM audit_log "
                              "WHERE user_id = ? ORDER BY id", (user_id,))
-        return [{"at": r[0], "what": r[1], "before": json.loads(r[2]) if r[2] else None,
-                 "after": json.loads(r[3]) if r[3] else None, "reason": r[4], "session": r[5]} for r in rows]
+        out = []
+        for at, what, before, after, reason, session in rows:
+            entry = {"at": at, "what": what, "reason": reason, "session": session}
+            try:
+                where = f"audit_log/{user_id}/{what}"
+                entry |= {"before": _unjson(self.db.unseal(before, where + "/before")),
+                          "after": _unjson(self.db.unseal(after, where + "/after"))}
+            except SealedDataError as exc:
+                entry |= {"before": None, "after": None, "damaged": str(exc)}
+            out.append(entry)
+        return out
 
     def append_audit(self, user_id: str, what: str, before: Any, after: Any, reason: str, session_id: str,
                      at: float | None = None) -> None:
-        self.db.run(_INSERT_AUDIT, _audit_row(user_id, at, AuditEntry(what, before, after, reason, session_id)))
+        self.db.run(_INSERT_AUDIT, self._audit_row(user_id, at, AuditEntry(what, before, after, reason, session_id)))
 
     def put_summary(self, user_id: str, level: str, key: str, text: str, sessions: list[str], at: float) -> None:
         self.db.run("INSERT OR REPLACE INTO summaries (user_id, level, key, at, text, sessions) "
-                    "VALUES (?, ?, ?, ?, ?, ?)", (user_id, level, key, at, text, json.dumps(sessions)))
+                    "VALUES (?, ?, ?, ?, ?, ?)", (user_id, level, key, at,
+                                                  self.db.seal(text, f"summaries/{user_id}/{level}/{key}"),
+                                                  json.dumps(sessions)))
 
     def summaries(self, user_id: str, level: str) -> list[dict[str, Any]]:
         """Summaries of one level, oldest first."""
         rows = self.db.query("SELECT key, at, text, sessions FROM summaries WHERE user_id = ? AND level = ? "
                              "ORDER BY at, key", (user_id, level))
-        return [{"key": r[0], "at": r[1], "text": r[2], "sessions": json.loads(r[3])} for r in rows]
+        return [{"key": r[0], "at": r[1], "text": self.db.unseal(r[2], f"summaries/{user_id}/{level}/{r[0]}"),
+                 "sessions": json.loads(r[3])} for r in rows]
 
     def add_commitment(self, user_id: str, session_id: str, text: str, at: float) -> None:
         self.db.run("INSERT INTO commitments (user_id, session_id, at, text) VALUES (?, ?, ?, ?)",
-                    (user_id, session_id, at, text))
+                    (user_id, session_id, at, self.db.seal(text, f"commitments/{user_id}")))
 
     def open_commitments(self, user_id: str) -> list[dict[str, Any]]:
         rows = self.db.query("SELECT id, session_id, at, text FROM commitments WHERE user_id = ? "
                              "AND kept_at IS NULL ORDER BY id", (user_id,))
-        return [{"id": r[0], "session": r[1], "at": r[2], "text": r[3]} for r in rows]
+        return [{"id": r[0], "session": r[1], "at": r[2], "text": self.db.unseal(r[3], f"commitments/{user_id}")}
+                for r in rows]
 
     def keep_commitment(self, user_id: str, commitment_id: int, at: float) -> None:
         self.db.run("UPDATE commitments SET kept_at = ? WHERE user_id = ? AND id = ?", (at, user_id, commitment_id))
 
-    def erase(self, user_id: str) -> None:
-        """Forget the user entirely: the profile and, for erasure, its audit trail too."""
+    def record_session(self, user_id: str, session_id: str, folder: str = "") -> None:
+        """Note that `session_id` was the user's, and which folder its trace files went to
+        (for an erase to find them)."""
+        self.db.run("INSERT OR IGNORE INTO user_sessions (user_id, session_id, folder, at) VALUES (?, ?, ?, ?)",
+                    (user_id, session_id, self.db.seal(folder, f"user_sessions/{user_id}/{session_id}") or "",
+                     time.time()))
+
+    def sessions_of(self, user_id: str) -> list[tuple[str, str]]:
+        """The user's sessions and their trace folders ("" where none was written), oldest first;
+        sessions only summarised (kept before this table existed) come with no folder."""
+        rows = self.db.query("SELECT session_id, folder FROM user_sessions WHERE user_id = ? ORDER BY at", (user_id,))
+        out = [(r[0], self.db.unseal(r[1], f"user_sessions/{user_id}/{r[0]}") or "") for r in rows]
+        known = {s for s, _ in out}
+        return out + [(s["key"], "") for s in self.summaries(user_id, "session") if s["key"] not in known]
+
+    def erase(self, user_id: str, session_id: str = "") -> None:
+        """Forget the user entirely: profile, summaries, commitments and the audit trail's
+        entries, which are replaced by one tombstone holding no content (who, when, that an
+        erase happened). The free pages are overwritten (`secure_delete`, then VACUUM)."""
         with self.db.transaction() as tx:
             tx.execute("DELETE FROM summaries WHERE user_id = ?", (user_id,))
             tx.execute("DELETE FROM commitments WHERE user_id = ?", (user_id,))
             tx.execute("DELETE FROM profiles WHERE user_id = ?", (user_id,))
+            tx.execute("DELETE FROM user_sessions WHERE user_id = ?", (user_id,))
             tx.execute("DROP TRIGGER IF EXISTS audit_log_is_append_only")
             tx.execute("DELETE FROM audit_log WHERE user_id = ?", (user_id,))
             tx.execute(_APPEND_ONLY)
+            tx.execute(_INSERT_AUDIT, (user_id, time.time(), ERASED, None, None, "erased at the user's request",
+                                       session_id))
+        self.db.vacuum()
+
+    def reseal(self, tx: Any) -> int:
+        """Seal every value again with the database's current key, inside the caller's transaction
+        (a key rotation): the audit log's trigger is lifted for it, as for an erase. Returns how
+        many values were rewritten."""
+        count = 0
+        for user_id, profile in tx.execute("SELECT user_id, profile FROM profiles").fetchall():
+            where = f"profiles/{user_id}"
+            tx.execute("UPDATE profiles SET profile = ? WHERE user_id = ?", (self.db.reseal(profile, where), user_id))
+            count += 1
+        for user_id, level, key, text in tx.execute("SELECT user_id, level, key, text FROM summaries").fetchall():
+            where = f"summaries/{user_id}/{level}/{key}"
+            tx.execute("UPDATE summaries SET text = ? WHERE user_id = ? AND level = ? AND key = ?",
+                       (self.db.reseal(text, where), user_id, level, key))
+            count += 1
+        for row_id, user_id, text in tx.execute("SELECT id, user_id, text FROM commitments").fetchall():
+            where = f"commitments/{user_id}"
+            tx.execute("UPDATE commitments SET text = ? WHERE id = ?", (self.db.reseal(text, where), row_id))
+            count += 1
+        tx.execute("DROP TRIGGER IF EXISTS audit_log_is_append_only")
+        for row_id, user_id, what, before, after in tx.execute(
+                "SELECT id, user_id, what, before, after FROM audit_log").fetchall():
+            where = f"audit_log/{user_id}/{what}"
+            tx.execute("UPDATE audit_log SET before = ?, after = ? WHERE id = ?",
+                       (self.db.reseal(before, where + "/before"), self.db.reseal(after, where + "/after"), row_id))
+            count += 1
+        tx.execute(_APPEND_ONLY)
+        return count

@@ -5,6 +5,10 @@ a busy timeout (another process holding the write lock is waited for, not an err
 and `synchronous=FULL` (a commit is on disk before it returns: an acknowledged turn
 survives a power cut). Statements of one database object are serialised by a lock, so
 one connection is safe to use from the worker threads the engines run their I/O in.
+
+A database on a file is sealed (`sealing.py`): the stores pass what the user said through
+`seal`/`unseal`, and deleted rows are overwritten (`secure_delete`), so an erase leaves
+nothing readable in the file's free pages.
 """
 
 from __future__ import annotations
@@ -17,6 +21,19 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from loguru import logger
+
+from monologue.memory.stores.sealing import (
+    Sealer,
+    StoreKeyError,
+    decode_key,
+    ensure_key,
+    find_keys,
+    key_file_path,
+    key_id,
+    pending_key_path,
+)
+
 IN_MEMORY = ":memory:"
 BUSY_TIMEOUT_SECS = 30.0
 
@@ -26,7 +43,10 @@ Params = Sequence[Any]
 class SQLiteDatabase:
     """One SQLite database (a file, or private memory for tests)."""
 
-    def __init__(self, path: str | Path = IN_MEMORY) -> None:
+    def __init__(self, path: str | Path = IN_MEMORY, *, sealed: bool | None = None,
+                 environ: dict[str, str] | None = None) -> None:
+        """`sealed`: encrypt what the stores write (default: on for a file, off in memory);
+        `environ`: where the key is looked for (default: this process's environment)."""
         self.path = IN_MEMORY if str(path) == IN_MEMORY else str(Path(path).expanduser())
         if self.path != IN_MEMORY:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -36,6 +56,62 @@ class SQLiteDatabase:
         if self.path != IN_MEMORY:
             self._wal()
         self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA secure_delete=ON")
+        self.sealer: Sealer | None = None
+        if sealed if sealed is not None else not self.in_memory:
+            self.sealer = self._open_sealer(environ)
+
+    def _open_sealer(self, environ: dict[str, str] | None) -> Sealer:
+        """The sealer for this file: the key it was sealed with, found before anything is read.
+        A new file takes the configured key (made on first use); a file sealed with a key
+        this process does not have is refused, with where the key was looked for."""
+        self._db.execute("CREATE TABLE IF NOT EXISTS store_keys (key_id TEXT PRIMARY KEY, added_at REAL NOT NULL)")
+        registered = [r[0] for r in self._db.execute("SELECT key_id FROM store_keys").fetchall()]
+        if not registered:
+            source = ensure_key(environ)
+            self._db.execute("INSERT OR IGNORE INTO store_keys VALUES (?, ?)", (key_id(source.keys[0]), time.time()))
+            return Sealer(source.keys)
+        source = find_keys(environ)
+        current = [k for k in source.keys if key_id(k) in registered]
+        if not current:
+            have = f"the key there is {', '.join(source.ids)}" if source.keys else "there is no key there"
+            raise StoreKeyError(
+                f"{self.path} is sealed with key {', '.join(registered)}, and {have} (looked in {source.where}). "
+                "Nothing was read or changed. Restore the key file it was made with, or set "
+                "MONOLOGUE_STORE_KEY / MONOLOGUE_KEY_FILE to it")
+        self._finish_rotation(current[0], environ)
+        return Sealer([current[0], *(k for k in source.keys if k is not current[0])])
+
+    @staticmethod
+    def _finish_rotation(current: bytes, environ: dict[str, str] | None) -> None:
+        """A rotation that sealed the store with its new key but stopped before renaming the key
+        file: the pending key is now the key."""
+        path = key_file_path(environ)
+        pending = pending_key_path(path)
+        if pending.is_file() and decode_key(pending.read_text(), str(pending)) == current:
+            pending.replace(path)
+            logger.info(f"finished an interrupted key rotation: {path} now holds key {key_id(current)}")
+
+    def seal(self, value: str | None, where: str) -> str | None:
+        """`value` as it is stored: sealed when this database is; None stays None."""
+        return value if value is None or self.sealer is None else self.sealer.seal_text(value, where)
+
+    def unseal(self, value: str | None, where: str) -> str | None:
+        return value if value is None or self.sealer is None else self.sealer.open_text(value, where)
+
+    def reseal(self, value: str | None, where: str) -> str | None:
+        """`value` opened and sealed again with the current key (a key rotation)."""
+        return self.seal(self.unseal(value, where), where)
+
+    def seal_blob(self, value: bytes | None, where: str) -> bytes | None:
+        return value if value is None or self.sealer is None else self.sealer.seal_bytes(value, where)
+
+    def unseal_blob(self, value: bytes | None, where: str) -> bytes | None:
+        return value if value is None or self.sealer is None else self.sealer.open_bytes(value, where)
+
+    def lookup(self, text: str) -> str:
+        """What an exact-match column holds for `text`: a keyed digest when sealed."""
+        return text if self.sealer is None else self.sealer.lookup(text)
 
     def _wal(self) -> None:
         """Switch a new file to write-ahead logging. Two connections opening a brand-new file
@@ -89,10 +165,12 @@ class SQLiteDatabase:
             self._db.execute("COMMIT")
 
     def vacuum(self) -> None:
-        """Rebuild the file so deleted rows leave no readable trace in free pages."""
+        """Rebuild the file so deleted rows leave no readable trace in free pages, then empty
+        the write-ahead log, which still holds the pages as they were before the delete."""
         if not self.in_memory:
             with self._lock:
                 self._db.execute("VACUUM")
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def close(self) -> None:
         with self._lock:

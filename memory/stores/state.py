@@ -2,7 +2,8 @@
 
 Writes are compare-and-set on the state's version: a writer that read version v can
 only commit v+1, so two writers on one session never lose an update — the loser
-re-reads and re-applies its operations. A commit is durable before it returns.
+re-reads and re-applies its operations. A commit is durable before it returns. On a file,
+states and their history are sealed (`sealing.py`): they hold what the user asked for.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 import threading
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from monologue.memory.stores.protocols import VersionConflict
 from monologue.memory.stores.sqlite import SQLiteDatabase, open_database
@@ -79,28 +81,56 @@ class SQLiteStateStore:
 
     def load(self, session_id: str) -> SessionState | None:
         row = self.db.query_one("SELECT state FROM session_state WHERE session_id = ?", (session_id,))
-        return SessionState.from_dict(json.loads(row[0])) if row else None
+        return SessionState.from_dict(json.loads(self.db.unseal(row[0], f"session_state/{session_id}") or "{}")) \
+            if row else None
 
     def commit(self, state: SessionState, expected_version: int, changes: list[Change]) -> None:
+        sealed = self.db.seal(state.to_json(), f"session_state/{state.session_id}")
+        history = f"state_history/{state.session_id}"
         with self.db.transaction(immediate=True) as tx:
             if expected_version == 0:
                 cursor = tx.execute(
                     "INSERT OR IGNORE INTO session_state (session_id, version, state, updated_at) VALUES (?, ?, ?, ?)",
-                    (state.session_id, state.version, state.to_json(), state.updated_at))
+                    (state.session_id, state.version, sealed, state.updated_at))
             else:
                 cursor = tx.execute(
                     "UPDATE session_state SET version = ?, state = ?, updated_at = ? "
                     "WHERE session_id = ? AND version = ?",
-                    (state.version, state.to_json(), state.updated_at, state.session_id, expected_version))
+                    (state.version, sealed, state.updated_at, state.session_id, expected_version))
             if cursor.rowcount != 1:
                 raise VersionConflict(f"session {state.session_id} changed since version {expected_version}")
             tx.executemany(
                 "INSERT INTO state_history (session_id, version, turn, entry) VALUES (?, ?, ?, ?)",
-                [(state.session_id, c.version, c.turn, json.dumps(asdict(c), ensure_ascii=False)) for c in changes])
+                [(state.session_id, c.version, c.turn, self.db.seal(json.dumps(asdict(c), ensure_ascii=False), history))
+                 for c in changes])
 
     def history(self, session_id: str) -> list[Change]:
         rows = self.db.query("SELECT entry FROM state_history WHERE session_id = ? ORDER BY id", (session_id,))
-        return [Change(**json.loads(r[0])) for r in rows]
+        return [Change(**json.loads(self.db.unseal(r[0], f"state_history/{session_id}") or "{}")) for r in rows]
+
+    def erase_sessions(self, session_ids: list[str]) -> int:
+        """Delete these sessions' states and histories (a user's erase); returns how many states."""
+        with self.db.transaction() as tx:
+            count = sum(tx.execute("DELETE FROM session_state WHERE session_id = ?", (s,)).rowcount
+                        for s in session_ids)
+            tx.executemany("DELETE FROM state_history WHERE session_id = ?", [(s,) for s in session_ids])
+        self.db.vacuum()
+        return count
+
+    def reseal(self, tx: Any) -> int:
+        """Seal every state and change again with the database's current key (a key rotation)."""
+        count = 0
+        for session_id, state in tx.execute("SELECT session_id, state FROM session_state").fetchall():
+            where = f"session_state/{session_id}"
+            tx.execute("UPDATE session_state SET state = ? WHERE session_id = ?",
+                       (self.db.reseal(state, where), session_id))
+            count += 1
+        for row_id, session_id, entry in tx.execute("SELECT id, session_id, entry FROM state_history").fetchall():
+            where = f"state_history/{session_id}"
+            tx.execute("UPDATE state_history SET entry = ? WHERE id = ?",
+                       (self.db.reseal(entry, where), row_id))
+            count += 1
+        return count
 
     def sessions(self) -> list[tuple[str, int, float]]:
         return [(str(r[0]), int(r[1]), float(r[2])) for r in self.db.query(

@@ -1,0 +1,62 @@
+"""Erase that leaves nothing (U1) on the embedded store: one user, every place Monologue put them.
+
+Memories and vectors, profile, summaries, commitments, what was done for them, the audit
+log's entries (one content-free tombstone stays, proving the erase happened), the working
+states and change histories of their sessions, and the files their sessions wrote (trace,
+transcript, audio, report). Deleted rows are overwritten (`secure_delete`), the file is
+rebuilt (VACUUM) and the write-ahead log emptied, so neither free pages nor the log hold
+what was said.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from loguru import logger
+
+from monologue.memory.stores.actions import SQLiteActionStore
+from monologue.memory.stores.memories import SQLiteMemoryStore
+from monologue.memory.stores.profiles import SQLiteProfileStore
+from monologue.memory.stores.sqlite import SQLiteDatabase
+from monologue.memory.stores.state import SQLiteStateStore
+
+# What a session writes to its folder (`--out`), all of it the user's words or voice.
+SESSION_FILES = ("trace.jsonl", "transcript.txt", "reply.wav", "conversation.wav", "heard.wav", "report.html")
+
+
+@dataclass
+class Erasure:
+    memories: int = 0
+    actions: int = 0
+    states: int = 0
+    files: list[str] = field(default_factory=list)
+
+
+def remove_session_files(folders: list[str]) -> list[str]:
+    """Delete the files sessions wrote in these folders; returns what was deleted."""
+    removed = []
+    for folder in dict.fromkeys(f for f in folders if f):
+        for name in SESSION_FILES:
+            path = Path(folder) / name
+            try:
+                path.unlink()
+                removed.append(str(path))
+            except FileNotFoundError:
+                continue
+            except OSError as exc:     # reported, and the rest still goes
+                logger.error(f"erase: could not delete {path}: {exc}")
+    return removed
+
+
+def erase_user(db: SQLiteDatabase, user_id: str, session_id: str = "") -> Erasure:
+    """Erase `user_id` from the SQLite store `db` and the files of their sessions."""
+    profiles = SQLiteProfileStore(db)
+    sessions = profiles.sessions_of(user_id)
+    erasure = Erasure()
+    erasure.memories = SQLiteMemoryStore(db).erase_user(user_id)
+    erasure.actions = SQLiteActionStore(db).erase(user_id)
+    erasure.states = SQLiteStateStore(db).erase_sessions([s for s, _ in sessions])
+    profiles.erase(user_id, session_id)           # last: the tombstone, then VACUUM and the log emptied
+    erasure.files = remove_session_files([folder for _, folder in sessions])
+    return erasure

@@ -1,0 +1,64 @@
+"""Erase that leaves nothing (U1, issue 14 item 6): after `erase_user`, no byte of any file
+under the store's folder — the database, its write-ahead log, free pages — holds what the
+user said, and nothing of another user is touched. Run on an unsealed store, where the words
+would be visible if they were left anywhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from monologue.memory.longterm.records import AuditEntry, MemoryRecord, MemorySource, UserProfile
+from monologue.memory.stores.actions import ActionRecord, SQLiteActionStore
+from monologue.memory.stores.erasure import SESSION_FILES, erase_user
+from monologue.memory.stores.memories import SQLiteMemoryStore
+from monologue.memory.stores.profiles import ERASED, SQLiteProfileStore
+from monologue.memory.stores.sqlite import SQLiteDatabase
+from monologue.memory.stores.state import SQLiteStateStore
+from monologue.memory.working.state import Change, ChangeAction, SessionState
+
+
+def _put_user(db: SQLiteDatabase, user: str, marker: str, out: Path) -> None:
+    memories = SQLiteMemoryStore(db)
+    for i in range(40):       # enough rows to span several pages
+        memories.put(MemoryRecord(id=f"{user}-{i}", user_id=user, text=f"note {i}: {marker} " + "x" * 200,
+                                  importance=5, source=MemorySource.USER_STATED, created_at=1.0,
+                                  last_accessed_at=1.0, expires_at=None), np.ones(16, dtype=np.float32))
+    profiles = SQLiteProfileStore(db)
+    profiles.save(UserProfile(user), [AuditEntry("home", None, marker, "said", f"{user}-s1")])
+    profiles.put_summary(user, "session", f"{user}-s1", f"talked about {marker}", [f"{user}-s1"], 1.0)
+    profiles.add_commitment(user, f"{user}-s1", f"call back about {marker}", 1.0)
+    profiles.record_session(user, f"{user}-s1", str(out))
+    SQLiteActionStore(db).add(ActionRecord(f"B-{user}", user, f"{user}-s1", "book", "restaurant",
+                                           {"name": marker}, 1.0, {"en": f"booked {marker}"}))
+    state = SessionState(session_id=f"{user}-s1")
+    state.goal = marker
+    SQLiteStateStore(db).commit(state, 0, [Change(version=1, turn=1, action=ChangeAction.ADDED, slot="name",
+                                                  after=marker)])
+    out.mkdir(parents=True)
+    for name in SESSION_FILES:
+        (out / name).write_text(marker)
+
+
+def _scan(folder: Path, marker: str) -> list[str]:
+    return [str(p) for p in folder.rglob("*") if p.is_file() and marker.encode() in p.read_bytes()]
+
+
+def test_an_erase_leaves_no_byte_of_the_user_in_any_file(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    db = SQLiteDatabase(store / "monologue.db", sealed=False)
+    _put_user(db, "anna", "Wombat-5521", tmp_path / "out-anna")
+    _put_user(db, "ben", "Numbat-8830", tmp_path / "out-ben")
+    assert _scan(store, "Wombat-5521")                   # the scan does find plaintext before the erase
+    erased = erase_user(db, "anna", "s-erase")
+    assert (erased.memories, erased.actions, erased.states, len(erased.files)) == (40, 1, 1, len(SESSION_FILES))
+    assert _scan(store, "Wombat-5521") == []
+    assert _scan(tmp_path, "Wombat-5521") == []           # session files too
+    assert _scan(store, "Numbat-8830") and (tmp_path / "out-ben" / "trace.jsonl").exists()
+    assert len(SQLiteMemoryStore(db).all("ben")[0]) == 40
+    profiles = SQLiteProfileStore(db)
+    assert [(e["what"], e["before"], e["after"]) for e in profiles.audit("anna")] == [(ERASED, None, None)]
+    assert SQLiteStateStore(db).load("anna-s1") is None and SQLiteStateStore(db).load("ben-s1") is not None
+    db.close()
+    assert _scan(store, "Wombat-5521") == []               # and after the connection closed (WAL checkpointed)
