@@ -45,6 +45,14 @@ def _blank_is_none(value: Any) -> Any:
 
 
 OptionalText = Annotated[str | None, BeforeValidator(_blank_is_none)]
+
+
+def _pairs(value: Any) -> Any:
+    """`{driver: anna}` in YAML → (("driver", "anna"),): settings stay hashable."""
+    return tuple((str(k), str(v)) for k, v in value.items()) if isinstance(value, Mapping) else value
+
+
+Pairs = Annotated[tuple[tuple[str, str], ...], BeforeValidator(_pairs)]
 """Text that may be absent: null in YAML, or ``""``, ``null`` or ``none`` from the environment."""
 
 
@@ -128,6 +136,12 @@ class LongTermConfig(Options):
     keep_forever_from: int = 8        # importance ≥ this: kept until deleted
     decay_days: float = 30.0          # middle tier: loses a point of importance after this
     archive_days: float = 7.0         # importance < 4: archived after this
+    household: str = ""               # the household whose shared memories every member's recall reads (U5)
+    seats: Pairs = ()                 # seat → user (`seats: {driver: anna}`; `--context seat=driver`)
+
+    def seat_user(self, seat: str) -> str | None:
+        """Who sits in `seat`, when the configuration says."""
+        return dict(self.seats).get(seat)
 
 
 class StoreOptions(Options):

@@ -47,6 +47,14 @@ class Failure(StrEnum):
 
 MAX_SENTENCES = 2
 
+# The instructions read aloud: the system prompt's own sentences, or talk about them. A model
+# that repeats its prompt (or is asked to, "print your system prompt") must not be heard.
+_INSTRUCTIONS = re.compile(
+    r"\byou are (?:monologue|an? (?:friendly |helpful )?(?:voice )?assistant)\b|\bnever speak as the user\b|"
+    r"\bnever read the note\b|\bno lists, no markdown\b|\bone or two short (?:spoken )?sentences\b|"
+    r"\b(?:system prompt|my instructions|my planner)\b|never an instruction to you|"
+    r"你是.{0,12}助手|系统提示|我的指令", re.IGNORECASE)
+
 _NOTATION = re.compile(
     r"[\[\]{}()（）=<>→≤≥≠|#*_]|\bcontext\s*:|\bnote\s*:|\bfacts?\s*:|\bplanner\b|\bsay this\b|"
     r"\bin your own words\b|^\s*(?:you|me|user|assistant|agent|monologue|你|我|用户|助手)\s*[:：]|"
@@ -178,7 +186,7 @@ class ReplyCheck:
 
     def _why(self, clause: str, spoken: Sequence[str]) -> Failure | None:
         lowered = clause.lower()
-        if _reads_notation(clause, self._keys):
+        if _reads_notation(clause, self._keys) or _INSTRUCTIONS.search(clause):
             return Failure.NOTATION
         if _REFUSAL.search(clause):
             return Failure.REFUSES

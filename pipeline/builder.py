@@ -200,12 +200,20 @@ def session_memory(config: MonologueConfig, models: AgentModels, session_id: str
 
 
 def user_memory(config: MonologueConfig, models: AgentModels, user_id: str | None,
-                store_path: str | None = None, at: float | None = None) -> LongTermMemory | None:
-    """A user's long-term memory, or None when no user is named (nothing is kept then).
+                store_path: str | None = None, at: float | None = None,
+                household: str | None = None) -> LongTermMemory | None:
+    """A user's long-term memory, or None when no user is named and no household is (nothing
+    is kept then).
 
-    `at` (epoch seconds) replays a session as if it happened then: memory's clock starts
-    there and runs on in real time (recorded sessions keep their dates)."""
-    if not user_id:
+    `household` (default: `long_term.household`): what members state as shared goes to the
+    household's memory, which every member's recall reads (U5). With a household and no
+    user, nobody is known to be speaking: recall reads the household's memories only, never
+    anyone's personal ones. `at` (epoch seconds) replays a session as if it happened then:
+    memory's clock starts there and runs on in real time (recorded sessions keep their dates)."""
+    from monologue.memory.longterm.household import household_id
+
+    household = config.long_term.household if household is None else household
+    if not user_id and not household:
         return None
     from monologue.memory.longterm.engine import LongTermOptions
     from monologue.memory.longterm.llm_help import MemoryLLM
@@ -222,9 +230,10 @@ def user_memory(config: MonologueConfig, models: AgentModels, user_id: str | Non
                               retention=RetentionPolicy(keep_forever_from=o.keep_forever_from,
                                                         decay_days=o.decay_days, archive_days=o.archive_days))
     llm = MemoryLLM(models.llm.complete_json, o.llm_timeout_secs) if o.llm_help else None
-    long_term = LongTermMemory(SQLiteMemoryStore(path), user_id, embed=models.encoder(),
+    shared = household_id(household) if household else ""
+    long_term = LongTermMemory(SQLiteMemoryStore(path), user_id or shared, embed=models.encoder(),
                                profiles=SQLiteProfileStore(path), options=options, llm=llm,
-                               clock=lambda: time.time() + offset)
+                               clock=lambda: time.time() + offset, household=shared, speaker_known=bool(user_id))
     long_term.warm_up()
     return long_term
 

@@ -78,7 +78,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     out = Path(args.out)
     from monologue.pipeline.builder import user_memory
 
-    long_term = user_memory(config, models, _remembered_user(args), args.store, at=_at(args))
+    user, household = _speaker(args, config)
+    long_term = user_memory(config, models, user, args.store, at=_at(args), household=household)
     if long_term is not None:
         long_term.situation = _situation(args)
     result = asyncio.run(replay_audio(session, config, models, out, paced=args.paced, handle_sigint=True,
@@ -121,7 +122,7 @@ def cmd_talk(args: argparse.Namespace) -> int:
         config = _config(args)
         rc = asyncio.run(run_talk(config, Path(args.out), input_device=args.input, output_device=args.output,
                                   session_id=args.session, store=_store(args, config),
-                                  user_id=_remembered_user(args), store_path=args.store, at=_at(args),
+                                  who=_speaker(args, config), store_path=args.store, at=_at(args),
                                   situation=_situation(args), barge_in=args.barge_in))
         if rc == 130:
             # Stopped while a model was still loading on its thread: native loaders cannot be
@@ -147,7 +148,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
     from monologue.pipeline.builder import user_memory
 
     models = load_text_models(config)
-    long_term = user_memory(config, models, _remembered_user(args), args.store, at=_at(args))
+    user, household = _speaker(args, config)
+    long_term = user_memory(config, models, user, args.store, at=_at(args), household=household)
     if long_term is not None:
         long_term.situation = _situation(args)
     run_script(path, config, models, store=_store(args, config), session_id=args.session,
@@ -155,13 +157,25 @@ def cmd_chat(args: argparse.Namespace) -> int:
     return 0
 
 
-def _remembered_user(args: argparse.Namespace) -> str | None:
-    """The user whose long-term memory this session reads and writes; None off the record."""
+def _speaker(args: argparse.Namespace, config: MonologueConfig) -> tuple[str | None, str]:
+    """Who is speaking (the user whose long-term memory this session reads and writes) and
+    their household: `--user`, else the user of the `--context seat=…` in `long_term.seats`.
+    (None, "") off the record; (None, household) when nobody is known to be speaking."""
+    household = getattr(args, "household", None) or config.long_term.household
     if getattr(args, "no_history", False):
         print("no-history session: nothing is read from or written to long-term memory"
               + (f" for {args.user!r}" if args.user else ""), flush=True)
-        return None
-    return args.user
+        return None, ""
+    if args.user:
+        return args.user, household
+    seat = _situation(args).get("seat", "")
+    seated = config.long_term.seat_user(seat)
+    if seated:
+        print(f"speaker: {seated} (seat {seat})", flush=True)
+        return seated, household
+    if household:
+        print(f"speaker unknown: only the household {household!r}'s shared memories are read", flush=True)
+    return None, household
 
 
 def _situation(args: argparse.Namespace) -> dict[str, str]:
@@ -311,7 +325,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a session off the record: long-term memory is neither read nor written (U2); "
                             "saying \"don't remember this conversation\" does the same from that turn on")
         p.add_argument("--context", help="what the transport knows about the moment, stored with each memory: "
-                                         "key=value pairs, e.g. passengers=kids,weather=rain")
+                                         "key=value pairs, e.g. passengers=kids,weather=rain; seat=driver names "
+                                         "the speaker through long_term.seats")
+        p.add_argument("--household", help="the household whose shared memories (\"we always avoid tolls\") "
+                                           "every member's recall reads; with no --user, only those are read")
         p.add_argument("--at", help="date/time the session happens at, for long-term memory (ISO, e.g. "
                                     "2026-11-23T19:00): replays recorded sessions with their dates")
 

@@ -656,7 +656,8 @@ class _CtrlC:
 async def run_talk(config: MonologueConfig, out_dir: Path, *, input_device: str | int | None = None,
                    output_device: str | int | None = None, sd: StreamFactory | None = None,
                    session_id: str | None = None, store: StateStore | None = None,
-                   user_id: str | None = None, store_path: str | None = None, at: float | None = None,
+                   who: tuple[str | None, str] = (None, ""), store_path: str | None = None,
+                   at: float | None = None,
                    situation: dict[str, str] | None = None, barge_in: bool = False,
                    console: TalkConsole | None = None, stop: asyncio.Event | None = None,
                    models: AgentModels | None = None) -> int:
@@ -686,7 +687,7 @@ async def run_talk(config: MonologueConfig, out_dir: Path, *, input_device: str 
                 show.note("stopped while loading models")
                 return 130
             models = loading.result()
-        long_term = await asyncio.to_thread(user_memory, config, models, user_id, store_path, at)
+        long_term = await asyncio.to_thread(user_memory, config, models, who[0], store_path, at, who[1])
         if long_term is not None:
             long_term.situation = dict(situation or {})
         mic, speaker = _talk_ends(config, sd, input_device=mic_choice.device, output_device=speaker_choice.device,

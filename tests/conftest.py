@@ -11,8 +11,11 @@ import pytest
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-# Stores on files are sealed: the tests' key lives in a folder of their own, not the user's.
-os.environ["MONOLOGUE_KEY_FILE"] = str(Path(tempfile.mkdtemp(prefix="monologue-test-keys-")) / "store.key")
+# Stores on files are sealed: the tests' key and default store live in a folder of their own,
+# never the user's (a test must not seal the user's store with a key that vanishes after it).
+_TEST_HOME = Path(tempfile.mkdtemp(prefix="monologue-test-"))
+os.environ["MONOLOGUE_KEY_FILE"] = str(_TEST_HOME / "store.key")
+os.environ["MONOLOGUE__STORE__PATH"] = str(_TEST_HOME / "monologue.db")
 os.environ.pop("MONOLOGUE_STORE_KEY", None)
 
 

@@ -254,3 +254,13 @@ LOCAL_ONLY = re.compile(
     r"|\b(?:door|gate|garage|alarm|entry|building)\s+code\b|\b(?:passcode|password|pin\s+(?:code|number)|pin\s+is)\b"
     r"|我?(?:住在|家住|家在)|(?:家庭)?(?:住址|地址)|我在.{1,12}(?:上班|工作)|公司在|常去|每天(?:都)?去"
     r"|指纹|血型|人脸|虹膜|声纹|身份证|护照|驾照|驾驶证|社保号|密码|门禁码", _I)
+
+# --- said for the household (U5) ----------------------------------------------------------------
+# A fact stated as shared — "we always avoid tolls", "our home address is …", 我们家都不吃辣 —
+# belongs to the household, which every member's recall reads; anything else stays personal.
+# A request ("can we go at 7?") is not a fact and never reaches this question.
+SHARED = re.compile(
+    r"^(?:(?:hi|hey|oh|well|so|ok(?:ay)?|um+|uh+|also|and|by the way|please)\W+)*"
+    r"(?:we(?:'re|'ve|'d)?|our|ours|us|the (?:whole )?family|everyone (?:at home|in (?:the|our) family))\b"
+    r"|\b(?:for|to) (?:everyone|all of us|the (?:whole )?(?:family|household))\b|\bshared (?:household )?memory\b"
+    r"|我们|咱们|咱家|我们家|我家里人|全家|一家人|给所有人|大家都", _I)

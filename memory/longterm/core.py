@@ -27,6 +27,7 @@ from loguru import logger
 
 from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.language.cues import PAST_CUES, PROMISE_CUES, yes_or_no
+from monologue.memory.language.memory_cues import SHARED
 from monologue.memory.language.numbers import time_window
 from monologue.memory.language.phrases import say
 from monologue.memory.longterm.answers import about_user, has_topic, memory_answer
@@ -102,8 +103,14 @@ class LongTermCore:
 
     def __init__(self, store: MemoryStore, user_id: str, *, embed: Embed | None = None,
                  options: LongTermOptions | None = None, clock: Callable[[], float] = time.time,
-                 profiles: ProfileStore | None = None, llm: LongTermLLM | None = None) -> None:
+                 profiles: ProfileStore | None = None, llm: LongTermLLM | None = None,
+                 household: str = "", speaker_known: bool = True) -> None:
+        """`household`: the id of the household the user belongs to (U5): what is stated as
+        shared goes there, and recall reads it beside the user's own. `speaker_known=False`:
+        nobody is known to be speaking (`user_id` is then the household's): recall reads the
+        household only, and only what is stated as shared is written."""
         self.user_id = user_id
+        self.speaker_known = speaker_known
         self.clock = clock
         self.profiles = profiles or SQLiteProfileStore(":memory:")
         self.options = options or LongTermOptions()
@@ -115,6 +122,16 @@ class LongTermCore:
         # Recall favours relevance: the seed's recency/importance weights bury the
         # answer on question-style queries (LoCoMo R@10 .48 vs .76, scripts/bench_locomo.py).
         self.retriever = Retriever(self.stream, RECALL_WEIGHTS)
+        self.household = household if household and household != user_id else ""
+        self.shared: MemoryStream | None = None
+        self.shared_retriever: Retriever | None = None
+        if self.household:
+            self.shared = MemoryStream(store, self.household, embed=embed, clock=clock,
+                                       retention=self.options.retention,
+                                       audit=lambda what, before, after, reason, session: self.profiles.append_audit(
+                                           self.household, what, before, after, reason, session, at=clock()),
+                                       importance_fn=None)
+            self.shared_retriever = Retriever(self.shared, RECALL_WEIGHTS)
         # The LLM's part (importance, contradiction judge, reflection wording) waits for
         # `consolidate` at session end: see consolidation.py.
         self.reflector = Reflector(self.stream, self.options.reflection)
@@ -166,7 +183,8 @@ class LongTermCore:
         out = BeforeReply()
         now = self.clock()
         records, vectors = self.stream.records()
-        out.local_only = [r.text for r in records if r.tier == "local_only" and not r.archived]
+        shared_records = self.shared.records()[0] if self.shared is not None else []
+        out.local_only = [r.text for r in [*records, *shared_records] if r.tier == "local_only" and not r.archived]
         if awaiting is not None:
             answer = yes_or_no(text)
             if answer is not None:
@@ -203,6 +221,11 @@ class LongTermCore:
         held = {out.conflict.old.id} if out.conflict and out.conflict.risk == HIGH_RISK else set()
         # touch=False: access counts are a write, done after the reply (`after_reply`).
         result = self.retriever.retrieve(text, k=self.options.recall_k + 3, touch=False, query_vector=vector)
+        if self.shared_retriever is not None:
+            # The household's memories beside the user's own, ranked together (each list is
+            # scored on its own scale, normalised the same way).
+            shared = self.shared_retriever.retrieve(text, k=self.options.recall_k, touch=False, query_vector=vector)
+            result.memories = sorted([*result.memories, *shared.memories], key=lambda m: m.score, reverse=True)
         # Only what the user said or accepted: a proposed plan is the agent's own words.
         items = [m for m in result.memories
                  if m.record.session_id != session_id and m.record.id not in held
@@ -243,6 +266,12 @@ class LongTermCore:
         language = command_language(text, language)
         items = remembered(records)
         awaiting: Awaiting | None = None
+        if not self.speaker_known and command.kind in ("list", "forget", "forget_last", "erase"):
+            # Nobody is known to be speaking: the household's memories are not one person's to
+            # list, forget or erase by voice.
+            out.say = say("memory.unknown_speaker", language)
+            out.command = command.trace()
+            return _Command(None, False)
         if command.kind == "list":
             out.say = listing_words(items, language)
             out.listed = [r.text for r in items]
@@ -313,7 +342,14 @@ class LongTermCore:
             written.append(new.id)
         elif not answered_conflict:
             kind = remember_as(text, turn_class)
-            if kind is MemoryKind.MEMORY:
+            shared = SHARED.search(text) is not None
+            if kind is MemoryKind.MEMORY and self.shared is not None and shared:
+                # Stated as shared by a member: the household's, read by every member's recall.
+                written.append(self.shared.add(text, source="user_stated", session_id=session_id, evidence=evidence,
+                                               context=self.context_now()).id)
+            elif not self.speaker_known and not shared:
+                pass        # an unknown speaker's personal words belong to nobody here: not kept
+            elif kind is MemoryKind.MEMORY:
                 written += self._remember(text, before.conflict, session_id, evidence)
             elif kind is MemoryKind.EVENT:      # a request: kept a week, merged when repeated, never a fact
                 written.append(self.stream.add(text, source="user_stated", kind=kind, session_id=session_id,
@@ -328,6 +364,8 @@ class LongTermCore:
     def refresh_profile(self, session: SessionSnapshot) -> int:
         """An important change — a lasting preference set or withdrawn — reaches the
         profile at once, not only at the end of the session (L8); returns audit entries."""
+        if not self.speaker_known:
+            return 0
         state, schema, withdrawn = session.state, session.schema, session.withdrawn
         profile = self.profiles.load(self.user_id)
         live = {slot: c for slot, c in state.constraints.items() if schema.key(c.key).durable and c.status == "active"}
@@ -475,8 +513,9 @@ class LongTermCore:
 
     def close_session(self, session_id: str, session: SessionSnapshot | None) -> int:
         """Fold the session into the profile and the summary pyramid; returns audit entries written.
-        A session the user asked not to be remembered is not folded in."""
-        if session_id and session_id in self.no_history:
+        A session the user asked not to be remembered is not folded in, nor one with nobody
+        known to be speaking (a household's profile is not one person's preferences)."""
+        if (session_id and session_id in self.no_history) or not self.speaker_known:
             return 0
         self.consolidate(session_id)
         if self.llm is not None and any(r.trigger == "scheduled" for r in self.reports):

@@ -97,9 +97,10 @@ class LongTermMemory:
 
     def __init__(self, store: MemoryStore, user_id: str, embed: Embed | None = None,
                  options: LongTermOptions | None = None, clock: Callable[[], float] = time.time,
-                 profiles: ProfileStore | None = None, llm: LoopBoundLLM | None = None) -> None:
+                 profiles: ProfileStore | None = None, llm: LoopBoundLLM | None = None,
+                 household: str = "", speaker_known: bool = True) -> None:
         self.core = LongTermCore(store, user_id, embed=embed, options=options, clock=clock, profiles=profiles,
-                                 llm=llm)
+                                 llm=llm, household=household, speaker_known=speaker_known)
         self._llm = llm
         self.options = self.core.options
         self.failed_writes: list[str] = []

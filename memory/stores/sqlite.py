@@ -13,6 +13,7 @@ nothing readable in the file's free pages.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -48,11 +49,14 @@ class SQLiteDatabase:
         """`sealed`: encrypt what the stores write (default: on for a file, off in memory);
         `environ`: where the key is looked for (default: this process's environment)."""
         self.path = IN_MEMORY if str(path) == IN_MEMORY else str(Path(path).expanduser())
+        new = self.path != IN_MEMORY and not Path(self.path).exists()
         if self.path != IN_MEMORY:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
         self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECS, isolation_level=None,
                                    check_same_thread=False)
+        if new:
+            os.chmod(self.path, 0o600)     # this user's only (its WAL and index files follow it)
         if self.path != IN_MEMORY:
             self._wal()
         self._db.execute("PRAGMA synchronous=FULL")
