@@ -62,3 +62,22 @@ def test_an_erase_leaves_no_byte_of_the_user_in_any_file(tmp_path: Path) -> None
     assert SQLiteStateStore(db).load("anna-s1") is None and SQLiteStateStore(db).load("ben-s1") is not None
     db.close()
     assert _scan(store, "Wombat-5521") == []               # and after the connection closed (WAL checkpointed)
+
+
+def test_names_are_stored_as_placeholders_and_served_restored(tmp_path: Path) -> None:
+    """U4: the stored record holds <PERSON_n>/<PLACE_n>; the mapping is the user's own table;
+    what the store serves (local use) has the names back; an erase drops the mapping too."""
+    db = SQLiteDatabase(tmp_path / "m.db", sealed=False)
+    store = SQLiteMemoryStore(db)
+    said = ["My wife Ottilie is allergic to shellfish.", "We moved to Reykjavik last year.",
+            "Ottilie loves the window table.", "我女儿叫小雨，她对花生过敏。"]
+    for i, text in enumerate(said):
+        store.put(MemoryRecord(id=f"m{i}", user_id="anna", text=text, importance=5, source=MemorySource.USER_STATED,
+                               created_at=1.0, last_accessed_at=1.0, expires_at=None), None)
+    raw = [r[0] for r in db.query("SELECT record FROM memories ORDER BY rowid")]
+    assert "Ottilie" not in "".join(raw) and "Reykjavik" not in "".join(raw) and "小雨" not in "".join(raw)
+    assert '"My wife <PERSON_1> is allergic' in raw[0] and "<PERSON_1> loves" in raw[2]   # one person, one placeholder
+    assert [r.text for r in SQLiteMemoryStore(db).all("anna")[0]] == said             # a new reader restores them
+    assert SQLiteMemoryStore(db).find_text("anna", "my wife Ottilie is allergic to shellfish") is not None
+    store.erase_user("anna")
+    assert db.query("SELECT COUNT(*) FROM placeholders")[0][0] == 0

@@ -25,6 +25,7 @@ from monologue.memory.language.memory_cues import (
     PERSONAL,
 )
 from monologue.memory.language.person import second_person
+from monologue.memory.longterm.deidentify import Placeholders
 
 Tier = Literal["local_only", "private", "shareable"]
 _LEAD = re.compile(r"^(?:(?:hi|hello|hey|oh|well|so|ok(?:ay)?|um+|uh+|yes|no|actually|嗯|哦|对了)\W+)+", re.I)
@@ -55,11 +56,13 @@ class LocalOnlyRedactor:
 
     `texts`: the user's local-only memories. A prompt message containing one (as the user
     said it, or as the agent read it back to them) has it replaced by a placeholder
-    (`<LOCAL_1>`); a user message the rules find local-only is replaced whole."""
+    (`<LOCAL_1>`); a clause the rules find local-only is replaced whole. Then the names of
+    people and places left (U4) become `<PERSON_1>`, `<PLACE_1>` (`deidentify.py`)."""
 
     texts: list[str]
     language: str = "en"
     _placeholders: dict[str, str] = field(default_factory=dict)     # placeholder -> original
+    names: Placeholders = field(default_factory=Placeholders)
 
     def _placeholder(self, original: str) -> str:
         for placeholder, known in self._placeholders.items():
@@ -89,6 +92,8 @@ class LocalOnlyRedactor:
             pieces = _CLAUSES.split(content)
             content = "".join(self._kept_out(p) if i % 2 == 0 and p.strip() and tier_of(p) == "local_only"
                               else p for i, p in enumerate(pieces))
+            if message["role"] != "system":      # the instructions name no one (and say "Monologue")
+                content = self.names.deidentify(content)
             out.append({**message, "content": content})
         return out
 
@@ -99,6 +104,7 @@ class LocalOnlyRedactor:
         return piece[:start] + self._placeholder(core) + piece[start + len(core):]
 
     def restore(self, text: str) -> str:
+        text = self.names.restore(text)
         # Newest first: a whole utterance's placeholder may hold an older one inside it.
         for placeholder, original in reversed(self._placeholders.items()):
             text = text.replace(placeholder, original)
@@ -106,5 +112,5 @@ class LocalOnlyRedactor:
 
     @property
     def redacted(self) -> int:
-        """How many distinct local-only pieces were kept out of the prompt."""
-        return len(self._placeholders)
+        """How many distinct local-only pieces and names were kept out of the prompt."""
+        return len(self._placeholders) + len(self.names.originals)

@@ -4,6 +4,10 @@ One table, one row per memory: the record as JSON, its vector as a float32 BLOB,
 its normalised text for exact-duplicate lookups. On a file, the record and the vector are
 sealed and the lookup text is a keyed digest (`sealing.py`); a row that fails its integrity
 check is left out of what is served, logged, and listed in `damaged`.
+
+Names of people and places are stored as placeholders (`<PERSON_1>`, `<PLACE_2>`; U4,
+`deidentify.py`), with the user's mapping in its own table (sealed); what the store serves
+is restored, for local use.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Any
 import numpy as np
 from loguru import logger
 
+from monologue.memory.longterm.deidentify import PLACEHOLDER, Placeholders
 from monologue.memory.longterm.records import MemoryRecord
 from monologue.memory.stores.sealing import SealedDataError
 from monologue.memory.stores.sqlite import SQLiteDatabase, open_database
@@ -28,6 +33,9 @@ CREATE TABLE IF NOT EXISTS memories (
 );
 CREATE INDEX IF NOT EXISTS memories_user ON memories(user_id);
 CREATE INDEX IF NOT EXISTS memories_text ON memories(user_id, norm_text);
+CREATE TABLE IF NOT EXISTS placeholders (
+    user_id TEXT NOT NULL, placeholder TEXT NOT NULL, original TEXT NOT NULL, PRIMARY KEY (user_id, placeholder)
+);
 """
 
 # An upsert, not INSERT OR REPLACE: REPLACE deletes and re-inserts, giving the row a new
@@ -52,23 +60,49 @@ class SQLiteMemoryStore:
         self.db = open_database(path)
         self.db.create(_SCHEMA)
         self.damaged: list[str] = []       # ids of rows that failed their integrity check
+        self._names: dict[str, Placeholders] = {}
 
-    def _row(self, record: MemoryRecord, vector: np.ndarray | None) -> tuple[str, str, str | None, bytes | None, str]:
+    def _load_names(self, user_id: str, tx: Any = None) -> Placeholders:
+        """The user's mapping as stored (inside `tx` when given: what it has written counts)."""
+        sql = "SELECT placeholder, original FROM placeholders WHERE user_id = ?"
+        rows = tx.execute(sql, (user_id,)).fetchall() if tx is not None else self.db.query(sql, (user_id,))
+        names = Placeholders({p: self.db.unseal(o, f"placeholders/{user_id}/{p}") or "" for p, o in rows})
+        self._names[user_id] = names
+        return names
+
+    def _row(self, record: MemoryRecord, vector: np.ndarray | None, tx: Any) -> tuple[str, str, str | None,
+                                                                                      bytes | None, str]:
+        """The row as stored: names as placeholders (new ones added to the user's mapping, in
+        the caller's transaction, so two writers never give one placeholder two names)."""
+        names = self._load_names(record.user_id, tx)
+        known = set(names.originals)
+        stored = asdict(record) | {"text": names.deidentify(record.text)}
+        tx.executemany("INSERT OR IGNORE INTO placeholders (user_id, placeholder, original) VALUES (?, ?, ?)",
+                       [(record.user_id, p, self.db.seal(o, f"placeholders/{record.user_id}/{p}"))
+                        for p, o in names.originals.items() if p not in known])
         blob = None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
         return (record.id, record.user_id,
-                self.db.seal(json.dumps(asdict(record), ensure_ascii=False), _where(record.user_id, record.id)),
+                self.db.seal(json.dumps(stored, ensure_ascii=False), _where(record.user_id, record.id)),
                 self.db.seal_blob(blob, _where(record.user_id, record.id, "vector")),
                 self.db.lookup(normalise_text(record.text)))
 
     def _record(self, user_id: str, memory_id: str, value: str) -> MemoryRecord:
-        return MemoryRecord(**json.loads(self.db.unseal(value, _where(user_id, memory_id)) or "{}"))
+        record = MemoryRecord(**json.loads(self.db.unseal(value, _where(user_id, memory_id)) or "{}"))
+        if PLACEHOLDER.search(record.text):
+            names = self._names.get(user_id) or self._load_names(user_id)
+            if any(m.group(0) not in names.originals for m in PLACEHOLDER.finditer(record.text)):
+                names = self._load_names(user_id)           # written by another process since
+            record.text = names.restore(record.text)
+        return record
 
     def put(self, record: MemoryRecord, vector: np.ndarray | None) -> None:
-        self.db.run(_UPSERT, self._row(record, vector))
+        with self.db.transaction(immediate=True) as tx:
+            tx.execute(_UPSERT, self._row(record, vector, tx))
 
     def put_many(self, rows: list[tuple[MemoryRecord, np.ndarray | None]]) -> None:
-        with self.db.transaction() as tx:
-            tx.executemany(_UPSERT, [self._row(r, v) for r, v in rows])
+        with self.db.transaction(immediate=True) as tx:
+            for r, v in rows:
+                tx.execute(_UPSERT, self._row(r, v, tx))
 
     def find_text(self, user_id: str, text: str) -> MemoryRecord | None:
         norm = normalise_text(text)
@@ -102,17 +136,25 @@ class SQLiteMemoryStore:
     def reseal(self, tx: Any) -> int:
         """Seal every record and vector again with the database's current key, and recompute the
         lookup digests (they are keyed too). For a key rotation, inside its transaction."""
+        for user_id, placeholder, original in tx.execute(
+                "SELECT user_id, placeholder, original FROM placeholders").fetchall():
+            where = f"placeholders/{user_id}/{placeholder}"
+            tx.execute("UPDATE placeholders SET original = ? WHERE user_id = ? AND placeholder = ?",
+                       (self.db.reseal(original, where), user_id, placeholder))
         rows = tx.execute("SELECT id, user_id, record, vector FROM memories").fetchall()
         for memory_id, user_id, record, vector in rows:
+            stored = json.loads(self.db.unseal(record, _where(user_id, memory_id)) or "{}")   # placeholders kept
             opened = self._record(user_id, memory_id, record)
             blob = self.db.unseal_blob(vector, _where(user_id, memory_id, "vector"))
             tx.execute("UPDATE memories SET record = ?, vector = ?, norm_text = ? WHERE id = ?",
-                       (self.db.seal(json.dumps(asdict(opened), ensure_ascii=False), _where(user_id, memory_id)),
+                       (self.db.seal(json.dumps(stored, ensure_ascii=False), _where(user_id, memory_id)),
                         self.db.seal_blob(blob, _where(user_id, memory_id, "vector")),
                         self.db.lookup(normalise_text(opened.text)), memory_id))
         return len(rows)
 
     def erase_user(self, user_id: str) -> int:
+        self.db.run("DELETE FROM placeholders WHERE user_id = ?", (user_id,))
+        self._names.pop(user_id, None)
         count = self.db.run("DELETE FROM memories WHERE user_id = ?", (user_id,))
         self.db.vacuum()
         return count
