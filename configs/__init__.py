@@ -138,10 +138,15 @@ class LongTermConfig(Options):
     archive_days: float = 7.0         # importance < 4: archived after this
     household: str = ""               # the household whose shared memories every member's recall reads (U5)
     seats: Pairs = ()                 # seat → user (`seats: {driver: anna}`; `--context seat=driver`)
+    members: tuple[str, ...] = ()     # household members who may say who they are ("it's Anna")
 
     def seat_user(self, seat: str) -> str | None:
         """Who sits in `seat`, when the configuration says."""
         return dict(self.seats).get(seat)
+
+    def household_members(self) -> frozenset[str]:
+        """Who may introduce themselves: the members, and whoever has a seat."""
+        return frozenset(self.members) | {user for _, user in self.seats}
 
 
 class StoreOptions(Options):

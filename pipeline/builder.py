@@ -234,6 +234,8 @@ def user_memory(config: MonologueConfig, models: AgentModels, user_id: str | Non
     long_term = LongTermMemory(SQLiteMemoryStore(path), user_id or shared, embed=models.encoder(),
                                profiles=SQLiteProfileStore(path), options=options, llm=llm,
                                clock=lambda: time.time() + offset, household=shared, speaker_known=bool(user_id))
+    if not user_id:
+        long_term.core.members = config.long_term.household_members()
     long_term.warm_up()
     return long_term
 

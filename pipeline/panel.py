@@ -127,6 +127,10 @@ class AgentReply(PanelMessage):
     text: str
     state_version: int | None = None     # the state version the reply was built on (turn.state_version)
     memories: list[str] = Field(default_factory=list)
+    # The same memories with their tier and whether they are the user's or the household's,
+    # and, after "what do you remember about me?", everything remembered (U1, U3, U5).
+    memory_items: list[dict[str, str]] = Field(default_factory=list)
+    listed: list[dict[str, str]] = Field(default_factory=list)
     latency_ms: dict[str, float] = Field(default_factory=dict)
     cut: bool = False                    # a barge-in stopped it; `text` is what was said up to the cut
     barge_in: dict[str, Any] = Field(default_factory=dict)
@@ -137,9 +141,12 @@ class AgentReply(PanelMessage):
     def of(cls, turn: TurnRecord) -> AgentReply:
         barge_in = turn.barge_in.trace() if turn.barge_in is not None else {}
         memories: list[str] = []
+        detail: dict[str, Any] = {}
         if turn.memories is not None:
             memories = [*turn.memories.recalled, *turn.memories.reflections]
+            detail = turn.memories.detail
         return cls(turn=turn.turn_id, text=turn.reply_text, state_version=turn.state_version, memories=memories,
+                   memory_items=list(detail.get("sources", [])), listed=list(detail.get("listed_items", [])),
                    latency_ms=turn.latencies_ms(), cut=bool(barge_in.get("cut")), barge_in=barge_in,
                    user_text=turn.text,
                    error=turn.reply_error)

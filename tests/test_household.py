@@ -29,7 +29,8 @@ def family(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
     session("anna", ["We always avoid tolls.", "I'm allergic to shellfish.", "我们家都不吃辣。"], "anna-1")
     session("ben", ["I prefer window seats.", "Our garage code is 4471."], "ben-1")
-    ben = session("ben", ["Should we take the toll road to the airport?", "What am I allergic to?"], "ben-2")
+    ben = session("ben", ["Should we take the toll road to the airport?", "What am I allergic to?",
+                          "What do you remember about me?"], "ben-2")
     stranger = session(None, ["Do we avoid tolls?", "What do you remember about me?", "I have a dog called Rex.",
                               "Our wifi password is plum42.", "What do I prefer for seats?"], "unknown-1")
     store = SQLiteMemoryStore(path)
@@ -92,3 +93,49 @@ def test_the_speaker_comes_from_the_user_the_seat_or_nobody(capsys: pytest.Captu
     assert _speaker(args(user="ben", no_history=True), config) == (None, "")
     assert _speaker(args(household="jones"), config) == (None, "jones")
 
+
+
+def test_the_page_is_told_each_memorys_tier_and_whose_it_is(family: dict) -> None:
+    from monologue.pipeline.panel import AgentReply
+
+    replies = [AgentReply.of(t) for t in family["ben"]]
+    items = [item for reply in replies for item in reply.memory_items]
+    tolls = [i for i in items if i["text"] == "We always avoid tolls."]
+    assert tolls and tolls[0]["scope"] == "household" and tolls[0]["tier"] in ("private", "shareable")
+    listed = replies[-1].listed
+    assert [i["text"] for i in listed] == ["I prefer window seats."] and listed[0]["scope"] == "personal"
+    assert all(i["tier"] in ("local_only", "private", "shareable") for i in listed)
+
+
+def test_a_member_who_says_who_they_are_is_heard_as_them_but_unverified(tmp_path) -> None:
+    """Nobody known; "it's Anna" from a household member: Anna's memory is read and written,
+    except what is local-only, and nothing is forgotten or erased on a spoken claim."""
+    path = str(tmp_path / "monologue.db")
+    config = load_config(overrides={"llm": {"model": "openai/gpt-4o-mini", "fallback": None, "mock_response": "Noted."},
+                                    "long_term": {"household": "smith", "members": ["anna", "ben"]}}, environ={})
+    models = load_text_models(config)
+
+    def session(user: str | None, lines: list[str], name: str) -> list:
+        memory = user_memory(config, models, user, path)
+        return asyncio.run(chat_session(lines, config, models, session_id=name, long_term=memory)).turns
+
+    session("anna", ["I love jazz.", "My door code is 5521."], "anna-1")
+    turns = session(None, ["It's Anna.", "What music do I like?", "What's my door code?",
+                           "Forget everything about me.", "I'm training for a marathon."], "claimed-1")
+    assert "Hi Anna" in turns[0].reply_text
+    assert "I love jazz." in _recalled(turns[1:])
+    assert not [t for t in turns if "5521" in t.reply_text] and "My door code is 5521." not in _recalled(turns)
+    assert "only know you by your word" in turns[3].reply_text
+    texts = [r.text for r in SQLiteMemoryStore(path).all("anna")[0] if r.source == "user_stated"]
+    assert "My door code is 5521." in texts and "I'm training for a marathon." in texts     # kept, and added to
+    stranger = session(None, ["It's Zoe.", "What music do I like?"], "claimed-2")          # not a member: nobody
+    assert "Hi Zoe" not in stranger[0].reply_text and "I love jazz." not in _recalled(stranger)
+
+
+@pytest.mark.parametrize("said, name", [("It's Anna.", "Anna"), ("hi, this is Tom here", "Tom"), ("我是安娜", "安娜"),
+                                        ("喂，我是小雨啊", "小雨"), ("I am allergic to nuts", ""),
+                                        ("My name is Bob", "Bob")])
+def test_what_counts_as_saying_who_you_are(said: str, name: str) -> None:
+    from monologue.memory.language.memory_cues import introduced_name
+
+    assert introduced_name(said) == name

@@ -264,3 +264,18 @@ SHARED = re.compile(
     r"(?:we(?:'re|'ve|'d)?|our|ours|us|the (?:whole )?family|everyone (?:at home|in (?:the|our) family))\b"
     r"|\b(?:for|to) (?:everyone|all of us|the (?:whole )?(?:family|household))\b|\bshared (?:household )?memory\b"
     r"|我们|咱们|咱家|我们家|我家里人|全家|一家人|给所有人|大家都", _I)
+
+# --- who is speaking, in their own words (U5) ------------------------------------------------------
+# "It's Anna", "hi, this is Tom here", 我是安娜: heard only while nobody is known to be speaking,
+# and only a household member's name counts (memory/longterm/household.py).
+INTRODUCTION = re.compile(
+    r"^\W*(?:(?:hi|hey|hello|ok(?:ay)?|yes|so)\W+)*(?:it'?s|it is|this is|i'?m|i am|my name is)\s+"
+    r"(?P<name>[a-z][\w-]*)(?:\s+here)?\s*(?:[,.!;:]|$)"
+    r"|^\W*(?:(?:喂|你好|嗨|哈喽)\W*)?(?:我是|我叫|是我[，,]?)(?P<zh>[\u4e00-\u9fffa-z]{1,8}?)"
+    r"(?:[，。！,.!\s]|$|啊|呀|哦)", _I)
+
+
+def introduced_name(text: str) -> str:
+    """The name a speaker gives for themselves at the start of what they said, or ""."""
+    m = INTRODUCTION.search(text.strip())
+    return (m.group("name") or m.group("zh") or "") if m else ""

@@ -129,6 +129,9 @@ EN: dict[str, str] = {
                          "from this conversation.",
     "memory.erase.kept": "Okay, I've kept everything.",
     "memory.no_history": "Okay — from now on, nothing from this conversation will be remembered.",
+    "memory.introduced": "Hi {name} — from now on, what you tell me is kept for you.",
+    "memory.unverified": "I only know you by your word, so I won't forget or erase anything by voice. "
+                         "Sign in or choose your seat, and ask again.",
     "memory.unknown_speaker": "I don't know who is speaking, so I can't show or erase anyone's memories. "
                               "Tell me who you are in the app, or choose your seat, and ask again.",
     "checks.promise": "Last time I said {promise} — I haven't forgotten.",
@@ -291,6 +294,8 @@ ZH: dict[str, str] = {
     "memory.erase.done": "好的，关于你的记忆已经全部删除，这次对话也不会保留。",
     "memory.erase.kept": "好的，都保留着。",
     "memory.no_history": "好的，从现在起，这次对话的内容我都不会记住。",
+    "memory.introduced": "{name}你好，接下来你说的我会记在你名下。",
+    "memory.unverified": "我只是听你这么说，所以不能通过语音删除任何记忆。请登录或选好座位，再问我一次。",
     "memory.unknown_speaker": ("我不知道现在是谁在说话，所以不能查看或删除任何人的记忆。"
                                "请在应用里说明你是谁，或选好座位，再问我一次。"),
     "checks.promise": "上次我答应过{promise}，我没忘。",

@@ -27,7 +27,7 @@ from loguru import logger
 
 from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.language.cues import PAST_CUES, PROMISE_CUES, yes_or_no
-from monologue.memory.language.memory_cues import SHARED
+from monologue.memory.language.memory_cues import SHARED, introduced_name
 from monologue.memory.language.numbers import time_window
 from monologue.memory.language.phrases import say
 from monologue.memory.longterm.answers import about_user, has_topic, memory_answer
@@ -44,6 +44,7 @@ from monologue.memory.longterm.commands import (
 from monologue.memory.longterm.conflicts import HIGH_RISK, PREFERENCE, Conflict, find_conflict
 from monologue.memory.longterm.consolidation import ConsolidationLLM, consolidate
 from monologue.memory.longterm.exchange import Awaiting, BeforeReply, Opening, Prepared, Recalled, SessionSnapshot
+from monologue.memory.longterm.household import is_household
 from monologue.memory.longterm.importance import remember_as, worth_remembering
 from monologue.memory.longterm.planning import Plan, Planner
 from monologue.memory.longterm.profile import opening_line, seed_operations, update_profile
@@ -109,35 +110,24 @@ class LongTermCore:
         shared goes there, and recall reads it beside the user's own. `speaker_known=False`:
         nobody is known to be speaking (`user_id` is then the household's): recall reads the
         household only, and only what is stated as shared is written."""
-        self.user_id = user_id
         self.speaker_known = speaker_known
+        # A speaker known only by what they said ("it's Anna"), not by the transport: their
+        # local-only memories are not recalled, and nothing is forgotten or erased by voice.
+        self.verified = speaker_known
+        self.members: frozenset[str] = frozenset()      # who may introduce themselves (household members)
         self.clock = clock
         self.profiles = profiles or SQLiteProfileStore(":memory:")
         self.options = options or LongTermOptions()
         self.llm = llm
-        self.stream = MemoryStream(store, user_id, embed=embed, clock=clock, retention=self.options.retention,
-                                   audit=lambda what, before, after, reason, session: self.profiles.append_audit(
-                                       user_id, what, before, after, reason, session, at=clock()),
-                                   importance_fn=None)
-        # Recall favours relevance: the seed's recency/importance weights bury the
-        # answer on question-style queries (LoCoMo R@10 .48 vs .76, scripts/bench_locomo.py).
-        self.retriever = Retriever(self.stream, RECALL_WEIGHTS)
+        self._store, self._embed = store, embed
+        self._bind(user_id)
         self.household = household if household and household != user_id else ""
         self.shared: MemoryStream | None = None
         self.shared_retriever: Retriever | None = None
         if self.household:
-            self.shared = MemoryStream(store, self.household, embed=embed, clock=clock,
-                                       retention=self.options.retention,
-                                       audit=lambda what, before, after, reason, session: self.profiles.append_audit(
-                                           self.household, what, before, after, reason, session, at=clock()),
-                                       importance_fn=None)
+            self.shared = self._stream(self.household)
             self.shared_retriever = Retriever(self.shared, RECALL_WEIGHTS)
-        # The LLM's part (importance, contradiction judge, reflection wording) waits for
-        # `consolidate` at session end: see consolidation.py.
-        self.reflector = Reflector(self.stream, self.options.reflection)
         self._to_consolidate: list[str] = []    # this session's new memories, for the LLM at session end
-        self.planner = Planner(self.stream, self.retriever)
-        self.pyramid = SummaryPyramid(self.profiles, user_id, summarize=llm.summarize if llm else None)
         self.awaiting: Awaiting | None = None
         # Sessions the user asked not to be remembered (U2): from that turn on they
         # neither read nor write long-term memory.
@@ -150,6 +140,36 @@ class LongTermCore:
         # What the transport knows about the moment (passengers, weather, place…), stored
         # with each memory beside the time of day and weekday (L1).
         self.situation: dict[str, Any] = {}
+
+    def _stream(self, user_id: str) -> MemoryStream:
+        return MemoryStream(self._store, user_id, embed=self._embed, clock=self.clock,
+                            retention=self.options.retention,
+                            audit=lambda what, before, after, reason, session: self.profiles.append_audit(
+                                user_id, what, before, after, reason, session, at=self.clock()),
+                            importance_fn=None)
+
+    def _bind(self, user_id: str) -> None:
+        """Read and write `user_id`'s memory from now on."""
+        self.user_id = user_id
+        self.stream = self._stream(user_id)
+        # Recall favours relevance: the seed's recency/importance weights bury the
+        # answer on question-style queries (LoCoMo R@10 .48 vs .76, scripts/bench_locomo.py).
+        self.retriever = Retriever(self.stream, RECALL_WEIGHTS)
+        # The LLM's part (importance, contradiction judge, reflection wording) waits for
+        # `consolidate` at session end: see consolidation.py.
+        self.reflector = Reflector(self.stream, self.options.reflection)
+        self.planner = Planner(self.stream, self.retriever)
+        self.pyramid = SummaryPyramid(self.profiles, user_id, summarize=self.llm.summarize if self.llm else None)
+
+    def introduce(self, member: str) -> None:
+        """Nobody was known to be speaking, and a household member said who they are: their
+        memory is read and written from now on, the household's beside it, unverified."""
+        household = self.user_id
+        shared = self.stream
+        self._bind(member)
+        self.household, self.shared = household, shared
+        self.shared_retriever = Retriever(shared, RECALL_WEIGHTS)
+        self.speaker_known, self.verified = True, False
 
     # --- reading ---------------------------------------------------------------------
 
@@ -185,6 +205,17 @@ class LongTermCore:
         records, vectors = self.stream.records()
         shared_records = self.shared.records()[0] if self.shared is not None else []
         out.local_only = [r.text for r in [*records, *shared_records] if r.tier == "local_only" and not r.archived]
+        if not self.verified:
+            # Known only by their word: their local-only memories stay out of this session.
+            keep = [i for i, r in enumerate(records) if r.tier != "local_only"]
+            records, vectors = [records[i] for i in keep], vectors[keep]
+        if not self.speaker_known and self.members and awaiting is None:
+            name = introduced_name(text)
+            member = next((m for m in sorted(self.members) if m.lower() == name.lower()), "") if name else ""
+            if member:
+                out.say = say("memory.introduced", command_language(text, language), name=name)
+                out.command = {"kind": "introduce", "member": member}
+                return Prepared(out, awaiting, introduced=member)
         if awaiting is not None:
             answer = yes_or_no(text)
             if answer is not None:
@@ -229,9 +260,11 @@ class LongTermCore:
         # Only what the user said or accepted: a proposed plan is the agent's own words.
         items = [m for m in result.memories
                  if m.record.session_id != session_id and m.record.id not in held
+                 and (self.verified or m.record.tier != "local_only" or is_household(m.record.user_id))
                  and (m.record.source != "plan" or m.record.context.get("status") == "accepted")]
         out.recalled = [m.record.text for m in items[: self.options.recall_k]]
-        out.sources = [Recalled(m.record.text, m.record.created_at, m.record.session_id, str(m.record.source))
+        out.sources = [Recalled(m.record.text, m.record.created_at, m.record.session_id, str(m.record.source),
+                                m.record.tier, "household" if is_household(m.record.user_id) else "personal")
                        for m in items[: self.options.recall_k]]
         out.reflections = [m.record.text for m in result.reflections[:1]]      # the second channel
         out.used = [m.record.id for m in items[: self.options.recall_k] + result.reflections[:1]]
@@ -272,9 +305,14 @@ class LongTermCore:
             out.say = say("memory.unknown_speaker", language)
             out.command = command.trace()
             return _Command(None, False)
+        if not self.verified and command.kind in ("forget", "forget_last", "erase"):
+            out.say = say("memory.unverified", language)
+            out.command = command.trace()
+            return _Command(None, False)
         if command.kind == "list":
             out.say = listing_words(items, language)
             out.listed = [r.text for r in items]
+            out.listed_items = [Recalled(r.text, r.created_at, r.session_id, str(r.source), r.tier) for r in items]
         elif command.kind in ("forget", "forget_last"):
             chosen = (matching(command.topic, items, schema, self._similarity(command.topic, records))
                       if command.kind == "forget" else last_said(items, session_id))

@@ -112,6 +112,7 @@ class LongTermMemory:
         # was first awaited in.
         self._lock_and_loop: tuple[asyncio.Lock, asyncio.AbstractEventLoop] | None = None
         self._background: set[asyncio.Task[Any]] = set()
+        self._folder = ""                  # where this session's trace files go (`start_session`)
 
     # --- the core's parts, for inspection and tests --------------------------------------
 
@@ -203,6 +204,10 @@ class LongTermMemory:
             self.core.awaiting = prepared.awaiting
             if prepared.no_history and session_id:
                 self.core.no_history.add(session_id)
+            if prepared.introduced:
+                self.core.introduce(prepared.introduced)
+                if session_id:       # the session is theirs too: an erase of theirs finds its files
+                    self.core.profiles.record_session(prepared.introduced, session_id, self._folder)
             self._lock.release()
             out = prepared.before
         out.ms = (time.perf_counter() - started) * 1000
@@ -295,6 +300,7 @@ class LongTermMemory:
         the profile's preferences here. Returns the opening line. `folder`: where the
         session writes its trace files (an erase deletes them)."""
         session_id = session_id or (memory.session_id if memory else "")
+        self._folder = folder
         if session_id:
             await asyncio.to_thread(self.core.profiles.record_session, self.user_id, session_id, folder)
         opening = await self.open_session(session_id, schema=memory.schema if memory else None,

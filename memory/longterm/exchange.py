@@ -34,6 +34,12 @@ class Recalled:
     at: float
     session_id: str = ""
     source: str = "user_stated"
+    tier: str = ""                 # local_only | private | shareable (U3)
+    scope: str = "personal"        # personal | household (U5)
+
+    def shown(self) -> dict[str, str]:
+        """How the page and the trace show it."""
+        return {"text": self.text, "tier": self.tier or "private", "scope": self.scope}
 
 
 @dataclass
@@ -62,6 +68,7 @@ class BeforeReply:
     failures: dict[str, int] = field(default_factory=dict)   # long-term memory's failures so far, by kind
     command: dict[str, str] | None = None     # a memory command this turn gave ("forget my address")
     listed: list[str] = field(default_factory=list)   # "what do you remember about me?": everything, in full
+    listed_items: list[Recalled] = field(default_factory=list)   # the same, with tier and scope
     # The user's local-only memories (U3): kept out of any prompt for a remote provider.
     local_only: list[str] = field(default_factory=list)
 
@@ -86,6 +93,10 @@ class BeforeReply:
             out["command"] = self.command
         if self.listed:
             out["listed"] = self.listed
+        if self.listed_items:
+            out["listed_items"] = [r.shown() for r in self.listed_items]
+        if self.sources:
+            out["sources"] = [r.shown() for r in self.sources]
         if self.say:
             out["said"] = self.say
         if self.failures:
@@ -101,6 +112,7 @@ class Prepared:
     before: BeforeReply
     awaiting: Awaiting | None
     no_history: bool = False    # the user asked that this session be forgotten from here on
+    introduced: str = ""        # a household member said who they are (nobody was known to be speaking)
 
 
 @dataclass(frozen=True)

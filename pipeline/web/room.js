@@ -8,7 +8,8 @@
     form: $("join"), name: $("name"), noHistory: $("no-history"), connect: $("connect"), disconnect: $("disconnect"),
     level: $("level"), status: $("status"), transcript: $("transcript"), session: $("session"),
     hint: $("hint"), goal: $("goal"), version: $("version"), conditions: $("conditions"),
-    questions: $("questions"), diff: $("diff"), memories: $("memories"), audio: $("agent-audio"),
+    questions: $("questions"), diff: $("diff"), memories: $("memories"), remembered: $("remembered"),
+    audio: $("agent-audio"),
   };
 
   let pc = null;
@@ -184,11 +185,26 @@
         if (v2v) li.title = "voice to voice " + Math.round(v2v) + " ms";
       }
       if (m.state_version !== null && m.state_version !== undefined) els.version.textContent = m.state_version;
-      fill(els.memories, m.memories || [], (text) => {
+      // A memory with its tier (U3) and whether it is the household's (U5); names are shown
+      // restored: the page is the user's own view.
+      const memoryItem = (item) => {
         const li = document.createElement("li");
-        li.textContent = text;
+        li.textContent = item.text;
+        for (const tag of [item.scope === "household" ? "household" : "",
+                           item.tier === "local_only" ? "local only" : item.tier === "shareable" ? "shareable" : ""]) {
+          if (!tag) continue;
+          const badge = document.createElement("span");
+          badge.className = "badge";
+          badge.textContent = tag;
+          li.appendChild(badge);
+        }
         return li;
-      }, "none");
+      };
+      const items = (m.memory_items || []).slice();
+      const shown = new Set(items.map((item) => item.text));
+      for (const text of m.memories || []) if (!shown.has(text)) items.push({ text: text });   // reflections
+      fill(els.memories, items, memoryItem, "none");
+      if (m.listed && m.listed.length) fill(els.remembered, m.listed, memoryItem, "nothing yet");
     },
     room_closing(m) {
       closing = m.reason;
