@@ -102,3 +102,35 @@ def test_the_embedded_model_gets_the_prompt_as_it_is():
     chat = ChatLLM(LLMOptions(model="local/qwen2.5-0.5b-instruct", fallback=None))
     assert chat.remote is False
     assert ChatLLM(LLMOptions(model="openai/gpt-4o-mini", fallback=None)).remote is True
+
+
+class _TierModel:
+    """A model that calls everything about a dentist local-only, and tries to lower the rest."""
+
+    def importance(self, text: str) -> int | None:
+        return None
+
+    def contradicts(self, old: str, new: str) -> bool | None:
+        return None
+
+    def sensitivity(self, text: str) -> str | None:
+        return "local_only" if "Dr Okafor" in text else "shareable"
+
+
+def test_at_session_end_the_model_may_raise_a_tier_and_it_is_audited():
+    from monologue.memory.longterm.consolidation import consolidate
+    from monologue.memory.longterm.stream import MemoryStream
+
+    audit: list[tuple] = []
+    stream = MemoryStream(SQLiteMemoryStore(":memory:"), "ann", embed=bag_of_words,
+                          audit=lambda *entry: audit.append(entry))
+    seen = stream.add("I see Dr Okafor every second Tuesday.", session_id="s1")
+    likes = stream.add("I like jazz in the morning.", session_id="s1")
+    address = stream.add("I live at 4 Elm Road.", session_id="s1")
+    assert (seen.tier, likes.tier, address.tier) == ("private", "shareable", "local_only")
+    done = consolidate(stream, _TierModel(), [seen.id, likes.id, address.id], "s1")
+    tiers = {r.text: r.tier for r in stream.records()[0]}
+    assert done["tiers_raised"] == 1 and tiers["I see Dr Okafor every second Tuesday."] == "local_only"
+    assert tiers["I like jazz in the morning."] == "shareable"          # "shareable" again: nothing to lower to
+    assert tiers["I live at 4 Elm Road."] == "local_only"               # a model's "shareable" lowers nothing
+    assert any("raised by the LLM" in str(entry) for entry in audit)

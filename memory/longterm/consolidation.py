@@ -7,7 +7,9 @@ at ×0.71–0.89 real time instead of ×0.38.
 
 The LLM's importance may raise what the rules read, never lower it below their floor
 (`MemoryStream.rescore`): the local model once scored a road dislike and a cabin
-temperature 1, and both were archived a week later.
+temperature 1, and both were archived a week later. Its sensitivity tier, likewise, may
+only raise the rules' (`sensitivity.raised`): a wrong "shareable" must not send an address
+to a remote provider.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Protocol
 
 from monologue.memory.longterm.conflicts import HIGH_RISK, PREFERENCE, find_conflict
 from monologue.memory.longterm.importance import rule_importance
+from monologue.memory.longterm.sensitivity import Tier, raised
 from monologue.memory.longterm.stream import MemoryStream
 
 
@@ -24,6 +27,30 @@ class ConsolidationLLM(Protocol):
 
     def importance(self, text: str) -> int | None: ...
     def contradicts(self, old: str, new: str) -> bool | None: ...
+
+
+class TierLLM(Protocol):
+    """A third, where the model answers it (`MemoryLLM.sensitivity`)."""
+
+    def sensitivity(self, text: str) -> str | None: ...
+
+
+def raise_tiers(stream: MemoryStream, llm: TierLLM, memory_ids: list[str], session_id: str,
+                max_calls: int = 5) -> int:
+    """Ask the model the tier of this session's new memories that the rules did not make
+    local-only; apply only a raise. Returns how many were raised."""
+    raised_count = 0
+    for memory_id in memory_ids[:max_calls]:
+        record = stream.get(memory_id)
+        if record is None or not record.current or record.tier == "local_only":
+            continue
+        current: Tier = "shareable" if record.tier == "shareable" else "private"
+        tier = raised(current, llm.sensitivity(record.text) or "")
+        if tier != current:
+            before, record.tier = record.tier, tier
+            stream.save(record, f"tier {before or 'private'} → {tier} (raised by the LLM)", session_id)
+            raised_count += 1
+    return raised_count
 
 
 def consolidate(stream: MemoryStream, llm: ConsolidationLLM, memory_ids: list[str], session_id: str,
@@ -61,4 +88,7 @@ def consolidate(stream: MemoryStream, llm: ConsolidationLLM, memory_ids: list[st
             else:
                 stream.supersede(conflict.old, record, f"{conflict.risk} updated (LLM judge)", session_id,
                                  misstatement=conflict.risk != PREFERENCE)
+    sensitivity = getattr(llm, "sensitivity", None)
+    if sensitivity is not None:
+        done["tiers_raised"] = raise_tiers(stream, llm, memory_ids, session_id)   # type: ignore[arg-type]
     return done

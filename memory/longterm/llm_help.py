@@ -26,7 +26,7 @@ from monologue.memory.llm_answer import LLMAnswer
 
 CompleteJson = Callable[[list[dict[str, str]], dict[str, Any]], Awaitable[str]]
 
-Help = Literal["importance", "insight", "contradicts", "summary"]
+Help = Literal["importance", "insight", "contradicts", "summary", "sensitivity"]
 
 
 class Importance(LLMAnswer):
@@ -45,6 +45,10 @@ class Contradiction(LLMAnswer):
 
 class Summary(LLMAnswer):
     summary: str
+
+
+class Sensitivity(LLMAnswer):
+    tier: Literal["local_only", "private", "shareable"]
 
 
 Answer = TypeVar("Answer", bound=LLMAnswer)
@@ -93,6 +97,18 @@ class MemoryLLM:
                             '{"importance": N}.', text, Importance).importance
         except Exception as exc:    # timeouts, provider errors, answers off the schema: the rules score it
             self._failed("importance", exc)
+            return None
+
+    def sensitivity(self, text: str) -> str | None:
+        """The model's tier for a memory (U3); it can only raise the rules' (`sensitivity.raised`)."""
+        try:
+            return self.ask("Classify how sensitive this statement by a user is. local_only: where they live or "
+                            "work, places they regularly go, health, biometrics, identity documents, codes and "
+                            "passwords, finances, anything that identifies or locates a person. private: other "
+                            "personal facts. shareable: plain likes, dislikes and settings with nothing personal. "
+                            'Answer JSON {"tier": "local_only" | "private" | "shareable"}.', text, Sensitivity).tier
+        except Exception as exc:    # the rules' tier stands
+            self._failed("sensitivity", exc)
             return None
 
     def insight(self, texts: list[str]) -> str | None:
