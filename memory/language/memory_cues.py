@@ -268,7 +268,7 @@ SHARED = re.compile(
 # --- who is speaking, in their own words (U5) ------------------------------------------------------
 # "It's Anna", "hi, this is Tom here", 我是安娜: heard only while nobody is known to be speaking,
 # and only a household member's name counts (memory/longterm/household.py).
-INTRODUCTION = re.compile(
+SAYS_WHO = re.compile(
     r"^\W*(?:(?:hi|hey|hello|ok(?:ay)?|yes|so)\W+)*(?:it'?s|it is|this is|i'?m|i am|my name is)\s+"
     r"(?P<name>[a-z][\w-]*)(?:\s+here)?\s*(?:[,.!;:]|$)"
     r"|^\W*(?:(?:喂|你好|嗨|哈喽)\W*)?(?:我是|我叫|是我[，,]?)(?P<zh>[\u4e00-\u9fffa-z]{1,8}?)"
@@ -277,5 +277,5 @@ INTRODUCTION = re.compile(
 
 def introduced_name(text: str) -> str:
     """The name a speaker gives for themselves at the start of what they said, or ""."""
-    m = INTRODUCTION.search(text.strip())
+    m = SAYS_WHO.search(text.strip())
     return (m.group("name") or m.group("zh") or "") if m else ""
