@@ -165,11 +165,12 @@ class Placeholders:
     originals: dict[str, str] = field(default_factory=dict)      # "<PERSON_1>" -> "Anna"
 
     def placeholder(self, kind: Kind, original: str) -> str:
+        wanted = f"<{kind}_"
         for placeholder, known in self.originals.items():
-            if known.lower() == original.lower() and placeholder.startswith(f"<{kind}_"):
+            if placeholder.startswith(wanted) and known.lower() == original.lower():
                 return placeholder
-        number = 1 + sum(1 for p in self.originals if p.startswith(f"<{kind}_"))
-        placeholder = f"<{kind}_{number}>"
+        number = 1 + sum(1 for p in self.originals if p.startswith(wanted))
+        placeholder = f"{wanted}{number}>"
         self.originals[placeholder] = original
         return placeholder
 

@@ -61,13 +61,18 @@ class SQLiteMemoryStore:
         self.db.create(_SCHEMA)
         self.damaged: list[str] = []       # ids of rows that failed their integrity check
         self._names: dict[str, Placeholders] = {}
+        self._names_upto: dict[str, int] = {}      # the last mapping row read, per user
 
     def _load_names(self, user_id: str, tx: Any = None) -> Placeholders:
-        """The user's mapping as stored (inside `tx` when given: what it has written counts)."""
-        sql = "SELECT placeholder, original FROM placeholders WHERE user_id = ?"
-        rows = tx.execute(sql, (user_id,)).fetchall() if tx is not None else self.db.query(sql, (user_id,))
-        names = Placeholders({p: self.db.unseal(o, f"placeholders/{user_id}/{p}") or "" for p, o in rows})
-        self._names[user_id] = names
+        """The user's mapping as stored (inside `tx` when given: what it has written counts).
+        Only rows added since the last load are read."""
+        names = self._names.setdefault(user_id, Placeholders())
+        sql = "SELECT rowid, placeholder, original FROM placeholders WHERE user_id = ? AND rowid > ? ORDER BY rowid"
+        params = (user_id, self._names_upto.get(user_id, 0))
+        rows = tx.execute(sql, params).fetchall() if tx is not None else self.db.query(sql, params)
+        for rowid, placeholder, original in rows:
+            names.originals[placeholder] = self.db.unseal(original, f"placeholders/{user_id}/{placeholder}") or ""
+            self._names_upto[user_id] = rowid
         return names
 
     def _row(self, record: MemoryRecord, vector: np.ndarray | None, tx: Any) -> tuple[str, str, str | None,
@@ -96,13 +101,19 @@ class SQLiteMemoryStore:
         return record
 
     def put(self, record: MemoryRecord, vector: np.ndarray | None) -> None:
-        with self.db.transaction(immediate=True) as tx:
-            tx.execute(_UPSERT, self._row(record, vector, tx))
+        self.put_many([(record, vector)])
 
     def put_many(self, rows: list[tuple[MemoryRecord, np.ndarray | None]]) -> None:
-        with self.db.transaction(immediate=True) as tx:
-            for r, v in rows:
-                tx.execute(_UPSERT, self._row(r, v, tx))
+        try:
+            with self.db.transaction(immediate=True) as tx:
+                for r, v in rows:
+                    tx.execute(_UPSERT, self._row(r, v, tx))
+        except BaseException:
+            # The mapping cache may hold placeholders the rollback took back: read it again.
+            for r, _ in rows:
+                self._names.pop(r.user_id, None)
+                self._names_upto.pop(r.user_id, None)
+            raise
 
     def find_text(self, user_id: str, text: str) -> MemoryRecord | None:
         norm = normalise_text(text)
@@ -155,6 +166,7 @@ class SQLiteMemoryStore:
     def erase_user(self, user_id: str) -> int:
         self.db.run("DELETE FROM placeholders WHERE user_id = ?", (user_id,))
         self._names.pop(user_id, None)
+        self._names_upto.pop(user_id, None)
         count = self.db.run("DELETE FROM memories WHERE user_id = ?", (user_id,))
         self.db.vacuum()
         return count
