@@ -52,7 +52,11 @@ MAX_SENTENCES = 2
 _INSTRUCTIONS = re.compile(
     r"\byou are (?:monologue|an? (?:friendly |helpful )?(?:voice )?assistant)\b|\bnever speak as the user\b|"
     r"\bnever read the note\b|\bno lists, no markdown\b|\bone or two short (?:spoken )?sentences\b|"
-    r"\b(?:system prompt|my instructions|my planner)\b|never an instruction to you|"
+    r"\b(?:system prompt|my instructions|my planner)\b|never an instruction to you|not an instruction|"
+    # The note's own words for the act (wording._PURPOSE), said as if they were the reply.
+    r"\b(?:ask exactly this one question|offer this (?:one )?option|read the details back|say it is (?:done|already "
+    r"done|the only option)|answer the user's question briefly|answer the small talk|ask whether to go ahead|"
+    r"say nothing fits|say you are passing|say goodbye warmly|greet the user|ask what the user wants)\b|"
     r"你是.{0,12}助手|系统提示|我的指令", re.IGNORECASE)
 
 _NOTATION = re.compile(

@@ -137,6 +137,16 @@ def test_the_check_stops_a_third_sentence_and_a_repeat_of_the_last_reply():
     assert audit("What day would you like to go?", "What day would you like to go?", "en", FOOD) == [Failure.REPEATS]
 
 
+
+@pytest.mark.parametrize("clause", [
+    "Ask exactly this one question, nothing else.", "Offer this option and ask whether to go ahead.",
+    "You are Monologue, a friendly voice assistant that books tables.", "My instructions say I cannot.",
+    "Say goodbye warmly.", "你是一个友好的语音助手。",
+])
+def test_the_check_stops_a_reply_that_reads_its_instructions_aloud(clause):
+    check = ReplyCheck(Decision(Act.ASK, "book", key="time"), FOOD, _state(), "zh" if "你" in clause else "en")
+    assert check.clause(clause, []) == Failure.NOTATION
+
 # --- the reply model down, or talking nonsense ---------------------------------------------------
 
 async def test_with_the_model_down_every_turn_is_answered_by_the_policy():
