@@ -48,11 +48,20 @@ OptionalText = Annotated[str | None, BeforeValidator(_blank_is_none)]
 
 
 def _pairs(value: Any) -> Any:
-    """`{driver: anna}` in YAML → (("driver", "anna"),): settings stay hashable."""
-    return tuple((str(k), str(v)) for k, v in value.items()) if isinstance(value, Mapping) else value
+    """`{driver: anna}` in YAML, or `driver=anna,passenger=ben` from the environment →
+    (("driver", "anna"), …): settings stay hashable."""
+    if isinstance(value, str):
+        value = dict(p.split("=", 1) for p in value.split(",") if "=" in p)
+    return tuple((str(k).strip(), str(v).strip()) for k, v in value.items()) if isinstance(value, Mapping) else value
+
+
+def _names(value: Any) -> Any:
+    """`[anna, ben]` in YAML, or `anna,ben` from the environment."""
+    return tuple(n.strip() for n in value.split(",") if n.strip()) if isinstance(value, str) else value
 
 
 Pairs = Annotated[tuple[tuple[str, str], ...], BeforeValidator(_pairs)]
+Names = Annotated[tuple[str, ...], BeforeValidator(_names)]
 """Text that may be absent: null in YAML, or ``""``, ``null`` or ``none`` from the environment."""
 
 
@@ -138,7 +147,7 @@ class LongTermConfig(Options):
     archive_days: float = 7.0         # importance < 4: archived after this
     household: str = ""               # the household whose shared memories every member's recall reads (U5)
     seats: Pairs = ()                 # seat → user (`seats: {driver: anna}`; `--context seat=driver`)
-    members: tuple[str, ...] = ()     # household members who may say who they are ("it's Anna")
+    members: Names = ()               # household members who may say who they are ("it's Anna")
 
     def seat_user(self, seat: str) -> str | None:
         """Who sits in `seat`, when the configuration says."""

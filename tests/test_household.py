@@ -139,3 +139,14 @@ def test_what_counts_as_saying_who_you_are(said: str, name: str) -> None:
     from monologue.memory.language.memory_cues import introduced_name
 
     assert introduced_name(said) == name
+
+
+def test_members_and_seats_come_from_yaml_or_the_environment() -> None:
+    from_env = load_config(environ={"MONOLOGUE__LONG_TERM__MEMBERS": "anna, ben",
+                                    "MONOLOGUE__LONG_TERM__SEATS": "driver=anna,rear_left=ben"})
+    from_yaml = load_config(overrides={"long_term": {"members": ["anna", "ben"],
+                                                     "seats": {"driver": "anna", "rear_left": "ben"}}}, environ={})
+    for config in (from_env, from_yaml):
+        assert config.long_term.members == ("anna", "ben") and config.long_term.seat_user("rear_left") == "ben"
+        assert config.long_term.household_members() == {"anna", "ben"}
+    assert hash(from_env) == hash(from_env.with_overrides({}))
