@@ -229,7 +229,7 @@ def user_memory(config: MonologueConfig, models: AgentModels, user_id: str | Non
                               reflection=ReflectionOptions(min_contexts=o.reflection_min_contexts),
                               retention=RetentionPolicy(keep_forever_from=o.keep_forever_from,
                                                         decay_days=o.decay_days, archive_days=o.archive_days))
-    llm = MemoryLLM(models.llm.complete_json, o.llm_timeout_secs) if o.llm_help else None
+    llm = MemoryLLM(models.llm.complete_json, o.llm_timeout_secs, remote=models.llm.remote) if o.llm_help else None
     shared = household_id(household) if household else ""
     long_term = LongTermMemory(SQLiteMemoryStore(path), user_id or shared, embed=models.encoder(),
                                profiles=SQLiteProfileStore(path), options=options, llm=llm,

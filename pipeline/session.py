@@ -65,6 +65,7 @@ def _erase_sessions(spec: SessionSpec, long_term: LongTermMemory, session_id: st
         spec.store.erase_sessions(ids)
     (spec.actions or action_store(spec.store)).erase(long_term.user_id)
     files = remove_session_files([folder for _, folder in sessions])
+    long_term.core.profiles.forget_sessions(long_term.user_id)
     logger.info(f"erase: {len(ids)} session state(s) and {len(files)} file(s) of {long_term.user_id!r} deleted")
 
 
@@ -169,7 +170,7 @@ async def run_session(spec: SessionSpec, source: FrameProcessor, sink: FrameProc
     session = Session(session_id, memory, spec.long_term, processors)
     if spec.long_term is not None:
         session.opening = await spec.long_term.start_session(
-            memory, session_id=session_id, folder=str(spec.out_dir) if spec.out_dir is not None else "")
+            memory, session_id=session_id, folder=str(spec.out_dir.resolve()) if spec.out_dir is not None else "")
         # Committed (to the log and the state) as far as it is heard; the first turn waits for it.
         processors.monologue.after_opening(processors.reply.set_opening(session.opening))
     if hooks.on_start is not None:

@@ -448,9 +448,14 @@ class ReplyProcessor(FrameProcessor):
                 or not await asyncio.to_thread(self._llm.supports_tools):
             return None
         model = self._llm.options.model
+        prompt = self._dialogue.choice_prompt(planned, turn.text, previous_reply)
+        redactor = self._redactor(planned.language)      # a provider with tools is remote: names go as placeholders
         try:
-            chosen = await self._llm.choose_tool(self._dialogue.choice_prompt(planned, turn.text, previous_reply),
+            chosen = await self._llm.choose_tool(redactor.redact(prompt) if redactor is not None else prompt,
                                                  tools_of(planned.schema), CHOICE_TIMEOUT_SECS)
+            if chosen is not None and redactor is not None:
+                restored = {k: redactor.restore(v) if isinstance(v, str) else v for k, v in chosen[1].items()}
+                chosen = (chosen[0], restored)
         except Exception as exc:     # the policy's own decision stands; the trace says why
             self._choice_trace = {"model": model, "error": f"{type(exc).__name__}: {exc}"[:300]}
             return Validated(None, "the model's choice failed")

@@ -50,3 +50,29 @@ def test_a_remote_prompt_carries_placeholders_and_the_reply_is_restored() -> Non
     assert messages[0]["content"] == "You are Monologue."
     reply = "Sure, a table for you and <PERSON_1> near <PLACE_1>?"
     assert redactor.restore(reply) == "Sure, a table for you and Priya near Covent Garden?"
+
+
+def test_memorys_own_questions_to_a_remote_model_carry_no_name_and_nothing_local_only() -> None:
+    """Importance, contradiction, reflection and summary calls (`MemoryLLM`) to a provider."""
+    import asyncio
+
+    from monologue.memory.longterm.llm_help import MemoryLLM
+
+    sent: list[list[dict[str, str]]] = []
+
+    async def complete_json(messages: list[dict[str, str]], schema: dict) -> str:
+        sent.append(messages)
+        return '{"summary": "Talked with <PERSON_1> about dinner."}' if "summary" in json.dumps(schema) \
+            else '{"importance": 6}'
+
+    async def run() -> tuple[int | None, str | None]:
+        llm = MemoryLLM(complete_json, remote=True)
+        llm.bind(asyncio.get_running_loop())
+        importance = await asyncio.to_thread(llm.importance, "My wife Ottilie lives at 4 Elm Road. She likes jazz.")
+        summary = await asyncio.to_thread(llm.summarize, ["I had dinner with Ottilie.", "I'm diabetic."])
+        return importance, summary
+
+    importance, summary = asyncio.run(run())
+    said = json.dumps(sent)
+    assert importance == 6 and "Ottilie" not in said and "Elm Road" not in said and "diabetic" not in said
+    assert summary is not None and "Ottilie" in summary                   # restored for local use

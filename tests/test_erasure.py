@@ -81,3 +81,20 @@ def test_names_are_stored_as_placeholders_and_served_restored(tmp_path: Path) ->
     assert SQLiteMemoryStore(db).find_text("anna", "my wife Ottilie is allergic to shellfish") is not None
     store.erase_user("anna")
     assert db.query("SELECT COUNT(*) FROM placeholders")[0][0] == 0
+
+
+def test_a_placeholder_cached_before_another_store_erased_the_user_is_written_again(tmp_path: Path) -> None:
+    db_a = SQLiteDatabase(tmp_path / "m.db", sealed=False)
+    db_b = SQLiteDatabase(tmp_path / "m.db", sealed=False)
+    a, b = SQLiteMemoryStore(db_a), SQLiteMemoryStore(db_b)
+
+    def record(memory_id: str, text: str) -> MemoryRecord:
+        return MemoryRecord(id=memory_id, user_id="anna", text=text, importance=5, source=MemorySource.USER_STATED,
+                            created_at=1.0, last_accessed_at=1.0, expires_at=None)
+
+    a.put(record("m1", "Lunch with Ottilie tomorrow."), None)
+    b.erase_user("anna")                                       # another process erases; a's cache still knows
+    a.put(record("m2", "Dinner with Ottilie on Friday."), None)
+    b.put(record("m3", "Call Zebedee about the car."), None)
+    texts = [r.text for r in SQLiteMemoryStore(SQLiteDatabase(tmp_path / "m.db", sealed=False)).all("anna")[0]]
+    assert texts == ["Dinner with Ottilie on Friday.", "Call Zebedee about the car."]

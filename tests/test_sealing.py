@@ -144,7 +144,7 @@ def test_a_key_rotation_reseals_everything_and_retires_the_old_key(tmp_path: Pat
     rotation = rotate_key(path, env)
     assert rotation.old_key == key_id(old_key) and rotation.new_key != rotation.old_key
     assert rotation.values >= 7
-    assert find_keys(env).ids == [rotation.new_key]
+    assert find_keys(env).ids[0] == rotation.new_key              # the key file's key; the old one retired
     assert not pending_key_path(Path(env[KEY_FILE_ENV])).exists()
     db = SQLiteDatabase(path, environ=env)
     assert SQLiteMemoryStore(db).all("anna")[0][0].text.endswith(MARKER)
@@ -178,7 +178,7 @@ def test_a_rotation_stopped_after_its_commit_is_finished_on_open(tmp_path: Path,
     write_key_file(pending_key_path(key_file), new)
     write_key_file(key_file, old)
     assert SQLiteMemoryStore(SQLiteDatabase(path, environ=env)).all("anna")[0][0].text.endswith(MARKER)
-    assert find_keys(env).keys == (new,) and not pending_key_path(key_file).exists()
+    assert find_keys(env).keys[0] == new and not pending_key_path(key_file).exists()
 
 
 def test_a_store_written_before_sealing_is_read_and_sealed_by_a_rotation(tmp_path: Path, env: dict[str, str]) -> None:
@@ -211,3 +211,41 @@ def test_sealed_values_are_bound_to_their_place(env: dict[str, str], tmp_path: P
         db.sealer.open_text(sealed, "memories/ben/m1/record")
     assert db.sealer.lookup("a") == db.sealer.lookup("a") != db.sealer.lookup("b")
     assert SQLiteDatabase(":memory:").sealer is None                   # nothing at rest in memory
+
+
+def test_a_cut_or_foreign_value_is_reported_as_damaged_not_a_crash(tmp_path: Path, env: dict[str, str]) -> None:
+    path = tmp_path / "m.db"
+    db = SQLiteDatabase(path, environ=env)
+    store = SQLiteMemoryStore(db)
+    for memory_id in ("m1", "m2", "m3"):
+        store.put(_record(memory_id, text=f"note {memory_id}"), None)
+    db.close()
+    raw = sqlite3.connect(path)
+    raw.execute("UPDATE memories SET record = substr(record, 1, 30) WHERE id = 'm1'")            # cut short
+    raw.execute("UPDATE memories SET record = 'sealed:v1:deadbeef:AAAAAAAAAAAAAAAAAAAAAAAA' WHERE id = 'm2'")
+    raw.commit()
+    raw.close()
+    reopened = SQLiteMemoryStore(SQLiteDatabase(path, environ=env))
+    assert [r.text for r in reopened.all("anna")[0]] == ["note m3"] and reopened.damaged == ["m1", "m2"]
+
+
+def test_rotating_one_store_leaves_another_made_with_the_same_key_file_readable(tmp_path: Path,
+                                                                               env: dict[str, str]) -> None:
+    _fill(tmp_path / "a" / "m.db", env)
+    _fill(tmp_path / "b" / "m.db", env)
+    rotate_key(tmp_path / "a" / "m.db", env)
+    for store in ("a", "b"):
+        assert SQLiteMemoryStore(SQLiteDatabase(tmp_path / store / "m.db", environ=env)).all("anna")[0]
+    # A new store takes the key file's (new) key, not a retired one.
+    fresh = SQLiteDatabase(tmp_path / "c" / "m.db", environ=env)
+    assert fresh.sealer is not None and fresh.sealer.current == key_id(find_keys(env).keys[0])
+
+
+def test_two_first_opens_at_once_agree_on_one_key(tmp_path: Path, env: dict[str, str]) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from monologue.memory.stores.sealing import ensure_key
+
+    with ThreadPoolExecutor(8) as pool:
+        ids = set(pool.map(lambda _: ensure_key(env).ids[0], range(16)))
+    assert len(ids) == 1 and len([p for p in Path(env[KEY_FILE_ENV]).parent.iterdir()]) == 1

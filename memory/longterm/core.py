@@ -266,7 +266,11 @@ class LongTermCore:
         out.sources = [Recalled(m.record.text, m.record.created_at, m.record.session_id, str(m.record.source),
                                 m.record.tier, "household" if is_household(m.record.user_id) else "personal")
                        for m in items[: self.options.recall_k]]
-        out.reflections = [m.record.text for m in result.reflections[:1]]      # the second channel
+        # Reflections are drawn from the user's memories: an unverified speaker gets none that
+        # the rules find local-only (an insight about a health need or an address).
+        reflections = [m for m in result.reflections if self.verified or m.record.tier != "local_only"]
+        result.reflections = reflections
+        out.reflections = [m.record.text for m in reflections[:1]]      # the second channel
         out.used = [m.record.id for m in items[: self.options.recall_k] + result.reflections[:1]]
         if schema is not None:
             out.exact = self.exact_answer(text, schema, language)
@@ -284,7 +288,8 @@ class LongTermCore:
                 said = [r for r in earlier if r.session_id == latest]
             out.answer = memory_answer(text, [Recalled(r.text, r.created_at, r.session_id, str(r.source))
                                               for r in said], now, schema)
-        if PAST_CUES.search(text) or time_window(text, now):
+        if (PAST_CUES.search(text) or time_window(text, now)) and self.verified:
+            # Summaries mix every kind of memory: not for a speaker known only by their word.
             summaries = self.pyramid.load().render(self.options.summary_chars)
             if summaries:
                 out.notes.append("Earlier sessions (summaries, newest first):\n" + summaries)
@@ -545,7 +550,7 @@ class LongTermCore:
         erased; the sessions' states and files are listed in `erased_sessions`."""
         self.erased_sessions += self.profiles.sessions_of(self.user_id)
         count = self.stream.erase()
-        self.profiles.erase(self.user_id)
+        self.profiles.erase(self.user_id, keep_sessions=True)   # the index goes once states and files have
         self.awaiting, self._to_consolidate, self.reports = None, [], []
         return count
 

@@ -24,7 +24,7 @@ Kind = Literal["PERSON", "PLACE"]
 PLACEHOLDER = re.compile(r"<(PERSON|PLACE)_(\d+)>")
 
 _CAP = r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?"
-_NAME = rf"{_CAP}(?:\s+{_CAP})?"
+_NAME = rf"{_CAP}(?:[ \t]+{_CAP})?"       # one line: a name never spans a line break
 # Capitalised for reasons other than being a name.
 _NOT_NAMES = frozenset("""
 i i'm i've i'd monday tuesday wednesday thursday friday saturday sunday january february march april may june
@@ -57,8 +57,8 @@ _PLACE_KINDS = (r"Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Drive|Dr|Boulevard|Blvd|C
 # Without a house number "Dr" and "St" are titles ("Dr Patel", "St Mary's"), not a drive or a street.
 _PLACE_KINDS_NAMED = "|".join(k for k in _PLACE_KINDS.split("|") if k not in ("Dr", "St"))
 _PLACE_EN = [
-    re.compile(rf"\b(?P<name>\d+[A-Za-z]?\s+(?:{_CAP}\s+){{0,2}}(?:{_PLACE_KINDS}))\b"),
-    re.compile(rf"\b(?P<name>(?:{_CAP}\s+){{1,2}}(?:{_PLACE_KINDS_NAMED}))\b"),
+    re.compile(rf"\b(?P<name>\d+[A-Za-z]?[ \t]+(?:{_CAP}[ \t]+){{0,2}}(?:{_PLACE_KINDS}))\b"),
+    re.compile(rf"\b(?P<name>(?:{_CAP}[ \t]+){{1,2}}(?:{_PLACE_KINDS_NAMED}))\b"),
     re.compile(rf"\b(?:live|living|lived|moved|born|grew up|work|working|stay|staying)\s+(?:in|at|near)\s+"
                rf"(?P<name>{_NAME})\b"),
     re.compile(rf"\b(?:(?i:go|going|went|drive|driving|fly|flying|travel|travelling|move|moving|moved|head|heading|"
@@ -104,13 +104,18 @@ class Found:
     end: int
 
 
-def _clean_en(name: str) -> str | None:
-    words = name.split()
-    while words and words[0].lower() in _NOT_NAMES:
+def _clean_en(name: str) -> tuple[int, int] | None:
+    """Where the name is inside `name` once words that are not names are trimmed off its
+    ends (and a possessive 's): offsets into `name`, whatever spaces it holds."""
+    words = [w for w in re.finditer(r"\S+", name)]
+    while words and words[0].group(0).lower() in _NOT_NAMES:
         words = words[1:]
-    while words and words[-1].lower() in _NOT_NAMES:
+    while words and words[-1].group(0).lower() in _NOT_NAMES:
         words = words[:-1]
-    return " ".join(words) if words else None
+    if not words:
+        return None
+    end = words[-1].end() - (2 if name[:words[-1].end()].endswith("'s") else 0)
+    return words[0].start(), end
 
 
 def find_names(text: str) -> list[Found]:
@@ -122,16 +127,20 @@ def find_names(text: str) -> list[Found]:
             for m in pattern.finditer(text):
                 name = m.group("name")
                 if re.search(r"[A-Za-z]", name):
-                    cleaned = _clean_en(re.sub(r"'s$", "", name))
-                    if cleaned is None or (kind == "PERSON" and cleaned.lower() in _NOT_NAMES):
+                    span = _clean_en(name)
+                    if span is None:
+                        continue
+                    start, end = m.start("name") + span[0], m.start("name") + span[1]
+                    if end <= start or (kind == "PERSON" and text[start:end].lower() in _NOT_NAMES):
                         continue
                 else:
                     # A place's name starts after the last word that leads to it ("送我去首都机场").
                     cleaned = _LEADING_ZH.sub("", _LEADS_ZH.split(name)[-1] if kind == "PLACE" else name)
                     if len(cleaned) < 2 or any(w in cleaned for w in _NOT_ZH) or _KIND_ONLY_ZH.fullmatch(cleaned):
                         continue
-                start = text.index(cleaned, m.start("name"))
-                found.append(Found(kind, cleaned, start, start + len(cleaned)))   # type: ignore[arg-type]
+                    end = m.end("name")            # Chinese is trimmed at its start only
+                    start = end - len(cleaned)
+                found.append(Found(kind, text[start:end], start, end))   # type: ignore[arg-type]
     found.sort(key=lambda f: (f.start, -(f.end - f.start)))
     out: list[Found] = []
     for f in found:

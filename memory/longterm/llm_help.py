@@ -23,6 +23,7 @@ from loguru import logger
 from pydantic import Field, StrictBool, WithJsonSchema
 
 from monologue.memory.llm_answer import LLMAnswer
+from monologue.memory.longterm.sensitivity import LocalOnlyRedactor
 
 CompleteJson = Callable[[list[dict[str, str]], dict[str, Any]], Awaitable[str]]
 
@@ -63,9 +64,12 @@ class HelpFailure:
 
 
 class MemoryLLM:
-    def __init__(self, complete_json: CompleteJson, timeout_secs: float = 20.0) -> None:
+    def __init__(self, complete_json: CompleteJson, timeout_secs: float = 20.0, remote: bool = False) -> None:
+        """`remote`: the model is a provider's, not the embedded one: what is local-only and the
+        names of people and places go to it as placeholders, and come back restored (U3, U4)."""
         self._complete_json = complete_json
         self.timeout_secs = timeout_secs
+        self.remote = remote
         self._loop: asyncio.AbstractEventLoop | None = None
         self.failures: list[HelpFailure] = []     # appended from worker threads; read for the trace
 
@@ -83,9 +87,13 @@ class MemoryLLM:
         if running is self._loop:       # waiting here would block the loop the answer needs
             raise RuntimeError("MemoryLLM.ask must be called from a worker thread, not the event loop")
         messages = [{"role": "system", "content": instruction}, {"role": "user", "content": content}]
+        redactor = LocalOnlyRedactor([]) if self.remote else None
+        if redactor is not None:
+            messages = redactor.redact(messages)
         future = asyncio.run_coroutine_threadsafe(
             asyncio.wait_for(self._complete_json(messages, answer.json_schema()), self.timeout_secs), self._loop)
-        return answer.from_text(future.result(self.timeout_secs + 1.0))
+        raw = future.result(self.timeout_secs + 1.0)
+        return answer.from_text(redactor.restore(raw) if redactor is not None else raw)
 
     def importance(self, text: str) -> int | None:
         try:

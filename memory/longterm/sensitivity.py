@@ -85,14 +85,14 @@ class LocalOnlyRedactor:
         the user says now, the agent's read-backs, the planner's facts)."""
         forms = self._forms()
         out = []
-        for message in messages:
+        for index, message in enumerate(messages):
             content = message["content"]
             for form in forms:
                 content = re.sub(re.escape(form), lambda m: self._placeholder(m.group(0)), content, flags=re.I)
             pieces = _CLAUSES.split(content)
             content = "".join(self._kept_out(p) if i % 2 == 0 and p.strip() and tier_of(p) == "local_only"
                               else p for i, p in enumerate(pieces))
-            if message["role"] != "system":      # the instructions name no one (and say "Monologue")
+            if index > 0 or message["role"] != "system":   # the instructions name no one (and say "Monologue")
                 content = self.names.deidentify(content)
             out.append({**message, "content": content})
         return out

@@ -57,6 +57,8 @@ def erase_user(db: SQLiteDatabase, user_id: str, session_id: str = "") -> Erasur
     erasure.memories = SQLiteMemoryStore(db).erase_user(user_id)
     erasure.actions = SQLiteActionStore(db).erase(user_id)
     erasure.states = SQLiteStateStore(db).erase_sessions([s for s, _ in sessions])
-    profiles.erase(user_id, session_id)           # last: the tombstone, then VACUUM and the log emptied
     erasure.files = remove_session_files([folder for _, folder in sessions])
+    # Last: the session index (what found the states and files) with the rest, the tombstone,
+    # then VACUUM and the log emptied. A crash before this leaves everything findable again.
+    profiles.erase(user_id, session_id)
     return erasure

@@ -23,7 +23,7 @@ from loguru import logger
 
 from monologue.memory.longterm.deidentify import PLACEHOLDER, Placeholders
 from monologue.memory.longterm.records import MemoryRecord
-from monologue.memory.stores.sealing import SealedDataError
+from monologue.memory.stores.sealing import SealedDataError, StoreKeyError
 from monologue.memory.stores.sqlite import SQLiteDatabase, open_database
 
 _SCHEMA = """
@@ -77,14 +77,27 @@ class SQLiteMemoryStore:
 
     def _row(self, record: MemoryRecord, vector: np.ndarray | None, tx: Any) -> tuple[str, str, str | None,
                                                                                       bytes | None, str]:
-        """The row as stored: names as placeholders (new ones added to the user's mapping, in
-        the caller's transaction, so two writers never give one placeholder two names)."""
-        names = self._load_names(record.user_id, tx)
-        known = set(names.originals)
-        stored = asdict(record) | {"text": names.deidentify(record.text)}
-        tx.executemany("INSERT OR IGNORE INTO placeholders (user_id, placeholder, original) VALUES (?, ?, ?)",
-                       [(record.user_id, p, self.db.seal(o, f"placeholders/{record.user_id}/{p}"))
-                        for p, o in names.originals.items() if p not in known])
+        """The row as stored: names as placeholders, each one in the user's stored mapping
+        with this very name, checked in the caller's (immediate) transaction — so neither two
+        writers nor a cache older than an erase can leave a placeholder meaning another name."""
+        user = record.user_id
+        for _ in range(2):
+            names = self._load_names(user, tx)
+            text = names.deidentify(record.text)
+            used = dict.fromkeys(m.group(0) for m in PLACEHOLDER.finditer(text) if m.group(0) in names.originals)
+            tx.executemany("INSERT OR IGNORE INTO placeholders (user_id, placeholder, original) VALUES (?, ?, ?)",
+                           [(user, p, self.db.seal(names.originals[p], f"placeholders/{user}/{p}")) for p in used])
+            marks = ",".join("?" * len(used))
+            stored_names = {p: self.db.unseal(o, f"placeholders/{user}/{p}") for p, o in tx.execute(
+                f"SELECT placeholder, original FROM placeholders WHERE user_id = ? AND placeholder IN ({marks})",
+                (user, *used)).fetchall()} if used else {}
+            if all(stored_names.get(p) == names.originals[p] for p in used):
+                break
+            self._names.pop(user, None)          # stale: read the whole mapping again and redo
+            self._names_upto.pop(user, None)
+        else:
+            raise RuntimeError(f"the name mapping of {user!r} keeps changing under this write; try again")
+        stored = asdict(record) | {"text": text}
         blob = None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
         return (record.id, record.user_id,
                 self.db.seal(json.dumps(stored, ensure_ascii=False), _where(record.user_id, record.id)),
@@ -129,7 +142,7 @@ class SQLiteMemoryStore:
             try:
                 opened.append((self._record(user_id, memory_id, record),
                                self.db.unseal_blob(vector, _where(user_id, memory_id, "vector"))))
-            except SealedDataError as exc:
+            except (SealedDataError, StoreKeyError) as exc:
                 # Reported, never served: recall goes on without it.
                 if memory_id not in self.damaged:
                     self.damaged.append(memory_id)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from monologue.memory.longterm.records import AuditEntry, ProfileFact, UserProfile
-from monologue.memory.stores.sealing import SealedDataError
+from monologue.memory.stores.sealing import SealedDataError, StoreKeyError
 from monologue.memory.stores.sqlite import SQLiteDatabase, open_database
 
 _APPEND_ONLY = ("CREATE TRIGGER IF NOT EXISTS audit_log_is_append_only BEFORE UPDATE ON audit_log "
@@ -33,8 +33,9 @@ CREATE TABLE IF NOT EXISTS summaries (
 );
 CREATE TABLE IF NOT EXISTS user_sessions (
     user_id TEXT NOT NULL, session_id TEXT NOT NULL, folder TEXT NOT NULL, at REAL NOT NULL,
-    PRIMARY KEY (user_id, session_id, folder)
+    PRIMARY KEY (user_id, session_id)
 );
+CREATE INDEX IF NOT EXISTS user_sessions_folder ON user_sessions (folder, at);
 CREATE TABLE IF NOT EXISTS commitments (
     id INTEGER PRIMARY KEY AUTOINCREMENT, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
     at REAL NOT NULL, text TEXT NOT NULL, kept_at REAL
@@ -98,7 +99,7 @@ class SQLiteProfileStore:
                 where = f"audit_log/{user_id}/{what}"
                 entry |= {"before": _unjson(self.db.unseal(before, where + "/before")),
                           "after": _unjson(self.db.unseal(after, where + "/after"))}
-            except SealedDataError as exc:
+            except (SealedDataError, StoreKeyError) as exc:
                 entry |= {"before": None, "after": None, "damaged": str(exc)}
             out.append(entry)
         return out
@@ -134,29 +135,42 @@ class SQLiteProfileStore:
         self.db.run("UPDATE commitments SET kept_at = ? WHERE user_id = ? AND id = ?", (at, user_id, commitment_id))
 
     def record_session(self, user_id: str, session_id: str, folder: str = "") -> None:
-        """Note that `session_id` was the user's, and which folder its trace files went to
-        (for an erase to find them)."""
-        self.db.run("INSERT OR IGNORE INTO user_sessions (user_id, session_id, folder, at) VALUES (?, ?, ?, ?)",
-                    (user_id, session_id, self.db.seal(folder, f"user_sessions/{user_id}/{session_id}") or "",
-                     time.time()))
+        """Note that `session_id` was the user's, and the folder (an absolute path) its trace
+        files went to, for an erase to find them. The path is kept plain: it is where files
+        are, not what was said, and an erase must be able to ask who wrote there last."""
+        self.db.run("INSERT OR REPLACE INTO user_sessions (user_id, session_id, folder, at) VALUES (?, ?, ?, ?)",
+                    (user_id, session_id, folder, time.time()))
 
     def sessions_of(self, user_id: str) -> list[tuple[str, str]]:
-        """The user's sessions and their trace folders ("" where none was written), oldest first;
-        sessions only summarised (kept before this table existed) come with no folder."""
-        rows = self.db.query("SELECT session_id, folder FROM user_sessions WHERE user_id = ? ORDER BY at", (user_id,))
-        out = [(r[0], self.db.unseal(r[1], f"user_sessions/{user_id}/{r[0]}") or "") for r in rows]
+        """The user's sessions and their trace folders, oldest first. A folder another user's
+        session wrote to since (`--out out` is everyone's default) is given as "": its files
+        are no longer this user's. Sessions only summarised (kept before this table existed)
+        come with no folder."""
+        out = []
+        for session_id, folder in self.db.query("SELECT session_id, folder FROM user_sessions WHERE user_id = ? "
+                                                 "ORDER BY at", (user_id,)):
+            last = self.db.query_one("SELECT user_id FROM user_sessions WHERE folder = ? ORDER BY at DESC LIMIT 1",
+                                     (folder,)) if folder else None
+            out.append((session_id, folder if last is not None and last[0] == user_id else ""))
         known = {s for s, _ in out}
         return out + [(s["key"], "") for s in self.summaries(user_id, "session") if s["key"] not in known]
 
-    def erase(self, user_id: str, session_id: str = "") -> None:
+    def forget_sessions(self, user_id: str) -> None:
+        """Drop the user's session index, once their states and files are gone."""
+        self.db.run("DELETE FROM user_sessions WHERE user_id = ?", (user_id,))
+
+    def erase(self, user_id: str, session_id: str = "", keep_sessions: bool = False) -> None:
         """Forget the user entirely: profile, summaries, commitments and the audit trail's
         entries, which are replaced by one tombstone holding no content (who, when, that an
-        erase happened). The free pages are overwritten (`secure_delete`, then VACUUM)."""
+        erase happened). The free pages are overwritten (`secure_delete`, then VACUUM).
+        `keep_sessions`: the session index stays until whoever deletes the sessions' states
+        and files is done (`forget_sessions`), so a crash in between leaves them findable."""
         with self.db.transaction() as tx:
             tx.execute("DELETE FROM summaries WHERE user_id = ?", (user_id,))
             tx.execute("DELETE FROM commitments WHERE user_id = ?", (user_id,))
             tx.execute("DELETE FROM profiles WHERE user_id = ?", (user_id,))
-            tx.execute("DELETE FROM user_sessions WHERE user_id = ?", (user_id,))
+            if not keep_sessions:
+                tx.execute("DELETE FROM user_sessions WHERE user_id = ?", (user_id,))
             tx.execute("DROP TRIGGER IF EXISTS audit_log_is_append_only")
             tx.execute("DELETE FROM audit_log WHERE user_id = ?", (user_id,))
             tx.execute(_APPEND_ONLY)

@@ -31,6 +31,7 @@ from monologue.memory.stores.sealing import (
     key_id,
     new_key,
     pending_key_path,
+    retire_key,
     write_key_file,
 )
 from monologue.memory.stores.sqlite import SQLiteDatabase
@@ -81,7 +82,12 @@ def rotate_key(path: str | Path, environ: dict[str, str] | None = None) -> Rotat
             pending.unlink(missing_ok=True)
         raise
     if pending is not None:
-        pending.replace(key_file_path(env))
+        # The old key is retired, not destroyed: other stores made with this key file may still
+        # be sealed with it. This store holds nothing under it any more.
+        key_file = key_file_path(env)
+        if key_file.is_file():
+            retire_key(key_file, decode_key(key_file.read_text(), str(key_file)))
+        pending.replace(key_file)
     db.vacuum()          # the old ciphertext leaves the free pages and the log
     db.close()
     return Rotation(old, key_id(fresh), values, where)

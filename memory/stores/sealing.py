@@ -27,6 +27,7 @@ import hashlib
 import hmac
 import os
 import secrets
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,6 +87,22 @@ def pending_key_path(path: Path) -> Path:
     return path.with_name(path.name + ".new")
 
 
+def retired_keys_path(path: Path) -> Path:
+    """Keys a rotation replaced, one per line: other stores made with the same key file may
+    still be sealed with one (a rotation re-seals only its own store)."""
+    return path.with_name(path.name + ".retired")
+
+
+def retire_key(path: Path, key: bytes) -> None:
+    """Append `key` to the retired keys beside `path` (readable by this user only)."""
+    retired = retired_keys_path(path)
+    fd = os.open(retired, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    with os.fdopen(fd, "a") as f:
+        f.write(encode_key(key) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
 def write_key_file(path: Path, key: bytes) -> None:
     """Write `key` to `path`, readable by this user only, atomically (a crash leaves the old file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -116,18 +133,37 @@ def find_keys(environ: Mapping[str, str] | None = None) -> KeySource:
     if env.get(KEY_ENV):
         return KeySource((decode_key(env[KEY_ENV], f"${KEY_ENV}"),), f"${KEY_ENV}")
     path = key_file_path(env)
-    keys = [decode_key(p.read_text(), str(p)) for p in (pending_key_path(path), path) if p.is_file()]
-    return KeySource(tuple(keys), str(path))
+    # The key first: a new store is sealed with it, never with a rotation's pending key.
+    keys = [decode_key(p.read_text(), str(p)) for p in (path, pending_key_path(path)) if p.is_file()]
+    retired = retired_keys_path(path)
+    if retired.is_file():
+        keys += [decode_key(line, str(retired)) for line in retired.read_text().split() if line]
+    return KeySource(tuple(dict.fromkeys(keys)), str(path))
 
 
 def ensure_key(environ: Mapping[str, str] | None = None) -> KeySource:
-    """The configured keys; for a first run, a new key file is made (0600)."""
-    source = find_keys(environ)
-    if source.keys:
-        return source
-    path = key_file_path(environ)
-    write_key_file(path, new_key())
-    return find_keys(environ)
+    """The configured keys; for a first run, a new key file is made (0600). Two processes
+    starting at once end up with the same key: the file is published with a link, which
+    fails if the other was first, and then theirs is read."""
+    env = os.environ if environ is None else environ
+    path = key_file_path(env)
+    if env.get(KEY_ENV) or path.is_file():
+        return find_keys(env)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(encode_key(new_key()) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o600)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass                                  # another process made it first: theirs counts
+    finally:
+        os.unlink(tmp)
+    return find_keys(env)
 
 
 class Sealer:
@@ -151,6 +187,8 @@ class Sealer:
 
     def _open(self, kid: str, blob: bytes, where: str) -> bytes:
         aes = self._keys.get(kid)
+        if len(blob) <= NONCE_BYTES:
+            raise SealedDataError(f"{where} is cut short; it is not used")
         if aes is None:
             raise StoreKeyError(f"{where} was sealed with key {kid}, which this process does not have "
                                 f"(it has {', '.join(self._keys)}); restore that key file or set ${KEY_ENV}")
@@ -168,7 +206,15 @@ class Sealer:
         if not value.startswith(_TEXT_PREFIX):
             return value                      # written before the store was sealed
         kid, _, body = value[len(_TEXT_PREFIX):].partition(":")
-        return self._open(kid, base64.b64decode(body), where).decode()
+        try:
+            blob = base64.b64decode(body, validate=True)
+        except ValueError as exc:             # binascii.Error: cut short or changed on disk
+            raise SealedDataError(f"{where} is not a well-formed sealed value ({exc}); it is not used") from exc
+        opened = self._open(kid, blob, where)
+        try:
+            return opened.decode()
+        except UnicodeDecodeError as exc:
+            raise SealedDataError(f"{where} did not open to text; it is not used") from exc
 
     def seal_bytes(self, data: bytes, where: str) -> bytes:
         kid, blob = self._seal(data, where)

@@ -33,6 +33,7 @@ from monologue.memory.stores.sealing import (
     key_file_path,
     key_id,
     pending_key_path,
+    retire_key,
 )
 
 IN_MEMORY = ":memory:"
@@ -93,6 +94,8 @@ class SQLiteDatabase:
         path = key_file_path(environ)
         pending = pending_key_path(path)
         if pending.is_file() and decode_key(pending.read_text(), str(pending)) == current:
+            if path.is_file():
+                retire_key(path, decode_key(path.read_text(), str(path)))    # other stores may use it
             pending.replace(path)
             logger.info(f"finished an interrupted key rotation: {path} now holds key {key_id(current)}")
 
