@@ -98,3 +98,22 @@ def test_a_placeholder_cached_before_another_store_erased_the_user_is_written_ag
     b.put(record("m3", "Call Zebedee about the car."), None)
     texts = [r.text for r in SQLiteMemoryStore(SQLiteDatabase(tmp_path / "m.db", sealed=False)).all("anna")[0]]
     assert texts == ["Dinner with Ottilie on Friday.", "Call Zebedee about the car."]
+
+
+def test_an_erase_spares_a_folder_another_user_wrote_to_since_and_survives_a_crash(tmp_path: Path) -> None:
+    db = SQLiteDatabase(tmp_path / "store" / "m.db", sealed=False)
+    profiles = SQLiteProfileStore(db)
+    shared, own = tmp_path / "out", tmp_path / "anna-out"
+    for folder in (shared, own):
+        folder.mkdir()
+        (folder / "trace.jsonl").write_text("x")
+    profiles.record_session("anna", "a1", str(shared))
+    profiles.record_session("anna", "a2", str(own))
+    profiles.record_session("ben", "b1", str(shared))          # ben's session wrote to `out` after anna's
+    assert profiles.sessions_of("anna") == [("a1", ""), ("a2", str(own))]
+    # "Forget everything" by voice, then the process dies before the session ends: the index
+    # stays, and the next erase still finds anna's states and files.
+    profiles.erase("anna", keep_sessions=True)
+    erased = erase_user(db, "anna")
+    assert erased.files == [str(own / "trace.jsonl")] and (shared / "trace.jsonl").exists()
+    assert profiles.sessions_of("anna") == [] and profiles.sessions_of("ben") == [("b1", str(shared))]
