@@ -30,21 +30,52 @@ CATALOGUE = (
 )
 
 
-class StateFollowingLLM(ChatLLM):
-    """A reply 'model' that does exactly what its prompt lets it: it reads the conditions
-    in the prompt (the state block, or whatever user lines it was given) and recommends
-    from a fixed catalogue. It forgets whatever the prompt does not carry — so a reply
-    honours a condition only if the pipeline put it in the prompt."""
+class FakeChatLLM(ChatLLM):
+    """A reply 'model' in the test process: nothing to load, nothing to warm up."""
 
-    def __init__(self) -> None:
-        super().__init__(LLMOptions(model="fake/state-follower", fallback=None))
-        self.prompts: list[list[dict[str, str]]] = []
+    def __init__(self, model: str) -> None:
+        super().__init__(LLMOptions(model=model, fallback=None))
 
     def prepare(self) -> None:
         return None
 
     def warm_up(self, system_prompt: str | None = None) -> None:
         return None
+
+
+class EchoingLLM(FakeChatLLM):
+    """Says its whole prompt back (the leakiest model there is); records every prompt,
+    JSON calls included."""
+
+    def __init__(self) -> None:
+        super().__init__("fake/echo")
+        self.prompts: list[list[dict[str, str]]] = []
+
+    async def stream(self, messages: list[dict[str, str]], stats: StreamStats) -> AsyncIterator[str]:
+        import time
+
+        self.prompts.append(messages)
+        stats.model = self.options.model
+        stats.first_token_at = time.perf_counter()
+        for message in messages:
+            yield message["content"] + " "
+        stats.finished_at = time.perf_counter()
+
+    async def complete_json(self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int = 256,
+                            stats: StreamStats | None = None) -> str:
+        self.prompts.append(messages)
+        return json.dumps({"echo": " ".join(m["content"] for m in messages)})
+
+
+class StateFollowingLLM(FakeChatLLM):
+    """A reply 'model' that does exactly what its prompt lets it: it reads the conditions
+    in the prompt (the state block, or whatever user lines it was given) and recommends
+    from a fixed catalogue. It forgets whatever the prompt does not carry — so a reply
+    honours a condition only if the pipeline put it in the prompt."""
+
+    def __init__(self) -> None:
+        super().__init__("fake/state-follower")
+        self.prompts: list[list[dict[str, str]]] = []
 
     async def stream(self, messages: list[dict[str, str]], stats: StreamStats) -> AsyncIterator[str]:
         import time
@@ -153,7 +184,7 @@ def word_overlap(expected: str, got: str) -> float:
     return sum(w in have for w in want) / max(len(want), 1)
 
 
-class PlannerFollowingLLM(ChatLLM):
+class PlannerFollowingLLM(FakeChatLLM):
     """A reply 'model' that says what the policy's note asks (the template after "Say this in
     your own words:"), except on a schedule of bad habits a small model has: reading the note
     aloud, speaking as the user, refusing, repeating its last reply, inventing a place and a
@@ -162,17 +193,11 @@ class PlannerFollowingLLM(ChatLLM):
     HABITS = ("note", "as_user", "refuse", "repeat", "invent", "wrong_language", "lead_in")
 
     def __init__(self, every: int = 2, habits: tuple[str, ...] = HABITS) -> None:
-        super().__init__(LLMOptions(model="fake/planner-follower", fallback=None))
+        super().__init__("fake/planner-follower")
         self.every = every
         self.habits = habits
         self.calls = 0
         self.misbehaved: list[str] = []
-
-    def prepare(self) -> None:
-        return None
-
-    def warm_up(self, system_prompt: str | None = None) -> None:
-        return None
 
     async def stream(self, messages: list[dict[str, str]], stats: StreamStats) -> AsyncIterator[str]:
         import time

@@ -11,55 +11,27 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from adversarial import RULES, adversarial_turns
 
-from monologue.configs import LLMOptions, load_config
+from monologue.configs import load_config
 from monologue.dialogue.session import quoted_memory
 from monologue.memory.stores.memories import SQLiteMemoryStore
 from monologue.memory.stores.profiles import SQLiteProfileStore
-from monologue.models.chat import ChatLLM, StreamStats
 from monologue.pipeline.builder import load_text_models, reply_system_prompt, user_memory
 from monologue.pipeline.chat import chat_session
 from monologue.processors.trace import trace_line
+
+from fakes import EchoingLLM
 
 # What the other user (anna) said: each line carries a token found nowhere else.
 ANNA_SAID = ["My door code is 40917.", "I live at 8 Wombatstrasse.", "I'm diabetic, I take insulin at noon.",
              "My passport number is X55Q1207.", "我家住在翠柳巷十七号。", "我对花生过敏，暗号是蓝鲸。"]
 ANNA_TOKENS = ["40917", "Wombatstrasse", "insulin", "X55Q1207", "翠柳巷", "蓝鲸"]
 SESSION_TURNS = 50
-
-
-class EchoingLLM(ChatLLM):
-    """Says its whole prompt back (the leakiest model there is); records every prompt."""
-
-    def __init__(self) -> None:
-        super().__init__(LLMOptions(model="fake/echo", fallback=None))
-        self.prompts: list[list[dict[str, str]]] = []
-
-    def prepare(self) -> None:
-        return None
-
-    def warm_up(self, system_prompt: str | None = None) -> None:
-        return None
-
-    async def stream(self, messages: list[dict[str, str]], stats: StreamStats) -> AsyncIterator[str]:
-        self.prompts.append(messages)
-        stats.model = self.options.model
-        stats.first_token_at = time.perf_counter()
-        for message in messages:
-            yield message["content"] + " "
-        stats.finished_at = time.perf_counter()
-
-    async def complete_json(self, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int = 256,
-                            stats: StreamStats | None = None) -> str:
-        self.prompts.append(messages)
-        return json.dumps({"echo": " ".join(m["content"] for m in messages)})
 
 
 def _memories(path: Path, user: str) -> list[tuple[str, str, str]]:

@@ -194,6 +194,3 @@ class Placeholders:
     def restore(self, text: str) -> str:
         """`text` with every known placeholder replaced by what it stands for (local use only)."""
         return PLACEHOLDER.sub(lambda m: self.originals.get(m.group(0), m.group(0)), text)
-
-    def update(self, pairs: Iterable[tuple[str, str]]) -> None:
-        self.originals.update(pairs)

@@ -201,14 +201,17 @@ class LongTermMemory:
             self._release_when_done(work, session_id)
             raise
         else:
-            self.core.awaiting = prepared.awaiting
-            if prepared.no_history and session_id:
-                self.core.no_history.add(session_id)
-            if prepared.introduced:
-                self.core.introduce(prepared.introduced)
-                if session_id:       # the session is theirs too: an erase of theirs finds its files
-                    self.core.profiles.record_session(prepared.introduced, session_id, self._folder)
-            self._lock.release()
+            try:
+                self.core.awaiting = prepared.awaiting
+                if prepared.no_history and session_id:
+                    self.core.no_history.add(session_id)
+                if prepared.introduced:
+                    self.core.introduce(prepared.introduced)
+                    if session_id:       # the session is theirs too: an erase of theirs finds its files
+                        await asyncio.to_thread(self.core.profiles.record_session, prepared.introduced, session_id,
+                                                self._folder)
+            finally:
+                self._lock.release()     # also when the reply is cancelled during that write
             out = prepared.before
         out.ms = (time.perf_counter() - started) * 1000
         out.failures = self.failures()

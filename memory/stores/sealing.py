@@ -177,10 +177,6 @@ class Sealer:
         self.current = key_id(keys[0])
         self._lookup = hmac.new(keys[0], b"monologue-lookup", hashlib.sha256).digest()
 
-    @property
-    def ids(self) -> list[str]:
-        return list(self._keys)
-
     def _seal(self, data: bytes, where: str) -> tuple[str, bytes]:
         nonce = secrets.token_bytes(NONCE_BYTES)
         return self.current, nonce + self._keys[self.current].encrypt(nonce, data, where.encode())
@@ -230,8 +226,3 @@ class Sealer:
         """A keyed digest of `text`: equal texts can be found by it, the text cannot be read from it."""
         return "h:" + hmac.new(self._lookup, text.encode(), hashlib.sha256).hexdigest()
 
-
-def is_sealed(value: str | bytes | None) -> bool:
-    if isinstance(value, str):
-        return value.startswith(_TEXT_PREFIX)
-    return isinstance(value, bytes) and value.startswith(_BLOB_PREFIX)
