@@ -160,6 +160,11 @@ class LongTermConfig(Options):
 
 class StoreOptions(Options):
     path: str = "~/.local/share/monologue/monologue.db"
+    url: str = ""          # postgresql://… for many workers; "" or sqlite:///path: the SQLite file
+
+
+class StateOptions(Options):
+    url: str = ""          # redis://… for many workers; "": beside the memories (store.url)
 
 
 class TTSOptions(Options):
@@ -227,6 +232,7 @@ class MonologueConfig(Options):
     monologue: MonologueOptions = Field(default_factory=MonologueOptions)
     long_term: LongTermConfig = Field(default_factory=LongTermConfig)
     store: StoreOptions = Field(default_factory=StoreOptions)
+    state: StateOptions = Field(default_factory=StateOptions)
     tts: TTSOptions = Field(default_factory=TTSOptions)
     replay: ReplayOptions = Field(default_factory=ReplayOptions)
     trace: TraceOptions = Field(default_factory=TraceOptions)

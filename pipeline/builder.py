@@ -25,9 +25,10 @@ from monologue.memory.domain.catalogue import CATALOGUES_DIR, Catalogue, load_ca
 from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.domain.several import load_domains
 from monologue.memory.longterm.engine import LongTermMemory
-from monologue.memory.stores.actions import SQLiteActionStore
+from monologue.memory.stores.actions import SqlActionStore
+from monologue.memory.stores.factory import Stores, open_stores, stores_of
 from monologue.memory.stores.protocols import ActionStore, StateStore
-from monologue.memory.stores.state import SQLiteStateStore
+from monologue.memory.stores.state import SqlStateStore
 from monologue.memory.working.conversation import ConversationLog
 from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
 from monologue.models.chat import ChatLLM
@@ -177,8 +178,14 @@ def domain_catalogues(config: MonologueConfig, memory: WorkingMemory | None) -> 
     return out
 
 
-def open_store(config: MonologueConfig, path: str | None = None) -> StateStore:
-    return SQLiteStateStore(path or config.store.path)
+def stores(config: MonologueConfig, target: str | None = None) -> Stores:
+    """Everything kept, where the config (or `target`: a path or URL from --store) says."""
+    return open_stores(target or config.store.url or config.store.path, config.state.url)
+
+
+def open_store(config: MonologueConfig, target: str | None = None) -> StateStore:
+    """Where session states go: Redis when state.url says so, else beside the memories."""
+    return stores(config, target).states
 
 
 def working_memory(config: MonologueConfig, session_id: str, store: StateStore, llm: ChatLLM | None) -> WorkingMemory:
@@ -219,11 +226,8 @@ def user_memory(config: MonologueConfig, models: AgentModels, user_id: str | Non
     from monologue.memory.longterm.llm_help import MemoryLLM
     from monologue.memory.longterm.records import RetentionPolicy
     from monologue.memory.longterm.reflection import ReflectionOptions
-    from monologue.memory.stores.memories import SQLiteMemoryStore
-    from monologue.memory.stores.profiles import SQLiteProfileStore
-
     o = config.long_term
-    path = store_path or config.store.path
+    kept = stores(config, store_path)
     offset = 0.0 if at is None else at - time.time()
     options = LongTermOptions(recall_k=o.recall_k, budget_ms=o.budget_ms, summary_chars=o.summary_chars,
                               reflection=ReflectionOptions(min_contexts=o.reflection_min_contexts),
@@ -231,8 +235,8 @@ def user_memory(config: MonologueConfig, models: AgentModels, user_id: str | Non
                                                         decay_days=o.decay_days, archive_days=o.archive_days))
     llm = MemoryLLM(models.llm.complete_json, o.llm_timeout_secs, remote=models.llm.remote) if o.llm_help else None
     shared = household_id(household) if household else ""
-    long_term = LongTermMemory(SQLiteMemoryStore(path), user_id or shared, embed=models.encoder(),
-                               profiles=SQLiteProfileStore(path), options=options, llm=llm,
+    long_term = LongTermMemory(kept.memories, user_id or shared, embed=models.encoder(),
+                               profiles=kept.profiles, options=options, llm=llm,
                                clock=lambda: time.time() + offset, household=shared, speaker_known=bool(user_id))
     if not user_id:
         long_term.core.members = config.long_term.household_members()
@@ -247,9 +251,10 @@ def new_session_id() -> str:
 def action_store(store: StateStore | None) -> ActionStore:
     """Where the agent's actions are recorded: beside the session states when they are in
     SQLite (one file holds everything), else in this process."""
-    if isinstance(store, SQLiteStateStore):
-        return SQLiteActionStore(store.db)
-    return SQLiteActionStore(":memory:")
+    if isinstance(store, SqlStateStore):
+        return SqlActionStore(store.db)
+    shared = stores_of(store) if store is not None else None
+    return shared.actions if shared is not None else SqlActionStore(":memory:")
 
 
 @lru_cache(maxsize=16)
@@ -308,7 +313,7 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                              memory=memory,
                              options=domain_catalogues(config, memory),
                              long_term=long_term,
-                             toolbox=Toolbox(RecordingTool(actions or SQLiteActionStore(":memory:"))),
+                             toolbox=Toolbox(RecordingTool(actions or SqlActionStore(":memory:"))),
                              elsewhere={d.name: elsewhere_names(d.name)
                                         for d in load_domains(config.monologue.domain).domains},
                              user_id=long_term.user_id if long_term is not None else "",

@@ -25,8 +25,8 @@ from monologue.configs import MonologueConfig, load_config
 from monologue.dialogue.check import audit
 from monologue.memory.domain.schema import load_schema
 from monologue.memory.longterm.profile import session_status
-from monologue.memory.stores.actions import SQLiteActionStore
-from monologue.memory.stores.state import SQLiteStateStore
+from monologue.memory.stores.actions import SqlActionStore
+from monologue.memory.stores.state import SqlStateStore
 from monologue.pipeline.builder import AgentModels, elsewhere_names, user_memory
 from monologue.pipeline.chat import chat_session
 from monologue.processors.frames import TurnRecord
@@ -107,8 +107,8 @@ async def run_conversation(script: ConversationScript, models: AgentModels, *, o
     config = conversation_config(script, overrides)
     with tempfile.TemporaryDirectory(prefix="monologue-conv-") as tmp:
         path = str((store_dir or Path(tmp)) / f"{script.name}.db")
-        store = SQLiteStateStore(path)
-        actions = SQLiteActionStore(store.db)
+        store = SqlStateStore(path)
+        actions = SqlActionStore(store.db)
         run = ConversationRun(script)
         for index, session in enumerate(script.sessions, 1):
             at = dt.datetime.fromisoformat(session.at).timestamp() if session.at else None

@@ -19,10 +19,11 @@ if TYPE_CHECKING:
 
 
 def _store_path(args: argparse.Namespace) -> str:
-    """--store, else the configured store."""
+    """--store (a path or URL), else the configured store."""
     from monologue.configs import load_config
 
-    return args.store or load_config(args.config).store.path
+    config = load_config(args.config)
+    return str(args.store or config.store.url or config.store.path)
 
 
 def cmd_state_show(args: argparse.Namespace) -> int:
@@ -63,17 +64,15 @@ def cmd_state_show(args: argparse.Namespace) -> int:
 
 
 def _memory_stream(args: argparse.Namespace, embed: bool = False) -> MemoryStream:
-    from monologue.configs import load_config
     from monologue.memory.longterm.stream import MemoryStream
-    from monologue.memory.stores.memories import SQLiteMemoryStore
+    from monologue.memory.stores.memories import SqlMemoryStore
 
-    config = load_config(args.config)
     encoder = None
     if embed:
         from monologue.models.embedder import SentenceEncoder
 
         encoder = SentenceEncoder().embed
-    return MemoryStream(SQLiteMemoryStore(args.store or config.store.path), args.user, embed=encoder)
+    return MemoryStream(SqlMemoryStore(_store_path(args)), args.user, embed=encoder)
 
 
 def _show_memory(record: MemoryRecord, score: float | None = None) -> None:
@@ -118,9 +117,9 @@ def cmd_memory(args: argparse.Namespace) -> int:
             return 1
         return 0
     if action == "forget":
-        from monologue.memory.stores.profiles import SQLiteProfileStore
+        from monologue.memory.stores.profiles import SqlProfileStore
 
-        profiles = SQLiteProfileStore(_store_path(args))
+        profiles = SqlProfileStore(_store_path(args))
         stream.audit = lambda what, before, after, reason, session: profiles.append_audit(
             args.user, what, before, after, reason, session)
         if not stream.forget(args.id, "cli"):
@@ -132,11 +131,11 @@ def cmd_memory(args: argparse.Namespace) -> int:
         if not args.yes:
             print(f"monologue: erase deletes every memory of {args.user!r}; add --yes to confirm", file=sys.stderr)
             return 2
+        from monologue.configs import load_config
         from monologue.memory.stores.erasure import erase_user
-        from monologue.memory.stores.memories import SQLiteMemoryStore
+        from monologue.memory.stores.factory import open_stores
 
-        assert isinstance(stream.store, SQLiteMemoryStore)
-        erased = erase_user(stream.store.db, args.user, "cli")
+        erased = erase_user(open_stores(_store_path(args), load_config(args.config).state.url), args.user, "cli")
         print(f"erased {erased.memories} memories of {args.user!r}, their profile, summaries and promises, "
               f"{erased.actions} record(s) of what was done for them, {erased.states} session state(s) and "
               f"{len(erased.files)} session file(s); the audit log keeps only a tombstone of the erase")
@@ -164,7 +163,7 @@ def _memory_show(args: argparse.Namespace, stream: MemoryStream) -> int:
     import datetime as dt
     import json
 
-    from monologue.memory.stores.profiles import SQLiteProfileStore
+    from monologue.memory.stores.profiles import SqlProfileStore
 
     record = stream.get(args.id)
     if record is None:
@@ -188,7 +187,7 @@ def _memory_show(args: argparse.Namespace, stream: MemoryStream) -> int:
         print(f"  evidence {', '.join(record.evidence)}")
     for note in record.notes:
         print(f"  note: {note}")
-    history = [e for e in SQLiteProfileStore(_store_path(args)).audit(args.user)
+    history = [e for e in SqlProfileStore(_store_path(args)).audit(args.user)
                if e["what"] == f"memory:{record.id}"]
     print("  audit:")
     for entry in history:
@@ -200,9 +199,9 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     import datetime as dt
 
     from monologue.memory.longterm.summaries import SummaryPyramid
-    from monologue.memory.stores.profiles import SQLiteProfileStore
+    from monologue.memory.stores.profiles import SqlProfileStore
 
-    profiles = SQLiteProfileStore(_store_path(args))
+    profiles = SqlProfileStore(_store_path(args))
     profile = profiles.load(args.user)
     sessions = profiles.summaries(args.user, "session")
     if not sessions:
@@ -227,10 +226,10 @@ def cmd_actions(args: argparse.Namespace) -> int:
     """What the agent did for a user (bookings, routes, tickets), newest first."""
     import datetime as dt
 
-    from monologue.memory.stores.actions import SQLiteActionStore
+    from monologue.memory.stores.actions import SqlActionStore
 
     owner = args.user or f"session:{args.session}"
-    records = SQLiteActionStore(_store_path(args)).records(owner)
+    records = SqlActionStore(_store_path(args)).records(owner)
     if not records:
         print(f"nothing done for {owner!r} yet")
         return 0
@@ -244,9 +243,9 @@ def cmd_actions(args: argparse.Namespace) -> int:
 def cmd_profile_show(args: argparse.Namespace) -> int:
     import datetime as dt
 
-    from monologue.memory.stores.profiles import SQLiteProfileStore
+    from monologue.memory.stores.profiles import SqlProfileStore
 
-    profiles = SQLiteProfileStore(_store_path(args))
+    profiles = SqlProfileStore(_store_path(args))
     profile = profiles.load(args.user)
     if not profile.facts and not profile.last_session:
         print(f"no profile for {args.user!r} yet")

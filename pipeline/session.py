@@ -57,11 +57,10 @@ def _erase_sessions(spec: SessionSpec, long_term: LongTermMemory, session_id: st
     from loguru import logger
 
     from monologue.memory.stores.erasure import remove_session_files
-    from monologue.memory.stores.state import SQLiteStateStore
 
     sessions, long_term.core.erased_sessions = long_term.core.erased_sessions, []
     ids = sorted({s for s, _ in sessions} | {session_id})
-    if isinstance(spec.store, SQLiteStateStore):
+    if spec.store is not None:
         spec.store.erase_sessions(ids)
     (spec.actions or action_store(spec.store)).erase(long_term.user_id)
     files = remove_session_files([folder for _, folder in sessions])

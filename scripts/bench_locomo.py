@@ -26,7 +26,7 @@ from monologue.memory.longterm.importance import rule_importance
 from monologue.memory.longterm.records import MemoryRecord, MemorySource
 from monologue.memory.longterm.retrieval import BM25, RetrievalWeights, Retriever
 from monologue.memory.longterm.stream import MemoryStream
-from monologue.memory.stores.memories import SQLiteMemoryStore
+from monologue.memory.stores.memories import SqlMemoryStore
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (5, 10, 25)
@@ -38,7 +38,7 @@ def session_time(text: str) -> float:
 
 def ingest(conversation: dict, encoder) -> tuple[MemoryStream, list[MemoryRecord], float]:
     conv = conversation["conversation"]
-    store = SQLiteMemoryStore(":memory:")
+    store = SqlMemoryStore(":memory:")
     stream = MemoryStream(store, conversation["sample_id"], embed=encoder.embed, near_duplicate=1.01)
     rows, last = [], 0.0
     index = 1
@@ -136,7 +136,7 @@ def scale_test(sizes: list[int], data: list[dict], encoder) -> None:
     questions = [qa["question"] for c in data for qa in c["qa"]][:200]
     print("\n| memories | build (s) | median (ms) | p95 (ms) |\n|---:|---:|---:|---:|")
     for size in sizes:
-        store = SQLiteMemoryStore(":memory:")
+        store = SqlMemoryStore(":memory:")
         stream = MemoryStream(store, "scale", embed=encoder.embed)
         now = time.time()
         rows = []

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from monologue.memory.longterm.records import MemoryRecord, MemorySource
-from monologue.memory.stores.memories import SQLiteMemoryStore
+from monologue.memory.stores.memories import SqlMemoryStore
 from monologue.memory.stores.sqlite import SQLiteDatabase
 
 
@@ -42,12 +42,12 @@ def main() -> None:
         for run in range(args.runs):
             for variant in ("plain", "sealed"):
                 db = SQLiteDatabase(Path(tmp) / f"{variant}-{run}.db", sealed=variant == "sealed")
-                store = SQLiteMemoryStore(db)
+                store = SqlMemoryStore(db)
                 started = time.perf_counter()
                 store.put_many(rows)
                 times[variant]["write"].append(time.perf_counter() - started)
                 started = time.perf_counter()
-                SQLiteMemoryStore(db).all("bench")
+                SqlMemoryStore(db).all("bench")
                 times[variant]["load"].append(time.perf_counter() - started)
                 db.close()
     print(f"{args.memories} memories with 384-d vectors, median of {args.runs} runs")

@@ -94,10 +94,10 @@ def test_chat_script_and_state_show(tmp_path):
 
 def test_memory_commands(tmp_path):
     from monologue.memory.longterm.stream import MemoryStream
-    from monologue.memory.stores.memories import SQLiteMemoryStore
+    from monologue.memory.stores.memories import SqlMemoryStore
 
     store_path = tmp_path / "mem.db"
-    stream = MemoryStream(SQLiteMemoryStore(store_path), "ann")
+    stream = MemoryStream(SqlMemoryStore(store_path), "ann")
     kept = stream.add("I'm allergic to peanuts.")
     stream.add("I prefer window seats.")
     listed = _run("memory", "list", "--user", "ann", "--store", str(store_path))

@@ -219,9 +219,9 @@ async def test_choose_tool_reads_a_providers_function_call():
 
 def test_an_action_is_recorded_and_erased_with_the_user(tmp_path):
     from monologue.dialogue.tools import ActionRequest, RecordingTool, Toolbox
-    from monologue.memory.stores.actions import SQLiteActionStore
+    from monologue.memory.stores.actions import SqlActionStore
 
-    store = SQLiteActionStore(str(tmp_path / "a.db"))
+    store = SqlActionStore(str(tmp_path / "a.db"))
     book = FOOD.actions["book"]
     record = Toolbox(RecordingTool(store, clock=lambda: 1_700_000_000.0)).run(
         ActionRequest(book, {"party_size": 2}, "restaurant", "ann", "s1", "B-1", {"en": "booked it"}))

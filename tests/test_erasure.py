@@ -10,31 +10,31 @@ from pathlib import Path
 import numpy as np
 
 from monologue.memory.longterm.records import AuditEntry, MemoryRecord, MemorySource, UserProfile
-from monologue.memory.stores.actions import ActionRecord, SQLiteActionStore
+from monologue.memory.stores.actions import ActionRecord, SqlActionStore
 from monologue.memory.stores.erasure import SESSION_FILES, erase_user
-from monologue.memory.stores.memories import SQLiteMemoryStore
-from monologue.memory.stores.profiles import ERASED, SQLiteProfileStore
+from monologue.memory.stores.memories import SqlMemoryStore
+from monologue.memory.stores.profiles import ERASED, SqlProfileStore
 from monologue.memory.stores.sqlite import SQLiteDatabase
-from monologue.memory.stores.state import SQLiteStateStore
+from monologue.memory.stores.state import SqlStateStore
 from monologue.memory.working.state import Change, ChangeAction, SessionState
 
 
 def _put_user(db: SQLiteDatabase, user: str, marker: str, out: Path) -> None:
-    memories = SQLiteMemoryStore(db)
+    memories = SqlMemoryStore(db)
     for i in range(40):       # enough rows to span several pages
         memories.put(MemoryRecord(id=f"{user}-{i}", user_id=user, text=f"note {i}: {marker} " + "x" * 200,
                                   importance=5, source=MemorySource.USER_STATED, created_at=1.0,
                                   last_accessed_at=1.0, expires_at=None), np.ones(16, dtype=np.float32))
-    profiles = SQLiteProfileStore(db)
+    profiles = SqlProfileStore(db)
     profiles.save(UserProfile(user), [AuditEntry("home", None, marker, "said", f"{user}-s1")])
     profiles.put_summary(user, "session", f"{user}-s1", f"talked about {marker}", [f"{user}-s1"], 1.0)
     profiles.add_commitment(user, f"{user}-s1", f"call back about {marker}", 1.0)
     profiles.record_session(user, f"{user}-s1", str(out))
-    SQLiteActionStore(db).add(ActionRecord(f"B-{user}", user, f"{user}-s1", "book", "restaurant",
+    SqlActionStore(db).add(ActionRecord(f"B-{user}", user, f"{user}-s1", "book", "restaurant",
                                            {"name": marker}, 1.0, {"en": f"booked {marker}"}))
     state = SessionState(session_id=f"{user}-s1")
     state.goal = marker
-    SQLiteStateStore(db).commit(state, 0, [Change(version=1, turn=1, action=ChangeAction.ADDED, slot="name",
+    SqlStateStore(db).commit(state, 0, [Change(version=1, turn=1, action=ChangeAction.ADDED, slot="name",
                                                   after=marker)])
     out.mkdir(parents=True)
     for name in SESSION_FILES:
@@ -56,10 +56,10 @@ def test_an_erase_leaves_no_byte_of_the_user_in_any_file(tmp_path: Path) -> None
     assert _scan(store, "Wombat-5521") == []
     assert _scan(tmp_path, "Wombat-5521") == []           # session files too
     assert _scan(store, "Numbat-8830") and (tmp_path / "out-ben" / "trace.jsonl").exists()
-    assert len(SQLiteMemoryStore(db).all("ben")[0]) == 40
-    profiles = SQLiteProfileStore(db)
+    assert len(SqlMemoryStore(db).all("ben")[0]) == 40
+    profiles = SqlProfileStore(db)
     assert [(e["what"], e["before"], e["after"]) for e in profiles.audit("anna")] == [(ERASED, None, None)]
-    assert SQLiteStateStore(db).load("anna-s1") is None and SQLiteStateStore(db).load("ben-s1") is not None
+    assert SqlStateStore(db).load("anna-s1") is None and SqlStateStore(db).load("ben-s1") is not None
     db.close()
     assert _scan(store, "Wombat-5521") == []               # and after the connection closed (WAL checkpointed)
 
@@ -68,7 +68,7 @@ def test_names_are_stored_as_placeholders_and_served_restored(tmp_path: Path) ->
     """U4: the stored record holds <PERSON_n>/<PLACE_n>; the mapping is the user's own table;
     what the store serves (local use) has the names back; an erase drops the mapping too."""
     db = SQLiteDatabase(tmp_path / "m.db", sealed=False)
-    store = SQLiteMemoryStore(db)
+    store = SqlMemoryStore(db)
     said = ["My wife Ottilie is allergic to shellfish.", "We moved to Reykjavik last year.",
             "Ottilie loves the window table.", "我女儿叫小雨，她对花生过敏。"]
     for i, text in enumerate(said):
@@ -77,8 +77,8 @@ def test_names_are_stored_as_placeholders_and_served_restored(tmp_path: Path) ->
     raw = [r[0] for r in db.query("SELECT record FROM memories ORDER BY rowid")]
     assert "Ottilie" not in "".join(raw) and "Reykjavik" not in "".join(raw) and "小雨" not in "".join(raw)
     assert '"My wife <PERSON_1> is allergic' in raw[0] and "<PERSON_1> loves" in raw[2]   # one person, one placeholder
-    assert [r.text for r in SQLiteMemoryStore(db).all("anna")[0]] == said             # a new reader restores them
-    assert SQLiteMemoryStore(db).find_text("anna", "my wife Ottilie is allergic to shellfish") is not None
+    assert [r.text for r in SqlMemoryStore(db).all("anna")[0]] == said             # a new reader restores them
+    assert SqlMemoryStore(db).find_text("anna", "my wife Ottilie is allergic to shellfish") is not None
     store.erase_user("anna")
     assert db.query("SELECT COUNT(*) FROM placeholders")[0][0] == 0
 
@@ -86,7 +86,7 @@ def test_names_are_stored_as_placeholders_and_served_restored(tmp_path: Path) ->
 def test_a_placeholder_cached_before_another_store_erased_the_user_is_written_again(tmp_path: Path) -> None:
     db_a = SQLiteDatabase(tmp_path / "m.db", sealed=False)
     db_b = SQLiteDatabase(tmp_path / "m.db", sealed=False)
-    a, b = SQLiteMemoryStore(db_a), SQLiteMemoryStore(db_b)
+    a, b = SqlMemoryStore(db_a), SqlMemoryStore(db_b)
 
     def record(memory_id: str, text: str) -> MemoryRecord:
         return MemoryRecord(id=memory_id, user_id="anna", text=text, importance=5, source=MemorySource.USER_STATED,
@@ -96,13 +96,13 @@ def test_a_placeholder_cached_before_another_store_erased_the_user_is_written_ag
     b.erase_user("anna")                                       # another process erases; a's cache still knows
     a.put(record("m2", "Dinner with Ottilie on Friday."), None)
     b.put(record("m3", "Call Zebedee about the car."), None)
-    texts = [r.text for r in SQLiteMemoryStore(SQLiteDatabase(tmp_path / "m.db", sealed=False)).all("anna")[0]]
+    texts = [r.text for r in SqlMemoryStore(SQLiteDatabase(tmp_path / "m.db", sealed=False)).all("anna")[0]]
     assert texts == ["Dinner with Ottilie on Friday.", "Call Zebedee about the car."]
 
 
 def test_an_erase_spares_a_folder_another_user_wrote_to_since_and_survives_a_crash(tmp_path: Path) -> None:
     db = SQLiteDatabase(tmp_path / "store" / "m.db", sealed=False)
-    profiles = SQLiteProfileStore(db)
+    profiles = SqlProfileStore(db)
     shared, own = tmp_path / "out", tmp_path / "anna-out"
     for folder in (shared, own):
         folder.mkdir()

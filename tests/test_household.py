@@ -10,7 +10,7 @@ import pytest
 
 from monologue.configs import load_config
 from monologue.memory.language.memory_cues import SHARED
-from monologue.memory.stores.memories import SQLiteMemoryStore
+from monologue.memory.stores.memories import SqlMemoryStore
 from monologue.pipeline.builder import load_text_models, user_memory
 from monologue.pipeline.chat import chat_session
 from monologue.pipeline.cli import _speaker
@@ -33,7 +33,7 @@ def family(tmp_path_factory: pytest.TempPathFactory) -> dict:
                           "What do you remember about me?"], "ben-2")
     stranger = session(None, ["Do we avoid tolls?", "What do you remember about me?", "I have a dog called Rex.",
                               "Our wifi password is plum42.", "What do I prefer for seats?"], "unknown-1")
-    store = SQLiteMemoryStore(path)
+    store = SqlMemoryStore(path)
     texts = {user: [r.text for r in store.all(user)[0] if r.source == "user_stated"]
              for user in ("anna", "ben", "household:smith")}
     return {"texts": texts, "ben": ben, "stranger": stranger}
@@ -126,7 +126,7 @@ def test_a_member_who_says_who_they_are_is_heard_as_them_but_unverified(tmp_path
     assert "I love jazz." in _recalled(turns[1:])
     assert not [t for t in turns if "5521" in t.reply_text] and "My door code is 5521." not in _recalled(turns)
     assert "only know you by your word" in turns[3].reply_text
-    texts = [r.text for r in SQLiteMemoryStore(path).all("anna")[0] if r.source == "user_stated"]
+    texts = [r.text for r in SqlMemoryStore(path).all("anna")[0] if r.source == "user_stated"]
     assert "My door code is 5521." in texts and "I'm training for a marathon." in texts     # kept, and added to
     stranger = session(None, ["It's Zoe.", "What music do I like?"], "claimed-2")          # not a member: nobody
     assert "Hi Zoe" not in stranger[0].reply_text and "I love jazz." not in _recalled(stranger)

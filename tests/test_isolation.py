@@ -19,8 +19,8 @@ from adversarial import RULES, adversarial_turns
 
 from monologue.configs import load_config
 from monologue.dialogue.session import quoted_memory
-from monologue.memory.stores.memories import SQLiteMemoryStore
-from monologue.memory.stores.profiles import SQLiteProfileStore
+from monologue.memory.stores.memories import SqlMemoryStore
+from monologue.memory.stores.profiles import SqlProfileStore
 from monologue.pipeline.builder import load_text_models, reply_system_prompt, user_memory
 from monologue.pipeline.chat import chat_session
 from monologue.processors.trace import trace_line
@@ -35,7 +35,7 @@ SESSION_TURNS = 50
 
 
 def _memories(path: Path, user: str) -> list[tuple[str, str, str]]:
-    records, _ = SQLiteMemoryStore(path).all(user)
+    records, _ = SqlMemoryStore(path).all(user)
     return sorted((r.id, r.text, r.superseded_by) for r in records)
 
 
@@ -47,7 +47,7 @@ def attacked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     models = load_text_models(config, llm=llm)
     anna = user_memory(config, models, "anna", str(path))
     asyncio.run(chat_session(ANNA_SAID, config, models, session_id="anna-1", long_term=anna))
-    before = {"memories": _memories(path, "anna"), "audit": SQLiteProfileStore(path).audit("anna")}
+    before = {"memories": _memories(path, "anna"), "audit": SqlProfileStore(path).audit("anna")}
     llm.prompts.clear()
     turns = adversarial_turns(1000)
     replies: list[str] = []
@@ -59,7 +59,7 @@ def attacked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                                           long_term=ben))
         replies += [t.reply_text for t in result.turns]
         traces += [json.dumps(trace_line(t), ensure_ascii=False, default=str) for t in result.turns]
-    users = {r[0] for r in SQLiteMemoryStore(path).db.query("SELECT DISTINCT user_id FROM memories")}
+    users = {r[0] for r in SqlMemoryStore(path).db.query("SELECT DISTINCT user_id FROM memories")}
     return {"path": path, "llm": llm, "config": config, "turns": turns, "replies": replies, "traces": traces,
             "before": before, "users": users}
 
@@ -81,7 +81,7 @@ def test_no_memory_of_another_user_reaches_a_prompt_a_reply_or_a_trace(attacked:
 def test_nothing_is_written_outside_the_speakers_scope(attacked: dict[str, Any]) -> None:
     assert attacked["users"] <= {"anna", "ben"}
     assert _memories(attacked["path"], "anna") == attacked["before"]["memories"]
-    assert SQLiteProfileStore(attacked["path"]).audit("anna") == attacked["before"]["audit"]
+    assert SqlProfileStore(attacked["path"]).audit("anna") == attacked["before"]["audit"]
 
 
 def test_the_instructions_never_change(attacked: dict[str, Any]) -> None:

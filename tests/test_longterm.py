@@ -18,8 +18,8 @@ from monologue.memory.longterm.reflection import Reflector
 from monologue.memory.longterm.retrieval import Retriever
 from monologue.memory.longterm.stream import MemoryStream
 from monologue.memory.longterm.summaries import SummaryPyramid
-from monologue.memory.stores.memories import SQLiteMemoryStore
-from monologue.memory.stores.profiles import SQLiteProfileStore
+from monologue.memory.stores.memories import SqlMemoryStore
+from monologue.memory.stores.profiles import SqlProfileStore
 
 from fakes import Clock, bag_of_words
 
@@ -34,8 +34,8 @@ def clock():
 @pytest.fixture
 def ltm(tmp_path, clock):
     path = tmp_path / "m.db"
-    return LongTermMemory(SQLiteMemoryStore(path), "ann", embed=bag_of_words, clock=clock,
-                          profiles=SQLiteProfileStore(path), options=LongTermOptions(budget_ms=5000))
+    return LongTermMemory(SqlMemoryStore(path), "ann", embed=bag_of_words, clock=clock,
+                          profiles=SqlProfileStore(path), options=LongTermOptions(budget_ms=5000))
 
 
 def turn(ltm: LongTermMemory, text: str, session: str, n: int, turn_class: str = "information_change"):
@@ -110,7 +110,7 @@ def test_time_travel_changes_last_weeks_plan(ltm, clock):
 
 
 def test_reflection_needs_three_distinct_contexts(tmp_path, clock):
-    stream = MemoryStream(SQLiteMemoryStore(tmp_path / "r.db"), "ann", embed=bag_of_words, clock=clock)
+    stream = MemoryStream(SqlMemoryStore(tmp_path / "r.db"), "ann", embed=bag_of_words, clock=clock)
     reflector = Reflector(stream)
     stream.add("I don't want spicy food tonight.", session_id="s1")
     stream.add("No spicy food for me tonight please.", session_id="s2")
@@ -132,7 +132,7 @@ def test_reflection_needs_three_distinct_contexts(tmp_path, clock):
 
 
 def test_reflection_survives_an_llm_timeout(tmp_path, clock):
-    stream = MemoryStream(SQLiteMemoryStore(tmp_path / "r.db"), "ann", embed=bag_of_words, clock=clock)
+    stream = MemoryStream(SqlMemoryStore(tmp_path / "r.db"), "ann", embed=bag_of_words, clock=clock)
 
     def timing_out(texts):
         raise TimeoutError("LLM took too long")
@@ -146,7 +146,7 @@ def test_reflection_survives_an_llm_timeout(tmp_path, clock):
 
 
 def test_plan_states_its_reason_and_learns_from_the_answer(tmp_path, clock):
-    stream = MemoryStream(SQLiteMemoryStore(tmp_path / "p.db"), "ann", embed=bag_of_words, clock=clock)
+    stream = MemoryStream(SqlMemoryStore(tmp_path / "p.db"), "ann", embed=bag_of_words, clock=clock)
     stream.add("I never want spicy food when I book a restaurant table.", session_id="s1")
     planner = Planner(stream, Retriever(stream))
     from monologue.memory.domain.schema import load_schema
@@ -160,7 +160,7 @@ def test_plan_states_its_reason_and_learns_from_the_answer(tmp_path, clock):
     assert plan.record.source == "plan" and plan.record.evidence
     accepted = planner.accept(plan.record.id)
     assert accepted is not None and accepted.importance == 8 and accepted.confirmed
-    bob = MemoryStream(SQLiteMemoryStore(tmp_path / "p.db"), "bob", embed=bag_of_words, clock=clock)
+    bob = MemoryStream(SqlMemoryStore(tmp_path / "p.db"), "bob", embed=bag_of_words, clock=clock)
     bob.add("I never want spicy food when I book a restaurant table.", session_id="s1")
     bobs = Planner(bob, Retriever(bob))
     proposed = bobs.propose("book a restaurant table", "s2")
@@ -171,7 +171,7 @@ def test_plan_states_its_reason_and_learns_from_the_answer(tmp_path, clock):
 
 
 def test_summary_pyramid(tmp_path):
-    profiles = SQLiteProfileStore(tmp_path / "s.db")
+    profiles = SqlProfileStore(tmp_path / "s.db")
     pyramid = SummaryPyramid(profiles, "ann")
     for i in range(27):
         pyramid.add_session(f"s{i:02d}", f"2026-01-{i + 1:02d}: session {i} — detail {i}", T0 + i * DAY)
@@ -214,7 +214,7 @@ def test_llm_importance_only_when_rules_abstain(tmp_path, clock):
         asked.append(text)
         return 7
 
-    stream = MemoryStream(SQLiteMemoryStore(tmp_path / "i.db"), "ann", clock=clock, importance_fn=scorer)
+    stream = MemoryStream(SqlMemoryStore(tmp_path / "i.db"), "ann", clock=clock, importance_fn=scorer)
     assert stream.add("I'm allergic to peanuts.").importance == 9 and asked == []
     assert stream.add("The sky looked odd over the bridge.").importance == 7 and len(asked) == 1
 
@@ -247,7 +247,7 @@ def test_bad_input_keeps_the_stream_consistent(ltm, monkeypatch):
 
 
 def test_reasoning_on_a_replaced_memory_is_held(tmp_path, clock):
-    stream = MemoryStream(SQLiteMemoryStore(tmp_path / "d.db"), "ann", embed=bag_of_words, clock=clock)
+    stream = MemoryStream(SqlMemoryStore(tmp_path / "d.db"), "ann", embed=bag_of_words, clock=clock)
     old = stream.add("My daughter is 6 years old.")
     plan = stream.add("Plan: a kids' menu for a 6 year old", source="plan", evidence=[old.id])
     new = stream.add("My daughter is 7 years old.", merge=False)
@@ -333,8 +333,8 @@ class FakeMemoryLLM:
 def test_llm_work_waits_for_the_end_of_the_session(tmp_path, clock):
     path = tmp_path / "c.db"
     llm = FakeMemoryLLM()
-    ltm = LongTermMemory(SQLiteMemoryStore(path), "ann", embed=bag_of_words, clock=clock,
-                         profiles=SQLiteProfileStore(path), options=LongTermOptions(budget_ms=5000), llm=llm)
+    ltm = LongTermMemory(SqlMemoryStore(path), "ann", embed=bag_of_words, clock=clock,
+                         profiles=SqlProfileStore(path), options=LongTermOptions(budget_ms=5000), llm=llm)
     turn(ltm, "I work at the city bakery.", "s1", 1)
     clock.advance(1)
     turn(ltm, "The sky looked odd over the bridge, I thought.", "s2", 1)
@@ -394,7 +394,7 @@ class GatedEmbedder:
 def gated(tmp_path, clock):
     embed = GatedEmbedder()
     path = tmp_path / "g.db"
-    ltm = LongTermMemory(SQLiteMemoryStore(path), "ann", embed=embed, clock=clock, profiles=SQLiteProfileStore(path),
+    ltm = LongTermMemory(SqlMemoryStore(path), "ann", embed=embed, clock=clock, profiles=SqlProfileStore(path),
                          options=LongTermOptions(budget_ms=300))
     return ltm, embed
 
@@ -465,8 +465,8 @@ def test_keeping_the_earlier_statement_asks_the_session_to_restore_it(ltm, answe
 def test_the_core_is_plain_blocking_code(tmp_path, clock):
     """No event loop: the core prepares without changing what it awaits, writes, and opens sessions."""
     path = tmp_path / "core.db"
-    core = LongTermCore(SQLiteMemoryStore(path), "ann", embed=bag_of_words, clock=clock,
-                        profiles=SQLiteProfileStore(path))
+    core = LongTermCore(SqlMemoryStore(path), "ann", embed=bag_of_words, clock=clock,
+                        profiles=SqlProfileStore(path))
     core.stream.add("I'm allergic to peanuts.", session_id="s1")
     prepared = core.prepare("I'm not allergic to peanuts anymore.", session_id="s2", turn_class="information_change",
                             schema=None, language="en", awaiting=None)
@@ -522,7 +522,7 @@ def test_a_failing_summarizer_keeps_the_rule_summary_and_is_counted(tmp_path):
     def broken(texts):
         raise TimeoutError("LLM took too long")
 
-    pyramid = SummaryPyramid(SQLiteProfileStore(tmp_path / "s.db"), "ann", summarize=broken)
+    pyramid = SummaryPyramid(SqlProfileStore(tmp_path / "s.db"), "ann", summarize=broken)
     for i in range(7):
         pyramid.add_session(f"s{i}", f"2026-01-0{i + 1}: session {i}", T0 + i * DAY)
     overall = pyramid.load().overall

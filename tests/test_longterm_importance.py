@@ -14,8 +14,8 @@ from monologue.memory.longterm.core import LongTermCore
 from monologue.memory.longterm.engine import LongTermMemory, LongTermOptions
 from monologue.memory.longterm.importance import Statement, read_statement, remember_as
 from monologue.memory.longterm.records import MemoryKind, MemoryRecord
-from monologue.memory.stores.memories import SQLiteMemoryStore
-from monologue.memory.stores.profiles import SQLiteProfileStore
+from monologue.memory.stores.memories import SqlMemoryStore
+from monologue.memory.stores.profiles import SqlProfileStore
 from monologue.memory.stores.state import InMemoryStateStore
 from monologue.memory.working.apply import apply_operations
 from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
@@ -61,8 +61,8 @@ def clock():
 
 def memory_for(tmp_path, clock, llm: ScriptedMemoryLLM | None = None, name: str = "m") -> LongTermMemory:
     path = tmp_path / f"{name}.db"
-    return LongTermMemory(SQLiteMemoryStore(path), "ann", embed=bag_of_words, clock=clock,
-                          profiles=SQLiteProfileStore(path), options=LongTermOptions(budget_ms=5000), llm=llm)
+    return LongTermMemory(SqlMemoryStore(path), "ann", embed=bag_of_words, clock=clock,
+                          profiles=SqlProfileStore(path), options=LongTermOptions(budget_ms=5000), llm=llm)
 
 
 def say(ltm: LongTermMemory, text: str, session: str, n: int, domain: str = "in_car") -> list[str]:
@@ -236,7 +236,7 @@ def test_rescoring_and_merging_respect_the_floor(tmp_path, clock):
 def test_a_scorer_on_the_write_path_cannot_lower_below_the_floor(tmp_path, clock):
     from monologue.memory.longterm.stream import MemoryStream
 
-    stream = MemoryStream(SQLiteMemoryStore(tmp_path / "s.db"), "ann", clock=clock, importance_fn=lambda text: 1)
+    stream = MemoryStream(SqlMemoryStore(tmp_path / "s.db"), "ann", clock=clock, importance_fn=lambda text: 1)
     assert stream.add("Traffic on the ring road is awful after five.").importance == 4
     assert stream.add("The sky looked odd over the bridge.").importance == 1        # no floor: the model decides
 
@@ -357,7 +357,7 @@ def test_in_car_preferences_read_by_a_scripted_llm_reach_the_profile(tmp_path, c
 
 
 def test_the_core_keeps_an_event_out_of_the_profile_and_the_summary(tmp_path, clock):
-    core = LongTermCore(SQLiteMemoryStore(tmp_path / "c.db"), "ann", embed=bag_of_words, clock=clock)
+    core = LongTermCore(SqlMemoryStore(tmp_path / "c.db"), "ann", embed=bag_of_words, clock=clock)
     from monologue.memory.longterm.exchange import BeforeReply
 
     core.after_reply(BeforeReply(), "Turn on the heated seats.", session_id="s1", turn=1, turn_class="chit_chat")

@@ -11,8 +11,8 @@ import pytest
 from monologue.memory.language.memory_cues import is_memory_command
 from monologue.memory.longterm.commands import read_command
 from monologue.memory.longterm.engine import LongTermMemory, LongTermOptions
-from monologue.memory.stores.memories import SQLiteMemoryStore
-from monologue.memory.stores.profiles import SQLiteProfileStore
+from monologue.memory.stores.memories import SqlMemoryStore
+from monologue.memory.stores.profiles import SqlProfileStore
 from monologue.memory.working.turn_classes import classify_turn
 
 from fakes import Clock, bag_of_words
@@ -23,8 +23,8 @@ T0 = 1_763_000_000.0
 @pytest.fixture
 def ltm(tmp_path):
     path = tmp_path / "m.db"
-    return LongTermMemory(SQLiteMemoryStore(path), "ann", embed=bag_of_words, clock=Clock(T0),
-                          profiles=SQLiteProfileStore(path), options=LongTermOptions(budget_ms=5000))
+    return LongTermMemory(SqlMemoryStore(path), "ann", embed=bag_of_words, clock=Clock(T0),
+                          profiles=SqlProfileStore(path), options=LongTermOptions(budget_ms=5000))
 
 
 def turn(ltm: LongTermMemory, text: str, session: str, n: int, turn_class: str = "information_change"):

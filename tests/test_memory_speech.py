@@ -21,8 +21,8 @@ from monologue.memory.longterm.records import AuditEntry, ProfileFact, UserProfi
 from monologue.memory.longterm.retrieval import Retriever
 from monologue.memory.longterm.stream import MemoryStream
 from monologue.memory.longterm.structured import exact_answer
-from monologue.memory.stores.memories import SQLiteMemoryStore
-from monologue.memory.stores.profiles import SQLiteProfileStore
+from monologue.memory.stores.memories import SqlMemoryStore
+from monologue.memory.stores.profiles import SqlProfileStore
 from monologue.memory.working.state import Comparator, Condition, SessionState
 
 from fakes import Clock, bag_of_words
@@ -138,9 +138,9 @@ def test_a_change_after_the_action_is_in_progress_again():
 
 def test_checks_are_spoken(tmp_path):
     clock = Clock(TUESDAY)
-    profiles = SQLiteProfileStore(tmp_path / "p.db")
+    profiles = SqlProfileStore(tmp_path / "p.db")
     for language, said in (("en", "I have a dentist appointment tomorrow at 3 pm."), ("zh", "我明天下午3点要看牙医。")):
-        stream = MemoryStream(SQLiteMemoryStore(tmp_path / f"{language}.db"), language, embed=bag_of_words,
+        stream = MemoryStream(SqlMemoryStore(tmp_path / f"{language}.db"), language, embed=bag_of_words,
                               clock=clock)
         record = stream.add(said, session_id="s1")
         record.context["valid_until"] = TUESDAY + 3600
@@ -161,7 +161,7 @@ def test_checks_are_spoken(tmp_path):
 @pytest.mark.parametrize("language,said", [("en", "I never want spicy food when I book a restaurant table."),
                                             ("zh", "我从来不吃辣，订餐厅的时候记住。")])
 def test_the_plan_is_a_question_a_person_asks(tmp_path, language, said):
-    stream = MemoryStream(SQLiteMemoryStore(tmp_path / "p.db"), "u", embed=bag_of_words, clock=Clock(TUESDAY))
+    stream = MemoryStream(SqlMemoryStore(tmp_path / "p.db"), "u", embed=bag_of_words, clock=Clock(TUESDAY))
     stream.add(said, session_id="s1", importance=8)
     plan = Planner(stream, Retriever(stream)).propose(
         "book a restaurant table 订餐厅 吃辣", "s2", language, schema=FOOD,
@@ -173,7 +173,7 @@ def test_the_plan_is_a_question_a_person_asks(tmp_path, language, said):
 
 
 def test_exact_answers_are_second_person_with_when(tmp_path):
-    store = SQLiteProfileStore(tmp_path / "p.db")
+    store = SqlProfileStore(tmp_path / "p.db")
     assert natural(exact_answer("What did I book last time?", store, "u", FOOD, now=THURSDAY), "en") == \
         "There's no record of an earlier conversation."
     profile = _profile(*SESSIONS[("restaurant", "completed")])
@@ -198,7 +198,7 @@ def test_exact_answers_are_second_person_with_when(tmp_path):
 @pytest.fixture
 def core(tmp_path):
     clock = Clock(dt.datetime(2026, 3, 11, 9, 0).timestamp())          # a Wednesday morning
-    core = LongTermCore(SQLiteMemoryStore(tmp_path / "m.db"), "ann", embed=bag_of_words, clock=clock)
+    core = LongTermCore(SqlMemoryStore(tmp_path / "m.db"), "ann", embed=bag_of_words, clock=clock)
     for text in ("I like the seat further back.", "Keep the cabin at 21 degrees, I always get cold.",
                  "我喜欢座椅靠后。", "车里我喜欢21度。"):
         core.stream.add(text, session_id="s1")

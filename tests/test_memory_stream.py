@@ -9,7 +9,7 @@ from monologue.memory.longterm.importance import rule_importance
 from monologue.memory.longterm.records import DAY
 from monologue.memory.longterm.retrieval import BM25, RetrievalWeights, Retriever, tokenize
 from monologue.memory.longterm.stream import MemoryStream
-from monologue.memory.stores.memories import SQLiteMemoryStore
+from monologue.memory.stores.memories import SqlMemoryStore
 
 from fakes import Clock, bag_of_words
 
@@ -21,7 +21,7 @@ def clock():
 
 @pytest.fixture
 def stream(clock, tmp_path):
-    return MemoryStream(SQLiteMemoryStore(tmp_path / "memory.db"), "alice", embed=bag_of_words, clock=clock)
+    return MemoryStream(SqlMemoryStore(tmp_path / "memory.db"), "alice", embed=bag_of_words, clock=clock)
 
 
 @pytest.mark.parametrize("text, importance", [
@@ -170,9 +170,9 @@ def test_profile_audit_log_is_append_only(tmp_path):
     import sqlite3
 
     from monologue.memory.longterm.records import AuditEntry, UserProfile
-    from monologue.memory.stores.profiles import SQLiteProfileStore
+    from monologue.memory.stores.profiles import SqlProfileStore
 
-    store = SQLiteProfileStore(tmp_path / "p.db")
+    store = SqlProfileStore(tmp_path / "p.db")
     store.save(UserProfile("u"), [AuditEntry("dietary:spicy", None, "dietary excludes spicy", "new preference", "s1")])
     db = sqlite3.connect(tmp_path / "p.db")
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
@@ -189,11 +189,11 @@ def test_exact_questions_are_answered_from_records(tmp_path):
     from monologue.memory.domain.schema import load_schema
     from monologue.memory.longterm.records import AuditEntry, UserProfile
     from monologue.memory.longterm.structured import exact_answer
-    from monologue.memory.stores.profiles import SQLiteProfileStore
+    from monologue.memory.stores.profiles import SqlProfileStore
 
     car = load_schema("in_car")
     food = load_schema("restaurant")
-    store = SQLiteProfileStore(tmp_path / "p.db")
+    store = SqlProfileStore(tmp_path / "p.db")
     assert exact_answer("When did I last change the seat?", store, "u", car) == \
         "There's no record of you changing the seat."                          # no record: no guess
     ended = 1_700_000_000.0

@@ -352,9 +352,9 @@ async def test_memory_writes_never_delay_the_reply(tmp_path, monkeypatch):
     import asyncio as aio
 
     from monologue.memory.longterm.engine import LongTermMemory, LongTermOptions
-    from monologue.memory.stores.memories import SQLiteMemoryStore
+    from monologue.memory.stores.memories import SqlMemoryStore
 
-    long_term = LongTermMemory(SQLiteMemoryStore(tmp_path / "m.db"), "ann", options=LongTermOptions(budget_ms=50))
+    long_term = LongTermMemory(SqlMemoryStore(tmp_path / "m.db"), "ann", options=LongTermOptions(budget_ms=50))
     slow = aio.Event()
 
     def slow_write(*args, **kwargs):

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from monologue.memory.longterm.records import AuditEntry, MemoryRecord, MemorySource, UserProfile
-from monologue.memory.stores.actions import ActionRecord, SQLiteActionStore
-from monologue.memory.stores.memories import SQLiteMemoryStore
-from monologue.memory.stores.profiles import ERASED, SQLiteProfileStore
+from monologue.memory.stores.actions import ActionRecord, SqlActionStore
+from monologue.memory.stores.memories import SqlMemoryStore
+from monologue.memory.stores.profiles import ERASED, SqlProfileStore
 from monologue.memory.stores.rotation import NEW_KEY_ENV, rotate_key
 from monologue.memory.stores.sealing import (
     KEY_ENV,
@@ -29,7 +29,7 @@ from monologue.memory.stores.sealing import (
     write_key_file,
 )
 from monologue.memory.stores.sqlite import SQLiteDatabase
-from monologue.memory.stores.state import SQLiteStateStore
+from monologue.memory.stores.state import SqlStateStore
 from monologue.memory.working.state import Change, ChangeAction, SessionState
 
 MARKER = "Quokka-7731"       # appears nowhere but in what the user "said"
@@ -47,19 +47,19 @@ def env(tmp_path: Path) -> dict[str, str]:
 
 def _fill(path: Path, env: dict[str, str], sealed: bool = True) -> None:
     db = SQLiteDatabase(path, sealed=sealed, environ=env)
-    memories = SQLiteMemoryStore(db)
+    memories = SqlMemoryStore(db)
     vector = np.full(8, 0.123456, dtype=np.float32)
     memories.put(_record("m1"), vector)
-    profiles = SQLiteProfileStore(db)
+    profiles = SqlProfileStore(db)
     profiles.save(UserProfile("anna"), [AuditEntry("home", None, f"12 {MARKER} Street", "said", "s1")])
     profiles.put_summary("anna", "session", "s1", f"talked about {MARKER}", ["s1"], 1.0)
     profiles.add_commitment("anna", "s1", f"remind about {MARKER}", 1.0)
-    SQLiteActionStore(db).add(ActionRecord("B-1", "anna", "s1", "book", "restaurant", {"name": MARKER}, 1.0,
+    SqlActionStore(db).add(ActionRecord("B-1", "anna", "s1", "book", "restaurant", {"name": MARKER}, 1.0,
                                            {"en": f"booked {MARKER}"}))
     state = SessionState(session_id="s1", domain="restaurant")
     state.goal = f"dinner at {MARKER}"
     change = Change(version=1, turn=1, action=ChangeAction.ADDED, slot="name", before=None, after=MARKER)
-    SQLiteStateStore(db).commit(state, 0, [change])
+    SqlStateStore(db).commit(state, 0, [change])
     db.close()
 
 
@@ -74,15 +74,15 @@ def test_the_raw_file_holds_no_plaintext_and_everything_reads_back(tmp_path: Pat
     assert MARKER.encode() not in raw
     assert np.full(8, 0.123456, dtype=np.float32).tobytes() not in raw      # vectors are sealed too
     db = SQLiteDatabase(path, environ=env)
-    records, vectors = SQLiteMemoryStore(db).all("anna")
+    records, vectors = SqlMemoryStore(db).all("anna")
     assert records[0].text.endswith(MARKER) and vectors[0][0] == pytest.approx(0.123456)
-    assert SQLiteMemoryStore(db).find_text("anna", f"My door code is {MARKER}!") is not None
-    profiles = SQLiteProfileStore(db)
+    assert SqlMemoryStore(db).find_text("anna", f"My door code is {MARKER}!") is not None
+    profiles = SqlProfileStore(db)
     assert profiles.audit("anna")[0]["after"] == f"12 {MARKER} Street"
     assert profiles.summaries("anna", "session")[0]["text"].endswith(MARKER)
     assert profiles.open_commitments("anna")[0]["text"].endswith(MARKER)
-    assert SQLiteActionStore(db).records("anna")[0].args == {"name": MARKER}
-    state_store = SQLiteStateStore(db)
+    assert SqlActionStore(db).records("anna")[0].args == {"name": MARKER}
+    state_store = SqlStateStore(db)
     loaded = state_store.load("s1")
     assert loaded is not None and loaded.goal.endswith(MARKER)
     assert state_store.history("s1")[0].after == MARKER
@@ -98,7 +98,7 @@ def test_a_missing_or_wrong_key_is_a_clear_error_that_changes_nothing(tmp_path: 
     registered = key_id(find_keys(env).keys[0])
     Path(env[KEY_FILE_ENV]).rename(tmp_path / "elsewhere.key")
     with pytest.raises(StoreKeyError, match=rf"sealed with key {registered}.*no key there.*Nothing was read"):
-        SQLiteMemoryStore(SQLiteDatabase(path, environ=env))
+        SqlMemoryStore(SQLiteDatabase(path, environ=env))
     assert not Path(env[KEY_FILE_ENV]).exists()               # a missing key is not silently replaced
     with pytest.raises(StoreKeyError, match=rf"sealed with key {registered}, and the key there is"):
         SQLiteDatabase(path, environ={KEY_ENV: encode_key(new_key())})
@@ -106,17 +106,17 @@ def test_a_missing_or_wrong_key_is_a_clear_error_that_changes_nothing(tmp_path: 
         SQLiteDatabase(path, environ={KEY_ENV: "short"})
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
     (tmp_path / "elsewhere.key").rename(env[KEY_FILE_ENV])
-    assert len(SQLiteMemoryStore(SQLiteDatabase(path, environ=env)).all("anna")[0]) == 1
+    assert len(SqlMemoryStore(SQLiteDatabase(path, environ=env)).all("anna")[0]) == 1
 
 
 def test_a_changed_or_moved_value_is_reported_never_served(tmp_path: Path, env: dict[str, str]) -> None:
     path = tmp_path / "m.db"
     db = SQLiteDatabase(path, environ=env)
-    memories = SQLiteMemoryStore(db)
+    memories = SqlMemoryStore(db)
     memories.put(_record("m1"), None)
     memories.put(_record("m2", text="I like jazz"), None)
     memories.put(_record("b1", user="ben", text="ben's secret"), None)
-    SQLiteProfileStore(db).append_audit("anna", "memory:m1", "old", "new", "said", "s1")
+    SqlProfileStore(db).append_audit("anna", "memory:m1", "old", "new", "said", "s1")
     db.close()
     raw = sqlite3.connect(path)
     sealed = raw.execute("SELECT record FROM memories WHERE id = 'm1'").fetchone()[0]
@@ -128,12 +128,12 @@ def test_a_changed_or_moved_value_is_reported_never_served(tmp_path: Path, env: 
     raw.execute("UPDATE audit_log SET after = before")
     raw.commit()
     raw.close()
-    store = SQLiteMemoryStore(SQLiteDatabase(path, environ=env))
+    store = SqlMemoryStore(SQLiteDatabase(path, environ=env))
     records, vectors = store.all("anna")
     assert records == [] and len(vectors) == 0
     assert store.damaged == ["m1", "m2"]
     assert [r.text for r in store.all("ben")[0]] == ["ben's secret"]
-    entry = SQLiteProfileStore(SQLiteDatabase(path, environ=env)).audit("anna")[0]
+    entry = SqlProfileStore(SQLiteDatabase(path, environ=env)).audit("anna")[0]
     assert entry["what"] == "memory:m1" and entry["after"] is None and "integrity" in entry.get("damaged", "")
 
 
@@ -147,9 +147,9 @@ def test_a_key_rotation_reseals_everything_and_retires_the_old_key(tmp_path: Pat
     assert find_keys(env).ids[0] == rotation.new_key              # the key file's key; the old one retired
     assert not pending_key_path(Path(env[KEY_FILE_ENV])).exists()
     db = SQLiteDatabase(path, environ=env)
-    assert SQLiteMemoryStore(db).all("anna")[0][0].text.endswith(MARKER)
-    assert SQLiteMemoryStore(db).find_text("anna", f"my door code is {MARKER}") is not None
-    assert SQLiteProfileStore(db).audit("anna")[0]["after"] == f"12 {MARKER} Street"
+    assert SqlMemoryStore(db).all("anna")[0][0].text.endswith(MARKER)
+    assert SqlMemoryStore(db).find_text("anna", f"my door code is {MARKER}") is not None
+    assert SqlProfileStore(db).audit("anna")[0]["after"] == f"12 {MARKER} Street"
     db.close()
     assert MARKER.encode() not in _bytes(path.parent)
     with pytest.raises(StoreKeyError):
@@ -162,7 +162,7 @@ def test_a_key_rotation_reseals_everything_and_retires_the_old_key(tmp_path: Pat
     rotation = rotate_key(tmp_path / "env" / "m.db", {KEY_ENV: encode_key(k1), NEW_KEY_ENV: encode_key(k2)})
     assert rotation.new_key == key_id(k2) and KEY_ENV in rotation.key_file
     reopened = SQLiteDatabase(tmp_path / "env" / "m.db", environ={KEY_ENV: encode_key(k2)})
-    assert SQLiteMemoryStore(reopened).all("anna")[0]
+    assert SqlMemoryStore(reopened).all("anna")[0]
     with pytest.raises(StoreKeyError):
         SQLiteDatabase(tmp_path / "env" / "m.db", environ={KEY_ENV: encode_key(k1)})
 
@@ -177,7 +177,7 @@ def test_a_rotation_stopped_after_its_commit_is_finished_on_open(tmp_path: Path,
     # As if the process died between the commit and the rename: the old key is still the file.
     write_key_file(pending_key_path(key_file), new)
     write_key_file(key_file, old)
-    assert SQLiteMemoryStore(SQLiteDatabase(path, environ=env)).all("anna")[0][0].text.endswith(MARKER)
+    assert SqlMemoryStore(SQLiteDatabase(path, environ=env)).all("anna")[0][0].text.endswith(MARKER)
     assert find_keys(env).keys[0] == new and not pending_key_path(key_file).exists()
 
 
@@ -185,18 +185,18 @@ def test_a_store_written_before_sealing_is_read_and_sealed_by_a_rotation(tmp_pat
     path = tmp_path / "store" / "m.db"
     _fill(path, env, sealed=False)
     db = SQLiteDatabase(path, environ=env)                       # opened sealed now: old rows read as they are
-    assert SQLiteMemoryStore(db).all("anna")[0][0].text.endswith(MARKER)
-    assert SQLiteMemoryStore(db).find_text("anna", f"my door code is {MARKER}") is not None
+    assert SqlMemoryStore(db).all("anna")[0][0].text.endswith(MARKER)
+    assert SqlMemoryStore(db).find_text("anna", f"my door code is {MARKER}") is not None
     db.close()
     rotate_key(path, env)
     assert MARKER.encode() not in _bytes(path.parent)
-    assert SQLiteMemoryStore(SQLiteDatabase(path, environ=env)).all("anna")[0][0].text.endswith(MARKER)
+    assert SqlMemoryStore(SQLiteDatabase(path, environ=env)).all("anna")[0][0].text.endswith(MARKER)
 
 
 def test_an_erase_leaves_a_content_free_tombstone(tmp_path: Path, env: dict[str, str]) -> None:
     path = tmp_path / "m.db"
     _fill(path, env)
-    profiles = SQLiteProfileStore(SQLiteDatabase(path, environ=env))
+    profiles = SqlProfileStore(SQLiteDatabase(path, environ=env))
     profiles.erase("anna", "s9")
     log = profiles.audit("anna")
     assert [(e["what"], e["before"], e["after"], e["session"]) for e in log] == [(ERASED, None, None, "s9")]
@@ -216,7 +216,7 @@ def test_sealed_values_are_bound_to_their_place(env: dict[str, str], tmp_path: P
 def test_a_cut_or_foreign_value_is_reported_as_damaged_not_a_crash(tmp_path: Path, env: dict[str, str]) -> None:
     path = tmp_path / "m.db"
     db = SQLiteDatabase(path, environ=env)
-    store = SQLiteMemoryStore(db)
+    store = SqlMemoryStore(db)
     for memory_id in ("m1", "m2", "m3"):
         store.put(_record(memory_id, text=f"note {memory_id}"), None)
     db.close()
@@ -225,7 +225,7 @@ def test_a_cut_or_foreign_value_is_reported_as_damaged_not_a_crash(tmp_path: Pat
     raw.execute("UPDATE memories SET record = 'sealed:v1:deadbeef:AAAAAAAAAAAAAAAAAAAAAAAA' WHERE id = 'm2'")
     raw.commit()
     raw.close()
-    reopened = SQLiteMemoryStore(SQLiteDatabase(path, environ=env))
+    reopened = SqlMemoryStore(SQLiteDatabase(path, environ=env))
     assert [r.text for r in reopened.all("anna")[0]] == ["note m3"] and reopened.damaged == ["m1", "m2"]
 
 
@@ -235,7 +235,7 @@ def test_rotating_one_store_leaves_another_made_with_the_same_key_file_readable(
     _fill(tmp_path / "b" / "m.db", env)
     rotate_key(tmp_path / "a" / "m.db", env)
     for store in ("a", "b"):
-        assert SQLiteMemoryStore(SQLiteDatabase(tmp_path / store / "m.db", environ=env)).all("anna")[0]
+        assert SqlMemoryStore(SQLiteDatabase(tmp_path / store / "m.db", environ=env)).all("anna")[0]
     # A new store takes the key file's (new) key, not a retired one.
     fresh = SQLiteDatabase(tmp_path / "c" / "m.db", environ=env)
     assert fresh.sealer is not None and fresh.sealer.current == key_id(find_keys(env).keys[0])

@@ -12,7 +12,7 @@ from test_processors import _turn
 from monologue.configs import LLMOptions
 from monologue.memory.longterm.engine import LongTermMemory, LongTermOptions
 from monologue.memory.longterm.sensitivity import LocalOnlyRedactor, raised, tier_of
-from monologue.memory.stores.memories import SQLiteMemoryStore
+from monologue.memory.stores.memories import SqlMemoryStore
 from monologue.memory.working.conversation import ConversationLog
 from monologue.models.chat import ChatLLM
 from monologue.processors.frames import UserTurnFrame
@@ -74,7 +74,7 @@ def test_the_redactor_keeps_local_only_pieces_out_and_puts_them_back():
 
 async def test_a_remote_providers_prompt_never_carries_a_local_only_memory(tmp_path):
     path = tmp_path / "m.db"
-    long_term = LongTermMemory(SQLiteMemoryStore(path), "ann", embed=bag_of_words, clock=Clock(1_763_000_000.0),
+    long_term = LongTermMemory(SqlMemoryStore(path), "ann", embed=bag_of_words, clock=Clock(1_763_000_000.0),
                                options=LongTermOptions(budget_ms=5000))
     for n, fact in enumerate(("I live at 12 Baker Street.", "My door code is 4512."), 1):
         before = await long_term.before_reply(fact, session_id="s1", turn_class="information_change")
@@ -122,7 +122,7 @@ def test_at_session_end_the_model_may_raise_a_tier_and_it_is_audited():
     from monologue.memory.longterm.stream import MemoryStream
 
     audit: list[tuple] = []
-    stream = MemoryStream(SQLiteMemoryStore(":memory:"), "ann", embed=bag_of_words,
+    stream = MemoryStream(SqlMemoryStore(":memory:"), "ann", embed=bag_of_words,
                           audit=lambda *entry: audit.append(entry))
     seen = stream.add("I see Dr Okafor every second Tuesday.", session_id="s1")
     likes = stream.add("I like jazz in the morning.", session_id="s1")

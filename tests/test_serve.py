@@ -357,7 +357,7 @@ async def test_a_python_peer_talks_and_hears_the_agent(live: LiveServer) -> None
 @pytest.mark.slow
 async def test_two_rooms_at_once_stay_apart(live: LiveServer) -> None:
     """(d) Two peers, two names, two bookings at the same time: separate traces, states and memories."""
-    from monologue.memory.stores.memories import SQLiteMemoryStore
+    from monologue.memory.stores.memories import SqlMemoryStore
 
     ana_speech = demo_first_turn()                 # four people on Saturday
     ben_speech = spoken(live.rooms.models, "I need a table for two people on Friday.")
@@ -381,7 +381,7 @@ async def test_two_rooms_at_once_stay_apart(live: LiveServer) -> None:
     finally:
         await asyncio.gather(ana.close(), ben.close())
     assert await poll(lambda: all(live.finished(i) for i in ids), 60)
-    store = SQLiteMemoryStore(live.store)
+    store = SqlMemoryStore(live.store)
     ana_memories = " ".join(m.text for m in store.all("Ana")[0]).lower()
     ben_memories = " ".join(m.text for m in store.all("Ben")[0]).lower()
     assert "saturday" in ana_memories and "friday" not in ana_memories
@@ -391,7 +391,7 @@ async def test_two_rooms_at_once_stay_apart(live: LiveServer) -> None:
 @pytest.mark.slow
 async def test_a_room_off_the_record_leaves_no_memory(live: LiveServer) -> None:
     """The page's "don't remember this conversation": the room is answered, nothing is kept for its user."""
-    from monologue.memory.stores.memories import SQLiteMemoryStore
+    from monologue.memory.stores.memories import SqlMemoryStore
 
     client = await connect(live, "Noa", demo_first_turn(), no_history=True)
     try:
@@ -401,7 +401,7 @@ async def test_a_room_off_the_record_leaves_no_memory(live: LiveServer) -> None:
     finally:
         await client.close()
     assert await poll(lambda: live.finished(session_id), 60)
-    assert SQLiteMemoryStore(live.store).all("Noa")[0] == []
+    assert SqlMemoryStore(live.store).all("Noa")[0] == []
 
 
 @pytest.mark.slow

@@ -11,7 +11,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.configs import load_config
 from monologue.memory.longterm.engine import LongTermMemory, WorkingSession
-from monologue.memory.stores.memories import SQLiteMemoryStore
+from monologue.memory.stores.memories import SqlMemoryStore
 from monologue.memory.working.engine import WorkingMemory
 from monologue.pipeline.builder import AgentModels, TurnGate
 from monologue.pipeline.chat import TextTurnSource
@@ -25,7 +25,7 @@ class RecordedLongTerm(LongTermMemory):
     """Real long-term memory that notes when its session starts and ends."""
 
     def __init__(self, path: Path, events: list[str]) -> None:
-        super().__init__(SQLiteMemoryStore(path), "ann")
+        super().__init__(SqlMemoryStore(path), "ann")
         self.events = events
 
     async def start_session(self, memory: WorkingSession | None, session_id: str = "", folder: str = "") -> str:

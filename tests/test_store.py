@@ -11,7 +11,7 @@ import pytest
 
 from monologue.memory.domain.schema import load_schema
 from monologue.memory.stores.protocols import VersionConflict
-from monologue.memory.stores.state import InMemoryStateStore, SQLiteStateStore
+from monologue.memory.stores.state import InMemoryStateStore, SqlStateStore
 from monologue.memory.working.apply import apply_operations
 from monologue.memory.working.engine import WorkingMemory
 from monologue.memory.working.state import Operation, SessionState
@@ -21,7 +21,7 @@ SCHEMA = load_schema("restaurant")
 
 @pytest.fixture(params=["sqlite", "memory"])
 def store(request, tmp_path):
-    return SQLiteStateStore(tmp_path / "state.db") if request.param == "sqlite" else InMemoryStateStore()
+    return SqlStateStore(tmp_path / "state.db") if request.param == "sqlite" else InMemoryStateStore()
 
 
 def test_commit_is_compare_and_set(store):
@@ -40,7 +40,7 @@ def test_two_concurrent_writers_never_lose_an_update(tmp_path):
     path = tmp_path / "state.db"
 
     def writer(prefix: str) -> None:
-        memory = WorkingMemory("shared", SQLiteStateStore(path))
+        memory = WorkingMemory("shared", SqlStateStore(path))
 
         async def run() -> None:
             for i in range(15):
@@ -54,7 +54,7 @@ def test_two_concurrent_writers_never_lose_an_update(tmp_path):
         t.start()
     for t in threads:
         t.join()
-    state = SQLiteStateStore(path).load("shared")
+    state = SqlStateStore(path).load("shared")
     assert state is not None
     keys = {c.key for c in state.constraints.values()}
     assert keys == {f"{p}_{i}" for p in "ab" for i in range(15)}
@@ -66,16 +66,16 @@ def test_acknowledged_state_survives_a_crash(tmp_path):
     path = tmp_path / "state.db"
     script = f"""
 import asyncio, os, sys
-from monologue.memory.stores.state import SQLiteStateStore
+from monologue.memory.stores.state import SqlStateStore
 from monologue.memory.working.engine import WorkingMemory
-memory = WorkingMemory("crash", SQLiteStateStore({str(path)!r}))
+memory = WorkingMemory("crash", SqlStateStore({str(path)!r}))
 asyncio.run(memory.update("Book a table for four people at 7 pm, no spicy food.", turn=1))
 print("acknowledged", flush=True)
 os._exit(9)   # dies before any clean shutdown
 """
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert "acknowledged" in result.stdout and result.returncode == 9
-    state = SQLiteStateStore(path).load("crash")
+    state = SqlStateStore(path).load("crash")
     assert state is not None
     assert state.constraints["party_size"].value == 4 and state.constraints["time"].value == "19:00"
 
@@ -89,7 +89,7 @@ def test_several_connections_opening_a_new_file_at_once(tmp_path):
 
         def open_store(path=path, errors=errors) -> None:
             try:
-                SQLiteStateStore(path)
+                SqlStateStore(path)
             except Exception as exc:   # what the old code raised: "database is locked"
                 errors.append(exc)
 

@@ -56,7 +56,7 @@ from monologue.memory.longterm.stream import Embed, MemoryStream
 from monologue.memory.longterm.structured import exact_answer
 from monologue.memory.longterm.summaries import SummaryPyramid, session_summary
 from monologue.memory.longterm.timetravel import match as time_travel_match
-from monologue.memory.stores.profiles import SQLiteProfileStore
+from monologue.memory.stores.profiles import SqlProfileStore
 from monologue.memory.stores.protocols import MemoryStore, ProfileStore
 from monologue.memory.working.state import Condition
 from monologue.memory.working.turn_classes import TurnClass
@@ -116,7 +116,7 @@ class LongTermCore:
         self.verified = speaker_known
         self.members: frozenset[str] = frozenset()      # who may introduce themselves (household members)
         self.clock = clock
-        self.profiles = profiles or SQLiteProfileStore(":memory:")
+        self.profiles = profiles or SqlProfileStore(":memory:")
         self.options = options or LongTermOptions()
         self.llm = llm
         self._store, self._embed = store, embed

@@ -9,7 +9,7 @@ reasons (a weekday, a month, a cuisine, "I") is never a name.
 
 `Placeholders` keeps one user's mapping (`<PERSON_1>` ↔ "Anna"), stable across memories,
 so the same person is the same placeholder everywhere; the store keeps the mapping locally
-and sealed (`SQLiteMemoryStore`), and restores it only for local use: the local model, the
+and sealed (`SqlMemoryStore`), and restores it only for local use: the local model, the
 user's own view, speech.
 """
 

@@ -59,26 +59,46 @@ def tokenize(text: str, stemmed: bool = True) -> list[str]:
 
 
 class BM25:
+    """Okapi BM25 over a list of documents that can grow (`extend`) without a rebuild: a
+    stream of 100,000 memories gains one per turn, and re-indexing it all each time would
+    cost seconds."""
+
     def __init__(self, docs: list[str], k1: float = 1.2, b: float = 0.75, stemmed: bool = True) -> None:
         self.k1, self.b = k1, b
         self.stemmed = stemmed
-        self.n = len(docs)
-        postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
-        lengths = np.zeros(self.n, dtype=np.float32)
-        for i, doc in enumerate(docs):
-            counts = Counter(tokenize(doc, stemmed))
-            lengths[i] = sum(counts.values())
+        self.n = 0
+        self._lists: dict[str, tuple[list[int], list[int]]] = defaultdict(lambda: ([], []))
+        self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._lengths = np.zeros(0, dtype=np.float32)
+        self.extend(docs)
+
+    def extend(self, docs: list[str]) -> None:
+        """Add documents at the end (their ids continue from `n`)."""
+        lengths = np.zeros(len(docs), dtype=np.float32)
+        for i, doc in enumerate(docs, start=self.n):
+            counts = Counter(tokenize(doc, self.stemmed))
+            lengths[i - self.n] = sum(counts.values())
             for token, tf in counts.items():
-                postings[token].append((i, tf))
-        self.avgdl = float(lengths.mean()) if self.n else 1.0
-        self.norm = self.k1 * (1 - self.b + self.b * lengths / max(self.avgdl, 1e-9))
-        self.postings = {t: (np.array([p[0] for p in ps]), np.array([p[1] for p in ps], dtype=np.float32))
-                         for t, ps in postings.items()}
+                ids, tfs = self._lists[token]
+                ids.append(i)
+                tfs.append(tf)
+                self._arrays.pop(token, None)
+        self.n += len(docs)
+        self._lengths = np.concatenate([self._lengths, lengths])
+        self.avgdl = float(self._lengths.mean()) if self.n else 1.0
+        self.norm = self.k1 * (1 - self.b + self.b * self._lengths / max(self.avgdl, 1e-9))
+
+    def _postings(self, token: str) -> tuple[np.ndarray, np.ndarray] | None:
+        hit = self._arrays.get(token)
+        if hit is None and token in self._lists:
+            ids, tfs = self._lists[token]
+            hit = self._arrays[token] = (np.array(ids), np.array(tfs, dtype=np.float32))
+        return hit
 
     def scores(self, query: str) -> np.ndarray:
         out = np.zeros(self.n, dtype=np.float32)
         for token in set(tokenize(query, self.stemmed)):
-            hit = self.postings.get(token)
+            hit = self._postings(token)
             if hit is None:
                 continue
             ids, tf = hit
@@ -142,7 +162,9 @@ class Retriever:
         self.weights = weights or RetrievalWeights()
         self.embed_query: Callable[[str], np.ndarray | None] = embed_query or self._embed_with_stream
         self._built_for: object = None
+        self._indexed: list[MemoryRecord] = []       # what the lexical indexes hold, in order
         self._bm25: BM25 | None = None
+        self._bm25_around: BM25 | None = None
 
     def _embed_with_stream(self, query: str) -> np.ndarray | None:
         return self.stream.embed([query])[0] if self.stream.embed else None
@@ -150,11 +172,24 @@ class Retriever:
     def _index(self) -> tuple[list[MemoryRecord], np.ndarray, BM25, BM25]:
         records, vectors = self.stream.records()
         if self._built_for is not records or self._bm25 is None:
-            self._bm25 = BM25([r.text for r in records])
-            # The same memory read with the words around it (context["around"]): what a
-            # turn answers is often in the question just before it.
-            self._bm25_around = BM25([(r.context.get("around") or r.text) for r in records])
+            indexed = self._indexed
+            grown = (self._bm25 is not None and len(records) >= len(indexed)
+                     and all(r is old or (r.id, r.text, r.context.get("around")) == (old.id, old.text,
+                                                                                      old.context.get("around"))
+                             for r, old in zip(records, indexed, strict=False)))
+            if grown and self._bm25 is not None and self._bm25_around is not None:
+                # The same memories with the same words, and some new ones after them: add those.
+                new = records[len(indexed):]
+                self._bm25.extend([r.text for r in new])
+                self._bm25_around.extend([(r.context.get("around") or r.text) for r in new])
+            else:
+                self._bm25 = BM25([r.text for r in records])
+                # The same memory read with the words around it (context["around"]): what a
+                # turn answers is often in the question just before it.
+                self._bm25_around = BM25([(r.context.get("around") or r.text) for r in records])
+            self._indexed = list(records)
             self._built_for = records
+        assert self._bm25_around is not None
         return records, vectors, self._bm25, self._bm25_around
 
     def _relevance(self, query: str, q: np.ndarray | None, vectors: np.ndarray, own: BM25,
@@ -170,9 +205,8 @@ class Retriever:
         the topic lifts its quieter turns (coarse-to-fine by session). Vectorised: this
         runs over every memory on each query."""
         if getattr(self, "_sessions_for", None) is not records:
-            keys = [r.session_id for r in records]
-            names = {k: i for i, k in enumerate(dict.fromkeys(keys))}
-            self._session_index = np.array([names[k] for k in keys], dtype=np.int64)
+            _, index = np.unique(np.array([r.session_id for r in records], dtype=object), return_inverse=True)
+            self._session_index = np.asarray(index, dtype=np.int64).reshape(-1)
             self._sessions_for = records
         index = self._session_index
         if index.size == 0 or index.max() == 0:

@@ -46,12 +46,11 @@ class MemoryStream:
         self.retention = retention or RetentionPolicy()
         self.near_duplicate = near_duplicate
         self.scorer_failures = 0     # the scorer raised; the memory was kept with the default importance
-        self._cache: tuple[list[MemoryRecord], np.ndarray] | None = None
 
     def records(self) -> tuple[list[MemoryRecord], np.ndarray]:
-        if self._cache is None:
-            self._cache = self.store.all(self.user_id)
-        return self._cache
+        """The stream as stored now: the store keeps it cached and current, writes by other
+        workers included (`SqlMemoryStore.all`)."""
+        return self.store.all(self.user_id)
 
     def add(self, text: str, *, source: str = "user_stated", importance: int | None = None,
             context: dict[str, Any] | None = None, evidence: list[str] | None = None, session_id: str = "",
@@ -80,7 +79,6 @@ class MemoryStream:
             duplicate.last_accessed_at = now
             duplicate.archived = False
             self.store.put(duplicate, None if vector is None else self.vector_of(duplicate))
-            self._cache = None
             self._audit(f"memory:{duplicate.id}", None, duplicate.text,
                         f"repeated ({duplicate.merged}×): importance {duplicate.importance}", session_id)
             return duplicate
@@ -94,7 +92,6 @@ class MemoryStream:
             kind=MemoryKind(kind),
             context=context, evidence=list(evidence or []), session_id=session_id)
         self.store.put(record, vector)
-        self._cache = None
         self._audit(f"memory:{record.id}", None, text, f"new {kind} ({source}, importance {score})", session_id)
         return record
 
@@ -145,7 +142,6 @@ class MemoryStream:
     def save(self, record: MemoryRecord, reason: str, session_id: str = "", before: Any = None) -> None:
         """Write back a changed record (status, importance, notes) with an audit entry."""
         self.store.put(record, self.vector_of(record))
-        self._cache = None
         self._audit(f"memory:{record.id}", before, record.text, reason, session_id or record.session_id)
 
     def supersede(self, old: MemoryRecord, new: MemoryRecord, reason: str, session_id: str = "",
@@ -155,7 +151,6 @@ class MemoryStream:
         if misstatement:
             old.notes.append(f"misstatement, corrected by {new.id}")
         self.store.put(old, self.vector_of(old))
-        self._cache = None
         self._audit(f"memory:{old.id}", old.text, new.text, reason, session_id)
         # Reasoning built on the old memory (reflections, plans) is held until rebuilt.
         records, vectors = self.records()
@@ -167,13 +162,11 @@ class MemoryStream:
                 self.store.put(record, vectors[i] if vectors.shape[1] else None)
                 self._audit(f"memory:{record.id}", None, record.text, f"held: rests on replaced memory {old.id}",
                             session_id)
-        self._cache = None
 
     def forget(self, memory_id: str, session_id: str = "", reason: str = "forgotten at the user's request") -> bool:
         record = self.get(memory_id)
         if record is None or not self.store.delete(self.user_id, memory_id):
             return False
-        self._cache = None
         self._audit(f"memory:{memory_id}", record.text, None, reason, session_id)
         return True
 
@@ -195,7 +188,6 @@ class MemoryStream:
     def erase(self) -> int:
         """Every memory of the user, and its vector, gone; returns how many."""
         count = self.store.erase_user(self.user_id)
-        self._cache = None
         return count
 
     def vector_of(self, record: MemoryRecord) -> np.ndarray | None:
@@ -255,7 +247,6 @@ class MemoryStream:
                 reason = f"decayed: importance {before} → {record.importance} after its retention period"
             self.store.put(record, vectors[i] if vectors.shape[1] else None)
             self._audit(f"memory:{record.id}", None, record.text, reason, "")
-        self._cache = None
         return {"archived": archived, "decayed": decayed}
 
     def touch(self, memory_ids: list[str]) -> None:

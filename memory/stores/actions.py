@@ -14,15 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from monologue.memory.stores.sqlite import SQLiteDatabase, open_database
+from monologue.memory.stores.database import Database, Migrations, open_database
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS action_records (
-    id TEXT PRIMARY KEY, user_id TEXT NOT NULL, session_id TEXT NOT NULL, action TEXT NOT NULL,
-    domain TEXT NOT NULL, args TEXT NOT NULL, said TEXT NOT NULL, at REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS action_records_by_user ON action_records (user_id, at);
-"""
+_TABLE = ("CREATE TABLE IF NOT EXISTS action_records (id TEXT PRIMARY KEY, user_id TEXT NOT NULL, "
+          "session_id TEXT NOT NULL, action TEXT NOT NULL, domain TEXT NOT NULL, args TEXT NOT NULL, "
+          "said TEXT NOT NULL, at {real} NOT NULL)")
+_INDEX = "CREATE INDEX IF NOT EXISTS action_records_by_user ON action_records (user_id, at)"
+MIGRATIONS: Migrations = {"sqlite": [[_TABLE.format(real="REAL"), _INDEX]],
+                          "postgres": [[_TABLE.format(real="DOUBLE PRECISION"), _INDEX]]}
 
 
 @dataclass(frozen=True)
@@ -44,10 +43,10 @@ class ActionRecord:
         return f"{action[:1].upper()}-{uuid.uuid4().hex[:6].upper()}"
 
 
-class SQLiteActionStore:
-    def __init__(self, path: str | Path | SQLiteDatabase = ":memory:") -> None:
+class SqlActionStore:
+    def __init__(self, path: str | Path | Database = ":memory:") -> None:
         self.db = open_database(path)
-        self.db.create(_SCHEMA)
+        self.db.migrate("actions", MIGRATIONS)
 
     def add(self, record: ActionRecord) -> None:
         self.db.run("INSERT INTO action_records (id, user_id, session_id, action, domain, args, said, at) "
@@ -71,7 +70,7 @@ class SQLiteActionStore:
 
     def erase(self, user_id: str) -> int:
         count = self.db.run("DELETE FROM action_records WHERE user_id = ?", (user_id,))
-        self.db.vacuum()
+        self.db.vacuum(("action_records",))
         return count
 
     def reseal(self, tx: Any) -> int:

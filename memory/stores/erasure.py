@@ -1,11 +1,14 @@
-"""Erase that leaves nothing (U1) on the embedded store: one user, every place Monologue put them.
+"""Erase that leaves nothing (U1): one user, every place Monologue put them, on every backend.
 
 Memories and vectors, profile, summaries, commitments, what was done for them, the audit
 log's entries (one content-free tombstone stays, proving the erase happened), the working
 states and change histories of their sessions, and the files their sessions wrote (trace,
-transcript, audio, report). Deleted rows are overwritten (`secure_delete`), the file is
-rebuilt (VACUUM) and the write-ahead log emptied, so neither free pages nor the log hold
-what was said.
+transcript, audio, report). On SQLite, deleted rows are overwritten (`secure_delete`), the
+file is rebuilt (VACUUM) and the write-ahead log emptied, so neither free pages nor the log
+hold what was said; on PostgreSQL the tables are rewritten (VACUUM FULL); in Redis the keys
+go and the append-only file is rewritten; each worker's memory cache drops the user at its
+next sweep (`SqlMemoryStore.sweep`). What stays outside: a server's write-ahead log and
+backups until they are recycled (the operator's retention).
 """
 
 from __future__ import annotations
@@ -15,11 +18,8 @@ from pathlib import Path
 
 from loguru import logger
 
-from monologue.memory.stores.actions import SQLiteActionStore
-from monologue.memory.stores.memories import SQLiteMemoryStore
-from monologue.memory.stores.profiles import SQLiteProfileStore
-from monologue.memory.stores.sqlite import SQLiteDatabase
-from monologue.memory.stores.state import SQLiteStateStore
+from monologue.memory.stores.database import Database
+from monologue.memory.stores.factory import Stores, open_stores
 
 # What a session writes to its folder (`--out`), all of it the user's words or voice.
 SESSION_FILES = ("trace.jsonl", "transcript.txt", "reply.wav", "conversation.wav", "heard.wav", "report.html")
@@ -49,14 +49,16 @@ def remove_session_files(folders: list[str]) -> list[str]:
     return removed
 
 
-def erase_user(db: SQLiteDatabase, user_id: str, session_id: str = "") -> Erasure:
-    """Erase `user_id` from the SQLite store `db` and the files of their sessions."""
-    profiles = SQLiteProfileStore(db)
+def erase_user(stores: Stores | Database, user_id: str, session_id: str = "") -> Erasure:
+    """Erase `user_id` from `stores` (or every store on one database) and the files of their
+    sessions."""
+    stores = stores if isinstance(stores, Stores) else open_stores(stores)
+    profiles = stores.profiles
     sessions = profiles.sessions_of(user_id)
     erasure = Erasure()
-    erasure.memories = SQLiteMemoryStore(db).erase_user(user_id)
-    erasure.actions = SQLiteActionStore(db).erase(user_id)
-    erasure.states = SQLiteStateStore(db).erase_sessions([s for s, _ in sessions])
+    erasure.memories = stores.memories.erase_user(user_id)
+    erasure.actions = stores.actions.erase(user_id)
+    erasure.states = stores.states.erase_sessions([s for s, _ in sessions])
     erasure.files = remove_session_files([folder for _, folder in sessions])
     # Last: the session index (what found the states and files) with the rest, the tombstone,
     # then VACUUM and the log emptied. A crash before this leaves everything findable again.

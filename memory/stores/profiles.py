@@ -1,6 +1,8 @@
-"""Profiles, summaries, the agent's commitments and the append-only audit log, in SQLite.
+"""Profiles, summaries, the agent's commitments and the append-only audit log, in SQLite or
+PostgreSQL.
 
-The audit log cannot be rewritten: a trigger aborts any UPDATE of it (U6). Erasing a
+The audit log cannot be rewritten: triggers abort any UPDATE or DELETE of it (U6), but for
+an erase's and a key rotation's own statements (`_rewriting_audit`). Erasing a
 user (U1) deletes their entries and appends a tombstone that holds no content, so the log
 still proves that an erase happened; re-sealing under a new key (`reseal`) rewrites the
 ciphertext of the values, never what they say. On a file, profiles, summaries, commitments
@@ -11,36 +13,54 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from monologue.memory.longterm.records import AuditEntry, ProfileFact, UserProfile
+from monologue.memory.stores.database import Database, Migrations, Transaction, open_database
 from monologue.memory.stores.sealing import SealedDataError, StoreKeyError
-from monologue.memory.stores.sqlite import SQLiteDatabase, open_database
 
-_APPEND_ONLY = ("CREATE TRIGGER IF NOT EXISTS audit_log_is_append_only BEFORE UPDATE ON audit_log "
-                "BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;")
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS profiles (user_id TEXT PRIMARY KEY, profile TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS audit_log (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, user_id TEXT NOT NULL, at REAL NOT NULL,
-    what TEXT NOT NULL, before TEXT, after TEXT, reason TEXT NOT NULL, session_id TEXT
-);
-CREATE TABLE IF NOT EXISTS summaries (
-    user_id TEXT NOT NULL, level TEXT NOT NULL, key TEXT NOT NULL, at REAL NOT NULL,
-    text TEXT NOT NULL, sessions TEXT NOT NULL, PRIMARY KEY (user_id, level, key)
-);
-CREATE TABLE IF NOT EXISTS user_sessions (
-    user_id TEXT NOT NULL, session_id TEXT NOT NULL, folder TEXT NOT NULL, at REAL NOT NULL,
-    PRIMARY KEY (user_id, session_id)
-);
-CREATE INDEX IF NOT EXISTS user_sessions_folder ON user_sessions (folder, at);
-CREATE TABLE IF NOT EXISTS commitments (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
-    at REAL NOT NULL, text TEXT NOT NULL, kept_at REAL
-);
-""" + _APPEND_ONLY
+_APPEND_ONLY_SQLITE = [
+    "CREATE TRIGGER IF NOT EXISTS audit_log_is_append_only BEFORE UPDATE ON audit_log "
+    "BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END",
+    "CREATE TRIGGER IF NOT EXISTS audit_log_keeps_entries BEFORE DELETE ON audit_log "
+    "BEGIN SELECT RAISE(ABORT, 'the audit log is append-only: entries go only with their user (an erase)'); END",
+]
+# PostgreSQL: one trigger function refuses UPDATE, DELETE and TRUNCATE, unless the transaction
+# says it is an erase or a key rotation (`_rewriting_audit`), which only this store's code does.
+_APPEND_ONLY_POSTGRES = [
+    "CREATE FUNCTION audit_log_is_append_only() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+    "IF current_setting('monologue.audit_rewrite', true) = 'on' THEN "
+    "RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END; END IF; "
+    "RAISE EXCEPTION 'the audit log is append-only (%)', TG_OP; END $$",
+    "CREATE TRIGGER audit_log_is_append_only BEFORE UPDATE OR DELETE ON audit_log FOR EACH ROW "
+    "EXECUTE FUNCTION audit_log_is_append_only()",
+    "CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log FOR EACH STATEMENT "
+    "EXECUTE FUNCTION audit_log_is_append_only()",
+]
+_TABLES = [
+    "CREATE TABLE IF NOT EXISTS profiles (user_id TEXT PRIMARY KEY, profile TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS audit_log (id {serial}, user_id TEXT NOT NULL, at {real} NOT NULL, "
+    "what TEXT NOT NULL, before TEXT, after TEXT, reason TEXT NOT NULL, session_id TEXT)",
+    "CREATE INDEX IF NOT EXISTS audit_log_user ON audit_log (user_id, id)",
+    "CREATE TABLE IF NOT EXISTS summaries (user_id TEXT NOT NULL, level TEXT NOT NULL, key TEXT NOT NULL, "
+    "at {real} NOT NULL, text TEXT NOT NULL, sessions TEXT NOT NULL, PRIMARY KEY (user_id, level, key))",
+    "CREATE TABLE IF NOT EXISTS user_sessions (user_id TEXT NOT NULL, session_id TEXT NOT NULL, "
+    "folder TEXT NOT NULL, at {real} NOT NULL, PRIMARY KEY (user_id, session_id))",
+    "CREATE INDEX IF NOT EXISTS user_sessions_folder ON user_sessions (folder, at)",
+    "CREATE TABLE IF NOT EXISTS commitments (id {serial}, user_id TEXT NOT NULL, session_id TEXT NOT NULL, "
+    "at {real} NOT NULL, text TEXT NOT NULL, kept_at {real})",
+]
+MIGRATIONS: Migrations = {
+    "sqlite": [[t.format(serial="INTEGER PRIMARY KEY AUTOINCREMENT", real="REAL") for t in _TABLES]
+               + _APPEND_ONLY_SQLITE[:1],
+               _APPEND_ONLY_SQLITE[1:]],
+    "postgres": [[t.format(serial="BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", real="DOUBLE PRECISION")
+                  for t in _TABLES] + _APPEND_ONLY_POSTGRES],
+}
 
 _INSERT_AUDIT = ("INSERT INTO audit_log (user_id, at, what, before, after, reason, session_id) "
                  "VALUES (?, ?, ?, ?, ?, ?, ?)")
@@ -57,12 +77,27 @@ def _unjson(value: str | None) -> Any:
     return json.loads(value) if value else None
 
 
-class SQLiteProfileStore:
-    """Profiles and their append-only audit log, in the same SQLite file as everything else."""
+class SqlProfileStore:
+    """Profiles and their append-only audit log, in the same database as everything else."""
 
-    def __init__(self, path: str | Path | SQLiteDatabase = ":memory:") -> None:
+    def __init__(self, path: str | Path | Database = ":memory:") -> None:
         self.db = open_database(path)
-        self.db.create(_SCHEMA)
+        self.db.migrate("profiles", MIGRATIONS)
+
+    @contextmanager
+    def _rewriting_audit(self, tx: Transaction) -> Iterator[None]:
+        """Inside `tx`, the audit log may be changed (an erase deletes a user's entries; a key
+        rotation re-seals values): nowhere else."""
+        if self.db.dialect == "postgres":
+            tx.execute("SELECT set_config('monologue.audit_rewrite', 'on', true)")
+            yield
+            tx.execute("SELECT set_config('monologue.audit_rewrite', 'off', true)")
+            return
+        tx.execute("DROP TRIGGER IF EXISTS audit_log_is_append_only")
+        tx.execute("DROP TRIGGER IF EXISTS audit_log_keeps_entries")
+        yield
+        for statement in _APPEND_ONLY_SQLITE:
+            tx.execute(statement)
 
     def _audit_row(self, user_id: str, at: float | None, entry: AuditEntry) -> tuple[Any, ...]:
         where = f"audit_log/{user_id}/{entry.what}"
@@ -82,7 +117,8 @@ class SQLiteProfileStore:
         data = {"facts": {slot: asdict(f) for slot, f in profile.facts.items()},
                 "last_session": profile.last_session, "version": profile.version}
         with self.db.transaction() as tx:
-            tx.execute("INSERT OR REPLACE INTO profiles (user_id, profile) VALUES (?, ?)",
+            tx.execute("INSERT INTO profiles (user_id, profile) VALUES (?, ?) "
+                       "ON CONFLICT (user_id) DO UPDATE SET profile = excluded.profile",
                        (profile.user_id, self.db.seal(json.dumps(data, ensure_ascii=False),
                                                       f"profiles/{profile.user_id}")))
             tx.executemany(_INSERT_AUDIT, [self._audit_row(profile.user_id, at, AuditEntry(*e)) for e in audit])
@@ -109,8 +145,9 @@ class SQLiteProfileStore:
         self.db.run(_INSERT_AUDIT, self._audit_row(user_id, at, AuditEntry(what, before, after, reason, session_id)))
 
     def put_summary(self, user_id: str, level: str, key: str, text: str, sessions: list[str], at: float) -> None:
-        self.db.run("INSERT OR REPLACE INTO summaries (user_id, level, key, at, text, sessions) "
-                    "VALUES (?, ?, ?, ?, ?, ?)", (user_id, level, key, at,
+        self.db.run("INSERT INTO summaries (user_id, level, key, at, text, sessions) VALUES (?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT (user_id, level, key) DO UPDATE SET at = excluded.at, text = excluded.text, "
+                    "sessions = excluded.sessions", (user_id, level, key, at,
                                                   self.db.seal(text, f"summaries/{user_id}/{level}/{key}"),
                                                   json.dumps(sessions)))
 
@@ -138,7 +175,8 @@ class SQLiteProfileStore:
         """Note that `session_id` was the user's, and the folder (an absolute path) its trace
         files went to, for an erase to find them. The path is kept plain: it is where files
         are, not what was said, and an erase must be able to ask who wrote there last."""
-        self.db.run("INSERT OR REPLACE INTO user_sessions (user_id, session_id, folder, at) VALUES (?, ?, ?, ?)",
+        self.db.run("INSERT INTO user_sessions (user_id, session_id, folder, at) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (user_id, session_id) DO UPDATE SET folder = excluded.folder, at = excluded.at",
                     (user_id, session_id, folder, time.time()))
 
     def sessions_of(self, user_id: str) -> list[tuple[str, str]]:
@@ -171,12 +209,11 @@ class SQLiteProfileStore:
             tx.execute("DELETE FROM profiles WHERE user_id = ?", (user_id,))
             if not keep_sessions:
                 tx.execute("DELETE FROM user_sessions WHERE user_id = ?", (user_id,))
-            tx.execute("DROP TRIGGER IF EXISTS audit_log_is_append_only")
-            tx.execute("DELETE FROM audit_log WHERE user_id = ?", (user_id,))
-            tx.execute(_APPEND_ONLY)
+            with self._rewriting_audit(tx):
+                tx.execute("DELETE FROM audit_log WHERE user_id = ?", (user_id,))
             tx.execute(_INSERT_AUDIT, (user_id, time.time(), ERASED, None, None, "erased at the user's request",
                                        session_id))
-        self.db.vacuum()
+        self.db.vacuum(("summaries", "commitments", "profiles", "user_sessions", "audit_log"))
 
     def reseal(self, tx: Any) -> int:
         """Seal every value again with the database's current key, inside the caller's transaction
@@ -196,12 +233,12 @@ class SQLiteProfileStore:
             where = f"commitments/{user_id}"
             tx.execute("UPDATE commitments SET text = ? WHERE id = ?", (self.db.reseal(text, where), row_id))
             count += 1
-        tx.execute("DROP TRIGGER IF EXISTS audit_log_is_append_only")
-        for row_id, user_id, what, before, after in tx.execute(
-                "SELECT id, user_id, what, before, after FROM audit_log").fetchall():
-            where = f"audit_log/{user_id}/{what}"
-            tx.execute("UPDATE audit_log SET before = ?, after = ? WHERE id = ?",
-                       (self.db.reseal(before, where + "/before"), self.db.reseal(after, where + "/after"), row_id))
-            count += 1
-        tx.execute(_APPEND_ONLY)
+        with self._rewriting_audit(tx):
+            for row_id, user_id, what, before, after in tx.execute(
+                    "SELECT id, user_id, what, before, after FROM audit_log").fetchall():
+                where = f"audit_log/{user_id}/{what}"
+                tx.execute("UPDATE audit_log SET before = ?, after = ? WHERE id = ?",
+                           (self.db.reseal(before, where + "/before"), self.db.reseal(after, where + "/after"),
+                            row_id))
+                count += 1
         return count

@@ -3,7 +3,7 @@
 `StateStore` keeps each session's working state (versioned compare-and-set, W9);
 `MemoryStore` keeps the memory stream and its vectors; `ProfileStore` keeps profiles,
 summaries, the agent's commitments and the append-only audit log. The embedded
-defaults are SQLite (`SQLiteStateStore`, `SQLiteMemoryStore`, `SQLiteProfileStore`);
+defaults are SQLite (`SqlStateStore`, `SqlMemoryStore`, `SqlProfileStore`);
 another backend (PostgreSQL, Redis) implements these protocols and nothing in the
 engines changes.
 """
@@ -28,6 +28,7 @@ class StateStore(Protocol):
     def commit(self, state: SessionState, expected_version: int, changes: list[Change]) -> None: ...
     def history(self, session_id: str) -> list[Change]: ...
     def sessions(self) -> list[tuple[str, int, float]]: ...
+    def erase_sessions(self, session_ids: list[str]) -> int: ...
 
 
 class MemoryStore(Protocol):

@@ -19,9 +19,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from monologue.memory.stores.actions import SQLiteActionStore
-from monologue.memory.stores.memories import SQLiteMemoryStore
-from monologue.memory.stores.profiles import SQLiteProfileStore
+from monologue.memory.stores.actions import SqlActionStore
+from monologue.memory.stores.database import Database
+from monologue.memory.stores.memories import SqlMemoryStore
+from monologue.memory.stores.profiles import SqlProfileStore
 from monologue.memory.stores.sealing import (
     KEY_ENV,
     Sealer,
@@ -35,7 +36,7 @@ from monologue.memory.stores.sealing import (
     write_key_file,
 )
 from monologue.memory.stores.sqlite import SQLiteDatabase
-from monologue.memory.stores.state import SQLiteStateStore
+from monologue.memory.stores.state import SqlStateStore
 
 NEW_KEY_ENV = "MONOLOGUE_NEW_STORE_KEY"
 
@@ -53,7 +54,13 @@ def rotate_key(path: str | Path, environ: dict[str, str] | None = None) -> Rotat
     comes from `$MONOLOGUE_STORE_KEY`, the new one must be given in `$MONOLOGUE_NEW_STORE_KEY`
     (a secret manager holds it, not this program)."""
     env = dict(os.environ if environ is None else environ)
-    db = SQLiteDatabase(path, sealed=True, environ=env)
+    db: Database
+    if str(path).startswith(("postgresql://", "postgres://")):
+        from monologue.memory.stores.postgres import PostgresDatabase
+
+        db = PostgresDatabase(str(path), sealed=True, environ=env)
+    else:
+        db = SQLiteDatabase(path, sealed=True, environ=env)
     assert db.sealer is not None
     old = db.sealer.current
     if env.get(KEY_ENV):
@@ -68,7 +75,7 @@ def rotate_key(path: str | Path, environ: dict[str, str] | None = None) -> Rotat
         pending = pending_key_path(key_file_path(env))
         write_key_file(pending, fresh)
         where = str(key_file_path(env))
-    stores = (SQLiteMemoryStore(db), SQLiteProfileStore(db), SQLiteActionStore(db), SQLiteStateStore(db))
+    stores = (SqlMemoryStore(db), SqlProfileStore(db), SqlActionStore(db), SqlStateStore(db))
     previous = db.sealer
     db.sealer = Sealer([fresh, *(k for k in db.sealer.keys)])
     try:
@@ -88,6 +95,8 @@ def rotate_key(path: str | Path, environ: dict[str, str] | None = None) -> Rotat
         if key_file.is_file():
             retire_key(key_file, decode_key(key_file.read_text(), str(key_file)))
         pending.replace(key_file)
-    db.vacuum()          # the old ciphertext leaves the free pages and the log
+    # The old ciphertext leaves the free pages and the log (SQLite), the tables' files (PostgreSQL).
+    db.vacuum(("memories", "placeholders", "profiles", "summaries", "commitments", "audit_log", "action_records",
+               "session_state", "state_history"))
     db.close()
     return Rotation(old, key_id(fresh), values, where)

@@ -22,28 +22,26 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from loguru import logger
-
-from monologue.memory.stores.sealing import (
-    Sealer,
-    StoreKeyError,
-    decode_key,
-    ensure_key,
-    find_keys,
-    key_file_path,
-    key_id,
-    pending_key_path,
-    retire_key,
+from monologue.memory.stores.database import (
+    SCHEMA_VERSIONS,
+    Dialect,
+    Migrations,
+    Params,
+    SealedValues,
+    apply_migrations,
+    open_sealer,
 )
+from monologue.memory.stores.sealing import Sealer
 
 IN_MEMORY = ":memory:"
 BUSY_TIMEOUT_SECS = 30.0
 
-Params = Sequence[Any]
 
-
-class SQLiteDatabase:
+class SQLiteDatabase(SealedValues):
     """One SQLite database (a file, or private memory for tests)."""
+
+    dialect: Dialect = "sqlite"
+    seq = "rowid"
 
     def __init__(self, path: str | Path = IN_MEMORY, *, sealed: bool | None = None,
                  environ: dict[str, str] | None = None) -> None:
@@ -67,58 +65,10 @@ class SQLiteDatabase:
             self.sealer = self._open_sealer(environ)
 
     def _open_sealer(self, environ: dict[str, str] | None) -> Sealer:
-        """The sealer for this file: the key it was sealed with, found before anything is read.
-        A new file takes the configured key (made on first use); a file sealed with a key
-        this process does not have is refused, with where the key was looked for."""
         self._db.execute("CREATE TABLE IF NOT EXISTS store_keys (key_id TEXT PRIMARY KEY, added_at REAL NOT NULL)")
         registered = [r[0] for r in self._db.execute("SELECT key_id FROM store_keys").fetchall()]
-        if not registered:
-            source = ensure_key(environ)
-            self._db.execute("INSERT OR IGNORE INTO store_keys VALUES (?, ?)", (key_id(source.keys[0]), time.time()))
-            return Sealer(source.keys)
-        source = find_keys(environ)
-        current = [k for k in source.keys if key_id(k) in registered]
-        if not current:
-            have = f"the key there is {', '.join(source.ids)}" if source.keys else "there is no key there"
-            raise StoreKeyError(
-                f"{self.path} is sealed with key {', '.join(registered)}, and {have} (looked in {source.where}). "
-                "Nothing was read or changed. Restore the key file it was made with, or set "
-                "MONOLOGUE_STORE_KEY / MONOLOGUE_KEY_FILE to it")
-        self._finish_rotation(current[0], environ)
-        return Sealer([current[0], *(k for k in source.keys if k is not current[0])])
-
-    @staticmethod
-    def _finish_rotation(current: bytes, environ: dict[str, str] | None) -> None:
-        """A rotation that sealed the store with its new key but stopped before renaming the key
-        file: the pending key is now the key."""
-        path = key_file_path(environ)
-        pending = pending_key_path(path)
-        if pending.is_file() and decode_key(pending.read_text(), str(pending)) == current:
-            if path.is_file():
-                retire_key(path, decode_key(path.read_text(), str(path)))    # other stores may use it
-            pending.replace(path)
-            logger.info(f"finished an interrupted key rotation: {path} now holds key {key_id(current)}")
-
-    def seal(self, value: str | None, where: str) -> str | None:
-        """`value` as it is stored: sealed when this database is; None stays None."""
-        return value if value is None or self.sealer is None else self.sealer.seal_text(value, where)
-
-    def unseal(self, value: str | None, where: str) -> str | None:
-        return value if value is None or self.sealer is None else self.sealer.open_text(value, where)
-
-    def reseal(self, value: str | None, where: str) -> str | None:
-        """`value` opened and sealed again with the current key (a key rotation)."""
-        return self.seal(self.unseal(value, where), where)
-
-    def seal_blob(self, value: bytes | None, where: str) -> bytes | None:
-        return value if value is None or self.sealer is None else self.sealer.seal_bytes(value, where)
-
-    def unseal_blob(self, value: bytes | None, where: str) -> bytes | None:
-        return value if value is None or self.sealer is None else self.sealer.open_bytes(value, where)
-
-    def lookup(self, text: str) -> str:
-        """What an exact-match column holds for `text`: a keyed digest when sealed."""
-        return text if self.sealer is None else self.sealer.lookup(text)
+        return open_sealer(registered, lambda key: self._db.execute(
+            "INSERT OR IGNORE INTO store_keys VALUES (?, ?)", (key, time.time())), self.path, environ)
 
     def _wal(self) -> None:
         """Switch a new file to write-ahead logging. Two connections opening a brand-new file
@@ -138,10 +88,12 @@ class SQLiteDatabase:
     def in_memory(self) -> bool:
         return self.path == IN_MEMORY
 
-    def create(self, schema: str) -> None:
-        """Run a schema script (CREATE … IF NOT EXISTS statements)."""
+    def migrate(self, component: str, migrations: Migrations) -> int:
+        """Bring `component`'s tables up to date (`database.py`); returns its schema version."""
         with self._lock:
-            self._db.executescript(schema)
+            self._db.execute(SCHEMA_VERSIONS)
+            with self.transaction(immediate=True) as tx:
+                return apply_migrations(tx, component, migrations["sqlite"])
 
     def query(self, sql: str, params: Params = ()) -> list[tuple[Any, ...]]:
         with self._lock:
@@ -171,9 +123,16 @@ class SQLiteDatabase:
                 raise
             self._db.execute("COMMIT")
 
-    def vacuum(self) -> None:
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """Reads inside see one state of the database (a read transaction)."""
+        with self.transaction() as tx:
+            yield tx
+
+    def vacuum(self, tables: Sequence[str] = ()) -> None:
         """Rebuild the file so deleted rows leave no readable trace in free pages, then empty
-        the write-ahead log, which still holds the pages as they were before the delete."""
+        the write-ahead log, which still holds the pages as they were before the delete
+        (the whole file: `tables` is for servers that rebuild one table at a time)."""
         if not self.in_memory:
             with self._lock:
                 self._db.execute("VACUUM")

@@ -1,4 +1,5 @@
-"""Where session state lives (W9): in process for tests, SQLite by default.
+"""Where session state lives (W9): in process for tests, SQLite by default, PostgreSQL or Redis
+(`redis_state.py`) for many workers.
 
 Writes are compare-and-set on the state's version: a writer that read version v can
 only commit v+1, so two writers on one session never lose an update — the loser
@@ -14,26 +15,22 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from monologue.memory.stores.database import Database, Migrations, open_database
 from monologue.memory.stores.protocols import VersionConflict
-from monologue.memory.stores.sqlite import SQLiteDatabase, open_database
 from monologue.memory.working.state import Change, SessionState
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS session_state (
-    session_id TEXT PRIMARY KEY,
-    version INTEGER NOT NULL,
-    state TEXT NOT NULL,
-    updated_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS state_history (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    session_id TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    turn INTEGER NOT NULL,
-    entry TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS state_history_session ON state_history(session_id, id);
-"""
+_TABLES = [
+    "CREATE TABLE IF NOT EXISTS session_state (session_id TEXT PRIMARY KEY, version INTEGER NOT NULL, "
+    "state TEXT NOT NULL, updated_at {real} NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS state_history (id {serial}, session_id TEXT NOT NULL, version INTEGER NOT NULL, "
+    "turn INTEGER NOT NULL, entry TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS state_history_session ON state_history(session_id, id)",
+]
+MIGRATIONS: Migrations = {
+    "sqlite": [[t.format(real="REAL", serial="INTEGER PRIMARY KEY AUTOINCREMENT") for t in _TABLES]],
+    "postgres": [[t.format(real="DOUBLE PRECISION", serial="BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")
+                  for t in _TABLES]],
+}
 
 
 class InMemoryStateStore:
@@ -62,18 +59,25 @@ class InMemoryStateStore:
         with self._lock:
             return list(self._history.get(session_id, []))
 
+    def erase_sessions(self, session_ids: list[str]) -> int:
+        with self._lock:
+            self._history = {k: v for k, v in self._history.items() if k not in session_ids}
+            before = len(self._states)
+            self._states = {k: v for k, v in self._states.items() if k not in session_ids}
+            return before - len(self._states)
+
     def sessions(self) -> list[tuple[str, int, float]]:
         with self._lock:
             rows = [json.loads(raw) for raw in self._states.values()]
         return [(r["session_id"], r["version"], r["updated_at"]) for r in rows]
 
 
-class SQLiteStateStore:
-    """Session states and their change history in SQLite; safe for several processes."""
+class SqlStateStore:
+    """Session states and their change history in SQLite or PostgreSQL; safe for several processes."""
 
-    def __init__(self, path: str | Path | SQLiteDatabase) -> None:
+    def __init__(self, path: str | Path | Database) -> None:
         self.db = open_database(path)
-        self.db.create(_SCHEMA)
+        self.db.migrate("states", MIGRATIONS)
 
     @property
     def path(self) -> Path:
@@ -90,7 +94,8 @@ class SQLiteStateStore:
         with self.db.transaction(immediate=True) as tx:
             if expected_version == 0:
                 cursor = tx.execute(
-                    "INSERT OR IGNORE INTO session_state (session_id, version, state, updated_at) VALUES (?, ?, ?, ?)",
+                    "INSERT INTO session_state (session_id, version, state, updated_at) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT DO NOTHING",
                     (state.session_id, state.version, sealed, state.updated_at))
             else:
                 cursor = tx.execute(
@@ -114,7 +119,7 @@ class SQLiteStateStore:
             count = sum(tx.execute("DELETE FROM session_state WHERE session_id = ?", (s,)).rowcount
                         for s in session_ids)
             tx.executemany("DELETE FROM state_history WHERE session_id = ?", [(s,) for s in session_ids])
-        self.db.vacuum()
+        self.db.vacuum(("session_state", "state_history"))
         return count
 
     def reseal(self, tx: Any) -> int:

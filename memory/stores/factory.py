@@ -1,0 +1,95 @@
+"""One place that turns the configured URLs into stores: the engines never name a backend.
+
+    store.url:  sqlite:///path (or a plain path; the default is store.path) | postgresql://…
+    state.url:  "" (session states beside the memories, in the same database) | redis://…
+
+A process opens each server once: every session it serves shares the pool and the memory
+store's cache (`SqlMemoryStore`), so a worker holds no state beyond caches.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from monologue.memory.stores.actions import SqlActionStore
+from monologue.memory.stores.database import Database, open_database
+from monologue.memory.stores.memories import SqlMemoryStore
+from monologue.memory.stores.profiles import SqlProfileStore
+from monologue.memory.stores.protocols import StateStore
+from monologue.memory.stores.state import SqlStateStore
+
+
+@dataclass
+class Stores:
+    """Everything Monologue keeps, on the configured backends."""
+
+    database: Database
+    memories: SqlMemoryStore
+    profiles: SqlProfileStore
+    actions: SqlActionStore
+    states: StateStore
+
+    @property
+    def shared(self) -> bool:
+        """On servers (shared by workers), not a file of this machine's."""
+        return self.database.dialect != "sqlite" or not isinstance(self.states, SqlStateStore)
+
+
+_OPEN: dict[tuple[str, str], Stores] = {}
+_LOCK = threading.Lock()
+
+
+def is_server(url: str) -> bool:
+    return url.startswith(("postgresql://", "postgres://", "redis://", "rediss://", "unix://"))
+
+
+def store_target(url: str, path: str) -> str:
+    """What `store.url` (or, when it is empty, `store.path`) names."""
+    return url or path
+
+
+def open_stores(store: str | Path | Database, state_url: str = "") -> Stores:
+    """The stores on `store` (a path, `sqlite:///…`, `postgresql://…`, or an open database),
+    with session states in Redis when `state_url` is a `redis://` URL. Server-backed stores
+    are opened once per process and shared; a SQLite file is opened anew each call (tests
+    open hundreds of files; a file's store is cheap to open)."""
+    key = (str(store), state_url) if isinstance(store, str | Path) and (is_server(str(store)) or is_server(state_url)) \
+        else None
+    if key is not None and key in _OPEN:
+        return _OPEN[key]
+    database = open_database(store)
+    states: StateStore
+    if state_url.startswith(("redis://", "rediss://", "unix://")):
+        from monologue.memory.stores.redis_state import RedisStateStore
+
+        states = RedisStateStore(state_url)
+    elif state_url:
+        states = SqlStateStore(open_database(state_url))
+    else:
+        states = SqlStateStore(database)
+    stores = Stores(database, SqlMemoryStore(database), SqlProfileStore(database), SqlActionStore(database), states)
+    if key is not None:
+        with _LOCK:
+            stores = _OPEN.setdefault(key, stores)
+    return stores
+
+
+def stores_of(states: StateStore) -> Stores | None:
+    """The shared stores whose session states are `states` (where its actions are recorded)."""
+    with _LOCK:
+        return next((s for s in _OPEN.values() if s.states is states), None)
+
+
+def close_all() -> None:
+    """Close every shared store (a worker shutting down)."""
+    from monologue.memory.stores.database import close_servers
+
+    with _LOCK:
+        for stores in _OPEN.values():
+            close = getattr(stores.states, "close", None)
+            if close is not None and not isinstance(stores.states, SqlStateStore):
+                close()
+        _OPEN.clear()
+    close_servers()
