@@ -73,6 +73,9 @@ class OfferRequest(BaseModel):
     restart_pc: bool | None = None
     user: str = Field(default="", max_length=64)
     no_history: bool = False            # off the record: long-term memory neither read nor written (U2)
+    # A client reconnecting (to this worker or another, sharing state.url) continues its session:
+    # the same working state. Empty: a new session.
+    session_id: str = Field(default="", max_length=64, pattern=r"^[A-Za-z0-9_.-]*$")
 
 
 class IceCandidateIn(BaseModel):
@@ -190,9 +193,12 @@ class RoomServer:
             raise RequestError(503, f"the server is full ({self.options.max_rooms} rooms); try again later")
         name = user_id(request.user)
         no_history = request.no_history
+        if request.session_id and request.session_id in self.rooms:
+            raise RequestError(409, f"session {request.session_id} is still open in a room here; close it first")
+        resume = request.session_id
 
         async def start_room(connection: Any) -> None:
-            self._open_room(connection, name, no_history)
+            self._open_room(connection, name, no_history, resume)
 
         try:
             answer = await self._handler.handle_web_request(
@@ -231,8 +237,8 @@ class RoomServer:
 
     # --- rooms ----------------------------------------------------------------------------
 
-    def _open_room(self, connection: Any, user: str, no_history: bool = False) -> None:
-        session_id = new_session_id()
+    def _open_room(self, connection: Any, user: str, no_history: bool = False, resume: str = "") -> None:
+        session_id = resume or new_session_id()
         room = Room(session_id, user, self.options.out_dir / session_id, no_history=no_history)
         self.rooms[session_id] = room
         room.task = asyncio.create_task(self._run_webrtc_room(room, connection), name=f"room-{session_id}")

@@ -34,6 +34,7 @@ from monologue.memory.stores.database import (
 
 CONNECT_TIMEOUT_SECS = 5.0
 RETRY_SECS = 10.0
+SCHEMA_LOCK = zlib.crc32(b"monologue:schema")     # the advisory lock schema changes are made under
 
 
 def _psycopg() -> Any:
@@ -98,11 +99,18 @@ class PostgresDatabase(SealedValues):
         self._lock = threading.Lock()
         self.sealer = None
         if sealed is None or sealed:
-            self.run("CREATE TABLE IF NOT EXISTS store_keys (key_id TEXT PRIMARY KEY, added_at DOUBLE PRECISION "
-                     "NOT NULL)")
-            registered = [r[0] for r in self.query("SELECT key_id FROM store_keys")]
-            self.sealer = open_sealer(registered, lambda key: self.run(
-                "INSERT INTO store_keys VALUES (?, ?) ON CONFLICT DO NOTHING", (key, time.time())), self.path, environ)
+            self.sealer = self._attempt("store key", lambda: self._open_sealer(environ))
+
+    def _open_sealer(self, environ: dict[str, str] | None) -> Any:
+        """The key check, under the schema lock: workers starting together register one key."""
+        with self._pool.connection() as connection, connection.transaction():
+            connection.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+            connection.execute("CREATE TABLE IF NOT EXISTS store_keys (key_id TEXT PRIMARY KEY, "
+                               "added_at DOUBLE PRECISION NOT NULL)")
+            registered = [r[0] for r in connection.execute("SELECT key_id FROM store_keys").fetchall()]
+            return open_sealer(registered, lambda key: connection.execute(
+                "INSERT INTO store_keys VALUES (%s, %s) ON CONFLICT DO NOTHING", (key, time.time())),
+                self.path, environ)
 
     @property
     def in_memory(self) -> bool:
@@ -162,11 +170,9 @@ class PostgresDatabase(SealedValues):
     def migrate(self, component: str, migrations: Migrations) -> int:
         """Bring `component`'s tables up to date; several workers starting at once take turns
         on an advisory lock, and each step is applied once."""
-        lock = zlib.crc32(f"monologue:{component}".encode())
-
         def attempt() -> int:
             with self._pool.connection() as connection, connection.transaction():
-                connection.execute("SELECT pg_advisory_xact_lock(%s)", (lock,))
+                connection.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
                 connection.execute(SCHEMA_VERSIONS)
                 return apply_migrations(_ServerTransaction(connection), component, migrations["postgres"])
         version: int = self._attempt(f"store migration ({component})", attempt)
