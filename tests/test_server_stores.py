@@ -84,7 +84,9 @@ def test_memories_written_by_one_worker_are_in_the_next_recall_of_another(pg_url
     assert second.all("ann")[0] is records            # unchanged: the cache itself, not a new read
     added = _record("ann", "I moved to Lyon")
     first.put(added, np.full(4, 2.0, dtype=np.float32))
+    served = vectors
     records, vectors = second.all("ann")
+    assert served.shape == (1, 4) and served[0].tolist() == [1.0] * 4      # what was served stays as it was
     assert [r.text for r in records] == ["I am allergic to peanuts", "I moved to Lyon"]
     assert vectors[1].tolist() == [2.0] * 4
     assert first.delete("ann", records[0].id)

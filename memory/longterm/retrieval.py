@@ -165,6 +165,10 @@ class Retriever:
         self._indexed: list[MemoryRecord] = []       # what the lexical indexes hold, in order
         self._bm25: BM25 | None = None
         self._bm25_around: BM25 | None = None
+        self._kept_prefix = 0                        # how many of the indexed memories the last change kept
+        self._sessions_for: object = None
+        self._session_names: dict[str, int] = {}
+        self._session_index = np.zeros(0, dtype=np.int64)
 
     def _embed_with_stream(self, query: str) -> np.ndarray | None:
         return self.stream.embed([query])[0] if self.stream.embed else None
@@ -182,11 +186,13 @@ class Retriever:
                 new = records[len(indexed):]
                 self._bm25.extend([r.text for r in new])
                 self._bm25_around.extend([(r.context.get("around") or r.text) for r in new])
+                self._kept_prefix = len(indexed)
             else:
                 self._bm25 = BM25([r.text for r in records])
                 # The same memory read with the words around it (context["around"]): what a
                 # turn answers is often in the question just before it.
                 self._bm25_around = BM25([(r.context.get("around") or r.text) for r in records])
+                self._kept_prefix = 0
             self._indexed = list(records)
             self._built_for = records
         assert self._bm25_around is not None
@@ -204,9 +210,13 @@ class Retriever:
         """Each memory's session scored by its most relevant memory: a conversation about
         the topic lifts its quieter turns (coarse-to-fine by session). Vectorised: this
         runs over every memory on each query."""
-        if getattr(self, "_sessions_for", None) is not records:
-            _, index = np.unique(np.array([r.session_id for r in records], dtype=object), return_inverse=True)
-            self._session_index = np.asarray(index, dtype=np.int64).reshape(-1)
+        if self._sessions_for is not records:
+            kept = min(self._kept_prefix, len(self._session_index))
+            if not kept:
+                self._session_names = {}
+            names = self._session_names
+            added = [names.setdefault(r.session_id, len(names)) for r in records[kept:]]
+            self._session_index = np.concatenate([self._session_index[:kept], np.array(added, dtype=np.int64)])
             self._sessions_for = records
         index = self._session_index
         if index.size == 0 or index.max() == 0:

@@ -268,8 +268,13 @@ class SqlMemoryStore:
             matrix = np.zeros((max(len(out), 1), dims), dtype=np.float32)
         appended = [i for i, r in enumerate(records) if r.id not in position]
         need = len(out) + len(appended)
-        if need > matrix.shape[0] or matrix is cached.vectors:
-            # Room to grow (doubling), and a copy: a matrix already served is never changed.
+        # A matrix already served is never changed in the rows it served: new memories go into
+        # its spare rows (no copy); a changed vector of an existing memory (rare: its words
+        # changed) or a full matrix means a new one, with room to grow.
+        rewritten = dims and vectors.shape[1] == dims and any(
+            not np.array_equal(matrix[position[r.id]], vectors[i])
+            for i, r in enumerate(records) if r.id in position)
+        if need > matrix.shape[0] or rewritten or (matrix is cached.vectors and gone):
             grown = np.zeros((max(need, 2 * len(out), 16), dims), dtype=np.float32)
             grown[:len(out)] = matrix[:len(out)]
             matrix = grown
@@ -280,7 +285,7 @@ class SqlMemoryStore:
                 out.append(record)
             else:
                 out[at] = record
-            if vectors.shape[1] == dims and dims:
+            if vectors.shape[1] == dims and dims and (at >= len(old) or rewritten):
                 matrix[at] = vectors[i]
         return _CachedStream(version, out, matrix, position)
 
