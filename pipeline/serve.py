@@ -54,6 +54,7 @@ TransportKind = Literal["webrtc", "daily", "livekit"]
 
 CONNECT_TIMEOUT_SECS = 30.0     # the browser's ICE/DTLS handshake, after the answer was sent
 END_GRACE_SECS = 20.0           # a room asked to end finishes the reply in flight, or is cancelled
+READY_TIMEOUT_SECS = 3.0        # a readiness probe that waits longer says "not ready"
 
 
 @dataclass(frozen=True)
@@ -235,6 +236,26 @@ class RoomServer:
                 "rooms_finished": len(self.finished), "uptime_secs": round(time.monotonic() - self._started, 1),
                 "models_load_secs": self.models.load_secs, "language": self.config.language}
 
+    async def readiness(self, timeout: float = READY_TIMEOUT_SECS) -> tuple[bool, dict[str, Any]]:
+        """Whether this worker can take a session now: its stores answer (a load balancer asks
+        `/api/ready` and sends no one to a worker whose database or Redis is out of reach)."""
+        from monologue.memory.stores.redis_state import RedisStateStore
+        from monologue.pipeline.builder import stores
+
+        def probe() -> dict[str, Any]:
+            started = time.perf_counter()
+            kept = stores(self.config, self.options.store_path)
+            kept.database.query("SELECT 1")
+            if isinstance(kept.states, RedisStateStore):
+                kept.states.ping()
+            return {"stores_ms": round((time.perf_counter() - started) * 1000, 1), "store": kept.database.path}
+        try:
+            return True, await asyncio.wait_for(asyncio.to_thread(probe), timeout)
+        except TimeoutError:
+            return False, {"error": f"the stores did not answer within {timeout:.0f} s"}
+        except Exception as exc:       # reported to the caller: readiness is where it shows
+            return False, {"error": f"{type(exc).__name__}: {exc}"}
+
     # --- rooms ----------------------------------------------------------------------------
 
     def _open_room(self, connection: Any, user: str, no_history: bool = False, resume: str = "") -> None:
@@ -402,6 +423,11 @@ def make_app(server: RoomServer) -> Any:
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
         return server.health()
+
+    @app.get("/api/ready")
+    async def ready() -> JSONResponse:
+        ok, detail = await server.readiness()
+        return JSONResponse({"ready": ok, **detail}, status_code=200 if ok else 503)
 
     async def answer(call: Any, request: Request) -> JSONResponse:
         try:

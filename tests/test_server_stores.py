@@ -253,3 +253,16 @@ def test_stores_are_chosen_by_url(pg_url: str, redis_url: str, tmp_path: Path) -
     local = open_stores(f"sqlite:///{tmp_path}/x.db")
     assert local.database.dialect == "sqlite" and Path(local.database.path) == tmp_path / "x.db"
     assert os.path.exists(tmp_path / "x.db")
+
+
+async def test_a_worker_is_ready_only_while_its_stores_answer(tmp_path: Path) -> None:
+    from monologue.configs import MonologueConfig
+    from monologue.pipeline.serve import RoomServer, ServeOptions
+
+    store = str(tmp_path / "m.db")
+    ok, detail = await RoomServer(MonologueConfig(), None, ServeOptions(store_path=store)).readiness()  # type: ignore[arg-type]
+    assert ok and "stores_ms" in detail
+    unreachable = MonologueConfig().with_overrides({"state": {"url": "redis://127.0.0.1:1/0"}})
+    started = time.monotonic()
+    ok, detail = await RoomServer(unreachable, None, ServeOptions(store_path=store)).readiness(timeout=1.0)  # type: ignore[arg-type]
+    assert not ok and "did not answer" in detail["error"] and time.monotonic() - started < 3
