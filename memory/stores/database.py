@@ -188,6 +188,10 @@ def retrying(what: str, attempt: Callable[[], Any], retryable: tuple[type[BaseEx
 _SERVERS: dict[str, Database] = {}
 
 
+def is_postgres_url(target: str) -> bool:
+    return target.startswith(("postgresql://", "postgres://"))
+
+
 def open_database(target: str | Path | Database) -> Database:
     """A store's argument: an open database to share, a path to a SQLite file (or
     `sqlite:///path`, `:memory:`), or a `postgresql://` URL. A process opens one pool per
@@ -195,7 +199,7 @@ def open_database(target: str | Path | Database) -> Database:
     if not isinstance(target, str | Path):
         return target
     text = str(target)
-    if text.startswith(("postgresql://", "postgres://")):
+    if is_postgres_url(text):
         if text not in _SERVERS:
             from monologue.memory.stores.postgres import PostgresDatabase
 

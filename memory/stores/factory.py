@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from monologue.memory.stores.actions import SqlActionStore
-from monologue.memory.stores.database import Database, open_database
+from monologue.memory.stores.database import Database, is_postgres_url, open_database
 from monologue.memory.stores.memories import SqlMemoryStore
 from monologue.memory.stores.profiles import SqlProfileStore
 from monologue.memory.stores.protocols import StateStore
@@ -31,23 +31,16 @@ class Stores:
     actions: SqlActionStore
     states: StateStore
 
-    @property
-    def shared(self) -> bool:
-        """On servers (shared by workers), not a file of this machine's."""
-        return self.database.dialect != "sqlite" or not isinstance(self.states, SqlStateStore)
-
 
 _OPEN: dict[tuple[str, str], Stores] = {}
 _LOCK = threading.Lock()
 
 
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
 def is_server(url: str) -> bool:
-    return url.startswith(("postgresql://", "postgres://", "redis://", "rediss://", "unix://"))
-
-
-def store_target(url: str, path: str) -> str:
-    """What `store.url` (or, when it is empty, `store.path`) names."""
-    return url or path
+    return is_postgres_url(url) or url.startswith(REDIS_SCHEMES)
 
 
 def open_stores(store: str | Path | Database, state_url: str = "") -> Stores:
@@ -61,7 +54,7 @@ def open_stores(store: str | Path | Database, state_url: str = "") -> Stores:
         return _OPEN[key]
     database = open_database(store)
     states: StateStore
-    if state_url.startswith(("redis://", "rediss://", "unix://")):
+    if state_url.startswith(REDIS_SCHEMES):
         from monologue.memory.stores.redis_state import RedisStateStore
 
         states = RedisStateStore(state_url)
@@ -80,16 +73,3 @@ def stores_of(states: StateStore) -> Stores | None:
     """The shared stores whose session states are `states` (where its actions are recorded)."""
     with _LOCK:
         return next((s for s in _OPEN.values() if s.states is states), None)
-
-
-def close_all() -> None:
-    """Close every shared store (a worker shutting down)."""
-    from monologue.memory.stores.database import close_servers
-
-    with _LOCK:
-        for stores in _OPEN.values():
-            close = getattr(stores.states, "close", None)
-            if close is not None and not isinstance(stores.states, SqlStateStore):
-                close()
-        _OPEN.clear()
-    close_servers()

@@ -188,7 +188,3 @@ class PostgresDatabase(SealedValues):
     def close(self) -> None:
         self._pool.close()
 
-
-def is_server_url(target: str) -> bool:
-    return target.startswith(("postgresql://", "postgres://"))
-

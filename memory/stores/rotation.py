@@ -6,7 +6,7 @@ The order makes every crash recoverable: the new key is written first, beside th
 transaction; only then does the new key replace the old file. A crash before the commit
 leaves the store on the old key (the pending file is overwritten by the next rotation); a
 crash after it leaves the store on the new key, which opening the store finds in the
-pending file and finishes (`SQLiteDatabase._finish_rotation`).
+pending file and finishes (`database.finish_rotation`).
 
 Sessions that hold the store open keep sealing with the key they opened it with: stop them
 before rotating.
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from monologue.memory.stores.actions import SqlActionStore
-from monologue.memory.stores.database import Database
+from monologue.memory.stores.database import Database, is_postgres_url
 from monologue.memory.stores.memories import SqlMemoryStore
 from monologue.memory.stores.profiles import SqlProfileStore
 from monologue.memory.stores.sealing import (
@@ -55,7 +55,7 @@ def rotate_key(path: str | Path, environ: dict[str, str] | None = None) -> Rotat
     (a secret manager holds it, not this program)."""
     env = dict(os.environ if environ is None else environ)
     db: Database
-    if str(path).startswith(("postgresql://", "postgres://")):
+    if is_postgres_url(str(path)):
         from monologue.memory.stores.postgres import PostgresDatabase
 
         db = PostgresDatabase(str(path), sealed=True, environ=env)
