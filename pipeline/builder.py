@@ -277,7 +277,8 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                      long_term: LongTermMemory | None = None,
                      actions: ActionStore | None = None,
                      clock: PlayoutClock = "live",
-                     on_reply_produced: Callable[[TurnRecord], None] | None = None) -> AgentProcessors:
+                     on_reply_produced: Callable[[TurnRecord], None] | None = None,
+                     log: ConversationLog | None = None) -> AgentProcessors:
     """`memory`: the session's working memory; None runs the pipeline without it.
     `actions`: where the agent's actions are recorded (in this process when None).
     `clock`: how the agent's voice is played: live (a room, a speaker) or on a replayed
@@ -293,7 +294,7 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                         VADParams(confidence=v.confidence, start_secs=v.start_secs,
                                   stop_secs=pause, min_volume=v.min_volume),
                         aggressiveness=v.webrtc_aggressiveness)
-    log = ConversationLog()
+    log = log if log is not None else ConversationLog()
     schema = memory.schema if memory else load_domains(config.monologue.domain).schema
     system_prompt = reply_system_prompt(config, schema)
     spoken = models.tts is not None

@@ -47,6 +47,11 @@ class TextTurnSource(FrameProcessor):
         self._lines = lines
         self._gate = gate
         self._confidence = confidence
+        self._first_turn = 1
+
+    def continue_after(self, last_turn: int) -> None:
+        """Number turns on from `last_turn` (a session another process began)."""
+        self._first_turn = last_turn + 1
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
@@ -55,7 +60,7 @@ class TextTurnSource(FrameProcessor):
             self.create_task(self._feed(), name="text-feed")
 
     async def _feed(self) -> None:
-        for index, line in enumerate(self._lines, 1):
+        for index, line in enumerate(self._lines, self._first_turn):
             await self._gate.wait_idle(600)
             turn = TurnRecord(turn_id=index, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0,
                               detected_at=time.perf_counter(), vad_engine="text")

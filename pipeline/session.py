@@ -22,6 +22,7 @@ from pipecat.processors.frame_processor import FrameProcessor
 from monologue.configs import MonologueConfig
 from monologue.memory.longterm.engine import LongTermMemory
 from monologue.memory.stores.protocols import ActionStore, StateStore
+from monologue.memory.working.conversation import ConversationLog, StoredTranscript, Utterance
 from monologue.memory.working.engine import WorkingMemory
 from monologue.pipeline.builder import (
     AgentModels,
@@ -66,6 +67,25 @@ def _erase_sessions(spec: SessionSpec, long_term: LongTermMemory, session_id: st
     files = remove_session_files([folder for _, folder in sessions])
     long_term.core.profiles.forget_sessions(long_term.user_id)
     logger.info(f"erase: {len(ids)} session state(s) and {len(files)} file(s) of {long_term.user_id!r} deleted")
+
+
+def _said_before(transcript: StoredTranscript) -> list[Utterance]:
+    """What was said in this session by the worker that had it before (none if unreadable)."""
+    from loguru import logger
+
+    try:
+        return transcript.load()
+    except Exception as exc:    # the state still continues; only the prompt window starts empty
+        logger.warning(f"session {transcript.session_id}: what was said before could not be read "
+                       f"({type(exc).__name__}: {exc}); the conversation continues without it")
+        return []
+
+
+def _last_turn(memory: WorkingMemory) -> int:
+    try:
+        return memory.state.turn
+    except Exception:           # unreadable now: the commit that follows says so
+        return 0
 
 
 @dataclass
@@ -151,6 +171,15 @@ async def run_session(spec: SessionSpec, source: FrameProcessor, sink: FrameProc
     session_id = memory.session_id if memory is not None else spec.session_id or ""
 
     spoken = spec.mode == "speech"
+    # With a store, what each side says is kept beside the state: a session continued (its id
+    # given again, on this worker or another) carries on with the same conversation window,
+    # numbers its turns on from the last one, and is not greeted again.
+    transcript = StoredTranscript(memory.store, session_id) if memory is not None and spec.store is not None else None
+    log = ConversationLog(on_add=transcript)
+    resumed_after = 0
+    if transcript is not None and spec.session_id:
+        log.restore(await asyncio.to_thread(_said_before, transcript))
+        resumed_after = max(log.last_turn, await asyncio.to_thread(_last_turn, memory) if memory else 0)
 
     def turn_done(turn: TurnRecord) -> None:
         if hooks.on_turn is not None:
@@ -164,14 +193,21 @@ async def run_session(spec: SessionSpec, source: FrameProcessor, sink: FrameProc
                                   on_turn_end=gate.turn_started if gate is not None else None,
                                   on_turn_done=turn_done, memory=memory, long_term=spec.long_term,
                                   actions=spec.actions or action_store(spec.store), clock=spec.clock,
-                                  on_reply_produced=gate.turn_done if gate is not None and spoken else None)
+                                  on_reply_produced=gate.turn_done if gate is not None and spoken else None,
+                                  log=log)
+    if resumed_after:
+        for numbering in (processors.vad, source):
+            if hasattr(numbering, "continue_after"):
+                numbering.continue_after(resumed_after)
     worker = make_worker(session_pipeline(processors, source, sink, spec.mode, spec.taps))
     session = Session(session_id, memory, spec.long_term, processors)
     if spec.long_term is not None:
-        session.opening = await spec.long_term.start_session(
+        opening = await spec.long_term.start_session(
             memory, session_id=session_id, folder=str(spec.out_dir.resolve()) if spec.out_dir is not None else "")
-        # Committed (to the log and the state) as far as it is heard; the first turn waits for it.
-        processors.monologue.after_opening(processors.reply.set_opening(session.opening))
+        if not resumed_after:      # a continued conversation is not greeted again
+            session.opening = opening
+            # Committed (to the log and the state) as far as it is heard; the first turn waits for it.
+            processors.monologue.after_opening(processors.reply.set_opening(session.opening))
     if hooks.on_start is not None:
         hooks.on_start(session)
     started = time.perf_counter()
@@ -179,6 +215,8 @@ async def run_session(spec: SessionSpec, source: FrameProcessor, sink: FrameProc
         await run_worker(worker, handle_sigint=spec.handle_sigint)
     finally:
         processors.trace.close()
+        if transcript is not None:
+            await asyncio.to_thread(transcript.close)
         if spec.out_dir is not None and spec.config.trace.enabled:
             await asyncio.to_thread(_write_report, spec.out_dir)   # file work, off the rooms' event loop
         if spec.long_term is not None:

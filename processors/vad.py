@@ -99,6 +99,10 @@ class VADProcessor(FrameProcessor):
     def turns(self) -> int:
         return self._turn_count
 
+    def continue_after(self, last_turn: int) -> None:
+        """Number turns on from `last_turn` (a session another worker began)."""
+        self._turn_count = max(self._turn_count, last_turn)
+
     def _now_pts(self) -> float:
         return self._samples_seen / self._rate
 

@@ -5,8 +5,9 @@ Lua script (atomic in Redis) writes the new state, appends the turn's changes to
 session's history and moves the session up the index only if the stored version is still
 that one; otherwise `VersionConflict`, and the writer re-reads and re-applies.
 
-Keys, per session: `monologue:state:<id>` (a hash: version, state, updated_at) and
-`monologue:history:<id>` (a list of changes); and `monologue:sessions` (a sorted set by
+Keys, per session: `monologue:state:<id>` (a hash: version, state, updated_at),
+`monologue:history:<id>` (a list of changes) and `monologue:said:<id>` (the last
+KEPT_UTTERANCES lines said, for a worker that picks the session up); and `monologue:sessions` (a sorted set by
 last update). States and changes are sealed as in the SQL stores (`sealing.py`); the key's
 id is registered in `monologue:store_keys`. Durability is the server's: run Redis with
 `appendonly yes` and `appendfsync always` for a commit to be on disk before it is
@@ -26,6 +27,7 @@ from loguru import logger
 from monologue.memory.stores.database import SealedValues, open_sealer, retrying
 from monologue.memory.stores.postgres import redact
 from monologue.memory.stores.protocols import VersionConflict
+from monologue.memory.working.conversation import KEPT_UTTERANCES
 from monologue.memory.working.state import Change, SessionState
 
 PREFIX = "monologue"
@@ -79,6 +81,10 @@ class RedisStateStore(SealedValues):
     def _keys(session_id: str) -> tuple[str, str]:
         return f"{PREFIX}:state:{session_id}", f"{PREFIX}:history:{session_id}"
 
+    @staticmethod
+    def _said_key(session_id: str) -> str:
+        return f"{PREFIX}:said:{session_id}"
+
     def load(self, session_id: str) -> SessionState | None:
         state_key, _ = self._keys(session_id)
         raw = self._attempt("state read", lambda: self._client.hget(state_key, "state"))
@@ -101,6 +107,28 @@ class RedisStateStore(SealedValues):
         _, history_key = self._keys(session_id)
         rows = self._attempt("state history", lambda: self._client.lrange(history_key, 0, -1))
         return [Change(**json.loads(self.unseal(r.decode(), f"state_history/{session_id}") or "{}")) for r in rows]
+
+    def add_said(self, session_id: str, role: str, text: str, turn: int) -> None:
+        key = self._said_key(session_id)
+        entry = self.seal(json.dumps([role, text, turn], ensure_ascii=False), f"session_said/{session_id}")
+
+        def append() -> None:
+            pipe = self._client.pipeline(transaction=True)
+            pipe.rpush(key, entry)
+            pipe.ltrim(key, -KEPT_UTTERANCES, -1)
+            pipe.execute()
+        self._attempt("said append", append)
+
+    def said(self, session_id: str, limit: int) -> list[tuple[str, str, int]]:
+        """The session's last `limit` utterances, oldest first: (role, text, turn)."""
+        if limit <= 0:
+            return []
+        rows = self._attempt("said read", lambda: self._client.lrange(self._said_key(session_id), -limit, -1))
+        out = []
+        for raw in rows:
+            role, text, turn = json.loads(self.unseal(raw.decode(), f"session_said/{session_id}") or "[]")
+            out.append((str(role), str(text), int(turn)))
+        return out
 
     def sessions(self) -> list[tuple[str, int, float]]:
         index = self._attempt("state index", lambda: self._client.zrevrange(f"{PREFIX}:sessions", 0, -1,
@@ -125,7 +153,7 @@ class RedisStateStore(SealedValues):
             pipe = self._client.pipeline(transaction=True)
             for session_id in session_ids:
                 pipe.delete(self._keys(session_id)[0])
-                pipe.delete(self._keys(session_id)[1])
+                pipe.delete(self._keys(session_id)[1], self._said_key(session_id))
             pipe.zrem(f"{PREFIX}:sessions", *session_ids)
             results = pipe.execute()
             return sum(int(r) for r in results[:-1:2])

@@ -26,10 +26,17 @@ _TABLES = [
     "turn INTEGER NOT NULL, entry TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS state_history_session ON state_history(session_id, id)",
 ]
+# Step 2: what each side said (sealed), so a worker picking a session up continues its conversation.
+_SAID = [
+    "CREATE TABLE IF NOT EXISTS session_said (id {serial}, session_id TEXT NOT NULL, turn INTEGER NOT NULL, "
+    "role TEXT NOT NULL, said TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS session_said_session ON session_said(session_id, id)",
+]
+_SQLITE = {"real": "REAL", "serial": "INTEGER PRIMARY KEY AUTOINCREMENT"}
+_POSTGRES = {"real": "DOUBLE PRECISION", "serial": "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"}
 MIGRATIONS: Migrations = {
-    "sqlite": [[t.format(real="REAL", serial="INTEGER PRIMARY KEY AUTOINCREMENT") for t in _TABLES]],
-    "postgres": [[t.format(real="DOUBLE PRECISION", serial="BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")
-                  for t in _TABLES]],
+    "sqlite": [[t.format(**_SQLITE) for t in _TABLES], [t.format(**_SQLITE) for t in _SAID]],
+    "postgres": [[t.format(**_POSTGRES) for t in _TABLES], [t.format(**_POSTGRES) for t in _SAID]],
 }
 
 
@@ -39,6 +46,7 @@ class InMemoryStateStore:
     def __init__(self) -> None:
         self._states: dict[str, str] = {}
         self._history: dict[str, list[Change]] = {}
+        self._said: dict[str, list[tuple[str, str, int]]] = {}
         self._lock = threading.Lock()
 
     def load(self, session_id: str) -> SessionState | None:
@@ -59,9 +67,18 @@ class InMemoryStateStore:
         with self._lock:
             return list(self._history.get(session_id, []))
 
+    def add_said(self, session_id: str, role: str, text: str, turn: int) -> None:
+        with self._lock:
+            self._said.setdefault(session_id, []).append((role, text, turn))
+
+    def said(self, session_id: str, limit: int) -> list[tuple[str, str, int]]:
+        with self._lock:
+            return list(self._said.get(session_id, [])[-limit:]) if limit > 0 else []
+
     def erase_sessions(self, session_ids: list[str]) -> int:
         with self._lock:
             self._history = {k: v for k, v in self._history.items() if k not in session_ids}
+            self._said = {k: v for k, v in self._said.items() if k not in session_ids}
             before = len(self._states)
             self._states = {k: v for k, v in self._states.items() if k not in session_ids}
             return before - len(self._states)
@@ -113,13 +130,25 @@ class SqlStateStore:
         rows = self.db.query("SELECT entry FROM state_history WHERE session_id = ? ORDER BY id", (session_id,))
         return [Change(**json.loads(self.db.unseal(r[0], f"state_history/{session_id}") or "{}")) for r in rows]
 
+    def add_said(self, session_id: str, role: str, text: str, turn: int) -> None:
+        self.db.run("INSERT INTO session_said (session_id, turn, role, said) VALUES (?, ?, ?, ?)",
+                    (session_id, turn, role, self.db.seal(text, f"session_said/{session_id}")))
+
+    def said(self, session_id: str, limit: int) -> list[tuple[str, str, int]]:
+        """The session's last `limit` utterances, oldest first: (role, text, turn)."""
+        rows = self.db.query("SELECT role, said, turn FROM session_said WHERE session_id = ? ORDER BY id DESC LIMIT ?",
+                             (session_id, limit))
+        where = f"session_said/{session_id}"
+        return [(str(role), self.db.unseal(said, where) or "", int(turn)) for role, said, turn in reversed(rows)]
+
     def erase_sessions(self, session_ids: list[str]) -> int:
-        """Delete these sessions' states and histories (a user's erase); returns how many states."""
+        """Delete these sessions' states, histories and utterances (a user's erase); returns how many states."""
         with self.db.transaction() as tx:
             count = sum(tx.execute("DELETE FROM session_state WHERE session_id = ?", (s,)).rowcount
                         for s in session_ids)
             tx.executemany("DELETE FROM state_history WHERE session_id = ?", [(s,) for s in session_ids])
-        self.db.vacuum(("session_state", "state_history"))
+            tx.executemany("DELETE FROM session_said WHERE session_id = ?", [(s,) for s in session_ids])
+        self.db.vacuum(("session_state", "state_history", "session_said"))
         return count
 
     def reseal(self, tx: Any) -> int:
@@ -134,6 +163,10 @@ class SqlStateStore:
             where = f"state_history/{session_id}"
             tx.execute("UPDATE state_history SET entry = ? WHERE id = ?",
                        (self.db.reseal(entry, where), row_id))
+            count += 1
+        for row_id, session_id, said in tx.execute("SELECT id, session_id, said FROM session_said").fetchall():
+            tx.execute("UPDATE session_said SET said = ? WHERE id = ?",
+                       (self.db.reseal(said, f"session_said/{session_id}"), row_id))
             count += 1
         return count
 
