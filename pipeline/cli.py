@@ -251,15 +251,39 @@ def _add_report_parser(sub: Any) -> None:
 
 # --- serve: live rooms (pipeline/serve.py) ---------------------------------------------
 
+def _server_logs(args: argparse.Namespace) -> None:
+    """A server's log says when sessions open and end, and why; `--log-format json` writes one
+    JSON object a line (time, level, where, session_id, message) for a log collector."""
+    from loguru import logger
+
+    from monologue.pipeline.serve import json_log_line
+
+    if args.log_format == "json":
+        logger.remove()
+        logger.add(sys.stderr, level="DEBUG" if args.verbose else "INFO", format=json_log_line, colorize=False,
+                   filter=_worth_showing)
+    elif not args.verbose:
+        logger.add(sys.stderr, level="INFO", filter=lambda r: r["level"].no < 30 and r["name"] in (
+            "monologue.pipeline.serve", "monologue.pipeline.remote", "monologue.pipeline.workers"))
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from monologue.pipeline.builder import load_models
     from monologue.pipeline.serve import RoomServer, ServeOptions, bind, serve
 
-    if not args.verbose:   # a server's log says when rooms open and end, and why
-        from loguru import logger
+    _server_logs(args)
+    if args.workers > 1:
+        from monologue.configs import ConfigError
 
-        logger.add(sys.stderr, level="INFO", filter=lambda r: r["level"].no < 30 and r["name"] in (
-            "monologue.pipeline.serve", "monologue.pipeline.remote"))
+        if args.transport != "webrtc":
+            raise ConfigError("--workers serves browser rooms (--transport webrtc); a Daily/LiveKit session is "
+                              "one process: run one `monologue serve --transport …` per room")
+        from monologue.pipeline.workers import Supervisor
+
+        print(f"Monologue: {args.workers} workers on http://{args.host}:{args.port}…{args.port + args.workers - 1}"
+              "/ (put a load balancer in front; see README); Ctrl-C drains and stops them", flush=True)
+        after = args.argv[args.argv.index("serve") + 1:]
+        return Supervisor(after, args.port, args.workers, verbose=args.verbose).run()
     config = _config(args)
     options = ServeOptions(out_dir=Path(args.out), store_path=args.store, idle_secs=args.idle_timeout,
                            max_rooms=args.max_rooms)
@@ -268,7 +292,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
         transport_module(args.transport)   # a missing extra is reported before models load
     sock = bind(args.host, args.port) if args.transport == "webrtc" else None
-    models = load_models(config)
+    if args.text_only:
+        from monologue.pipeline.builder import load_text_models
+
+        models = load_text_models(config)
+    else:
+        models = load_models(config)
     models.encoder()   # long-term memory's encoder (every page sends a name): once, not raced for by rooms
     _print_models_loaded(models)
     server = RoomServer(config, models, options)
@@ -304,6 +333,13 @@ def _add_serve(sub: Any) -> None:
     serve.add_argument("--idle-timeout", type=float, default=600.0,
                        help="close a room after this many seconds without speech (default 600)")
     serve.add_argument("--max-rooms", type=int, default=16, help="rooms at once; more get HTTP 503 (default 16)")
+    serve.add_argument("--workers", type=int, default=1,
+                       help="worker processes, on ports PORT…PORT+N-1, restarted if they exit; they share "
+                            "store.url/state.url, so any worker continues any session (default 1)")
+    serve.add_argument("--text-only", action="store_true",
+                       help="load no speech models: sessions by POST /api/chat only (a chat backend, a load test)")
+    serve.add_argument("--log-format", choices=("text", "json"), default="text",
+                       help="json: one JSON object a line, with the session id (default text)")
     serve.set_defaults(func=cmd_serve)
 
 
@@ -439,6 +475,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)   # `serve --workers` passes it on
     _quiet_logs(args.verbose)
     from monologue.configs import ConfigError
     from monologue.memory.stores.sealing import SealedDataError, StoreKeyError

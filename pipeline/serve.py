@@ -24,12 +24,19 @@ The messages go out as `OutputTransportMessageUrgentFrame`s, so the same panel w
 Daily or LiveKit app messages.
 
 `--transport daily|livekit` points one session at a Daily or LiveKit room (`remote.py`).
+
+`POST /api/chat` is the same session by text: each call is one user turn and returns the
+reply (the same processors, minus audio). It is how a script, a load test or another service
+talks to a worker, and how a client whose worker died carries on elsewhere: with the
+session's id, any worker sharing `store.url`/`state.url` continues its state and its
+conversation window.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 import socket
 import time
@@ -40,14 +47,15 @@ from typing import Any, Literal
 
 from fastapi import Request  # at module level: FastAPI reads the endpoints' annotations by name
 from loguru import logger
-from pipecat.frames.frames import CancelWorkerFrame, EndWorkerFrame
-from pipecat.processors.frame_processor import FrameProcessor
+from pipecat.frames.frames import CancelFrame, CancelWorkerFrame, EndFrame, EndWorkerFrame, Frame, StartFrame
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pydantic import BaseModel, Field, ValidationError
 
 from monologue.configs import MonologueConfig
 from monologue.pipeline.builder import AgentModels, new_session_id, open_store, user_memory
 from monologue.pipeline.panel import AgentReply, PanelTap, RoomClosing, SessionStarted, StateUpdate
 from monologue.pipeline.session import Session, SessionHooks, SessionSpec, run_session
+from monologue.processors.frames import Transcription, TurnRecord, UserTurnFrame
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
 TransportKind = Literal["webrtc", "daily", "livekit"]
@@ -79,6 +87,16 @@ class OfferRequest(BaseModel):
     session_id: str = Field(default="", max_length=64, pattern=r"^[A-Za-z0-9_.-]*$")
 
 
+class ChatRequest(BaseModel):
+    """One typed user turn; the first one of a session leaves `session_id` empty (or names a
+    session to continue)."""
+
+    text: str = Field(min_length=1, max_length=2000)
+    session_id: str = Field(default="", max_length=64, pattern=r"^[A-Za-z0-9_.-]*$")
+    user: str = Field(default="", max_length=64)
+    no_history: bool = False
+
+
 class IceCandidateIn(BaseModel):
     candidate: str
     sdp_mid: str
@@ -99,6 +117,20 @@ class RequestError(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
+
+
+def json_log_line(record: Any) -> str:
+    """loguru format for `--log-format json`: one object a line, with the session the line is
+    about (`session_id`, set for everything a room's pipeline logs) for a log collector."""
+    import json
+
+    extra = record["extra"]
+    line = {"time": record["time"].isoformat(timespec="milliseconds"), "level": record["level"].name,
+            "where": record["name"], "session_id": extra.get("session_id"), "message": record["message"]}
+    if record["exception"] is not None:
+        line["exception"] = f"{record['exception'].type.__name__}: {record['exception'].value}"
+    extra["_json"] = json.dumps(line, ensure_ascii=False)
+    return "{extra[_json]}\n"
 
 
 def user_id(name: str) -> str:
@@ -136,6 +168,7 @@ class Room:
     started: float = field(default_factory=time.monotonic)
     ending: str = ""                   # why the room was asked to end ('' while it runs)
     turns_done: int = 0
+    typed: TypedTurns | None = None    # a text room (`/api/chat`): where its turns come in
 
     @property
     def label(self) -> str:
@@ -148,6 +181,64 @@ class Room:
         if self.tap.turns_heard > self.turns_done:
             return f"while turn {self.tap.turns_heard} was being answered"
         return ""
+
+
+class TypedTurns(FrameProcessor):
+    """One job: a text room's source. Each `/api/chat` call puts a line in; the line goes
+    down the pipeline as a user turn once the turn before it was answered."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lines: asyncio.Queue[tuple[str, asyncio.Future[TurnRecord]]] = asyncio.Queue()
+        self._waiting: dict[int, asyncio.Future[TurnRecord]] = {}
+        self._next_turn = 1
+        self._feeding: asyncio.Task | None = None
+        self.turn_lock = asyncio.Lock()     # one turn at a time per session
+
+    def continue_after(self, last_turn: int) -> None:
+        self._next_turn = last_turn + 1
+
+    async def say(self, text: str) -> TurnRecord:
+        """The user's turn → the agent's answered turn."""
+        answered: asyncio.Future[TurnRecord] = asyncio.get_running_loop().create_future()
+        await self._lines.put((text, answered))
+        return await answered
+
+    def answered(self, turn: TurnRecord) -> None:
+        waiting = self._waiting.pop(turn.turn_id, None)
+        if waiting is not None and not waiting.done():
+            waiting.set_result(turn)
+
+    def fail_waiting(self, reason: str) -> None:
+        """The room ended: calls still waiting get an error, not silence."""
+        for waiting in self._waiting.values():
+            if not waiting.done():
+                waiting.set_exception(RequestError(503, f"the session ended before replying ({reason}); "
+                                                        "send the turn again with the same session_id"))
+        self._waiting.clear()
+        while not self._lines.empty():
+            _text, answered = self._lines.get_nowait()
+            if not answered.done():
+                answered.set_exception(RequestError(503, f"the session ended ({reason}); send the turn again"))
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, (EndFrame, CancelFrame)) and self._feeding is not None:
+            await self.cancel_task(self._feeding)
+            self._feeding = None
+        await self.push_frame(frame, direction)
+        if isinstance(frame, StartFrame):
+            self._feeding = self.create_task(self._feed(), name="typed-turns")
+
+    async def _feed(self) -> None:
+        while True:
+            text, answered = await self._lines.get()
+            turn = TurnRecord(turn_id=self._next_turn, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0,
+                              detected_at=time.perf_counter(), vad_engine="text")
+            self._next_turn += 1
+            turn.asr = Transcription(text=text, confidence=1.0, language="", source="text")
+            self._waiting[turn.turn_id] = answered
+            await self.push_frame(UserTurnFrame(turn=turn))
 
 
 def webrtc_params(config: MonologueConfig, models: AgentModels) -> Any:
@@ -176,6 +267,7 @@ class RoomServer:
         self.finished: list[Room] = []         # ended rooms, newest last (tests and health read it)
         self._handler = SmallWebRTCRequestHandler()
         self._started = time.monotonic()
+        self.draining = False                  # stopping: no new sessions, the turns in flight finish
 
     # --- requests -------------------------------------------------------------------------
 
@@ -190,6 +282,11 @@ class RoomServer:
             problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors())
             raise RequestError(400, f"bad offer ({problems}); send JSON {{sdp, type: 'offer', user}}") from None
         check_offer_sdp(request.sdp)
+        if self.draining:
+            raise RequestError(503, "this worker is shutting down; connect to another one")
+        if self.models.asr is None or self.models.tts is None:
+            raise RequestError(503, "this worker serves text only (started with --text-only): POST /api/chat, "
+                                    "or connect to a worker with speech models")
         if not request.pc_id and len(self.rooms) >= self.options.max_rooms:
             raise RequestError(503, f"the server is full ({self.options.max_rooms} rooms); try again later")
         name = user_id(request.user)
@@ -231,8 +328,43 @@ class RoomServer:
             raise RequestError(400, f"bad ICE candidate ({type(exc).__name__}: {exc})") from None
         return {"status": "success"}
 
+    async def chat(self, body: Any) -> dict[str, Any]:
+        """One typed turn → the reply. A new session without `session_id`; with it, the session
+        goes on: in its text room here, or taken up from the shared stores (another worker's)."""
+        try:
+            request = ChatRequest.model_validate(body)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors())
+            raise RequestError(400, f"bad chat turn ({problems}); send JSON {{text, session_id?, user?}}") from None
+        if self.draining:
+            raise RequestError(503, "this worker is shutting down; send the turn to another one with the same "
+                                    "session_id")
+        room = self.rooms.get(request.session_id) if request.session_id else None
+        if room is not None and room.typed is None:
+            raise RequestError(409, f"session {request.session_id} is open in a voice room here; close it first")
+        if room is not None and room.ending and room.task is not None:
+            # Closing (idle): let it finish and commit, so the session continues from all of it.
+            await asyncio.wait({room.task}, timeout=END_GRACE_SECS * 2)
+            room = None
+        if room is None:
+            if len(self.rooms) >= self.options.max_rooms:
+                raise RequestError(503, f"the server is full ({self.options.max_rooms} rooms); try again later")
+            room = self._open_text_room(user_id(request.user), request.no_history, request.session_id)
+        typed = room.typed
+        assert typed is not None
+        started = time.perf_counter()
+        async with typed.turn_lock:
+            room.tap.last_heard = time.monotonic()
+            turn = await typed.say(request.text)
+        recall = turn.memories
+        return {"session_id": room.session_id, "turn": turn.turn_id, "reply": turn.reply_text,
+                "state_version": turn.state_version, "error": turn.reply_error or None,
+                "recall": None if recall is None else ("timed_out" if recall.timed_out else "ok"),
+                "ms": round((time.perf_counter() - started) * 1000, 1)}
+
     def health(self) -> dict[str, Any]:
-        return {"status": "ok", "rooms": len(self.rooms), "max_rooms": self.options.max_rooms,
+        return {"status": "ok", "pid": os.getpid(), "draining": self.draining, "rooms": len(self.rooms),
+                "max_rooms": self.options.max_rooms,
                 "rooms_finished": len(self.finished), "uptime_secs": round(time.monotonic() - self._started, 1),
                 "models_load_secs": self.models.load_secs, "language": self.config.language}
 
@@ -242,6 +374,8 @@ class RoomServer:
         from monologue.memory.stores.redis_state import RedisStateStore
         from monologue.pipeline.builder import stores
 
+        if self.draining:
+            return False, {"error": "the worker is shutting down (draining its sessions)"}
         def probe() -> dict[str, Any]:
             started = time.perf_counter()
             kept = stores(self.config, self.options.store_path)
@@ -258,12 +392,32 @@ class RoomServer:
 
     # --- rooms ----------------------------------------------------------------------------
 
+    def _open_text_room(self, user: str, no_history: bool, resume: str) -> Room:
+        session_id = resume or new_session_id()
+        room = Room(session_id, user, self.options.out_dir / session_id, no_history=no_history, typed=TypedTurns())
+        self.rooms[session_id] = room
+        with logger.contextualize(session_id=session_id):   # the room's task inherits it
+            room.task = asyncio.create_task(self._run_text_room(room), name=f"text-{session_id}")
+            logger.info(f"{room.label}: text session {'continued' if resume else 'opened'}")
+        return room
+
+    async def _run_text_room(self, room: Room) -> None:
+        assert room.typed is not None
+        try:
+            await self.run_room(room, room.typed, None, mode="text")
+        except Exception as exc:
+            logger.opt(exception=exc).error(f"{room.label}: failed: {type(exc).__name__}: {exc}")
+        finally:
+            room.typed.fail_waiting(room.ending or "it failed")
+
     def _open_room(self, connection: Any, user: str, no_history: bool = False, resume: str = "") -> None:
         session_id = resume or new_session_id()
         room = Room(session_id, user, self.options.out_dir / session_id, no_history=no_history)
         self.rooms[session_id] = room
-        room.task = asyncio.create_task(self._run_webrtc_room(room, connection), name=f"room-{session_id}")
-        logger.info(f"{room.label}: offer accepted (peer {connection.pc_id})")
+        with logger.contextualize(session_id=session_id):   # the room's task inherits it
+            room.task = asyncio.create_task(self._run_webrtc_room(room, connection), name=f"room-{session_id}")
+            logger.info(f"{room.label}: offer accepted (peer {connection.pc_id})"
+                        + (" (continuing the session)" if resume else ""))
 
     async def _run_webrtc_room(self, room: Room, connection: Any) -> None:
         from pipecat.transports.smallwebrtc.transport import SmallWebRTCTransport
@@ -290,7 +444,8 @@ class RoomServer:
             with contextlib.suppress(Exception):
                 await connection.disconnect()
 
-    async def run_room(self, room: Room, source: FrameProcessor, output: FrameProcessor) -> Session | None:
+    async def run_room(self, room: Room, source: FrameProcessor, output: FrameProcessor | None, *,
+                       mode: Literal["speech", "text"] = "speech") -> Session | None:
         """One session from `source` to `output` (any transport's input and output), until it ends."""
 
         room.source = source
@@ -301,7 +456,7 @@ class RoomServer:
                 user_memory, self.config, self.models, room.user or None, self.options.store_path)
             spec = SessionSpec(self.config, self.models, room.out_dir, session_id=room.session_id,
                                store=open_store(self.config, self.options.store_path), long_term=long_term,
-                               taps=(room.tap,))
+                               taps=(room.tap,), mode=mode)
 
             def started(session: Session) -> None:
                 room.tap.memory = session.memory
@@ -314,14 +469,20 @@ class RoomServer:
                 if turn.turn_id > 0:
                     room.turns_done += 1
                 room.tap.send(AgentReply.of(turn))
+                if room.typed is not None:
+                    room.typed.answered(turn)
 
             watchdog = asyncio.create_task(self._watch_idle(room), name=f"idle-{room.session_id}")
-            session = await run_session(spec, source, output,
-                                        hooks=SessionHooks(on_start=started, on_turn=turn_done))
+            # Every line the session's pipeline logs (its tasks and threads inherit the context)
+            # carries its id: `--log-format json` writes it as `session_id`.
+            with logger.contextualize(session_id=room.session_id):
+                session = await run_session(spec, source, output,
+                                            hooks=SessionHooks(on_start=started, on_turn=turn_done))
         finally:
             if watchdog is not None:
                 watchdog.cancel()
-            self.rooms.pop(room.session_id, None)
+            if self.rooms.get(room.session_id) is room:
+                del self.rooms[room.session_id]
             self.finished.append(room)
             ended = room.ending or "its pipeline ended"
             logger.info(f"{room.label}: ended ({ended}) after {time.monotonic() - room.started:.0f} s, "
@@ -362,11 +523,13 @@ class RoomServer:
                 await self.end_room(room, f"no speech for {quiet:.0f} s")
                 return
 
-    async def close(self) -> None:
-        """End every room (the server is stopping) and close the peer connections."""
+    async def close(self, *, drain: bool = True) -> None:
+        """End every room (the server is stopping) and close the peer connections. Draining
+        (SIGTERM, Ctrl-C): no new session starts, each room finishes the reply in flight (and
+        commits it) and then ends, within END_GRACE_SECS; otherwise rooms stop where they are."""
+        self.draining = True
         for room in list(self.rooms.values()):
-            # Ctrl-C means now: the reply in flight stops where it is (and is recorded so far).
-            await self.end_room(room, "the server is stopping", at_once=True)
+            await self.end_room(room, "the server is stopping", at_once=not drain)
         tasks = [r.task for r in self.rooms.values() if r.task is not None]
         if tasks:
             _done, pending = await asyncio.wait(tasks, timeout=END_GRACE_SECS)
@@ -433,12 +596,16 @@ def make_app(server: RoomServer) -> Any:
         try:
             body = await request.json()
         except ValueError:
-            return JSONResponse({"error": "the body is not JSON; send {sdp, type, user}"}, status_code=400)
+            return JSONResponse({"error": "the body is not JSON; send a JSON object"}, status_code=400)
         try:
             return JSONResponse(await call(body))
         except RequestError as exc:
             logger.warning(f"{request.method} {request.url.path} refused ({exc.status}): {exc.message}")
             return JSONResponse({"error": exc.message}, status_code=exc.status)
+
+    @app.post("/api/chat")
+    async def chat(request: Request) -> JSONResponse:
+        return await answer(server.chat, request)
 
     @app.post("/api/offer")
     async def offer(request: Request) -> JSONResponse:
@@ -473,5 +640,8 @@ def serve(server: RoomServer, sock: socket.socket) -> None:
     """Serve rooms on `sock` until Ctrl-C."""
     import uvicorn
 
-    config = uvicorn.Config(make_app(server), log_level="warning", lifespan="on")
+    # On SIGTERM or Ctrl-C uvicorn stops listening, lets requests in flight (a typed turn)
+    # finish, then the app's lifespan drains the rooms (`RoomServer.close`).
+    config = uvicorn.Config(make_app(server), log_level="warning", lifespan="on",
+                            timeout_graceful_shutdown=int(END_GRACE_SECS))
     uvicorn.Server(config).run(sockets=[sock])

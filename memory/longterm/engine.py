@@ -36,6 +36,11 @@ from monologue.memory.working.turn_classes import TurnClass
 __all__ = ["RECALL_WEIGHTS", "AfterReply", "Awaiting", "BeforeReply", "LongTermMemory", "LongTermOptions",
            "LoopBoundLLM", "Opening", "SessionSnapshot", "WorkingSession", "session_snapshot"]
 
+# Recall waits this long for the previous turn's memory writes (they hold the lock) before the
+# reply goes without it: writes are normally milliseconds, but a database out of reach holds
+# them for its retry budget, and the user must not wait for that.
+WRITES_WAIT_SECS = 2.0
+
 
 class LoopBoundLLM(LongTermLLM, Protocol):
     """The core's LLM, answering from worker threads through the loop it is bound to (`MemoryLLM`)."""
@@ -189,7 +194,11 @@ class LongTermMemory:
         time), and the lock stays held until its thread ends, so it never runs beside the
         writes that follow."""
         started = time.perf_counter()
-        await self._lock.acquire()
+        if not await self._lock_within(WRITES_WAIT_SECS, session_id):
+            out = BeforeReply(timed_out=True)
+            out.ms = (time.perf_counter() - started) * 1000
+            out.failures = self.failures()
+            return out
         work = asyncio.ensure_future(asyncio.to_thread(
             self._prepare, text, session_id, turn_class, schema, language, self.core.awaiting))
         try:
@@ -197,7 +206,10 @@ class LongTermMemory:
         except TimeoutError:
             self._release_when_done(work, session_id)
             out = BeforeReply(timed_out=True)
-        except BaseException:     # the worker failed, or the reply was cancelled while it ran
+        except Exception:         # the store failed (out of reach): the reply goes on without recall
+            self._release_when_done(work, session_id)
+            out = BeforeReply(timed_out=True)
+        except BaseException:     # the reply was cancelled while it ran
             self._release_when_done(work, session_id)
             raise
         else:
@@ -222,6 +234,24 @@ class LongTermMemory:
         """The worker thread's half of `before_reply`."""
         return self.core.prepare(text, session_id=session_id, turn_class=turn_class, schema=schema,
                                  language=language, awaiting=awaiting)
+
+    async def _lock_within(self, secs: float, session_id: str) -> bool:
+        """Take the lock, or give up after `secs`: the previous turn's writes hold it, and a
+        store out of reach can hold them for its whole retry budget. Given up, the lock is
+        released again the moment it is got, so nothing is left holding it."""
+        acquiring = asyncio.ensure_future(self._lock.acquire())
+        release_when_got = lambda got: None if got.cancelled() else self._lock.release()  # noqa: E731
+        try:
+            done, _ = await asyncio.wait({acquiring}, timeout=secs)
+        except asyncio.CancelledError:
+            acquiring.add_done_callback(release_when_got)
+            raise
+        if done:
+            return True
+        acquiring.add_done_callback(release_when_got)
+        logger.warning(f"session {session_id}: the previous turn's memory writes did not finish within {secs:.0f} s "
+                       "(is the memory database reachable?); this reply goes without recall")
+        return False
 
     def _release_when_done(self, work: asyncio.Future[Prepared], session_id: str) -> None:
         """Hold the lock until the worker's thread ends; its result, if any, is dropped."""

@@ -1,0 +1,392 @@
+"""Sessions that outlive their worker (S3, W9): typed turns over `POST /api/chat`, continued by
+another worker with the same session id, with the same state, conversation window and memory.
+
+The first tests run two `RoomServer`s in this process on one SQLite file (fast, no servers).
+The last one is the deployment: `monologue serve --workers 2 --text-only` as real processes on
+PostgreSQL and Redis, with the LLM behind a fake OpenAI-compatible server this test controls,
+so a turn can be held in flight; the worker answering it is killed with SIGKILL, the client
+continues on the other worker, the supervisor starts the dead one again, and SIGTERM drains.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi import Request  # at module level: FastAPI reads the fake provider's annotations by name
+
+from monologue.pipeline.serve import RoomServer, ServeOptions
+from monologue.pipeline.workers import worker_args
+
+WAIT = 180.0          # generous: two workers start on two loaded cores
+
+
+def text_config(**llm: Any) -> Any:
+    from monologue.configs import load_config
+
+    return load_config(overrides={"llm": {"model": "openai/gpt-4o-mini", "fallback": None,
+                                          "mock_response": "Sure, noted.", **llm},
+                                  "monologue": {"llm_mode": "never"}, "long_term": {"llm_help": False}},
+                       environ={})
+
+
+def prompts(out: Path, session_id: str) -> list[list[dict[str, str]]]:
+    """The reply prompts a worker sent for this session (its trace)."""
+    path = out / session_id / "trace.jsonl"
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [line["reply"]["prompt"] for line in lines if isinstance(line.get("reply"), dict)]
+
+
+# --- in process: two servers, one SQLite file ----------------------------------------------------
+
+def test_a_typed_session_continues_on_another_worker_with_its_window(tmp_path: Path) -> None:
+    from monologue.memory.stores.state import SqlStateStore
+    from monologue.pipeline.builder import load_text_models
+
+    config = text_config()
+    models = load_text_models(config)
+    store = str(tmp_path / "shared.db")
+
+    async def run() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        first = RoomServer(config, models, ServeOptions(out_dir=tmp_path / "a", store_path=store))
+        said = [await first.chat({"text": "I need a table for 4 people on Friday at 7pm", "user": ""})]
+        session = said[0]["session_id"]
+        said.append(await first.chat({"text": "Somewhere Italian, please", "session_id": session}))
+        await first.close()        # the worker goes away (its rooms drain)
+        second = RoomServer(config, models, ServeOptions(out_dir=tmp_path / "b", store_path=store))
+        later = [await second.chat({"text": "Actually make it 5 people", "session_id": session})]
+        await second.close()
+        return said, later
+
+    said, later = asyncio.run(run())
+    session = said[0]["session_id"]
+    assert [s["turn"] for s in said] == [1, 2] and later[0]["turn"] == 3, (said, later)
+    assert later[0]["session_id"] == session and later[0]["reply"]
+    assert later[0]["state_version"] > said[1]["state_version"]
+    state = SqlStateStore(store).load(session)
+    assert state is not None and state.constraints["party_size"].value == 5
+    assert state.constraints["cuisine"].value.lower() == "italian"
+    # The second worker's prompt carries what was said on the first (and it did not greet again).
+    window = " ".join(m["content"] for m in prompts(tmp_path / "b", session)[-1])
+    assert "table for 4 people" in window and "Italian" in window, window
+    assert "Sure, noted." in window
+
+
+def test_chat_requests_are_checked() -> None:
+    from monologue.pipeline.builder import load_text_models
+    from monologue.pipeline.serve import RequestError
+
+    config = text_config()
+    server = RoomServer(config, load_text_models(config), ServeOptions())
+
+    async def refused(body: Any) -> RequestError:
+        with pytest.raises(RequestError) as caught:
+            await server.chat(body)
+        return caught.value
+
+    bad = asyncio.run(refused({"text": ""}))
+    assert bad.status == 400 and "text" in bad.message
+    bad = asyncio.run(refused({"text": "hi", "session_id": "../etc"}))
+    assert bad.status == 400 and "session_id" in bad.message
+    server.draining = True
+    busy = asyncio.run(refused({"text": "hi"}))
+    assert busy.status == 503 and "another one" in busy.message
+
+
+def test_worker_command_lines_get_their_own_port() -> None:
+    assert worker_args(["--workers", "3", "--port", "8000", "--text-only"], 8001) == ["--text-only", "--port", "8001"]
+    assert worker_args(["--workers=2", "--store", "postgresql://h/db"], 9000) == \
+        ["--store", "postgresql://h/db", "--port", "9000"]
+
+
+# --- processes: `monologue serve --workers 2` on PostgreSQL and Redis ---------------------------
+
+@dataclass
+class FakeProvider:
+    """An OpenAI-compatible chat endpoint whose answers this test can hold back."""
+
+    delay_secs: float = 0.0
+    requests: list[list[dict[str, str]]] = field(default_factory=list)
+    arrived: threading.Event = field(default_factory=threading.Event)
+
+    def app(self) -> Any:
+        from fastapi import FastAPI
+        from fastapi.responses import StreamingResponse
+
+        app = FastAPI()
+
+        @app.post("/v1/chat/completions")
+        async def complete(request: Request) -> Any:
+            body = await request.json()
+            self.requests.append(body["messages"])
+            self.arrived.set()
+            await asyncio.sleep(self.delay_secs)
+
+            def chunk(delta: dict[str, str], finish: str | None) -> str:
+                return "data: " + json.dumps({"id": "c1", "object": "chat.completion.chunk", "created": 0,
+                                              "model": body["model"], "choices": [
+                                                  {"index": 0, "delta": delta, "finish_reason": finish}]}) + "\n\n"
+            text = "Okay, I have that."
+            events = [chunk({"role": "assistant", "content": text}, None), chunk({}, "stop"), "data: [DONE]\n\n"]
+            return StreamingResponse(iter(events), media_type="text/event-stream")
+        return app
+
+
+def _free_port(count: int = 1) -> int:
+    """The first of `count` consecutive free ports."""
+    for _ in range(50):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            first = probe.getsockname()[1]
+        if first + count < 65000 and all(_port_free(first + i) for i in range(count)):
+            return first
+    raise RuntimeError("no free consecutive ports")
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
+def _serve_app(app: Any) -> tuple[int, Any]:
+    import uvicorn
+
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    threading.Thread(target=server.run, daemon=True, name="fake-provider").start()
+    deadline = time.monotonic() + 30
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return port, server
+
+
+def call(url: str, body: dict[str, Any] | None = None, timeout: float = 60.0) -> tuple[int, dict[str, Any]]:
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"},
+                                     method="POST" if body is not None else "GET")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"{}")
+
+
+def wait_ready(url: str, timeout: float = WAIT) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            status, body = call(f"{url}/api/ready", timeout=5)
+            if status == 200:
+                return call(f"{url}/api/health", timeout=5)[1]
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.5)
+    raise AssertionError(f"{url} was not ready within {timeout:.0f} s")
+
+
+@dataclass
+class SharedStores:
+    servers: Any          # services.TestServices
+    store_url: str
+    state_url: str
+
+
+@pytest.fixture
+def shared_stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedStores]:
+    """A fresh PostgreSQL database and Redis database number, on the servers CI started."""
+    from services import TestServices
+
+    from monologue.memory.stores.postgres import PostgresDatabase
+
+    servers = TestServices.from_env()
+    started = None
+    if servers is None:
+        ok, why = TestServices.available()
+        if not ok:
+            pytest.skip(why)
+        started = servers = TestServices(tmp_path_factory.mktemp("services"))
+        servers.start()
+    name = f"w_{uuid.uuid4().hex[:10]}"
+    admin = PostgresDatabase(servers.postgres_url, sealed=False)
+    admin.run(f"CREATE DATABASE {name}")
+    redis_url = servers.redis_url.rsplit("/", 1)[0] + "/9"
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    yield SharedStores(servers, servers.postgres_url.rsplit("/", 1)[0] + f"/{name}", redis_url)
+    redis.Redis.from_url(redis_url).flushdb()
+    admin.run(f"DROP DATABASE {name} WITH (FORCE)")
+    admin.close()
+    if started is not None:
+        started.stop()
+
+
+def test_a_session_survives_sigkill_of_its_worker_mid_turn(shared_stores: SharedStores, tmp_path: Path) -> None:
+    from monologue.memory.stores.factory import open_stores
+
+    store_url, state_url = shared_stores.store_url, shared_stores.state_url
+    provider = FakeProvider()
+    provider_port, provider_server = _serve_app(provider.app())
+    port = _free_port(2)
+    env = {**os.environ, "MONOLOGUE__STATE__URL": state_url, "MONOLOGUE__LLM__MODEL": "openai/fake-shared",
+           "MONOLOGUE__LLM__API_BASE": f"http://127.0.0.1:{provider_port}/v1", "MONOLOGUE__LLM__FALLBACK": "",
+           "MONOLOGUE__MONOLOGUE__LLM_MODE": "never", "MONOLOGUE__LONG_TERM__LLM_HELP": "false",
+           "OPENAI_API_KEY": "not-needed", "PYTHONUNBUFFERED": "1"}
+    log = (tmp_path / "workers.log").open("w")
+    supervisor = subprocess.Popen(
+        [sys.executable, "-m", "monologue.pipeline.cli", "serve", "--workers", "2", "--text-only", "--port", str(port),
+         "--store", store_url, "--out", str(tmp_path / "out"), "--log-format", "json"],
+        env=env, stdout=log, stderr=subprocess.STDOUT)
+    first, second = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{port + 1}"
+    try:
+        first_pid = wait_ready(first)["pid"]
+        wait_ready(second)
+
+        # Two turns answered (acknowledged) by the first worker.
+        status, one = call(f"{first}/api/chat", {"user": "ana", "text": "I'm vegetarian, and I'd like to book a "
+                                                                       "table for 4 people on Friday at 7pm"})
+        assert status == 200, one
+        session = one["session_id"]
+        status, two = call(f"{first}/api/chat", {"user": "ana", "session_id": session,
+                                                 "text": "Somewhere Italian please"})
+        assert status == 200 and two["turn"] == 2, two
+
+        # The third is in flight (its reply held at the provider) when its worker is killed.
+        provider.delay_secs, provider.arrived = 60.0, threading.Event()
+        outcome: dict[str, Any] = {}
+
+        def third_turn() -> None:
+            try:
+                outcome["reply"] = call(f"{first}/api/chat", {"user": "ana", "session_id": session,
+                                                              "text": "Make it 5 people"}, timeout=90)
+            except OSError as exc:
+                outcome["error"] = exc
+        client = threading.Thread(target=third_turn)
+        client.start()
+        assert provider.arrived.wait(60), "the third turn never reached the LLM"
+        os.kill(first_pid, signal.SIGKILL)
+        client.join(30)
+        assert "error" in outcome, outcome      # the connection died with the worker
+
+        # The client sends the turn again, to the other worker, with its session id.
+        provider.delay_secs = 0.0
+        status, again = call(f"{second}/api/chat", {"user": "ana", "session_id": session, "text": "Make it 5 people"})
+        assert status == 200 and again["session_id"] == session and again["turn"] >= 3, again
+        assert again["state_version"] > two["state_version"]
+        stores = open_stores(store_url, state_url)
+        state = stores.states.load(session)
+        assert state is not None
+        assert state.constraints["party_size"].value == 5 and state.constraints["cuisine"].value.lower() == "italian"
+        assert "time" in " ".join(state.constraints), state.constraints.keys()
+        # The second worker's prompt carried the conversation the first one had.
+        window = " ".join(m["content"] for m in provider.requests[-1])
+        assert "table for 4 people" in window and "Italian" in window, window
+        # Long-term memory written by the first worker for acknowledged turns is there.
+        texts = " ".join(r.text for r in stores.memories.all("ana")[0])
+        assert "vegetarian" in texts.lower(), texts
+
+        # The supervisor started the killed worker again; it continues the session too.
+        assert wait_ready(first)["pid"] != first_pid
+        status, four = call(f"{first}/api/chat", {"user": "ana", "session_id": session, "text": "Thanks, that's all"})
+        assert status == 200 and four["turn"] == again["turn"] + 1, four
+
+        # SIGTERM drains: a turn in flight is answered before the worker stops.
+        provider.delay_secs = 3.0
+        drained: dict[str, Any] = {}
+        late = threading.Thread(target=lambda: drained.setdefault(
+            "reply", call(f"{second}/api/chat", {"user": "bo", "text": "A table for two tonight"}, timeout=90)))
+        provider.arrived = threading.Event()
+        late.start()
+        assert provider.arrived.wait(60)
+        supervisor.send_signal(signal.SIGTERM)
+        late.join(60)
+        assert drained.get("reply", (0, {}))[0] == 200, drained
+        assert supervisor.wait(60) == 0
+    finally:
+        if supervisor.poll() is None:
+            supervisor.kill()
+            supervisor.wait()
+        provider_server.should_exit = True
+        log.close()
+    lines = [json.loads(line) for line in (tmp_path / "workers.log").read_text().splitlines()
+             if line.startswith("{")]
+    assert any(line["session_id"] == session for line in lines), "no log line carried the session id"
+    assert any("killed by SIGKILL" in line["message"] for line in lines)
+
+
+def test_a_turn_is_answered_through_5_s_of_network_loss_to_either_server(shared_stores: SharedStores,
+                                                                         tmp_path: Path) -> None:
+    """PostgreSQL out of reach: the reply comes at once, without recall, and the turn's memory
+    lands once the server is back. Redis out of reach: the state update waits and retries, the
+    reply comes when it is committed, nothing is lost."""
+    from monologue.configs import load_config
+    from monologue.memory.stores.factory import open_stores
+    from monologue.pipeline.builder import load_text_models
+
+    servers = shared_stores.servers
+    config = load_config(overrides={"llm": {"model": "openai/gpt-4o-mini", "fallback": None,
+                                            "mock_response": "Okay."},
+                                    "monologue": {"llm_mode": "never"}, "long_term": {"llm_help": False},
+                                    "state": {"url": shared_stores.state_url}}, environ={})
+    models = load_text_models(config)
+    models.encoder()
+    outage = 5.0
+
+    async def run() -> dict[str, Any]:
+        server = RoomServer(config, models, ServeOptions(out_dir=tmp_path / "out", store_path=shared_stores.store_url))
+        out: dict[str, Any] = {}
+        one = await server.chat({"user": "ana", "text": "I'd like a table for 4 people on Friday at 7pm"})
+        session = one["session_id"]
+        loop = asyncio.get_running_loop()
+
+        servers.freeze("postgres")
+        loop.call_later(outage, servers.thaw, "postgres")
+        started = time.monotonic()
+        out["pg"] = await server.chat({"user": "ana", "session_id": session,
+                                       "text": "By the way, I absolutely love jazz music"})
+        out["pg_secs"] = time.monotonic() - started
+        await asyncio.sleep(max(0.0, outage + 0.5 - (time.monotonic() - started)))
+
+        servers.freeze("redis")
+        loop.call_later(outage, servers.thaw, "redis")
+        started = time.monotonic()
+        out["redis"] = await server.chat({"user": "ana", "session_id": session, "text": "Make it 5 people"})
+        out["redis_secs"] = time.monotonic() - started
+        await server.close()
+        out["session"] = session
+        return out
+
+    try:
+        out = asyncio.run(run())
+    finally:
+        servers.thaw("postgres")
+        servers.thaw("redis")
+    assert out["pg"]["reply"] and out["pg"]["recall"] == "timed_out", out["pg"]
+    assert out["pg_secs"] < outage - 1, out          # degraded, not stuck behind the outage
+    assert out["redis"]["reply"] and out["redis_secs"] >= outage - 1, out   # it waited and retried
+    stores = open_stores(shared_stores.store_url, shared_stores.state_url)
+    state = stores.states.load(out["session"])
+    assert state is not None and state.constraints["party_size"].value == 5, state
+    deadline = time.monotonic() + 30
+    while "jazz" not in " ".join(r.text for r in stores.memories.all("ana")[0]).lower():
+        assert time.monotonic() < deadline, "the memory written during the outage never landed"
+        time.sleep(0.5)
