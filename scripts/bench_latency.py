@@ -318,5 +318,4 @@ def memory_ab(args: argparse.Namespace, config: MonologueConfig, session: Any, m
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    main()
+    main()     # run as `python scripts/bench_latency.py`: its folder is on the path (for bench_turns)

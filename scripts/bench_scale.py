@@ -13,7 +13,11 @@ What it measures, each backend side by side in one run (medians and p95 of repea
   connection) writing a memory before every fifth recall; each such memory must be in the
   very next recall's stream (counted);
 - the first read of the whole stream (a worker's cold start for that user), and the RAM the
-  cache takes.
+  cache takes;
+- with `--workers 1,2,4`: `monologue serve --workers N --text-only` as real processes, on SQLite
+  and (given the servers) on PostgreSQL + Redis, driven by `--clients` concurrent typed sessions
+  over `POST /api/chat` spread over the workers, with a mocked LLM (`--llm` names a shared one,
+  e.g. a `monologue llm-server`): turns per second, turn latency p50/p95, RSS per worker.
 Vectors are random 512-dimension unit vectors (USE's size); texts are built from a small
 vocabulary so the lexical index has realistic posting lists. Everything is sealed, as in use.
 """
@@ -24,10 +28,15 @@ import argparse
 import json
 import os
 import random
+import signal
+import socket
 import statistics
+import subprocess
+import sys
 import tempfile
 import threading
 import time
+import urllib.request
 import uuid
 from pathlib import Path
 from typing import Any
@@ -159,6 +168,119 @@ def bench_recall(open_store: Any, count: int, queries: int) -> dict[str, Any]:
             "cache_mb": round((vectors.nbytes + sum(len(r.text) + 400 for r in records)) / 2**20, 1)}
 
 
+TURNS = ["I'd like a table for {n} people on Friday at 7pm", "Somewhere Italian, please", "Make it {m} people",
+         "Do they have a window seat?", "My sister is vegetarian", "What time was it again?",
+         "Move it to Saturday", "Thanks, book it"]
+
+
+def _post(url: str, body: dict[str, Any], timeout: float = 120.0) -> dict[str, Any]:
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        result: dict[str, Any] = json.loads(response.read())
+        return result
+
+
+def _rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _free_ports(count: int) -> int:
+    while True:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            first = int(probe.getsockname()[1])
+        ok = True
+        for port in range(first, first + count):
+            with socket.socket() as probe:
+                try:
+                    probe.bind(("127.0.0.1", port))
+                except OSError:
+                    ok = False
+        if ok:
+            return first
+
+
+def bench_workers(count: int, clients: int, turns: int, store: str, state_url: str, llm: str,
+                  out_dir: Path) -> dict[str, Any]:
+    """`clients` typed sessions at once against `count` worker processes (client i → worker i % count)."""
+    port = _free_ports(count)
+    if state_url:     # a database number of its own: the workers register this run's key there
+        import redis
+
+        state_url = state_url.rsplit("/", 1)[0] + "/8"
+        redis.Redis.from_url(state_url).flushdb()
+    env = {**os.environ, "MONOLOGUE__STATE__URL": state_url, "MONOLOGUE__MONOLOGUE__LLM_MODE": "never",
+           "MONOLOGUE__LONG_TERM__LLM_HELP": "false"}
+    if llm:
+        env["MONOLOGUE__LLM__MODEL"] = llm
+    else:
+        env.update({"MONOLOGUE__LLM__MODEL": "openai/mock", "MONOLOGUE__LLM__FALLBACK": "",
+                    "MONOLOGUE__LLM__MOCK_RESPONSE": "Okay, noted. Anything else?", "OPENAI_API_KEY": "mock"})
+    supervisor = subprocess.Popen([sys.executable, "-m", "monologue.pipeline.cli", "serve", "--workers", str(count),
+                                   "--text-only", "--port", str(port), "--store", store, "--out", str(out_dir)],
+                                  env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    urls = [f"http://127.0.0.1:{port + i}" for i in range(count)]
+    pids = []
+    try:
+        for url in urls:
+            deadline = time.monotonic() + 300
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{url}/api/ready", timeout=5) as ready:
+                        if ready.status == 200:
+                            break
+                except OSError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"worker {url} did not start")
+                time.sleep(0.5)
+            with urllib.request.urlopen(f"{url}/api/health", timeout=5) as health:
+                pids.append(int(json.loads(health.read())["pid"]))
+        latencies: list[float] = []
+        failures: list[str] = []
+        lock = threading.Lock()
+
+        def session(index: int) -> None:
+            url, session_id = urls[index % count], ""
+            for turn in range(turns):
+                text = TURNS[turn % len(TURNS)].format(n=2 + index % 5, m=3 + index % 5)
+                started = time.perf_counter()
+                try:
+                    answer = _post(f"{url}/api/chat", {"text": text, "session_id": session_id,
+                                                        "user": f"bench-user-{index}"})
+                except OSError as exc:
+                    with lock:
+                        failures.append(f"{type(exc).__name__}: {exc}")
+                    continue
+                session_id = answer["session_id"]
+                with lock:
+                    latencies.append((time.perf_counter() - started) * 1000)
+        # One untimed turn per worker first: the first session of a process pays for lazy loading.
+        for url in urls:
+            _post(f"{url}/api/chat", {"text": "hello", "user": "bench-warm-up"})
+        threads = [threading.Thread(target=session, args=(i,)) for i in range(clients)]
+        started = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        wall = time.perf_counter() - started
+        rss = [round(_rss_mb(pid), 1) for pid in pids]
+        return {"workers": count, "clients": clients, "turns": len(latencies), "failed": len(failures),
+                "turns_per_s": round(len(latencies) / wall, 2), "turn_ms": summary(latencies),
+                "rss_mb_per_worker": rss, "errors": failures[:3]}
+    finally:
+        supervisor.send_signal(signal.SIGTERM)
+        try:
+            supervisor.wait(90)
+        except subprocess.TimeoutExpired:
+            supervisor.kill()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--postgres", default=os.environ.get("MONOLOGUE_TEST_POSTGRES_URL", ""))
@@ -166,6 +288,12 @@ def main() -> None:
     parser.add_argument("--memories", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--commits", type=int, default=400)
+    parser.add_argument("--workers", default="", help="e.g. 1,2,4: also drive worker processes (S3)")
+    parser.add_argument("--clients", type=int, default=8, help="concurrent typed sessions (with --workers)")
+    parser.add_argument("--turns", type=int, default=8, help="turns per session (with --workers)")
+    parser.add_argument("--llm", default="", help="with --workers: a litellm model string for the workers "
+                                                   "(default: a mocked reply, no model)")
+    parser.add_argument("--skip-stores", action="store_true", help="only the --workers part")
     parser.add_argument("--out", default="out/bench_scale.json")
     args = parser.parse_args()
     results: dict[str, Any] = {}
@@ -181,20 +309,30 @@ def main() -> None:
         os.environ["MONOLOGUE_KEY_FILE"] = str(Path(tmp) / "store.key")
         os.environ.pop("MONOLOGUE_STORE_KEY", None)
         path = Path(tmp) / "bench.db"
-        results["state_sqlite"] = bench_state(lambda: SqlStateStore(SQLiteDatabase(path)), args.commits)
-        if args.postgres:
-            results["state_postgres"] = bench_state(lambda: SqlStateStore(PostgresDatabase(args.postgres)),
-                                                    args.commits)
-        if args.redis:
-            results["state_redis"] = bench_state(lambda: RedisStateStore(args.redis), args.commits)
-        print(json.dumps(results, indent=1), flush=True)
-        results["recall_sqlite"] = bench_recall(lambda: SqlMemoryStore(SQLiteDatabase(path)), args.memories,
-                                                args.queries)
-        print(json.dumps(results["recall_sqlite"], indent=1), flush=True)
-        if args.postgres:
-            results["recall_postgres"] = bench_recall(lambda: SqlMemoryStore(PostgresDatabase(args.postgres)),
-                                                      args.memories, args.queries)
-            print(json.dumps(results["recall_postgres"], indent=1), flush=True)
+        for count in [int(n) for n in args.workers.split(",") if n.strip()]:
+            results[f"workers_sqlite_{count}"] = bench_workers(count, args.clients, args.turns,
+                                                               str(Path(tmp) / "workers.db"), "", args.llm,
+                                                               Path(tmp) / "out")
+            print(json.dumps(results[f"workers_sqlite_{count}"]), flush=True)
+            if args.postgres and args.redis:
+                results[f"workers_servers_{count}"] = bench_workers(count, args.clients, args.turns, args.postgres,
+                                                                    args.redis, args.llm, Path(tmp) / "out")
+                print(json.dumps(results[f"workers_servers_{count}"]), flush=True)
+        if not args.skip_stores:
+            results["state_sqlite"] = bench_state(lambda: SqlStateStore(SQLiteDatabase(path)), args.commits)
+            if args.postgres:
+                results["state_postgres"] = bench_state(lambda: SqlStateStore(PostgresDatabase(args.postgres)),
+                                                        args.commits)
+            if args.redis:
+                results["state_redis"] = bench_state(lambda: RedisStateStore(args.redis), args.commits)
+            print(json.dumps(results, indent=1), flush=True)
+            results["recall_sqlite"] = bench_recall(lambda: SqlMemoryStore(SQLiteDatabase(path)), args.memories,
+                                                    args.queries)
+            print(json.dumps(results["recall_sqlite"], indent=1), flush=True)
+            if args.postgres:
+                results["recall_postgres"] = bench_recall(lambda: SqlMemoryStore(PostgresDatabase(args.postgres)),
+                                                          args.memories, args.queries)
+                print(json.dumps(results["recall_postgres"], indent=1), flush=True)
     if admin is not None:
         from monologue.memory.stores.database import close_servers
 

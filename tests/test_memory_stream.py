@@ -210,3 +210,31 @@ def test_exact_questions_are_answered_from_records(tmp_path):
                        "restaurant table, for 4 people, no spicy food.")
     assert "4个人" in str(exact_answer("上次我订了什么？", store, "u", food, "zh", now=ended + 3600))
     assert exact_answer("What's the weather like?", store, "u", food) is None
+
+
+def test_feedback_on_a_large_stream_rescores_only_the_best_and_agrees_with_the_whole(tmp_path, clock, monkeypatch):
+    """Above FEEDBACK_POOL memories the feedback pass rescores the first pass's best only (one read
+    of the matrix instead of two): the ranking it gives matches rescoring everything."""
+    import random
+
+    from monologue.memory.longterm import retrieval
+
+    words = ("coffee tea train bus car dentist lunch dinner window quiet jazz piano garden dog cat paris lyon "
+             "monday friday weekend morning office school meeting birthday gift wine pizza sushi geneva").split()
+    rng = random.Random(4)
+    stream = MemoryStream(SqlMemoryStore(tmp_path / "big.db"), "alice", embed=bag_of_words, clock=clock)
+    for i in range(400):
+        stream.add(" ".join(rng.choice(words) for _ in range(7)) + f" note {i}")
+    stream.add("My sister Julia teaches jazz piano in Geneva.", importance=8)
+
+    def ranked(pool: int, question: str) -> list[str]:
+        monkeypatch.setattr(retrieval, "FEEDBACK_POOL", pool)
+        weights = RetrievalWeights(recency=0.0, importance=0.0, relevance=1.0)
+        result = Retriever(stream, weights).retrieve(question, k=5, touch=False)
+        return [m.record.text for m in result.memories]
+
+    for question in ("Where does my sister Julia teach jazz piano?", "jazz in geneva on friday morning",
+                     "coffee and pizza with the dog", "a quiet window table for dinner in lyon"):
+        whole, pooled = ranked(10_000, question), ranked(50, question)
+        assert whole[:2] == pooled[:2] and len(set(whole) & set(pooled)) >= 4, (question, whole, pooled)
+    assert ranked(50, "Where does my sister Julia teach jazz piano?")[0].startswith("My sister Julia")
