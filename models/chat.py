@@ -12,6 +12,7 @@ one type, so a new LLM setting is added in one place.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 import uuid
@@ -173,8 +174,9 @@ class ChatLLM:
             stats.count(None, None, None)
             produced = False
             call_id = self._local_call(model)
+            provider = self._stream_one(model, messages, stats, call_id)
             try:
-                async for delta in self._stream_one(model, messages, stats, call_id):
+                async for delta in provider:
                     if stats.first_token_at is None:
                         stats.first_token_at = time.perf_counter()
                     produced = True
@@ -188,7 +190,8 @@ class ChatLLM:
                     stats.error = message
                     stats.finished_at = time.perf_counter()
                     return
-            finally:    # also when the caller closes the stream early
+            finally:    # also when the caller closes the stream early: the provider's closes now, too
+                await provider.aclose()
                 self._count_local(call_id, stats)
         stats.error = " | ".join(errors)
         raise ChatError(f"LLM call failed ({stats.error}); check llm.model / llm.api_base in the config")
@@ -222,18 +225,26 @@ class ChatLLM:
         # between chunks, so a timeout always surfaces here as TimeoutError.
         response = await asyncio.wait_for(litellm.acompletion(**kwargs), remaining())
         iterator = response.__aiter__()
-        while True:
-            try:
-                chunk = await asyncio.wait_for(iterator.__anext__(), remaining())
-            except StopAsyncIteration:
-                return
-            usage = getattr(chunk, "usage", None)
-            if usage is not None and call_id is None:    # a provider's: in the last chunk
-                stats.count_usage(usage)
-            choices = getattr(chunk, "choices", None) or []
-            delta = getattr(choices[0].delta, "content", None) if choices else None
-            if delta:
-                yield delta
+        try:
+            while True:
+                try:
+                    chunk = await asyncio.wait_for(iterator.__anext__(), remaining())
+                except StopAsyncIteration:
+                    return
+                usage = getattr(chunk, "usage", None)
+                if usage is not None and call_id is None:    # a provider's: in the last chunk
+                    stats.count_usage(usage)
+                choices = getattr(chunk, "choices", None) or []
+                delta = getattr(choices[0].delta, "content", None) if choices else None
+                if delta:
+                    yield delta
+        finally:
+            # A reply abandoned early (barge-in, a dropped draft) closes the provider's stream,
+            # so a shared server (`monologue llm-server`) stops generating it for everyone.
+            close = getattr(response, "aclose", None)
+            if close is not None:
+                with contextlib.suppress(Exception):
+                    await close()
 
     def supports_tools(self) -> bool:
         """Whether the configured model chooses functions (litellm's model table): the local

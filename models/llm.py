@@ -235,7 +235,7 @@ def _purpose(optional_params: dict[str, Any]) -> Purpose:
     return "json" if optional_params.get("response_format") else "reply"
 
 
-def _llama_params(optional_params: dict[str, Any]) -> dict[str, Any]:
+def llama_params(optional_params: dict[str, Any]) -> dict[str, Any]:
     params: dict[str, Any] = {}
     for key in ("temperature", "top_p", "max_tokens", "stop", "seed"):
         if optional_params.get(key) is not None:
@@ -292,7 +292,7 @@ def _build_provider() -> Any:
                       cancel: threading.Event | None) -> Any:
             """One whole completion, on the llama thread."""
             optional = kwargs.get("optional_params") or {}
-            params, purpose = _llama_params(optional), _purpose(optional)
+            params, purpose = llama_params(optional), _purpose(optional)
             usage = _usage_for_call(optional.get("local_call_id"))
             text = "" if cancel is not None and cancel.is_set() else "".join(
                 self._model(model).stream(messages, params, cancel, purpose, usage))
@@ -315,7 +315,7 @@ def _build_provider() -> Any:
 
         def streaming(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Iterator[Any]:
             optional = kwargs.get("optional_params") or {}
-            params, purpose = _llama_params(optional), _purpose(optional)
+            params, purpose = llama_params(optional), _purpose(optional)
             usage = _usage_for_call(optional.get("local_call_id"))
             texts = call_on(LLAMA_THREAD, lambda: list(self._model(model).stream(
                 messages, params, purpose=purpose, usage=usage)))
@@ -328,7 +328,7 @@ def _build_provider() -> Any:
         async def astreaming(  # type: ignore[override]
                 self, model: str, messages: list, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
             optional = kwargs.get("optional_params") or {}
-            params, purpose = _llama_params(optional), _purpose(optional)
+            params, purpose = llama_params(optional), _purpose(optional)
             usage = _usage_for_call(optional.get("local_call_id"))
             loop = asyncio.get_running_loop()
             queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()

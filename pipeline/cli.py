@@ -269,7 +269,8 @@ def _server_logs(args: argparse.Namespace) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from monologue.pipeline.builder import load_models
-    from monologue.pipeline.serve import RoomServer, ServeOptions, bind, serve
+    from monologue.pipeline.serve import RoomServer, ServeOptions, serve
+    from monologue.pipeline.sockets import bind
 
     _server_logs(args)
     if args.workers > 1:
@@ -307,8 +308,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         room = asyncio.run(run_remote_room(server, args.transport, args.user or ""))
         print(f"session {room.session_id}; record in {room.out_dir}")
         return 0
-    print(f"Monologue rooms on http://{args.host}:{args.port}/ — open it in a browser; Ctrl-C stops "
-          f"(sessions are recorded in {args.out}/<session id>/)", flush=True)
+    if args.text_only:
+        print(f"Monologue text sessions on http://{args.host}:{args.port}/api/chat (POST {{text, session_id, user}}); "
+              f"Ctrl-C stops (sessions are recorded in {args.out}/<session id>/)", flush=True)
+    else:
+        print(f"Monologue rooms on http://{args.host}:{args.port}/ — open it in a browser; Ctrl-C stops "
+              f"(sessions are recorded in {args.out}/<session id>/)", flush=True)
     serve(server, sock)
     return 0
 
@@ -341,6 +346,39 @@ def _add_serve(sub: Any) -> None:
     serve.add_argument("--log-format", choices=("text", "json"), default="text",
                        help="json: one JSON object a line, with the session id (default text)")
     serve.set_defaults(func=cmd_serve)
+
+
+# --- llm-server: one embedded LLM for many workers (pipeline/llm_server.py) ---------------
+
+def cmd_llm_server(args: argparse.Namespace) -> int:
+    from monologue.pipeline.llm_server import run_llm_server
+
+    if args.verbose:
+        from loguru import logger
+
+        logger.add(sys.stderr, level="INFO", filter=lambda r: r["name"] == "monologue.pipeline.llm_server")
+    run_llm_server(args.host, args.port, args.model, args.n_ctx, args.n_threads, args.cache_mb,
+                   args.api_key or None)
+    return 0
+
+
+def _add_llm_server(sub: Any) -> None:
+    from monologue.models.llm import LOCAL_MODELS, PROVIDER
+
+    server = sub.add_parser("llm-server", help="serve the embedded LLM to many workers over OpenAI's HTTP API "
+                                               "(instead of a copy in each)")
+    server.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    server.add_argument("--port", type=int, default=8080)
+    server.add_argument("--model", default=f"{PROVIDER}/qwen2.5-0.5b-instruct",
+                        choices=[f"{PROVIDER}/{name}" for name in LOCAL_MODELS])
+    server.add_argument("--n-ctx", type=int, default=2048, help="context length (default 2048)")
+    server.add_argument("--n-threads", type=int, default=2, help="CPU threads (default 2)")
+    server.add_argument("--cache-mb", type=int, default=256,
+                        help="RAM for saved prompt states per context: sessions find their prefix again (default 256)")
+    server.add_argument("--api-key", default=os.environ.get("MONOLOGUE_LLM_API_KEY", ""),
+                        help="refuse requests without this bearer key (default: $MONOLOGUE_LLM_API_KEY; "
+                             "workers send it as OPENAI_API_KEY)")
+    server.set_defaults(func=cmd_llm_server)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -464,6 +502,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_report_parser(sub)
     _add_serve(sub)
+    _add_llm_server(sub)
 
     models = sub.add_parser("models", help="list each model, its package, size and whether it loads")
     models.add_argument("--load", action="store_true", help="load each model (slower) instead of only finding it")

@@ -618,24 +618,6 @@ def make_app(server: RoomServer) -> Any:
     return app
 
 
-def bind(host: str, port: int) -> socket.socket:
-    """The listening socket, bound here so a taken port is a one-line error, not uvicorn's exit."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        from monologue.configs import ConfigError
-
-        raise ConfigError(f"cannot listen on {host}:{port} ({exc.strerror}); pick another with --port "
-                          "or --host") from None
-    sock.listen(128)
-    sock.setblocking(False)
-    return sock
-
-
 def serve(server: RoomServer, sock: socket.socket) -> None:
     """Serve rooms on `sock` until Ctrl-C."""
     import uvicorn

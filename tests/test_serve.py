@@ -25,7 +25,8 @@ import pytest
 
 pytest.importorskip("aiortc")
 
-from monologue.pipeline.serve import RoomServer, ServeOptions, bind, check_offer_sdp, make_app, user_id
+from monologue.pipeline.serve import RoomServer, ServeOptions, check_offer_sdp, make_app, user_id
+from monologue.pipeline.sockets import bind
 
 DEMO = Path(__file__).resolve().parent.parent / "assets" / "demo_session" / "demo.flac"
 TURN_SECS = 4.6         # the demo's first user turn ends by here ("… on Saturday evening.")
