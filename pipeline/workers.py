@@ -26,7 +26,8 @@ from loguru import logger
 RESTART_PAUSE_SECS = 1.0        # before starting a worker that exited again…
 RESTART_PAUSE_MAX_SECS = 30.0   # …doubling while it keeps exiting within STEADY_SECS
 STEADY_SECS = 60.0              # a worker that ran this long failed afresh: the pause starts over
-STOP_WAIT_SECS = 45.0           # after SIGTERM: a worker's drain (END_GRACE_SECS twice, and some)
+STOP_WAIT_SECS = 45.0
+PR_SET_PDEATHSIG = 1            # prctl(2)           # after SIGTERM: a worker's drain (END_GRACE_SECS twice, and some)
 
 
 def worker_args(argv: Sequence[str], port: int) -> list[str]:
@@ -46,6 +47,17 @@ def worker_args(argv: Sequence[str], port: int) -> list[str]:
     return [*out, "--port", str(port)]
 
 
+def _stop_with_supervisor() -> None:
+    """In the worker, before it runs: SIGTERM (a drain) when the supervisor dies, however it
+    dies (even SIGKILL), so no worker is left serving without one watching it (Linux)."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (AttributeError, OSError):      # not Linux: the supervisor's own stop() is all there is
+        pass
+
+
 @dataclass
 class Worker:
     port: int
@@ -58,7 +70,8 @@ class Worker:
     exits: list[int] = field(default_factory=list)
 
     def start(self) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "monologue.pipeline.cli", *self.args])
+        self.process = subprocess.Popen([sys.executable, "-m", "monologue.pipeline.cli", *self.args],
+                                        preexec_fn=_stop_with_supervisor)
         self.started = time.monotonic()
         logger.info(f"worker :{self.port}: started (pid {self.process.pid})")
 
