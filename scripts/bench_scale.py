@@ -17,7 +17,10 @@ What it measures, each backend side by side in one run (medians and p95 of repea
 - with `--workers 1,2,4`: `monologue serve --workers N --text-only` as real processes, on SQLite
   and (given the servers) on PostgreSQL + Redis, driven by `--clients` concurrent typed sessions
   over `POST /api/chat` spread over the workers, with a mocked LLM (`--llm` names a shared one,
-  e.g. a `monologue llm-server`): turns per second, turn latency p50/p95, RSS per worker.
+  e.g. a `monologue llm-server`): turns per second, turn latency p50/p95, RSS per worker;
+- with `--ram`: one full `monologue serve` worker (speech models too) running the LLM
+  in-process, then one using a `monologue llm-server`: RSS and PSS of each process after a
+  turn answered by the model (PSS splits the shared weights' pages among their processes).
 Vectors are random 512-dimension unit vectors (USE's size); texts are built from a small
 vocabulary so the lexical index has realistic posting lists. Everything is sealed, as in use.
 """
@@ -188,6 +191,70 @@ def _rss_mb(pid: int) -> float:
     return 0.0
 
 
+def _pss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as rollup:
+        for line in rollup:
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _wait_ready(url: str, path: str = "/api/ready", timeout: float = 300) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}{path}", timeout=5) as ready:
+                if ready.status == 200:
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{url} did not start")
+        time.sleep(0.5)
+
+
+def bench_ram(out_dir: Path) -> dict[str, Any]:
+    """RSS/PSS of one full worker with the LLM in-process, and of a worker + a shared llm-server."""
+    out: dict[str, Any] = {}
+    base = {**os.environ, "MONOLOGUE__MONOLOGUE__LLM_MODE": "never", "MONOLOGUE__LONG_TERM__LLM_HELP": "false"}
+    cli = [sys.executable, "-m", "monologue.pipeline.cli"]
+    for shared in (False, True):
+        port = _free_ports(2)
+        env = dict(base)
+        started: list[subprocess.Popen[bytes]] = []
+        try:
+            if shared:
+                server = subprocess.Popen([*cli, "llm-server", "--port", str(port + 1)], env=env,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                started.append(server)
+                _wait_ready(f"http://127.0.0.1:{port + 1}", "/health")
+                env.update({"MONOLOGUE__LLM__MODEL": "openai/qwen2.5-0.5b-instruct", "OPENAI_API_KEY": "none",
+                            "MONOLOGUE__LLM__API_BASE": f"http://127.0.0.1:{port + 1}/v1",
+                            "MONOLOGUE__LLM__FALLBACK": "none"})
+            worker = subprocess.Popen([*cli, "serve", "--port", str(port), "--store", str(out_dir / "ram.db"),
+                                       "--out", str(out_dir)], env=env,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            started.append(worker)
+            url = f"http://127.0.0.1:{port}"
+            _wait_ready(url)
+            for text in ("I'd like a table for 4 on Friday at 7pm", "Somewhere quiet, please"):
+                _post(f"{url}/api/chat", {"text": text, "user": "ram"})
+            time.sleep(1)
+            key = "shared_llm" if shared else "llm_in_worker"
+            out[key] = {"worker_rss_mb": round(_rss_mb(worker.pid), 1), "worker_pss_mb": round(_pss_mb(worker.pid), 1)}
+            if shared:
+                out[key].update({"llm_server_rss_mb": round(_rss_mb(server.pid), 1),
+                                 "llm_server_pss_mb": round(_pss_mb(server.pid), 1)})
+        finally:
+            for process in reversed(started):
+                process.send_signal(signal.SIGTERM)
+                try:
+                    process.wait(60)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+    return out
+
+
 def _free_ports(count: int) -> int:
     while True:
         with socket.socket() as probe:
@@ -241,6 +308,7 @@ def bench_workers(count: int, clients: int, turns: int, store: str, state_url: s
             with urllib.request.urlopen(f"{url}/api/health", timeout=5) as health:
                 pids.append(int(json.loads(health.read())["pid"]))
         latencies: list[float] = []
+        firsts: list[float] = []         # a session's first turn also opens it (memory, profile, opening)
         failures: list[str] = []
         lock = threading.Lock()
 
@@ -256,9 +324,9 @@ def bench_workers(count: int, clients: int, turns: int, store: str, state_url: s
                     with lock:
                         failures.append(f"{type(exc).__name__}: {exc}")
                     continue
-                session_id = answer["session_id"]
                 with lock:
-                    latencies.append((time.perf_counter() - started) * 1000)
+                    (latencies if session_id else firsts).append((time.perf_counter() - started) * 1000)
+                session_id = answer["session_id"]
         # One untimed turn per worker first: the first session of a process pays for lazy loading.
         for url in urls:
             _post(f"{url}/api/chat", {"text": "hello", "user": "bench-warm-up"})
@@ -270,8 +338,9 @@ def bench_workers(count: int, clients: int, turns: int, store: str, state_url: s
             thread.join()
         wall = time.perf_counter() - started
         rss = [round(_rss_mb(pid), 1) for pid in pids]
-        return {"workers": count, "clients": clients, "turns": len(latencies), "failed": len(failures),
-                "turns_per_s": round(len(latencies) / wall, 2), "turn_ms": summary(latencies),
+        return {"workers": count, "clients": clients, "turns": len(latencies) + len(firsts), "failed": len(failures),
+                "turns_per_s": round((len(latencies) + len(firsts)) / wall, 2), "turn_ms": summary(latencies),
+                "first_turn_ms": summary(firsts),
                 "rss_mb_per_worker": rss, "errors": failures[:3]}
     finally:
         supervisor.send_signal(signal.SIGTERM)
@@ -293,7 +362,8 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=8, help="turns per session (with --workers)")
     parser.add_argument("--llm", default="", help="with --workers: a litellm model string for the workers "
                                                    "(default: a mocked reply, no model)")
-    parser.add_argument("--skip-stores", action="store_true", help="only the --workers part")
+    parser.add_argument("--ram", action="store_true", help="RAM of a full worker with and without a shared LLM")
+    parser.add_argument("--skip-stores", action="store_true", help="no store benchmarks (only --workers / --ram)")
     parser.add_argument("--out", default="out/bench_scale.json")
     args = parser.parse_args()
     results: dict[str, Any] = {}
@@ -309,6 +379,9 @@ def main() -> None:
         os.environ["MONOLOGUE_KEY_FILE"] = str(Path(tmp) / "store.key")
         os.environ.pop("MONOLOGUE_STORE_KEY", None)
         path = Path(tmp) / "bench.db"
+        if args.ram:
+            results["ram"] = bench_ram(Path(tmp))
+            print(json.dumps(results["ram"]), flush=True)
         for count in [int(n) for n in args.workers.split(",") if n.strip()]:
             results[f"workers_sqlite_{count}"] = bench_workers(count, args.clients, args.turns,
                                                                str(Path(tmp) / "workers.db"), "", args.llm,
