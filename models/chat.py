@@ -16,7 +16,7 @@ import contextlib
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -197,7 +197,7 @@ class ChatLLM:
         raise ChatError(f"LLM call failed ({stats.error}); check llm.model / llm.api_base in the config")
 
     async def _stream_one(self, model: str, messages: list[dict[str, str]], stats: StreamStats,
-                          call_id: str | None) -> AsyncIterator[str]:
+                          call_id: str | None) -> AsyncGenerator[str, None]:
         litellm = await asyncio.to_thread(import_litellm)
         kwargs: dict[str, Any] = dict(
             model=model, messages=messages, stream=True,

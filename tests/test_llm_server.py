@@ -13,7 +13,7 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncGenerator, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -310,6 +310,7 @@ async def test_a_reply_abandoned_by_the_agent_stops_the_shared_generation(monkey
         chat = ChatLLM(LLMOptions(model=f"openai/{NAME}", api_base=api_base, fallback=None, max_tokens=500))
         await asyncio.to_thread(chat.prepare)
         stream = chat.stream(HELLO, StreamStats())
+        assert isinstance(stream, AsyncGenerator)      # closable, as the reply stage closes it
         assert (await anext(stream)).strip() == "word"
         await stream.aclose()
         assert await asyncio.to_thread(model.stopped.wait, 3.0), "the server went on generating"
