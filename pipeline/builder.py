@@ -278,11 +278,12 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                      actions: ActionStore | None = None,
                      clock: PlayoutClock = "live",
                      on_reply_produced: Callable[[TurnRecord], None] | None = None,
-                     log: ConversationLog | None = None) -> AgentProcessors:
+                     log: ConversationLog | None = None, continued: bool = False) -> AgentProcessors:
     """`memory`: the session's working memory; None runs the pipeline without it.
     `actions`: where the agent's actions are recorded (in this process when None).
     `clock`: how the agent's voice is played: live (a room, a speaker) or on a replayed
-    session's timeline. `on_reply_produced`: a reply was fully made (not yet fully played)."""
+    session's timeline. `on_reply_produced`: a reply was fully made (not yet fully played).
+    `log`: the conversation so far (a continued session's); `continued`: its record is added to."""
     from monologue.models.vad import load_vad
 
     v = config.vad
@@ -323,7 +324,7 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                              choose_actions=config.reply.model_chooses_action,
                              commit_when_played=spoken),
         tts=TTSProcessor(models.tts) if models.tts is not None else None,
-        trace=TraceWriter(out_dir if config.trace.enabled else None, on_turn_done=on_turn_done),
+        trace=TraceWriter(out_dir if config.trace.enabled else None, on_turn_done=on_turn_done, append=continued),
         log=log,
     )
     if spoken:

@@ -198,6 +198,11 @@ class TypedTurns(FrameProcessor):
     def continue_after(self, last_turn: int) -> None:
         self._next_turn = last_turn + 1
 
+    @property
+    def last_turn(self) -> int:
+        """The last turn this source fed (or the one it continued after)."""
+        return self._next_turn - 1
+
     async def say(self, text: str) -> TurnRecord:
         """The user's turn → the agent's answered turn."""
         answered: asyncio.Future[TurnRecord] = asyncio.get_running_loop().create_future()
@@ -342,6 +347,11 @@ class RoomServer:
         room = self.rooms.get(request.session_id) if request.session_id else None
         if room is not None and room.typed is None:
             raise RequestError(409, f"session {request.session_id} is open in a voice room here; close it first")
+        if room is not None and not room.ending and await asyncio.to_thread(self._taken_elsewhere, room):
+            # Another worker answered this session since this room's last turn: this room's
+            # window and turn numbers are behind. It ends; a new room takes the session up whole.
+            logger.info(f"{room.label}: the session went on elsewhere; taking it up again from the stores")
+            await self.end_room(room, "the session went on on another worker", tell=False)
         if room is not None and room.ending and room.task is not None:
             # Closing (idle): let it finish and commit, so the session continues from all of it.
             await asyncio.wait({room.task}, timeout=END_GRACE_SECS * 2)
@@ -391,6 +401,15 @@ class RoomServer:
             return False, {"error": f"{type(exc).__name__}: {exc}"}
 
     # --- rooms ----------------------------------------------------------------------------
+
+    def _taken_elsewhere(self, room: Room) -> bool:
+        """Whether the stores hold a later turn of this session than the room last fed."""
+        assert room.typed is not None
+        memory = room.tap.memory           # the session's working memory, once it started
+        if memory is None:
+            return False
+        said = memory.store.said(room.session_id, 1)
+        return bool(said) and said[-1][2] > room.typed.last_turn
 
     def _open_text_room(self, user: str, no_history: bool, resume: str) -> Room:
         session_id = resume or new_session_id()

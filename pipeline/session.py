@@ -194,7 +194,7 @@ async def run_session(spec: SessionSpec, source: FrameProcessor, sink: FrameProc
                                   on_turn_done=turn_done, memory=memory, long_term=spec.long_term,
                                   actions=spec.actions or action_store(spec.store), clock=spec.clock,
                                   on_reply_produced=gate.turn_done if gate is not None and spoken else None,
-                                  log=log)
+                                  log=log, continued=bool(resumed_after))
     if resumed_after:
         for numbering in (processors.vad, source):
             if hasattr(numbering, "continue_after"):

@@ -55,7 +55,9 @@ class TraceWriter(FrameProcessor):
     """
 
     def __init__(self, out_dir: Path | None, *,
-                 on_turn_done: Callable[[TurnRecord], None] | None = None) -> None:
+                 on_turn_done: Callable[[TurnRecord], None] | None = None, append: bool = False) -> None:
+        """`append`: a continued session (taken up again, here or by another worker sharing
+        the folder) adds its turns to the record instead of starting it over."""
         super().__init__()
         self.turns: list[TurnRecord] = []
         self._on_turn_done = on_turn_done
@@ -63,8 +65,9 @@ class TraceWriter(FrameProcessor):
         self._transcript: TextIO | None = None
         if out_dir is not None:
             out_dir.mkdir(parents=True, exist_ok=True)
-            self._trace = (out_dir / "trace.jsonl").open("w", encoding="utf-8")
-            self._transcript = (out_dir / "transcript.txt").open("w", encoding="utf-8")
+            mode = "a" if append else "w"
+            self._trace = (out_dir / "trace.jsonl").open(mode, encoding="utf-8")
+            self._transcript = (out_dir / "transcript.txt").open(mode, encoding="utf-8")
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)

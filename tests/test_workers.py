@@ -87,6 +87,35 @@ def test_a_typed_session_continues_on_another_worker_with_its_window(tmp_path: P
     assert "Sure, noted." in window
 
 
+def test_a_session_that_went_on_elsewhere_is_taken_up_again_when_it_comes_back(tmp_path: Path) -> None:
+    """Turn 1 on worker A, turn 2 on B, turn 3 on A again: A's room from turn 1 is behind (its
+    window lacks turn 2), so it ends and A takes the session up from the stores; one record."""
+    from monologue.pipeline.builder import load_text_models
+
+    config = text_config()
+    models = load_text_models(config)
+    store, out = str(tmp_path / "shared.db"), tmp_path / "out"      # one folder, as `--workers` shares
+
+    async def run() -> list[dict[str, Any]]:
+        a = RoomServer(config, models, ServeOptions(out_dir=out, store_path=store))
+        b = RoomServer(config, models, ServeOptions(out_dir=out, store_path=store))
+        said = [await a.chat({"text": "A table for two tonight at 8"})]
+        session = said[0]["session_id"]
+        said.append(await b.chat({"text": "Somewhere Italian", "session_id": session}))
+        said.append(await a.chat({"text": "Make it three people", "session_id": session}))
+        await a.close()
+        await b.close()
+        return said
+
+    said = asyncio.run(run())
+    assert [s["turn"] for s in said] == [1, 2, 3], said
+    session = said[0]["session_id"]
+    records = prompts(out, session)
+    assert len(records) == 3, records                       # every turn's line in the one record
+    window = " ".join(m["content"] for m in records[-1])
+    assert "Somewhere Italian" in window, window             # A saw what B was told
+
+
 def test_chat_requests_are_checked() -> None:
     from monologue.pipeline.builder import load_text_models
     from monologue.pipeline.serve import RequestError
