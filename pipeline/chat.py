@@ -39,6 +39,14 @@ def parse_script(text: str) -> list[list[str]]:
     return [s for s in sessions if s]
 
 
+def typed_turn(turn_id: int, text: str, confidence: float = 1.0) -> TurnRecord:
+    """A user turn that was typed, not spoken: no audio, its text as the transcript."""
+    turn = TurnRecord(turn_id=turn_id, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0,
+                      detected_at=time.perf_counter(), vad_engine="text")
+    turn.asr = Transcription(text=text, confidence=confidence, language="", source="text")
+    return turn
+
+
 class TextTurnSource(FrameProcessor):
     """One job: feed typed user turns in, one at a time, each after the agent answered."""
 
@@ -62,9 +70,7 @@ class TextTurnSource(FrameProcessor):
     async def _feed(self) -> None:
         for index, line in enumerate(self._lines, self._first_turn):
             await self._gate.wait_idle(600)
-            turn = TurnRecord(turn_id=index, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0,
-                              detected_at=time.perf_counter(), vad_engine="text")
-            turn.asr = Transcription(text=line, confidence=self._confidence, language="", source="text")
+            turn = typed_turn(index, line, self._confidence)
             self._gate.turn_started(turn)
             await self.push_frame(UserTurnFrame(turn=turn))
         await self._gate.wait_idle(600)

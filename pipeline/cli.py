@@ -273,6 +273,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from monologue.pipeline.sockets import bind
 
     _server_logs(args)
+    if args.workers < 1:
+        from monologue.configs import ConfigError
+
+        raise ConfigError(f"--workers {args.workers}: give 1 or more worker processes")
     if args.workers > 1:
         from monologue.configs import ConfigError
 
@@ -320,7 +324,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def _add_serve(sub: Any) -> None:
     serve = sub.add_parser("serve", help="live rooms: talk to the agent from a browser (WebRTC), "
-                                         "or join a Daily/LiveKit room")
+                                         "or join a Daily/LiveKit room", allow_abbrev=False)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=7860)
     serve.add_argument("--out", default="out/serve", help="each session's trace and transcript go in OUT/<session id>/")

@@ -47,15 +47,21 @@ from typing import Any, Literal
 
 from fastapi import Request  # at module level: FastAPI reads the endpoints' annotations by name
 from loguru import logger
-from pipecat.frames.frames import CancelFrame, CancelWorkerFrame, EndFrame, EndWorkerFrame, Frame, StartFrame
-from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.frames.frames import CancelWorkerFrame, EndWorkerFrame
+from pipecat.processors.frame_processor import FrameProcessor
 from pydantic import BaseModel, Field, ValidationError
 
 from monologue.configs import MonologueConfig
 from monologue.pipeline.builder import AgentModels, new_session_id, open_store, user_memory
 from monologue.pipeline.panel import AgentReply, PanelTap, RoomClosing, SessionStarted, StateUpdate
 from monologue.pipeline.session import Session, SessionHooks, SessionSpec, run_session
-from monologue.processors.frames import Transcription, TurnRecord, UserTurnFrame
+from monologue.pipeline.text_rooms import (
+    SESSION_ID_PATTERN,
+    TRANSCRIPT_WAIT_SECS,
+    ChatRequest,
+    SessionEnded,
+    TypedTurns,
+)
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
 TransportKind = Literal["webrtc", "daily", "livekit"]
@@ -84,17 +90,7 @@ class OfferRequest(BaseModel):
     no_history: bool = False            # off the record: long-term memory neither read nor written (U2)
     # A client reconnecting (to this worker or another, sharing state.url) continues its session:
     # the same working state. Empty: a new session.
-    session_id: str = Field(default="", max_length=64, pattern=r"^[A-Za-z0-9_.-]*$")
-
-
-class ChatRequest(BaseModel):
-    """One typed user turn; the first one of a session leaves `session_id` empty (or names a
-    session to continue)."""
-
-    text: str = Field(min_length=1, max_length=2000)
-    session_id: str = Field(default="", max_length=64, pattern=r"^[A-Za-z0-9_.-]*$")
-    user: str = Field(default="", max_length=64)
-    no_history: bool = False
+    session_id: str = Field(default="", max_length=64, pattern=SESSION_ID_PATTERN)
 
 
 class IceCandidateIn(BaseModel):
@@ -117,6 +113,11 @@ class RequestError(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
+
+
+def _problems(exc: ValidationError) -> str:
+    """A request's validation errors, one clause each: where, and what is wrong."""
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors())
 
 
 def json_log_line(record: Any) -> str:
@@ -169,6 +170,7 @@ class Room:
     ending: str = ""                   # why the room was asked to end ('' while it runs)
     turns_done: int = 0
     typed: TypedTurns | None = None    # a text room (`/api/chat`): where its turns come in
+    session: Session | None = None     # once it started
 
     @property
     def label(self) -> str:
@@ -181,69 +183,6 @@ class Room:
         if self.tap.turns_heard > self.turns_done:
             return f"while turn {self.tap.turns_heard} was being answered"
         return ""
-
-
-class TypedTurns(FrameProcessor):
-    """One job: a text room's source. Each `/api/chat` call puts a line in; the line goes
-    down the pipeline as a user turn once the turn before it was answered."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._lines: asyncio.Queue[tuple[str, asyncio.Future[TurnRecord]]] = asyncio.Queue()
-        self._waiting: dict[int, asyncio.Future[TurnRecord]] = {}
-        self._next_turn = 1
-        self._feeding: asyncio.Task | None = None
-        self.turn_lock = asyncio.Lock()     # one turn at a time per session
-
-    def continue_after(self, last_turn: int) -> None:
-        self._next_turn = last_turn + 1
-
-    @property
-    def last_turn(self) -> int:
-        """The last turn this source fed (or the one it continued after)."""
-        return self._next_turn - 1
-
-    async def say(self, text: str) -> TurnRecord:
-        """The user's turn → the agent's answered turn."""
-        answered: asyncio.Future[TurnRecord] = asyncio.get_running_loop().create_future()
-        await self._lines.put((text, answered))
-        return await answered
-
-    def answered(self, turn: TurnRecord) -> None:
-        waiting = self._waiting.pop(turn.turn_id, None)
-        if waiting is not None and not waiting.done():
-            waiting.set_result(turn)
-
-    def fail_waiting(self, reason: str) -> None:
-        """The room ended: calls still waiting get an error, not silence."""
-        for waiting in self._waiting.values():
-            if not waiting.done():
-                waiting.set_exception(RequestError(503, f"the session ended before replying ({reason}); "
-                                                        "send the turn again with the same session_id"))
-        self._waiting.clear()
-        while not self._lines.empty():
-            _text, answered = self._lines.get_nowait()
-            if not answered.done():
-                answered.set_exception(RequestError(503, f"the session ended ({reason}); send the turn again"))
-
-    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
-        await super().process_frame(frame, direction)
-        if isinstance(frame, (EndFrame, CancelFrame)) and self._feeding is not None:
-            await self.cancel_task(self._feeding)
-            self._feeding = None
-        await self.push_frame(frame, direction)
-        if isinstance(frame, StartFrame):
-            self._feeding = self.create_task(self._feed(), name="typed-turns")
-
-    async def _feed(self) -> None:
-        while True:
-            text, answered = await self._lines.get()
-            turn = TurnRecord(turn_id=self._next_turn, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0,
-                              detected_at=time.perf_counter(), vad_engine="text")
-            self._next_turn += 1
-            turn.asr = Transcription(text=text, confidence=1.0, language="", source="text")
-            self._waiting[turn.turn_id] = answered
-            await self.push_frame(UserTurnFrame(turn=turn))
 
 
 def webrtc_params(config: MonologueConfig, models: AgentModels) -> Any:
@@ -284,8 +223,7 @@ class RoomServer:
         try:
             request = OfferRequest.model_validate(body)
         except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors())
-            raise RequestError(400, f"bad offer ({problems}); send JSON {{sdp, type: 'offer', user}}") from None
+            raise RequestError(400, f"bad offer ({_problems(exc)}); send JSON {{sdp, type: 'offer', user}}") from None
         check_offer_sdp(request.sdp)
         if self.draining:
             raise RequestError(503, "this worker is shutting down; connect to another one")
@@ -339,38 +277,68 @@ class RoomServer:
         try:
             request = ChatRequest.model_validate(body)
         except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors())
-            raise RequestError(400, f"bad chat turn ({problems}); send JSON {{text, session_id?, user?}}") from None
+            raise RequestError(400, f"bad chat turn ({_problems(exc)}); send JSON {{text, session_id?, user?}}") \
+                from None
+        name = user_id(request.user)
+        for _ in range(3):      # a room that ends while the turn waits for it is taken up again
+            room = await self._text_room(request.session_id, name, request.no_history)
+            typed = room.typed
+            assert typed is not None
+            started = time.perf_counter()
+            async with typed.turn_lock:
+                if room.ending or typed.closed:
+                    continue
+                room.tap.last_heard = time.monotonic()
+                try:
+                    turn = await typed.say(request.text)
+                except SessionEnded as exc:
+                    raise RequestError(503, str(exc)) from None
+                await self._lines_stored(room)
+            recall = turn.memories
+            return {"session_id": room.session_id, "turn": turn.turn_id, "reply": turn.reply_text,
+                    "state_version": turn.state_version, "error": turn.reply_error or None,
+                    "recall": None if recall is None else ("timed_out" if recall.timed_out else "ok"),
+                    "ms": round((time.perf_counter() - started) * 1000, 1)}
+        raise RequestError(503, f"session {request.session_id} kept ending while the turn waited; send it again")
+
+    async def _text_room(self, session_id: str, name: str, no_history: bool) -> Room:
+        """The running text room of `session_id` here, or a new one (taking the session up)."""
         if self.draining:
             raise RequestError(503, "this worker is shutting down; send the turn to another one with the same "
                                     "session_id")
-        room = self.rooms.get(request.session_id) if request.session_id else None
+        room = self.rooms.get(session_id) if session_id else None
         if room is not None and room.typed is None:
-            raise RequestError(409, f"session {request.session_id} is open in a voice room here; close it first")
+            raise RequestError(409, f"session {session_id} is open in a voice room here; close it first")
+        if room is not None and name and room.user and name != room.user:
+            raise RequestError(403, f"session {session_id} is another user's")
         if room is not None and not room.ending and await asyncio.to_thread(self._taken_elsewhere, room):
             # Another worker answered this session since this room's last turn: this room's
             # window and turn numbers are behind. It ends; a new room takes the session up whole.
             logger.info(f"{room.label}: the session went on elsewhere; taking it up again from the stores")
             await self.end_room(room, "the session went on on another worker", tell=False)
         if room is not None and room.ending and room.task is not None:
-            # Closing (idle): let it finish and commit, so the session continues from all of it.
+            # Closing (idle, or behind): let it finish and commit, so the session continues from all of it.
             await asyncio.wait({room.task}, timeout=END_GRACE_SECS * 2)
-            room = None
-        if room is None:
-            if len(self.rooms) >= self.options.max_rooms:
-                raise RequestError(503, f"the server is full ({self.options.max_rooms} rooms); try again later")
-            room = self._open_text_room(user_id(request.user), request.no_history, request.session_id)
-        typed = room.typed
-        assert typed is not None
-        started = time.perf_counter()
-        async with typed.turn_lock:
-            room.tap.last_heard = time.monotonic()
-            turn = await typed.say(request.text)
-        recall = turn.memories
-        return {"session_id": room.session_id, "turn": turn.turn_id, "reply": turn.reply_text,
-                "state_version": turn.state_version, "error": turn.reply_error or None,
-                "recall": None if recall is None else ("timed_out" if recall.timed_out else "ok"),
-                "ms": round((time.perf_counter() - started) * 1000, 1)}
+            room = self.rooms.get(session_id)          # another request may have taken it up meanwhile
+            if room is not None and room.ending:
+                raise RequestError(503, f"session {session_id} is still closing here; send the turn again")
+        if room is not None:
+            return room
+        if len(self.rooms) >= self.options.max_rooms:
+            raise RequestError(503, f"the server is full ({self.options.max_rooms} rooms); try again later")
+        if session_id:
+            owners = await asyncio.to_thread(self._users_of, session_id)
+            if owners and name and name not in owners:
+                raise RequestError(403, f"session {session_id} is another user's")
+            name = name or (owners[0] if owners else "")
+        return self._open_text_room(name, no_history, session_id)
+
+    async def _lines_stored(self, room: Room) -> None:
+        """Wait (a little) for the turn's lines to be kept beside the state: a worker taking the
+        session up after this reply was acknowledged finds them in its window."""
+        transcript = room.session.transcript if room.session is not None else None
+        if transcript is not None:
+            await asyncio.wait({asyncio.wrap_future(transcript.written())}, timeout=TRANSCRIPT_WAIT_SECS)
 
     def health(self) -> dict[str, Any]:
         return {"status": "ok", "pid": os.getpid(), "draining": self.draining, "rooms": len(self.rooms),
@@ -408,8 +376,22 @@ class RoomServer:
         memory = room.tap.memory           # the session's working memory, once it started
         if memory is None:
             return False
-        said = memory.store.said(room.session_id, 1)
+        try:
+            said = memory.store.said(room.session_id, 1)
+        except Exception as exc:          # the store is out of reach: go on with the room as it is
+            logger.warning(f"{room.label}: could not check whether the session went on elsewhere ({exc})")
+            return False
         return bool(said) and said[-1][2] > room.typed.last_turn
+
+    def _users_of(self, session_id: str) -> list[str]:
+        """Who the session belongs to, as long-term memory recorded it (first the one who began it)."""
+        from monologue.pipeline.builder import stores
+
+        try:
+            return stores(self.config, self.options.store_path).profiles.users_of(session_id)
+        except Exception as exc:          # unknown then: the turn goes on under the name it gives
+            logger.warning(f"session {session_id}: its user could not be looked up ({exc})")
+            return []
 
     def _open_text_room(self, user: str, no_history: bool, resume: str) -> Room:
         session_id = resume or new_session_id()
@@ -478,6 +460,7 @@ class RoomServer:
                                taps=(room.tap,), mode=mode)
 
             def started(session: Session) -> None:
+                room.session = session
                 room.tap.memory = session.memory
                 room.tap.send(SessionStarted(session_id=room.session_id, user=room.user, opening=session.opening,
                                              no_history=room.no_history))
@@ -542,13 +525,13 @@ class RoomServer:
                 await self.end_room(room, f"no speech for {quiet:.0f} s")
                 return
 
-    async def close(self, *, drain: bool = True) -> None:
-        """End every room (the server is stopping) and close the peer connections. Draining
-        (SIGTERM, Ctrl-C): no new session starts, each room finishes the reply in flight (and
-        commits it) and then ends, within END_GRACE_SECS; otherwise rooms stop where they are."""
+    async def close(self) -> None:
+        """End every room (the server is stopping: SIGTERM, Ctrl-C) and close the peer
+        connections. It drains: no new session starts, each room finishes the reply in flight
+        (and commits it) and then ends, within END_GRACE_SECS."""
         self.draining = True
         for room in list(self.rooms.values()):
-            await self.end_room(room, "the server is stopping", at_once=not drain)
+            await self.end_room(room, "the server is stopping")
         tasks = [r.task for r in self.rooms.values() if r.task is not None]
         if tasks:
             _done, pending = await asyncio.wait(tasks, timeout=END_GRACE_SECS)
@@ -645,4 +628,10 @@ def serve(server: RoomServer, sock: socket.socket) -> None:
     # finish, then the app's lifespan drains the rooms (`RoomServer.close`).
     config = uvicorn.Config(make_app(server), log_level="warning", lifespan="on",
                             timeout_graceful_shutdown=int(END_GRACE_SECS))
-    uvicorn.Server(config).run(sockets=[sock])
+
+    class DrainingServer(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            server.draining = True     # from the signal on: turns in flight finish, no new session starts
+            super().handle_exit(sig, frame)
+
+    DrainingServer(config).run(sockets=[sock])

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol, runtime_checkable
 
 from pipecat.processors.frame_processor import FrameProcessor
 
@@ -88,6 +88,14 @@ def _last_turn(memory: WorkingMemory) -> int:
         return 0
 
 
+@runtime_checkable
+class NumbersTurns(Protocol):
+    """A stage that numbers the user's turns (the VAD; a text source): a continued session's
+    turns are numbered on from its last one."""
+
+    def continue_after(self, last_turn: int) -> None: ...
+
+
 @dataclass
 class SessionSpec:
     """What a session runs on and where its record goes."""
@@ -121,6 +129,7 @@ class Session:
     processors: AgentProcessors
     opening: str = ""        # long-term memory's greeting, spoken before the user's first turn
     wall_secs: float = 0.0   # from the worker's start to the end of the long-term session
+    transcript: StoredTranscript | None = None   # what was said, kept beside the state (with a store)
 
     @property
     def turns(self) -> list[TurnRecord]:
@@ -197,10 +206,10 @@ async def run_session(spec: SessionSpec, source: FrameProcessor, sink: FrameProc
                                   log=log, continued=bool(resumed_after))
     if resumed_after:
         for numbering in (processors.vad, source):
-            if hasattr(numbering, "continue_after"):
+            if isinstance(numbering, NumbersTurns):
                 numbering.continue_after(resumed_after)
     worker = make_worker(session_pipeline(processors, source, sink, spec.mode, spec.taps))
-    session = Session(session_id, memory, spec.long_term, processors)
+    session = Session(session_id, memory, spec.long_term, processors, transcript=transcript)
     if spec.long_term is not None:
         opening = await spec.long_term.start_session(
             memory, session_id=session_id, folder=str(spec.out_dir.resolve()) if spec.out_dir is not None else "")

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from loguru import logger
 
@@ -44,7 +44,7 @@ def worker_args(argv: Sequence[str], port: int) -> list[str]:
         if arg.startswith(("--workers=", "--port=")):
             continue
         out.append(arg)
-    return [*out, "--port", str(port)]
+    return [*out, "--port", str(port), "--workers", "1"]     # a worker never starts workers of its own
 
 
 def _stop_with_supervisor() -> None:
@@ -64,10 +64,9 @@ class Worker:
     args: list[str]
     process: subprocess.Popen[bytes] | None = None
     started: float = 0.0
-    restarts: int = 0
     pause: float = RESTART_PAUSE_SECS
     due: float = 0.0                     # when a stopped worker may be started again
-    exits: list[int] = field(default_factory=list)
+    exits: int = 0                       # how often it exited (and was started again)
 
     def start(self) -> None:
         self.process = subprocess.Popen([sys.executable, "-m", "monologue.pipeline.cli", *self.args],
@@ -110,12 +109,11 @@ class Supervisor:
         code = worker.process.poll()
         if code is None:
             return
-        worker.exits.append(code)
+        worker.exits += 1
         worker.process = None
         ran = now - worker.started
         worker.pause = RESTART_PAUSE_SECS if ran >= STEADY_SECS else min(worker.pause * 2, RESTART_PAUSE_MAX_SECS)
         worker.due = now + worker.pause
-        worker.restarts += 1
         how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exited with status {code}"
         logger.warning(f"worker :{worker.port}: {how} after {ran:.0f} s; starting it again in {worker.pause:.0f} s "
                        "(its sessions continue on any worker that is asked for them)")

@@ -65,9 +65,12 @@ class TraceWriter(FrameProcessor):
         self._transcript: TextIO | None = None
         if out_dir is not None:
             out_dir.mkdir(parents=True, exist_ok=True)
-            mode = "a" if append else "w"
-            self._trace = (out_dir / "trace.jsonl").open(mode, encoding="utf-8")
-            self._transcript = (out_dir / "transcript.txt").open(mode, encoding="utf-8")
+            if append:
+                self._trace = (out_dir / "trace.jsonl").open("a", encoding="utf-8")
+                self._transcript = (out_dir / "transcript.txt").open("a", encoding="utf-8")
+            else:
+                self._trace = (out_dir / "trace.jsonl").open("w", encoding="utf-8")
+                self._transcript = (out_dir / "transcript.txt").open("w", encoding="utf-8")
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)

@@ -36,6 +36,7 @@ def _put_user(db: SQLiteDatabase, user: str, marker: str, out: Path) -> None:
     state.goal = marker
     SqlStateStore(db).commit(state, 0, [Change(version=1, turn=1, action=ChangeAction.ADDED, slot="name",
                                                   after=marker)])
+    SqlStateStore(db).add_said(f"{user}-s1", "user", f"the code word is {marker}", 1)
     out.mkdir(parents=True)
     for name in SESSION_FILES:
         (out / name).write_text(marker)

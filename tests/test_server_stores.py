@@ -216,6 +216,7 @@ def test_erase_leaves_no_text_or_vector_in_postgresql_redis_or_any_cache(servers
     stores.profiles.record_session("zed", "sz", "")
     stores.profiles.append_audit("zed", "memory:x", None, marker, "new", "sz")
     stores.states.commit(_state("sz", 1, marker), 0, [])
+    stores.states.add_said("sz", "user", f"remember {marker}", 1)
     assert marker in other_worker.all("zed")[0][0].text        # cached by the other worker
     data_dir = Path(db.query_one("SHOW data_directory")[0])   # type: ignore[index]
     assert marker.encode() in _relation_bytes(db, data_dir)
@@ -240,6 +241,7 @@ def test_the_sqlite_default_leaves_no_trace_in_its_file_or_log(tmp_path: Path) -
     stores = open_stores(db)
     stores.memories.put(_record("zed", f"the alarm code is {marker}"), None)
     stores.states.commit(_state("sz", 1, marker), 0, [])
+    stores.states.add_said("sz", "user", f"the code is {marker}", 1)
     stores.profiles.record_session("zed", "sz", "")
     erase_user(stores, "zed")
     for file in tmp_path.iterdir():

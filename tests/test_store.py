@@ -99,3 +99,23 @@ def test_several_connections_opening_a_new_file_at_once(tmp_path):
         for t in threads:
             t.join()
         assert not errors
+
+
+def test_what_was_said_is_kept_beside_the_state_last_lines_only(tmp_path):
+    """A worker taking a session up reads its last lines; the store keeps no more than those."""
+    from monologue.memory.working.conversation import KEPT_UTTERANCES
+
+    for store in (SqlStateStore(tmp_path / "said.db"), InMemoryStateStore()):
+        for turn in range(1, KEPT_UTTERANCES + 6):
+            store.add_said("s1", "user", f"line {turn}", turn)
+        store.add_said("s2", "assistant", "other session", 1)
+        kept = store.said("s1", 1000)
+        assert [t for _, _, t in kept][-1] == KEPT_UTTERANCES + 5 and kept[-1][1] == f"line {KEPT_UTTERANCES + 5}"
+        last = KEPT_UTTERANCES + 5
+        assert store.said("s1", 3) == [("user", f"line {t}", t) for t in range(last - 2, last + 1)]
+        if isinstance(store, SqlStateStore):
+            assert len(kept) == KEPT_UTTERANCES
+            rows = store.db.query("SELECT COUNT(*) FROM session_said WHERE session_id = 's1'")
+            assert rows[0][0] == KEPT_UTTERANCES
+        store.erase_sessions(["s1"])
+        assert store.said("s1", 10) == [] and store.said("s2", 10) == [("assistant", "other session", 1)]

@@ -116,6 +116,37 @@ def test_a_session_that_went_on_elsewhere_is_taken_up_again_when_it_comes_back(t
     assert "Somewhere Italian" in window, window             # A saw what B was told
 
 
+def test_a_session_is_its_users(tmp_path: Path) -> None:
+    """Another name with the session id is refused; no name continues as the session's user."""
+    from monologue.pipeline.builder import load_text_models
+    from monologue.pipeline.serve import RequestError
+
+    config = text_config()
+    models = load_text_models(config)
+    models.encoder()
+    store = str(tmp_path / "shared.db")
+
+    async def run() -> tuple[RequestError, RequestError, dict[str, Any]]:
+        first = RoomServer(config, models, ServeOptions(out_dir=tmp_path / "a", store_path=store))
+        one = await first.chat({"text": "I'm allergic to peanuts, a table for two tonight", "user": "ana"})
+        session = one["session_id"]
+        with pytest.raises(RequestError) as here:
+            await first.chat({"text": "what does she eat?", "user": "bob", "session_id": session})
+        await first.close()
+        second = RoomServer(config, models, ServeOptions(out_dir=tmp_path / "b", store_path=store))
+        with pytest.raises(RequestError) as there:
+            await second.chat({"text": "what does she eat?", "user": "bob", "session_id": session})
+        two = await second.chat({"text": "make it three people", "session_id": session})
+        room = second.rooms[session]
+        assert room.user == "ana"
+        await second.close()
+        return here.value, there.value, two
+
+    here, there, two = asyncio.run(run())
+    assert here.status == there.status == 403 and "another user's" in there.message
+    assert two["turn"] == 2 and two["reply"]
+
+
 def test_chat_requests_are_checked() -> None:
     from monologue.pipeline.builder import load_text_models
     from monologue.pipeline.serve import RequestError
@@ -138,9 +169,10 @@ def test_chat_requests_are_checked() -> None:
 
 
 def test_worker_command_lines_get_their_own_port() -> None:
-    assert worker_args(["--workers", "3", "--port", "8000", "--text-only"], 8001) == ["--text-only", "--port", "8001"]
+    assert worker_args(["--workers", "3", "--port", "8000", "--text-only"], 8001) == \
+        ["--text-only", "--port", "8001", "--workers", "1"]
     assert worker_args(["--workers=2", "--store", "postgresql://h/db"], 9000) == \
-        ["--store", "postgresql://h/db", "--port", "9000"]
+        ["--store", "postgresql://h/db", "--port", "9000", "--workers", "1"]
 
 
 # --- processes: `monologue serve --workers 2` on PostgreSQL and Redis ---------------------------

@@ -179,6 +179,11 @@ class SqlProfileStore:
                     "ON CONFLICT (user_id, session_id) DO UPDATE SET folder = excluded.folder, at = excluded.at",
                     (user_id, session_id, folder, time.time()))
 
+    def users_of(self, session_id: str) -> list[str]:
+        """Whose session this is: the user who began it first, then anyone introduced in it."""
+        return [str(r[0]) for r in self.db.query("SELECT user_id FROM user_sessions WHERE session_id = ? ORDER BY at",
+                                                 (session_id,))]
+
     def sessions_of(self, user_id: str) -> list[tuple[str, str]]:
         """The user's sessions and their trace folders, oldest first. A folder another user's
         session wrote to since (`--out out` is everyone's default) is given as "": its files

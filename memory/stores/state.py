@@ -17,6 +17,7 @@ from typing import Any
 
 from monologue.memory.stores.database import Database, Migrations, open_database
 from monologue.memory.stores.protocols import VersionConflict
+from monologue.memory.working.conversation import KEPT_UTTERANCES
 from monologue.memory.working.state import Change, SessionState
 
 _TABLES = [
@@ -131,8 +132,13 @@ class SqlStateStore:
         return [Change(**json.loads(self.db.unseal(r[0], f"state_history/{session_id}") or "{}")) for r in rows]
 
     def add_said(self, session_id: str, role: str, text: str, turn: int) -> None:
-        self.db.run("INSERT INTO session_said (session_id, turn, role, said) VALUES (?, ?, ?, ?)",
-                    (session_id, turn, role, self.db.seal(text, f"session_said/{session_id}")))
+        """Keep the line, and only the session's last KEPT_UTTERANCES (the full record is its trace)."""
+        with self.db.transaction() as tx:
+            tx.execute("INSERT INTO session_said (session_id, turn, role, said) VALUES (?, ?, ?, ?)",
+                       (session_id, turn, role, self.db.seal(text, f"session_said/{session_id}")))
+            tx.execute("DELETE FROM session_said WHERE session_id = ? AND id <= (SELECT id FROM session_said "
+                       "WHERE session_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)",
+                       (session_id, session_id, KEPT_UTTERANCES))
 
     def said(self, session_id: str, limit: int) -> list[tuple[str, str, int]]:
         """The session's last `limit` utterances, oldest first: (role, text, turn)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -90,13 +90,25 @@ class StoredTranscript:
         self.store = store
         self.session_id = session_id
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"said-{session_id}"[:30])
+        self._closed = False
 
     def load(self, limit: int = KEPT_UTTERANCES) -> list[Utterance]:
         """What was said in this session so far, oldest first (blocking: call off the event loop)."""
         return [Utterance(role, text, turn) for role, text, turn in self.store.said(self.session_id, limit)]
 
     def __call__(self, utterance: Utterance) -> None:
+        if self._closed:             # said after the session ended (a late callback): nowhere to keep it
+            return
         self._writer.submit(self._write, utterance)
+
+    def written(self) -> Future[None]:
+        """Done once every line given so far is stored (or failed): a reply acknowledged after
+        it is in the window a worker taking the session up reads."""
+        if self._closed:
+            done: Future[None] = Future()
+            done.set_result(None)
+            return done
+        return self._writer.submit(lambda: None)
 
     def _write(self, utterance: Utterance) -> None:
         try:
@@ -108,4 +120,5 @@ class StoredTranscript:
 
     def close(self) -> None:
         """Wait for the lines still being written (blocking: call off the event loop)."""
+        self._closed = True
         self._writer.shutdown(wait=True)
