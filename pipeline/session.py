@@ -189,6 +189,7 @@ async def run_session(spec: SessionSpec, source: FrameProcessor, sink: FrameProc
     if transcript is not None and spec.session_id:
         log.restore(await asyncio.to_thread(_said_before, transcript))
         resumed_after = max(log.last_turn, await asyncio.to_thread(_last_turn, memory) if memory else 0)
+    continued = resumed_after > 0 or len(log) > 0      # only the opening was said: still continued
 
     def turn_done(turn: TurnRecord) -> None:
         if hooks.on_turn is not None:
@@ -203,7 +204,7 @@ async def run_session(spec: SessionSpec, source: FrameProcessor, sink: FrameProc
                                   on_turn_done=turn_done, memory=memory, long_term=spec.long_term,
                                   actions=spec.actions or action_store(spec.store), clock=spec.clock,
                                   on_reply_produced=gate.turn_done if gate is not None and spoken else None,
-                                  log=log, continued=bool(resumed_after))
+                                  log=log, continued=continued)
     if resumed_after:
         for numbering in (processors.vad, source):
             if isinstance(numbering, NumbersTurns):
@@ -213,7 +214,7 @@ async def run_session(spec: SessionSpec, source: FrameProcessor, sink: FrameProc
     if spec.long_term is not None:
         opening = await spec.long_term.start_session(
             memory, session_id=session_id, folder=str(spec.out_dir.resolve()) if spec.out_dir is not None else "")
-        if not resumed_after:      # a continued conversation is not greeted again
+        if not continued:      # a continued conversation is not greeted again
             session.opening = opening
             # Committed (to the log and the state) as far as it is heard; the first turn waits for it.
             processors.monologue.after_opening(processors.reply.set_opening(session.opening))

@@ -451,3 +451,29 @@ def test_a_turn_is_answered_through_5_s_of_network_loss_to_either_server(shared_
     while "jazz" not in " ".join(r.text for r in stores.memories.all("ana")[0]).lower():
         assert time.monotonic() < deadline, "the memory written during the outage never landed"
         time.sleep(0.5)
+
+
+def test_a_session_that_only_heard_its_greeting_is_not_greeted_twice(tmp_path: Path) -> None:
+    """A page that heard the opening, dropped and came back: the window has one opening, not two."""
+    from monologue.memory.stores.state import SqlStateStore
+    from monologue.pipeline.builder import load_text_models, user_memory
+    from monologue.pipeline.chat import chat_session
+
+    config = text_config()
+    models = load_text_models(config)
+    models.encoder()
+    store_path = str(tmp_path / "shared.db")
+
+    async def run() -> Any:
+        store = SqlStateStore(store_path)
+        first = await chat_session([], config, models, session_id="greeted", store=store,
+                                   long_term=user_memory(config, models, "ana", store_path))
+        again = await chat_session(["A table for two tonight"], config, models, session_id="greeted", store=store,
+                                   out_dir=tmp_path / "again",
+                                   long_term=user_memory(config, models, "ana", store_path))
+        return first, again
+
+    first, again = asyncio.run(run())
+    assert first.opening and not again.opening
+    prompt = again.turns[-1].reply_prompt
+    assert sum(m["content"] == first.opening for m in prompt) == 1, prompt
