@@ -171,6 +171,7 @@ class Room:
     turns_done: int = 0
     typed: TypedTurns | None = None    # a text room (`/api/chat`): where its turns come in
     session: Session | None = None     # once it started
+    watchers: set[asyncio.Future[None]] = field(default_factory=set)   # per-turn checks still running
 
     @property
     def label(self) -> str:
@@ -333,6 +334,19 @@ class RoomServer:
             name = name or (owners[0] if owners else "")
         return self._open_text_room(name, no_history, session_id)
 
+    async def _end_if_forgotten(self, room: Room) -> None:
+        """"Forget everything about me" in a text room: once the turn's memory work is done, the
+        room ends, so the session's state and what was said are erased now (at the session's
+        end, `run_session`), not when the room would have gone idle; a worker taking the session
+        up afterwards finds nothing of it."""
+        session = room.session
+        if session is None or session.long_term is None:
+            return
+        await session.long_term.drain()
+        if session.long_term.core.erased_sessions and not room.ending:
+            logger.info(f"{room.label}: the user asked to forget everything; ending the room to erase its session")
+            await self.end_room(room, "the user asked to forget everything", tell=False)
+
     async def _lines_stored(self, room: Room) -> None:
         """Wait (a little) for the turn's lines to be kept beside the state: a worker taking the
         session up after this reply was acknowledged finds them in its window."""
@@ -473,6 +487,10 @@ class RoomServer:
                 room.tap.send(AgentReply.of(turn))
                 if room.typed is not None:
                     room.typed.answered(turn)
+                    if room.session is not None and room.session.long_term is not None:
+                        watcher = asyncio.ensure_future(self._end_if_forgotten(room))
+                        room.watchers.add(watcher)
+                        watcher.add_done_callback(room.watchers.discard)
 
             watchdog = asyncio.create_task(self._watch_idle(room), name=f"idle-{room.session_id}")
             # Every line the session's pipeline logs (its tasks and threads inherit the context)

@@ -26,6 +26,7 @@ from loguru import logger
 RESTART_PAUSE_SECS = 1.0        # before starting a worker that exited again…
 RESTART_PAUSE_MAX_SECS = 30.0   # …doubling while it keeps exiting within STEADY_SECS
 STEADY_SECS = 60.0              # a worker that ran this long failed afresh: the pause starts over
+GIVE_UP_AFTER = 5               # exits in a row, each before STEADY_SECS: a fault restarts will not cure
 STOP_WAIT_SECS = 45.0
 PR_SET_PDEATHSIG = 1            # prctl(2)           # after SIGTERM: a worker's drain (END_GRACE_SECS twice, and some)
 
@@ -67,6 +68,7 @@ class Worker:
     pause: float = RESTART_PAUSE_SECS
     due: float = 0.0                     # when a stopped worker may be started again
     exits: int = 0                       # how often it exited (and was started again)
+    failing: int = 0                     # exits in a row, each soon after it started
 
     def start(self) -> None:
         self.process = subprocess.Popen([sys.executable, "-m", "monologue.pipeline.cli", *self.args],
@@ -78,11 +80,15 @@ class Worker:
 class Supervisor:
     """Starts the workers, restarts one that exits, and stops them all on SIGTERM/Ctrl-C."""
 
-    def __init__(self, serve_argv: Sequence[str], port: int, count: int, *, verbose: bool = False) -> None:
+    def __init__(self, serve_argv: Sequence[str], port: int, count: int, *, verbose: bool = False,
+                 restart_pause: float = RESTART_PAUSE_SECS) -> None:
         """`serve_argv`: the `serve` command's own arguments, as given to the supervisor."""
         first = ["--verbose"] if verbose else []
-        self.workers = [Worker(port + i, [*first, "serve", *worker_args(serve_argv, port + i)]) for i in range(count)]
+        self.workers = [Worker(port + i, [*first, "serve", *worker_args(serve_argv, port + i)], pause=restart_pause)
+                        for i in range(count)]
+        self.restart_pause = restart_pause
         self.stopping = False
+        self.gave_up = ""                # why the supervisor stopped on its own ('' if it did not)
 
     def _stop(self, signum: int, _frame: object) -> None:
         if not self.stopping:
@@ -90,15 +96,23 @@ class Supervisor:
         self.stopping = True
 
     def run(self, poll_secs: float = 0.5) -> int:
-        signal.signal(signal.SIGTERM, self._stop)
-        signal.signal(signal.SIGINT, self._stop)
-        for worker in self.workers:
-            worker.start()
-        while not self.stopping:
-            time.sleep(poll_secs)
+        """Start the workers and watch them until SIGTERM/Ctrl-C (0) or a worker keeps failing (1)."""
+        before = {sig: signal.signal(sig, self._stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+        try:
             for worker in self.workers:
-                self._watch(worker)
-        return self.stop()
+                worker.start()
+            while not self.stopping:
+                time.sleep(poll_secs)
+                for worker in self.workers:
+                    self._watch(worker)
+            code = self.stop()
+        finally:
+            for sig, handler in before.items():
+                signal.signal(sig, handler)
+        if self.gave_up:
+            logger.error(f"supervisor: {self.gave_up}")
+            return 1
+        return code
 
     def _watch(self, worker: Worker) -> None:
         now = time.monotonic()
@@ -112,9 +126,16 @@ class Supervisor:
         worker.exits += 1
         worker.process = None
         ran = now - worker.started
-        worker.pause = RESTART_PAUSE_SECS if ran >= STEADY_SECS else min(worker.pause * 2, RESTART_PAUSE_MAX_SECS)
+        worker.failing = 0 if ran >= STEADY_SECS else worker.failing + 1
+        worker.pause = self.restart_pause if ran >= STEADY_SECS else min(worker.pause * 2, RESTART_PAUSE_MAX_SECS)
         worker.due = now + worker.pause
         how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exited with status {code}"
+        if worker.failing >= GIVE_UP_AFTER:
+            self.gave_up = (f"worker :{worker.port} {how} {worker.failing} times in a row, each within "
+                            f"{STEADY_SECS:.0f} s of starting: starting it again will not help; its log above says "
+                            "why (a port taken, a store out of reach, a missing model package)")
+            self.stopping = True
+            return
         logger.warning(f"worker :{worker.port}: {how} after {ran:.0f} s; starting it again in {worker.pause:.0f} s "
                        "(its sessions continue on any worker that is asked for them)")
 

@@ -477,3 +477,56 @@ def test_a_session_that_only_heard_its_greeting_is_not_greeted_twice(tmp_path: P
     assert first.opening and not again.opening
     prompt = again.turns[-1].reply_prompt
     assert sum(m["content"] == first.opening for m in prompt) == 1, prompt
+
+
+def test_forget_everything_in_a_text_room_erases_the_session_now(tmp_path: Path) -> None:
+    """The room ends once the erase is confirmed, so its state and what was said leave the
+    stores at once: a worker taking the session up afterwards finds nothing of it."""
+    from monologue.memory.stores.state import SqlStateStore
+    from monologue.pipeline.builder import load_text_models
+
+    config = text_config()
+    models = load_text_models(config)
+    models.encoder()
+    store = str(tmp_path / "shared.db")
+
+    async def run() -> tuple[str, list[dict[str, Any]], bool]:
+        server = RoomServer(config, models, ServeOptions(out_dir=tmp_path / "out", store_path=store))
+        said = [await server.chat({"text": "I'm allergic to peanuts and I need a table for two tonight",
+                                   "user": "ana"})]
+        session = said[0]["session_id"]
+        said.append(await server.chat({"text": "Forget everything about me.", "user": "ana", "session_id": session}))
+        said.append(await server.chat({"text": "yes", "user": "ana", "session_id": session}))
+        deadline = time.monotonic() + 30
+        while session in server.rooms and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        ended = session not in server.rooms
+        await server.close()
+        return session, said, ended
+
+    session, said, ended = asyncio.run(run())
+    assert said[1]["reply"].startswith("Shall I erase") and said[2]["reply"].startswith("Done"), said
+    assert ended, "the room did not end after the erase"
+    states = SqlStateStore(store)
+    assert states.load(session) is None and states.said(session, 100) == []
+
+
+def test_the_supervisor_gives_up_on_a_worker_that_cannot_start(tmp_path: Path) -> None:
+    """A fault restarts will not cure (here: an unknown language) stops the supervisor with status 1
+    and a line saying so, instead of restarting the worker forever."""
+    from loguru import logger
+
+    from monologue.pipeline import workers
+
+    said: list[str] = []
+    sink = logger.add(lambda message: said.append(str(message)), level="INFO")
+    try:
+        supervisor = workers.Supervisor(["--language", "xx", "--store", str(tmp_path / "m.db")], _free_port(), 1,
+                                        restart_pause=0.01)
+        started = time.monotonic()
+        assert supervisor.run(poll_secs=0.05) == 1
+    finally:
+        logger.remove(sink)
+    assert supervisor.workers[0].exits == workers.GIVE_UP_AFTER
+    assert time.monotonic() - started < 120
+    assert any("times in a row" in line and "will not help" in line for line in said), said
