@@ -294,17 +294,7 @@ def bench_workers(count: int, clients: int, turns: int, store: str, state_url: s
     pids = []
     try:
         for url in urls:
-            deadline = time.monotonic() + 300
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{url}/api/ready", timeout=5) as ready:
-                        if ready.status == 200:
-                            break
-                except OSError:
-                    pass
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"worker {url} did not start")
-                time.sleep(0.5)
+            _wait_ready(url)
             with urllib.request.urlopen(f"{url}/api/health", timeout=5) as health:
                 pids.append(int(json.loads(health.read())["pid"]))
         latencies: list[float] = []

@@ -40,3 +40,44 @@ def real_models():
                                             "mock_response": "Sure, I can do that. Anything else?"}},
                          environ={})
     return load_models(config)
+
+
+# --- real PostgreSQL and Redis (tests/services.py) ----------------------------------------
+
+@pytest.fixture(scope="session")
+def servers():
+    """The servers `.ci/run` started (MONOLOGUE_TEST_SERVICES_DIR), or started here for this run;
+    without the binaries the tests using them skip, saying why."""
+    import shutil
+
+    from services import TestServices
+
+    started = TestServices.from_env()
+    if started is not None:
+        yield started
+        return
+    ok, why = TestServices.available()
+    if not ok:
+        pytest.skip(why)
+    # Not under pytest's own temporary folder: it is root's alone, and PostgreSQL runs as another user.
+    folder = tempfile.mkdtemp(prefix="monologue-services-")
+    services = TestServices(folder)
+    services.start()
+    yield services
+    services.stop()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def pg_url(servers):
+    """A fresh database on the server, dropped afterwards."""
+    import uuid
+
+    from monologue.memory.stores.postgres import PostgresDatabase
+
+    name = f"t_{uuid.uuid4().hex[:10]}"
+    admin = PostgresDatabase(servers.postgres_url, sealed=False)
+    admin.run(f"CREATE DATABASE {name}")
+    yield servers.postgres_url.rsplit("/", 1)[0] + f"/{name}"
+    admin.run(f"DROP DATABASE {name} WITH (FORCE)")
+    admin.close()

@@ -7,6 +7,7 @@ import json
 import re
 import zlib
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -242,3 +243,30 @@ class SpeakingSynthesizer:
         t = np.arange(int(0.06 * len(text) * self.sample_rate)) / self.sample_rate
         tone = (np.sin(2 * np.pi * 220 * t) * 8000).astype(np.int16)
         yield np.concatenate([lead, tone]).tobytes()
+
+
+@contextmanager
+def served_at(app: Any, path: str = "") -> Iterator[str]:
+    """`app` under uvicorn on a free port, in a thread; yields its base URL (+ `path`)."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}{path}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()

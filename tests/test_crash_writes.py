@@ -42,7 +42,7 @@ import sqlite3
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.context import ForkServerContext, ForkServerProcess
@@ -75,34 +75,9 @@ MEMORY_LOOKUPS = 50                       # acknowledged memories also found by 
 
 
 # ---------------------------------------------------------------------------------------------
-# Servers (as in test_server_stores.py): each test has its own database and Redis key prefix
+# Servers (`servers`, `pg_url` in conftest.py): each test has its own database and Redis key prefix
 
 
-@pytest.fixture(scope="module")
-def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestServices]:
-    started = TestServices.from_env()
-    if started is not None:
-        yield started
-        return
-    ok, why = TestServices.available()
-    if not ok:
-        pytest.skip(why)
-    services = TestServices(tmp_path_factory.mktemp("services"))
-    services.start()
-    yield services
-    services.stop()
-
-
-@pytest.fixture
-def pg_url(servers: TestServices) -> Iterator[str]:
-    """A fresh database on the server, dropped afterwards."""
-    name = f"t_{uuid.uuid4().hex[:10]}"
-    admin = PostgresDatabase(servers.postgres_url, sealed=False)
-    admin.run(f"CREATE DATABASE {name}")
-    url = servers.postgres_url.rsplit("/", 1)[0] + f"/{name}"
-    yield url
-    admin.run(f"DROP DATABASE {name} WITH (FORCE)")
-    admin.close()
 
 
 @pytest.fixture

@@ -14,7 +14,6 @@ import socket
 import threading
 import time
 from collections.abc import AsyncGenerator, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import httpx
@@ -22,6 +21,8 @@ import pytest
 
 from monologue.models.llm_context import Purpose, TokenUsage
 from monologue.pipeline.llm_server import make_llm_app, parse_chat_request, worker_settings
+
+from fakes import served_at
 
 NAME = "qwen-test"
 HELLO = [{"role": "user", "content": "Hello?"}]
@@ -230,27 +231,9 @@ def test_the_server_says_what_to_install_or_change_before_it_listens(monkeypatch
 
 # --- through a socket, as a worker reaches it --------------------------------------------
 
-@contextmanager
-def served(app: Any) -> Iterator[str]:
-    """`app` under uvicorn on a free port, in a thread; yields its api_base."""
-    import uvicorn
-
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(16)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
+def served(app: Any) -> Any:
+    """`app` served on a free port, as a worker reaches it; yields its api_base."""
+    return served_at(app, "/v1")
 
 
 async def test_chat_llm_streams_and_counts_tokens_through_litellm(monkeypatch):

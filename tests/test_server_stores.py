@@ -11,7 +11,6 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -30,33 +29,6 @@ from monologue.memory.stores.protocols import VersionConflict
 from monologue.memory.stores.redis_state import RedisStateStore
 from monologue.memory.stores.sqlite import SQLiteDatabase
 from monologue.memory.working.state import Change, ChangeAction, SessionState
-
-
-@pytest.fixture(scope="module")
-def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestServices]:
-    started = TestServices.from_env()
-    if started is not None:
-        yield started
-        return
-    ok, why = TestServices.available()
-    if not ok:
-        pytest.skip(why)
-    services = TestServices(tmp_path_factory.mktemp("services"))
-    services.start()
-    yield services
-    services.stop()
-
-
-@pytest.fixture
-def pg_url(servers: TestServices) -> Iterator[str]:
-    """A fresh database on the server, dropped afterwards."""
-    name = f"t_{uuid.uuid4().hex[:10]}"
-    admin = PostgresDatabase(servers.postgres_url, sealed=False)
-    admin.run(f"CREATE DATABASE {name}")
-    url = servers.postgres_url.rsplit("/", 1)[0] + f"/{name}"
-    yield url
-    admin.run(f"DROP DATABASE {name} WITH (FORCE)")
-    admin.close()
 
 
 @pytest.fixture

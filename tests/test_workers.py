@@ -11,6 +11,7 @@ continues on the other worker, the supervisor starts the dead one again, and SIG
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -21,7 +22,6 @@ import threading
 import time
 import urllib.error
 import urllib.request
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +32,8 @@ from fastapi import Request  # at module level: FastAPI reads the fake provider'
 
 from monologue.pipeline.serve import RoomServer, ServeOptions
 from monologue.pipeline.workers import worker_args
+
+from fakes import served_at
 
 WAIT = 180.0          # generous: two workers start on two loaded cores
 
@@ -228,18 +230,6 @@ def _port_free(port: int) -> bool:
             return False
 
 
-def _serve_app(app: Any) -> tuple[int, Any]:
-    import uvicorn
-
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    threading.Thread(target=server.run, daemon=True, name="fake-provider").start()
-    deadline = time.monotonic() + 30
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return port, server
-
-
 def call(url: str, body: dict[str, Any] | None = None, timeout: float = 60.0) -> tuple[int, dict[str, Any]]:
     data = json.dumps(body).encode() if body is not None else None
     request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"},
@@ -272,33 +262,15 @@ class SharedStores:
 
 
 @pytest.fixture
-def shared_stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedStores]:
-    """A fresh PostgreSQL database and Redis database number, on the servers CI started."""
-    from services import TestServices
-
-    from monologue.memory.stores.postgres import PostgresDatabase
-
-    servers = TestServices.from_env()
-    started = None
-    if servers is None:
-        ok, why = TestServices.available()
-        if not ok:
-            pytest.skip(why)
-        started = servers = TestServices(tmp_path_factory.mktemp("services"))
-        servers.start()
-    name = f"w_{uuid.uuid4().hex[:10]}"
-    admin = PostgresDatabase(servers.postgres_url, sealed=False)
-    admin.run(f"CREATE DATABASE {name}")
-    redis_url = servers.redis_url.rsplit("/", 1)[0] + "/9"
+def shared_stores(servers: Any, pg_url: str) -> Iterator[SharedStores]:
+    """A fresh PostgreSQL database and a Redis database number of its own (the workers are other
+    processes: they cannot take this process's key prefix)."""
     import redis
 
+    redis_url = servers.redis_url.rsplit("/", 1)[0] + "/9"
     redis.Redis.from_url(redis_url).flushdb()
-    yield SharedStores(servers, servers.postgres_url.rsplit("/", 1)[0] + f"/{name}", redis_url)
+    yield SharedStores(servers, pg_url, redis_url)
     redis.Redis.from_url(redis_url).flushdb()
-    admin.run(f"DROP DATABASE {name} WITH (FORCE)")
-    admin.close()
-    if started is not None:
-        started.stop()
 
 
 def test_a_session_survives_sigkill_of_its_worker_mid_turn(shared_stores: SharedStores, tmp_path: Path) -> None:
@@ -306,10 +278,11 @@ def test_a_session_survives_sigkill_of_its_worker_mid_turn(shared_stores: Shared
 
     store_url, state_url = shared_stores.store_url, shared_stores.state_url
     provider = FakeProvider()
-    provider_port, provider_server = _serve_app(provider.app())
+    serving = contextlib.ExitStack()
+    provider_url = serving.enter_context(served_at(provider.app()))
     port = _free_port(2)
     env = {**os.environ, "MONOLOGUE__STATE__URL": state_url, "MONOLOGUE__LLM__MODEL": "openai/fake-shared",
-           "MONOLOGUE__LLM__API_BASE": f"http://127.0.0.1:{provider_port}/v1", "MONOLOGUE__LLM__FALLBACK": "",
+           "MONOLOGUE__LLM__API_BASE": f"{provider_url}/v1", "MONOLOGUE__LLM__FALLBACK": "",
            "MONOLOGUE__MONOLOGUE__LLM_MODE": "never", "MONOLOGUE__LONG_TERM__LLM_HELP": "false",
            "OPENAI_API_KEY": "not-needed", "PYTHONUNBUFFERED": "1"}
     log = (tmp_path / "workers.log").open("w")
@@ -386,7 +359,7 @@ def test_a_session_survives_sigkill_of_its_worker_mid_turn(shared_stores: Shared
         if supervisor.poll() is None:
             supervisor.kill()
             supervisor.wait()
-        provider_server.should_exit = True
+        serving.close()
         log.close()
     lines = [json.loads(line) for line in (tmp_path / "workers.log").read_text().splitlines()
              if line.startswith("{")]
