@@ -45,6 +45,7 @@ def _blank_is_none(value: Any) -> Any:
 
 
 OptionalText = Annotated[str | None, BeforeValidator(_blank_is_none)]
+OptionalSecs = Annotated[float | None, BeforeValidator(_blank_is_none)]
 
 
 def _pairs(value: Any) -> Any:
@@ -138,6 +139,7 @@ class MonologueOptions(Options):
 class LongTermConfig(Options):
     recall_k: int = 3
     budget_ms: float = 250.0          # recall on the reply's critical path gives up after this
+    writes_wait_secs: float = 2.0     # …and waits at most this long for the previous turn's memory writes
     llm_help: bool = True             # the LLM scores importance, words reflections and plans, judges contradictions
     llm_timeout_secs: float = 20.0
     reflection_min_contexts: int = 3
@@ -175,6 +177,9 @@ class TTSOptions(Options):
 class ReplayOptions(Options):
     max_seconds: float = 1800.0
     tail_silence_secs: float = 1.0
+    # The agent's time to its first audio on the replay's timeline: None, as this machine took it;
+    # a number, fixed (the same conversation on any machine, however busy).
+    compute_secs: OptionalSecs = None
 
 
 class BargeInOptions(Options):
@@ -206,6 +211,7 @@ class TurnOptions(Options):
     complete_threshold: float = 0.5    # smart-turn's probability from which a turn sounds finished
     draft: bool = True                 # start on a finished-sounding turn before its end is confirmed
     partial_every_secs: float = 0.5    # transcribe the growing turn this often while the user speaks (0: never)
+    transcript_wait_secs: float = 1.0  # a pause's judge waits this long for its transcript, then reads the last partial
     smart_turn: bool = True            # false: the words alone judge a pause
     unfinished_en: tuple[str, ...] = ("um", "uh", "er", "erm", "hmm", "and", "or", "but", "so", "because",
                                       "for", "to", "with", "at", "on", "in", "of", "from", "the", "a", "an",

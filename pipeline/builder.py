@@ -134,7 +134,7 @@ def turn_end_options(config: MonologueConfig) -> TurnEndOptions:
     return TurnEndOptions(by=t.end_by, judge_after_secs=t.judge_after_secs, end_after_secs=t.end_after_secs,
                           unsure_secs=t.unsure_secs, hold_secs=t.hold_secs, silence_secs=config.vad.stop_secs,
                           complete_threshold=t.complete_threshold, draft=t.draft,
-                          partial_every_secs=t.partial_every_secs,
+                          partial_every_secs=t.partial_every_secs, transcript_wait_secs=t.transcript_wait_secs,
                           unfinished_en=t.unfinished_en, unfinished_zh=t.unfinished_zh)
 
 
@@ -229,7 +229,8 @@ def user_memory(config: MonologueConfig, models: AgentModels, user_id: str | Non
     o = config.long_term
     kept = stores(config, store_path)
     offset = 0.0 if at is None else at - time.time()
-    options = LongTermOptions(recall_k=o.recall_k, budget_ms=o.budget_ms, summary_chars=o.summary_chars,
+    options = LongTermOptions(recall_k=o.recall_k, budget_ms=o.budget_ms, writes_wait_secs=o.writes_wait_secs,
+                              summary_chars=o.summary_chars,
                               reflection=ReflectionOptions(min_contexts=o.reflection_min_contexts),
                               retention=RetentionPolicy(keep_forever_from=o.keep_forever_from,
                                                         decay_days=o.decay_days, archive_days=o.archive_days))
@@ -331,7 +332,8 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
         b = config.barge_in
         parts.barge_in = BargeInProcessor(BackchannelCheck(b.backchannels(config.language), b.max_backchannel_secs),
                                           enabled=b.enabled, answer_window_secs=b.answer_window_secs)
-        parts.playout = Playout(clock, lead_ms=b.playout_lead_ms, barge_in=b.enabled)
+        parts.playout = Playout(clock, lead_ms=b.playout_lead_ms, barge_in=b.enabled,
+                                compute_secs=config.replay.compute_secs)
         reply = parts.reply
 
         @parts.playout.event_handler("on_reply_played")

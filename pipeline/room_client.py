@@ -59,7 +59,9 @@ class PcmTrack(MediaStreamTrack):
         if wait > 0:
             await asyncio.sleep(wait)
         if self._sent >= self._samples.size and self.feed:
-            self._samples = np.concatenate([self._samples[: self._sent], self.feed.pop(0)])
+            # After the silence sent since the script ran out, so none of the next speech is skipped.
+            gap = np.zeros(self._sent - self._samples.size, dtype=np.int16)
+            self._samples = np.concatenate([self._samples, gap, self.feed.pop(0)])
         if self._sent < self._samples.size:
             chunk = self._samples[self._sent: self._sent + self._step]
             if chunk.size < self._step:

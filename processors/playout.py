@@ -142,9 +142,13 @@ class Playout(FrameProcessor):
     """One job: let the agent's voice out as it would be heard, and stop it when the user cuts in."""
 
     def __init__(self, clock: PlayoutClock = "live", *, lead_ms: float = 60.0, barge_in: bool = True,
-                 piece_ms: float = 20.0) -> None:
+                 piece_ms: float = 20.0, compute_secs: float | None = None) -> None:
+        """`compute_secs` (timeline only): the agent's time from starting on a turn to its first
+        audio, fixed, instead of the time this machine took; the same recording then gives the
+        same conversation on a fast machine and a busy one."""
         super().__init__()
         self._clock = clock
+        self._compute_secs = compute_secs
         self._lead = lead_ms / 1000
         self._piece_secs = piece_ms / 1000
         self._barge_in = barge_in
@@ -287,7 +291,7 @@ class Playout(FrameProcessor):
     def _place(self, reply: _Reply, frame: ReplyAudioFrame) -> None:
         turn = frame.turn
         if reply.start_secs is None:
-            start = turn.end_pts + turn.reply_delay_secs(turn.marks["first_audio"])
+            start = turn.end_pts + turn.reply_delay_secs(self._timeline_at(turn, turn.marks["first_audio"]))
             reply.start_secs = max(start, self._cursor)
             turn.tts.session_start_secs = round(reply.start_secs, 3)
         at = reply.start_secs + reply.length_secs
@@ -296,6 +300,11 @@ class Playout(FrameProcessor):
         reply.waiting.append(replace(frame, at_secs=at))
         reply.length_secs += len(frame.audio) / 2 / frame.sample_rate
         self._cursor = max(self._cursor, reply.start_secs + reply.length_secs)
+
+    def _timeline_at(self, turn: TurnRecord, measured: float) -> float:
+        """The wall time a timeline counts as this turn's moment `measured`: as measured, or the
+        fixed compute time after the agent began on the turn."""
+        return measured if self._compute_secs is None else turn.started_at + self._compute_secs
 
     def _hold_from(self) -> float:
         assert self._paused_at is not None
@@ -388,7 +397,8 @@ class Playout(FrameProcessor):
             frame.turn.barge_in = BargeIn(backchannel=True, paused_ms=held_ms)
             if self._clock == "timeline" and self._paused_at is not None:
                 turn = frame.turn
-                resume_at = turn.end_pts + turn.reply_delay_secs(turn.marks.get("asr_done", turn.started_at))
+                measured = turn.marks.get("asr_done", turn.started_at)
+                resume_at = turn.end_pts + turn.reply_delay_secs(self._timeline_at(turn, measured))
                 self._shift_held(self._hold_from(), max(resume_at - self._hold_from(), 0.0))
             for reply in self._replies.values():
                 record = reply.turn.barge_in

@@ -49,6 +49,9 @@ class TurnEndOptions:
     complete_threshold: float = 0.5   # smart-turn's probability from which a turn counts as finished
     draft: bool = True                # start answering a finished-sounding turn before it is confirmed
     partial_every_secs: float = 0.5   # a partial transcript this often while the user speaks; 0: none
+    # At a pause the judge reads the end-of-speech transcript and waits this long for it (live it
+    # is long done; a fast replay reaches the pause sooner than the pass ends).
+    transcript_wait_secs: float = 1.0
     unfinished_en: tuple[str, ...] = ()
     unfinished_zh: tuple[str, ...] = ()
 

@@ -41,10 +41,6 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from monologue.processors.frames import SpeechSegmentFrame, SpeechStartedFrame, TurnEnd, TurnRecord
 from monologue.processors.turn_end import PartialTranscriber, TurnEndJudge, TurnEndOptions, Verdict
 
-# At a pause the judge reads the end-of-speech transcript; it waits this long for it (live
-# it is long done; a fast replay reaches the pause sooner than the pass ends).
-TRANSCRIPT_WAIT_SECS = 1.0
-
 
 class VADProcessor(FrameProcessor):
     """One job: turn a stream of audio frames into user-turn segments.
@@ -195,7 +191,7 @@ class VADProcessor(FrameProcessor):
             final = self._partials.final_for(bytes(self._segment[: self._cut]))
             if final is not None:
                 try:
-                    text = (await asyncio.wait_for(asyncio.shield(final), TRANSCRIPT_WAIT_SECS)).text
+                    text = (await asyncio.wait_for(asyncio.shield(final), self._options.transcript_wait_secs)).text
                 except Exception:       # a slow or failed pass: the last partial, or the audio alone
                     text = self._partials.latest.text if self._partials.latest is not None else ""
         if self._judge is None:

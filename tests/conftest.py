@@ -18,15 +18,20 @@ os.environ["MONOLOGUE_KEY_FILE"] = str(_TEST_HOME / "store.key")
 os.environ["MONOLOGUE__STORE__PATH"] = str(_TEST_HOME / "monologue.db")
 os.environ.pop("MONOLOGUE_STORE_KEY", None)
 
+from fakes import STEADY_ENVIRON, steady  # noqa: E402  (after the environment: huggingface_hub reads it on import)
+
+# The product's time limits, far away in every configuration that reads the environment (the
+# CLI's subprocesses, the servers' workers): see fakes.STEADY.
+os.environ.update(STEADY_ENVIRON)
 
 
 @pytest.fixture
 def mock_config():
-    """The embedded defaults with a canned LLM reply (no model call)."""
+    """The embedded defaults with a canned LLM reply (no model call), time limits far away."""
     from monologue.configs import load_config
 
-    return load_config(overrides={"llm": {"model": "openai/gpt-4o-mini", "fallback": None,
-                                          "mock_response": "Sure, I can do that. Anything else?"}},
+    return load_config(overrides=steady(llm={"model": "openai/gpt-4o-mini", "fallback": None,
+                                             "mock_response": "Sure, I can do that. Anything else?"}),
                        environ={})
 
 

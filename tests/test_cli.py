@@ -62,7 +62,7 @@ def test_ctrl_c_during_a_paced_replay_keeps_the_trace(tmp_path):
                              "--out", str(out)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     trace = out / "trace.jsonl"
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 300
     while time.monotonic() < deadline and not (trace.exists() and trace.read_text().strip()):
         time.sleep(0.2)
     proc.send_signal(signal.SIGINT)

@@ -74,6 +74,15 @@ GONE_SECS = 30.0                          # for a killed run's server connection
 MEMORY_LOOKUPS = 50                       # acknowledged memories also found by their text (spread out)
 
 
+def _wait_for_acks(log_dir: Path, run: int, process: Any) -> None:
+    deadline = time.monotonic() + STARTUP_SECS
+    while {e["kind"] for e in read_run_log(log_dir, run).events if e["event"] == ACK} < {MEMORY, PROFILE, STATE}:
+        if time.monotonic() > deadline or not process.is_alive():
+            process.kill()
+            pytest.fail(f"run {run} acknowledged no write of some kind within {STARTUP_SECS:.0f} s")
+        time.sleep(0.02)
+
+
 # ---------------------------------------------------------------------------------------------
 # Servers (`servers`, `pg_url` in conftest.py): each test has its own database and Redis key prefix
 
@@ -175,9 +184,12 @@ def _wait_ready(receiver: Connection, process: ForkServerProcess, config: Worklo
 
 
 def crash_repeatedly(make_config: Callable[[int], WorkloadConfig], log_dir: Path,
-                     wait_until_gone: Callable[[], None], kills: int = KILLS) -> CrashLog:
+                     wait_until_gone: Callable[[], None], kills: int = KILLS, *,
+                     once_acked: bool = False) -> CrashLog:
     """`kills` runs, each SIGKILLed after a random time; `wait_until_gone` returns once the
-    server has finished with a killed run's connections (a commit it had sent still lands)."""
+    server has finished with a killed run's connections (a commit it had sent still lands).
+    `once_acked`: the random time starts once the run has acknowledged a write of every kind
+    (however long this machine takes to get there)."""
     context = _fork_server()
     rng = random.Random(SEED)
     log = CrashLog(SEED)
@@ -199,6 +211,8 @@ def crash_repeatedly(make_config: Callable[[int], WorkloadConfig], log_dir: Path
                 process.kill()
                 pytest.fail(_failure(config, f"opened the stores at {kind} version {opened[key]}, "
                                              f"but version {acked[kind]} was acknowledged before"))
+        if once_acked:
+            _wait_for_acks(log_dir, run, process)
         time.sleep(rng.uniform(*KILL_AFTER_SECS))
         process.kill()
         process.join(STARTUP_SECS)
@@ -439,7 +453,7 @@ def test_the_check_finds_a_lost_write(tmp_path: Path, key_file: str) -> None:
     logs = tmp_path / "logs"
     logs.mkdir()
     log = crash_repeatedly(lambda run: WorkloadConfig(str(store), "", "", key_file, str(logs), run), logs,
-                           wait_until_gone=lambda: None, kills=3)
+                           wait_until_gone=lambda: None, kills=3, once_acked=True)
     memory, profile, state = (log.acks(kind)[-1] for kind in (MEMORY, PROFILE, STATE))
     with sqlite3.connect(store) as raw:
         raw.execute("DELETE FROM memories WHERE id = ?", (memory["id"],))

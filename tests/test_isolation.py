@@ -43,7 +43,8 @@ def _memories(path: Path, user: str) -> list[tuple[str, str, str]]:
 def attacked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     path = tmp_path_factory.mktemp("isolation") / "monologue.db"
     llm = EchoingLLM()
-    config = load_config(overrides={"llm": {"model": "fake/echo", "fallback": None}}, environ={})
+    config = load_config(overrides={"llm": {"model": "fake/echo", "fallback": None},
+                                    "long_term": {"budget_ms": 60000}}, environ={})   # recall is never dropped here
     models = load_text_models(config, llm=llm)
     anna = user_memory(config, models, "anna", str(path))
     asyncio.run(chat_session(ANNA_SAID, config, models, session_id="anna-1", long_term=anna))

@@ -301,5 +301,5 @@ async def test_a_caller_that_stops_waiting_frees_the_llama_thread(monkeypatch):
     with pytest.raises(asyncio.CancelledError):
         await call
     # The llama thread is free again well before the generation would have ended.
-    await asyncio.wait_for(run_on(llm.LLAMA_THREAD, lambda: None), 2.0)
+    await asyncio.wait_for(run_on(llm.LLAMA_THREAD, lambda: None), 10.0)
     assert model.stopped.is_set()

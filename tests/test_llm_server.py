@@ -270,7 +270,7 @@ async def test_litellm_gets_a_readable_error_for_a_wrong_key():
 
 async def test_a_client_that_leaves_stops_the_generation():
     """A dropped stream frees the llama thread within a token, not after the whole answer."""
-    model = ScriptedModel(pieces=("word ",) * 500, secs_per_piece=0.01)
+    model = ScriptedModel(pieces=("word ",) * 500, secs_per_piece=0.05)   # 25 s in all
     with served(make_llm_app(model, NAME)) as api_base:
         async with httpx.AsyncClient() as http:
             body = {"messages": HELLO, "stream": True}
@@ -278,7 +278,7 @@ async def test_a_client_that_leaves_stops_the_generation():
                 async for line in response.aiter_lines():
                     if "word" in line:
                         break
-        assert await asyncio.to_thread(model.stopped.wait, 3.0)
+        assert await asyncio.to_thread(model.stopped.wait, 20.0)
 
 
 async def test_a_reply_abandoned_by_the_agent_stops_the_shared_generation(monkeypatch):
@@ -288,7 +288,7 @@ async def test_a_reply_abandoned_by_the_agent_stops_the_shared_generation(monkey
     from monologue.models.chat import ChatLLM, StreamStats
 
     monkeypatch.setenv("OPENAI_API_KEY", "none")
-    model = ScriptedModel(pieces=("word ",) * 500, secs_per_piece=0.01)
+    model = ScriptedModel(pieces=("word ",) * 500, secs_per_piece=0.05)   # 25 s in all
     with served(make_llm_app(model, NAME)) as api_base:
         chat = ChatLLM(LLMOptions(model=f"openai/{NAME}", api_base=api_base, fallback=None, max_tokens=500))
         await asyncio.to_thread(chat.prepare)
@@ -296,7 +296,7 @@ async def test_a_reply_abandoned_by_the_agent_stops_the_shared_generation(monkey
         assert isinstance(stream, AsyncGenerator)      # closable, as the reply stage closes it
         assert (await anext(stream)).strip() == "word"
         await stream.aclose()
-        assert await asyncio.to_thread(model.stopped.wait, 3.0), "the server went on generating"
+        assert await asyncio.to_thread(model.stopped.wait, 20.0), "the server went on generating"
 
 
 # --- the real embedded model -------------------------------------------------------------

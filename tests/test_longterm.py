@@ -395,7 +395,7 @@ def gated(tmp_path, clock):
     embed = GatedEmbedder()
     path = tmp_path / "g.db"
     ltm = LongTermMemory(SqlMemoryStore(path), "ann", embed=embed, clock=clock, profiles=SqlProfileStore(path),
-                         options=LongTermOptions(budget_ms=300))
+                         options=LongTermOptions(budget_ms=3000))
     return ltm, embed
 
 

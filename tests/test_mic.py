@@ -241,13 +241,13 @@ async def test_talk_through_fake_devices_then_ctrl_c(real_models, mock_config, t
     await runner.add_workers(worker)
 
     async def user_presses_ctrl_c_after_the_answer():
-        for _ in range(300):
+        for _ in range(1200):
             if parts.trace.turns and sd.outputs and sd.outputs[0].written:
                 break
             await asyncio.sleep(0.1)
         await worker.cancel(reason="Ctrl-C")
 
-    await asyncio.wait_for(asyncio.gather(runner.run(), user_presses_ctrl_c_after_the_answer()), 60)
+    await asyncio.wait_for(asyncio.gather(runner.run(), user_presses_ctrl_c_after_the_answer()), 180)
     assert sd.inputs[0].kwargs["samplerate"] == DEVICE_RATE and sd.inputs[0].closed
     assert sd.outputs[0].kwargs["samplerate"] == DEVICE_RATE and sd.outputs[0].closed
     played = np.concatenate(sd.outputs[0].written)

@@ -17,14 +17,14 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 import soundfile as sf
 
-from fakes import DEMO, ROOT, word_overlap
+from fakes import DEMO, ROOT, barge_in_turns, word_overlap
 
 pytestmark = pytest.mark.slow
 
@@ -137,7 +137,8 @@ def test_one_spoken_turn_through_pulseaudio_then_ctrl_c_mid_reply(pulse, tmp_pat
         recorder.wait(timeout=10)
     shown, errors = stdout.read_text(), stderr.read_text()
     assert rc == 0, (shown, errors)
-    assert errors.strip() == "", errors             # no PortAudio/ALSA host errors, no traceback
+    # No PortAudio/ALSA host error and no traceback (a busy machine may log a warning, e.g. a slow stage).
+    assert not [line for line in errors.splitlines() if "WARNING" not in line], errors
     heard = next(line for line in shown.splitlines() if line.startswith("you"))
     assert word_overlap(FIRST_TURN, heard) >= 0.7
     assert "party_size" in shown and "1 turn(s)" in shown
@@ -150,26 +151,85 @@ def test_one_spoken_turn_through_pulseaudio_then_ctrl_c_mid_reply(pulse, tmp_pat
         assert loud_secs > 0.2, f"{path.name}: {loud_secs:.2f} s of agent voice"
 
 
+class SpeakerMonitor:
+    """What reaches the speaker sink, recorded raw off its monitor: how much of the agent's
+    voice has played so far, so that the test speaks when a user would."""
+
+    RATE = 16000
+
+    def __init__(self, env: dict[str, str], path: Path) -> None:
+        self.path = path
+        self.process = subprocess.Popen(["parec", "--device=speaker.monitor", "--format=s16le", "--channels=1",
+                                         f"--rate={self.RATE}", "--raw", str(path)], env=env)
+
+    def voiced_secs(self) -> float:
+        if not self.path.exists():
+            return 0.0
+        samples = np.frombuffer(self.path.read_bytes()[: self.path.stat().st_size // 640 * 640], dtype=np.int16)
+        frames = samples.astype(np.float32).reshape(-1, 320)
+        return float((np.sqrt((frames ** 2).mean(axis=1)) > 300).sum()) * 0.02
+
+    def wait(self, condition: Callable[[float], bool], talk: subprocess.Popen, secs: float = 120) -> bool:
+        deadline = time.monotonic() + secs
+        while time.monotonic() < deadline and talk.poll() is None:
+            if condition(self.voiced_secs()):
+                return True
+            time.sleep(0.2)
+        return False
+
+    def wait_quiet(self, talk: subprocess.Popen, quiet_secs: float = 2.0, secs: float = 120) -> bool:
+        """Until no voice has played for `quiet_secs` (the agent has finished speaking)."""
+        deadline = time.monotonic() + secs
+        last, since = self.voiced_secs(), time.monotonic()
+        while time.monotonic() < deadline and talk.poll() is None:
+            time.sleep(0.2)
+            now = self.voiced_secs()
+            if now != last:
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since >= quiet_secs:
+                return True
+        return False
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGINT)
+        self.process.wait(timeout=10)
+
+
 def test_with_barge_in_speaking_over_the_agent_cuts_it(pulse, tmp_path):
     """talk --barge-in, the microphone path for real: the user changes the party size while
     the agent is still offering a place (the agent's voice goes to another sink, as with
-    headphones), and the offer is cut."""
+    headphones), and the offer is cut. The user speaks when the agent's voice says so, as a
+    person would: on a busy machine replies start later."""
     import json
 
     env = _talk_env(pulse)
     env["MONOLOGUE__REPLY__WORDING"] = "policy"
-    audio, rate = sf.read(ROOT / "assets" / "barge_in_session" / "barge_in.flac", dtype="float32")
-    said = tmp_path / "said.wav"
-    sf.write(said, audio[: int(22.5 * rate)], rate, subtype="PCM_16")       # turns 1–3
+    turns = []
+    for index, samples in enumerate(barge_in_turns()[:3]):
+        turns.append(tmp_path / f"turn{index + 1}.wav")
+        sf.write(turns[-1], samples, 16000, subtype="PCM_16")
     out_dir, stdout, stderr = tmp_path / "out", tmp_path / "stdout.txt", tmp_path / "stderr.txt"
+    speaker = SpeakerMonitor(env, tmp_path / "speaker.raw")
     with stdout.open("w") as out, stderr.open("w") as err:
         talk = subprocess.Popen(_monologue("talk", "--barge-in", "--out", str(out_dir)), env=env, stdout=out,
                                 stderr=err, cwd=ROOT)
+
+    def say(turn: Path) -> None:
+        subprocess.run(["paplay", "--device=micsink", str(turn)], env=env, check=True, timeout=90)
+
     try:
         assert _wait_for(stdout, "Listening", talk, 180), (stdout.read_text(), stderr.read_text())
-        subprocess.run(["paplay", "--device=micsink", str(said)], env=env, check=True, timeout=90)
+        assert speaker.wait_quiet(talk), "the greeting did not end"
+        before = speaker.voiced_secs()
+        say(turns[0])                                        # a table for four on Saturday evening
+        assert speaker.wait(lambda secs: secs > before + 0.3, talk), (stdout.read_text(), stderr.read_text())
+        assert speaker.wait_quiet(talk), "the first reply did not end"
+        before = speaker.voiced_secs()
+        say(turns[1])                                        # around seven, nothing spicy: an offer follows
+        assert speaker.wait(lambda secs: secs > before + 1.0, talk), (stdout.read_text(), stderr.read_text())
+        say(turns[2])                                        # over the offer: make it six people
         trace = out_dir / "trace.jsonl"
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 120
         while time.monotonic() < deadline and (not trace.exists() or len(trace.read_text().splitlines()) < 3):
             time.sleep(0.5)
         talk.send_signal(signal.SIGINT)
@@ -177,6 +237,7 @@ def test_with_barge_in_speaking_over_the_agent_cuts_it(pulse, tmp_path):
     finally:
         if talk.poll() is None:
             talk.kill()
+        speaker.stop()
     lines = {line["turn"]: line for line in map(json.loads, (out_dir / "trace.jsonl").read_text().splitlines())}
     assert rc == 0 and 2 in lines, (stdout.read_text(), stderr.read_text())
     cut = lines[2]["barge_in"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from typing import Any
 
@@ -355,15 +356,15 @@ async def test_memory_writes_never_delay_the_reply(tmp_path, monkeypatch):
     from monologue.memory.stores.memories import SqlMemoryStore
 
     long_term = LongTermMemory(SqlMemoryStore(tmp_path / "m.db"), "ann", options=LongTermOptions(budget_ms=50))
-    slow = aio.Event()
+    # Both are held until the reply has started: if it waited for either, it would never start.
+    release = threading.Event()
 
     def slow_write(*args, **kwargs):
-        time.sleep(1.0)
-        slow.set()
+        release.wait(60)
         return []
 
     def slow_prepare(*args, **kwargs):
-        time.sleep(0.5)
+        release.wait(60)
         raise AssertionError("should have been abandoned")
 
     monkeypatch.setattr(long_term, "after_reply_now", slow_write)
@@ -372,11 +373,20 @@ async def test_memory_writes_never_delay_the_reply(tmp_path, monkeypatch):
                            long_term=long_term)
     turn = _turn("I always want a window seat")
     turn.turn_class = "information_change"
-    started = time.perf_counter()
-    down, _ = await run_test(reply, frames_to_send=[UserTurnFrame(turn=turn)])
+    async def release_once_the_reply_starts() -> bool:
+        while "llm_start" not in turn.marks:
+            await aio.sleep(0.01)
+        release.set()
+        return True
+
+    watcher = aio.ensure_future(aio.wait_for(release_once_the_reply_starts(), 30))
+    try:
+        down, _ = await run_test(reply, frames_to_send=[UserTurnFrame(turn=turn)])
+        assert await watcher                                      # the reply started with memory still held
+    finally:
+        release.set()
     assert isinstance(down[-1], AgentTurnEndFrame)
-    assert turn.memories is not None and turn.memories.timed_out is True and turn.memories.ms < 200
-    assert turn.marks["llm_start"] - started < 0.3                # the reply did not wait for memory
+    assert turn.memories is not None and turn.memories.timed_out is True
 
 
 def _full_turn() -> TurnRecord:
@@ -512,6 +522,6 @@ async def test_a_dropped_drafts_state_update_stops_its_llm_call():
         await asyncio.sleep(0.01)
     assert turn.confirmed is not None and turn.state_update is not None
     turn.confirmed.set_result(False)            # the user went on
-    assert await asyncio.wait_for(turn.state_update, 2.0) is None
+    assert await asyncio.wait_for(turn.state_update, 10.0) is None
     assert turn.monologue is not None and "draft dropped" in turn.monologue.reason
     assert log.all() == [] and memory.state.version == 0

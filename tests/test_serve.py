@@ -28,6 +28,8 @@ pytest.importorskip("aiortc")
 from monologue.pipeline.serve import RoomServer, ServeOptions, check_offer_sdp, make_app, user_id
 from monologue.pipeline.sockets import bind
 
+from fakes import barge_in_turns
+
 DEMO = Path(__file__).resolve().parent.parent / "assets" / "demo_session" / "demo.flac"
 TURN_SECS = 4.6         # the demo's first user turn ends by here ("… on Saturday evening.")
 IDLE_SECS = 30.0        # the test server closes a room after this long without speech
@@ -407,17 +409,45 @@ async def test_a_room_off_the_record_leaves_no_memory(live: LiveServer) -> None:
 
 @pytest.mark.slow
 async def test_speaking_over_the_agent_in_a_room_cuts_it(live: LiveServer) -> None:
-    """Barge-in over WebRTC, in real time: the user changes the party size while the agent is
-    still offering a place (a cut), then says "okay" over the next offer (it goes on)."""
-    from monologue.pipeline.audio_io import load_session
+    """Barge-in over WebRTC: the user changes the party size while the agent is still offering a
+    place (a cut), then says "okay" over the next offer (it goes on). The user speaks when the
+    agent's voice says so, as a person would, not at fixed times: on a busy machine replies start later."""
+    turns = barge_in_turns()
+    assert len(turns) == 5, [t.size / 16000 for t in turns]
+    client = await connect(live, "Cat", np.zeros(0, dtype=np.int16))
 
-    session = load_session(Path(__file__).resolve().parent.parent / "assets" / "barge_in_session" / "barge_in.flac",
-                           sample_rate=16000)
-    speech = session.samples[: int(34.5 * 16000)]          # up to the last turn, "yes, book it"
-    client = await connect(live, "Cat", speech)
+    def replied(turn: int) -> bool:
+        return any(m["turn"] == turn for m in client.of_type("agent_reply"))
+
+    async def voice_for(secs: float) -> None:
+        """Until `secs` more of the agent's voice has arrived: it is talking now."""
+        before = client.voiced_secs
+        assert await client.wait_for(lambda: client.voiced_secs >= before + secs, WAIT), client.messages
+
+    async def voice_ends(quiet_secs: float = 1.5) -> None:
+        """Until the agent's voice has been silent for `quiet_secs`."""
+        deadline = time.monotonic() + WAIT
+        last, since = client.voiced_secs, time.monotonic()
+        while time.monotonic() - since < quiet_secs:
+            assert time.monotonic() < deadline, "the agent's voice did not end"
+            await asyncio.sleep(0.1)
+            if client.voiced_secs != last:
+                last, since = client.voiced_secs, time.monotonic()
+
     try:
-        assert await client.wait_for(lambda: client.track.script_done.is_set(), 60)
+        assert await client.wait_for(lambda: bool(client.of_type("session")), WAIT)
         session_id = session_of(client)
+        if client.of_type("session")[0]["opening"]:
+            await voice_for(0.3)                           # the greeting, heard whole
+            await voice_ends()
+        client.track.feed.append(turns[0])                 # a table for four on Saturday evening
+        assert await client.wait_for(lambda: replied(1), WAIT), client.messages
+        client.track.feed.append(turns[1])                 # around seven, nothing spicy: an offer follows
+        await voice_for(1.0)
+        client.track.feed.append(turns[2])                 # over the offer: make it six people
+        assert await client.wait_for(lambda: replied(2), WAIT), client.messages
+        await voice_for(1.0)
+        client.track.feed.append(turns[3])                 # "okay" over the next offer, well before its end
         assert await poll(lambda: len(trace_lines(live.out, session_id)) >= 4, WAIT), \
             trace_lines(live.out, session_id)
         lines = {line["turn"]: line for line in trace_lines(live.out, session_id)}
@@ -457,7 +487,7 @@ async def test_bad_clients_are_reported_and_a_good_room_is_still_served(live: Li
 
         silent_id = session_of(silent)
         assert await silent.wait_for(lambda: bool(silent.of_type("room_closing")), IDLE_SECS + WAIT)
-        assert silent.track.sent_secs > 120, "minutes of silence were sent"
+        assert silent.track.readyState == "live", "the silent peer was still sending when its room closed"
         assert "no speech" in silent.of_type("room_closing")[0]["reason"]
         assert await poll(lambda: live.finished(silent_id), 60)
         assert live.logged(silent_id, "no speech for")
@@ -488,7 +518,7 @@ def test_a_browser_room_shows_the_transcript_and_the_state(live: LiveServer, tmp
     """(b) Headless Chromium with a WAV as its microphone: the page shows what was heard and the state."""
     from playwright.sync_api import expect, sync_playwright
 
-    lead = np.zeros(int(2.5 * 16000), dtype=np.int16)   # the mic starts before the room is connected
+    lead = np.zeros(int(8.0 * 16000), dtype=np.int16)   # the mic starts before the room is connected (busy: later)
     wav = write_wav(tmp_path / "mic.wav", np.concatenate([lead, demo_first_turn(tail_secs=4.0)]))
     profile = tmp_path / "profile"
     with sync_playwright() as p:

@@ -101,7 +101,8 @@ def _chunks(spec: list[tuple[float, bool]], rate: int = 16000, chunk: int = 320)
 def _vad(texts: list[str], *, by: Literal["meaning", "silence"] = "meaning", ended: list[TurnRecord] | None = None,
          probability: float | None = None, transcriber=None) -> tuple[VADProcessor, FakeTranscriber]:
     options = TurnEndOptions(by=by, judge_after_secs=0.15, end_after_secs=0.35, unsure_secs=0.7, hold_secs=1.2,
-                             silence_secs=0.5, partial_every_secs=0.0, unfinished_en=EN)
+                             silence_secs=0.5, partial_every_secs=0.0, unfinished_en=EN,
+                             transcript_wait_secs=60.0)   # the fake transcriber answers; never dropped as slow
     transcriber = transcriber or FakeTranscriber(texts)
     stop = 0.15 if by == "meaning" else 0.5
     vad = VADProcessor(LoudnessVAD(params=VADParams(start_secs=0.1, stop_secs=stop, min_volume=0.0)),
@@ -186,7 +187,8 @@ async def test_by_silence_every_turn_waits_the_fixed_time_and_nothing_is_drafted
 async def test_a_dropped_draft_leaves_nothing_said_and_nothing_written(tmp_path):
     config = load_config(environ={}, overrides={
         "llm": {"model": "openai/gpt-4o-mini", "fallback": None, "mock_response": "Okay."},
-        "monologue": {"llm_mode": "never"}, "reply": {"wording": "policy"}, "turn": {"smart_turn": False}})
+        "monologue": {"llm_mode": "never"}, "reply": {"wording": "policy"},
+        "turn": {"smart_turn": False, "transcript_wait_secs": 60}})
     demo = load_session(DEMO, sample_rate=16000)
     spans = _speech_spans(demo.samples, 16000)
     speech = demo.samples[spans[0][0]: spans[0][1]]

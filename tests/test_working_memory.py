@@ -26,7 +26,7 @@ async def _chat(lines, language="en", json_llm=None, reply_llm=None, llm_mode="a
     reply = reply_llm or StateFollowingLLM()
     memory = WorkingMemory("s", InMemoryStateStore(),
                            WorkingMemoryOptions(language=language, llm_mode=llm_mode,
-                                                expire_after_turns=expire_after, llm_timeout_secs=0.5),
+                                                expire_after_turns=expire_after, llm_timeout_secs=10.0),
                            llm=json_llm)
     states = []
 

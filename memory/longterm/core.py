@@ -75,6 +75,10 @@ class LongTermLLM(ConsolidationLLM, Protocol):
 class LongTermOptions:
     recall_k: int = 3
     budget_ms: float = 250.0
+    # Recall waits this long for the previous turn's memory writes (they hold the lock) before the
+    # reply goes without it: writes are normally milliseconds, but a database out of reach holds
+    # them for its retry budget, and the user must not wait for that.
+    writes_wait_secs: float = 2.0
     summary_chars: int = 500
     reflection: ReflectionOptions = field(default_factory=ReflectionOptions)
     retention: RetentionPolicy = field(default_factory=RetentionPolicy)

@@ -36,10 +36,6 @@ from monologue.memory.working.turn_classes import TurnClass
 __all__ = ["RECALL_WEIGHTS", "AfterReply", "Awaiting", "BeforeReply", "LongTermMemory", "LongTermOptions",
            "LoopBoundLLM", "Opening", "SessionSnapshot", "WorkingSession", "session_snapshot"]
 
-# Recall waits this long for the previous turn's memory writes (they hold the lock) before the
-# reply goes without it: writes are normally milliseconds, but a database out of reach holds
-# them for its retry budget, and the user must not wait for that.
-WRITES_WAIT_SECS = 2.0
 
 
 class LoopBoundLLM(LongTermLLM, Protocol):
@@ -194,7 +190,7 @@ class LongTermMemory:
         time), and the lock stays held until its thread ends, so it never runs beside the
         writes that follow."""
         started = time.perf_counter()
-        if not await self._lock_within(WRITES_WAIT_SECS, session_id):
+        if not await self._lock_within(self.options.writes_wait_secs, session_id):
             out = BeforeReply(timed_out=True)
             out.ms = (time.perf_counter() - started) * 1000
             out.failures = self.failures()

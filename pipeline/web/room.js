@@ -19,6 +19,7 @@
   let closing = "";        // why the server ended the room, kept for the status line
   let live = null;          // the user line being spoken (before its transcript is known)
   const agentLines = new Map();   // turn → its agent line
+  const userLines = new Map();    // turn → its user line
 
   function setStatus(text, kind) {
     els.status.textContent = text;
@@ -73,6 +74,7 @@
     session(m) {
       // A new session (a reconnect in the same page): its turns start from 1 again.
       agentLines.clear();
+      userLines.clear();
       live = null;
       if (els.transcript.children.length) {
         const rule = document.createElement("li");
@@ -90,7 +92,12 @@
       }
     },
     user_transcript(m) {
-      const li = live || line("user", "");
+      // A turn heard again (a draft dropped because the user went on, then the whole turn) keeps
+      // its one line: the bubble of the speech that went on is not a second one.
+      const earlier = userLines.get(m.turn);
+      if (earlier && live && live !== earlier) live.remove();
+      const li = earlier || live || line("user", "");
+      userLines.set(m.turn, li);
       live = null;
       li.classList.remove("speaking");
       li.dataset.turn = m.turn;
