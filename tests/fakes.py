@@ -6,7 +6,7 @@ import asyncio
 import json
 import re
 import zlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,7 @@ STEADY_ENVIRON = {f"MONOLOGUE__{section.upper()}__{key.upper()}": str(value)
                   for section, values in STEADY.items() for key, value in values.items()}
 
 
-def steady(**overrides: dict[str, object]) -> dict[str, dict[str, object]]:
+def steady(**overrides: Mapping[str, object]) -> dict[str, dict[str, object]]:
     """`overrides` for load_config, with the time limits of STEADY beneath them."""
     return {section: {**STEADY.get(section, {}), **overrides.get(section, {})} for section in {*STEADY, *overrides}}
 

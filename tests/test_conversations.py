@@ -16,7 +16,7 @@ from monologue.models import llm
 from monologue.pipeline.builder import AgentModels
 from monologue.pipeline.conversations import ConversationScript, bundled_conversations, judge, run_conversation
 
-from fakes import PlannerFollowingLLM
+from fakes import PlannerFollowingLLM, steady
 
 SCRIPTS = bundled_conversations()
 NO_MONOLOGUE_LLM = {"monologue": {"llm_mode": "never"}, "long_term": {"llm_help": False}}
@@ -66,7 +66,7 @@ REAL = ("restaurant_en_booking", "restaurant_zh_pieces", "in_car_zh", "customer_
 def local_models():
     from monologue.models.chat import ChatLLM
 
-    config = load_config(overrides=REAL_LLM, environ={})
+    config = load_config(overrides=steady(**REAL_LLM), environ={})
     chat = ChatLLM(config.llm)
     chat.warm_up()
     return AgentModels(asr=None, tts=None, llm=chat)

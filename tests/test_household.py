@@ -15,12 +15,14 @@ from monologue.pipeline.builder import load_text_models, user_memory
 from monologue.pipeline.chat import chat_session
 from monologue.pipeline.cli import _speaker
 
+from fakes import steady
+
 
 @pytest.fixture(scope="module")
 def family(tmp_path_factory: pytest.TempPathFactory) -> dict:
     path = str(tmp_path_factory.mktemp("household") / "monologue.db")
-    config = load_config(overrides={"llm": {"model": "openai/gpt-4o-mini", "fallback": None,
-                                            "mock_response": "Noted."}}, environ={})
+    config = load_config(overrides=steady(llm={"model": "openai/gpt-4o-mini", "fallback": None,
+                                               "mock_response": "Noted."}), environ={})
     models = load_text_models(config)
 
     def session(user: str | None, lines: list[str], name: str) -> list:
@@ -111,8 +113,9 @@ def test_a_member_who_says_who_they_are_is_heard_as_them_but_unverified(tmp_path
     """Nobody known; "it's Anna" from a household member: Anna's memory is read and written,
     except what is local-only, and nothing is forgotten or erased on a spoken claim."""
     path = str(tmp_path / "monologue.db")
-    config = load_config(overrides={"llm": {"model": "openai/gpt-4o-mini", "fallback": None, "mock_response": "Noted."},
-                                    "long_term": {"household": "smith", "members": ["anna", "ben"]}}, environ={})
+    config = load_config(overrides=steady(llm={"model": "openai/gpt-4o-mini", "fallback": None,
+                                               "mock_response": "Noted."},
+                                          long_term={"household": "smith", "members": ["anna", "ben"]}), environ={})
     models = load_text_models(config)
 
     def session(user: str | None, lines: list[str], name: str) -> list:

@@ -10,6 +10,8 @@ import pytest
 from monologue.memory.working.engine import WorkingMemory
 from monologue.models import llm
 
+from fakes import steady
+
 pytestmark = [
     pytest.mark.llm,
     pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None
@@ -62,7 +64,7 @@ async def test_demo_session_with_the_real_llm(real_models, tmp_path):
 
     from fakes import DEMO
 
-    config = load_config(overrides={"llm": {"max_tokens": 40}}, environ={})
+    config = load_config(overrides=steady(llm={"max_tokens": 40}), environ={})
     models = AgentModels(asr=real_models.asr, tts=real_models.tts, llm=local_chat_for(config))
     result = await replay_path(DEMO, config, models, tmp_path)
     assert len(result.turns) == 5
@@ -92,8 +94,8 @@ async def test_seed_checks_with_the_real_llm(language, lines):
     from monologue.pipeline.builder import load_text_models
     from monologue.pipeline.chat import chat_session
 
-    config = load_config(overrides={"language": language, "llm": {"max_tokens": 50, "temperature": 0.0},
-                                    "reply": {"catalogue": "restaurants"}}, environ={})
+    config = load_config(overrides={"language": language, **steady(llm={"max_tokens": 50, "temperature": 0.0},
+                                                                   reply={"catalogue": "restaurants"})}, environ={})
     states = []
 
     def keep_state(_turn: object, memory: WorkingMemory | None) -> None:

@@ -28,7 +28,7 @@ pytest.importorskip("aiortc")
 from monologue.pipeline.serve import RoomServer, ServeOptions, check_offer_sdp, make_app, user_id
 from monologue.pipeline.sockets import bind
 
-from fakes import barge_in_turns
+from fakes import barge_in_turns, steady
 
 DEMO = Path(__file__).resolve().parent.parent / "assets" / "demo_session" / "demo.flac"
 TURN_SECS = 4.6         # the demo's first user turn ends by here ("… on Saturday evening.")
@@ -104,9 +104,9 @@ def _serve_in_thread(server: RoomServer) -> tuple[str, Callable[[], None]]:
 def serve_config() -> Any:
     from monologue.configs import load_config
 
-    return load_config(overrides={"llm": {"model": "openai/gpt-4o-mini", "fallback": None, "mock_response": "Okay."},
-                                  "reply": {"wording": "policy"}, "monologue": {"llm_mode": "never"},
-                                  "long_term": {"llm_help": False}}, environ={})
+    return load_config(overrides=steady(llm={"model": "openai/gpt-4o-mini", "fallback": None, "mock_response": "Okay."},
+                                        reply={"wording": "policy"}, monologue={"llm_mode": "never"},
+                                        long_term={"llm_help": False}), environ={})
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,7 @@ from fastapi import Request  # at module level: FastAPI reads the fake provider'
 from monologue.pipeline.serve import RoomServer, ServeOptions
 from monologue.pipeline.workers import worker_args
 
-from fakes import served_at
+from fakes import served_at, steady
 
 WAIT = 180.0          # generous: two workers start on two loaded cores
 
@@ -41,9 +41,9 @@ WAIT = 180.0          # generous: two workers start on two loaded cores
 def text_config(**llm: Any) -> Any:
     from monologue.configs import load_config
 
-    return load_config(overrides={"llm": {"model": "openai/gpt-4o-mini", "fallback": None,
-                                          "mock_response": "Sure, noted.", **llm},
-                                  "monologue": {"llm_mode": "never"}, "long_term": {"llm_help": False}},
+    return load_config(overrides=steady(llm={"model": "openai/gpt-4o-mini", "fallback": None,
+                                             "mock_response": "Sure, noted.", **llm},
+                                        monologue={"llm_mode": "never"}, long_term={"llm_help": False}),
                        environ={})
 
 
@@ -478,7 +478,7 @@ def test_forget_everything_in_a_text_room_erases_the_session_now(tmp_path: Path)
         session = said[0]["session_id"]
         said.append(await server.chat({"text": "Forget everything about me.", "user": "ana", "session_id": session}))
         said.append(await server.chat({"text": "yes", "user": "ana", "session_id": session}))
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + WAIT
         while session in server.rooms and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
         ended = session not in server.rooms
