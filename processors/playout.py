@@ -268,10 +268,16 @@ class Playout(FrameProcessor):
                 self._wake.clear()
                 await self._wake.wait()
                 continue
+            if reply.finishing:
+                # Another task is finishing it (awaiting the commit): `_finish` would return at
+                # once, and looping on it would never yield to that task. It wakes us when done.
+                self._wake.clear()
+                await self._wake.wait()
+                continue
             if reply.produced and (not reply.waiting or reply.cut):
                 await self._finish(reply)
                 continue
-            if self._paused or not reply.waiting or reply.finishing:
+            if self._paused or not reply.waiting:
                 self._wake.clear()
                 await self._wake.wait()
                 continue
