@@ -37,7 +37,6 @@ __all__ = ["RECALL_WEIGHTS", "AfterReply", "Awaiting", "BeforeReply", "LongTermM
            "LoopBoundLLM", "Opening", "SessionSnapshot", "WorkingSession", "session_snapshot"]
 
 
-
 class LoopBoundLLM(LongTermLLM, Protocol):
     """The core's LLM, answering from worker threads through the loop it is bound to (`MemoryLLM`)."""
 
