@@ -136,6 +136,16 @@ def cmd_talk(args: argparse.Namespace) -> int:
         return 2
 
 
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from monologue.pipeline.simulate import simulate
+
+    try:
+        return simulate(args)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"monologue simulate: {exc}", file=sys.stderr)
+        return 2
+
+
 def cmd_chat(args: argparse.Namespace) -> int:
     from monologue.pipeline.builder import load_text_models
     from monologue.pipeline.chat import run_script
@@ -435,6 +445,12 @@ def build_parser() -> argparse.ArgumentParser:
     common(talk)
     talk.set_defaults(func=cmd_talk)
 
+    simulate = sub.add_parser("simulate", help="simulated users (goal-driven, real people's phrasing) talk to the "
+                                               "agent; prints what whole conversations got right and wrong")
+    from monologue.pipeline.simulate_cli import add_arguments as simulate_arguments
+
+    simulate_arguments(simulate, n=10, domains="restaurant", languages="en", returns=0, model_subset=0)
+    simulate.set_defaults(func=cmd_simulate)
     chat = sub.add_parser("chat", help="a scripted text conversation through the same processors")
     chat.add_argument("--script", required=True, help="one user turn per line, '#' comments, '---' between sessions")
     common(chat)

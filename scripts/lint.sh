@@ -9,6 +9,6 @@ cd "$(dirname "$0")/.."
 python=${PYTHON:-.venv/bin/python}
 tree=.cache/typecheck/monologue
 rm -rf .cache/typecheck && mkdir -p "$tree"
-for folder in configs dialogue memory models pipeline processors; do ln -s "../../../$folder" "$tree/$folder"; done
+for folder in configs dialogue memory models pipeline processors sim; do ln -s "../../../$folder" "$tree/$folder"; done
 "$python" -m ruff check .
 "$python" -m mypy "$tree" tests scripts
