@@ -325,7 +325,8 @@ def options_from(args: Any) -> BenchOptions:
 
     return BenchOptions(domains=tuple(d.strip() for d in args.domain.split(",") if d.strip()),
                         languages=tuple(x.strip() for x in args.language.split(",") if x.strip()),
-                        n=args.n, seed=args.seed, partition=args.partition, corpora=parse_phrasing(args.phrasing) or None,
+                        n=args.n, seed=args.seed, partition=args.partition,
+                        corpora=parse_phrasing(args.phrasing) or None,
                         wording=args.wording, agent=args.agent, config_path=args.config, llm=args.llm)
 
 

@@ -10,7 +10,8 @@ def add_arguments(parser: Any, *, n: int, domains: str, languages: str, returns:
     parser.add_argument("--domain", default=domains,
                         help="domains, comma-separated: bundled names or domain YAML paths (e.g. one written by "
                              f"`monologue domain import-sgd`); default {domains}")
-    parser.add_argument("--language", default=languages, help=f"languages, comma-separated (en, zh); default {languages}")
+    parser.add_argument("--language", default=languages,
+                        help=f"languages, comma-separated (en, zh); default {languages}")
     parser.add_argument("--n", type=int, default=n, help=f"conversations per domain and language (default {n})")
     parser.add_argument("--seed", type=int, default=0, help="the same seed gives the same goals and users")
     parser.add_argument("--phrasing", action="append", metavar="KIND:PATH",

@@ -50,6 +50,27 @@ def stable_partition(text: str, heldout_share: int = 4) -> Partition:
     return "heldout" if zlib.crc32(text.encode("utf-8")) % heldout_share == 0 else "tune"
 
 
+def split_family(texts: list[str], heldout_share: int = 4) -> tuple[list[str], list[str]]:
+    """A template family's (tune, held-out) sides: `stable_partition`, except that a family of
+    two or more always keeps one template on each side (the one with the lowest hash moves),
+    so no family is shared between what the agent is tuned on and what it is judged on.
+    A family of one is all the bank has for that move; it is shared, and says so by being one."""
+    def key(text: str) -> int:
+        return zlib.crc32(text.encode("utf-8"))
+
+    heldout = [t for t in texts if stable_partition(t, heldout_share) == "heldout"]
+    tune = [t for t in texts if t not in heldout]
+    if len(texts) < 2:
+        return list(texts), list(texts)
+    if not heldout:
+        moved = min(tune, key=key)
+        heldout, tune = [moved], [t for t in tune if t != moved]
+    elif not tune:
+        moved = max(heldout, key=key)
+        tune, heldout = [moved], [t for t in heldout if t != moved]
+    return tune, heldout
+
+
 @dataclass(frozen=True)
 class CorpusSpec:
     kind: str                    # sgd | crosswoz
@@ -254,7 +275,8 @@ class PhrasingBank:
         self.partition = partition
         families = yaml.safe_load((TEMPLATES / f"{language}.yaml").read_text(encoding="utf-8"))
         self.enum_words: dict[str, dict[str, list[str]]] = {
-            k: {str(v): list(w) for v, w in (vals or {}).items()} for k, vals in (families.get("enum_words") or {}).items()}
+            k: {str(v): list(w) for v, w in (vals or {}).items()}
+            for k, vals in (families.get("enum_words") or {}).items()}
         self.families: dict[str, list[str]] = {}
         for family, variants in (families.get("families") or {}).items():
             for variant, texts in variants.items():
@@ -270,8 +292,8 @@ class PhrasingBank:
                 self.corpus[family] += templates
 
     def _side(self, texts: list[str]) -> list[str]:
-        mine = [t for t in texts if stable_partition(t) == self.partition]
-        return mine or texts     # a family too small to split is shared (said in the closing note)
+        tune, heldout = split_family(texts)
+        return heldout if self.partition == "heldout" else tune
 
     def _load(self, spec: CorpusSpec) -> dict[str, list[Template]]:
         mapping = _corpus_map(spec.kind, self.domain)

@@ -46,7 +46,8 @@ class ReplyReader:
         self.language = language
         self.words = words      # enum value → this user's words for it
         data = yaml.safe_load((TEMPLATES / f"{language}.yaml").read_text(encoding="utf-8")).get("reading") or {}
-        self.ask_words: dict[str, list[str]] = {k: [w.lower() for w in v] for k, v in (data.get("ask_words") or {}).items()}
+        self.ask_words: dict[str, list[str]] = {
+            k: [w.lower() for w in v] for k, v in (data.get("ask_words") or {}).items()}
         self.units: dict[str, list[str]] = {k: list(v) for k, v in (data.get("units") or {}).items()}
         self.done_words = [w.lower() for w in data.get("done_words") or []]
         self.offer_words = [w.lower() for w in data.get("offer_words") or []]
@@ -54,7 +55,9 @@ class ReplyReader:
         self.yesno_words = [w.lower() for w in data.get("yesno_words") or []]
 
     def _is_question(self, sentence: str) -> bool:
-        return sentence.endswith(("?", "？")) or (self.language == "zh" and sentence.rstrip("。").endswith(("吗", "呢")))
+        if sentence.endswith(("?", "？")):
+            return True
+        return self.language == "zh" and sentence.rstrip("。").endswith(("吗", "呢"))
 
     def _asks_for(self, sentence: str, key: str) -> bool:
         spec = self.domain.keys[key]
@@ -116,7 +119,8 @@ class ReplyReader:
                     move.read_back[key] = False
         for key in self.domain.keys:
             # A question that reads two values back is a read-back: its labels ask for nothing.
-            asking = [q for q in questions if sum(1 for k in move.read_back if self._names(q, k, goal_values, today)) < 2]
+            asking = [q for q in questions
+                      if sum(1 for k in move.read_back if self._names(q, k, goal_values, today)) < 2]
             if key not in move.read_back and any(self._asks_for(q, key) for q in asking):
                 move.asked.append(key)
         move.offer = any(w in lowered for w in self.offer_words) and move.question

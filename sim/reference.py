@@ -106,7 +106,8 @@ class ReferenceAgent:
             missing = [self.first_question]
         if missing:
             self.first_question = self.first_question or missing[0]
-            return said + (f"{self._label(missing[0])}是什么？" if zh else f"What {self._label(missing[0])} would you like?")
+            label = self._label(missing[0])
+            return said + (f"{label}是什么？" if zh else f"What {label} would you like?")
         if primary.choose and primary.choose not in self.values:
             self.offered += 1
             self.pending = "offer"

@@ -11,6 +11,7 @@ that the user never said.
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -71,7 +72,8 @@ class ConversationScore:
 
     @property
     def badness(self) -> float:
-        return ((0 if self.success else 4) + 2 * len(self.facts_lost) + 2 * len(self.changes_missed) + self.re_asks + 2 * self.loops
+        return ((0 if self.success else 4) + 2 * len(self.facts_lost) + 2 * len(self.changes_missed)
+                + self.re_asks + 2 * self.loops
                 + self.repeated_replies + len(self.wrong_writes) + (self.state_questions - self.state_answered))
 
 
@@ -112,7 +114,8 @@ def score(record: ConversationRecord, domain: SimDomain) -> ConversationScore:
     views = [e.agent for e in record.exchanges]
     final = views[-1] if views else AgentView("")
     result = ConversationScore(goal.id, goal.domain, goal.language, len(record.exchanges), False, None,
-                               seconds=record.seconds, gave_up=any(e.user.meant.act == "giveup" for e in record.exchanges))
+                               seconds=record.seconds,
+                               gave_up=any(e.user.meant.act == "giveup" for e in record.exchanges))
     reader = ReplyReader(domain, goal.language, user.bank.enum_words)
     # Task success: every action of the goal done, with the final values.
     result.success = all(_action_right(record, domain, final, a) for a in goal.actions)
@@ -133,13 +136,14 @@ def score(record: ConversationRecord, domain: SimDomain) -> ConversationScore:
             in_action = key in primary.get("args", {}) and _holds(kind, user.accepted[key],
                                                                    _as_list(primary["args"][key]), goal)
         if not in_state or not in_action:
-            result.facts_lost.append(f"{key}={value}" + ("" if in_state else " (state)") + ("" if in_action else " (action)"))
+            where = ("" if in_state else " (state)") + ("" if in_action else " (action)")
+            result.facts_lost.append(f"{key}={value}{where}")
     for key in sorted(user.changed & set(user.current)):
         if not _holds(goal.slots[key].kind, user.accepted[key], final.values.get(key, []), goal):
             result.changes_missed.append(f"{key}: wanted {user.accepted[key][0]}, held {final.values.get(key)}")
     # Re-asks, repeats, loops, as the user heard the replies.
     known: dict[str, tuple[Any, ...]] = {}
-    previous_reply, run_key, run_length, run_values = record.opening.strip(), "", 0, ""
+    previous_core, run_key, run_length, run_values = reply_core(record.opening), "", 0, ""
     for index, exchange in enumerate(record.exchanges, 1):
         meant = exchange.user.meant
         for key, accepted in meant.accept.items():
@@ -154,10 +158,11 @@ def score(record: ConversationRecord, domain: SimDomain) -> ConversationScore:
                 result.re_asks += 1
                 result.problems.append(f"turn {index}: asked for {key}, held: {view.reply!r}")
         reply = view.reply.strip()
-        if reply and reply == previous_reply:
+        core = reply_core(reply)
+        if core and core == previous_core:
             result.repeated_replies += 1
             result.problems.append(f"turn {index}: said again: {reply!r}")
-        previous_reply = reply
+        previous_core = core
         asked = move.asked[0] if move.asked else ""
         state_now = json.dumps(view.values, sort_keys=True, default=str)
         # No progress: the user tried to move the task on (gave, changed, said yes) and nothing changed.
@@ -193,6 +198,28 @@ def score(record: ConversationRecord, domain: SimDomain) -> ConversationScore:
                         seen.add(mark)
                         result.wrong_writes.append(mark)
     return result
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|[:：]\s*")
+
+
+def reply_core(reply: str) -> tuple[str, ...]:
+    """The sentences of a reply that carry content, normalised: what a repeat is judged on.
+
+    An agent that says "As I said: I see. What day?" twice has repeated itself, whatever
+    acknowledgement it put in front, so short sentences (under four words, or under five
+    characters of Chinese) are left out, unless that is all the reply says; case and
+    punctuation do not count.
+    """
+    kept = []
+    for sentence in _SENTENCE_END.split(reply.strip()):
+        words = re.findall(r"[\w']+", sentence.lower())
+        cjk = sum(1 for char in sentence if "\u4e00" <= char <= "\u9fff")
+        if len(words) >= 4 or cjk >= 5:
+            kept.append(" ".join(words))
+    if not kept and reply.strip():     # a reply made only of short sentences is judged whole
+        kept.append(" ".join(re.findall(r"[\w']+", reply.lower())))
+    return tuple(kept)
 
 
 def _answers(question: str, expected: tuple[Any, ...], view: AgentView, goal: Goal, reader: ReplyReader,
@@ -238,7 +265,8 @@ def summarise(scores: list[ConversationScore]) -> dict[str, Any]:
 
 TABLE_COLUMNS = (("task_success", "success", "{:.0%}"), ("facts_lost_per_conv", "lost/conv", "{:.2f}"),
                  ("changes_missed_per_conv", "changes missed/conv", "{:.2f}"),
-                 ("re_asks_per_conv", "re-asks/conv", "{:.2f}"), ("repeated_replies_per_conv", "repeats/conv", "{:.2f}"),
+                 ("re_asks_per_conv", "re-asks/conv", "{:.2f}"),
+                 ("repeated_replies_per_conv", "repeats/conv", "{:.2f}"),
                  ("convs_with_loop", "loops", "{:.0%}"), ("state_questions_right", "state Qs", "{}"),
                  ("wrong_writes_per_conv", "wrong writes/conv", "{:.2f}"),
                  ("median_turns_to_success", "turns to success", "{}"), ("median_secs", "s/conv", "{:.1f}"))
@@ -292,7 +320,8 @@ def transcript(record: ConversationRecord, result: ConversationScore) -> str:
     for exchange in record.exchanges:
         meant = exchange.user.meant
         detail = {k: v for k, v in asdict(meant).items() if v and k not in ("act", "ends")}
-        lines.append(f"user  ▸ {exchange.user.text}    [{meant.act}{' ' + json.dumps(detail, ensure_ascii=False, default=str) if detail else ''}]")
+        shown = ' ' + json.dumps(detail, ensure_ascii=False, default=str) if detail else ''
+        lines.append(f"user  ▸ {exchange.user.text}    [{meant.act}{shown}]")
         lines.append(f"agent ▸ {exchange.agent.reply}")
         diff = _diff(before, exchange.agent)
         if diff:
@@ -303,7 +332,8 @@ def transcript(record: ConversationRecord, result: ConversationScore) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_worst(records: list[tuple[ConversationRecord, ConversationScore]], folder: Path, count: int = 10) -> list[Path]:
+def write_worst(records: list[tuple[ConversationRecord, ConversationScore]], folder: Path,
+                count: int = 10) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     worst = sorted(records, key=lambda pair: -pair[1].badness)[:count]
     paths = []
@@ -345,7 +375,7 @@ def score_returns(records: list[ConversationRecord], domain: SimDomain) -> Memor
             result.right += right and not stale
             result.stale += stale
             if not right or stale:
+                not_stale = f", not {meant.stale}" if meant.stale else ""
                 result.problems.append(f"session {record.session} turn {index}: asked about {meant.state_question} "
-                                       f"(expected {meant.expected}{', not ' + str(meant.stale) if meant.stale else ''}): "
-                                       f"{reply!r}")
+                                       f"(expected {meant.expected}{not_stale}): {reply!r}")
     return result

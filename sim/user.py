@@ -140,7 +140,10 @@ class SimulatedUser:
         keys = [k for k, s in self.goal.slots.items() if s.volunteer][:3]
         for key in keys:
             self._give(key)
-        text = self._informs(keys, "intent") if keys else fill(self.bank.pick("intent", self.rng), {"task": self._task()})
+        if keys:
+            text = self._informs(keys, "intent")
+        else:
+            text = fill(self.bank.pick("intent", self.rng), {"task": self._task()})
         return UserTurn(self._with_hesitation(text), Meant("intent", informs={k: self.current[k] for k in keys},
                                                           accept={k: self.accepted[k] for k in keys}))
 

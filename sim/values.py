@@ -126,7 +126,8 @@ def say(kind: str, value: Any, language: str, rng: random.Random, **kwargs: Any)
 
 _EN_TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)(?![a-z])", re.I)
 _CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
-_ZH_TIME = re.compile(r"(凌晨|早上|上午|中午|下午|傍晚|晚上)?\s*(\d{1,2}|[一二三四五六七八九十两]{1,3})\s*[点點](半|(\d{1,2})分)?")
+_ZH_TIME = re.compile(r"(凌晨|早上|上午|中午|下午|傍晚|晚上)?\s*"
+                      r"(\d{1,2}|[一二三四五六七八九十两]{1,3})\s*[点點](半|(\d{1,2})分)?")
 _ZH_PARTS = {"下午": 12, "傍晚": 12, "晚上": 12}
 
 
