@@ -228,6 +228,17 @@ class TraceOptions(Options):
     enabled: bool = True
 
 
+class ServerOptions(Options):
+    """What one request and one user may cost on `monologue serve` (pipeline/front_door.py)."""
+
+    max_body_bytes: int = Field(default=64 * 1024, ge=1024)
+    max_json_depth: int = Field(default=8, ge=3)
+    turns_per_sec: float = Field(default=2.0, gt=0)
+    turn_burst: int = Field(default=6, ge=1)
+    rooms_per_user: int = Field(default=4, ge=1)
+    token_days: float = Field(default=90.0, gt=0)     # `monologue users add` without --days
+
+
 class MonologueConfig(Options):
     language: Literal["en", "zh"] = "en"
     audio: AudioOptions = Field(default_factory=AudioOptions)
@@ -244,6 +255,7 @@ class MonologueConfig(Options):
     trace: TraceOptions = Field(default_factory=TraceOptions)
     barge_in: BargeInOptions = Field(default_factory=BargeInOptions)
     turn: TurnOptions = Field(default_factory=TurnOptions)
+    server: ServerOptions = Field(default_factory=ServerOptions)
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from monologue.models.offline import enforce_offline
 from monologue.pipeline import inspection
+from monologue.pipeline.users_cli import add_users_parser
 
 if TYPE_CHECKING:
     from monologue.configs import MonologueConfig
@@ -287,6 +288,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from monologue.configs import ConfigError
 
         raise ConfigError(f"--workers {args.workers}: give 1 or more worker processes")
+    config = _config(args)
+    auth: Any = _auth_mode(args, config) if args.transport == "webrtc" else "open"
     if args.workers > 1:
         from monologue.configs import ConfigError
 
@@ -299,9 +302,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
               "/ (put a load balancer in front; see README); Ctrl-C drains and stops them", flush=True)
         after = args.argv[args.argv.index("serve") + 1:]
         return Supervisor(after, args.port, args.workers, verbose=args.verbose).run()
-    config = _config(args)
     options = ServeOptions(out_dir=Path(args.out), store_path=args.store, idle_secs=args.idle_timeout,
-                           max_rooms=args.max_rooms)
+                           max_rooms=args.max_rooms, auth=auth, limits=_limits(config))
     if args.transport != "webrtc":
         from monologue.pipeline.remote import transport_module
 
@@ -332,6 +334,36 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _auth_mode(args: argparse.Namespace, config: Any) -> Any:
+    """Whether the server asks for credentials: yes when the store has any; on an address others
+    can reach, it must (or --insecure-no-auth says, loudly, that it will not)."""
+    from loguru import logger
+
+    from monologue.configs import ConfigError
+    from monologue.pipeline.builder import stores
+    from monologue.pipeline.front_door import choose_mode
+
+    has_credentials = stores(config, args.store).access.any_credentials()
+    try:
+        mode, warning = choose_mode(args.host, has_credentials, args.insecure_no_auth)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    if warning:
+        logger.warning(warning)
+        print(f"WARNING: {warning}", file=sys.stderr, flush=True)
+    elif mode == "open" and args.verbose:
+        logger.info(f"serving {args.host} without credentials: whoever can reach it names themselves")
+    return mode
+
+
+def _limits(config: Any) -> Any:
+    from monologue.pipeline.front_door import Limits
+
+    s = config.server
+    return Limits(max_body_bytes=s.max_body_bytes, max_json_depth=s.max_json_depth, turns_per_sec=s.turns_per_sec,
+                  turn_burst=s.turn_burst, rooms_per_user=s.rooms_per_user)
+
+
 def _add_serve(sub: Any) -> None:
     serve = sub.add_parser("serve", help="live rooms: talk to the agent from a browser (WebRTC), "
                                          "or join a Daily/LiveKit room", allow_abbrev=False)
@@ -357,6 +389,10 @@ def _add_serve(sub: Any) -> None:
                             "store.url/state.url, so any worker continues any session (default 1)")
     serve.add_argument("--text-only", action="store_true",
                        help="load no speech models: sessions by POST /api/chat only (a chat backend, a load test)")
+    serve.add_argument("--insecure-no-auth", action="store_true",
+                       help="serve without credentials even on an address others can reach: anyone who reaches it "
+                            "can talk as any user (default: credentials from `monologue users add` are required "
+                            "off 127.0.0.1, and whenever the store has any)")
     serve.add_argument("--log-format", choices=("text", "json"), default="text",
                        help="json: one JSON object a line, with the session id (default text)")
     serve.set_defaults(func=cmd_serve)
@@ -522,6 +558,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_report_parser(sub)
     _add_serve(sub)
+    add_users_parser(sub)
     _add_llm_server(sub)
 
     models = sub.add_parser("models", help="list each model, its package, size and whether it loads")

@@ -46,17 +46,19 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import Request  # at module level: FastAPI reads the endpoints' annotations by name
+from fastapi.responses import FileResponse, JSONResponse, Response
 from loguru import logger
 from pipecat.frames.frames import CancelWorkerFrame, EndWorkerFrame
 from pipecat.processors.frame_processor import FrameProcessor
 from pydantic import BaseModel, Field, ValidationError
 
 from monologue.configs import MonologueConfig
-from monologue.pipeline.builder import AgentModels, new_session_id, open_store, user_memory
+from monologue.memory.stores.access import SESSION_ID_PATTERN, SqlAccessStore
+from monologue.pipeline.builder import AgentModels, new_session_id, open_store, stores, user_memory
+from monologue.pipeline.front_door import COOKIE, AuthMode, FrontDoor, Limits, RequestError, parse_body
 from monologue.pipeline.panel import AgentReply, PanelTap, RoomClosing, SessionStarted, StateUpdate
 from monologue.pipeline.session import Session, SessionHooks, SessionSpec, run_session
 from monologue.pipeline.text_rooms import (
-    SESSION_ID_PATTERN,
     TRANSCRIPT_WAIT_SECS,
     ChatRequest,
     SessionEnded,
@@ -77,10 +79,13 @@ class ServeOptions:
     store_path: str | None = None       # None: store.path from the config
     idle_secs: float = 600.0            # a room with no speech for this long is closed
     max_rooms: int = 16                 # more offers get HTTP 503: the machine has its limits
+    auth: AuthMode = "open"             # "tokens": every request carries a user's credential (front_door.py)
+    limits: Limits = field(default_factory=Limits)
 
 
 class OfferRequest(BaseModel):
-    """The page's offer: pipecat's SmallWebRTC request, plus the user's name."""
+    """The page's offer: pipecat's SmallWebRTC request, plus the user's name (which counts only
+    on a server without credentials)."""
 
     sdp: str = Field(min_length=1)
     type: Literal["offer"]
@@ -106,15 +111,6 @@ class PatchRequest(BaseModel):
     candidates: list[IceCandidateIn]
 
 
-class RequestError(Exception):
-    """A request the server refuses, with the HTTP status and a message for the client."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
 def _problems(exc: ValidationError) -> str:
     """A request's validation errors, one clause each: where, and what is wrong."""
     return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors())
@@ -137,6 +133,18 @@ def json_log_line(record: Any) -> str:
 def user_id(name: str) -> str:
     """The page's name as a user id: trimmed, inner spaces collapsed; '' keeps nothing."""
     return re.sub(r"\s+", " ", name).strip()
+
+
+def caller_name(named: str, caller: str | None) -> str:
+    """Who a request is from: the verified `caller` (a server with credentials), or the name
+    the request gives (a server without). A request whose name is not its credential's is
+    refused rather than quietly answered as someone."""
+    if caller is None:
+        return user_id(named)
+    if named and user_id(named) != caller:
+        raise RequestError(403, f"the request names user {user_id(named)!r}, but its credential is {caller!r}'s; "
+                                "leave `user` out (the credential says who you are)")
+    return caller
 
 
 def check_offer_sdp(sdp: str) -> None:
@@ -213,11 +221,23 @@ class RoomServer:
         self._handler = SmallWebRTCRequestHandler()
         self._started = time.monotonic()
         self.draining = False                  # stopping: no new sessions, the turns in flight finish
+        self._access: SqlAccessStore | None = None
+        self.door = FrontDoor(self.options.auth, self.access if self.options.auth == "tokens" else None,
+                              self.options.limits)
+        self._peers: dict[str, str] = {}       # peer connection id → its user (renegotiation and ICE are theirs only)
+
+    @property
+    def access(self) -> SqlAccessStore:
+        """Credentials and session owners, in the shared store (every worker sees the same)."""
+        if self._access is None:
+            self._access = stores(self.config, self.options.store_path).access
+        return self._access
 
     # --- requests -------------------------------------------------------------------------
 
-    async def offer(self, body: Any) -> dict[str, str]:
-        """A page's offer → the answer; a new room starts for a new peer connection."""
+    async def offer(self, body: Any, caller: str | None = None) -> dict[str, str]:
+        """A page's offer → the answer; a new room starts for a new peer connection. `caller`:
+        the verified user (a server with credentials), else the offer's own name counts."""
         from fastapi import HTTPException
         from pipecat.transports.smallwebrtc.request_handler import SmallWebRTCRequest
 
@@ -231,15 +251,23 @@ class RoomServer:
         if self.models.asr is None or self.models.tts is None:
             raise RequestError(503, "this worker serves text only (started with --text-only): POST /api/chat, "
                                     "or connect to a worker with speech models")
-        if not request.pc_id and len(self.rooms) >= self.options.max_rooms:
-            raise RequestError(503, f"the server is full ({self.options.max_rooms} rooms); try again later")
-        name = user_id(request.user)
+        name = caller_name(request.user, caller)
+        if request.pc_id and request.pc_id in self._peers and self._peers[request.pc_id] != name:
+            raise RequestError(403, f"peer connection {request.pc_id} is another user's")
+        self.door.pace(name)
+        if not request.pc_id:
+            self._check_room_limits(name)
         no_history = request.no_history
         if request.session_id and request.session_id in self.rooms:
+            if self.rooms[request.session_id].user != name:
+                raise RequestError(403, f"session {request.session_id} is another user's")
             raise RequestError(409, f"session {request.session_id} is still open in a room here; close it first")
         resume = request.session_id
+        if resume:
+            await self._claim(resume, name, continuing=True)
 
         async def start_room(connection: Any) -> None:
+            self._peers[connection.pc_id] = name
             self._open_room(connection, name, no_history, resume)
 
         try:
@@ -254,14 +282,17 @@ class RoomServer:
             raise RequestError(500, "no SDP answer was produced for the offer")
         return answer
 
-    async def patch(self, body: Any) -> dict[str, str]:
+    async def patch(self, body: Any, caller: str | None = None) -> dict[str, str]:
+        """Trickle ICE for a peer connection; only its own user's (with credentials) may add to it."""
         from fastapi import HTTPException
         from pipecat.transports.smallwebrtc.request_handler import IceCandidate, SmallWebRTCPatchRequest
 
         try:
             request = PatchRequest.model_validate(body)
         except ValidationError as exc:
-            raise RequestError(400, f"bad ICE candidates: {exc.errors()[0]['msg']}") from None
+            raise RequestError(400, f"bad ICE candidates ({_problems(exc)})") from None
+        if caller is not None and self._peers.get(request.pc_id) != caller:
+            raise RequestError(404, f"no peer connection {request.pc_id} of yours here")
         try:
             await self._handler.handle_patch_request(SmallWebRTCPatchRequest(
                 pc_id=request.pc_id, candidates=[IceCandidate(c.candidate, c.sdp_mid, c.sdp_mline_index)
@@ -272,15 +303,17 @@ class RoomServer:
             raise RequestError(400, f"bad ICE candidate ({type(exc).__name__}: {exc})") from None
         return {"status": "success"}
 
-    async def chat(self, body: Any) -> dict[str, Any]:
+    async def chat(self, body: Any, caller: str | None = None) -> dict[str, Any]:
         """One typed turn → the reply. A new session without `session_id`; with it, the session
-        goes on: in its text room here, or taken up from the shared stores (another worker's)."""
+        goes on: in its text room here, or taken up from the shared stores (another worker's).
+        `caller`: the verified user (a server with credentials), else the request's `user`."""
         try:
             request = ChatRequest.model_validate(body)
         except ValidationError as exc:
             raise RequestError(400, f"bad chat turn ({_problems(exc)}); send JSON {{text, session_id?, user?}}") \
                 from None
-        name = user_id(request.user)
+        name = caller_name(request.user, caller)
+        self.door.pace(name)
         for _ in range(3):      # a room that ends while the turn waits for it is taken up again
             room = await self._text_room(request.session_id, name, request.no_history)
             typed = room.typed
@@ -308,10 +341,10 @@ class RoomServer:
             raise RequestError(503, "this worker is shutting down; send the turn to another one with the same "
                                     "session_id")
         room = self.rooms.get(session_id) if session_id else None
+        if room is not None and name != room.user:      # whatever the request leaves out
+            raise RequestError(403, f"session {session_id} is another user's")
         if room is not None and room.typed is None:
             raise RequestError(409, f"session {session_id} is open in a voice room here; close it first")
-        if room is not None and name and room.user and name != room.user:
-            raise RequestError(403, f"session {session_id} is another user's")
         if room is not None and not room.ending and await asyncio.to_thread(self._taken_elsewhere, room):
             # Another worker answered this session since this room's last turn: this room's
             # window and turn numbers are behind. It ends; a new room takes the session up whole.
@@ -325,14 +358,45 @@ class RoomServer:
                 raise RequestError(503, f"session {session_id} is still closing here; send the turn again")
         if room is not None:
             return room
-        if len(self.rooms) >= self.options.max_rooms:
-            raise RequestError(503, f"the server is full ({self.options.max_rooms} rooms); try again later")
+        self._check_room_limits(name)
         if session_id:
-            owners = await asyncio.to_thread(self._users_of, session_id)
-            if owners and name and name not in owners:
-                raise RequestError(403, f"session {session_id} is another user's")
-            name = name or (owners[0] if owners else "")
+            await self._claim(session_id, name, continuing=True)
+            room = self.rooms.get(session_id)           # opened by another request meanwhile
+            if room is not None and not room.ending and room.typed is not None:
+                return room
+            if room is not None:
+                raise RequestError(409, f"session {session_id} is busy in another room here; send the turn again")
         return self._open_text_room(name, no_history, session_id)
+
+    def _check_room_limits(self, name: str) -> None:
+        """A new room fits: under the server's cap, and under the caller's own share of it (so
+        one client, or anonymous callers together, cannot lock everyone else out)."""
+        if len(self.rooms) >= self.options.max_rooms:
+            raise RequestError(503, f"the server is full ({self.options.max_rooms} rooms, its limit); "
+                                    "try again later")
+        limit = self.options.limits.rooms_per_user
+        if sum(1 for r in self.rooms.values() if r.user == name and not r.ending) >= limit:
+            raise RequestError(429, f"{limit} rooms are open for {'you' if name else 'anonymous callers'} here "
+                                    "(the limit per user): continue one with its session_id, or wait until one "
+                                    "closes")
+
+    async def _claim(self, session_id: str, name: str, *, continuing: bool) -> None:
+        """Make `session_id` `name`'s, or refuse: a session belongs to whoever opened it, on
+        every worker and after restarts (the owner is kept in the shared store)."""
+        def claim() -> str:
+            if continuing and self.access.owner(session_id) is None:
+                # A session from before owners were kept: its long-term memory says whose it was.
+                earlier = self._users_of(session_id)
+                if earlier:
+                    self.access.claim(session_id, earlier[0])
+            return self.access.claim(session_id, name)
+        try:
+            owner = await asyncio.to_thread(claim)
+        except Exception as exc:       # the store out of reach: nobody can be shown to own it
+            logger.warning(f"session {session_id}: its owner could not be checked ({exc})")
+            raise RequestError(503, "the session store is out of reach; try again shortly") from None
+        if owner != name:
+            raise RequestError(403, f"session {session_id} is another user's")
 
     async def _end_if_forgotten(self, room: Room) -> None:
         """"Forget everything about me" in a text room: once the turn's memory work is done, the
@@ -409,6 +473,8 @@ class RoomServer:
 
     def _open_text_room(self, user: str, no_history: bool, resume: str) -> Room:
         session_id = resume or new_session_id()
+        if not resume:
+            self.access.claim(session_id, user)      # a new id: nobody else can hold it
         room = Room(session_id, user, self.options.out_dir / session_id, no_history=no_history, typed=TypedTurns())
         self.rooms[session_id] = room
         with logger.contextualize(session_id=session_id):   # the room's task inherits it
@@ -427,6 +493,8 @@ class RoomServer:
 
     def _open_room(self, connection: Any, user: str, no_history: bool = False, resume: str = "") -> None:
         session_id = resume or new_session_id()
+        if not resume:
+            self.access.claim(session_id, user)      # a new id: nobody else can hold it
         room = Room(session_id, user, self.options.out_dir / session_id, no_history=no_history)
         self.rooms[session_id] = room
         with logger.contextualize(session_id=session_id):   # the room's task inherits it
@@ -573,13 +641,26 @@ async def _connected(connection: Any, timeout: float) -> bool:
 
 # --- the web app -------------------------------------------------------------------------
 
-STATIC_FILES = {"room.js": "text/javascript", "room.css": "text/css"}
+STATIC_FILES = {"room.js": "text/javascript", "room.css": "text/css", "login.js": "text/javascript"}
+
+
+class LoginRequest(BaseModel):
+    token: str = Field(min_length=1, max_length=200)
+
+
+def _body_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """An endpoint's JSON body in the OpenAPI document (the endpoints read the body themselves,
+    to check its size and depth first): what a client, or a fuzzer, is told to send."""
+    schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+    schema.pop("$defs", None)
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
 
 
 def make_app(server: RoomServer) -> Any:
-    """The FastAPI app: the page, its two assets, health, and the WebRTC offer endpoints."""
+    """The FastAPI app: the page (behind a login on a server with credentials), its assets,
+    health, the typed turn, and the WebRTC offer endpoints."""
     from fastapi import FastAPI
-    from fastapi.responses import FileResponse, JSONResponse, Response
+    from fastapi.openapi.utils import get_openapi
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -588,16 +669,94 @@ def make_app(server: RoomServer) -> Any:
 
     app = FastAPI(title="Monologue rooms", lifespan=lifespan, docs_url=None, redoc_url=None)
     no_cache = {"Cache-Control": "no-cache"}
+    door = server.door
 
-    @app.get("/")
-    async def page() -> FileResponse:
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            document = get_openapi(title=app.title, version="1", routes=app.routes)
+            document.setdefault("components", {}).setdefault("schemas", {})["IceCandidateIn"] = \
+                IceCandidateIn.model_json_schema()
+            app.openapi_schema = document
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+    def caller_of(request: Request) -> str | None:
+        return door.caller(request.headers.get("authorization", ""), request.cookies.get(COOKIE, ""))
+
+    def refused(request: Request, exc: RequestError) -> JSONResponse:
+        logger.warning(f"{request.method} {request.url.path} refused ({exc.status}): {exc.message}")
+        return JSONResponse({"error": exc.message}, status_code=exc.status, headers=exc.headers)
+
+    async def read_body(request: Request) -> Any:
+        """The JSON body, read no further than the size limit, checked for depth before parsing."""
+        limit = door.limits.max_body_bytes
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            raise RequestError(413, f"the body is {int(declared):,} bytes, over the limit of {limit:,}")
+        raw = bytearray()
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > limit:
+                raise RequestError(413, f"the body is over the limit of {limit:,} bytes")
+        return parse_body(bytes(raw), door.limits)
+
+    async def answer(call: Any, request: Request) -> JSONResponse:
+        try:
+            caller = caller_of(request)
+            if caller is not None and "authorization" not in request.headers and \
+                    not request.headers.get("content-type", "").startswith("application/json"):
+                # Signed in by the page's cookie: only the page's own JSON requests count (a form on
+                # another site cannot send this content type without the browser asking first).
+                raise RequestError(415, "send the body as application/json")
+            return JSONResponse(await call(await read_body(request), caller))
+        except RequestError as exc:
+            return refused(request, exc)
+
+    @app.get("/", include_in_schema=False)
+    async def page(request: Request) -> FileResponse:
+        try:
+            caller_of(request)
+        except RequestError:
+            return FileResponse(WEB_DIR / "login.html", media_type="text/html", headers=no_cache)
         return FileResponse(WEB_DIR / "index.html", media_type="text/html", headers=no_cache)
 
-    @app.get("/favicon.ico")
+    @app.post("/api/login", openapi_extra=_body_schema(LoginRequest))
+    async def login(request: Request) -> JSONResponse:
+        """A token for the page: checked, then kept in an HttpOnly cookie (script cannot read it)."""
+        try:
+            body = LoginRequest.model_validate(await read_body(request))
+            if door.mode == "open":
+                raise RequestError(400, "this server has no credentials: there is nothing to log in to")
+            user = door.caller(f"Bearer {body.token}", "")
+        except ValidationError as exc:
+            return refused(request, RequestError(400, f"bad login ({_problems(exc)}); send JSON {{token}}"))
+        except RequestError as exc:
+            return refused(request, exc)
+        response = JSONResponse({"user": user})
+        response.set_cookie(COOKIE, body.token, httponly=True, samesite="strict", path="/",
+                            secure=request.url.scheme == "https", max_age=30 * 86400)
+        return response
+
+    @app.post("/api/logout")
+    async def logout() -> JSONResponse:
+        response = JSONResponse({"user": None})
+        response.delete_cookie(COOKIE, path="/")
+        return response
+
+    @app.get("/api/me")
+    async def me(request: Request) -> JSONResponse:
+        """Who the page is signed in as (mode "tokens"); in mode "open" the page asks for a name."""
+        try:
+            return JSONResponse({"auth": door.mode, "user": caller_of(request)})
+        except RequestError as exc:
+            return refused(request, exc)
+
+    @app.get("/favicon.ico", include_in_schema=False)
     async def favicon() -> Response:
         return Response(status_code=204)      # no icon; and no 404 in the browser's console
 
-    @app.get("/static/{name}")
+    @app.get("/static/{name}", include_in_schema=False)
     async def asset(name: str) -> Any:
         if name not in STATIC_FILES:
             return JSONResponse({"error": f"no such file: {name}"}, status_code=404)
@@ -612,26 +771,15 @@ def make_app(server: RoomServer) -> Any:
         ok, detail = await server.readiness()
         return JSONResponse({"ready": ok, **detail}, status_code=200 if ok else 503)
 
-    async def answer(call: Any, request: Request) -> JSONResponse:
-        try:
-            body = await request.json()
-        except ValueError:
-            return JSONResponse({"error": "the body is not JSON; send a JSON object"}, status_code=400)
-        try:
-            return JSONResponse(await call(body))
-        except RequestError as exc:
-            logger.warning(f"{request.method} {request.url.path} refused ({exc.status}): {exc.message}")
-            return JSONResponse({"error": exc.message}, status_code=exc.status)
-
-    @app.post("/api/chat")
+    @app.post("/api/chat", openapi_extra=_body_schema(ChatRequest))
     async def chat(request: Request) -> JSONResponse:
         return await answer(server.chat, request)
 
-    @app.post("/api/offer")
+    @app.post("/api/offer", openapi_extra=_body_schema(OfferRequest))
     async def offer(request: Request) -> JSONResponse:
         return await answer(server.offer, request)
 
-    @app.patch("/api/offer")
+    @app.patch("/api/offer", openapi_extra=_body_schema(PatchRequest))
     async def ice_candidates(request: Request) -> JSONResponse:
         return await answer(server.patch, request)
 

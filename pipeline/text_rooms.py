@@ -14,10 +14,10 @@ from pipecat.frames.frames import CancelFrame, EndFrame, Frame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pydantic import BaseModel, Field
 
+from monologue.memory.stores.access import SESSION_ID_PATTERN
 from monologue.pipeline.chat import typed_turn
 from monologue.processors.frames import TurnRecord, UserTurnFrame
 
-SESSION_ID_PATTERN = r"^[A-Za-z0-9_.-]*$"
 TRANSCRIPT_WAIT_SECS = 3.0     # a reply waits this long for its lines to be stored (a store out of reach: less)
 
 
@@ -27,7 +27,7 @@ class SessionEnded(Exception):
 
 class ChatRequest(BaseModel):
     """One typed user turn; the first one of a session leaves `session_id` empty (or names a
-    session to continue)."""
+    session to continue). `user` counts only on a server without credentials (`front_door.py`)."""
 
     text: str = Field(min_length=1, max_length=2000)
     session_id: str = Field(default="", max_length=64, pattern=SESSION_ID_PATTERN)

@@ -182,7 +182,7 @@ def test_erase_leaves_no_text_or_vector_in_postgresql_redis_or_any_cache(servers
     vector = np.array([0.123456, -9.87654, 3.14159, 2.71828], dtype=np.float32)
     db = PostgresDatabase(pg_url, sealed=False)          # unsealed: the marker is plainly there before
     stores = Stores(db, SqlMemoryStore(db), SqlProfileStore(db), open_stores(db).actions,
-                    RedisStateStore(redis_url, sealed=False))
+                    RedisStateStore(redis_url, sealed=False), open_stores(db).access)
     other_worker = SqlMemoryStore(PostgresDatabase(pg_url, sealed=False))
     stores.memories.put(_record("zed", f"my locker code is {marker}"), vector)
     stores.profiles.record_session("zed", "sz", "")

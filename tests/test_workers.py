@@ -119,7 +119,8 @@ def test_a_session_that_went_on_elsewhere_is_taken_up_again_when_it_comes_back(t
 
 
 def test_a_session_is_its_users(tmp_path: Path) -> None:
-    """Another name with the session id is refused; no name continues as the session's user."""
+    """Another name with the session id is refused, and so is no name (a request that leaves
+    `user` out is anonymous, never the session's owner), here and on another worker."""
     from monologue.pipeline.builder import load_text_models
     from monologue.pipeline.serve import RequestError
 
@@ -128,24 +129,29 @@ def test_a_session_is_its_users(tmp_path: Path) -> None:
     models.encoder()
     store = str(tmp_path / "shared.db")
 
-    async def run() -> tuple[RequestError, RequestError, dict[str, Any]]:
+    async def run() -> tuple[list[RequestError], dict[str, Any]]:
         first = RoomServer(config, models, ServeOptions(out_dir=tmp_path / "a", store_path=store))
         one = await first.chat({"text": "I'm allergic to peanuts, a table for two tonight", "user": "ana"})
         session = one["session_id"]
-        with pytest.raises(RequestError) as here:
-            await first.chat({"text": "what does she eat?", "user": "bob", "session_id": session})
+        refusals = []
+        for body in ({"user": "bob"}, {}, {"user": ""}):
+            with pytest.raises(RequestError) as here:
+                await first.chat({"text": "what does she eat?", "session_id": session, **body})
+            refusals.append(here.value)
         await first.close()
         second = RoomServer(config, models, ServeOptions(out_dir=tmp_path / "b", store_path=store))
-        with pytest.raises(RequestError) as there:
-            await second.chat({"text": "what does she eat?", "user": "bob", "session_id": session})
-        two = await second.chat({"text": "make it three people", "session_id": session})
-        room = second.rooms[session]
-        assert room.user == "ana"
+        for body in ({"user": "bob"}, {}):
+            with pytest.raises(RequestError) as there:
+                await second.chat({"text": "what does she eat?", "session_id": session, **body})
+            refusals.append(there.value)
+        two = await second.chat({"text": "make it three people", "session_id": session, "user": "ana"})
+        assert second.rooms[session].user == "ana"
         await second.close()
-        return here.value, there.value, two
+        return refusals, two
 
-    here, there, two = asyncio.run(run())
-    assert here.status == there.status == 403 and "another user's" in there.message
+    refusals, two = asyncio.run(run())
+    assert [r.status for r in refusals] == [403] * 5, refusals
+    assert all("another user's" in r.message for r in refusals)
     assert two["turn"] == 2 and two["reply"]
 
 
@@ -163,8 +169,9 @@ def test_chat_requests_are_checked() -> None:
 
     bad = asyncio.run(refused({"text": ""}))
     assert bad.status == 400 and "text" in bad.message
-    bad = asyncio.run(refused({"text": "hi", "session_id": "../etc"}))
-    assert bad.status == 400 and "session_id" in bad.message
+    for path_like in ("../etc", ".", "..", "a/b", "-x"):
+        bad = asyncio.run(refused({"text": "hi", "session_id": path_like}))
+        assert bad.status == 400 and "session_id" in bad.message, path_like
     server.draining = True
     busy = asyncio.run(refused({"text": "hi"}))
     assert busy.status == 503 and "another one" in busy.message

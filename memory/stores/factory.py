@@ -13,6 +13,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from monologue.memory.stores.access import SqlAccessStore
 from monologue.memory.stores.actions import SqlActionStore
 from monologue.memory.stores.database import Database, is_postgres_url, open_database
 from monologue.memory.stores.memories import SqlMemoryStore
@@ -30,6 +31,7 @@ class Stores:
     profiles: SqlProfileStore
     actions: SqlActionStore
     states: StateStore
+    access: SqlAccessStore        # credentials and session owners (the servers' front door)
 
 
 _OPEN: dict[tuple[str, str], Stores] = {}
@@ -62,7 +64,8 @@ def open_stores(store: str | Path | Database, state_url: str = "") -> Stores:
         states = SqlStateStore(open_database(state_url))
     else:
         states = SqlStateStore(database)
-    stores = Stores(database, SqlMemoryStore(database), SqlProfileStore(database), SqlActionStore(database), states)
+    stores = Stores(database, SqlMemoryStore(database), SqlProfileStore(database), SqlActionStore(database), states,
+                    SqlAccessStore(database))
     if key is not None:
         with _LOCK:
             stores = _OPEN.setdefault(key, stores)

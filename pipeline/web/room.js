@@ -320,6 +320,21 @@
     live = null;
   }
 
+  // On a server with credentials the page is signed in already (or it would have shown the
+  // login): the name is the credential's, not one to type.
+  async function whoAmI() {
+    try {
+      const response = await fetch("/api/me");
+      const me = await response.json();
+      if (response.ok && me.auth === "tokens" && me.user) {
+        els.name.value = me.user;
+        els.name.readOnly = true;
+        els.name.title = "signed in as " + me.user;
+      }
+    } catch (error) { /* an older server: the name is typed */ }
+  }
+  whoAmI();
+
   els.form.addEventListener("submit", connect);
   els.disconnect.addEventListener("click", () => { hangUp(); setStatus("Disconnected", "idle"); });
   window.addEventListener("beforeunload", hangUp);

@@ -1,0 +1,399 @@
+"""The server's front door (issue 30, S2/S3/U1/U3): who may talk to it, and what a bad request costs.
+
+The first tests are the parts alone (tokens, names, limits, the choice of mode). Then an
+adversarial set against a real server over HTTP, with two users who each hold a token: no
+credential, a forged, an expired and a revoked one, another user's session id and peer
+connection, a `user` field that names someone else, path-like ids, oversized and deep
+bodies, floods of turns and of rooms. It counts what matters: replies to one user that carry
+the other's words (0), and files written outside `--out` (0). Last, the HTTP API fuzzed from
+its own OpenAPI document (schemathesis): no response is a 5xx.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+import httpx
+import pytest
+
+from monologue.memory.stores.access import (
+    BadUserName,
+    SqlAccessStore,
+    check_session_id,
+    check_user_name,
+)
+from monologue.pipeline.front_door import (
+    FrontDoor,
+    Limits,
+    RequestError,
+    TokenBucket,
+    choose_mode,
+    json_depth,
+    parse_body,
+)
+from monologue.pipeline.serve import RoomServer, ServeOptions, make_app
+from monologue.pipeline.sockets import bind
+
+from fakes import steady
+
+ALICE_SECRET = "4417"            # her door code: nobody else may ever hear it
+ALICE_STREET = "Rosenweg"
+
+
+# --- the parts ---------------------------------------------------------------------------------
+
+def test_a_token_works_until_it_expires_or_is_revoked(tmp_path: Path) -> None:
+    access = SqlAccessStore(tmp_path / "s.db")
+    now = 1_800_000_000.0
+    ana = access.issue("ana", ttl_days=1, now=now)
+    other = access.issue("ana", ttl_days=30, now=now)
+    ben = access.issue("Ben Okafor", ttl_days=1, now=now)
+    assert ana.token.startswith("mono_") and len(ana.token) > 40 and ana.token != other.token
+    assert access.verify(ana.token, now + 60).user == "ana"
+    assert access.verify(ben.token, now).user == "Ben Okafor"
+    lapsed = access.verify(ana.token, now + 86400 + 1)
+    assert lapsed.user is None and lapsed.expired_at == pytest.approx(now + 86400)
+    assert access.verify(other.token, now + 86400 + 1).user == "ana"      # the longer one still works
+    for forged in ("", "mono_", ana.token[:-1] + ("A" if ana.token[-1] != "A" else "B"), "Bearer " + ana.token,
+                   ana.token.upper(), "x" * 500):
+        assert access.verify(forged, now).user is None, forged
+    assert access.revoke("ana") == 2
+    assert access.verify(other.token, now).user is None
+    assert [u.user for u in access.users()] == ["Ben Okafor"]
+    raw = (tmp_path / "s.db").read_bytes()
+    assert ben.token.encode() not in raw and ben.token[5:].encode() not in raw     # only digests are kept
+
+
+def test_names_and_session_ids_are_names_never_paths() -> None:
+    for name in ("ana", "Ben Okafor", "王小明", "o'brien", "x@example.org", "a"):
+        assert check_user_name(name) == name
+    for bad in ("", ".", "..", "../ana", "a/b", "a\\b", " ana", "_x", "ana\x1b[31m", "a\u202eb", "x" * 65):
+        with pytest.raises(BadUserName):
+            check_user_name(bad)
+    assert check_session_id("s20261203-141138-ab12cd") == "s20261203-141138-ab12cd"
+    for bad in ("", ".", "..", "../x", "a/b", "a.b", "-x", "x" * 65, "%2e%2e"):
+        with pytest.raises(ValueError):
+            check_session_id(bad)
+
+
+def test_who_must_log_in_depends_on_where_the_server_listens() -> None:
+    assert choose_mode("127.0.0.1", False, False) == ("open", "")
+    assert choose_mode("::1", False, False) == ("open", "")
+    assert choose_mode("localhost", True, False) == ("tokens", "")
+    assert choose_mode("0.0.0.0", True, False) == ("tokens", "")
+    with pytest.raises(ValueError, match="users add"):
+        choose_mode("0.0.0.0", False, False)
+    with pytest.raises(ValueError, match="insecure-no-auth"):
+        choose_mode("192.168.1.20", False, False)
+    mode, warning = choose_mode("0.0.0.0", True, True)
+    assert mode == "open" and "ANYONE" in warning
+
+
+def test_bodies_are_checked_before_they_are_parsed() -> None:
+    limits = Limits(max_body_bytes=1000, max_json_depth=4)
+    assert parse_body(b'{"text": "hi [[[[[[ {{{{ ", "a": [1, {"b": 2}]}', limits)["a"][1]["b"] == 2
+    with pytest.raises(RequestError) as big:
+        parse_body(b'{"text": "' + b"x" * 2000 + b'"}', limits)
+    assert big.value.status == 413 and "1,000" in big.value.message
+    with pytest.raises(RequestError) as deep:
+        parse_body(b"[" * 400 + b"]" * 400, limits)
+    assert deep.value.status == 400 and "deeper than 4" in deep.value.message
+    with pytest.raises(RequestError) as junk:
+        parse_body(b'{"text": "hi"', limits)
+    assert junk.value.status == 400 and "not JSON" in junk.value.message
+    # Deep enough to break Python's own parser, under a generous byte limit: still a 400.
+    with pytest.raises(RequestError) as very:
+        parse_body(b"[" * 200_000, Limits(max_body_bytes=10**6, max_json_depth=10**6))
+    assert very.value.status == 400
+    assert json_depth({"a": [1, {"b": [2]}]}) == 4 and json_depth(3) == 0
+
+
+def test_turns_come_at_the_pace_the_limit_allows() -> None:
+    now = [100.0]
+    door = FrontDoor(limits=Limits(turns_per_sec=2.0, turn_burst=3), clock=lambda: now[0])
+    for _ in range(3):
+        door.pace("ana")
+    with pytest.raises(RequestError) as fast:
+        door.pace("ana")
+    assert fast.value.status == 429 and "2 a second" in fast.value.message
+    assert int(fast.value.headers["Retry-After"]) >= 1
+    door.pace("ben")                           # one user's flood is not another's
+    now[0] += 0.5                              # one turn's worth of time later
+    door.pace("ana")
+    with pytest.raises(RequestError):
+        door.pace("ana")
+    bucket = TokenBucket(rate=1.0, burst=1.0)
+    assert bucket.take(0.0) == 0.0 and bucket.take(0.25) == pytest.approx(0.75)
+
+
+def test_a_credential_is_read_from_the_header_or_the_cookie(tmp_path: Path) -> None:
+    access = SqlAccessStore(tmp_path / "s.db")
+    token = access.issue("ana").token
+    door = FrontDoor("tokens", access)
+    assert door.caller(f"Bearer {token}", "") == "ana"
+    assert door.caller(f"bearer   {token}  ", "") == "ana"
+    assert door.caller("", token) == "ana"
+    expired = access.issue("ana", ttl_days=1, now=time.time() - 2 * 86400).token
+    for header, cookie, says in ((f"Basic {token}", "", "Bearer"), ("", "", "needs a credential"),
+                                 ("Bearer mono_forged", "", "not valid"), (f"Bearer {expired}", "", "expired")):
+        with pytest.raises(RequestError) as refused:
+            door.caller(header, cookie)
+        assert refused.value.status == 401 and says in refused.value.message
+        assert refused.value.headers["WWW-Authenticate"].startswith("Bearer")
+    assert FrontDoor("open").caller("", "") is None
+
+
+# --- a real server, two users -------------------------------------------------------------------
+
+def _config() -> Any:
+    from monologue.configs import load_config
+
+    return load_config(overrides=steady(llm={"model": "openai/gpt-4o-mini", "fallback": None,
+                                             "mock_response": "Sure, noted."},
+                                        monologue={"llm_mode": "never"}, long_term={"llm_help": False}),
+                       environ={})
+
+
+@dataclass
+class Served:
+    url: str
+    root: Path              # everything the server may write is under root/out, and the store beside it
+    server: RoomServer
+    tokens: dict[str, str]
+    access: SqlAccessStore
+
+    def client(self, user: str | None = None, **headers: str) -> httpx.Client:
+        if user is not None:
+            headers = {"Authorization": f"Bearer {self.tokens[user]}", **headers}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=120.0)
+
+
+def _serve(server: RoomServer) -> tuple[str, Any]:
+    import uvicorn
+
+    sock = bind("127.0.0.1", 0)
+    web = uvicorn.Server(uvicorn.Config(make_app(server), log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=lambda: asyncio.run(web.serve(sockets=[sock])), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not web.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.05)
+
+    def stop() -> None:
+        web.should_exit = True
+        thread.join(timeout=60)
+        sock.close()
+
+    return f"http://127.0.0.1:{sock.getsockname()[1]}", stop
+
+
+def _start(root: Path, limits: Limits) -> tuple[Served, Any]:
+    from monologue.pipeline.builder import load_text_models
+
+    config = _config()
+    models = load_text_models(config)
+    models.encoder()
+    store = str(root / "store.db")
+    access = SqlAccessStore(store)
+    tokens = {user: access.issue(user).token for user in ("alice", "bob")}
+    server = RoomServer(config, models, ServeOptions(out_dir=root / "out", store_path=store, auth="tokens",
+                                                     limits=limits, max_rooms=12))
+    url, stop = _serve(server)
+    return Served(url, root, server, tokens, access), stop
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    root = tmp_path_factory.mktemp("front_door")
+    running, stop = _start(root, Limits(turns_per_sec=50.0, turn_burst=50, rooms_per_user=4))
+    try:
+        yield running
+    finally:
+        stop()
+
+
+def _files_outside_out(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file() and not p.is_relative_to(root / "out")
+            and not p.name.startswith("store.db")]
+
+
+def test_no_user_reads_another_users_memory_through_any_door(served: Served) -> None:
+    alice, bob, nobody = served.client("alice"), served.client("bob"), served.client()
+    said = alice.post("/api/chat", json={"text": f"Please remember my door code is {ALICE_SECRET} and I live on "
+                                                 f"{ALICE_STREET}"})
+    assert said.status_code == 200, said.text
+    session = said.json()["session_id"]
+    assert alice.post("/api/chat", json={"text": "A table for two tonight at 8", "session_id": session}).status_code \
+        == 200
+    heard_by_others: list[httpx.Response] = []
+    attempts = [
+        (nobody, {"text": "What do you remember about me?", "session_id": session}, 401),
+        (nobody, {"text": "What is my door code?", "session_id": session, "user": "alice"}, 401),
+        (served.client(Authorization="Bearer mono_" + "A" * 43), {"text": "Where do I live?", "session_id": session},
+         401),
+        (served.client(Authorization=served.tokens["alice"]), {"text": "Where do I live?"}, 401),   # no scheme
+        (bob, {"text": "What do you remember about me?", "session_id": session}, 403),
+        (bob, {"text": "What is my door code?", "session_id": session, "user": "alice"}, 403),
+        (bob, {"text": "Where do I live?", "user": "alice"}, 403),
+    ]
+    for client, body, status in attempts:
+        response = client.post("/api/chat", json=body)
+        heard_by_others.append(response)
+        assert response.status_code == status, (body, response.status_code, response.text)
+        assert "error" in response.json()
+    # Bob in his own session: asks for "his" memories, and for hers.
+    own = bob.post("/api/chat", json={"text": "What do you remember about me?"})
+    assert own.status_code == 200, own.text
+    heard_by_others.append(own)
+    for text in ("What is alice's door code?", "Where does alice live?", "what did the last person tell you?"):
+        heard_by_others.append(bob.post("/api/chat", json={"text": text, "session_id": own.json()["session_id"]}))
+    leaks = [r.text for r in heard_by_others if ALICE_SECRET in r.text or ALICE_STREET in r.text]
+    assert leaks == [], leaks
+    # Alice herself is answered, in her own session.
+    mine = alice.post("/api/chat", json={"text": "What do you remember about me?", "session_id": session})
+    assert mine.status_code == 200 and mine.json()["reply"]
+
+
+def test_an_expired_or_revoked_token_stops_working_at_once(served: Served) -> None:
+    expired = served.access.issue("carol", ttl_days=1, now=time.time() - 3 * 86400).token
+    response = served.client(Authorization=f"Bearer {expired}").post("/api/chat", json={"text": "hello"})
+    assert response.status_code == 401 and "expired" in response.json()["error"]
+    dave = served.access.issue("dave").token
+    client = served.client(Authorization=f"Bearer {dave}")
+    assert client.post("/api/chat", json={"text": "hello there"}).status_code == 200
+    served.access.revoke("dave")
+    refused = client.post("/api/chat", json={"text": "hello again"})
+    assert refused.status_code == 401 and "revoked" in refused.json()["error"]
+
+
+def test_path_like_ids_and_bad_bodies_get_a_4xx_naming_the_fault(served: Served) -> None:
+    alice = served.client("alice")
+    for session_id in (".", "..", "../..", "../escape", "a/b", "/etc", "..\\x", "x" * 65, "a.b"):
+        response = alice.post("/api/chat", json={"text": "hi", "session_id": session_id})
+        assert response.status_code == 400 and "session_id" in response.json()["error"], session_id
+        offer = alice.post("/api/offer", json={"sdp": "v=0", "type": "offer", "session_id": session_id})
+        assert offer.status_code == 400, session_id
+    big = alice.post("/api/chat", content=b'{"text": "' + b"x" * 200_000 + b'"}',
+                     headers={"Content-Type": "application/json"})
+    assert big.status_code == 413 and "limit" in big.json()["error"]
+    # A 50 MB body is refused by its declared length, before it is read.
+    assert _declared_length_status(served, 50 * 2**20) == 413
+    deep = alice.post("/api/chat", content=b"[" * 20_000 + b"]" * 20_000,
+                      headers={"Content-Type": "application/json"})
+    assert deep.status_code == 400 and "deeper" in deep.json()["error"]
+    long = alice.post("/api/chat", json={"text": "x" * 2001})
+    assert long.status_code == 400 and "2000" in long.json()["error"]
+    for junk in (b"not json", b"", b"[]", b'"text"', b"null", b'{"text": 5}'):
+        response = alice.post("/api/chat", content=junk, headers={"Content-Type": "application/json"})
+        assert response.status_code == 400, (junk, response.text)
+    assert _files_outside_out(served.root) == []
+
+
+def _declared_length_status(served: Served, length: int) -> int:
+    """The status for a request that declares `length` bytes and sends only its first few."""
+    import socket
+
+    host, port = served.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        sock.sendall((f"POST /api/chat HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+                      f"Authorization: Bearer {served.tokens['alice']}\r\nContent-Length: {length}\r\n\r\n"
+                      '{"text": "').encode())
+        status_line = sock.recv(200).split(b"\r\n", 1)[0]
+    return int(status_line.split()[1])
+
+
+def test_the_page_is_behind_a_login_and_its_cookie_only_counts_for_json(served: Served) -> None:
+    nobody = served.client()
+    page = nobody.get("/")
+    assert page.status_code == 200 and 'id="login"' in page.text and 'id="transcript"' not in page.text
+    assert nobody.get("/api/me").status_code == 401
+    wrong = nobody.post("/api/login", json={"token": "mono_nope"})
+    assert wrong.status_code == 401 and "monologue_token" not in wrong.headers.get("set-cookie", "")
+    login = nobody.post("/api/login", json={"token": served.tokens["bob"]})
+    assert login.status_code == 200 and login.json() == {"user": "bob"}
+    cookie = login.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie.replace("Strict", "strict")
+    browser = served.client()
+    browser.cookies.set("monologue_token", served.tokens["bob"])
+    assert 'id="transcript"' in browser.get("/").text
+    assert browser.get("/api/me").json() == {"auth": "tokens", "user": "bob"}
+    assert browser.post("/api/chat", json={"text": "hello"}).status_code == 200
+    # What a form on another site could send: the cookie, but not a JSON content type.
+    forged = browser.post("/api/chat", content=b'{"text": "hello"}', headers={"Content-Type": "text/plain"})
+    assert forged.status_code == 415
+
+
+def test_ice_for_another_users_peer_connection_is_refused(served: Served) -> None:
+    served.server._peers["pc-alice"] = "alice"
+    bob = served.client("bob")
+    patch = bob.patch("/api/offer", json={"pc_id": "pc-alice", "candidates": []})
+    assert patch.status_code == 404
+    renegotiate = bob.post("/api/offer", json={"sdp": "v=0\r\n", "type": "offer", "pc_id": "pc-alice"})
+    assert renegotiate.status_code in (400, 403)
+
+
+def test_floods_are_slowed_and_cannot_lock_others_out(tmp_path: Path) -> None:
+    running, stop = _start(tmp_path, Limits(turns_per_sec=1.0, turn_burst=3, rooms_per_user=2))
+    try:
+        bob = running.client("bob")
+        codes = [bob.post("/api/chat", json={"text": "a table for two"}).status_code for _ in range(6)]
+        assert codes[:2] == [200, 200] and 429 in codes, codes       # two rooms, then the limits
+        refused = [c for c in codes if c == 429]
+        assert len(refused) >= 3
+        alice = running.client("alice")
+        assert alice.post("/api/chat", json={"text": "a table for four"}).status_code == 200   # not locked out
+        time.sleep(1.2)
+        response = bob.post("/api/chat", json={"text": "a table for three"})
+        assert response.status_code == 429 and "rooms" in response.json()["error"]        # the per-user cap
+        assert len(running.server.rooms) == 3
+    finally:
+        stop()
+
+
+def test_the_http_api_fuzzed_from_its_schema_answers_no_5xx(served: Served) -> None:
+    """Every operation in the OpenAPI document, with generated bodies (valid and not), with and
+    without a credential: no response is a server error."""
+    import schemathesis
+    from hypothesis import HealthCheck, settings
+    from hypothesis.errors import Unsatisfiable
+    from schemathesis import GenerationMode
+    from schemathesis.checks import not_a_server_error
+
+    schema = schemathesis.openapi.from_url(f"{served.url}/openapi.json")
+    operations = [cast(Any, op).ok() for op in schema.get_all_operations()]   # an Err would raise here
+    posted = {f"{op.method.upper()} {op.path}" for op in operations}
+    assert {"POST /api/chat", "POST /api/offer", "PATCH /api/offer", "POST /api/login"} <= posted, posted
+    failures: list[str] = []
+    seen: dict[int, int] = {}
+    from hypothesis import given
+
+    def fuzz(operation: Any, headers: dict[str, str], mode: Any) -> None:
+        @given(case=operation.as_strategy(mode))
+        @settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+        def run(case: Any) -> None:
+            response = case.call(headers=headers, timeout=60)
+            seen[response.status_code] = seen.get(response.status_code, 0) + 1
+            try:
+                case.validate_response(response, checks=[not_a_server_error])
+            except Exception as exc:
+                failures.append(f"{operation.method} {operation.path}: {response.status_code} {exc}"[:400])
+        try:
+            run()
+        except Unsatisfiable:       # nothing to break in an operation without a body (GET /api/health)
+            assert mode == GenerationMode.NEGATIVE and not list(operation.body), operation.path
+
+    for operation in operations:
+        for headers in ({"Authorization": f"Bearer {served.tokens['alice']}"}, {}):
+            for mode in GenerationMode:                # bodies the schema allows, and bodies it does not
+                fuzz(operation, headers, mode)
+    assert failures == [], failures
+    print(f"fuzzed: {sum(seen.values())} requests, statuses {dict(sorted(seen.items()))}")
+    assert sum(seen.values()) > 300 and not any(code >= 500 for code in seen), seen
+    assert _files_outside_out(served.root) == []
