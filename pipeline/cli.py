@@ -40,6 +40,16 @@ def _worth_showing(record: Any) -> bool:
     return "transceiver is available" not in record["message"]
 
 
+def _session_id_arg(value: str) -> str:
+    """--session as a name, never a path (argparse reports the message as a usage error)."""
+    from monologue.memory.stores.access import check_session_id
+
+    try:
+        return check_session_id(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _config(args: argparse.Namespace) -> MonologueConfig:
     from monologue.configs import load_config
 
@@ -442,7 +452,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--language", choices=("en", "zh"))
         p.add_argument("--llm", help="litellm model string, e.g. openai/gpt-4o-mini")
         p.add_argument("--out", default="out", help="folder for reply.wav, trace.jsonl, transcript.txt")
-        p.add_argument("--session", help="session id (default: a new one); the same id continues its state")
+        p.add_argument("--session", type=_session_id_arg,
+                       help="session id (default: a new one); the same id continues its state")
         p.add_argument("--store", help="SQLite file for session state and memories (default: store.path)")
         p.add_argument("--user", help="remember this user across sessions (long-term memory); none: nothing is kept")
         p.add_argument("--no-history", action="store_true",

@@ -397,3 +397,38 @@ def test_the_http_api_fuzzed_from_its_schema_answers_no_5xx(served: Served) -> N
     print(f"fuzzed: {sum(seen.values())} requests, statuses {dict(sorted(seen.items()))}")
     assert sum(seen.values()) > 300 and not any(code >= 500 for code in seen), seen
     assert _files_outside_out(served.root) == []
+
+
+def test_a_voice_room_offer_for_another_users_session_is_refused(tmp_path: Path) -> None:
+    """The offer path: a real browser-like SDP (aiortc), a session id that is Alice's, Bob's
+    credential: refused before any peer connection is made for it."""
+    import dataclasses
+
+    from aiortc import RTCPeerConnection
+
+    from monologue.pipeline.builder import load_text_models
+
+    config = _config()
+    speaking = dataclasses.replace(load_text_models(config), asr=object(), tts=object())  # type: ignore[arg-type]
+    store = str(tmp_path / "store.db")
+    server = RoomServer(config, speaking, ServeOptions(out_dir=tmp_path / "out", store_path=store, auth="tokens"))
+    server.access.claim("s-alice-1", "alice")
+
+    async def run() -> list[RequestError]:
+        peer = RTCPeerConnection()
+        peer.addTransceiver("audio", direction="sendrecv")
+        await peer.setLocalDescription(await peer.createOffer())
+        sdp = peer.localDescription.sdp
+        refusals = []
+        for body, caller in (({"session_id": "s-alice-1"}, "bob"), ({"session_id": "s-alice-1", "user": "alice"}, "bob"),
+                             ({"user": "alice"}, "bob")):
+            with pytest.raises(RequestError) as refused:
+                await server.offer({"sdp": sdp, "type": "offer", **body}, caller)
+            refusals.append(refused.value)
+        await peer.close()
+        await server.close()
+        return refusals
+
+    refusals = asyncio.run(run())
+    assert [r.status for r in refusals] == [403, 403, 403], refusals
+    assert server.rooms == {} and not (tmp_path / "out").exists()
