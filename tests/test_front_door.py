@@ -431,3 +431,48 @@ def test_a_voice_room_offer_for_another_users_session_is_refused(tmp_path: Path)
     refusals = asyncio.run(run())
     assert [r.status for r in refusals] == [403, 403, 403], refusals
     assert server.rooms == {} and not (tmp_path / "out").exists()
+
+
+def test_tokens_and_owners_are_shared_by_workers_on_postgresql(pg_url: str) -> None:
+    """Two workers' connections to one PostgreSQL: a token made through one works through the
+    other, a removal is seen at once, and the first claim of a session id wins for both."""
+    from monologue.memory.stores.postgres import PostgresDatabase
+
+    one, two = SqlAccessStore(PostgresDatabase(pg_url)), SqlAccessStore(PostgresDatabase(pg_url))
+    token = one.issue("ana").token
+    assert two.verify(token).user == "ana" and two.any_credentials()
+    assert one.claim("s-1", "ana") == "ana" and two.claim("s-1", "ben") == "ana" and two.owner("s-1") == "ana"
+    two.revoke("ana")
+    assert one.verify(token).user is None
+
+
+def test_a_session_stays_its_owners_through_a_takeover(tmp_path: Path) -> None:
+    """Alice's session on worker A, continued on worker B (A's room is now behind): Bob is
+    refused on both, with his own name or none, and Alice carries on on A, which takes the
+    session up again."""
+    from monologue.pipeline.builder import load_text_models
+
+    config = _config()
+    models = load_text_models(config)
+    models.encoder()
+    store, out = str(tmp_path / "store.db"), tmp_path / "out"
+
+    async def run() -> tuple[list[int], list[int]]:
+        a = RoomServer(config, models, ServeOptions(out_dir=out, store_path=store, auth="tokens"))
+        b = RoomServer(config, models, ServeOptions(out_dir=out, store_path=store, auth="tokens"))
+        first = await a.chat({"text": f"my door code is {ALICE_SECRET}"}, "alice")
+        session = first["session_id"]
+        turns = [first["turn"], (await b.chat({"text": "a table for two", "session_id": session}, "alice"))["turn"]]
+        refused = []
+        for server in (a, b):
+            for body in ({}, {"user": "bob"}):
+                with pytest.raises(RequestError) as caught:
+                    await server.chat({"text": "what is my door code?", "session_id": session, **body}, "bob")
+                refused.append(caught.value.status)
+        turns.append((await a.chat({"text": "make it three", "session_id": session}, "alice"))["turn"])
+        await a.close()
+        await b.close()
+        return turns, refused
+
+    turns, refused = asyncio.run(run())
+    assert turns == [1, 2, 3] and refused == [403, 403, 403, 403]
