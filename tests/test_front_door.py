@@ -476,3 +476,23 @@ def test_a_session_stays_its_owners_through_a_takeover(tmp_path: Path) -> None:
 
     turns, refused = asyncio.run(run())
     assert turns == [1, 2, 3] and refused == [403, 403, 403, 403]
+
+
+def test_users_are_added_listed_and_removed_from_the_command_line(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from monologue.pipeline.cli import main
+
+    store = str(tmp_path / "store.db")
+    # Reachable from the network with nobody to log in: refused before anything loads.
+    assert main(["serve", "--host", "0.0.0.0", "--port", "0", "--store", store, "--text-only"]) == 2
+    assert "monologue users add" in capsys.readouterr().err
+    assert main(["users", "add", "Ana Lima", "--days", "7", "--store", store]) == 0
+    token = capsys.readouterr().out.splitlines()[0]
+    assert SqlAccessStore(store).verify(token).user == "Ana Lima"
+    assert main(["users", "add", "../ana", "--store", store]) == 2
+    assert "not a user name" in capsys.readouterr().err
+    assert main(["users", "list", "--store", store]) == 0
+    assert "Ana Lima  1 token(s)" in capsys.readouterr().out
+    assert main(["users", "remove", "Ana Lima", "--store", store]) == 0
+    assert SqlAccessStore(store).verify(token).user is None
+    assert main(["users", "remove", "Ana Lima", "--store", store]) == 1
