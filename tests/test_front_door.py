@@ -496,3 +496,54 @@ def test_users_are_added_listed_and_removed_from_the_command_line(tmp_path: Path
     assert main(["users", "remove", "Ana Lima", "--store", store]) == 0
     assert SqlAccessStore(store).verify(token).user is None
     assert main(["users", "remove", "Ana Lima", "--store", store]) == 1
+
+
+def _no_browser() -> str:
+    from test_serve import _browser_missing
+
+    return _browser_missing()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(bool(_no_browser()), reason=_no_browser() or "browser present")
+def test_a_browser_signs_in_and_talks_in_a_room_with_credentials(real_models: Any, tmp_path: Path) -> None:
+    """Headless Chromium on a server with credentials: the page is a sign-in form; a wrong
+    token is refused; the right one opens the room page signed in (the name is the token's),
+    and the room it connects, through the cookie alone, hears the user."""
+    import numpy as np
+    from playwright.sync_api import expect, sync_playwright
+    from test_serve import CHROMIUM, WAIT, demo_first_turn, write_wav
+
+    store = str(tmp_path / "store.db")
+    token = SqlAccessStore(store).issue("robin").token
+    server = RoomServer(_config(), real_models, ServeOptions(out_dir=tmp_path / "out", store_path=store,
+                                                            auth="tokens"))
+    url, stop = _serve(server)
+    lead = np.zeros(int(8.0 * 16000), dtype=np.int16)
+    wav = write_wav(tmp_path / "mic.wav", np.concatenate([lead, demo_first_turn(tail_secs=4.0)]))
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch_persistent_context(str(tmp_path / "profile"), executable_path=CHROMIUM, args=[
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--use-fake-ui-for-media-stream",
+                "--use-fake-device-for-media-stream", f"--use-file-for-fake-audio-capture={wav}%noloop"])
+            try:
+                page = browser.new_page()
+                page.goto(url + "/")
+                expect(page.locator("#login")).to_be_visible()
+                page.fill("#token", "mono_not-a-token")
+                page.click("#sign-in")
+                expect(page.locator("#status")).to_contain_text("not valid", timeout=30_000)
+                page.fill("#token", token)
+                page.click("#sign-in")
+                expect(page.locator("#name")).to_have_value("robin", timeout=30_000)
+                assert page.locator("#name").evaluate("el => el.readOnly")
+                assert "monologue_token" not in page.evaluate("document.cookie")    # HttpOnly: no script reads it
+                page.click("#connect")
+                expect(page.locator("#status")).to_contain_text("Connected", timeout=60_000)
+                expect(page.locator("#transcript .user")).to_contain_text("Saturday", timeout=WAIT * 1000)
+                page.click("#disconnect")
+            finally:
+                browser.close()
+    finally:
+        stop()
+    assert [room.user for room in server.finished] == ["robin"]
