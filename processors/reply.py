@@ -19,7 +19,7 @@ from monologue.dialogue.session import DialogueSession, Planned
 from monologue.dialogue.tools import Toolbox
 from monologue.memory.domain.catalogue import Catalogue
 from monologue.memory.language.phrases import say
-from monologue.memory.longterm.engine import AfterReply, BeforeReply, LongTermMemory, session_snapshot
+from monologue.memory.longterm.engine import AfterReply, BeforeReply, JournalEntry, LongTermMemory, session_snapshot
 from monologue.memory.longterm.sensitivity import LocalOnlyRedactor
 from monologue.memory.working.conversation import ConversationLog, Utterance
 from monologue.memory.working.engine import UpdateResult, WorkingMemory
@@ -275,22 +275,31 @@ class ReplyProcessor(FrameProcessor):
         self._local_only = before.local_only
         return before
 
-    def _remember_later(self, turn: TurnRecord, before: BeforeReply | None, said: str) -> None:
-        """The memory writes this turn implies, off the critical path."""
+    async def _remember_later(self, turn: TurnRecord, before: BeforeReply | None, said: str) -> None:
+        """The memory writes this turn implies, off the critical path. Only their journal
+        entry is on it (one small insert): the turn is acknowledged after this returns, and
+        a crash before the writes land leaves the entry for the next start to replay."""
         if self._long_term is None or before is None:
             return
         session_id = self._memory.session_id if self._memory else ""
-        self._long_term.spawn(self._remember(self._long_term, turn, before, session_id, said), session_id=session_id)
+        started = time.perf_counter()
+        pending = await self._long_term.journal_turn(before, turn.text, session_id=session_id, turn=turn.turn_id,
+                                                     turn_class=turn.turn_class, reply_text=said,
+                                                     language=self._language)
+        turn.compute["memory_journal"] = time.perf_counter() - started
+        self._long_term.spawn(self._remember(self._long_term, turn, before, session_id, said, pending),
+                              session_id=session_id)
 
     async def _remember(self, long_term: LongTermMemory, turn: TurnRecord, before: BeforeReply,
-                        session_id: str, said: str) -> None:
+                        session_id: str, said: str, pending: JournalEntry | None = None) -> None:
         # Only a change to the task can reach the profile at once (L8): for those turns
         # long-term memory reads the session's state as this turn left it.
         session = None
         if self._memory is not None and turn.turn_class == TurnClass.INFORMATION_CHANGE:
             session = await asyncio.to_thread(session_snapshot, self._memory)
         changes = await long_term.after_reply(before, turn.text, session_id=session_id, turn=turn.turn_id,
-                                              turn_class=turn.turn_class, reply_text=said, session=session)
+                                              turn_class=turn.turn_class, reply_text=said, session=session,
+                                              pending=pending)
         await self._apply_long_term(changes, turn)
 
     async def _apply_long_term(self, changes: AfterReply, turn: TurnRecord) -> None:
@@ -386,7 +395,7 @@ class ReplyProcessor(FrameProcessor):
         if entry.planned is not None and (text or entry.planned.done):
             await self._dialogue.remember(entry.planned, text, turn.turn_id, cut=cut)
         if text:
-            self._remember_later(turn, entry.before, text)
+            await self._remember_later(turn, entry.before, text)
 
     async def _answer(self, turn: TurnRecord, entry: _Unsettled) -> None:
         state, result = await self._state_for(turn)

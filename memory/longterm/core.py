@@ -46,6 +46,7 @@ from monologue.memory.longterm.consolidation import ConsolidationLLM, consolidat
 from monologue.memory.longterm.exchange import Awaiting, BeforeReply, Opening, Prepared, Recalled, SessionSnapshot
 from monologue.memory.longterm.household import is_household
 from monologue.memory.longterm.importance import remember_as, worth_remembering
+from monologue.memory.longterm.pending import awaiting_from
 from monologue.memory.longterm.planning import Plan, Planner
 from monologue.memory.longterm.profile import opening_line, seed_operations, update_profile
 from monologue.memory.longterm.records import MemoryKind, MemoryRecord, RetentionPolicy, UserProfile
@@ -56,6 +57,7 @@ from monologue.memory.longterm.stream import Embed, MemoryStream
 from monologue.memory.longterm.structured import exact_answer
 from monologue.memory.longterm.summaries import SummaryPyramid, session_summary
 from monologue.memory.longterm.timetravel import match as time_travel_match
+from monologue.memory.stores.journal import evidence_id
 from monologue.memory.stores.profiles import SqlProfileStore
 from monologue.memory.stores.protocols import MemoryStore, ProfileStore
 from monologue.memory.working.state import Condition
@@ -80,6 +82,10 @@ class LongTermOptions:
     # them for its retry budget, and the user must not wait for that.
     writes_wait_secs: float = 2.0
     summary_chars: int = 500
+    # A journaled turn whose writer has not finished it for this long is taken to be a dead
+    # writer's, and replayed by whoever opens the user's memory next (a live writer normally
+    # finishes in milliseconds; one whose store is out of reach retries for a few seconds).
+    journal_lease_secs: float = 30.0
     reflection: ReflectionOptions = field(default_factory=ReflectionOptions)
     retention: RetentionPolicy = field(default_factory=RetentionPolicy)
 
@@ -371,7 +377,7 @@ class LongTermCore:
         `session`: the session's state after this turn, when the caller has it: a
         lasting change reaches the profile at once (L8)."""
         written: list[str] = []
-        evidence = [f"{session_id}:{turn}"]
+        evidence = [evidence_id(session_id, turn)]
         if before.answered is not None:
             self._settle(*before.answered, text, session_id, evidence)
         if before.command is not None or read_command(text) is not None \
@@ -407,6 +413,31 @@ class LongTermCore:
         if session is not None and turn_class == TurnClass.INFORMATION_CHANGE and not holding:
             self.refresh_profile(session)     # a contradiction being asked about waits for the answer
         return written
+
+    def wrote(self, evidence: str) -> bool:
+        """Whether a memory (the user's or the household's) cites this turn: its writes landed."""
+        streams = [self.stream, *([self.shared] if self.shared is not None else [])]
+        return any(evidence in r.evidence for stream in streams for r in stream.records()[0])
+
+    def replay(self, inputs: dict[str, Any], *, session_id: str, turn: int) -> list[str]:
+        """Redo a journaled turn's writes (`pending.py`), unless they landed before the crash;
+        returns the ids written. The question left open by the replay is not this session's:
+        the one open now is kept."""
+        if self.wrote(evidence_id(session_id, turn)):
+            return []
+        text, turn_class = inputs["text"], inputs.get("turn_class", TurnClass.CHIT_CHAT)
+        open_now = self.awaiting
+        try:
+            prepared = self.prepare(text, session_id=session_id, turn_class=turn_class, schema=None,
+                                    language=inputs.get("language", "en"),
+                                    awaiting=awaiting_from(inputs.get("awaiting"), self.stream))
+            self.awaiting = prepared.awaiting
+            if prepared.no_history:
+                self.no_history.add(session_id)
+            return self.after_reply(prepared.before, text, session_id=session_id, turn=turn, turn_class=turn_class,
+                                    reply_text=inputs.get("reply_text", ""))
+        finally:
+            self.awaiting = open_now
 
     def refresh_profile(self, session: SessionSnapshot) -> int:
         """An important change — a lasting preference set or withdrawn — reaches the

@@ -26,15 +26,18 @@ from monologue.memory.domain.schema import DomainSchema, load_schema
 from monologue.memory.longterm.checks import PreConversationChecks
 from monologue.memory.longterm.core import RECALL_WEIGHTS, LongTermCore, LongTermLLM, LongTermOptions, restore_after
 from monologue.memory.longterm.exchange import AfterReply, Awaiting, BeforeReply, Opening, Prepared, SessionSnapshot
+from monologue.memory.longterm.pending import turn_inputs
 from monologue.memory.longterm.records import UserProfile
 from monologue.memory.longterm.reflection import ReflectionReport
 from monologue.memory.longterm.stream import Embed, MemoryStream
+from monologue.memory.stores.journal import JournalEntry, SqlTurnJournal, evidence_id
+from monologue.memory.stores.memories import SqlMemoryStore
 from monologue.memory.stores.protocols import MemoryStore, ProfileStore
 from monologue.memory.working.state import Change, Operation, SessionState
 from monologue.memory.working.turn_classes import TurnClass
 
-__all__ = ["RECALL_WEIGHTS", "AfterReply", "Awaiting", "BeforeReply", "LongTermMemory", "LongTermOptions",
-           "LoopBoundLLM", "Opening", "SessionSnapshot", "WorkingSession", "session_snapshot"]
+__all__ = ["RECALL_WEIGHTS", "AfterReply", "Awaiting", "BeforeReply", "JournalEntry", "LongTermMemory",
+           "LongTermOptions", "LoopBoundLLM", "Opening", "SessionSnapshot", "WorkingSession", "session_snapshot"]
 
 
 class LoopBoundLLM(LongTermLLM, Protocol):
@@ -90,6 +93,8 @@ class _Write:
     turn_class: str
     reply_text: str
     session: SessionSnapshot | None
+    pending: JournalEntry | None = None     # its journal entry, deleted once the write has landed
+    retried: bool = False
 
 
 class LongTermMemory:
@@ -98,7 +103,9 @@ class LongTermMemory:
     def __init__(self, store: MemoryStore, user_id: str, embed: Embed | None = None,
                  options: LongTermOptions | None = None, clock: Callable[[], float] = time.time,
                  profiles: ProfileStore | None = None, llm: LoopBoundLLM | None = None,
-                 household: str = "", speaker_known: bool = True) -> None:
+                 household: str = "", speaker_known: bool = True, journal: SqlTurnJournal | None = None) -> None:
+        """`journal`: where a turn's writes wait until they have landed (`journal_turn`); by
+        default the memory store's own database (none for a store that is not SQL)."""
         self.core = LongTermCore(store, user_id, embed=embed, options=options, clock=clock, profiles=profiles,
                                  llm=llm, household=household, speaker_known=speaker_known)
         self._llm = llm
@@ -113,6 +120,9 @@ class LongTermMemory:
         self._lock_and_loop: tuple[asyncio.Lock, asyncio.AbstractEventLoop] | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self._folder = ""                  # where this session's trace files go (`start_session`)
+        self.journal = journal if journal is not None else (
+            SqlTurnJournal(store.db) if isinstance(store, SqlMemoryStore) else None)
+        self.replayed: list[int] = []      # journal entries of dead writers replayed here
 
     # --- the core's parts, for inspection and tests --------------------------------------
 
@@ -264,29 +274,62 @@ class LongTermMemory:
 
     # --- after the reply (in the background) -------------------------------------------
 
+    async def journal_turn(self, before: BeforeReply, text: str, *, session_id: str, turn: int, turn_class: str,
+                           reply_text: str = "", language: str = "en") -> JournalEntry | None:
+        """Before the turn is acknowledged: its inputs, journaled durably (one small insert),
+        so that its writes (`after_reply`, in the background) survive this process dying.
+        The entry's `turn` is the store's number for the turn; pass the entry to `after_reply`.
+        None: nothing to journal (no journal, a turn that writes nothing), or the journal
+        failed (logged; the write still runs, but is not durable until it lands)."""
+        if self.journal is None or (session_id and session_id in self.core.no_history) \
+                or (before.command is not None and before.answered is None):
+            return None
+        inputs = turn_inputs(before, text, turn_class=turn_class, reply_text=reply_text, language=language)
+        try:
+            return await asyncio.to_thread(self.journal.add, self.user_id, session_id, turn, inputs)
+        except Exception as exc:
+            self.failed_writes.append(f"turn {turn}: journal: {type(exc).__name__}: {exc}")
+            logger.bind(session=session_id).opt(exception=exc).warning(
+                "session {}: journaling turn {} failed; its memory is written but not durable until then: {}: {}",
+                session_id, turn, type(exc).__name__, exc)
+            return None
+
     async def after_reply(self, before: BeforeReply, text: str, *, session_id: str, turn: int, turn_class: str,
-                          reply_text: str = "", session: SessionSnapshot | None = None) -> AfterReply:
+                          reply_text: str = "", session: SessionSnapshot | None = None,
+                          pending: JournalEntry | None = None) -> AfterReply:
         """The background half of a turn; returns what the session should change.
 
         `session`: the session's state after this turn (see `session_snapshot`), so a
-        lasting change reaches the profile at once. A failed write is logged, counted and
-        kept to retry with the next turn and at the end of the session: an acknowledged
-        turn is not lost."""
-        write = _Write(before, text, session_id, turn, turn_class, reply_text, session)
+        lasting change reaches the profile at once. `pending`: the turn's journal entry
+        (`journal_turn`): its number is the turn's, and it is deleted once the writes have
+        landed. A failed write is logged, counted and kept to retry with the next turn and
+        at the end of the session (and by the next worker, from the journal): an
+        acknowledged turn is not lost."""
+        turn = pending.turn if pending is not None else turn
+        write = _Write(before, text, session_id, turn, turn_class, reply_text, session, pending)
         async with self._lock:
             written = await self._run_writes(self._retried(session) + [write])
         return AfterReply(written[-1] or [], restore_after(before))
 
     def after_reply_now(self, before: BeforeReply, text: str, *, session_id: str, turn: int, turn_class: str,
-                        reply_text: str = "", session: SessionSnapshot | None = None) -> list[str]:
-        """The worker thread's half of `after_reply`; returns the ids written."""
-        return self.core.after_reply(before, text, session_id=session_id, turn=turn, turn_class=turn_class,
-                                     reply_text=reply_text, session=session)
+                        reply_text: str = "", session: SessionSnapshot | None = None,
+                        pending: JournalEntry | None = None, retried: bool = False) -> list[str]:
+        """The worker thread's half of `after_reply`; returns the ids written. `retried`: an
+        earlier try may have landed its memory before it failed: it is not written twice."""
+        if retried and self.core.wrote(evidence_id(session_id, turn)):
+            written: list[str] = []
+        else:
+            written = self.core.after_reply(before, text, session_id=session_id, turn=turn, turn_class=turn_class,
+                                            reply_text=reply_text, session=session)
+        if pending is not None and self.journal is not None:
+            self.journal.done(pending.id)
+        return written
 
     def _retried(self, session: SessionSnapshot | None) -> list[_Write]:
         """The failed writes to try again, reading the session as it is now: the state they
         saw when they failed may since have changed."""
-        return [replace(w, session=session) if session is not None else w for w in self._retry]
+        return [replace(w, session=session, retried=True) if session is not None else replace(w, retried=True)
+                for w in self._retry]
 
     async def _run_writes(self, writes: list[_Write]) -> list[list[str] | None]:
         """Run the writes in order (the caller holds the lock); the ids each wrote (None: it failed)."""
@@ -296,7 +339,8 @@ class LongTermMemory:
             try:
                 written.append(await asyncio.to_thread(
                     self.after_reply_now, w.before, w.text, session_id=w.session_id, turn=w.turn,
-                    turn_class=w.turn_class, reply_text=w.reply_text, session=w.session))
+                    turn_class=w.turn_class, reply_text=w.reply_text, session=w.session, pending=w.pending,
+                    retried=w.retried))
             except Exception as exc:
                 written.append(None)
                 self.failed_writes.append(f"turn {w.turn}: {type(exc).__name__}: {exc}")
@@ -305,6 +349,40 @@ class LongTermMemory:
                     "session {}: long-term write for turn {} failed, kept to retry: {}: {}",
                     w.session_id, w.turn, type(exc).__name__, exc)
         return written
+
+    # --- the journal of a dead writer ----------------------------------------------------
+
+    async def replay_pending(self) -> int:
+        """Replay the journaled turns that a writer left unfinished (it died, or its lease
+        ran out: `journal_lease_secs`), oldest first; returns how many were replayed. Each is
+        claimed first, so two workers opening the same user do not both replay it, and a
+        turn whose writes had landed is not written again (`LongTermCore.replay`)."""
+        if self.journal is None:
+            return 0
+        async with self._lock:
+            return await asyncio.to_thread(self._replay_now)
+
+    def _replay_now(self) -> int:
+        assert self.journal is not None
+        replayed = 0
+        for entry in self.journal.pending(self.user_id, stale_before=time.time() - self.options.journal_lease_secs):
+            if not self.journal.claim(entry):
+                continue        # another worker took it, or an erase replayed before it took it away
+            try:
+                self.core.replay(entry.inputs, session_id=entry.session_id, turn=entry.turn)
+            except Exception as exc:        # left in the journal: the next start tries again
+                self.failed_writes.append(f"replay of turn {entry.turn}: {type(exc).__name__}: {exc}")
+                logger.bind(session=entry.session_id).opt(exception=exc).warning(
+                    "session {}: replaying turn {} from the journal failed, kept for the next start: {}: {}",
+                    entry.session_id, entry.turn, type(exc).__name__, exc)
+                continue
+            self.journal.done(entry.id)
+            self.replayed.append(entry.id)
+            replayed += 1
+        if replayed:
+            logger.info(f"long-term memory of {self.user_id!r}: {replayed} journaled turn(s) of an unfinished "
+                        "writer replayed")
+        return replayed
 
     # --- sessions ----------------------------------------------------------------------
 
@@ -315,6 +393,7 @@ class LongTermMemory:
         preferences to seed the session's state with."""
         if self._llm is not None:
             self._llm.bind(asyncio.get_running_loop())
+        await self.replay_pending()      # before the checks and the opening read the stream
         profile = await asyncio.to_thread(self.core.profile)
         async with self._lock:
             opening = await asyncio.to_thread(self.core.open_session, profile, schema or load_schema(),
@@ -348,6 +427,7 @@ class LongTermMemory:
         if self._retry:
             async with self._lock:
                 await self._run_writes(self._retried(session))
+        await self.replay_pending()      # a writer that died during this session (its lease has run out)
         async with self._lock:
             return await asyncio.to_thread(self.core.close_session, session_id, session)
 

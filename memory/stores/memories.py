@@ -35,6 +35,7 @@ from loguru import logger
 
 from monologue.memory.longterm.deidentify import PLACEHOLDER, Placeholders
 from monologue.memory.longterm.records import MemoryRecord
+from monologue.memory.stores import journal
 from monologue.memory.stores.database import Database, Migrations, open_database
 from monologue.memory.stores.sealing import SealedDataError, StoreKeyError
 
@@ -53,6 +54,7 @@ MIGRATIONS: Migrations = {
          "CREATE TABLE IF NOT EXISTS placeholders (user_id TEXT NOT NULL, placeholder TEXT NOT NULL, "
          "original TEXT NOT NULL, PRIMARY KEY (user_id, placeholder))"],
         ["ALTER TABLE memories ADD COLUMN changed INTEGER NOT NULL DEFAULT 0", *_VERSIONED],
+        journal.SQLITE_STEP,
     ],
     "postgres": [
         ["CREATE TABLE memories (seq BIGINT GENERATED ALWAYS AS IDENTITY, id TEXT PRIMARY KEY, "
@@ -63,6 +65,7 @@ MIGRATIONS: Migrations = {
          "CREATE TABLE placeholders (seq BIGINT GENERATED ALWAYS AS IDENTITY, user_id TEXT NOT NULL, "
          "placeholder TEXT NOT NULL, original TEXT NOT NULL, PRIMARY KEY (user_id, placeholder))",
          *_VERSIONED],
+        journal.POSTGRES_STEP,
     ],
 }
 
@@ -344,20 +347,21 @@ class SqlMemoryStore:
                        (self.db.seal(json.dumps(stored, ensure_ascii=False), _where(user_id, memory_id)),
                         self.db.seal_blob(blob, _where(user_id, memory_id, "vector")),
                         self.db.lookup(normalise_text(opened.text)), memory_id))
-        return len(rows)
+        return len(rows) + journal.reseal_entries(self.db, tx)
 
     def erase_user(self, user_id: str) -> int:
-        """Delete the user's memories, vectors and name mapping, here and in this process's
-        cache (other workers drop theirs at their next `sweep` or recall), then rewrite the
-        tables so no copy stays in their files."""
+        """Delete the user's memories, vectors, name mapping and pending writes (`journal.py`),
+        here and in this process's cache (other workers drop theirs at their next `sweep` or
+        recall), then rewrite the tables so no copy stays in their files."""
         with self.db.transaction(immediate=True) as tx:
             tx.execute("DELETE FROM placeholders WHERE user_id = ?", (user_id,))
             count = int(tx.execute("DELETE FROM memories WHERE user_id = ?", (user_id,)).rowcount)
             tx.execute("DELETE FROM memory_deletions WHERE user_id = ?", (user_id,))
             tx.execute("DELETE FROM memory_versions WHERE user_id = ?", (user_id,))
+            journal.erase_entries(tx, user_id)
         with self._cache_lock:
             self._cache.pop(user_id, None)
         self._names.pop(user_id, None)
         self._names_upto.pop(user_id, None)
-        self.db.vacuum(("memories", "placeholders", "memory_deletions", "memory_versions"))
+        self.db.vacuum(("memories", "placeholders", "memory_deletions", "memory_versions", "turn_journal"))
         return count

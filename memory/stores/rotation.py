@@ -97,6 +97,6 @@ def rotate_key(path: str | Path, environ: dict[str, str] | None = None) -> Rotat
         pending.replace(key_file)
     # The old ciphertext leaves the free pages and the log (SQLite), the tables' files (PostgreSQL).
     db.vacuum(("memories", "placeholders", "profiles", "summaries", "commitments", "audit_log", "action_records",
-               "session_state", "state_history", "session_said"))
+               "session_state", "state_history", "session_said", "turn_journal"))
     db.close()
     return Rotation(old, key_id(fresh), values, where)
