@@ -65,6 +65,8 @@ def _erase_sessions(spec: SessionSpec, long_term: LongTermMemory, session_id: st
         spec.store.erase_sessions(ids)
     (spec.actions or action_store(spec.store)).erase(long_term.user_id)
     files = remove_session_files([folder for _, folder in sessions])
+    if long_term.journal is not None:
+        long_term.journal.forget_sessions(ids)
     long_term.core.profiles.forget_sessions(long_term.user_id)
     logger.info(f"erase: {len(ids)} session state(s) and {len(files)} file(s) of {long_term.user_id!r} deleted")
 

@@ -5,6 +5,7 @@ number or an evidence id. The kill -9 figures are in test_crash_turns.py."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections import Counter
 from pathlib import Path
@@ -113,6 +114,9 @@ async def test_the_journal_is_sealed_and_erased_with_the_user(tmp_path: Path) ->
     assert [e.inputs["text"] for e in another.pending(USER, stale_before=1e12)] == [secret]
     memory.stream.store.erase_user(USER)
     assert another.count(USER) == 0
+    # An erase of the user's sessions (erasure.py, session.py) takes their turn numbers too.
+    assert another.forget_sessions([SESSION]) == 1
+    assert another.db.query("SELECT count(*) FROM session_turns") == [(0,)]
 
 
 async def test_a_reply_is_acknowledged_only_once_its_journal_entry_is_stored(tmp_path: Path, monkeypatch) -> None:
@@ -160,15 +164,18 @@ def _two_writers(make_memory: Any, turns: int = 12) -> list[LongTermMemory]:
     errors: list[BaseException] = []
     start = threading.Barrier(2)
 
+    async def talk(memory: LongTermMemory, name: str) -> None:
+        for n in range(1, turns + 1):       # as the reply stage does: journal, then the write
+            text = _said(n, name)
+            pending = await memory.journal_turn(BeforeReply(), text, session_id=SESSION, turn=n,
+                                                turn_class="information_change", reply_text="Noted.")
+            await memory.after_reply(BeforeReply(), text, session_id=SESSION, turn=n,
+                                     turn_class="information_change", pending=pending)
+
     def write(memory: LongTermMemory, name: str) -> None:
         try:
             start.wait(10)
-            assert memory.journal is not None
-            for n in range(1, turns + 1):
-                entry = memory.journal.add(USER, SESSION, n, {"text": _said(n, name)})
-                memory.core.after_reply(BeforeReply(), _said(n, name), session_id=SESSION, turn=entry.turn,
-                                        turn_class="information_change")
-                memory.journal.done(entry.id)
+            asyncio.run(talk(memory, name))
         except BaseException as exc:
             errors.append(exc)
 

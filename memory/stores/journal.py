@@ -128,6 +128,16 @@ class SqlTurnJournal:
         return self.db.run("UPDATE turn_journal SET writer = ?, claimed_at = ? WHERE id = ? AND writer = ? "
                            "AND claimed_at = ?", (self.writer, now, entry.id, entry.writer, entry.claimed_at)) == 1
 
+    def forget_sessions(self, session_ids: list[str]) -> int:
+        """An erase: these sessions' turn numbers and pending entries go (the entries also go
+        with their user, `erase_entries`). Returns the rows deleted."""
+        if not session_ids:
+            return 0
+        marks = ",".join("?" * len(session_ids))
+        with self.db.transaction(immediate=True) as tx:
+            return sum(int(tx.execute(f"DELETE FROM {table} WHERE session_id IN ({marks})",
+                                      tuple(session_ids)).rowcount) for table in TABLES)
+
     def count(self, user_id: str) -> int:
         row = self.db.query_one("SELECT count(*) FROM turn_journal WHERE user_id = ?", (user_id,))
         return int(row[0]) if row else 0
