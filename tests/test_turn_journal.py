@@ -157,6 +157,35 @@ async def test_a_reply_is_acknowledged_only_once_its_journal_entry_is_stored(tmp
     assert "memory_journal" in turn.compute
 
 
+async def test_a_store_out_of_reach_delays_the_reply_by_the_journal_wait_at_most(tmp_path: Path) -> None:
+    """The entry that does not come back in time: the turn goes on (not durable yet), the write
+    still lands, and the entry, stored once the store answered, is replayed as already written."""
+    path = tmp_path / "m.db"
+    memory = _memory(path, LongTermOptions(journal_lease_secs=0.0, journal_wait_secs=0.05))
+    assert memory.journal is not None
+    release = threading.Event()
+    real_add = memory.journal.add
+
+    def stuck_add(*args: Any, **kwargs: Any) -> Any:
+        release.wait(60)
+        return real_add(*args, **kwargs)
+
+    memory.journal.add = stuck_add         # type: ignore[method-assign]
+    before = BeforeReply()
+    assert await memory.journal_turn(before, _said(1), session_id=SESSION, turn=1,
+                                     turn_class="information_change") is None
+    assert any("journal: no answer" in f for f in memory.failed_writes)
+    release.set()
+    await memory.after_reply(before, _said(1), session_id=SESSION, turn=1, turn_class="information_change")
+    for _ in range(3000):                          # the insert left running lands (a hang guard, not a budget)
+        if memory.journal.count(USER):
+            break
+        await asyncio.sleep(0.01)
+    fresh = _memory(path)
+    await fresh.open_session("s-next")
+    assert len(fresh.replayed) == 1 and [r.text for r in fresh.stream.records()[0]] == [_said(1)]
+
+
 def _two_writers(make_memory: Any, turns: int = 12) -> list[LongTermMemory]:
     """Two workers on one session, each numbering its turns 1, 2, 3 … from the same state (as
     two workers that both took the session up do), writing at the same time."""

@@ -86,6 +86,10 @@ class LongTermOptions:
     # writer's, and replayed by whoever opens the user's memory next (a live writer normally
     # finishes in milliseconds; one whose store is out of reach retries for a few seconds).
     journal_lease_secs: float = 30.0
+    # The reply waits this long for its journal entry (normally about a millisecond). A store
+    # out of reach must not silence the agent: past this the turn goes out not yet durable
+    # (logged and counted), its write still queued, and the entry lands when the store answers.
+    journal_wait_secs: float = 2.0
     reflection: ReflectionOptions = field(default_factory=ReflectionOptions)
     retention: RetentionPolicy = field(default_factory=RetentionPolicy)
 

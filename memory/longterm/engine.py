@@ -280,13 +280,24 @@ class LongTermMemory:
         so that its writes (`after_reply`, in the background) survive this process dying.
         The entry's `turn` is the store's number for the turn; pass the entry to `after_reply`.
         None: nothing to journal (no journal, a turn that writes nothing), or the journal
-        failed (logged; the write still runs, but is not durable until it lands)."""
+        failed or did not answer within `journal_wait_secs` (logged and counted; the write
+        still runs, but the turn is not durable until it lands)."""
         if self.journal is None or (session_id and session_id in self.core.no_history) \
                 or (before.command is not None and before.answered is None):
             return None
         inputs = turn_inputs(before, text, turn_class=turn_class, reply_text=reply_text, language=language)
+        work = asyncio.ensure_future(asyncio.to_thread(self.journal.add, self.user_id, session_id, turn, inputs))
         try:
-            return await asyncio.to_thread(self.journal.add, self.user_id, session_id, turn, inputs)
+            return await asyncio.wait_for(asyncio.shield(work), self.options.journal_wait_secs)
+        except TimeoutError:
+            # Left running: once the store answers, the entry is there for the next writer, whose
+            # replay finds this turn's memory already written and only deletes the entry.
+            self.failed_writes.append(f"turn {turn}: journal: no answer within {self.options.journal_wait_secs} s")
+            logger.bind(session=session_id).warning(
+                "session {}: the journal did not answer within {} s (is the memory database reachable?); "
+                "turn {} is acknowledged before its memory is durable", session_id, self.options.journal_wait_secs,
+                turn)
+            return None
         except Exception as exc:
             self.failed_writes.append(f"turn {turn}: journal: {type(exc).__name__}: {exc}")
             logger.bind(session=session_id).opt(exception=exc).warning(
