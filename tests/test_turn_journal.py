@@ -244,3 +244,16 @@ def test_the_store_numbers_a_session_on_from_the_highest_turn_taken(tmp_path: Pa
     taken = [journal.add(USER, SESSION, n, {"text": "x"}).turn for n in (1, 2, 2, 7, 3, 8)]
     assert taken == [1, 2, 3, 7, 8, 9]
 
+
+
+async def test_an_entry_that_cannot_be_read_is_left_and_the_others_are_replayed(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    dead = _memory(path)
+    broken = await _journal(dead, 1, _said(1))
+    await _journal(dead, 2, _said(2))
+    assert dead.journal is not None
+    dead.journal.db.run("UPDATE turn_journal SET entry = 'not what was sealed' WHERE id = ?", (broken.id,))
+    fresh = _memory(path)
+    await fresh.open_session("s-next")                   # the session opens all the same
+    assert [r.text for r in fresh.stream.records()[0]] == [_said(2)]
+    assert fresh.journal is not None and fresh.journal.count(USER) == 1     # kept, reported, not dropped

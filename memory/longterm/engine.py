@@ -371,7 +371,14 @@ class LongTermMemory:
         if self.journal is None:
             return 0
         async with self._lock:
-            return await asyncio.to_thread(self._replay_now)
+            try:
+                return await asyncio.to_thread(self._replay_now)
+            except Exception as exc:     # the store out of reach: the session opens; the next start replays
+                self.failed_writes.append(f"journal replay: {type(exc).__name__}: {exc}")
+                logger.opt(exception=exc).warning(
+                    f"long-term memory of {self.user_id!r}: the journal could not be replayed now "
+                    f"({type(exc).__name__}: {exc}); kept for the next start")
+                return 0
 
     def _replay_now(self) -> int:
         assert self.journal is not None

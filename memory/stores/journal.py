@@ -27,7 +27,10 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from loguru import logger
+
 from monologue.memory.stores.database import Database, Transaction
+from monologue.memory.stores.sealing import SealedDataError, StoreKeyError
 
 TABLES = ("turn_journal", "session_turns")
 # Steps of the `memories` component (memories.py): the journal is pending memory writes.
@@ -115,12 +118,18 @@ class SqlTurnJournal:
         rows = self.db.query("SELECT id, session_id, turn, entry, writer, claimed_at FROM turn_journal "
                              "WHERE user_id = ? AND claimed_at <= ? AND writer <> ? ORDER BY id",
                              (user_id, stale_before, self.writer))
-        return [JournalEntry(int(i), user_id, s, int(t), self._inputs(e, _where(user_id, s, int(t))), w, float(c))
-                for i, s, t, e, w, c in rows]
-
-    def _inputs(self, sealed: str, where: str) -> dict[str, Any]:
-        inputs: dict[str, Any] = json.loads(self.db.unseal(sealed, where) or "{}")
-        return inputs
+        entries = []
+        for entry_id, session_id, turn, sealed, writer, claimed_at in rows:
+            where = _where(user_id, session_id, int(turn))
+            try:
+                inputs = json.loads(self.db.unseal(sealed, where) or "{}")
+            except (SealedDataError, StoreKeyError, ValueError) as exc:
+                # Reported and left where it is: the other entries are still replayed.
+                logger.error(f"journal entry {entry_id} of {user_id!r} (turn {turn}) cannot be read: {exc}")
+                continue
+            entries.append(JournalEntry(int(entry_id), user_id, session_id, int(turn), inputs, writer,
+                                        float(claimed_at)))
+        return entries
 
     def claim(self, entry: JournalEntry, at: float | None = None) -> bool:
         """Take the entry over for replay; False if another writer claimed it since it was read."""
