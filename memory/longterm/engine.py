@@ -385,7 +385,7 @@ class LongTermMemory:
         replayed = 0
         for entry in self.journal.pending(self.user_id, stale_before=time.time() - self.options.journal_lease_secs):
             if not self.journal.claim(entry):
-                continue        # another worker took it, or an erase replayed before it took it away
+                continue        # another worker took it, or an erase (replayed just before) deleted it
             try:
                 self.core.replay(entry.inputs, session_id=entry.session_id, turn=entry.turn)
             except Exception as exc:        # left in the journal: the next start tries again
