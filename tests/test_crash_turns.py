@@ -66,7 +66,7 @@ class TurnsLog:
     seed: int
     runs: list[RunLog] = field(default_factory=list)
     seconds: float = 0.0
-    saved_by_journal: int = 0        # acknowledged turns whose memory was not stored yet at the kill
+    saved_by_journal: int = 0        # acknowledged turns whose memory was not stored yet at the kill (the journal's)
     landed_not_done: int = 0         # entries left whose memory had landed (a replay must not write it again)
 
     def acks(self) -> list[dict[str, int]]:
@@ -89,7 +89,7 @@ def _count_what_the_kill_left(log: TurnsLog, run_log: RunLog, database: Database
 
 def kill_repeatedly(store: str, key_file: str, log_dir: Path, kills: int = KILLS, *,
                     open_database: Callable[[], Database], wait_until_gone: Callable[[], None] = lambda: None,
-                    ) -> TurnsLog:
+                    journal: bool = True) -> TurnsLog:
     """`kills` runs on `store`, each SIGKILLed after a random time. `wait_until_gone` returns
     once a server has finished with a killed run's connections (a COMMIT it sent still lands);
     `open_database` opens the store for the count after each kill (closed again at once: its
@@ -102,7 +102,7 @@ def kill_repeatedly(store: str, key_file: str, log_dir: Path, kills: int = KILLS
     log = TurnsLog(SEED)
     started = time.monotonic()
     for run in range(kills):
-        config = TurnsConfig(store, key_file, str(log_dir), run)
+        config = TurnsConfig(store, key_file, str(log_dir), run, journal)
         receiver, sender = context.Pipe(duplex=False)
         process = context.Process(target=crash_turns.run_turns, args=(config, sender), daemon=True)
         process.start()
@@ -169,7 +169,7 @@ def verify(log: TurnsLog, store: str, backend: str = "SQLite") -> list[str]:
     print(f"\n{backend}: {len(log.runs)} SIGKILLs in {log.seconds:.1f} s (seed {log.seed}); "
           f"{len(log.acks())} turns acknowledged, {len(records)} memories stored, "
           f"{sum(1 for a in log.acks() if turn_text(a['run'], a['op']) not in by_text)} acknowledged lost; "
-          f"{log.saved_by_journal} acknowledged turns had no memory yet at their kill (saved by the journal), "
+          f"{log.saved_by_journal} acknowledged turns had no memory yet at their kill, "
           f"{log.landed_not_done} entries left whose memory had landed (not written again), "
           f"{replayed} replayed at the final start; {len(problems)} problems")
     return problems
@@ -225,3 +225,15 @@ def test_the_check_finds_a_lost_memory(tmp_path: Path, key_file: str) -> None:
     memories.db.close()
     problems = verify(log, str(store))
     assert any(f"acknowledged turn {lost['turn']} " in p for p in problems), problems
+
+
+@pytest.mark.skipif(not os.environ.get("MONOLOGUE_CRASH_CONTROL"), reason="the control run: MONOLOGUE_CRASH_CONTROL=1")
+def test_without_the_journal_the_kills_lose_acknowledged_memories(tmp_path: Path, key_file: str) -> None:
+    """The control (issue 30's finding, on this harness): turns acknowledged after the state
+    commit alone, their memory still in the background. Not in CI: how many are lost depends on
+    where the kills land; it is run to show the harness sees what the journal prevents."""
+    store, logs = tmp_path / "monologue.db", tmp_path / "logs"
+    logs.mkdir()
+    log = kill_repeatedly(str(store), key_file, logs, open_database=lambda: SQLiteDatabase(store), journal=False)
+    problems = verify(log, str(store), "SQLite without the journal")
+    assert any("has lost its memory" in p for p in problems), problems
