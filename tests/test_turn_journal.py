@@ -257,3 +257,14 @@ async def test_an_entry_that_cannot_be_read_is_left_and_the_others_are_replayed(
     await fresh.open_session("s-next")                   # the session opens all the same
     assert [r.text for r in fresh.stream.records()[0]] == [_said(2)]
     assert fresh.journal is not None and fresh.journal.count(USER) == 1     # kept, reported, not dropped
+
+
+def test_a_key_rotation_seals_the_journal_again(tmp_path: Path) -> None:
+    from monologue.memory.stores.rotation import rotate_key
+
+    store = SqlMemoryStore(tmp_path / "m.db")
+    SqlTurnJournal(store.db).add(USER, SESSION, 1, {"text": _said(1)})
+    store.db.close()
+    assert rotate_key(tmp_path / "m.db").values == 1           # the entry is the store's one sealed value
+    reopened = SqlMemoryStore(tmp_path / "m.db")
+    assert [e.inputs["text"] for e in SqlTurnJournal(reopened.db).pending(USER, stale_before=1e12)] == [_said(1)]
