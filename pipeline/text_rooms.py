@@ -9,10 +9,11 @@ up from the stores (state, conversation window, user memory).
 from __future__ import annotations
 
 import asyncio
+import unicodedata
 
 from pipecat.frames.frames import CancelFrame, EndFrame, Frame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from monologue.memory.stores.access import SESSION_ID_PATTERN
 from monologue.pipeline.chat import typed_turn
@@ -33,6 +34,16 @@ class ChatRequest(BaseModel):
     session_id: str = Field(default="", max_length=64, pattern=SESSION_ID_PATTERN)
     user: str = Field(default="", max_length=64)
     no_history: bool = False
+
+    @field_validator("text")
+    @classmethod
+    def _visible(cls, text: str) -> str:
+        """A turn of only spaces, zero-width or other format/control characters says nothing:
+        refused, not answered as if the user had spoken."""
+        if not any(not ch.isspace() and unicodedata.category(ch) not in ("Cf", "Cc", "Zs", "Zl", "Zp")
+                   for ch in text):
+            raise ValueError("the text has no visible characters; send what the user said")
+        return text
 
 
 class TypedTurns(FrameProcessor):

@@ -288,6 +288,14 @@ def test_path_like_ids_and_bad_bodies_get_a_4xx_naming_the_fault(served: Served)
     deep = alice.post("/api/chat", content=b"[" * 20_000 + b"]" * 20_000,
                       headers={"Content-Type": "application/json"})
     assert deep.status_code == 400 and "deeper" in deep.json()["error"]
+    for invisible in ("   ", "\u200b\u200b", "\u200d\ufeff \u2060", "\t\n", "\u202e\u2066"):
+        response = alice.post("/api/chat", json={"text": invisible})
+        assert response.status_code == 400 and "visible" in response.json()["error"], repr(invisible)
+    session = ""
+    for visible in ("好", "ok", "👍🏽", "👨\u200d👩\u200d👧"):       # one session: rooms per user are limited
+        response = alice.post("/api/chat", json={"text": visible, **({"session_id": session} if session else {})})
+        assert response.status_code == 200, (visible, response.text)
+        session = response.json()["session_id"]
     long = alice.post("/api/chat", json={"text": "x" * 2001})
     assert long.status_code == 400 and "2000" in long.json()["error"]
     for junk in (b"not json", b"", b"[]", b'"text"', b"null", b'{"text": 5}'):
