@@ -555,3 +555,16 @@ def test_a_browser_signs_in_and_talks_in_a_room_with_credentials(real_models: An
     finally:
         stop()
     assert [room.user for room in server.finished] == ["robin"]
+
+
+def test_erasing_a_user_forgets_whose_their_sessions_were(tmp_path: Path) -> None:
+    from monologue.memory.stores.erasure import erase_user
+    from monologue.memory.stores.factory import open_stores
+
+    stores = open_stores(tmp_path / "store.db")
+    stores.access.claim("s-ana-1", "ana")
+    stores.access.claim("s-ben-1", "ben")
+    token = stores.access.issue("ana").token
+    erase_user(stores, "ana")
+    assert stores.access.owner("s-ana-1") is None and stores.access.owner("s-ben-1") == "ben"
+    assert stores.access.verify(token).user == "ana"     # her credential is `users remove`'s to revoke

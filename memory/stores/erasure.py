@@ -20,6 +20,7 @@ from loguru import logger
 
 from monologue.memory.stores.database import Database
 from monologue.memory.stores.factory import Stores, open_stores
+from monologue.memory.stores.journal import SqlTurnJournal
 
 # What a session writes to its folder (`--out`), all of it the user's words or voice.
 SESSION_FILES = ("trace.jsonl", "transcript.txt", "reply.wav", "conversation.wav", "heard.wav", "report.html")
@@ -60,6 +61,8 @@ def erase_user(stores: Stores | Database, user_id: str, session_id: str = "") ->
     erasure.actions = stores.actions.erase(user_id)
     erasure.states = stores.states.erase_sessions([s for s, _ in sessions])
     erasure.files = remove_session_files([folder for _, folder in sessions])
+    SqlTurnJournal(stores.database).forget_sessions([s for s, _ in sessions])   # their turn numbers
+    stores.access.forget_sessions(user_id)     # whose the sessions were (credentials stay: `users remove`)
     # Last: the session index (what found the states and files) with the rest, the tombstone,
     # then VACUUM and the log emptied. A crash before this leaves everything findable again.
     profiles.erase(user_id, session_id)
