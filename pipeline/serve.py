@@ -681,8 +681,13 @@ def make_app(server: RoomServer) -> Any:
 
     app.openapi = openapi  # type: ignore[method-assign]
 
-    def caller_of(request: Request) -> str | None:
-        return door.caller(request.headers.get("authorization", ""), request.cookies.get(COOKIE, ""))
+    async def caller_of(request: Request) -> str | None:
+        """The request's verified user; the token lookup is a store query (a round trip to
+        PostgreSQL on a deployment), so it runs off the event loop."""
+        if door.mode == "open":
+            return None
+        return await asyncio.to_thread(door.caller, request.headers.get("authorization", ""),
+                                       request.cookies.get(COOKIE, ""))
 
     def refused(request: Request, exc: RequestError) -> JSONResponse:
         logger.warning(f"{request.method} {request.url.path} refused ({exc.status}): {exc.message}")
@@ -703,7 +708,7 @@ def make_app(server: RoomServer) -> Any:
 
     async def answer(call: Any, request: Request) -> JSONResponse:
         try:
-            caller = caller_of(request)
+            caller = await caller_of(request)
             if caller is not None and "authorization" not in request.headers and \
                     not request.headers.get("content-type", "").startswith("application/json"):
                 # Signed in by the page's cookie: only the page's own JSON requests count (a form on
@@ -716,7 +721,7 @@ def make_app(server: RoomServer) -> Any:
     @app.get("/", include_in_schema=False)
     async def page(request: Request) -> FileResponse:
         try:
-            caller_of(request)
+            await caller_of(request)
         except RequestError:
             return FileResponse(WEB_DIR / "login.html", media_type="text/html", headers=no_cache)
         return FileResponse(WEB_DIR / "index.html", media_type="text/html", headers=no_cache)
@@ -748,7 +753,7 @@ def make_app(server: RoomServer) -> Any:
     async def me(request: Request) -> JSONResponse:
         """Who the page is signed in as (mode "tokens"); in mode "open" the page asks for a name."""
         try:
-            return JSONResponse({"auth": door.mode, "user": caller_of(request)})
+            return JSONResponse({"auth": door.mode, "user": await caller_of(request)})
         except RequestError as exc:
             return refused(request, exc)
 
