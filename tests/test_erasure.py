@@ -118,3 +118,44 @@ def test_an_erase_spares_a_folder_another_user_wrote_to_since_and_survives_a_cra
     erased = erase_user(db, "anna")
     assert erased.files == [str(own / "trace.jsonl")] and (shared / "trace.jsonl").exists()
     assert profiles.sessions_of("anna") == [] and profiles.sessions_of("ben") == [("b1", str(shared))]
+
+
+def test_an_erase_finds_every_folder_of_a_session_continued_under_another_out(tmp_path: Path) -> None:
+    """Issue 30 item 4: a session begun with `--out first` and continued with `--out second`
+    (another worker, `monologue chat` again) wrote its trace to both; the index kept only the
+    last, and the first folder's files, with the user's words, survived "erase everything"."""
+    import asyncio
+
+    from monologue.configs import load_config
+    from monologue.pipeline.builder import load_text_models, user_memory
+    from monologue.pipeline.chat import chat_session
+
+    from fakes import steady
+
+    config = load_config(overrides=steady(llm={"model": "openai/gpt-4o-mini", "fallback": None,
+                                               "mock_response": "Sure, noted."},
+                                          monologue={"llm_mode": "never"}, long_term={"llm_help": False}),
+                         environ={})
+    models = load_text_models(config)
+    store_path = str(tmp_path / "store" / "m.db")
+    first, second, bens = tmp_path / "first", tmp_path / "second", tmp_path / "bens"
+
+    async def run() -> None:
+        state = SqlStateStore(store_path)
+        await chat_session(["A table for two at Wallaroo-4417 tonight"], config, models, session_id="ana-1",
+                           store=state, out_dir=first, long_term=user_memory(config, models, "ana", store_path))
+        await chat_session(["Make it Wallaroo-4417 at eight"], config, models, session_id="ana-1", store=state,
+                           out_dir=second, long_term=user_memory(config, models, "ana", store_path))
+        await chat_session(["A table at Bilby-9902 for three"], config, models, session_id="ben-1", store=state,
+                           out_dir=bens, long_term=user_memory(config, models, "ben", store_path))
+
+    asyncio.run(run())
+    assert _scan(first, "Wallaroo-4417") and _scan(second, "Wallaroo-4417")     # both folders hold her words
+    profiles = SqlProfileStore(SQLiteDatabase(store_path))
+    assert sorted(folder for _, folder in profiles.sessions_of("ana")) == [str(first.resolve()),
+                                                                          str(second.resolve())]
+    erased = erase_user(SQLiteDatabase(store_path), "ana")
+    assert {Path(f).parent for f in erased.files} == {first.resolve(), second.resolve()}
+    assert _scan(first, "Wallaroo-4417") == [] and _scan(second, "Wallaroo-4417") == []
+    assert _scan(bens, "Bilby-9902")                                               # ben's are his still
+    assert profiles.sessions_of("ana") == []

@@ -193,6 +193,49 @@ def test_a_store_written_before_sealing_is_read_and_sealed_by_a_rotation(tmp_pat
     assert SqlMemoryStore(SQLiteDatabase(path, environ=env)).all("anna")[0][0].text.endswith(MARKER)
 
 
+def test_sensitive_kinds_are_sealed_in_the_audit_log_and_read_back_by_the_owner(tmp_path: Path,
+                                                                              env: dict[str, str]) -> None:
+    """Issue 30 item 4: the `what` column named "dietary:nuts" in plain text. A profile slot is
+    sealed; a memory's id and the tombstone stay plain (ids, not what was said)."""
+    path = tmp_path / "store" / "m.db"
+    profiles = SqlProfileStore(SQLiteDatabase(path, environ=env))
+    profiles.save(UserProfile("anna"), [
+        AuditEntry("dietary:peanuts", None, "dietary excludes peanuts", "new preference", "s1"),
+        AuditEntry("health:insulin", None, "health = insulin", "new preference", "s1"),
+        AuditEntry("饮食:花生", None, "饮食 不要 花生", "new preference", "s1")])
+    profiles.append_audit("anna", "memory:0a1b2c3d4e5f", None, "a note", "new fact", "s1")
+    raw = _bytes(path.parent)
+    for word in ("peanuts", "insulin", "dietary", "health", "花生"):
+        assert word.encode() not in raw, word
+    assert b"memory:0a1b2c3d4e5f" in raw                        # an id: kept plain
+    log = SqlProfileStore(SQLiteDatabase(path, environ=env)).audit("anna")
+    assert [e["what"] for e in log] == ["dietary:peanuts", "health:insulin", "饮食:花生", "memory:0a1b2c3d4e5f"]
+    assert log[0]["after"] == "dietary excludes peanuts"
+
+
+def test_a_kind_written_plain_before_is_sealed_by_a_rotation(tmp_path: Path, env: dict[str, str]) -> None:
+    path = tmp_path / "store" / "m.db"
+    SqlProfileStore(SQLiteDatabase(path, sealed=False, environ=env)).append_audit(
+        "anna", "dietary:peanuts", None, "dietary excludes peanuts", "new preference", "s1")
+    assert b"peanuts" in _bytes(path.parent)
+    rotate_key(path, env)
+    assert b"peanuts" not in _bytes(path.parent)
+    log = SqlProfileStore(SQLiteDatabase(path, environ=env)).audit("anna")
+    assert [(e["what"], e["after"]) for e in log] == [("dietary:peanuts", "dietary excludes peanuts")]
+
+
+def test_a_damaged_kind_is_reported_not_shown_as_ciphertext(tmp_path: Path, env: dict[str, str]) -> None:
+    path = tmp_path / "m.db"
+    SqlProfileStore(SQLiteDatabase(path, environ=env)).append_audit("anna", "dietary:peanuts", None, "x", "said", "s1")
+    raw = sqlite3.connect(path)
+    raw.execute("DROP TRIGGER audit_log_is_append_only")
+    raw.execute("UPDATE audit_log SET what = 'sealed:v1:deadbeef:AAAAAAAAAAAAAAAAAAAAAAAA'")
+    raw.commit()
+    raw.close()
+    entry = SqlProfileStore(SQLiteDatabase(path, environ=env)).audit("anna")[0]
+    assert entry["what"] == "(unreadable)" and entry["after"] is None and "damaged" in entry
+
+
 def test_an_erase_leaves_a_content_free_tombstone(tmp_path: Path, env: dict[str, str]) -> None:
     path = tmp_path / "m.db"
     _fill(path, env)

@@ -3,7 +3,10 @@
 Memories and vectors, profile, summaries, commitments, what was done for them, the audit
 log's entries (one content-free tombstone stays, proving the erase happened), the working
 states and change histories of their sessions, and the files their sessions wrote (trace,
-transcript, audio, report). On SQLite, deleted rows are overwritten (`secure_delete`), the
+transcript, audio, report) in every folder each one wrote to: a session continued under
+another `--out`, by another worker or another `monologue chat`, left files in each
+(`SqlProfileStore.sessions_of`). A folder is reached by its path, so a worker on another
+machine's disk must share it (one volume for `--out`) for its files to go. On SQLite, deleted rows are overwritten (`secure_delete`), the
 file is rebuilt (VACUUM) and the write-ahead log emptied, so neither free pages nor the log
 hold what was said; on PostgreSQL the tables are rewritten (VACUUM FULL); in Redis the keys
 go and the append-only file is rewritten; each worker's memory cache drops the user at its

@@ -6,12 +6,16 @@ an erase's and a key rotation's own statements (`_rewriting_audit`). Erasing a
 user (U1) deletes their entries and appends a tombstone that holds no content, so the log
 still proves that an erase happened; re-sealing under a new key (`reseal`) rewrites the
 ciphertext of the values, never what they say. On a file, profiles, summaries, commitments
-and the audit log's before/after values are sealed (`sealing.py`).
+and the audit log's before/after values are sealed (`sealing.py`), and so is an entry's `what`
+unless it is an id (`memory:<id>`) or the tombstone: a profile slot names what the user said
+("dietary:nuts" is a health fact), and a list of sensitive kinds would miss the next slot a
+domain adds.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -54,12 +58,24 @@ _TABLES = [
     "CREATE TABLE IF NOT EXISTS commitments (id {serial}, user_id TEXT NOT NULL, session_id TEXT NOT NULL, "
     "at {real} NOT NULL, text TEXT NOT NULL, kept_at {real})",
 ]
+# Every folder a session wrote to: a session continued under another `--out` (another worker,
+# `monologue chat` again) wrote its trace there too, and an erase must find each one.
+# `user_sessions.folder` keeps only the last.
+_SESSION_FOLDERS = [
+    "CREATE TABLE IF NOT EXISTS session_folders (user_id TEXT NOT NULL, session_id TEXT NOT NULL, "
+    "folder TEXT NOT NULL, at {real} NOT NULL, PRIMARY KEY (user_id, session_id, folder))",
+    "CREATE INDEX IF NOT EXISTS session_folders_folder ON session_folders (folder, at)",
+    "INSERT INTO session_folders (user_id, session_id, folder, at) "
+    "SELECT user_id, session_id, folder, at FROM user_sessions WHERE folder <> '' ON CONFLICT DO NOTHING",
+]
 MIGRATIONS: Migrations = {
     "sqlite": [[t.format(serial="INTEGER PRIMARY KEY AUTOINCREMENT", real="REAL") for t in _TABLES]
                + _APPEND_ONLY_SQLITE[:1],
-               _APPEND_ONLY_SQLITE[1:]],
+               _APPEND_ONLY_SQLITE[1:],
+               [t.format(real="REAL") for t in _SESSION_FOLDERS]],
     "postgres": [[t.format(serial="BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", real="DOUBLE PRECISION")
-                  for t in _TABLES] + _APPEND_ONLY_POSTGRES],
+                  for t in _TABLES] + _APPEND_ONLY_POSTGRES,
+                 [t.format(real="DOUBLE PRECISION") for t in _SESSION_FOLDERS]],
 }
 
 _INSERT_AUDIT = ("INSERT INTO audit_log (user_id, at, what, before, after, reason, session_id) "
@@ -67,6 +83,15 @@ _INSERT_AUDIT = ("INSERT INTO audit_log (user_id, at, what, before, after, reaso
 
 
 ERASED = "erased"          # the tombstone's `what`: an erase happened, nothing of what was erased
+
+
+# A `what` that says nothing the user said: a memory's id (random hex), or the tombstone.
+_PLAIN_WHAT = re.compile(r"memory:[0-9A-Za-z_.-]+|" + re.escape(ERASED))
+
+
+def _what_where(user_id: str) -> str:
+    """Where a sealed `what` belongs (its associated data): the user's audit log."""
+    return f"audit_log/{user_id}/what"
 
 
 def _json(value: Any) -> str | None:
@@ -99,11 +124,18 @@ class SqlProfileStore:
         for statement in _APPEND_ONLY_SQLITE:
             tx.execute(statement)
 
+    def _stored_what(self, user_id: str, what: str) -> str:
+        """`what` as the audit log holds it: sealed, unless it is an id or the tombstone."""
+        if _PLAIN_WHAT.fullmatch(what):
+            return what
+        return self.db.seal(what, _what_where(user_id)) or what
+
     def _audit_row(self, user_id: str, at: float | None, entry: AuditEntry) -> tuple[Any, ...]:
         where = f"audit_log/{user_id}/{entry.what}"
         before = self.db.seal(_json(entry.before), where + "/before")
         after = self.db.seal(_json(entry.after), where + "/after")
-        return (user_id, time.time() if at is None else at, entry.what, before, after, entry.reason, entry.session_id)
+        return (user_id, time.time() if at is None else at, self._stored_what(user_id, entry.what), before, after,
+                entry.reason, entry.session_id)
 
     def load(self, user_id: str) -> UserProfile:
         row = self.db.query_one("SELECT profile FROM profiles WHERE user_id = ?", (user_id,))
@@ -129,9 +161,11 @@ class SqlProfileStore:
         rows = self.db.query("SELECT at, what, before, after, reason, session_id FROM audit_log "
                              "WHERE user_id = ? ORDER BY id", (user_id,))
         out = []
-        for at, what, before, after, reason, session in rows:
-            entry = {"at": at, "what": what, "reason": reason, "session": session}
+        for at, stored_what, before, after, reason, session in rows:
+            # A `what` that does not open is not shown as its ciphertext.
+            entry = {"at": at, "what": "(unreadable)", "reason": reason, "session": session}
             try:
+                entry["what"] = what = self.db.unseal(stored_what, _what_where(user_id)) or ""
                 where = f"audit_log/{user_id}/{what}"
                 entry |= {"before": _unjson(self.db.unseal(before, where + "/before")),
                           "after": _unjson(self.db.unseal(after, where + "/after"))}
@@ -172,12 +206,19 @@ class SqlProfileStore:
         self.db.run("UPDATE commitments SET kept_at = ? WHERE user_id = ? AND id = ?", (at, user_id, commitment_id))
 
     def record_session(self, user_id: str, session_id: str, folder: str = "") -> None:
-        """Note that `session_id` was the user's, and the folder (an absolute path) its trace
-        files went to, for an erase to find them. The path is kept plain: it is where files
-        are, not what was said, and an erase must be able to ask who wrote there last."""
-        self.db.run("INSERT INTO user_sessions (user_id, session_id, folder, at) VALUES (?, ?, ?, ?) "
-                    "ON CONFLICT (user_id, session_id) DO UPDATE SET folder = excluded.folder, at = excluded.at",
-                    (user_id, session_id, folder, time.time()))
+        """Note that `session_id` was the user's, and a folder (an absolute path) its trace
+        files went to, for an erase to find them; a continuation elsewhere adds its folder,
+        the earlier ones stay. The path is kept plain: it is where files are, not what was
+        said, and an erase must be able to ask who wrote there last."""
+        now = time.time()
+        with self.db.transaction() as tx:
+            tx.execute("INSERT INTO user_sessions (user_id, session_id, folder, at) VALUES (?, ?, ?, ?) "
+                       "ON CONFLICT (user_id, session_id) DO UPDATE SET folder = excluded.folder, at = excluded.at",
+                       (user_id, session_id, folder, now))
+            if folder:
+                tx.execute("INSERT INTO session_folders (user_id, session_id, folder, at) VALUES (?, ?, ?, ?) "
+                           "ON CONFLICT (user_id, session_id, folder) DO UPDATE SET at = excluded.at",
+                           (user_id, session_id, folder, now))
 
     def users_of(self, session_id: str) -> list[str]:
         """Whose session this is: the user who began it first, then anyone introduced in it."""
@@ -185,22 +226,39 @@ class SqlProfileStore:
                                                  (session_id,))]
 
     def sessions_of(self, user_id: str) -> list[tuple[str, str]]:
-        """The user's sessions and their trace folders, oldest first. A folder another user's
-        session wrote to since (`--out out` is everyone's default) is given as "": its files
-        are no longer this user's. Sessions only summarised (kept before this table existed)
-        come with no folder."""
-        out = []
-        for session_id, folder in self.db.query("SELECT session_id, folder FROM user_sessions WHERE user_id = ? "
+        """The user's sessions and their trace folders, oldest first: one pair per folder a
+        session wrote to (a continuation under another `--out` adds one). A folder another
+        user's session wrote to since (`--out out` is everyone's default) is given as "": its
+        files are no longer this user's. Sessions only summarised (kept before the index
+        existed) come with no folder."""
+        folders: dict[str, list[str]] = {}
+        for session_id, folder in self.db.query("SELECT session_id, folder FROM session_folders WHERE user_id = ? "
                                                  "ORDER BY at", (user_id,)):
-            last = self.db.query_one("SELECT user_id FROM user_sessions WHERE folder = ? ORDER BY at DESC LIMIT 1",
-                                     (folder,)) if folder else None
-            out.append((session_id, folder if last is not None and last[0] == user_id else ""))
+            folders.setdefault(str(session_id), []).append(str(folder))
+        out: list[tuple[str, str]] = []
+        for session_id, last_folder in self.db.query("SELECT session_id, folder FROM user_sessions "
+                                                      "WHERE user_id = ? ORDER BY at", (user_id,)):
+            # The last folder from `user_sessions` too: a row written before `session_folders` existed.
+            written = list(dict.fromkeys([*folders.get(session_id, []), *([last_folder] if last_folder else [])]))
+            out += [(session_id, self._own_folder(user_id, folder)) for folder in written] or [(session_id, "")]
         known = {s for s, _ in out}
-        return out + [(s["key"], "") for s in self.summaries(user_id, "session") if s["key"] not in known]
+        out += [(s["key"], "") for s in self.summaries(user_id, "session") if s["key"] not in known]
+        return list(dict.fromkeys(out))
+
+    def _own_folder(self, user_id: str, folder: str) -> str:
+        """`folder` if `user_id`'s session was the last to write there, else ""."""
+        last = self.db.query_one("SELECT user_id FROM session_folders WHERE folder = ? ORDER BY at DESC LIMIT 1",
+                                 (folder,))
+        if last is None:
+            last = self.db.query_one("SELECT user_id FROM user_sessions WHERE folder = ? ORDER BY at DESC LIMIT 1",
+                                     (folder,))
+        return folder if last is not None and last[0] == user_id else ""
 
     def forget_sessions(self, user_id: str) -> None:
         """Drop the user's session index, once their states and files are gone."""
-        self.db.run("DELETE FROM user_sessions WHERE user_id = ?", (user_id,))
+        with self.db.transaction() as tx:
+            tx.execute("DELETE FROM user_sessions WHERE user_id = ?", (user_id,))
+            tx.execute("DELETE FROM session_folders WHERE user_id = ?", (user_id,))
 
     def erase(self, user_id: str, session_id: str = "", keep_sessions: bool = False) -> None:
         """Forget the user entirely: profile, summaries, commitments and the audit trail's
@@ -214,11 +272,12 @@ class SqlProfileStore:
             tx.execute("DELETE FROM profiles WHERE user_id = ?", (user_id,))
             if not keep_sessions:
                 tx.execute("DELETE FROM user_sessions WHERE user_id = ?", (user_id,))
+                tx.execute("DELETE FROM session_folders WHERE user_id = ?", (user_id,))
             with self._rewriting_audit(tx):
                 tx.execute("DELETE FROM audit_log WHERE user_id = ?", (user_id,))
             tx.execute(_INSERT_AUDIT, (user_id, time.time(), ERASED, None, None, "erased at the user's request",
                                        session_id))
-        self.db.vacuum(("summaries", "commitments", "profiles", "user_sessions", "audit_log"))
+        self.db.vacuum(("summaries", "commitments", "profiles", "user_sessions", "session_folders", "audit_log"))
 
     def reseal(self, tx: Any) -> int:
         """Seal every value again with the database's current key, inside the caller's transaction
@@ -239,11 +298,13 @@ class SqlProfileStore:
             tx.execute("UPDATE commitments SET text = ? WHERE id = ?", (self.db.reseal(text, where), row_id))
             count += 1
         with self._rewriting_audit(tx):
-            for row_id, user_id, what, before, after in tx.execute(
+            for row_id, user_id, stored_what, before, after in tx.execute(
                     "SELECT id, user_id, what, before, after FROM audit_log").fetchall():
+                # A `what` written plain before it was sealed is sealed now.
+                what = self.db.unseal(stored_what, _what_where(user_id)) or ""
                 where = f"audit_log/{user_id}/{what}"
-                tx.execute("UPDATE audit_log SET before = ?, after = ? WHERE id = ?",
-                           (self.db.reseal(before, where + "/before"), self.db.reseal(after, where + "/after"),
-                            row_id))
+                tx.execute("UPDATE audit_log SET what = ?, before = ?, after = ? WHERE id = ?",
+                           (self._stored_what(user_id, what), self.db.reseal(before, where + "/before"),
+                            self.db.reseal(after, where + "/after"), row_id))
                 count += 1
         return count
