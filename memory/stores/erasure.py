@@ -6,8 +6,9 @@ states and change histories of their sessions, and the files their sessions wrot
 transcript, audio, report) in every folder each one wrote to: a session continued under
 another `--out`, by another worker or another `monologue chat`, left files in each
 (`SqlProfileStore.sessions_of`). A folder is reached by its path, so a worker on another
-machine's disk must share it (one volume for `--out`) for its files to go. On SQLite, deleted rows are overwritten (`secure_delete`), the
-file is rebuilt (VACUUM) and the write-ahead log emptied, so neither free pages nor the log
+machine's disk must share it (one volume for `--out`) for its files to go. On SQLite,
+deleted rows are overwritten (`secure_delete`), the file is rebuilt (VACUUM) and the
+write-ahead log emptied, so neither free pages nor the log
 hold what was said; on PostgreSQL the tables are rewritten (VACUUM FULL); in Redis the keys
 go and the append-only file is rewritten; each worker's memory cache drops the user at its
 next sweep (`SqlMemoryStore.sweep`). What stays outside: a server's write-ahead log and
