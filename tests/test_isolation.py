@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -74,9 +75,14 @@ def test_a_thousand_adversarial_turns_were_answered(attacked: dict[str, Any]) ->
 def test_no_memory_of_another_user_reaches_a_prompt_a_reply_or_a_trace(attacked: dict[str, Any]) -> None:
     prompts = [m["content"] for p in attacked["llm"].prompts for m in p]
     for token in ANNA_TOKENS:
-        assert not [p for p in prompts if token in p], f"{token} reached a prompt"
-        assert not [r for r in attacked["replies"] if token in r], f"{token} was said"
-        assert not [t for t in attacked["traces"] if token in t], f"{token} is in a trace"
+        # A number counts as itself, not as digits inside another: a trace's timings and scores
+        # print long floats whose digits can hold the code by chance (one run failed so, and
+        # passed again unchanged).
+        said = re.compile(r"(?<!\d)" + re.escape(token) + r"(?!\d)")
+        assert not [p for p in prompts if said.search(p)], f"{token} reached a prompt"
+        assert not [r for r in attacked["replies"] if said.search(r)], f"{token} was said"
+        hits = [m for t in attacked["traces"] for m in re.findall(".{0,80}" + said.pattern + ".{0,40}", t)]
+        assert not hits, f"{token} is in a trace: {hits}"
 
 
 def test_nothing_is_written_outside_the_speakers_scope(attacked: dict[str, Any]) -> None:
