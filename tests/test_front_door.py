@@ -12,7 +12,6 @@ its own OpenAPI document (schemathesis): no response is a 5xx.
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -37,8 +36,7 @@ from monologue.pipeline.front_door import (
     json_depth,
     parse_body,
 )
-from monologue.pipeline.serve import RoomServer, ServeOptions, make_app
-from monologue.pipeline.sockets import bind
+from monologue.pipeline.serve import RoomServer, ServeOptions
 
 from fakes import steady
 
@@ -175,23 +173,10 @@ class Served:
 
 
 def _serve(server: RoomServer) -> tuple[str, Any]:
-    import uvicorn
+    """`server` under uvicorn in a thread, as the room tests serve it: (its URL, stop)."""
+    from test_serve import _serve_in_thread
 
-    sock = bind("127.0.0.1", 0)
-    web = uvicorn.Server(uvicorn.Config(make_app(server), log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=lambda: asyncio.run(web.serve(sockets=[sock])), daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not web.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.05)
-
-    def stop() -> None:
-        web.should_exit = True
-        thread.join(timeout=60)
-        sock.close()
-
-    return f"http://127.0.0.1:{sock.getsockname()[1]}", stop
+    return _serve_in_thread(server)
 
 
 def _start(root: Path, limits: Limits) -> tuple[Served, Any]:
