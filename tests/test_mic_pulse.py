@@ -165,7 +165,10 @@ class SpeakerMonitor:
     def voiced_secs(self) -> float:
         if not self.path.exists():
             return 0.0
-        samples = np.frombuffer(self.path.read_bytes()[: self.path.stat().st_size // 640 * 640], dtype=np.int16)
+        # One read, cut to whole 20 ms frames of its own length: parec is still writing, so a size
+        # taken by a second call can be larger than what was read.
+        raw = self.path.read_bytes()
+        samples = np.frombuffer(raw[: len(raw) // 640 * 640], dtype=np.int16)
         frames = samples.astype(np.float32).reshape(-1, 320)
         return float((np.sqrt((frames ** 2).mean(axis=1)) > 300).sum()) * 0.02
 
