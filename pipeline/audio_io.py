@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+from monologue.memory.stores.private_files import private_file, private_folder
+
 AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".oga", ".aiff", ".aif")
 
 
@@ -106,5 +108,5 @@ def load_session(path: str | Path, *, sample_rate: int = 16000, max_secs: float 
 def write_wav(path: Path, samples: np.ndarray, sample_rate: int) -> None:
     import soundfile as sf
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    sf.write(str(path), samples, sample_rate, subtype="PCM_16")
+    private_folder(path.parent)
+    sf.write(str(private_file(path)), samples, sample_rate, subtype="PCM_16")

@@ -16,6 +16,7 @@ from pipecat.frames.frames import EndWorkerFrame, Frame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.configs import MonologueConfig
+from monologue.memory.language.plain_text import has_visible, plain_text
 from monologue.memory.longterm.engine import LongTermMemory
 from monologue.memory.stores.protocols import StateStore
 from monologue.memory.working.engine import WorkingMemory
@@ -27,23 +28,23 @@ SESSION_BREAK = "---"
 
 
 def parse_script(text: str) -> list[list[str]]:
-    """Sessions of user lines; comments and blank lines dropped."""
+    """Sessions of user lines, as plain text; comments and lines with nothing visible dropped."""
     sessions: list[list[str]] = [[]]
     for raw in text.splitlines():
         line = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("#") else ""
         if line == SESSION_BREAK:
             if sessions[-1]:
                 sessions.append([])
-        elif line:
-            sessions[-1].append(line)
+        elif has_visible(line):
+            sessions[-1].append(plain_text(line))
     return [s for s in sessions if s]
 
 
 def typed_turn(turn_id: int, text: str, confidence: float = 1.0) -> TurnRecord:
-    """A user turn that was typed, not spoken: no audio, its text as the transcript."""
+    """A user turn that was typed, not spoken: no audio, its text (as plain text) as the transcript."""
     turn = TurnRecord(turn_id=turn_id, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0,
                       detected_at=time.perf_counter(), vad_engine="text")
-    turn.asr = Transcription(text=text, confidence=confidence, language="", source="text")
+    turn.asr = Transcription(text=plain_text(text), confidence=confidence, language="", source="text")
     return turn
 
 

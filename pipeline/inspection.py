@@ -9,13 +9,43 @@ no pipeline, no audio, mostly no models; each opens a store, prints, and returns
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
+import io
 import sys
 from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+from monologue.memory.language.plain_text import shown_safely
 
 if TYPE_CHECKING:
     from monologue.memory.longterm.records import MemoryRecord
     from monologue.memory.longterm.stream import MemoryStream
+
+
+class _TerminalSafe(io.TextIOBase):
+    """Standard output as these commands write it: what a store holds (a user's words, maybe
+    written before they were made plain text) never reaches the terminal as an escape code
+    or a bidi override; such characters are shown as `\\u001b`, `\\u202e`."""
+
+    def __init__(self, stream: io.TextIOBase) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(shown_safely(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+
+def _prints_stored_words(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    @functools.wraps(command)
+    def printing_safely(args: argparse.Namespace) -> int:
+        with contextlib.redirect_stdout(_TerminalSafe(sys.stdout)):   # type: ignore[arg-type]
+            return command(args)
+    return printing_safely
 
 
 def _store_path(args: argparse.Namespace) -> str:
@@ -26,6 +56,7 @@ def _store_path(args: argparse.Namespace) -> str:
     return str(args.store or config.store.url or config.store.path)
 
 
+@_prints_stored_words
 def cmd_state_show(args: argparse.Namespace) -> int:
     import json
 
@@ -87,6 +118,7 @@ def _show_memory(record: MemoryRecord, score: float | None = None) -> None:
           f"{record.tier or 'private':10}{flags}  {record.text}")
 
 
+@_prints_stored_words
 def cmd_memory(args: argparse.Namespace) -> int:
     action = args.memory_command
     if action == "search":
@@ -195,6 +227,7 @@ def _memory_show(args: argparse.Namespace, stream: MemoryStream) -> int:
     return 0
 
 
+@_prints_stored_words
 def cmd_sessions(args: argparse.Namespace) -> int:
     import datetime as dt
 
@@ -222,6 +255,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     return 0
 
 
+@_prints_stored_words
 def cmd_actions(args: argparse.Namespace) -> int:
     """What the agent did for a user (bookings, routes, tickets), newest first."""
     import datetime as dt
@@ -240,6 +274,7 @@ def cmd_actions(args: argparse.Namespace) -> int:
     return 0
 
 
+@_prints_stored_words
 def cmd_profile_show(args: argparse.Namespace) -> int:
     import datetime as dt
 

@@ -43,6 +43,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.configs import MonologueConfig
 from monologue.memory.longterm.engine import LongTermMemory
+from monologue.memory.stores.private_files import private_file, private_folder
 from monologue.memory.stores.protocols import StateStore
 from monologue.memory.working.engine import WorkingMemory
 from monologue.pipeline.builder import (
@@ -223,9 +224,9 @@ class WavRecorder:
     def __init__(self, path: Path, sample_rate: int) -> None:
         import soundfile as sf
 
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(path.parent)
         self.path = path
-        self._file = sf.SoundFile(str(path), "w", samplerate=sample_rate, channels=1, subtype="PCM_16")
+        self._file = sf.SoundFile(str(private_file(path)), "w", samplerate=sample_rate, channels=1, subtype="PCM_16")
         self._chunks: queue.SimpleQueue[np.ndarray | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._write, name=f"record-{path.name}", daemon=True)
         self._thread.start()

@@ -9,12 +9,12 @@ up from the stores (state, conversation window, user memory).
 from __future__ import annotations
 
 import asyncio
-import unicodedata
 
 from pipecat.frames.frames import CancelFrame, EndFrame, Frame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pydantic import BaseModel, Field, field_validator
 
+from monologue.memory.language.plain_text import has_visible, plain_text
 from monologue.memory.stores.access import SESSION_ID_PATTERN
 from monologue.pipeline.chat import typed_turn
 from monologue.processors.frames import TurnRecord, UserTurnFrame
@@ -39,11 +39,11 @@ class ChatRequest(BaseModel):
     @classmethod
     def _visible(cls, text: str) -> str:
         """A turn of only spaces, zero-width or other format/control characters says nothing:
-        refused, not answered as if the user had spoken."""
-        if not any(not ch.isspace() and unicodedata.category(ch) not in ("Cf", "Cc", "Zs", "Zl", "Zp")
-                   for ch in text):
+        refused, not answered as if the user had spoken. Controls and bidi overrides in a
+        visible turn are neutralised (`plain_text`) before anything stores or prints them."""
+        if not has_visible(text):
             raise ValueError("the text has no visible characters; send what the user said")
-        return text
+        return plain_text(text)
 
 
 class TypedTurns(FrameProcessor):

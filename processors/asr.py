@@ -12,6 +12,7 @@ from pipecat.frames.frames import Frame, TranscriptionFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.utils.time import time_now_iso8601
 
+from monologue.memory.language.plain_text import plain_text
 from monologue.models.asr import Transcript
 from monologue.models.workers import run_on
 from monologue.processors.frames import (
@@ -75,8 +76,9 @@ class ASRProcessor(FrameProcessor):
         done = time.perf_counter()
         turn.compute["asr"] = done - started      # what the turn waited for its transcript here
         turn.mark("asr_done", done)
+        text = plain_text(result.text)          # what is stored and printed: no controls, no bidi overrides
         turn.asr = Transcription(
-            text=result.text,
+            text=text,
             language=result.language,
             confidence=result.confidence,
             avg_logprob=result.avg_logprob,
@@ -84,11 +86,11 @@ class ASRProcessor(FrameProcessor):
             audio_secs=round(result.audio_secs, 3),
             low_confidence=result.confidence < self._low_confidence,
         )
-        if not result.text:
+        if not text:
             await self._end_unanswered(turn)
             return
         await self.push_frame(
-            TranscriptionFrame(text=result.text, user_id=self._user_id,
+            TranscriptionFrame(text=text, user_id=self._user_id,
                                timestamp=time_now_iso8601(), language=None, result=result)
         )
         await self.push_frame(UserTurnFrame(turn=turn))

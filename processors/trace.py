@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 from pipecat.frames.frames import CancelFrame, EndFrame, Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
+from monologue.memory.stores.private_files import open_private, private_folder
 from monologue.processors.frames import AgentTurnEndFrame, TurnRecord
 
 # 2: a `barge_in` section (a reply cut by the user, or a backchannel); 3: a `turn_end` section
@@ -64,13 +65,10 @@ class TraceWriter(FrameProcessor):
         self._trace: TextIO | None = None
         self._transcript: TextIO | None = None
         if out_dir is not None:
-            out_dir.mkdir(parents=True, exist_ok=True)
-            if append:
-                self._trace = (out_dir / "trace.jsonl").open("a", encoding="utf-8")
-                self._transcript = (out_dir / "transcript.txt").open("a", encoding="utf-8")
-            else:
-                self._trace = (out_dir / "trace.jsonl").open("w", encoding="utf-8")
-                self._transcript = (out_dir / "transcript.txt").open("w", encoding="utf-8")
+            private_folder(out_dir)
+            mode: Literal["w", "a"] = "a" if append else "w"
+            self._trace = open_private(out_dir / "trace.jsonl", mode)
+            self._transcript = open_private(out_dir / "transcript.txt", mode)
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)

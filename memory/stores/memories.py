@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from loguru import logger
 
+from monologue.memory.language.plain_text import plain_text
 from monologue.memory.longterm.deidentify import PLACEHOLDER, Placeholders
 from monologue.memory.longterm.records import MemoryRecord
 from monologue.memory.stores import journal
@@ -138,7 +139,7 @@ class SqlMemoryStore:
         user = record.user_id
         for _ in range(2):
             names = self._load_names(user, tx)
-            text = names.deidentify(record.text)
+            text = names.deidentify(plain_text(record.text))
             used = dict.fromkeys(m.group(0) for m in PLACEHOLDER.finditer(text) if m.group(0) in names.originals)
             tx.executemany("INSERT INTO placeholders (user_id, placeholder, original) VALUES (?, ?, ?) "
                            "ON CONFLICT DO NOTHING",

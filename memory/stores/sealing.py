@@ -115,6 +115,16 @@ def write_key_file(path: Path, key: bytes) -> None:
     os.replace(tmp, path)
 
 
+def read_private(path: Path) -> str:
+    """A key file's text, refused (as ssh refuses a private key) when others on this machine
+    may read or change it: whoever can read it can open every sealed value of the store."""
+    mode = path.stat().st_mode
+    if os.name == "posix" and mode & 0o077:
+        raise StoreKeyError(f"the key file {path} can be read or changed by other users (mode {mode & 0o777:04o}); "
+                            f"make it this user's only with: chmod 600 {path}")
+    return path.read_text()
+
+
 @dataclass(frozen=True)
 class KeySource:
     """The keys this process can use, newest first, and where they came from (for messages)."""
@@ -134,10 +144,10 @@ def find_keys(environ: Mapping[str, str] | None = None) -> KeySource:
         return KeySource((decode_key(env[KEY_ENV], f"${KEY_ENV}"),), f"${KEY_ENV}")
     path = key_file_path(env)
     # The key first: a new store is sealed with it, never with a rotation's pending key.
-    keys = [decode_key(p.read_text(), str(p)) for p in (path, pending_key_path(path)) if p.is_file()]
+    keys = [decode_key(read_private(p), str(p)) for p in (path, pending_key_path(path)) if p.is_file()]
     retired = retired_keys_path(path)
     if retired.is_file():
-        keys += [decode_key(line, str(retired)) for line in retired.read_text().split() if line]
+        keys += [decode_key(line, str(retired)) for line in read_private(retired).split() if line]
     return KeySource(tuple(dict.fromkeys(keys)), str(path))
 
 

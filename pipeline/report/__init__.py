@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from monologue.memory.stores.private_files import private_file, private_folder
 from monologue.pipeline.report.page import render_page
 from monologue.pipeline.report.reading import SessionTrace, read_trace
 
@@ -31,8 +32,8 @@ def write_report(trace_path: Path, html_path: Path | None = None) -> Path:
     trace_path = Path(trace_path)
     target = Path(html_path) if html_path is not None else trace_path.with_name(REPORT_NAME)
     page = render_page(read_trace(trace_path))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(target.name + ".partial")
+    private_folder(target.parent)
+    partial = private_file(target.with_name(target.name + ".partial"))
     partial.write_text(page, encoding="utf-8")
     partial.replace(target)          # a browser open on the old report never sees half a page
     return target
