@@ -45,6 +45,18 @@ class Template:
     source: str                  # sgd:<dialogue id>, crosswoz:<id>, family:<name>
 
 
+CORPUS_SHARE = 0.7     # how often a user speaks in a corpus turn, where the corpus has enough of them
+CORPUS_ENOUGH = 8      # below this many corpus turns for a move, their share shrinks in proportion
+
+
+def corpus_share(corpus_turns: int) -> float:
+    """How often to say a move in one of `corpus_turns` real users' turns rather than the
+    simulator's own family. A corpus with one matching turn must not make one sentence most of
+    what users say: CrossWOZ's held-out side has a single in-car destination turn ("出租车的目的地
+    是…"), and at a flat 70% it was nearly every destination a Chinese driver gave."""
+    return CORPUS_SHARE * min(1.0, corpus_turns / CORPUS_ENOUGH)
+
+
 def stable_partition(text: str, heldout_share: int = 4) -> Partition:
     """One template in `heldout_share` goes to the held-out side, by a hash that never changes."""
     return "heldout" if zlib.crc32(text.encode("utf-8")) % heldout_share == 0 else "tune"
@@ -330,12 +342,12 @@ class PhrasingBank:
         return [t for t in self.corpus.get(family, []) if set(t.slots) == keys]
 
     def pick(self, family: str, rng: random.Random, *, key: str = "", kind: str = "",
-             corpus_keys: set[str] | None = None, corpus_share: float = 0.7) -> str:
+             corpus_keys: set[str] | None = None) -> str:
         """A template of `family`: a corpus turn with exactly `corpus_keys` when there is one (most
-        of the time), else the simulator's own family."""
+        of the time, where the corpus has enough: `corpus_share`), else the simulator's own family."""
         own = self.family(family, key, kind)
         corpus = self.corpus_for(family, corpus_keys if corpus_keys is not None else set())
-        if corpus and (not own or rng.random() < corpus_share):
+        if corpus and (not own or rng.random() < corpus_share(len(corpus))):
             return rng.choice(corpus).text
         if own:
             return rng.choice(own)

@@ -18,7 +18,7 @@ from typing import Any
 
 from monologue.sim.domain import SimDomain
 from monologue.sim.goals import Goal, GoalSlot
-from monologue.sim.phrasing import PhrasingBank, fill
+from monologue.sim.phrasing import PhrasingBank, corpus_share, fill
 from monologue.sim.reading import AgentMove, ReplyReader
 from monologue.sim.values import EN_NUMBERS, say, zh_number
 
@@ -70,6 +70,7 @@ class SimulatedUser:
         self.go_aheads = 0
         self.cancelled: set[str] = set()                 # changes never made: the task was done first
         self.last_reply, self.same_replies = "", 0
+        self.answered_with: dict[str, str] = {}          # key → how this user last answered a question for it
         self.done_with: dict[str, dict[str, Any]] = {}   # action → the values it was said to be done with
         self.ended = False
         self.moves: list[AgentMove] = []
@@ -91,7 +92,7 @@ class SimulatedUser:
         """One turn giving `keys`: a corpus turn with exactly those keys when there is one, else parts."""
         values = {k: self._surface(k, self.current[k]) for k in keys}
         exact = self.bank.corpus_for(family, set(keys))
-        if exact and self.rng.random() < 0.7:
+        if exact and self.rng.random() < corpus_share(len(exact)):
             return fill(exact_fix(self.rng.choice(exact).text, keys, self.domain), values)
         parts = []
         if family == "intent":
@@ -296,6 +297,11 @@ class SimulatedUser:
             keys.append(left[0])
             self._give(left[0])
         text = self._informs(keys)
+        for _ in range(4):          # asked again, a person says it another way where they can
+            if not again or text != self.answered_with.get(key):
+                break
+            text = self._informs(keys)
+        self.answered_with[key] = text
         if again and self.rng.random() < 0.5:
             prefix = fill(self._template("already_said"), {})
             text = prefix + (" " + text[:1].lower() + text[1:] if self.language == "en" else text)

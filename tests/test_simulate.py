@@ -131,3 +131,23 @@ def test_a_smoke_subset_through_the_real_pipeline_keeps_the_benchmarks_invariant
     assert summarise([s for _, s in scored])["task_success"] == rows["all"]["task_success"]
     paths = write_worst(scored, tmp_path, 3)
     assert len(paths) == 3 and "user  ▸" in paths[0].read_text(encoding="utf-8")
+
+
+def test_the_model_wording_subset_runs_the_reply_model_and_keeps_the_invariants():
+    """`--wording model` (the bench's model subset): the reply model words each act, here a fake
+    one with a small model's bad habits every second call; the reply check must keep every
+    one of them out of what the simulated user hears, and every conversation still ends."""
+    llm = PlannerFollowingLLM(every=2)
+    models = AgentModels(asr=None, tts=None, llm=llm)
+    overrides = steady(monologue={"llm_mode": "never"}, long_term={"llm_help": False})
+    options = BenchOptions(domains=DOMAINS, languages=("en", "zh"), n=1, overrides=overrides, wording="model")
+    rows, scored = _run(options, models)
+    assert len(scored) == 6 and rows["all"]["n"] == 6
+    assert {"note", "as_user", "invent"} <= set(llm.misbehaved), "the model's wording was never asked for"
+    for record, result in scored:
+        assert record.exchanges[-1].user.meant.ends or len(record.exchanges) >= 40, record.goal.id
+        for exchange in record.exchanges[:-1]:
+            reply = exchange.agent.reply
+            assert reply.strip(), transcript(record, result)
+            for habit in ("Planner:", "Say this in your own words", "My name is Sam", "Blue Cafe at 10 am"):
+                assert habit not in reply, (habit, transcript(record, result))
