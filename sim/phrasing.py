@@ -290,6 +290,7 @@ class PhrasingBank:
             k: {str(v): list(w) for v, w in (vals or {}).items()}
             for k, vals in (families.get("enum_words") or {}).items()}
         self.families: dict[str, list[str]] = {}
+        self.idioms = [(re.compile(pattern, re.I), said) for pattern, said in families.get("idioms") or []]
         for family, variants in (families.get("families") or {}).items():
             for variant, texts in variants.items():
                 name = family if variant == "any" else f"{family}.{variant}"
@@ -330,6 +331,15 @@ class PhrasingBank:
         return out
 
     # --- choosing and filling ---
+
+    def idiomatic(self, text: str) -> str:
+        """`text` as a person says it: a goal value put into a frame the language says otherwise
+        ("get to home", 去家) takes the language's own form ("get home", 回家)."""
+        for pattern, said in self.idioms:
+            def as_said(match: re.Match[str], said: str = said) -> str:
+                return said[:1].upper() + said[1:] if match.group(0)[:1].isupper() else said
+            text = pattern.sub(as_said, text)
+        return text
 
     def family(self, name: str, key: str = "", kind: str = "") -> list[str]:
         for candidate in (f"{name}.{key}" if key else "", f"{name}.type:{kind}" if kind else "",

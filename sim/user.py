@@ -145,8 +145,9 @@ class SimulatedUser:
             text = self._informs(keys, "intent")
         else:
             text = fill(self.bank.pick("intent", self.rng), {"task": self._task()})
-        return UserTurn(self._with_hesitation(text), Meant("intent", informs={k: self.current[k] for k in keys},
-                                                          accept={k: self.accepted[k] for k in keys}))
+        return UserTurn(self.bank.idiomatic(self._with_hesitation(text)),
+                        Meant("intent", informs={k: self.current[k] for k in keys},
+                              accept={k: self.accepted[k] for k in keys}))
 
     def respond(self, reply: str) -> UserTurn:
         self.turn += 1
@@ -154,6 +155,7 @@ class SimulatedUser:
         self.moves.append(move)
         turn = self._decide(move)
         turn.text = self._with_hesitation(turn.text) if turn.meant.act not in ("bye", "giveup") else turn.text
+        turn.text = self.bank.idiomatic(turn.text)
         self.ended = turn.meant.ends
         return turn
 

@@ -151,3 +151,22 @@ def test_the_model_wording_subset_runs_the_reply_model_and_keeps_the_invariants(
             assert reply.strip(), transcript(record, result)
             for habit in ("Planner:", "Say this in your own words", "My name is Sam", "Blue Cafe at 10 am"):
                 assert habit not in reply, (habit, transcript(record, result))
+
+
+@needs_corpora
+def test_no_one_sentence_speaks_for_a_move_and_values_are_said_as_people_say_them():
+    """A corpus with a single turn for a move (CrossWOZ's held-out in-car destination) must not
+    become most of what users say; a value in a frame the language says otherwise is said its way."""
+    import random
+    from collections import Counter
+
+    for language in ("en", "zh"):
+        bank = PhrasingBank(load_domain("in_car"), language, "heldout")
+        rng = random.Random(3)
+        said = Counter(bank.pick("inform", rng, key="destination", kind="enum", corpus_keys={"destination"})
+                       for _ in range(300))
+        assert said.most_common(1)[0][1] < 0.5 * 300, (language, said.most_common(3))
+    en = PhrasingBank(load_domain("in_car"), "en", "heldout")
+    assert en.idiomatic("I need to get to home. To home, please.") == "I need to get home. Home, please."
+    zh = PhrasingBank(load_domain("in_car"), "zh", "heldout")
+    assert zh.idiomatic("说过了，我要去家。导航到家。") == "说过了，我要回家。导航到家。"
