@@ -290,6 +290,7 @@ class PhrasingBank:
             k: {str(v): list(w) for v, w in (vals or {}).items()}
             for k, vals in (families.get("enum_words") or {}).items()}
         self.families: dict[str, list[str]] = {}
+        self.clause_keys = frozenset(families.get("said_as_clauses") or [])
         self.idioms = [(re.compile(pattern, re.I), said) for pattern, said in families.get("idioms") or []]
         for family, variants in (families.get("families") or {}).items():
             for variant, texts in variants.items():

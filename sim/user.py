@@ -86,6 +86,8 @@ class SimulatedUser:
 
     def _template(self, family: str, key: str = "") -> str:
         kind = self.domain.keys[key].type if key in self.domain.keys else ""
+        if key in self.bank.clause_keys:
+            kind = "clause"          # a whole statement ("my dad uses a wheelchair"): no noun frame around it
         return self.bank.pick(family, self.rng, key=key, kind=kind, corpus_keys={key} if key else set())
 
     def _informs(self, keys: list[str], family: str = "inform") -> str:
