@@ -137,17 +137,24 @@ class Decision:
 
 
 def live_values(state: SessionState, schema: DomainSchema) -> dict[str, Any]:
-    """key → value of the state's live conditions (a set-valued key → its included values)."""
+    """key → value of the state's live conditions (a set-valued key → its included values).
+    A value "to confirm" (not mentioned for a while, or brought from an earlier session) is
+    live: the user said it and has not taken it back. It is read back before an action uses
+    it (`stale_keys`), never asked for again."""
     out: dict[str, Any] = {}
     for c in state.constraints.values():
-        if c.status != ConditionStatus.ACTIVE and not c.confirmed:
-            continue
         if schema.key(c.key).multi:
             if c.comparator == Comparator.INCLUDES:
                 out.setdefault(c.key, []).append(c.value)
         elif c.comparator in (Comparator.EQ, Comparator.LE, Comparator.GE):
             out[c.key] = c.value
     return out
+
+
+def stale_keys(state: SessionState) -> frozenset[str]:
+    """Keys whose value is held but "to confirm": read back before acting on them."""
+    return frozenset(c.key for c in state.constraints.values()
+                     if c.status == ConditionStatus.TO_CONFIRM and not c.confirmed)
 
 
 def _done_with(state: SessionState, action: str) -> dict[str, Any] | None:
@@ -263,7 +270,8 @@ class DialoguePolicy:
             return Decision(Act.PROPOSE, action.name, option=name, option_item=pick,
                             args={**args, action.choose: name}, reason="every required slot is filled",
                             refused=refused)
-        if action.confirm:
+        stale = sorted(stale_keys(state) & set(args))
+        if action.confirm or stale:
             read_back = last.get("act") in (Act.CONFIRM, *_OFFERS) and last.get("action") == action.name
             if read_back and last.get("args") == args and yes:
                 return Decision(Act.ACT, action.name, args=args, reason="the user said yes to the read-back",
@@ -271,7 +279,9 @@ class DialoguePolicy:
             if read_back and last.get("args") == args and yes is False:
                 return Decision(Act.ASK_CHANGE, action.name, args=args, reason="the user said no to the read-back",
                                 refused=refused)
-            return Decision(Act.CONFIRM, action.name, args=args, reason="read back before acting", refused=refused)
+            why = "read back before acting" if not stale else (
+                f"read back before acting: {', '.join(stale)} not mentioned for a while (still holds?)")
+            return Decision(Act.CONFIRM, action.name, args=args, reason=why, refused=refused)
         if done is not None:
             # A control the driver did not name this turn is left as it was set.
             return Decision(Act.ALREADY_DONE, action.name, args=dict(done.get("args") or {}),

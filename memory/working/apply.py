@@ -222,17 +222,17 @@ class _Applier:
     # --- every update compares all fields -------------------------------------------------
 
     def sweep(self, expire_after: int) -> None:
+        """A value not mentioned for `expire_after` turns becomes "to confirm": still held (the
+        policy never asks for it again), read back before the agent acts on it. It never
+        leaves the state by age: only the user changes or withdraws what the user said
+        (seed 000 §3.2: stale conditions are re-confirmed, not lost)."""
         if expire_after <= 0:
             return
         for slot, condition in list(self.state.constraints.items()):
             if slot in self.mentioned or condition.confirmed:
-                continue  # confirmed conditions stay until the user changes them
+                continue  # confirmed conditions stay as they are until the user changes them
             idle = self.turn - condition.last_mentioned
-            if idle >= 2 * expire_after:
-                del self.state.constraints[slot]
-                self.record(ChangeAction.EXPIRED, slot, describe_condition(condition), None,
-                            f"not mentioned for {idle} turns")
-            elif idle >= expire_after and condition.status == ConditionStatus.ACTIVE:
+            if idle >= expire_after and condition.status == ConditionStatus.ACTIVE:
                 condition.status = ConditionStatus.TO_CONFIRM
                 self.record(ChangeAction.TO_CONFIRM, slot, ConditionStatus.ACTIVE, ConditionStatus.TO_CONFIRM,
                             f"not mentioned for {idle} turns")
