@@ -117,6 +117,9 @@ class ReplyReader:
                             for old in (old_values or {}).get(key, []))
                 if heard or stale:
                     move.read_back[key] = False
+            elif any(mentions(spec.type, old, text, self.language, today=today, words=self.words.get(key))
+                     for old in (old_values or {}).get(key, [])):
+                move.read_back[key] = False       # a value the user took back, read back as if it held
         for key in self.domain.keys:
             # A question that reads two values back is a read-back: its labels ask for nothing.
             asking = [q for q in questions

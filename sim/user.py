@@ -13,6 +13,7 @@ sees it.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,6 +71,7 @@ class SimulatedUser:
         self.go_aheads = 0
         self.cancelled: set[str] = set()                 # changes never made: the task was done first
         self.last_reply, self.same_replies = "", 0
+        self.withdrawals_said: Counter[str] = Counter()   # key → how often the user has taken it back
         self.answered_with: dict[str, str] = {}          # key → how this user last answered a question for it
         self.done_with: dict[str, dict[str, Any]] = {}   # action → the values it was said to be done with
         self.ended = False
@@ -215,6 +217,10 @@ class SimulatedUser:
         wrong = [k for k, right in move.read_back.items() if not right and k in self.current]
         if wrong:
             return self._correct(wrong[0], move)
+        taken_back = [k for k, right in move.read_back.items()
+                      if not right and k in self.withdrawn and k not in self.current and self.withdrawals_said[k] < 3]
+        if taken_back:
+            return self._withdraw_again(taken_back[0])
         scheduled = self._scheduled()
         if scheduled is not None and (not move.question or self.rng.random() < 0.35):
             return scheduled
@@ -271,6 +277,14 @@ class SimulatedUser:
         self.withdrawn.add(key)
         value = self.current.pop(key)
         self.old.setdefault(key, []).append(value)
+        self.withdrawals_said[key] += 1
+        text = fill(self._template("withdraw", key), {"label": self._label(key), "VALUE": self._surface(key, value)})
+        return UserTurn(text, Meant("withdraw", withdrawn=[key]))
+
+    def _withdraw_again(self, key: str) -> UserTurn:
+        """The agent read back a value the user took back: a person says so again (not yes)."""
+        self.withdrawals_said[key] += 1
+        value = self.old[key][-1]
         text = fill(self._template("withdraw", key), {"label": self._label(key), "VALUE": self._surface(key, value)})
         return UserTurn(text, Meant("withdraw", withdrawn=[key]))
 

@@ -63,6 +63,9 @@ def test_it_reads_values_in_the_agents_words_its_own_way():
     assert asked.question and asked.asked == ["party_size"]
     back = reader.read("Shall I book it on Friday at 8 pm for 4 people?", {"time": "19:00", "date": "friday"})
     assert back.read_back == {"date": True, "time": False} and back.yes_no and not back.asked
+    taken_back = reader.read("Shall I book it on Friday at 7 pm for 4 people?", {"time": "19:00", "date": "friday"},
+                             old_values={"party_size": [4]})
+    assert taken_back.read_back == {"date": True, "time": True, "party_size": False}   # withdrawn, read back
     done = reader.read("Done: I've booked Chili House on Friday at 7 pm.", {"time": "19:00"})
     assert done.done and not done.question
 
