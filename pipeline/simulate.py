@@ -354,22 +354,28 @@ def simulate(args: Any) -> int:
                 load_text_models, bench_config(options, options.domains[0], language))
         return loaded[language]
 
-    def show(record: ConversationRecord, result: ConversationScore) -> None:
-        (out / "conversations" / f"{record.goal.id}.txt").write_text(transcript(record, result), encoding="utf-8")
-        print(f"  {record.goal.id:38s} {'done' if result.success else 'not done':8s} {result.turns:2d} turns  "
-              f"lost {len(result.facts_lost)}  re-asks {result.re_asks}  loops {result.loops}  "
-              f"state Qs {result.state_answered}/{result.state_questions}  {result.seconds:.1f} s", flush=True)
+    def shown_in(folder: str) -> Callable[[ConversationRecord, ConversationScore], None]:
+        """Each conversation's transcript into `folder`, and a line on the terminal. The model's
+        wording reruns the same goals: its transcripts go to a folder of their own."""
+        (out / folder).mkdir(parents=True, exist_ok=True)
+
+        def show(record: ConversationRecord, result: ConversationScore) -> None:
+            (out / folder / f"{record.goal.id}.txt").write_text(transcript(record, result), encoding="utf-8")
+            print(f"  {record.goal.id:38s} {'done' if result.success else 'not done':8s} {result.turns:2d} turns  "
+                  f"lost {len(result.facts_lost)}  re-asks {result.re_asks}  loops {result.loops}  "
+                  f"state Qs {result.state_answered}/{result.state_questions}  {result.seconds:.1f} s", flush=True)
+        return show
 
     async def run() -> dict[str, Any]:
         started = time.perf_counter()
-        rows, scored = await run_benchmark(options, models_for, show)
+        rows, scored = await run_benchmark(options, models_for, shown_in("conversations"))
         report: dict[str, Any] = {"options": {k: str(v) for k, v in asdict(options).items()}, "rows": rows,
                                   "seconds": round(time.perf_counter() - started, 1)}
         write_worst(scored, out / "worst", args.worst)
         report["conversations"] = [asdict(result) for _, result in scored]
         if args.model_subset and options.agent == "monologue" and options.wording != "model":
             worded = replace(options, n=args.model_subset, wording="model")
-            model_rows, model_scored = await run_benchmark(worded, models_for, show)
+            model_rows, model_scored = await run_benchmark(worded, models_for, shown_in("conversations-model-wording"))
             report["model_wording_rows"] = model_rows
             write_worst(model_scored, out / "worst-model-wording", min(args.worst, 5))
         if args.returns and options.agent == "monologue":
