@@ -108,18 +108,15 @@ class ReplyReader:
         for key in self.domain.keys:
             value = goal_values.get(key)
             spec = self.domain.keys[key]
-            if value is not None and mentions(spec.type, value, text, self.language, today=today,
-                                              words=self.words.get(key)):
+            def named(said: Any, spec: Any = spec, key: str = key) -> bool:
+                return mentions(spec.type, said, text, self.language, today=today, words=self.words.get(key))
+
+            if value is not None and named(value):
                 move.read_back[key] = True
-            elif value is not None:
-                heard = self.typed_values(text, key, today)
-                stale = any(mentions(spec.type, old, text, self.language, today=today, words=self.words.get(key))
-                            for old in (old_values or {}).get(key, []))
-                if heard or stale:
-                    move.read_back[key] = False
-            elif any(mentions(spec.type, old, text, self.language, today=today, words=self.words.get(key))
-                     for old in (old_values or {}).get(key, [])):
-                move.read_back[key] = False       # a value the user took back, read back as if it held
+            # Wrong: another value of the kind, or a value the user replaced or took back.
+            elif any(named(old) for old in (old_values or {}).get(key, [])) or (
+                    value is not None and self.typed_values(text, key, today)):
+                move.read_back[key] = False
         for key in self.domain.keys:
             # A question that reads two values back is a read-back: its labels ask for nothing.
             asking = [q for q in questions

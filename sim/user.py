@@ -277,12 +277,11 @@ class SimulatedUser:
         self.withdrawn.add(key)
         value = self.current.pop(key)
         self.old.setdefault(key, []).append(value)
-        self.withdrawals_said[key] += 1
-        text = fill(self._template("withdraw", key), {"label": self._label(key), "VALUE": self._surface(key, value)})
-        return UserTurn(text, Meant("withdraw", withdrawn=[key]))
+        return self._withdraw_again(key)
 
     def _withdraw_again(self, key: str) -> UserTurn:
-        """The agent read back a value the user took back: a person says so again (not yes)."""
+        """Says that `key` is taken back: first when it is, then whenever the agent reads the
+        value back as if it held (a person says so again, not yes)."""
         self.withdrawals_said[key] += 1
         value = self.old[key][-1]
         text = fill(self._template("withdraw", key), {"label": self._label(key), "VALUE": self._surface(key, value)})

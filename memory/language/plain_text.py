@@ -53,12 +53,12 @@ def has_visible(text: str) -> bool:
                for ch in text)
 
 
-def shown_safely(text: str, *, keep_newlines: bool = True) -> str:
+def shown_safely(text: str) -> str:
     """`text` for a terminal: controls and bidi/invisible formatting characters as visible
     escapes; everything else (every script, emoji) as it is."""
     out = []
     for ch in text:
-        if ch == "\t" or (ch == "\n" and keep_newlines):
+        if ch in "\t\n":
             out.append(ch)
         elif _is_control(ch) or ch in BIDI_CONTROLS or ch in INVISIBLE or ch in LINE_BREAKS:
             out.append(f"\\u{ord(ch):04x}")       # as JSON writes it, so a JSON output stays valid
