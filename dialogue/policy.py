@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+from monologue.dialogue.state_questions import StateQuestion
 from monologue.memory.domain.schema import ActionSpec, DomainSchema
 from monologue.memory.language.cues import (
     ABOUT_ME,
@@ -55,6 +56,7 @@ class Act(StrEnum):
     ANSWER_MEMORY = "answer_memory"  # a question about the user or the past, answered from memory
     DONT_KNOW = "dont_know"          # …and memory has nothing
     ANSWER = "answer"                # a question about the world: the model answers from the facts it is given
+    ANSWER_STATE = "answer_state"    # a question about the task's own state: a slot, a summary, what comes next
     SMALL_TALK = "small_talk"        # answered briefly; `then` comes back to the task
     RESUME = "resume"                # back to the task without repeating the offer that is open
     ONLY_OPTION = "only_option"      # asked for options again: the one that fits is the one offered
@@ -66,7 +68,7 @@ class Act(StrEnum):
     @property
     def said_as_decided(self) -> bool:
         """Acts whose words are facts the code already has: said exactly, never reworded by a model."""
-        return self in (Act.ANSWER_MEMORY, Act.DONT_KNOW, Act.CLARIFY, Act.MEMORY)
+        return self in (Act.ANSWER_MEMORY, Act.DONT_KNOW, Act.CLARIFY, Act.MEMORY, Act.ANSWER_STATE)
 
 
 # Acts that leave an option on the table: a yes to the next turn takes it.
@@ -85,6 +87,7 @@ class TurnFacts:
     memory_say: str | None = None             # long-term memory's own answer
     memory_answer: str | None = None          # an answer from memory to a question about the user or the past
     about_user: bool = False                  # the turn asks about the user or the past
+    state_question: StateQuestion | None = None   # the turn asks what the state holds, or what comes next
 
 
 @dataclass
@@ -104,6 +107,8 @@ class Decision:
     record: str = ""                     # ACT: the tool's record id, once it ran
     chosen_by: str = "policy"            # "policy", or the model that chose it (function calling)
     replaces: str = ""                   # PROPOSE: the chosen option a new condition rules out
+    about: tuple[str, ...] = ()          # ANSWER_STATE: the keys asked about (none: a summary or what is next)
+    yours: bool = False                  # ANSWER_STATE: asked as what the user said: answered as theirs
 
     def steps(self) -> list[Decision]:
         """This decision and those it leads to, in order."""
@@ -119,6 +124,8 @@ class Decision:
         for name in ("action", "key", "option", "replaces", "say", "reason", "record"):
             if getattr(self, name):
                 out[name] = getattr(self, name)
+        if self.about:
+            out["about"] = list(self.about)
         if self.args:
             out["args"] = self.args
         if self.refused:
@@ -325,6 +332,10 @@ class DialoguePolicy:
         last = state.acts[-1] if state.acts else {}
         refused = tuple(str(r) for r in last.get("refused") or ())
         relaxable = [slot for slot in relaxable if slot in state.constraints]
+        dropping = str(last.get("key") or "") if last.get("act") == Act.NO_OPTIONS else ""
+        if dropping in turn.changed and dropping in state.constraints:
+            # Asked to drop it, the user said it again ("French, I said"): it stays; ask about another.
+            relaxable = [s for s in relaxable if s != last.get("key")]
         if last.get("act") == Act.NO_OPTIONS and last.get("key") in state.constraints and not turn.changed:
             answer = self._yes(turn)
             if answer:
@@ -344,6 +355,16 @@ class DialoguePolicy:
         step = self.task_step(state, turn, options, last, refused, ruled_out, relaxable)
         if step is not None:
             refused = step.refused
+        if turn.state_question is not None and not (step is not None and step.act == Act.ACT):
+            # Answered from the state (the words are the code's), then back to the task.
+            question = turn.state_question
+            then = self._resume(step, last)
+            if question.kind == "next" and then is None and step is not None and step.act != Act.ALREADY_DONE:
+                then = replace(step, then=None)     # what comes next is the open question, asked again
+            return Decision(Act.ANSWER_STATE, key=question.kind, about=question.keys, yours=question.yours,
+                            then=then, refused=refused,
+                            reason=f"a question about the state ({question.kind}"
+                                   f"{': ' + ', '.join(question.keys) if question.keys else ''})")
         asked = [s for _, s in sentences(text)
                  if (asks_for_information(s) or is_query(s)) and not EXCLAMATION.search(s)]
         if AGENT_NAME_QUESTION.search(text):

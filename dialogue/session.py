@@ -17,23 +17,24 @@ from typing import Any
 from monologue.dialogue.check import ReplyCheck
 from monologue.dialogue.chooser import NO_ACTION, Validated, validate
 from monologue.dialogue.policy import Act, Decision, DialoguePolicy, TurnFacts, live_values
+from monologue.dialogue.state_questions import Embed, StateQuestionReader
 from monologue.dialogue.tools import ActionRequest, Toolbox
 from monologue.dialogue.wording import Wording, said_of, spoken_args
 from monologue.memory.domain.catalogue import Catalogue, filter_options
 from monologue.memory.domain.schema import DomainSchema, load_schema
 from monologue.memory.domain.several import Combined, domain_view
-from monologue.memory.language.cues import CLOSING, REMEMBER_ME, THANKS, language_of
+from monologue.memory.language.cues import CLOSING, LASTING_QUESTION, REMEMBER_ME, THANKS, language_of
 from monologue.memory.language.person import second_person
 from monologue.memory.language.phrases import join, say
 from monologue.memory.language.spoken import absolute_date
-from monologue.memory.language.stances import asks_for_information, sentences
 from monologue.memory.stores.actions import ActionRecord
 from monologue.memory.working.engine import WorkingMemory
-from monologue.memory.working.render import spoken_conditions, spoken_value
+from monologue.memory.working.render import spoken_conditions
 from monologue.memory.working.state import Op, SessionState
 from monologue.memory.working.turn_classes import TurnClass
 
-_ASIDES = {Act.SMALL_TALK, Act.ANSWER, Act.GREET, Act.DONT_KNOW, Act.ANSWER_MEMORY, Act.MEMORY, Act.CLARIFY}
+_ASIDES = {Act.SMALL_TALK, Act.ANSWER, Act.ANSWER_STATE, Act.GREET, Act.DONT_KNOW, Act.ANSWER_MEMORY, Act.MEMORY,
+           Act.CLARIFY}
 
 
 def _normal(text: str) -> str:
@@ -90,7 +91,8 @@ class Planned:
 class DialogueSession:
     def __init__(self, memory: WorkingMemory | None, catalogues: Mapping[str, Catalogue], *,
                  toolbox: Toolbox | None = None, language: str = "en", user_id: str = "",
-                 elsewhere: Mapping[str, frozenset[str]] | None = None, domain: str = "restaurant") -> None:
+                 elsewhere: Mapping[str, frozenset[str]] | None = None, domain: str = "restaurant",
+                 embed: Embed | None = None) -> None:
         self.memory = memory
         self.catalogues = dict(catalogues)
         self.toolbox = toolbox
@@ -99,6 +101,8 @@ class DialogueSession:
         self.elsewhere = dict(elsewhere or {})
         self._default_domain = domain
         self._policies: dict[str, DialoguePolicy] = {}
+        self._embed = embed          # the sentence encoder, for state questions no key word names
+        self._state_questions: dict[str, StateQuestionReader] = {}
 
     # --- the domain the turn is in ---------------------------------------------------------
 
@@ -152,12 +156,20 @@ class DialogueSession:
             items = [second_person(r.rstrip(".。!！"), language) for r in recalled[:2]]
             if items:
                 memory_answer = say("policy.i_remember", language, items=join(items, language))
-        if memory_answer is None and not memory_say:
-            from_state = self.answer_from_state(text, view, schema, language)
-            if from_state:
-                memory_answer, about_user = from_state, True
+        state_question = None
+        if not memory_say:
+            # A question about the task is the state's to answer, before long-term memory's; a
+            # key this very turn sets is not asked about ("what about 8?" sets the time).
+            state_question = self.state_questions(state.domain).read(
+                text, language, held=[c.key for c in view.constraints.values()])
+            if state_question is not None and set(state_question.keys) & changed:
+                state_question = None
+            if state_question is not None and state_question.kind == "slot" and memory_answer is not None \
+                    and (LASTING_QUESTION.search(text) or not any(view.find(k) for k in state_question.keys)):
+                state_question = None     # "what temperature do I like?": the user's lasting ways are memory's
         facts = TurnFacts(text=text, language=language, turn_class=turn_class, changed=changed, clarify=clarify,
-                          memory_say=memory_say, memory_answer=memory_answer, about_user=about_user)
+                          memory_say=memory_say, memory_answer=memory_answer, about_user=about_user,
+                          state_question=state_question)
         relaxable = _relaxable(catalogue.items, view) if catalogue and not fitting else []
         ruled_out = frozenset(e.split(" (breaks ")[0] for e in excluded)
         decision = forced or self.policy(state.domain).decide(view, facts, fitting, relaxable, ruled_out)
@@ -165,7 +177,14 @@ class DialogueSession:
         last = view.acts[-1] if view.acts else {}
         template = wording.template(decision, view, last, thanked=bool(THANKS.search(text)),
                                     leaving=bool(CLOSING.search(text)), noted=bool(changed))
-        if previous_reply and _normal(template) == _normal(previous_reply) and decision.act == Act.DONT_KNOW:
+        asking = decision.steps()[-1]
+        if previous_reply and _normal(template) == _normal(previous_reply) and asking.act == Act.ASK:
+            # The same question as last time, word for word: say what is held and what is missing
+            # (and, if that too was just said, only what is missing).
+            template = wording.stuck(asking, view)
+            if _normal(template) == _normal(previous_reply):
+                template = wording.stuck(asking, view, short=True)
+        elif previous_reply and _normal(template) == _normal(previous_reply) and decision.act == Act.DONT_KNOW:
             template = say("policy.dont_know_either", language)
         elif previous_reply and _normal(template) == _normal(previous_reply) and decision.act == Act.SMALL_TALK:
             template = say("policy.as_i_said", language, text=template)
@@ -189,18 +208,10 @@ class DialogueSession:
         return Planned(decision, template, note, wording.essential(decision, template, view), check, view, schema,
                        language, offered)
 
-    def answer_from_state(self, text: str, view: SessionState, schema: DomainSchema, language: str) -> str | None:
-        """"What time did I say?": a question about a slot this session holds, answered from it."""
-        asked = [s for _, s in sentences(text) if asks_for_information(s)]
-        if not asked:
-            return None
-        lowered = " ".join(asked).lower()
-        named = {key for alias, key in schema.alias_lexicon(language) if len(alias) > 2 and alias in lowered}
-        held = [c for c in view.constraints.values() if c.key in named]
-        if not held:
-            return None
-        what = join([spoken_value(schema.key(c.key), c.value, language) for c in held], language)
-        return say("policy.you_said", language, what=what)
+    def state_questions(self, domain: str) -> StateQuestionReader:
+        if domain not in self._state_questions:
+            self._state_questions[domain] = StateQuestionReader(self._schema(domain), self._embed)
+        return self._state_questions[domain]
 
     def _facts(self, decision: Decision, view: SessionState, schema: DomainSchema, language: str,
                wording: Wording, recalled: Iterable[str]) -> list[str]:

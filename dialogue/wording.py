@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from monologue.dialogue.policy import Act, Decision
-from monologue.memory.domain.schema import ActionSpec, DomainSchema
+from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec
 from monologue.memory.language.phrases import join, say
 from monologue.memory.working.render import spoken_condition, spoken_conditions, spoken_value
 from monologue.memory.working.state import Comparator, Condition, SessionState
@@ -129,7 +129,7 @@ class Wording:
         parts = []
         for i, step in enumerate(steps):
             lead = i == 0 and step.then is not None and step.act == Act.GREET
-            parts.append(self._one(step, state, last if i == 0 else None, thanked, leaving, short=lead))
+            parts.append(self._one(step, state, last if i == 0 else None, thanked, leaving, short=lead, noted=noted))
         return (" " if self.language == "en" else "").join(p for p in parts if p)
 
     def essential(self, decision: Decision, template: str, state: SessionState | None = None) -> str:
@@ -140,14 +140,29 @@ class Wording:
             return template
         return self._one(steps[-1], state, None, False, False)
 
+    def stuck(self, d: Decision, state: SessionState | None, short: bool = False) -> str:
+        """The same slot asked for again with no progress: what is held, what is missing, the question."""
+        lang = self.language
+        label = self.schema.key(d.key).label(lang)
+        question = self.question(d.key)
+        held = list(state.constraints.values()) if state is not None else []
+        if short or not held:
+            return say("policy.ask_stuck_short", lang, label=label, question=question)
+        return say("policy.ask_stuck", lang, what=spoken_conditions(held, self.schema, lang), label=label,
+                   question=question)
+
     def _one(self, d: Decision, state: SessionState | None, last: Mapping[str, Any] | None,
-             thanked: bool, leaving: bool, short: bool = False) -> str:
+             thanked: bool, leaving: bool, short: bool = False, noted: bool = False) -> str:
         lang = self.language
         if d.act == Act.GREET:
             return say("policy.greet_short" if short else "policy.greet", lang)
         if d.act == Act.ASK:
             question = self.question(d.key)
             if last and last.get("act") == Act.ASK and last.get("key") == d.key:
+                if not noted:
+                    # Asked already and nothing moved: change tack, say what is held and what is
+                    # still missing, rather than the same question again.
+                    return self.stuck(d, state)
                 lowered = question[:1].lower() + question[1:] if lang == "en" else question
                 return say("policy.ask_again", lang, question=lowered)
             return question
@@ -179,6 +194,8 @@ class Wording:
             return say("policy.already_done", lang)
         if d.act == Act.ANSWER:
             return say("policy.not_sure", lang)
+        if d.act == Act.ANSWER_STATE:
+            return self.state_answer(d, state)
         if d.act == Act.SMALL_TALK:
             return say({"name": "policy.my_name", "to_me": "policy.small_talk_to_me",
                         "how_are_you": "policy.how_am_i"}.get(d.key, "policy.small_talk"), lang)
@@ -195,6 +212,49 @@ class Wording:
                 return say("policy.welcome_goodbye", lang)
             return say("policy.welcome" if thanked else "policy.goodbye", lang)
         return d.say        # CLARIFY, MEMORY, ANSWER_MEMORY: the code's own words
+
+    def state_answer(self, d: Decision, state: SessionState | None) -> str:
+        """A question about the task answered from the state in one sentence: the slots asked
+        about, everything so far, or what comes next (the step that follows is said after it)."""
+        lang = self.language
+        conditions = list(state.constraints.values()) if state is not None else []
+        if d.key == "summary":
+            if not conditions:
+                return say("state_answer.nothing_yet", lang)
+            return say("state_answer.summary", lang, what=spoken_conditions(conditions, self.schema, lang))
+        if d.key == "next":
+            return self._next(d, state)
+        parts = []
+        for key in d.about:
+            spec = self.schema.key(key)
+            held = [c for c in conditions if c.key == key]
+            label = spec.label(lang)
+            if not held:
+                parts.append(say("state_answer.missing", lang, label=label))
+            elif len(held) == 1 and held[0].comparator == Comparator.EQ:
+                value = spoken_value(spec, held[0].value, lang)
+                parts.append(say("state_answer.yours" if d.yours else "state_answer.is", lang, label=label,
+                                 value=_with_unit(spec, value, lang)))
+            else:
+                parts.append(say("state_answer.has", lang, label=label,
+                                 conditions=spoken_conditions(held, self.schema, lang)))
+        return _sentence(join(parts, lang, "state_answer.join"), lang)
+
+    def _next(self, d: Decision, state: SessionState | None) -> str:
+        lang = self.language
+        step = d.then
+        if step is None:
+            done = state.done[-1] if state is not None and state.done else None
+            if done is not None:
+                said = (done.get("said") or {}).get(lang) or (done.get("said") or {}).get("en", "")
+                return say("state_answer.next_done", lang, said=said) if said else say("policy.already_done", lang)
+            return say("state_answer.next_none", lang)
+        if step.act == Act.ASK:
+            label = self.schema.key(step.key).label(lang)
+            return say("state_answer.next_ask", lang, label=label, verb=self._verb(step))
+        if step.act in (Act.NO_OPTIONS, Act.ASK_CHANGE):
+            return say("state_answer.next_change", lang)
+        return say("state_answer.next_yes", lang, verb=self._verb(step), what=self.what(step))
 
     # --- the note for a model ----------------------------------------------------------------
 
@@ -221,6 +281,29 @@ class Wording:
         return self._one(decision.then, None, None, False, False)
 
 
+def _with_unit(spec: KeySpec, value: str, language: str) -> str:
+    """A number said with what it counts: "5 people" (the key's `heard`), "$65.50", "22 degrees", 22摄氏度."""
+    heard = spec.heard.get(language)
+    if heard:
+        return heard.format(value=value)
+    units = spec.reading.units.get(language, ())
+    if not units or spec.type not in ("int", "money"):
+        return value
+    unit = units[0]
+    if unit[:1] in "$£€¥":
+        return f"{unit}{value}"
+    return f"{value} {unit}" if language == "en" else f"{value}{unit}"
+
+
+def _sentence(text: str, language: str) -> str:
+    """Parts joined into one sentence: a capital first in English, the full stop of the language."""
+    if not text:
+        return text
+    if language == "en":
+        return text[:1].upper() + text[1:] + "."
+    return text + "。"
+
+
 _PURPOSE: dict[Act, str] = {
     Act.GREET: "Greet the user.",
     Act.ASK: "Ask exactly this one question, nothing else.",
@@ -231,6 +314,7 @@ _PURPOSE: dict[Act, str] = {
     Act.ACT: "Say it is done, with the details.",
     Act.ALREADY_DONE: "Say it is already done and ask if there is anything else.",
     Act.ANSWER: "Answer the user's question briefly from the facts.",
+    Act.ANSWER_STATE: "Answer the user's question about the task from these details.",
     Act.SMALL_TALK: "Answer the small talk warmly in a few words.",
     Act.RESUME: "Ask whether to go ahead.",
     Act.ONLY_OPTION: "Say it is the only option that fits and ask whether to go ahead.",

@@ -211,7 +211,7 @@ def judge(run: ConversationRun) -> Verdict:
                                             f"resumed ({act}): {reply!r}")
             if scripted.expect == "about_user":
                 verdict.about_user += 1
-                if act == "answer_memory" and _second_person(reply, script.language):
+                if act in ("answer_memory", "answer_state") and _second_person(reply, script.language):
                     verdict.about_user_answered += 1
                 else:
                     verdict.problems.append(f"{session.session_id} turn {index}: about the user ({act}): {reply!r}")

@@ -184,7 +184,8 @@ class ReplyProcessor(FrameProcessor):
         self._memory = memory
         # The policy decides each turn's act; the model words it (issue 10).
         self._dialogue = DialogueSession(memory, options or {}, toolbox=toolbox, language=language,
-                                         user_id=user_id, elsewhere=elsewhere, domain=domain)
+                                         user_id=user_id, elsewhere=elsewhere, domain=domain,
+                                         embed=long_term.embed if long_term is not None else None)
         self._window = PromptWindow(prompt.recent_turns)
         self._long_term = long_term
         self._local_only: list[str] = []    # the user's local-only memories, as of the last recall

@@ -57,6 +57,11 @@ class Reading:
     lifted_now: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # A one-off key ("this trip only"): "today" in its clause marks the exception, not a date.
     one_off: bool = False
+    # Relative changes (memory/working/relative.py): the step of "a bit" (minutes for a time, days
+    # for a date), and the key's own words for up and down ("warmer", 凉).
+    step: float | None = None
+    more: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    less: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -191,6 +196,9 @@ def _reading(raw: dict[str, Any]) -> Reading:
         lifted=_words((raw.get("negation") or {}).get("lifted")),
         lifted_now=_words((raw.get("negation") or {}).get("lifted_now")),
         one_off=bool(raw.get("one_off", False)),
+        step=float(raw["step"]) if raw.get("step") is not None else None,
+        more=_words((raw.get("relative") or {}).get("more")),
+        less=_words((raw.get("relative") or {}).get("less")),
     )
 
 

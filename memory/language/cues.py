@@ -131,9 +131,10 @@ EN = StateCues(
     yes=re.compile(r"^\s*" + YES_EN + r"\b"),
     no=re.compile(r"^\s*" + NO_EN + r"\b"),
     head_count=(
+        # Not "one of us is allergic" (someone described) nor "one of us can't come" (a change).
         re.compile(r"\b(?P<n>" + EN_NUMBER
-                   + r")\s+(?:people|persons|person|guests|adults|diners|of us|seats|pax|ppl|tickets|passengers|"
-                     r"travell?ers|riders)\b"),
+                   + r")\s+(?:people|persons|person|guests|adults|diners|(?<!\bone )of us|seats|pax|ppl|tickets|"
+                     r"passengers|travell?ers|riders)\b"),
         re.compile(r"\bparty of (?P<n>" + EN_NUMBER + r")\b"),
         re.compile(r"\b(?:table|reservation|booking|seats?) for (?P<n>" + EN_NUMBER + r")\b" + _NUMBER_UNIT_AFTER_EN),
         re.compile(r"\bfor (?P<n>" + EN_NUMBER + r")\b(?=\s*(?:,|\.|$|on |at |this |next |tomorrow|today|tonight))"),
@@ -329,6 +330,11 @@ CLOSING = re.compile(
     r"\b(?:bye|goodbye|good night|see you|talk (?:to you )?later|that'?s all|that is all|that'?s it for now|"
     r"nothing else|no,? that'?s (?:it|all)|i'?m (?:all )?set|all good)\b|"
     r"再见|拜拜|没有了|没别的|就这些|先这样|不用了谢谢", re.IGNORECASE)
+# A question about the user's lasting ways, not this task's values: "what temperature do I like?",
+# "how do I usually sit?", 我平时喜欢几度？
+LASTING_QUESTION = re.compile(r"\b(?:do|did) (?:i|we) (?:like|prefer|usually|normally|always|love|hate)\b|"
+                              r"\bhow (?:do )?i (?:like|prefer)\b|\b(?:usually|normally|always|favou?rite|allergic)\b|"
+                              r"\bremember\b|平时|一般|通常|喜欢|习惯|过敏|记得", re.IGNORECASE)
 THANKS = re.compile(r"\b(?:thanks|thank you|cheers|appreciate it)\b|谢谢|多谢|感谢", re.IGNORECASE)
 GREETING = re.compile(r"^\W*(?:hi|hello|hey|good (?:morning|afternoon|evening)|howdy)\b|"
                       r"^\W*(?:你好|您好|嗨|早上好|晚上好)", re.IGNORECASE)

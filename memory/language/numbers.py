@@ -100,6 +100,15 @@ def to_int(text: str) -> int | None:
     return en_to_int(text) if re.search(r"[a-z0-9]", text.lower()) else zh_to_int(text)
 
 
+def to_amount(text: str) -> int | float | None:
+    """A sum of money as said: '65.99' keeps its cents, '65.00' is 65, words as `to_int`."""
+    digits = text.strip().replace(",", "")
+    if re.fullmatch(r"\d+\.\d+", digits):
+        value = float(digits)
+        return int(value) if value.is_integer() else round(value, 2)
+    return to_int(text)
+
+
 def format_time(hour: int, minute: int) -> str | None:
     if 0 <= hour <= 24 and 0 <= minute < 60:
         return f"{hour % 24:02d}:{minute:02d}"
@@ -177,7 +186,7 @@ _ZH_CLOCK = re.compile(
 
 
 _A_LITTLE_ZH = re.compile(r"一点(?![钟半整过]|\d|[一二三四五六七八九十]+分)")
-_BEFORE_A_LITTLE_ZH = frozenset("前后上下高低大小快慢远近冷热暖凉多少早晚松紧亮暗轻重稍再强弱长短宽窄点"
+_BEFORE_A_LITTLE_ZH = frozenset("推前后上下高低大小快慢远近冷热暖凉多少早晚松紧亮暗轻重稍再强弱长短宽窄点"
                                 "调挪开放弄移靠往")
 
 

@@ -155,6 +155,10 @@ class LongTermCore:
         # with each memory beside the time of day and weekday (L1).
         self.situation: dict[str, Any] = {}
 
+
+    @property
+    def embed(self) -> Embed | None:
+        return self._embed
     def _stream(self, user_id: str) -> MemoryStream:
         return MemoryStream(self._store, user_id, embed=self._embed, clock=self.clock,
                             retention=self.options.retention,

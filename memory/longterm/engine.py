@@ -131,6 +131,11 @@ class LongTermMemory:
         return self.core.user_id
 
     @property
+    def embed(self) -> Embed | None:
+        """The sentence encoder memories are recalled with (the dialogue reuses it)."""
+        return self.core.embed
+
+    @property
     def stream(self) -> MemoryStream:
         return self.core.stream
 

@@ -19,6 +19,7 @@ from loguru import logger
 
 from monologue.memory.domain.schema import DEFAULT_DOMAIN, DomainSchema
 from monologue.memory.domain.several import Combined, DomainDetector, combine, domain_view, load_domains
+from monologue.memory.language.phrases import say
 from monologue.memory.stores.protocols import StateStore, VersionConflict
 from monologue.memory.stores.state import InMemoryStateStore
 from monologue.memory.working.apply import Applied, apply_operations
@@ -196,6 +197,11 @@ class WorkingMemory:
                 "session {}: turn {}: {} operation(s) not grounded in the utterance: {}", self.session_id, turn,
                 len(grounding.rejected), "; ".join(r.reason for r in grounding.rejected))
         clarify = ""
+        unapplied = [key for key in extraction.ask_back if not any(op.key == key for op in ops)]
+        if unapplied:
+            # "Two more people" with no party size held: ask what it is now, never guess.
+            spec = self.schema.key(unapplied[0])
+            clarify = say("clarify.relative", self.options.language, label=spec.label(self.options.language))
         low = asr_confidence is not None and asr_confidence < self.options.low_confidence
         writes = [op for op in ops if op.op == Op.SET]
         if low and writes:

@@ -26,7 +26,14 @@ from monologue.memory.language.cues import (
     cue_pattern,
     language_of,
 )
-from monologue.memory.language.numbers import find_en_dates, find_en_times, find_zh_dates, find_zh_times, to_int
+from monologue.memory.language.numbers import (
+    find_en_dates,
+    find_en_times,
+    find_zh_dates,
+    find_zh_times,
+    to_amount,
+    to_int,
+)
 from monologue.memory.working.readers import (
     cued,
     named_amounts,
@@ -38,7 +45,8 @@ from monologue.memory.working.readers import (
     settle,
     value_pattern,
 )
-from monologue.memory.working.state import Comparator, Op, Operation, SessionState
+from monologue.memory.working.relative import read_relative_changes
+from monologue.memory.working.state import Comparator, Op, Operation, OpSource, SessionState
 from monologue.memory.working.turn_classes import TurnClass
 from monologue.memory.working.values import learned_operations
 
@@ -58,6 +66,9 @@ class Extraction:
     correction: bool = False
     hedged: bool = False     # "maybe", "or", "可能": a new value here is not a firm change
     polarity: Polarity = ""  # for confirmation turns
+    # Keys a relative change was said for that could not be applied ("two more" with no party
+    # size held, or a cabin taken past its range): asked back, never guessed.
+    ask_back: list[str] = field(default_factory=list)
 
     @property
     def keys(self) -> set[str]:
@@ -134,12 +145,14 @@ class RuleExtractor:
         self._withdrawals(text, source, lang, cues, add)
         read_lifted(self.schema, text, source, lang, taken, add)
         withdrawn_keys = {op.key for op in ops}
+        relative = read_relative_changes(self.schema, text, lang, state, taken, add)
+        result.ask_back = relative.unanchored + relative.out_of_range
         read_quantities(self.schema, text, source, lang, taken, add, result.correction)
         for spec in self._times:
             times = [t for t in _TIMES[lang](text)
                      if not self._negated(text, t[1], cues) and not _overlaps((t[1], t[2]), taken)]
             for value, start, end in times[-1:]:
-                value = self._same_half_of_day(value, spec.name, source, cues, state)
+                value = self._same_half_of_day(value, spec, source, cues, state)
                 add(Operation(Op.SET, spec.name, Comparator.EQ, value, text[start:end], correction=result.correction),
                     (start, end))
         for spec in self._dates:
@@ -151,7 +164,9 @@ class RuleExtractor:
             self._amount(spec, text, source, cues, taken, add, result.correction)
         for spec in self._counts:
             self._head_count(spec, text, source, cues, taken, add, result.correction, state)
-        read_identifiers(self.schema, text, lang, taken, add, result.correction)
+        last = state.acts[-1] if state is not None and state.acts else {}
+        asked = str(last.get("key") or "") if last.get("act") == "ask" else ""
+        read_identifiers(self.schema, text, lang, taken, add, result.correction, asked)
         read_avoided(self.schema, text, source, lang, taken, add, result.correction)
         self._enums(text, source, lang, cues, taken, add, result.correction, withdrawn_keys)
         if lang == "en":          # the name shapes are English capitalisation
@@ -172,6 +187,9 @@ class RuleExtractor:
                 ops.append(Operation(Op.CONFIRM, words=text.strip()))
             elif result.polarity == "no":
                 ops.append(Operation(Op.REJECT, words=text.strip()))
+        # "Earlier, at half six": a value said outright wins over the change said beside it.
+        said_outright = {op.key for op in ops if op.op == Op.SET and op.source != OpSource.RELATIVE}
+        ops = [op for op in ops if op.source != OpSource.RELATIVE or op.key not in said_outright]
         ops = settle(self.schema, ops)
         if result.hedged:
             # A hedge reaches the values of its own clause ("maybe six?"), not the whole turn
@@ -208,16 +226,21 @@ class RuleExtractor:
         return bool(cues.negated_before.search(text[max(0, start - 16): start].lower()))
 
     @staticmethod
-    def _same_half_of_day(value: str, key: str, source: str, cues: StateCues, state: SessionState | None) -> str:
-        """'改成八点' after 19:00 means 20:00: keep the current time's half of the day
-        unless the utterance names a period itself."""
-        if state is None or not state.find(key):
-            return value
+    def _same_half_of_day(value: str, spec: KeySpec, source: str, cues: StateCues, state: SessionState | None) -> str:
+        """An hour said without its half of the day: '改成八点' after 19:00 means 20:00 (the
+        current time's half of the day), and 'seven' for a table means 19:00 when the key's
+        declared hours (`range`) hold only that one. A period the utterance names wins."""
         hour, minute = (int(p) for p in value.split(":"))
-        current = str(state.find(key)[0].value)
-        named = cues.period_of_day.search(source)
-        if not named and re.fullmatch(r"\d\d:\d\d", current) and int(current[:2]) >= 12 and 1 <= hour < 12:
-            return f"{hour + 12:02d}:{minute:02d}"
+        if cues.period_of_day.search(source) or not 1 <= hour < 12:
+            return value
+        later = f"{hour + 12:02d}:{minute:02d}"
+        held = state.find(spec.name) if state is not None else []
+        current = str(held[0].value) if held else ""
+        if re.fullmatch(r"\d\d:\d\d", current) and int(current[:2]) >= 12:
+            return later
+        hours = spec.reading.value_range
+        if hours is not None and not hours[0] <= hour <= hours[1] and hours[0] <= hour + 12 <= hours[1]:
+            return later
         return value
 
     def _mentions_goal(self, source: str, lang: str, cues: StateCues) -> bool:
@@ -269,7 +292,7 @@ class RuleExtractor:
                 span = m.span("n")
                 if _overlaps(span, taken) or cues.not_an_amount.match(source[m.end(): m.end() + 8]):
                     continue
-                n = to_int(m.group("n"))
+                n = to_amount(m.group("n"))
                 if n is not None and n > 0:
                     add(Operation(Op.SET, spec.name, Comparator.LE, n, text[m.start():m.end()], correction=correction),
                         span)

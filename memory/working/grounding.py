@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from monologue.memory.domain.schema import DomainSchema, KeySpec
+from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.cues import HAN, language_of
 from monologue.memory.language.numbers import (
     EN_TENS,
@@ -83,6 +83,10 @@ def contains(haystack: str, needle: str) -> bool:
     return re.search(r"(?<![a-z0-9])" + re.escape(needle) + r"(?![a-z0-9])", haystack) is not None
 
 
+def _compact(text: str) -> str:
+    return re.sub(r"[\s-]+", "", text.lower())
+
+
 def numbers_said(text: str) -> set[int]:
     """Every number in `text`: digits, English number words, Chinese numerals."""
     found = {int(float(m)) for m in re.findall(r"\d+(?:\.\d+)?", text)}
@@ -114,6 +118,8 @@ def value_said(value: Any, spec: KeySpec, utterance: str, *, strict: bool = Fals
     text = normalised(utterance)
     if isinstance(value, bool):
         return True    # a yes/no on a key: the key's mention carries it (checked separately)
+    if spec.reader == Reader.IDENTIFIER and _compact(str(value)) in _compact(text):
+        return True    # a code said in pieces ("A94 9714") is the code
     if isinstance(value, int | float) or (isinstance(value, str) and re.fullmatch(r"\d+(?:\.\d+)?", value)):
         return int(float(value)) in numbers_said(_without_times(utterance) if strict else utterance)
     raw = str(value)
@@ -222,6 +228,13 @@ class Grounder:
                 query_spans: list[tuple[int, int]]) -> tuple[Operation | None, str]:
         said = normalised(utterance)
         words = op.words.strip()
+        if op.source == OpSource.RELATIVE:
+            # Computed by the rules from the value held and the change said ("two more people").
+            if not words or not contains(said, normalised(words)):
+                return None, f"its words {words!r} are not in the utterance"
+            if _inside(utterance, words, question_spans):
+                return None, "a question never sets a value"
+            return op, ""
         if words and not contains(said, normalised(words)):
             if op.source == OpSource.RULES:
                 return None, f"its words {words!r} are not in the utterance"

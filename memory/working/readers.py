@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.cues import AMOUNT_AFTER_NAME
-from monologue.memory.language.numbers import EN_NUMBER, ZH_NUMBER, to_int
+from monologue.memory.language.numbers import EN_NUMBER, ZH_NUMBER, to_amount, to_int
 from monologue.memory.language.stances import (
     CHANGED,
     asks,
@@ -75,7 +75,7 @@ def value_pattern(word: str, spaced: bool) -> str:
 # --- quantities ----------------------------------------------------------------------------
 
 
-def _quantity_candidates(spec: KeySpec, source: str, lang: str) -> Iterator[tuple[int, Span]]:
+def _quantity_candidates(spec: KeySpec, source: str, lang: str) -> Iterator[tuple[int | float, Span]]:
     """(number, span of the number), best evidence first: a unit, the key's set-words, its name."""
     spaced = lang == "en"
     number = _NUMBER[lang]
@@ -95,9 +95,10 @@ def _quantity_candidates(spec: KeySpec, source: str, lang: str) -> Iterator[tupl
     names = _words(spec.aliases, lang) + (spec.label(lang),)
     gap = r"\W+(?:\w+\W+){0,3}?" if spaced else r".{0,4}?"
     patterns.append(_alternation(names, spaced) + gap + r"(?P<n>" + number + ")")
+    number_of = to_amount if spec.type == "money" else to_int     # an amount keeps its cents
     for pattern in patterns:
         for m in re.finditer(pattern, source):
-            n = to_int(m.group("n"))
+            n = number_of(m.group("n"))
             if n is not None:
                 yield n, m.span("n")
 
@@ -212,20 +213,37 @@ def named_amounts(spec: KeySpec, lang: str) -> tuple[re.Pattern[str], ...]:
 
 # --- identifiers -----------------------------------------------------------------------------
 
-_CODE = r"(?P<v>[A-Za-z]{0,4}[-#]?\d[\w-]{2,})"
+_CODE = r"(?P<v>[A-Za-z]{0,4}[-#]?\d[\w-]{2,}(?:\s\d[\d-]{1,})*)"
+# A code by its shape alone: letters then digits ("W892872"), or a long run of digits, said whole
+# or in pieces ("A94 9714", "4471 0032"); a sum ("$65.99"), a time or a date never has this shape.
+_APART = r"(?<![A-Za-z0-9$£€¥])(?<!\d[.,:])"          # not inside a word, a sum, a decimal or a time
+_APART_AFTER = r"(?![A-Za-z0-9]|[.,:]\d)"
+_SHAPED_CODE = re.compile(_APART + r"(?P<v>[A-Za-z]{1,3}[-#]?\d{4,}|[A-Z][- ]?\d{2,}(?:[ -]\d{2,})+|"
+                          r"\d{6,}|\d{3,}(?:[ -]\d{3,})+|\d(?: \d){5,})" + _APART_AFTER)
+
+
+def _joined(code: str) -> str:
+    """A code said in pieces, as one: 'a94 9714' → 'A949714' (a written hyphen stays)."""
+    return re.sub(r"\s+", "", code).upper()
 
 
 def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Span], add: Add,
-                     correction: bool) -> None:
-    """A code with a digit in it after one of the key's names ('order number A-4471', 订单号是12345)."""
+                     correction: bool, asked: str = "") -> None:
+    """A code with a digit in it after one of the key's names ('order number A-4471', 订单号是12345);
+    without a name, a code in the shape of one, or any code when the agent has just asked for
+    this key ('Here it is: A275068')."""
     for spec in schema.read_by(Reader.IDENTIFIER):
         names = _words(spec.aliases, lang) + (spec.label(lang),)
         link = r"\W*(?:is|was|number|no\.?|#|:)?\s*" if lang == "en" else r"\s*(?:号码)?(?:是|为|:|：)?\s*"
         pattern = _alternation(names, lang == "en") + link + _CODE
-        for m in re.finditer(pattern, text, flags=re.IGNORECASE):
-            if not _overlaps(m.span("v"), taken):
-                add(Operation(Op.SET, spec.name, Comparator.EQ, m.group("v").upper(), _clause(text, m.span()),
-                              correction=correction), m.span("v"))
+        found = [m.span("v") for m in re.finditer(pattern, text, flags=re.IGNORECASE)]
+        found += [m.span("v") for m in _SHAPED_CODE.finditer(text)]
+        if asked == spec.name:
+            found += [m.span("v") for m in re.finditer(_APART + _CODE + _APART_AFTER, text)]
+        for span in found:
+            if not _overlaps(span, taken):
+                add(Operation(Op.SET, spec.name, Comparator.EQ, _joined(text[span[0]:span[1]]), _clause(text, span),
+                              correction=correction), span)
                 break
 
 

@@ -152,6 +152,8 @@ def spoken_value(spec: KeySpec, value: Any, language: str) -> str:
         return spoken_date(str(value), language)
     if spec.type == "time":
         return spoken_time(str(value), language)
+    if spec.type == "money" and isinstance(value, float) and not value.is_integer():
+        return f"{value:.2f}"        # 65.5 is said "65.50": a sum keeps its cents
     return words[0] if words else display_value(value)
 
 

@@ -53,6 +53,7 @@ class OpSource(StrEnum):
     AGENT_PROPOSAL = "agent proposal"    # the agent's read-back, confirmed by a yes
     PROFILE = "profile"                  # a lasting preference seeded from the user's profile
     REFERENCE = "reference"              # "the earlier time", "the other place": resolved against the state
+    RELATIVE = "relative"                # "two more people": computed from the value held and the change said
 
 
 class ConditionStatus(StrEnum):

@@ -1,0 +1,211 @@
+"""Questions about the task's own state, read from the domain's declarations (issue 25, item 4).
+
+"For how many was it?", "where are we headed again?", 几点来着？, "give me a quick recap",
+"what happens next?": the user asks what the agent holds, and the answer is in the state,
+not in the model. What a question is about is found, in order of evidence:
+
+1. a key's own words: its label, its aliases and its listed values ("the seating", 人数);
+2. the kind of thing the question word asks for, matched to the keys' declared types and
+   readers ("how many" → a count, "when" → a time or a date, 去哪 → a place);
+3. the multilingual sentence encoder, against each key's label in both languages, for
+   phrasings neither of the above reaches (optional: without an encoder, 1 and 2 decide).
+
+A summary or "what next" is a kind of its own. Nothing here names a domain or a key.
+A plain library: no frames, no audio, no pipecat.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+import numpy as np
+
+from monologue.memory.domain.schema import DomainSchema, KeySpec
+from monologue.memory.language.cues import PAST_CUES, language_of
+from monologue.memory.language.stances import (
+    ABOUT_THE_USER_EN,
+    ABOUT_THE_USER_ZH,
+    REQUEST_QUESTION_EN,
+    YES_NO_QUESTION_EN,
+    sentences,
+)
+
+Embed = Callable[[list[str]], np.ndarray]
+Kind = Literal["slot", "summary", "next"]
+
+# A sentence that asks: a question mark, a question word anywhere ("for how many was it"),
+# or a Chinese question particle. Requests phrased as questions are left to the task.
+# In English a question mark alone is not enough ("any good places on the way?" asks the world): a
+# question word, a tag ("Friday, right?"), or a yes/no question about what we or you hold.
+_ASKS_EN = re.compile(r"\b(?:what|which|when|where|who|how many|how much|how long|what time)\b|"
+                      r"\b(?:again|right|correct)\s*\?", re.IGNORECASE)
+_ABOUT_US_EN = re.compile(r"\b(?:i|my|me|we|our|us|you|it|still|again|remember)\b", re.IGNORECASE)
+_ASKS_ZH = re.compile(r"[?？]|[吗嘛呢]\s*$|几|多少|什么|啥|哪|怎么样|来着|还是|没有[?？]?$")
+_REQUEST_ZH = re.compile(r"^(?:请|帮我|麻烦|能不能|可不可以|可以.*吗|给我|我要(?!的)|我想(?!想))")
+
+_SUMMARY = re.compile(
+    r"\b(?:recap|summar(?:y|ise|ize)|sum (?:it |that |things )?up|so far|run (?:it |that )?(?:by|through)|"
+    r"go (?:over|through) (?:it|that|everything|what)|(?:run|walk|take) me through|"
+    r"read (?:it|that|everything|the details) back|"
+    r"where (?:are|were) we (?:at|up to|with)|what (?:do|did) (?:you|we) (?:have|got)|what have (?:you|we) got|"
+    r"everything (?:you have|we have|we said|so far)|all the details)\b|"
+    r"总结|汇总|概括|复述|重复一下|目前(?:都)?(?:有|定|记)|到现在为止|现在(?:都)?(?:定|记)了(?:哪些|什么)|"
+    r"都(?:记|定)了(?:哪些|什么|些啥)|说一下(?:目前|现在)|现在是什么情况|捋一下|理一下", re.IGNORECASE)
+_NEXT = re.compile(
+    r"\bwhat(?:'s| is| comes| happens| do (?:we|i) do)? next\b|\bthen what\b|\bwhat now\b|\bnext step|"
+    r"\bwhat (?:else )?(?:do you|is) (?:still )?(?:need|needed|missing|left)\b|\bwhat'?s left\b|"
+    r"\bhow do we (?:go on|proceed|continue)\b|\bwhat happens (?:now|after)|"
+    r"接下来|下一步|然后呢|还(?:需要|差|缺)(?:什么|啥|哪些)|之后(?:呢|怎么办|做什么)|现在(?:该|要)(?:做什么|干嘛|怎么办)",
+    re.IGNORECASE)
+
+# Asking to be told, worded as a request ("can you read back my order number?", 再说一遍时间).
+_SAY_BACK = re.compile(r"\b(?:read (?:it |that )?(?:back|out)|repeat|remind me|tell me|say (?:it |that )?again|"
+                       r"double[- ]check|confirm)\b|再说一遍|重复|告诉我|提醒我|再确认", re.IGNORECASE)
+
+# What a question word asks for, as the keys declare it (their type and reader).
+_ASKS_FOR: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
+    (re.compile(r"\bhow many\b|几(?:位|个人|个|口)|多少(?:人|位|个)", re.IGNORECASE), ("head_count", "int")),
+    (re.compile(r"\bhow much\b|多少钱|几块|多少块|多少元|金额", re.IGNORECASE), ("money",)),
+    (re.compile(r"\bwhat time\b|\bwhat hour\b|\bhow late\b|\bhow early\b|几点|什么时间|啥时间", re.IGNORECASE),
+     ("time",)),
+    (re.compile(r"\b(?:what|which) (?:day|date)\b|\bwhat'?s the date\b|哪天|哪一天|几号|星期几|周几|礼拜几",
+                re.IGNORECASE), ("date",)),
+    (re.compile(r"\bwhen\b|什么时候|啥时候", re.IGNORECASE), ("time", "date")),
+    (re.compile(r"\bwhere\b|哪里|哪儿|去哪|到哪|目的地", re.IGNORECASE), ("place_name",)),
+    (re.compile(r"\bhow (?:warm|cold|hot|high|low)\b|多少度|几度", re.IGNORECASE), ("quantity",)),
+)
+
+# The encoder's answer is taken only above this cosine (USE multilingual v3; a question that
+# names a key scores 0.45–0.7 against its label question, an unrelated one under 0.35).
+ENCODER_THRESHOLD = 0.42
+
+
+@dataclass(frozen=True)
+class StateQuestion:
+    """What the user asked about the task: slots by key, a summary, or what comes next."""
+
+    kind: Kind
+    keys: tuple[str, ...] = ()
+    found_by: str = ""          # "words", "question word", "encoder", "cue"
+    yours: bool = False         # asked as what the user said ("what did I say?"): answered as theirs
+
+
+def _asks(sentence: str) -> bool:
+    stripped = sentence.strip()
+    if not stripped:
+        return False
+    if _SAY_BACK.search(stripped):
+        return True
+    if language_of(stripped) == "zh":
+        return bool(_ASKS_ZH.search(stripped)) and not _REQUEST_ZH.search(stripped)
+    if REQUEST_QUESTION_EN.match(stripped):
+        return False
+    return bool(_ASKS_EN.search(stripped)) or bool(YES_NO_QUESTION_EN.match(stripped) and _ABOUT_US_EN.search(stripped))
+
+
+def _matches(spec: KeySpec, wanted: tuple[str, ...]) -> bool:
+    return spec.type in wanted or (spec.reader is not None and str(spec.reader) in wanted)
+
+
+class StateQuestionReader:
+    """Reads whether a turn asks about the state, and about which keys."""
+
+    def __init__(self, schema: DomainSchema, embed: Embed | None = None) -> None:
+        self.schema = schema
+        self._embed = embed
+        self._prototypes: tuple[list[str], np.ndarray] | None = None
+
+    def read(self, text: str, language: str = "", held: Sequence[str] = ()) -> StateQuestion | None:
+        """The state question in `text`, if any. `held`: the keys the state has a value for
+        (a question word that fits several keys goes to the held one)."""
+        question = self._read(text, language, held)
+        if question is not None and question.kind == "slot" and PAST_CUES.search(text) \
+                and not set(question.keys) & set(held):
+            return None        # "what did I order last time?" is long-term memory's
+        if question is not None and (ABOUT_THE_USER_EN.search(text) or ABOUT_THE_USER_ZH.search(text)):
+            question = replace(question, yours=True)
+        return question
+
+    def _read(self, text: str, language: str, held: Sequence[str]) -> StateQuestion | None:
+        asked = [s for _, s in sentences(text) if _asks(s) or _SUMMARY.search(s) or _NEXT.search(s)]
+        if not asked:
+            return None
+        joined = " ".join(asked)
+        if _SUMMARY.search(joined):
+            return StateQuestion("summary", found_by="cue")
+        if _NEXT.search(joined):
+            return StateQuestion("next", found_by="cue")
+        questions = [s for s in asked if _asks(s)]
+        if not questions:
+            return None
+        lang = language or language_of(joined)
+        for sentence in questions:
+            keys = self._named(sentence, lang)
+            if keys:
+                return StateQuestion("slot", keys, "words")
+        for sentence in questions:
+            keys = self._by_question_word(sentence, held)
+            if keys:
+                return StateQuestion("slot", keys, "question word")
+        if self._embed is not None:
+            for sentence in questions:
+                key = self._nearest(sentence)
+                if key:
+                    return StateQuestion("slot", (key,), "encoder")
+        return None
+
+    def _named(self, sentence: str, lang: str) -> tuple[str, ...]:
+        lowered = sentence.lower()
+        spaced = lang == "en"
+        found: list[str] = []
+        taken: list[tuple[int, int]] = []
+        for alias, key in self.schema.alias_lexicon(lang):
+            if len(alias) < (3 if spaced else 2):
+                continue
+            pattern = r"(?<!\w)" + re.escape(alias) + r"(?:s|es)?(?!\w)" if spaced else re.escape(alias)
+            for m in re.finditer(pattern, lowered):
+                if any(m.start() < end and start < m.end() for start, end in taken):
+                    continue
+                taken.append(m.span())
+                if key not in found:
+                    found.append(key)
+        return tuple(found)
+
+    def _by_question_word(self, sentence: str, held: Sequence[str]) -> tuple[str, ...]:
+        for pattern, wanted in _ASKS_FOR:
+            if not pattern.search(sentence):
+                continue
+            keys = [spec.name for spec in self.schema.keys.values() if _matches(spec, wanted)]
+            # The reader named first is the better evidence ("how many" → the head count before any int).
+            keys.sort(key=lambda k: min((i for i, w in enumerate(wanted) if _matches(self.schema.key(k), (w,))),
+                                        default=len(wanted)))
+            if not keys:
+                continue
+            first_kind = [k for k in keys if _matches(self.schema.key(k), wanted[:1])] or keys
+            held_ones = [k for k in keys if k in held]
+            if len(wanted) > 1 and held_ones:
+                return tuple(held_ones)          # "when": the time and the date the state holds
+            chosen = [k for k in first_kind if k in held] or first_kind
+            return (chosen[0],)
+        return ()
+
+    def _nearest(self, sentence: str) -> str:
+        assert self._embed is not None
+        if self._prototypes is None:
+            keys, texts = [], []
+            for spec in self.schema.keys.values():
+                for lang in ("en", "zh"):
+                    label = spec.label(lang)
+                    texts.append(f"What is the {label}?" if lang == "en" else f"{label}是什么？")
+                    keys.append(spec.name)
+            self._prototypes = (keys, self._embed(texts))
+        keys, vectors = self._prototypes
+        scores = vectors @ self._embed([sentence])[0]
+        best = int(np.argmax(scores))
+        return keys[best] if float(scores[best]) >= ENCODER_THRESHOLD else ""
+
+
+__all__ = ["ENCODER_THRESHOLD", "StateQuestion", "StateQuestionReader"]

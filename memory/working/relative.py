@@ -1,0 +1,191 @@
+"""Relative changes applied to the value the state holds (issue 25, item 2).
+
+"Another friend is coming too" adds one to the party; 温度再高两度 raises the cabin by two;
+"push it back half an hour" moves the time; "the day after" moves the date. The words are
+read by `memory/language/relative.py`; here they go to a key by what they count (people,
+minutes, days, money, or the key's own words: "warmer"), and the new value is computed from
+the one held. "A bit" is the key's own `step` (domain YAML). A change with nothing to apply
+to, or one that leaves the key's range, is not written: the caller asks back.
+
+Nothing here names a domain or a key.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
+from monologue.memory.language.numbers import WEEKDAYS
+from monologue.memory.language.relative import RelativeWords, read_relative
+from monologue.memory.language.stances import asks, is_query
+from monologue.memory.working.state import Comparator, Op, Operation, OpSource, SessionState
+
+Span = tuple[int, int]
+Add = Callable[[Operation, Span], None]
+
+# The step of "a bit" for a key that declares none, by what it counts.
+_DEFAULT_STEP = {"time": 30, "date": 1, "money": 10, "int": 1}
+_CLAUSES = re.compile(r"[^,.;!?，。；！？]+")
+_NEXT_DAY = {"today": "tomorrow", "tonight": "tomorrow", "tomorrow": "day after tomorrow",
+             "day after tomorrow": "in 3 days"}
+_DAY_BEFORE = {value: key for key, value in _NEXT_DAY.items() if key != "tonight"}
+
+
+@dataclass
+class RelativeReading:
+    """What the relative reader found in one utterance."""
+
+    written: list[str] = field(default_factory=list)       # keys changed
+    unanchored: list[str] = field(default_factory=list)    # keys a change was said for, with nothing held
+    out_of_range: list[str] = field(default_factory=list)  # keys the change would take out of their range
+
+
+def _own_words(spec: KeySpec, lang: str, direction: str) -> str:
+    words = spec.reading.more if direction == "up" else spec.reading.less
+    said = words.get(lang, ()) + (words.get("en", ()) if lang != "en" else ())
+    if not said:
+        return ""
+    body = "|".join(re.escape(w) for w in sorted(said, key=len, reverse=True))
+    return r"(?<!\w)(?:" + body + r")(?!\w)" if lang == "en" else "(?:" + body + ")"
+
+
+def _counts(spec: KeySpec, dimension: str) -> bool:
+    if dimension == "people":
+        return spec.reader == Reader.HEAD_COUNT
+    if dimension == "minutes":
+        return spec.type == "time"
+    if dimension == "days":
+        return spec.type == "date"
+    if dimension == "amount":
+        return spec.type == "money"
+    return False
+
+
+def _named(spec: KeySpec, clause: str, lang: str) -> bool:
+    words = [spec.label(lang), *spec.aliases.get(lang, ()), *spec.reading.units.get(lang, ())]
+    lowered = clause.lower()
+    return any(w and (re.search(r"(?<!\w)" + re.escape(w.lower()) + r"(?!\w)", lowered) if lang == "en"
+                      else w in clause) for w in words)
+
+
+def _keys_named(schema: DomainSchema, clause: str, lang: str) -> set[str]:
+    """The keys whose label, aliases or listed values the clause says."""
+    lowered = clause.lower()
+    out = set()
+    for alias, key in schema.alias_lexicon(lang):
+        if len(alias) < (3 if lang == "en" else 1):
+            continue
+        if (re.search(r"(?<!\w)" + re.escape(alias) + r"(?!\w)", lowered) if lang == "en" else alias in clause):
+            out.add(key)
+    return out
+
+
+def _numeric(spec: KeySpec) -> bool:
+    return spec.type in ("int", "money", "time", "date")
+
+
+def _moved(spec: KeySpec, current: Any, words: RelativeWords) -> Any:
+    """The held value moved by the change, or None when it cannot be (or leaves the range)."""
+    step = spec.reading.step if spec.reading.step is not None else _DEFAULT_STEP.get(spec.type, 1)
+    by = words.amount if words.amount is not None else step
+    delta = words.direction * by
+    if spec.type == "time":
+        m = re.fullmatch(r"(\d\d):(\d\d)", str(current))
+        if not m:
+            return None
+        minutes = int(m.group(1)) * 60 + int(m.group(2)) + int(delta)
+        if not 0 <= minutes < 24 * 60:
+            return None
+        return f"{minutes // 60:02d}:{minutes % 60:02d}"
+    if spec.type == "date":
+        return _moved_day(str(current), int(delta))
+    if not isinstance(current, int | float) or isinstance(current, bool):
+        return None
+    value = current + delta
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    low, high = spec.reading.value_range or ((1, 10_000) if spec.reader == Reader.HEAD_COUNT else (0, 1e9))
+    return value if low <= value <= high else None
+
+
+def _moved_day(current: str, days: int) -> str | None:
+    if current in WEEKDAYS:
+        return WEEKDAYS[(WEEKDAYS.index(current) + days) % 7]
+    if re.fullmatch(r"\d{4}-\d\d-\d\d", current):
+        return (date.fromisoformat(current) + timedelta(days=days)).isoformat()
+    table = _NEXT_DAY if days > 0 else _DAY_BEFORE
+    value: str | None = current
+    for _ in range(abs(days)):
+        value = table.get(value or "")
+    return value
+
+
+def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: SessionState | None,
+                          taken: list[Span], add: Add) -> RelativeReading:
+    """Each clause that says a relative change, applied to the key it counts."""
+    found = RelativeReading()
+    numeric = [spec for spec in schema.keys.values() if _numeric(spec) and not spec.multi]
+    said: dict[str, tuple[KeySpec, RelativeWords, str, Span]] = {}
+    for m in _CLAUSES.finditer(text):
+        clause, span = m.group(0), m.span()
+        if not clause.strip() or any(span[0] < end and start < span[1] for start, end in taken) \
+                or asks(text, span[0], span[1], lang) or is_query(clause):
+            continue            # a question about the value ("how much warmer is it?") changes nothing
+        spec, words, own = _reading(numeric, clause, lang, text)
+        if spec is None or words is None:
+            continue
+        if clause[words.start:words.end] in spec.reading.units.get(lang, ()):
+            continue            # 住五晚: the "direction" word is the key's own unit (nights), not a change
+        named = _keys_named(schema, clause, lang) | ({spec.name} if own or _named(spec, clause, lang) else set())
+        if named - {spec.name} and spec.name not in named:
+            continue            # "move the seat back a bit": the clause is about another key
+        held = state.find(spec.name) if state is not None else []
+        if not held:
+            if spec.name in named or words.amount is not None:
+                found.unanchored.append(spec.name)    # "two more people" with no party held: asked back
+                taken.append(span)
+            continue
+        taken.append(span)
+        # "Too hot, down two degrees" is one change: the clause with an amount says how much.
+        if spec.name not in said or (said[spec.name][1].amount is None and words.amount is not None):
+            said[spec.name] = (spec, words, clause.strip(), span)
+    for key, (spec, words, clause, span) in said.items():
+        held_condition = state.find(key)[0] if state is not None else None
+        value = _moved(spec, held_condition.value, words) if held_condition is not None else None
+        if held_condition is None or value is None:
+            found.out_of_range.append(key)
+            continue
+        comparator = held_condition.comparator if held_condition.comparator != Comparator.NE else Comparator.EQ
+        add(Operation(Op.SET, key, comparator, value, clause, reason="a change said against the value held",
+                      correction=True, source=OpSource.RELATIVE), span)
+        found.written.append(key)
+    return found
+
+
+def _reading(numeric: list[KeySpec], clause: str, lang: str,
+             text: str) -> tuple[KeySpec | None, RelativeWords | None, bool]:
+    """The key a clause's change is for, the change, and whether the key's own words said it."""
+    for spec in numeric:
+        up, down = _own_words(spec, lang, "up"), _own_words(spec, lang, "down")
+        if (up and re.search(up, clause, re.I)) or (down and re.search(down, clause, re.I)):
+            return spec, read_relative(clause, lang, up, down), True
+    words = read_relative(clause, lang, context=text)
+    if words is None:
+        return None, None, False
+    counting = [spec for spec in numeric if _counts(spec, words.dimension)]
+    if not counting:
+        counting = [spec for spec in numeric if _named(spec, clause, lang)]
+    if not counting and not words.dimension:
+        # "Turn it down a bit": up or down alone is about the domain's one measured quantity, if it has one.
+        measured = [spec for spec in numeric if spec.reader == Reader.QUANTITY]
+        counting = measured if len(measured) == 1 else []
+    if len(counting) > 1:
+        counting = [spec for spec in counting if _named(spec, clause, lang)] or counting[:1]
+    return (counting[0], words, False) if counting else (None, None, False)
+
+
+__all__ = ["RelativeReading", "read_relative_changes"]

@@ -1,0 +1,193 @@
+"""Holding the thread (issue 25): relative changes, numbers in the right slot, state questions.
+
+Each mechanism is tested on phrasings of our own, in English and Chinese, across the three
+domains: a relative change is applied to the value held (or asked back), a number goes to
+the slot its unit and words say and only inside the slot's range, a code said in pieces is
+one code, and a question about the task is answered from the state.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from monologue.configs import load_config
+from monologue.dialogue.policy import Act
+from monologue.dialogue.state_questions import StateQuestionReader
+from monologue.memory.domain.schema import load_schema
+from monologue.memory.working.apply import apply_operations
+from monologue.memory.working.extract import RuleExtractor
+from monologue.memory.working.state import Comparator, Op, Operation, OpSource, SessionState
+from monologue.pipeline.builder import AgentModels
+from monologue.pipeline.chat import chat_session
+
+from fakes import PlannerFollowingLLM, steady
+
+SCHEMAS = {name: load_schema(name) for name in ("restaurant", "in_car", "customer_service")}
+READERS = {name: RuleExtractor(schema) for name, schema in SCHEMAS.items()}
+
+
+def _held(domain: str, **values) -> SessionState:
+    schema = SCHEMAS[domain]
+    ops = [Operation(Op.SET, key, Comparator(schema.key(key).default_op) if key == "budget" else Comparator.EQ,
+                     value, str(value)) for key, value in values.items()]
+    return apply_operations(SessionState("s", domain=domain), ops, schema, turn=1).state
+
+
+def _sets(domain: str, text: str, state: SessionState | None = None) -> dict[str, object]:
+    extraction = READERS[domain].extract(text, state)
+    return {op.key: op.value for op in extraction.operations if op.op == Op.SET}
+
+
+# --- relative changes ------------------------------------------------------------------------
+
+RELATIVE = [
+    ("restaurant", {"party_size": 3}, "My sister wants to come along too, so one more please", {"party_size": 4}),
+    ("restaurant", {"party_size": 6}, "Two of the guests cancelled, so two fewer", {"party_size": 4}),
+    ("restaurant", {"party_size": 5}, "我同事也要来，再加两个人", {"party_size": 7}),
+    ("restaurant", {"party_size": 5}, "有一位来不了了", {"party_size": 4}),
+    ("restaurant", {"time": "18:30"}, "Could we do it forty-five minutes later?", {"time": "19:15"}),
+    ("restaurant", {"time": "20:00"}, "Bring it forward an hour", {"time": "19:00"}),
+    ("restaurant", {"time": "19:00"}, "往后推一个小时吧", {"time": "20:00"}),
+    ("restaurant", {"time": "19:00"}, "能不能提前半个小时", {"time": "18:30"}),
+    ("restaurant", {"date": "thursday"}, "Let's do the day after instead", {"date": "friday"}),
+    ("restaurant", {"date": "saturday"}, "改到前一天吧", {"date": "friday"}),
+    ("restaurant", {"budget": 40}, "Actually we can go up by 15 dollars", {"budget": 55}),
+    ("in_car", {"temperature": 20}, "It's chilly, a touch warmer?", {"temperature": 21}),
+    ("in_car", {"temperature": 24}, "Drop it by three degrees", {"temperature": 21}),
+    ("in_car", {"temperature": 22}, "太热了，温度降低两度", {"temperature": 20}),
+    ("in_car", {"temperature": 19}, "有点冷", {"temperature": 20}),
+    ("in_car", {"temperature": 23}, "turn the AC down a notch", {"temperature": 22}),
+]
+
+
+@pytest.mark.parametrize(("domain", "held", "text", "expected"), RELATIVE, ids=[c[2] for c in RELATIVE])
+def test_a_relative_change_is_applied_to_the_value_held(domain, held, text, expected):
+    extraction = READERS[domain].extract(text, _held(domain, **held))
+    written = {op.key: op.value for op in extraction.operations if op.op == Op.SET and op.key in expected}
+    assert written == expected, extraction.operations
+    assert all(op.source == OpSource.RELATIVE for op in extraction.operations if op.key in expected)
+
+
+@pytest.mark.parametrize(("domain", "text", "key"), [
+    ("restaurant", "Oh, and two more friends are joining", "party_size"),
+    ("restaurant", "我们又多了一个人", "party_size"),
+    ("in_car", "Make it a bit cooler", "temperature"),
+    ("restaurant", "Push it back an hour", "time"),
+])
+def test_a_relative_change_with_nothing_to_apply_to_is_asked_back(domain, text, key):
+    extraction = READERS[domain].extract(text, SessionState("s", domain=domain))
+    assert key in extraction.ask_back
+    assert not any(op.key == key for op in extraction.operations if op.op == Op.SET)
+
+
+def test_a_relative_change_never_leaves_the_range_nor_comes_from_a_question():
+    car = _held("in_car", temperature=29)
+    assert "temperature" not in _sets("in_car", "three degrees warmer", car)
+    assert "temperature" in READERS["in_car"].extract("three degrees warmer", car).ask_back
+    assert "temperature" not in _sets("in_car", "how much warmer can it get?", _held("in_car", temperature=21))
+    assert "temperature" not in _sets("in_car", "车里现在多少度？", _held("in_car", temperature=21))
+    assert "party_size" not in _sets("restaurant", "we're fewer than ten, I think", None)
+
+
+def test_a_value_said_outright_wins_over_the_change_beside_it():
+    assert _sets("restaurant", "a little earlier, at a quarter to seven", _held("restaurant", time="19:30")) \
+        == {"time": "18:45"}
+    assert _sets("restaurant", "早一点吧，六点", _held("restaurant", time="19:30")) == {"time": "18:00"}
+
+
+# --- numbers in the right slot ------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Sure, it's B20481.", "B20481"),
+    ("the number is 7730 1182", "77301182"),
+    ("It's K 55 1903", "K551903"),
+    ("订单号C889201，我想换一个", "C889201"),
+    ("单号是 6 6 1 2 0 9", "661209"),
+])
+def test_an_order_number_is_read_by_its_shape_and_joined_from_pieces(text, expected):
+    asked = _held("customer_service")
+    asked.acts.append({"act": "ask", "key": "order_id"})
+    assert _sets("customer_service", text, asked).get("order_id") == expected
+
+
+@pytest.mark.parametrize("text", ["It cost $129.99 on the 4th", "I called at 10:45 yesterday", "Paid 49.50 euros"])
+def test_sums_times_and_dates_are_never_order_numbers(text):
+    assert "order_id" not in _sets("customer_service", text, _held("customer_service"))
+
+
+@pytest.mark.parametrize(("text", "amount"), [("I paid 129.99 dollars", 129.99), ("it was €18.40", 18.4),
+                                               ("花了88.5块", 88.5), ("The price was 70 bucks", 70)])
+def test_an_amount_keeps_its_cents(text, amount):
+    assert _sets("customer_service", text, _held("customer_service")).get("amount") == amount
+
+
+def test_someone_described_is_not_the_party_and_a_table_hour_is_an_evening_hour():
+    assert "party_size" not in _sets("restaurant", "Gluten free please, one of us is coeliac")
+    assert "party_size" not in _sets("restaurant", "no nuts, one of us has an allergy")
+    assert _sets("restaurant", "周五七点半", None).get("time") == "19:30"
+    assert _sets("restaurant", "let's say eight", _held("restaurant", date="friday")).get("time") in (None, "20:00")
+    assert _sets("in_car", "明天早上七点到", None).get("arrival_time") == "07:00"
+
+
+# --- questions about the state -----------------------------------------------------------------
+
+@pytest.mark.parametrize(("domain", "text", "kind", "keys"), [
+    ("restaurant", "Remind me, how many of us did you put down?", "slot", ("party_size",)),
+    ("restaurant", "Hang on, which day is this for?", "slot", ("date",)),
+    ("restaurant", "What hour did we land on?", "slot", ("time",)),
+    ("restaurant", "人数定的是多少？", "slot", ("party_size",)),
+    ("restaurant", "我们约的哪天来着", "slot", ("date",)),
+    ("restaurant", "Can you run me through what we have?", "summary", ()),
+    ("restaurant", "帮我捋一下现在的安排", "summary", ()),
+    ("in_car", "Where is it taking us?", "slot", ("destination",)),
+    ("in_car", "温度现在设的多少？", "slot", ("temperature",)),
+    ("in_car", "So what now?", "next", ()),
+    ("customer_service", "Did you catch my order number?", "slot", ("order_id",)),
+    ("customer_service", "我说的是多少钱来着？", "slot", ("amount",)),
+    ("customer_service", "还差什么？", "next", ()),
+])
+def test_a_question_about_the_state_is_read_with_its_keys(domain, text, kind, keys):
+    question = StateQuestionReader(SCHEMAS[domain]).read(text, held=("party_size", "date", "time"))
+    assert question is not None and (question.kind, question.keys) == (kind, keys), question
+
+
+@pytest.mark.parametrize("text", ["Can you make it eight instead?", "What a day it's been", "I want a refund",
+                                  "帮我订一个周六的位子", "What did I order last time?"])
+def test_requests_and_small_talk_are_not_state_questions(text):
+    for schema in SCHEMAS.values():
+        assert StateQuestionReader(schema).read(text, held=()) is None, (schema.name, text)
+
+
+CONVERSATIONS = {
+    ("restaurant", "en"): (["Hi, a table for three on Saturday please", "half past seven", "Oh, one more is coming",
+                            "Sorry, how many people is it now?", "And what's left to do?", "Go ahead"],
+                           [(3, ["4 people"]), (4, ["once you say yes", "Saturday"])]),
+    ("restaurant", "zh"): (["你好，我想订周六的位子，三个人", "七点半", "又多了一位朋友", "现在是几个人？", "总结一下",
+                            "好的"],
+                           [(3, ["4"]), (4, ["周六", "4个人"])]),
+    ("in_car", "en"): (["Set the cabin to 20 degrees", "It's a bit cold, warmer please",
+                        "What's the temperature set to?"],
+                       [(2, ["21"])]),
+    ("in_car", "zh"): (["空调开到二十四度", "太热了，调低两度", "现在设的多少度？"], [(2, ["22"])]),
+    ("customer_service", "en"): (["My blender arrived broken, I'd like a refund", "It's R58 2231",
+                                  "Can you read back my order number?", "yes please"],
+                                 [(2, ["R582231"])]),
+    ("customer_service", "zh"): (["我的订单有问题，想退货退款", "订单号是 Q 771 204", "订单号是多少来着？", "好的"],
+                                 [(2, ["Q771204"])]),
+}
+
+
+@pytest.mark.parametrize(("domain", "language"), list(CONVERSATIONS), ids=["-".join(k) for k in CONVERSATIONS])
+async def test_whole_conversations_apply_changes_and_answer_from_the_state(domain, language):
+    lines, answers = CONVERSATIONS[(domain, language)]
+    overrides = steady(monologue={"llm_mode": "never", "domain": domain}, reply={"wording": "policy"},
+                       long_term={"llm_help": False})
+    config = load_config(overrides={**overrides, "language": language}, environ={})
+    result = await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))
+    shown = "\n".join(f"{t.text} → {t.reply_text} [{(t.decision or {}).get('act')}]" for t in result.turns)
+    for index, words in answers:
+        turn = result.turns[index]
+        assert (turn.decision or {}).get("act") == Act.ANSWER_STATE, shown
+        assert all(w in turn.reply_text for w in words), shown
+    if domain != "in_car":
+        assert (result.turns[-1].decision or {}).get("act") == Act.ACT, shown
