@@ -78,6 +78,10 @@ _ASKS_FOR: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"\bhow (?:warm|cold|hot|high|low)\b|多少度|几度", re.IGNORECASE), ("quantity",)),
 )
 
+_POINTS_BACK = re.compile(r"\bagain\b|\b(?:did|do) (?:i|we|you) (?:say|pick|choose|set|book|agree|give|tell)|"
+                          r"\b(?:we|i) (?:said|agreed|picked|chose|set|booked)\b|\bremind me\b|"
+                          r"来着|刚才|说的|定的|设的|订的", re.IGNORECASE)
+
 # The encoder's answer is taken only above this cosine (USE multilingual v3; a question that
 # names a key scores 0.45–0.7 against its label question, an unrelated one under 0.35).
 ENCODER_THRESHOLD = 0.42
@@ -103,7 +107,12 @@ def _asks(sentence: str) -> bool:
         return bool(_ASKS_ZH.search(stripped)) and not _REQUEST_ZH.search(stripped)
     if REQUEST_QUESTION_EN.match(stripped):
         return False
-    return bool(_ASKS_EN.search(stripped)) or bool(YES_NO_QUESTION_EN.match(stripped) and _ABOUT_US_EN.search(stripped))
+    if stripped.endswith("?") and _ASKS_EN.search(stripped):
+        return True
+    # Without a question mark the question word leads ("what time did we say"): "find me a place
+    # near where I live" is a request.
+    lead = re.sub(r"^\W*(?:(?:so|and|oh|um|uh|well|sorry|hang on|remind me)\W+)*", "", stripped)
+    return bool(_ASKS_EN.match(lead) or (YES_NO_QUESTION_EN.match(stripped) and _ABOUT_US_EN.search(stripped)))
 
 
 def _matches(spec: KeySpec, wanted: tuple[str, ...]) -> bool:
@@ -151,7 +160,9 @@ class StateQuestionReader:
             if keys:
                 return StateQuestion("slot", keys, "question word")
         if self._embed is not None:
-            for sentence in questions:
+            # The encoder only places a question that points back at what was agreed ("what was
+            # the thing we picked again?"); "what do you recommend?" is not about the state.
+            for sentence in (q for q in questions if _POINTS_BACK.search(q)):
                 key = self._nearest(sentence)
                 if key:
                     return StateQuestion("slot", (key,), "encoder")

@@ -160,12 +160,16 @@ ZH = StateCues(
     negation_after=None,     # a key's own words after its value (对花生过敏) are in its YAML (`negation: after`)
     negated_before=re.compile(r"(?:不是|不要|除了|而不是)$"),
     withdrawals=(
+        # The thing withdrawn is the clause before the withdrawal words, whole (户外的位子不要了 is the
+        # seating, not the 位 of a head count), with any 那个 / 就 between.
         re.compile(r"(?:取消|去掉|算了|不用|不需要|别管)(?:那个|这个)?(?P<what>[\u4e00-\u9fff]{1,6})"
-                   r"|(?P<what2>[\u4e00-\u9fff]{1,4})(?:无所谓|不限|随便|算了|不用了|不要了)"),
+                   r"|(?:^|(?<=[，,。.！!？?；;\s]))(?P<what2>[\u4e00-\u9fff]{1,8}?)(?:那个|这个)?就?"
+                   r"(?:无所谓|不限|随便|算了|不用了|不要了|不用管了|别管了|不管了|不需要了|去掉吧|取消吧)"),
     ),
     withdraw_key=re.compile(r"不要(?:那个|这个)?(?P<what>[\u4e00-\u9fff]{1,4}?)了"),
     # A yes word is a yes only where it ends (行 in 行程, 对 in 对面, 是 in 是六个人 are not).
-    yes=re.compile(r"^\s*" + YES_ZH + r"(?=[的吧啊呀了嗯啦哦对好是，。！？!?,.\s]|$)"),
+    # 对了 at the start is "by the way", not a yes.
+    yes=re.compile(r"^\s*(?!对了)" + YES_ZH + r"(?=[的吧啊呀了嗯啦哦对好是，。！？!?,.\s]|$)"),
     no=re.compile(r"^\s*" + NO_ZH),
     head_count=(
         # Not "有一位坐轮椅" (one of them, described): a count is not followed by what someone does.
@@ -238,7 +242,9 @@ def language_of(text: str) -> str:
 
 # A yes or no to a question memory asked ("has that changed?", "shall I go ahead?"):
 # the turn classifier's English lexicons, plus the ways Chinese answers those questions.
-ANSWER_YES = re.compile(r"^\W*(?:" + YES_EN + r")\b|^(?:好的?|对的?|是的?|嗯|可以|行|没错|变了|确定)", re.IGNORECASE)
+# 对了 at the start is "by the way", not a yes.
+ANSWER_YES = re.compile(r"^\W*(?:" + YES_EN + r")\b|^(?!对了)(?:好的?|对的?|是的?|嗯|可以|行|没错|变了|确定)",
+                        re.IGNORECASE)
 ANSWER_NO = re.compile(r"^\W*(?:" + NO_EN + r"|not anymore)\b|^(?:不|没有|没变|不用|不要)", re.IGNORECASE)
 PAST_CUES = re.compile(r"\b(?:last time|before|earlier|previous(?:ly)?|remember|we talked|you said)\b|"
                        r"上次|之前|以前|记得", re.IGNORECASE)

@@ -378,8 +378,12 @@ class RuleExtractor:
             if re.search(cue_pattern((alias,), spaced=cues.spaced), phrase):
                 spec = self.schema.key(key)
                 if spec.multi:
+                    # "access needs, never mind" is the whole key, though 无障碍需要 holds a value's word.
+                    rest = phrase.replace(alias, " ")
                     for value, words in spec.values.items():
-                        if any(w.lower() in phrase for lang_words in words.values() for w in lang_words):
+                        if any(w.lower() in rest for lang_words in words.values() for w in lang_words):
+                            return key, value
+                        if any(w.lower() == alias for lang_words in words.values() for w in lang_words):
                             return key, value
                 return key, None
         return None

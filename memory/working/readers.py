@@ -68,7 +68,8 @@ def _mentions(clause: str, words: tuple[str, ...], spaced: bool) -> bool:
 def value_pattern(word: str, spaced: bool) -> str:
     """A value word as said: in English also its plural ("bar seats", "window tables")."""
     if not spaced:
-        return re.escape(word)
+        # 听力不太好 says 听力不好: a degree word after 不 softens it, it does not change the value.
+        return re.escape(word).replace("不", "不(?:太|很|大|怎么|那么|是很)?")
     return r"\b" + re.escape(word) + (r"(?:s|es)?\b" if word[-1:].isalpha() else r"\b")
 
 
@@ -155,6 +156,10 @@ def read_avoided(schema: DomainSchema, text: str, source: str, lang: str, taken:
                     break
 
 
+_BARE_ANSWER_EN = frozenset({"a", "an", "the", "by", "via", "please", "just", "oh", "um", "uh", "well", "ok", "okay",
+                             "so", "maybe", "probably", "i", "guess", "think", "then", "yes", "yeah", "sure"})
+
+
 def cued(spec: KeySpec, text: str, span: Span, lang: str) -> bool:
     """A key with `value_cues` is read only from a clause that has one and does not ask.
     A key whose values describe its nouns (`open_values: nouns`, "Italian food") does not
@@ -170,7 +175,13 @@ def cued(spec: KeySpec, text: str, span: Span, lang: str) -> bool:
     # A Chinese verb comes before its object (走高速, 上高速, 发邮件); 高速上 is a place, not a request.
     left, right = clause_bounds(text, *span)
     where = text[left:right] if lang == "en" else text[left:span[1]]
-    return _mentions(where, cues, lang == "en") and not asks(text, *span, lang)
+    if asks(text, *span, lang):
+        return False
+    # The value said on its own is an answer ("A text message."), whatever cue it lacks.
+    rest = (text[left:span[0]] + " " + text[span[1]:right]).lower()
+    if lang == "en" and set(re.findall(r"[a-z']+", rest)) <= _BARE_ANSWER_EN:
+        return True
+    return _mentions(where, cues, lang == "en")
 
 
 def _lifted_at(spec: KeySpec, text: str, span: Span, lang: str) -> bool:
