@@ -264,7 +264,8 @@ class DialoguePolicy:
                     and last.get("args") == {**args, action.choose: pick.get("name")}:
                 # Never the same offer twice in a row: asked for options, the next one (or, the
                 # only one that fits, say so); otherwise point back to the one on the table.
-                if not WANTS_OPTIONS.search(turn.text):
+                if not WANTS_OPTIONS.search(turn.text) or turn.state_question is not None:
+                    # ("What do you have for me so far?" asks what is held, not for another place.)
                     return Decision(Act.RESUME, action.name, option=str(pick.get("name")),
                                     args=dict(last.get("args") or {}), refused=refused,
                                     reason="the offer is still open and nothing it depends on changed")

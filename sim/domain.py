@@ -27,6 +27,7 @@ class SimKey:
     multi: bool = False
     range: tuple[int, int] | None = None
     durable: bool = False
+    free_text: bool = False                     # `reader: free_text`: a wish in the user's words, not a goal slot
 
     def label(self, language: str) -> str:
         return self.labels.get(language) or self.labels.get("en") or self.name.replace("_", " ")
@@ -92,7 +93,8 @@ def load_domain(domain: str) -> SimDomain:
         span = spec.get("range")
         keys[str(name)] = SimKey(str(name), kind if kind in KEY_TYPES else "text", _labels(spec.get("label"), name),
                                  values, bool(spec.get("multi", False)),
-                                 (int(span[0]), int(span[1])) if span else None, bool(spec.get("durable", False)))
+                                 (int(span[0]), int(span[1])) if span else None, bool(spec.get("durable", False)),
+                                 spec.get("reader") == "free_text")
     actions: dict[str, SimAction] = {}
     for name, spec in (data.get("actions") or {}).items():
         spec = spec or {}

@@ -66,6 +66,8 @@ class ConversationScore:
     state_questions: int = 0
     state_answered: int = 0
     wrong_writes: list[str] = field(default_factory=list)
+    wishes_said: int = 0          # things the domain has no key for ("somewhere quiet"), said by the user
+    wishes_kept: int = 0          # …and kept in the state's free-text key on that turn
     gave_up: bool = False
     seconds: float = 0.0
     problems: list[str] = field(default_factory=list)
@@ -180,11 +182,28 @@ def score(record: ConversationRecord, domain: SimDomain) -> ConversationScore:
             result.state_answered += right
             if not right:
                 result.problems.append(f"turn {index}: state question ({meant.state_question}) not answered: {reply!r}")
-    # Wrong writes: a value held at any point that the user never said (an offer it took is fine).
+    # Free-text wishes: one said is kept on its turn; one written on any other turn was not said.
+    free = {k for k, spec in domain.keys.items() if spec.free_text}
     seen: set[str] = set()
+    before: dict[str, list[Any]] = {}
+    for index, exchange in enumerate(record.exchanges, 1):
+        now = {k: list(exchange.agent.values.get(k, [])) for k in free}
+        added = [f"{k}={v}" for k in free for v in now[k] if v not in before.get(k, [])]
+        if exchange.user.meant.act == "unknown_preference":
+            result.wishes_said += 1
+            result.wishes_kept += bool(added)
+            if not added:
+                result.problems.append(f"turn {index}: a wish with no key was not kept: {exchange.user.text!r}")
+        else:
+            for mark in added:
+                if mark not in seen:
+                    seen.add(mark)
+                    result.wrong_writes.append(mark)
+        before = now
+    # Wrong writes: a value held at any point that the user never said (an offer it took is fine).
     for view in views:
         for key, held in view.values.items():
-            if key == goal.choose or key not in domain.keys:
+            if key == goal.choose or key not in domain.keys or key in free:
                 continue
             kind = domain.keys[key].type
             for value in held:
@@ -257,6 +276,7 @@ def summarise(scores: list[ConversationScore]) -> dict[str, Any]:
         "convs_with_loop": sum(bool(s.loops) for s in scores) / n,
         "state_questions_right": (sum(s.state_answered for s in scores), questions),
         "wrong_writes_per_conv": sum(len(s.wrong_writes) for s in scores) / n,
+        "wishes_kept": (sum(s.wishes_kept for s in scores), sum(s.wishes_said for s in scores)),
         "median_turns_to_success": statistics.median(to_success) if to_success else None,
         "gave_up": sum(s.gave_up for s in scores) / n,
         "median_secs": statistics.median(s.seconds for s in scores),
@@ -269,6 +289,7 @@ TABLE_COLUMNS = (("task_success", "success", "{:.0%}"), ("facts_lost_per_conv", 
                  ("repeated_replies_per_conv", "repeats/conv", "{:.2f}"),
                  ("convs_with_loop", "loops", "{:.0%}"), ("state_questions_right", "state Qs", "{}"),
                  ("wrong_writes_per_conv", "wrong writes/conv", "{:.2f}"),
+                 ("wishes_kept", "wishes kept", "{}"),
                  ("median_turns_to_success", "turns to success", "{}"), ("median_secs", "s/conv", "{:.1f}"))
 
 
@@ -279,7 +300,7 @@ def format_table(rows: dict[str, dict[str, Any]]) -> str:
         cells = []
         for field_name, _, form in TABLE_COLUMNS:
             value = row.get(field_name)
-            if field_name == "state_questions_right" and value:
+            if field_name in ("state_questions_right", "wishes_kept") and value:
                 cells.append(f"{value[0]}/{value[1]}")
             else:
                 cells.append("–" if value is None else form.format(value))

@@ -136,7 +136,7 @@ async def test_chinese_thirty_turn_corrections():
 async def test_llm_reads_what_the_rules_cannot():
     json_llm = ScriptedJsonLLM([{"operations": [{"op": "set", "key": "occasion", "value": "birthday"}],
                                  "note": "It is a birthday dinner."}])
-    _, states, memory, _ = await _chat(["I'd like somewhere quiet, it's for my mother's birthday."],
+    _, states, memory, _ = await _chat(["We're celebrating, it's for my mother's birthday."],
                                        json_llm=json_llm)
     assert states[-1].constraints["occasion"].value == "birthday"   # a key no schema knows is kept
     sent = json_llm.requests[0][-1]["content"]
@@ -152,8 +152,7 @@ async def test_llm_reads_what_the_rules_cannot():
 ])
 async def test_bad_llm_answers_change_nothing(bad, tmp_path):
     json_llm = ScriptedJsonLLM([{"operations": [{"op": "set", "key": "occasion", "value": "anniversary"}]}, bad])
-    lines = ["It's our anniversary dinner, something romantic would be nice.",
-             "I'd like something romantic for my partner, she is picky."]
+    lines = ["We're celebrating our anniversary dinner.", "Actually it's a special occasion, my partner is picky."]
     result, states, _, _ = await _chat(lines, json_llm=json_llm, out_dir=tmp_path)
     assert values(states[1]) == values(states[0])
     trace = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text().splitlines()]
@@ -164,7 +163,7 @@ async def test_bad_llm_answers_change_nothing(bad, tmp_path):
 async def test_llm_timeout_is_reported():
     json_llm = ScriptedJsonLLM([{"operations": []}], delay=2.0)
     memory = WorkingMemory("s", InMemoryStateStore(), WorkingMemoryOptions(llm_timeout_secs=0.2), llm=json_llm)
-    result = await memory.update("Something romantic for my partner please.", turn=1)
+    result = await memory.update("We're celebrating my partner's birthday.", turn=1)
     assert "within" in result.llm_error and result.state.constraints == {}
 
 

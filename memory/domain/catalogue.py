@@ -6,6 +6,7 @@ Sichuan place first; one that is only shown places without spicy food cannot.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 import yaml
 
 from monologue.memory.language.phrases import join, say
+from monologue.memory.language.wishes import content_words
 from monologue.memory.working.state import Condition, SessionState, describe_condition
 
 CATALOGUES_DIR = Path(__file__).resolve().parents[2] / "configs" / "catalogues"
@@ -80,6 +82,45 @@ def filter_options(items: list[dict[str, Any]], state: SessionState) -> tuple[li
         else:
             fitting.append(item)
     return fitting, excluded
+
+
+# A wish that asks for less of something ("away from the kitchen", 别太吵) ranks an item whose
+# description says it lower, not higher.
+_AGAINST = re.compile(r"\b(?:no|not|without|away from|far from|less|never|nothing|avoid)\b|不|别|没|远离|离.{1,4}远",
+                      re.I)
+
+
+def described(item: dict[str, Any], language: str) -> str:
+    """An item's description in `language` (with the English one, which every item may have)."""
+    about = item.get("described") or {}
+    if isinstance(about, str):
+        return about
+    return " ".join(str(about.get(lang, "")) for lang in dict.fromkeys((language, "en")))
+
+
+def rank_by_wishes(items: list[dict[str, Any]], wishes: list[str], language: str) -> list[dict[str, Any]]:
+    """Items that fit, the ones whose description says what the user wished for first
+    ("somewhere quiet": "quiet, tables well apart"), the ones it speaks against last. An item
+    with no description is neither; the order is otherwise kept. Only where the catalogue
+    can say: with no description matching any wish, nothing moves."""
+    if not wishes:
+        return items
+
+    def score(item: dict[str, Any]) -> int:
+        text = described(item, language)
+        if not text:
+            return 0
+        has = content_words(text, language) | content_words(text, "en")
+        total = 0
+        for wish in wishes:
+            against = _AGAINST.search(wish)
+            # "a table away from the kitchen": what is wished away is what follows the "away".
+            wanted = content_words(wish[against.end():] if against else wish, language)
+            if wanted & has:
+                total += -1 if against else 1
+        return total
+
+    return sorted(items, key=score, reverse=True)
 
 
 OPTIONS_SHOWN = 2

@@ -33,6 +33,7 @@ class Reader(StrEnum):
     TITLE_NAME = "title_name"        # a capitalised title after one of `name_cues` ("try Luigi's Trattoria")
     QUANTITY = "quantity"            # a number with one of `units` ("21 degrees", 二十二度), or after `set_cues`
     IDENTIFIER = "identifier"        # a code with a digit after one of the key's aliases ("order number A-4471")
+    FREE_TEXT = "free_text"          # a wish no other key reads, in the user's words ("somewhere quiet")
 
 
 @dataclass(frozen=True)

@@ -187,7 +187,8 @@ _ZH_CLOCK = re.compile(
 
 _A_LITTLE_ZH = re.compile(r"一点(?![钟半整过]|\d|[一二三四五六七八九十]+分)")
 _BEFORE_A_LITTLE_ZH = frozenset("推前后上下高低大小快慢远近冷热暖凉多少早晚松紧亮暗轻重稍再强弱长短宽窄点"
-                                "调挪开放弄移靠往")
+                                "调挪开放弄移靠往"
+                                "静宜淡好净辣甜咸软硬新贵服便清香酸脆嫩温爽稳省闲熟")   # 安静一点, 便宜一点
 
 
 def find_zh_times(text: str) -> list[tuple[str, int, int]]:

@@ -49,6 +49,7 @@ from monologue.memory.working.relative import read_relative_changes
 from monologue.memory.working.state import Comparator, Op, Operation, OpSource, SessionState
 from monologue.memory.working.turn_classes import TurnClass
 from monologue.memory.working.values import learned_operations
+from monologue.memory.working.wishes import held_wish_named, read_wishes
 
 Polarity = Literal["yes", "no", ""]
 Span = tuple[int, int]
@@ -142,7 +143,7 @@ class RuleExtractor:
             taken.append(span)
             ops.append(op)
 
-        self._withdrawals(text, source, lang, cues, add)
+        self._withdrawals(text, source, lang, cues, add, state)
         read_lifted(self.schema, text, source, lang, taken, add)
         withdrawn_keys = {op.key for op in ops}
         relative = read_relative_changes(self.schema, text, lang, state, taken, add)
@@ -172,6 +173,11 @@ class RuleExtractor:
         if lang == "en":          # the name shapes are English capitalisation
             self._open_and_named(text, taken, add, result.correction, ops)
             ops = learned_operations(self.schema, text, state, ops, taken, result.correction)   # values.py
+        # Last: what no reader took and still asks for something is kept in the user's words.
+        # (A learned value, read without a span, covers its words.)
+        spans = list(taken) + [(at, at + len(str(op.value))) for op in ops if op.op == Op.SET
+                               and (at := text.lower().find(str(op.value).lower())) >= 0]
+        read_wishes(self.schema, text, lang, spans, add, result.correction, state)
         if state is not None and not state.goal and self._mentions_goal(source, lang, cues):
             goal = self.schema.goal_text.get(lang) or self.schema.goal_text.get("en", "")
             if goal:
@@ -350,14 +356,16 @@ class RuleExtractor:
                                   correction=correction), m.span("v"))
                     break
 
-    def _withdrawals(self, text: str, source: str, lang: str, cues: StateCues, add: Add) -> None:
+    def _withdrawals(self, text: str, source: str, lang: str, cues: StateCues, add: Add,
+                     state: SessionState | None = None) -> None:
         matches = [(m.groupdict().get("what") or m.groupdict().get("what2"), m.span())
                    for pattern in cues.withdrawals for m in pattern.finditer(source)]
         keys_only = [(m.group("what"), m.span()) for m in cues.withdraw_key.finditer(text)] if cues.withdraw_key else []
         for what, span in matches + keys_only:
             if not what:
                 continue
-            target = self._key_named(what.strip(), lang, cues, keys_only=(what, span) in keys_only)
+            target = self._key_named(what.strip(), lang, cues, keys_only=(what, span) in keys_only) \
+                or held_wish_named(self.schema, what, lang, state)
             if target is not None:
                 key, value = target
                 add(Operation(Op.WITHDRAW, key, value=value, words=text[span[0]:span[1]],

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
+from monologue.memory.language.person import second_person
 from monologue.memory.language.phrases import join, say
 from monologue.memory.language.spoken import spoken_date, spoken_time
 from monologue.memory.working.state import (
@@ -147,6 +148,8 @@ def render_state_for_reply(state: SessionState, schema: DomainSchema, language: 
 
 def spoken_value(spec: KeySpec, value: Any, language: str) -> str:
     """A listed value as the user would say it ("window", 靠窗, "no tolls"); other values as stored."""
+    if spec.reader == Reader.FREE_TEXT:
+        return second_person(str(value), language)     # the user's words, in the agent's mouth
     words = spec.value_words(str(value), language) or spec.value_words(str(value), "en")
     if spec.type == "date":
         return spoken_date(str(value), language)
@@ -191,6 +194,15 @@ def spoken_condition(c: Condition, schema: DomainSchema, language: str = "en") -
 
 def spoken_conditions(conditions: list[Condition], schema: DomainSchema, language: str = "en") -> str:
     """Several conditions in one breath: "for 4 people on Saturday at 7 pm" / "4个人，周六，晚上7点"."""
+    # Several free-text wishes are said under one phrase ("noting the screen is cracked and
+    # this is the second time"), not each with its own.
+    free = [c for c in conditions if schema.key(c.key).reader == Reader.FREE_TEXT]
+    if len(free) > 1:
+        joined = join([str(c.value) for c in free], language)
+        first = free[0]
+        conditions = [c for c in conditions if c not in free[1:]]
+        conditions[conditions.index(first)] = Condition(first.key, first.comparator, joined, first.words, first.turn,
+                                                        multi=first.multi)
     parts = [spoken_condition(c, schema, language) for c in conditions]
     out = parts[0] if parts else ""
     for part in parts[1:]:

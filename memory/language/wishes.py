@@ -1,0 +1,185 @@
+"""What a user asks for in words no key of the domain reads: "somewhere quiet", "a table away
+from the kitchen", "the screen is cracked", 要安静一点的, 离厨房远一点. Seed 000's conditions
+are words, not only schema slots: such a clause is kept as the user said it, less the lead
+that only says "I want".
+
+Language knowledge only: which clause of a turn is a wish (`wish_in`), and the words of a
+wish a catalogue's descriptions can be matched on (`content_words`). The domain passes the
+words it reads anyway (its aliases, values, goal words): a clause made only of those says
+nothing new ("I'd like to book a table").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_I = re.IGNORECASE
+
+# The lead that says "I want" and nothing else; what follows it is the wish.
+_LEAD_EN = re.compile(
+    r"^(?P<soft>(?:(?:and|but|also|oh|so|well|plus|actually|ideally|preferably|hopefully|if possible|please|"
+    r"maybe|if you can)[,\s]+)*)"
+    r"(?P<want>(?:(?:could|can|would|will) (?:you|we|i) (?:please |maybe |also )?(?:get|find|have|book|give|put|"
+    r"make it|make sure|try|look for|seat|sit|be|have a table|get a table)(?: (?:me|us|it))?(?: (?:at|in|to))?"
+    r"|(?:i|we)(?:'d| would| do| really| also| just)* (?:like|love|prefer|want|need|hope for|fancy)"
+    r"(?: to (?:have|get|sit|be))?"
+    r"|(?:i|we)(?:'d| would) (?:much |far )?rather(?: not)?"
+    r"|(?:it|that)(?: would|'d) be (?:nice|great|good|lovely|best)(?: (?:if|to have|to get))?"
+    r"|(?:i|we)(?:'m| am| are|'re) (?:looking for|after|hoping for)"
+    r"|(?:is|are) there(?: any)?|do you have(?: any)?"
+    r"|(?:please )?(?:make sure|ensure)(?: (?:that|it'?s|it is|we get|we'?re|we are))*"
+    r"|(?:i|we) (?:don'?t|do not) want)\b[,\s]*)?", _I)
+# Courtesy after the wish ("…, please", "…would be great") is not part of it.
+_TAIL_EN = re.compile(r"[,\s]+(?:(?:would|'d) be (?:great|nice|good|lovely|ideal|perfect|best)|please|"
+                      r"if (?:possible|we can|you can|you could)|thanks?|thank you)$", _I)
+_SOFT_WISH = re.compile(r"ideally|preferably|hopefully|if possible|please|maybe|if you can", _I)
+_LEAD_ZH = re.compile(
+    r"^(?P<topic>[^，。！？]{0,3}?)(?:还有|另外|而且|对了)*(?:我们?|咱们?)?(?:还|也|就)?"
+    r"(?P<want>(?:最好|尽量|麻烦|请)*(?:想要|希望|想|要(?!是)|需要|想找|要找|能不能|可不可以|能|可以|要是|如果)"
+    r"(?:有|找|给我们?|帮我们?(?:找|安排)?)?|最好|尽量|麻烦|请)(?:一?[个家间张])?")
+# "…就好了", "…更好": what the wish is said with, not part of it; it marks a wish as a request does.
+_TAIL_ZH = re.compile(r"(?:就好了?|就行了?|更好|最好|就可以了?)$")
+# What a request can start with that is itself a wish, with no lead ("somewhere quiet, please").
+_HEAD_EN = re.compile(r"^(?:somewhere|some ?place|a (?:place|table|seat|spot|corner|room|booth)|nothing|no|not too|"
+                      r"away from|close to|near|next to|with(?:out)?|far from|quiet|something)\b", _I)
+# An action asked for ("to add an alarm", "book it", "go ahead") is a request for the policy, not a
+# description of what the user wants: a wish describes (a place, a seat, a road, the damage).
+_ACTION_EN = re.compile(
+    r"^(?:to\s+)?(?:let'?s|go|make|add|buy|book|reserve|play|set|initiate|rent|transfer|get|find|call|order|complain|"
+    r"cancel|check|send|give|tell|show|start|stop|take|bring|pick|change|switch|turn|open|close|move|put|help|search|"
+    r"look|pay|confirm|proceed|continue|finish|do|use|try|talk|chat|speak|say|ask|know|eat|see|visit|come)\b", _I)
+_NEGATIVE_LEAD = re.compile(r"\bnot\b|n't\b", _I)
+_HEAD_ZH = re.compile(r"^(?:安静|离|靠近|远离|别太|不要太|不要|别|有|带|在|找个|找一?家)")
+# A concern the user states about the task ("I'm worried about being charged twice", "this is
+# the second time", 我怕被扣两次钱): kept whole, since the lead is the point.
+_CONCERN_EN = re.compile(
+    r"^(?:i'?m|i am|we'?re|we are)\b.{0,20}\b(?:worried|concerned|afraid|nervous|anxious|in a (?:bit of a )?"
+    r"(?:hurry|rush))\b|\b(?:second|third|fourth|fifth|\w+th) time\b|^(?:i|we)(?:'d| would) appreciate\b"
+    r"|^(?:i|we) (?:really |urgently )?need (?:this|it)\b|^please (?:don'?t|do not|never)\b", _I)
+_CONCERN_ZH = re.compile(r"怕|担心|着急|赶时间|第[二三四五两]次|一定要|尽快|越快越好|越简单越好")
+# A joining word a clause split leaves at the head ("…, and this is the second time").
+_JOINER = re.compile(r"^(?:and|but|also|plus|so|then)\s+|^(?:而且|还有|另外|并且|然后)", _I)
+# Not a wish: a question for information, thanks, a greeting, a goodbye, an answer of yes or no.
+_NOT_A_WISH_EN = re.compile(
+    r"^(?:what|when|where|which|who|whom|whose|why|how|do you know|do you remember|did|does|is it|was it|"
+    r"thanks?|thank you|hi|hello|hey|bye|goodbye|yes|yeah|yep|no thanks|ok(?:ay)?|sure|great|perfect|"
+    r"sounds|that'?s (?:all|it|fine|great|good|perfect)|never ?mind|forget|cancel|remember)\b", _I)
+_NOT_A_WISH_ZH = re.compile(r"^(?:什么|几|哪|谁|为什么|怎么|多少|谢谢|你好|再见|好的|好|对|是的|不用|算了|没事|行|嗯|"
+                            r"记得|忘了|取消)|(?:吗|呢|么)[？?。]?$|什么|哪(?:个|里|儿|家)|几点|多少|怎么|为什么")
+# Words that carry no wish of their own, in any domain.
+_FILLER_EN = frozenset("""
+a an the and or but so also too just really very quite pretty maybe please some any it its it's is are was be
+to of for in on at by with this that these those there here me us we i my our you your one ones thing things
+place places somewhere someplace something anything area spot kind sort type good nice great fine lovely okay ok
+well get got have has make made find go going eat eating food want like need would could can will should let
+let's today tonight now then if possible ideally preferably hopefully time more bit little lot all
+someone somebody anyone everything else ahead matter further help needed way ride trip journey home
+order booking reservation restaurant table seat seats people person guests party
+two three four five six seven eight nine ten eleven twelve half quarter morning afternoon evening night noon
+o'clock clock
+""".split())
+_FILLER_ZH = re.compile(
+    r"(?:星期|礼拜|周)[一二三四五六日天末]|[今明后昨前]天|[上下这]周|[零一二两三四五六七八九十百千\d]+|[点号月]"
+    r"|出发|开始|继续|东西|收到|订位|订座"
+    r"|[的了吧呢啊呀嘛哦个些就还也都很比较有是我们你他她它这那在要想能可以给帮找去来吃饭地方"
+    r"家间位子置儿好请麻烦希望需最尽量另外而且对餐馆厅店订]")
+_LOWER_HEADS = frozenset("somewhere someplace something a an the no not nothing with without away close near next "
+                         "far quiet this that it by".split())
+_WORD_EN = re.compile(r"[a-z][a-z'-]+")
+_CLAUSE = re.compile(r"[.!?;,。！？；，]+\s*|\s+(?:and|but)\s+(?=(?:i|we|it|please|also|could|can)\b)"
+                     r"|\s+(?:so|because)\s+", _I)
+
+
+def clauses(text: str) -> list[tuple[int, int]]:
+    """The spans of a turn's clauses (a wish is one clause: "for four, somewhere quiet")."""
+    spans, start = [], 0
+    for m in _CLAUSE.finditer(text):
+        if m.start() > start:
+            spans.append((start, m.start()))
+        start = m.end()
+    if start < len(text):
+        spans.append((start, len(text)))
+    return spans
+
+
+def content_words(text: str, language: str, known: Iterable[str] = ()) -> set[str]:
+    """The words of `text` that say something: not filler, not `known` (the domain's own
+    vocabulary). English words are cut to a crude stem ("noisy" and "noise" share "nois");
+    Chinese gives its character pairs."""
+    known_set = {k.lower() for k in known}
+    if language == "en":
+        known_stems = {_stem(k) for k in known_set}
+        words = {w.strip("'-") for w in _WORD_EN.findall(text.lower())}
+        words = {w[:-2] if w.endswith("'s") else w for w in words}
+        return {_stem(w) for w in words if len(w) > 2 and w not in _FILLER_EN and w not in known_set
+                and _stem(w) not in known_stems}
+    rest = text
+    for word in sorted(known_set, key=len, reverse=True):
+        if word and not word.isascii():
+            rest = rest.replace(word, " ")
+    rest = _FILLER_ZH.sub(" ", rest)
+    pieces = [p for p in re.split(r"[^\u4e00-\u9fff]+", rest) if len(p) >= 2]
+    return {p[i:i + 2] for p in pieces for i in range(len(p) - 1)}
+
+
+def _stem(word: str) -> str:
+    for suffix in ("iness", "ness", "ing", "ies", "ily", "ly", "ed", "es", "y", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def wish_in(clause: str, language: str, known: Iterable[str] = (), cues: Iterable[str] = ()) -> str | None:
+    """The wish a clause states, in the user's words less the lead ("I'd love somewhere quiet"
+    → "somewhere quiet"), or None: a question, a courtesy, or nothing the domain does not
+    read already. `cues`: the domain's words that make a clause a detail to keep even without
+    a lead ("cracked", "漏水")."""
+    text = clause.strip(" \t,.;:!?，。；：！？")
+    if not text:
+        return None
+    concern = (_CONCERN_EN if language == "en" else _CONCERN_ZH).search(text)
+    if concern and len(content_words(text, language, known)) >= 1:
+        text = _JOINER.sub("", text)
+        if language == "en" and text[:1].isupper() and text.split()[0].lower() in _LOWER_HEADS:
+            text = text[:1].lower() + text[1:]
+        return text if len(text.split()) <= 16 and len(text) <= 60 else None
+    if language == "en":
+        if _NOT_A_WISH_EN.match(text):
+            return None
+        lead = _LEAD_EN.match(text)
+        rest = text[lead.end():] if lead else text
+        wish = _TAIL_EN.sub("", rest)
+        courteous = wish != rest        # "…, please", "…would be great": a request, however it starts
+        led = bool(lead and (lead.group("want") or _SOFT_WISH.search(lead.group("soft")))) or courteous \
+            or bool(_HEAD_EN.match(wish))
+    else:
+        if _NOT_A_WISH_ZH.search(text):
+            return None
+        lead = _LEAD_ZH.match(text)
+        # A short topic before the lead stays ("路上最好风景好一点" → 路上风景好一点).
+        rest = lead.group("topic") + text[lead.end():] if lead else text
+        wish = _TAIL_ZH.sub("", rest)
+        led = bool(lead) or wish != rest or bool(_HEAD_ZH.match(wish))
+    wish = _JOINER.sub("", wish.strip(" ,，"))
+    if language == "en" and _ACTION_EN.match(wish) and not (lead and _NEGATIVE_LEAD.search(lead.group(0))):
+        return None         # "to add an alarm", "go ahead" (but "rather not go through the centre" is a wish)
+    if language == "en" and wish.lower().startswith("to "):
+        wish = wish[3:]     # "I'd like to avoid bumpy roads": the wish is "avoid bumpy roads"
+    if language == "en" and lead and _NEGATIVE_LEAD.search(lead.group(0)):
+        wish = "not " + wish    # "I'd rather not go through the centre": the "not" is the wish
+    cued = any(c and c.lower() in text.lower() for c in cues)
+    if not wish or not (led or cued):
+        return None
+    if len(content_words(wish, language, known)) < 1:
+        return None
+    if language == "en" and wish[:1].isupper() and wish.split()[0].lower() in _LOWER_HEADS:
+        wish = wish[:1].lower() + wish[1:]      # "Somewhere quiet" said mid-sentence in a read-back
+    if language == "zh" and lead and lead.group("want") and re.match(r"[我咱]", text) and len(wish) < 3:
+        return None     # 我们要聊天: what they will do there, not what the place should be
+    if language == "en" and len(wish.split()) > 12 or language != "en" and len(wish) > 24:
+        return None        # a story, not a wish: the long-term memory keeps it
+    return wish
+
+
+__all__ = ["clauses", "content_words", "wish_in"]

@@ -1,0 +1,119 @@
+"""Free-text wishes: what the user asks for that no key of the domain reads ("somewhere
+quiet", "a table away from the kitchen", "the screen is cracked") is kept in their words, on
+the domain's free-text key (`reader: free_text` in its YAML), as a condition like any other:
+shown, read back, withdrawn, matched against the catalogue's descriptions where it has them.
+
+Which clause is a wish is `memory/language/wishes.py`'s; this module gives it the domain's
+vocabulary (a clause made only of words the domain reads anyway says nothing new) and
+writes the operation. Nothing here names a domain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
+from monologue.memory.language.wishes import clauses, content_words, wish_in
+from monologue.memory.working.state import Comparator, Op, Operation, SessionState
+
+Span = tuple[int, int]
+Add = Callable[[Operation, Span], None]
+
+
+_KNOWN: dict[tuple[int, str], tuple[DomainSchema, frozenset[str]]] = {}
+
+
+def domain_words(schema: DomainSchema, language: str) -> frozenset[str]:
+    """The words the domain reads or names anyway: aliases, labels, value words, goal and cue
+    words, action verbs (split into single words for English). Kept per schema (a schema
+    holds dicts, so it is not hashable: the cache holds it by identity, and keeps it alive)."""
+    cached = _KNOWN.get((id(schema), language))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    words: set[str] = set()
+
+    def add(phrase: str) -> None:
+        words.add(phrase.lower())
+        if language == "en":
+            words.update(phrase.lower().split())
+
+    for spec in schema.keys.values():
+        if spec.reader == Reader.FREE_TEXT:
+            continue
+        add(spec.label(language))
+        for phrase in spec.aliases.get(language, ()):
+            add(phrase)
+        for by_language in spec.values.values():
+            for phrase in by_language.get(language, ()):
+                add(phrase)
+        for value in spec.values:
+            add(value.replace("_", " "))
+    for phrase in schema.goal_words.get(language, ()):
+        add(phrase)         # (not the turn cues: "quiet" marks a task turn, it is not a value read)
+    for action in schema.actions.values():
+        for text in (action.verb.get(language, ""), action.task.get(language, "")):
+            if text:
+                add(text)
+    known = frozenset(w for w in words if w)
+    _KNOWN[(id(schema), language)] = (schema, known)
+    return known
+
+
+def free_text_key(schema: DomainSchema) -> KeySpec | None:
+    found = schema.read_by(Reader.FREE_TEXT)
+    return found[0] if found else None
+
+
+def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span], add: Add,
+                correction: bool, state: SessionState | None = None) -> None:
+    """Each clause no other reader took (or whose untaken part says something of its own) that
+    states a wish: one INCLUDES operation on the free-text key, with the clause as its words."""
+    spec = free_text_key(schema)
+    if spec is None:
+        return
+    known = domain_words(schema, language)
+    cues = spec.reading.value_cues.get(language, ())
+    for start, end in clauses(text):
+        inside = sorted((s, e) for s, e in taken if s < end and e > start)
+        if inside:
+            # The longest stretch of the clause no reader took ("a table for four | away from
+            # the kitchen"); it must say two things of its own, not one stray word.
+            edges = [start] + [x for s, e in inside for x in (s, e)] + [end]
+            gaps = [(max(edges[i], start), min(edges[i + 1], end)) for i in range(0, len(edges), 2)]
+            start, end = max(gaps, key=lambda g: g[1] - g[0])
+            if len(content_words(text[start:end], language, known)) < 2:
+                continue
+        wish = wish_in(text[start:end], language, known, cues)
+        if wish is None:
+            continue
+        at = text.find(wish, start, end)
+        span = (at, at + len(wish)) if at >= 0 else (start, end)
+        words = content_words(wish, language, known)
+        said_before = [str(c.value) for c in (state.constraints.values() if state is not None else ())
+                       if c.key == spec.name]
+        if any(words <= content_words(old, language, known) for old in said_before):
+            continue            # said again, or less of it: held already
+        for old in said_before:
+            if content_words(old, language, known) <= words:
+                # The same wish said with more ("something romantic" → "something romantic for my
+                # partner"): the new words replace the old ones.
+                add(Operation(Op.WITHDRAW, spec.name, value=old, words=wish, reason="said again with more"), span)
+        add(Operation(Op.SET, spec.name, Comparator.INCLUDES, wish, text[start:end].strip(), correction=correction),
+            span)
+
+
+def held_wish_named(schema: DomainSchema, phrase: str, language: str,
+                    state: SessionState | None) -> tuple[str, str] | None:
+    """The held wish a withdrawal names by its words ("forget the kitchen thing" takes back "a
+    table away from the kitchen"): the one sharing the most words with the phrase."""
+    spec = free_text_key(schema)
+    if spec is None or state is None:
+        return None
+    said = content_words(phrase, language, domain_words(schema, language))
+    held = [(len(said & content_words(str(c.value), language)), str(c.value))
+            for c in state.constraints.values() if c.key == spec.name]
+    best = max(held, default=(0, ""))
+    return (spec.name, best[1]) if best[0] else None
+
+
+__all__ = ["domain_words", "free_text_key", "held_wish_named", "read_wishes"]
