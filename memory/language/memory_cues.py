@@ -52,6 +52,25 @@ ADDRESS = re.compile(
     r"(?!\s+(?:a|an|the|back|later|when|if|at|on|in|tomorrow|tonight|after|before|once|right|now|again|up|"
     r"about|please|soon|asap)\b)"
     r"|叫我(?!一下|起床|去|来|吃)|我叫|我的名字(?:是|叫)|称呼我|我姓", _I)
+# The name itself after the cue: "call me Sam", "my name's Dr. Chen", 叫我小王就行.
+_ADDRESSED_AS = re.compile(
+    r"\b(?i:call me|address me as|refer to me as|i go by|i'?m called|my name(?:'s| is)|the name'?s|"
+    r"be called)\s+(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)"
+    r"|(?:叫我|我叫|我的名字(?:是|叫)|称呼我)(?P<zh>[\u4e00-\u9fff]{1,4}?)(?=就|吧|好了|[，。！,.!\s]|$)")
+# A question for the user's own name or how to address them.
+NAME_QUESTION = re.compile(
+    r"\bwhat(?:'s| is| was) my name\b|\bwhat (?:do|did|should|will) you call me\b|\bdo you (?:know|remember) my name\b"
+    r"|\bhow (?:should|do|did) you (?:call|address) me\b|\bwho am i\b"
+    r"|\bremember (?:what|how) (?:to|i asked you to) call me"
+    r"|我叫什么|我的名字|怎么称呼我|你(?:该|应该)?叫我什么|记得我(?:叫|的名字)", _I)
+
+
+def address_name(text: str) -> str:
+    """The name the user asked to be called by ("Call me Sam" → Sam), or ""."""
+    m = _ADDRESSED_AS.search(text)
+    return (m.group("name") or m.group("zh") or "").strip() if m else ""
+
+
 PERSONAL = re.compile(
     r"\b(?:i live|i work|my (?:wife|husband|son|daughter|kids?|children|partner|mom|mother|dad|father|"
     r"birthday|address|home|office))\b|我住|我家在|我在.{1,8}上班|我的(?:孩子|老婆|老公|生日|家)", _I)

@@ -35,6 +35,29 @@ _PARTS = {"en": ("night", "morning", "afternoon", "evening", "night"),
           "zh": ("凌晨", "上午", "下午", "晚上", "夜里")}
 
 
+# What a correction or a remark wraps around its point ("Sorry, I said 22 last time, I actually
+# like it at 21"): the clause that only names what was said before, the interjection, the hedge.
+_ASIDE_EN = re.compile(r"^(?:sorry|wait|oh|no|well|so|hmm+|um+|ok(?:ay)?|by the way|anyway|to be honest)$|"
+                       r"\b(?:i|you) (?:said|told you|meant)\b.*\b(?:last time|before|earlier)\b|"
+                       r"^(?:i|you) (?:said|told you) \S+$", re.IGNORECASE)
+_HEDGE_EN = re.compile(r"\b(?:actually|really|just|basically|honestly|kind of|sort of)\s+", re.IGNORECASE)
+_ASIDE_ZH = re.compile(r"^(?:对不起|抱歉|不好意思|等一下|哦|嗯|那个)$|上次(?:说|讲)的?是|之前说的?是|我刚才说的是")
+_HEDGE_ZH = re.compile(r"其实|实际上")
+
+
+def gist(text: str, language: str = "en") -> str:
+    """A memory's point, without the correction or remark wrapped around it: "Sorry, I said
+    22 last time, I actually like it at 21 degrees" → "I like it at 21 degrees". What says
+    nothing else is kept whole."""
+    parts = [p.strip() for p in re.split(r"[,;，；]", text.strip().rstrip(".!。！")) if p.strip()]
+    aside = _ASIDE_EN if language == "en" else _ASIDE_ZH
+    kept = [p for p in parts if not aside.search(p)] or parts
+    joiner = ", " if language == "en" else "，"
+    out = joiner.join(kept)
+    out = (_HEDGE_EN if language == "en" else _HEDGE_ZH).sub("", out)
+    return out[:1].upper() + out[1:] if language == "en" and text[:1].isupper() else out
+
+
 def second_person(text: str, language: str = "en") -> str:
     """The user's words as the agent says them back: "I'm allergic to peanuts" → "you're
     allergic to peanuts"; "my wife is vegetarian" → "your wife is vegetarian"; 我喜欢座椅靠后 →

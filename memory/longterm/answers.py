@@ -23,7 +23,8 @@ import re
 
 from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.language.cues import FIRST_PERSON_CUES, HAN, PAST_CUES, language_of
-from monologue.memory.language.person import second_person, when_said
+from monologue.memory.language.memory_cues import NAME_QUESTION, address_name
+from monologue.memory.language.person import gist, second_person, when_said
 from monologue.memory.language.phrases import say
 from monologue.memory.language.stances import asks_for_information
 from monologue.memory.longterm.exchange import Recalled
@@ -90,12 +91,26 @@ def has_topic(question: str, schema: DomainSchema | None = None) -> bool:
 def spoken_memory(item: Recalled, now: float, language: str) -> str:
     """"You told me on Wednesday that you like the seat further back." / "你周三跟我说过，你喜欢座椅靠后。" """
     when = when_said(item.at, now, language)
-    said = second_person(item.text, language)
+    point = gist(item.text, language)       # its meaning, not the correction wrapped around it
+    said = second_person(point, language)
     if item.source != "user_stated":
         return say("memory.gathered", language, when=when, memory=said)
-    if language == "en" and not _DECLARATIVE_EN.match(item.text.strip()):
+    if language == "en" and not _DECLARATIVE_EN.match(point.strip()):
         return say("memory.told.quoted", language, when=when, memory=said)
     return say("memory.told", language, when=when, memory=said)
+
+
+def name_answer(question: str, items: list[Recalled], now: float) -> str | None:
+    """"What's my name?" answered with the name the user asked to be called by, and when they
+    said it; "you haven't told me" when no memory holds one. None for any other question."""
+    if not NAME_QUESTION.search(question):
+        return None
+    language = language_of(question)
+    named = [(i.at, name) for i in items if (name := address_name(i.text))]
+    if not named:
+        return say("memory.no_name", language)
+    at, name = max(named)
+    return say("memory.your_name", language, name=name, when=when_said(at, now, language))
 
 
 def memory_answer(question: str, items: list[Recalled], now: float, schema: DomainSchema | None = None,

@@ -23,8 +23,9 @@ from monologue.memory.language.memory_cues import (
     MEMORY_LIST,
     MEMORY_NO_HISTORY,
     MEMORY_TOPICS,
+    address_name,
 )
-from monologue.memory.language.person import second_person
+from monologue.memory.language.person import gist, second_person
 from monologue.memory.language.phrases import say
 from monologue.memory.longterm.answers import relevant
 from monologue.memory.longterm.records import MemoryKind, MemoryRecord
@@ -78,12 +79,21 @@ def remembered(records: list[MemoryRecord]) -> list[MemoryRecord]:
     return sorted(kept, key=lambda r: r.created_at, reverse=True)
 
 
+def said_as_meant(text: str, language: str) -> str:
+    """A memory as what it means for the user, in the second person: "call me Sam from now on"
+    is "you go by Sam"; a correction is its point ("you like it at 21 degrees")."""
+    name = address_name(text)
+    if name:
+        return say("memory.goes_by", language, name=name)
+    return second_person(gist(text, language), language)
+
+
 def listing_words(items: list[MemoryRecord], language: str) -> str:
     """The spoken summary of what is remembered: a count and the newest few."""
     if not items:
         return say("memory.list.none", language)
     # Read out in the language spoken now; the others are counted (and all are on the page).
-    named = [second_person(r.text, language) for r in items if language_of(r.text) == language][:SPOKEN_ITEMS]
+    named = [said_as_meant(r.text, language) for r in items if language_of(r.text) == language][:SPOKEN_ITEMS]
     if not named:
         return say("memory.list.elsewhere", language, count=len(items))
     if len(items) > len(named):

@@ -28,12 +28,16 @@ from monologue.memory.longterm.retrieval import stem, tokenize
 PREFERENCE, FACT, HIGH_RISK = "preference", "fact", "high_risk"
 
 _FILLER = frozenset("actually really now just please correction sorry wait mean meant anymore longer still "
-                    "thing also too".split())
+                    "thing also too said told last time that this how again".split())
 _NEGATION = re.compile(r"\b(?:not|no longer|never|don'?t|doesn'?t|didn'?t|isn'?t|aren'?t|wasn'?t|won'?t|"
                        r"can'?t|cannot|no)\b|不|没有|别", re.IGNORECASE)
 _VALUE = re.compile(r"\b\d+(?:[.:]\d+)?(?:\s*(?:am|pm))?\b|\b(?:" + WEEKDAY_PATTERN + "|" + MONTH_PATTERN + r")\b",
                     re.IGNORECASE)
 _NOT_VALUE = re.compile(r"\bnot\s+(\d+(?:[.:]\d+)?|[a-z]+day)\b", re.IGNORECASE)
+# A clause that names the value said before, in a correction ("I said 22 last time", 上次说的是22).
+_OLD_VALUE = re.compile(r"\b(?:i|you) (?:said|told you|had|put|set)\b|\blast time\b|\binstead of\b|\brather than\b|"
+                        r"\bused to\b|\bbefore\b|\bwas\b|上次|之前|原来|不是|而不是|说的是", re.IGNORECASE)
+_CLAUSE = re.compile(r"[,;.!?，。；！？]|\bbut\b", re.IGNORECASE)
 
 _EXCLUSIVE = re.compile(r"\bi(?:'d| would)? (?:rather|prefer)\b|\bmy favou?rite\b|"
                         r"\bi always (?:take|choose|pick|sit)\b|"
@@ -50,8 +54,15 @@ def risk_of(text: str) -> str:
 
 
 def _values(text: str) -> set[str]:
+    """The values a statement gives: not those it names as what was said before ("I said 22
+    last time, I actually like 21" gives 21; "not 22" gives nothing)."""
     denied = {m.lower() for m in _NOT_VALUE.findall(text)}
-    return {v.lower().replace(" ", "") for v in _VALUE.findall(text)} - denied
+    every = {v.lower().replace(" ", "") for v in _VALUE.findall(text)}
+    old = {v.lower().replace(" ", "") for clause in _CLAUSE.split(text) if _OLD_VALUE.search(clause)
+           for v in _VALUE.findall(clause)}
+    if every - old - denied:
+        denied |= old
+    return every - denied
 
 
 def _entities(text: str) -> set[str]:

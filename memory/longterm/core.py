@@ -30,7 +30,7 @@ from monologue.memory.language.cues import PAST_CUES, PROMISE_CUES, yes_or_no
 from monologue.memory.language.memory_cues import SHARED, introduced_name
 from monologue.memory.language.numbers import time_window
 from monologue.memory.language.phrases import say
-from monologue.memory.longterm.answers import about_user, has_topic, memory_answer
+from monologue.memory.longterm.answers import about_user, has_topic, memory_answer, name_answer
 from monologue.memory.longterm.checks import PreConversationChecks, run_checks
 from monologue.memory.longterm.commands import (
     command_language,
@@ -48,7 +48,13 @@ from monologue.memory.longterm.household import is_household
 from monologue.memory.longterm.importance import remember_as, worth_remembering
 from monologue.memory.longterm.pending import awaiting_from
 from monologue.memory.longterm.planning import Plan, Planner
-from monologue.memory.longterm.profile import opening_line, seed_operations, update_profile
+from monologue.memory.longterm.profile import (
+    drawn_from,
+    forget_drawn_from,
+    opening_line,
+    seed_operations,
+    update_profile,
+)
 from monologue.memory.longterm.records import MemoryKind, MemoryRecord, RetentionPolicy, UserProfile
 from monologue.memory.longterm.reflection import ReflectionOptions, ReflectionReport, Reflector
 from monologue.memory.longterm.retrieval import RetrievalWeights, Retriever
@@ -146,6 +152,9 @@ class LongTermCore:
         # Sessions the user asked not to be remembered (U2): from that turn on they
         # neither read nor write long-term memory.
         self.no_history: set[str] = set()
+        # What the user had forgotten this process (its text and session): what the working
+        # state still holds from those words never reaches the profile again.
+        self.forgotten: list[tuple[str, str]] = []
         # What an erase by voice found of the user's sessions (id, trace folder): their states
         # and files are deleted by whoever holds them once the session ends.
         self.erased_sessions: list[tuple[str, str]] = []
@@ -293,8 +302,15 @@ class LongTermCore:
         if schema is not None:
             out.exact = self.exact_answer(text, schema, language)
         out.about_user = about_user(text)
+        # "What's my name?": the name the user asked to be called by, from any session, not
+        # the memories that happen to rank first.
+        named = name_answer(text, [Recalled(r.text, r.created_at, r.session_id, str(r.source)) for r in records
+                                   if r.current and r.kind == MemoryKind.MEMORY and r.source == "user_stated"],
+                            now)
         if out.exact:
             out.answer = out.exact
+        elif named:
+            out.answer, out.about_user = named, True
         elif out.about_user:
             # What the user said or was inferred about them: never a plan, and the latest
             # earlier session's words for a question with no topic of its own.
@@ -454,14 +470,15 @@ class LongTermCore:
             return 0
         state, schema, withdrawn = session.state, session.schema, session.withdrawn
         profile = self.profiles.load(self.user_id)
-        live = {slot: c for slot, c in state.constraints.items() if schema.key(c.key).durable and c.status == "active"}
+        live = {slot: c for slot, c in state.constraints.items() if schema.key(c.key).durable and c.status == "active"
+                and not drawn_from(c.words, state.session_id, self.forgotten)}
         unchanged = all(slot in profile.facts and profile.facts[slot].value == c.value
                         and profile.facts[slot].comparator == c.comparator for slot, c in live.items())
         if unchanged and not any(f.key in withdrawn and s not in live for s, f in profile.facts.items()):
             return 0
         now = self.clock()
         earlier = profile.last_session
-        audit = update_profile(profile, state, schema, withdrawn, now=now)
+        audit = update_profile(profile, state, schema, withdrawn, now=now, forgotten=self.forgotten)
         if earlier.get("id") != state.session_id:
             # This session is not the "last" one until it ends: "what did I book last
             # time?" asked now is about the one before.
@@ -496,7 +513,13 @@ class LongTermCore:
     def _settle(self, awaiting: Awaiting, yes: bool, text: str, session_id: str, evidence: list[str]) -> None:
         if awaiting.kind == "forget":
             if yes:
+                said = [(r.text, r.session_id) for i in awaiting.memory_ids if (r := self.stream.get(i)) is not None]
+                self.forgotten += said
                 self.stream.forget_with_derived(list(awaiting.memory_ids), session_id)
+                profile = self.profiles.load(self.user_id)
+                audit = forget_drawn_from(profile, said, session_id)
+                if audit:
+                    self.profiles.save(profile, audit, at=self.clock())
             return
         if awaiting.kind == "erase":
             if yes:
@@ -616,7 +639,8 @@ class LongTermCore:
         written = 0
         profile = self.profiles.load(self.user_id)
         if session is not None and session.state.version:
-            audit = update_profile(profile, session.state, session.schema, session.withdrawn, now=now)
+            audit = update_profile(profile, session.state, session.schema, session.withdrawn, now=now,
+                                   forgotten=self.forgotten)
             written = len(audit)
         else:
             audit = []

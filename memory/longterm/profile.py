@@ -11,7 +11,7 @@ to a profile appends an audit record that is never rewritten (U6).
 from __future__ import annotations
 
 import time
-from collections.abc import Set
+from collections.abc import Iterable, Set
 from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema
@@ -70,12 +70,36 @@ def _fact_view(fact: ProfileFact | Condition) -> str:
     return f"{fact.key} {fact.comparator} {fact.value}"
 
 
+def drawn_from(words: str, session_id: str, said: Iterable[tuple[str, str]]) -> bool:
+    """Whether a value's words come from one of these memories (text, session)."""
+    words = words.strip().casefold()
+    return bool(words) and any(session_id == sid and words in text.casefold() for text, sid in said)
+
+
+def forget_drawn_from(profile: UserProfile, said: list[tuple[str, str]], session_id: str) -> list[AuditEntry]:
+    """Take out of the profile the values drawn from memories the user has just forgotten
+    (`said`: each memory's text and the session it was said in): a value whose words the
+    memory holds, from the same session ("forget what I told you about my back" also forgets
+    the seat setting that sentence gave). Returns the audit entries to append."""
+    audit = []
+    for slot, fact in list(profile.facts.items()):
+        if drawn_from(fact.words, fact.session_id, said):
+            profile.facts.pop(slot)
+            audit.append(AuditEntry(slot, _fact_view(fact), None, "forgotten with the memory it was drawn from",
+                                    session_id))
+    return audit
+
+
 def update_profile(profile: UserProfile, state: SessionState, schema: DomainSchema,
-                   withdrawn_keys: Set[str], now: float | None = None) -> list[AuditEntry]:
+                   withdrawn_keys: Set[str], now: float | None = None,
+                   forgotten: Iterable[tuple[str, str]] = ()) -> list[AuditEntry]:
     """Fold a finished session into the profile; returns the audit entries it implies."""
     now = time.time() if now is None else now
     audit: list[AuditEntry] = []
-    live = {slot: c for slot, c in state.constraints.items() if schema.key(c.key).durable and c.status == "active"}
+    forgotten = list(forgotten)
+    # A value whose words the user has since asked to forget is not folded in again.
+    live = {slot: c for slot, c in state.constraints.items() if schema.key(c.key).durable and c.status == "active"
+            and not drawn_from(c.words, state.session_id, forgotten)}
     for slot, condition in live.items():
         old = profile.facts.get(slot)
         if old is not None and old.value == condition.value and old.comparator == condition.comparator:

@@ -15,6 +15,7 @@ from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.language.cues import language_of
 from monologue.memory.language.person import when_said
 from monologue.memory.language.phrases import say
+from monologue.memory.longterm.answers import about_user
 from monologue.memory.longterm.speech import conditions_of, done_words, spoken, task_words
 from monologue.memory.stores.protocols import ProfileStore
 from monologue.memory.working.render import spoken_condition
@@ -54,6 +55,23 @@ def _value_said(condition: Condition, schema: DomainSchema, language: str) -> st
     if words and condition.comparator == Comparator.EQ:
         return words[0]
     return spoken_condition(condition, schema, language)
+
+
+def _bare_value(condition: Condition, schema: DomainSchema, language: str) -> str:
+    """A value alone, with its unit ("22 degrees", 22度, "further back"): what it was changed from."""
+    spec = schema.key(condition.key)
+    words = spec.value_words(str(condition.value), language)
+    if words:
+        return words[0]
+    heard = spec.heard.get(language)
+    if heard:
+        return heard.format(value=condition.value)
+    units = spec.reading.units.get(language) or ()
+    if units and spec.type in ("int", "money"):
+        unit = units[0]
+        return f"{unit}{condition.value}" if not unit[0].isalnum() else (
+            f"{condition.value}{unit}" if language == "zh" else f"{condition.value} {unit}")
+    return _value_said(condition, schema, language)
 
 
 def _key_of(phrase: str, schema: DomainSchema, language: str) -> str | None:
@@ -101,4 +119,30 @@ def exact_answer(question: str, profiles: ProfileStore, user_id: str, schema: Do
         details = spoken(conditions_of(last), schema, asked_in)
         return say("exact.last_planned", asked_in, when=moment, goal=task_words(schema, asked_in),
                    conditions=say("opening.with", asked_in, conditions=details) if details else "")
+    if about_user(question):
+        return profile_answer(question, profiles, user_id, schema, asked_in, now)
     return None
+
+
+def profile_answer(question: str, profiles: ProfileStore, user_id: str, schema: DomainSchema, language: str,
+                   now: float) -> str | None:
+    """A lasting preference asked about ("what temperature do I like?", 我喜欢几度), answered
+    from the profile's value, not a quote of the user's words: the value first, then where it
+    came from ("The cabin at 21 degrees: you changed it from 22 on Wednesday."). None when the
+    question names no key the profile holds."""
+    key = _key_of(question, schema, language)
+    if key is None:
+        return None
+    facts = [f for f in profiles.load(user_id).facts.values() if f.key == key]
+    if not facts:
+        return None
+    latest = max(facts, key=lambda f: f.updated_at)
+    values = [_value_said(Condition(f.key, f.comparator, f.value, "", 0), schema, language) for f in facts]
+    value = say("list.and", language).join(values)
+    value = value[:1].upper() + value[1:] if language == "en" else value
+    moment = when_said(latest.updated_at, now, language)
+    changes = [e for e in profiles.audit(user_id) if e["what"].split(":")[0] == key and e["before"]]
+    before = _condition(changes[-1]["before"]) if changes else None
+    if before is not None and len(facts) == 1 and str(before.value) != str(latest.value):
+        return say("profile.changed", language, value=value, when=moment, before=_bare_value(before, schema, language))
+    return say("profile.value", language, value=value, when=moment)
