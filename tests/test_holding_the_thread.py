@@ -191,3 +191,14 @@ async def test_whole_conversations_apply_changes_and_answer_from_the_state(domai
         assert all(w in turn.reply_text for w in words), shown
     if domain != "in_car":
         assert (result.turns[-1].decision or {}).get("act") == Act.ACT, shown
+
+
+@pytest.mark.parametrize("text", ["对了，我妈妈听力不太好。", "我外婆听力不怎么好，说话要大声点。"])
+async def test_a_softened_negation_is_grounded_as_the_value(text: str) -> None:
+    """听力不太好 is read as 听力不好 by the rules; the grounding check must not then reject it."""
+    from monologue.memory.stores.state import InMemoryStateStore
+    from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
+
+    memory = WorkingMemory("s", InMemoryStateStore(), WorkingMemoryOptions(domain="restaurant", language="zh"))
+    result = await memory.update(text, turn=1)
+    assert [c.value for c in result.state.find("access_needs")] == ["hearing"]

@@ -185,10 +185,13 @@ _ZH_CLOCK = re.compile(
 )
 
 
+# What a clock time's 一点 follows (改到一点, 明天一点, 周六一点); after any other character 一点 is
+# "a little" (放倒一点, 直一点), as it is after the words of `_BEFORE_A_LITTLE_ZH`.
+_BEFORE_ONE_OCLOCK_ZH = frozenset("到在约是改订定号天日午晚早等成为周期拜末零一二两三四五六七八九十凌晨点")
 _A_LITTLE_ZH = re.compile(r"一点(?![钟半整过]|\d|[一二三四五六七八九十]+分)")
 _BEFORE_A_LITTLE_ZH = frozenset("推前后上下高低大小快慢远近冷热暖凉多少早晚松紧亮暗轻重稍再强弱长短宽窄点"
                                 "调挪开放弄移靠往"
-                                "静宜淡好净辣甜咸软硬新贵服便清香酸脆嫩温爽稳省闲熟")   # 安静一点, 便宜一点
+                                "静宜淡好净辣甜咸软硬新贵服便清香酸脆嫩温爽稳省闲熟档")   # 安静一点, 便宜一点
 
 
 def find_zh_times(text: str) -> list[tuple[str, int, int]]:
@@ -203,9 +206,11 @@ def find_zh_times(text: str) -> list[tuple[str, int, int]]:
         hour = zh_to_int(m.group("h"))
         if hour is None:
             continue
-        if _A_LITTLE_ZH.match(text, m.start()) and not m.group("period") and not sentence_period \
-                and m.start() > 0 and text[m.start() - 1] in _BEFORE_A_LITTLE_ZH:
-            continue            # 往后一点, 快一点, 凉一点: "a little", not one o'clock
+        before = text[m.start() - 1] if m.start() > 0 else ""
+        after_a_word = "\u4e00" <= before <= "\u9fff" and before not in _BEFORE_ONE_OCLOCK_ZH
+        if _A_LITTLE_ZH.match(text, m.start()) and not m.group("period") and before and (
+                before in _BEFORE_A_LITTLE_ZH or after_a_word):
+            continue            # 往后一点, 快一点, 凉一点, 高档一点 (晚上六点也行): "a little", not one o'clock
         frac = m.group("frac") or ""
         minute_text = m.group("m") or m.group("m2")
         minute = 30 if frac == "半" else 15 if frac == "一刻" else 45 if frac == "三刻" else (

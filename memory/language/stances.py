@@ -170,7 +170,8 @@ INDIRECT_QUESTION_EN = re.compile(r"\b(?:tell me|let me know|find out|check|see|
 ABOUT_THE_USER_EN = re.compile(r"\b(?:i|my|me|mine|we|our|us)\b|\b(?:remember|recall)\b", re.IGNORECASE)
 REQUEST_QUESTION_ZH = re.compile(r"能不能|能否|可不可以|可以.{0,8}吗|帮我|给我|麻烦|请|改成|换成|改到|订|要不")
 YES_NO_QUESTION_ZH = re.compile(r"(?:吗|么|呢)[?？。]?\s*$|是不是|有没有|要不要|对不对|好不好|记得|来着")
-WH_QUESTION_ZH = re.compile(r"什么|几|哪|多少|怎么|为什么|[?？]\s*$")
+# (不怎么好, 没多少: "not very", "not much"; 几个人 after a number word is no question either.)
+WH_QUESTION_ZH = re.compile(r"什么|几|哪|(?<![不没])多少|(?<![不没])怎么|为什么|[?？]\s*$")
 ABOUT_THE_USER_ZH = re.compile(r"我")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
 

@@ -37,7 +37,7 @@ _SOFT_WISH = re.compile(r"ideally|preferably|hopefully|if possible|please|maybe|
 _LEAD_ZH = re.compile(
     r"^(?P<topic>[^，。！？]{0,3}?)(?:还有|另外|而且|对了)*(?:我们?|咱们?)?(?:还|也|就)?"
     r"(?P<want>(?:最好|尽量|麻烦|请)*(?:想要|希望|想|要(?!是)|需要|想找|要找|能不能|可不可以|能|可以|要是|如果)"
-    r"(?:有|找|给我们?|帮我们?(?:找|安排)?)?|最好|尽量|麻烦|请)(?:一?[个家间张])?")
+    r"(?:有(?!人)|找|给我们?|帮我们?(?:找|安排)?)?|最好|尽量|麻烦|请)(?:一?[个家间张])?")
 # "…就好了", "…更好": what the wish is said with, not part of it; it marks a wish as a request does.
 _TAIL_ZH = re.compile(r"(?:就好了?|就行了?|更好|最好|就可以了?)$")
 # What a request can start with that is itself a wish, with no lead ("somewhere quiet, please").
@@ -66,7 +66,9 @@ _NOT_A_WISH_EN = re.compile(
     r"thanks?|thank you|hi|hello|hey|bye|goodbye|yes|yeah|yep|no thanks|ok(?:ay)?|sure|great|perfect|"
     r"sounds|that'?s (?:all|it|fine|great|good|perfect)|never ?mind|forget|cancel|remember)\b", _I)
 _NOT_A_WISH_ZH = re.compile(r"^(?:什么|几|哪|谁|为什么|怎么|多少|谢谢|你好|再见|好的|好|对|是的|不用|算了|没事|行|嗯|"
-                            r"记得|忘了|取消)|(?:吗|呢|么)[？?。]?$|什么|哪(?:个|里|儿|家)|几点|多少|怎么|为什么")
+                            r"记得|忘了|取消)|(?:吗|呢|么)[？?。]?$")
+# A question word inside the clause: a question, unless a wish leads it (希望有人解释一下怎么回事).
+_QUESTION_WORD_ZH = re.compile(r"什么|哪(?:个|里|儿|家)|几点|多少|怎么|为什么")
 # Words that carry no wish of their own, in any domain.
 _FILLER_EN = frozenset("""
 a an the and or but so also too just really very quite pretty maybe please some any it its it's is are was be
@@ -157,6 +159,8 @@ def wish_in(clause: str, language: str, known: Iterable[str] = (), cues: Iterabl
         if _NOT_A_WISH_ZH.search(text):
             return None
         lead = _LEAD_ZH.match(text)
+        if _QUESTION_WORD_ZH.search(text) and not (lead and lead.group("want")):
+            return None
         # A short topic before the lead stays ("路上最好风景好一点" → 路上风景好一点).
         rest = lead.group("topic") + text[lead.end():] if lead else text
         wish = _TAIL_ZH.sub("", rest)

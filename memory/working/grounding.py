@@ -40,6 +40,7 @@ from monologue.memory.language.numbers import (
 )
 from monologue.memory.language.stances import asks_for_information, is_query, sentences
 from monologue.memory.working.extract import clause_of
+from monologue.memory.working.readers import value_pattern
 from monologue.memory.working.state import Op, Operation, OpSource, SessionState
 
 _WRITES = (Op.SET, Op.WITHDRAW, Op.SET_GOAL)
@@ -123,6 +124,12 @@ def value_said(value: Any, spec: KeySpec, utterance: str, *, strict: bool = Fals
     if isinstance(value, int | float) or (isinstance(value, str) and re.fullmatch(r"\d+(?:\.\d+)?", value)):
         return int(float(value)) in numbers_said(_without_times(utterance) if strict else utterance)
     raw = str(value)
+    if spec.reader == Reader.FREE_TEXT:
+        # A wish in the user's words, less its lead: every word of it was said ("说话要大声点" →
+        # 说话大声点; "I'd rather not go through the centre" → "not go through the centre").
+        pieces = re.findall(r"[a-z0-9']+", raw.lower()) if language_of(raw) == "en" else re.findall(r"\S", raw)
+        return all(piece in utterance.lower() for piece in pieces)
+    raw = str(value)
     if spec.type == "time" and not re.fullmatch(r"\d\d:\d\d", raw):
         return False     # a time key holds clock times: "what a long day" is not one
     if strict and re.fullmatch(r"\d\d:\d\d", raw):
@@ -133,6 +140,10 @@ def value_said(value: Any, spec: KeySpec, utterance: str, *, strict: bool = Fals
     # The value's own words, and the things whose refusal means it ("motorways" → avoid_highways).
     surface = list(spec.values.get(raw, {}).values()) + list(spec.reading.avoided.get(raw, {}).values())
     if any(contains(text, normalised(word)) for words in surface for word in words):
+        return True
+    # As the rules read it: 听力不太好 says 听力不好 (a softened negation is the same value).
+    if any(re.search(value_pattern(word, spaced=False), utterance) for words in surface for word in words
+           if "不" in word):
         return True
     if re.fullmatch(r"\d\d:\d\d", raw):
         hour, minute = int(raw[:2]), int(raw[3:])
