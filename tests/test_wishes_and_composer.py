@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from monologue.dialogue.compose import compose, split_sentences
+from monologue.dialogue.session import DialogueSession
 from monologue.memory.domain.catalogue import load_catalogue, rank_by_wishes
 from monologue.memory.domain.schema import load_schema
 from monologue.memory.working.extract import RuleExtractor
@@ -19,6 +20,14 @@ def _wishes(domain: str, text: str, state: SessionState | None = None) -> list[s
     key = next(k for k, spec in schema.keys.items() if spec.reader == "free_text")
     return [str(op.value) for op in RuleExtractor(schema).extract(text, state).operations
             if op.op == Op.SET and op.key == key]
+
+
+def _booking(*conditions: Condition) -> tuple[SessionState, DialogueSession]:
+    """A restaurant session holding these conditions, and the dialogue over the demo catalogue."""
+    state = SessionState("s", domain="restaurant")
+    for cond in conditions:
+        state.constraints[cond.slot] = cond
+    return state, DialogueSession(None, {"restaurant": load_catalogue("restaurants")})
 
 
 def _ops(domain: str, text: str, state: SessionState | None = None) -> dict[str, object]:
@@ -131,17 +140,14 @@ def test_a_wish_ranks_the_options_the_catalogue_describes_as_it() -> None:
 
 
 def test_the_held_wish_is_read_back_and_chooses_the_offer() -> None:
-    from monologue.dialogue.session import DialogueSession
     from monologue.memory.working.turn_classes import TurnClass
 
-    state = SessionState("s", domain="restaurant")
-    for cond in (Condition("party_size", Comparator.EQ, 2, "two of us", 1),
-                 Condition("date", Comparator.EQ, "friday", "Friday", 1),
-                 Condition("time", Comparator.EQ, "19:00", "7pm", 1),
-                 Condition("location", Comparator.EQ, "Downtown", "downtown", 1),
-                 Condition("wishes", Comparator.INCLUDES, "somewhere quiet", "somewhere quiet", 2, multi=True)):
-        state.constraints[cond.slot] = cond
-    session = DialogueSession(None, {"restaurant": load_catalogue("restaurants")})
+    state, session = _booking(
+        Condition("party_size", Comparator.EQ, 2, "two of us", 1),
+        Condition("date", Comparator.EQ, "friday", "Friday", 1),
+        Condition("time", Comparator.EQ, "19:00", "7pm", 1),
+        Condition("location", Comparator.EQ, "Downtown", "downtown", 1),
+        Condition("wishes", Comparator.INCLUDES, "somewhere quiet", "somewhere quiet", 2, multi=True))
     planned = session.plan(state, text="somewhere quiet please", turn_class=TurnClass.INFORMATION_CHANGE)
     assert planned.decision.option == "Luigi's Trattoria"
     assert "somewhere quiet" in planned.template
@@ -174,30 +180,22 @@ def test_two_sentences_at_most_keeping_the_first_and_the_act() -> None:
 
 
 def test_a_booking_for_one_is_said_for_one_person() -> None:
-    from monologue.dialogue.session import DialogueSession
     from monologue.memory.working.turn_classes import TurnClass
 
-    state = SessionState("s", domain="restaurant")
-    for cond in (Condition("party_size", Comparator.EQ, 1, "just me", 1),
-                 Condition("date", Comparator.EQ, "friday", "Friday", 1),
-                 Condition("time", Comparator.EQ, "19:00", "7pm", 1)):
-        state.constraints[cond.slot] = cond
-    session = DialogueSession(None, {"restaurant": load_catalogue("restaurants")})
+    state, session = _booking(Condition("party_size", Comparator.EQ, 1, "just me", 1),
+                              Condition("date", Comparator.EQ, "friday", "Friday", 1),
+                              Condition("time", Comparator.EQ, "19:00", "7pm", 1))
     planned = session.plan(state, text="just me", turn_class=TurnClass.INFORMATION_CHANGE)
     assert "1 people" not in planned.template
     assert "one person" in planned.template or "1 person" in planned.template
 
 
 def test_asking_what_is_held_does_not_move_to_the_next_option() -> None:
-    from monologue.dialogue.session import DialogueSession
     from monologue.memory.working.turn_classes import TurnClass
 
-    state = SessionState("s", domain="restaurant")
-    for cond in (Condition("party_size", Comparator.EQ, 3, "three of us", 1),
-                 Condition("date", Comparator.EQ, "friday", "Friday", 1),
-                 Condition("time", Comparator.EQ, "19:00", "7", 1)):
-        state.constraints[cond.slot] = cond
-    session = DialogueSession(None, {"restaurant": load_catalogue("restaurants")})
+    state, session = _booking(Condition("party_size", Comparator.EQ, 3, "three of us", 1),
+                              Condition("date", Comparator.EQ, "friday", "Friday", 1),
+                              Condition("time", Comparator.EQ, "19:00", "7", 1))
     offered = session.plan(state, text="three of us at 7", turn_class=TurnClass.INFORMATION_CHANGE)
     state.acts.append(offered.decision.remembered(2))
     asked = session.plan(state, text="What do you have for me so far?", turn_class=TurnClass.CHIT_CHAT)
