@@ -51,9 +51,15 @@ _SUMMARY = re.compile(
     r"go (?:over|through) (?:it|that|everything|what)|(?:run|walk|take) me through|"
     r"read (?:it|that|everything|the details) back|"
     r"where (?:are|were) we (?:at|up to|with)|what (?:do|did) (?:you|we) (?:have|got)|what have (?:you|we) got|"
-    r"everything (?:you have|we have|we said|so far)|all the details)\b|"
+    r"everything (?:you have|we have|we said|so far)|all the details|"
+    r"what (?:exactly |precisely )?(?:are|have) you (?:doing|done) for (?:me|us)|"
+    r"what (?:are|have) you (?:arranging|arranged|setting up|set up|put down|got down)|"
+    r"what you(?:'re| are) (?:arranging|setting up|doing for (?:me|us))|"
+    r"what'?s the (?:plan|arrangement|set-?up)(?: so far| now)?)\b|"
     r"总结|汇总|概括|复述|重复一下|目前(?:都)?(?:有|定|记)|到现在为止|现在(?:都)?(?:定|记)了(?:哪些|什么)|"
-    r"都(?:记|定)了(?:哪些|什么|些啥)|说一下(?:目前|现在)|现在是什么情况|捋一下|理一下", re.IGNORECASE)
+    r"都(?:记|定)了(?:哪些|什么|些啥)|说一下(?:目前|现在)|现在是什么情况|捋一下|(?<!处)理一下|"
+    r"(?:都|现在|目前)(?:都)?(?:定|记|订|安排|办)了?(?:些|哪些)?(?:什么|啥)|(?:什么|啥)安排|"
+    r"(?:情况|安排|内容)(?:再)?(?:说|讲)(?:一遍|一下)|(?:给我|帮我)?办的(?:是)?(?:什么|啥)", re.IGNORECASE)
 _NEXT = re.compile(
     r"\bwhat(?:'s| is| comes| happens| do (?:we|i) do)? next\b|\bthen what\b|\bwhat now\b|\bnext step|"
     r"\bwhat (?:else )?(?:do you|is) (?:still )?(?:need|needed|missing|left)\b|\bwhat'?s left\b|"

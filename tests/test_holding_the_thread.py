@@ -202,3 +202,23 @@ async def test_a_softened_negation_is_grounded_as_the_value(text: str) -> None:
     memory = WorkingMemory("s", InMemoryStateStore(), WorkingMemoryOptions(domain="restaurant", language="zh"))
     result = await memory.update(text, turn=1)
     assert [c.value for c in result.state.find("access_needs")] == ["hearing"]
+
+
+@pytest.mark.parametrize(("domain", "text", "kind"), [
+    ("customer_service", "So what exactly are you doing for me here?", "summary"),
+    ("in_car", "Remind me what you're setting up?", "summary"),
+    ("restaurant", "目前都订了些什么？", "summary"),
+    ("in_car", "安排的内容再说一遍。", "summary"),
+    ("customer_service", "那你给我办的是啥？", "summary"),
+    ("customer_service", "我们最后怎么解决的？", "slot"),
+    ("customer_service", "What outcome did we settle on?", "slot"),
+    ("customer_service", "我想处理一下这个订单", None),
+    ("restaurant", "what are you doing tonight?", None),
+])
+def test_summary_and_outcome_questions_in_other_words(domain: str, text: str, kind: str | None) -> None:
+    from monologue.dialogue.state_questions import StateQuestionReader
+    from monologue.memory.domain.schema import load_schema
+    from monologue.memory.language.cues import language_of
+
+    found = StateQuestionReader(load_schema(domain), None).read(text, language_of(text), held=[])
+    assert (found.kind if found else None) == kind
