@@ -222,3 +222,18 @@ def test_summary_and_outcome_questions_in_other_words(domain: str, text: str, ki
 
     found = StateQuestionReader(load_schema(domain), None).read(text, language_of(text), held=[])
     assert (found.kind if found else None) == kind
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Well, forget an exchange; a repair instead.", "repair"),
+    ("Scratch the refund, let's go with an exchange.", "exchange"),
+    ("不要退款了，换成维修吧。", "repair"),
+    ("能维修吗？", "repair"),
+    ("可以换一个吗？", "exchange"),
+])
+def test_a_resolution_taken_back_for_another_or_asked_for_as_a_question(text: str, value: str) -> None:
+    assert _sets("customer_service", text).get("resolution") == value
+
+
+def test_a_resolution_only_taken_back_is_not_set_again() -> None:
+    assert "resolution" not in _sets("customer_service", "Forget the refund for now.")

@@ -168,7 +168,10 @@ WH_QUESTION_EN = re.compile(r"^\W*(?:what|which|when|where|who|whose|why|how(?! 
 INDIRECT_QUESTION_EN = re.compile(r"\b(?:tell me|let me know|find out|check|see|know|ask|wonder(?:ing)?)\s+"
                                   r"(?:if|whether)\b", re.IGNORECASE)
 ABOUT_THE_USER_EN = re.compile(r"\b(?:i|my|me|mine|we|our|us)\b|\b(?:remember|recall)\b", re.IGNORECASE)
-REQUEST_QUESTION_ZH = re.compile(r"能不能|能否|可不可以|可以.{0,8}吗|帮我|给我|麻烦|请|改成|换成|改到|订|要不")
+REQUEST_QUESTION_ZH = re.compile(
+    # 能维修吗 asks for a repair (a request); 你能记得我喜欢什么吗 asks a question.
+    r"(?<![不可])能(?![^吗]*(?:什么|几|哪|多少|谁|记得|知道|告诉))[^吗]{0,8}吗|"
+    r"能不能|能否|可不可以|可以.{0,8}吗|帮我|给我|麻烦|请|改成|换成|改到|订|要不")
 YES_NO_QUESTION_ZH = re.compile(r"(?:吗|么|呢)[?？。]?\s*$|是不是|有没有|要不要|对不对|好不好|记得|来着")
 # (不怎么好, 没多少: "not very", "not much"; 几个人 after a number word is no question either.)
 WH_QUESTION_ZH = re.compile(r"什么|几|哪|(?<![不没])多少|(?<![不没])怎么|为什么|[?？]\s*$")

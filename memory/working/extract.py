@@ -76,6 +76,12 @@ class Extraction:
         return {op.key for op in self.operations if op.key}
 
 
+# A value said as the one that replaces what was just taken back ("forget an exchange; a repair
+# instead", 不要退款了，换成维修).
+_REPLACES = re.compile(r"\b(?:instead|rather|make it|go with|switch to|change (?:it )?to)\b|换成|改成|改为|还是要|要改",
+                       re.I)
+
+
 def clause_of(text: str, span: Span) -> str:
     """The user's own words around a match: the clause that contains it."""
     start = max((m.end() for m in re.finditer(r"[,.!?;，。！？；]", text[: span[0]])), default=0)
@@ -308,11 +314,13 @@ class RuleExtractor:
                correction: bool, withdrawn_keys: set[str]) -> None:
         seen: set[tuple[str, str]] = set()
         for word, key, value in self.schema.enum_lexicon(lang):
-            if key in withdrawn_keys or (key, value) in seen:
+            if (key, value) in seen:
                 continue
             for m in re.finditer(value_pattern(word, cues.spaced), source):
                 if _overlaps(m.span(), taken):
                     continue
+                if key in withdrawn_keys and not self.schema.key(key).multi and not _REPLACES.search(text):
+                    continue      # "forget the refund": only a new value said as one ("a repair instead") sets it
                 spec = self.schema.key(key)
                 if not cued(spec, text, m.span(), lang):
                     continue
