@@ -219,6 +219,8 @@ def score(record: ConversationRecord, domain: SimDomain) -> ConversationScore:
     return result
 
 
+_NAMED_AS_OLD = re.compile(r"\b(?:changed|corrected|switched|moved|updated) (?:it |that )?from\b[^.;!?]*"
+                           r"|从[^，。；！？]*?(?:改|换)(?:过来|成|到)?", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])|[:：]\s*")
 
 
@@ -390,7 +392,10 @@ def score_returns(records: list[ConversationRecord], domain: SimDomain) -> Memor
             reply = exchange.agent.reply
             right = any(mentions(kind, v, reply, goal.language, today=goal.today_date(), words=words)
                         for v in meant.expected)
-            stale = any(mentions(kind, v, reply, goal.language, today=goal.today_date(), words=words)
+            # A replaced value named as replaced ("21 degrees: you changed it from 22", 是你从短信改过来的)
+            # is the answer's source, as the issue asks for it, not the stale value given.
+            current = _NAMED_AS_OLD.sub(" ", reply)
+            stale = any(mentions(kind, v, current, goal.language, today=goal.today_date(), words=words)
                         for v in meant.stale)
             result.asked += 1
             result.right += right and not stale

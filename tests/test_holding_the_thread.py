@@ -16,7 +16,7 @@ from monologue.dialogue.state_questions import StateQuestionReader
 from monologue.memory.domain.schema import load_schema
 from monologue.memory.working.apply import apply_operations
 from monologue.memory.working.extract import RuleExtractor
-from monologue.memory.working.state import Comparator, Op, Operation, OpSource, SessionState
+from monologue.memory.working.state import Comparator, Condition, Op, Operation, OpSource, SessionState
 from monologue.pipeline.builder import AgentModels
 from monologue.pipeline.chat import chat_session
 
@@ -237,3 +237,37 @@ def test_a_resolution_taken_back_for_another_or_asked_for_as_a_question(text: st
 
 def test_a_resolution_only_taken_back_is_not_set_again() -> None:
     assert "resolution" not in _sets("customer_service", "Forget the refund for now.")
+
+
+# --- a correction said as now against before ----------------------------------------------------
+
+BEFORE_NOW = [
+    ("in_car", {"temperature": 24}, "Quick update, the cabin should be 19 these days, not 24.", {"temperature": 19},
+     set()),
+    ("in_car", {"temperature": 25}, "以后都调到二十一度，不再是二十五了。", {"temperature": 21}, set()),
+    ("in_car", {"route_preference": ["avoid_highways"]}, "I take the scenic road now, not no motorways.",
+     {"route_preference": "scenic"}, {"avoid_highways"}),
+    ("restaurant", {"dietary": ["nuts"]}, "These days it's gluten that bothers me, not that nut allergy any more.",
+     {}, {"nuts"}),
+    ("restaurant", {"access_needs": ["hearing"]}, "现在要无障碍通道，不是听力不好了。", {"access_needs": "step_free"},
+     {"hearing"}),
+    ("customer_service", {"contact_method": "text"}, "联系方式改了，现在打电话，不发短信了。",
+     {"contact_method": "phone"}, set()),
+]
+
+
+@pytest.mark.parametrize(("domain", "held", "text", "sets", "taken_back"), BEFORE_NOW)
+def test_the_value_named_as_before_is_not_read_and_a_held_one_is_taken_back(
+        domain: str, held: dict[str, object], text: str, sets: dict[str, object], taken_back: set[str]) -> None:
+    single = {k: v for k, v in held.items() if not isinstance(v, list)}
+    state = _held(domain, **single)
+    for key, values in held.items():
+        for value in values if isinstance(values, list) else []:
+            comparator = Comparator.EXCLUDES if key == "dietary" else Comparator.INCLUDES
+            condition = Condition(key, comparator, value, value, 1, multi=True)
+            state.constraints[condition.slot] = condition
+    operations = READERS[domain].extract(text, state).operations
+    got = {op.key: op.value for op in operations if op.op == Op.SET}
+    assert got.items() >= sets.items()
+    assert not any(op.op == Op.SET and str(op.value) in {str(v) for v in held.values()} for op in operations)
+    assert {str(op.value) for op in operations if op.op == Op.WITHDRAW} == taken_back

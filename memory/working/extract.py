@@ -27,6 +27,8 @@ from monologue.memory.language.cues import (
     language_of,
 )
 from monologue.memory.language.numbers import (
+    EN_NUMBER,
+    ZH_NUMBER,
     find_en_dates,
     find_en_times,
     find_zh_dates,
@@ -80,6 +82,20 @@ class Extraction:
 # instead", 不要退款了，换成维修).
 _REPLACES = re.compile(r"\b(?:instead|rather|make it|go with|switch to|change (?:it )?to)\b|换成|改成|改为|还是要|要改",
                        re.I)
+
+
+# What held before, said against what holds now: "…now, not 26", "…now, not no highways", 现在是X，
+# 不是Y了, 以后都是X，不再是Y了.
+_BEFORE_NOW = {
+    "en": re.compile(r"\b(?:now|these days|from now on|any more|anymore)\b[^.;!?]*?,?\s+(?:and\s+)?(?:not|no longer)\s+"
+                     r"(?P<old>[^.;!?]+)"),
+    "zh": re.compile(r"(?:现在|以后|变了|改了|改成)[^。！？]*?[，,]\s*(?:不再是|不是|而不是|不再)"
+                     r"(?P<old>[^，。；！？]+?)了?(?=[。！？]|$)"),
+}
+_NUMBER_IN = {"en": re.compile(r"\d+(?:\.\d+)?|\b(?:" + EN_NUMBER + r")\b", re.I), "zh": re.compile(ZH_NUMBER)}
+# A change said as the present against the past ("…now, not fastest", 现在…，不…了).
+_CHANGED_NOW = {"en": re.compile(r"\b(?:now|changed|anymore|any more|no longer|these days|instead)\b", re.I),
+                "zh": re.compile(r"现在|变了|改了|不再|已经|了")}
 
 
 def clause_of(text: str, span: Span) -> str:
@@ -150,6 +166,7 @@ class RuleExtractor:
             ops.append(op)
 
         self._withdrawals(text, source, lang, cues, add, state)
+        self._said_before(text, source, lang, cues, state, taken, add)
         read_lifted(self.schema, text, source, lang, taken, add)
         withdrawn_keys = {op.key for op in ops}
         relative = read_relative_changes(self.schema, text, lang, state, taken, add)
@@ -175,7 +192,7 @@ class RuleExtractor:
         asked = str(last.get("key") or "") if last.get("act") == "ask" else ""
         read_identifiers(self.schema, text, lang, taken, add, result.correction, asked)
         read_avoided(self.schema, text, source, lang, taken, add, result.correction)
-        self._enums(text, source, lang, cues, taken, add, result.correction, withdrawn_keys)
+        self._enums(text, source, lang, cues, taken, add, result.correction, withdrawn_keys, state)
         if lang == "en":          # the name shapes are English capitalisation
             self._open_and_named(text, taken, add, result.correction, ops)
             ops = learned_operations(self.schema, text, state, ops, taken, result.correction)   # values.py
@@ -210,6 +227,45 @@ class RuleExtractor:
                    for o in ops]
         result.operations = ops
         return result
+
+    def _said_before(self, text: str, source: str, lang: str, cues: StateCues, state: SessionState | None,
+                     taken: list[Span], add: Add) -> None:
+        """"It's 20 now, not 26", 现在是发邮件，不是发短信了: the part that names what held before is
+        no new value. A value held that it names is taken back (a set-valued key keeps the
+        new one beside it otherwise); nothing else is read from it."""
+        m = _BEFORE_NOW[lang].search(source)
+        if m is None:
+            return
+        old = m.span("old")
+        held = {(c.key, str(c.value)) for c in state.constraints.values()} if state is not None else set()
+        # A value's own words, and the things whose refusal means it ("motorways" → avoid_highways).
+        avoided = [(word, spec.name, value) for spec in self.schema.keys.values()
+                   for value, table in spec.reading.avoided.items() for word in table.get(lang, ())]
+        for word, key, value in [*self.schema.enum_lexicon(lang), *avoided]:
+            if (key, value) not in held or not self.schema.key(key).multi:
+                continue
+            if re.search(value_pattern(word, cues.spaced), source[old[0]:old[1]]):
+                add(Operation(Op.WITHDRAW, key, value=value, words=text[old[0]:old[1]],
+                              reason="the user said it was so before, not now"), old)
+                held.discard((key, value))
+        # A number held, named as the old one ("…20 now, not 26", 以后都是20，不再是二十七了): the
+        # number said before it is that key's new value.
+        number = _NUMBER_IN[lang]
+        said_old = {n for found in re.finditer(number, source[old[0]:old[1]]) if (n := to_amount(found.group(0)))}
+        new = [found for found in re.finditer(number, source[: old[0]]) if not _overlaps(found.span(), taken)]
+        for condition in list(state.constraints.values()) if state is not None and new else []:
+            value = condition.value
+            if isinstance(value, bool) or not isinstance(value, int | float) or float(value) not in said_old:
+                continue
+            spec = self.schema.key(condition.key)
+            said = new[-1]
+            n = to_amount(said.group(0)) if spec.type == "money" else to_int(said.group(0))
+            limits = spec.reading.value_range
+            if n is not None and not (limits and not limits[0] <= n <= limits[1]):
+                add(Operation(Op.SET, condition.key, condition.comparator, n, clause_of(text, said.span())),
+                    said.span())
+            break
+        taken.append(old)
 
     def reads_condition(self, text: str) -> bool:
         """Whether the rules read a condition from `text` (used by the turn classifier).
@@ -311,7 +367,7 @@ class RuleExtractor:
                     return
 
     def _enums(self, text: str, source: str, lang: str, cues: StateCues, taken: list[Span], add: Add,
-               correction: bool, withdrawn_keys: set[str]) -> None:
+               correction: bool, withdrawn_keys: set[str], state: SessionState | None = None) -> None:
         seen: set[tuple[str, str]] = set()
         for word, key, value in self.schema.enum_lexicon(lang):
             if (key, value) in seen:
@@ -329,6 +385,14 @@ class RuleExtractor:
                     negated = True
                 negated = negated or refused(spec, text, m.span(), lang)
                 comparator: Comparator | None
+                if spec.multi and negated and state is not None and _CHANGED_NOW[lang].search(text) and any(
+                        c.value == value and c.comparator == Comparator.INCLUDES for c in state.find(key)):
+                    # "it's avoid tolls now, not fastest": a value held, said to be no longer so, is
+                    # taken back, not turned into its refusal ("no fastest").
+                    add(Operation(Op.WITHDRAW, key, value=value, words=clause_of(text, m.span()),
+                                  reason="the user said it no longer holds"), m.span())
+                    seen.add((key, value))
+                    break
                 if spec.multi:
                     comparator = Comparator.EXCLUDES if negated else (
                         Comparator.INCLUDES if value in spec.affirmed_values or spec.default_op == Comparator.INCLUDES

@@ -181,6 +181,13 @@ def cued(spec: KeySpec, text: str, span: Span, lang: str) -> bool:
     rest = (text[left:span[0]] + " " + text[span[1]:right]).lower()
     if lang == "en" and set(re.findall(r"[a-z']+", rest)) <= _BARE_ANSWER_EN:
         return True
+    # The key named in the same sentence is its cue ("my contact method has changed: it's a phone
+    # call now", 联系方式改了，现在打电话).
+    start = max((m.end() for m in re.finditer(r"[.!?。！？]", text[: span[0]])), default=0)
+    end = next((m.start() for m in re.finditer(r"[.!?。！？]", text[span[1]:])), len(text) - span[1]) + span[1]
+    names = (*_words(spec.aliases, lang), spec.label(lang))
+    if _mentions(text[start:end], names, lang == "en"):
+        return True
     return _mentions(where, cues, lang == "en")
 
 
