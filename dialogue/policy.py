@@ -396,6 +396,10 @@ class DialoguePolicy:
                 return Decision(Act.CLOSE, reason="thanked, nothing left to do", refused=refused)
             if turn.turn_class == TurnClass.CHIT_CHAT:
                 return Decision(Act.SMALL_TALK, reason="small talk, no task under way", refused=refused)
+            if turn.changed:
+                # "My price range is moderate now": no task yet, but what changed is said back.
+                return Decision(Act.GREET, about=tuple(sorted(turn.changed)), refused=refused,
+                                reason="a preference noted, no task recognised yet")
             return Decision(Act.GREET, reason="no task recognised yet", refused=refused)
         if turn.turn_class == TurnClass.CHIT_CHAT and not turn.changed and self._yes(turn) is None \
                 and not WANTS_OPTIONS.search(text):
