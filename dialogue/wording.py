@@ -155,9 +155,9 @@ class Wording:
              thanked: bool, leaving: bool, short: bool = False, noted: bool = False) -> str:
         lang = self.language
         if d.act == Act.GREET:
-            noted = [c for c in state.constraints.values() if c.key in d.about] if state is not None else []
-            if noted:
-                return say("policy.noted_what", lang, what=spoken_conditions(noted, self.schema, lang))
+            changed = [c for c in state.constraints.values() if c.key in d.about] if state is not None else []
+            if changed:
+                return say("policy.noted_what", lang, what=spoken_conditions(changed, self.schema, lang))
             return say("policy.greet_short" if short else "policy.greet", lang)
         if d.act == Act.ASK:
             question = self.question(d.key)
