@@ -28,6 +28,12 @@ class SimKey:
     range: tuple[int, int] | None = None
     durable: bool = False
     free_text: bool = False                     # `reader: free_text`: a wish in the user's words, not a goal slot
+    # The domain's own words for each listed value, per language ("邮件" for email): an answer
+    # the agent words with them names the value as much as the user's phrasings do.
+    value_words: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+
+    def words_for(self, language: str) -> dict[str, list[str]]:
+        return {value: list(by_language.get(language, [])) for value, by_language in self.value_words.items()}
 
     def label(self, language: str) -> str:
         return self.labels.get(language) or self.labels.get("en") or self.name.replace("_", " ")
@@ -90,11 +96,13 @@ def load_domain(domain: str) -> SimDomain:
         spec = spec or {}
         kind = str(spec.get("type", "text"))
         values = tuple(str(v) for v in (spec.get("values") or {}))
+        value_words = {str(v): {str(lang): [str(w) for w in words] for lang, words in (table or {}).items()}
+                       for v, table in (spec.get("values") or {}).items() if isinstance(table, dict)}
         span = spec.get("range")
         keys[str(name)] = SimKey(str(name), kind if kind in KEY_TYPES else "text", _labels(spec.get("label"), name),
                                  values, bool(spec.get("multi", False)),
                                  (int(span[0]), int(span[1])) if span else None, bool(spec.get("durable", False)),
-                                 spec.get("reader") == "free_text")
+                                 spec.get("reader") == "free_text", value_words)
     actions: dict[str, SimAction] = {}
     for name, spec in (data.get("actions") or {}).items():
         spec = spec or {}

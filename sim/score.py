@@ -388,7 +388,9 @@ def score_returns(records: list[ConversationRecord], domain: SimDomain) -> Memor
             if meant.act != "ask_memory" or meant.state_question not in domain.keys:
                 continue
             kind = domain.keys[meant.state_question].type
-            words = record.user.bank.enum_words.get(meant.state_question)
+            words = {v: [*w, *domain.keys[meant.state_question].words_for(goal.language).get(v, [])]
+                     for v, w in (record.user.bank.enum_words.get(meant.state_question) or {}).items()} or \
+                domain.keys[meant.state_question].words_for(goal.language)
             reply = exchange.agent.reply
             right = any(mentions(kind, v, reply, goal.language, today=goal.today_date(), words=words)
                         for v in meant.expected)

@@ -287,3 +287,16 @@ def test_a_preference_given_before_any_task_is_said_back(language: str, text: st
     planned = session.plan(state, text=text, turn_class=TurnClass.INFORMATION_CHANGE,
                            operations=[{"op": Op.SET, "key": "price_range"}])
     assert said in planned.template and planned.decision.act == "greet"
+
+
+async def test_a_correction_of_a_seeded_value_is_read_on_the_first_turn() -> None:
+    """The profile seeds the cabin at 27; "以后都是20，不再是二十七了" names no key, so only the seeded
+    state tells the classifier (and the reader) which value it corrects."""
+    from monologue.memory.stores.state import InMemoryStateStore
+    from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
+
+    memory = WorkingMemory("s", InMemoryStateStore(), WorkingMemoryOptions(domain="in_car", language="zh"))
+    await memory.seed([Operation(Op.SET, "temperature", Comparator.EQ, 27, "27", source=OpSource.PROFILE)], "")
+    assert memory.reads_condition("以后都是20，不再是二十七了。")
+    result = await memory.update("以后都是20，不再是二十七了。", turn=1)
+    assert [c.value for c in result.state.find("temperature")] == [20]

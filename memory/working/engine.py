@@ -317,6 +317,7 @@ class WorkingMemory:
                     condition.status = ConditionStatus.TO_CONFIRM
             applied.state.last_monologue = note
             await asyncio.to_thread(self.store.commit, applied.state, base.version, applied.changes)
+            self._seen = applied.state       # the classifier reads the first turn against what was seeded
             return True
 
     def _wants_llm(self, ops: list[Operation], turn_class: str) -> bool:
