@@ -132,58 +132,69 @@ def _stem(word: str) -> str:
     return word
 
 
+def _lower_head(text: str, language: str) -> str:
+    """"Somewhere quiet" as said mid-sentence in a read-back: a common first word loses its capital."""
+    if language == "en" and text[:1].isupper() and text.split()[0].lower() in _LOWER_HEADS:
+        return text[:1].lower() + text[1:]
+    return text
+
+
+def _led_en(text: str) -> tuple[str, bool] | None:
+    """(the wish less its lead and courtesy, whether something marks it as a wish), or None
+    for a question, a courtesy or a request for an action."""
+    if _NOT_A_WISH_EN.match(text):
+        return None
+    lead = _LEAD_EN.match(text)
+    rest = text[lead.end():] if lead else text
+    wish = _TAIL_EN.sub("", rest)
+    courteous = wish != rest        # "…, please", "…would be great": a request, however it starts
+    led = bool(lead and (lead.group("want") or _SOFT_WISH.search(lead.group("soft")))) or courteous \
+        or bool(_HEAD_EN.match(wish))
+    negative = bool(lead and _NEGATIVE_LEAD.search(lead.group(0)))
+    wish = _JOINER.sub("", wish.strip(" ,"))
+    if _ACTION_EN.match(wish) and not negative:
+        return None         # "to add an alarm", "go ahead" (but "rather not go through the centre" is a wish)
+    if wish.lower().startswith("to "):
+        wish = wish[3:]     # "I'd like to avoid bumpy roads": the wish is "avoid bumpy roads"
+    return ("not " + wish if negative else wish), led
+
+
+def _led_zh(text: str) -> tuple[str, bool] | None:
+    if _NOT_A_WISH_ZH.search(text):
+        return None
+    lead = _LEAD_ZH.match(text)
+    if _QUESTION_WORD_ZH.search(text) and lead is None:
+        return None
+    # A short topic before the lead stays ("路上最好风景好一点" → 路上风景好一点).
+    rest = lead.group("topic") + text[lead.end():] if lead else text
+    wish = _TAIL_ZH.sub("", rest)
+    if lead is not None and re.match(r"[我咱]", text) and len(wish) < 3:
+        return None     # 我们要聊天: what they will do there, not what the place should be
+    return _JOINER.sub("", wish.strip(" ,，")), bool(lead) or wish != rest or bool(_HEAD_ZH.match(wish))
+
+
 def wish_in(clause: str, language: str, known: Iterable[str] = (), cues: Iterable[str] = ()) -> str | None:
     """The wish a clause states, in the user's words less the lead ("I'd love somewhere quiet"
-    → "somewhere quiet"), or None: a question, a courtesy, or nothing the domain does not
-    read already. `cues`: the domain's words that make a clause a detail to keep even without
-    a lead ("cracked", "漏水")."""
+    → "somewhere quiet"), or None: a question, a courtesy, a request for an action, or nothing
+    the domain does not read already. `cues`: the domain's words that make a clause a detail to
+    keep even without a lead ("cracked", "漏水")."""
     text = clause.strip(" \t,.;:!?，。；：！？")
     if not text:
         return None
-    concern = (_CONCERN_EN if language == "en" else _CONCERN_ZH).search(text)
-    if concern and len(content_words(text, language, known)) >= 1:
-        text = _JOINER.sub("", text)
-        if language == "en" and text[:1].isupper() and text.split()[0].lower() in _LOWER_HEADS:
-            text = text[:1].lower() + text[1:]
+    if (_CONCERN_EN if language == "en" else _CONCERN_ZH).search(text) and content_words(text, language, known):
+        # A concern is kept whole: its lead is the point ("I'm worried about being charged twice").
+        text = _lower_head(_JOINER.sub("", text), language)
         return text if len(text.split()) <= 16 and len(text) <= 60 else None
-    if language == "en":
-        if _NOT_A_WISH_EN.match(text):
-            return None
-        lead = _LEAD_EN.match(text)
-        rest = text[lead.end():] if lead else text
-        wish = _TAIL_EN.sub("", rest)
-        courteous = wish != rest        # "…, please", "…would be great": a request, however it starts
-        led = bool(lead and (lead.group("want") or _SOFT_WISH.search(lead.group("soft")))) or courteous \
-            or bool(_HEAD_EN.match(wish))
-    else:
-        if _NOT_A_WISH_ZH.search(text):
-            return None
-        lead = _LEAD_ZH.match(text)
-        if _QUESTION_WORD_ZH.search(text) and not (lead and lead.group("want")):
-            return None
-        # A short topic before the lead stays ("路上最好风景好一点" → 路上风景好一点).
-        rest = lead.group("topic") + text[lead.end():] if lead else text
-        wish = _TAIL_ZH.sub("", rest)
-        led = bool(lead) or wish != rest or bool(_HEAD_ZH.match(wish))
-    wish = _JOINER.sub("", wish.strip(" ,，"))
-    if language == "en" and _ACTION_EN.match(wish) and not (lead and _NEGATIVE_LEAD.search(lead.group(0))):
-        return None         # "to add an alarm", "go ahead" (but "rather not go through the centre" is a wish)
-    if language == "en" and wish.lower().startswith("to "):
-        wish = wish[3:]     # "I'd like to avoid bumpy roads": the wish is "avoid bumpy roads"
-    if language == "en" and lead and _NEGATIVE_LEAD.search(lead.group(0)):
-        wish = "not " + wish    # "I'd rather not go through the centre": the "not" is the wish
+    found = _led_en(text) if language == "en" else _led_zh(text)
+    if found is None:
+        return None
+    wish, led = found
     cued = any(c and c.lower() in text.lower() for c in cues)
-    if not wish or not (led or cued):
+    if not wish or not (led or cued) or not content_words(wish, language, known):
         return None
-    if len(content_words(wish, language, known)) < 1:
-        return None
-    if language == "en" and wish[:1].isupper() and wish.split()[0].lower() in _LOWER_HEADS:
-        wish = wish[:1].lower() + wish[1:]      # "Somewhere quiet" said mid-sentence in a read-back
-    if language == "zh" and lead and lead.group("want") and re.match(r"[我咱]", text) and len(wish) < 3:
-        return None     # 我们要聊天: what they will do there, not what the place should be
-    if language == "en" and len(wish.split()) > 12 or language != "en" and len(wish) > 24:
+    if len(wish.split()) > 12 if language == "en" else len(wish) > 24:
         return None        # a story, not a wish: the long-term memory keeps it
-    return wish
+    return _lower_head(wish, language)
 
 
 __all__ = ["clauses", "content_words", "wish_in"]
