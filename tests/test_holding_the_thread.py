@@ -300,3 +300,10 @@ async def test_a_correction_of_a_seeded_value_is_read_on_the_first_turn() -> Non
     assert memory.reads_condition("以后都是20，不再是二十七了。")
     result = await memory.update("以后都是20，不再是二十七了。", turn=1)
     assert [c.value for c in result.state.find("temperature")] == [20]
+
+
+@pytest.mark.parametrize(("text", "moved"), [("Thanks for that, later!", False), ("Later!", False),
+                                             ("Could we arrive a bit later?", True)])
+def test_a_farewell_later_moves_nothing(text: str, moved: bool) -> None:
+    state = _held("in_car", arrival_time="12:00")
+    assert ("arrival_time" in _sets("in_car", text, state)) is moved

@@ -336,6 +336,7 @@ WANTS_OPTIONS = re.compile(
 CLOSING = re.compile(
     r"\b(?:bye|goodbye|good night|see you|talk (?:to you )?later|that'?s all|that is all|that'?s it for now|"
     r"nothing else|no,? that'?s (?:it|all)|i'?m (?:all )?set|all good)\b|"
+    r"^\W*(?:(?:thanks?|thank you|cheers|ok(?:ay)?)\b[^.?!]*?[,!.]\s*)?later\W*$|"    # "Thanks for that, later!"
     r"再见|拜拜|没有了|没别的|就这些|先这样|不用了谢谢", re.IGNORECASE)
 # A question about the user's lasting ways, not this task's values: "what temperature do I like?",
 # "how do I usually sit?", 我平时喜欢几度？

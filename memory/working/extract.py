@@ -17,6 +17,7 @@ from typing import Literal
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.cues import (
     CAPITALISED_WORD_EN,
+    CLOSING,
     NOT_NAMES_EN,
     PLACE_NAME_EN,
     STATE_CUES,
@@ -169,7 +170,8 @@ class RuleExtractor:
         self._said_before(text, source, lang, cues, state, taken, add)
         read_lifted(self.schema, text, source, lang, taken, add)
         withdrawn_keys = {op.key for op in ops}
-        relative = read_relative_changes(self.schema, text, lang, state, taken, add)
+        # "Thanks for that, later!" takes leave; it moves nothing later.
+        relative = read_relative_changes(self.schema, "" if CLOSING.search(text) else text, lang, state, taken, add)
         result.ask_back = relative.unanchored + relative.out_of_range
         read_quantities(self.schema, text, source, lang, taken, add, result.correction)
         for spec in self._times:
