@@ -27,7 +27,7 @@ from loguru import logger
 
 from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.language.cues import PAST_CUES, PROMISE_CUES, yes_or_no
-from monologue.memory.language.memory_cues import SHARED, introduced_name
+from monologue.memory.language.memory_cues import NAME_QUESTION, SHARED, introduced_name
 from monologue.memory.language.numbers import time_window
 from monologue.memory.language.phrases import say
 from monologue.memory.longterm.answers import about_user, has_topic, memory_answer, name_answer
@@ -304,9 +304,10 @@ class LongTermCore:
         out.about_user = about_user(text)
         # "What's my name?": the name the user asked to be called by, from any session, not
         # the memories that happen to rank first.
+        # (Only a name question reads every record: this runs before each reply.)
         named = name_answer(text, [Recalled(r.text, r.created_at, r.session_id, str(r.source)) for r in records
                                    if r.current and r.kind == MemoryKind.MEMORY and r.source == "user_stated"],
-                            now)
+                            now) if NAME_QUESTION.search(text) else None
         if out.exact:
             out.answer = out.exact
         elif named:
