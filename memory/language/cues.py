@@ -157,7 +157,7 @@ ZH = StateCues(
     correction=re.compile(r"改成|换成|改为|改到|换到|还是|其实|不对|应该是|更正"),
     hedge=re.compile(r"也许|可能|或者|不确定|大概吧"),
     # 不要辣, 不再是短信, 不发短信, 别走高速
-    negated_value=re.compile(r"(?:不要|别要|去掉|不再(?:是)?|[不别](?:再)?[发打用走吃坐订选加放开]).{0,2}$"),
+    negated_value=re.compile(r"(?:不要|别要|去掉|不再(?:是)?|[不别](?:再)?[发打用走吃坐订选加放开去到]).{0,2}$"),
     negation_after=None,     # a key's own words after its value (对花生过敏) are in its YAML (`negation: after`)
     negated_before=re.compile(r"(?:不是|不要|除了|而不是)$"),
     withdrawals=(
