@@ -309,6 +309,7 @@ def test_a_farewell_later_moves_nothing(text: str, moved: bool) -> None:
     assert ("arrival_time" in _sets("in_car", text, state)) is moved
 
 
-@pytest.mark.parametrize(("text", "destination"), [("算了，不去机场了，改去公司。", "work"), ("别去医院了，回家吧", "home")])
+@pytest.mark.parametrize(("text", "destination"), [("算了，不去机场了，改去公司。", "work"),
+                                                   ("别去医院了，回家吧", "home")])
 def test_a_destination_given_up_for_another(text: str, destination: str) -> None:
     assert _sets("in_car", text, _held("in_car", destination="airport")).get("destination") == destination
