@@ -46,7 +46,7 @@ class ReflectionReport:
     errors: list[str] = field(default_factory=list)
 
 
-def context_of(record: MemoryRecord) -> tuple:
+def context_of(record: MemoryRecord) -> tuple[str, ...]:
     """A conversation and its situation; memories without a session count by day."""
     where = record.session_id or dt.datetime.fromtimestamp(record.created_at).strftime("%Y-%m-%d")
     return (where,) + tuple(str(record.context.get(k, "")) for k in _SITUATION_KEYS)

@@ -17,6 +17,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -238,7 +239,7 @@ class Retriever:
         np.maximum.at(best, index, relevance.astype(np.float32))
         return _minmax(best)[index]
 
-    def retrieve(self, query: str, k: int = 10, *, now: float | None = None, context: dict | None = None,
+    def retrieve(self, query: str, k: int = 10, *, now: float | None = None, context: dict[str, Any] | None = None,
                  include_archived: bool = False, touch: bool = True,
                  query_vector: np.ndarray | None = None) -> RetrievalResult:
         """`query_vector`: the query already embedded by the caller (saves a second encoder call)."""

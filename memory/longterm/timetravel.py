@@ -95,7 +95,7 @@ def rewrite(text: str, to: str, language: str) -> str:
             "travel.now_at", language, to=to)
     day = to[0].upper() + to[1:] if to.lower().split()[-1] in WEEKDAYS else to
 
-    def replace(match: re.Match) -> str:
+    def replace(match: re.Match[str]) -> str:
         return ("on " if match.group(0).lower().startswith("on ") else "") + day
 
     return _WHEN_EN.sub(replace, text, count=1) if _WHEN_EN.search(text) else text + say(
