@@ -36,7 +36,7 @@ from monologue.memory.language.cues import (
     YES_WORD_DESCRIBING,
     yes_or_no,
 )
-from monologue.memory.language.stances import asks_for_information, is_query, sentences
+from monologue.memory.language.stances import asks_for_information, is_query, sentences_with_offsets
 from monologue.memory.working.state import Comparator, ConditionStatus, SessionState
 from monologue.memory.working.turn_classes import TurnClass
 
@@ -366,7 +366,7 @@ class DialoguePolicy:
                             then=then, refused=refused,
                             reason=f"a question about the state ({question.kind}"
                                    f"{': ' + ', '.join(question.keys) if question.keys else ''})")
-        asked = [s for _, s in sentences(text)
+        asked = [s for _, s in sentences_with_offsets(text)
                  if (asks_for_information(s) or is_query(s)) and not EXCLAMATION.search(s)]
         if AGENT_NAME_QUESTION.search(text):
             return Decision(Act.SMALL_TALK, key="name", then=self._resume(step, last), refused=refused,

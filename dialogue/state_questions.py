@@ -30,7 +30,7 @@ from monologue.memory.language.stances import (
     ABOUT_THE_USER_ZH,
     REQUEST_QUESTION_EN,
     YES_NO_QUESTION_EN,
-    sentences,
+    sentences_with_offsets,
 )
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -145,7 +145,7 @@ class StateQuestionReader:
         return question
 
     def _read(self, text: str, language: str, held: Sequence[str]) -> StateQuestion | None:
-        asked = [s for _, s in sentences(text) if _asks(s) or _SUMMARY.search(s) or _NEXT.search(s)]
+        asked = [s for _, s in sentences_with_offsets(text) if _asks(s) or _SUMMARY.search(s) or _NEXT.search(s)]
         if not asked:
             return None
         joined = " ".join(asked)

@@ -179,8 +179,13 @@ ABOUT_THE_USER_ZH = re.compile(r"我")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
 
 
-def sentences(text: str) -> list[tuple[int, str]]:
-    """The sentences of an utterance with where each starts (a question mark ends one)."""
+def sentences_with_offsets(text: str) -> list[tuple[int, str]]:
+    """The sentences of an utterance with where each starts (a question mark ends one).
+
+    Not `dialogue.compose.split_sentences`, which splits a reply the agent wrote: that one
+    cuts only before a capital (so "7 p.m. tomorrow" stays whole) and drops the offsets;
+    this one reads what the user said, where every end mark ends a sentence and grounding
+    needs to know where each sentence starts."""
     out, start = [], 0
     for m in _SENTENCE_END.finditer(text):
         if m.end() > start and m.start() > start:

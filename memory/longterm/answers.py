@@ -29,7 +29,7 @@ from monologue.memory.language.phrases import say
 from monologue.memory.language.stances import asks_for_information
 from monologue.memory.longterm.exchange import Recalled
 from monologue.memory.longterm.retrieval import stem, tokenize
-from monologue.memory.longterm.speech import sentences
+from monologue.memory.longterm.speech import joined_sentences
 
 # Words every question about the user has, which say nothing about its topic.
 _GENERIC_EN = frozenset(stem(w) for w in (
@@ -129,4 +129,4 @@ def memory_answer(question: str, items: list[Recalled], now: float, schema: Doma
         chosen = []
     if not chosen:
         return None
-    return sentences([spoken_memory(i, now, language) for i in chosen[:limit]], language)
+    return joined_sentences([spoken_memory(i, now, language) for i in chosen[:limit]], language)

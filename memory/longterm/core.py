@@ -58,7 +58,7 @@ from monologue.memory.longterm.profile import (
 from monologue.memory.longterm.records import MemoryKind, MemoryRecord, RetentionPolicy, UserProfile
 from monologue.memory.longterm.reflection import ReflectionOptions, ReflectionReport, Reflector
 from monologue.memory.longterm.retrieval import RetrievalWeights, Retriever
-from monologue.memory.longterm.speech import sentences
+from monologue.memory.longterm.speech import joined_sentences
 from monologue.memory.longterm.stream import Embed, MemoryStream
 from monologue.memory.longterm.structured import exact_answer
 from monologue.memory.longterm.summaries import SummaryPyramid, session_summary
@@ -580,7 +580,7 @@ class LongTermCore:
             # The opening already read the preferences back: the plan's "because you told me" would say them twice.
             parts.append(plan.spoken(language, with_reason=not profile.facts))
             self.awaiting = Awaiting("plan", plan.record.id)
-        line = sentences(parts, language)
+        line = joined_sentences(parts, language)
         if not profile.facts:
             return Opening(line)
         note = "Loaded from the profile, to confirm: " + ", ".join(

@@ -18,7 +18,7 @@ from monologue.memory.language.person import second_person
 from monologue.memory.language.phrases import join, say
 from monologue.memory.longterm.records import MemoryKind, MemoryRecord
 from monologue.memory.longterm.retrieval import Retriever
-from monologue.memory.longterm.speech import capitalized, sentences, task_words
+from monologue.memory.longterm.speech import capitalized, joined_sentences, task_words
 from monologue.memory.longterm.stream import MemoryStream
 from monologue.memory.working.render import spoken_condition
 from monologue.memory.working.state import Condition
@@ -37,7 +37,7 @@ class Plan:
         `with_reason`: False when the opening has just read the preferences back."""
         language = language or self.language
         reason = capitalized(self.reason) + say("plan.stop", language) if self.reason and with_reason else ""
-        return sentences([say("plan.spoken", language, plan=self.text), reason], language)
+        return joined_sentences([say("plan.spoken", language, plan=self.text), reason], language)
 
 
 class Planner:

@@ -21,8 +21,8 @@ from monologue.memory.longterm.speech import (
     changed_since,
     conditions_of,
     done_words,
+    joined_sentences,
     said_conditions,
-    sentences,
     spoken,
     spoken_list,
     task_words,
@@ -182,4 +182,4 @@ def opening_line(profile: UserProfile, schema: DomainSchema, language: str = "en
         parts.append(say("opening.help", language))
     elif status != "COMPLETED":
         parts.append(say("opening.pick_up", language))
-    return sentences(parts, language)
+    return joined_sentences(parts, language)

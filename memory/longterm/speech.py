@@ -28,7 +28,7 @@ def spoken_list(items: Iterable[str], language: str) -> str:
     return say("speech.sep", language).join(items[:-1]) + say("speech.and", language) + items[-1]
 
 
-def sentences(parts: Iterable[str], language: str) -> str:
+def joined_sentences(parts: Iterable[str], language: str) -> str:
     """Sentences one after another, spaced the way the language spaces them."""
     return say("clause.join", language).join(p.strip() for p in parts if p and p.strip())
 

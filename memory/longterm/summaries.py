@@ -22,7 +22,7 @@ from monologue.memory.language.phrases import say
 from monologue.memory.longterm.speech import (
     conditions_of,
     done_words,
-    sentences,
+    joined_sentences,
     spoken,
     spoken_list,
     task_words,
@@ -56,7 +56,7 @@ def session_summary(last_session: dict[str, Any], said: list[str], language: str
     words = [second_person(s, language) for s in said[:3] if language_of(s) == language]
     if words:
         parts.append(say("summary.said", language, said=spoken_list(words, language)))
-    return sentences(parts, language)
+    return joined_sentences(parts, language)
 
 
 def _first_clause(text: str, limit: int = 90) -> str:

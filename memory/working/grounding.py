@@ -38,7 +38,7 @@ from monologue.memory.language.numbers import (
     find_zh_times,
     to_int,
 )
-from monologue.memory.language.stances import asks_for_information, is_query, sentences
+from monologue.memory.language.stances import asks_for_information, is_query, sentences_with_offsets
 from monologue.memory.working.extract import clause_of
 from monologue.memory.working.readers import value_pattern
 from monologue.memory.working.state import Op, Operation, OpSource, SessionState
@@ -332,7 +332,7 @@ def _question_spans(utterance: str) -> list[tuple[int, int]]:
     asks only in its second clause), and in English a whole sentence that opens as one
     ("What temperature do I like, 22?")."""
     spans: list[tuple[int, int]] = []
-    for start, sentence in sentences(utterance):
+    for start, sentence in sentences_with_offsets(utterance):
         english = language_of(sentence) == "en"
         if english and asks_for_information(sentence):
             spans.append((start, start + len(sentence)))
@@ -360,7 +360,8 @@ def _asked_how(value: Any, spec: KeySpec, utterance: str) -> bool:
 
 
 def _query_spans(utterance: str) -> list[tuple[int, int]]:
-    return [(start, start + len(sentence)) for start, sentence in sentences(utterance) if is_query(sentence)]
+    return [(start, start + len(sentence)) for start, sentence in sentences_with_offsets(utterance)
+            if is_query(sentence)]
 
 
 def _inside(utterance: str, words: str, spans: list[tuple[int, int]]) -> bool:
@@ -374,7 +375,7 @@ def _inside(utterance: str, words: str, spans: list[tuple[int, int]]) -> bool:
 
 def _clause_with(utterance: str, value: Any, spec: KeySpec) -> str:
     """The user's words for a value a model wrote without them: the sentence that says it."""
-    for _start, sentence in sentences(utterance):
+    for _start, sentence in sentences_with_offsets(utterance):
         if value_said(value, spec, sentence):
             return sentence.strip()
     return utterance.strip()
