@@ -20,6 +20,7 @@ from pipecat.audio.vad.vad_analyzer import VADParams
 from pipecat.processors.frame_processor import FrameProcessor
 
 from monologue.configs import MonologueConfig
+from monologue.dialogue.session import DialogueSession
 from monologue.dialogue.tools import RecordingTool, Toolbox
 from monologue.memory.domain.catalogue import CATALOGUES_DIR, Catalogue, load_catalogue
 from monologue.memory.domain.schema import DomainSchema
@@ -37,8 +38,9 @@ from monologue.processors.asr import ASRProcessor, Transcriber
 from monologue.processors.barge_in import BackchannelCheck, BargeInProcessor
 from monologue.processors.frames import TurnRecord
 from monologue.processors.monologue import MonologueProcessor
-from monologue.processors.playout import Heard, Playout, PlayoutClock
-from monologue.processors.reply import PromptOptions, ReplyProcessor
+from monologue.processors.playout import Playout, PlayoutClock
+from monologue.processors.reply import ReplyMemory, ReplyOptions, ReplyProcessor
+from monologue.processors.reply_wording import PromptOptions
 from monologue.processors.trace import TraceWriter
 from monologue.processors.tts import Synthesizer, TTSProcessor
 from monologue.processors.turn_classifier import TurnClassifierProcessor
@@ -271,6 +273,19 @@ def elsewhere_names(domain: str) -> frozenset[str]:
     return frozenset(names)
 
 
+def dialogue_session(config: MonologueConfig, memory: WorkingMemory | None, long_term: LongTermMemory | None,
+                     actions: ActionStore | None) -> DialogueSession:
+    """The dialogue policy for a session: its domains' catalogues, and a toolbox that records actions."""
+    domains = load_domains(config.monologue.domain).domains
+    return DialogueSession(memory, domain_catalogues(config, memory),
+                           toolbox=Toolbox(RecordingTool(actions or SqlActionStore(":memory:"))),
+                           language=config.language,
+                           user_id=long_term.user_id if long_term is not None else "",
+                           elsewhere={d.name: elsewhere_names(d.name) for d in domains},
+                           domain=domains[0].name,
+                           embed=long_term.embed if long_term is not None else None)
+
+
 def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path | None, *,
                      on_turn_end: Callable[[TurnRecord], None] | None = None,
                      on_turn_done: Callable[[TurnRecord], None] | None = None,
@@ -312,18 +327,11 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
         reply=ReplyProcessor(models.llm, log,
                              PromptOptions(system_prompt, config.reply.recent_turns,
                                            config.reply.max_utterance_chars, config.reply.context_position),
-                             language=config.language, min_clause_chars=config.reply.min_clause_chars,
-                             memory=memory,
-                             options=domain_catalogues(config, memory),
-                             long_term=long_term,
-                             toolbox=Toolbox(RecordingTool(actions or SqlActionStore(":memory:"))),
-                             elsewhere={d.name: elsewhere_names(d.name)
-                                        for d in load_domains(config.monologue.domain).domains},
-                             user_id=long_term.user_id if long_term is not None else "",
-                             domain=load_domains(config.monologue.domain).domains[0].name,
-                             wording=config.reply.wording,
-                             choose_actions=config.reply.model_chooses_action,
-                             commit_when_played=spoken),
+                             memory=ReplyMemory(memory, long_term,
+                                                dialogue_session(config, memory, long_term, actions)),
+                             options=ReplyOptions(config.language, config.reply.min_clause_chars,
+                                                  config.reply.wording, config.reply.model_chooses_action,
+                                                  commit_when_played=spoken)),
         tts=TTSProcessor(models.tts) if models.tts is not None else None,
         trace=TraceWriter(out_dir if config.trace.enabled else None, on_turn_done=on_turn_done, append=continued),
         log=log,
@@ -334,11 +342,6 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                                           enabled=b.enabled, answer_window_secs=b.answer_window_secs)
         parts.playout = Playout(clock, lead_ms=b.playout_lead_ms, barge_in=b.enabled,
                                 compute_secs=config.replay.compute_secs)
-        reply = parts.reply
-
-        @parts.playout.event_handler("on_reply_played")
-        async def commit_heard(_playout: Playout, turn: TurnRecord, heard: Heard) -> None:
-            await reply.played(turn, heard)
 
         @parts.playout.event_handler("on_reply_produced")
         async def produced(_playout: Playout, turn: TurnRecord) -> None:

@@ -206,17 +206,7 @@ class PanelTap(FrameProcessor):
             await self.push_frame(OutputTransportMessageUrgentFrame(message=message.model_dump(mode="json")))
 
     async def _send_state(self, turn: TurnRecord) -> None:
-        result: UpdateResult | None = None
-        error = ""
-        update = turn.state_update
-        if update is not None:
-            await asyncio.wait([update])          # not `await update`: its cancellation is not ours
-            if update.cancelled():
-                error = "the state update was cancelled"
-            elif update.exception() is not None:
-                error = str(update.exception())
-            else:
-                result = update.result()
+        result, error = await turn.state_outcome()
         if result is not None:
             self.send(StateUpdate.of(turn.turn_id, result.state, result))
             return

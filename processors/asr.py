@@ -98,5 +98,5 @@ class ASRProcessor(FrameProcessor):
     async def _end_unanswered(self, turn: TurnRecord) -> None:
         # A draft ends only once its silence is confirmed; one the user talked on through
         # leaves no trace (the turn it belonged to is still going on).
-        if await turn.is_confirmed():
+        if await turn.stands():
             await self.push_frame(AgentTurnEndFrame(turn=turn))

@@ -78,7 +78,7 @@ class BargeInProcessor(FrameProcessor):
         """True when the turn was a backchannel and ends here, unanswered (or a dropped draft)."""
         if turn.dropped:
             return True
-        if self._pause is not None and not await turn.is_confirmed():
+        if self._pause is not None and not await turn.stands():
             return True     # the user went on: the pause stays for the turn they are finishing
         pause, self._pause = self._pause, None
         # "Yes" over the last words of "…shall I book it?" answers the question: not a backchannel.
@@ -91,7 +91,7 @@ class BargeInProcessor(FrameProcessor):
             return True
         # A real turn: whatever the agent had not yet said to the earlier turns is dropped —
         # for a draft, once its end is confirmed (a draft changes nothing the user can hear).
-        if turn.confirmed is None or turn.confirmed.done():
+        if turn.decided:
             if not turn.dropped:
                 await self.push_frame(BargeInFrame(turn=turn, interrupt=True))
         else:
@@ -99,5 +99,5 @@ class BargeInProcessor(FrameProcessor):
         return False
 
     async def _interrupt_when_confirmed(self, turn: TurnRecord) -> None:
-        if await turn.is_confirmed():
+        if await turn.stands():
             await self.push_frame(BargeInFrame(turn=turn, interrupt=True))

@@ -14,6 +14,7 @@ the sections were plain dicts (TRACE_VERSION 1).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -182,8 +183,49 @@ class TurnEnd:
                           "drafts_dropped": self.drafts_dropped or None, "partials": self.partials or None})
 
 
+@dataclass(frozen=True)
+class Heard:
+    """What the user heard of a reply: whole clauses, the last possibly cut short."""
+
+    clauses: tuple[str, ...] = ()
+    unheard: tuple[str, ...] = ()
+    cut: bool = False
+
+
+HeardCommitter = Callable[["TurnRecord", Heard], Awaitable[None]]
+
+
+class TurnOrderError(RuntimeError):
+    """A stage used a turn out of the order the turn contract sets (a bug of ours, not the user's)."""
+
+
 @dataclass
 class TurnRecord:
+    """One user turn's handle, from the VAD's cut to the trace line.
+
+    Each stage writes only its own section: the VAD the times and `turn_end`, ASR `asr`, the
+    classifier `turn_class` and `classifier`, the monologue `monologue`, the reply stage the
+    `reply_*` fields, `decision` and `memories`, TTS `tts`, the playout `barge_in`. What
+    stages wait for is private and reached through methods, which hold the contract:
+
+    1. **Draft or not.** The VAD may start a turn on a provisional end (`start_draft`). Until
+       it calls `confirm_draft()` (the silence held) or `drop_draft()` (the user went on), a
+       stage may read and prepare but must not write: `await stands()` tells it when it may,
+       `when_stands(f)` runs `f` once the turn stands, `on_dropped(f)` undoes what was begun.
+       A dropped draft leaves no trace in the log, the state or the audio.
+    2. **Order.** With replies committed as heard, the monologue stage places each turn after
+       the one before (`queue_after`): its state update and its reply wait until the reply
+       to the turn before is settled (`wait_for_previous`), so a "yes" answers what was
+       actually heard. The reply stage settles the turn once its reply is committed
+       (`settle`); a dropped draft gives its place back (`withdraw`).
+    3. **State.** The monologue stage attaches the working-memory update it started
+       (`begin_state_update`), once; the reply to a state-changing turn awaits it
+       (`wait_for_state`), chit-chat never starts one.
+    4. **Heard.** The reply stage names who commits the reply (`commit_heard_with`), once;
+       the playout reports what the user heard (`await mark_heard(heard)`), which runs that
+       commit before the playout lets the turn's end go on to the trace.
+    """
+
     turn_id: int
     start_pts: float                 # session seconds where speech began
     end_pts: float                   # session seconds where speech ended
@@ -205,18 +247,9 @@ class TurnRecord:
     reply_source: str = ""
     reply_check: list[dict[str, str]] = field(default_factory=list)
     tts: SpeechSynthesis = field(default_factory=SpeechSynthesis)
-    # The working-memory update while it runs: a reply to a state-changing turn awaits it.
-    state_update: asyncio.Future[UpdateResult | None] | None = None
     state_version: int | None = None  # the state version the reply was built on
     memories: MemoryRecall | None = None                      # long-term memories recalled for the reply
     barge_in: BargeIn | None = None   # the reply was cut, or this turn was a backchannel
-    # The turn before this one, settled: its reply committed to memory as far as it was spoken.
-    # The monologue and the reply of this turn wait for it, so a "yes" answers what was heard.
-    after: asyncio.Future[None] | None = None
-    settled: asyncio.Future[None] | None = None   # this turn's own, resolved once its reply is committed
-    # A drafted turn: resolved True once the user's silence confirms the end, False when they
-    # went on (nothing of the draft may then be said or written). None: never a draft.
-    confirmed: asyncio.Future[bool] | None = None
     drafted_at: float | None = None               # wall time the draft started (processing began)
     turn_end: TurnEnd = field(default_factory=TurnEnd)
     # The reply LLM's tokens: prompt_tokens, cached_tokens (reused from its cache), evaluated_tokens
@@ -224,6 +257,12 @@ class TurnRecord:
     llm_tokens: dict[str, int] | None = None
     marks: dict[str, float] = field(default_factory=dict)     # wall time of each stage's end
     compute: dict[str, float] = field(default_factory=dict)   # seconds inside each model call
+    # Resolved True once the user's silence confirms a draft, False when they went on; None: never a draft.
+    _draft: asyncio.Future[bool] | None = field(default=None, init=False, repr=False)
+    _after: asyncio.Future[None] | None = field(default=None, init=False, repr=False)    # the turn before, settled
+    _settled: asyncio.Future[None] | None = field(default=None, init=False, repr=False)  # this turn, settled
+    _state_update: asyncio.Future[UpdateResult | None] | None = field(default=None, init=False, repr=False)
+    _committer: HeardCommitter | None = field(default=None, init=False, repr=False)
 
     @property
     def text(self) -> str:
@@ -232,28 +271,160 @@ class TurnRecord:
     def mark(self, name: str, at: float) -> None:
         self.marks.setdefault(name, at)
 
-    async def is_confirmed(self) -> bool:
-        """Whether this turn stands: at once for a turn that was never a draft."""
-        return True if self.confirmed is None else await asyncio.shield(self.confirmed)
+    # --- 1. draft or not (the VAD decides) -----------------------------------------------
+
+    def start_draft(self) -> None:
+        """The agent starts on this turn before its end is sure (the VAD, at a pause)."""
+        if self._draft is not None:
+            raise TurnOrderError(f"turn {self.turn_id} is already a draft")
+        self._draft = asyncio.get_running_loop().create_future()
+        self.drafted_at = self.detected_at
+
+    def confirm_draft(self) -> None:
+        self._decide(True)
+
+    def drop_draft(self) -> None:
+        self._decide(False)
+
+    def _decide(self, stands: bool) -> None:
+        if self._draft is None or self._draft.done():
+            raise TurnOrderError(f"turn {self.turn_id} is not an undecided draft")
+        self._draft.set_result(stands)
+
+    @property
+    def is_draft(self) -> bool:
+        """The agent began on this turn at a provisional end (decided or not)."""
+        return self._draft is not None
+
+    @property
+    def decided(self) -> bool:
+        """Whether it is known that the turn stands or was dropped (at once for a non-draft)."""
+        return self._draft is None or self._draft.done()
 
     @property
     def dropped(self) -> bool:
         """A draft the user talked on through."""
-        return self.confirmed is not None and self.confirmed.done() and not self.confirmed.result()
+        return self._draft is not None and self._draft.done() and not self._draft.result()
+
+    async def stands(self) -> bool:
+        """Whether this turn stands: at once for a turn that was never a draft."""
+        return True if self._draft is None else await asyncio.shield(self._draft)
+
+    def when_stands(self, then: Callable[[], None]) -> None:
+        """`then()` once the turn stands: now if it does, never if it was dropped."""
+        if self._draft is None or self._draft.done():
+            if not self.dropped:
+                then()
+            return
+
+        def decided(draft: asyncio.Future[bool]) -> None:
+            if draft.result():
+                then()
+
+        self._draft.add_done_callback(decided)
+
+    def on_dropped(self, then: Callable[[], None]) -> None:
+        """`then()` if this undecided draft is dropped later (nothing for a decided turn)."""
+        if self._draft is None or self._draft.done():
+            return
+
+        def decided(draft: asyncio.Future[bool]) -> None:
+            if not draft.result():
+                then()
+
+        self._draft.add_done_callback(decided)
+
+    # --- 2. order (the monologue stage places, the reply stage settles) --------------------
+
+    def queue_after(self, previous: TurnRecord | None) -> None:
+        """This turn is answered after `previous` is settled (None: nothing before it)."""
+        if self._settled is not None:
+            raise TurnOrderError(f"turn {self.turn_id} is already queued")
+        self._after = previous.settled_future() if previous is not None else None
+        self._settled = asyncio.get_running_loop().create_future()
+
+    def settled_future(self) -> asyncio.Future[None]:
+        """What the turn after this one waits for (created for a turn nothing queued: the opening)."""
+        if self._settled is None:
+            self._settled = asyncio.get_running_loop().create_future()
+        return self._settled
+
+    @property
+    def previous_settled(self) -> bool:
+        return self._after is None or self._after.done()
+
+    async def wait_for_previous(self, timeout: float) -> bool:
+        """Wait until the reply to the turn before is settled; False if `timeout` passed first."""
+        if self._after is None or self._after.done():
+            return True
+        try:
+            await asyncio.wait_for(asyncio.shield(self._after), timeout)
+            return True
+        except TimeoutError:
+            return False
+
+    def settle(self) -> None:
+        """This turn's reply is committed as far as it was heard: the next turn may go on."""
+        if self._settled is not None and not self._settled.done():
+            self._settled.set_result(None)
+
+    @property
+    def is_settled(self) -> bool:
+        return self._settled is not None and self._settled.done()
 
     def withdraw(self) -> None:
         """A dropped draft leaves the turn order as it was: the next turn waits for the one before."""
-        settled = self.settled
+        settled = self._settled
         if settled is None or settled.done():
             return
-        if self.after is None or self.after.done():
+        if self._after is None or self._after.done():
             settled.set_result(None)
         else:
             def release(_: asyncio.Future[Any]) -> None:
                 if not settled.done():
                     settled.set_result(None)
 
-            self.after.add_done_callback(release)
+            self._after.add_done_callback(release)
+
+    # --- 3. the state update (the monologue stage starts it, the reply waits) --------------
+
+    def begin_state_update(self, update: Awaitable[UpdateResult | None]) -> None:
+        if self._state_update is not None:
+            raise TurnOrderError(f"turn {self.turn_id} already has a state update")
+        self._state_update = asyncio.ensure_future(update)
+
+    @property
+    def updates_state(self) -> bool:
+        """A state update (or, for chit-chat, the wait for the turn before) was attached."""
+        return self._state_update is not None
+
+    async def wait_for_state(self) -> UpdateResult | None:
+        """This turn's update, once it finished (None: none attached, skipped, or failed)."""
+        return None if self._state_update is None else await self._state_update
+
+    async def state_outcome(self) -> tuple[UpdateResult | None, str]:
+        """The update's result, or why there is none, without taking on its cancellation."""
+        update = self._state_update
+        if update is None:
+            return None, ""
+        await asyncio.wait([update])
+        if update.cancelled():
+            return None, "the state update was cancelled"
+        if update.exception() is not None:
+            return None, str(update.exception())
+        return update.result(), ""
+
+    # --- 4. what was heard (the playout reports, the reply stage commits) -----------------
+
+    def commit_heard_with(self, committer: HeardCommitter) -> None:
+        if self._committer is not None:
+            raise TurnOrderError(f"turn {self.turn_id} already has a committer")
+        self._committer = committer
+
+    async def mark_heard(self, heard: Heard) -> None:
+        """The playout says what the user heard of this turn's reply: that much is committed now."""
+        if self._committer is not None:
+            await self._committer(self, heard)
 
     @property
     def started_at(self) -> float:

@@ -35,7 +35,7 @@ class MonologueProcessor(FrameProcessor):
         self._log = log
         self._memory = memory
         self._after_replies = after_replies
-        self._previous: asyncio.Future[None] | None = None
+        self._previous: TurnRecord | None = None
         self.triggered = 0
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
@@ -44,36 +44,32 @@ class MonologueProcessor(FrameProcessor):
             self._start(frame.turn)
         await self.push_frame(frame, direction)
 
-    def after_opening(self, settled: asyncio.Future[None]) -> None:
+    def after_opening(self, opening: TurnRecord) -> None:
         """The first turn waits for the agent's greeting to be committed, as later turns wait
         for the reply before them."""
         if self._previous is None:
-            self._previous = settled
+            self._previous = opening
 
     def _start(self, turn: TurnRecord) -> None:
         if self._after_replies:
-            turn.after, self._previous = self._previous, asyncio.get_running_loop().create_future()
-            turn.settled = self._previous
+            turn.queue_after(self._previous)
+            self._previous = turn
         triggers = turn.classifier is not None and turn.classifier.triggers_monologue
         if self._memory is None or not triggers:
             turn.monologue = MonologueOutcome.skip("chit-chat" if self._memory else "working memory off")
-            if turn.after is None or turn.after.done():
+            if turn.previous_settled:
                 self._log_when_confirmed(turn)
             else:
-                turn.state_update = asyncio.ensure_future(self._in_order(turn))
+                turn.begin_state_update(self._in_order(turn))
             return
         self.triggered += 1
         started = time.perf_counter()
         # A task, not an await: the reply processor receives the turn now and decides
         # whether to wait for this update (state-changing turns) or not (chit-chat).
-        turn.state_update = asyncio.ensure_future(self._update(turn, started))
+        turn.begin_state_update(self._update(turn, started))
 
     async def _settled_before(self, turn: TurnRecord) -> None:
-        if turn.after is None or turn.after.done():
-            return
-        try:
-            await asyncio.wait_for(asyncio.shield(turn.after), SETTLE_WAIT_SECS)
-        except TimeoutError:
+        if not await turn.wait_for_previous(SETTLE_WAIT_SECS):
             logger.warning("turn {}: the previous reply was not settled within {:.0f} s; going on",
                            turn.turn_id, SETTLE_WAIT_SECS)
 
@@ -88,18 +84,9 @@ class MonologueProcessor(FrameProcessor):
     def _log_when_confirmed(self, turn: TurnRecord) -> None:
         """The user's words enter the log once the turn stands; a dropped draft's never do
         (the user went on: what they said is the next turn's text)."""
-        confirmed = turn.confirmed
-        if confirmed is None or confirmed.done():
-            if not turn.dropped:
-                self._log.add("user", turn.text, turn.turn_id)
-            return
-        # Registered before the reply's own wait on `confirmed`, so the user's line is in
+        # Registered before the reply's own wait for the draft, so the user's line is in
         # the log before the reply's is committed.
-        def log_if_confirmed(done: asyncio.Future[bool]) -> None:
-            if done.result():
-                self._log.add("user", turn.text, turn.turn_id)
-
-        confirmed.add_done_callback(log_if_confirmed)
+        turn.when_stands(lambda: self._log.add("user", turn.text, turn.turn_id))
 
     async def _update(self, turn: TurnRecord, started: float) -> UpdateResult | None:
         """The update reads the utterance at once (a draft's too) and writes only once the turn
@@ -108,7 +95,7 @@ class MonologueProcessor(FrameProcessor):
         await self._settled_before(turn)
 
         async def confirmed() -> bool:
-            if await turn.is_confirmed():
+            if await turn.stands():
                 self._log.add("user", turn.text, turn.turn_id)
                 return True
             return False
@@ -116,11 +103,10 @@ class MonologueProcessor(FrameProcessor):
         update = asyncio.ensure_future(self._memory.update(
             turn.text, turn=turn.turn_id, turn_class=turn.turn_class,
             asr_confidence=turn.asr.confidence if turn.asr is not None else None, ready=confirmed))
-        if turn.confirmed is not None and not turn.confirmed.done():
-            # A dropped draft's update stops where it is (its LLM call too, which would
-            # hold the llama thread the next turn needs); it has written nothing: writing
-            # waits for `confirmed`.
-            turn.confirmed.add_done_callback(lambda done: done.result() or update.cancel())
+        # A dropped draft's update stops where it is (its LLM call too, which would hold
+        # the llama thread the next turn needs); it has written nothing: writing waits for
+        # the turn to stand.
+        turn.on_dropped(update.cancel)
         try:
             result = await update
         except UpdateWithdrawn:

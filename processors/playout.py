@@ -13,8 +13,8 @@ It sits between TTS and the sink and keeps one of two clocks:
 When the user starts speaking over a reply the voice is held at once and an
 `AgentPausedFrame` goes upstream; the barge-in stage answers with a `BargeInFrame` once it
 knows what was said: a real turn drops what is left, a backchannel ("mm-hm") lets the
-reply go on. Each reply ends with the event `on_reply_played(turn, heard)` (awaited), then
-its `AgentTurnEndFrame` goes on to the trace. `on_reply_produced(turn)` fires as soon as a
+reply go on. Each reply ends with `await turn.mark_heard(heard)` (the reply stage commits
+that much), then its `AgentTurnEndFrame` goes on to the trace. `on_reply_produced(turn)` fires as soon as a
 reply is fully produced (replay's turn gate waits for that, not for the playing).
 """
 
@@ -36,6 +36,7 @@ from monologue.processors.frames import (
     AgentTurnEndFrame,
     BargeIn,
     BargeInFrame,
+    Heard,
     ReplyAudioFrame,
     SpeechStartedFrame,
     TurnRecord,
@@ -46,15 +47,6 @@ WORD_SLACK_SECS = 0.08   # a word cut this close to its end was still heard
 
 _WORD = re.compile(r"\S+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
-
-
-@dataclass(frozen=True)
-class Heard:
-    """What the user heard of a reply: whole clauses, the last possibly cut short."""
-
-    clauses: tuple[str, ...] = ()
-    unheard: tuple[str, ...] = ()
-    cut: bool = False
 
 
 def _pieces(clause: str) -> list[tuple[str, int]]:
@@ -164,7 +156,6 @@ class Playout(FrameProcessor):
         self._finishing = asyncio.Lock()
         self._releaser: asyncio.Task | None = None
         self._register_event_handler("on_reply_produced", sync=True)
-        self._register_event_handler("on_reply_played", sync=True)
 
     @property
     def paused(self) -> bool:
@@ -203,7 +194,7 @@ class Playout(FrameProcessor):
 
     async def _arrive(self, frame: ReplyAudioFrame) -> None:
         turn = frame.turn
-        if not await turn.is_confirmed():
+        if not await turn.stands():
             return      # a draft the user talked on through: none of it is heard
         turn.mark("first_audio", time.perf_counter())
         if self._clock == "timeline" and turn.turn_id == 0:
@@ -239,7 +230,7 @@ class Playout(FrameProcessor):
     async def _ended(self, frame: AgentTurnEndFrame) -> None:
         if self._clock == "timeline" and frame.turn.turn_id == 0:
             # The greeting is not on a replay's timeline: it is heard whole.
-            await self._call_event_handler("on_reply_played", frame.turn, Heard((frame.turn.reply_text,)))
+            await frame.turn.mark_heard(Heard((frame.turn.reply_text,)))
             await self.push_frame(frame)
             return
         reply = self._reply(frame.turn)
@@ -487,7 +478,7 @@ class Playout(FrameProcessor):
             if reply.turn.barge_in is not None and reply.turn.barge_in.cut:
                 reply.turn.barge_in.spoken = " ".join(heard.clauses)
                 reply.turn.barge_in.unspoken = " ".join(heard.unheard)
-            await self._call_event_handler("on_reply_played", reply.turn, heard)
+            await reply.turn.mark_heard(heard)
             if reply.end is not None:
                 await self.push_frame(reply.end)
             self._replies.pop(reply.turn.turn_id, None)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 
@@ -46,16 +45,8 @@ class TurnClassifierProcessor(FrameProcessor):
             frame.turn.turn_class = result.turn_class.value
             frame.turn.classifier = Classification(list(result.cues), result.turn_class.triggers_monologue)
             triggers = int(result.turn_class.triggers_monologue)
-            confirmed = frame.turn.confirmed
-            if confirmed is not None and not confirmed.done():
-                # A draft counts once it stands (a dropped one was never a turn).
-                def count_if_it_stands(done: asyncio.Future[bool]) -> None:
-                    if done.result():
-                        self._count(triggers)
-
-                confirmed.add_done_callback(count_if_it_stands)
-            elif not frame.turn.dropped:
-                self._count(triggers)
+            # A draft counts once it stands (a dropped one was never a turn).
+            frame.turn.when_stands(lambda: self._count(triggers))
             frame.turn.compute["classifier"] = time.perf_counter() - started
             frame.turn.mark("classified", time.perf_counter())
         await self.push_frame(frame, direction)

@@ -145,7 +145,7 @@ class VADProcessor(FrameProcessor):
     async def _voiced(self) -> None:
         if self._draft is not None:
             # The user went on after a finished-sounding pause: the draft is dropped unsaid.
-            self._draft.confirmed.set_result(False)  # type: ignore[union-attr]
+            self._draft.drop_draft()
             self._draft = None
             self._drafts_dropped += 1
         self._last_voice_pts = self._now_pts()
@@ -201,8 +201,7 @@ class VADProcessor(FrameProcessor):
 
     async def _start_draft(self, silence: float) -> None:
         turn = self._new_turn(silence)
-        turn.confirmed = asyncio.get_running_loop().create_future()
-        turn.drafted_at = turn.detected_at
+        turn.start_draft()
         turn.turn_end.draft_wait_secs = round(silence, 3)
         self._draft = turn
         await self._push_segment(turn)
@@ -275,7 +274,7 @@ class VADProcessor(FrameProcessor):
             self._on_turn_end(turn)
         await self.push_frame(UserStoppedSpeakingFrame())
         if draft is not None:
-            draft.confirmed.set_result(True)  # type: ignore[union-attr]
+            draft.confirm_draft()
         else:
             await self._push_segment(turn)
         self._segment = bytearray()

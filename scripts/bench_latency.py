@@ -69,7 +69,7 @@ def turn_row(turn: Any, variant: str, run: int, session: str) -> dict[str, Any] 
     tokens = turn.llm_tokens or {}
     if "llm_start" in turn.marks:       # the agent's own work before the reply model is asked
         lat["llm_start"] = round((turn.marks["llm_start"] - turn.started_at) * 1000, 1)
-    from monologue.processors.reply import ClauseSplitter
+    from monologue.processors.reply_wording import ClauseSplitter
 
     splitter = ClauseSplitter(MIN_CLAUSE_CHARS)    # as the reply cut it for TTS
     first_clause = next(iter(splitter.feed(turn.reply_text or "")), "") or splitter.flush()

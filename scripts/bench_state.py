@@ -29,7 +29,7 @@ from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
 from monologue.memory.working.render import render_state_for_reply
 from monologue.memory.working.turn_classes import classify_turn
 from monologue.processors.frames import Transcription, TurnRecord
-from monologue.processors.reply import PromptOptions, build_reply_prompt
+from monologue.processors.reply_wording import PromptOptions, build_reply_prompt
 
 SESSION = Path(__file__).resolve().parent.parent / "assets" / "scripts" / "long_session_en.json"
 READ_BACK = ("Please read back my booking: the day, the time, how many people, and every other "

@@ -25,12 +25,13 @@ from monologue.processors.frames import (
     AgentPausedFrame,
     AgentTurnEndFrame,
     BargeInFrame,
+    Heard,
     ReplyAudioFrame,
     SpeechStartedFrame,
     TurnRecord,
     UserTurnFrame,
 )
-from monologue.processors.playout import Heard, Playout, heard_of
+from monologue.processors.playout import Playout, heard_of
 
 from fakes import FakeTranscriber, SpeakingSynthesizer
 
@@ -144,8 +145,7 @@ async def test_live_playout_cut():
         if isinstance(frame, ReplyAudioFrame):
             released.append((time.perf_counter(), len(frame.audio) // 2))
 
-    @playout.event_handler("on_reply_played")
-    async def played(_p: Playout, _turn: TurnRecord, what: Heard) -> None:
+    async def played(_turn: TurnRecord, what: Heard) -> None:
         heard.append(what)
 
     playout.push_frame = push            # type: ignore[method-assign]
@@ -155,6 +155,7 @@ async def test_live_playout_cut():
 
     playout.create_task = task             # type: ignore[method-assign, assignment]
     turn = _turn(1, "Book it.")
+    turn.commit_heard_with(played)
     rate = 22050
     # A long first clause: the user speaks inside it however late this machine wakes from the sleep.
     first = np.full(int(rate * 6.0), 1000, dtype=np.int16).tobytes()
@@ -304,7 +305,8 @@ async def test_a_cut_cancels_the_reply_still_being_worded():
 
     from monologue.memory.working.conversation import ConversationLog
     from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
-    from monologue.processors.reply import PromptOptions, ReplyProcessor
+    from monologue.processors.reply import ReplyMemory, ReplyOptions, ReplyProcessor
+    from monologue.processors.reply_wording import PromptOptions
 
     from fakes import PlannerFollowingLLM
 
@@ -322,8 +324,8 @@ async def test_a_cut_cancels_the_reply_still_being_worded():
 
     memory = WorkingMemory("cut", options=WorkingMemoryOptions(llm_mode="never"))
     log = ConversationLog()
-    reply = ReplyProcessor(Slow(every=0), log, PromptOptions("You are Monologue."), memory=memory,
-                           commit_when_played=True)
+    reply = ReplyProcessor(Slow(every=0), log, PromptOptions("You are Monologue."), memory=ReplyMemory(memory),
+                           options=ReplyOptions(commit_when_played=True))
     turn = _turn(1, "Lovely weather this week, isn't it?")
     turn.turn_class = "chit_chat"
     down, _ = await run_test(reply, frames_to_send=[
@@ -334,6 +336,6 @@ async def test_a_cut_cancels_the_reply_still_being_worded():
     assert turn.reply_source == "cancelled"
     # Nothing is committed until the playout says what was heard; then only that.
     assert not [u for u in log.recent(4) if u.role == "assistant"]
-    await reply.played(turn, Heard(("Oh,",), ("it really has been lovely",), cut=True))
+    await turn.mark_heard(Heard(("Oh,",), ("it really has been lovely",), cut=True))
     assert [u.text for u in log.recent(4) if u.role == "assistant"] == ["Oh,"]
     assert memory.state.last_turn_action in ("", "Oh,")

@@ -231,7 +231,8 @@ async def test_a_turns_trace_carries_the_reply_models_token_counts(provider_chat
 
     from monologue.memory.working.conversation import ConversationLog
     from monologue.processors.frames import Transcription, TurnRecord, UserTurnFrame
-    from monologue.processors.reply import PromptOptions, ReplyProcessor
+    from monologue.processors.reply import ReplyProcessor
+    from monologue.processors.reply_wording import PromptOptions
     from monologue.processors.trace import trace_line
 
     turn = TurnRecord(turn_id=1, start_pts=0.0, end_pts=1.0, end_wait_secs=0.3, detected_at=time.perf_counter())

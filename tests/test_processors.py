@@ -42,7 +42,8 @@ from monologue.processors.frames import (
     UserTurnFrame,
 )
 from monologue.processors.monologue import MonologueProcessor
-from monologue.processors.reply import ClauseSplitter, PromptOptions, ReplyProcessor, build_reply_prompt
+from monologue.processors.reply import ReplyMemory, ReplyOptions, ReplyProcessor
+from monologue.processors.reply_wording import ClauseSplitter, PromptOptions, build_reply_prompt
 from monologue.processors.trace import TraceWriter, trace_line
 from monologue.processors.tts import TTSProcessor
 from monologue.processors.turn_classifier import TurnClassifierProcessor
@@ -217,7 +218,7 @@ def _chat(**kwargs: Any) -> ChatLLM:
 async def test_reply_streams_clauses_then_ends_turn():
     log = ConversationLog()
     turn = _turn()
-    reply = ReplyProcessor(_chat(), log, PromptOptions("be brief"), min_clause_chars=4)
+    reply = ReplyProcessor(_chat(), log, PromptOptions("be brief"), options=ReplyOptions(min_clause_chars=4))
     down, _ = await run_test(reply, frames_to_send=[UserTurnFrame(turn=turn)])
     clauses = [f.text for f in down if isinstance(f, ReplyTextFrame)]
     assert clauses == ["Sure.", "Four people at seven,", "noted!"]
@@ -369,8 +370,8 @@ async def test_memory_writes_never_delay_the_reply(tmp_path, monkeypatch):
 
     monkeypatch.setattr(long_term, "after_reply_now", slow_write)
     monkeypatch.setattr(long_term, "_prepare", slow_prepare)
-    reply = ReplyProcessor(_chat(), ConversationLog(), PromptOptions("be brief"), min_clause_chars=4,
-                           long_term=long_term)
+    reply = ReplyProcessor(_chat(), ConversationLog(), PromptOptions("be brief"),
+                           memory=ReplyMemory(long_term=long_term), options=ReplyOptions(min_clause_chars=4))
     turn = _turn("I always want a window seat")
     turn.turn_class = "information_change"
     async def release_once_the_reply_starts() -> bool:
@@ -482,7 +483,7 @@ def test_trace_line_of_a_chit_chat_turn_and_a_failed_clause():
 
 
 def test_the_template_does_not_repeat_the_words_the_model_ended_with():
-    from monologue.processors.reply import without_overlap
+    from monologue.processors.reply_wording import without_overlap
 
     assert without_overlap("Done:", "Done: I've booked it.") == "I've booked it."
     assert without_overlap("Sure.", "What time would suit you?") == "What time would suit you?"
@@ -491,8 +492,7 @@ def test_the_template_does_not_repeat_the_words_the_model_ended_with():
 
 def _draft(text: str, turn_id: int = 1) -> TurnRecord:
     turn = _turn(text, turn_id)
-    turn.confirmed = asyncio.get_running_loop().create_future()
-    turn.drafted_at = turn.detected_at
+    turn.start_draft()
     return turn
 
 
@@ -503,8 +503,8 @@ async def test_a_chit_chat_draft_enters_the_log_only_once_it_stands(stands: bool
     await run_test(MonologueProcessor(log), frames_to_send=[UserTurnFrame(turn=turn)],
                    expected_down_frames=[UserTurnFrame])
     assert log.all() == []          # provisional: the user may go on
-    assert turn.confirmed is not None
-    turn.confirmed.set_result(stands)
+    assert turn.is_draft and not turn.decided
+    turn.confirm_draft() if stands else turn.drop_draft()
     await asyncio.sleep(0)
     assert [u.text for u in log.all()] == (["By the way."] if stands else [])
 
@@ -520,8 +520,8 @@ async def test_a_dropped_drafts_state_update_stops_its_llm_call():
                    expected_down_frames=[UserTurnFrame])
     while not llm.requests:
         await asyncio.sleep(0.01)
-    assert turn.confirmed is not None and turn.state_update is not None
-    turn.confirmed.set_result(False)            # the user went on
-    assert await asyncio.wait_for(turn.state_update, 10.0) is None
+    assert turn.is_draft and turn.updates_state
+    turn.drop_draft()            # the user went on
+    assert await asyncio.wait_for(turn.wait_for_state(), 10.0) is None
     assert turn.monologue is not None and "draft dropped" in turn.monologue.reason
     assert log.all() == [] and memory.state.version == 0

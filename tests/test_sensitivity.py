@@ -16,7 +16,8 @@ from monologue.memory.stores.memories import SqlMemoryStore
 from monologue.memory.working.conversation import ConversationLog
 from monologue.models.chat import ChatLLM
 from monologue.processors.frames import UserTurnFrame
-from monologue.processors.reply import PromptOptions, ReplyProcessor
+from monologue.processors.reply import ReplyMemory, ReplyOptions, ReplyProcessor
+from monologue.processors.reply_wording import PromptOptions
 from monologue.processors.trace import trace_line
 
 from fakes import Clock, bag_of_words
@@ -85,7 +86,8 @@ async def test_a_remote_providers_prompt_never_carries_a_local_only_memory(tmp_p
     log = ConversationLog()
     log.add("user", "I live at 12 Baker Street.", 1)
     log.add("assistant", "Got it: you live at 12 Baker Street.", 1)
-    reply = ReplyProcessor(chat, log, PromptOptions("be brief"), min_clause_chars=4, long_term=long_term)
+    reply = ReplyProcessor(chat, log, PromptOptions("be brief"), memory=ReplyMemory(long_term=long_term),
+                           options=ReplyOptions(min_clause_chars=4))
     turn = _turn("Find me a quiet place near where I live at 12 Baker Street.", 2)
     await run_test(reply, frames_to_send=[UserTurnFrame(turn=turn)])
     sent = json.dumps(turn.reply_prompt)

@@ -122,7 +122,7 @@ async def test_a_finished_turn_is_drafted_then_confirmed_by_its_silence():
     down, _ = await run_test(vad, frames_to_send=_chunks([(0.3, False), (1.0, True), (0.8, False)]))
     [segment] = _segments(down)
     turn = segment.turn
-    assert turn.confirmed is not None and turn.confirmed.result() is True
+    assert turn.is_draft and turn.decided and not turn.dropped
     assert turn.turn_end.drafted and turn.turn_end.rule == "meaning"
     assert turn.turn_end.draft_wait_secs == pytest.approx(0.16, abs=0.03)     # the judged pause …
     assert turn.end_wait_secs == pytest.approx(0.36, abs=0.03)                # … then the confirming silence
@@ -143,9 +143,9 @@ async def test_a_draft_is_dropped_when_the_user_goes_on():
     down, _ = await run_test(vad, frames_to_send=_chunks(
         [(0.3, False), (0.8, True), (0.25, False), (0.8, True), (0.8, False)]))
     draft, final = _segments(down)
-    assert draft.turn.confirmed is not None and draft.turn.confirmed.result() is False and draft.turn.dropped
+    assert draft.turn.is_draft and draft.turn.dropped
     assert final.turn.turn_id == draft.turn.turn_id == 1           # one turn, said in two breaths
-    assert final.turn.confirmed is not None and final.turn.confirmed.result() is True
+    assert final.turn.is_draft and final.turn.decided and not final.turn.dropped
     assert final.turn.turn_end.drafts_dropped == 1
     assert len(final.audio) > len(draft.audio)
     assert draft.transcript is not None and "six" not in draft.transcript.result().text
@@ -159,7 +159,7 @@ async def test_unfinished_words_hold_the_turn_open_through_a_long_pause():
     down, _ = await run_test(vad, frames_to_send=_chunks(
         [(0.3, False), (0.8, True), (0.9, False), (0.6, True), (1.5, False)]))
     [segment] = _segments(down)
-    assert segment.turn.confirmed is None             # never drafted: the words were unfinished
+    assert not segment.turn.is_draft             # never drafted: the words were unfinished
     assert segment.turn.end_pts == pytest.approx(0.3 + 0.8 + 0.9 + 0.6, abs=0.05)
     assert segment.turn.end_wait_secs == pytest.approx(1.2, abs=0.05)
     assert segment.turn.turn_end.verdict is not None and segment.turn.turn_end.verdict["cue"] == "um"
@@ -178,7 +178,7 @@ async def test_by_silence_every_turn_waits_the_fixed_time_and_nothing_is_drafted
     down, _ = await run_test(vad, frames_to_send=_chunks([(0.3, False), (0.8, True), (0.3, False), (0.8, True),
                                                           (0.8, False)]))
     [segment] = _segments(down)          # a 0.3 s pause does not end a turn under the old rule
-    assert segment.turn.confirmed is None and segment.turn.turn_end.rule == "silence"
+    assert not segment.turn.is_draft and segment.turn.turn_end.rule == "silence"
     assert segment.turn.end_wait_secs == pytest.approx(0.5, abs=0.05)
 
 

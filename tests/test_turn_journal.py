@@ -28,7 +28,8 @@ from monologue.memory.working.conversation import ConversationLog
 from monologue.models.chat import ChatLLM
 from monologue.pipeline.chat import typed_turn
 from monologue.processors.frames import AgentTurnEndFrame, UserTurnFrame
-from monologue.processors.reply import PromptOptions, ReplyProcessor
+from monologue.processors.reply import ReplyMemory, ReplyProcessor
+from monologue.processors.reply_wording import PromptOptions
 
 USER, SESSION = "ann", "s-journal"
 NOW_LEASE = LongTermOptions(journal_lease_secs=0.0)     # one writer at a time here: replay at once
@@ -143,7 +144,7 @@ async def test_a_reply_is_acknowledged_only_once_its_journal_entry_is_stored(tmp
             await self.push_frame(frame, direction)
 
     llm = ChatLLM(LLMOptions(model="openai/gpt-4o-mini", fallback=None, mock_response="Noted, thank you."))
-    reply = ReplyProcessor(llm, ConversationLog(), PromptOptions("be brief"), long_term=memory)
+    reply = ReplyProcessor(llm, ConversationLog(), PromptOptions("be brief"), memory=ReplyMemory(long_term=memory))
     turn = typed_turn(1, _said(1))
     turn.turn_class = "information_change"
     try:

@@ -1,0 +1,184 @@
+"""Planning a reply: the state it is built on, what long-term memory recalls, the policy's act
+and, with a provider that calls functions, the model's choice of action (validated by the
+policy). The result is a `Planned`; nothing here words or speaks it."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from monologue.dialogue.chooser import CHOICE_TIMEOUT_SECS, Validated, tools_of, worth_asking
+from monologue.dialogue.policy import Act, Decision
+from monologue.dialogue.session import DialogueSession, Planned
+from monologue.memory.longterm.engine import BeforeReply, LongTermMemory
+from monologue.memory.working.conversation import ConversationLog
+from monologue.memory.working.engine import UpdateResult, WorkingMemory
+from monologue.memory.working.state import SessionState
+from monologue.memory.working.turn_classes import TurnClass
+from monologue.models.chat import ChatLLM
+from monologue.processors.frames import Heard, MemoryRecall, TurnRecord
+from monologue.processors.reply_wording import redactor_for
+
+
+@dataclass
+class PendingReply:
+    """A reply being made, then waiting to learn what the user heard before it is committed.
+
+    The planner fills `planned` and `before`; the playout's report fills `heard`."""
+
+    planned: Planned | None = None
+    before: BeforeReply | None = None
+    made: bool = False              # the wording finished (or was cancelled)
+    heard: Heard | None = None      # from the playout
+    reported: bool = False
+    opening: bool = False           # long-term memory's greeting (turn 0)
+
+
+@dataclass(frozen=True)
+class TurnFacts:
+    """What the policy decides a turn's act from, besides the state."""
+
+    text: str
+    turn_class: TurnClass
+    operations: tuple[Mapping[str, Any], ...] = ()
+    clarify: str = ""
+    memory_say: str | None = None
+    memory_answer: str | None = None
+    about_user: bool = False
+    previous_reply: str = ""
+    earlier_replies: tuple[str, ...] = ()
+    recalled: tuple[str, ...] = field(default_factory=tuple)
+
+
+class ReplyPlanner:
+    """One job: decide what this turn's reply does, and do the actions it decides on."""
+
+    def __init__(self, llm: ChatLLM, dialogue: DialogueSession, *, memory: WorkingMemory | None = None,
+                 long_term: LongTermMemory | None = None, choose_actions: bool = True) -> None:
+        self._llm = llm
+        self._dialogue = dialogue
+        self._memory = memory
+        self._long_term = long_term
+        self._choose_actions = choose_actions      # a model with function calling may choose the action
+        self._choice_trace: dict[str, Any] = {}
+        self.local_only: list[str] = []    # the user's local-only memories, as of the last recall
+
+    async def plan(self, turn: TurnRecord, pending: PendingReply, log: ConversationLog) -> Planned | None:
+        """The turn's act, its actions carried out; None when a draft was dropped before it could
+        write (the user went on)."""
+        state, result = await self._state_for(turn)
+        clarify = result.clarify if result is not None else ""
+        before = None if clarify else await self._recall(turn)
+        facts = TurnFacts(
+            text=turn.text, turn_class=TurnClass(turn.turn_class or TurnClass.CHIT_CHAT),
+            operations=tuple(result.operations) if result is not None else (), clarify=clarify,
+            memory_say=before.say if before is not None else None,
+            memory_answer=before.answer if before is not None else None,
+            about_user=before.about_user if before is not None else False,
+            previous_reply=log.last_text("assistant"),
+            earlier_replies=tuple(u.text for u in log.recent(8) if u.role == "assistant")[-4:-1],
+            recalled=tuple(before.recalled) if before is not None else ())
+        planned = self._decide(state, facts)
+        pending.before = before
+        if not await self._stands(turn, planned):
+            return None
+        if planned.decision.act == Act.RELAX and self._memory is not None:
+            # "Could we drop the window seat?" — "Sure": drop it, then decide again on the new state.
+            relaxed = planned.decision.key
+            state = await self._memory.relax([relaxed], turn=turn.turn_id, reason=f"the user agreed: {turn.text}")
+            turn.state_version = state.version
+            planned = self._decide(state, facts, operations=({"op": "withdraw", "key": relaxed},))
+        choice = await self._model_choice(planned, turn, facts.previous_reply)
+        if choice is not None and choice.decision is not None:
+            planned = self._decide(state, facts, forced=choice.decision)
+        pending.planned = planned
+        if not await self._stands(turn, planned):
+            return None
+        if any(step.act == Act.ACT for step in planned.decision.steps()):
+            session_id = self._memory.session_id if self._memory else ""
+            await asyncio.to_thread(self._dialogue.carry_out, planned, session_id)
+        turn.decision = planned.decision.trace()
+        if choice is not None:
+            turn.decision["model_choice"] = self._choice_trace
+        if planned.errors:
+            turn.decision["tool_errors"] = planned.errors
+        return planned
+
+    def _decide(self, state: SessionState | None, facts: TurnFacts, *,
+                operations: Iterable[Mapping[str, Any]] | None = None, forced: Decision | None = None) -> Planned:
+        return self._dialogue.plan(
+            state, text=facts.text, turn_class=facts.turn_class,
+            operations=facts.operations if operations is None else operations, clarify=facts.clarify,
+            memory_say=facts.memory_say, memory_answer=facts.memory_answer, about_user=facts.about_user,
+            previous_reply=facts.previous_reply, earlier_replies=facts.earlier_replies, recalled=facts.recalled,
+            forced=forced)
+
+    async def _state_for(self, turn: TurnRecord) -> tuple[SessionState | None, UpdateResult | None]:
+        """The state this reply is built on, and this turn's update if it had one.
+
+        A state-changing turn waits for its own update; chit-chat takes the state as it is
+        (every earlier update has finished: turns reach the reply stage in order).
+        """
+        if turn.updates_state:
+            waited = time.perf_counter()
+            result = await turn.wait_for_state()
+            turn.compute["reply_waited_for_state"] = time.perf_counter() - waited
+            if result is not None and self._memory is not None:
+                turn.state_version = result.version
+                return result.state, result
+        memory = self._memory
+        if memory is None:
+            return None, None
+        state = await asyncio.to_thread(lambda: memory.state)
+        turn.state_version = state.version
+        return state, None
+
+    async def _recall(self, turn: TurnRecord) -> BeforeReply | None:
+        """What earlier sessions remember, found within the latency budget (L17)."""
+        if self._long_term is None:
+            return None
+        session = self._memory.session_id if self._memory else ""
+        before = await self._long_term.before_reply(
+            turn.text, session_id=session, turn_class=turn.turn_class,
+            schema=self._memory.schema if self._memory else None, language=self._dialogue.language)
+        turn.memories = MemoryRecall.of(before)
+        self.local_only = before.local_only
+        return before
+
+    @staticmethod
+    async def _stands(turn: TurnRecord, planned: Planned) -> bool:
+        """Whether the reply may go on to acts that change the world or the state (relaxing a
+        condition, an action): a draft's only once the user's silence confirms the turn."""
+        if turn.decided:
+            return not turn.dropped
+        writes = planned.decision.act == Act.RELAX or any(s.act == Act.ACT for s in planned.decision.steps())
+        return await turn.stands() if writes else True
+
+    async def _model_choice(self, planned: Planned, turn: TurnRecord, previous_reply: str) -> Validated | None:
+        """A provider with function calling may choose the action (the policy validates it)."""
+        if not self._choose_actions or not planned.schema.actions \
+                or not worth_asking(planned.decision, planned.view.last_act) \
+                or not await asyncio.to_thread(self._llm.supports_tools):
+            return None
+        model = self._llm.options.model
+        prompt = self._dialogue.choice_prompt(planned, turn.text, previous_reply)
+        # A provider with tools is remote: names go as placeholders.
+        redactor = redactor_for(self._llm, self.local_only if self._long_term is not None else [], planned.language)
+        try:
+            chosen = await self._llm.choose_tool(redactor.redact(prompt) if redactor is not None else prompt,
+                                                 tools_of(planned.schema), CHOICE_TIMEOUT_SECS)
+            if chosen is not None and redactor is not None:
+                restored = {k: redactor.restore(v) if isinstance(v, str) else v for k, v in chosen[1].items()}
+                chosen = (chosen[0], restored)
+        except Exception as exc:     # the policy's own decision stands; the trace says why
+            self._choice_trace = {"model": model, "error": f"{type(exc).__name__}: {exc}"[:300]}
+            return Validated(None, "the model's choice failed")
+        if chosen is None:
+            self._choice_trace = {"model": model, "chose": None}
+            return Validated(None, "no function called")
+        validated = self._dialogue.validate_choice(planned, chosen[0], chosen[1], model)
+        self._choice_trace = {"model": model, "chose": chosen[0], "args": chosen[1], "verdict": validated.reason}
+        return validated

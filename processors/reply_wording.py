@@ -1,0 +1,248 @@
+"""Wording a planned reply: the model streams it, each clause is checked before TTS gets it,
+and the policy's template says whatever the model could not; or the template alone says it.
+
+Each clause leaves through the `push` the reply stage gives (a `ReplyTextFrame`), so TTS can
+start on the first clause while the model is still on the second."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from monologue.dialogue.session import Planned
+from monologue.memory.language.phrases import say
+from monologue.memory.longterm.sensitivity import LocalOnlyRedactor
+from monologue.memory.working.conversation import ConversationLog, Utterance
+from monologue.models.chat import ChatError, ChatLLM, StreamStats
+from monologue.processors.frames import ReplyTextFrame, TurnRecord
+
+_HARD_END = re.compile(r"[.!?;:](?=\s)|[。！？；：]")
+_SOFT_END = re.compile(r",(?=\s)|[，、]")
+
+ReplySource = Literal["model", "template", "model+template", "policy", "fallback"]
+
+
+def without_overlap(spoken: str, rest: str) -> str:
+    """`rest` without the words the spoken part already ends with: a model that said "Done:"
+    is followed by "I've booked…", not "Done: I've booked…"."""
+    said = spoken.lower().split()
+    words = rest.split()
+    for size in range(min(len(said), len(words), 4), 0, -1):
+        if [w.strip(".,:;!?") for w in said[-size:]] == [w.lower().strip(".,:;!?") for w in words[:size]]:
+            return " ".join(words[size:]) or rest
+    return rest
+
+
+class ClauseSplitter:
+    """Cuts streamed text into clauses so TTS can start before the reply is complete.
+
+    Sentence ends always cut; commas cut once the clause is long enough to sound
+    natural on its own (piper's cost is per call, so tiny clauses are merged).
+    """
+
+    def __init__(self, min_chars: int = 12) -> None:
+        self._min = min_chars
+        self._buffer = ""
+
+    def feed(self, text: str) -> list[str]:
+        self._buffer += text
+        clauses: list[str] = []
+        while True:
+            cut = self._find_cut()
+            if cut is None:
+                return clauses
+            clause, self._buffer = self._buffer[:cut].strip(), self._buffer[cut:]
+            if clause:
+                clauses.append(clause)
+
+    def flush(self) -> str:
+        rest, self._buffer = self._buffer.strip(), ""
+        return rest
+
+    def _find_cut(self) -> int | None:
+        hard = _HARD_END.search(self._buffer)
+        if hard is not None:
+            return hard.end()
+        for soft in _SOFT_END.finditer(self._buffer):
+            if len(self._buffer[: soft.end()].strip()) >= self._min:
+                return soft.end()
+        return None
+
+
+@dataclass(frozen=True)
+class PromptOptions:
+    system_prompt: str
+    recent_turns: int = 4
+    max_utterance_chars: int = 240
+    context_position: str = "user"   # user: prefixed to the utterance | after: a note after it
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+class PromptWindow:
+    """The recent messages a prompt carries: bounded, and cut so its start stays put.
+
+    llama.cpp (and providers' prompt caches) reuse the part of a prompt they computed
+    last time. A window sliding by one turn every turn changes the prompt right after
+    the system prompt, so everything after it is recomputed — seconds on a CPU. This
+    window only grows until it holds `max_messages`, then restarts from the last
+    exchange, so most turns extend the previous prompt instead of rewriting it.
+    """
+
+    def __init__(self, max_messages: int = 6) -> None:
+        self.max_messages = max(max_messages, 2)
+        self._start_turn = 0
+
+    def select(self, log: ConversationLog, turn_id: int) -> list[Utterance]:
+        recent = [u for u in log.recent(self.max_messages + 2) if u.turn_id != turn_id]
+        window = [u for u in recent if u.turn_id >= self._start_turn]
+        if len(window) > self.max_messages:
+            window = window[-2:]
+            self._start_turn = window[0].turn_id
+        return window
+
+
+def build_reply_prompt(log: ConversationLog, turn: TurnRecord, options: PromptOptions,
+                       note: str | None = None, window: list[Utterance] | None = None) -> list[dict[str, str]]:
+    """System prompt, a bounded window of recent turns, the utterance, then the policy's note (W7).
+
+    Never the whole history: the state carries what must not be forgotten, so the
+    prompt stays the same size as the session grows. The note (what to say, and the
+    facts it rests on) comes last: it changes every turn, and everything before it can
+    then be reused from the model's cache.
+    """
+    messages = [{"role": "system", "content": options.system_prompt.strip()}]
+    if window is None:
+        window = [u for u in log.recent(options.recent_turns + 1) if u.turn_id != turn.turn_id][-options.recent_turns:]
+    messages += [{"role": u.role, "content": _clip(u.text, options.max_utterance_chars)} for u in window]
+    utterance = _clip(turn.text, options.max_utterance_chars * 2)
+    if note is not None and options.context_position == "user":
+        utterance = f"{utterance}\n\n{note}"
+    messages.append({"role": "user", "content": utterance})
+    if note is not None and options.context_position == "after":
+        messages.append({"role": "system", "content": note})
+    return messages
+
+
+def redactor_for(llm: ChatLLM, local_only: list[str], language: str) -> LocalOnlyRedactor | None:
+    """For a remote provider: what keeps this user's local-only memories (and anything
+    local-only said now) out of the prompt. None for the embedded model."""
+    if not llm.remote:
+        return None
+    return LocalOnlyRedactor(list(local_only), language)
+
+
+def joined(clauses: list[str], language: str) -> str:
+    return say("clause.join", language).join(clauses)
+
+
+class ReplyWording:
+    """One job: put a planned reply into words, clause by clause, through `push`."""
+
+    def __init__(self, llm: ChatLLM, prompt: PromptOptions, push: Callable[[ReplyTextFrame], Awaitable[None]], *,
+                 language: str = "en", min_clause_chars: int = 12) -> None:
+        self._llm = llm
+        self._prompt = prompt
+        self._push = push
+        self._language = language
+        self._min_clause = min_clause_chars
+        self._window = PromptWindow(prompt.recent_turns)
+
+    async def word(self, turn: TurnRecord, planned: Planned, log: ConversationLog, local_only: list[str]) -> None:
+        """The model words the decision; each clause is checked before TTS gets it, and the
+        template says what the model's words could not."""
+        messages = build_reply_prompt(log, turn, self._prompt, planned.note, self._window.select(log, turn.turn_id))
+        redactor = redactor_for(self._llm, local_only, planned.language)
+        if redactor is not None:
+            # What is local-only never leaves the device (U3): the provider sees placeholders,
+            # and its words get the originals back before they are checked and spoken.
+            messages = redactor.redact(messages)
+            turn.reply_redacted = redactor.redacted
+        turn.reply_prompt = messages        # as sent
+        splitter = ClauseSplitter(self._min_clause)
+        stats = StreamStats()
+        spoken: list[str] = []
+        started = time.perf_counter()
+        turn.mark("llm_start", started)
+        failed = False
+        try:
+            deltas = self._llm.stream(messages, stats)
+            try:
+                async for delta in deltas:
+                    for clause in splitter.feed(delta):
+                        clause = redactor.restore(clause) if redactor is not None else clause
+                        if planned.check.clause(clause, spoken) is not None:
+                            failed = True
+                            break
+                        await self.say(turn, clause, spoken)
+                    if failed:
+                        break       # stop the model: the rest is the template's
+            finally:
+                close = getattr(deltas, "aclose", None)
+                if close is not None:
+                    await close()
+            if stats.error:
+                failed = True      # cut off mid-reply (a timeout): its unfinished clause is never spoken
+                planned.check.failures.append({"kind": "llm_error", "clause": stats.error[:200]})
+            rest = "" if failed else splitter.flush()
+            rest = redactor.restore(rest) if redactor is not None and rest else rest
+            if rest and planned.check.clause(rest, spoken) is None:
+                await self.say(turn, rest, spoken)
+            elif rest:
+                failed = True
+        except ChatError as exc:
+            turn.reply_error = str(exc)
+        turn.reply_model = stats.model
+        turn.llm_tokens = stats.token_counts()
+        if stats.error and not turn.reply_error:
+            turn.reply_error = stats.error
+        if stats.first_token_at is not None:
+            turn.mark("llm_first_token", stats.first_token_at)
+            turn.compute["llm_first_token"] = stats.first_token_at - started
+        model_text = joined(spoken, planned.language)
+        stopped = failed and not (planned.check.failures and planned.check.failures[-1]["kind"] == "too_long")
+        if not spoken or planned.check.whole(model_text) is not None or stopped:
+            # Nothing usable from the model, or it never did the act: the template does it.
+            # What already left passed the check, so it stays; the template follows it.
+            rest = planned.check.missing(model_text, planned.essential) if spoken else planned.template
+            for clause in self._template_clauses(without_overlap(model_text, rest)):
+                await self.say(turn, clause, spoken)
+            turn.reply_source = "model+template" if model_text else "template"
+        if not turn.reply_source:
+            turn.reply_source = "model"
+        turn.reply_check = planned.check.failures
+        if turn.reply_error and not model_text:
+            turn.reply_check = [*turn.reply_check, {"kind": "llm_error", "clause": turn.reply_error}]
+        turn.mark("llm_done", stats.finished_at or time.perf_counter())
+        turn.reply_text = joined(spoken, planned.language)
+
+    async def say_directly(self, turn: TurnRecord, text: str, source: ReplySource) -> None:
+        """Words the code has (a misheard value to ask about, an answer from memory), said exactly."""
+        turn.reply_prompt = []
+        turn.reply_model = source
+        turn.reply_source = source
+        turn.mark("llm_start", time.perf_counter())
+        spoken: list[str] = []
+        await self.say(turn, text, spoken)
+        turn.mark("llm_done", time.perf_counter())
+        turn.reply_text = text
+
+    async def say(self, turn: TurnRecord, clause: str, spoken: list[str]) -> None:
+        if not spoken:
+            now = time.perf_counter()
+            turn.mark("llm_first_clause", now)
+            turn.compute.setdefault("llm_first_clause", now - turn.marks["llm_start"])
+        spoken.append(clause)
+        turn.reply_text = joined(spoken, self._language)   # so far: a cut reply keeps what was sent
+        await self._push(ReplyTextFrame(text=clause, turn=turn))
+
+    def _template_clauses(self, template: str) -> list[str]:
+        splitter = ClauseSplitter(self._min_clause)
+        clauses = splitter.feed(template)
+        rest = splitter.flush()
+        return clauses + ([rest] if rest else [])
