@@ -16,7 +16,7 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -115,6 +115,13 @@ class Transcript:
     audio_secs: float
     full_window_retry: bool = False
     """The short window's text looked like a hallucination, so this is the full window's."""
+
+
+class Transcriber(Protocol):
+    """What turns a user turn's audio (float32 mono at 16 kHz) into words: the ASR stage and
+    the turn-end judge's partial passes both take one."""
+
+    def transcribe(self, audio: np.ndarray) -> Transcript: ...
 
 
 def transcript_confidence(segments: list[Any]) -> tuple[float, float, float]:

@@ -32,9 +32,10 @@ from monologue.memory.stores.protocols import ActionStore, StateStore
 from monologue.memory.stores.state import SqlStateStore
 from monologue.memory.working.conversation import ConversationLog
 from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
+from monologue.models.asr import Transcriber
 from monologue.models.chat import ChatLLM
 from monologue.models.workers import call_on
-from monologue.processors.asr import ASRProcessor, Transcriber
+from monologue.processors.asr import ASRProcessor
 from monologue.processors.barge_in import BackchannelCheck, BargeInProcessor
 from monologue.processors.frames import TurnRecord
 from monologue.processors.monologue import MonologueProcessor

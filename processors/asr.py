@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Protocol
 
 import numpy as np
 from loguru import logger
@@ -13,7 +12,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.utils.time import time_now_iso8601
 
 from monologue.memory.language.plain_text import plain_text
-from monologue.models.asr import Transcript
+from monologue.models.asr import Transcriber
 from monologue.models.workers import run_on
 from monologue.processors.frames import (
     AgentTurnEndFrame,
@@ -22,10 +21,6 @@ from monologue.processors.frames import (
     TurnRecord,
     UserTurnFrame,
 )
-
-
-class Transcriber(Protocol):
-    def transcribe(self, audio: np.ndarray) -> Transcript: ...
 
 
 class ASRProcessor(FrameProcessor):

@@ -26,6 +26,11 @@ if TYPE_CHECKING:
     from monologue.models.asr import Transcript
 
 
+# What ended a user turn: its meaning (finished words, then a short silence), a long enough
+# silence, the longest segment the VAD keeps, or the end of the input.
+TurnEndRule = Literal["meaning", "silence", "longest", "input ended"]
+
+
 def _measured(pairs: dict[str, Any]) -> dict[str, Any]:
     """The pairs whose value was measured (None means the stage did not produce it)."""
     return {k: v for k, v in pairs.items() if v is not None}
@@ -167,7 +172,7 @@ class TurnEnd:
     A draft is the agent starting on a provisional end; `drafts_dropped` counts those the
     user talked on through (nothing of them was said or written)."""
 
-    rule: str = ""                       # meaning | silence | longest (the segment limit) | input ended
+    rule: TurnEndRule | None = None      # None until the turn's end is decided
     verdict: dict[str, Any] | None = None  # the judge's verdict at the last pause
     drafted: bool = False                # this turn was answered from a draft
     draft_wait_secs: float | None = None  # the silence when the draft started
@@ -177,7 +182,7 @@ class TurnEnd:
     transcript_ready_at: float | None = None  # wall time the final ASR pass finished (streaming ASR)
 
     def trace(self) -> dict[str, Any]:
-        return _measured({"rule": self.rule or None, "verdict": self.verdict, "drafted": self.drafted or None,
+        return _measured({"rule": self.rule, "verdict": self.verdict, "drafted": self.drafted or None,
                           "draft_wait_ms": None if self.draft_wait_secs is None
                           else round(self.draft_wait_secs * 1000, 1),
                           "drafts_dropped": self.drafts_dropped or None, "partials": self.partials or None})

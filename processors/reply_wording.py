@@ -77,7 +77,7 @@ class PromptOptions:
     system_prompt: str
     recent_turns: int = 4
     max_utterance_chars: int = 240
-    context_position: str = "user"   # user: prefixed to the utterance | after: a note after it
+    context_position: Literal["user", "after"] = "user"   # user: prefixed to the utterance | after: a note after it
 
 
 def _clip(text: str, limit: int) -> str:

@@ -24,7 +24,7 @@ from typing import Any, Literal, Protocol
 import numpy as np
 from loguru import logger
 
-from monologue.models.asr import Transcript
+from monologue.models.asr import Transcriber, Transcript
 from monologue.models.workers import run_on
 
 TurnEndBy = Literal["meaning", "silence"]
@@ -32,10 +32,6 @@ TurnEndBy = Literal["meaning", "silence"]
 
 class EndProbability(Protocol):
     def probability(self, audio: np.ndarray) -> float: ...
-
-
-class Transcriber(Protocol):
-    def transcribe(self, audio: np.ndarray) -> Transcript: ...
 
 
 @dataclass(frozen=True)

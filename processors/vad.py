@@ -38,7 +38,7 @@ from pipecat.frames.frames import (
 )
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from monologue.processors.frames import SpeechSegmentFrame, SpeechStartedFrame, TurnEnd, TurnRecord
+from monologue.processors.frames import SpeechSegmentFrame, SpeechStartedFrame, TurnEnd, TurnEndRule, TurnRecord
 from monologue.processors.turn_end import PartialTranscriber, TurnEndJudge, TurnEndOptions, Verdict
 
 
@@ -254,7 +254,7 @@ class VADProcessor(FrameProcessor):
         self._turn_began = (time.perf_counter(), self._now_pts())
         self._partial_bytes = len(pre_roll)       # the first partial comes once there is speech to read
 
-    async def _close_turn(self, rule: str) -> None:
+    async def _close_turn(self, rule: TurnEndRule) -> None:
         self._speaking = False
         if rule in ("input ended", "longest"):
             self._speech_ended()
