@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.longterm.conflicts import Conflict
+from monologue.memory.longterm.sensitivity import Tier
 from monologue.memory.longterm.timetravel import TimeTravelMatch
 from monologue.memory.working.state import Change, Operation, SessionState
 
@@ -34,7 +35,7 @@ class Recalled:
     at: float
     session_id: str = ""
     source: str = "user_stated"
-    tier: str = ""                 # local_only | private | shareable (U3)
+    tier: Tier | None = None       # None: not known, shown as "private" (U3)
     scope: str = "personal"        # personal | household (U5)
 
     def shown(self) -> dict[str, str]:

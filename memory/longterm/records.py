@@ -11,7 +11,7 @@ from enum import StrEnum
 from typing import Any, NamedTuple
 
 from monologue.memory.language.numbers import DAY
-from monologue.memory.longterm.sensitivity import tier_of
+from monologue.memory.longterm.sensitivity import Tier, tier_of
 from monologue.memory.working.state import Comparator
 
 __all__ = ["DAY", "AuditEntry", "MemoryKind", "MemoryRecord", "MemorySource", "ProfileFact", "RetentionPolicy",
@@ -72,7 +72,9 @@ class MemoryRecord:
     superseded_by: str = ""            # a later memory replaced this one (kept as history, not recalled)
     held: bool = False                 # contradicts a high-risk memory: not used until the user confirms
     notes: list[str] = field(default_factory=list)   # annotations: rejection reasons, misstatement marks
-    tier: str = ""          # local_only | private | shareable (sensitivity.py); set by the rules when empty
+    # None (or "" in a row written before tiers existed): the rules set it from the text, so a
+    # record once built always has one, and that is what the store writes.
+    tier: Tier | None = None
 
     def __post_init__(self) -> None:
         # Records read back from JSON carry plain strings.
