@@ -39,10 +39,13 @@ class TurnClass(StrEnum):
     INFORMATION_CHANGE = "information_change"
     CONFIRMATION = "confirmation"
     CHIT_CHAT = "chit_chat"
+    # "Mm-hm" over the agent's reply: it only paused the agent. The barge-in stage sets it;
+    # `classify_turn` never returns it.
+    BACKCHANNEL = "backchannel"
 
     @property
     def triggers_monologue(self) -> bool:
-        return self is not TurnClass.CHIT_CHAT
+        return self not in (TurnClass.CHIT_CHAT, TurnClass.BACKCHANNEL)
 
 
 @dataclass(frozen=True)
