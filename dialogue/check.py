@@ -31,6 +31,8 @@ from monologue.memory.working.state import SessionState
 
 
 class Failure(StrEnum):
+    """Why a reply, or a clause of it, was not the model's to say."""
+
     CLAIMS_DONE = "claims_done"          # "Done: I've found…" when nothing was done
     NOTATION = "notation"
     SPEAKS_AS_USER = "speaks_as_user"
@@ -43,6 +45,21 @@ class Failure(StrEnum):
     WRONG_LANGUAGE = "wrong_language"
     ECHOES_USER = "echoes_user"
     MISSES_ACT = "misses_act"
+    # Not the check's findings but the model's: its call failed or timed out mid-reply (the
+    # template says the rest), or the reply stage itself raised.
+    LLM_ERROR = "llm_error"
+    INTERNAL_ERROR = "internal_error"
+
+
+@dataclass(frozen=True)
+class CheckFailure:
+    """One failure, with the clause (or the whole reply, or the error) it was found in."""
+
+    kind: Failure
+    clause: str
+
+    def trace(self) -> dict[str, str]:
+        return {"kind": str(self.kind), "clause": self.clause}
 
 
 MAX_SENTENCES = 2
@@ -171,7 +188,7 @@ class ReplyCheck:
     allowed_names: frozenset[str] = frozenset()          # names the reply may say in any language
     read_values: Callable[[str], Iterable[tuple[str, Any]]] | None = None   # the domain's rules on a clause
     template: str = ""
-    failures: list[dict[str, str]] = field(default_factory=list)
+    failures: list[CheckFailure] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         # A small model copies its own recent replies ("I see. What time would suit you?" when the
@@ -185,7 +202,7 @@ class ReplyCheck:
         """Why this clause may not be spoken after `spoken`, or None when it may."""
         failure = self._why(clause, spoken)
         if failure is not None:
-            self.failures.append({"kind": str(failure), "clause": clause})
+            self.failures.append(CheckFailure(failure, clause))
         return failure
 
     def _why(self, clause: str, spoken: Sequence[str]) -> Failure | None:
@@ -299,7 +316,7 @@ class ReplyCheck:
         """Whether the reply as spoken does what was decided (asked, offered, read back, done)."""
         failure = self._misses(text)
         if failure is not None:
-            self.failures.append({"kind": str(failure), "clause": text})
+            self.failures.append(CheckFailure(failure, text))
         return failure
 
     def _misses(self, text: str) -> Failure | None:
