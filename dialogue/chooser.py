@@ -17,7 +17,7 @@ from typing import Any
 
 from monologue.dialogue.policy import Act, Decision, live_values
 from monologue.memory.domain.schema import DomainSchema
-from monologue.memory.working.state import SessionState
+from monologue.memory.working.state import AgentAct, SessionState
 
 NO_ACTION = "reply_only"
 CHOICE_TIMEOUT_SECS = 4.0
@@ -38,9 +38,9 @@ def tools_of(schema: DomainSchema) -> list[dict[str, Any]]:
     return tools
 
 
-def worth_asking(decision: Decision, last: Mapping[str, Any]) -> bool:
+def worth_asking(decision: Decision, last: AgentAct) -> bool:
     """Only after an offer or a read-back the policy could not settle from the words alone."""
-    return last.get("act") in (Act.PROPOSE, Act.CONFIRM, Act.RESUME, Act.ONLY_OPTION) \
+    return last.act in (Act.PROPOSE, Act.CONFIRM, Act.RESUME, Act.ONLY_OPTION) \
         and decision.act not in (Act.ACT, Act.ASK_CHANGE, Act.CLARIFY, Act.MEMORY, Act.HANDOVER) \
         and not decision.act.said_as_decided
 
@@ -52,7 +52,7 @@ class Validated:
 
 
 def validate(name: str, args: Mapping[str, Any], schema: DomainSchema, state: SessionState,
-             last: Mapping[str, Any], model: str) -> Validated:
+             last: AgentAct, model: str) -> Validated:
     """Whether the model's chosen action may be carried out, given the state."""
     if name == NO_ACTION:
         return Validated(None, "the model chose no action")
@@ -60,8 +60,8 @@ def validate(name: str, args: Mapping[str, Any], schema: DomainSchema, state: Se
     if action is None:
         return Validated(None, f"unknown action {name!r}")
     values = live_values(state, schema)
-    if action.choose and action.choose not in values and last.get("option"):
-        values = {**values, action.choose: last["option"]}
+    if action.choose and action.choose not in values and last.option:
+        values = {**values, action.choose: last.option}
     missing = [k for k in action.needs if k not in values]
     if missing:
         return Validated(None, f"{name} refused: {', '.join(missing)} not known yet")
@@ -70,10 +70,10 @@ def validate(name: str, args: Mapping[str, Any], schema: DomainSchema, state: Se
                 and not isinstance(wanted.get(k), list)}
     if invented:
         return Validated(None, f"{name} refused: arguments not in the state {invented}")
-    if action.confirm and not (last.get("action") == name and last.get("args") == wanted):
+    if action.confirm and not (last.action == name and last.args == wanted):
         return Validated(Decision(Act.CONFIRM, name, args=wanted, chosen_by=model,
                                   reason=f"{model} chose {name}; read back first"), "read back before acting")
-    if any(d.get("action") == name and d.get("args") == wanted for d in state.done):
+    if any(d.action == name and d.args == wanted for d in state.done):
         return Validated(None, f"{name} refused: already done with these details")
     return Validated(Decision(Act.ACT, name, args=wanted, chosen_by=model, reason=f"{model} chose {name}"),
                      "accepted")

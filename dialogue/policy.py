@@ -37,7 +37,7 @@ from monologue.memory.language.cues import (
     yes_or_no,
 )
 from monologue.memory.language.stances import asks_for_information, is_query, sentences_with_offsets
-from monologue.memory.working.state import Comparator, ConditionStatus, SessionState
+from monologue.memory.working.state import ActionDone, AgentAct, Comparator, ConditionStatus, SessionState
 from monologue.memory.working.turn_classes import TurnClass
 
 
@@ -136,11 +136,11 @@ class Decision:
             out["then"] = self.then.trace()
         return out
 
-    def remembered(self, turn: int) -> dict[str, Any]:
+    def remembered(self, turn: int) -> AgentAct:
         """What the state keeps of this act, for the next turn's decision."""
         last = self.steps()[-1]
-        return {"act": str(last.act), "action": last.action, "key": last.key, "option": last.option,
-                "args": last.args, "refused": list(self.refused), "turn": turn, "first": str(self.act)}
+        return AgentAct(act=str(last.act), turn=turn, first=str(self.act), refused=self.refused, action=last.action,
+                        key=last.key, option=last.option, args=last.args)
 
 
 def live_values(state: SessionState, schema: DomainSchema) -> dict[str, Any]:
@@ -164,9 +164,9 @@ def stale_keys(state: SessionState) -> frozenset[str]:
                      if c.status == ConditionStatus.TO_CONFIRM and not c.confirmed)
 
 
-def _done_with(state: SessionState, action: str) -> dict[str, Any] | None:
+def _done_with(state: SessionState, action: str) -> ActionDone | None:
     for entry in reversed(state.done):
-        if entry.get("action") == action:
+        if entry.action == action:
             return entry
     return None
 
@@ -192,7 +192,7 @@ class DialoguePolicy:
         return bool(state.goal) or (action is not None and any(k in values for k in action.keys))
 
     def task_step(self, state: SessionState, turn: TurnFacts, options: list[dict[str, Any]],
-                  last: dict[str, Any], refused: tuple[str, ...],
+                  last: AgentAct, refused: tuple[str, ...],
                   ruled_out: frozenset[str] = frozenset(), relaxable: Sequence[str] = ()) -> Decision | None:
         """The next step of the task, or None when there is nothing to do (not started, or done)."""
         values = live_values(state, self.schema)
@@ -203,7 +203,7 @@ class DialoguePolicy:
             if all(k in values for k in action.needs):
                 args = self.args_of(action, values)
                 done = _done_with(state, action.name)
-                if done is None or done.get("args") != args:
+                if done is None or done.args != args:
                     step = Decision(Act.ACT, action.name, args=args, reason=f"the user named {action.name}'s value",
                                     refused=refused)
                     other = self._other_immediate(state, turn, values, exclude=action.name, refused=refused)
@@ -226,23 +226,23 @@ class DialoguePolicy:
             fitting = [o for o in options if str(o.get("name")) not in refused]
             if not fitting:
                 drop = next(iter(relaxable), "")
-                if last.get("act") == Act.NO_OPTIONS and last.get("key") == drop:
+                if last.act == Act.NO_OPTIONS and last.key == drop:
                     return Decision(Act.ASK_CHANGE, action.name, args=args, refused=refused,
                                     reason=f"{chosen} breaks a condition and nothing else fits")
                 return Decision(Act.NO_OPTIONS, action.name, key=drop, args=args, refused=refused,
                                 reason=f"{chosen} breaks a condition given since, and nothing else fits")
-            if not (last.get("act") in _OFFERS and last.get("option") == fitting[0].get("name")):
+            if not (last.act in _OFFERS and last.option == fitting[0].get("name")):
                 name = str(fitting[0].get("name"))
                 return Decision(Act.PROPOSE, action.name, option=name, option_item=fitting[0],
                                 args={**args, action.choose: name}, replaces=chosen, refused=refused,
                                 reason=f"{chosen} breaks a condition given since")
-        if done is not None and done.get("args") == args:
+        if done is not None and done.args == args:
             return Decision(Act.ALREADY_DONE, action.name, args=args, reason="done, and nothing changed since",
                             refused=refused)
         yes = self._yes(turn)
         if action.choose and action.choose not in values:
-            if last.get("act") in _OFFERS and last.get("action") == action.name:
-                offered = str(last.get("option") or "")
+            if last.act in _OFFERS and last.action == action.name:
+                offered = last.option
                 if yes and offered:
                     # "Yes" to the offer, which read back every detail: that was the confirmation.
                     return Decision(Act.ACT, action.name, args={**args, action.choose: offered},
@@ -254,24 +254,24 @@ class DialoguePolicy:
             fitting = [o for o in options if str(o.get("name")) not in refused]
             if not fitting:
                 drop = next(iter(relaxable), "")
-                if last.get("act") == Act.NO_OPTIONS and last.get("key") == drop and not turn.changed:
+                if last.act == Act.NO_OPTIONS and last.key == drop and not turn.changed:
                     return Decision(Act.ASK_CHANGE, action.name, args=args, refused=refused,
                                     reason="nothing fits and the suggested change was not taken")
                 return Decision(Act.NO_OPTIONS, action.name, key=drop, args=args, refused=refused,
                                 reason="no option fits every condition")
             pick = fitting[0]
-            if last.get("act") in _OFFERS and last.get("option") == pick.get("name") \
-                    and last.get("args") == {**args, action.choose: pick.get("name")}:
+            if last.act in _OFFERS and last.option == pick.get("name") \
+                    and last.args == {**args, action.choose: pick.get("name")}:
                 # Never the same offer twice in a row: asked for options, the next one (or, the
                 # only one that fits, say so); otherwise point back to the one on the table.
                 if not WANTS_OPTIONS.search(turn.text) or turn.state_question is not None:
                     # ("What do you have for me so far?" asks what is held, not for another place.)
                     return Decision(Act.RESUME, action.name, option=str(pick.get("name")),
-                                    args=dict(last.get("args") or {}), refused=refused,
+                                    args=dict(last.args), refused=refused,
                                     reason="the offer is still open and nothing it depends on changed")
                 if len(fitting) == 1:
                     return Decision(Act.ONLY_OPTION, action.name, option=str(pick.get("name")),
-                                    args=dict(last.get("args") or {}), refused=refused,
+                                    args=dict(last.args), refused=refused,
                                     reason="the only option that fits is already offered")
                 pick = fitting[1]
             name = str(pick.get("name"))
@@ -280,11 +280,11 @@ class DialoguePolicy:
                             refused=refused)
         stale = sorted(stale_keys(state) & set(args))
         if action.confirm or stale:
-            read_back = last.get("act") in (Act.CONFIRM, *_OFFERS) and last.get("action") == action.name
-            if read_back and last.get("args") == args and yes:
+            read_back = last.act in (Act.CONFIRM, *_OFFERS) and last.action == action.name
+            if read_back and last.args == args and yes:
                 return Decision(Act.ACT, action.name, args=args, reason="the user said yes to the read-back",
                                 refused=refused)
-            if read_back and last.get("args") == args and yes is False:
+            if read_back and last.args == args and yes is False:
                 return Decision(Act.ASK_CHANGE, action.name, args=args, reason="the user said no to the read-back",
                                 refused=refused)
             why = "read back before acting" if not stale else (
@@ -292,7 +292,7 @@ class DialoguePolicy:
             return Decision(Act.CONFIRM, action.name, args=args, reason=why, refused=refused)
         if done is not None:
             # A control the driver did not name this turn is left as it was set.
-            return Decision(Act.ALREADY_DONE, action.name, args=dict(done.get("args") or {}),
+            return Decision(Act.ALREADY_DONE, action.name, args=dict(done.args),
                             reason="carried out when it was asked for; not asked again", refused=refused)
         return Decision(Act.ACT, action.name, args=args, reason="nothing to confirm", refused=refused)
 
@@ -305,7 +305,7 @@ class DialoguePolicy:
             if all(k in values for k in action.needs):
                 args = self.args_of(action, values)
                 done = _done_with(state, action.name)
-                if done is None or done.get("args") != args:
+                if done is None or done.args != args:
                     return Decision(Act.ACT, action.name, args=args, reason=f"the user named {action.name}'s value",
                                     refused=refused)
         return None
@@ -330,20 +330,20 @@ class DialoguePolicy:
         """The act for this turn. `state` is the domain's view of the session (its own key
         names); `options` the catalogue items that fit it, best first; `relaxable` the
         conditions (slots) whose dropping would let options fit, most helpful first."""
-        last = state.acts[-1] if state.acts else {}
-        refused = tuple(str(r) for r in last.get("refused") or ())
+        last = state.last_act
+        refused = last.refused
         relaxable = [slot for slot in relaxable if slot in state.constraints]
-        dropping = str(last.get("key") or "") if last.get("act") == Act.NO_OPTIONS else ""
+        dropping = last.key if last.act == Act.NO_OPTIONS else ""
         if dropping in turn.changed and dropping in state.constraints:
             # Asked to drop it, the user said it again ("French, I said"): it stays; ask about another.
-            relaxable = [s for s in relaxable if s != last.get("key")]
-        if last.get("act") == Act.NO_OPTIONS and last.get("key") in state.constraints and not turn.changed:
+            relaxable = [s for s in relaxable if s != last.key]
+        if last.act == Act.NO_OPTIONS and last.key in state.constraints and not turn.changed:
             answer = self._yes(turn)
             if answer:
-                return Decision(Act.RELAX, last.get("action", ""), key=str(last["key"]), refused=refused,
+                return Decision(Act.RELAX, last.action, key=last.key, refused=refused,
                                 reason="the user agreed to drop it")
             if answer is False:
-                relaxable = [s for s in relaxable if s != last.get("key")]
+                relaxable = [s for s in relaxable if s != last.key]
         if turn.clarify:
             return Decision(Act.CLARIFY, say=turn.clarify, reason="misheard or a change to confirm first",
                             refused=refused)
@@ -415,15 +415,15 @@ class DialoguePolicy:
         return step
 
     @staticmethod
-    def _resume(step: Decision | None, last: dict[str, Any]) -> Decision | None:
+    def _resume(step: Decision | None, last: AgentAct) -> Decision | None:
         """The task step to come back to after small talk or a question — but an offer or a
         read-back the user has not answered is not made again back to back: the agent only
         points back to it."""
         if step is None or step.act == Act.ALREADY_DONE:
             return None
-        if step.act in (Act.NO_OPTIONS, Act.ASK_CHANGE) and last.get("act") in (Act.NO_OPTIONS, Act.ASK_CHANGE):
+        if step.act in (Act.NO_OPTIONS, Act.ASK_CHANGE) and last.act in (Act.NO_OPTIONS, Act.ASK_CHANGE):
             return None          # the question about what to change is still open: not asked again
         if step.act in (Act.PROPOSE, Act.CONFIRM, Act.ONLY_OPTION) \
-                and last.get("act") in (Act.CONFIRM, *_OFFERS) and last.get("args") == step.args:
+                and last.act in (Act.CONFIRM, *_OFFERS) and last.args == step.args:
             return replace(step, act=Act.RESUME, then=None, reason="an offer is open: point back, do not repeat it")
         return replace(step, then=None)

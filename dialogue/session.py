@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from monologue.dialogue.check import ReplyCheck
@@ -31,7 +31,15 @@ from monologue.memory.language.spoken import absolute_date
 from monologue.memory.stores.actions import ActionRecord
 from monologue.memory.working.engine import WorkingMemory
 from monologue.memory.working.render import spoken_conditions
-from monologue.memory.working.state import Op, SessionState
+from monologue.memory.working.state import (
+    INTERRUPTED,
+    ActionDone,
+    AgentAct,
+    OfferedOption,
+    Op,
+    Operation,
+    SessionState,
+)
 from monologue.memory.working.turn_classes import TurnClass
 
 _ASIDES = {Act.SMALL_TALK, Act.ANSWER, Act.ANSWER_STATE, Act.GREET, Act.DONT_KNOW, Act.ANSWER_MEMORY, Act.MEMORY,
@@ -84,8 +92,8 @@ class Planned:
     view: SessionState                 # the state as the decision's domain sees it
     schema: DomainSchema
     language: str
-    offered: list[dict[str, Any]] = field(default_factory=list)   # the option proposed, under the session's keys
-    done: list[dict[str, Any]] = field(default_factory=list)      # the actions carried out (SessionState.done)
+    offered: list[OfferedOption] = field(default_factory=list)   # the option proposed, under the session's keys
+    done: list[ActionDone] = field(default_factory=list)         # the actions carried out (SessionState.done)
     errors: list[str] = field(default_factory=list)               # tools that failed
 
 
@@ -138,7 +146,7 @@ class DialogueSession:
     # --- deciding --------------------------------------------------------------------------
 
     def plan(self, state: SessionState | None, *, text: str, turn_class: TurnClass,
-             operations: Iterable[Mapping[str, Any]] = (),
+             operations: Iterable[Operation] = (),
              clarify: str = "", memory_say: str | None = None, memory_answer: str | None = None,
              about_user: bool = False, previous_reply: str = "", earlier_replies: tuple[str, ...] = (),
              recalled: Iterable[str] = (), forced: Decision | None = None) -> Planned:
@@ -152,8 +160,7 @@ class DialogueSession:
         # A wish in the user's words ("somewhere quiet") puts first the options described as it.
         wishes = [str(c.value) for c in view.constraints.values() if schema.key(c.key).reader == Reader.FREE_TEXT]
         fitting = rank_by_wishes(fitting, wishes, language)
-        changed = frozenset(self._plain(str(op.get("key", ""))) for op in operations
-                            if op.get("op") in (Op.SET, Op.WITHDRAW) and op.get("key"))
+        changed = frozenset(self._plain(op.key) for op in operations if op.op in (Op.SET, Op.WITHDRAW) and op.key)
         recalled = list(recalled)
         if memory_answer is None and not memory_say and REMEMBER_ME.search(text):
             about_user = True
@@ -178,8 +185,7 @@ class DialogueSession:
         ruled_out = frozenset(e.split(" (breaks ")[0] for e in excluded)
         decision = forced or self.policy(state.domain).decide(view, facts, fitting, relaxable, ruled_out)
         wording = Wording(schema, language, catalogue.details if catalogue else ())
-        last = view.acts[-1] if view.acts else {}
-        template = wording.template(decision, view, last, thanked=bool(THANKS.search(text)),
+        template = wording.template(decision, view, view.last_act, thanked=bool(THANKS.search(text)),
                                     leaving=bool(CLOSING.search(text)), noted=bool(changed))
         template = compose(template, language)    # as the previous reply was said, to compare with it
         asking = decision.steps()[-1]
@@ -210,7 +216,7 @@ class DialogueSession:
         last_step = decision.steps()[-1]
         action = schema.actions.get(last_step.action)
         if last_step.act == Act.PROPOSE and action is not None and action.choose:
-            offered = [{self._qualified(state.domain, action.choose): last_step.option}]
+            offered = [OfferedOption({self._qualified(state.domain, action.choose): last_step.option})]
         return Planned(decision, template, note, compose(wording.essential(decision, template, view), language),
                        check, view, schema, language, offered)
 
@@ -256,8 +262,7 @@ class DialogueSession:
                 {"role": "user", "content": text}]
 
     def validate_choice(self, planned: Planned, name: str, args: Mapping[str, Any], model: str) -> Validated:
-        last = planned.view.acts[-1] if planned.view.acts else {}
-        return validate(name, args, planned.schema, planned.view, last, model)
+        return validate(name, args, planned.schema, planned.view, planned.view.last_act, model)
 
     # --- acting ----------------------------------------------------------------------------
 
@@ -285,8 +290,7 @@ class DialogueSession:
             step.record = record.id
             if record.id != record_id:
                 said = {lang: said_of(action, dated, planned.schema, lang, record.id) for lang in ("en", "zh")}
-            planned.done.append({"action": action.name, "args": dict(step.args), "record": record.id,
-                                 "completes": action.completes, "said": said})
+            planned.done.append(ActionDone(action.name, dict(step.args), record.id, action.completes, said))
         catalogue = self.catalogues.get(planned.view.domain)
         wording = Wording(planned.schema, planned.language, catalogue.details if catalogue else ())
         planned.template = compose(wording.template(planned.decision, planned.view), planned.language)
@@ -307,15 +311,15 @@ class DialogueSession:
         offered = planned.offered
         unheard = False
         if cut:
-            offered = [o for o in offered if all(_named(str(v), text) for v in o.values())]
+            offered = [o for o in offered if all(_named(str(v), text) for v in o.values.values())]
             option = planned.decision.steps()[-1].option
             unheard = (bool(option) and not _named(str(option), text)) or not text
-        if (act["act"] in _ASIDES or unheard) and planned.view.acts:
+        if (act.act in _ASIDES or unheard) and planned.view.acts:
             # An aside (small talk, a question answered) leaves the task where it was: what was
             # offered or asked before it is still what a "yes" or a "no" answers.
-            act = {**planned.view.acts[-1], "turn": turn, "first": act["first"], "refused": act["refused"]}
+            act = replace(planned.view.last_act, turn=turn, first=act.first, refused=act.refused)
         elif unheard:
-            act = {"act": "interrupted", "turn": turn, "first": act["first"], "refused": act["refused"]}
+            act = AgentAct(INTERRUPTED, turn=turn, first=act.first, refused=act.refused)
         await self.memory.record_agent_turn(text, turn=turn, offered=offered, act=act, done=planned.done)
 
 

@@ -18,7 +18,7 @@ from monologue.dialogue.policy import Act, Decision
 from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec
 from monologue.memory.language.phrases import join, say
 from monologue.memory.working.render import spoken_condition, spoken_conditions, spoken_value
-from monologue.memory.working.state import Comparator, Condition, SessionState
+from monologue.memory.working.state import AgentAct, Comparator, Condition, SessionState
 
 LANGUAGE_NAMES = {"en": "English", "zh": "Chinese (Mandarin, simplified characters)"}
 
@@ -111,7 +111,7 @@ class Wording:
 
     # --- the template ----------------------------------------------------------------------
 
-    def template(self, decision: Decision, state: SessionState | None = None, last: Mapping[str, Any] | None = None,
+    def template(self, decision: Decision, state: SessionState | None = None, last: AgentAct | None = None,
                  thanked: bool = False, leaving: bool = False, noted: bool = False) -> str:
         """The decision said by the policy alone, with the steps it leads to. `noted`: the
         turn changed something the act does not say back ("Noted." first)."""
@@ -151,7 +151,7 @@ class Wording:
         return say("policy.ask_stuck", lang, what=spoken_conditions(held, self.schema, lang), label=label,
                    question=question)
 
-    def _one(self, d: Decision, state: SessionState | None, last: Mapping[str, Any] | None,
+    def _one(self, d: Decision, state: SessionState | None, last: AgentAct | None,
              thanked: bool, leaving: bool, short: bool = False, noted: bool = False) -> str:
         lang = self.language
         if d.act == Act.GREET:
@@ -161,7 +161,7 @@ class Wording:
             return say("policy.greet_short" if short else "policy.greet", lang)
         if d.act == Act.ASK:
             question = self.question(d.key)
-            if last and last.get("act") == Act.ASK and last.get("key") == d.key:
+            if last is not None and last.act == Act.ASK and last.key == d.key:
                 if not noted:
                     # Asked already and nothing moved: change tack, say what is held and what is
                     # still missing, rather than the same question again.
@@ -176,8 +176,8 @@ class Wording:
             key = "policy.propose" if about else "policy.propose_plain"
             if d.replaces:
                 key = "policy.propose_instead"
-            elif last and last.get("act") in (Act.PROPOSE, Act.RESUME, Act.ONLY_OPTION) \
-                    and last.get("option") == d.option:
+            elif last is not None and last.act in (Act.PROPOSE, Act.RESUME, Act.ONLY_OPTION) \
+                    and last.option == d.option:
                 key = "policy.propose_update"      # the same place, new details: not the same offer again
             return say(key, lang, name=d.option, about=about, verb=self._verb(d), details=details, old=d.replaces)
         if d.act == Act.NO_OPTIONS:
@@ -249,7 +249,7 @@ class Wording:
         if step is None:
             done = state.done[-1] if state is not None and state.done else None
             if done is not None:
-                said = (done.get("said") or {}).get(lang) or (done.get("said") or {}).get("en", "")
+                said = done.said.get(lang) or done.said.get("en", "")
                 return say("state_answer.next_done", lang, said=said) if said else say("policy.already_done", lang)
             return say("state_answer.next_none", lang)
         if step.act == Act.ASK:

@@ -10,7 +10,7 @@ from monologue.dialogue.chooser import tools_of, validate
 from monologue.dialogue.policy import Act, Decision, DialoguePolicy, TurnFacts
 from monologue.memory.domain.catalogue import filter_options, load_catalogue
 from monologue.memory.domain.schema import load_schema
-from monologue.memory.working.state import Comparator, Condition, SessionState
+from monologue.memory.working.state import NO_ACT, ActionDone, Comparator, Condition, SessionState
 from monologue.memory.working.turn_classes import TurnClass
 from monologue.models.chat import ChatLLM
 from monologue.pipeline.builder import AgentModels
@@ -87,7 +87,7 @@ def test_a_driver_is_served_at_once_and_never_offered_a_table():
     decision = _decide(state, "take me to the airport and make it 21 degrees", CAR, {"destination", "temperature"})
     assert [s.act for s in decision.steps()] == [Act.ACT, Act.ACT]
     assert {s.action for s in decision.steps()} == {"set_route", "set_climate"}
-    state.done = [{"action": "set_route", "args": {"destination": "airport"}}]
+    state.done = [ActionDone("set_route", {"destination": "airport"})]
     assert _decide(state, "what a day", CAR, turn_class=TurnClass.CHIT_CHAT).act == Act.SMALL_TALK
 
 
@@ -184,10 +184,10 @@ def test_a_models_choice_is_validated_against_the_state():
     assert accepted.decision is not None and accepted.decision.act == Act.ACT
     assert accepted.decision.args["restaurant_name"] == offer.option and accepted.decision.chosen_by == "m"
     assert validate("book", {"party_size": "9"}, FOOD, state, last, "m").decision is None     # invented
-    assert validate("book", {}, FOOD, _state(party_size=2), {}, "m").decision is None           # date unknown
+    assert validate("book", {}, FOOD, _state(party_size=2), NO_ACT, "m").decision is None       # date unknown
     assert validate("fly_to_mars", {}, FOOD, state, last, "m").decision is None
     unread = validate("book", {}, FOOD, _state(party_size=2, date="friday", time="19:00", restaurant_name="Sakura"),
-                      {}, "m")
+                      NO_ACT, "m")
     assert unread.decision is not None and unread.decision.act == Act.CONFIRM        # read back first
     assert [t["function"]["name"] for t in tools_of(FOOD)] == ["book", "reply_only"]
 
@@ -242,8 +242,8 @@ def test_nothing_fits_asks_to_drop_the_condition_that_helps_most_and_drops_it_on
 
 def test_a_booked_place_a_new_condition_rules_out_is_replaced():
     state = _state(party_size=2, date="friday", time="19:00", restaurant_name="Green Table", dietary="nuts")
-    state.done = [{"action": "book", "args": {"date": "friday", "time": "19:00", "party_size": 2,
-                                              "restaurant_name": "Green Table"}}]
+    state.done = [ActionDone("book", {"date": "friday", "time": "19:00", "party_size": 2,
+                                      "restaurant_name": "Green Table"})]
     options = filter_options(RESTAURANTS.items, state)[0]
     decision = DialoguePolicy(FOOD).decide(state, TurnFacts("I'm allergic to nuts", "en",
                                                             TurnClass.INFORMATION_CHANGE, frozenset({"dietary"})),

@@ -11,13 +11,22 @@ from monologue.memory.domain.schema import load_schema, parse_schema
 from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
 from monologue.memory.working.grounding import Grounder
 from monologue.memory.working.references import ReferenceResolver
-from monologue.memory.working.state import Comparator, Condition, Op, Operation, OpSource, SessionState
+from monologue.memory.working.state import (
+    Comparator,
+    Condition,
+    OfferedOption,
+    Op,
+    Operation,
+    OpSource,
+    SessionState,
+)
 from monologue.memory.working.turn_classes import classify_turn
 
 from fakes import ScriptedJsonLLM
 
 RESTAURANT = load_schema("restaurant")
 IN_CAR = load_schema("in_car")
+OFFERS = [OfferedOption({"restaurant_name": "Sakura"}), OfferedOption({"restaurant_name": "Fire Pot"})]
 
 
 def state_with(schema_name: str = "restaurant", **values: object) -> SessionState:
@@ -114,7 +123,7 @@ async def test_a_value_the_reply_model_invented_is_never_confirmed():
     memory = WorkingMemory("s", options=WorkingMemoryOptions(llm_mode="never"))
     await memory.update("A table for two tonight at 8 pm.", turn=1)
     rejected = await memory.record_agent_turn("Sakura has a table at 2 PM for two, shall I book it?", turn=1,
-                                              offered=[{"restaurant_name": "Sakura"}, {"restaurant_name": "Fire Pot"}])
+                                              offered=OFFERS)
     assert any("14:00" in r.reason for r in rejected)
     await memory.update("Sounds good, book it.", turn=2, turn_class="confirmation")
     state = memory.state
@@ -127,7 +136,7 @@ async def test_a_yes_to_two_offers_at_once_chooses_neither():
     memory = WorkingMemory("s", options=WorkingMemoryOptions(llm_mode="never"))
     await memory.update("Dinner for two at 8 pm.", turn=1)
     await memory.record_agent_turn("I can offer Sakura or Fire Pot.", turn=1,
-                                   offered=[{"restaurant_name": "Sakura"}, {"restaurant_name": "Fire Pot"}])
+                                   offered=OFFERS)
     await memory.update("sure", turn=2, turn_class="confirmation")
     assert not memory.state.find("restaurant_name")
     await memory.update("the second one", turn=3)
@@ -178,7 +187,6 @@ async def test_an_old_value_held_by_two_slots_is_not_guessed():
     assert values == {"party_size": 6, "time": "18:00"}
 
 
-OFFERS = [{"restaurant_name": "Sakura"}, {"restaurant_name": "Fire Pot"}]
 
 
 @pytest.mark.parametrize("language, reply, answer, expected", [

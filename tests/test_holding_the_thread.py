@@ -16,7 +16,7 @@ from monologue.dialogue.state_questions import StateQuestionReader
 from monologue.memory.domain.schema import load_schema
 from monologue.memory.working.apply import apply_operations
 from monologue.memory.working.extract import RuleExtractor
-from monologue.memory.working.state import Comparator, Condition, Op, Operation, OpSource, SessionState
+from monologue.memory.working.state import AgentAct, Comparator, Condition, Op, Operation, OpSource, SessionState
 from monologue.pipeline.builder import AgentModels
 from monologue.pipeline.chat import chat_session
 
@@ -106,7 +106,7 @@ def test_a_value_said_outright_wins_over_the_change_beside_it():
 ])
 def test_an_order_number_is_read_by_its_shape_and_joined_from_pieces(text, expected):
     asked = _held("customer_service")
-    asked.acts.append({"act": "ask", "key": "order_id"})
+    asked.acts.append(AgentAct("ask", turn=1, first="ask", key="order_id"))
     assert _sets("customer_service", text, asked).get("order_id") == expected
 
 
@@ -285,7 +285,7 @@ def test_a_preference_given_before_any_task_is_said_back(language: str, text: st
     state = _held("restaurant", price_range="moderate")
     session = DialogueSession(None, {"restaurant": load_catalogue("restaurants")}, language=language)
     planned = session.plan(state, text=text, turn_class=TurnClass.INFORMATION_CHANGE,
-                           operations=[{"op": Op.SET, "key": "price_range"}])
+                           operations=[Operation(Op.SET, "price_range", value="moderate")])
     assert said in planned.template and planned.decision.act == "greet"
 
 

@@ -10,6 +10,7 @@ import pytest
 from monologue.configs import load_config
 from monologue.memory.stores.state import InMemoryStateStore
 from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
+from monologue.memory.working.state import OfferedOption
 from monologue.pipeline.builder import AgentModels
 from monologue.pipeline.chat import chat_session, parse_script
 
@@ -88,7 +89,7 @@ async def test_correction_withdrawal_confirmation():
     # and the policy books it.
     confirmed = {c.slot for c in states[3].constraints.values() if c.confirmed}
     assert confirmed == {"party_size", "time", "date", "restaurant_name"}
-    assert [d["action"] for d in states[3].done] == ["book"] and states[3].done[0]["args"]["party_size"] == 6
+    assert [d.action for d in states[3].done] == ["book"] and states[3].done[0].args["party_size"] == 6
     actions = [(c.action, c.slot) for c in memory.history()]
     assert ("replaced", "party_size") in actions and ("withdrawn", "budget") in actions
     assert [t.turn_class for t in result.turns] == ["information_change", "information_change",
@@ -217,7 +218,7 @@ async def test_small_talk_with_a_yes_word_does_not_confirm_an_open_offer(small_t
     memory = WorkingMemory("offer", options=WorkingMemoryOptions(llm_mode="never"))
     await memory.update("Book a table for four on Friday at 7 pm", turn=1, turn_class=TurnClass.INFORMATION_CHANGE)
     await memory.record_agent_turn("Green Table, on Friday at 7 pm for 4 people; shall I book it?", turn=1,
-                                   offered=[{"restaurant_name": "Green Table"}])
+                                   offered=[OfferedOption({"restaurant_name": "Green Table"})])
     result = await memory.update(small_talk, turn=2, turn_class=TurnClass.CONFIRMATION)
     assert not result.operations and not memory.state.confirmed
     assert not memory.state.find("restaurant_name")

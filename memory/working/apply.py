@@ -22,6 +22,7 @@ from monologue.memory.working.state import (
     Comparator,
     Condition,
     ConditionStatus,
+    OfferedOption,
     Operation,
     OpSource,
     PendingQuestion,
@@ -168,8 +169,9 @@ class _Applier:
             # "Yes" to the agent's read-back ("a table for 2 at 11:30 today?") takes its values.
             proposal, self.state.proposal = self.state.proposal, []
             for item in proposal:
-                self.apply(Operation.from_dict(dict(item, correction=True), source=OpSource.AGENT_PROPOSAL))
-                proposed.append(str(item.get("key", "")))
+                # Checked again as any written operation is (its key normalised, a set needs a value).
+                self.apply(Operation.from_dict({**item.to_dict(), "correction": True}, source=OpSource.AGENT_PROPOSAL))
+                proposed.append(item.key)
         # A yes confirms what it answers: the key it names, the question pending, the values
         # the agent proposed or, when the agent proposed nothing, what the user's previous
         # turn said ("make it six" — "yes, that's right"). It never confirms the whole state:
@@ -194,10 +196,11 @@ class _Applier:
                             "user confirmed")
 
     def _op_propose(self, op: Operation) -> None:
-        self.state.proposal = list(op.value or [])
+        # An operation's value is plain data (as an LLM or a trace writes it): each item a stored operation.
+        self.state.proposal = [Operation.stored(item) for item in op.value or []]
 
     def _op_offer(self, op: Operation) -> None:
-        self.state.options = [dict(option) for option in op.value or []]
+        self.state.offered = [OfferedOption.from_dict(option) for option in op.value or []]
 
     def _op_reject(self, op: Operation) -> None:
         self.state.proposal = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -29,9 +29,12 @@ from monologue.memory.working.llm_ops import JsonLLM, llm_operations
 from monologue.memory.working.references import ReferenceResolver
 from monologue.memory.working.render import clarify_question, render_monologue, render_state
 from monologue.memory.working.state import (
+    ActionDone,
+    AgentAct,
     Change,
     ConditionStatus,
     InvalidOperation,
+    OfferedOption,
     Op,
     Operation,
     OpSource,
@@ -74,7 +77,7 @@ class UpdateResult:
     version: int
     state: SessionState
     monologue: str
-    operations: list[dict[str, Any]]
+    operations: list[Operation]
     diff: dict[str, Any]
     state_before: dict[str, Any]
     clarify: str = ""
@@ -84,7 +87,8 @@ class UpdateResult:
     rejected: list[Rejected] = field(default_factory=list)   # operations grounding refused, with reasons
 
     def trace(self) -> dict[str, Any]:
-        return {"text": self.monologue, "version": self.version, "operations": self.operations,
+        return {"text": self.monologue, "version": self.version,
+                "operations": [op.to_dict() for op in self.operations],
                 "rejected": [r.to_dict() for r in self.rejected],
                 "state_before": self.state_before, "state_after": self.state.to_dict(),
                 "diff": self.diff, "clarify": self.clarify, "llm_used": self.llm_used,
@@ -100,10 +104,11 @@ class WorkingMemory:
                  schema: DomainSchema | None = None) -> None:
         self.session_id = session_id
         self.store: StateStore = store or InMemoryStateStore()
-        self.options = options or WorkingMemoryOptions()
+        # "settings", not "options": here options are what a catalogue holds and the agent offers.
+        self.settings = options or WorkingMemoryOptions()
         # One domain, or several ("restaurant+in_car") combined into one schema whose
         # keys stay apart; each turn is read by the rules of the domain it is about.
-        self.domains: Combined = combine([schema]) if schema is not None else load_domains(self.options.domain)
+        self.domains: Combined = combine([schema]) if schema is not None else load_domains(self.settings.domain)
         self.schema = self.domains.schema
         self.detector = DomainDetector(self.domains.domains)
         self._rules = {d.name: RuleExtractor(d) for d in self.domains.domains}
@@ -113,6 +118,12 @@ class WorkingMemory:
         self._seen: SessionState | None = None      # the state last loaded, for reads_condition
         self.llm = llm
         self._lock = asyncio.Lock()
+
+    @property
+    def options(self) -> WorkingMemoryOptions:
+        """Transitional: the old name of `settings`, until `memory/longterm/engine.py` reads
+        `settings` (lines 72 and 437). Nothing in memory/working or dialogue reads it."""
+        return self.settings
 
     @property
     def state(self) -> SessionState:
@@ -150,12 +161,12 @@ class WorkingMemory:
         # A longer yes or no to an offer the agent made answers it too ("Alright, that seems
         # good. I would like to make a booking at this restaurant."); a short one the
         # classifier calls a confirmation itself.
-        answers_offer = (state.proposal or state.options) and not self.rules.is_bare_answer(text)
+        answers_offer = (state.proposal or state.offered) and not self.rules.is_bare_answer(text)
         return any(op.op in (Op.SET, Op.WITHDRAW) and not self.rules.small_talk_value(op) for op in kept) or bool(
             answers_offer and any(op.op in (Op.REJECT, Op.CONFIRM) for op in kept))
 
     def render(self, state: SessionState | None = None) -> str:
-        return render_state(state or self.state, self.schema, self.options.language)
+        return render_state(state or self.state, self.schema, self.settings.language)
 
     def history(self) -> list[Change]:
         return self.store.history(self.session_id)
@@ -183,7 +194,7 @@ class WorkingMemory:
             llm_started = time.perf_counter()
             llm_used = True
             answer = await llm_operations(self.llm, self.render(before), ops, text, self.schema,
-                                          self.options.llm_timeout_secs)
+                                          self.settings.llm_timeout_secs)
             timings["llm"] = (time.perf_counter() - llm_started) * 1000
             llm_error, note = answer.error, answer.note
             if llm_error:       # in the trace too; the rules' operations stand alone
@@ -201,12 +212,12 @@ class WorkingMemory:
         if unapplied:
             # "Two more people" with no party size held: ask what it is now, never guess.
             spec = self.schema.key(unapplied[0])
-            clarify = say("clarify.relative", self.options.language, label=spec.label(self.options.language))
-        low = asr_confidence is not None and asr_confidence < self.options.low_confidence
+            clarify = say("clarify.relative", self.settings.language, label=spec.label(self.settings.language))
+        low = asr_confidence is not None and asr_confidence < self.settings.low_confidence
         writes = [op for op in ops if op.op == Op.SET]
         if low and writes:
             # Misheard key information must not reach the state: ask back instead (W8).
-            clarify = clarify_question(writes, self.schema, self.options.language)
+            clarify = clarify_question(writes, self.schema, self.settings.language)
             ops = [op for op in ops if op.op != Op.SET]
             for op in writes:
                 ops.append(Operation(Op.ASK, op.key, question=clarify, value=dict(op.to_dict(), correction=True),
@@ -219,19 +230,18 @@ class WorkingMemory:
         timings["total"] = (time.perf_counter() - started) * 1000
         return UpdateResult(
             turn=turn, version=applied.state.version, state=applied.state,
-            monologue=applied.state.last_monologue, operations=[op.to_dict() for op in ops],
+            monologue=applied.state.last_monologue, operations=list(ops),
             diff=state_diff(base, applied.state), state_before=base.to_dict(), clarify=clarify,
             llm_used=llm_used, llm_error=llm_error, timings_ms={k: round(v, 2) for k, v in timings.items()},
             rejected=grounding.rejected,
         )
 
-    async def record_agent_turn(self, text: str, *, turn: int, offered: Sequence[Mapping[str, Any]] = (),
-                                act: Mapping[str, Any] | None = None,
-                                done: Sequence[Mapping[str, Any]] = ()) -> list[Rejected]:
+    async def record_agent_turn(self, text: str, *, turn: int, offered: Sequence[OfferedOption] = (),
+                                act: AgentAct | None = None, done: Sequence[ActionDone] = ()) -> list[Rejected]:
         """Remember the values the agent just read back or offered, so a plain "yes" can confirm them.
 
         `offered`: the options the agent was given to offer (from the catalogue, or a
-        booking system), one mapping of key → value per option. A "yes" later confirms
+        booking system). A "yes" later confirms
         only values the state already holds and offered values the reply names; any
         other value in the reply is the reply model's own and is returned as rejected.
         Nothing is written to the conditions: only the user's confirmation does that.
@@ -247,36 +257,38 @@ class WorkingMemory:
                     # An offer the user has not answered stays open when the agent goes on to
                     # read back other values ("Sakura? … It's at 5 Main Street, for 2 people."):
                     # the new read-back adds to it, replacing only the keys it names again.
-                    named = {item.get("key") for item in proposal}
-                    proposal = [item for item in base.proposal if item.get("key") not in named] + proposal
+                    named = {item.key for item in proposal}
+                    proposal = [item for item in base.proposal if item.key not in named] + proposal
                 if rejected:
                     logger.bind(session=self.session_id).info(
                         "session {}: turn {}: not confirmable, the reply model's own: {}", self.session_id, turn,
                         "; ".join(r.reason for r in rejected))
                 ops: list[Operation] = []
+                # An operation's value is plain data, as a trace shows it.
                 if offered:
-                    ops.append(Operation(Op.OFFER, value=[dict(option) for option in offered]))
+                    ops.append(Operation(Op.OFFER, value=[option.to_dict() for option in offered]))
                 for entry in done:     # the option the user said yes to, when the state has no value for it yet
-                    for key, value in (entry.get("args") or {}).items():
+                    for key, value in entry.args.items():
                         qualified = self.domains.qualified(base.domain, key)
                         if not base.find(qualified) and not isinstance(value, list):
                             ops.append(Operation(Op.SET, qualified, value=value, words=text[:200],
                                                  reason="the user said yes and the agent acted on it",
                                                  source=OpSource.AGENT_PROPOSAL))
                 if proposal:
-                    ops += [Operation(Op.PROPOSE, value=proposal), Operation(Op.NOTE_ACTION, value=text[:200])]
+                    ops += [Operation(Op.PROPOSE, value=[item.to_dict() for item in proposal]),
+                            Operation(Op.NOTE_ACTION, value=text[:200])]
                 else:
                     # Small talk about the offer ("It is a moderate one") keeps it open; the
                     # words are still what the agent last said (a question it asked).
                     ops.append(Operation(Op.NOTE_ACTION, value=text[:200]))
                 applied = apply_operations(base, ops, self.schema, turn=base.turn, expire_after=0,
-                                           language=self.options.language)
+                                           language=self.settings.language)
                 applied.state.version = base.version + 1
                 if act is not None:
-                    applied.state.acts = [*base.acts, dict(act)][-MAX_ACTS_KEPT:]
-                applied.state.done = [*base.done, *(dict(d) for d in done)]
+                    applied.state.acts = [*base.acts, act][-MAX_ACTS_KEPT:]
+                applied.state.done = [*base.done, *done]
                 for entry in done:     # what the agent acted on, after the user's yes, is confirmed
-                    for key, value in (entry.get("args") or {}).items():
+                    for key, value in entry.args.items():
                         for condition in applied.state.find(self.domains.qualified(applied.state.domain, key)):
                             if condition.value == value or (isinstance(value, list) and condition.value in value):
                                 condition.confirmed = True
@@ -311,7 +323,7 @@ class WorkingMemory:
             if base.version or not ops:
                 return False
             applied = apply_operations(base, ops, self.schema, turn=0, expire_after=0,
-                                       language=self.options.language)
+                                       language=self.settings.language)
             for op in ops:
                 for condition in applied.state.find(op.key):
                     condition.status = ConditionStatus.TO_CONFIRM
@@ -321,9 +333,9 @@ class WorkingMemory:
             return True
 
     def _wants_llm(self, ops: list[Operation], turn_class: str) -> bool:
-        if self.llm is None or self.options.llm_mode == "never":
+        if self.llm is None or self.settings.llm_mode == "never":
             return False
-        if self.options.llm_mode == "always":
+        if self.settings.llm_mode == "always":
             return True
         read = [op for op in ops if op.op in (Op.SET, Op.WITHDRAW, Op.CONFIRM, Op.REJECT)]
         return turn_class == TurnClass.INFORMATION_CHANGE and not read
@@ -334,20 +346,20 @@ class WorkingMemory:
             base = await asyncio.to_thread(lambda: self.state)
             try:
                 applied = apply_operations(base, ops, self.schema, turn=turn, asr_confidence=asr_confidence,
-                                           expire_after=self.options.expire_after_turns,
-                                           language=self.options.language)
+                                           expire_after=self.settings.expire_after_turns,
+                                           language=self.settings.language)
             except InvalidOperation as exc:
                 # A malformed candidate (a question's stored operation) is refused whole; the
                 # turn still commits its expiry sweep and monologue.
                 logger.bind(session=self.session_id).warning("session {}: turn {}: operations refused: {}",
                                                              self.session_id, turn, exc)
                 applied = apply_operations(base, [], self.schema, turn=turn,
-                                           expire_after=self.options.expire_after_turns,
-                                           language=self.options.language)
+                                           expire_after=self.settings.expire_after_turns,
+                                           language=self.settings.language)
             if domain and applied.state.domain != domain:
                 applied.state.domain = domain       # the turn moved to another of the agent's domains
             applied.state.last_monologue = render_monologue(applied.state, applied.changes, self.schema,
-                                                            self.options.language, note)
+                                                            self.settings.language, note)
             if applied.state.version == base.version:
                 applied.state.version += 1   # the monologue itself is part of the state
                 applied.state.updated_at = time.time()

@@ -49,7 +49,7 @@ from monologue.memory.working.readers import (
     value_pattern,
 )
 from monologue.memory.working.relative import read_relative_changes
-from monologue.memory.working.state import Comparator, Op, Operation, OpSource, SessionState
+from monologue.memory.working.state import NO_ACT, Comparator, Op, Operation, OpSource, SessionState
 from monologue.memory.working.turn_classes import TurnClass
 from monologue.memory.working.values import learned_operations
 from monologue.memory.working.wishes import held_wish_named, read_wishes
@@ -190,8 +190,8 @@ class RuleExtractor:
             self._amount(spec, text, source, cues, taken, add, result.correction)
         for spec in self._counts:
             self._head_count(spec, text, source, cues, taken, add, result.correction, state)
-        last = state.acts[-1] if state is not None and state.acts else {}
-        asked = str(last.get("key") or "") if last.get("act") == "ask" else ""
+        last = state.last_act if state is not None else NO_ACT
+        asked = last.key if last.act == "ask" else ""
         read_identifiers(self.schema, text, lang, taken, add, result.correction, asked)
         read_avoided(self.schema, text, source, lang, taken, add, result.correction)
         self._enums(text, source, lang, cues, taken, add, result.correction, withdrawn_keys, state)

@@ -23,7 +23,7 @@ the reply model made up.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -41,7 +41,7 @@ from monologue.memory.language.numbers import (
 from monologue.memory.language.stances import asks_for_information, is_query, sentences_with_offsets
 from monologue.memory.working.extract import clause_of
 from monologue.memory.working.readers import value_pattern
-from monologue.memory.working.state import Op, Operation, OpSource, SessionState
+from monologue.memory.working.state import OfferedOption, Op, Operation, OpSource, SessionState
 
 _WRITES = (Op.SET, Op.WITHDRAW, Op.SET_GOAL)
 _PUNCTUATION = re.compile(r"[^\w:\u4e00-\u9fff$£€¥%.]+")
@@ -54,11 +54,11 @@ _ZH_NUMBER = re.compile(r"[零〇一二两俩三仨四五六七八九十百千�
 class Rejected:
     """An operation that was not applied, and why (for the trace)."""
 
-    operation: dict[str, Any]
+    operation: Operation
     reason: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"operation": self.operation, "reason": self.reason}
+        return {"operation": self.operation.to_dict(), "reason": self.reason}
 
 
 @dataclass
@@ -229,7 +229,7 @@ class Grounder:
                 continue
             grounded, reason = self._ground(op, utterance, state, question_spans, query_spans)
             if grounded is None:
-                result.rejected.append(Rejected(op.to_dict(), reason))
+                result.rejected.append(Rejected(op, reason))
             else:
                 result.kept.append(grounded)
         return result
@@ -306,7 +306,7 @@ class Grounder:
             return False
         if any(slot.split(":")[0] == op.key and value == op.value for slot, value in state.previous.items()):
             return True
-        return any(option.get(op.key) == op.value for option in state.options)
+        return any(option.values.get(op.key) == op.value for option in state.offered)
 
     def _read_by_type(self, op: Operation, utterance: str) -> bool:
         """A time or date said for the only key of that type refers to that key."""
@@ -382,16 +382,16 @@ def _clause_with(utterance: str, value: Any, spec: KeySpec) -> str:
 
 
 def ground_proposal(extracted: Sequence[Operation], agent_text: str, state: SessionState, schema: DomainSchema,
-                    offered: Sequence[Mapping[str, Any]] = ()) -> tuple[list[dict[str, Any]], list[Rejected]]:
+                    offered: Sequence[OfferedOption] = ()) -> tuple[list[Operation], list[Rejected]]:
     """The values in the agent's reply a later "yes" may confirm.
 
     Kept: values the state already holds (a read-back) and offered options the reply
     names. Dropped: anything else the reply model said, for it is not the user's wish.
     """
     text = normalised(agent_text)
-    offered_pairs = {(key, _comparable(value)) for option in offered for key, value in option.items()}
+    offered_pairs = {(key, _comparable(value)) for option in offered for key, value in option.values.items()}
     held = {(c.key, _comparable(c.value)) for c in state.constraints.values()}
-    kept: list[dict[str, Any]] = []
+    kept: list[Operation] = []
     rejected: list[Rejected] = []
     seen: set[tuple[str, str]] = set()
     for op in extracted:
@@ -400,25 +400,25 @@ def ground_proposal(extracted: Sequence[Operation], agent_text: str, state: Sess
         pair = (op.key, _comparable(op.value))
         if pair in held or pair in offered_pairs:
             if pair not in seen:
-                kept.append(op.to_dict())
+                kept.append(op)
                 seen.add(pair)
         else:
-            rejected.append(Rejected(op.to_dict(), f"the reply named {op.key} = {op.value!r}, which neither the "
+            rejected.append(Rejected(op, f"the reply named {op.key} = {op.value!r}, which neither the "
                                                    "user nor the offered options gave"))
     for option in offered:
-        for key, value in option.items():
+        for key, value in option.values.items():
             pair = (key, _comparable(value))
             if pair in seen or value in (None, "") or not contains(text, normalised(str(value))):
                 continue
             kept.append(Operation(Op.SET, key, value=value, words=str(value), source=OpSource.AGENT_PROPOSAL,
-                                  reason="the agent offered it").to_dict())
+                                  reason="the agent offered it"))
             seen.add(pair)
     # Two values for one single-valued key ("Sakura or Green Table?"): a yes cannot say which.
     named: dict[str, int] = {}
     for item in kept:
-        named[item["key"]] = named.get(item["key"], 0) + 1
+        named[item.key] = named.get(item.key, 0) + 1
     ambiguous = {key for key, count in named.items() if count > 1 and not schema.key(key).multi}
-    return [item for item in kept if item["key"] not in ambiguous], rejected
+    return [item for item in kept if item.key not in ambiguous], rejected
 
 
 def _comparable(value: Any) -> str:

@@ -23,7 +23,7 @@ from monologue.memory.language.numbers import (
     format_time,
 )
 from monologue.memory.working.grounding import Grounder, contains, names_value, normalised, numbers_said
-from monologue.memory.working.state import Comparator, Condition, Op, Operation, OpSource, SessionState
+from monologue.memory.working.state import Comparator, Condition, OfferedOption, Op, Operation, OpSource, SessionState
 
 _OLD = r"(?P<old>[\w:' ]{1,24}?)"
 _NEW = r"(?P<new>[\w:' ]{1,24}?)"
@@ -182,22 +182,22 @@ class ReferenceResolver:
     # --- "that one", "not that one", "the other place" ---------------------------------------
 
     def _offers(self, text: str, state: SessionState, ops: list[Operation]) -> list[Operation]:
-        if not state.options and not state.proposal:
+        if not state.offered and not state.proposal:
             return ops
         if NOT_THAT_ONE.search(text) and not THE_OTHER.search(text):
             return [op for op in ops if op.op != Op.CONFIRM] + [Operation(Op.REJECT, words=_first(NOT_THAT_ONE, text))]
-        chosen: dict[str, object] | None = None
+        chosen: OfferedOption | None = None
         words = ""
-        proposed = {(p.get("key"), str(p.get("value")).lower()) for p in state.proposal}
-        if (m := THE_OTHER.search(text)) and len(state.options) >= 2:
-            others = [o for o in state.options
-                      if not any((k, str(v).lower()) in proposed or self._is_set(state, k, v) for k, v in o.items())]
+        proposed = {(p.key, str(p.value).lower()) for p in state.proposal}
+        if (m := THE_OTHER.search(text)) and len(state.offered) >= 2:
+            others = [o for o in state.offered if not any((k, str(v).lower()) in proposed or self._is_set(state, k, v)
+                                                          for k, v in o.values.items())]
             if len(others) == 1:
                 chosen, words = others[0], m.group(0)
-        elif (m := ORDINAL.search(text)) and state.options:
+        elif (m := ORDINAL.search(text)) and state.offered:
             index = {"first": 0, "second": 1, "last": -1, "一": 0, "二": 1}[(m.group("en") or m.group("zh")).lower()]
-            if -len(state.options) <= index < len(state.options):
-                chosen, words = state.options[index], m.group(0)
+            if -len(state.offered) <= index < len(state.offered):
+                chosen, words = state.offered[index], m.group(0)
         elif (m := THAT_ONE.search(text)) and state.proposal:
             if not any(op.op == Op.CONFIRM for op in ops):
                 ops = ops + [Operation(Op.CONFIRM, words=m.group(0))]
@@ -205,7 +205,7 @@ class ReferenceResolver:
         if chosen is None:
             return ops
         ops = [op for op in ops if op.op != Op.CONFIRM]
-        for key, value in chosen.items():
+        for key, value in chosen.values.items():
             ops.append(Operation(Op.SET, key, Comparator.EQ, value, words, correction=True,
                                  source=OpSource.REFERENCE, reason="the option the user pointed at"))
         return ops + [Operation(Op.PROPOSE, value=[])]

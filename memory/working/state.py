@@ -1,13 +1,15 @@
 """Session state (seed 000 §2.3) and the vocabulary of the operations that change it (§4.2).
 
-The records (`SessionState`, `Condition`, `PendingQuestion`, `Change`, `Operation`) and
-their words (`Op`, `Comparator`, …) live here; `apply.py` applies operations to a state.
+The records (`SessionState`, `Condition`, `PendingQuestion`, `Change`, `Operation`, and
+what the agent did: `AgentAct`, `ActionDone`, `OfferedOption`) and their words (`Op`,
+`Comparator`, …) live here; `apply.py` applies operations to a state.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+from collections.abc import KeysView, Mapping
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -137,6 +139,12 @@ class Operation:
         return {k: v for k, v in asdict(self).items() if v not in ("", None, False) or k == "op"}
 
     @staticmethod
+    def stored(data: Mapping[str, Any]) -> Operation:
+        """An operation as `to_dict` wrote it (a read-back kept in the state), field for field;
+        unlike `from_dict`, nothing is normalised or defaulted to the LLM as its source."""
+        return Operation(**data)
+
+    @staticmethod
     def from_dict(data: dict[str, Any], source: OpSource = OpSource.LLM) -> Operation:
         if not isinstance(data, dict):
             raise InvalidOperation(f"an operation must be an object, got {data!r}")
@@ -205,6 +213,96 @@ class Change:
         self.action = ChangeAction(self.action)
 
 
+class _StillReadAsDict:
+    """Transitional: code outside memory/working and dialogue that still reads these records
+    as the dicts they were (`memory/longterm/profile.py`: `entry.get("completes")`,
+    `dict(d)`; `pipeline/simulate.py`: `d.get("action")`) keeps working until it reads
+    attributes. Nothing in memory/working or dialogue calls these; remove them then."""
+
+    def to_dict(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.to_dict().get(name, default)
+
+    def __getitem__(self, name: str) -> Any:
+        return self.to_dict()[name]
+
+    def keys(self) -> KeysView[str]:
+        return self.to_dict().keys()
+
+
+INTERRUPTED = "interrupted"     # the act kept when the user cut the agent's first reply before its point
+
+
+@dataclass(frozen=True)
+class AgentAct(_StillReadAsDict):
+    """One of the agent's recent acts, as the state keeps it for the dialogue policy's next
+    decision: what it did last (`act`, the last step of its decision: ask, propose,
+    confirm…) and what the decision opened with (`first`: an aside such as small talk)."""
+
+    act: str                              # a `dialogue.policy.Act` value, or INTERRUPTED
+    turn: int
+    first: str                            # the first step's act
+    refused: tuple[str, ...] = ()         # options the user turned down this session
+    action: str = ""                      # the domain action it served ("book")
+    key: str = ""                         # the slot it asked about
+    option: str = ""                      # the option it offered
+    args: dict[str, Any] = field(default_factory=dict)   # the action's arguments (key → value)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"act": self.act, "turn": self.turn, "first": self.first, "refused": list(self.refused)}
+        if self.act != INTERRUPTED:     # an interruption serves no task step: stored without one
+            out |= {"action": self.action, "key": self.key, "option": self.option, "args": dict(self.args)}
+        return out
+
+    @staticmethod
+    def from_dict(data: Mapping[str, Any]) -> AgentAct:
+        return AgentAct(act=str(data.get("act") or ""), turn=int(data.get("turn") or 0),
+                        first=str(data.get("first") or ""),
+                        refused=tuple(str(r) for r in data.get("refused") or ()),
+                        action=str(data.get("action") or ""), key=str(data.get("key") or ""),
+                        option=str(data.get("option") or ""), args=dict(data.get("args") or {}))
+
+
+NO_ACT = AgentAct(act="", turn=0, first="")     # before the agent's first act: none of the policy's acts
+
+
+@dataclass(frozen=True)
+class ActionDone(_StillReadAsDict):
+    """An action the agent carried out (a tool ran): booked, set the route, opened a ticket."""
+
+    action: str
+    args: dict[str, Any]                  # key → value it was done with
+    record: str = ""                      # the tool's record id
+    completes: bool = False               # it finishes the domain's task
+    said: dict[str, str] = field(default_factory=dict)   # language → what was done, in the past tense
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "args": dict(self.args), "record": self.record,
+                "completes": self.completes, "said": dict(self.said)}
+
+    @staticmethod
+    def from_dict(data: Mapping[str, Any]) -> ActionDone:
+        return ActionDone(action=str(data.get("action") or ""), args=dict(data.get("args") or {}),
+                          record=str(data.get("record") or ""), completes=bool(data.get("completes")),
+                          said={str(k): str(v) for k, v in (data.get("said") or {}).items()})
+
+
+@dataclass(frozen=True)
+class OfferedOption:
+    """One option the agent offered ("Luigi's Trattoria"), as the values taking it would set."""
+
+    values: dict[str, Any]                # key → value
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.values)
+
+    @staticmethod
+    def from_dict(data: Mapping[str, Any]) -> OfferedOption:
+        return OfferedOption(dict(data))
+
+
 @dataclass
 class SessionState:
     session_id: str
@@ -218,19 +316,21 @@ class SessionState:
     last_monologue: str = ""
     updated_at: float = 0.0
     next_question_id: int = 1
-    proposal: list[dict[str, Any]] = field(default_factory=list)   # values the agent read back last
-    options: list[dict[str, Any]] = field(default_factory=list)    # the options the agent offered last (key → value)
+    proposal: list[Operation] = field(default_factory=list)        # the values the agent read back last
+    offered: list[OfferedOption] = field(default_factory=list)     # the options it offered last (stored as "options")
     previous: dict[str, Any] = field(default_factory=dict)         # slot → the value it held before its last change
-    # What the agent did (dialogue policy): its last few acts (ask, propose, confirm, act…,
-    # each a mapping with "act" and its arguments), and the actions it carried out, each
-    # {"action", "args" (key → value), "record" (the tool's record id), "turn", "completes",
-    # "said" (language → what was done, in the past tense: "booked Luigi's Trattoria for 4 people")}.
-    acts: list[dict[str, Any]] = field(default_factory=list)
-    done: list[dict[str, Any]] = field(default_factory=list)
+    # What the agent did (dialogue policy): its last few acts, and the actions it carried out.
+    acts: list[AgentAct] = field(default_factory=list)
+    done: list[ActionDone] = field(default_factory=list)
 
     @property
     def confirmed(self) -> list[str]:
         return [slot for slot, c in self.constraints.items() if c.confirmed]
+
+    @property
+    def last_act(self) -> AgentAct:
+        """The agent's last act (`NO_ACT` before its first)."""
+        return self.acts[-1] if self.acts else NO_ACT
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -241,8 +341,9 @@ class SessionState:
             "pending": [asdict(p) for p in self.pending],
             "last_turn_action": self.last_turn_action, "last_monologue": self.last_monologue,
             "updated_at": self.updated_at, "next_question_id": self.next_question_id,
-            "proposal": self.proposal, "options": self.options, "previous": self.previous,
-            "acts": self.acts, "done": self.done,
+            "proposal": [op.to_dict() for op in self.proposal],
+            "options": [option.to_dict() for option in self.offered], "previous": self.previous,
+            "acts": [act.to_dict() for act in self.acts], "done": [entry.to_dict() for entry in self.done],
         }
 
     def to_json(self) -> str:
@@ -261,11 +362,11 @@ class SessionState:
         state.last_monologue = str(data.get("last_monologue", ""))
         state.updated_at = float(data.get("updated_at", 0.0))
         state.next_question_id = int(data.get("next_question_id", 1))
-        state.proposal = list(data.get("proposal") or [])
-        state.options = [dict(o) for o in data.get("options") or []]
+        state.proposal = [Operation.stored(p) for p in data.get("proposal") or []]
+        state.offered = [OfferedOption.from_dict(o) for o in data.get("options") or []]
         state.previous = dict(data.get("previous") or {})
-        state.acts = [dict(a) for a in data.get("acts") or []]
-        state.done = [dict(d) for d in data.get("done") or []]
+        state.acts = [AgentAct.from_dict(a) for a in data.get("acts") or []]
+        state.done = [ActionDone.from_dict(d) for d in data.get("done") or []]
         return state
 
     def copy(self) -> SessionState:

@@ -315,8 +315,8 @@ def _offered_named(schema: DomainSchema, text: str, state: SessionState | None) 
         return []
     open_keys = {spec.name for spec in learned_keys(schema)}
     found: list[Reading] = []
-    for option in state.options:
-        for key, value in option.items():
+    for option in state.offered:
+        for key, value in option.values.items():
             said = str(value)
             if key not in open_keys or len(said) < 3 or said.isdigit():
                 continue
