@@ -1,7 +1,13 @@
-"""Reading recorded sessions: checks, down-mixing and resampling to what VAD/ASR need."""
+"""Audio files and rates: reading recorded sessions (checks, down-mixing, resampling to what
+VAD/ASR need), writing WAV files, and resampling a stream chunk by chunk.
+
+soxr and soundfile load native libraries, so they are imported where they are first used.
+"""
 
 from __future__ import annotations
 
+import queue
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -110,3 +116,47 @@ def write_wav(path: Path, samples: np.ndarray, sample_rate: int) -> None:
 
     private_folder(path.parent)
     sf.write(str(private_file(path)), samples, sample_rate, subtype="PCM_16")
+
+
+class Resampler:
+    """Streaming resampler (soxr keeps filter state across chunks)."""
+
+    def __init__(self, in_rate: int, out_rate: int) -> None:
+        import soxr
+
+        self.in_rate = in_rate
+        self._stream = None if in_rate == out_rate else soxr.ResampleStream(in_rate, out_rate, 1, dtype="int16")
+
+    def __call__(self, samples: np.ndarray, last: bool = False) -> np.ndarray:
+        if self._stream is None:   # same rate
+            return samples
+        return self._stream.resample_chunk(samples, last=last)
+
+
+class WavRecorder:
+    """One job: write int16 mono chunks to a WAV file from a thread of its own, so that an
+    audio callback only hands a chunk over and never waits on the disk."""
+
+    def __init__(self, path: Path, sample_rate: int) -> None:
+        import soundfile as sf
+
+        private_folder(path.parent)
+        self.path = path
+        self._file = sf.SoundFile(str(private_file(path)), "w", samplerate=sample_rate, channels=1, subtype="PCM_16")
+        self._chunks: queue.SimpleQueue[np.ndarray | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._write, name=f"record-{path.name}", daemon=True)
+        self._thread.start()
+
+    def put(self, samples: np.ndarray) -> None:
+        self._chunks.put(samples)
+
+    def _write(self) -> None:
+        while (chunk := self._chunks.get()) is not None:
+            self._file.write(chunk)
+
+    def close(self) -> None:
+        if self._file.closed:
+            return
+        self._chunks.put(None)
+        self._thread.join(timeout=5.0)
+        self._file.close()

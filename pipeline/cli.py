@@ -124,17 +124,19 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_talk(args: argparse.Namespace) -> int:
     """Exit status: 0 stopped by the user; 1 a device failed mid-session; 2 PortAudio or a
     device unusable (nothing loaded); 130 Ctrl-C while the models were loading."""
-    from monologue.pipeline.mic import DeviceError, list_devices, run_talk
+    from monologue.pipeline.audio_devices import DeviceError, list_devices
+    from monologue.pipeline.talk import TalkDevices, TalkOptions, run_talk
 
     try:
         if args.list_devices:
             print(list_devices())
             return 0
         config = _config(args)
-        rc = asyncio.run(run_talk(config, Path(args.out), input_device=args.input, output_device=args.output,
-                                  session_id=args.session, store=_store(args, config),
-                                  who=_speaker(args, config), store_path=args.store, at=_at(args),
-                                  situation=_situation(args), barge_in=args.barge_in))
+        devices = TalkDevices(input_device=args.input, output_device=args.output, barge_in=args.barge_in)
+        options = TalkOptions(devices=devices, session_id=args.session, store=_store(args, config),
+                              who=_speaker(args, config), store_path=args.store, at=_at(args),
+                              situation=_situation(args))
+        rc = asyncio.run(run_talk(config, Path(args.out), options))
         if rc == 130:
             # Stopped while a model was still loading on its thread: native loaders cannot be
             # interrupted, and letting the interpreter finalise under them aborts the process.

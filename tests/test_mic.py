@@ -17,16 +17,10 @@ import soundfile as sf
 import soxr
 from pipecat.workers.runner import WorkerRunner
 
-from monologue.pipeline import cli, mic
-from monologue.pipeline.mic import (
-    DeviceError,
-    _device_arg,
-    _talk_ends,
-    build_talk_worker,
-    choose_device,
-    list_devices,
-    run_talk,
-)
+from monologue.pipeline import audio_devices, cli, mic_transport, talk
+from monologue.pipeline.audio_devices import DeviceError, _device_arg, choose_device, list_devices
+from monologue.pipeline.session import SessionSpec
+from monologue.pipeline.talk import TalkDevices, TalkEnvironment, TalkOptions, _talk_ends, build_talk_worker, run_talk
 from monologue.pipeline.talk_console import TalkConsole
 
 from fakes import DEMO, word_overlap
@@ -157,11 +151,12 @@ def no_model_loading(monkeypatch):
     """Device checks come before the models: loading one fails the test."""
     def refuse(_config):
         raise AssertionError("models were loaded before the devices were checked")
-    monkeypatch.setattr(mic, "load_models", refuse)
+    monkeypatch.setattr(talk, "load_models", refuse)
 
 
 def _cli_with(monkeypatch, sd, *argv: str) -> int:
-    monkeypatch.setattr(mic, "_sounddevice", lambda: sd)
+    monkeypatch.setattr(audio_devices, "load_sounddevice", lambda: sd)   # --list-devices
+    monkeypatch.setattr(talk, "load_sounddevice", lambda: sd)            # a session
     return cli.main(["talk", *argv])
 
 
@@ -222,7 +217,7 @@ def test_talk_help_says_the_default_is_half_duplex(capsys):
 def test_the_microphone_is_muted_while_the_agent_speaks_unless_barge_in(mock_config):
     sd = FakeSoundDevice(np.zeros(1, np.int16))
     for barge_in, muted_while_speaking in ((False, True), (True, False)):
-        microphone, speaker = _talk_ends(mock_config, sd, barge_in=barge_in)
+        microphone, speaker = _talk_ends(mock_config, sd, TalkDevices(barge_in=barge_in))
         assert microphone._muted() is False
         speaker._busy_until = time.monotonic() + 5.0      # the agent is speaking
         assert microphone._muted() is muted_while_speaking
@@ -236,7 +231,8 @@ def test_the_microphone_is_muted_while_the_agent_speaks_unless_barge_in(mock_con
 @pytest.mark.slow
 async def test_talk_through_fake_devices_then_ctrl_c(real_models, mock_config, tmp_path):
     sd = FakeSoundDevice(_first_turn_at_device_rate())
-    worker, parts = build_talk_worker(mock_config, real_models, tmp_path, sd, input_device=0, output_device=1)
+    worker, parts = build_talk_worker(SessionSpec(mock_config, real_models, tmp_path), sd,
+                                      TalkDevices(input_device=0, output_device=1))
     runner = WorkerRunner(handle_sigint=False)
     await runner.add_workers(worker)
 
@@ -259,7 +255,7 @@ async def test_talk_through_fake_devices_then_ctrl_c(real_models, mock_config, t
     assert record["latency_ms"]["first_audio"] > 0
 
 
-async def _talk(sd, config, models, out_dir, stop_when=None, **kwargs) -> tuple[int, str, str]:
+async def _talk(sd, config, models, out_dir, stop_when=None, devices=None) -> tuple[int, str, str]:
     """run_talk with a captured console; `stop_when(out_text)` true → the user presses Ctrl-C."""
     out, err = io.StringIO(), io.StringIO()
     stop = asyncio.Event()
@@ -274,8 +270,9 @@ async def _talk(sd, config, models, out_dir, stop_when=None, **kwargs) -> tuple[
 
     watcher = asyncio.ensure_future(user())
     try:
-        rc = await asyncio.wait_for(run_talk(config, out_dir, sd=sd, models=models, stop=stop,
-                                             console=TalkConsole(out, err), **kwargs), 90)
+        rc = await asyncio.wait_for(run_talk(config, out_dir, TalkOptions(devices=devices or TalkDevices()),
+                                             TalkEnvironment(sd=sd, console=TalkConsole(out, err), stop=stop,
+                                                             models=models)), 90)
     finally:
         watcher.cancel()
     return rc, out.getvalue(), err.getvalue()
@@ -286,7 +283,7 @@ async def test_a_spoken_turn_is_shown_and_recorded_and_ctrl_c_mid_reply_is_clean
                                                                                    tmp_path):
     sd = FakeSoundDevice(_first_turn_at_device_rate())
     rc, out, err = await _talk(sd, mock_config, real_models, tmp_path, lambda text: "\nagent " in text,
-                               input_device="usb", output_device="speaker")
+                               TalkDevices(input_device="usb", output_device="speaker"))
     assert rc == 0 and err == "", (out, err)
     lines = out.splitlines()
     listening = next(i for i, line in enumerate(lines) if line.startswith("Listening"))
@@ -308,7 +305,7 @@ async def test_a_spoken_turn_is_shown_and_recorded_and_ctrl_c_mid_reply_is_clean
 @pytest.mark.slow
 async def test_a_microphone_that_stops_ends_the_session_with_rc_1(real_models, mock_config, tmp_path,
                                                                   monkeypatch):
-    monkeypatch.setattr(mic, "DEVICE_SILENT_SECS", 0.5)
+    monkeypatch.setattr(mic_transport, "DEVICE_SILENT_SECS", 0.5)
     sd = FakeSoundDevice(_first_turn_at_device_rate(), input_kwargs={"dies_after": 20})
     rc, out, err = await _talk(sd, mock_config, real_models, tmp_path)
     assert rc == 1
@@ -330,18 +327,20 @@ async def test_a_stream_that_will_not_start_fails_before_listening(real_models, 
     sd = FakeSoundDevice(np.zeros(1, np.int16), input_kwargs={"fails_to_start": True})
     out = io.StringIO()
     with pytest.raises(DeviceError, match="microphone .* could not be opened .*Device unavailable"):
-        await run_talk(mock_config, tmp_path, sd=sd, models=real_models, console=TalkConsole(out, io.StringIO()))
+        await run_talk(mock_config, tmp_path, environment=TalkEnvironment(sd=sd, models=real_models,
+                                                                           console=TalkConsole(out, io.StringIO())))
     assert "Listening" not in out.getvalue()
     assert sd.outputs[0].closed                       # the speaker opened first is closed again
 
 
 async def test_ctrl_c_while_the_models_load_stops_at_once(mock_config, tmp_path, monkeypatch):
-    monkeypatch.setattr(mic, "load_models", lambda _config: time.sleep(30))
+    monkeypatch.setattr(talk, "load_models", lambda _config: time.sleep(30))
     sd = FakeSoundDevice(np.zeros(1, np.int16))
     stop = asyncio.Event()
     asyncio.get_running_loop().call_later(0.2, stop.set)
     out = io.StringIO()
     started = time.monotonic()
-    rc = await run_talk(mock_config, tmp_path, sd=sd, stop=stop, console=TalkConsole(out, io.StringIO()))
+    rc = await run_talk(mock_config, tmp_path,
+                        environment=TalkEnvironment(sd=sd, stop=stop, console=TalkConsole(out, io.StringIO())))
     assert rc == 130 and time.monotonic() - started < 10
     assert "stopped while loading models" in out.getvalue() and not sd.inputs

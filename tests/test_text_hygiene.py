@@ -125,8 +125,7 @@ def test_memory_list_never_prints_a_stored_escape(tmp_path: Path, monkeypatch: p
 # Private files
 
 def test_a_sessions_files_are_this_users_only(tmp_path: Path) -> None:
-    from monologue.pipeline.audio_io import write_wav
-    from monologue.pipeline.mic import WavRecorder
+    from monologue.pipeline.audio_io import WavRecorder, write_wav
     from monologue.pipeline.report import write_report
     from monologue.processors.trace import TraceWriter
 
