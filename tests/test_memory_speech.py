@@ -23,7 +23,7 @@ from monologue.memory.longterm.stream import MemoryStream
 from monologue.memory.longterm.structured import exact_answer
 from monologue.memory.stores.memories import SqlMemoryStore
 from monologue.memory.stores.profiles import SqlProfileStore
-from monologue.memory.working.state import Comparator, Condition, SessionState
+from monologue.memory.working.state import ActionDone, AgentAct, Comparator, Condition, SessionState
 
 from fakes import Clock, bag_of_words
 
@@ -60,7 +60,8 @@ def _state(domain: str, conditions: list[tuple[str, str, object]], done: list[di
     for turn, (key, comparator, value) in enumerate(conditions, 1):
         slot = f"{key}:{value}" if comparator in ("includes", "excludes") else key
         state.constraints[slot] = Condition(key, Comparator(comparator), value, "", turn)
-    state.done, state.acts = done or [], acts or []
+    state.done = [ActionDone.from_dict(d) for d in done or []]
+    state.acts = [AgentAct.from_dict(a) for a in acts or []]
     return state
 
 

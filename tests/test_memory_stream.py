@@ -148,7 +148,7 @@ def test_session_status_machine():
     from monologue.memory.domain.schema import load_schema
     from monologue.memory.longterm.profile import session_status
     from monologue.memory.working.apply import apply_operations
-    from monologue.memory.working.state import Operation, SessionState
+    from monologue.memory.working.state import ActionDone, Operation, SessionState
 
     schema = load_schema("restaurant")
     assert session_status(None) == "NOT_STARTED"
@@ -158,8 +158,7 @@ def test_session_status_machine():
     assert session_status(asked) == "WAITING_FOR_USER"
     confirmed = apply_operations(state, [Operation("confirm")], schema, turn=2).state
     assert session_status(confirmed) == "IN_PROGRESS"                     # confirming is not doing
-    confirmed.done = [{"action": "book", "args": {"party_size": 4}, "record": "R1", "turn": 2, "completes": True,
-                       "said": {"en": "booked a table for 4 people"}}]
+    confirmed.done = [ActionDone("book", {"party_size": 4}, "R1", True, {"en": "booked a table for 4 people"})]
     assert session_status(confirmed) == "COMPLETED"
     assert session_status(confirmed, ended_at=0.0, now=40 * DAY) == "ARCHIVED"
     confirmed.constraints["party_size"].value = 6

@@ -101,8 +101,8 @@ async def test_learned_values_reach_the_state_grounded(domain):
     assert values["city"] == "Oakland" and values["diner_name"] == "Blue Fig" and values["party_size"] == 4
     assert values["has_terrace"] == "True" and values["visit_time"] == "19:30"
     for op in result.operations:
-        if op["op"] == Op.SET:
-            assert op["words"] in text
+        if op.op == Op.SET:
+            assert op.words in text
     assert state.find("visit_time")[0].words.startswith("half past 7")
     rules_only = domain.keys["city"]
     assert rules_only.open_value == "learned"
