@@ -122,7 +122,8 @@ class WorkingMemory:
     @property
     def options(self) -> WorkingMemoryOptions:
         """Transitional: the old name of `settings`, until `memory/longterm/engine.py` reads
-        `settings` (lines 72 and 437). Nothing in memory/working or dialogue reads it."""
+        `memory.settings.language` where it reads `memory.options.language`. Nothing in
+        memory/working or dialogue reads it; remove it then."""
         return self.settings
 
     @property
