@@ -46,7 +46,7 @@ from monologue.processors.trace import TraceWriter
 from monologue.processors.tts import Synthesizer, TTSProcessor
 from monologue.processors.turn_classifier import TurnClassifierProcessor
 from monologue.processors.turn_end import EndProbability, PartialTranscriber, TurnEndJudge, TurnEndOptions
-from monologue.processors.vad import VADProcessor
+from monologue.processors.vad import SegmentOptions, VADProcessor
 
 
 @dataclass
@@ -287,21 +287,36 @@ def dialogue_session(config: MonologueConfig, memory: WorkingMemory | None, long
                            embed=long_term.embed if long_term is not None else None)
 
 
+@dataclass
+class SessionMemories:
+    """What a session's processors remember with, and where it continues from."""
+
+    memory: WorkingMemory | None = None        # the session's working memory; None runs without it
+    long_term: LongTermMemory | None = None
+    actions: ActionStore | None = None         # where actions are recorded (in this process when None)
+    log: ConversationLog | None = None         # the conversation so far (a continued session's)
+    continued: bool = False                    # the session's record is added to, not started over
+
+
+@dataclass
+class TurnHooks:
+    """What the session is told about each turn (the source paces itself by these)."""
+
+    on_turn_end: Callable[[TurnRecord], None] | None = None        # the VAD closed a user turn
+    on_turn_done: Callable[[TurnRecord], None] | None = None       # its trace line was written
+    on_reply_produced: Callable[[TurnRecord], None] | None = None  # its reply was made (not yet all played)
+
+
 def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path | None, *,
-                     on_turn_end: Callable[[TurnRecord], None] | None = None,
-                     on_turn_done: Callable[[TurnRecord], None] | None = None,
-                     memory: WorkingMemory | None = None,
-                     long_term: LongTermMemory | None = None,
-                     actions: ActionStore | None = None,
-                     clock: PlayoutClock = "live",
-                     on_reply_produced: Callable[[TurnRecord], None] | None = None,
-                     log: ConversationLog | None = None, continued: bool = False) -> AgentProcessors:
-    """`memory`: the session's working memory; None runs the pipeline without it.
-    `actions`: where the agent's actions are recorded (in this process when None).
-    `clock`: how the agent's voice is played: live (a room, a speaker) or on a replayed
-    session's timeline. `on_reply_produced`: a reply was fully made (not yet fully played).
-    `log`: the conversation so far (a continued session's); `continued`: its record is added to."""
+                     memories: SessionMemories | None = None, hooks: TurnHooks | None = None,
+                     clock: PlayoutClock = "live") -> AgentProcessors:
+    """`clock`: how the agent's voice is played: live (a room, a speaker) or on a replayed
+    session's timeline."""
     from monologue.models.vad import load_vad
+
+    memories = memories or SessionMemories()
+    hooks = hooks or TurnHooks()
+    memory, long_term = memories.memory, memories.long_term
 
     v = config.vad
     turn_end = turn_end_options(config)
@@ -312,14 +327,14 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                         VADParams(confidence=v.confidence, start_secs=v.start_secs,
                                   stop_secs=pause, min_volume=v.min_volume),
                         aggressiveness=v.webrtc_aggressiveness)
-    log = log if log is not None else ConversationLog()
+    log = memories.log if memories.log is not None else ConversationLog()
     schema = memory.schema if memory else load_domains(config.monologue.domain).schema
     system_prompt = reply_system_prompt(config, schema)
     spoken = models.tts is not None
     parts = AgentProcessors(
-        vad=VADProcessor(analyzer, engine=v.engine, sample_rate=config.audio.sample_rate,
-                         pre_roll_secs=v.pre_roll_secs, max_segment_secs=v.max_segment_secs,
-                         on_turn_end=on_turn_end, turn_end=turn_end,
+        vad=VADProcessor(analyzer, SegmentOptions(v.engine, config.audio.sample_rate, v.pre_roll_secs,
+                                                  v.max_segment_secs),
+                         on_turn_end=hooks.on_turn_end, turn_end=turn_end,
                          judge=TurnEndJudge(models.turn_end, turn_end, config.language),
                          partials=PartialTranscriber(models.asr) if models.asr is not None else None),
         asr=ASRProcessor(models.asr, low_confidence=config.asr.low_confidence) if models.asr is not None else None,
@@ -329,12 +344,13 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                              PromptOptions(system_prompt, config.reply.recent_turns,
                                            config.reply.max_utterance_chars, config.reply.context_position),
                              memory=ReplyMemory(memory, long_term,
-                                                dialogue_session(config, memory, long_term, actions)),
+                                                dialogue_session(config, memory, long_term, memories.actions)),
                              options=ReplyOptions(config.language, config.reply.min_clause_chars,
                                                   config.reply.wording, config.reply.model_chooses_action,
                                                   commit_when_played=spoken)),
         tts=TTSProcessor(models.tts) if models.tts is not None else None,
-        trace=TraceWriter(out_dir if config.trace.enabled else None, on_turn_done=on_turn_done, append=continued),
+        trace=TraceWriter(out_dir if config.trace.enabled else None, on_turn_done=hooks.on_turn_done,
+                          append=memories.continued),
         log=log,
     )
     if spoken:
@@ -346,8 +362,8 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
 
         @parts.playout.event_handler("on_reply_produced")
         async def produced(_playout: Playout, turn: TurnRecord) -> None:
-            if on_reply_produced is not None:
-                on_reply_produced(turn)
+            if hooks.on_reply_produced is not None:
+                hooks.on_reply_produced(turn)
     return parts
 
 
@@ -374,10 +390,12 @@ class TurnGate:
 
     The VAD opens a turn, the trace writer closes it; a fast replay waits for
     zero before feeding more audio, so each turn is answered before the next
-    one starts, as in the live conversation that was recorded.
+    one starts, as in the live conversation that was recorded. `stall_secs`: how long
+    a turn may stay open before the source goes on without it (a stage lost the turn).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, stall_secs: float = 600.0) -> None:
+        self.stall_secs = stall_secs
         self._open = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -395,10 +413,11 @@ class TurnGate:
     def busy(self) -> bool:
         return self._open > 0
 
-    async def wait_idle(self, timeout: float) -> bool:
-        """True when idle; False if `timeout` passed (a stage lost the turn)."""
+    async def wait_idle(self) -> bool:
+        """True when idle; False if `stall_secs` passed first."""
         try:
-            await asyncio.wait_for(self._idle.wait(), timeout)
+            async with asyncio.timeout(self.stall_secs):
+                await self._idle.wait()
             return True
         except TimeoutError:
             return False

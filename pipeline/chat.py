@@ -70,11 +70,11 @@ class TextTurnSource(FrameProcessor):
 
     async def _feed(self) -> None:
         for index, line in enumerate(self._lines, self._first_turn):
-            await self._gate.wait_idle(600)
+            await self._gate.wait_idle()
             turn = typed_turn(index, line, self._confidence)
             self._gate.turn_started(turn)
             await self.push_frame(UserTurnFrame(turn=turn))
-        await self._gate.wait_idle(600)
+        await self._gate.wait_idle()
         await self.push_frame(EndWorkerFrame(reason="script finished"))
 
 
@@ -113,7 +113,7 @@ def print_turn(turn: TurnRecord, memory: WorkingMemory | None) -> None:
     if turn.memories is not None and turn.memories.reflections:
         print("        noticed: " + " / ".join(turn.memories.reflections))
     if memory is not None:
-        label = f"[{turn.turn_class}; state v{turn.state_version}]"
+        label = f"[{turn.turn_class or ''}; state v{turn.state_version}]"
         state_lines = memory.render().splitlines()
         print(f"        {label} " + ("\n        ".join(state_lines)))
 

@@ -186,7 +186,7 @@ def judge(run: ConversationRun) -> Verdict:
             reply = turn.reply_text
             verdict.sources[turn.reply_source or "none"] += 1
             for caught in turn.reply_check:
-                verdict.check_caught[caught["kind"]] += 1
+                verdict.check_caught[caught.kind] += 1
             for failure in audit(reply, previous, script.language, schema):
                 verdict.spoken_failures[str(failure)] += 1
                 verdict.problems.append(f"{session.session_id} turn {index}: {failure}: {reply!r}")

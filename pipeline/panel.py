@@ -37,7 +37,7 @@ from monologue.processors.frames import SpeechStartedFrame, TurnRecord, UserTurn
 
 if TYPE_CHECKING:
     from monologue.memory.working.engine import UpdateResult, WorkingMemory
-    from monologue.memory.working.state import SessionState
+    from monologue.memory.working.state import Operation, SessionState
 
 
 class PanelMessage(BaseModel):
@@ -114,11 +114,9 @@ class StateUpdate(PanelMessage):
                    skipped=skipped, error=error)
 
 
-def _operation_row(op: dict[str, Any], *, rejected: bool = False, reason: str = "") -> OperationRow:
-    return OperationRow(op=str(op.get("op", "")), key=str(op.get("key", "")),
-                        comparator=str(op.get("comparator", "")), value=op.get("value"),
-                        words=str(op.get("words", "")), reason=reason or str(op.get("reason", "")),
-                        source=str(op.get("source", "")), rejected=rejected)
+def _operation_row(op: Operation, *, rejected: bool = False, reason: str = "") -> OperationRow:
+    return OperationRow(op=str(op.op), key=op.key, comparator=str(op.comparator), value=op.value, words=op.words,
+                        reason=reason or op.reason, source=str(op.source), rejected=rejected)
 
 
 class AgentReply(PanelMessage):

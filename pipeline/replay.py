@@ -70,11 +70,11 @@ class ReplaySource(FrameProcessor):
                 delay = started + offset / rate - time.perf_counter()
                 if delay > 0:
                     await asyncio.sleep(delay)
-            elif self._gate.busy and not await self._gate.wait_idle(TURN_STALL_SECS):
+            elif self._gate.busy and not await self._gate.wait_idle():
                 logger.warning(f"a turn got no answer within {TURN_STALL_SECS:.0f} s; replay goes on")
             chunk = samples[offset: offset + self._chunk]
             await self.push_frame(InputAudioRawFrame(audio=chunk.tobytes(), sample_rate=rate, num_channels=1))
-        if not await self._gate.wait_idle(TURN_STALL_SECS):
+        if not await self._gate.wait_idle():
             logger.warning("the last turn got no answer in time; ending the replay")
         self.finished.set()
         await self.push_frame(EndWorkerFrame(reason="replay finished"))
@@ -100,7 +100,7 @@ async def replay_audio(session: SessionAudio, config: MonologueConfig, models: A
                        out_dir: Path, *, paced: bool = False, handle_sigint: bool = False,
                        session_id: str | None = None, store: StateStore | None = None,
                        long_term: LongTermMemory | None = None) -> ReplayResult:
-    gate = TurnGate()
+    gate = TurnGate(stall_secs=TURN_STALL_SECS)
     source = ReplaySource(session, gate, chunk_ms=config.audio.chunk_ms, paced=paced,
                           tail_silence_secs=config.replay.tail_silence_secs)
     recorder = ReplyRecorder()

@@ -27,7 +27,9 @@ from monologue.memory.working.engine import WorkingMemory
 from monologue.pipeline.builder import (
     AgentModels,
     AgentProcessors,
+    SessionMemories,
     TurnGate,
+    TurnHooks,
     action_store,
     build_processors,
     make_worker,
@@ -201,12 +203,11 @@ async def run_session(spec: SessionSpec, source: FrameProcessor, sink: FrameProc
 
     # With a voice the next turn may come once the reply is made: how much of it is heard
     # depends on when the user speaks next, and it is traced (turn_done) only then.
-    processors = build_processors(spec.config, spec.models, spec.out_dir,
-                                  on_turn_end=gate.turn_started if gate is not None else None,
-                                  on_turn_done=turn_done, memory=memory, long_term=spec.long_term,
-                                  actions=spec.actions or action_store(spec.store), clock=spec.clock,
-                                  on_reply_produced=gate.turn_done if gate is not None and spoken else None,
-                                  log=log, continued=continued)
+    processors = build_processors(
+        spec.config, spec.models, spec.out_dir, clock=spec.clock,
+        memories=SessionMemories(memory, spec.long_term, spec.actions or action_store(spec.store), log, continued),
+        hooks=TurnHooks(on_turn_end=gate.turn_started if gate is not None else None, on_turn_done=turn_done,
+                        on_reply_produced=gate.turn_done if gate is not None and spoken else None))
     if resumed_after:
         for numbering in (processors.vad, source):
             if isinstance(numbering, NumbersTurns):

@@ -78,11 +78,11 @@ class QueuedTurnSource(FrameProcessor):
         number = 0
         while (line := await self._lines.get()) is not None:
             number += 1
-            await self._gate.wait_idle(TURN_TIMEOUT_SECS)
+            await self._gate.wait_idle()
             turn = typed_turn(number, line)
             self._gate.turn_started(turn)
             await self.push_frame(UserTurnFrame(turn=turn))
-        await self._gate.wait_idle(TURN_TIMEOUT_SECS)
+        await self._gate.wait_idle()
         await self.push_frame(EndWorkerFrame(reason="the simulated user left"))
 
 
@@ -105,7 +105,7 @@ class PipelineAgent:
                  long_term: Any = None) -> None:
         self.config, self.models = config, models
         self.session_id, self.store, self.long_term = session_id, store, long_term
-        self._gate = TurnGate()
+        self._gate = TurnGate(stall_secs=TURN_TIMEOUT_SECS)
         self._source = QueuedTurnSource(self._gate)
         self._answered: asyncio.Queue[AgentView] = asyncio.Queue()
         self._started = asyncio.Event()

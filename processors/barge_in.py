@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
+from monologue.memory.working.turn_classes import TurnClass
 from monologue.processors.frames import AgentPausedFrame, AgentTurnEndFrame, BargeInFrame, TurnRecord, UserTurnFrame
 
 _EDGES = re.compile(r"^[\s\W_]+|[\s\W_]+$")
@@ -85,7 +86,7 @@ class BargeInProcessor(FrameProcessor):
         answers = pause is not None and pause.asks and pause.left_secs is not None \
             and pause.left_secs <= self._answer_window
         if pause is not None and not answers and self._is_backchannel(turn):
-            turn.turn_class = "backchannel"
+            turn.turn_class = TurnClass.BACKCHANNEL
             await self.push_frame(BargeInFrame(turn=turn, interrupt=False))
             await self.push_frame(AgentTurnEndFrame(turn=turn))
             return True

@@ -20,6 +20,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pipecat.frames.frames import DataFrame, SystemFrame, TextFrame, TTSAudioRawFrame
 
+from monologue.dialogue.check import CheckFailure
+from monologue.memory.working.turn_classes import TurnClass
+
 if TYPE_CHECKING:
     from monologue.memory.longterm.engine import BeforeReply
     from monologue.memory.working.engine import UpdateResult
@@ -238,7 +241,7 @@ class TurnRecord:
     detected_at: float               # wall time the VAD closed the turn
     vad_engine: str = ""
     asr: Transcription | None = None
-    turn_class: str = ""
+    turn_class: TurnClass | None = None     # None until the classifier (or barge-in) has seen the turn
     classifier: Classification | None = None
     monologue: MonologueOutcome | None = None
     reply_prompt: list[dict[str, str]] = field(default_factory=list)
@@ -250,7 +253,7 @@ class TurnRecord:
     # (model | template | model+template | policy), and each check failure (kind, clause).
     decision: dict[str, Any] = field(default_factory=dict)
     reply_source: str = ""
-    reply_check: list[dict[str, str]] = field(default_factory=list)
+    reply_check: list[CheckFailure] = field(default_factory=list)
     tts: SpeechSynthesis = field(default_factory=SpeechSynthesis)
     state_version: int | None = None  # the state version the reply was built on
     memories: MemoryRecall | None = None                      # long-term memories recalled for the reply
@@ -358,15 +361,11 @@ class TurnRecord:
     def previous_settled(self) -> bool:
         return self._after is None or self._after.done()
 
-    async def wait_for_previous(self, timeout: float) -> bool:
-        """Wait until the reply to the turn before is settled; False if `timeout` passed first."""
-        if self._after is None or self._after.done():
-            return True
-        try:
-            await asyncio.wait_for(asyncio.shield(self._after), timeout)
-            return True
-        except TimeoutError:
-            return False
+    async def wait_for_previous(self) -> None:
+        """Wait until the reply to the turn before is settled (a timeout around it leaves the
+        turn before as it is)."""
+        if self._after is not None and not self._after.done():
+            await asyncio.shield(self._after)
 
     def settle(self) -> None:
         """This turn's reply is committed as far as it was heard: the next turn may go on."""

@@ -69,7 +69,10 @@ class MonologueProcessor(FrameProcessor):
         turn.begin_state_update(self._update(turn, started))
 
     async def _settled_before(self, turn: TurnRecord) -> None:
-        if not await turn.wait_for_previous(SETTLE_WAIT_SECS):
+        try:
+            async with asyncio.timeout(SETTLE_WAIT_SECS):
+                await turn.wait_for_previous()
+        except TimeoutError:
             logger.warning("turn {}: the previous reply was not settled within {:.0f} s; going on",
                            turn.turn_id, SETTLE_WAIT_SECS)
 
@@ -101,7 +104,7 @@ class MonologueProcessor(FrameProcessor):
             return False
 
         update = asyncio.ensure_future(self._memory.update(
-            turn.text, turn=turn.turn_id, turn_class=turn.turn_class,
+            turn.text, turn=turn.turn_id, turn_class=turn.turn_class or "",
             asr_confidence=turn.asr.confidence if turn.asr is not None else None, ready=confirmed))
         # A dropped draft's update stops where it is (its LLM call too, which would hold
         # the llama thread the next turn needs); it has written nothing: writing waits for

@@ -14,6 +14,7 @@ from loguru import logger
 from pipecat.frames.frames import Frame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
+from monologue.dialogue.check import CheckFailure, Failure
 from monologue.dialogue.session import DialogueSession
 from monologue.memory.language.phrases import say
 from monologue.memory.longterm.engine import LongTermMemory
@@ -153,7 +154,7 @@ class ReplyProcessor(FrameProcessor):
             # the turn's end): say so, trace it, and end the turn.
             logger.opt(exception=exc).error("turn {}: the reply failed: {}: {}", turn.turn_id, type(exc).__name__, exc)
             turn.reply_error = f"{type(exc).__name__}: {exc}"
-            turn.reply_check = [*turn.reply_check, {"kind": "internal_error", "clause": turn.reply_error}]
+            turn.reply_check = [*turn.reply_check, CheckFailure(Failure.INTERNAL_ERROR, turn.reply_error)]
             if not turn.reply_text:
                 await self._wording.say_directly(turn, say("reply.fallback", self._options.language), "fallback")
         finally:

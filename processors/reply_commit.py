@@ -97,7 +97,7 @@ class ReplyCommitter:
         session_id = self._memory.session_id if self._memory else ""
         started = time.perf_counter()
         pending = await self._long_term.journal_turn(before, turn.text, session_id=session_id, turn=turn.turn_id,
-                                                     turn_class=turn.turn_class, reply_text=said,
+                                                     turn_class=turn.turn_class or "", reply_text=said,
                                                      language=self._dialogue.language)
         turn.compute["memory_journal"] = time.perf_counter() - started
         self._long_term.spawn(self._remember(self._long_term, turn, before, said, pending), session_id=session_id)
@@ -111,7 +111,7 @@ class ReplyCommitter:
         if self._memory is not None and turn.turn_class == TurnClass.INFORMATION_CHANGE:
             session = await asyncio.to_thread(session_snapshot, self._memory)
         changes = await long_term.after_reply(before, turn.text, session_id=session_id, turn=turn.turn_id,
-                                              turn_class=turn.turn_class, reply_text=said, session=session,
+                                              turn_class=turn.turn_class or "", reply_text=said, session=session,
                                               pending=pending)
         await self._apply_long_term(changes, turn)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +16,7 @@ from monologue.dialogue.session import DialogueSession, Planned
 from monologue.memory.longterm.engine import BeforeReply, LongTermMemory
 from monologue.memory.working.conversation import ConversationLog
 from monologue.memory.working.engine import UpdateResult, WorkingMemory
-from monologue.memory.working.state import SessionState
+from monologue.memory.working.state import Op, Operation, SessionState
 from monologue.memory.working.turn_classes import TurnClass
 from monologue.models.chat import ChatLLM
 from monologue.processors.frames import Heard, MemoryRecall, TurnRecord
@@ -43,7 +43,7 @@ class TurnFacts:
 
     text: str
     turn_class: TurnClass
-    operations: tuple[Mapping[str, Any], ...] = ()
+    operations: tuple[Operation, ...] = ()
     clarify: str = ""
     memory_say: str | None = None
     memory_answer: str | None = None
@@ -73,7 +73,7 @@ class ReplyPlanner:
         clarify = result.clarify if result is not None else ""
         before = None if clarify else await self._recall(turn)
         facts = TurnFacts(
-            text=turn.text, turn_class=TurnClass(turn.turn_class or TurnClass.CHIT_CHAT),
+            text=turn.text, turn_class=turn.turn_class or TurnClass.CHIT_CHAT,
             operations=tuple(result.operations) if result is not None else (), clarify=clarify,
             memory_say=before.say if before is not None else None,
             memory_answer=before.answer if before is not None else None,
@@ -90,7 +90,7 @@ class ReplyPlanner:
             relaxed = planned.decision.key
             state = await self._memory.relax([relaxed], turn=turn.turn_id, reason=f"the user agreed: {turn.text}")
             turn.state_version = state.version
-            planned = self._decide(state, facts, operations=({"op": "withdraw", "key": relaxed},))
+            planned = self._decide(state, facts, operations=(Operation(Op.WITHDRAW, relaxed),))
         choice = await self._model_choice(planned, turn, facts.previous_reply)
         if choice is not None and choice.decision is not None:
             planned = self._decide(state, facts, forced=choice.decision)
@@ -108,7 +108,7 @@ class ReplyPlanner:
         return planned
 
     def _decide(self, state: SessionState | None, facts: TurnFacts, *,
-                operations: Iterable[Mapping[str, Any]] | None = None, forced: Decision | None = None) -> Planned:
+                operations: Iterable[Operation] | None = None, forced: Decision | None = None) -> Planned:
         return self._dialogue.plan(
             state, text=facts.text, turn_class=facts.turn_class,
             operations=facts.operations if operations is None else operations, clarify=facts.clarify,
@@ -142,7 +142,7 @@ class ReplyPlanner:
             return None
         session = self._memory.session_id if self._memory else ""
         before = await self._long_term.before_reply(
-            turn.text, session_id=session, turn_class=turn.turn_class,
+            turn.text, session_id=session, turn_class=turn.turn_class or "",
             schema=self._memory.schema if self._memory else None, language=self._dialogue.language)
         turn.memories = MemoryRecall.of(before)
         self.local_only = before.local_only

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from monologue.dialogue.check import CheckFailure, Failure
 from monologue.dialogue.session import Planned
 from monologue.memory.language.phrases import say
 from monologue.memory.longterm.sensitivity import LocalOnlyRedactor
@@ -188,7 +189,7 @@ class ReplyWording:
                     await close()
             if stats.error:
                 failed = True      # cut off mid-reply (a timeout): its unfinished clause is never spoken
-                planned.check.failures.append({"kind": "llm_error", "clause": stats.error[:200]})
+                planned.check.failures.append(CheckFailure(Failure.LLM_ERROR, stats.error[:200]))
             rest = "" if failed else splitter.flush()
             rest = redactor.restore(rest) if redactor is not None and rest else rest
             if rest and planned.check.clause(rest, spoken) is None:
@@ -205,7 +206,7 @@ class ReplyWording:
             turn.mark("llm_first_token", stats.first_token_at)
             turn.compute["llm_first_token"] = stats.first_token_at - started
         model_text = joined(spoken, planned.language)
-        stopped = failed and not (planned.check.failures and planned.check.failures[-1]["kind"] == "too_long")
+        stopped = failed and not (planned.check.failures and planned.check.failures[-1].kind == Failure.TOO_LONG)
         if not spoken or planned.check.whole(model_text) is not None or stopped:
             # Nothing usable from the model, or it never did the act: the template does it.
             # What already left passed the check, so it stays; the template follows it.
@@ -217,7 +218,7 @@ class ReplyWording:
             turn.reply_source = "model"
         turn.reply_check = planned.check.failures
         if turn.reply_error and not model_text:
-            turn.reply_check = [*turn.reply_check, {"kind": "llm_error", "clause": turn.reply_error}]
+            turn.reply_check = [*turn.reply_check, CheckFailure(Failure.LLM_ERROR, turn.reply_error)]
         turn.mark("llm_done", stats.finished_at or time.perf_counter())
         turn.reply_text = joined(spoken, planned.language)
 

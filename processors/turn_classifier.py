@@ -42,7 +42,7 @@ class TurnClassifierProcessor(FrameProcessor):
         if isinstance(frame, UserTurnFrame):
             started = time.perf_counter()
             result = classify_turn(frame.turn.text, self._reads_condition, schema=self._schema)
-            frame.turn.turn_class = result.turn_class.value
+            frame.turn.turn_class = result.turn_class
             frame.turn.classifier = Classification(list(result.cues), result.turn_class.triggers_monologue)
             triggers = int(result.turn_class.triggers_monologue)
             # A draft counts once it stands (a dropped one was never a turn).

@@ -26,6 +26,7 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from pipecat.audio.vad.vad_analyzer import VADAnalyzer, VADState
@@ -42,6 +43,17 @@ from monologue.processors.frames import SpeechSegmentFrame, SpeechStartedFrame, 
 from monologue.processors.turn_end import PartialTranscriber, TurnEndJudge, TurnEndOptions, Verdict
 
 
+@dataclass(frozen=True)
+class SegmentOptions:
+    """How the VAD cuts the user's audio into turns: the engine's name (for the trace), the
+    audio's rate, the audio kept from before speech was sure, and the longest turn kept whole."""
+
+    engine: str = "silero"
+    sample_rate: int = 16000
+    pre_roll_secs: float = 0.3
+    max_segment_secs: float = 30.0
+
+
 class VADProcessor(FrameProcessor):
     """One job: turn a stream of audio frames into user-turn segments.
 
@@ -51,12 +63,14 @@ class VADProcessor(FrameProcessor):
     can then stop exactly at a turn boundary instead of racing ahead.
     """
 
-    def __init__(self, analyzer: VADAnalyzer, *, engine: str = "silero", sample_rate: int = 16000,
-                 pre_roll_secs: float = 0.3, max_segment_secs: float = 30.0,
+    def __init__(self, analyzer: VADAnalyzer, segments: SegmentOptions | None = None, *,
                  on_turn_end: Callable[[TurnRecord], None] | None = None,
                  turn_end: TurnEndOptions | None = None, judge: TurnEndJudge | None = None,
                  partials: PartialTranscriber | None = None) -> None:
         super().__init__(enable_direct_mode=True)
+        segments = segments or SegmentOptions()
+        engine, sample_rate = segments.engine, segments.sample_rate
+        pre_roll_secs, max_segment_secs = segments.pre_roll_secs, segments.max_segment_secs
         self._analyzer = analyzer
         self._analyzer.set_sample_rate(sample_rate)
         self._engine = engine

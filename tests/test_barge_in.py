@@ -270,14 +270,14 @@ async def test_replay_cuts_the_reply_the_user_spoke_over(tmp_path):
     assert by_turn[2]["reply"]["decision"]["act"] == "propose"
     for state in store.seen:
         if state.turn <= 2:
-            assert not state.options and not any("Luigi" in str(p) for p in state.proposal)
-            assert all(a.get("act") != "propose" for a in state.acts)
+            assert not state.offered and not any("Luigi" in str(p) for p in state.proposal)
+            assert all(a.act != "propose" for a in state.acts)
 
     # The re-offer was heard whole: a backchannel only paused it, and it was not answered.
     assert by_turn[4]["turn_class"] == "backchannel" and by_turn[4]["barge_in"]["backchannel"] is True
     assert by_turn[4]["reply"]["text"] == ""
     assert not by_turn[3]["barge_in"].get("cut")
-    assert any(o for s in store.seen if s.turn == 3 for o in s.options)
+    assert any(o for s in store.seen if s.turn == 3 for o in s.offered)
 
     # "Yes" books what was heard.
     assert by_turn[5]["reply"]["decision"]["act"] == "act"

@@ -157,7 +157,7 @@ async def test_with_the_model_down_every_turn_is_answered_by_the_policy():
                                 AgentModels(asr=None, tts=None, llm=down))
     first, second = result.turns
     assert first.decision["act"] == "propose" and first.reply_source == "template"
-    assert first.reply_check[-1]["kind"] == "llm_error" and "no-such-model" in first.reply_error
+    assert first.reply_check[-1].kind == "llm_error" and "no-such-model" in first.reply_error
     assert second.decision["act"] == "act" and "booked" in second.reply_text
 
 

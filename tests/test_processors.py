@@ -47,7 +47,7 @@ from monologue.processors.reply_wording import ClauseSplitter, PromptOptions, bu
 from monologue.processors.trace import TraceWriter, trace_line
 from monologue.processors.tts import TTSProcessor
 from monologue.processors.turn_classifier import TurnClassifierProcessor
-from monologue.processors.vad import VADProcessor
+from monologue.processors.vad import SegmentOptions, VADProcessor
 
 from fakes import FakeSynthesizer, FakeTranscriber, ScriptedJsonLLM
 
@@ -83,7 +83,7 @@ def _turn(text: str = "book a table for four at seven", turn_id: int = 1) -> Tur
 async def test_vad_cuts_one_segment_per_turn_with_timestamps():
     ended: list[TurnRecord] = []
     vad = VADProcessor(LoudnessVAD(params=VADParams(start_secs=0.1, stop_secs=0.3, min_volume=0.0)),
-                       engine="test", on_turn_end=ended.append)
+                       SegmentOptions(engine="test"), on_turn_end=ended.append)
     frames = _chunks([(0.5, False), (1.0, True), (1.0, False), (0.6, True), (0.8, False)])
     down, _ = await run_test(vad, frames_to_send=frames, expected_down_frames=[
         UserStartedSpeakingFrame, SpeechStartedFrame, UserStoppedSpeakingFrame, SpeechSegmentFrame,
@@ -111,7 +111,7 @@ async def test_vad_closes_a_turn_still_open_at_the_end_of_input():
 
 async def test_vad_splits_overlong_speech():
     vad = VADProcessor(LoudnessVAD(params=VADParams(start_secs=0.1, stop_secs=0.3, min_volume=0.0)),
-                       max_segment_secs=1.0)
+                       SegmentOptions(max_segment_secs=1.0))
     down, _ = await run_test(vad, frames_to_send=_chunks([(2.5, True), (0.6, False)]))
     segments = [f for f in down if isinstance(f, SpeechSegmentFrame)]
     assert len(segments) == 3 and all(len(s.audio) / 32000 <= 1.6 for s in segments)
@@ -242,7 +242,7 @@ async def test_reply_survives_an_llm_that_fails():
     assert all(isinstance(f, ReplyTextFrame) for f in down[:-1]) and len(down) > 1
     assert turn.reply_text == "Hi! What can I do for you?" and turn.reply_source == "template"
     assert "no-such-model" in turn.reply_error
-    assert turn.reply_check[-1]["kind"] == "llm_error"
+    assert turn.reply_check[-1].kind == "llm_error"
 
 
 async def test_reply_falls_back_to_the_second_model(monkeypatch):

@@ -22,7 +22,7 @@ from monologue.pipeline.builder import AgentModels
 from monologue.pipeline.replay import replay_audio
 from monologue.processors.frames import SpeechSegmentFrame, TurnRecord
 from monologue.processors.turn_end import PartialTranscriber, TurnEndJudge, TurnEndOptions, unfinished_ending
-from monologue.processors.vad import VADProcessor
+from monologue.processors.vad import SegmentOptions, VADProcessor
 
 from fakes import FakeTranscriber, SpeakingSynthesizer
 
@@ -106,7 +106,8 @@ def _vad(texts: list[str], *, by: Literal["meaning", "silence"] = "meaning", end
     transcriber = transcriber or FakeTranscriber(texts)
     stop = 0.15 if by == "meaning" else 0.5
     vad = VADProcessor(LoudnessVAD(params=VADParams(start_secs=0.1, stop_secs=stop, min_volume=0.0)),
-                       engine="test", on_turn_end=(ended.append if ended is not None else None), turn_end=options,
+                       SegmentOptions(engine="test"), on_turn_end=(ended.append if ended is not None else None),
+                       turn_end=options,
                        judge=TurnEndJudge(Probability(probability) if probability is not None else None, options),
                        partials=PartialTranscriber(transcriber))
     return vad, transcriber
