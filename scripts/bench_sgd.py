@@ -51,7 +51,7 @@ from monologue.memory.domain.sgd_eval import Slot, Tally
 from monologue.memory.stores.state import InMemoryStateStore
 from monologue.memory.working.engine import LLMMode, WorkingMemory, WorkingMemoryOptions
 from monologue.memory.working.extract import Extraction
-from monologue.memory.working.state import Comparator, Condition, SessionState
+from monologue.memory.working.state import Comparator, Condition, OfferedOption, SessionState
 from monologue.memory.working.turn_classes import TurnClass, classify_turn
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "sgd"
@@ -78,7 +78,7 @@ def domain_of(schemas: list[dict[str, Any]], service: str, learned: bool) -> Dom
 
 
 def offered_values(frame: Mapping[str, Any], required: set[str], slots: set[str],
-                   read_back: dict[str, str]) -> list[dict[str, str]]:
+                   read_back: dict[str, str]) -> list[OfferedOption]:
     """What the system turn offered (the item: a value of a slot some intent requires,
     such as the restaurant's name, not the attributes said with it; where no offered slot
     is required, the offered slots) or read back (CONFIRM), as one option (slot → value).
@@ -97,7 +97,7 @@ def offered_values(frame: Mapping[str, Any], required: set[str], slots: set[str]
     items = [act for act in offers if act["slot"] in required] or offers   # a flight is offered by its airline
     option = {act["slot"]: act["values"][0] for act in items}
     option.update(confirmed)
-    return [option] if option else []
+    return [OfferedOption(option)] if option else []
 
 
 def said(condition: Condition, schema: DomainSchema) -> str | None:
