@@ -80,6 +80,24 @@ def quoted_memory(text: str) -> str:
     return f'"{re.sub(r" {2,}", " ", flat).strip()}"'
 
 
+@dataclass(frozen=True)
+class TurnInput:
+    """What a turn brings to the policy besides the state: the user's words and their class,
+    the changes this turn made, a question the monologue must ask back, what long-term memory
+    says, and what the agent said before."""
+
+    text: str
+    turn_class: TurnClass
+    operations: tuple[Operation, ...] = ()
+    clarify: str = ""
+    memory_say: str | None = None
+    memory_answer: str | None = None
+    about_user: bool = False
+    previous_reply: str = ""
+    earlier_replies: tuple[str, ...] = ()
+    recalled: tuple[str, ...] = ()
+
+
 @dataclass
 class Planned:
     """One turn's decision and everything needed to say it and check it."""
@@ -145,12 +163,11 @@ class DialogueSession:
 
     # --- deciding --------------------------------------------------------------------------
 
-    def plan(self, state: SessionState | None, *, text: str, turn_class: TurnClass,
-             operations: Iterable[Operation] = (),
-             clarify: str = "", memory_say: str | None = None, memory_answer: str | None = None,
-             about_user: bool = False, previous_reply: str = "", earlier_replies: tuple[str, ...] = (),
-             recalled: Iterable[str] = (), forced: Decision | None = None) -> Planned:
+    def plan(self, state: SessionState | None, said: TurnInput, *, forced: Decision | None = None) -> Planned:
         """The act for this turn (`forced`: one already decided, e.g. a model's validated choice)."""
+        text, turn_class, operations, clarify = said.text, said.turn_class, said.operations, said.clarify
+        memory_say, memory_answer, about_user = said.memory_say, said.memory_answer, said.about_user
+        previous_reply, earlier_replies, recalled = said.previous_reply, said.earlier_replies, said.recalled
         state = state if state is not None else SessionState("", domain=self._default_domain)
         language = reply_language(text, self.language)
         view = self.view(state)

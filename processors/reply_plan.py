@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any
 
 from monologue.dialogue.chooser import CHOICE_TIMEOUT_SECS, Validated, tools_of, worth_asking
-from monologue.dialogue.policy import Act, Decision
-from monologue.dialogue.session import DialogueSession, Planned
+from monologue.dialogue.policy import Act
+from monologue.dialogue.session import DialogueSession, Planned, TurnInput
 from monologue.memory.longterm.engine import BeforeReply, LongTermMemory
 from monologue.memory.working.conversation import ConversationLog
 from monologue.memory.working.engine import UpdateResult, WorkingMemory
@@ -37,22 +36,6 @@ class PendingReply:
     opening: bool = False           # long-term memory's greeting (turn 0)
 
 
-@dataclass(frozen=True)
-class TurnFacts:
-    """What the policy decides a turn's act from, besides the state."""
-
-    text: str
-    turn_class: TurnClass
-    operations: tuple[Operation, ...] = ()
-    clarify: str = ""
-    memory_say: str | None = None
-    memory_answer: str | None = None
-    about_user: bool = False
-    previous_reply: str = ""
-    earlier_replies: tuple[str, ...] = ()
-    recalled: tuple[str, ...] = field(default_factory=tuple)
-
-
 class ReplyPlanner:
     """One job: decide what this turn's reply does, and do the actions it decides on."""
 
@@ -72,7 +55,7 @@ class ReplyPlanner:
         state, result = await self._state_for(turn)
         clarify = result.clarify if result is not None else ""
         before = None if clarify else await self._recall(turn)
-        facts = TurnFacts(
+        said = TurnInput(
             text=turn.text, turn_class=turn.turn_class or TurnClass.CHIT_CHAT,
             operations=tuple(result.operations) if result is not None else (), clarify=clarify,
             memory_say=before.say if before is not None else None,
@@ -81,7 +64,7 @@ class ReplyPlanner:
             previous_reply=log.last_text("assistant"),
             earlier_replies=tuple(u.text for u in log.recent(8) if u.role == "assistant")[-4:-1],
             recalled=tuple(before.recalled) if before is not None else ())
-        planned = self._decide(state, facts)
+        planned = self._dialogue.plan(state, said)
         pending.before = before
         if not await self._stands(turn, planned):
             return None
@@ -90,10 +73,10 @@ class ReplyPlanner:
             relaxed = planned.decision.key
             state = await self._memory.relax([relaxed], turn=turn.turn_id, reason=f"the user agreed: {turn.text}")
             turn.state_version = state.version
-            planned = self._decide(state, facts, operations=(Operation(Op.WITHDRAW, relaxed),))
-        choice = await self._model_choice(planned, turn, facts.previous_reply)
+            planned = self._dialogue.plan(state, replace(said, operations=(Operation(Op.WITHDRAW, relaxed),)))
+        choice = await self._model_choice(planned, turn, said.previous_reply)
         if choice is not None and choice.decision is not None:
-            planned = self._decide(state, facts, forced=choice.decision)
+            planned = self._dialogue.plan(state, said, forced=choice.decision)
         pending.planned = planned
         if not await self._stands(turn, planned):
             return None
@@ -106,15 +89,6 @@ class ReplyPlanner:
         if planned.errors:
             turn.decision["tool_errors"] = planned.errors
         return planned
-
-    def _decide(self, state: SessionState | None, facts: TurnFacts, *,
-                operations: Iterable[Operation] | None = None, forced: Decision | None = None) -> Planned:
-        return self._dialogue.plan(
-            state, text=facts.text, turn_class=facts.turn_class,
-            operations=facts.operations if operations is None else operations, clarify=facts.clarify,
-            memory_say=facts.memory_say, memory_answer=facts.memory_answer, about_user=facts.about_user,
-            previous_reply=facts.previous_reply, earlier_replies=facts.earlier_replies, recalled=facts.recalled,
-            forced=forced)
 
     async def _state_for(self, turn: TurnRecord) -> tuple[SessionState | None, UpdateResult | None]:
         """The state this reply is built on, and this turn's update if it had one.

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from monologue.dialogue.compose import compose, split_sentences
-from monologue.dialogue.session import DialogueSession
+from monologue.dialogue.session import DialogueSession, TurnInput
 from monologue.memory.domain.catalogue import load_catalogue, rank_by_wishes
 from monologue.memory.domain.schema import load_schema
 from monologue.memory.working.extract import RuleExtractor
@@ -148,7 +148,7 @@ def test_the_held_wish_is_read_back_and_chooses_the_offer() -> None:
         Condition("time", Comparator.EQ, "19:00", "7pm", 1),
         Condition("location", Comparator.EQ, "Downtown", "downtown", 1),
         Condition("wishes", Comparator.INCLUDES, "somewhere quiet", "somewhere quiet", 2, multi=True))
-    planned = session.plan(state, text="somewhere quiet please", turn_class=TurnClass.INFORMATION_CHANGE)
+    planned = session.plan(state, TurnInput(text="somewhere quiet please", turn_class=TurnClass.INFORMATION_CHANGE))
     assert planned.decision.option == "Luigi's Trattoria"
     assert "somewhere quiet" in planned.template
 
@@ -185,7 +185,7 @@ def test_a_booking_for_one_is_said_for_one_person() -> None:
     state, session = _booking(Condition("party_size", Comparator.EQ, 1, "just me", 1),
                               Condition("date", Comparator.EQ, "friday", "Friday", 1),
                               Condition("time", Comparator.EQ, "19:00", "7pm", 1))
-    planned = session.plan(state, text="just me", turn_class=TurnClass.INFORMATION_CHANGE)
+    planned = session.plan(state, TurnInput(text="just me", turn_class=TurnClass.INFORMATION_CHANGE))
     assert "1 people" not in planned.template
     assert "one person" in planned.template or "1 person" in planned.template
 
@@ -196,9 +196,9 @@ def test_asking_what_is_held_does_not_move_to_the_next_option() -> None:
     state, session = _booking(Condition("party_size", Comparator.EQ, 3, "three of us", 1),
                               Condition("date", Comparator.EQ, "friday", "Friday", 1),
                               Condition("time", Comparator.EQ, "19:00", "7", 1))
-    offered = session.plan(state, text="three of us at 7", turn_class=TurnClass.INFORMATION_CHANGE)
+    offered = session.plan(state, TurnInput(text="three of us at 7", turn_class=TurnClass.INFORMATION_CHANGE))
     state.acts.append(offered.decision.remembered(2))
-    asked = session.plan(state, text="What do you have for me so far?", turn_class=TurnClass.CHIT_CHAT)
+    asked = session.plan(state, TurnInput(text="What do you have for me so far?", turn_class=TurnClass.CHIT_CHAT))
     names = {str(item["name"]) for item in load_catalogue("restaurants").items}
     assert not any(name in asked.template for name in names - {offered.decision.option})
     assert asked.decision.steps()[-1].option in ("", offered.decision.option)
