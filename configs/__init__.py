@@ -201,7 +201,7 @@ class BargeInOptions(Options):
 
 
 class TurnOptions(Options):
-    """When the user's turn is over (issue 12): by meaning at each pause, or by a fixed silence."""
+    """When the user's turn is over: by meaning at each pause, or by a fixed silence."""
 
     end_by: Literal["meaning", "silence"] = "meaning"
     judge_after_secs: float = 0.15     # a pause this long is judged: smart-turn + the pause's transcript

@@ -1,4 +1,4 @@
-"""The check a reply passes before TTS speaks it (issue 10, item 3).
+"""The check a reply passes before TTS speaks it (D3).
 
 Clause by clause, as the model streams: a clause that passes is spoken at once (the
 first one still leaves early); the first that fails stops the model, and the policy's

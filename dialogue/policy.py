@@ -1,4 +1,4 @@
-"""The dialogue policy (issue 10): from the state and the domain, the agent's next act.
+"""The dialogue policy (D1): from the state and the domain, the agent's next act.
 
 Code decides, the LLM words: the policy picks one act per turn — ask for the most
 important missing slot, offer the next option, read back before acting, act, answer from

@@ -1,4 +1,4 @@
-"""Questions about the task's own state, read from the domain's declarations (issue 25, item 4).
+"""Questions about the task's own state, read from the domain's declarations.
 
 "For how many was it?", "where are we headed again?", 几点来着？, "give me a quick recap",
 "what happens next?": the user asks what the agent holds, and the answer is in the state,

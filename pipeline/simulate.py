@@ -1,4 +1,4 @@
-"""Simulated users against the real agent: closed-loop conversations, scored (issue 24).
+"""Simulated users against the real agent: closed-loop conversations, scored.
 
     monologue simulate --domain restaurant --language en --n 20
     python scripts/bench_conversations.py          # three domains × en/zh × 50, held-out partition

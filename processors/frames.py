@@ -170,7 +170,7 @@ class BargeIn:
 
 @dataclass
 class TurnEnd:
-    """How the turn's end was decided (issue 12): the rule, the judge's verdict, and the drafts.
+    """How the turn's end was decided: the rule, the judge's verdict, and the drafts.
 
     A draft is the agent starting on a provisional end; `drafts_dropped` counts those the
     user talked on through (nothing of them was said or written)."""

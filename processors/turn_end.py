@@ -1,4 +1,4 @@
-"""When a user's turn is over: by meaning, not by a fixed silence (issue 12, E3).
+"""When a user's turn is over: by meaning, not by a fixed silence (E3).
 
 At each pause the VAD asks `TurnEndJudge` whether what was said so far is finished:
 pipecat's smart-turn model listens to the intonation, and the pause's transcript is

@@ -5,15 +5,14 @@ Consumes `InputAudioRawFrame`s (16 kHz mono int16), runs a pipecat `VADAnalyzer`
 `UserStoppedSpeakingFrame` and a `SpeechSegmentFrame` with the turn's audio when a
 turn ends. Everything else passes through unchanged.
 
-When a turn ends is decided by meaning (`turn.end_by: meaning`, issue 12): each pause
+When a turn ends is decided by meaning (`turn.end_by: meaning`): each pause
 of `judge_after_secs` is judged (`TurnEndJudge`: smart-turn on the audio, the pause's
 transcript for an unfinished ending); a finished turn ends after `end_after_secs` of
 silence, an unfinished one after `hold_secs` unless the user goes on. A finished-sounding
-pause is also *drafted*: its segment goes downstream at once with a `confirmed` future,
+pause is also *drafted*: its segment goes downstream at once as a draft (`Turn.start_draft`),
 so transcription, the monologue and the reply start while the silence is confirmed; if
-the user goes on, the future resolves False and every stage drops the draft unsaid and
-unwritten. With `end_by: silence` every turn ends after the fixed `silence_secs` (the
-rule before issue 12).
+the user goes on, the VAD drops the draft (`drop_draft`) and every stage drops it unsaid
+and unwritten. With `end_by: silence` every turn ends after the fixed `silence_secs`.
 
 While the user speaks, `PartialTranscriber` transcribes the growing turn, and once more
 at the very end of speech: the turn's transcript is then ready one short pass after the

@@ -1,4 +1,4 @@
-"""Simulated users against the agent, whole conversations (issue 24): does the task get done?
+"""Simulated users against the agent, whole conversations: does the task get done?
 
     python scripts/bench_conversations.py                     # 3 domains × en/zh × 50, held-out partition
     python scripts/bench_conversations.py --n 5 --domain in_car --language zh

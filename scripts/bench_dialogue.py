@@ -1,4 +1,4 @@
-"""The dialogue over whole conversations (issue 10, item 6): does the agent finish the task?
+"""The dialogue over whole conversations: does the agent finish the task?
 
     python scripts/bench_dialogue.py [--strong MODEL] [--prompt-variants] [--scripts a,b] [--latency-runs 2]
 

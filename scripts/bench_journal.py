@@ -1,4 +1,4 @@
-"""What the turn journal adds to a reply (issue 30, item 5): the time from the reply being made
+"""What the turn journal adds to a reply: the time from the reply being made
 to its acknowledgement, which now waits for one small insert (`LongTermMemory.journal_turn`).
 
     python scripts/bench_journal.py [--turns 200] [--store PATH | postgresql://…] [--json out.json]

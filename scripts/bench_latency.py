@@ -1,4 +1,4 @@
-"""Fast turns (issue 12, E3/W7): voice-to-voice with the monologue on and off, side by side.
+"""Fast turns (E3, W7): voice-to-voice with the monologue on and off, side by side.
 
     python scripts/bench_latency.py [--runs 3] [--session PATH] [--llm MODEL] [--no-long] [--no-turns] [--json OUT]
     python scripts/bench_latency.py --memory-ab [--runs 3]     # long-term memory on the voice turn

@@ -347,7 +347,7 @@ def main() -> None:
     parser.add_argument("--memories", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--commits", type=int, default=400)
-    parser.add_argument("--workers", default="", help="e.g. 1,2,4: also drive worker processes (S3)")
+    parser.add_argument("--workers", default="", help="e.g. 1,2,4: also drive worker processes")
     parser.add_argument("--clients", type=int, default=8, help="concurrent typed sessions (with --workers)")
     parser.add_argument("--turns", type=int, default=8, help="turns per session (with --workers)")
     parser.add_argument("--llm", default="", help="with --workers: a litellm model string for the workers "

@@ -14,7 +14,7 @@ Sets: real speech (../shared/data/speech/en-real: LibriVox sentences read with n
 pauses, and spoken card names) and hesitations written here, voiced by piper with pauses
 of 0.3–1.0 s inside the sentence ("I'd like a table for" … "four people"), in several
 domains. Rules: `silence` (every turn ends after a fixed vad.stop_secs, the rule before
-issue 12) and `meaning` (the configured turn section). Both see the same audio.
+old rule) and `meaning` (the configured turn section). Both see the same audio.
 """
 
 from __future__ import annotations

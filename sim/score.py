@@ -395,7 +395,7 @@ def score_returns(records: list[ConversationRecord], domain: SimDomain) -> Memor
             right = any(mentions(kind, v, reply, goal.language, today=goal.today_date(), words=words)
                         for v in meant.expected)
             # A replaced value named as replaced ("21 degrees: you changed it from 22", 是你从短信改过来的)
-            # is the answer's source, as the issue asks for it, not the stale value given.
+            # is the answer's source, as D4 asks, not the stale value given.
             current = _NAMED_AS_OLD.sub(" ", reply)
             stale = any(mentions(kind, v, current, goal.language, today=goal.today_date(), words=words)
                         for v in meant.stale)

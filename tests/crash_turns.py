@@ -58,7 +58,7 @@ class TurnsConfig:
     key_file: str           # the sealing key, the one the verifier opens the store with
     log_dir: str
     run: int
-    journal: bool = True    # off: acknowledged after the state commit alone, as before issue 30 (the control)
+    journal: bool = True    # off: acknowledged after the state commit alone, as before the turn journal (the control)
 
     @property
     def ack_log(self) -> Path:

@@ -173,7 +173,7 @@ def test_profile_carries_preferences_into_the_next_session(tmp_path):
 
 
 def test_corrections_contradictions_and_last_weeks_plan_across_processes(tmp_path):
-    """Three runs of the process on three dates, one user (issue 4's cross-session scenarios)."""
+    """Three runs of the process on three dates, one user: corrections, contradictions, time travel (L12, L13)."""
     import json
     import re
 

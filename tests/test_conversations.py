@@ -1,4 +1,4 @@
-"""Whole scripted conversations through the pipeline (issue 10, item 5): behaviour, not wording.
+"""Whole scripted conversations through the pipeline: behaviour, not wording.
 
 Every bundled script (`assets/conversations/`, three domains, English and Chinese) runs in
 text mode with a scripted reply model that misbehaves on a schedule; a few run with the

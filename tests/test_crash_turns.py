@@ -1,6 +1,6 @@
 """A hundred SIGKILLs at random points of a conversation lose no acknowledged long-term memory.
 
-Issue 30 found a crash mid-conversation losing the memory of the last acknowledged turn in
+Before the turn journal, a crash mid-conversation lost the memory of the last acknowledged turn in
 9 of 15 kills: the turn was acknowledged once its working state was stored, its long-term
 write still in the background. Now a turn is acknowledged only once its inputs are in the
 journal (`memory/stores/journal.py`), and the next start replays what was left there.
@@ -229,7 +229,7 @@ def test_the_check_finds_a_lost_memory(tmp_path: Path, key_file: str) -> None:
 
 @pytest.mark.skipif(not os.environ.get("MONOLOGUE_CRASH_CONTROL"), reason="the control run: MONOLOGUE_CRASH_CONTROL=1")
 def test_without_the_journal_the_kills_lose_acknowledged_memories(tmp_path: Path, key_file: str) -> None:
-    """The control (issue 30's finding, on this harness): turns acknowledged after the state
+    """The control (the loss before the turn journal, on this harness): turns acknowledged after the state
     commit alone, their memory still in the background. Not in CI: how many are lost depends on
     where the kills land; it is run to show the harness sees what the journal prevents."""
     store, logs = tmp_path / "monologue.db", tmp_path / "logs"

@@ -1,4 +1,4 @@
-"""The dialogue policy, the reply check and the model's choice of action (issue 10)."""
+"""The dialogue policy, the reply check and the model's choice of action (D1, D3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Erase that leaves nothing (U1, issue 14 item 6): after `erase_user`, no byte of any file
+"""Erase that leaves nothing (U1): after `erase_user`, no byte of any file
 under the store's folder — the database, its write-ahead log, free pages — holds what the
 user said, and nothing of another user is touched. Run on an unsealed store, where the words
 would be visible if they were left anywhere."""
@@ -121,7 +121,7 @@ def test_an_erase_spares_a_folder_another_user_wrote_to_since_and_survives_a_cra
 
 
 def test_an_erase_finds_every_folder_of_a_session_continued_under_another_out(tmp_path: Path) -> None:
-    """Issue 30 item 4: a session begun with `--out first` and continued with `--out second`
+    """Regression: a session begun with `--out first` and continued with `--out second`
     (another worker, `monologue chat` again) wrote its trace to both; the index kept only the
     last, and the first folder's files, with the user's words, survived "erase everything"."""
     import asyncio

@@ -1,4 +1,4 @@
-"""Grounding and references (issue 9 items 1, 2): an operation changes only what the turn
+"""Grounding and references: an operation changes only what the turn
 refers to, whatever produced it; references resolve against the state."""
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def kept(schema, ops, text, state):
     return [(o.op, o.key, o.value) for o in result.kept], [r.reason for r in result.rejected]
 
 
-# --- item 1: grounding ----------------------------------------------------------------------
+# --- grounding ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("text, op, why", [
     # A correction naming the old value: a model withdrawing a slot the turn never mentions.
@@ -117,7 +117,7 @@ def test_a_normalised_value_counts_as_said():
     assert ops == [("set", "time", "21:00"), ("set", "party_size", 4)]
 
 
-# --- item 1: a yes confirms only what the agent proposed from the state or the options ------
+# --- a yes confirms only what the agent proposed from the state or the options ------
 
 async def test_a_value_the_reply_model_invented_is_never_confirmed():
     memory = WorkingMemory("s", options=WorkingMemoryOptions(llm_mode="never"))
@@ -143,7 +143,7 @@ async def test_a_yes_to_two_offers_at_once_chooses_neither():
     assert memory.state.find("restaurant_name")[0].value == "Fire Pot"
 
 
-# --- item 2: references against the state -----------------------------------------------------
+# --- references against the state -----------------------------------------------------
 
 async def _run(lines, language="en", offered=(), seed=()):
     memory = WorkingMemory("s", options=WorkingMemoryOptions(language=language, llm_mode="never"))
@@ -224,7 +224,7 @@ async def test_same_as_last_time_confirms_what_the_session_started_from():
     assert not conditions["cuisine"].confirmed           # only the slot the user named
 
 
-# --- item 1: property — no operation touches a slot the turn does not name --------------------
+# --- property — no operation touches a slot the turn does not name --------------------
 
 FRAGMENTS = {
     "party_size": ["for {n} people", "there will be {n} of us", "a table for {n}", "{n}个人"],

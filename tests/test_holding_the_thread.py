@@ -1,4 +1,4 @@
-"""Holding the thread (issue 25): relative changes, numbers in the right slot, state questions.
+"""Holding the thread: relative changes, numbers in the right slot, state questions.
 
 Each mechanism is tested on phrasings of our own, in English and Chinese, across the three
 domains: a relative change is applied to the value held (or asked back), a number goes to

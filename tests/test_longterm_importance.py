@@ -1,4 +1,4 @@
-"""What becomes a long-term memory (issue 9, item 4): needs, address, lasting likes and
+"""What becomes a long-term memory: needs, address, lasting likes and
 dislikes, settings to keep and habits are kept with a floor no model can lower;
 questions are not stored; requests are events, not facts; in-car preferences tracked as
 state reach the profile. Phrasings in English and Chinese over several domains."""

@@ -1,4 +1,4 @@
-"""Issue 25, item 7: memory answers are answers. A lasting preference asked about is said
+"""Memory answers are answers. A lasting preference asked about is said
 from the profile's value, with where it came from, not read back as a quote; the user's
 name is the one they asked to be called by; forgetting a memory forgets the profile values
 drawn from it."""

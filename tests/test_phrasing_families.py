@@ -1,4 +1,4 @@
-"""E1, phrasing families (issue 9): the same meaning in many wordings, both languages, several domains.
+"""E1, phrasing families: the same meaning in many wordings, both languages, several domains.
 
 Each family is a class of phrasing, not a sentence: negations (别…安排, "anywhere but"), needs
 stated in passing about someone else in the party, in-car preferences (a temperature to keep,

@@ -195,7 +195,7 @@ def test_a_store_written_before_sealing_is_read_and_sealed_by_a_rotation(tmp_pat
 
 def test_sensitive_kinds_are_sealed_in_the_audit_log_and_read_back_by_the_owner(tmp_path: Path,
                                                                               env: dict[str, str]) -> None:
-    """Issue 30 item 4: the `what` column named "dietary:nuts" in plain text. A profile slot is
+    """Regression: the audit log's `what` column named "dietary:nuts" in plain text. A profile slot is
     sealed; a memory's id and the tombstone stay plain (ids, not what was said)."""
     path = tmp_path / "store" / "m.db"
     profiles = SqlProfileStore(SQLiteDatabase(path, environ=env))

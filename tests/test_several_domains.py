@@ -1,4 +1,4 @@
-"""Several domains in one agent (issue 9 item 3): each turn's domain is detected, each
+"""Several domains in one agent: each turn's domain is detected, each
 domain's slots stay apart, and only the domain's own options are offered."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The simulated-user benchmark (issue 24): its users, its scores, and whether it can tell a
+"""The simulated-user benchmark: its users, its scores, and whether it can tell a
 broken agent from a sound one.
 
 The calibration agent (`monologue.sim.reference`) understands every turn; switched-on faults

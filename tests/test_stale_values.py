@@ -1,4 +1,4 @@
-"""Stale values are re-confirmed, never re-asked and never lost (issue 25, item 1; seed 000 §3.2).
+"""Stale values are re-confirmed, never re-asked and never lost (W6; seed 000 §3.2).
 
 A value the user gave and did not mention for `monologue.expire_after_turns` turns becomes "to
 confirm". It stays in the live state until the user changes or withdraws it; the policy never

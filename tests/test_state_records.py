@@ -1,6 +1,6 @@
 """The state's records of what the agent did (acts, actions done, read-backs, offered options),
 the operations of an update, the reply check's failures and the turn classes: typed, and
-stored exactly as the dicts they replaced (issue 27, item 3)."""
+stored exactly as the dicts they replaced."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Text hygiene (issue 30, item 6): what a user's words may hold once stored or printed, and
+"""Text hygiene: what a user's words may hold once stored or printed, and
 who may read the files that hold them.
 
 - Controls and bidi overrides are neutralised where words come in (typed turns, chat

@@ -1,4 +1,4 @@
-"""Turn ends by meaning, drafts and streaming transcripts (issue 12): fakes, no timing asserts."""
+"""Turn ends by meaning, drafts and streaming transcripts: fakes, no timing asserts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 25, items 6 and 8: what the domain has no key for is kept as the user's own words
+"""What the domain has no key for is kept as the user's own words
 (read, held, read back, withdrawn, used to choose an option), and every reply the policy
 words goes through one composer (one acknowledgement, no doubled joins, counts that agree,
 two sentences at most)."""
@@ -35,7 +35,7 @@ def _ops(domain: str, text: str, state: SessionState | None = None) -> dict[str,
             if op.op == Op.SET}
 
 
-# --- item 6: free-text wishes ------------------------------------------------------------------
+# --- free-text wishes ------------------------------------------------------------------
 
 @pytest.mark.parametrize(("domain", "text", "wish"), [
     ("restaurant", "Somewhere quiet, please.", "somewhere quiet"),
@@ -153,7 +153,7 @@ def test_the_held_wish_is_read_back_and_chooses_the_offer() -> None:
     assert "somewhere quiet" in planned.template
 
 
-# --- item 8: one composer ------------------------------------------------------------------------
+# --- one composer ------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("raw", "language", "said"), [
     ("Got it. Just to check again: got it. And what day would you like to go?", "en",

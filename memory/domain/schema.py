@@ -39,7 +39,7 @@ class Reader(StrEnum):
 @dataclass(frozen=True)
 class Reading:
     """How the rules read a key beyond its value words: the YAML fields a phrasing needs
-    (issue 9). Every field is per language, and empty unless the YAML gives it."""
+    Every field is per language, and empty unless the YAML gives it."""
 
     units: dict[str, tuple[str, ...]] = field(default_factory=dict)       # quantity: "degrees", 度
     value_range: tuple[float, float] | None = None                          # quantity: what a reading may be
@@ -107,7 +107,7 @@ class KeySpec:
 
 @dataclass(frozen=True)
 class ActionSpec:
-    """Something the agent does for the user once the state holds what it needs (issue 10):
+    """Something the agent does for the user once the state holds what it needs (D2):
     book a table, set a route, open a ticket. Declared in the domain's YAML (`actions:`);
     the dialogue policy decides when, a tool (`dialogue/tools.py`) carries it out."""
 

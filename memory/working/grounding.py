@@ -1,4 +1,4 @@
-"""Grounding: an operation changes only what the user's words refer to (W4, issue 9).
+"""Grounding: an operation changes only what the user's words refer to (W4).
 
 Every operation that writes the state is checked against the utterance before it is
 applied, whatever produced it (the rules, the local model, any provider):

@@ -1,4 +1,4 @@
-"""Schema-driven readers for phrasings the value words alone miss (issue 9).
+"""Schema-driven readers for phrasings the value words alone miss.
 
 - a quantity with its unit, or after the key's own set-words ("keep it at 21 degrees",
   "leave it at 21", 温度保持在二十二度);

@@ -1,4 +1,4 @@
-"""Reference resolution against the state (issue 9): values named by what they were.
+"""Reference resolution against the state: values named by what they were.
 
 People rarely name the slot they change. They name the old value ("push it from six to
 nine"), point back ("the earlier time", "same as last time") or point at what the agent

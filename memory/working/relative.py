@@ -1,4 +1,4 @@
-"""Relative changes applied to the value the state holds (issue 25, item 2).
+"""Relative changes applied to the value the state holds.
 
 "Another friend is coming too" adds one to the party; 温度再高两度 raises the cabin by two;
 "push it back half an hour" moves the time; "the day after" moves the date. The words are

