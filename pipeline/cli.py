@@ -279,20 +279,23 @@ def _server_logs(args: argparse.Namespace) -> None:
     JSON object a line (time, level, where, session_id, message) for a log collector."""
     from loguru import logger
 
-    from monologue.pipeline.serve import json_log_line
+    from monologue.pipeline.server.log_format import json_log_line
 
     if args.log_format == "json":
         logger.remove()
         logger.add(sys.stderr, level="DEBUG" if args.verbose else "INFO", format=json_log_line, colorize=False,
                    filter=_worth_showing)
     elif not args.verbose:
-        logger.add(sys.stderr, level="INFO", filter=lambda r: r["level"].no < 30 and r["name"] in (
-            "monologue.pipeline.serve", "monologue.pipeline.remote", "monologue.pipeline.workers"))
+        logger.add(sys.stderr, level="INFO", filter=lambda r: r["level"].no < 30 and (r["name"] in (
+            "monologue.pipeline.serve", "monologue.pipeline.remote", "monologue.pipeline.workers")
+            or r["name"].startswith("monologue.pipeline.server.")))
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from monologue.pipeline.builder import load_models
-    from monologue.pipeline.serve import RoomServer, ServeOptions, serve
+    from monologue.pipeline.serve import serve
+    from monologue.pipeline.server.room_server import RoomServer
+    from monologue.pipeline.server.rooms import ServeOptions
     from monologue.pipeline.sockets import bind
 
     _server_logs(args)
@@ -459,7 +462,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--store", help="SQLite file for session state and memories (default: store.path)")
         p.add_argument("--user", help="remember this user across sessions (long-term memory); none: nothing is kept")
         p.add_argument("--no-history", action="store_true",
-                       help="a session off the record: long-term memory is neither read nor written (U2); "
+                       help="a session off the record: long-term memory is neither read nor written; "
                             "saying \"don't remember this conversation\" does the same from that turn on")
         p.add_argument("--context", help="what the transport knows about the moment, stored with each memory: "
                                          "key=value pairs, e.g. passengers=kids,weather=rain; seat=driver names "

@@ -25,7 +25,9 @@ from loguru import logger
 
 from monologue.configs import ConfigError, MonologueConfig
 from monologue.pipeline.builder import AgentModels, new_session_id
-from monologue.pipeline.serve import Room, RoomServer, TransportKind, user_id
+from monologue.pipeline.server.request_checks import user_id
+from monologue.pipeline.server.room import Room, TransportKind
+from monologue.pipeline.server.room_server import RoomServer
 
 BOT_NAME = "Monologue"
 EXTRA = {"daily": "pip install 'monologue[daily]'  (pipecat-ai[daily]==1.14.0)",

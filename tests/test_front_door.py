@@ -36,7 +36,8 @@ from monologue.pipeline.front_door import (
     json_depth,
     parse_body,
 )
-from monologue.pipeline.serve import RoomServer, ServeOptions
+from monologue.pipeline.server.room_server import RoomServer
+from monologue.pipeline.server.rooms import ServeOptions
 
 from fakes import steady
 
@@ -324,7 +325,7 @@ def test_the_page_is_behind_a_login_and_its_cookie_only_counts_for_json(served: 
 
 
 def test_ice_for_another_users_peer_connection_is_refused(served: Served) -> None:
-    served.server._peers["pc-alice"] = "alice"
+    served.server.webrtc.peers["pc-alice"] = "alice"
     bob = served.client("bob")
     patch = bob.patch("/api/offer", json={"pc_id": "pc-alice", "candidates": []})
     assert patch.status_code == 404

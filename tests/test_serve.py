@@ -25,7 +25,11 @@ import pytest
 
 pytest.importorskip("aiortc")
 
-from monologue.pipeline.serve import RoomServer, ServeOptions, check_offer_sdp, make_app, user_id
+from monologue.pipeline.serve import make_app
+from monologue.pipeline.server.request_checks import user_id
+from monologue.pipeline.server.room_server import RoomServer
+from monologue.pipeline.server.rooms import ServeOptions
+from monologue.pipeline.server.signalling import check_offer_sdp
 from monologue.pipeline.sockets import bind
 
 from fakes import barge_in_turns, steady
@@ -154,7 +158,7 @@ def answered(client: Any) -> bool:
 # --- without models -------------------------------------------------------------------------
 
 def test_offer_sdp_is_checked_before_a_connection_is_made() -> None:
-    from monologue.pipeline.serve import RequestError
+    from monologue.pipeline.front_door import RequestError
 
     with pytest.raises(RequestError, match="is not SDP"):
         check_offer_sdp("garbage")

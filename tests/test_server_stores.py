@@ -231,7 +231,8 @@ def test_stores_are_chosen_by_url(pg_url: str, redis_url: str, tmp_path: Path) -
 
 async def test_a_worker_is_ready_only_while_its_stores_answer(tmp_path: Path) -> None:
     from monologue.configs import MonologueConfig
-    from monologue.pipeline.serve import RoomServer, ServeOptions
+    from monologue.pipeline.server.room_server import RoomServer
+    from monologue.pipeline.server.rooms import ServeOptions
 
     store = str(tmp_path / "m.db")
     ok, detail = await RoomServer(MonologueConfig(), None, ServeOptions(store_path=store)).readiness()  # type: ignore[arg-type]

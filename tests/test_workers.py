@@ -30,7 +30,8 @@ from typing import Any
 import pytest
 from fastapi import Request  # at module level: FastAPI reads the fake provider's annotations by name
 
-from monologue.pipeline.serve import RoomServer, ServeOptions
+from monologue.pipeline.server.room_server import RoomServer
+from monologue.pipeline.server.rooms import ServeOptions
 from monologue.pipeline.workers import worker_args
 
 from fakes import served_at, steady
@@ -122,7 +123,7 @@ def test_a_session_is_its_users(tmp_path: Path) -> None:
     """Another name with the session id is refused, and so is no name (a request that leaves
     `user` out is anonymous, never the session's owner), here and on another worker."""
     from monologue.pipeline.builder import load_text_models
-    from monologue.pipeline.serve import RequestError
+    from monologue.pipeline.front_door import RequestError
 
     config = text_config()
     models = load_text_models(config)
@@ -157,7 +158,7 @@ def test_a_session_is_its_users(tmp_path: Path) -> None:
 
 def test_chat_requests_are_checked() -> None:
     from monologue.pipeline.builder import load_text_models
-    from monologue.pipeline.serve import RequestError
+    from monologue.pipeline.front_door import RequestError
 
     config = text_config()
     server = RoomServer(config, load_text_models(config), ServeOptions())

@@ -1,0 +1,33 @@
+"""Readiness: whether this worker's stores answer now. A load balancer asks `/api/ready` and
+sends no one to a worker whose database or Redis is out of reach."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from monologue.configs import MonologueConfig
+from monologue.memory.stores.redis_state import RedisStateStore
+from monologue.pipeline.builder import stores
+
+READY_TIMEOUT_SECS = 3.0        # a readiness probe that waits longer says "not ready"
+
+
+async def stores_ready(config: MonologueConfig, store_path: str | None,
+                       timeout: float = READY_TIMEOUT_SECS) -> tuple[bool, dict[str, Any]]:
+    """(True, how long the stores took) when the database (and Redis, where states are kept
+    there) answer within `timeout`; else (False, why not)."""
+    def probe() -> dict[str, Any]:
+        started = time.perf_counter()
+        kept = stores(config, store_path)
+        kept.database.query("SELECT 1")
+        if isinstance(kept.states, RedisStateStore):
+            kept.states.ping()
+        return {"stores_ms": round((time.perf_counter() - started) * 1000, 1), "store": kept.database.path}
+    try:
+        return True, await asyncio.wait_for(asyncio.to_thread(probe), timeout)
+    except TimeoutError:
+        return False, {"error": f"the stores did not answer within {timeout:.0f} s"}
+    except Exception as exc:       # reported to the caller: readiness is where it shows
+        return False, {"error": f"{type(exc).__name__}: {exc}"}
