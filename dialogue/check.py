@@ -26,6 +26,7 @@ from typing import Any
 from monologue.dialogue.policy import Act, Decision
 from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.language.cues import language_of
+from monologue.memory.language.normalise import normalised
 from monologue.memory.language.phrases import say
 from monologue.memory.working.state import SessionState
 
@@ -123,10 +124,6 @@ def _tokens(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
-def _normal(text: str) -> str:
-    return " ".join(_tokens(text))
-
-
 def sentence_count(text: str) -> int:
     return len([s for s in re.split(r"(?<=[.!?。！？])\s*", text.strip()) if _tokens(s)])
 
@@ -193,7 +190,7 @@ class ReplyCheck:
     def __post_init__(self) -> None:
         # A small model copies its own recent replies ("I see. What time would suit you?" when the
         # time is known): any sentence of the last few replies counts, not only the previous one.
-        self._previous = {_normal(s) for reply in (self.previous_reply, *self.earlier_replies)
+        self._previous = {normalised(s) for reply in (self.previous_reply, *self.earlier_replies)
                           for s in re.split(r"(?<=[.!?。！？])\s*", reply) if _tokens(s)}
         self._keys = sorted((k for k in self.schema.keys if "_" in k), key=len, reverse=True)
         self._template_tokens = set(_tokens(self.template))
@@ -227,11 +224,11 @@ class ReplyCheck:
             return Failure.RULED_OUT
         if self._contradicts(clause):
             return Failure.CONTRADICTS_STATE
-        said = _normal(clause)
+        said = normalised(clause)
         if len(_tokens(clause)) >= 4 and (said in self._previous or (
                 len(_tokens(clause)) >= 6 and any(said in earlier for earlier in self._previous))):
             return Failure.REPEATS
-        if self.previous_reply and _normal(" ".join([*spoken, clause])) == _normal(self.previous_reply):
+        if self.previous_reply and normalised(" ".join([*spoken, clause])) == normalised(self.previous_reply):
             return Failure.REPEATS
         if self._echoes(clause):
             return Failure.ECHOES_USER
@@ -293,7 +290,7 @@ class ReplyCheck:
 
     def _echoes(self, clause: str) -> bool:
         """The user's own words said back as the reply (not the read-back the template makes)."""
-        if _normal(clause) and _normal(clause) == _normal(self.user_text):
+        if normalised(clause) and normalised(clause) == normalised(self.user_text):
             return True
         words = [w for w in _tokens(clause) if w not in self._template_tokens]
         user = set(_tokens(self.user_text))
@@ -363,7 +360,7 @@ def audit(reply: str, previous_reply: str, language: str, schema: DomainSchema) 
         found.append(Failure.REFUSES)
     if _speaks_as_user(reply):
         found.append(Failure.SPEAKS_AS_USER)
-    if _normal(reply) == _normal(previous_reply):
+    if normalised(reply) == normalised(previous_reply):
         found.append(Failure.REPEATS)
     if sentence_count(reply) > MAX_SENTENCES:
         found.append(Failure.TOO_LONG)

@@ -25,6 +25,7 @@ from monologue.memory.domain.catalogue import Catalogue, described, filter_optio
 from monologue.memory.domain.schema import DomainSchema, Reader, load_schema
 from monologue.memory.domain.several import Combined, domain_view
 from monologue.memory.language.cues import CLOSING, LASTING_QUESTION, REMEMBER_ME, THANKS, language_of
+from monologue.memory.language.normalise import normalised
 from monologue.memory.language.person import second_person
 from monologue.memory.language.phrases import join, say
 from monologue.memory.language.spoken import absolute_date
@@ -44,10 +45,6 @@ from monologue.memory.working.turn_classes import TurnClass
 
 _ASIDES = {Act.SMALL_TALK, Act.ANSWER, Act.ANSWER_STATE, Act.GREET, Act.DONT_KNOW, Act.ANSWER_MEMORY, Act.MEMORY,
            Act.CLARIFY}
-
-
-def _normal(text: str) -> str:
-    return " ".join(text.lower().split())
 
 
 def _relaxable(items: list[dict[str, Any]], state: SessionState) -> list[str]:
@@ -206,17 +203,17 @@ class DialogueSession:
                                     leaving=bool(CLOSING.search(text)), noted=bool(changed))
         template = compose(template, language)    # as the previous reply was said, to compare with it
         asking = decision.steps()[-1]
-        if previous_reply and _normal(template) == _normal(previous_reply) and asking.act == Act.ASK:
+        if previous_reply and normalised(template) == normalised(previous_reply) and asking.act == Act.ASK:
             # The same question as last time, word for word: say what is held and what is missing
             # (and, if that too was just said, only what is missing).
             template = compose(wording.stuck(asking, view), language)
-            if _normal(template) == _normal(previous_reply):
+            if normalised(template) == normalised(previous_reply):
                 template = wording.stuck(asking, view, short=True)
-        elif previous_reply and _normal(template) == _normal(previous_reply) and decision.act == Act.DONT_KNOW:
+        elif previous_reply and normalised(template) == normalised(previous_reply) and decision.act == Act.DONT_KNOW:
             template = say("policy.dont_know_either", language)
-        elif previous_reply and _normal(template) == _normal(previous_reply) and decision.act == Act.SMALL_TALK:
+        elif previous_reply and normalised(template) == normalised(previous_reply) and decision.act == Act.SMALL_TALK:
             template = say("policy.as_i_said", language, text=template)
-        elif previous_reply and _normal(template) == _normal(previous_reply) and not decision.act.said_as_decided:
+        elif previous_reply and normalised(template) == normalised(previous_reply) and not decision.act.said_as_decided:
             # The policy's own words never repeat the previous reply either.
             lowered = template[:1].lower() + template[1:] if template[1:2].islower() else template
             template = say("policy.again", language, text=lowered if language == "en" else template)

@@ -17,16 +17,9 @@ from collections.abc import Sequence
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
+from monologue.memory.language.normalise import normalised
 from monologue.memory.working.turn_classes import TurnClass
 from monologue.processors.frames import AgentPausedFrame, AgentTurnEndFrame, BargeInFrame, TurnRecord, UserTurnFrame
-
-_EDGES = re.compile(r"^[\s\W_]+|[\s\W_]+$")
-
-
-def normalised(text: str) -> str:
-    """Lower case, punctuation off both ends and between words: "Mm-hm." → "mm-hm"."""
-    words = [_EDGES.sub("", w) for w in text.lower().replace("，", " ").replace(",", " ").split()]
-    return " ".join(w for w in words if w)
 
 
 class BackchannelCheck:

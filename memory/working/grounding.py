@@ -28,7 +28,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
-from monologue.memory.language.cues import HAN, language_of
+from monologue.memory.language.cues import language_of
+from monologue.memory.language.normalise import contains, normalised
 from monologue.memory.language.numbers import (
     EN_TENS,
     EN_UNITS,
@@ -44,7 +45,6 @@ from monologue.memory.working.readers import value_pattern
 from monologue.memory.working.state import OfferedOption, Op, Operation, OpSource, SessionState
 
 _WRITES = (Op.SET, Op.WITHDRAW, Op.SET_GOAL)
-_PUNCTUATION = re.compile(r"[^\w:\u4e00-\u9fff$£€¥%.]+")
 _EN_NUMBER_WORD = re.compile(r"\b(?:" + "|".join(sorted(set(EN_UNITS) | set(EN_TENS), key=len, reverse=True))
                              + r")(?:[\s-](?:" + "|".join(EN_UNITS) + r"))?\b")
 _ZH_NUMBER = re.compile(r"[零〇一二两俩三仨四五六七八九十百千万]+")
@@ -65,23 +65,6 @@ class Rejected:
 class Grounding:
     kept: list[Operation] = field(default_factory=list)
     rejected: list[Rejected] = field(default_factory=list)
-
-
-def normalised(text: str) -> str:
-    """Lower case, one space between words, punctuation gone; Chinese without spaces."""
-    lowered = _PUNCTUATION.sub(" ", str(text).lower().replace("_", " ")).strip(" .")
-    lowered = re.sub(r"\s+", " ", lowered)
-    return re.sub(r"(?<=" + HAN + r") (?=" + HAN + r")", "", lowered)
-
-
-def contains(haystack: str, needle: str) -> bool:
-    """`needle` as whole words in `haystack` (both already normalised); Chinese by characters."""
-    if not needle:
-        return False
-    if re.search(HAN, needle):
-        return needle in haystack
-    # Latin words end at any non-Latin character: "是A12345" holds the code A12345.
-    return re.search(r"(?<![a-z0-9])" + re.escape(needle) + r"(?![a-z0-9])", haystack) is not None
 
 
 def _compact(text: str) -> str:

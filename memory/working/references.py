@@ -15,6 +15,7 @@ import re
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec
 from monologue.memory.language.cues import language_of
+from monologue.memory.language.normalise import contains, normalised
 from monologue.memory.language.numbers import (
     find_en_dates,
     find_en_times,
@@ -22,7 +23,7 @@ from monologue.memory.language.numbers import (
     find_zh_times,
     format_time,
 )
-from monologue.memory.working.grounding import Grounder, contains, names_value, normalised, numbers_said
+from monologue.memory.working.grounding import Grounder, names_value, numbers_said
 from monologue.memory.working.state import Comparator, Condition, OfferedOption, Op, Operation, OpSource, SessionState
 
 _OLD = r"(?P<old>[\w:' ]{1,24}?)"
