@@ -175,7 +175,6 @@ class DialogueSession:
         wishes = [str(c.value) for c in view.constraints.values() if schema.key(c.key).reader == Reader.FREE_TEXT]
         fitting = rank_by_wishes(fitting, wishes, language)
         changed = frozenset(self._plain(op.key) for op in operations if op.op in (Op.SET, Op.WITHDRAW) and op.key)
-        recalled = list(recalled)
         if memory_answer is None and not memory_say and REMEMBER_ME.search(text):
             about_user = True
             items = [second_person(r.rstrip(".。!！"), language) for r in recalled[:2]]
