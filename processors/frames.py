@@ -318,7 +318,7 @@ class TurnRecord:
         """Whether this turn stands: at once for a turn that was never a draft."""
         return True if self._draft is None else await asyncio.shield(self._draft)
 
-    def when_stands(self, then: Callable[[], None]) -> None:
+    def when_stands(self, then: Callable[[], object]) -> None:
         """`then()` once the turn stands: now if it does, never if it was dropped."""
         if self._draft is None or self._draft.done():
             if not self.dropped:
@@ -331,7 +331,7 @@ class TurnRecord:
 
         self._draft.add_done_callback(decided)
 
-    def on_dropped(self, then: Callable[[], None]) -> None:
+    def on_dropped(self, then: Callable[[], object]) -> None:
         """`then()` if this undecided draft is dropped later (nothing for a decided turn)."""
         if self._draft is None or self._draft.done():
             return

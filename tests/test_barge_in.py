@@ -16,6 +16,7 @@ from pipecat.tests.utils import run_test
 from monologue.configs import load_config
 from monologue.memory.stores.state import InMemoryStateStore
 from monologue.memory.working.state import SessionState
+from monologue.memory.working.turn_classes import TurnClass
 from monologue.models.chat import ChatLLM
 from monologue.pipeline.audio_io import SessionAudio, load_session
 from monologue.pipeline.builder import AgentModels
@@ -327,7 +328,7 @@ async def test_a_cut_cancels_the_reply_still_being_worded():
     reply = ReplyProcessor(Slow(every=0), log, PromptOptions("You are Monologue."), memory=ReplyMemory(memory),
                            options=ReplyOptions(commit_when_played=True))
     turn = _turn(1, "Lovely weather this week, isn't it?")
-    turn.turn_class = "chit_chat"
+    turn.turn_class = TurnClass.CHIT_CHAT
     down, _ = await run_test(reply, frames_to_send=[
         UserTurnFrame(turn=turn), SleepFrame(sleep=0.45),
         BargeInFrame(turn=_turn(2, "Sorry, book a table."), interrupt=True), SleepFrame(sleep=0.3)])

@@ -23,6 +23,7 @@ from pipecat.tests.utils import run_test
 from monologue.configs import LLMOptions
 from monologue.memory.working.conversation import ConversationLog
 from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
+from monologue.memory.working.turn_classes import TurnClass
 from monologue.models.chat import ChatLLM
 from monologue.processors.asr import ASRProcessor
 from monologue.processors.audio_out import ReplyRecorder
@@ -317,7 +318,7 @@ async def test_trace_writes_one_line_per_turn(tmp_path):
     done: list[int] = []
     writer = TraceWriter(tmp_path, on_turn_done=lambda t: done.append(t.turn_id))
     turn = _turn("Four people.")
-    turn.turn_class = "information_change"
+    turn.turn_class = TurnClass.INFORMATION_CHANGE
     turn.reply_text = "Noted."
     turn.reply_prompt = [{"role": "user", "content": "Four people."}]
     turn.mark("first_audio", turn.detected_at + 0.8)
@@ -373,7 +374,7 @@ async def test_memory_writes_never_delay_the_reply(tmp_path, monkeypatch):
     reply = ReplyProcessor(_chat(), ConversationLog(), PromptOptions("be brief"),
                            memory=ReplyMemory(long_term=long_term), options=ReplyOptions(min_clause_chars=4))
     turn = _turn("I always want a window seat")
-    turn.turn_class = "information_change"
+    turn.turn_class = TurnClass.INFORMATION_CHANGE
     async def release_once_the_reply_starts() -> bool:
         while "llm_start" not in turn.marks:
             await aio.sleep(0.01)
@@ -398,7 +399,7 @@ def _full_turn() -> TurnRecord:
                       vad_engine="silero")
     turn.asr = Transcription(text="Four people at seven.", language="en", confidence=0.91, avg_logprob=-0.2,
                              no_speech_prob=0.01, audio_secs=2.7, low_confidence=False)
-    turn.turn_class = "information_change"
+    turn.turn_class = TurnClass.INFORMATION_CHANGE
     turn.classifier = Classification(cues=["four", "seven"], triggers_monologue=True)
     turn.monologue = MonologueOutcome(update={
         "text": "Settled: party size = 4.", "version": 2, "operations": [{"op": "set"}], "state_before": {},
@@ -515,7 +516,7 @@ async def test_a_dropped_drafts_state_update_stops_its_llm_call():
     log = ConversationLog()
     turn = _draft("Actually, um.")
     turn.classifier = Classification(["actually"], triggers_monologue=True)
-    turn.turn_class = "information_change"
+    turn.turn_class = TurnClass.INFORMATION_CHANGE
     await run_test(MonologueProcessor(log, memory), frames_to_send=[UserTurnFrame(turn=turn)],
                    expected_down_frames=[UserTurnFrame])
     while not llm.requests:

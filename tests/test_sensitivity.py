@@ -97,7 +97,7 @@ async def test_a_remote_providers_prompt_never_carries_a_local_only_memory(tmp_p
     # What the provider said was read with the originals back: the check saw (and, here,
     # stopped) "…near I live at 12 Baker Street"; a placeholder is never spoken.
     assert "<LOCAL_" not in turn.reply_text
-    assert any("Baker Street" in failure["clause"] for failure in turn.reply_check), turn.reply_check
+    assert any("Baker Street" in failure.clause for failure in turn.reply_check), turn.reply_check
 
 
 def test_the_embedded_model_gets_the_prompt_as_it_is():

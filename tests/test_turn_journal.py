@@ -25,6 +25,7 @@ from monologue.memory.stores.postgres import PostgresDatabase
 from monologue.memory.stores.profiles import SqlProfileStore
 from monologue.memory.stores.sqlite import SQLiteDatabase
 from monologue.memory.working.conversation import ConversationLog
+from monologue.memory.working.turn_classes import TurnClass
 from monologue.models.chat import ChatLLM
 from monologue.pipeline.chat import typed_turn
 from monologue.processors.frames import AgentTurnEndFrame, UserTurnFrame
@@ -146,7 +147,7 @@ async def test_a_reply_is_acknowledged_only_once_its_journal_entry_is_stored(tmp
     llm = ChatLLM(LLMOptions(model="openai/gpt-4o-mini", fallback=None, mock_response="Noted, thank you."))
     reply = ReplyProcessor(llm, ConversationLog(), PromptOptions("be brief"), memory=ReplyMemory(long_term=memory))
     turn = typed_turn(1, _said(1))
-    turn.turn_class = "information_change"
+    turn.turn_class = TurnClass.INFORMATION_CHANGE
     try:
         await run_test(Pipeline([reply, AtTheEnd()]), frames_to_send=[UserTurnFrame(turn=turn)])
         await memory.drain()
