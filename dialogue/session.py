@@ -112,18 +112,29 @@ class Planned:
     errors: list[str] = field(default_factory=list)               # tools that failed
 
 
+@dataclass(frozen=True)
+class DialogueOptions:
+    """Who a session's dialogue speaks for, in which language, and where it starts."""
+
+    language: str = "en"
+    user_id: str = ""                    # whom actions are recorded for ("": the session)
+    domain: str = "restaurant"           # the domain a session with no state yet is in
+    # Per domain, the names that belong to the agent's other domains (a reply must not offer them).
+    elsewhere: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+
 class DialogueSession:
     def __init__(self, memory: WorkingMemory | None, catalogues: Mapping[str, Catalogue], *,
-                 toolbox: Toolbox | None = None, language: str = "en", user_id: str = "",
-                 elsewhere: Mapping[str, frozenset[str]] | None = None, domain: str = "restaurant",
-                 embed: Embed | None = None) -> None:
+                 toolbox: Toolbox | None = None, embed: Embed | None = None,
+                 options: DialogueOptions | None = None) -> None:
+        options = options or DialogueOptions()
         self.memory = memory
         self.catalogues = dict(catalogues)
         self.toolbox = toolbox
-        self.language = language
-        self.user_id = user_id
-        self.elsewhere = dict(elsewhere or {})
-        self._default_domain = domain
+        self.language = options.language
+        self.user_id = options.user_id
+        self.elsewhere = dict(options.elsewhere)
+        self._default_domain = options.domain
         self._policies: dict[str, DialoguePolicy] = {}
         self._embed = embed          # the sentence encoder, for state questions no key word names
         self._state_questions: dict[str, StateQuestionReader] = {}

@@ -20,7 +20,7 @@ from pipecat.audio.vad.vad_analyzer import VADParams
 from pipecat.processors.frame_processor import FrameProcessor
 
 from monologue.configs import MonologueConfig
-from monologue.dialogue.session import DialogueSession
+from monologue.dialogue.session import DialogueOptions, DialogueSession
 from monologue.dialogue.tools import RecordingTool, Toolbox
 from monologue.memory.domain.catalogue import CATALOGUES_DIR, Catalogue, load_catalogue
 from monologue.memory.domain.schema import DomainSchema
@@ -278,13 +278,13 @@ def dialogue_session(config: MonologueConfig, memory: WorkingMemory | None, long
                      actions: ActionStore | None) -> DialogueSession:
     """The dialogue policy for a session: its domains' catalogues, and a toolbox that records actions."""
     domains = load_domains(config.monologue.domain).domains
+    options = DialogueOptions(language=config.language,
+                              user_id=long_term.user_id if long_term is not None else "",
+                              domain=domains[0].name,
+                              elsewhere={d.name: elsewhere_names(d.name) for d in domains})
     return DialogueSession(memory, domain_catalogues(config, memory),
                            toolbox=Toolbox(RecordingTool(actions or SqlActionStore(":memory:"))),
-                           language=config.language,
-                           user_id=long_term.user_id if long_term is not None else "",
-                           elsewhere={d.name: elsewhere_names(d.name) for d in domains},
-                           domain=domains[0].name,
-                           embed=long_term.embed if long_term is not None else None)
+                           embed=long_term.embed if long_term is not None else None, options=options)
 
 
 @dataclass

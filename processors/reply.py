@@ -15,7 +15,7 @@ from pipecat.frames.frames import Frame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.dialogue.check import CheckFailure, Failure
-from monologue.dialogue.session import DialogueSession
+from monologue.dialogue.session import DialogueOptions, DialogueSession
 from monologue.memory.language.phrases import say
 from monologue.memory.longterm.engine import LongTermMemory
 from monologue.memory.working.conversation import ConversationLog
@@ -64,8 +64,8 @@ class ReplyProcessor(FrameProcessor):
         options = options or ReplyOptions()
         long_term = memory.long_term
         dialogue = memory.dialogue or DialogueSession(
-            memory.working, {}, language=options.language,
-            embed=long_term.embed if long_term is not None else None)
+            memory.working, {}, embed=long_term.embed if long_term is not None else None,
+            options=DialogueOptions(language=options.language))
         self._options = options
         self._log = log
         self._planner = ReplyPlanner(llm, dialogue, memory=memory.working, long_term=long_term,

@@ -278,12 +278,13 @@ def test_the_value_named_as_before_is_not_read_and_a_held_one_is_taken_back(
     ("zh", "跟你说一下，我现在都选价格适中的。", "中等"),
 ])
 def test_a_preference_given_before_any_task_is_said_back(language: str, text: str, said: str) -> None:
-    from monologue.dialogue.session import DialogueSession, TurnInput
+    from monologue.dialogue.session import DialogueOptions, DialogueSession, TurnInput
     from monologue.memory.domain.catalogue import load_catalogue
     from monologue.memory.working.turn_classes import TurnClass
 
     state = _held("restaurant", price_range="moderate")
-    session = DialogueSession(None, {"restaurant": load_catalogue("restaurants")}, language=language)
+    session = DialogueSession(None, {"restaurant": load_catalogue("restaurants")},
+                              options=DialogueOptions(language=language))
     planned = session.plan(state, TurnInput(text=text, turn_class=TurnClass.INFORMATION_CHANGE,
                            operations=(Operation(Op.SET, "price_range", value="moderate"),)))
     assert said in planned.template and planned.decision.act == "greet"
