@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from monologue.memory.stores.state import InMemoryStateStore
-from monologue.memory.working.apply import apply_operations
+from monologue.memory.working.apply import ApplyOptions, apply_operations
 from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
 from monologue.memory.working.state import Operation, SessionState
 from monologue.memory.working.turn_classes import TurnClass, classify_turn
@@ -290,7 +290,7 @@ def _seeded(case: Case) -> WorkingMemory:
         if case.goal:
             ops.append(Operation("set_goal", value=case.goal))
         base = SessionState("s", domain=case.domain)
-        applied = apply_operations(base, ops, memory.schema, turn=1, expire_after=0)
+        applied = apply_operations(base, ops, memory.schema, turn=1, options=ApplyOptions(expire_after=0))
         memory.store.commit(applied.state, 0, applied.changes)
     return memory
 

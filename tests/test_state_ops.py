@@ -5,14 +5,15 @@ import random
 import pytest
 
 from monologue.memory.domain.schema import load_schema
-from monologue.memory.working.apply import apply_operations
+from monologue.memory.working.apply import ApplyOptions, apply_operations
 from monologue.memory.working.state import InvalidOperation, Operation, SessionState
 
 SCHEMA = load_schema("restaurant")
 
 
-def apply(state, ops, turn, **kwargs):
-    return apply_operations(state, ops, SCHEMA, turn=turn, now=1000.0 + turn, **kwargs)
+def apply(state, ops, turn, expire_after=8):
+    return apply_operations(state, ops, SCHEMA, turn=turn,
+                            options=ApplyOptions(expire_after=expire_after, now=1000.0 + turn))
 
 
 def base_state():

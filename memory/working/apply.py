@@ -241,17 +241,27 @@ class _Applier:
                             f"not mentioned for {idle} turns")
 
 
+@dataclass(frozen=True)
+class ApplyOptions:
+    """How operations are applied: the session's settings, and the clock."""
+
+    expire_after: int = 8            # turns unmentioned before a value is read back ("to confirm"); 0: never
+    language: str = "en"             # the language of the questions a change asks back
+    now: float | None = None         # when the changes happen (tests fix it); None: time.time()
+
+
 def apply_operations(state: SessionState, ops: list[Operation], schema: DomainSchema, *, turn: int,
-                     asr_confidence: float | None = None, expire_after: int = 8, now: float | None = None,
-                     language: str = "en") -> Applied:
+                     asr_confidence: float | None = None, options: ApplyOptions | None = None) -> Applied:
     """Apply `ops` to a copy of `state`; the original is never modified.
 
     An `Operation` is validated when it is built, so a malformed one never gets here.
     """
-    applier = _Applier(state.copy(), schema, turn, asr_confidence, time.time() if now is None else now, language)
+    options = options or ApplyOptions()
+    now = time.time() if options.now is None else options.now
+    applier = _Applier(state.copy(), schema, turn, asr_confidence, now, options.language)
     for op in ops:
         applier.apply(op)
-    applier.sweep(expire_after)
+    applier.sweep(options.expire_after)
     new = applier.state
     new.turn = turn
     if applier.changes or new.goal != state.goal or new.last_turn_action != state.last_turn_action:

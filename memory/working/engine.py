@@ -22,7 +22,7 @@ from monologue.memory.domain.several import Combined, DomainDetector, combine, d
 from monologue.memory.language.phrases import say
 from monologue.memory.stores.protocols import StateStore, VersionConflict
 from monologue.memory.stores.state import InMemoryStateStore
-from monologue.memory.working.apply import Applied, apply_operations
+from monologue.memory.working.apply import Applied, ApplyOptions, apply_operations
 from monologue.memory.working.extract import Extraction, RuleExtractor
 from monologue.memory.working.grounding import Grounder, Rejected, ground_proposal
 from monologue.memory.working.llm_ops import JsonLLM, llm_operations
@@ -282,8 +282,8 @@ class WorkingMemory:
                     # Small talk about the offer ("It is a moderate one") keeps it open; the
                     # words are still what the agent last said (a question it asked).
                     ops.append(Operation(Op.NOTE_ACTION, value=text[:200]))
-                applied = apply_operations(base, ops, self.schema, turn=base.turn, expire_after=0,
-                                           language=self.settings.language)
+                applied = apply_operations(base, ops, self.schema, turn=base.turn,
+                                           options=ApplyOptions(expire_after=0, language=self.settings.language))
                 applied.state.version = base.version + 1
                 if act is not None:
                     applied.state.acts = [*base.acts, act][-MAX_ACTS_KEPT:]
@@ -323,8 +323,8 @@ class WorkingMemory:
             base = await asyncio.to_thread(lambda: self.state)
             if base.version or not ops:
                 return False
-            applied = apply_operations(base, ops, self.schema, turn=0, expire_after=0,
-                                       language=self.settings.language)
+            applied = apply_operations(base, ops, self.schema, turn=0,
+                                       options=ApplyOptions(expire_after=0, language=self.settings.language))
             for op in ops:
                 for condition in applied.state.find(op.key):
                     condition.status = ConditionStatus.TO_CONFIRM
@@ -343,20 +343,18 @@ class WorkingMemory:
 
     async def _commit(self, ops: list[Operation], turn: int, asr_confidence: float | None,
                       note: str, domain: str = "") -> tuple[Applied, SessionState]:
+        options = ApplyOptions(expire_after=self.settings.expire_after_turns, language=self.settings.language)
         for attempt in range(MAX_COMMIT_RETRIES):
             base = await asyncio.to_thread(lambda: self.state)
             try:
                 applied = apply_operations(base, ops, self.schema, turn=turn, asr_confidence=asr_confidence,
-                                           expire_after=self.settings.expire_after_turns,
-                                           language=self.settings.language)
+                                           options=options)
             except InvalidOperation as exc:
                 # A malformed candidate (a question's stored operation) is refused whole; the
                 # turn still commits its expiry sweep and monologue.
                 logger.bind(session=self.session_id).warning("session {}: turn {}: operations refused: {}",
                                                              self.session_id, turn, exc)
-                applied = apply_operations(base, [], self.schema, turn=turn,
-                                           expire_after=self.settings.expire_after_turns,
-                                           language=self.settings.language)
+                applied = apply_operations(base, [], self.schema, turn=turn, options=options)
             if domain and applied.state.domain != domain:
                 applied.state.domain = domain       # the turn moved to another of the agent's domains
             applied.state.last_monologue = render_monologue(applied.state, applied.changes, self.schema,
