@@ -59,6 +59,17 @@ Span = tuple[int, int]
 Found = list[tuple[str, int, int]]          # (normalised value, start, end)
 Add = Callable[[Operation, Span], None]
 
+
+@dataclass(frozen=True)
+class _Said:
+    """An utterance as the readers see it: its words, the form patterns run on (lower-cased
+    where the language has case), its language and that language's cues."""
+
+    text: str
+    source: str
+    lang: str
+    cues: StateCues
+
 _TIMES: dict[str, Callable[[str], Found]] = {"en": find_en_times, "zh": find_zh_times}
 _DATES: dict[str, Callable[[str], Found]] = {"en": find_en_dates, "zh": find_zh_dates}
 _NAME_SHAPES = {Reader.PLACE_NAME: PLACE_NAME_EN, Reader.TITLE_NAME: TITLE_NAME_EN}
@@ -159,6 +170,7 @@ class RuleExtractor:
         result = Extraction()
         result.correction = bool(cues.correction.search(source))
         result.hedged = bool(cues.hedge.search(source))
+        said = _Said(text, source, lang, cues)
         taken: list[Span] = []
         ops: list[Operation] = []
 
@@ -166,8 +178,8 @@ class RuleExtractor:
             taken.append(span)
             ops.append(op)
 
-        self._withdrawals(text, source, lang, cues, add, state)
-        self._said_before(text, source, lang, cues, state, taken, add)
+        self._withdrawals(said, add, state)
+        self._said_before(said, state, taken, add)
         read_lifted(self.schema, text, source, lang, taken, add)
         withdrawn_keys = {op.key for op in ops}
         # "Thanks for that, later!" takes leave; it moves nothing later.
@@ -187,14 +199,14 @@ class RuleExtractor:
                 add(Operation(Op.SET, spec.name, Comparator.EQ, value, text[start:end], correction=result.correction),
                     (start, end))
         for spec in self._amounts:
-            self._amount(spec, text, source, cues, taken, add, result.correction)
+            self._amount(spec, said, taken, add, result.correction)
         for spec in self._counts:
-            self._head_count(spec, text, source, cues, taken, add, result.correction, state)
+            self._head_count(spec, said, taken, add, result.correction, state)
         last = state.last_act if state is not None else NO_ACT
         asked = last.key if last.act == "ask" else ""
         read_identifiers(self.schema, text, lang, taken, add, result.correction, asked)
         read_avoided(self.schema, text, source, lang, taken, add, result.correction)
-        self._enums(text, source, lang, cues, taken, add, result.correction, withdrawn_keys, state)
+        self._enums(said, taken, add, result.correction, withdrawn_keys, state)
         if lang == "en":          # the name shapes are English capitalisation
             self._open_and_named(text, taken, add, result.correction, ops)
             ops = learned_operations(self.schema, text, state, ops, taken, result.correction)   # values.py
@@ -230,11 +242,11 @@ class RuleExtractor:
         result.operations = ops
         return result
 
-    def _said_before(self, text: str, source: str, lang: str, cues: StateCues, state: SessionState | None,
-                     taken: list[Span], add: Add) -> None:
+    def _said_before(self, said: _Said, state: SessionState | None, taken: list[Span], add: Add) -> None:
         """"It's 20 now, not 26", 现在是发邮件，不是发短信了: the part that names what held before is
         no new value. A value held that it names is taken back (a set-valued key keeps the
         new one beside it otherwise); nothing else is read from it."""
+        text, source, lang, cues = said.text, said.source, said.lang, said.cues
         m = _BEFORE_NOW[lang].search(source)
         if m is None:
             return
@@ -260,12 +272,12 @@ class RuleExtractor:
             if isinstance(value, bool) or not isinstance(value, int | float) or float(value) not in said_old:
                 continue
             spec = self.schema.key(condition.key)
-            said = new[-1]
-            n = to_amount(said.group(0)) if spec.type == "money" else to_int(said.group(0))
+            said_now = new[-1]
+            n = to_amount(said_now.group(0)) if spec.type == "money" else to_int(said_now.group(0))
             limits = spec.reading.value_range
             if n is not None and not (limits and not limits[0] <= n <= limits[1]):
-                add(Operation(Op.SET, condition.key, condition.comparator, n, clause_of(text, said.span())),
-                    said.span())
+                add(Operation(Op.SET, condition.key, condition.comparator, n, clause_of(text, said_now.span())),
+                    said_now.span())
             break
         taken.append(old)
 
@@ -334,8 +346,9 @@ class RuleExtractor:
         return "yes" if cues.yes.search(lowered) else ""
 
     @staticmethod
-    def _head_count(spec: KeySpec, text: str, source: str, cues: StateCues, taken: list[Span], add: Add,
-                    correction: bool, state: SessionState | None) -> None:
+    def _head_count(spec: KeySpec, said: _Said, taken: list[Span], add: Add, correction: bool,
+                    state: SessionState | None) -> None:
+        text, source, cues = said.text, said.source, said.cues
         for pattern in cues.head_count:
             for m in pattern.finditer(source):
                 span = m.span("n")
@@ -355,8 +368,8 @@ class RuleExtractor:
                     bare.span("n"))
 
     @staticmethod
-    def _amount(spec: KeySpec, text: str, source: str, cues: StateCues, taken: list[Span], add: Add,
-                correction: bool) -> None:
+    def _amount(spec: KeySpec, said: _Said, taken: list[Span], add: Add, correction: bool) -> None:
+        text, source, cues = said.text, said.source, said.cues
         for pattern in cues.amount_limit + named_amounts(spec, "en" if cues.spaced else "zh"):
             for m in pattern.finditer(source):
                 span = m.span("n")
@@ -368,8 +381,9 @@ class RuleExtractor:
                         span)
                     return
 
-    def _enums(self, text: str, source: str, lang: str, cues: StateCues, taken: list[Span], add: Add,
-               correction: bool, withdrawn_keys: set[str], state: SessionState | None = None) -> None:
+    def _enums(self, said: _Said, taken: list[Span], add: Add, correction: bool, withdrawn_keys: set[str],
+               state: SessionState | None = None) -> None:
+        text, source, lang, cues = said.text, said.source, said.lang, said.cues
         seen: set[tuple[str, str]] = set()
         for word, key, value in self.schema.enum_lexicon(lang):
             if (key, value) in seen:
@@ -430,8 +444,8 @@ class RuleExtractor:
                                   correction=correction), m.span("v"))
                     break
 
-    def _withdrawals(self, text: str, source: str, lang: str, cues: StateCues, add: Add,
-                     state: SessionState | None = None) -> None:
+    def _withdrawals(self, said: _Said, add: Add, state: SessionState | None = None) -> None:
+        text, source, lang, cues = said.text, said.source, said.lang, said.cues
         matches = [(m.groupdict().get("what") or m.groupdict().get("what2"), m.span())
                    for pattern in cues.withdrawals for m in pattern.finditer(source)]
         keys_only = [(m.group("what"), m.span()) for m in cues.withdraw_key.finditer(text)] if cues.withdraw_key else []
