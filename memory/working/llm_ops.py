@@ -132,7 +132,8 @@ def normalise_value(op: Operation, schema: DomainSchema) -> Operation:
             value = lowered_bool(text)
     elif isinstance(value, float) and value.is_integer():
         value = int(value)
-    return Operation(op.op, op.key, op.comparator, value, op.words, op.reason, op.question, op.correction, op.source)
+    return Operation(op.op, op.key, op.comparator, value, op.words, reason=op.reason, question=op.question,
+                     correction=op.correction, source=op.source)
 
 
 def lowered_bool(text: str) -> bool:
@@ -153,7 +154,8 @@ def parse_llm_answer(raw: str, schema: DomainSchema, utterance: str) -> LLMOps:
             op = normalise_value(op, schema)
         # No words given: left empty, so grounding finds the user's words for the value or refuses it.
         operations.append(Operation(op.op, op.key, op.comparator, op.value, op.words,
-                                    op.reason or "read by the LLM", op.question, op.correction, OpSource.LLM))
+                                    reason=op.reason or "read by the LLM", question=op.question,
+                                    correction=op.correction, source=OpSource.LLM))
     return LLMOps(operations=operations, note=answer.note[:300], raw=text[:2000])
 
 

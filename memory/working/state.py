@@ -12,7 +12,7 @@ import json
 from collections.abc import KeysView, Mapping
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar, Unpack
 
 from monologue.memory.domain.schema import DEFAULT_DOMAIN, DomainSchema
 
@@ -108,6 +108,16 @@ def _word(vocabulary: type[_V], raw: str, what: str) -> _V:
         raise InvalidOperation(f"unknown {what} {raw!r}; known: {', '.join(vocabulary)}") from None
 
 
+class OperationDetails(TypedDict, total=False):
+    """What an `Operation` may say beyond the change itself: why, and how it was said."""
+
+    reason: str
+    question: str
+    correction: bool             # the user explicitly corrected an earlier value
+    source: OpSource | str
+    hedged: bool                 # said with "maybe"/"or": not a firm change
+
+
 @dataclass(frozen=True, init=False)
 class Operation:
     """One explicit change to the state. Built from rules, an LLM's JSON or a caller's
@@ -126,12 +136,16 @@ class Operation:
     hedged: bool = False         # said with "maybe"/"or": not a firm change
 
     def __init__(self, op: Op | str, key: str = "", comparator: Comparator | str = Comparator.EQ, value: Any = None,
-                 words: str = "", reason: str = "", question: str = "", correction: bool = False,
-                 source: OpSource | str = OpSource.RULES, hedged: bool = False) -> None:
+                 words: str = "", **details: Unpack[OperationDetails]) -> None:
+        unknown = details.keys() - OperationDetails.__optional_keys__
+        if unknown:
+            raise TypeError(f"Operation got unexpected keyword arguments {sorted(unknown)}")
         values = dict(op=_word(Op, op, "operation"), key=key,
                       comparator=_word(Comparator, comparator, "comparator"), value=value, words=words,
-                      reason=reason, question=question, correction=correction,
-                      source=_word(OpSource, source, "source"), hedged=hedged)
+                      reason=details.get("reason", ""), question=details.get("question", ""),
+                      correction=details.get("correction", False),
+                      source=_word(OpSource, details.get("source", OpSource.RULES), "source"),
+                      hedged=details.get("hedged", False))
         for name, value_ in values.items():
             object.__setattr__(self, name, value_)
 
