@@ -86,15 +86,26 @@ class ChatResult:
     opening: str = ""
 
 
-async def chat_session(lines: list[str], config: MonologueConfig, models: AgentModels, *,
-                       session_id: str | None = None, store: StateStore | None = None,
-                       out_dir: Path | None = None, memory: WorkingMemory | None = None,
-                       on_turn: Callable[[TurnRecord, WorkingMemory | None], None] | None = None,
-                       long_term: LongTermMemory | None = None) -> ChatResult:
-    """Run one scripted session; `on_turn` sees each finished turn (printing, tests)."""
+@dataclass(frozen=True)
+class ChatOptions:
+    """Which session a scripted chat continues, where its state and record go, and who sees its turns."""
+
+    session_id: str | None = None              # None: a new session
+    store: StateStore | None = None            # working memory's store; None keeps the state in this process
+    out_dir: Path | None = None                # trace.jsonl and transcript.txt; None writes no files
+    memory: WorkingMemory | None = None        # working memory made by the caller (tests); None: made from config
+    long_term: LongTermMemory | None = None    # the user's memory across sessions; None: nothing is kept
+    on_turn: Callable[[TurnRecord, WorkingMemory | None], None] | None = None   # sees each finished turn
+
+
+async def chat_session(lines: list[str], config: MonologueConfig, models: AgentModels,
+                       options: ChatOptions | None = None) -> ChatResult:
+    """Run one scripted session; `options.on_turn` sees each finished turn (printing, tests)."""
+    options = options or ChatOptions()
+    on_turn = options.on_turn
     gate = TurnGate()
-    spec = SessionSpec(config, models, out_dir, session_id=session_id or new_session_id(), store=store,
-                       memory=memory, long_term=long_term, mode="text")
+    spec = SessionSpec(config, models, options.out_dir, session_id=options.session_id or new_session_id(),
+                       store=options.store, memory=options.memory, long_term=options.long_term, mode="text")
 
     def show_opening(session: Session) -> None:
         if session.opening and on_turn is not None:
@@ -130,8 +141,8 @@ def run_script(path: Path, config: MonologueConfig, models: AgentModels, *, stor
             f"{session_id}-{index}" if session_id else new_session_id())
         print(f"=== session {sid} ({len(lines)} turns)")
         sub_out = out_dir / sid if out_dir else None
-        result = asyncio.run(chat_session(lines, config, models, session_id=sid, store=store,
-                                          out_dir=sub_out, on_turn=print_turn, long_term=long_term))
+        options = ChatOptions(session_id=sid, store=store, out_dir=sub_out, long_term=long_term, on_turn=print_turn)
+        result = asyncio.run(chat_session(lines, config, models, options))
         print(f"\nmonologue triggered on {result.triggered_share:.0%} of {len(result.turns)} turns")
         results.append(result)
     return results

@@ -28,7 +28,7 @@ from monologue.memory.longterm.profile import session_status
 from monologue.memory.stores.actions import SqlActionStore
 from monologue.memory.stores.state import SqlStateStore
 from monologue.pipeline.builder import AgentModels, elsewhere_names, user_memory
-from monologue.pipeline.chat import chat_session
+from monologue.pipeline.chat import ChatOptions, chat_session
 from monologue.processors.frames import TurnRecord
 
 CONVERSATIONS_DIR = Path(__file__).resolve().parents[1] / "assets" / "conversations"
@@ -114,8 +114,8 @@ async def run_conversation(script: ConversationScript, models: AgentModels, *, o
             at = dt.datetime.fromisoformat(session.at).timestamp() if session.at else None
             long_term = user_memory(config, models, script.user, path, at=at) if script.user else None
             session_id = f"{script.name}-{index}"
-            result = await chat_session([t.say for t in session.turns], config, models, session_id=session_id,
-                                        store=store, long_term=long_term)
+            result = await chat_session([t.say for t in session.turns], config, models,
+                                        ChatOptions(session_id=session_id, store=store, long_term=long_term))
             state = store.load(session_id)
             owner = script.user or f"session:{session_id}"
             records = [{"id": r.id, "action": r.action, "args": r.args, "said": r.said}

@@ -6,7 +6,6 @@ import asyncio
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from loguru import logger
@@ -96,16 +95,26 @@ class ReplayResult:
         return self.wall_secs / self.audio_secs if self.audio_secs else 0.0
 
 
+@dataclass(frozen=True)
+class ReplayOptions:
+    """How a recording is replayed, and which session's state and memory it goes to."""
+
+    paced: bool = False                        # fed at the speed it was spoken, not as fast as turns are answered
+    handle_sigint: bool = False                # Ctrl-C ends the replay gracefully (the command line)
+    session_id: str | None = None              # None: a new session
+    store: StateStore | None = None            # working memory's store; None keeps the state in this process
+    long_term: LongTermMemory | None = None    # the user's memory across sessions; None: nothing is kept
+
+
 async def replay_audio(session: SessionAudio, config: MonologueConfig, models: AgentModels,
-                       out_dir: Path, *, paced: bool = False, handle_sigint: bool = False,
-                       session_id: str | None = None, store: StateStore | None = None,
-                       long_term: LongTermMemory | None = None) -> ReplayResult:
+                       out_dir: Path, options: ReplayOptions | None = None) -> ReplayResult:
+    options = options or ReplayOptions()
     gate = TurnGate(stall_secs=TURN_STALL_SECS)
-    source = ReplaySource(session, gate, chunk_ms=config.audio.chunk_ms, paced=paced,
+    source = ReplaySource(session, gate, chunk_ms=config.audio.chunk_ms, paced=options.paced,
                           tail_silence_secs=config.replay.tail_silence_secs)
     recorder = ReplyRecorder()
-    spec = SessionSpec(config, models, out_dir, session_id=session_id, store=store, long_term=long_term,
-                       handle_sigint=handle_sigint, clock="timeline")
+    spec = SessionSpec(config, models, out_dir, session_id=options.session_id, store=options.store,
+                       long_term=options.long_term, handle_sigint=options.handle_sigint, clock="timeline")
 
     def log_opening(conversation: Session) -> None:
         if conversation.long_term is not None:
@@ -133,7 +142,7 @@ def _write_audio(out_dir: Path, session: SessionAudio, recorder: ReplyRecorder) 
 
 
 async def replay_path(path: str | Path, config: MonologueConfig, models: AgentModels,
-                      out_dir: Path, **kwargs: Any) -> ReplayResult:
+                      out_dir: Path, options: ReplayOptions | None = None) -> ReplayResult:
     session = load_session(path, sample_rate=config.audio.sample_rate,
                            max_secs=config.replay.max_seconds)
-    return await replay_audio(session, config, models, out_dir, **kwargs)
+    return await replay_audio(session, config, models, out_dir, options)

@@ -37,7 +37,7 @@ from monologue.models.chat import ChatLLM  # noqa: E402
 from monologue.pipeline.audio_io import load_session  # noqa: E402
 from monologue.pipeline.builder import AgentModels  # noqa: E402
 from monologue.pipeline.conversations import bundled_conversations, run_conversation  # noqa: E402
-from monologue.pipeline.replay import replay_audio  # noqa: E402
+from monologue.pipeline.replay import ReplayOptions, replay_audio  # noqa: E402
 from monologue.processors.trace import trace_line  # noqa: E402
 
 from fakes import FakeTranscriber, PlannerFollowingLLM, SpeakingSynthesizer, bag_of_words  # noqa: E402
@@ -107,7 +107,7 @@ async def barge_in() -> dict[str, Any]:
     models = AgentModels(asr=FakeTranscriber(texts), tts=SpeakingSynthesizer(), llm=ChatLLM(config.llm))
     with tempfile.TemporaryDirectory(prefix="snapshot-") as tmp:
         store = SqlStateStore(str(Path(tmp) / "state.db"))
-        await replay_audio(session, config, models, Path(tmp), store=store, session_id="barge-in")
+        await replay_audio(session, config, models, Path(tmp), ReplayOptions(store=store, session_id="barge-in"))
         lines = [json.loads(line) for line in (Path(tmp) / "trace.jsonl").read_text().splitlines()]
         final = store.load("barge-in")
     state = final.to_dict() if final is not None else None

@@ -284,7 +284,7 @@ def memory_ab(args: argparse.Namespace, config: MonologueConfig, session: Any, m
     """Voice-to-voice with and without long-term memory, interleaved; the user's store
     grows by one session each 'with' run, so later runs recall from earlier ones."""
     from monologue.pipeline.builder import user_memory
-    from monologue.pipeline.replay import replay_audio
+    from monologue.pipeline.replay import ReplayOptions, replay_audio
 
     v2v: dict[str, list[float]] = {"with long-term memory": [], "without": []}
     recall_ms: list[float] = []
@@ -296,7 +296,8 @@ def memory_ab(args: argparse.Namespace, config: MonologueConfig, session: Any, m
                 long_term = user_memory(config, models, "bench", store) if name.startswith("with") else None
                 with tempfile.TemporaryDirectory() as out:
                     ended = time.perf_counter()
-                    result = asyncio.run(replay_audio(session, config, models, Path(out), long_term=long_term))
+                    result = asyncio.run(replay_audio(session, config, models, Path(out),
+                                                      ReplayOptions(long_term=long_term)))
                     total = time.perf_counter() - ended
                 if long_term is not None:
                     session_end_s.append(total - result.wall_secs)

@@ -20,7 +20,7 @@ from monologue.memory.working.turn_classes import TurnClass
 from monologue.models.chat import ChatLLM
 from monologue.pipeline.audio_io import SessionAudio, load_session
 from monologue.pipeline.builder import AgentModels
-from monologue.pipeline.replay import replay_audio
+from monologue.pipeline.replay import ReplayOptions, replay_audio
 from monologue.processors.barge_in import BackchannelCheck, BargeInProcessor
 from monologue.processors.frames import (
     AgentPausedFrame,
@@ -257,8 +257,8 @@ async def test_replay_cuts_the_reply_the_user_spoke_over(tmp_path):
              "Yes, that sounds good. Thank you!"]
     models = AgentModels(asr=FakeTranscriber(texts), tts=SpeakingSynthesizer(), llm=ChatLLM(config.llm))
     store = StatesSeen()
-    result = await replay_audio(_overlapping_session(), config, models, tmp_path, store=store,
-                                session_id="overlap")
+    result = await replay_audio(_overlapping_session(), config, models, tmp_path,
+                                ReplayOptions(store=store, session_id="overlap"))
     lines = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text().splitlines()]
     by_turn = {line["turn"]: line for line in lines}
     assert [line["turn"] for line in lines] == [1, 2, 3, 4, 5]     # in order, backchannel included

@@ -128,7 +128,7 @@ def test_an_erase_finds_every_folder_of_a_session_continued_under_another_out(tm
 
     from monologue.configs import load_config
     from monologue.pipeline.builder import load_text_models, user_memory
-    from monologue.pipeline.chat import chat_session
+    from monologue.pipeline.chat import ChatOptions, chat_session
 
     from fakes import steady
 
@@ -142,12 +142,15 @@ def test_an_erase_finds_every_folder_of_a_session_continued_under_another_out(tm
 
     async def run() -> None:
         state = SqlStateStore(store_path)
-        await chat_session(["A table for two at Wallaroo-4417 tonight"], config, models, session_id="ana-1",
-                           store=state, out_dir=first, long_term=user_memory(config, models, "ana", store_path))
-        await chat_session(["Make it Wallaroo-4417 at eight"], config, models, session_id="ana-1", store=state,
-                           out_dir=second, long_term=user_memory(config, models, "ana", store_path))
-        await chat_session(["A table at Bilby-9902 for three"], config, models, session_id="ben-1", store=state,
-                           out_dir=bens, long_term=user_memory(config, models, "ben", store_path))
+        await chat_session(["A table for two at Wallaroo-4417 tonight"], config, models,
+                           ChatOptions(session_id="ana-1", store=state, out_dir=first,
+                                       long_term=user_memory(config, models, "ana", store_path)))
+        await chat_session(["Make it Wallaroo-4417 at eight"], config, models,
+                           ChatOptions(session_id="ana-1", store=state, out_dir=second,
+                                       long_term=user_memory(config, models, "ana", store_path)))
+        await chat_session(["A table at Bilby-9902 for three"], config, models,
+                           ChatOptions(session_id="ben-1", store=state, out_dir=bens,
+                                       long_term=user_memory(config, models, "ben", store_path)))
 
     asyncio.run(run())
     assert _scan(first, "Wallaroo-4417") and _scan(second, "Wallaroo-4417")     # both folders hold her words

@@ -12,7 +12,7 @@ from monologue.configs import load_config
 from monologue.memory.language.memory_cues import SHARED
 from monologue.memory.stores.memories import SqlMemoryStore
 from monologue.pipeline.builder import load_text_models, user_memory
-from monologue.pipeline.chat import chat_session
+from monologue.pipeline.chat import ChatOptions, chat_session
 from monologue.pipeline.cli import _speaker
 
 from fakes import steady
@@ -27,7 +27,7 @@ def family(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
     def session(user: str | None, lines: list[str], name: str) -> list:
         memory = user_memory(config, models, user, path, household="smith")
-        return asyncio.run(chat_session(lines, config, models, session_id=name, long_term=memory)).turns
+        return asyncio.run(chat_session(lines, config, models, ChatOptions(session_id=name, long_term=memory))).turns
 
     session("anna", ["We always avoid tolls.", "I'm allergic to shellfish.", "我们家都不吃辣。"], "anna-1")
     session("ben", ["I prefer window seats.", "Our garage code is 4471."], "ben-1")
@@ -120,7 +120,7 @@ def test_a_member_who_says_who_they_are_is_heard_as_them_but_unverified(tmp_path
 
     def session(user: str | None, lines: list[str], name: str) -> list:
         memory = user_memory(config, models, user, path)
-        return asyncio.run(chat_session(lines, config, models, session_id=name, long_term=memory)).turns
+        return asyncio.run(chat_session(lines, config, models, ChatOptions(session_id=name, long_term=memory))).turns
 
     session("anna", ["I love jazz.", "My door code is 5521."], "anna-1")
     turns = session(None, ["It's Anna.", "What music do I like?", "What's my door code?",

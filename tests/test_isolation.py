@@ -23,7 +23,7 @@ from monologue.dialogue.session import quoted_memory
 from monologue.memory.stores.memories import SqlMemoryStore
 from monologue.memory.stores.profiles import SqlProfileStore
 from monologue.pipeline.builder import load_text_models, reply_system_prompt, user_memory
-from monologue.pipeline.chat import chat_session
+from monologue.pipeline.chat import ChatOptions, chat_session
 from monologue.processors.trace import trace_line
 
 from fakes import EchoingLLM
@@ -48,7 +48,7 @@ def attacked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                                     "long_term": {"budget_ms": 60000}}, environ={})   # recall is never dropped here
     models = load_text_models(config, llm=llm)
     anna = user_memory(config, models, "anna", str(path))
-    asyncio.run(chat_session(ANNA_SAID, config, models, session_id="anna-1", long_term=anna))
+    asyncio.run(chat_session(ANNA_SAID, config, models, ChatOptions(session_id="anna-1", long_term=anna)))
     before = {"memories": _memories(path, "anna"), "audit": SqlProfileStore(path).audit("anna")}
     llm.prompts.clear()
     turns = adversarial_turns(1000)
@@ -57,8 +57,8 @@ def attacked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     for start in range(0, len(turns), SESSION_TURNS):
         lines = [t.text for t in turns[start:start + SESSION_TURNS]]
         ben = user_memory(config, models, "ben", str(path))
-        result = asyncio.run(chat_session(lines, config, models, session_id=f"ben-{start // SESSION_TURNS}",
-                                          long_term=ben))
+        result = asyncio.run(chat_session(lines, config, models,
+                                          ChatOptions(session_id=f"ben-{start // SESSION_TURNS}", long_term=ben)))
         replies += [t.reply_text for t in result.turns]
         traces += [json.dumps(trace_line(t), ensure_ascii=False, default=str) for t in result.turns]
     users = {r[0] for r in SqlMemoryStore(path).db.query("SELECT DISTINCT user_id FROM memories")}

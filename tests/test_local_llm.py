@@ -92,7 +92,7 @@ async def test_seed_checks_with_the_real_llm(language, lines):
     """Single-turn and A/B/C checks of seed 000 §4 against the local model itself."""
     from monologue.configs import load_config
     from monologue.pipeline.builder import load_text_models
-    from monologue.pipeline.chat import chat_session
+    from monologue.pipeline.chat import ChatOptions, chat_session
 
     config = load_config(overrides={"language": language, **steady(llm={"max_tokens": 50, "temperature": 0.0},
                                                                    reply={"catalogue": "restaurants"})}, environ={})
@@ -102,7 +102,7 @@ async def test_seed_checks_with_the_real_llm(language, lines):
         assert memory is not None
         states.append(memory.state)
 
-    result = await chat_session(lines, config, load_text_models(config), on_turn=keep_state)
+    result = await chat_session(lines, config, load_text_models(config), ChatOptions(on_turn=keep_state))
     first, last = states[0], states[-1]
     for state in (first, last):
         live = {slot: c.value for slot, c in state.constraints.items()}

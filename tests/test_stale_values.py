@@ -16,7 +16,7 @@ from monologue.memory.domain.schema import load_schema
 from monologue.memory.working.state import Comparator, Condition, ConditionStatus, SessionState
 from monologue.memory.working.turn_classes import TurnClass
 from monologue.pipeline.builder import AgentModels
-from monologue.pipeline.chat import chat_session
+from monologue.pipeline.chat import ChatOptions, chat_session
 
 from fakes import PlannerFollowingLLM, steady
 
@@ -97,7 +97,7 @@ async def test_a_day_said_at_the_start_outlives_a_long_digression(language):
         states.append({c.key: str(c.value) for c in state.constraints.values()} if state else {})
 
     result = await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)),
-                                on_turn=seen)
+                                ChatOptions(on_turn=seen))
     decisions = [t.decision or {} for t in result.turns]
     shown = "\n".join(f"{t.text} → {t.reply_text} [{(t.decision or {}).get('act')}]" for t in result.turns)
     # Never asked again for what it holds; held on every turn from the one it was said.

@@ -19,7 +19,7 @@ from monologue.models.asr import Transcript
 from monologue.models.chat import ChatLLM
 from monologue.pipeline.audio_io import SessionAudio, load_session
 from monologue.pipeline.builder import AgentModels
-from monologue.pipeline.replay import replay_audio
+from monologue.pipeline.replay import ReplayOptions, replay_audio
 from monologue.processors.frames import SpeechSegmentFrame, TurnRecord
 from monologue.processors.turn_end import PartialTranscriber, TurnEndJudge, TurnEndOptions, unfinished_ending
 from monologue.processors.vad import SegmentOptions, VADProcessor
@@ -202,7 +202,7 @@ async def test_a_dropped_draft_leaves_nothing_said_and_nothing_written(tmp_path)
     synthesizer = SpeakingSynthesizer()
     models = AgentModels(asr=DraftThenWhole(0.5 + half / 16000 + 0.1), tts=synthesizer, llm=ChatLLM(config.llm))
     store = StatesSeen()
-    await replay_audio(session, config, models, tmp_path, store=store, session_id="draft")
+    await replay_audio(session, config, models, tmp_path, ReplayOptions(store=store, session_id="draft"))
     lines = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text().splitlines()]
     assert [line["turn"] for line in lines] == [1]
     assert lines[0]["turn_end"]["drafts_dropped"] >= 1

@@ -12,7 +12,7 @@ from monologue.memory.stores.state import InMemoryStateStore
 from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
 from monologue.memory.working.state import OfferedOption
 from monologue.pipeline.builder import AgentModels
-from monologue.pipeline.chat import chat_session, parse_script
+from monologue.pipeline.chat import ChatOptions, chat_session, parse_script
 
 from fakes import ScriptedJsonLLM, StateFollowingLLM
 
@@ -35,7 +35,7 @@ async def _chat(lines, language="en", json_llm=None, reply_llm=None, llm_mode="a
         states.append(mem.state)
 
     models = AgentModels(asr=None, tts=None, llm=reply)
-    result = await chat_session(lines, config, models, memory=memory, out_dir=out_dir, on_turn=on_turn)
+    result = await chat_session(lines, config, models, ChatOptions(memory=memory, out_dir=out_dir, on_turn=on_turn))
     return result, states, memory, reply
 
 
