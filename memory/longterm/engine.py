@@ -24,12 +24,14 @@ from loguru import logger
 
 from monologue.memory.domain.schema import DomainSchema, load_schema
 from monologue.memory.longterm.checks import PreConversationChecks
-from monologue.memory.longterm.core import RECALL_WEIGHTS, LongTermCore, LongTermLLM, LongTermOptions, restore_after
+from monologue.memory.longterm.core import LongTermCore
 from monologue.memory.longterm.exchange import AfterReply, Awaiting, BeforeReply, Opening, Prepared, SessionSnapshot
 from monologue.memory.longterm.pending import turn_inputs
 from monologue.memory.longterm.records import UserProfile
 from monologue.memory.longterm.reflection import ReflectionReport
 from monologue.memory.longterm.stream import Embed, MemoryStream
+from monologue.memory.longterm.user_memory import RECALL_WEIGHTS, LongTermLLM, LongTermOptions
+from monologue.memory.longterm.writing import restore_after
 from monologue.memory.stores.journal import JournalEntry, SqlTurnJournal, evidence_id
 from monologue.memory.stores.memories import SqlMemoryStore
 from monologue.memory.stores.protocols import MemoryStore, ProfileStore
