@@ -48,7 +48,7 @@ class LoopBoundLLM(LongTermLLM, Protocol):
     def bind(self, loop: asyncio.AbstractEventLoop) -> None: ...
 
 
-class _SessionOptions(Protocol):
+class _SessionSettings(Protocol):
     @property
     def language(self) -> str: ...
 
@@ -61,7 +61,7 @@ class WorkingSession(Protocol):
     @property
     def schema(self) -> DomainSchema: ...
     @property
-    def options(self) -> _SessionOptions: ...
+    def settings(self) -> _SessionSettings: ...
     @property
     def state(self) -> SessionState: ...
     def history(self) -> list[Change]: ...
@@ -71,7 +71,7 @@ class WorkingSession(Protocol):
 def session_snapshot(memory: WorkingSession) -> SessionSnapshot:
     """The session as long-term memory reads it. Blocking (store reads): run it off the loop."""
     return SessionSnapshot(memory.state, memory.schema, SessionSnapshot.withdrawn_keys(memory.history()),
-                           memory.options.language)
+                           memory.settings.language)
 
 
 def _failure(task: asyncio.Future[Any], session_id: str, what: str) -> bool:
@@ -436,7 +436,7 @@ class LongTermMemory:
         if session_id:
             await asyncio.to_thread(self.core.profiles.record_session, self.user_id, session_id, folder)
         opening = await self.open_session(session_id, schema=memory.schema if memory else None,
-                                          language=memory.options.language if memory else "en")
+                                          language=memory.settings.language if memory else "en")
         if memory is not None and opening.seed:
             await memory.seed(opening.seed, opening.seed_note)
         return opening.line

@@ -49,7 +49,7 @@ def session_status(state: SessionState | None, ended_at: float | None = None, no
     if state.pending:
         return "WAITING_FOR_USER"
     live = list(state.constraints.values())
-    if any(entry.get("completes") and not changed_since(entry, live) for entry in state.done):
+    if any(entry.completes and not changed_since(entry.args, live) for entry in state.done):
         return "COMPLETED"
     return "IN_PROGRESS"
 
@@ -58,10 +58,9 @@ def unsettled_keys(state: SessionState) -> list[str]:
     """What the session asked about and never settled: open questions about a key, and a
     last act that asked for one still missing."""
     keys = [p.key for p in state.pending if p.key]
-    asked = state.acts[-1] if state.acts else {}
-    if asked.get("act") == "ask":
-        wanted = asked.get("keys") or [asked.get("key") or asked.get("slot") or ""]
-        keys += [str(k) for k in wanted if k]
+    asked = state.last_act
+    if asked.act == "ask" and asked.key:
+        keys.append(asked.key)
     have = {c.key for c in state.constraints.values()}
     return [k for k in dict.fromkeys(keys) if k not in have or k in {p.key for p in state.pending}]
 
@@ -116,7 +115,7 @@ def update_profile(profile: UserProfile, state: SessionState, schema: DomainSche
         "id": state.session_id, "ended_at": now, "goal": state.goal, "status": session_status(state, now, now),
         "conditions": [describe_condition(c, schema) for c in state.constraints.values()],
         "open": [p.question for p in state.pending],
-        "domain": state.domain, "said": said_conditions(state), "done": [dict(d) for d in state.done],
+        "domain": state.domain, "said": said_conditions(state), "done": [d.to_dict() for d in state.done],
         "unsettled": unsettled_keys(state),
     }
     profile.version += 1
@@ -136,7 +135,7 @@ def _last_time(last: dict[str, Any], schema: DomainSchema, language: str) -> tup
     done = [d for d in last.get("done") or [] if done_words(d, language)]
     if done:
         entry = next((d for d in reversed(done) if d.get("completes")), done[-1])
-        changes = changed_since(entry, conditions)
+        changes = changed_since(entry.get("args") or {}, conditions)
         spoken_keys = set((entry.get("args") or {}).keys())
         if changes and status != "COMPLETED":
             return say("opening.done_then_changed", language, done=done_words(entry, language),

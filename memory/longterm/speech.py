@@ -10,7 +10,7 @@ each language when the action ran).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema
@@ -79,9 +79,8 @@ def _values(value: Any) -> set[str]:
     return {str(v).strip().lower() for v in items}
 
 
-def changed_since(entry: dict[str, Any], conditions: Iterable[Condition]) -> list[Condition]:
-    """The live conditions that no longer match what the action was done with."""
-    args = entry.get("args") or {}
+def changed_since(args: Mapping[str, Any], conditions: Iterable[Condition]) -> list[Condition]:
+    """The live conditions that no longer match the arguments (key → value) an action was done with."""
     live: dict[str, list[Condition]] = {}
     for c in conditions:
         live.setdefault(c.key, []).append(c)
