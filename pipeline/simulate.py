@@ -32,7 +32,7 @@ from monologue.pipeline.builder import AgentModels, TurnGate
 from monologue.pipeline.chat import typed_turn
 from monologue.processors.frames import TurnRecord, UserTurnFrame
 from monologue.sim.domain import load_domain
-from monologue.sim.goals import Goal, make_goal
+from monologue.sim.goals import Goal, UserWords, make_goal
 from monologue.sim.phrasing import CorpusSpec, Partition, PhrasingBank
 from monologue.sim.reference import Faults, ReferenceAgent
 from monologue.sim.score import (
@@ -230,7 +230,7 @@ async def run_cell(options: BenchOptions, domain_name: str, language: str, model
         for index in range(options.n):
             rng = goal_rng(options.seed, domain.name, language, options.partition, index)
             goal = make_goal(domain, language, rng, goal_id=f"{domain.name}-{language}-{options.partition}-{index}",
-                             today=dt.date.today(), seen=seen, words=bank.enum_words)
+                             today=dt.date.today(), said=UserWords(seen, bank.enum_words))
             user = SimulatedUser(goal, domain, bank, rng)
             agent: Agent
             if config is None:
@@ -295,8 +295,8 @@ async def run_returns(options: BenchOptions, domain_name: str, language: str, mo
             rng = goal_rng(options.seed, domain.name, language, f"{options.partition}-returns", index)
             first_at = time.time() - days_apart * 86400 * sessions
             goal = make_goal(domain, language, rng, goal_id=f"{domain.name}-{language}-returns-{index}",
-                             today=dt.date.fromtimestamp(first_at), seen=bank.values, lasting=2,
-                             words=bank.enum_words)
+                             today=dt.date.fromtimestamp(first_at), said=UserWords(bank.values, bank.enum_words),
+                             lasting=2)
             plans = plan_returns(goal, domain, rng, sessions=sessions, words=bank.enum_words)
             path = str(Path(tmp) / f"user-{index}.db")
             store = SqlStateStore(path)

@@ -40,6 +40,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -123,9 +124,18 @@ def predicted(state: SessionState, schema: DomainSchema) -> dict[str, str]:
     return out
 
 
-async def run_dialogue(dialogue: dict[str, Any], schema: DomainSchema, slots: Sequence[Slot], required: set[str],
-                       mode: str, llm: Any, errors: list[dict[str, Any]] | None = None,
-                       llm_timeout: float = 120.0) -> Tally:
+@dataclass(frozen=True)
+class Service:
+    """One SGD service as the tracker is scored on it."""
+
+    schema: DomainSchema          # its slots as a domain schema
+    slots: Sequence[Slot]         # the slots scored
+    required: set[str]            # slots some intent of the service requires
+
+
+async def run_dialogue(dialogue: dict[str, Any], service: Service, mode: str, llm: Any,
+                       errors: list[dict[str, Any]] | None = None, llm_timeout: float = 120.0) -> Tally:
+    schema, slots, required = service.schema, service.slots, service.required
     llm_mode: LLMMode = "always" if mode == "llm-only" else "auto" if mode == "llm" else "never"
     tracker = ZeroShot if mode == "llm-only" else WorkingMemory
     memory = tracker(dialogue["dialogue_id"], InMemoryStateStore(),
@@ -172,17 +182,15 @@ def pick(dialogues: list[dict[str, Any]], per_service: int) -> list[dict[str, An
 async def run_mode(mode: str, dialogues: list[dict[str, Any]], schemas: list[dict[str, Any]], llm: Any,
                    errors: list[dict[str, Any]] | None, llm_timeout: float = 120.0) -> dict[str, Tally]:
     by_service: dict[str, Tally] = defaultdict(Tally)
-    domains: dict[str, tuple[DomainSchema, list[Slot], set[str]]] = {}
+    domains: dict[str, Service] = {}
     for dialogue in dialogues:
         service = dialogue["services"][0]
         if service not in domains:
             raw = next(s for s in schemas if s["service_name"] == service)
             slots = [Slot(s["name"], bool(s["is_categorical"])) for s in raw["slots"]]
             required = {name for intent in raw["intents"] for name in intent["required_slots"]}
-            domains[service] = (domain_of(schemas, service, learned=mode != "rules"), slots, required)
-        schema, slots, required = domains[service]
-        by_service[service].merge(await run_dialogue(dialogue, schema, slots, required, mode, llm, errors,
-                                                     llm_timeout))
+            domains[service] = Service(domain_of(schemas, service, learned=mode != "rules"), slots, required)
+        by_service[service].merge(await run_dialogue(dialogue, domains[service], mode, llm, errors, llm_timeout))
     return dict(by_service)
 
 

@@ -143,11 +143,20 @@ def _relative(slot: GoalSlot, key: SimKey, rng: random.Random) -> PlannedChange 
     return None
 
 
+@dataclass(frozen=True)
+class UserWords:
+    """What the users of a phrasing corpus say, for a goal's values (`PhrasingBank.values`, `.enum_words`)."""
+
+    values: dict[str, list[str]] | None = None                 # key → text values users said
+    enum_words: dict[str, dict[str, list[str]]] | None = None  # key → value → the users' own words for it
+
+
 def make_goal(domain: SimDomain, language: str, rng: random.Random, *, goal_id: str = "",
-              today: dt.date | None = None, seen: dict[str, list[str]] | None = None, lasting: int = 0,
-              words: dict[str, dict[str, list[str]]] | None = None) -> Goal:
+              today: dt.date | None = None, said: UserWords | None = None, lasting: int = 0) -> Goal:
     """`lasting`: this many of the domain's lasting preferences are stated (volunteered, never
     changed in the session): what a returning user is later asked about."""
+    said = said or UserWords()
+    seen, words = said.values, said.enum_words
     action = domain.primary()
     if action is None:
         raise ValueError(f"domain {domain.name} declares no action: a goal needs something to finish")

@@ -22,10 +22,11 @@ from fakes import ROOT
 SESSION = "s-report-test"
 
 
-def _condition(key: str, value: Any, words: str, turn: int, comparator: str = "=", status: str = "active",
-               confirmed: bool = False, multi: bool = False) -> dict[str, Any]:
+def _condition(key: str, value: Any, words: str, turn: int, comparator: str = "=",
+               multi: bool = False) -> dict[str, Any]:
+    """An active, unconfirmed condition (a test changes its status with `dict(condition, status=...)`)."""
     return {"key": key, "comparator": comparator, "value": value, "words": words, "turn": turn,
-            "asr_confidence": 0.9, "status": status, "confirmed": confirmed, "last_mentioned": turn, "multi": multi}
+            "asr_confidence": 0.9, "status": "active", "confirmed": False, "last_mentioned": turn, "multi": multi}
 
 
 def _state(version: int, turn: int, constraints: dict[str, dict[str, Any]], goal: str = "book a table") -> dict:
@@ -34,19 +35,24 @@ def _state(version: int, turn: int, constraints: dict[str, dict[str, Any]], goal
             "last_turn_action": "Hi! Anything I should know?" if turn == 0 else "…"}
 
 
-def _line(turn: int, said: str, reply: str, *, before: dict | None = None, after: dict | None = None,
-          operations: list[dict] | None = None, memories: list[str] | None = None, skipped: str = "",
+def _updated(before: dict, after: dict, operations: list[dict]) -> dict[str, Any]:
+    """A trace line's monologue part for a turn that changed the state."""
+    return {"text": "…", "version": after["version"], "operations": operations,
+            "rejected": [], "state_before": before, "state_after": after, "diff": {}}
+
+
+def _skipped(reason: str) -> dict[str, Any]:
+    """A trace line's monologue part for a turn that left the state alone."""
+    return {"text": "", "skipped": True, "reason": reason}
+
+
+def _line(turn: int, said: str, reply: str, monologue: dict[str, Any], *, memories: list[str] | None = None,
           latency: dict[str, float] | None = None, barge_in: dict | None = None) -> dict[str, Any]:
     start = 10.0 * turn
-    if skipped:
-        monologue: dict[str, Any] = {"text": "", "skipped": True, "reason": skipped}
-    else:
-        monologue = {"text": "…", "version": after["version"] if after else None, "operations": operations or [],
-                     "rejected": [], "state_before": before, "state_after": after, "diff": {}}
     line = {"v": 1, "turn": turn,
             "vad": {"engine": "silero", "start_secs": start, "end_secs": start + 2.0, "turn_end_wait_secs": 0.5},
             "asr": {"text": said, "language": "en", "confidence": 0.8},
-            "turn_class": "chit_chat" if skipped else "information_change",
+            "turn_class": "chit_chat" if monologue.get("skipped") else "information_change",
             "classifier": {}, "monologue": monologue,
             "memories": {"recalled": memories or [], "ms": 4.0, "timed_out": False},
             "reply": {"model": "m", "state_version": 1, "text": reply, "error": "", "decision": {"act": "ask"},
@@ -74,18 +80,18 @@ def _fixture_lines() -> list[dict[str, Any]]:
     s4 = _state(5, 4, {"party_size": six, "dietary:spicy": doubt})
     s5 = _state(6, 5, {"party_size": dict(six, confirmed=True)})
     return [
-        _line(1, "A table for four, under 300, nothing spicy.", "What time?", before=s0, after=s1,
-              operations=[{"op": "set", "key": "party_size", "value": 4}]),
-        _line(2, "Lovely weather.", "It is! Shall I look for a table for four people at seven?", skipped="chit-chat",
+        _line(1, "A table for four, under 300, nothing spicy.", "What time?",
+              _updated(s0, s1, [{"op": "set", "key": "party_size", "value": 4}])),
+        _line(2, "Lovely weather.", "It is! Shall I look for a table for four people at seven?", _skipped("chit-chat"),
               barge_in={"cut": True, "by_turn": 5, "cut_at_secs": 24.1, "spoken": "It is! Shall I look",
                         "unspoken": "for a table for four people at seven?", "stop_ms": 120.0}),
-        _line(3, "Actually, make it six people.", "Six it is.", before=s1, after=s3,
-              operations=[{"op": "set", "key": "party_size", "value": 6, "correction": True}],
+        _line(3, "Actually, make it six people.", "Six it is.",
+              _updated(s1, s3, [{"op": "set", "key": "party_size", "value": 6, "correction": True}]),
               latency={"turn_end_wait": 500.0, "monologue_done": 20.0, "first_audio": 700.0,
                        "voice_to_voice": 1200.0}),
-        _line(4, "Forget the budget.", "Done.", before=s3, after=s4,
-              operations=[{"op": "withdraw", "key": "budget"}], memories=["Dana likes a window seat."]),
-        _line(5, "Yes.", "Booked.", before=s4, after=s5, operations=[{"op": "confirm"}]),
+        _line(4, "Forget the budget.", "Done.", _updated(s3, s4, [{"op": "withdraw", "key": "budget"}]),
+              memories=["Dana likes a window seat."]),
+        _line(5, "Yes.", "Booked.", _updated(s4, s5, [{"op": "confirm"}])),
     ]
 
 
