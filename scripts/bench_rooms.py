@@ -35,6 +35,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -43,6 +44,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SESSIONS = {"barge_in": (ROOT / "assets" / "barge_in_session" / "barge_in.flac", 5, 4),
             "demo": (ROOT / "assets" / "demo_session" / "demo.flac", 5, 5)}
 LINGER_SECS = 30.0
+HEALTHY_WITHIN_SECS = 300.0    # the server loads its models before it answers
+TRACE_WITHIN_SECS = 30.0       # a closed room's trace is written after its peer leaves
 
 
 @dataclass
@@ -94,10 +97,10 @@ def start_server(args: argparse.Namespace, port: int, out: Path) -> subprocess.P
     return subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
 
 
-async def wait_healthy(url: str, server: subprocess.Popen[bytes], timeout: float = 300.0) -> None:
+async def wait_healthy(url: str, server: subprocess.Popen[bytes]) -> None:
     import aiohttp
 
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + HEALTHY_WITHIN_SECS
     async with aiohttp.ClientSession() as http:
         while time.monotonic() < deadline:
             if server.poll() is not None:
@@ -109,7 +112,7 @@ async def wait_healthy(url: str, server: subprocess.Popen[bytes], timeout: float
             except aiohttp.ClientError:
                 pass
             await asyncio.sleep(1.0)
-    raise SystemExit(f"the server did not answer within {timeout:.0f} s")
+    raise SystemExit(f"the server did not answer within {HEALTHY_WITHIN_SECS:.0f} s")
 
 
 async def run_round(url: str, pid: int, rooms: int, speech: np.ndarray, out: Path, turns: int,
@@ -142,12 +145,7 @@ async def run_round(url: str, pid: int, rooms: int, speech: np.ndarray, out: Pat
     await asyncio.gather(*(c.close() for c in clients))
     v2v, stops, answered, cuts = [], [], 0, 0
     for session_id in session_ids:
-        path = out / session_id / "trace.jsonl"
-        deadline = time.monotonic() + 30
-        while not path.exists() and time.monotonic() < deadline:
-            await asyncio.sleep(0.5)
-        lines = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()] \
-            if path.exists() else []
+        lines = await asyncio.to_thread(read_trace, out / session_id / "trace.jsonl")
         for line in lines:
             if line["turn"] <= 0:
                 continue
@@ -162,6 +160,16 @@ async def run_round(url: str, pid: int, rooms: int, speech: np.ndarray, out: Pat
             if stop is not None:
                 stops.append(float(stop))
     return RoundResult(rooms, v2v, stops, cuts, 100 * cpu / wall, rss_peak, answered, turns * rooms, wall)
+
+
+def read_trace(path: Path) -> list[dict[str, Any]]:
+    """A room's trace lines, once the server has written the file (none if it never does)."""
+    deadline = time.monotonic() + TRACE_WITHIN_SECS
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    if not path.exists():
+        return []
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
 
 
 def fmt(value: float | None) -> str:
@@ -191,8 +199,7 @@ def report(results: list[RoundResult]) -> str:
 async def main_async(args: argparse.Namespace) -> None:
     from monologue.pipeline.audio_io import load_session
 
-    out = Path(args.out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
+    out = Path(args.out).resolve()      # made by main()
     recording, turns, replied = SESSIONS[args.session]
     speech = load_session(recording, sample_rate=16000).samples
     port = free_port()
@@ -239,6 +246,7 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    Path(args.out).resolve().mkdir(parents=True, exist_ok=True)
     asyncio.run(main_async(args))
 
 

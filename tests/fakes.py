@@ -6,7 +6,7 @@ import asyncio
 import json
 import re
 import zlib
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -149,9 +149,11 @@ class ScriptedJsonLLM:
         self.answers = list(answers)
         self.delay = delay
         self.requests: list[list[dict[str, str]]] = []
+        self.asked = asyncio.Event()        # set at the first request
 
     async def complete_json(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> str:
         self.requests.append(messages)
+        self.asked.set()
         if self.delay:
             await asyncio.sleep(self.delay)
         answer = self.answers.pop(0) if self.answers else {"operations": []}
@@ -310,3 +312,17 @@ def served_at(app: Any, path: str = "") -> Iterator[str]:
         server.should_exit = True
         thread.join(timeout=10)
         sock.close()
+
+
+UNTIL_SECS = 30.0
+
+
+async def until(condition: Callable[[], bool], every: float = 0.01) -> None:
+    """Wait until `condition()` holds, looking every `every` s: for what keeps a list and sets
+    no event (a hook's record, a turn's marks). Raises TimeoutError after UNTIL_SECS, so a
+    broken test fails instead of hanging."""
+    for _ in range(round(UNTIL_SECS / every)):
+        if condition():
+            return
+        await asyncio.sleep(every)
+    raise TimeoutError(f"still not so after {UNTIL_SECS:.0f} s")

@@ -296,8 +296,7 @@ async def test_a_caller_that_stops_waiting_frees_the_llama_thread(monkeypatch):
     monkeypatch.setattr(provider, "_model", lambda name: model)
     call = asyncio.ensure_future(provider.acompletion(MODEL, [{"role": "user", "content": "Hi"}],
                                                       optional_params={"local_purpose": "json"}))
-    while not model.running.is_set():
-        await asyncio.sleep(0.01)
+    assert await asyncio.to_thread(model.running.wait, 30.0)
     call.cancel()                   # a dropped draft's state update, a timeout
     with pytest.raises(asyncio.CancelledError):
         await call

@@ -50,7 +50,7 @@ from monologue.processors.tts import TTSProcessor
 from monologue.processors.turn_classifier import TurnClassifierProcessor
 from monologue.processors.vad import SegmentOptions, VADProcessor
 
-from fakes import FakeSynthesizer, FakeTranscriber, ScriptedJsonLLM
+from fakes import FakeSynthesizer, FakeTranscriber, ScriptedJsonLLM, until
 
 
 class LoudnessVAD(VADAnalyzer):
@@ -376,8 +376,7 @@ async def test_memory_writes_never_delay_the_reply(tmp_path, monkeypatch):
     turn = _turn("I always want a window seat")
     turn.turn_class = TurnClass.INFORMATION_CHANGE
     async def release_once_the_reply_starts() -> bool:
-        while "llm_start" not in turn.marks:
-            await aio.sleep(0.01)
+        await until(lambda: "llm_start" in turn.marks)
         release.set()
         return True
 
@@ -519,8 +518,7 @@ async def test_a_dropped_drafts_state_update_stops_its_llm_call():
     turn.turn_class = TurnClass.INFORMATION_CHANGE
     await run_test(MonologueProcessor(log, memory), frames_to_send=[UserTurnFrame(turn=turn)],
                    expected_down_frames=[UserTurnFrame])
-    while not llm.requests:
-        await asyncio.sleep(0.01)
+    await asyncio.wait_for(llm.asked.wait(), 10.0)
     assert turn.is_draft and turn.updates_state
     turn.drop_draft()            # the user went on
     assert await asyncio.wait_for(turn.wait_for_state(), 10.0) is None

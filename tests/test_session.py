@@ -18,7 +18,7 @@ from monologue.pipeline.chat import TextTurnSource
 from monologue.pipeline.session import Session, SessionHooks, SessionSpec, run_session, session_pipeline
 from monologue.processors.frames import TurnRecord
 
-from fakes import FakeSynthesizer, FakeTranscriber, StateFollowingLLM
+from fakes import FakeSynthesizer, FakeTranscriber, StateFollowingLLM, until
 
 
 class RecordedLongTerm(LongTermMemory):
@@ -78,8 +78,7 @@ async def test_a_text_session_runs_its_lifecycle_in_order(tmp_path):
 async def test_a_stopped_session_still_closes_its_trace_and_ends_its_long_term_session(tmp_path):
     events: list[str] = []
     task = asyncio.create_task(run_session(_spec(tmp_path, events), SilentSource(), hooks=_hooks(events)))
-    while not any(e.startswith("start:") for e in events):
-        await asyncio.sleep(0.05)
+    await until(lambda: any(e.startswith("start:") for e in events), every=0.05)
     task.cancel()
     try:
         await asyncio.wait_for(task, 30)

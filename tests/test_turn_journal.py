@@ -104,14 +104,18 @@ async def test_a_turn_answering_erase_is_replayed_as_an_erase(tmp_path: Path) ->
     assert fresh.stream.records()[0] == [] and fresh.journal is not None and fresh.journal.count(USER) == 0
 
 
+def _stored_bytes(folder: Path, name: str) -> bytes:
+    """The database file and its journals, as they lie on disk."""
+    return b"".join(p.read_bytes() for p in folder.iterdir() if p.name.startswith(name))
+
+
 async def test_the_journal_is_sealed_and_erased_with_the_user(tmp_path: Path) -> None:
     path = tmp_path / "m.db"
     memory = _memory(path)
     secret = "my door code is Quoxtrel-4471"
     await _journal(memory, 1, secret)
     assert memory.journal is not None and memory.journal.db.sealer is not None
-    raw = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("m.db"))
-    assert b"Quoxtrel" not in raw
+    assert b"Quoxtrel" not in _stored_bytes(tmp_path, "m.db")
     another = SqlTurnJournal(memory.journal.db)
     assert [e.inputs["text"] for e in another.pending(USER, stale_before=1e12)] == [secret]
     memory.stream.store.erase_user(USER)
