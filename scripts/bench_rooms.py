@@ -196,10 +196,9 @@ def report(results: list[RoundResult]) -> str:
     return "\n".join(rows)
 
 
-async def main_async(args: argparse.Namespace) -> None:
+async def main_async(args: argparse.Namespace, out: Path) -> None:
     from monologue.pipeline.audio_io import load_session
 
-    out = Path(args.out).resolve()      # made by main()
     recording, turns, replied = SESSIONS[args.session]
     speech = load_session(recording, sample_rate=16000).samples
     port = free_port()
@@ -246,8 +245,9 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    Path(args.out).resolve().mkdir(parents=True, exist_ok=True)
-    asyncio.run(main_async(args))
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    asyncio.run(main_async(args, out))
 
 
 if __name__ == "__main__":
