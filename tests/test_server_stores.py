@@ -238,7 +238,7 @@ async def test_a_worker_is_ready_only_while_its_stores_answer(tmp_path: Path) ->
     ok, detail = await RoomServer(MonologueConfig(), None, ServeOptions(store_path=store)).readiness()  # type: ignore[arg-type]
     assert ok and "stores_ms" in detail
     unreachable = MonologueConfig().with_overrides({"state": {"url": "redis://127.0.0.1:1/0"}})
-    server = RoomServer(unreachable, None, ServeOptions(store_path=store))  # type: ignore[arg-type]
+    server = RoomServer(unreachable, None, ServeOptions(store_path=store, ready_wait_secs=1.0))  # type: ignore[arg-type]
     started = time.monotonic()
-    ok, detail = await server.readiness(timeout=1.0)
+    ok, detail = await server.readiness()
     assert not ok and "did not answer" in detail["error"] and time.monotonic() - started < 15   # not a hang

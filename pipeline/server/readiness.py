@@ -11,13 +11,11 @@ from monologue.configs import MonologueConfig
 from monologue.memory.stores.redis_state import RedisStateStore
 from monologue.pipeline.builder import stores
 
-READY_TIMEOUT_SECS = 3.0        # a readiness probe that waits longer says "not ready"
-
 
 async def stores_ready(config: MonologueConfig, store_path: str | None,
-                       timeout: float = READY_TIMEOUT_SECS) -> tuple[bool, dict[str, Any]]:
+                       wait_secs: float) -> tuple[bool, dict[str, Any]]:
     """(True, how long the stores took) when the database (and Redis, where states are kept
-    there) answer within `timeout`; else (False, why not)."""
+    there) answer within `wait_secs`; else (False, why not)."""
     def probe() -> dict[str, Any]:
         started = time.perf_counter()
         kept = stores(config, store_path)
@@ -26,8 +24,9 @@ async def stores_ready(config: MonologueConfig, store_path: str | None,
             kept.states.ping()
         return {"stores_ms": round((time.perf_counter() - started) * 1000, 1), "store": kept.database.path}
     try:
-        return True, await asyncio.wait_for(asyncio.to_thread(probe), timeout)
+        async with asyncio.timeout(wait_secs):
+            return True, await asyncio.to_thread(probe)
     except TimeoutError:
-        return False, {"error": f"the stores did not answer within {timeout:.0f} s"}
+        return False, {"error": f"the stores did not answer within {wait_secs:.0f} s"}
     except Exception as exc:       # reported to the caller: readiness is where it shows
         return False, {"error": f"{type(exc).__name__}: {exc}"}

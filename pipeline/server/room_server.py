@@ -9,7 +9,7 @@ from monologue.memory.stores.access import SqlAccessStore
 from monologue.pipeline.builder import AgentModels
 from monologue.pipeline.front_door import FrontDoor
 from monologue.pipeline.server.chat_api import ChatApi
-from monologue.pipeline.server.readiness import READY_TIMEOUT_SECS, stores_ready
+from monologue.pipeline.server.readiness import stores_ready
 from monologue.pipeline.server.rooms import RoomHost, ServeOptions
 from monologue.pipeline.server.signalling import WebRTCSignalling
 from monologue.pipeline.server.takeover import SessionClaims
@@ -41,11 +41,12 @@ class RoomServer(RoomHost):
     async def chat(self, body: Any, caller: str | None = None) -> dict[str, Any]:
         return await self.text_chat.chat(body, caller)
 
-    async def readiness(self, timeout: float = READY_TIMEOUT_SECS) -> tuple[bool, dict[str, Any]]:
-        """Whether this worker can take a session now: it is not draining, and its stores answer."""
+    async def readiness(self) -> tuple[bool, dict[str, Any]]:
+        """Whether this worker can take a session now: it is not draining, and its stores answer
+        within `options.ready_wait_secs`."""
         if self.draining:
             return False, {"error": "the worker is shutting down (draining its sessions)"}
-        return await stores_ready(self.config, self.options.store_path, timeout)
+        return await stores_ready(self.config, self.options.store_path, self.options.ready_wait_secs)
 
     async def close(self) -> None:
         """End every room (it drains, `RoomHost.close`), then close the peer connections."""

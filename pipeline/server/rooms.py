@@ -38,6 +38,7 @@ class ServeOptions:
     max_rooms: int = 16                 # more offers get HTTP 503: the machine has its limits
     auth: AuthMode = "open"             # "tokens": every request carries a user's credential (front_door.py)
     limits: Limits = field(default_factory=Limits)
+    ready_wait_secs: float = 3.0        # a readiness probe that waits longer says "not ready"
 
 
 class RoomHost:
@@ -51,6 +52,7 @@ class RoomHost:
         self.finished: list[Room] = []         # ended rooms, newest last (tests and health read it)
         self._started = time.monotonic()
         self.draining = False                  # stopping: no new sessions, the turns in flight finish
+        self._cancelling: set[asyncio.Future[None]] = set()   # cancels sent to rooms that would not end
 
     def check_room_limits(self, name: str) -> None:
         """A new room fits: under the server's cap, and under the caller's own share of it (so
@@ -138,7 +140,9 @@ class RoomHost:
         if room.task is None or room.task.done() or room.source is None:
             return
         logger.warning(f"{room.label}: did not end within {END_GRACE_SECS:.0f} s of '{room.ending}'; cancelling it")
-        asyncio.ensure_future(room.source.push_frame(CancelWorkerFrame(reason=room.ending)))
+        cancel = asyncio.ensure_future(room.source.push_frame(CancelWorkerFrame(reason=room.ending)))
+        self._cancelling.add(cancel)          # a task only the loop refers to may be collected mid-way
+        cancel.add_done_callback(self._cancelling.discard)
         asyncio.get_running_loop().call_later(END_GRACE_SECS, lambda: room.task is not None and room.task.cancel())
 
     async def close(self) -> None:

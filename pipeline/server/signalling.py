@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from typing import Any, Literal
 
 from fastapi import HTTPException
@@ -182,7 +181,7 @@ class WebRTCSignalling:
 
         host = self._host
         try:
-            if not await _connected(connection, CONNECT_TIMEOUT_SECS):
+            if not await _connected_within(connection, CONNECT_TIMEOUT_SECS):
                 logger.warning(f"{room.label}: the browser never connected within {CONNECT_TIMEOUT_SECS:.0f} s "
                                "(ICE/DTLS failed: a firewall, or the page was closed); room dropped")
                 await connection.disconnect()
@@ -208,14 +207,21 @@ class WebRTCSignalling:
         await self._handler.close()
 
 
-async def _connected(connection: Any, timeout: float) -> bool:
+async def _connected_within(connection: Any, secs: float) -> bool:
     """Wait for the peer connection to connect, so the opening line is not spoken into nothing."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    try:
+        async with asyncio.timeout(secs):
+            return await _connected(connection)
+    except TimeoutError:
+        return False
+
+
+async def _connected(connection: Any) -> bool:
+    """Whether the peer connection connects (rather than fails or closes), once it has done either."""
+    while True:
         state = connection.pc.connectionState
         if state == "connected":
             return True
         if state in ("failed", "closed"):
             return False
         await asyncio.sleep(0.05)
-    return False
