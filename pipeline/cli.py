@@ -77,7 +77,7 @@ def _store(args: argparse.Namespace, config: MonologueConfig) -> StateStore:
 def cmd_replay(args: argparse.Namespace) -> int:
     from monologue.pipeline.audio_io import load_session
     from monologue.pipeline.builder import load_models
-    from monologue.pipeline.replay import replay_audio
+    from monologue.pipeline.replay import ReplayOptions, replay_audio
 
     config = _config(args)
     session = load_session(args.path, sample_rate=config.audio.sample_rate,
@@ -93,8 +93,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     long_term = user_memory(config, models, user, args.store, at=_at(args), household=household)
     if long_term is not None:
         long_term.situation = _situation(args)
-    result = asyncio.run(replay_audio(session, config, models, out, paced=args.paced, handle_sigint=True,
-                                      session_id=args.session, store=_store(args, config), long_term=long_term))
+    options = ReplayOptions(paced=args.paced, handle_sigint=True, session_id=args.session,
+                            store=_store(args, config), long_term=long_term)
+    result = asyncio.run(replay_audio(session, config, models, out, options))
     if result.session_id:
         print(f"session {result.session_id} (state: monologue state show {result.session_id})")
     transcript = (out / "transcript.txt").read_text(encoding="utf-8") if (out / "transcript.txt").exists() else ""

@@ -317,12 +317,12 @@ def served_at(app: Any, path: str = "") -> Iterator[str]:
 UNTIL_SECS = 30.0
 
 
-async def until(condition: Callable[[], bool], every: float = 0.01) -> None:
+async def until(condition: Callable[[], bool], every: float = 0.01, limit_secs: float = UNTIL_SECS) -> None:
     """Wait until `condition()` holds, looking every `every` s: for what keeps a list and sets
     no event (a hook's record, a turn's marks). Raises TimeoutError after UNTIL_SECS, so a
     broken test fails instead of hanging."""
-    for _ in range(round(UNTIL_SECS / every)):
+    for _ in range(round(limit_secs / every)):
         if condition():
             return
         await asyncio.sleep(every)
-    raise TimeoutError(f"still not so after {UNTIL_SECS:.0f} s")
+    raise TimeoutError(f"still not so after {limit_secs:.0f} s")

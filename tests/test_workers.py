@@ -34,7 +34,7 @@ from monologue.pipeline.server.room_server import RoomServer
 from monologue.pipeline.server.rooms import ServeOptions
 from monologue.pipeline.workers import worker_args
 
-from fakes import served_at, steady
+from fakes import served_at, steady, until
 
 WAIT = 180.0          # generous: two workers start on two loaded cores
 
@@ -446,7 +446,7 @@ def test_a_session_that_only_heard_its_greeting_is_not_greeted_twice(tmp_path: P
     """A page that heard the opening, dropped and came back: the window has one opening, not two."""
     from monologue.memory.stores.state import SqlStateStore
     from monologue.pipeline.builder import load_text_models, user_memory
-    from monologue.pipeline.chat import chat_session
+    from monologue.pipeline.chat import ChatOptions, chat_session
 
     config = text_config()
     models = load_text_models(config)
@@ -455,11 +455,11 @@ def test_a_session_that_only_heard_its_greeting_is_not_greeted_twice(tmp_path: P
 
     async def run() -> Any:
         store = SqlStateStore(store_path)
-        first = await chat_session([], config, models, session_id="greeted", store=store,
-                                   long_term=user_memory(config, models, "ana", store_path))
-        again = await chat_session(["A table for two tonight"], config, models, session_id="greeted", store=store,
-                                   out_dir=tmp_path / "again",
-                                   long_term=user_memory(config, models, "ana", store_path))
+        first = await chat_session([], config, models, ChatOptions(
+            session_id="greeted", store=store, long_term=user_memory(config, models, "ana", store_path)))
+        again = await chat_session(["A table for two tonight"], config, models, ChatOptions(
+            session_id="greeted", store=store, out_dir=tmp_path / "again",
+            long_term=user_memory(config, models, "ana", store_path)))
         return first, again
 
     first, again = asyncio.run(run())
@@ -486,9 +486,8 @@ def test_forget_everything_in_a_text_room_erases_the_session_now(tmp_path: Path)
         session = said[0]["session_id"]
         said.append(await server.chat({"text": "Forget everything about me.", "user": "ana", "session_id": session}))
         said.append(await server.chat({"text": "yes", "user": "ana", "session_id": session}))
-        deadline = time.monotonic() + WAIT
-        while session in server.rooms and time.monotonic() < deadline:
-            await asyncio.sleep(0.1)
+        with contextlib.suppress(TimeoutError):
+            await until(lambda: session not in server.rooms, every=0.1, limit_secs=WAIT)
         ended = session not in server.rooms
         await server.close()
         return session, said, ended
