@@ -25,7 +25,7 @@ from monologue.dialogue.tools import RecordingTool, Toolbox
 from monologue.memory.domain.catalogue import CATALOGUES_DIR, Catalogue, load_catalogue
 from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.domain.several import load_domains
-from monologue.memory.longterm.engine import LongTermMemory
+from monologue.memory.longterm.engine import LongTermMemory, LongTermStores, MemoryTools, SpeakerOptions
 from monologue.memory.stores.actions import SqlActionStore
 from monologue.memory.stores.factory import Stores, open_stores, stores_of
 from monologue.memory.stores.protocols import ActionStore, StateStore
@@ -239,9 +239,10 @@ def user_memory(config: MonologueConfig, models: AgentModels, user_id: str | Non
                                                         decay_days=o.decay_days, archive_days=o.archive_days))
     llm = MemoryLLM(models.llm.complete_json, o.llm_timeout_secs, remote=models.llm.remote) if o.llm_help else None
     shared = household_id(household) if household else ""
-    long_term = LongTermMemory(kept.memories, user_id or shared, embed=models.encoder(),
-                               profiles=kept.profiles, options=options, llm=llm,
-                               clock=lambda: time.time() + offset, household=shared, speaker_known=bool(user_id))
+    long_term = LongTermMemory(kept.memories, user_id or shared,
+                               tools=MemoryTools(embed=models.encoder(), clock=lambda: time.time() + offset),
+                               options=options, llm=llm, stores=LongTermStores(profiles=kept.profiles),
+                               speaker=SpeakerOptions(household=shared, speaker_known=bool(user_id)))
     if not user_id:
         long_term.core.members = config.long_term.household_members()
     long_term.warm_up()

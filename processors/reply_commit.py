@@ -12,7 +12,14 @@ import time
 from loguru import logger
 
 from monologue.dialogue.session import DialogueSession
-from monologue.memory.longterm.engine import AfterReply, BeforeReply, JournalEntry, LongTermMemory, session_snapshot
+from monologue.memory.longterm.engine import (
+    AfterReply,
+    AnsweredTurn,
+    BeforeReply,
+    JournalEntry,
+    LongTermMemory,
+    session_snapshot,
+)
 from monologue.memory.working.conversation import ConversationLog
 from monologue.memory.working.engine import WorkingMemory
 from monologue.memory.working.turn_classes import TurnClass
@@ -110,9 +117,9 @@ class ReplyCommitter:
         session = None
         if self._memory is not None and turn.turn_class == TurnClass.INFORMATION_CHANGE:
             session = await asyncio.to_thread(session_snapshot, self._memory)
-        changes = await long_term.after_reply(before, turn.text, session_id=session_id, turn=turn.turn_id,
-                                              turn_class=turn.turn_class or "", reply_text=said, session=session,
-                                              pending=pending)
+        answered = AnsweredTurn(before, turn.text, session_id=session_id, turn=turn.turn_id,
+                                turn_class=turn.turn_class or "", reply_text=said, session=session, pending=pending)
+        changes = await long_term.after_reply(answered)
         await self._apply_long_term(changes, turn)
 
     async def _apply_long_term(self, changes: AfterReply, turn: TurnRecord) -> None:

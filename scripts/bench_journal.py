@@ -23,7 +23,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from monologue.memory.longterm.engine import LongTermMemory
+from monologue.memory.longterm.engine import AnsweredTurn, LongTermMemory, LongTermStores
 from monologue.memory.stores.factory import open_stores
 from monologue.memory.stores.sealing import KEY_ENV, KEY_FILE_ENV
 from monologue.memory.working.turn_classes import TurnClass
@@ -42,7 +42,7 @@ def _summary(ms: list[float]) -> dict[str, float]:
 async def bench(store: str, turns: int) -> dict[str, Any]:
     stores = open_stores(store)
     user, session = f"bench-{uuid.uuid4().hex[:6]}", f"bench-session-{uuid.uuid4().hex[:6]}"
-    memory = LongTermMemory(stores.memories, user, profiles=stores.profiles)
+    memory = LongTermMemory(stores.memories, user, stores=LongTermStores(profiles=stores.profiles))
     journal_ms: list[float] = []
     write_ms: list[float] = []
     for turn in range(1, turns + 1):
@@ -53,8 +53,9 @@ async def bench(store: str, turns: int) -> dict[str, Any]:
                                             turn_class=TurnClass.INFORMATION_CHANGE, reply_text="Noted.")
         journal_ms.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
-        await memory.after_reply(before, text, session_id=session, turn=turn,
-                                 turn_class=TurnClass.INFORMATION_CHANGE, reply_text="Noted.", pending=pending)
+        await memory.after_reply(AnsweredTurn(before, text, session_id=session, turn=turn,
+                                              turn_class=TurnClass.INFORMATION_CHANGE, reply_text="Noted.",
+                                              pending=pending))
         write_ms.append((time.perf_counter() - started) * 1000)
     left = memory.journal.count(user) if memory.journal is not None else -1
     memory.stream.erase()

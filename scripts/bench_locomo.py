@@ -25,7 +25,7 @@ from monologue.memory.longterm.engine import RECALL_WEIGHTS
 from monologue.memory.longterm.importance import rule_importance
 from monologue.memory.longterm.records import MemoryRecord, MemorySource
 from monologue.memory.longterm.retrieval import BM25, RetrievalWeights, Retriever
-from monologue.memory.longterm.stream import MemoryStream
+from monologue.memory.longterm.stream import MemoryStream, StreamOptions
 from monologue.memory.stores.memories import SqlMemoryStore
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -39,7 +39,8 @@ def session_time(text: str) -> float:
 def ingest(conversation: dict, encoder) -> tuple[MemoryStream, list[MemoryRecord], float]:
     conv = conversation["conversation"]
     store = SqlMemoryStore(":memory:")
-    stream = MemoryStream(store, conversation["sample_id"], embed=encoder.embed, near_duplicate=1.01)
+    stream = MemoryStream(store, conversation["sample_id"], embed=encoder.embed,
+                          options=StreamOptions(near_duplicate=1.01))
     rows, last = [], 0.0
     index = 1
     while f"session_{index}" in conv:

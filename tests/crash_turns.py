@@ -35,7 +35,7 @@ from pathlib import Path
 
 from crash_writer import ACK, BEGIN, AckLog, ack_log_path
 
-from monologue.memory.longterm.engine import LongTermMemory, LongTermOptions
+from monologue.memory.longterm.engine import AnsweredTurn, LongTermMemory, LongTermOptions, LongTermStores
 from monologue.memory.stores.factory import open_stores
 from monologue.memory.stores.protocols import VersionConflict
 from monologue.memory.stores.sealing import KEY_ENV, KEY_FILE_ENV
@@ -76,7 +76,7 @@ def turn_text(run: int, op: int) -> str:
 
 def open_memory(store: str) -> LongTermMemory:
     stores = open_stores(store)
-    return LongTermMemory(stores.memories, USER_ID, options=OPTIONS, profiles=stores.profiles)
+    return LongTermMemory(stores.memories, USER_ID, options=OPTIONS, stores=LongTermStores(profiles=stores.profiles))
 
 
 def run_turns(config: TurnsConfig, ready: Connection) -> None:
@@ -92,7 +92,7 @@ def run_turns(config: TurnsConfig, ready: Connection) -> None:
 
 async def _turns_until_killed(config: TurnsConfig, ready: Connection) -> None:
     stores = open_stores(config.store)
-    memory = LongTermMemory(stores.memories, USER_ID, options=OPTIONS, profiles=stores.profiles)
+    memory = LongTermMemory(stores.memories, USER_ID, options=OPTIONS, stores=LongTermStores(profiles=stores.profiles))
     if not config.journal:
         memory.journal = None
     log = AckLog(config.ack_log)
@@ -122,6 +122,6 @@ async def _turns_until_killed(config: TurnsConfig, ready: Connection) -> None:
         if pending is None and config.journal:
             raise RuntimeError(f"turn {op} was not journaled (see the log)")
         log.write(ACK, TURN, run=run, op=op, turn=pending.turn if pending is not None else proposed)
-        memory.spawn(memory.after_reply(before, text, session_id=SESSION_ID, turn=proposed,
-                                        turn_class=TurnClass.INFORMATION_CHANGE, reply_text="Noted.",
-                                        pending=pending), session_id=SESSION_ID)
+        memory.spawn(memory.after_reply(AnsweredTurn(before, text, session_id=SESSION_ID, turn=proposed,
+                                                     turn_class=TurnClass.INFORMATION_CHANGE, reply_text="Noted.",
+                                                     pending=pending)), session_id=SESSION_ID)

@@ -11,12 +11,19 @@ from loguru import logger
 
 from monologue.memory.longterm.checks import run_checks
 from monologue.memory.longterm.core import LongTermCore
-from monologue.memory.longterm.engine import LongTermMemory, LongTermOptions, session_snapshot
+from monologue.memory.longterm.engine import (
+    AnsweredTurn,
+    LongTermMemory,
+    LongTermOptions,
+    LongTermStores,
+    MemoryTools,
+    session_snapshot,
+)
 from monologue.memory.longterm.planning import Planner
 from monologue.memory.longterm.records import DAY
 from monologue.memory.longterm.reflection import Reflector
 from monologue.memory.longterm.retrieval import Retriever
-from monologue.memory.longterm.stream import MemoryStream
+from monologue.memory.longterm.stream import AddOptions, MemoryStream
 from monologue.memory.longterm.summaries import SummaryPyramid
 from monologue.memory.stores.memories import SqlMemoryStore
 from monologue.memory.stores.profiles import SqlProfileStore
@@ -34,15 +41,16 @@ def clock():
 @pytest.fixture
 def ltm(tmp_path, clock):
     path = tmp_path / "m.db"
-    return LongTermMemory(SqlMemoryStore(path), "ann", embed=bag_of_words, clock=clock,
-                          profiles=SqlProfileStore(path), options=LongTermOptions(budget_ms=5000))
+    return LongTermMemory(SqlMemoryStore(path), "ann", tools=MemoryTools(embed=bag_of_words, clock=clock),
+                          stores=LongTermStores(profiles=SqlProfileStore(path)),
+                          options=LongTermOptions(budget_ms=5000))
 
 
 def turn(ltm: LongTermMemory, text: str, session: str, n: int, turn_class: str = "information_change"):
     """One user turn as the reply processor runs it: before (critical path), after (background)."""
     async def run():
         before = await ltm.before_reply(text, session_id=session, turn_class=turn_class)
-        await ltm.after_reply(before, text, session_id=session, turn=n, turn_class=turn_class)
+        await ltm.after_reply(AnsweredTurn(before, text, session_id=session, turn=n, turn_class=turn_class))
         return before
     return asyncio.run(run())
 
@@ -201,8 +209,9 @@ def test_pre_conversation_checks(ltm, clock):
 def test_promises_in_replies_are_recorded(ltm):
     async def run():
         before = await ltm.before_reply("Remind me to call mom.", session_id="s1", turn_class="information_change")
-        await ltm.after_reply(before, "Remind me to call mom.", session_id="s1", turn=1,
-                              turn_class="information_change", reply_text="Sure. I'll remind you to call mom tonight.")
+        await ltm.after_reply(AnsweredTurn(before, "Remind me to call mom.", session_id="s1", turn=1,
+                                           turn_class="information_change",
+                                           reply_text="Sure. I'll remind you to call mom tonight."))
     asyncio.run(run())
     assert [p["text"] for p in ltm.profiles.open_commitments("ann")] == ["I'll remind you to call mom tonight"]
 
@@ -250,7 +259,7 @@ def test_reasoning_on_a_replaced_memory_is_held(tmp_path, clock):
     stream = MemoryStream(SqlMemoryStore(tmp_path / "d.db"), "ann", embed=bag_of_words, clock=clock)
     old = stream.add("My daughter is 6 years old.")
     plan = stream.add("Plan: a kids' menu for a 6 year old", source="plan", evidence=[old.id])
-    new = stream.add("My daughter is 7 years old.", merge=False)
+    new = stream.add("My daughter is 7 years old.", options=AddOptions(merge=False))
     stream.supersede(old, new, "factual correction", misstatement=True)
     held = stream.get(plan.id)
     assert held is not None and held.held and "rests on a replaced memory" in held.notes[0]
@@ -265,8 +274,8 @@ def test_an_important_change_reaches_the_profile_at_once(ltm):
     async def run():
         await working.update("No spicy food.", turn=1)
         before = await ltm.before_reply("No spicy food.", session_id="s1", turn_class="information_change")
-        await ltm.after_reply(before, "No spicy food.", session_id="s1", turn=1, turn_class="information_change",
-                              session=session_snapshot(working))
+        await ltm.after_reply(AnsweredTurn(before, "No spicy food.", session_id="s1", turn=1,
+                                           turn_class="information_change", session=session_snapshot(working)))
     asyncio.run(run())
     assert [f.value for f in ltm.profile().facts.values()] == ["spicy"]          # before the session ends
     assert ltm.profiles.audit("ann")[-1]["reason"] == "new preference"
@@ -333,8 +342,9 @@ class FakeMemoryLLM:
 def test_llm_work_waits_for_the_end_of_the_session(tmp_path, clock):
     path = tmp_path / "c.db"
     llm = FakeMemoryLLM()
-    ltm = LongTermMemory(SqlMemoryStore(path), "ann", embed=bag_of_words, clock=clock,
-                         profiles=SqlProfileStore(path), options=LongTermOptions(budget_ms=5000), llm=llm)
+    ltm = LongTermMemory(SqlMemoryStore(path), "ann", tools=MemoryTools(embed=bag_of_words, clock=clock),
+                         stores=LongTermStores(profiles=SqlProfileStore(path)), options=LongTermOptions(budget_ms=5000),
+                         llm=llm)
     turn(ltm, "I work at the city bakery.", "s1", 1)
     clock.advance(1)
     turn(ltm, "The sky looked odd over the bridge, I thought.", "s2", 1)
@@ -394,8 +404,8 @@ class GatedEmbedder:
 def gated(tmp_path, clock):
     embed = GatedEmbedder()
     path = tmp_path / "g.db"
-    ltm = LongTermMemory(SqlMemoryStore(path), "ann", embed=embed, clock=clock, profiles=SqlProfileStore(path),
-                         options=LongTermOptions(budget_ms=3000))
+    ltm = LongTermMemory(SqlMemoryStore(path), "ann", tools=MemoryTools(embed=embed, clock=clock),
+                         stores=LongTermStores(profiles=SqlProfileStore(path)), options=LongTermOptions(budget_ms=3000))
     return ltm, embed
 
 
@@ -436,8 +446,8 @@ def test_abandoned_work_finishes_before_the_next_write(gated):
     async def run():
         embed.hold = True
         before = await ltm.before_reply(text, session_id="s2", turn_class="information_change")
-        write = asyncio.ensure_future(ltm.after_reply(before, text, session_id="s2", turn=1,
-                                                      turn_class="information_change"))
+        write = asyncio.ensure_future(ltm.after_reply(AnsweredTurn(before, text, session_id="s2", turn=1,
+                                                                   turn_class="information_change")))
         await asyncio.sleep(0.1)
         written_meanwhile = len(ltm.stream.records()[0])
         embed.release.set()
@@ -458,15 +468,15 @@ def test_keeping_the_earlier_statement_asks_the_session_to_restore_it(ltm, answe
 
     async def run():
         before = await ltm.before_reply(answer, session_id="s2", turn_class="confirmation")
-        return await ltm.after_reply(before, answer, session_id="s2", turn=2, turn_class="confirmation")
+        return await ltm.after_reply(AnsweredTurn(before, answer, session_id="s2", turn=2, turn_class="confirmation"))
     assert asyncio.run(run()).restore_text == restore
 
 
 def test_the_core_is_plain_blocking_code(tmp_path, clock):
     """No event loop: the core prepares without changing what it awaits, writes, and opens sessions."""
     path = tmp_path / "core.db"
-    core = LongTermCore(SqlMemoryStore(path), "ann", embed=bag_of_words, clock=clock,
-                        profiles=SqlProfileStore(path))
+    core = LongTermCore(SqlMemoryStore(path), "ann",
+                        profiles=SqlProfileStore(path), tools=MemoryTools(embed=bag_of_words, clock=clock))
     core.stream.add("I'm allergic to peanuts.", session_id="s1")
     prepared = core.prepare("I'm not allergic to peanuts anymore.", session_id="s2", turn_class="information_change",
                             schema=None, language="en", awaiting=None)

@@ -11,9 +11,10 @@ import pytest
 
 from monologue.memory.domain.schema import load_schema
 from monologue.memory.longterm.core import LongTermCore
-from monologue.memory.longterm.engine import LongTermMemory, LongTermOptions
+from monologue.memory.longterm.engine import AnsweredTurn, LongTermMemory, LongTermOptions, LongTermStores, MemoryTools
 from monologue.memory.longterm.importance import Statement, read_statement, remember_as
 from monologue.memory.longterm.records import MemoryKind, MemoryRecord
+from monologue.memory.longterm.stream import AddOptions
 from monologue.memory.stores.memories import SqlMemoryStore
 from monologue.memory.stores.profiles import SqlProfileStore
 from monologue.memory.stores.state import InMemoryStateStore
@@ -61,8 +62,9 @@ def clock():
 
 def memory_for(tmp_path, clock, llm: ScriptedMemoryLLM | None = None, name: str = "m") -> LongTermMemory:
     path = tmp_path / f"{name}.db"
-    return LongTermMemory(SqlMemoryStore(path), "ann", embed=bag_of_words, clock=clock,
-                          profiles=SqlProfileStore(path), options=LongTermOptions(budget_ms=5000), llm=llm)
+    return LongTermMemory(SqlMemoryStore(path), "ann", tools=MemoryTools(embed=bag_of_words, clock=clock),
+                          stores=LongTermStores(profiles=SqlProfileStore(path)),
+                          options=LongTermOptions(budget_ms=5000), llm=llm)
 
 
 def say(ltm: LongTermMemory, text: str, session: str, n: int, domain: str = "in_car") -> list[str]:
@@ -72,7 +74,8 @@ def say(ltm: LongTermMemory, text: str, session: str, n: int, domain: str = "in_
 
     async def run() -> list[str]:
         before = await ltm.before_reply(text, session_id=session, turn_class=turn_class, schema=schema)
-        return (await ltm.after_reply(before, text, session_id=session, turn=n, turn_class=turn_class)).written
+        said = AnsweredTurn(before, text, session_id=session, turn=n, turn_class=turn_class)
+        return (await ltm.after_reply(said)).written
     return asyncio.run(run())
 
 
@@ -229,7 +232,7 @@ def test_rescoring_and_merging_respect_the_floor(tmp_path, clock):
     stream.rescore(liked, 8, "scored by a model")
     assert liked.importance == 8                                  # raising is allowed
     # A repeat passed in with a low score (a caller, a model) is merged at the floor or above.
-    again = stream.add("My son is allergic to sesame.", importance=1)
+    again = stream.add("My son is allergic to sesame.", options=AddOptions(importance=1))
     assert again.id == need.id and again.importance >= 9
 
 
@@ -243,7 +246,7 @@ def test_a_scorer_on_the_write_path_cannot_lower_below_the_floor(tmp_path, clock
 
 def test_memories_scored_low_before_the_rules_knew_them_are_lifted_not_archived(tmp_path, clock):
     ltm = memory_for(tmp_path, clock)
-    old = ltm.stream.add("我讨厌走高速", importance=1)             # as the LLM left it before this fix
+    old = ltm.stream.add("我讨厌走高速", options=AddOptions(importance=1))     # as the LLM left it before this fix
     clock.advance(8)
     ltm.stream.maintain()
     assert stored(ltm, old.id).current and stored(ltm, old.id).importance == 5
@@ -349,7 +352,7 @@ def test_in_car_preferences_read_by_a_scripted_llm_reach_the_profile(tmp_path, c
         await ltm.start_session(memory, session_id="s1")
         await memory.update(text, turn=1)
         before = await ltm.before_reply(text, session_id="s1", turn_class="information_change")
-        await ltm.after_reply(before, text, session_id="s1", turn=1, turn_class="information_change")
+        await ltm.after_reply(AnsweredTurn(before, text, session_id="s1", turn=1, turn_class="information_change"))
         await ltm.end_session(memory, session_id="s1")
     asyncio.run(run())
     assert {f.key: f.value for f in ltm.profile().facts.values()} == {"temperature": 21}
@@ -357,7 +360,7 @@ def test_in_car_preferences_read_by_a_scripted_llm_reach_the_profile(tmp_path, c
 
 
 def test_the_core_keeps_an_event_out_of_the_profile_and_the_summary(tmp_path, clock):
-    core = LongTermCore(SqlMemoryStore(tmp_path / "c.db"), "ann", embed=bag_of_words, clock=clock)
+    core = LongTermCore(SqlMemoryStore(tmp_path / "c.db"), "ann", tools=MemoryTools(embed=bag_of_words, clock=clock))
     from monologue.memory.longterm.exchange import BeforeReply
 
     core.after_reply(BeforeReply(), "Turn on the heated seats.", session_id="s1", turn=1, turn_class="chit_chat")

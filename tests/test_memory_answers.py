@@ -10,7 +10,14 @@ import asyncio
 import pytest
 
 from monologue.memory.domain.schema import load_schema
-from monologue.memory.longterm.engine import LongTermMemory, LongTermOptions, session_snapshot
+from monologue.memory.longterm.engine import (
+    AnsweredTurn,
+    LongTermMemory,
+    LongTermOptions,
+    LongTermStores,
+    MemoryTools,
+    session_snapshot,
+)
 from monologue.memory.stores.memories import SqlMemoryStore
 from monologue.memory.stores.profiles import SqlProfileStore
 from monologue.memory.stores.state import InMemoryStateStore
@@ -29,8 +36,9 @@ def clock() -> Clock:
 @pytest.fixture
 def ltm(tmp_path, clock) -> LongTermMemory:
     path = tmp_path / "m.db"
-    return LongTermMemory(SqlMemoryStore(path), "ann", embed=bag_of_words, clock=clock,
-                          profiles=SqlProfileStore(path), options=LongTermOptions(budget_ms=5000))
+    return LongTermMemory(SqlMemoryStore(path), "ann", tools=MemoryTools(embed=bag_of_words, clock=clock),
+                          stores=LongTermStores(profiles=SqlProfileStore(path)),
+                          options=LongTermOptions(budget_ms=5000))
 
 
 def _say(ltm: LongTermMemory, working: WorkingMemory | None, text: str, session: str, n: int,
@@ -42,8 +50,8 @@ def _say(ltm: LongTermMemory, working: WorkingMemory | None, text: str, session:
             await working.update(text, turn=n)
         before = await ltm.before_reply(text, session_id=session, turn_class="information_change",
                                         schema=load_schema(domain))
-        await ltm.after_reply(before, text, session_id=session, turn=n, turn_class="information_change",
-                              session=session_snapshot(working) if working is not None else None)
+        await ltm.after_reply(AnsweredTurn(before, text, session_id=session, turn=n, turn_class="information_change",
+                              session=session_snapshot(working) if working is not None else None))
         return before.answer or before.say
     return asyncio.run(run())
 

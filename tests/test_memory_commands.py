@@ -10,7 +10,7 @@ import pytest
 
 from monologue.memory.language.memory_cues import is_memory_command
 from monologue.memory.longterm.commands import read_command
-from monologue.memory.longterm.engine import LongTermMemory, LongTermOptions
+from monologue.memory.longterm.engine import AnsweredTurn, LongTermMemory, LongTermOptions, LongTermStores, MemoryTools
 from monologue.memory.stores.memories import SqlMemoryStore
 from monologue.memory.stores.profiles import SqlProfileStore
 from monologue.memory.working.turn_classes import classify_turn
@@ -23,14 +23,15 @@ T0 = 1_763_000_000.0
 @pytest.fixture
 def ltm(tmp_path):
     path = tmp_path / "m.db"
-    return LongTermMemory(SqlMemoryStore(path), "ann", embed=bag_of_words, clock=Clock(T0),
-                          profiles=SqlProfileStore(path), options=LongTermOptions(budget_ms=5000))
+    return LongTermMemory(SqlMemoryStore(path), "ann", tools=MemoryTools(embed=bag_of_words, clock=Clock(T0)),
+                          stores=LongTermStores(profiles=SqlProfileStore(path)),
+                          options=LongTermOptions(budget_ms=5000))
 
 
 def turn(ltm: LongTermMemory, text: str, session: str, n: int, turn_class: str = "information_change"):
     async def run():
         before = await ltm.before_reply(text, session_id=session, turn_class=turn_class)
-        await ltm.after_reply(before, text, session_id=session, turn=n, turn_class=turn_class)
+        await ltm.after_reply(AnsweredTurn(before, text, session_id=session, turn=n, turn_class=turn_class))
         return before
     return asyncio.run(run())
 

@@ -19,8 +19,9 @@ from monologue.memory.longterm.planning import Planner
 from monologue.memory.longterm.profile import opening_line, session_status, update_profile
 from monologue.memory.longterm.records import AuditEntry, ProfileFact, UserProfile
 from monologue.memory.longterm.retrieval import Retriever
-from monologue.memory.longterm.stream import MemoryStream
+from monologue.memory.longterm.stream import AddOptions, MemoryStream
 from monologue.memory.longterm.structured import exact_answer
+from monologue.memory.longterm.user_memory import MemoryTools
 from monologue.memory.stores.memories import SqlMemoryStore
 from monologue.memory.stores.profiles import SqlProfileStore
 from monologue.memory.working.state import ActionDone, AgentAct, Comparator, Condition, SessionState
@@ -163,7 +164,7 @@ def test_checks_are_spoken(tmp_path):
                                             ("zh", "我从来不吃辣，订餐厅的时候记住。")])
 def test_the_plan_is_a_question_a_person_asks(tmp_path, language, said):
     stream = MemoryStream(SqlMemoryStore(tmp_path / "p.db"), "u", embed=bag_of_words, clock=Clock(TUESDAY))
-    stream.add(said, session_id="s1", importance=8)
+    stream.add(said, session_id="s1", options=AddOptions(importance=8))
     plan = Planner(stream, Retriever(stream)).propose(
         "book a restaurant table 订餐厅 吃辣", "s2", language, schema=FOOD,
         keeping=[Condition("dietary", Comparator.EXCLUDES, "spicy", "", 0)])
@@ -199,7 +200,7 @@ def test_exact_answers_are_second_person_with_when(tmp_path):
 @pytest.fixture
 def core(tmp_path):
     clock = Clock(dt.datetime(2026, 3, 11, 9, 0).timestamp())          # a Wednesday morning
-    core = LongTermCore(SqlMemoryStore(tmp_path / "m.db"), "ann", embed=bag_of_words, clock=clock)
+    core = LongTermCore(SqlMemoryStore(tmp_path / "m.db"), "ann", tools=MemoryTools(embed=bag_of_words, clock=clock))
     for text in ("I like the seat further back.", "Keep the cabin at 21 degrees, I always get cold.",
                  "我喜欢座椅靠后。", "车里我喜欢21度。"):
         core.stream.add(text, session_id="s1")

@@ -8,7 +8,7 @@ from monologue.memory.language.numbers import time_window
 from monologue.memory.longterm.importance import rule_importance
 from monologue.memory.longterm.records import DAY
 from monologue.memory.longterm.retrieval import BM25, RetrievalWeights, Retriever, tokenize
-from monologue.memory.longterm.stream import MemoryStream
+from monologue.memory.longterm.stream import AddOptions, MemoryStream
 from monologue.memory.stores.memories import SqlMemoryStore
 
 from fakes import Clock, bag_of_words
@@ -85,7 +85,8 @@ def test_retrieval_ranks_relevant_important_recent(stream, clock):
 
 def test_two_channels(stream):
     stream.add("I took the ring road on Monday, it jammed.")
-    stream.add("The ring road jams on weekday mornings.", source="reflection", kind="reflection", importance=8)
+    stream.add("The ring road jams on weekday mornings.", source="reflection", kind="reflection",
+               options=AddOptions(importance=8))
     result = Retriever(stream).retrieve("ring road traffic", k=5)
     assert [m.record.kind for m in result.memories] == ["memory"]
     assert [m.record.kind for m in result.reflections] == ["reflection"]
@@ -104,11 +105,11 @@ def test_time_window_from_the_question(stream, clock):
 
 
 def test_expired_memories_sink_unless_confirmed(stream, clock):
-    stale = stream.add("seat heater on level three", importance=7)     # 30-day tier
+    stale = stream.add("seat heater on level three", options=AddOptions(importance=7))     # 30-day tier
     clock.advance(40)                                                   # …now past it
-    stream.add("seat heater never in summer", importance=8)             # kept until deleted
-    fresh = stream.add("seat heater on level two", importance=6)
-    stream.add("seat heater button is sticky", importance=4)
+    stream.add("seat heater never in summer", options=AddOptions(importance=8))             # kept until deleted
+    fresh = stream.add("seat heater on level two", options=AddOptions(importance=6))
+    stream.add("seat heater button is sticky", options=AddOptions(importance=4))
     retriever = Retriever(stream, RetrievalWeights(feedback=0.0, recency=0.0, importance=1.0, relevance=0.0))
 
     def position(record):
@@ -224,7 +225,7 @@ def test_feedback_on_a_large_stream_rescores_only_the_best_and_agrees_with_the_w
     stream = MemoryStream(SqlMemoryStore(tmp_path / "big.db"), "alice", embed=bag_of_words, clock=clock)
     for i in range(400):
         stream.add(" ".join(rng.choice(words) for _ in range(7)) + f" note {i}")
-    stream.add("My sister Julia teaches jazz piano in Geneva.", importance=8)
+    stream.add("My sister Julia teaches jazz piano in Geneva.", options=AddOptions(importance=8))
 
     def ranked(pool: int, question: str) -> list[str]:
         monkeypatch.setattr(retrieval, "FEEDBACK_POOL", pool)

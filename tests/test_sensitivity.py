@@ -10,7 +10,7 @@ from pipecat.tests.utils import run_test
 from test_processors import _turn
 
 from monologue.configs import LLMOptions
-from monologue.memory.longterm.engine import LongTermMemory, LongTermOptions
+from monologue.memory.longterm.engine import AnsweredTurn, LongTermMemory, LongTermOptions, MemoryTools
 from monologue.memory.longterm.sensitivity import LocalOnlyRedactor, raised, tier_of
 from monologue.memory.stores.memories import SqlMemoryStore
 from monologue.memory.working.conversation import ConversationLog
@@ -75,11 +75,13 @@ def test_the_redactor_keeps_local_only_pieces_out_and_puts_them_back():
 
 async def test_a_remote_providers_prompt_never_carries_a_local_only_memory(tmp_path):
     path = tmp_path / "m.db"
-    long_term = LongTermMemory(SqlMemoryStore(path), "ann", embed=bag_of_words, clock=Clock(1_763_000_000.0),
+    long_term = LongTermMemory(SqlMemoryStore(path), "ann",
+                               tools=MemoryTools(embed=bag_of_words, clock=Clock(1_763_000_000.0)),
                                options=LongTermOptions(budget_ms=5000))
     for n, fact in enumerate(("I live at 12 Baker Street.", "My door code is 4512."), 1):
         before = await long_term.before_reply(fact, session_id="s1", turn_class="information_change")
-        await long_term.after_reply(before, fact, session_id="s1", turn=n, turn_class="information_change")
+        await long_term.after_reply(AnsweredTurn(before, fact, session_id="s1", turn=n,
+                                                 turn_class="information_change"))
     # The provider (mocked) answers with a placeholder; the user hears the original.
     chat = ChatLLM(LLMOptions(model="openai/gpt-4o-mini", fallback=None,
                               mock_response="Sure, I'll find a place near <LOCAL_1>."))

@@ -17,7 +17,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.tests.utils import run_test
 
 from monologue.configs import LLMOptions
-from monologue.memory.longterm.engine import BeforeReply, LongTermMemory, LongTermOptions
+from monologue.memory.longterm.engine import AnsweredTurn, BeforeReply, LongTermMemory, LongTermOptions, LongTermStores
 from monologue.memory.stores.database import Database
 from monologue.memory.stores.journal import SqlTurnJournal
 from monologue.memory.stores.memories import SqlMemoryStore
@@ -38,7 +38,7 @@ NOW_LEASE = LongTermOptions(journal_lease_secs=0.0)     # one writer at a time h
 
 def _memory(path: Path | Database, options: LongTermOptions = NOW_LEASE) -> LongTermMemory:
     store = SqlMemoryStore(path)
-    return LongTermMemory(store, USER, options=options, profiles=SqlProfileStore(store.db))
+    return LongTermMemory(store, USER, options=options, stores=LongTermStores(profiles=SqlProfileStore(store.db)))
 
 
 def _said(n: int, writer: str = "a") -> str:
@@ -182,7 +182,8 @@ async def test_a_store_out_of_reach_delays_the_reply_by_the_journal_wait_at_most
                                      turn_class="information_change") is None
     assert any("journal: no answer" in f for f in memory.failed_writes)
     release.set()
-    await memory.after_reply(before, _said(1), session_id=SESSION, turn=1, turn_class="information_change")
+    await memory.after_reply(AnsweredTurn(before, _said(1), session_id=SESSION, turn=1,
+                                          turn_class="information_change"))
     for _ in range(3000):                          # the insert left running lands (a hang guard, not a budget)
         if memory.journal.count(USER):
             break
@@ -204,8 +205,8 @@ def _two_writers(make_memory: Any, turns: int = 12) -> list[LongTermMemory]:
             text = _said(n, name)
             pending = await memory.journal_turn(BeforeReply(), text, session_id=SESSION, turn=n,
                                                 turn_class="information_change", reply_text="Noted.")
-            await memory.after_reply(BeforeReply(), text, session_id=SESSION, turn=n,
-                                     turn_class="information_change", pending=pending)
+            await memory.after_reply(AnsweredTurn(BeforeReply(), text, session_id=SESSION, turn=n,
+                                                  turn_class="information_change", pending=pending))
 
     def write(memory: LongTermMemory, name: str) -> None:
         try:

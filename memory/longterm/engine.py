@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -30,7 +30,13 @@ from monologue.memory.longterm.pending import turn_inputs
 from monologue.memory.longterm.records import UserProfile
 from monologue.memory.longterm.reflection import ReflectionReport
 from monologue.memory.longterm.stream import Embed, MemoryStream
-from monologue.memory.longterm.user_memory import RECALL_WEIGHTS, LongTermLLM, LongTermOptions
+from monologue.memory.longterm.user_memory import (
+    RECALL_WEIGHTS,
+    LongTermLLM,
+    LongTermOptions,
+    MemoryTools,
+    SpeakerOptions,
+)
 from monologue.memory.longterm.writing import restore_after
 from monologue.memory.stores.journal import JournalEntry, SqlTurnJournal, evidence_id
 from monologue.memory.stores.memories import SqlMemoryStore
@@ -38,8 +44,9 @@ from monologue.memory.stores.protocols import MemoryStore, ProfileStore
 from monologue.memory.working.state import Change, Operation, SessionState
 from monologue.memory.working.turn_classes import TurnClass
 
-__all__ = ["RECALL_WEIGHTS", "AfterReply", "Awaiting", "BeforeReply", "JournalEntry", "LongTermMemory",
-           "LongTermOptions", "LoopBoundLLM", "Opening", "SessionSnapshot", "WorkingSession", "session_snapshot"]
+__all__ = ["RECALL_WEIGHTS", "AfterReply", "AnsweredTurn", "Awaiting", "BeforeReply", "JournalEntry",
+           "LongTermMemory", "LongTermOptions", "LongTermStores", "LoopBoundLLM", "MemoryTools", "Opening",
+           "SessionSnapshot", "SpeakerOptions", "WorkingSession", "session_snapshot"]
 
 
 class LoopBoundLLM(LongTermLLM, Protocol):
@@ -86,34 +93,44 @@ def _failure(task: asyncio.Future[Any], session_id: str, what: str) -> bool:
 
 
 @dataclass(frozen=True)
-class _Write:
-    """One turn's background write, kept to retry with the next turn when it fails."""
-    before: BeforeReply
-    text: str
+class AnsweredTurn:
+    """A turn as it was said and answered: what `after_reply` writes in the background, and
+    keeps to retry with the next turn when the write fails."""
+    before: BeforeReply                     # what long-term memory added to the reply
+    text: str                               # what the user said
     session_id: str
     turn: int
     turn_class: str
-    reply_text: str
-    session: SessionSnapshot | None
-    pending: JournalEntry | None = None     # its journal entry, deleted once the write has landed
-    retried: bool = False
+    reply_text: str = ""                    # what the agent said back
+    session: SessionSnapshot | None = None  # the session's state after this turn (`session_snapshot`)
+    pending: JournalEntry | None = None     # its journal entry (`journal_turn`), deleted once the write has landed
+    retried: bool = False                   # an earlier try may have landed its memory: it is not written twice
+
+
+@dataclass(frozen=True)
+class LongTermStores:
+    """Where long-term memory keeps what is not the stream. `profiles`: profiles, summaries
+    and the audit log (None: in memory only). `journal`: where a turn's writes wait until
+    they have landed (`journal_turn`); None: the memory store's own database (none for a
+    store that is not SQL)."""
+    profiles: ProfileStore | None = None
+    journal: SqlTurnJournal | None = None
 
 
 class LongTermMemory:
     """One user's long-term memory across sessions (seed 002's memory stream), for an event loop."""
 
-    def __init__(self, store: MemoryStore, user_id: str, embed: Embed | None = None,
-                 options: LongTermOptions | None = None, clock: Callable[[], float] = time.time,
-                 profiles: ProfileStore | None = None, llm: LoopBoundLLM | None = None,
-                 household: str = "", speaker_known: bool = True, journal: SqlTurnJournal | None = None) -> None:
-        """`journal`: where a turn's writes wait until they have landed (`journal_turn`); by
-        default the memory store's own database (none for a store that is not SQL)."""
-        self.core = LongTermCore(store, user_id, embed=embed, options=options, clock=clock, profiles=profiles,
-                                 llm=llm, household=household, speaker_known=speaker_known)
+    def __init__(self, store: MemoryStore, user_id: str, tools: MemoryTools | None = None,
+                 options: LongTermOptions | None = None, llm: LoopBoundLLM | None = None,
+                 speaker: SpeakerOptions | None = None, stores: LongTermStores | None = None) -> None:
+        stores = stores or LongTermStores()
+        journal = stores.journal
+        self.core = LongTermCore(store, user_id, tools=tools, options=options, profiles=stores.profiles,
+                                 llm=llm, speaker=speaker)
         self._llm = llm
         self.options = self.core.options
         self.failed_writes: list[str] = []
-        self._retry: list[_Write] = []
+        self._retry: list[AnsweredTurn] = []
         self._failed_recalls = 0           # worker failures, abandoned or not
         self._failed_background = 0        # background tasks (`spawn`) that raised
         # The core runs one call at a time. One lock per event loop: a `chat` script with
@@ -312,53 +329,47 @@ class LongTermMemory:
                 session_id, turn, type(exc).__name__, exc)
             return None
 
-    async def after_reply(self, before: BeforeReply, text: str, *, session_id: str, turn: int, turn_class: str,
-                          reply_text: str = "", session: SessionSnapshot | None = None,
-                          pending: JournalEntry | None = None) -> AfterReply:
+    async def after_reply(self, answered: AnsweredTurn) -> AfterReply:
         """The background half of a turn; returns what the session should change.
 
-        `session`: the session's state after this turn (see `session_snapshot`), so a
-        lasting change reaches the profile at once. `pending`: the turn's journal entry
-        (`journal_turn`): its number is the turn's, and it is deleted once the writes have
-        landed. A failed write is logged, counted and kept to retry with the next turn and
-        at the end of the session (and by the next worker, from the journal): an
+        `answered.session`: the session's state after this turn (see `session_snapshot`), so
+        a lasting change reaches the profile at once. `answered.pending`: the turn's journal
+        entry (`journal_turn`): its number is the turn's, and it is deleted once the writes
+        have landed. A failed write is logged, counted and kept to retry with the next turn
+        and at the end of the session (and by the next worker, from the journal): an
         acknowledged turn is not lost."""
-        turn = pending.turn if pending is not None else turn
-        write = _Write(before, text, session_id, turn, turn_class, reply_text, session, pending)
+        if answered.pending is not None:
+            answered = replace(answered, turn=answered.pending.turn)
         async with self._lock:
-            written = await self._run_writes(self._retried(session) + [write])
-        return AfterReply(written[-1] or [], restore_after(before))
+            written = await self._run_writes(self._retried(answered.session) + [answered])
+        return AfterReply(written[-1] or [], restore_after(answered.before))
 
-    def after_reply_now(self, before: BeforeReply, text: str, *, session_id: str, turn: int, turn_class: str,
-                        reply_text: str = "", session: SessionSnapshot | None = None,
-                        pending: JournalEntry | None = None, retried: bool = False) -> list[str]:
+    def after_reply_now(self, answered: AnsweredTurn) -> list[str]:
         """The worker thread's half of `after_reply`; returns the ids written. `retried`: an
         earlier try may have landed its memory before it failed: it is not written twice."""
-        if retried and self.core.wrote(evidence_id(session_id, turn)):
+        a = answered
+        if a.retried and self.core.wrote(evidence_id(a.session_id, a.turn)):
             written: list[str] = []
         else:
-            written = self.core.after_reply(before, text, session_id=session_id, turn=turn, turn_class=turn_class,
-                                            reply_text=reply_text, session=session)
-        if pending is not None and self.journal is not None:
-            self.journal.done(pending.id)
+            written = self.core.after_reply(a.before, a.text, session_id=a.session_id, turn=a.turn,
+                                            turn_class=a.turn_class, reply_text=a.reply_text, session=a.session)
+        if a.pending is not None and self.journal is not None:
+            self.journal.done(a.pending.id)
         return written
 
-    def _retried(self, session: SessionSnapshot | None) -> list[_Write]:
+    def _retried(self, session: SessionSnapshot | None) -> list[AnsweredTurn]:
         """The failed writes to try again, reading the session as it is now: the state they
         saw when they failed may since have changed."""
         return [replace(w, session=session, retried=True) if session is not None else replace(w, retried=True)
                 for w in self._retry]
 
-    async def _run_writes(self, writes: list[_Write]) -> list[list[str] | None]:
+    async def _run_writes(self, writes: list[AnsweredTurn]) -> list[list[str] | None]:
         """Run the writes in order (the caller holds the lock); the ids each wrote (None: it failed)."""
         self._retry = []
         written: list[list[str] | None] = []
         for w in writes:
             try:
-                written.append(await asyncio.to_thread(
-                    self.after_reply_now, w.before, w.text, session_id=w.session_id, turn=w.turn,
-                    turn_class=w.turn_class, reply_text=w.reply_text, session=w.session, pending=w.pending,
-                    retried=w.retried))
+                written.append(await asyncio.to_thread(self.after_reply_now, w))
             except Exception as exc:
                 written.append(None)
                 self.failed_writes.append(f"turn {w.turn}: {type(exc).__name__}: {exc}")

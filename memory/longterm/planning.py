@@ -19,7 +19,7 @@ from monologue.memory.language.phrases import join, say
 from monologue.memory.longterm.records import MemoryKind, MemoryRecord
 from monologue.memory.longterm.retrieval import Retriever
 from monologue.memory.longterm.speech import capitalized, joined_sentences, task_words
-from monologue.memory.longterm.stream import MemoryStream
+from monologue.memory.longterm.stream import AddOptions, MemoryStream
 from monologue.memory.working.render import spoken_condition
 from monologue.memory.working.state import Condition
 
@@ -75,9 +75,8 @@ class Planner:
             if schema is not None else say("plan.pick_up", language)
         reason = say("plan.reason", language, conditions=join(words, language, "plan.reason.and")) if words else ""
         record = self.stream.add(f"Plan: {text} — because {reason or 'of what the user said before'}",
-                                 source="plan", importance=6,
-                                 evidence=[b.id for b in basis], session_id=session_id,
-                                 context={"goal": goal, "status": "proposed"})
+                                 source="plan", evidence=[b.id for b in basis], session_id=session_id,
+                                 context={"goal": goal, "status": "proposed"}, options=AddOptions(importance=6))
         return Plan(record, text, reason, language)
 
     def accept(self, plan_id: str, session_id: str = "") -> MemoryRecord | None:

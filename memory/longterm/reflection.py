@@ -20,7 +20,7 @@ from loguru import logger
 
 from monologue.memory.longterm.records import DAY, MemoryRecord
 from monologue.memory.longterm.retrieval import tokenize
-from monologue.memory.longterm.stream import MemoryStream
+from monologue.memory.longterm.stream import AddOptions, MemoryStream
 
 Insight = Callable[[list[str]], "str | None"]      # member texts → one-sentence pattern (an LLM)
 _SITUATION_KEYS = ("time_of_day", "weekday", "passengers", "weather", "place")
@@ -143,9 +143,9 @@ class Reflector:
             report.refreshed.append(previous)
             return
         text = self._phrase(members, contexts, report, session_id)
-        record = self.stream.add(text, source="reflection", kind="reflection", importance=importance,
-                                 evidence=ids, session_id=session_id,
-                                 context={"contexts": contexts, "trigger": report.trigger})
+        record = self.stream.add(text, source="reflection", kind="reflection", evidence=ids, session_id=session_id,
+                                 context={"contexts": contexts, "trigger": report.trigger},
+                                 options=AddOptions(importance=importance))
         report.written.append(record)
 
     def _phrase(self, members: list[MemoryRecord], contexts: int, report: ReflectionReport, session_id: str) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -28,13 +29,33 @@ _USER_SOURCES = (MemorySource.USER_STATED, MemorySource.INFERRED)
 Audit = Callable[[str, Any, Any, str, str], None]      # what, before, after, reason, session
 
 
+@dataclass(frozen=True)
+class StreamOptions:
+    """How the stream keeps its records: how long, by importance, and how alike two
+    memories must be (cosine) for the second to merge into the first."""
+
+    retention: RetentionPolicy | None = None     # None: `RetentionPolicy()`
+    near_duplicate: float = 0.92
+
+
+@dataclass(frozen=True)
+class AddOptions:
+    """What `add` otherwise decides itself: the importance (None: scored), when the memory
+    was stated (None: now, by the stream's clock), and whether a repeat merges into the
+    record it repeats (off: a correction or a change is never folded into what it replaces)."""
+
+    importance: int | None = None
+    created_at: float | None = None
+    merge: bool = True
+
+
 class MemoryStream:
     """One user's stream: write (score, merge, retain) and maintain (decay, archive)."""
 
     def __init__(self, store: MemoryStore, user_id: str, *, embed: Embed | None = None,
-                 clock: Callable[[], float] = time.time, retention: RetentionPolicy | None = None,
-                 near_duplicate: float = 0.92, audit: Audit | None = None,
-                 importance_fn: Callable[[str], int | None] | None = None) -> None:
+                 clock: Callable[[], float] = time.time, options: StreamOptions | None = None,
+                 audit: Audit | None = None, importance_fn: Callable[[str], int | None] | None = None) -> None:
+        options = options or StreamOptions()
         self.store = store
         self.audit = audit
         # Scores what the rules abstain on; runs on the write path. (The pipeline leaves it
@@ -43,8 +64,8 @@ class MemoryStream:
         self.user_id = user_id
         self.embed = embed
         self.clock = clock
-        self.retention = retention or RetentionPolicy()
-        self.near_duplicate = near_duplicate
+        self.retention = options.retention or RetentionPolicy()
+        self.near_duplicate = options.near_duplicate
         self.scorer_failures = 0     # the scorer raised; the memory was kept with the default importance
 
     def records(self) -> tuple[list[MemoryRecord], np.ndarray]:
@@ -52,11 +73,13 @@ class MemoryStream:
         workers included (`SqlMemoryStore.all`)."""
         return self.store.all(self.user_id)
 
-    def add(self, text: str, *, source: str = "user_stated", importance: int | None = None,
-            context: dict[str, Any] | None = None, evidence: list[str] | None = None, session_id: str = "",
-            kind: str = "memory", created_at: float | None = None, merge: bool = True) -> MemoryRecord:
+    def add(self, text: str, *, source: str = "user_stated", context: dict[str, Any] | None = None,
+            evidence: list[str] | None = None, session_id: str = "", kind: str = "memory",
+            options: AddOptions | None = None) -> MemoryRecord:
         """Write one memory, merging it into an existing one when it repeats it (unless
-        `merge` is off: a correction or a change is never folded into what it replaces)."""
+        `options.merge` is off: a correction or a change is never folded into what it replaces)."""
+        options = options or AddOptions()
+        importance, created_at, merge = options.importance, options.created_at, options.merge
         if source not in SOURCES:
             raise ValueError(f"source must be one of {SOURCES}; the agent's own words are not user facts")
         text = text.strip()

@@ -23,7 +23,7 @@ from monologue.memory.longterm.planning import Planner
 from monologue.memory.longterm.records import RetentionPolicy, UserProfile
 from monologue.memory.longterm.reflection import ReflectionOptions, ReflectionReport, Reflector
 from monologue.memory.longterm.retrieval import RetrievalWeights, Retriever
-from monologue.memory.longterm.stream import Embed, MemoryStream
+from monologue.memory.longterm.stream import Embed, MemoryStream, StreamOptions
 from monologue.memory.longterm.structured import exact_answer
 from monologue.memory.longterm.summaries import SummaryPyramid
 from monologue.memory.stores.profiles import SqlProfileStore
@@ -60,17 +60,39 @@ class LongTermOptions:
     retention: RetentionPolicy = field(default_factory=RetentionPolicy)
 
 
+@dataclass(frozen=True)
+class MemoryTools:
+    """What memory measures what it keeps with: meaning (the sentence encoder; None: words
+    alone) and time (the clock; tests fix it)."""
+
+    embed: Embed | None = None
+    clock: Callable[[], float] = time.time
+
+
+@dataclass(frozen=True)
+class SpeakerOptions:
+    """Who may be speaking when several people share a device (U5, household.py).
+
+    `household`: the id of the household the user belongs to: what is stated as shared goes
+    there, and recall reads it beside the user's own. `speaker_known=False`: nobody is known
+    to be speaking (`user_id` is then the household's): recall reads the household only, and
+    only what is stated as shared is written."""
+
+    household: str = ""
+    speaker_known: bool = True
+
+
 class UserMemory:
     """One user's long-term memory across sessions (seed 002's memory stream), bound."""
 
-    def __init__(self, store: MemoryStore, user_id: str, *, embed: Embed | None = None,
-                 options: LongTermOptions | None = None, clock: Callable[[], float] = time.time,
-                 profiles: ProfileStore | None = None, llm: LongTermLLM | None = None,
-                 household: str = "", speaker_known: bool = True) -> None:
-        """`household`: the id of the household the user belongs to (U5): what is stated as
-        shared goes there, and recall reads it beside the user's own. `speaker_known=False`:
-        nobody is known to be speaking (`user_id` is then the household's): recall reads the
-        household only, and only what is stated as shared is written."""
+    def __init__(self, store: MemoryStore, user_id: str, *, tools: MemoryTools | None = None,
+                 options: LongTermOptions | None = None, profiles: ProfileStore | None = None,
+                 llm: LongTermLLM | None = None, speaker: SpeakerOptions | None = None) -> None:
+        """`speaker`: who may be speaking (see `SpeakerOptions`)."""
+        tools = tools or MemoryTools()
+        speaker = speaker or SpeakerOptions()
+        embed, clock = tools.embed, tools.clock
+        household, speaker_known = speaker.household, speaker.speaker_known
         self.speaker_known = speaker_known
         # A speaker known only by what they said ("it's Anna"), not by the transport: their
         # local-only memories are not recalled, and nothing is forgotten or erased by voice.
@@ -111,7 +133,7 @@ class UserMemory:
 
     def _stream(self, user_id: str) -> MemoryStream:
         return MemoryStream(self._store, user_id, embed=self._embed, clock=self.clock,
-                            retention=self.options.retention,
+                            options=StreamOptions(retention=self.options.retention),
                             audit=lambda what, before, after, reason, session: self.profiles.append_audit(
                                 user_id, what, before, after, reason, session, at=self.clock()),
                             importance_fn=None)

@@ -16,6 +16,7 @@ from monologue.memory.longterm.exchange import Awaiting, BeforeReply, SessionSna
 from monologue.memory.longterm.importance import remember_as
 from monologue.memory.longterm.profile import drawn_from, forget_drawn_from, update_profile
 from monologue.memory.longterm.records import MemoryKind
+from monologue.memory.longterm.stream import AddOptions
 from monologue.memory.longterm.user_memory import UserMemory
 from monologue.memory.stores.journal import evidence_id
 from monologue.memory.working.turn_classes import TurnClass
@@ -53,9 +54,10 @@ class Writing(UserMemory):
         answered_conflict = before.answered is not None and before.answered[0].kind == "conflict"
         if before.travel is not None:
             old = before.travel.item
-            new = self.stream.add(before.travel.new_text, source="user_stated", importance=max(old.importance, 6),
+            new = self.stream.add(before.travel.new_text, source="user_stated",
                                   evidence=old.evidence + evidence, session_id=session_id,
-                                  context={"revises": old.id}, merge=False)
+                                  context={"revises": old.id},
+                                  options=AddOptions(importance=max(old.importance, 6), merge=False))
             self.stream.supersede(old, new, f"changed on the user's request: \"{text}\"", session_id)
             written.append(new.id)
         elif not answered_conflict:
@@ -116,7 +118,7 @@ class Writing(UserMemory):
 
     def _remember(self, text: str, conflict: Conflict | None, session_id: str, evidence: list[str]) -> list[str]:
         record = self.stream.add(text, source="user_stated", session_id=session_id, evidence=evidence,
-                                 merge=conflict is None, context=self.context_now())
+                                 context=self.context_now(), options=AddOptions(merge=conflict is None))
         if conflict is not None and conflict.old.id != record.id:
             if conflict.risk == HIGH_RISK:
                 record.held = True
@@ -175,7 +177,7 @@ class Writing(UserMemory):
         new = self.stream.get(held_id) if held_id else None
         if new is None:       # the held statement was not written (yet): write it now
             new = self.stream.add(conflict.new_text, source="user_stated", session_id=session_id, evidence=evidence,
-                                  merge=False)
+                                  options=AddOptions(merge=False))
         if yes:
             new.held = False
             new.confirmed = True
