@@ -94,7 +94,7 @@ def agent_view(turn: TurnRecord | None, memory: WorkingMemory | None) -> AgentVi
     for condition in state.constraints.values():
         view.values.setdefault(condition.key, []).append(condition.value)
         view.statuses[condition.key] = str(condition.status)
-    view.done = [{"action": d.get("action"), "args": dict(d.get("args") or {})} for d in state.done]
+    view.done = [{"action": d.action, "args": dict(d.args)} for d in state.done]
     return view
 
 

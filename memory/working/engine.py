@@ -120,13 +120,6 @@ class WorkingMemory:
         self._lock = asyncio.Lock()
 
     @property
-    def options(self) -> WorkingMemoryOptions:
-        """Transitional: the old name of `settings`, until `memory/longterm/engine.py` reads
-        `memory.settings.language` where it reads `memory.options.language`. Nothing in
-        memory/working or dialogue reads it; remove it then."""
-        return self.settings
-
-    @property
     def state(self) -> SessionState:
         """The latest committed state (a fresh copy)."""
         state = self.store.load(self.session_id) or SessionState(self.session_id, domain=self.domains.domains[0].name)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import KeysView, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any, TypedDict, TypeVar, Unpack
@@ -227,30 +227,11 @@ class Change:
         self.action = ChangeAction(self.action)
 
 
-class _StillReadAsDict:
-    """Transitional: code outside memory/working and dialogue that still reads these records
-    as the dicts they were (`memory/longterm/profile.py`: `entry.get("completes")`,
-    `dict(d)`; `pipeline/simulate.py`: `d.get("action")`) keeps working until it reads
-    attributes. Nothing in memory/working or dialogue calls these; remove them then."""
-
-    def to_dict(self) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def get(self, name: str, default: Any = None) -> Any:
-        return self.to_dict().get(name, default)
-
-    def __getitem__(self, name: str) -> Any:
-        return self.to_dict()[name]
-
-    def keys(self) -> KeysView[str]:
-        return self.to_dict().keys()
-
-
 INTERRUPTED = "interrupted"     # the act kept when the user cut the agent's first reply before its point
 
 
 @dataclass(frozen=True)
-class AgentAct(_StillReadAsDict):
+class AgentAct:
     """One of the agent's recent acts, as the state keeps it for the dialogue policy's next
     decision: what it did last (`act`, the last step of its decision: ask, propose,
     confirm…) and what the decision opened with (`first`: an aside such as small talk)."""
@@ -283,7 +264,7 @@ NO_ACT = AgentAct(act="", turn=0, first="")     # before the agent's first act: 
 
 
 @dataclass(frozen=True)
-class ActionDone(_StillReadAsDict):
+class ActionDone:
     """An action the agent carried out (a tool ran): booked, set the route, opened a ticket."""
 
     action: str
