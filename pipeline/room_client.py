@@ -83,8 +83,11 @@ class PcmTrack(MediaStreamTrack):
 class RoomClient:
     """One peer in one room: connect, talk, listen, read the panel, leave."""
 
-    def __init__(self, base_url: str, user: str, track: PcmTrack, *, no_history: bool = False) -> None:
+    def __init__(self, base_url: str, user: str, track: PcmTrack, *, no_history: bool = False,
+                 patience_secs: float = 60.0) -> None:
+        """`patience_secs`: how long `wait_for` waits for what it is told to expect."""
         self.base_url = base_url.rstrip("/")
+        self.patience_secs = patience_secs
         self.user = user
         self.no_history = no_history
         self.track = track
@@ -142,9 +145,9 @@ class RoomClient:
     def of_type(self, kind: str) -> list[dict[str, Any]]:
         return [m for m in self.messages if m.get("type") == kind]
 
-    async def wait_for(self, condition: Callable[[], bool], timeout: float) -> bool:
-        """Poll `condition` as messages and audio arrive; False when `timeout` passed first."""
-        deadline = time.monotonic() + timeout
+    async def wait_for(self, condition: Callable[[], bool]) -> bool:
+        """Look at `condition` as messages and audio arrive; False when `patience_secs` passed first."""
+        deadline = time.monotonic() + self.patience_secs
         while not condition():
             left = deadline - time.monotonic()
             if left <= 0:
@@ -167,10 +170,9 @@ async def _main(args: argparse.Namespace) -> None:
     from monologue.pipeline.audio_io import load_session
 
     audio = load_session(args.wav, sample_rate=16000)
-    client = RoomClient(args.url, args.user, PcmTrack(audio.samples))
+    client = RoomClient(args.url, args.user, PcmTrack(audio.samples), patience_secs=args.timeout)
     await client.connect()
-    await client.wait_for(lambda: bool(client.of_type("agent_reply")) and client.track.script_done.is_set(),
-                          args.timeout)
+    await client.wait_for(lambda: bool(client.of_type("agent_reply")) and client.track.script_done.is_set())
     await asyncio.sleep(args.linger)
     for message in client.messages:
         print(json.dumps(message, ensure_ascii=False))

@@ -8,6 +8,7 @@ Every wait polls for its condition with a generous limit: the machine may be loa
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -32,7 +33,7 @@ from monologue.pipeline.server.rooms import ServeOptions
 from monologue.pipeline.server.signalling import check_offer_sdp
 from monologue.pipeline.sockets import bind
 
-from fakes import barge_in_turns, steady
+from fakes import barge_in_turns, steady, until
 
 DEMO = Path(__file__).resolve().parent.parent / "assets" / "demo_session" / "demo.flac"
 TURN_SECS = 4.6         # the demo's first user turn ends by here ("… on Saturday evening.")
@@ -137,13 +138,12 @@ def trace_lines(out: Path, session_id: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-async def poll(condition: Callable[[], bool], timeout: float = WAIT) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.2)
-    return True
+async def poll(condition: Callable[[], bool], limit_secs: float = WAIT) -> bool:
+    try:
+        await until(condition, every=0.2, limit_secs=limit_secs)
+        return True
+    except TimeoutError:
+        return False
 
 
 def session_of(client: Any) -> str:
@@ -219,9 +219,8 @@ class FakeRemoteTransport:
                     await self.push_frame(InputAudioRawFrame(audio=speech[at: at + 320].tobytes(),
                                                              sample_rate=16000, num_channels=1))
                     await asyncio.sleep(0.002)
-                deadline = time.monotonic() + WAIT
-                while not FakeRemoteTransport.replied(sent) and time.monotonic() < deadline:
-                    await asyncio.sleep(0.1)
+                with contextlib.suppress(TimeoutError):
+                    await until(lambda: FakeRemoteTransport.replied(sent), every=0.1, limit_secs=WAIT)
                 await self.push_frame(EndWorkerFrame(reason="fake room ended"))
 
         class Sink(FrameProcessor):
@@ -328,7 +327,7 @@ def test_daily_and_livekit_rooms_run_the_same_pipeline(kind: str, real_models: A
 async def connect(live: LiveServer, user: str, speech: np.ndarray, *, no_history: bool = False, **track: Any) -> Any:
     from monologue.pipeline.room_client import PcmTrack, RoomClient
 
-    client = RoomClient(live.url, user, PcmTrack(speech, **track), no_history=no_history)
+    client = RoomClient(live.url, user, PcmTrack(speech, **track), no_history=no_history, patience_secs=WAIT)
     await client.connect()
     return client
 
@@ -340,7 +339,7 @@ async def test_a_python_peer_talks_and_hears_the_agent(live: LiveServer) -> None
 
     client = await connect(live, "Kim", demo_first_turn())
     try:
-        assert await client.wait_for(lambda: answered(client) and client.voiced_secs > 0.5, WAIT), client.messages
+        assert await client.wait_for(lambda: answered(client) and client.voiced_secs > 0.5), client.messages
         session_id = session_of(client)
         heard = client.of_type("user_transcript")[0]
         assert "saturday" in heard["text"].lower()
@@ -370,8 +369,8 @@ async def test_two_rooms_at_once_stay_apart(live: LiveServer) -> None:
     ben_speech = spoken(live.rooms.models, "I need a table for two people on Friday.")
     ana, ben = await asyncio.gather(connect(live, "Ana", ana_speech), connect(live, "Ben", ben_speech))
     try:
-        assert await ana.wait_for(lambda: answered(ana), WAIT), ana.messages
-        assert await ben.wait_for(lambda: answered(ben), WAIT), ben.messages
+        assert await ana.wait_for(lambda: answered(ana)), ana.messages
+        assert await ben.wait_for(lambda: answered(ben)), ben.messages
         ids = session_of(ana), session_of(ben)
         assert ids[0] and ids[1] and ids[0] != ids[1]
         ana_state = [m for m in ana.of_type("state") if m["turn"] > 0][-1]
@@ -402,7 +401,7 @@ async def test_a_room_off_the_record_leaves_no_memory(live: LiveServer) -> None:
 
     client = await connect(live, "Noa", demo_first_turn(), no_history=True)
     try:
-        assert await client.wait_for(lambda: answered(client), WAIT), client.messages
+        assert await client.wait_for(lambda: answered(client)), client.messages
         assert client.of_type("session")[0]["no_history"] is True
         session_id = session_of(client)
     finally:
@@ -426,7 +425,7 @@ async def test_speaking_over_the_agent_in_a_room_cuts_it(live: LiveServer) -> No
     async def voice_for(secs: float) -> None:
         """Until `secs` more of the agent's voice has arrived: it is talking now."""
         before = client.voiced_secs
-        assert await client.wait_for(lambda: client.voiced_secs >= before + secs, WAIT), client.messages
+        assert await client.wait_for(lambda: client.voiced_secs >= before + secs), client.messages
 
     async def voice_ends(quiet_secs: float = 1.5) -> None:
         """Until the agent's voice has been silent for `quiet_secs`."""
@@ -439,17 +438,17 @@ async def test_speaking_over_the_agent_in_a_room_cuts_it(live: LiveServer) -> No
                 last, since = client.voiced_secs, time.monotonic()
 
     try:
-        assert await client.wait_for(lambda: bool(client.of_type("session")), WAIT)
+        assert await client.wait_for(lambda: bool(client.of_type("session")))
         session_id = session_of(client)
         if client.of_type("session")[0]["opening"]:
             await voice_for(0.3)                           # the greeting, heard whole
             await voice_ends()
         client.track.feed.append(turns[0])                 # a table for four on Saturday evening
-        assert await client.wait_for(lambda: replied(1), WAIT), client.messages
+        assert await client.wait_for(lambda: replied(1)), client.messages
         client.track.feed.append(turns[1])                 # around seven, nothing spicy: an offer follows
         await voice_for(1.0)
         client.track.feed.append(turns[2])                 # over the offer: make it six people
-        assert await client.wait_for(lambda: replied(2), WAIT), client.messages
+        assert await client.wait_for(lambda: replied(2)), client.messages
         await voice_for(1.0)
         client.track.feed.append(turns[3])                 # "okay" over the next offer, well before its end
         assert await poll(lambda: len(trace_lines(live.out, session_id)) >= 4, WAIT), \
@@ -481,16 +480,17 @@ async def test_bad_clients_are_reported_and_a_good_room_is_still_served(live: Li
                 async with http.post(f"{live.url}/api/offer", **payload) as response:
                     assert response.status == 400
                     assert (await response.json())["error"]
-        assert await leaver.wait_for(lambda: bool(leaver.of_type("user_speaking")), WAIT)
+        assert await leaver.wait_for(lambda: bool(leaver.of_type("user_speaking")))
         leaver_id = session_of(leaver)
         await leaver.close()                                                # gone in the middle of the turn
         assert await poll(lambda: live.finished(leaver_id), 60)
         assert live.logged(leaver_id, "disconnected while the user was speaking")
 
-        assert await good.wait_for(lambda: answered(good) and good.voiced_secs > 0.5, WAIT), good.messages
+        assert await good.wait_for(lambda: answered(good) and good.voiced_secs > 0.5), good.messages
 
         silent_id = session_of(silent)
-        assert await silent.wait_for(lambda: bool(silent.of_type("room_closing")), IDLE_SECS + WAIT)
+        silent.patience_secs = IDLE_SECS + WAIT
+        assert await silent.wait_for(lambda: bool(silent.of_type("room_closing")))
         assert silent.track.readyState == "live", "the silent peer was still sending when its room closed"
         assert "no speech" in silent.of_type("room_closing")[0]["reason"]
         assert await poll(lambda: live.finished(silent_id), 60)
