@@ -28,11 +28,11 @@ from typing import Any, cast
 
 from monologue.models.errors import ModelUnavailable
 from monologue.models.llm_context import PURPOSES, LlamaContext, Purpose, TokenUsage
+from monologue.models.model_threads import call_on, model_thread
 from monologue.models.offline import cache_dir
-from monologue.models.workers import call_on, model_thread
 
 LLAMA_REQUIREMENT = "llama-cpp-python==0.3.36"
-LLAMA_THREAD = "llama"  # every llama.cpp call runs on this one thread (see models/workers.py)
+LLAMA_THREAD = "llama"  # every llama.cpp call runs on this one thread (see models/model_threads.py)
 PROVIDER = "local"
 
 
@@ -144,7 +144,7 @@ class LocalChatModel:
     The weights are mmapped, so the second context shares the model's pages (measured
     with Qwen2.5 0.5B at n_ctx 2048: PSS 614 MB with one context, 730 MB with two).
     Calls are serialised: llama.cpp contexts are not re-entrant, and all of them run on
-    the one llama thread so that one OpenMP team does the work (models/workers.py).
+    the one llama thread so that one OpenMP team does the work (models/model_threads.py).
     """
 
     def __init__(self, model: str, n_ctx: int = 2048, n_threads: int = 2, cache_mb: int = 256) -> None:

@@ -20,7 +20,7 @@ from pipecat.audio.vad.vad_analyzer import VADParams
 from pipecat.processors.frame_processor import FrameProcessor
 
 from monologue.configs import MonologueConfig
-from monologue.dialogue.session import DialogueOptions, DialogueSession
+from monologue.dialogue.dialogue_session import DialogueOptions, DialogueSession
 from monologue.dialogue.tools import RecordingTool, Toolbox
 from monologue.memory.domain.catalogue import CATALOGUES_DIR, Catalogue, load_catalogue
 from monologue.memory.domain.schema import DomainSchema
@@ -34,10 +34,10 @@ from monologue.memory.working.conversation import ConversationLog
 from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
 from monologue.models.asr import Transcriber
 from monologue.models.chat import ChatLLM
-from monologue.models.workers import call_on
+from monologue.models.model_threads import call_on
 from monologue.processors.asr import ASRProcessor
 from monologue.processors.barge_in import BackchannelCheck, BargeInProcessor
-from monologue.processors.frames import TurnRecord
+from monologue.processors.frames import Turn
 from monologue.processors.monologue import MonologueProcessor
 from monologue.processors.playout import Playout, PlayoutClock
 from monologue.processors.reply import ReplyMemory, ReplyOptions, ReplyProcessor
@@ -303,9 +303,9 @@ class SessionMemories:
 class TurnHooks:
     """What the session is told about each turn (the source paces itself by these)."""
 
-    on_turn_end: Callable[[TurnRecord], None] | None = None        # the VAD closed a user turn
-    on_turn_done: Callable[[TurnRecord], None] | None = None       # its trace line was written
-    on_reply_produced: Callable[[TurnRecord], None] | None = None  # its reply was made (not yet all played)
+    on_turn_end: Callable[[Turn], None] | None = None        # the VAD closed a user turn
+    on_turn_done: Callable[[Turn], None] | None = None       # its trace line was written
+    on_reply_produced: Callable[[Turn], None] | None = None  # its reply was made (not yet all played)
 
 
 def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path | None, *,
@@ -362,7 +362,7 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                                 compute_secs=config.replay.compute_secs)
 
         @parts.playout.event_handler("on_reply_produced")
-        async def produced(_playout: Playout, turn: TurnRecord) -> None:
+        async def produced(_playout: Playout, turn: Turn) -> None:
             if hooks.on_reply_produced is not None:
                 hooks.on_reply_produced(turn)
     return parts
@@ -401,11 +401,11 @@ class TurnGate:
         self._idle = asyncio.Event()
         self._idle.set()
 
-    def turn_started(self, _turn: TurnRecord | None = None) -> None:
+    def turn_started(self, _turn: Turn | None = None) -> None:
         self._open += 1
         self._idle.clear()
 
-    def turn_done(self, _turn: TurnRecord | None = None) -> None:
+    def turn_done(self, _turn: Turn | None = None) -> None:
         self._open = max(self._open - 1, 0)
         if self._open == 0:
             self._idle.set()

@@ -162,7 +162,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 def cmd_chat(args: argparse.Namespace) -> int:
     from monologue.pipeline.builder import load_text_models
-    from monologue.pipeline.chat import run_script
+    from monologue.pipeline.text_chat import run_script
 
     config = _config(args)
     path = Path(args.script)

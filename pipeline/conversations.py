@@ -28,8 +28,8 @@ from monologue.memory.longterm.profile import session_status
 from monologue.memory.stores.actions import SqlActionStore
 from monologue.memory.stores.state import SqlStateStore
 from monologue.pipeline.builder import AgentModels, elsewhere_names, user_memory
-from monologue.pipeline.chat import ChatOptions, chat_session
-from monologue.processors.frames import TurnRecord
+from monologue.pipeline.text_chat import ChatOptions, chat_session
+from monologue.processors.frames import Turn
 
 CONVERSATIONS_DIR = Path(__file__).resolve().parents[1] / "assets" / "conversations"
 EXPECTS = ("small_talk", "about_user", "dont_know")
@@ -82,7 +82,7 @@ class SessionRun:
     script: ScriptedSession
     session_id: str
     opening: str
-    turns: list[TurnRecord]
+    turns: list[Turn]
     status: str
     records: list[dict[str, Any]]
 
@@ -127,7 +127,7 @@ async def run_conversation(script: ConversationScript, models: AgentModels, *, o
 
 # --- judging --------------------------------------------------------------------------------
 
-def _offer(turn: TurnRecord) -> tuple[str, str] | None:
+def _offer(turn: Turn) -> tuple[str, str] | None:
     decision = turn.decision
     while decision.get("then"):
         decision = decision["then"]
@@ -236,7 +236,7 @@ def judge(run: ConversationRun) -> Verdict:
     return verdict
 
 
-def _did(turn: TurnRecord, action: str) -> bool:
+def _did(turn: Turn, action: str) -> bool:
     decision: dict[str, Any] | None = turn.decision
     while decision:
         if decision.get("act") == "act" and decision.get("action") == action and decision.get("record"):

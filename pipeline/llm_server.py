@@ -21,7 +21,7 @@ Why not llama-cpp-python's own server (``python -m llama_cpp.server``):
 - OpenAI's ``json_schema`` response format is translated to llama.cpp's constrained
   decoding (llama_cpp.server answers it with 422, which costs a JSON call a second try).
 
-One thread runs every llama.cpp call (models/workers.py), so requests are answered one
+One thread runs every llama.cpp call (models/model_threads.py), so requests are answered one
 at a time, in arrival order; a client that closes its connection (a dropped draft, a
 timeout) frees the thread within a token, as in-process. Licences: see models/llm.py (Qwen2.5 weights
 Apache-2.0, llama-cpp-python MIT).
@@ -45,7 +45,7 @@ from loguru import logger
 
 from monologue.models.llm import LLAMA_THREAD, PROVIDER, llama_params, spec_for, usage_dict
 from monologue.models.llm_context import Purpose, TokenUsage
-from monologue.models.workers import model_thread
+from monologue.models.model_threads import model_thread
 from monologue.pipeline.sockets import bind
 
 DEFAULT_MODEL = f"{PROVIDER}/qwen2.5-0.5b-instruct"

@@ -38,7 +38,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.pipeline.audio_devices import DeviceError, StreamFactory, not_opened
 from monologue.pipeline.audio_io import Resampler, WavRecorder
-from monologue.processors.frames import ReplyAudioFrame, TurnRecord
+from monologue.processors.frames import ReplyAudioFrame, Turn
 
 # A device that delivers no audio for this long is gone (unplugged, or the sound server stopped).
 DEVICE_SILENT_SECS = 3.0
@@ -305,7 +305,7 @@ class SpeakerOutput(FrameProcessor):
     def _play(self, frame: ReplyAudioFrame) -> None:
         if self._stream is None:
             return
-        turn: TurnRecord = frame.turn
+        turn: Turn = frame.turn
         now = time.monotonic()
         turn.mark("first_audio", time.perf_counter())
         if turn.turn_id not in self._turns_started:

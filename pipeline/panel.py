@@ -33,7 +33,7 @@ from pipecat.frames.frames import (
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pydantic import BaseModel, Field
 
-from monologue.processors.frames import SpeechStartedFrame, TurnRecord, UserTurnFrame
+from monologue.processors.frames import SpeechStartedFrame, Turn, UserTurnFrame
 
 if TYPE_CHECKING:
     from monologue.memory.working.engine import UpdateResult, WorkingMemory
@@ -136,7 +136,7 @@ class AgentReply(PanelMessage):
     error: str = ""
 
     @classmethod
-    def of(cls, turn: TurnRecord) -> AgentReply:
+    def of(cls, turn: Turn) -> AgentReply:
         barge_in = turn.barge_in.trace() if turn.barge_in is not None else {}
         memories: list[str] = []
         detail: dict[str, Any] = {}
@@ -203,7 +203,7 @@ class PanelTap(FrameProcessor):
             message = await self._outbox.get()
             await self.push_frame(OutputTransportMessageUrgentFrame(message=message.model_dump(mode="json")))
 
-    async def _send_state(self, turn: TurnRecord) -> None:
+    async def _send_state(self, turn: Turn) -> None:
         result, error = await turn.state_outcome()
         if result is not None:
             self.send(StateUpdate.of(turn.turn_id, result.state, result))

@@ -19,7 +19,7 @@ from monologue.pipeline.audio_io import SessionAudio, load_session, write_wav
 from monologue.pipeline.builder import AgentModels, TurnGate
 from monologue.pipeline.session import Session, SessionHooks, SessionSpec, run_session
 from monologue.processors.audio_out import ReplyRecorder
-from monologue.processors.frames import TurnRecord
+from monologue.processors.frames import Turn
 
 TURN_STALL_SECS = 180.0
 
@@ -82,7 +82,7 @@ class ReplaySource(FrameProcessor):
 @dataclass(frozen=True)
 class ReplayResult:
     out_dir: Path
-    turns: list[TurnRecord]
+    turns: list[Turn]
     audio_secs: float
     wall_secs: float
     triggered_share: float

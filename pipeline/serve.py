@@ -19,7 +19,7 @@ Panel messages are our own small typed messages (`panel.py`), not pipecat's RTVI
   bundle); speaking RTVI by hand would mean following its handshake (client-ready,
   bot-ready) for nothing the page uses;
 - RTVI needs its processor and observer in the pipeline, watching frames Monologue does not
-  use (pipecat's LLM and transcription frames); our tap reads `TurnRecord`s directly.
+  use (pipecat's LLM and transcription frames); our tap reads `Turn`s directly.
 The messages go out as `OutputTransportMessageUrgentFrame`s, so the same panel works over
 Daily or LiveKit app messages.
 

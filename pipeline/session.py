@@ -36,7 +36,7 @@ from monologue.pipeline.builder import (
     run_worker,
     session_memory,
 )
-from monologue.processors.frames import TurnRecord
+from monologue.processors.frames import Turn
 from monologue.processors.playout import PlayoutClock
 
 SessionMode = Literal["speech", "text"]
@@ -136,7 +136,7 @@ class Session:
     transcript: StoredTranscript | None = None   # what was said, kept beside the state (with a store)
 
     @property
-    def turns(self) -> list[TurnRecord]:
+    def turns(self) -> list[Turn]:
         """The turns answered and traced so far."""
         return self.processors.trace.turns
 
@@ -152,7 +152,7 @@ class SessionHooks:
     # Memories started and the opening line known; the worker is about to run.
     on_start: Callable[[Session], None] | None = None
     # A turn was answered and traced (with the working memory it may have changed).
-    on_turn: Callable[[TurnRecord, WorkingMemory | None], None] | None = None
+    on_turn: Callable[[Turn, WorkingMemory | None], None] | None = None
     # The session is over and its long-term session ended; also after an error or Ctrl-C.
     on_end: Callable[[Session], None] | None = None
 
@@ -195,7 +195,7 @@ async def run_session(spec: SessionSpec, source: FrameProcessor, sink: FrameProc
         resumed_after = max(log.last_turn, await asyncio.to_thread(_last_turn, memory) if memory else 0)
     continued = resumed_after > 0 or len(log) > 0      # only the opening was said: still continued
 
-    def turn_done(turn: TurnRecord) -> None:
+    def turn_done(turn: Turn) -> None:
         if hooks.on_turn is not None:
             hooks.on_turn(turn, memory)
         if gate is not None and not spoken:

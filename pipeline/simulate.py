@@ -29,8 +29,8 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from monologue.configs import MonologueConfig, load_config
 from monologue.memory.working.engine import WorkingMemory
 from monologue.pipeline.builder import AgentModels, TurnGate
-from monologue.pipeline.chat import typed_turn
-from monologue.processors.frames import TurnRecord, UserTurnFrame
+from monologue.pipeline.text_chat import typed_turn
+from monologue.processors.frames import Turn, UserTurnFrame
 from monologue.sim.domain import load_domain
 from monologue.sim.goals import Goal, UserWords, make_goal
 from monologue.sim.phrasing import CorpusSpec, Partition, PhrasingBank
@@ -86,7 +86,7 @@ class QueuedTurnSource(FrameProcessor):
         await self.push_frame(EndWorkerFrame(reason="the simulated user left"))
 
 
-def agent_view(turn: TurnRecord | None, memory: WorkingMemory | None) -> AgentView:
+def agent_view(turn: Turn | None, memory: WorkingMemory | None) -> AgentView:
     view = AgentView(turn.reply_text if turn is not None else "")
     if memory is None:
         return view
@@ -119,7 +119,7 @@ class PipelineAgent:
             self._opening = session.opening
             self._started.set()
 
-        def on_turn(turn: TurnRecord, memory: WorkingMemory | None) -> None:
+        def on_turn(turn: Turn, memory: WorkingMemory | None) -> None:
             self._answered.put_nowait(agent_view(turn, memory))
 
         spec = SessionSpec(self.config, self.models, None, session_id=self.session_id, store=self.store,

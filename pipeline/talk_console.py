@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.text import Text
 
 from monologue.memory.working.engine import WorkingMemory
-from monologue.processors.frames import TurnRecord
+from monologue.processors.frames import Turn
 
 _OP_WORDS = {"set": "set", "withdraw": "withdrew", "confirm": "confirmed", "reject": "rejected",
              "ask": "asks", "resolve": "resolved", "set_goal": "goal", "note_action": "did",
@@ -87,7 +87,7 @@ class TalkConsole:
             self._listening = True
             self.out.print(Text("Listening — speak, and press Ctrl-C to stop.", style="bold"))
 
-    def turn(self, turn: TurnRecord, _memory: WorkingMemory | None = None) -> None:
+    def turn(self, turn: Turn, _memory: WorkingMemory | None = None) -> None:
         """A turn was answered: what was heard, what it changed in the state, what was said."""
         if not turn.text and not turn.reply_text:
             return
@@ -100,7 +100,7 @@ class TalkConsole:
         elif turn.reply_error:
             self._line("agent", "bold red", f"(no reply: {turn.reply_error})", "red")
 
-    def _state_lines(self, turn: TurnRecord) -> list[tuple[str, str]]:
+    def _state_lines(self, turn: Turn) -> list[tuple[str, str]]:
         outcome = turn.monologue
         if outcome is None:
             return []

@@ -16,8 +16,8 @@ from pydantic import BaseModel, Field, field_validator
 
 from monologue.memory.language.plain_text import has_visible, plain_text
 from monologue.memory.stores.access import SESSION_ID_PATTERN
-from monologue.pipeline.chat import typed_turn
-from monologue.processors.frames import TurnRecord, UserTurnFrame
+from monologue.pipeline.text_chat import typed_turn
+from monologue.processors.frames import Turn, UserTurnFrame
 
 TRANSCRIPT_WAIT_SECS = 3.0     # a reply waits this long for its lines to be stored (a store out of reach: less)
 
@@ -52,8 +52,8 @@ class TypedTurns(FrameProcessor):
 
     def __init__(self) -> None:
         super().__init__()
-        self._lines: asyncio.Queue[tuple[str, asyncio.Future[TurnRecord]]] = asyncio.Queue()
-        self._waiting: dict[int, asyncio.Future[TurnRecord]] = {}
+        self._lines: asyncio.Queue[tuple[str, asyncio.Future[Turn]]] = asyncio.Queue()
+        self._waiting: dict[int, asyncio.Future[Turn]] = {}
         self._next_turn = 1
         self._feeding: asyncio.Task | None = None
         self.turn_lock = asyncio.Lock()     # one turn at a time per session
@@ -67,15 +67,15 @@ class TypedTurns(FrameProcessor):
         """The last turn this source fed (or the one it continued after)."""
         return self._next_turn - 1
 
-    async def say(self, text: str) -> TurnRecord:
+    async def say(self, text: str) -> Turn:
         """The user's turn → the agent's answered turn; `SessionEnded` if the room ends first."""
         if self.closed:
             raise SessionEnded(f"the session ended ({self.closed}); send the turn again")
-        answered: asyncio.Future[TurnRecord] = asyncio.get_running_loop().create_future()
+        answered: asyncio.Future[Turn] = asyncio.get_running_loop().create_future()
         await self._lines.put((text, answered))
         return await answered
 
-    def answered(self, turn: TurnRecord) -> None:
+    def answered(self, turn: Turn) -> None:
         waiting = self._waiting.pop(turn.turn_id, None)
         if waiting is not None and not waiting.done():
             waiting.set_result(turn)

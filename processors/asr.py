@@ -13,12 +13,12 @@ from pipecat.utils.time import time_now_iso8601
 
 from monologue.memory.language.plain_text import plain_text
 from monologue.models.asr import Transcriber
-from monologue.models.workers import run_on
+from monologue.models.model_threads import run_on
 from monologue.processors.frames import (
     AgentTurnEndFrame,
     SpeechSegmentFrame,
     Transcription,
-    TurnRecord,
+    Turn,
     UserTurnFrame,
 )
 
@@ -90,7 +90,7 @@ class ASRProcessor(FrameProcessor):
         )
         await self.push_frame(UserTurnFrame(turn=turn))
 
-    async def _end_unanswered(self, turn: TurnRecord) -> None:
+    async def _end_unanswered(self, turn: Turn) -> None:
         # A draft ends only once its silence is confirmed; one the user talked on through
         # leaves no trace (the turn it belonged to is still going on).
         if await turn.stands():

@@ -19,7 +19,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.memory.language.normalise import normalised
 from monologue.memory.working.turn_classes import TurnClass
-from monologue.processors.frames import AgentPausedFrame, AgentTurnEndFrame, BargeInFrame, TurnRecord, UserTurnFrame
+from monologue.processors.frames import AgentPausedFrame, AgentTurnEndFrame, BargeInFrame, Turn, UserTurnFrame
 
 
 class BackchannelCheck:
@@ -29,7 +29,7 @@ class BackchannelCheck:
         self._words = {normalised(w) for w in words if normalised(w)}
         self._max_secs = max_secs
 
-    def __call__(self, turn: TurnRecord) -> bool:
+    def __call__(self, turn: Turn) -> bool:
         text = normalised(turn.text)
         if not text:
             return False
@@ -68,7 +68,7 @@ class BargeInProcessor(FrameProcessor):
             await self.push_frame(BargeInFrame(turn=frame.turn, interrupt=False))
         await self.push_frame(frame, direction)
 
-    async def _judge(self, turn: TurnRecord) -> bool:
+    async def _judge(self, turn: Turn) -> bool:
         """True when the turn was a backchannel and ends here, unanswered (or a dropped draft)."""
         if turn.dropped:
             return True
@@ -92,6 +92,6 @@ class BargeInProcessor(FrameProcessor):
             self.create_task(self._interrupt_when_confirmed(turn), name=f"barge-in-{turn.turn_id}")
         return False
 
-    async def _interrupt_when_confirmed(self, turn: TurnRecord) -> None:
+    async def _interrupt_when_confirmed(self, turn: Turn) -> None:
         if await turn.stands():
             await self.push_frame(BargeInFrame(turn=turn, interrupt=True))

@@ -1,6 +1,6 @@
 """Frames Monologue adds to pipecat's, and the per-turn record they carry.
 
-A `TurnRecord` is created by the VAD when a user turn ends and travels with the
+A `Turn` is created by the VAD when a user turn ends and travels with the
 turn's frames; each stage writes its own section, and the trace writer serialises
 it once the agent has finished answering. Times are `time.perf_counter()` seconds
 (wall) or session seconds (`*_pts`, position on the input's own timeline).
@@ -200,7 +200,7 @@ class Heard:
     cut: bool = False
 
 
-HeardCommitter = Callable[["TurnRecord", Heard], Awaitable[None]]
+HeardCommitter = Callable[["Turn", Heard], Awaitable[None]]
 
 
 class TurnOrderError(RuntimeError):
@@ -208,7 +208,7 @@ class TurnOrderError(RuntimeError):
 
 
 @dataclass
-class TurnRecord:
+class Turn:
     """One user turn's handle, from the VAD's cut to the trace line.
 
     Each stage writes only its own section: the VAD the times and `turn_end`, ASR `asr`, the
@@ -344,7 +344,7 @@ class TurnRecord:
 
     # --- 2. order (the monologue stage places, the reply stage settles) --------------------
 
-    def queue_after(self, previous: TurnRecord | None) -> None:
+    def queue_after(self, previous: Turn | None) -> None:
         """This turn is answered after `previous` is settled (None: nothing before it)."""
         if self._settled is not None:
             raise TurnOrderError(f"turn {self.turn_id} is already queued")
@@ -476,7 +476,7 @@ class TurnRecord:
 class SpeechSegmentFrame(DataFrame):
     """One user turn's audio (int16 mono PCM at `sample_rate`), cut by the VAD."""
 
-    turn: TurnRecord = field(default=None)  # type: ignore[assignment]
+    turn: Turn = field(default=None)  # type: ignore[assignment]
     audio: bytes = b""
     sample_rate: int = 16000
     # The transcription of exactly this audio, already under way (started at the end of speech).
@@ -487,14 +487,14 @@ class SpeechSegmentFrame(DataFrame):
 class UserTurnFrame(DataFrame):
     """A transcribed user turn on its way through classifier, monologue and reply."""
 
-    turn: TurnRecord = field(default=None)  # type: ignore[assignment]
+    turn: Turn = field(default=None)  # type: ignore[assignment]
 
 
 @dataclass
 class ReplyTextFrame(TextFrame):
     """A clause of the agent's reply, ready to be spoken."""
 
-    turn: TurnRecord = field(default=None)  # type: ignore[assignment]
+    turn: Turn = field(default=None)  # type: ignore[assignment]
 
 
 @dataclass
@@ -502,7 +502,7 @@ class ReplyAudioFrame(TTSAudioRawFrame):
     """Speech for one clause of the reply to `turn`: `clause` is its text, `clause_index` its
     place in the reply (0 for the first), so what was played can be told in words."""
 
-    turn: TurnRecord = field(default=None)  # type: ignore[assignment]
+    turn: Turn = field(default=None)  # type: ignore[assignment]
     clause: str = ""
     clause_index: int = 0
     word_ends: tuple[int, ...] | None = None   # samples into this audio where each word ends (piper's alignments)
@@ -527,7 +527,7 @@ class SpeechStartedFrame(SystemFrame):
 class AgentTurnEndFrame(DataFrame):
     """The agent is done with this turn (all its clauses were sent, or there were none)."""
 
-    turn: TurnRecord = field(default=None)  # type: ignore[assignment]
+    turn: Turn = field(default=None)  # type: ignore[assignment]
 
 
 @dataclass
@@ -550,5 +550,5 @@ class BargeInFrame(SystemFrame):
     `interrupt`: every reply to a turn before `turn` that is not yet spoken is dropped (and
     its wording cancelled); otherwise (a backchannel) the agent goes on where it paused."""
 
-    turn: TurnRecord = field(default=None)  # type: ignore[assignment]
+    turn: Turn = field(default=None)  # type: ignore[assignment]
     interrupt: bool = True

@@ -15,7 +15,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.memory.working.conversation import ConversationLog
 from monologue.memory.working.engine import UpdateResult, UpdateWithdrawn, WorkingMemory
-from monologue.processors.frames import MonologueOutcome, TurnRecord, UserTurnFrame
+from monologue.processors.frames import MonologueOutcome, Turn, UserTurnFrame
 
 SETTLE_WAIT_SECS = 30.0
 
@@ -35,7 +35,7 @@ class MonologueProcessor(FrameProcessor):
         self._log = log
         self._memory = memory
         self._after_replies = after_replies
-        self._previous: TurnRecord | None = None
+        self._previous: Turn | None = None
         self.triggered = 0
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
@@ -44,13 +44,13 @@ class MonologueProcessor(FrameProcessor):
             self._start(frame.turn)
         await self.push_frame(frame, direction)
 
-    def after_opening(self, opening: TurnRecord) -> None:
+    def after_opening(self, opening: Turn) -> None:
         """The first turn waits for the agent's greeting to be committed, as later turns wait
         for the reply before them."""
         if self._previous is None:
             self._previous = opening
 
-    def _start(self, turn: TurnRecord) -> None:
+    def _start(self, turn: Turn) -> None:
         if self._after_replies:
             turn.queue_after(self._previous)
             self._previous = turn
@@ -68,7 +68,7 @@ class MonologueProcessor(FrameProcessor):
         # whether to wait for this update (state-changing turns) or not (chit-chat).
         turn.begin_state_update(self._update(turn, started))
 
-    async def _settled_before(self, turn: TurnRecord) -> None:
+    async def _settled_before(self, turn: Turn) -> None:
         try:
             async with asyncio.timeout(SETTLE_WAIT_SECS):
                 await turn.wait_for_previous()
@@ -76,7 +76,7 @@ class MonologueProcessor(FrameProcessor):
             logger.warning("turn {}: the previous reply was not settled within {:.0f} s; going on",
                            turn.turn_id, SETTLE_WAIT_SECS)
 
-    async def _in_order(self, turn: TurnRecord) -> UpdateResult | None:
+    async def _in_order(self, turn: Turn) -> UpdateResult | None:
         """Chit-chat: nothing to update, but the user's words go into the log after the reply before
         (a draft's, once its end is confirmed). The reply waits for this (its prompt needs
         the reply before in the log), not for the draft's confirmation."""
@@ -84,14 +84,14 @@ class MonologueProcessor(FrameProcessor):
         self._log_when_confirmed(turn)
         return None
 
-    def _log_when_confirmed(self, turn: TurnRecord) -> None:
+    def _log_when_confirmed(self, turn: Turn) -> None:
         """The user's words enter the log once the turn stands; a dropped draft's never do
         (the user went on: what they said is the next turn's text)."""
         # Registered before the reply's own wait for the draft, so the user's line is in
         # the log before the reply's is committed.
         turn.when_stands(lambda: self._log.add("user", turn.text, turn.turn_id))
 
-    async def _update(self, turn: TurnRecord, started: float) -> UpdateResult | None:
+    async def _update(self, turn: Turn, started: float) -> UpdateResult | None:
         """The update reads the utterance at once (a draft's too) and writes only once the turn
         stands: a draft the user talked on through leaves the state and the log as they were."""
         assert self._memory is not None

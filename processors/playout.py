@@ -39,7 +39,7 @@ from monologue.processors.frames import (
     Heard,
     ReplyAudioFrame,
     SpeechStartedFrame,
-    TurnRecord,
+    Turn,
 )
 
 PlayoutClock = Literal["live", "timeline"]
@@ -99,7 +99,7 @@ def heard_of(clauses: Sequence[tuple[str, int] | tuple[str, int, tuple[int, ...]
 class _Reply:
     """One turn's reply as it passes through: its clauses, and its audio not yet let out."""
 
-    turn: TurnRecord
+    turn: Turn
     rate: int = 0
     clauses: dict[int, list] = field(default_factory=dict)   # clause index → [text, samples, word ends | None]
     waiting: deque[ReplyAudioFrame] = field(default_factory=deque)  # not yet let out (live) / held (timeline)
@@ -182,7 +182,7 @@ class Playout(FrameProcessor):
 
     # --- replies arriving ---------------------------------------------------------------
 
-    def _reply(self, turn: TurnRecord) -> _Reply:
+    def _reply(self, turn: Turn) -> _Reply:
         reply = self._replies.get(turn.turn_id)
         if reply is None:
             reply = self._replies[turn.turn_id] = _Reply(turn)
@@ -298,7 +298,7 @@ class Playout(FrameProcessor):
         reply.length_secs += len(frame.audio) / 2 / frame.sample_rate
         self._cursor = max(self._cursor, reply.start_secs + reply.length_secs)
 
-    def _timeline_at(self, turn: TurnRecord, measured: float) -> float:
+    def _timeline_at(self, turn: Turn, measured: float) -> float:
         """The wall time a timeline counts as this turn's moment `measured`: as measured, or the
         fixed compute time after the agent began on the turn."""
         return measured if self._compute_secs is None else turn.started_at + self._compute_secs
@@ -411,7 +411,7 @@ class Playout(FrameProcessor):
             return self._paused_at is not None and self._hold_from() < self._timeline_end(reply)
         return False
 
-    def _cut(self, reply: _Reply, by: TurnRecord) -> None:
+    def _cut(self, reply: _Reply, by: Turn) -> None:
         reply.cut = True
         record = reply.turn.barge_in or BargeIn()
         record.cut = True

@@ -15,13 +15,13 @@ from pipecat.frames.frames import Frame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.dialogue.check import CheckFailure, Failure
-from monologue.dialogue.session import DialogueOptions, DialogueSession
+from monologue.dialogue.dialogue_session import DialogueOptions, DialogueSession
 from monologue.memory.language.phrases import say
 from monologue.memory.longterm.engine import LongTermMemory
 from monologue.memory.working.conversation import ConversationLog
 from monologue.memory.working.engine import WorkingMemory
 from monologue.models.chat import ChatLLM
-from monologue.processors.frames import AgentTurnEndFrame, BargeInFrame, ReplyTextFrame, TurnRecord, UserTurnFrame
+from monologue.processors.frames import AgentTurnEndFrame, BargeInFrame, ReplyTextFrame, Turn, UserTurnFrame
 from monologue.processors.reply_commit import ReplyCommitter
 from monologue.processors.reply_plan import PendingReply, ReplyPlanner
 from monologue.processors.reply_wording import PromptOptions, ReplyWording
@@ -76,15 +76,15 @@ class ReplyProcessor(FrameProcessor):
                                          when_played=options.commit_when_played)
         self._answering: tuple[int, asyncio.Task[None]] | None = None
         self._cancelled: set[int] = set()
-        self._opening: TurnRecord | None = None
+        self._opening: Turn | None = None
 
-    def set_opening(self, text: str) -> TurnRecord:
+    def set_opening(self, text: str) -> Turn:
         """A line to say before the user speaks (long-term memory's greeting, L10), as turn 0.
 
         The first user turn is queued after it: it is settled once committed — at once without
         a voice, else when the playout says how much of it was heard (the user may talk over a
         long greeting), so a "yes" confirms only what the greeting said."""
-        turn = TurnRecord(turn_id=0, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0,
+        turn = Turn(turn_id=0, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0,
                           detected_at=time.perf_counter(), vad_engine="opening")
         turn.reply_text = text.strip()
         turn.settled_future()
@@ -124,7 +124,7 @@ class ReplyProcessor(FrameProcessor):
         await self.flush()
         await super().cleanup()
 
-    async def _reply(self, turn: TurnRecord) -> None:
+    async def _reply(self, turn: Turn) -> None:
         pending = self._committer.open(turn)
         # A task of its own, so that the user's speech over the agent can cancel it.
         task = self.create_task(self._answer(turn, pending), name=f"reply-{turn.turn_id}")
@@ -161,7 +161,7 @@ class ReplyProcessor(FrameProcessor):
             self._answering = None
         await self._made(turn, pending)
 
-    async def _made(self, turn: TurnRecord, pending: PendingReply) -> None:
+    async def _made(self, turn: Turn, pending: PendingReply) -> None:
         """The reply is made: committed now (no voice), or once the playout says what was heard.
         A draft's reply is made only once the turn is confirmed."""
         if not await turn.stands():
@@ -170,7 +170,7 @@ class ReplyProcessor(FrameProcessor):
         await self._committer.made(turn, pending)
         await self.push_frame(AgentTurnEndFrame(turn=turn))
 
-    async def _answer(self, turn: TurnRecord, pending: PendingReply) -> None:
+    async def _answer(self, turn: Turn, pending: PendingReply) -> None:
         planned = await self._planner.plan(turn, pending, self._log)
         if planned is None:
             return

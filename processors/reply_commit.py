@@ -11,7 +11,7 @@ import time
 
 from loguru import logger
 
-from monologue.dialogue.session import DialogueSession
+from monologue.dialogue.dialogue_session import DialogueSession
 from monologue.memory.longterm.engine import (
     AfterReply,
     AnsweredTurn,
@@ -23,7 +23,7 @@ from monologue.memory.longterm.engine import (
 from monologue.memory.working.conversation import ConversationLog
 from monologue.memory.working.engine import WorkingMemory
 from monologue.memory.working.turn_classes import TurnClass
-from monologue.processors.frames import Heard, TurnRecord
+from monologue.processors.frames import Heard, Turn
 from monologue.processors.reply_plan import PendingReply
 from monologue.processors.reply_wording import joined
 
@@ -43,24 +43,24 @@ class ReplyCommitter:
         self._when_played = when_played
         self._pending: dict[int, PendingReply] = {}
 
-    def open(self, turn: TurnRecord, *, opening: bool = False) -> PendingReply:
+    def open(self, turn: Turn, *, opening: bool = False) -> PendingReply:
         """A reply to `turn` is being made: its commit waits for it (and for what was heard)."""
         pending = self._pending[turn.turn_id] = PendingReply(opening=opening)
         turn.commit_heard_with(self._heard)
         return pending
 
-    def forget(self, turn: TurnRecord) -> None:
+    def forget(self, turn: Turn) -> None:
         """A dropped draft: nothing of its reply is committed, and its place in the order goes back."""
         self._pending.pop(turn.turn_id, None)
         turn.withdraw()
 
-    async def made(self, turn: TurnRecord, pending: PendingReply) -> None:
+    async def made(self, turn: Turn, pending: PendingReply) -> None:
         """The reply is made: commit it now (no voice, or the playout already reported)."""
         pending.made = True
         if not self._when_played or pending.reported:
             await self._commit(turn, pending)
 
-    async def _heard(self, turn: TurnRecord, heard: Heard) -> None:
+    async def _heard(self, turn: Turn, heard: Heard) -> None:
         """The playout says what the user heard of this turn's reply: that much is committed."""
         pending = self._pending.get(turn.turn_id)
         if pending is None:
@@ -69,7 +69,7 @@ class ReplyCommitter:
         if pending.made:
             await self._commit(turn, pending)
 
-    async def _commit(self, turn: TurnRecord, pending: PendingReply) -> None:
+    async def _commit(self, turn: Turn, pending: PendingReply) -> None:
         """What the user heard of the reply enters the log, the state and long-term memory."""
         self._pending.pop(turn.turn_id, None)
         try:
@@ -79,7 +79,7 @@ class ReplyCommitter:
         finally:
             turn.settle()
 
-    async def _commit_heard(self, turn: TurnRecord, pending: PendingReply) -> None:
+    async def _commit_heard(self, turn: Turn, pending: PendingReply) -> None:
         heard = pending.heard
         text = turn.reply_text if heard is None else joined(list(heard.clauses), self._dialogue.language)
         cut = heard is not None and heard.cut
@@ -95,7 +95,7 @@ class ReplyCommitter:
         if text:
             await self._remember_later(turn, pending.before, text)
 
-    async def _remember_later(self, turn: TurnRecord, before: BeforeReply | None, said: str) -> None:
+    async def _remember_later(self, turn: Turn, before: BeforeReply | None, said: str) -> None:
         """The memory writes this turn implies, off the critical path. Only their journal
         entry is on it (one small insert): the turn is acknowledged after this returns, and
         a crash before the writes land leaves the entry for the next start to replay."""
@@ -109,7 +109,7 @@ class ReplyCommitter:
         turn.compute["memory_journal"] = time.perf_counter() - started
         self._long_term.spawn(self._remember(self._long_term, turn, before, said, pending), session_id=session_id)
 
-    async def _remember(self, long_term: LongTermMemory, turn: TurnRecord, before: BeforeReply,
+    async def _remember(self, long_term: LongTermMemory, turn: Turn, before: BeforeReply,
                         said: str, pending: JournalEntry | None = None) -> None:
         # Only a change to the task can reach the profile at once (L8): for those turns
         # long-term memory reads the session's state as this turn left it.
@@ -122,7 +122,7 @@ class ReplyCommitter:
         changes = await long_term.after_reply(answered)
         await self._apply_long_term(changes, turn)
 
-    async def _apply_long_term(self, changes: AfterReply, turn: TurnRecord) -> None:
+    async def _apply_long_term(self, changes: AfterReply, turn: Turn) -> None:
         """What long-term memory asks of this session's working memory: the two engines
         meet here, not inside either."""
         if self._memory is not None and changes.restore_text:

@@ -10,15 +10,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from monologue.dialogue.chooser import CHOICE_TIMEOUT_SECS, Validated, tools_of, worth_asking
+from monologue.dialogue.dialogue_session import DialogueSession, Planned, TurnInput
 from monologue.dialogue.policy import Act
-from monologue.dialogue.session import DialogueSession, Planned, TurnInput
 from monologue.memory.longterm.engine import BeforeReply, LongTermMemory
 from monologue.memory.working.conversation import ConversationLog
 from monologue.memory.working.engine import UpdateResult, WorkingMemory
 from monologue.memory.working.state import Op, Operation, SessionState
 from monologue.memory.working.turn_classes import TurnClass
 from monologue.models.chat import ChatLLM
-from monologue.processors.frames import Heard, MemoryRecall, TurnRecord
+from monologue.processors.frames import Heard, MemoryRecall, Turn
 from monologue.processors.reply_wording import redactor_for
 
 
@@ -49,7 +49,7 @@ class ReplyPlanner:
         self._choice_trace: dict[str, Any] = {}
         self.local_only: list[str] = []    # the user's local-only memories, as of the last recall
 
-    async def plan(self, turn: TurnRecord, pending: PendingReply, log: ConversationLog) -> Planned | None:
+    async def plan(self, turn: Turn, pending: PendingReply, log: ConversationLog) -> Planned | None:
         """The turn's act, its actions carried out; None when a draft was dropped before it could
         write (the user went on)."""
         state, result = await self._state_for(turn)
@@ -90,7 +90,7 @@ class ReplyPlanner:
             turn.decision["tool_errors"] = planned.errors
         return planned
 
-    async def _state_for(self, turn: TurnRecord) -> tuple[SessionState | None, UpdateResult | None]:
+    async def _state_for(self, turn: Turn) -> tuple[SessionState | None, UpdateResult | None]:
         """The state this reply is built on, and this turn's update if it had one.
 
         A state-changing turn waits for its own update; chit-chat takes the state as it is
@@ -110,7 +110,7 @@ class ReplyPlanner:
         turn.state_version = state.version
         return state, None
 
-    async def _recall(self, turn: TurnRecord) -> BeforeReply | None:
+    async def _recall(self, turn: Turn) -> BeforeReply | None:
         """What earlier sessions remember, found within the latency budget (L17)."""
         if self._long_term is None:
             return None
@@ -123,7 +123,7 @@ class ReplyPlanner:
         return before
 
     @staticmethod
-    async def _stands(turn: TurnRecord, planned: Planned) -> bool:
+    async def _stands(turn: Turn, planned: Planned) -> bool:
         """Whether the reply may go on to acts that change the world or the state (relaxing a
         condition, an action): a draft's only once the user's silence confirms the turn."""
         if turn.decided:
@@ -131,7 +131,7 @@ class ReplyPlanner:
         writes = planned.decision.act == Act.RELAX or any(s.act == Act.ACT for s in planned.decision.steps())
         return await turn.stands() if writes else True
 
-    async def _model_choice(self, planned: Planned, turn: TurnRecord, previous_reply: str) -> Validated | None:
+    async def _model_choice(self, planned: Planned, turn: Turn, previous_reply: str) -> Validated | None:
         """A provider with function calling may choose the action (the policy validates it)."""
         if not self._choose_actions or not planned.schema.actions \
                 or not worth_asking(planned.decision, planned.view.last_act) \

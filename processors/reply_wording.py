@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from monologue.dialogue.check import CheckFailure, Failure
-from monologue.dialogue.session import Planned
+from monologue.dialogue.dialogue_session import Planned
 from monologue.memory.language.phrases import say
 from monologue.memory.longterm.sensitivity import LocalOnlyRedactor
 from monologue.memory.working.conversation import ConversationLog, Utterance
 from monologue.models.chat import ChatError, ChatLLM, StreamStats
-from monologue.processors.frames import ReplyTextFrame, TurnRecord
+from monologue.processors.frames import ReplyTextFrame, Turn
 
 _HARD_END = re.compile(r"[.!?;:](?=\s)|[。！？；：]")
 _SOFT_END = re.compile(r",(?=\s)|[，、]")
@@ -108,7 +108,7 @@ class PromptWindow:
         return window
 
 
-def build_reply_prompt(log: ConversationLog, turn: TurnRecord, options: PromptOptions,
+def build_reply_prompt(log: ConversationLog, turn: Turn, options: PromptOptions,
                        note: str | None = None, window: list[Utterance] | None = None) -> list[dict[str, str]]:
     """System prompt, a bounded window of recent turns, the utterance, then the policy's note (W7).
 
@@ -154,7 +154,7 @@ class ReplyWording:
         self._min_clause = min_clause_chars
         self._window = PromptWindow(prompt.recent_turns)
 
-    async def word(self, turn: TurnRecord, planned: Planned, log: ConversationLog, local_only: list[str]) -> None:
+    async def word(self, turn: Turn, planned: Planned, log: ConversationLog, local_only: list[str]) -> None:
         """The model words the decision; each clause is checked before TTS gets it, and the
         template says what the model's words could not."""
         messages = build_reply_prompt(log, turn, self._prompt, planned.note, self._window.select(log, turn.turn_id))
@@ -222,7 +222,7 @@ class ReplyWording:
         turn.mark("llm_done", stats.finished_at or time.perf_counter())
         turn.reply_text = joined(spoken, planned.language)
 
-    async def say_directly(self, turn: TurnRecord, text: str, source: ReplySource) -> None:
+    async def say_directly(self, turn: Turn, text: str, source: ReplySource) -> None:
         """Words the code has (a misheard value to ask about, an answer from memory), said exactly."""
         turn.reply_prompt = []
         turn.reply_model = source
@@ -233,7 +233,7 @@ class ReplyWording:
         turn.mark("llm_done", time.perf_counter())
         turn.reply_text = text
 
-    async def say(self, turn: TurnRecord, clause: str, spoken: list[str]) -> None:
+    async def say(self, turn: Turn, clause: str, spoken: list[str]) -> None:
         if not spoken:
             now = time.perf_counter()
             turn.mark("llm_first_clause", now)

@@ -11,14 +11,14 @@ from pipecat.frames.frames import CancelFrame, EndFrame, Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.memory.stores.private_files import open_private, private_folder
-from monologue.processors.frames import AgentTurnEndFrame, TurnRecord
+from monologue.processors.frames import AgentTurnEndFrame, Turn
 
 # 2: a `barge_in` section (a reply cut by the user, or a backchannel); 3: a `turn_end` section
 # (how the end was decided, drafts) and `latency_ms` counted from when the agent began (a draft).
 TRACE_VERSION = 3
 
 
-def trace_line(turn: TurnRecord) -> dict[str, Any]:
+def trace_line(turn: Turn) -> dict[str, Any]:
     compute = {k: round(v * 1000, 1) for k, v in turn.compute.items()}
     return {
         "v": TRACE_VERSION,
@@ -57,11 +57,11 @@ class TraceWriter(FrameProcessor):
     """
 
     def __init__(self, out_dir: Path | None, *,
-                 on_turn_done: Callable[[TurnRecord], None] | None = None, append: bool = False) -> None:
+                 on_turn_done: Callable[[Turn], None] | None = None, append: bool = False) -> None:
         """`append`: a continued session (taken up again, here or by another worker sharing
         the folder) adds its turns to the record instead of starting it over."""
         super().__init__()
-        self.turns: list[TurnRecord] = []
+        self.turns: list[Turn] = []
         self._on_turn_done = on_turn_done
         self._trace: TextIO | None = None
         self._transcript: TextIO | None = None
@@ -79,7 +79,7 @@ class TraceWriter(FrameProcessor):
             self.close()
         await self.push_frame(frame, direction)
 
-    def _write(self, turn: TurnRecord) -> None:
+    def _write(self, turn: Turn) -> None:
         self.turns.append(turn)
         if self._trace is not None:
             self._trace.write(json.dumps(trace_line(turn), ensure_ascii=False) + "\n")

@@ -10,7 +10,7 @@ from loguru import logger
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from monologue.models.workers import run_on
+from monologue.models.model_threads import run_on
 from monologue.processors.frames import ReplyAudioFrame, ReplyTextFrame
 
 

@@ -25,7 +25,7 @@ import numpy as np
 from loguru import logger
 
 from monologue.models.asr import Transcriber, Transcript
-from monologue.models.workers import run_on
+from monologue.models.model_threads import run_on
 
 TurnEndBy = Literal["meaning", "silence"]
 

@@ -38,7 +38,7 @@ from pipecat.frames.frames import (
 )
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from monologue.processors.frames import SpeechSegmentFrame, SpeechStartedFrame, TurnEnd, TurnEndRule, TurnRecord
+from monologue.processors.frames import SpeechSegmentFrame, SpeechStartedFrame, Turn, TurnEnd, TurnEndRule
 from monologue.processors.turn_end import PartialTranscriber, TurnEndJudge, TurnEndOptions, Verdict
 
 
@@ -63,7 +63,7 @@ class VADProcessor(FrameProcessor):
     """
 
     def __init__(self, analyzer: VADAnalyzer, segments: SegmentOptions | None = None, *,
-                 on_turn_end: Callable[[TurnRecord], None] | None = None,
+                 on_turn_end: Callable[[Turn], None] | None = None,
                  turn_end: TurnEndOptions | None = None, judge: TurnEndJudge | None = None,
                  partials: PartialTranscriber | None = None) -> None:
         super().__init__(enable_direct_mode=True)
@@ -98,7 +98,7 @@ class VADProcessor(FrameProcessor):
         self._cut: int | None = None               # bytes of the segment up to the end of speech
         self._speech_end_at: float | None = None   # wall time of the end of speech
         self._verdict: Verdict | None = None       # the judge's verdict on the current pause
-        self._draft: TurnRecord | None = None
+        self._draft: Turn | None = None
         self._drafts_dropped = 0
         self._partial_bytes = 0
         if self._partials is not None:
@@ -219,9 +219,9 @@ class VADProcessor(FrameProcessor):
         self._draft = turn
         await self._push_segment(turn)
 
-    def _new_turn(self, silence: float) -> TurnRecord:
+    def _new_turn(self, silence: float) -> Turn:
         end_pts = self._last_voice_pts if self._cut is not None else self._now_pts()
-        return TurnRecord(
+        return Turn(
             turn_id=self._turn_count + 1,
             start_pts=round(self._segment_start_pts, 3),
             end_pts=round(end_pts, 3),
@@ -232,7 +232,7 @@ class VADProcessor(FrameProcessor):
                              speech_end_at=self._speech_end_at),
         )
 
-    async def _push_segment(self, turn: TurnRecord) -> None:
+    async def _push_segment(self, turn: Turn) -> None:
         audio = bytes(self._segment[: self._cut]) if self._cut is not None else bytes(self._segment)
         transcript = self._partials.final(audio) if self._partials is not None else None
         if transcript is not None and self._partials is not None:

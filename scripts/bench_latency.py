@@ -11,7 +11,7 @@ the turn-end benchmark (scripts/bench_turns.py: false cut-ins). Models load once
 Voice-to-voice = end of the user's speech → the agent's first audio. Silence is counted on
 the audio's own timeline and compute on the wall clock (a fast replay feeds audio faster
 than real time): max(turn-end wait, wait when the agent began + processing since), the
-same figure a live room hears (`TurnRecord.reply_delay_secs`). A turn is *policy-worded*
+same figure a live room hears (`Turn.reply_delay_secs`). A turn is *policy-worded*
 when its reply went to TTS with no LLM call, *LLM-worded* otherwise; *state-changing* when
 the classifier sent it to the monologue, *chit-chat* otherwise.
 """

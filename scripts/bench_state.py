@@ -28,7 +28,7 @@ from monologue.memory.working.conversation import ConversationLog
 from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
 from monologue.memory.working.render import render_state_for_reply
 from monologue.memory.working.turn_classes import classify_turn
-from monologue.processors.frames import Transcription, TurnRecord
+from monologue.processors.frames import Transcription, Turn
 from monologue.processors.reply_wording import PromptOptions, build_reply_prompt
 
 SESSION = Path(__file__).resolve().parent.parent / "assets" / "scripts" / "long_session_en.json"
@@ -74,7 +74,7 @@ async def cost_per_turn(turns: list[dict[str, Any]], repeats: int, count: Callab
             update_ms[index - 1].append((time.perf_counter() - started) * 1000)
             log.add("user", text, index)
             if repeat == 0:
-                record = TurnRecord(index, 0.0, 0.0, 0.0, 0.0)
+                record = Turn(index, 0.0, 0.0, 0.0, 0.0)
                 record.asr = Transcription(text=text)
                 state_text = render_state_for_reply(memory.state, memory.schema)
                 messages = build_reply_prompt(log, record, PromptOptions(system, 4, 240), state_text)
@@ -155,7 +155,7 @@ async def three_ways(turns: list[dict[str, Any]], llm_model: str) -> list[dict[s
             continue
         live, old = live_at(turns, index)
         question = {"role": "user", "content": READ_BACK}
-        record = TurnRecord(index + 1000, 0.0, 0.0, 0.0, 0.0)
+        record = Turn(index + 1000, 0.0, 0.0, 0.0, 0.0)
         record.asr = Transcription(text=READ_BACK)
         prompts = {
             "monologue state": build_reply_prompt(log, record, PromptOptions(system, 4, 240),

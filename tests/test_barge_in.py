@@ -29,7 +29,7 @@ from monologue.processors.frames import (
     Heard,
     ReplyAudioFrame,
     SpeechStartedFrame,
-    TurnRecord,
+    Turn,
     UserTurnFrame,
 )
 from monologue.processors.playout import Playout, heard_of
@@ -39,10 +39,10 @@ from fakes import FakeTranscriber, SpeakingSynthesizer
 DEMO = "assets/demo_session/demo.flac"
 
 
-def _turn(turn_id: int = 1, text: str = "", start: float = 0.0, end: float = 1.0) -> TurnRecord:
+def _turn(turn_id: int = 1, text: str = "", start: float = 0.0, end: float = 1.0) -> Turn:
     from monologue.processors.frames import Transcription
 
-    turn = TurnRecord(turn_id=turn_id, start_pts=start, end_pts=end, end_wait_secs=0.5,
+    turn = Turn(turn_id=turn_id, start_pts=start, end_pts=end, end_wait_secs=0.5,
                       detected_at=time.perf_counter())
     turn.asr = Transcription(text=text)
     return turn
@@ -146,7 +146,7 @@ async def test_live_playout_cut():
         if isinstance(frame, ReplyAudioFrame):
             released.append((time.perf_counter(), len(frame.audio) // 2))
 
-    async def played(_turn: TurnRecord, what: Heard) -> None:
+    async def played(_turn: Turn, what: Heard) -> None:
         heard.append(what)
 
     playout.push_frame = push            # type: ignore[method-assign]

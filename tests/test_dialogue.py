@@ -14,7 +14,7 @@ from monologue.memory.working.state import NO_ACT, ActionDone, Comparator, Condi
 from monologue.memory.working.turn_classes import TurnClass
 from monologue.models.chat import ChatLLM
 from monologue.pipeline.builder import AgentModels
-from monologue.pipeline.chat import chat_session
+from monologue.pipeline.text_chat import chat_session
 
 from fakes import PlannerFollowingLLM
 
@@ -267,7 +267,7 @@ def test_no_with_a_must_keeps_the_value():
 
 
 def test_the_reply_is_in_the_language_the_user_speaks():
-    from monologue.dialogue.session import reply_language
+    from monologue.dialogue.dialogue_session import reply_language
 
     assert reply_language("帮我订个位子", "en") == "zh"
     assert reply_language("Book a table for two please", "zh") == "en"

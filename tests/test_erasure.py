@@ -128,7 +128,7 @@ def test_an_erase_finds_every_folder_of_a_session_continued_under_another_out(tm
 
     from monologue.configs import load_config
     from monologue.pipeline.builder import load_text_models, user_memory
-    from monologue.pipeline.chat import ChatOptions, chat_session
+    from monologue.pipeline.text_chat import ChatOptions, chat_session
 
     from fakes import steady
 

@@ -18,7 +18,7 @@ from monologue.memory.working.apply import apply_operations
 from monologue.memory.working.extract import RuleExtractor
 from monologue.memory.working.state import AgentAct, Comparator, Condition, Op, Operation, OpSource, SessionState
 from monologue.pipeline.builder import AgentModels
-from monologue.pipeline.chat import chat_session
+from monologue.pipeline.text_chat import chat_session
 
 from fakes import PlannerFollowingLLM, steady
 
@@ -278,7 +278,7 @@ def test_the_value_named_as_before_is_not_read_and_a_held_one_is_taken_back(
     ("zh", "跟你说一下，我现在都选价格适中的。", "中等"),
 ])
 def test_a_preference_given_before_any_task_is_said_back(language: str, text: str, said: str) -> None:
-    from monologue.dialogue.session import DialogueOptions, DialogueSession, TurnInput
+    from monologue.dialogue.dialogue_session import DialogueOptions, DialogueSession, TurnInput
     from monologue.memory.domain.catalogue import load_catalogue
     from monologue.memory.working.turn_classes import TurnClass
 

@@ -12,8 +12,8 @@ from monologue.configs import load_config
 from monologue.memory.language.memory_cues import SHARED
 from monologue.memory.stores.memories import SqlMemoryStore
 from monologue.pipeline.builder import load_text_models, user_memory
-from monologue.pipeline.chat import ChatOptions, chat_session
 from monologue.pipeline.cli import _speaker
+from monologue.pipeline.text_chat import ChatOptions, chat_session
 
 from fakes import steady
 

@@ -19,11 +19,11 @@ import pytest
 from adversarial import RULES, adversarial_turns
 
 from monologue.configs import load_config
-from monologue.dialogue.session import quoted_memory
+from monologue.dialogue.dialogue_session import quoted_memory
 from monologue.memory.stores.memories import SqlMemoryStore
 from monologue.memory.stores.profiles import SqlProfileStore
 from monologue.pipeline.builder import load_text_models, reply_system_prompt, user_memory
-from monologue.pipeline.chat import ChatOptions, chat_session
+from monologue.pipeline.text_chat import ChatOptions, chat_session
 from monologue.processors.trace import trace_line
 
 from fakes import EchoingLLM

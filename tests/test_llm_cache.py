@@ -18,7 +18,7 @@ from monologue.configs import LLMOptions
 from monologue.models import llm
 from monologue.models.chat import ChatLLM, StreamStats
 from monologue.models.llm_context import TokenUsage
-from monologue.models.workers import run_on
+from monologue.models.model_threads import run_on
 
 MODEL = "local/qwen2.5-0.5b-instruct"
 SYSTEM = ("You are Monologue, a friendly voice assistant that books restaurant tables. "
@@ -230,12 +230,12 @@ async def test_a_turns_trace_carries_the_reply_models_token_counts(provider_chat
     from pipecat.tests.utils import run_test
 
     from monologue.memory.working.conversation import ConversationLog
-    from monologue.processors.frames import Transcription, TurnRecord, UserTurnFrame
+    from monologue.processors.frames import Transcription, Turn, UserTurnFrame
     from monologue.processors.reply import ReplyProcessor
     from monologue.processors.reply_wording import PromptOptions
     from monologue.processors.trace import trace_line
 
-    turn = TurnRecord(turn_id=1, start_pts=0.0, end_pts=1.0, end_wait_secs=0.3, detected_at=time.perf_counter())
+    turn = Turn(turn_id=1, start_pts=0.0, end_pts=1.0, end_wait_secs=0.3, detected_at=time.perf_counter())
     turn.asr = Transcription(text="hello there", confidence=0.9)
     chat = provider_chat(FakeLitellm(usage(prompt=500, completion=8, cached=448)))
     await run_test(ReplyProcessor(chat, ConversationLog(), PromptOptions("be brief")),

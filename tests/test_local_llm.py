@@ -92,7 +92,7 @@ async def test_seed_checks_with_the_real_llm(language, lines):
     """Single-turn and A/B/C checks of seed 000 §4 against the local model itself."""
     from monologue.configs import load_config
     from monologue.pipeline.builder import load_text_models
-    from monologue.pipeline.chat import ChatOptions, chat_session
+    from monologue.pipeline.text_chat import ChatOptions, chat_session
 
     config = load_config(overrides={"language": language, **steady(llm={"max_tokens": 50, "temperature": 0.0},
                                                                    reply={"catalogue": "restaurants"})}, environ={})

@@ -38,8 +38,8 @@ from monologue.processors.frames import (
     SpeechStartedFrame,
     SpeechSynthesis,
     Transcription,
+    Turn,
     TurnEnd,
-    TurnRecord,
     UserTurnFrame,
 )
 from monologue.processors.monologue import MonologueProcessor
@@ -74,15 +74,15 @@ def _chunks(seconds_loud_pattern: list[tuple[float, bool]], rate: int = 16000) -
     return frames
 
 
-def _turn(text: str = "book a table for four at seven", turn_id: int = 1) -> TurnRecord:
-    turn = TurnRecord(turn_id=turn_id, start_pts=0.0, end_pts=1.0, end_wait_secs=0.5,
+def _turn(text: str = "book a table for four at seven", turn_id: int = 1) -> Turn:
+    turn = Turn(turn_id=turn_id, start_pts=0.0, end_pts=1.0, end_wait_secs=0.5,
                       detected_at=time.perf_counter())
     turn.asr = Transcription(text=text, confidence=0.9)
     return turn
 
 
 async def test_vad_cuts_one_segment_per_turn_with_timestamps():
-    ended: list[TurnRecord] = []
+    ended: list[Turn] = []
     vad = VADProcessor(LoudnessVAD(params=VADParams(start_secs=0.1, stop_secs=0.3, min_volume=0.0)),
                        SegmentOptions(engine="test"), on_turn_end=ended.append)
     frames = _chunks([(0.5, False), (1.0, True), (1.0, False), (0.6, True), (0.8, False)])
@@ -390,11 +390,11 @@ async def test_memory_writes_never_delay_the_reply(tmp_path, monkeypatch):
     assert turn.memories is not None and turn.memories.timed_out is True
 
 
-def _full_turn() -> TurnRecord:
+def _full_turn() -> Turn:
     """A voice turn every stage wrote to: what trace.jsonl has carried since trace v1."""
     from monologue.memory.longterm.engine import BeforeReply
 
-    turn = TurnRecord(turn_id=3, start_pts=9.4, end_pts=12.1, end_wait_secs=0.5, detected_at=100.0,
+    turn = Turn(turn_id=3, start_pts=9.4, end_pts=12.1, end_wait_secs=0.5, detected_at=100.0,
                       vad_engine="silero")
     turn.asr = Transcription(text="Four people at seven.", language="en", confidence=0.91, avg_logprob=-0.2,
                              no_speech_prob=0.01, audio_secs=2.7, low_confidence=False)
@@ -453,7 +453,7 @@ def test_trace_line_keeps_its_keys_and_values():
 
 
 def test_trace_line_leaves_sections_a_turn_never_reached_empty():
-    turn = TurnRecord(turn_id=1, start_pts=0.0, end_pts=0.4, end_wait_secs=0.5, detected_at=100.0, vad_engine="webrtc")
+    turn = Turn(turn_id=1, start_pts=0.0, end_pts=0.4, end_wait_secs=0.5, detected_at=100.0, vad_engine="webrtc")
     turn.asr = Transcription(text="", error="RuntimeError: model file damaged")
     line = trace_line(turn)
     assert line["asr"] == {"text": "", "error": "RuntimeError: model file damaged"}
@@ -466,7 +466,7 @@ def test_trace_line_leaves_sections_a_turn_never_reached_empty():
 
 
 def test_trace_line_of_a_chit_chat_turn_and_a_failed_clause():
-    turn = TurnRecord(turn_id=2, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0, detected_at=100.0, vad_engine="text")
+    turn = Turn(turn_id=2, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0, detected_at=100.0, vad_engine="text")
     turn.asr = Transcription(text="Nice weather.", confidence=1.0, language="", source="text")
     turn.classifier = Classification(cues=[], triggers_monologue=False)
     turn.monologue = MonologueOutcome.skip("chit-chat")
@@ -478,7 +478,7 @@ def test_trace_line_of_a_chit_chat_turn_and_a_failed_clause():
     assert line["tts"] == {"compute_secs": 0.05, "clauses": 1, "audio_secs": 0.4,
                            "errors": ["RuntimeError: voice gone"]}
     failed = MonologueOutcome.failed("TimeoutError: update took too long")
-    assert trace_line(TurnRecord(2, 0.0, 0.0, 0.0, 100.0, monologue=failed))["monologue"] == {
+    assert trace_line(Turn(2, 0.0, 0.0, 0.0, 100.0, monologue=failed))["monologue"] == {
         "text": "", "error": "TimeoutError: update took too long"}
 
 
@@ -490,7 +490,7 @@ def test_the_template_does_not_repeat_the_words_the_model_ended_with():
     assert without_overlap("好的，", "好了，订好了。") == "好了，订好了。"
 
 
-def _draft(text: str, turn_id: int = 1) -> TurnRecord:
+def _draft(text: str, turn_id: int = 1) -> Turn:
     turn = _turn(text, turn_id)
     turn.start_draft()
     return turn

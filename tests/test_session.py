@@ -14,9 +14,9 @@ from monologue.memory.longterm.engine import LongTermMemory, WorkingSession
 from monologue.memory.stores.memories import SqlMemoryStore
 from monologue.memory.working.engine import WorkingMemory
 from monologue.pipeline.builder import AgentModels, TurnGate
-from monologue.pipeline.chat import TextTurnSource
 from monologue.pipeline.session import Session, SessionHooks, SessionSpec, run_session, session_pipeline
-from monologue.processors.frames import TurnRecord
+from monologue.pipeline.text_chat import TextTurnSource
+from monologue.processors.frames import Turn
 
 from fakes import FakeSynthesizer, FakeTranscriber, StateFollowingLLM, until
 
@@ -53,7 +53,7 @@ def _spec(tmp_path: Path, events: list[str]) -> SessionSpec:
 
 
 def _hooks(events: list[str]) -> SessionHooks:
-    def turn(turn: TurnRecord, memory: WorkingMemory | None) -> None:
+    def turn(turn: Turn, memory: WorkingMemory | None) -> None:
         events.append(f"turn {turn.turn_id}" + (" with working memory" if memory is not None else ""))
 
     return SessionHooks(on_start=lambda s: events.append(f"start: {s.opening}"), on_turn=turn,

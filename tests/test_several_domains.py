@@ -13,7 +13,7 @@ from monologue.memory.domain.several import DomainDetector, combine, domain_view
 from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
 from monologue.memory.working.turn_classes import classify_turn
 from monologue.pipeline.builder import AgentModels
-from monologue.pipeline.chat import chat_session
+from monologue.pipeline.text_chat import chat_session
 
 from fakes import StateFollowingLLM
 

@@ -16,7 +16,7 @@ from monologue.memory.domain.schema import load_schema
 from monologue.memory.working.state import Comparator, Condition, ConditionStatus, SessionState
 from monologue.memory.working.turn_classes import TurnClass
 from monologue.pipeline.builder import AgentModels
-from monologue.pipeline.chat import ChatOptions, chat_session
+from monologue.pipeline.text_chat import ChatOptions, chat_session
 
 from fakes import PlannerFollowingLLM, steady
 

@@ -68,7 +68,7 @@ def test_shown_safely_makes_every_actor_visible_and_keeps_json_valid() -> None:
 # Where words come in
 
 def test_typed_turns_and_chat_scripts_are_plain_text() -> None:
-    from monologue.pipeline.chat import parse_script, typed_turn
+    from monologue.pipeline.text_chat import parse_script, typed_turn
 
     script = f"hello {ESC}[1mthere{ESC}[0m\n   \n{ZWSP}{ZWSP}\n{RLO}table for two\n---\n{BEL}\nbye"
     assert parse_script(script) == [["hello [1mthere [0m", "table for two"], ["bye"]]

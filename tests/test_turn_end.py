@@ -20,7 +20,7 @@ from monologue.models.chat import ChatLLM
 from monologue.pipeline.audio_io import SessionAudio, load_session
 from monologue.pipeline.builder import AgentModels
 from monologue.pipeline.replay import ReplayOptions, replay_audio
-from monologue.processors.frames import SpeechSegmentFrame, TurnRecord
+from monologue.processors.frames import SpeechSegmentFrame, Turn
 from monologue.processors.turn_end import PartialTranscriber, TurnEndJudge, TurnEndOptions, unfinished_ending
 from monologue.processors.vad import SegmentOptions, VADProcessor
 
@@ -98,7 +98,7 @@ def _chunks(spec: list[tuple[float, bool]], rate: int = 16000, chunk: int = 320)
     return frames
 
 
-def _vad(texts: list[str], *, by: Literal["meaning", "silence"] = "meaning", ended: list[TurnRecord] | None = None,
+def _vad(texts: list[str], *, by: Literal["meaning", "silence"] = "meaning", ended: list[Turn] | None = None,
          probability: float | None = None, transcriber=None) -> tuple[VADProcessor, FakeTranscriber]:
     options = TurnEndOptions(by=by, judge_after_secs=0.15, end_after_secs=0.35, unsure_secs=0.7, hold_secs=1.2,
                              silence_secs=0.5, partial_every_secs=0.0, unfinished_en=EN,
@@ -118,7 +118,7 @@ def _segments(down: Sequence[Frame]) -> list[SpeechSegmentFrame]:
 
 
 async def test_a_finished_turn_is_drafted_then_confirmed_by_its_silence():
-    ended: list[TurnRecord] = []
+    ended: list[Turn] = []
     vad, transcriber = _vad(["Four people at seven."], ended=ended)
     down, _ = await run_test(vad, frames_to_send=_chunks([(0.3, False), (1.0, True), (0.8, False)]))
     [segment] = _segments(down)
@@ -139,7 +139,7 @@ async def test_a_finished_turn_is_drafted_then_confirmed_by_its_silence():
 
 
 async def test_a_draft_is_dropped_when_the_user_goes_on():
-    ended: list[TurnRecord] = []
+    ended: list[Turn] = []
     vad, _ = _vad([], ended=ended, transcriber=DraftThenWhole(0.3 + 0.8 + 0.1))
     down, _ = await run_test(vad, frames_to_send=_chunks(
         [(0.3, False), (0.8, True), (0.25, False), (0.8, True), (0.8, False)]))

@@ -27,7 +27,7 @@ from monologue.memory.stores.sqlite import SQLiteDatabase
 from monologue.memory.working.conversation import ConversationLog
 from monologue.memory.working.turn_classes import TurnClass
 from monologue.models.chat import ChatLLM
-from monologue.pipeline.chat import typed_turn
+from monologue.pipeline.text_chat import typed_turn
 from monologue.processors.frames import AgentTurnEndFrame, UserTurnFrame
 from monologue.processors.reply import ReplyMemory, ReplyProcessor
 from monologue.processors.reply_wording import PromptOptions

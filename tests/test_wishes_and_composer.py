@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from monologue.dialogue.compose import compose, split_sentences
-from monologue.dialogue.session import DialogueSession, TurnInput
+from monologue.dialogue.dialogue_session import DialogueSession, TurnInput
 from monologue.memory.domain.catalogue import load_catalogue, rank_by_wishes
 from monologue.memory.domain.schema import load_schema
 from monologue.memory.working.extract import RuleExtractor

@@ -446,7 +446,7 @@ def test_a_session_that_only_heard_its_greeting_is_not_greeted_twice(tmp_path: P
     """A page that heard the opening, dropped and came back: the window has one opening, not two."""
     from monologue.memory.stores.state import SqlStateStore
     from monologue.pipeline.builder import load_text_models, user_memory
-    from monologue.pipeline.chat import ChatOptions, chat_session
+    from monologue.pipeline.text_chat import ChatOptions, chat_session
 
     config = text_config()
     models = load_text_models(config)

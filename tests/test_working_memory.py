@@ -12,7 +12,7 @@ from monologue.memory.stores.state import InMemoryStateStore
 from monologue.memory.working.engine import WorkingMemory, WorkingMemoryOptions
 from monologue.memory.working.state import OfferedOption
 from monologue.pipeline.builder import AgentModels
-from monologue.pipeline.chat import ChatOptions, chat_session, parse_script
+from monologue.pipeline.text_chat import ChatOptions, chat_session, parse_script
 
 from fakes import ScriptedJsonLLM, StateFollowingLLM
 

@@ -22,7 +22,7 @@ from monologue.memory.stores.protocols import StateStore
 from monologue.memory.working.engine import WorkingMemory
 from monologue.pipeline.builder import AgentModels, TurnGate, new_session_id
 from monologue.pipeline.session import Session, SessionHooks, SessionSpec, run_session
-from monologue.processors.frames import Transcription, TurnRecord, UserTurnFrame
+from monologue.processors.frames import Transcription, Turn, UserTurnFrame
 
 SESSION_BREAK = "---"
 
@@ -40,9 +40,9 @@ def parse_script(text: str) -> list[list[str]]:
     return [s for s in sessions if s]
 
 
-def typed_turn(turn_id: int, text: str, confidence: float = 1.0) -> TurnRecord:
+def typed_turn(turn_id: int, text: str, confidence: float = 1.0) -> Turn:
     """A user turn that was typed, not spoken: no audio, its text (as plain text) as the transcript."""
-    turn = TurnRecord(turn_id=turn_id, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0,
+    turn = Turn(turn_id=turn_id, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0,
                       detected_at=time.perf_counter(), vad_engine="text")
     turn.asr = Transcription(text=plain_text(text), confidence=confidence, language="", source="text")
     return turn
@@ -81,7 +81,7 @@ class TextTurnSource(FrameProcessor):
 @dataclass
 class ChatResult:
     session_id: str
-    turns: list[TurnRecord] = field(default_factory=list)
+    turns: list[Turn] = field(default_factory=list)
     triggered_share: float = 0.0
     opening: str = ""
 
@@ -95,7 +95,7 @@ class ChatOptions:
     out_dir: Path | None = None                # trace.jsonl and transcript.txt; None writes no files
     memory: WorkingMemory | None = None        # working memory made by the caller (tests); None: made from config
     long_term: LongTermMemory | None = None    # the user's memory across sessions; None: nothing is kept
-    on_turn: Callable[[TurnRecord, WorkingMemory | None], None] | None = None   # sees each finished turn
+    on_turn: Callable[[Turn, WorkingMemory | None], None] | None = None   # sees each finished turn
 
 
 async def chat_session(lines: list[str], config: MonologueConfig, models: AgentModels,
@@ -116,7 +116,7 @@ async def chat_session(lines: list[str], config: MonologueConfig, models: AgentM
     return ChatResult(session.session_id, session.turns, session.triggered_share, session.opening)
 
 
-def print_turn(turn: TurnRecord, memory: WorkingMemory | None) -> None:
+def print_turn(turn: Turn, memory: WorkingMemory | None) -> None:
     print(f"\nuser  ▸ {turn.text}")
     print(f"agent ▸ {turn.reply_text}")
     if turn.memories is not None and turn.memories.recalled:
