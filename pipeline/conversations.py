@@ -128,7 +128,7 @@ async def run_conversation(script: ConversationScript, models: AgentModels, *, o
 # --- judging --------------------------------------------------------------------------------
 
 def _offer(turn: Turn) -> tuple[str, str] | None:
-    decision = turn.decision
+    decision = turn.reply.decision
     while decision.get("then"):
         decision = decision["then"]
     if decision.get("act") != "propose":
@@ -183,9 +183,9 @@ def judge(run: ConversationRun) -> Verdict:
         last_offer: tuple[str, str] | None = None
         done_at = 0
         for index, (turn, scripted) in enumerate(zip(session.turns, session.script.turns, strict=False), 1):
-            reply = turn.reply_text
-            verdict.sources[turn.reply_source or "none"] += 1
-            for caught in turn.reply_check:
+            reply = turn.reply.text
+            verdict.sources[turn.reply.source or "none"] += 1
+            for caught in turn.reply.check:
                 verdict.check_caught[caught.kind] += 1
             for failure in audit(reply, previous, script.language, schema):
                 verdict.spoken_failures[str(failure)] += 1
@@ -201,10 +201,10 @@ def judge(run: ConversationRun) -> Verdict:
             if any(word in lowered for word in foreign):
                 verdict.other_domain_mentions += 1
                 verdict.problems.append(f"{session.session_id} turn {index}: another domain: {reply!r}")
-            act = turn.decision.get("act", "")
+            act = turn.reply.decision.get("act", "")
             if scripted.expect == "small_talk":
                 verdict.small_talk += 1
-                if act in ("small_talk", "greet") and (turn.decision.get("then") or done_at):
+                if act in ("small_talk", "greet") and (turn.reply.decision.get("then") or done_at):
                     verdict.small_talk_resumed += 1
                 else:
                     verdict.problems.append(f"{session.session_id} turn {index}: small talk not answered and "
@@ -237,7 +237,7 @@ def judge(run: ConversationRun) -> Verdict:
 
 
 def _did(turn: Turn, action: str) -> bool:
-    decision: dict[str, Any] | None = turn.decision
+    decision: dict[str, Any] | None = turn.reply.decision
     while decision:
         if decision.get("act") == "act" and decision.get("action") == action and decision.get("record"):
             return True

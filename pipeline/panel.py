@@ -123,7 +123,7 @@ class AgentReply(PanelMessage):
     type: Literal["agent_reply"] = "agent_reply"
     turn: int
     text: str
-    state_version: int | None = None     # the state version the reply was built on (turn.state_version)
+    state_version: int | None = None     # the state version the reply was built on (turn.reply.state_version)
     memories: list[str] = Field(default_factory=list)
     # The same memories with their tier and whether they are the user's or the household's,
     # and, after "what do you remember about me?", everything remembered (U1, U3, U5).
@@ -143,11 +143,11 @@ class AgentReply(PanelMessage):
         if turn.memories is not None:
             memories = [*turn.memories.recalled, *turn.memories.reflections]
             detail = turn.memories.detail
-        return cls(turn=turn.turn_id, text=turn.reply_text, state_version=turn.state_version, memories=memories,
+        return cls(turn=turn.turn_id, text=turn.reply.text, state_version=turn.reply.state_version, memories=memories,
                    memory_items=list(detail.get("sources", [])), listed=list(detail.get("listed_items", [])),
                    latency_ms=turn.latencies_ms(), cut=bool(barge_in.get("cut")), barge_in=barge_in,
                    user_text=turn.text,
-                   error=turn.reply_error)
+                   error=turn.reply.error)
 
 
 class RoomClosing(PanelMessage):

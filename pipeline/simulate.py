@@ -87,7 +87,7 @@ class QueuedTurnSource(FrameProcessor):
 
 
 def agent_view(turn: Turn | None, memory: WorkingMemory | None) -> AgentView:
-    view = AgentView(turn.reply_text if turn is not None else "")
+    view = AgentView(turn.reply.text if turn is not None else "")
     if memory is None:
         return view
     state = memory.state

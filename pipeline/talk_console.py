@@ -89,16 +89,16 @@ class TalkConsole:
 
     def turn(self, turn: Turn, _memory: WorkingMemory | None = None) -> None:
         """A turn was answered: what was heard, what it changed in the state, what was said."""
-        if not turn.text and not turn.reply_text:
+        if not turn.text and not turn.reply.text:
             return
         if turn.text:
             self._line("you", "bold cyan", turn.text)
         for line, style in self._state_lines(turn):
             self._line("", "", line, style)
-        if turn.reply_text:
-            self._line("agent", "bold green", turn.reply_text)
-        elif turn.reply_error:
-            self._line("agent", "bold red", f"(no reply: {turn.reply_error})", "red")
+        if turn.reply.text:
+            self._line("agent", "bold green", turn.reply.text)
+        elif turn.reply.error:
+            self._line("agent", "bold red", f"(no reply: {turn.reply.error})", "red")
 
     def _state_lines(self, turn: Turn) -> list[tuple[str, str]]:
         outcome = turn.monologue

@@ -118,13 +118,13 @@ async def chat_session(lines: list[str], config: MonologueConfig, models: AgentM
 
 def print_turn(turn: Turn, memory: WorkingMemory | None) -> None:
     print(f"\nuser  ▸ {turn.text}")
-    print(f"agent ▸ {turn.reply_text}")
+    print(f"agent ▸ {turn.reply.text}")
     if turn.memories is not None and turn.memories.recalled:
         print("        remembered: " + " / ".join(turn.memories.recalled))
     if turn.memories is not None and turn.memories.reflections:
         print("        noticed: " + " / ".join(turn.memories.reflections))
     if memory is not None:
-        label = f"[{turn.turn_class or ''}; state v{turn.state_version}]"
+        label = f"[{turn.turn_class or ''}; state v{turn.reply.state_version}]"
         state_lines = memory.render().splitlines()
         print(f"        {label} " + ("\n        ".join(state_lines)))
 

@@ -191,6 +191,33 @@ class TurnEnd:
                           "drafts_dropped": self.drafts_dropped or None, "partials": self.partials or None})
 
 
+@dataclass
+class ReplyRecord:
+    """What the reply stage made of the turn: the policy's act, what was said and who worded
+    it, what a model was sent and what it cost, and what the check stopped."""
+
+    text: str = ""                  # as said so far: a cut reply keeps what was sent
+    # model | template | model+template | policy | fallback | cancelled
+    source: str = ""
+    model: str = ""                 # the LLM that worded it, or the source when none did
+    prompt: list[dict[str, str]] = field(default_factory=list)   # as sent to the model
+    redacted: int = 0               # local-only pieces kept out of a remote provider's prompt (U3)
+    error: str = ""
+    # The dialogue policy's act (act, action, its arguments, why).
+    decision: dict[str, Any] = field(default_factory=dict)
+    check: list[CheckFailure] = field(default_factory=list)      # each clause the check stopped
+    state_version: int | None = None   # the state version the reply was built on
+    # The LLM's tokens: prompt_tokens, cached_tokens (reused from its cache), evaluated_tokens
+    # (computed this turn), generated_tokens; None when no LLM worded the reply.
+    tokens: dict[str, int] | None = None
+
+    def trace(self) -> dict[str, Any]:
+        return {"model": self.model, "state_version": self.state_version, "prompt": self.prompt,
+                "text": self.text, "error": self.error, "decision": self.decision, "source": self.source,
+                "check": [f.trace() for f in self.check], "tokens": self.tokens or {},
+                **({"redacted": self.redacted} if self.redacted else {})}
+
+
 @dataclass(frozen=True)
 class Heard:
     """What the user heard of a reply: whole clauses, the last possibly cut short."""
@@ -212,8 +239,8 @@ class Turn:
     """One user turn's handle, from the VAD's cut to the trace line.
 
     Each stage writes only its own section: the VAD the times and `turn_end`, ASR `asr`, the
-    classifier `turn_class` and `classifier`, the monologue `monologue`, the reply stage the
-    `reply_*` fields, `decision` and `memories`, TTS `tts`, the playout `barge_in`. What
+    classifier `turn_class` and `classifier`, the monologue `monologue`, the reply stage
+    `reply` and `memories`, TTS `tts`, the playout `barge_in`. What
     stages wait for is private and reached through methods, which hold the contract:
 
     1. **Draft or not.** The VAD may start a turn on a provisional end (`start_draft`). Until
@@ -244,25 +271,12 @@ class Turn:
     turn_class: TurnClass | None = None     # None until the classifier (or barge-in) has seen the turn
     classifier: Classification | None = None
     monologue: MonologueOutcome | None = None
-    reply_prompt: list[dict[str, str]] = field(default_factory=list)
-    reply_model: str = ""
-    reply_redacted: int = 0     # local-only pieces kept out of a remote provider's prompt (U3)
-    reply_text: str = ""
-    reply_error: str = ""
-    # The dialogue policy's act (act, action, its arguments, why), who worded the reply
-    # (model | template | model+template | policy), and each check failure (kind, clause).
-    decision: dict[str, Any] = field(default_factory=dict)
-    reply_source: str = ""
-    reply_check: list[CheckFailure] = field(default_factory=list)
+    reply: ReplyRecord = field(default_factory=ReplyRecord)
     tts: SpeechSynthesis = field(default_factory=SpeechSynthesis)
-    state_version: int | None = None  # the state version the reply was built on
     memories: MemoryRecall | None = None                      # long-term memories recalled for the reply
     barge_in: BargeIn | None = None   # the reply was cut, or this turn was a backchannel
     drafted_at: float | None = None               # wall time the draft started (processing began)
     turn_end: TurnEnd = field(default_factory=TurnEnd)
-    # The reply LLM's tokens: prompt_tokens, cached_tokens (reused from its cache), evaluated_tokens
-    # (computed this turn), generated_tokens; None when no LLM worded the reply.
-    llm_tokens: dict[str, int] | None = None
     marks: dict[str, float] = field(default_factory=dict)     # wall time of each stage's end
     compute: dict[str, float] = field(default_factory=dict)   # seconds inside each model call
     # Resolved True once the user's silence confirms a draft, False when they went on; None: never a draft.

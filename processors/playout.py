@@ -230,7 +230,7 @@ class Playout(FrameProcessor):
     async def _ended(self, frame: AgentTurnEndFrame) -> None:
         if self._clock == "timeline" and frame.turn.turn_id == 0:
             # The greeting is not on a replay's timeline: it is heard whole.
-            await frame.turn.mark_heard(Heard((frame.turn.reply_text,)))
+            await frame.turn.mark_heard(Heard((frame.turn.reply.text,)))
             await self.push_frame(frame)
             return
         reply = self._reply(frame.turn)

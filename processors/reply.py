@@ -86,9 +86,9 @@ class ReplyProcessor(FrameProcessor):
         long greeting), so a "yes" confirms only what the greeting said."""
         turn = Turn(turn_id=0, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0,
                           detected_at=time.perf_counter(), vad_engine="opening")
-        turn.reply_text = text.strip()
+        turn.reply.text = text.strip()
         turn.settled_future()
-        if turn.reply_text:
+        if turn.reply.text:
             self._opening = turn
         else:
             turn.settle()
@@ -107,7 +107,7 @@ class ReplyProcessor(FrameProcessor):
             # conversation log so the next reply knows what it offered.
             turn, self._opening = self._opening, None
             await self._committer.made(turn, self._committer.open(turn, opening=True))
-            await self.push_frame(ReplyTextFrame(text=turn.reply_text, turn=turn))
+            await self.push_frame(ReplyTextFrame(text=turn.reply.text, turn=turn))
             await self.push_frame(AgentTurnEndFrame(turn=turn))
 
     def _stop_wording(self, before_turn: int) -> None:
@@ -142,7 +142,7 @@ class ReplyProcessor(FrameProcessor):
                 self._cancelled.discard(turn.turn_id)
                 # Cut by the user before it was all worded: what was said is committed when
                 # the playout reports it; nothing more is worded.
-                turn.reply_source = turn.reply_source or "cancelled"
+                turn.reply.source = turn.reply.source or "cancelled"
             else:
                 task.result()
         except asyncio.CancelledError:
@@ -153,9 +153,9 @@ class ReplyProcessor(FrameProcessor):
             # A bug of ours must not leave the user in silence (nor hang a replay waiting for
             # the turn's end): say so, trace it, and end the turn.
             logger.opt(exception=exc).error("turn {}: the reply failed: {}: {}", turn.turn_id, type(exc).__name__, exc)
-            turn.reply_error = f"{type(exc).__name__}: {exc}"
-            turn.reply_check = [*turn.reply_check, CheckFailure(Failure.INTERNAL_ERROR, turn.reply_error)]
-            if not turn.reply_text:
+            turn.reply.error = f"{type(exc).__name__}: {exc}"
+            turn.reply.check = [*turn.reply.check, CheckFailure(Failure.INTERNAL_ERROR, turn.reply.error)]
+            if not turn.reply.text:
                 await self._wording.say_directly(turn, say("reply.fallback", self._options.language), "fallback")
         finally:
             self._answering = None

@@ -81,7 +81,7 @@ class ReplyCommitter:
 
     async def _commit_heard(self, turn: Turn, pending: PendingReply) -> None:
         heard = pending.heard
-        text = turn.reply_text if heard is None else joined(list(heard.clauses), self._dialogue.language)
+        text = turn.reply.text if heard is None else joined(list(heard.clauses), self._dialogue.language)
         cut = heard is not None and heard.cut
         if text:
             self._log.add("assistant", text, turn.turn_id)

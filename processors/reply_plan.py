@@ -72,7 +72,7 @@ class ReplyPlanner:
             # "Could we drop the window seat?" — "Sure": drop it, then decide again on the new state.
             relaxed = planned.decision.key
             state = await self._memory.relax([relaxed], turn=turn.turn_id, reason=f"the user agreed: {turn.text}")
-            turn.state_version = state.version
+            turn.reply.state_version = state.version
             planned = self._dialogue.plan(state, replace(said, operations=(Operation(Op.WITHDRAW, relaxed),)))
         choice = await self._model_choice(planned, turn, said.previous_reply)
         if choice is not None and choice.decision is not None:
@@ -83,11 +83,11 @@ class ReplyPlanner:
         if any(step.act == Act.ACT for step in planned.decision.steps()):
             session_id = self._memory.session_id if self._memory else ""
             await asyncio.to_thread(self._dialogue.carry_out, planned, session_id)
-        turn.decision = planned.decision.trace()
+        turn.reply.decision = planned.decision.trace()
         if choice is not None:
-            turn.decision["model_choice"] = self._choice_trace
+            turn.reply.decision["model_choice"] = self._choice_trace
         if planned.errors:
-            turn.decision["tool_errors"] = planned.errors
+            turn.reply.decision["tool_errors"] = planned.errors
         return planned
 
     async def _state_for(self, turn: Turn) -> tuple[SessionState | None, UpdateResult | None]:
@@ -101,13 +101,13 @@ class ReplyPlanner:
             result = await turn.wait_for_state()
             turn.compute["reply_waited_for_state"] = time.perf_counter() - waited
             if result is not None and self._memory is not None:
-                turn.state_version = result.version
+                turn.reply.state_version = result.version
                 return result.state, result
         memory = self._memory
         if memory is None:
             return None, None
         state = await asyncio.to_thread(lambda: memory.state)
-        turn.state_version = state.version
+        turn.reply.state_version = state.version
         return state, None
 
     async def _recall(self, turn: Turn) -> BeforeReply | None:

@@ -163,8 +163,8 @@ class ReplyWording:
             # What is local-only never leaves the device (U3): the provider sees placeholders,
             # and its words get the originals back before they are checked and spoken.
             messages = redactor.redact(messages)
-            turn.reply_redacted = redactor.redacted
-        turn.reply_prompt = messages        # as sent
+            turn.reply.redacted = redactor.redacted
+        turn.reply.prompt = messages        # as sent
         splitter = ClauseSplitter(self._min_clause)
         stats = StreamStats()
         spoken: list[str] = []
@@ -197,11 +197,11 @@ class ReplyWording:
             elif rest:
                 failed = True
         except ChatError as exc:
-            turn.reply_error = str(exc)
-        turn.reply_model = stats.model
-        turn.llm_tokens = stats.token_counts()
-        if stats.error and not turn.reply_error:
-            turn.reply_error = stats.error
+            turn.reply.error = str(exc)
+        turn.reply.model = stats.model
+        turn.reply.tokens = stats.token_counts()
+        if stats.error and not turn.reply.error:
+            turn.reply.error = stats.error
         if stats.first_token_at is not None:
             turn.mark("llm_first_token", stats.first_token_at)
             turn.compute["llm_first_token"] = stats.first_token_at - started
@@ -213,25 +213,25 @@ class ReplyWording:
             rest = planned.check.missing(model_text, planned.essential) if spoken else planned.template
             for clause in self._template_clauses(without_overlap(model_text, rest)):
                 await self.say(turn, clause, spoken)
-            turn.reply_source = "model+template" if model_text else "template"
-        if not turn.reply_source:
-            turn.reply_source = "model"
-        turn.reply_check = planned.check.failures
-        if turn.reply_error and not model_text:
-            turn.reply_check = [*turn.reply_check, CheckFailure(Failure.LLM_ERROR, turn.reply_error)]
+            turn.reply.source = "model+template" if model_text else "template"
+        if not turn.reply.source:
+            turn.reply.source = "model"
+        turn.reply.check = planned.check.failures
+        if turn.reply.error and not model_text:
+            turn.reply.check = [*turn.reply.check, CheckFailure(Failure.LLM_ERROR, turn.reply.error)]
         turn.mark("llm_done", stats.finished_at or time.perf_counter())
-        turn.reply_text = joined(spoken, planned.language)
+        turn.reply.text = joined(spoken, planned.language)
 
     async def say_directly(self, turn: Turn, text: str, source: ReplySource) -> None:
         """Words the code has (a misheard value to ask about, an answer from memory), said exactly."""
-        turn.reply_prompt = []
-        turn.reply_model = source
-        turn.reply_source = source
+        turn.reply.prompt = []
+        turn.reply.model = source
+        turn.reply.source = source
         turn.mark("llm_start", time.perf_counter())
         spoken: list[str] = []
         await self.say(turn, text, spoken)
         turn.mark("llm_done", time.perf_counter())
-        turn.reply_text = text
+        turn.reply.text = text
 
     async def say(self, turn: Turn, clause: str, spoken: list[str]) -> None:
         if not spoken:
@@ -239,7 +239,7 @@ class ReplyWording:
             turn.mark("llm_first_clause", now)
             turn.compute.setdefault("llm_first_clause", now - turn.marks["llm_start"])
         spoken.append(clause)
-        turn.reply_text = joined(spoken, self._language)   # so far: a cut reply keeps what was sent
+        turn.reply.text = joined(spoken, self._language)   # so far: a cut reply keeps what was sent
         await self._push(ReplyTextFrame(text=clause, turn=turn))
 
     def _template_clauses(self, template: str) -> list[str]:

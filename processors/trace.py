@@ -30,12 +30,7 @@ def trace_line(turn: Turn) -> dict[str, Any]:
         "classifier": turn.classifier.trace() if turn.classifier is not None else {},
         "monologue": turn.monologue.trace() if turn.monologue is not None else {},
         "memories": turn.memories.trace() if turn.memories is not None else {},
-        "reply": {"model": turn.reply_model, "state_version": turn.state_version,
-                  "prompt": turn.reply_prompt, "text": turn.reply_text, "error": turn.reply_error,
-                  "decision": turn.decision, "source": turn.reply_source,
-                  "check": [f.trace() for f in turn.reply_check],
-                  "tokens": turn.llm_tokens or {},
-                  **({"redacted": turn.reply_redacted} if turn.reply_redacted else {})},
+        "reply": turn.reply.trace(),
         "tts": turn.tts.trace(),
         "latency_ms": turn.latencies_ms(),
         "compute_ms": compute,
@@ -89,7 +84,7 @@ class TraceWriter(FrameProcessor):
                 self._transcript.write(f"[{format_clock(turn.start_pts)}] user: {turn.text}\n")
             # A reply stopped over its last syllable was heard whole: no cut to show.
             cut = turn.barge_in is not None and turn.barge_in.cut and bool(turn.barge_in.unspoken)
-            said = (turn.barge_in.spoken if cut and turn.barge_in is not None else turn.reply_text) or ""
+            said = (turn.barge_in.spoken if cut and turn.barge_in is not None else turn.reply.text) or ""
             if said or cut:
                 at = turn.tts.session_start_secs if turn.tts.session_start_secs is not None else turn.end_pts
                 if cut and turn.barge_in is not None and turn.barge_in.cut_at_secs is not None:

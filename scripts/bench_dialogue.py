@@ -87,7 +87,7 @@ def latency(config: Any, runs: int) -> dict[str, list[float]]:
                     continue
                 out[name].append(v2v)
                 if name == "model words the act":
-                    key = "model-worded turns" if turn.reply_source == "model" else "template-worded turns"
+                    key = "model-worded turns" if turn.reply.source == "model" else "template-worded turns"
                     out[key].append(v2v)
     return out
 

@@ -66,17 +66,17 @@ def turn_row(turn: Any, variant: str, run: int, session: str) -> dict[str, Any] 
     state = bool(turn.classifier and turn.classifier.triggers_monologue)
     parts = {k: round(turn.compute.get(k, 0.0) * 1000, 1) for k in COMPUTE_PARTS}
     parts["monologue"] = round(turn.compute.get("reply_waited_for_state", 0.0) * 1000, 1)
-    tokens = turn.llm_tokens or {}
+    tokens = turn.reply.tokens or {}
     if "llm_start" in turn.marks:       # the agent's own work before the reply model is asked
         lat["llm_start"] = round((turn.marks["llm_start"] - turn.started_at) * 1000, 1)
     from monologue.processors.reply_wording import ClauseSplitter
 
     splitter = ClauseSplitter(MIN_CLAUSE_CHARS)    # as the reply cut it for TTS
-    first_clause = next(iter(splitter.feed(turn.reply_text or "")), "") or splitter.flush()
+    first_clause = next(iter(splitter.feed(turn.reply.text or "")), "") or splitter.flush()
     return {"session": session, "variant": variant, "run": run, "turn": turn.turn_id,
             "kind": "state-changing" if state else "chit-chat",
-            "worded": "policy" if turn.reply_source == "policy" else "LLM",
-            "source": turn.reply_source, **lat, **{f"compute_{k}": v for k, v in parts.items()},
+            "worded": "policy" if turn.reply.source == "policy" else "LLM",
+            "source": turn.reply.source, **lat, **{f"compute_{k}": v for k, v in parts.items()},
             "prompt_tokens": tokens.get("prompt_tokens"), "evaluated_tokens": tokens.get("evaluated_tokens"),
             "generated_tokens": tokens.get("generated_tokens"), "first_clause_chars": len(first_clause),
             "drafted": turn.turn_end.drafted, "rule": turn.turn_end.rule}

@@ -334,7 +334,7 @@ async def test_a_cut_cancels_the_reply_still_being_worded():
         BargeInFrame(turn=_turn(2, "Sorry, book a table."), interrupt=True), SleepFrame(sleep=0.3)])
     assert Slow.streamed <= 3                                # stopped, not worded to the end
     assert [f.turn for f in down if isinstance(f, AgentTurnEndFrame)] == [turn]
-    assert turn.reply_source == "cancelled"
+    assert turn.reply.source == "cancelled"
     # Nothing is committed until the playout says what was heard; then only that.
     assert not [u for u in log.recent(4) if u.role == "assistant"]
     await turn.mark_heard(Heard(("Oh,",), ("it really has been lovely",), cut=True))

@@ -156,9 +156,9 @@ async def test_with_the_model_down_every_turn_is_answered_by_the_policy():
     result = await chat_session(["Book a table for two on Friday at 7 pm.", "Yes please."], config,
                                 AgentModels(asr=None, tts=None, llm=down))
     first, second = result.turns
-    assert first.decision["act"] == "propose" and first.reply_source == "template"
-    assert first.reply_check[-1].kind == "llm_error" and "no-such-model" in first.reply_error
-    assert second.decision["act"] == "act" and "booked" in second.reply_text
+    assert first.reply.decision["act"] == "propose" and first.reply.source == "template"
+    assert first.reply.check[-1].kind == "llm_error" and "no-such-model" in first.reply.error
+    assert second.reply.decision["act"] == "act" and "booked" in second.reply.text
 
 
 async def test_garbage_from_the_model_never_reaches_the_user():
@@ -171,7 +171,7 @@ async def test_garbage_from_the_model_never_reaches_the_user():
     result = await chat_session(["Table for two tomorrow at 8 pm."], config,
                                 AgentModels(asr=None, tts=None, llm=Garbage()))
     turn = result.turns[0]
-    assert turn.reply_source == "template" and "{" not in turn.reply_text and turn.reply_check
+    assert turn.reply.source == "template" and "{" not in turn.reply.text and turn.reply.check
 
 
 # --- a model with function calling chooses the action ---------------------------------------------
@@ -204,8 +204,8 @@ async def test_a_yes_in_words_the_rules_miss_is_taken_from_the_models_choice():
     result = await chat_session(["Table for two on Friday at 7 pm.", "Lock it in, mate."], config,
                                 AgentModels(asr=None, tts=None, llm=Chooses(every=0)))
     second = result.turns[1]
-    assert second.decision["act"] == "act" and second.decision["chosen_by"] == "fake/planner-follower"
-    assert second.decision["model_choice"]["verdict"] == "accepted"
+    assert second.reply.decision["act"] == "act" and second.reply.decision["chosen_by"] == "fake/planner-follower"
+    assert second.reply.decision["model_choice"]["verdict"] == "accepted"
 
 
 async def test_choose_tool_reads_a_providers_function_call():

@@ -184,13 +184,13 @@ async def test_whole_conversations_apply_changes_and_answer_from_the_state(domai
                        long_term={"llm_help": False})
     config = load_config(overrides={**overrides, "language": language}, environ={})
     result = await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))
-    shown = "\n".join(f"{t.text} → {t.reply_text} [{(t.decision or {}).get('act')}]" for t in result.turns)
+    shown = "\n".join(f"{t.text} → {t.reply.text} [{(t.reply.decision or {}).get('act')}]" for t in result.turns)
     for index, words in answers:
         turn = result.turns[index]
-        assert (turn.decision or {}).get("act") == Act.ANSWER_STATE, shown
-        assert all(w in turn.reply_text for w in words), shown
+        assert (turn.reply.decision or {}).get("act") == Act.ANSWER_STATE, shown
+        assert all(w in turn.reply.text for w in words), shown
     if domain != "in_car":
-        assert (result.turns[-1].decision or {}).get("act") == Act.ACT, shown
+        assert (result.turns[-1].reply.decision or {}).get("act") == Act.ACT, shown
 
 
 @pytest.mark.parametrize("text", ["对了，我妈妈听力不太好。", "我外婆听力不怎么好，说话要大声点。"])

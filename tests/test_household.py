@@ -57,7 +57,7 @@ def test_every_member_reads_the_household_and_never_another_members_memories(fam
     recalled = _recalled(family["ben"])
     assert "We always avoid tolls." in recalled
     assert not [r for r in recalled if "shellfish" in r]
-    assert not [t for t in family["ben"] if "shellfish" in t.reply_text]
+    assert not [t for t in family["ben"] if "shellfish" in t.reply.text]
 
 
 def test_an_unknown_speaker_gets_household_memories_only(family: dict) -> None:
@@ -65,8 +65,8 @@ def test_an_unknown_speaker_gets_household_memories_only(family: dict) -> None:
     recalled = _recalled(stranger)
     assert "We always avoid tolls." in recalled
     assert not [r for r in recalled if "shellfish" in r or "window seats" in r]
-    assert "don't know who is speaking" in stranger[1].reply_text             # no one's memories listed
-    assert not [t for t in stranger if "window" in t.reply_text or "shellfish" in t.reply_text]
+    assert "don't know who is speaking" in stranger[1].reply.text             # no one's memories listed
+    assert not [t for t in stranger if "window" in t.reply.text or "shellfish" in t.reply.text]
     assert not [text for texts in family["texts"].values() for text in texts if "Rex" in text]   # not kept
 
 
@@ -125,14 +125,14 @@ def test_a_member_who_says_who_they_are_is_heard_as_them_but_unverified(tmp_path
     session("anna", ["I love jazz.", "My door code is 5521."], "anna-1")
     turns = session(None, ["It's Anna.", "What music do I like?", "What's my door code?",
                            "Forget everything about me.", "I'm training for a marathon."], "claimed-1")
-    assert "Hi Anna" in turns[0].reply_text
+    assert "Hi Anna" in turns[0].reply.text
     assert "I love jazz." in _recalled(turns[1:])
-    assert not [t for t in turns if "5521" in t.reply_text] and "My door code is 5521." not in _recalled(turns)
-    assert "only know you by your word" in turns[3].reply_text
+    assert not [t for t in turns if "5521" in t.reply.text] and "My door code is 5521." not in _recalled(turns)
+    assert "only know you by your word" in turns[3].reply.text
     texts = [r.text for r in SqlMemoryStore(path).all("anna")[0] if r.source == "user_stated"]
     assert "My door code is 5521." in texts and "I'm training for a marathon." in texts     # kept, and added to
     stranger = session(None, ["It's Zoe.", "What music do I like?"], "claimed-2")          # not a member: nobody
-    assert "Hi Zoe" not in stranger[0].reply_text and "I love jazz." not in _recalled(stranger)
+    assert "Hi Zoe" not in stranger[0].reply.text and "I love jazz." not in _recalled(stranger)
 
 
 @pytest.mark.parametrize("said, name", [("It's Anna.", "Anna"), ("hi, this is Tom here", "Tom"), ("我是安娜", "安娜"),

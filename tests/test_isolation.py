@@ -59,7 +59,7 @@ def attacked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         ben = user_memory(config, models, "ben", str(path))
         result = asyncio.run(chat_session(lines, config, models,
                                           ChatOptions(session_id=f"ben-{start // SESSION_TURNS}", long_term=ben)))
-        replies += [t.reply_text for t in result.turns]
+        replies += [t.reply.text for t in result.turns]
         traces += [json.dumps(trace_line(t), ensure_ascii=False, default=str) for t in result.turns]
     users = {r[0] for r in SqlMemoryStore(path).db.query("SELECT DISTINCT user_id FROM memories")}
     return {"path": path, "llm": llm, "config": config, "turns": turns, "replies": replies, "traces": traces,

@@ -241,7 +241,7 @@ async def test_a_turns_trace_carries_the_reply_models_token_counts(provider_chat
     await run_test(ReplyProcessor(chat, ConversationLog(), PromptOptions("be brief")),
                    frames_to_send=[UserTurnFrame(turn=turn)])
     expected = {"prompt_tokens": 500, "cached_tokens": 448, "evaluated_tokens": 52, "generated_tokens": 8}
-    assert turn.llm_tokens == expected
+    assert turn.reply.tokens == expected
     assert trace_line(turn)["reply"]["tokens"] == expected
 
 

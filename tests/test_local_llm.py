@@ -69,8 +69,8 @@ async def test_demo_session_with_the_real_llm(real_models, tmp_path):
     result = await replay_path(DEMO, config, models, tmp_path)
     assert len(result.turns) == 5
     for turn in result.turns:
-        assert turn.reply_model == MODEL and not turn.reply_error
-        assert len(turn.reply_text.split()) >= 2
+        assert turn.reply.model == MODEL and not turn.reply.error
+        assert len(turn.reply.text.split()) >= 2
         assert turn.latencies_ms()["voice_to_voice"] > 0
 
 
@@ -109,10 +109,10 @@ async def test_seed_checks_with_the_real_llm(language, lines):
         assert live["party_size"] == 4 and live["time"] == "19:00" and live["date"] == "saturday"
         assert state.constraints["dietary:spicy"].comparator == "excludes"
     assert first.goal
-    recommendation = result.turns[-1].reply_text
-    assert recommendation and result.turns[-1].reply_model == MODEL
+    recommendation = result.turns[-1].reply.text
+    assert recommendation and result.turns[-1].reply.model == MODEL
     for spicy_place in ("Chili House", "Fire Pot"):
         assert spicy_place not in recommendation
     # Asked for a recommendation with everything known: one option that fits, offered (or, after
     # the same offer, pointed back to) — never a spicy place.
-    assert result.turns[-1].decision["act"] in ("propose", "resume", "only_option", "already_done")
+    assert result.turns[-1].reply.decision["act"] in ("propose", "resume", "only_option", "already_done")

@@ -224,10 +224,10 @@ async def test_reply_streams_clauses_then_ends_turn():
     clauses = [f.text for f in down if isinstance(f, ReplyTextFrame)]
     assert clauses == ["Sure.", "Four people at seven,", "noted!"]
     assert isinstance(down[-1], AgentTurnEndFrame)
-    assert turn.reply_text == "Sure. Four people at seven, noted!"
+    assert turn.reply.text == "Sure. Four people at seven, noted!"
     # The utterance, then the policy's note (what to say, and why); no state without working memory.
-    assert turn.reply_prompt[-1]["content"].startswith(turn.text + "\n\nPlanner:")
-    assert turn.reply_source == "model" and turn.decision["act"] == "greet"
+    assert turn.reply.prompt[-1]["content"].startswith(turn.text + "\n\nPlanner:")
+    assert turn.reply.source == "model" and turn.reply.decision["act"] == "greet"
     assert log.all()[-1].role == "assistant"
     assert "llm_first_token" in turn.marks
 
@@ -241,9 +241,9 @@ async def test_reply_survives_an_llm_that_fails():
     # The policy's own words answer, and the trace says why.
     assert [type(f) for f in down][-1] is AgentTurnEndFrame
     assert all(isinstance(f, ReplyTextFrame) for f in down[:-1]) and len(down) > 1
-    assert turn.reply_text == "Hi! What can I do for you?" and turn.reply_source == "template"
-    assert "no-such-model" in turn.reply_error
-    assert turn.reply_check[-1].kind == "llm_error"
+    assert turn.reply.text == "Hi! What can I do for you?" and turn.reply.source == "template"
+    assert "no-such-model" in turn.reply.error
+    assert turn.reply.check[-1].kind == "llm_error"
 
 
 async def test_reply_falls_back_to_the_second_model(monkeypatch):
@@ -260,7 +260,7 @@ async def test_reply_falls_back_to_the_second_model(monkeypatch):
     down, _ = await run_test(ReplyProcessor(chat, ConversationLog(), PromptOptions("x")),
                              frames_to_send=[UserTurnFrame(turn=turn)])
     assert isinstance(down[0], ReplyTextFrame) and down[0].text == "Fallback answer."
-    assert turn.reply_model == "openai/gpt-4o-mini"
+    assert turn.reply.model == "openai/gpt-4o-mini"
 
 
 async def test_llm_timeout_becomes_a_clear_error():
@@ -319,8 +319,8 @@ async def test_trace_writes_one_line_per_turn(tmp_path):
     writer = TraceWriter(tmp_path, on_turn_done=lambda t: done.append(t.turn_id))
     turn = _turn("Four people.")
     turn.turn_class = TurnClass.INFORMATION_CHANGE
-    turn.reply_text = "Noted."
-    turn.reply_prompt = [{"role": "user", "content": "Four people."}]
+    turn.reply.text = "Noted."
+    turn.reply.prompt = [{"role": "user", "content": "Four people."}]
     turn.mark("first_audio", turn.detected_at + 0.8)
     await run_test(writer, frames_to_send=[TextFrame(text="passes through"), AgentTurnEndFrame(turn=turn)],
                    expected_down_frames=[TextFrame, AgentTurnEndFrame])
@@ -406,10 +406,10 @@ def _full_turn() -> Turn:
         "llm_error": "", "timings_ms": {"rules": 1.5}})
     turn.memories = MemoryRecall.of(BeforeReply(recalled=["I prefer window seats."],
                                                  reflections=["Likes quiet places."], ms=12.34, exact="party of four"))
-    turn.reply_model, turn.reply_text, turn.state_version = "openai/gpt-4o-mini", "Noted.", 2
-    turn.reply_prompt = [{"role": "user", "content": "Four people at seven."}]
-    turn.decision, turn.reply_source = {"act": "ask", "key": "time"}, "model"
-    turn.llm_tokens = {"prompt_tokens": 310, "cached_tokens": 280, "evaluated_tokens": 30, "generated_tokens": 6}
+    turn.reply.model, turn.reply.text, turn.reply.state_version = "openai/gpt-4o-mini", "Noted.", 2
+    turn.reply.prompt = [{"role": "user", "content": "Four people at seven."}]
+    turn.reply.decision, turn.reply.source = {"act": "ask", "key": "time"}, "model"
+    turn.reply.tokens = {"prompt_tokens": 310, "cached_tokens": 280, "evaluated_tokens": 30, "generated_tokens": 6}
     turn.tts = SpeechSynthesis(compute_secs=0.08, clauses=1, audio_secs=0.58, session_start_secs=13.7)
     for name, at in (("asr_done", 100.2), ("classified", 100.21), ("llm_first_token", 100.9),
                      ("first_audio", 101.0)):

@@ -92,14 +92,14 @@ async def test_a_remote_providers_prompt_never_carries_a_local_only_memory(tmp_p
                            options=ReplyOptions(min_clause_chars=4))
     turn = _turn("Find me a quiet place near where I live at 12 Baker Street.", 2)
     await run_test(reply, frames_to_send=[UserTurnFrame(turn=turn)])
-    sent = json.dumps(turn.reply_prompt)
+    sent = json.dumps(turn.reply.prompt)
     assert "Baker Street" not in sent and "4512" not in sent and "<LOCAL_" in sent
     line = trace_line(turn)
     assert line["reply"]["redacted"] >= 1
     # What the provider said was read with the originals back: the check saw (and, here,
     # stopped) "…near I live at 12 Baker Street"; a placeholder is never spoken.
-    assert "<LOCAL_" not in turn.reply_text
-    assert any("Baker Street" in failure.clause for failure in turn.reply_check), turn.reply_check
+    assert "<LOCAL_" not in turn.reply.text
+    assert any("Baker Street" in failure.clause for failure in turn.reply.check), turn.reply.check
 
 
 def test_the_embedded_model_gets_the_prompt_as_it_is():

@@ -86,15 +86,16 @@ async def test_an_in_car_session_is_never_offered_restaurants():
     result, _ = await _chat("in_car", ["Take me home, no highways.", "Any good places on the way?",
                                        "Book dinner for two at 8?"])
     # What each turn was told (the system prompt's worked example aside).
-    prompts = json.dumps([turn.reply_prompt[-1] for turn in result.turns])
+    prompts = json.dumps([turn.reply.prompt[-1] for turn in result.turns])
     assert "Places that fit" not in prompts and "Sakura" not in prompts and "Chili House" not in prompts
 
 
 async def test_a_several_domain_agent_offers_restaurants_only_in_the_restaurant_domain():
     result, _ = await _chat("restaurant+in_car", ["Take me to the airport, avoid tolls.",
                                                   "Also book a table for two at 8 pm."])
-    first, second = (json.dumps(turn.reply_prompt[-1]) for turn in result.turns)
+    first, second = (json.dumps(turn.reply.prompt[-1]) for turn in result.turns)
     assert not any(name in first for name in ("Sakura", "Chili House", "Luigi"))
     # The restaurant's task: the day is still missing, so it is asked for before anything is offered.
-    assert result.turns[0].decision["action"] == "set_route"
-    assert result.turns[1].decision == {**result.turns[1].decision, "act": "ask", "action": "book", "key": "date"}
+    assert result.turns[0].reply.decision["action"] == "set_route"
+    asked = result.turns[1].reply.decision
+    assert asked == {**asked, "act": "ask", "action": "book", "key": "date"}

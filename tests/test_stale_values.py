@@ -98,8 +98,8 @@ async def test_a_day_said_at_the_start_outlives_a_long_digression(language):
 
     result = await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)),
                                 ChatOptions(on_turn=seen))
-    decisions = [t.decision or {} for t in result.turns]
-    shown = "\n".join(f"{t.text} → {t.reply_text} [{(t.decision or {}).get('act')}]" for t in result.turns)
+    decisions = [t.reply.decision or {} for t in result.turns]
+    shown = "\n".join(f"{t.text} → {t.reply.text} [{(t.reply.decision or {}).get('act')}]" for t in result.turns)
     # Never asked again for what it holds; held on every turn from the one it was said.
     asked_again = [d for d in decisions[1:] if d.get("act") == Act.ASK and d.get("key") in ("date", "party_size")]
     assert not asked_again, shown

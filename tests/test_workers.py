@@ -464,7 +464,7 @@ def test_a_session_that_only_heard_its_greeting_is_not_greeted_twice(tmp_path: P
 
     first, again = asyncio.run(run())
     assert first.opening and not again.opening
-    prompt = again.turns[-1].reply_prompt
+    prompt = again.turns[-1].reply.prompt
     assert sum(m["content"] == first.opening for m in prompt) == 1, prompt
 
 

@@ -53,7 +53,7 @@ async def test_single_turn(language, line):
     assert state.goal
     assert values(state).items() >= {"party_size": ("=", 4), "dietary:spicy": ("excludes", "spicy"),
                                      "time": ("=", "19:00"), "date": ("=", "saturday")}.items()
-    reply = result.turns[0].reply_text
+    reply = result.turns[0].reply.text
     assert "Chili House" not in reply and ("4 people" if language == "en" else "4个人") in reply
 
 
@@ -69,7 +69,7 @@ async def test_a_b_c(language, lines):
     final = values(states[-1])
     assert final["party_size"] == ("=", 4) and final["dietary:spicy"] == ("excludes", "spicy")
     assert final["time"] == ("=", "19:00")
-    reply = result.turns[-1].reply_text
+    reply = result.turns[-1].reply.text
     spoken = {"en": ("4 people", "7 pm"), "zh": ("4个人", "晚上7点")}[language]
     assert "Chili House" not in reply and all(words in reply for words in spoken)
     # the prompt carried the state, not the history: turn 1's words are not in turn 3's prompt
@@ -158,7 +158,7 @@ async def test_bad_llm_answers_change_nothing(bad, tmp_path):
     assert values(states[1]) == values(states[0])
     trace = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text().splitlines()]
     assert trace[1]["monologue"]["llm_error"]
-    assert result.turns[1].reply_text                                 # the turn is still answered
+    assert result.turns[1].reply.text                                 # the turn is still answered
 
 
 async def test_llm_timeout_is_reported():

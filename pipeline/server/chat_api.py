@@ -55,8 +55,8 @@ class ChatApi:
                     raise RequestError(503, str(exc)) from None
                 await self._lines_stored(room)
             recall = turn.memories
-            return {"session_id": room.session_id, "turn": turn.turn_id, "reply": turn.reply_text,
-                    "state_version": turn.state_version, "error": turn.reply_error or None,
+            return {"session_id": room.session_id, "turn": turn.turn_id, "reply": turn.reply.text,
+                    "state_version": turn.reply.state_version, "error": turn.reply.error or None,
                     "recall": None if recall is None else ("timed_out" if recall.timed_out else "ok"),
                     "ms": round((time.perf_counter() - started) * 1000, 1)}
         raise RequestError(503, f"session {request.session_id} kept ending while the turn waited; send it again")
