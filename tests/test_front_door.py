@@ -1,4 +1,4 @@
-"""The server's front door (issue 30, S2/S3/U1/U3): who may talk to it, and what a bad request costs.
+"""The server's front door (S2, S3, U1, U3): who may talk to it, and what a bad request costs.
 
 The first tests are the parts alone (tokens, names, limits, the choice of mode). Then an
 adversarial set against a real server over HTTP, with two users who each hold a token: no
