@@ -55,6 +55,17 @@ def _stream_active(stream: Any) -> bool:
     return bool(getattr(stream, "active", True))
 
 
+def close_stream(stream: Any, device: str) -> None:
+    """Stop and close a PortAudio stream; a device already gone leaves nothing to close."""
+    if stream is None:
+        return
+    try:
+        stream.abort() if hasattr(stream, "abort") else stream.stop()
+        stream.close()
+    except Exception as exc:
+        logger.debug(f"{device}: closing: {exc}")
+
+
 @dataclass(frozen=True)
 class MicrophoneOptions:
     """Which microphone is opened, at what rates, and where what it hears is kept."""
@@ -204,12 +215,7 @@ class MicrophoneSource(FrameProcessor):
 
     def _close_stream(self) -> None:
         stream, self._stream = self._stream, None
-        if stream is not None:
-            try:
-                stream.abort() if hasattr(stream, "abort") else stream.stop()
-                stream.close()
-            except Exception as exc:   # a device already gone: nothing left to close
-                logger.debug(f"microphone: closing: {exc}")
+        close_stream(stream, "microphone")
 
     async def _stop(self) -> None:
         self._close_stream()
@@ -360,12 +366,7 @@ class SpeakerOutput(FrameProcessor):
 
     def _close_stream(self) -> None:
         stream, self._stream = self._stream, None
-        if stream is not None:
-            try:
-                stream.abort() if hasattr(stream, "abort") else stream.stop()
-                stream.close()
-            except Exception as exc:
-                logger.debug(f"speaker: closing: {exc}")
+        close_stream(stream, "speaker")
 
     def close(self) -> None:
         """Stop the writer first (it finishes at most one short chunk), then the stream."""

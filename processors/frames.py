@@ -133,7 +133,7 @@ class SpeechSynthesis:
     compute_secs: float | None = None       # None until a clause was synthesised
     clauses: int = 0
     audio_secs: float | None = None         # None until audio came out
-    session_start_secs: float | None = None  # set by the replay recorder; live output has no timeline
+    session_start_secs: float | None = None  # where the playout (or the speaker) placed it on the session's clock
     errors: list[str] = field(default_factory=list)
 
     def trace(self) -> dict[str, Any]:
@@ -191,14 +191,18 @@ class TurnEnd:
                           "drafts_dropped": self.drafts_dropped or None, "partials": self.partials or None})
 
 
+# Who worded a reply: the model, the policy's template (after the model, or instead of it),
+# the policy alone, the fallback line after a failure of ours; cancelled: cut while worded.
+ReplySource = Literal["model", "template", "model+template", "policy", "fallback", "cancelled"]
+
+
 @dataclass
 class ReplyRecord:
     """What the reply stage made of the turn: the policy's act, what was said and who worded
     it, what a model was sent and what it cost, and what the check stopped."""
 
     text: str = ""                  # as said so far: a cut reply keeps what was sent
-    # model | template | model+template | policy | fallback | cancelled
-    source: str = ""
+    source: ReplySource | Literal[""] = ""   # "" until the reply is worded
     model: str = ""                 # the LLM that worded it, or the source when none did
     prompt: list[dict[str, str]] = field(default_factory=list)   # as sent to the model
     redacted: int = 0               # local-only pieces kept out of a remote provider's prompt (U3)
@@ -240,12 +244,15 @@ class Turn:
 
     Each stage writes only its own section: the VAD the times and `turn_end`, ASR `asr`, the
     classifier `turn_class` and `classifier`, the monologue `monologue`, the reply stage
-    `reply` and `memories`, TTS `tts`, the playout `barge_in`. What
-    stages wait for is private and reached through methods, which hold the contract:
+    `reply` and `memories`, TTS `tts`, the playout `barge_in` (and, deliberately, the
+    barge-in stage's `turn_class` for a backchannel and the playout's place on the timeline,
+    `tts.session_start_secs`). What stages wait for is private and reached through methods;
+    the handle refuses a second draft, queue, update or committer. The contract:
 
     1. **Draft or not.** The VAD may start a turn on a provisional end (`start_draft`). Until
        it calls `confirm_draft()` (the silence held) or `drop_draft()` (the user went on), a
-       stage may read and prepare but must not write: `await stands()` tells it when it may,
+       stage may read and prepare but must not write (each writer's duty; the handle cannot
+       see a write): `await stands()` tells it when it may,
        `when_stands(f)` runs `f` once the turn stands, `on_dropped(f)` undoes what was begun.
        A dropped draft leaves no trace in the log, the state or the audio.
     2. **Order.** With replies committed as heard, the monologue stage places each turn after
@@ -255,7 +262,8 @@ class Turn:
        (`settle`); a dropped draft gives its place back (`withdraw`).
     3. **State.** The monologue stage attaches the working-memory update it started
        (`begin_state_update`), once; the reply to a state-changing turn awaits it
-       (`wait_for_state`), chit-chat never starts one.
+       (`wait_for_state`). Chit-chat starts none: while the turn before is unsettled its slot
+       holds only the wait for that turn.
     4. **Heard.** The reply stage names who commits the reply (`commit_heard_with`), once;
        the playout reports what the user heard (`await mark_heard(heard)`), which runs that
        commit before the playout lets the turn's end go on to the trace.

@@ -1,7 +1,8 @@
 """Monologue/state stage: updates working memory on turns that change it (P2, W2).
 
 The update starts here and the turn goes on to the reply at once, carrying the
-update's future: a reply to a state-changing turn awaits it, chit-chat never does.
+update's future: a reply to a state-changing turn awaits it; chit-chat runs no update and
+waits, at most, for the turn before to be settled.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ class MonologueProcessor(FrameProcessor):
     """One job: record the user turn and run the working-memory update for it.
 
     `after_replies`: each turn first waits until the agent's reply to the turn before it is
-    settled, that is committed to memory as far as the user heard it (the reply processor
-    settles it once the playout reports). A "yes" then answers what was actually said, and
+    settled, that is committed to memory as far as the user heard it (the reply stage's
+    committer settles it once the playout reports). A "yes" then answers what was actually said, and
     the log keeps the order in which things were said.
     """
 

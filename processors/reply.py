@@ -22,8 +22,8 @@ from monologue.memory.working.conversation import ConversationLog
 from monologue.memory.working.engine import WorkingMemory
 from monologue.models.chat import ChatLLM
 from monologue.processors.frames import AgentTurnEndFrame, BargeInFrame, ReplyTextFrame, Turn, UserTurnFrame
-from monologue.processors.reply_commit import ReplyCommitter
-from monologue.processors.reply_plan import PendingReply, ReplyPlanner
+from monologue.processors.reply_commit import PendingReply, ReplyCommitter
+from monologue.processors.reply_plan import ReplyPlanner
 from monologue.processors.reply_wording import PromptOptions, ReplyWording
 
 
@@ -135,7 +135,6 @@ class ReplyProcessor(FrameProcessor):
         try:
             await asyncio.wait({task})
             if turn.dropped:
-                self._answering = None
                 self._committer.forget(turn)
                 return
             if task.cancelled() and turn.turn_id in self._cancelled:

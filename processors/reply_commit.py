@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import dataclass
 
 from loguru import logger
 
-from monologue.dialogue.dialogue_session import DialogueSession
+from monologue.dialogue.dialogue_session import DialogueSession, Planned
 from monologue.memory.longterm.engine import (
     AfterReply,
     AnsweredTurn,
@@ -24,8 +25,22 @@ from monologue.memory.working.conversation import ConversationLog
 from monologue.memory.working.engine import WorkingMemory
 from monologue.memory.working.turn_classes import TurnClass
 from monologue.processors.frames import Heard, Turn
-from monologue.processors.reply_plan import PendingReply
 from monologue.processors.reply_wording import joined
+
+
+@dataclass
+class PendingReply:
+    """A reply being made, then waiting to learn what the user heard before it is committed.
+
+    The planner fills `planned` and `before` as it decides; the committer fills `heard` from
+    the playout's report."""
+
+    planned: Planned | None = None
+    before: BeforeReply | None = None
+    made: bool = False              # the wording finished (or was cancelled)
+    heard: Heard | None = None      # from the playout
+    reported: bool = False
+    opening: bool = False           # long-term memory's greeting (turn 0)
 
 
 class ReplyCommitter:
@@ -103,14 +118,14 @@ class ReplyCommitter:
             return
         session_id = self._memory.session_id if self._memory else ""
         started = time.perf_counter()
-        pending = await self._long_term.journal_turn(before, turn.text, session_id=session_id, turn=turn.turn_id,
-                                                     turn_class=turn.turn_class or "", reply_text=said,
-                                                     language=self._dialogue.language)
+        journaled = await self._long_term.journal_turn(before, turn.text, session_id=session_id, turn=turn.turn_id,
+                                                       turn_class=turn.turn_class or "", reply_text=said,
+                                                       language=self._dialogue.language)
         turn.compute["memory_journal"] = time.perf_counter() - started
-        self._long_term.spawn(self._remember(self._long_term, turn, before, said, pending), session_id=session_id)
+        self._long_term.spawn(self._remember(self._long_term, turn, before, said, journaled), session_id=session_id)
 
     async def _remember(self, long_term: LongTermMemory, turn: Turn, before: BeforeReply,
-                        said: str, pending: JournalEntry | None = None) -> None:
+                        said: str, journaled: JournalEntry | None = None) -> None:
         # Only a change to the task can reach the profile at once (L8): for those turns
         # long-term memory reads the session's state as this turn left it.
         session_id = self._memory.session_id if self._memory else ""
@@ -118,7 +133,8 @@ class ReplyCommitter:
         if self._memory is not None and turn.turn_class == TurnClass.INFORMATION_CHANGE:
             session = await asyncio.to_thread(session_snapshot, self._memory)
         answered = AnsweredTurn(before, turn.text, session_id=session_id, turn=turn.turn_id,
-                                turn_class=turn.turn_class or "", reply_text=said, session=session, pending=pending)
+                                turn_class=turn.turn_class or "", reply_text=said, session=session,
+                                pending=journaled)
         changes = await long_term.after_reply(answered)
         await self._apply_long_term(changes, turn)
 

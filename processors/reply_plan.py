@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from monologue.dialogue.chooser import CHOICE_TIMEOUT_SECS, Validated, tools_of, worth_asking
@@ -18,22 +18,9 @@ from monologue.memory.working.engine import UpdateResult, WorkingMemory
 from monologue.memory.working.state import Op, Operation, SessionState
 from monologue.memory.working.turn_classes import TurnClass
 from monologue.models.chat import ChatLLM
-from monologue.processors.frames import Heard, MemoryRecall, Turn
+from monologue.processors.frames import MemoryRecall, Turn
+from monologue.processors.reply_commit import PendingReply
 from monologue.processors.reply_wording import redactor_for
-
-
-@dataclass
-class PendingReply:
-    """A reply being made, then waiting to learn what the user heard before it is committed.
-
-    The planner fills `planned` and `before`; the playout's report fills `heard`."""
-
-    planned: Planned | None = None
-    before: BeforeReply | None = None
-    made: bool = False              # the wording finished (or was cancelled)
-    heard: Heard | None = None      # from the playout
-    reported: bool = False
-    opening: bool = False           # long-term memory's greeting (turn 0)
 
 
 class ReplyPlanner:
@@ -93,8 +80,9 @@ class ReplyPlanner:
     async def _state_for(self, turn: Turn) -> tuple[SessionState | None, UpdateResult | None]:
         """The state this reply is built on, and this turn's update if it had one.
 
-        A state-changing turn waits for its own update; chit-chat takes the state as it is
-        (every earlier update has finished: turns reach the reply stage in order).
+        A state-changing turn waits for its own update; chit-chat takes the state as it is once
+        the turn before is settled (every earlier update has finished: turns reach the reply
+        stage in order).
         """
         if turn.updates_state:
             waited = time.perf_counter()

@@ -18,12 +18,11 @@ from monologue.memory.language.phrases import say
 from monologue.memory.longterm.sensitivity import LocalOnlyRedactor
 from monologue.memory.working.conversation import ConversationLog, Utterance
 from monologue.models.chat import ChatError, ChatLLM, StreamStats
-from monologue.processors.frames import ReplyTextFrame, Turn
+from monologue.processors.frames import ReplySource, ReplyTextFrame, Turn
 
 _HARD_END = re.compile(r"[.!?;:](?=\s)|[。！？；：]")
 _SOFT_END = re.compile(r",(?=\s)|[，、]")
 
-ReplySource = Literal["model", "template", "model+template", "policy", "fallback"]
 
 
 def without_overlap(spoken: str, rest: str) -> str:
