@@ -96,7 +96,9 @@ class ReplyCommitter:
 
     async def _commit_heard(self, turn: Turn, pending: PendingReply) -> None:
         heard = pending.heard
-        text = turn.reply.text if heard is None else joined(list(heard.clauses), self._dialogue.language)
+        # In the reply's own language: an English answer in a Chinese session keeps its spaces.
+        language = pending.planned.language if pending.planned is not None else self._dialogue.language
+        text = turn.reply.text if heard is None else joined(list(heard.clauses), language)
         cut = heard is not None and heard.cut
         if text:
             self._log.add("assistant", text, turn.turn_id)

@@ -340,3 +340,21 @@ async def test_a_cut_cancels_the_reply_still_being_worded():
     await turn.mark_heard(Heard(("Oh,",), ("it really has been lovely",), cut=True))
     assert [u.text for u in log.recent(4) if u.role == "assistant"] == ["Oh,"]
     assert memory.state.last_turn_action in ("", "Oh,")
+
+
+async def test_what_was_heard_is_committed_in_the_replys_own_language():
+    """An English answer in a Chinese session: the heard clauses keep the spaces between them."""
+    from monologue.memory.working.conversation import ConversationLog
+    from monologue.processors.reply import ReplyOptions, ReplyProcessor
+    from monologue.processors.reply_wording import PromptOptions
+
+    from fakes import PlannerFollowingLLM
+
+    log = ConversationLog()
+    reply = ReplyProcessor(PlannerFollowingLLM(every=0), log, PromptOptions("You are Monologue."),
+                           options=ReplyOptions(language="zh", wording="policy", commit_when_played=True))
+    turn = _turn(1, "Could you tell me what you can do for me today?")
+    turn.turn_class = TurnClass.CHIT_CHAT
+    await run_test(reply, frames_to_send=[UserTurnFrame(turn=turn)])
+    await turn.mark_heard(Heard(("Sure.", "What can I do for you?"), (), cut=False))
+    assert [u.text for u in log.recent(4) if u.role == "assistant"] == ["Sure. What can I do for you?"]
