@@ -43,7 +43,7 @@ def parse_script(text: str) -> list[list[str]]:
 def typed_turn(turn_id: int, text: str, confidence: float = 1.0) -> Turn:
     """A user turn that was typed, not spoken: no audio, its text (as plain text) as the transcript."""
     turn = Turn(turn_id=turn_id, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0,
-                      detected_at=time.perf_counter(), vad_engine="text")
+                detected_at=time.perf_counter(), vad_engine="text")
     turn.asr = Transcription(text=plain_text(text), confidence=confidence, language="", source="text")
     return turn
 

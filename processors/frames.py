@@ -370,11 +370,11 @@ class Turn:
         """This turn is answered after `previous` is settled (None: nothing before it)."""
         if self._settled is not None:
             raise TurnOrderError(f"turn {self.turn_id} is already queued")
-        self._after = previous.settled_future() if previous is not None else None
+        self._after = previous._settled_future() if previous is not None else None
         self._settled = asyncio.get_running_loop().create_future()
 
-    def settled_future(self) -> asyncio.Future[None]:
-        """What the turn after this one waits for (created for a turn nothing queued: the opening)."""
+    def _settled_future(self) -> asyncio.Future[None]:
+        """What the turn after this one waits for (made here for a turn nothing queued: the opening)."""
         if self._settled is None:
             self._settled = asyncio.get_running_loop().create_future()
         return self._settled
@@ -391,8 +391,9 @@ class Turn:
 
     def settle(self) -> None:
         """This turn's reply is committed as far as it was heard: the next turn may go on."""
-        if self._settled is not None and not self._settled.done():
-            self._settled.set_result(None)
+        settled = self._settled_future()
+        if not settled.done():
+            settled.set_result(None)
 
     @property
     def is_settled(self) -> bool:

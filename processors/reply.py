@@ -85,9 +85,8 @@ class ReplyProcessor(FrameProcessor):
         a voice, else when the playout says how much of it was heard (the user may talk over a
         long greeting), so a "yes" confirms only what the greeting said."""
         turn = Turn(turn_id=0, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0,
-                          detected_at=time.perf_counter(), vad_engine="opening")
+                    detected_at=time.perf_counter(), vad_engine="opening")
         turn.reply.text = text.strip()
-        turn.settled_future()
         if turn.reply.text:
             self._opening = turn
         else:

@@ -43,7 +43,7 @@ def _turn(turn_id: int = 1, text: str = "", start: float = 0.0, end: float = 1.0
     from monologue.processors.frames import Transcription
 
     turn = Turn(turn_id=turn_id, start_pts=start, end_pts=end, end_wait_secs=0.5,
-                      detected_at=time.perf_counter())
+                detected_at=time.perf_counter())
     turn.asr = Transcription(text=text)
     return turn
 

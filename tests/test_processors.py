@@ -76,7 +76,7 @@ def _chunks(seconds_loud_pattern: list[tuple[float, bool]], rate: int = 16000) -
 
 def _turn(text: str = "book a table for four at seven", turn_id: int = 1) -> Turn:
     turn = Turn(turn_id=turn_id, start_pts=0.0, end_pts=1.0, end_wait_secs=0.5,
-                      detected_at=time.perf_counter())
+                detected_at=time.perf_counter())
     turn.asr = Transcription(text=text, confidence=0.9)
     return turn
 
