@@ -161,6 +161,13 @@ class BargeIn:
     backchannel: bool = False             # this user turn only paused the agent
     paused_ms: float | None = None        # how long a backchannel held the agent
 
+    @property
+    def unstarted(self) -> bool:
+        """Cut before a sound of it played: the user went on (a pause, then more words) before
+        the agent's voice began, rather than speaking over it. The playout stops a voice that
+        was playing `stop_ms` after the user began; one that never played stops in 0 ms."""
+        return self.cut and not self.spoken and not self.stop_ms
+
     def trace(self) -> dict[str, Any]:
         return _measured({"cut": self.cut or None, "by_turn": self.by_turn, "heard_at_secs": self.heard_at_secs,
                           "cut_at_secs": self.cut_at_secs, "stop_ms": self.stop_ms, "spoken": self.spoken,

@@ -16,6 +16,9 @@ knows what was said: a real turn drops what is left, a backchannel ("mm-hm") let
 reply go on. Each reply ends with `await turn.mark_heard(heard)` (the reply stage commits
 that much), then its `AgentTurnEndFrame` goes on to the trace. `on_reply_produced(turn)` fires as soon as a
 reply is fully produced (replay's turn gate waits for that, not for the playing).
+`on_voice(turn, heard, final)` (live clock) tells how far the user has heard a reply: when its
+voice starts, at each word heard, and once more when it is over (a room's page shows the words
+in step with the voice, and strikes through what a cut left unsaid).
 """
 
 from __future__ import annotations
@@ -107,6 +110,7 @@ class _Reply:
     end: AgentTurnEndFrame | None = None
     cut: bool = False
     finishing: bool = False          # its end is on the way to the trace
+    told: int = -1                   # live: words `on_voice` has told as heard (-1: its voice not yet started)
     start_secs: float | None = None  # timeline: where it starts
     length_secs: float = 0.0         # timeline: its audio, resumes included
 
@@ -156,6 +160,7 @@ class Playout(FrameProcessor):
         self._finishing = asyncio.Lock()
         self._releaser: asyncio.Task | None = None
         self._register_event_handler("on_reply_produced", sync=True)
+        self._register_event_handler("on_voice", sync=True)
 
     @property
     def paused(self) -> bool:
@@ -282,6 +287,17 @@ class Playout(FrameProcessor):
             samples = len(piece.audio) // 2
             reply.released += samples
             self._playhead = max(self._playhead, now) + samples / piece.sample_rate
+            await self._tell_voice(reply)
+
+    async def _tell_voice(self, reply: _Reply) -> None:
+        """`on_voice` when the reply's voice starts and at each word heard: a word counts once
+        its end has played (what is let out runs up to the lead ahead of the ear)."""
+        lead = int(self._lead * (reply.rate or 1))
+        heard = reply.heard(max(reply.released - lead, 0))
+        words = sum(len(_pieces(clause)) for clause in heard.clauses)
+        if words != reply.told:
+            reply.told = words
+            await self._call_event_handler("on_voice", reply.turn, heard, False)
 
     # --- timeline: placing a reply where it would have played ------------------------------
 
@@ -479,6 +495,7 @@ class Playout(FrameProcessor):
                 reply.turn.barge_in.spoken = " ".join(heard.clauses)
                 reply.turn.barge_in.unspoken = " ".join(heard.unheard)
             await reply.turn.mark_heard(heard)
+            await self._call_event_handler("on_voice", reply.turn, heard, True)
             if reply.end is not None:
                 await self.push_frame(reply.end)
             self._replies.pop(reply.turn.turn_id, None)

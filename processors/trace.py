@@ -11,7 +11,7 @@ from pipecat.frames.frames import CancelFrame, EndFrame, Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.memory.stores.private_files import open_private, private_folder
-from monologue.processors.frames import AgentTurnEndFrame, Turn
+from monologue.processors.frames import AgentTurnEndFrame, BargeIn, Turn
 
 # 2: a `barge_in` section (a reply cut by the user, or a backchannel); 3: a `turn_end` section
 # (how the end was decided, drafts) and `latency_ms` counted from when the agent began (a draft).
@@ -44,6 +44,23 @@ def format_clock(secs: float) -> str:
     return f"{int(minutes):02d}:{seconds:04.1f}"
 
 
+def said_line(text: str, barge_in: BargeIn | None, at: float, *, opening: bool = False) -> str:
+    """A reply as transcript.txt tells it: what was said, and how a cut happened — the user
+    went on (or, over the opening, spoke first) before a sound of it played, or spoke over it
+    (what was left unsaid follows). A reply stopped over its last syllable was heard whole."""
+    if barge_in is None or not barge_in.cut:
+        return text
+    if barge_in.unstarted:
+        worded = barge_in.unspoken or text
+        why = "the user spoke first" if opening else "the user went on"
+        return f"(not said: {why})" + (f" [worded: {worded}]" if worded else "")
+    if not barge_in.unspoken:
+        return text
+    when = format_clock(barge_in.cut_at_secs if barge_in.cut_at_secs is not None else at)
+    spoken = barge_in.spoken or "(its first word cut short)"
+    return f"{spoken} [cut by the user at {when}, speaking over it; not said: {barge_in.unspoken}]"
+
+
 class TraceWriter(FrameProcessor):
     """One job: write the finished turn to `trace.jsonl` and `transcript.txt`.
 
@@ -60,6 +77,7 @@ class TraceWriter(FrameProcessor):
         self._on_turn_done = on_turn_done
         self._trace: TextIO | None = None
         self._transcript: TextIO | None = None
+        self._opening: dict[str, Any] | None = None    # the opening line as heard, until a turn's line carries it
         if out_dir is not None:
             private_folder(out_dir)
             mode: Literal["w", "a"] = "a" if append else "w"
@@ -68,33 +86,43 @@ class TraceWriter(FrameProcessor):
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
-        if isinstance(frame, AgentTurnEndFrame) and frame.turn.turn_id > 0:   # turn 0: the opening line
-            self._write(frame.turn)
+        if isinstance(frame, AgentTurnEndFrame):
+            if frame.turn.turn_id > 0:
+                self._write(frame.turn)
+            elif frame.turn.reply.text:
+                self._write_opening(frame.turn)
         elif isinstance(frame, (EndFrame, CancelFrame)):
             self.close()
         await self.push_frame(frame, direction)
 
+    def _write_opening(self, turn: Turn) -> None:
+        """The opening line (turn 0), as heard: in transcript.txt now, and in trace.jsonl as the
+        `opening` section of the first user turn's line (a line is a user turn: readers count them)."""
+        self._opening = {"text": turn.reply.text, **(turn.barge_in.trace() if turn.barge_in is not None else {})}
+        if self._transcript is not None:
+            # "agent (opening)": a reader counting the agent's answers ("agent:") counts replies to turns.
+            self._transcript.write(f"[{format_clock(0.0)}] agent (opening): "
+                                   f"{said_line(turn.reply.text, turn.barge_in, 0.0, opening=True)}\n")
+            self._transcript.flush()
+
     def _write(self, turn: Turn) -> None:
         self.turns.append(turn)
         if self._trace is not None:
-            self._trace.write(json.dumps(trace_line(turn), ensure_ascii=False) + "\n")
+            line = trace_line(turn)
+            if self._opening is not None:
+                line["opening"], self._opening = self._opening, None
+            self._trace.write(json.dumps(line, ensure_ascii=False) + "\n")
             self._trace.flush()
         if self._transcript is not None:
             if turn.text:
                 self._transcript.write(f"[{format_clock(turn.start_pts)}] user: {turn.text}\n")
-            # A reply stopped over its last syllable was heard whole: no cut to show.
-            cut = turn.barge_in is not None and turn.barge_in.cut and bool(turn.barge_in.unspoken)
-            said = (turn.barge_in.spoken if cut and turn.barge_in is not None else turn.reply.text) or ""
-            if said or cut:
+            cut = turn.barge_in is not None and turn.barge_in.cut \
+                and (turn.barge_in.unstarted or bool(turn.barge_in.unspoken))
+            if turn.reply.text or cut:
                 at = turn.tts.session_start_secs if turn.tts.session_start_secs is not None else turn.end_pts
                 if cut and turn.barge_in is not None and turn.barge_in.cut_at_secs is not None:
                     at = min(at, turn.barge_in.cut_at_secs)    # cut before it started: when it was dropped
-                mark = ""
-                if cut and turn.barge_in is not None:
-                    before = "" if said else ", before a word of it was heard"
-                    mark = f" [cut by the user at {format_clock(turn.barge_in.cut_at_secs or at)}{before}]"
-                spoken = " ".join(part for part in (said, mark.strip()) if part)
-                self._transcript.write(f"[{format_clock(at)}] agent: {spoken}\n")
+                self._transcript.write(f"[{format_clock(at)}] agent: {said_line(turn.reply.text, turn.barge_in, at)}\n")
             if turn.barge_in is not None and turn.barge_in.backchannel:
                 self._transcript.write(f"[{format_clock(turn.start_pts)}]   (a backchannel: not answered)\n")
             self._transcript.flush()

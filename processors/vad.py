@@ -16,7 +16,8 @@ and unwritten. With `end_by: silence` every turn ends after the fixed `silence_s
 
 While the user speaks, `PartialTranscriber` transcribes the growing turn, and once more
 at the very end of speech: the turn's transcript is then ready one short pass after the
-last word, not after the turn-end silence plus a whole pass.
+last word, not after the turn-end silence plus a whole pass. Each newer pass goes downstream
+as pipecat's `InterimTranscriptionFrame` (a room's page shows the words as they are said).
 """
 
 from __future__ import annotations
@@ -33,11 +34,14 @@ from pipecat.frames.frames import (
     EndFrame,
     Frame,
     InputAudioRawFrame,
+    InterimTranscriptionFrame,
     UserStartedSpeakingFrame,
     UserStoppedSpeakingFrame,
 )
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.utils.time import time_now_iso8601
 
+from monologue.memory.language.plain_text import plain_text
 from monologue.processors.frames import SpeechSegmentFrame, SpeechStartedFrame, Turn, TurnEnd, TurnEndRule
 from monologue.processors.turn_end import PartialTranscriber, TurnEndJudge, TurnEndOptions, Verdict
 
@@ -101,6 +105,7 @@ class VADProcessor(FrameProcessor):
         self._draft: Turn | None = None
         self._drafts_dropped = 0
         self._partial_bytes = 0
+        self._told_samples = 0                      # the partial transcript told downstream, by its length
         if self._partials is not None:
             self._partials.reset()
 
@@ -150,6 +155,8 @@ class VADProcessor(FrameProcessor):
             self._speech_ended()
             await self._paused()
         # STARTING inside a turn: the user may be going on; the turn waits to see.
+        if self._speaking:
+            await self._tell_partial()
         if self._speaking and len(self._segment) >= self._max_bytes:
             await self._close_turn("longest")
             self._begin_turn(b"")
@@ -171,6 +178,16 @@ class VADProcessor(FrameProcessor):
                 and len(self._segment) - self._partial_bytes >= every:
             self._partial_bytes = len(self._segment)
             self._partials.partial(bytes(self._segment), self._options.partial_every_secs)
+
+    async def _tell_partial(self) -> None:
+        """The newest transcript of the turn being spoken, once, if a pass has finished since."""
+        latest = self._partials.latest if self._partials is not None else None
+        if latest is None or self._partials is None or self._partials.latest_samples <= self._told_samples:
+            return
+        self._told_samples = self._partials.latest_samples
+        text = plain_text(latest.text)
+        if text:
+            await self.push_frame(InterimTranscriptionFrame(text=text, user_id="", timestamp=time_now_iso8601()))
 
     def _speech_ended(self) -> None:
         """The first quiet frame after speech: the turn's words end here (maybe for good)."""
