@@ -142,6 +142,8 @@ class WavRecorder:
 
         private_folder(path.parent)
         self.path = path
+        self.rate = sample_rate
+        self.written = 0            # samples handed over so far
         self._file = sf.SoundFile(str(private_file(path)), "w", samplerate=sample_rate, channels=1, subtype="PCM_16")
         self._chunks: queue.SimpleQueue[np.ndarray | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._write, name=f"record-{path.name}", daemon=True)
@@ -149,6 +151,14 @@ class WavRecorder:
 
     def put(self, samples: np.ndarray) -> None:
         self._chunks.put(samples)
+        self.written += samples.size
+
+    def put_at(self, samples: np.ndarray, at: int) -> None:
+        """`samples` from `at` samples into the recording: a recording on the session's clock,
+        with silence where nothing was said (what came late is written after what came before)."""
+        if at > self.written:
+            self.put(np.zeros(at - self.written, dtype=np.int16))
+        self.put(samples)
 
     def _write(self) -> None:
         while (chunk := self._chunks.get()) is not None:

@@ -252,7 +252,6 @@ class SpeakerOutput(FrameProcessor):
         self._thread: threading.Thread | None = None
         self._record_path = record
         self._recorder: WavRecorder | None = None
-        self._recorded = 0            # samples in reply.wav so far: gaps are filled with silence
         self._latency = 0.0
         self._opened_at = 0.0
         self._busy_until = 0.0
@@ -357,12 +356,7 @@ class SpeakerOutput(FrameProcessor):
         """reply.wav on the session's clock: silence where the agent was quiet, then what it said."""
         if self._recorder is None:
             return
-        due = int((time.monotonic() - self._opened_at) * self._rate) - chunk.size
-        if due > self._recorded:
-            self._recorder.put(np.zeros(due - self._recorded, dtype=np.int16))
-            self._recorded = due
-        self._recorder.put(chunk)
-        self._recorded += chunk.size
+        self._recorder.put_at(chunk, int((time.monotonic() - self._opened_at) * self._rate) - chunk.size)
 
     def _close_stream(self) -> None:
         stream, self._stream = self._stream, None

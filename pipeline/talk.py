@@ -37,6 +37,11 @@ from monologue.pipeline.talk_console import TalkConsole
 
 T = TypeVar("T")
 
+# A spoken session's recordings in its out folder, as `talk` and a server's rooms write them:
+# the agent's voice as played, and what the microphone heard, each on the session's clock.
+REPLY_WAV = "reply.wav"
+HEARD_WAV = "heard.wav"
+
 
 @dataclass(frozen=True)
 class TalkDevices:
@@ -83,11 +88,11 @@ def _talk_ends(config: MonologueConfig, sd: StreamFactory, devices: TalkDevices,
     microphone hears zeros while the agent speaks, so the agent's own voice from the
     speaker is never taken for the user's."""
     speaker = SpeakerOutput(sd, device=devices.output_device, sample_rate=devices.output_rate,
-                            record=out_dir / "reply.wav" if out_dir is not None else None)
+                            record=out_dir / REPLY_WAV if out_dir is not None else None)
     muted: Callable[[], bool] = (lambda: False) if devices.barge_in else (lambda: speaker.speaking)
     microphone = MicrophoneOptions(device=devices.input_device, sample_rate=devices.input_rate,
                                    target_rate=config.audio.sample_rate, chunk_ms=config.audio.chunk_ms,
-                                   record=out_dir / "heard.wav" if out_dir is not None else None)
+                                   record=out_dir / HEARD_WAV if out_dir is not None else None)
     mic = MicrophoneSource(sd, microphone, muted=muted, watch=speaker.health, on_listening=on_listening)
     return mic, speaker
 
