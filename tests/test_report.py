@@ -135,18 +135,21 @@ def test_report_page_has_transcript_lanes_memories_and_a_waterfall_per_turn(trac
     assert "00:10.0" in page and "00:13.5" in page                  # user and agent on the session clock
     # The cut reply: what was spoken, and the rest struck through.
     assert re.search(r"It is! Shall I look <del class=\"unspoken\"[^>]*>for a table for four", page)
-    assert "cut by the user at 00:24.1" in page and "120 ms" in page
+    assert "cut by the user at 00:24.1, speaking over it" in page and "120 ms" in page
     assert page.count('data-slot="party_size"') == 2
     assert 'data-slot="budget" data-start="1" data-end="4" data-ending="withdrawn"' in page
     assert 'data-slot="dietary:spicy" data-start="1" data-end="5" data-ending="expired"' in page
     assert "“four people”" in page and "“under 300”" in page
-    assert "Dana likes a window seat." in page
+    # A recalled memory by what it means; the words it was kept from on hover.
+    assert '<li title="kept from: Dana likes a window seat.">window seating</li>' in page
     rows = re.findall(r'<div class="wf-row" data-turn="(\d+)"', page)
     assert rows == ["1", "2", "3", "4", "5", "6"]
-    # Turn 3 measured no ASR and no LLM token: listed as missing, not drawn as zero.
+    # Turn 3 measured no transcript and called no model: said so, not drawn as zero; its time
+    # after the state update is the reply and its speech, not a "first audio" bar.
     turn3 = page.split('data-turn="3"')[1].split('data-turn="4"')[0]
-    assert "ASR —" in turn3 and "LLM first token —" in turn3
-    assert 'data-stage="asr_done"' not in turn3 and 'data-stage="first_audio"' in turn3
+    assert "transcript time not measured" in turn3 and 'data-stage="transcript"' not in turn3
+    assert 'data-stage="reply_voice"' in turn3 and "reply worded by rules, then speech" in turn3
+    assert "first audio" not in page and "ASR" not in page
     assert "1.60 s over 5 turns" in page
     # Self-contained: nothing fetched from anywhere.
     assert not re.search(r"(src|href)=\"(https?:)?//", page) and "<script" not in page and "@import" not in page
@@ -289,3 +292,96 @@ def test_no_field_of_any_shape_breaks_the_report(tmp_path):
         target[field_path[-1]] = value
         path.write_text("\n".join(json.dumps(line) for line in mutated) + "\n")
         assert "</html>" in write_report(path).read_text(encoding="utf-8"), (index, field_path, value)
+
+
+# --- cuts, the opening and the waterfall, told as they happened --------------------------------
+
+def _voice_turn(number: int, said: str, reply: str, start: float) -> Any:
+    from monologue.processors.frames import Transcription, Turn
+
+    turn = Turn(turn_id=number, start_pts=start, end_pts=start + 1.5, end_wait_secs=0.4, detected_at=100.0 + number,
+                vad_engine="silero")
+    turn.asr = Transcription(text=said, language="en", confidence=0.9)
+    turn.reply.text = reply
+    turn.tts.session_start_secs = start + 2.2
+    return turn
+
+
+async def test_a_cut_opening_and_a_reply_the_user_went_on_from_agree_in_transcript_trace_and_report(tmp_path):
+    """The opening the user spoke over, and a reply that never began because the user went on:
+    transcript.txt, trace.jsonl and the report tell each the same way (as the room page does)."""
+    from pipecat.tests.utils import run_test
+
+    from monologue.processors.frames import AgentTurnEndFrame, BargeIn, Turn
+    from monologue.processors.trace import TraceWriter
+
+    opening = Turn(turn_id=0, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0, detected_at=99.0, vad_engine="opening")
+    opening.reply.text = "Welcome back! Last time you booked Sakura for two. Shall I do that again?"
+    opening.barge_in = BargeIn(cut=True, by_turn=1, heard_at_secs=2.1, cut_at_secs=2.2, stop_ms=110.0,
+                               spoken="Welcome back! Last time you booked",
+                               unspoken="Sakura for two. Shall I do that again?")
+    first = _voice_turn(1, "No, something new.", "What would you like?", 2.0)
+    first.barge_in = BargeIn(cut=True, by_turn=2, unspoken="What would you like?")   # never began: 0 ms to stop
+    second = _voice_turn(2, "Italian, for four.", "Italian for four, noted.", 6.0)
+    writer = TraceWriter(tmp_path)
+    await run_test(writer, frames_to_send=[AgentTurnEndFrame(turn=t) for t in (opening, first, second)])
+
+    transcript = (tmp_path / "transcript.txt").read_text(encoding="utf-8").splitlines()
+    assert transcript[0] == ("[00:00.0] agent (opening): Welcome back! Last time you booked [cut by the user at "
+                             "00:02.2, speaking over it; not said: Sakura for two. Shall I do that again?]")
+    assert "[00:04.2] agent: (not said: the user went on) [worded: What would you like?]" in transcript
+    assert sum("agent:" in line for line in transcript) == 2       # the opening is not counted as a reply
+    lines = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text().splitlines()]
+    assert [line["turn"] for line in lines] == [1, 2]               # a line per user turn, still
+    assert lines[0]["opening"]["spoken"] == "Welcome back! Last time you booked" and "opening" not in lines[1]
+    page = write_report(tmp_path / "trace.jsonl").read_text(encoding="utf-8")
+    assert re.search(r"Welcome back! Last time you booked <del class=\"unspoken\"[^>]*>Sakura for two\. Shall I do "
+                     r"that again\?</del>", page)
+    assert "✂ cut by the user at 00:02.2, speaking over it" in page
+    turn1 = page.split('id="turn-1"')[1].split('id="turn-2"')[0]
+    assert "(not said: the user went on)" in turn1 and "cut by the user" not in turn1
+    assert re.search(r"<del class=\"unspoken\"[^>]*>What would you like\?</del>", turn1)
+    assert page.split("barge-ins")[1].startswith("</span><b>2</b>")         # the opening's cut counts too
+
+
+def test_the_waterfall_says_what_a_turn_did_and_did_not_do(tmp_path):
+    """A drafted turn whose transcript was ready during the pause is not "ASR 0 ms"; its stages
+    start where the agent began (the draft), not after the whole turn-end wait; a policy-worded
+    turn's last stage is its reply and speech, not a long red "first audio"; a typed turn says
+    it had no silence, recognition or voice."""
+    line = _fixture_lines()[0]
+    drafted = dict(line, turn=1, turn_end={"drafted": True},
+                   latency_ms={"turn_end_wait": 360.0, "start_wait": 160.0, "asr_done": 2.0, "asr_after_speech": 20.0,
+                               "monologue_done": 90.0, "first_audio": 800.0, "voice_to_voice": 960.0})
+    typed = dict(line, turn=2, vad={"engine": "text"}, asr={"text": "Hello.", "source": "text"},
+                 latency_ms={"turn_end_wait": 0.0, "start_wait": 0.0, "monologue_done": 5.0})
+    path = tmp_path / "trace.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in (drafted, typed)) + "\n")
+    page = write_report(path).read_text(encoding="utf-8")
+    one = page.split('<div class="wf-row" data-turn="1"')[1].split('<div class="wf-row" data-turn="2"')[0]
+    assert "transcript, done during the pause 20 ms" in one and "ASR" not in one
+    assert 'class="bar parallel" data-stage="transcript" style="left:0.00%' in one
+    # The state update ran from the draft's start (160 ms) + its transcript (2 ms): 162 → 250 ms.
+    state = re.search(r'data-stage="state" style="left:([\d.]+)%;width:([\d.]+)%', one)
+    assert state and float(state.group(1)) == pytest.approx(162 / 960 * 100, abs=0.01)
+    assert 'data-stage="reply_voice"' in one and "#e15759" not in page
+    assert "started early, after 160 ms of silence; spoke once the turn&#x27;s end was sure (360 ms)" in one
+    two = page.split('<div class="wf-row" data-turn="2"')[1]
+    assert "typed: no silence, speech recognition or voice" in two and 'data-stage="silence"' not in two
+
+
+def test_recalled_memories_read_as_their_meaning(tmp_path):
+    line = dict(_fixture_lines()[0], memories={"recalled": ["at eight in the evening place.", "My wife loves jazz."]})
+    path = tmp_path / "trace.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    page = write_report(path).read_text(encoding="utf-8")
+    assert '<li title="kept from: at eight in the evening place.">at 8 pm</li>' in page
+    assert "“My wife loves jazz”" in page          # the rules read nothing here: the user's words, quoted
+
+
+def test_an_opening_section_of_any_shape_still_gives_a_page(tmp_path):
+    path = tmp_path / "trace.jsonl"
+    for odd in (None, "x", [], {"text": 3}, {"text": "Hi!", "cut": "yes", "stop_ms": "fast", "spoken": ["a"]},
+                {"text": "Hi there!", "cut": True, "unspoken": None}):
+        path.write_text(json.dumps(dict(_fixture_lines()[0], opening=odd)) + "\n")
+        assert "</html>" in write_report(path).read_text(encoding="utf-8"), odd

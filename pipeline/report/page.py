@@ -9,21 +9,16 @@ from __future__ import annotations
 
 import statistics
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from monologue.pipeline.report.reading import SessionTrace, TurnView
+from monologue.pipeline.report.latency import STAGE_COLOURS, STAGE_LABELS, Breakdown, breakdown, seconds
+from monologue.pipeline.report.reading import BargeIn, SessionTrace, TurnView
 from monologue.pipeline.report.style import CSS
 from monologue.pipeline.report.timeline import Lane, Span, Timeline, build_timeline
+from monologue.pipeline.report.words import memory_meaning
 
-# The waterfall's stages: the `latency_ms` mark each one ends at (ms after the VAD closed
-# the turn), its name, and its colour. The turn-end wait comes before the VAD closed.
-STAGES: tuple[tuple[str, str, str], ...] = (
-    ("turn_end_wait", "turn-end wait", "#b8c2cc"),
-    ("asr_done", "ASR", "#4e79a7"),
-    ("monologue_done", "monologue", "#59a14f"),
-    ("llm_first_token", "LLM first token", "#f28e2b"),
-    ("first_audio", "first audio", "#e15759"),
-)
+if TYPE_CHECKING:
+    from monologue.memory.domain.schema import DomainSchema
 
 MARK_GLYPHS = {"confirmed": "✓", "to_confirm": "?", "reaffirmed": "!"}
 
@@ -49,22 +44,17 @@ def clock(secs: float | None) -> str:
     return f"{int(minutes):02d}:{seconds:04.1f}"
 
 
-def _seconds(ms: float | None) -> str:
-    if ms is None:
-        return "—"
-    return f"{ms / 1000:.2f} s" if ms >= 1000 else f"{ms:.0f} ms"
-
-
 def _header(session: SessionTrace) -> str:
     voice = [t.latency_ms["voice_to_voice"] for t in session.turns if "voice_to_voice" in t.latency_ms]
     median = statistics.median(voice) if voice else None
-    cuts = sum(1 for t in session.turns if t.barge_in is not None)
+    cuts = sum(1 for t in session.turns if t.barge_in is not None and t.barge_in.shown) \
+        + (session.opening_barge_in is not None and session.opening_barge_in.shown)
     updates = sum(1 for t in session.turns if t.update is not None)
     recalled = sum(1 for t in session.turns if _recalled(t))
     facts = [("session", session.session_id or "unknown"),
              ("date", session.started_at.strftime("%Y-%m-%d %H:%M") if session.started_at else "unknown"),
              ("turns", str(len(session.turns))),
-             ("median voice-to-voice", _seconds(median) + (f" over {len(voice)} turns" if voice else "")),
+             ("median voice-to-voice", seconds(median) + (f" over {len(voice)} turns" if voice else "")),
              ("state updates", f"{updates} of {len(session.turns)} turns"),
              ("barge-ins", str(cuts)),
              ("turns with memories", str(recalled))]
@@ -80,9 +70,10 @@ def _header(session: SessionTrace) -> str:
 def _transcript(session: SessionTrace) -> str:
     rows: list[str] = []
     if session.opening:
-        rows.append(_line("agent", "00:00.0" if session.timed else "", escape(session.opening),
-                          "opening" + (" (its first 200 characters, as working memory kept it)"
-                                       if session.opening_cut else ""), ""))
+        text, cut = _said_html(session.opening, session.opening_barge_in, opening=True)
+        said = "opening" + (" (its first 200 characters, as working memory kept it)" if session.opening_cut else "")
+        rows.append(_line("agent", "00:00.0" if session.timed else "", text,
+                          " · ".join(part for part in (cut, escape(said)) if part), "", raw_meta=True))
     for turn in session.turns:
         heard = turn.user_text or ("(not understood: " + turn.asr_error + ")" if turn.asr_error else "(nothing heard)")
         meta = [f"turn {turn.number}"]
@@ -114,15 +105,9 @@ def _agent_line(turn: TurnView) -> str:
         meta.append(f"worded by {turn.reply_source}")
     if turn.state_version is not None:
         meta.append(f"built on state v{turn.state_version}")
-    if turn.barge_in is not None:
-        cut = turn.barge_in
-        spoken = cut.spoken or ""         # nothing heard: only the struck-through words
-        text = (f"{escape(spoken)} <del class=\"unspoken\" title=\"generated but never spoken\">"
-                f"{escape(cut.unspoken)}</del>")
-        where = f" at {clock(cut.cut_at_secs)}" if cut.cut_at_secs is not None else ""
-        stop = f", audio stopped {cut.stop_ms:.0f} ms after the VAD heard the user" if cut.stop_ms is not None else ""
-        meta.insert(0, f"<span class=\"cut\">✂ cut by the user{where}{stop}</span>")
-        return _line("agent", at, text, " · ".join(meta), "", raw_meta=True)
+    if turn.barge_in is not None and turn.barge_in.shown:
+        text, cut = _said_html(turn.reply_text, turn.barge_in)
+        return _line("agent", at, text, " · ".join([cut, *(escape(m) for m in meta)]), "", raw_meta=True)
     if turn.reply_error:
         return _line("agent", at, f"<span class=\"err\">(no reply: {escape(turn.reply_error)})</span>",
                      " · ".join(meta), "")
@@ -132,6 +117,25 @@ def _agent_line(turn: TurnView) -> str:
     if not turn.reply_text:
         return _line("agent", at, "<span class=\"quiet\">(no reply)</span>", " · ".join(meta), "")
     return _line("agent", at, escape(turn.reply_text), " · ".join(meta), "")
+
+
+def _said_html(text: str, cut: BargeIn | None, *, opening: bool = False) -> tuple[str, str]:
+    """A reply as heard, and a note on how it was cut (HTML), as transcript.txt tells it: a
+    reply the user went on from (over the opening: spoke first) before its voice began was not
+    said at all; one they spoke over was cut where they did, the rest struck through."""
+    if cut is None or not cut.shown:
+        return escape(text), ""
+    where = f" at {clock(cut.cut_at_secs)}" if cut.cut_at_secs is not None else ""
+    if cut.unstarted:
+        worded = cut.unspoken or text
+        never = f" <del class=\"unspoken\" title=\"worded, never spoken\">{escape(worded)}</del>" if worded else ""
+        why = "the user spoke first" if opening else "the user went on"
+        return (f"<span class=\"quiet\">(not said: {why})</span>{never}",
+                f"<span class=\"cut went-on\">not said: {why}{where}, before its voice began</span>")
+    never = f"<del class=\"unspoken\" title=\"worded, never spoken\">{escape(cut.unspoken)}</del>"
+    stop = f"; the voice stopped {cut.stop_ms:.0f} ms after the user began" if cut.stop_ms is not None else ""
+    return (f"{escape(cut.spoken)} {never}",
+            f"<span class=\"cut\">✂ cut by the user{where}, speaking over it{stop}</span>")
 
 
 def _line(who: str, at: str, html_text: str, meta: str, anchor: str, raw_meta: bool = False) -> str:
@@ -248,15 +252,30 @@ def _recalled(turn: TurnView) -> list[str]:
     return [str(i) for i in items] if isinstance(items, list) else []
 
 
+def _schema(session: SessionTrace) -> DomainSchema | None:
+    """The session's domain, to read memories by (None: not known here; memories are quoted)."""
+    from monologue.memory.domain.several import load_domains
+
+    try:
+        return load_domains(session.domain).schema if session.domain else None
+    except Exception:        # a domain this installation does not have
+        return None
+
+
 def _memories(session: SessionTrace) -> str:
     rows, empty = [], []
+    schema = _schema(session)
+    language = session.language or "en"
     for turn in session.turns:
         recalled = _recalled(turn)
         extra = _memory_extras(turn.memories)
         if not recalled and not extra:
             empty.append(str(turn.number))
             continue
-        items = "".join(f"<li>{escape(text)}</li>" for text in recalled)
+        # Each memory by what it means; the utterance it was kept from (recognition errors
+        # and all) is a hover away.
+        items = "".join(f"<li title=\"kept from: {escape(text)}\">{escape(memory_meaning(text, schema, language))}</li>"
+                        for text in recalled)
         ms = turn.memories.get("ms")
         timing = f"{ms:.0f} ms" if isinstance(ms, (int, float)) else ""
         if turn.memories.get("timed_out"):
@@ -294,62 +313,45 @@ def _memory_extras(memories: dict[str, Any]) -> str:
 
 
 def _waterfall(session: SessionTrace) -> str:
-    """One row per turn; 0 is where the user stopped speaking; each bar is one stage."""
-    ends = [_stage_ends(t) for t in session.turns]
-    scale = max([max(e.values(), default=0.0) for e in ends] + [1.0])
+    """One row per turn; 0 is where the user stopped speaking; each bar is one stage, drawn
+    where it ran (`latency.breakdown`); what a turn did not do is said under it, not drawn."""
+    accounts = [breakdown(t.latency_ms, typed=t.typed, drafted=t.drafted) for t in session.turns]
+    scale = max([max([s.end_ms for s in a.stages] + [a.total_ms or 0.0]) for a in accounts] + [1.0])
     step = _tick_step(scale)
-    ticks = "".join(f"<span style=\"left:{x / scale * 100:.2f}%\">{_seconds(x) if x else '0'}</span>"
+    ticks = "".join(f"<span style=\"left:{x / scale * 100:.2f}%\">{seconds(x) if x else '0'}</span>"
                     for x in _frange(step, scale) if x <= scale * 0.94)   # the last label would run off
-    legend = "".join(f"<span><i style=\"background:{color}\"></i>{escape(name)}</span>" for _, name, color in STAGES)
+    legend = "".join(f"<span><i style=\"background:{STAGE_COLOURS[name]}\"></i>{escape(label)}</span>"
+                     for name, label in STAGE_LABELS["en"].items() if name in STAGE_COLOURS)
     rows = [f"<div class=\"wf-row axis\"><div class=\"wf-label\">from end of speech</div>"
             f"<div class=\"wf-track ticks\">{ticks}</div><div class=\"wf-total\">voice-to-voice</div></div>"]
-    for turn, stage_ends in zip(session.turns, ends, strict=True):
-        rows.append(_waterfall_row(turn, stage_ends, scale))
-    note = ("<p class=\"legend\">Each stage is drawn from where the one before it ended to where it ended "
-            "(milliseconds after the user stopped speaking). A stage a turn never reached or did not measure "
-            "(typed turns have no ASR or audio; template replies call no LLM) is listed as “—”, not drawn.</p>")
+    for turn, account in zip(session.turns, accounts, strict=True):
+        rows.append(_waterfall_row(turn, account, scale))
+    note = ("<p class=\"legend\">Each stage is drawn where it ran, in milliseconds after the user stopped "
+            "speaking. A thin bar ran beside the others (a transcript finished during the pause). What a turn "
+            "did not do is written under it, not drawn: typed turns have no silence, recognition or voice; small "
+            "talk updates no state; a reply worded by rules calls no model.</p>")
     return (f"<section id=\"latency\"><h2>Latency waterfall</h2><div class=\"wf-legend\">{legend}</div>{note}"
             f"<div class=\"waterfall\" style=\"--tick:{step / scale * 100:.3f}%\">{''.join(rows)}</div></section>")
 
 
-def _stage_ends(turn: TurnView) -> dict[str, float]:
-    """Where each measured stage ended, in ms after the end of speech."""
-    # A typed turn has no silence to wait for: its 0 is "not applicable", not a measurement.
-    wait = turn.latency_ms.get("turn_end_wait") if turn.start_secs is not None else None
-    out: dict[str, float] = {}
-    if wait is not None:
-        out["turn_end_wait"] = wait
-    for name, _, _ in STAGES[1:]:
-        if name in turn.latency_ms:
-            out[name] = turn.latency_ms[name] + (wait or 0.0)
-    return out
-
-
-def _waterfall_row(turn: TurnView, ends: dict[str, float], scale: float) -> str:
+def _waterfall_row(turn: TurnView, account: Breakdown, scale: float) -> str:
+    labels = STAGE_LABELS["en"]
     bars, chips = [], []
-    previous = 0.0
-    for name, label, color in STAGES:
-        end = ends.get(name)
-        if end is None:
-            chips.append(f"<span class=\"missing\" title=\"not measured in this turn\">{escape(label)} —</span>")
-            continue
-        took = end - previous
-        if took < 0:   # finished while an earlier stage still ran: a tick, not a bar
-            bars.append(f"<i class=\"bar parallel\" data-stage=\"{name}\" style=\"left:{end / scale * 100:.2f}%;"
-                        f"background:{color}\" title=\"{escape(label)} done at {end:.0f} ms (in parallel)\"></i>")
-            chips.append(f"<span>{escape(label)} ∥ {_seconds(end)}</span>")
-            continue
-        bars.append(f"<i class=\"bar\" data-stage=\"{name}\" style=\"left:{previous / scale * 100:.2f}%;"
-                    f"width:{max(took / scale * 100, 0.15):.2f}%;background:{color}\" "
-                    f"title=\"{escape(label)}: {took:.0f} ms (done at {end:.0f} ms)\"></i>")
-        chips.append(f"<span><i style=\"background:{color}\"></i>{escape(label)} {_seconds(took)}</span>")
-        previous = end
-    v2v = turn.latency_ms.get("voice_to_voice")
-    if turn.barge_in is not None and turn.barge_in.stop_ms is not None:
+    for stage in account.stages:
+        label = labels[stage.label_key]
+        colour = STAGE_COLOURS[stage.name]
+        kind = "bar parallel" if stage.parallel else "bar"
+        bars.append(f"<i class=\"{kind}\" data-stage=\"{stage.name}\" style=\"left:{stage.start_ms / scale * 100:.2f}%;"
+                    f"width:{max(stage.took_ms / scale * 100, 0.15):.2f}%;background:{colour}\" "
+                    f"title=\"{escape(label)}: {stage.took_ms:.0f} ms (from {stage.start_ms:.0f} to "
+                    f"{stage.end_ms:.0f} ms)\"></i>")
+        chips.append(f"<span><i style=\"background:{colour}\"></i>{escape(label)} {seconds(stage.took_ms)}</span>")
+    chips.extend(f"<span class=\"missing\">{escape(note)}</span>" for note in account.notes)
+    if turn.barge_in is not None and turn.barge_in.shown and turn.barge_in.stop_ms:
         chips.append(f"<span class=\"cut\">✂ stopped in {turn.barge_in.stop_ms:.0f} ms</span>")
     return (f"<div class=\"wf-row\" data-turn=\"{turn.number}\"><div class=\"wf-label\">"
             f"<a href=\"#turn-{turn.number}\">turn {turn.number}</a></div>"
-            f"<div class=\"wf-track\">{''.join(bars)}</div><div class=\"wf-total\">{_seconds(v2v)}</div>"
+            f"<div class=\"wf-track\">{''.join(bars)}</div><div class=\"wf-total\">{seconds(account.total_ms)}</div>"
             f"<div class=\"wf-chips\">{''.join(chips)}</div></div>")
 
 

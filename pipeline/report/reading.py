@@ -31,6 +31,17 @@ class BargeIn:
     unspoken: str = ""
     stop_ms: float | None = None
 
+    @property
+    def unstarted(self) -> bool:
+        """Not a sound of it played: the user went on before the voice began (`BargeIn.unstarted`)."""
+        return not self.spoken and not self.stop_ms
+
+    @property
+    def shown(self) -> bool:
+        """A cut worth telling: it was never said, or something of it was left unsaid (a reply
+        stopped over its last syllable was heard whole)."""
+        return self.unstarted or bool(self.unspoken)
+
 
 @dataclass
 class StateUpdate:
@@ -69,6 +80,8 @@ class TurnView:
     monologue_error: str = ""
     memories: dict[str, Any] = field(default_factory=dict)
     latency_ms: dict[str, float] = field(default_factory=dict)
+    typed: bool = False                     # a typed turn: no silence, speech recognition or voice
+    drafted: bool = False                   # answered from a draft begun before the turn's end was sure
 
 
 @dataclass
@@ -84,6 +97,7 @@ class SessionTrace:
     language: str = ""
     opening: str = ""                       # what the agent said before the first turn, if kept
     opening_cut: bool = False               # only its first characters were kept (the state's note)
+    opening_barge_in: BargeIn | None = None  # the user cut the opening line (the trace's `opening`)
 
     @property
     def timed(self) -> bool:
@@ -101,6 +115,7 @@ def read_trace(path: Path) -> SessionTrace:
         return SessionTrace(path, [], [f"{path} could not be read: {exc.strerror or exc}"])
     newer = False
     header: dict[str, Any] = {}
+    heard_opening: dict[str, Any] | None = None     # the first line's `opening` section
     for index, text in enumerate(raw.splitlines(), 1):
         if not text.strip():
             continue
@@ -118,6 +133,9 @@ def read_trace(path: Path) -> SessionTrace:
         if "turn" not in data and isinstance(data.get("session"), dict):
             header = data["session"]
             continue
+        opening = data.get("opening")
+        if isinstance(opening, dict) and isinstance(opening.get("text"), str) and heard_opening is None:
+            heard_opening = opening
         try:
             turns.append(_turn(index, data, notes))
         except (TypeError, ValueError, AttributeError, KeyError) as exc:
@@ -129,6 +147,10 @@ def read_trace(path: Path) -> SessionTrace:
     session = SessionTrace(path, turns, notes)
     _describe_session(session)
     _read_header(session, header)
+    if heard_opening is not None and heard_opening.get("text"):
+        # The opening as the trace writer saw it end: whole, and how the user cut it, if they did.
+        session.opening, session.opening_cut = str(heard_opening["text"]), False
+        session.opening_barge_in = _barge_in(heard_opening)
     return session
 
 
@@ -165,6 +187,8 @@ def _turn(line: int, data: dict[str, Any], notes: list[str]) -> TurnView:
     if vad.get("engine") not in ("text", None, ""):
         turn.start_secs = _number(vad.get("start_secs"))
         turn.end_secs = _number(vad.get("end_secs"))
+    turn.typed = vad.get("engine") == "text" or asr.get("source") == "text"
+    turn.drafted = bool(_section(data, "turn_end", line, notes).get("drafted"))
     turn.turn_class = _text(data.get("turn_class"))
     turn.reply_text = _text(reply.get("text"))
     turn.reply_error = _text(reply.get("error"))
@@ -179,13 +203,18 @@ def _turn(line: int, data: dict[str, Any], notes: list[str]) -> TurnView:
     if turn.reply_at_secs is None and turn.end_secs is not None and "voice_to_voice" in turn.latency_ms:
         turn.reply_at_secs = turn.end_secs + turn.latency_ms["voice_to_voice"] / 1000
         turn.reply_at_estimated = True
-    barge = data.get("barge_in")
-    if isinstance(barge, dict) and barge.get("cut"):     # a backchannel record is not a cut
-        turn.barge_in = BargeIn(_number(barge.get("cut_at_secs")), _text(barge.get("spoken")),
-                                _text(barge.get("unspoken")), _number(barge.get("stop_ms")))
+    turn.barge_in = _barge_in(data.get("barge_in"))
     turn.memories = _section(data, "memories", line, notes)
     _read_monologue(turn, _section(data, "monologue", line, notes))
     return turn
+
+
+def _barge_in(barge: Any) -> BargeIn | None:
+    """A cut, as the trace's `barge_in` section tells it (a backchannel's record is not a cut)."""
+    if not isinstance(barge, dict) or not barge.get("cut"):
+        return None
+    return BargeIn(_number(barge.get("cut_at_secs")), _text(barge.get("spoken")), _text(barge.get("unspoken")),
+                   _number(barge.get("stop_ms")))
 
 
 def _read_monologue(turn: TurnView, section: dict[str, Any]) -> None:

@@ -29,6 +29,7 @@ h1 { font-size: 22px; margin: 0 0 2px; } h2 { font-size: 17px; margin: 32px 0 10
 .meta { color: var(--muted); font-size: 12px; }
 del.unspoken { color: #a0a8b0; text-decoration: line-through; }
 .cut { color: #c0392b; font-weight: 600; } .err { color: #c0392b; }
+.cut.went-on { color: var(--muted); font-weight: 400; }
 .legend { color: var(--muted); font-size: 12px; margin: 4px 0 10px; }
 .end { white-space: nowrap; margin-right: 6px; }
 .timeline { display: grid; gap: 3px 0; align-items: stretch; border: 1px solid var(--line); border-radius: 6px;
@@ -78,7 +79,7 @@ tr.end-withdrawn td:nth-child(4) { color: #c0392b; } tr.end-expired td:nth-child
 .wf-track.ticks { background: none; height: 16px; font-size: 11px; color: var(--muted); }
 .wf-track.ticks span { position: absolute; transform: translateX(-50%); }
 .wf-track .bar { position: absolute; top: 2px; bottom: 2px; border-radius: 2px; }
-.wf-track .bar.parallel { width: 3px; }
+.wf-track .bar.parallel { top: 7px; bottom: 7px; opacity: .75; }
 .wf-chips { grid-column: 2 / 4; display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: 11px; color: var(--muted);
             margin-bottom: 8px; }
 .wf-chips .missing { color: #b0b8c0; }
