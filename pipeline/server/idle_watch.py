@@ -16,7 +16,7 @@ async def watch_idle(room: Room, idle_secs: float, end_room: Callable[[Room, str
     while True:
         await asyncio.sleep(min(5.0, idle_secs / 4))
         quiet = time.monotonic() - max(room.tap.last_heard, room.started)
-        busy = room.tap.speaking or room.tap.turns_heard > room.turns_done
+        busy = bool(room.mid_turn())
         # A turn stuck in a stage must not keep a room open forever: twice the limit closes it anyway.
         if quiet >= idle_secs * (2 if busy else 1):
             logger.info(f"{room.label}: no speech for {quiet:.0f} s (idle limit {idle_secs:.0f} s); "

@@ -31,6 +31,7 @@ class Room:
     started: float = field(default_factory=time.monotonic)
     ending: str = ""                   # why the room was asked to end ('' while it runs)
     turns_done: int = 0
+    answered: set[int] = field(default_factory=set)   # user turns whose reply is done and traced
     typed: TypedTurns | None = None    # a text room (`/api/chat`): where its turns come in
     session: Session | None = None     # once it started
     watchers: set[asyncio.Future[None]] = field(default_factory=set)   # per-turn checks still running
@@ -43,6 +44,7 @@ class Room:
         """What the user was in the middle of, for the log when the room ends early."""
         if self.tap.speaking:
             return "while the user was speaking"
-        if self.tap.turns_heard > self.turns_done:
-            return f"while turn {self.tap.turns_heard} was being answered"
+        waiting = sorted(self.tap.heard - self.answered)
+        if waiting:
+            return f"while turn {waiting[0]} was being answered"
         return ""

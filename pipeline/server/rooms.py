@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from loguru import logger
 from pipecat.frames.frames import CancelWorkerFrame, EndWorkerFrame
+from pipecat.pipeline.pipeline import Pipeline
 from pipecat.processors.frame_processor import FrameProcessor
 
 from monologue.configs import MonologueConfig
@@ -24,6 +25,7 @@ from monologue.pipeline.builder import AgentModels, open_store, user_memory
 from monologue.pipeline.front_door import AuthMode, Limits, RequestError
 from monologue.pipeline.panel import AgentReply, RoomClosing, SessionStarted, StateUpdate
 from monologue.pipeline.server.idle_watch import watch_idle
+from monologue.pipeline.server.recording import RoomRecording
 from monologue.pipeline.server.room import Room
 from monologue.pipeline.session import Session, SessionHooks, SessionSpec, run_session
 
@@ -76,41 +78,55 @@ class RoomHost:
                        mode: Literal["speech", "text"] = "speech",
                        on_turn: Callable[[Any], None] | None = None) -> Session | None:
         """One session from `source` to `output` (any transport's input and output), until it
-        ends. `on_turn`: the way in's own step once a turn is answered (a text room's caller waits)."""
+        ends. `on_turn`: the way in's own step once a turn is answered (a text room's caller waits).
+        A spoken room records reply.wav and heard.wav: recorders go after the input and before
+        the output (each pair a pipeline of its own, so the session's stages stay as they are)."""
 
         room.source = source
         watchdog: asyncio.Task | None = None
         session: Session | None = None
+        # A spoken room keeps what `talk` keeps: reply.wav and heard.wav beside the trace.
+        recording = RoomRecording(room.out_dir) if mode == "speech" else None
         try:
             long_term = None if room.no_history else await asyncio.to_thread(
                 user_memory, self.config, self.models, room.user or None, self.options.store_path)
             spec = SessionSpec(self.config, self.models, room.out_dir, session_id=room.session_id,
                                store=open_store(self.config, self.options.store_path), long_term=long_term,
                                taps=(room.tap,), mode=mode)
+            language = self.config.language
 
             def started(session: Session) -> None:
                 room.session = session
                 room.tap.memory = session.memory
+                room.tap.language = language
+                room.tap.watch_voice(session.processors.playout)
                 room.tap.send(SessionStarted(session_id=room.session_id, user=room.user, opening=session.opening,
-                                             no_history=room.no_history))
+                                             no_history=room.no_history, language=language))
                 if session.memory is not None:
-                    room.tap.send(StateUpdate.of(0, session.memory.state))
+                    room.tap.send(StateUpdate.of(0, session.memory.state, schema=session.memory.schema,
+                                                 language=language))
 
             def turn_done(turn: Any, _memory: Any) -> None:
                 if turn.turn_id > 0:
                     room.turns_done += 1
-                room.tap.send(AgentReply.of(turn))
+                    room.answered.add(turn.turn_id)
+                room.tap.send(AgentReply.of(turn, schema=room.tap.schema, language=language))
                 if on_turn is not None:
                     on_turn(turn)
 
             watchdog = asyncio.create_task(watch_idle(room, self.options.idle_secs, self.end_room),
                                            name=f"idle-{room.session_id}")
+            if recording is not None:
+                source = Pipeline([source, recording.heard])
+                output = Pipeline([recording.voice, *([output] if output is not None else [])])
             # Every line the session's pipeline logs (its tasks and threads inherit the context)
             # carries its id: `--log-format json` writes it as `session_id`.
             with logger.contextualize(session_id=room.session_id):
                 session = await run_session(spec, source, output,
                                             hooks=SessionHooks(on_start=started, on_turn=turn_done))
         finally:
+            if recording is not None:
+                recording.close()
             if watchdog is not None:
                 watchdog.cancel()
             if self.rooms.get(room.session_id) is room:

@@ -188,8 +188,19 @@ class WebRTCSignalling:
                 return
             transport = SmallWebRTCTransport(connection, webrtc_params(host.config, host.models))
 
+            @transport.event_handler("on_app_message")
+            async def told(_transport: Any, message: Any, _sender: Any) -> None:
+                # The page's Disconnect says goodbye first: the room stops, then the server
+                # closes the connection, so the audio track is not read after the peer has gone.
+                if isinstance(message, dict) and message.get("type") == "bye" and not room.ending:
+                    where = room.mid_turn()
+                    logger.info(f"{room.label}: the user left{' ' + where if where else ''}; ending the room")
+                    await host.end_room(room, "the user left", at_once=True, tell=False)
+
             @transport.event_handler("on_client_disconnected")
             async def left(_transport: Any, _client: Any) -> None:
+                if room.ending:
+                    return          # said goodbye, or the room was already ending
                 where = room.mid_turn()
                 logger.info(f"{room.label}: the client disconnected{' ' + where if where else ''}; ending the room")
                 # Nobody is left to hear the reply in flight: the room stops now, not after it.
