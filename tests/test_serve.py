@@ -171,8 +171,8 @@ def test_the_page_is_package_data_with_the_ids_a_browser_test_needs() -> None:
     from monologue.pipeline.serve import WEB_DIR
 
     page = (WEB_DIR / "index.html").read_text(encoding="utf-8")
-    for element in ("name", "no-history", "connect", "disconnect", "level", "status", "transcript", "state", "goal",
-                    "conditions", "questions", "diff", "memories", "version"):
+    for element in ("name", "no-history", "connect", "disconnect", "level", "status", "activity", "transcript",
+                    "state", "goal", "conditions", "questions", "diff", "memories", "version"):
         assert f'id="{element}"' in page, element
     assert "http" not in page.replace("http-equiv", ""), "the page must load nothing from elsewhere"
     js = (WEB_DIR / "room.js").read_text(encoding="utf-8")
@@ -349,6 +349,12 @@ async def test_a_python_peer_talks_and_hears_the_agent(live: LiveServer) -> None
         reply = [m for m in client.of_type("agent_reply") if m["turn"] == heard["turn"]][0]
         assert reply["text"] and reply["state_version"] == state["version"]
         assert reply["latency_ms"].get("voice_to_voice", 0) > 0
+        # Live: the user's words while spoken, then the agent's word by word, timed from the start.
+        assert client.of_type("user_partial") and all(m["text"] for m in client.of_type("user_partial"))
+        voice = [m for m in client.of_type("agent_voice") if m["turn"] == heard["turn"]]
+        assert voice[0]["said"] == "" and voice[0]["latency"]["total_ms"] > 0 and voice[-1]["final"]
+        assert len({m["said"] for m in voice}) >= 3 and voice[-1]["said"] == reply["text"]
+        assert {c["label"] for c in state["conditions"]} >= {"date", "party size"}
         assert await poll(lambda: any("saturday" in line["asr"].get("text", "").lower()
                                       for line in trace_lines(live.out, session_id)))
         async with aiohttp.ClientSession() as http, http.get(f"{live.url}/api/health") as response:
@@ -358,6 +364,9 @@ async def test_a_python_peer_talks_and_hears_the_agent(live: LiveServer) -> None
         await client.close()
     assert await poll(lambda: live.finished(session_id), 60), "the room ends when its peer leaves"
     assert live.logged(session_id, "the client disconnected")
+    assert not live.logged(session_id, "being answered"), "every turn was answered before it left"
+    for name in ("reply.wav", "heard.wav"):
+        assert (live.out / session_id / name).stat().st_size > 44, name
 
 
 @pytest.mark.slow
@@ -537,7 +546,7 @@ def test_a_browser_room_shows_the_transcript_and_the_state(live: LiveServer, tmp
             expect(page.locator("#status")).to_contain_text("Connected", timeout=60_000)
             expect(page.locator("#transcript .user")).to_contain_text("Saturday", timeout=WAIT * 1000)
             expect(page.locator("#goal")).to_contain_text("book", timeout=WAIT * 1000)
-            expect(page.locator("#conditions")).to_contain_text("party_size", timeout=WAIT * 1000)
+            expect(page.locator("#conditions")).to_contain_text("party size", timeout=WAIT * 1000)
             expect(page.locator("#transcript .agent").last).not_to_be_empty(timeout=WAIT * 1000)
             expect(page.locator("#version")).not_to_have_text("—", timeout=WAIT * 1000)
             expect(page.locator("#diff")).to_contain_text("set", timeout=WAIT * 1000)
