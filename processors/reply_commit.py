@@ -124,7 +124,8 @@ class ReplyCommitter:
                                                        turn_class=turn.turn_class or "", reply_text=said,
                                                        language=self._dialogue.language)
         turn.compute["memory_journal"] = time.perf_counter() - started
-        self._long_term.spawn(self._remember(self._long_term, turn, before, said, journaled), session_id=session_id)
+        self._long_term.spawn(self._remember(self._long_term, turn, before, said, journaled), session_id=session_id,
+                             turn_writes=True)
 
     async def _remember(self, long_term: LongTermMemory, turn: Turn, before: BeforeReply,
                         said: str, journaled: JournalEntry | None = None) -> None:

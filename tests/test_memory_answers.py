@@ -105,3 +105,41 @@ def test_forgetting_a_memory_forgets_the_profile_value_drawn_from_it(ltm) -> Non
     _say(ltm, working, "It's a bit cold in here.", "s1", 4)
     asyncio.run(ltm.end_session(working, "s1"))
     assert not any(f.key == "seat_position" for f in ltm.profile().facts.values())
+
+
+def test_the_next_recall_waits_for_the_turn_writes_spawned_before_it(ltm) -> None:
+    """A correction said in one turn is written in the background; a question the next turn
+    asks is answered after that write lands, whichever task the event loop runs first."""
+    async def run() -> list[str]:
+        order: list[str] = []
+
+        async def slow_write() -> None:
+            await asyncio.sleep(0.05)          # the turn's writes have not taken the lock yet
+            order.append("written")
+
+        ltm.spawn(slow_write(), session_id="s1", turn_writes=True)
+        await ltm.before_reply("What temperature do I like?", session_id="s1", turn_class="chit_chat",
+                               schema=load_schema("in_car"))
+        order.append("recalled")
+        await ltm.drain()
+        return order
+
+    assert asyncio.run(run()) == ["written", "recalled"]
+
+
+def test_background_work_that_is_not_a_turns_writes_does_not_hold_the_recall(ltm) -> None:
+    async def run() -> list[str]:
+        order: list[str] = []
+
+        async def reflection() -> None:
+            await asyncio.sleep(0.05)
+            order.append("reflected")
+
+        ltm.spawn(reflection(), session_id="s1")
+        await ltm.before_reply("What temperature do I like?", session_id="s1", turn_class="chit_chat",
+                               schema=load_schema("in_car"))
+        order.append("recalled")
+        await ltm.drain()
+        return order
+
+    assert asyncio.run(run()) == ["recalled", "reflected"]

@@ -138,6 +138,9 @@ class LongTermMemory:
         # was first awaited in.
         self._lock_and_loop: tuple[asyncio.Lock, asyncio.AbstractEventLoop] | None = None
         self._background: set[asyncio.Task[Any]] = set()
+        # A turn's own writes (`spawn(..., turn_writes=True)`): the next recall waits for them,
+        # so a correction said in one turn is what the next turn's question is answered from.
+        self._turn_writes: set[asyncio.Task[Any]] = set()
         self._folder = ""                  # where this session's trace files go (`start_session`)
         self.journal = journal if journal is not None else (
             SqlTurnJournal(store.db) if isinstance(store, SqlMemoryStore) else None)
@@ -223,7 +226,7 @@ class LongTermMemory:
         time), and the lock stays held until its thread ends, so it never runs beside the
         writes that follow."""
         started = time.perf_counter()
-        if not await self._lock_within(self.options.writes_wait_secs, session_id):
+        if not await self._writes_done_within(self.options.writes_wait_secs, session_id):
             out = BeforeReply(timed_out=True)
             out.ms = (time.perf_counter() - started) * 1000
             out.failures = self.failures()
@@ -263,6 +266,17 @@ class LongTermMemory:
         """The worker thread's half of `before_reply`."""
         return self.core.prepare(text, session_id=session_id, turn_class=turn_class, schema=schema,
                                  language=language, awaiting=awaiting)
+
+    async def _writes_done_within(self, secs: float, session_id: str) -> bool:
+        """The earlier turns' writes landed and the lock taken, within `secs` in all. A write
+        task spawned just before may not have taken the lock yet: waiting for the lock alone
+        could read the profile before the turn's correction reached it."""
+        deadline = time.perf_counter() + secs
+        loop = asyncio.get_running_loop()     # a `chat` script runs each session in its own loop
+        pending = [t for t in self._turn_writes if not t.done() and t.get_loop() is loop]
+        if pending:
+            await asyncio.wait(pending, timeout=secs)
+        return await self._lock_within(max(0.0, deadline - time.perf_counter()), session_id)
 
     async def _lock_within(self, secs: float, session_id: str) -> bool:
         """Take the lock, or give up after `secs`: the previous turn's writes hold it, and a
@@ -476,14 +490,18 @@ class LongTermMemory:
 
     # --- background work ----------------------------------------------------------------
 
-    def spawn(self, coro: Coroutine[Any, Any, Any], *, session_id: str = "") -> None:
+    def spawn(self, coro: Coroutine[Any, Any, Any], *, session_id: str = "", turn_writes: bool = False) -> None:
         """Run background memory work, kept referenced until it finishes; a failure is
-        logged and counted (nothing waits for its result)."""
+        logged and counted. `turn_writes`: a turn's writes, which the next recall waits for
+        (within `writes_wait_secs`); other work (reflection) nothing waits for."""
         task = asyncio.ensure_future(coro)
         self._background.add(task)
+        if turn_writes:
+            self._turn_writes.add(task)
 
         def done(task: asyncio.Task[Any]) -> None:
             self._background.discard(task)
+            self._turn_writes.discard(task)
             if _failure(task, session_id, "background memory work"):
                 self._failed_background += 1
 
