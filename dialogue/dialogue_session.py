@@ -8,9 +8,10 @@ was said back to `remember`.
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -47,16 +48,24 @@ _ASIDES = {Act.SMALL_TALK, Act.ANSWER, Act.ANSWER_STATE, Act.GREET, Act.DONT_KNO
            Act.CLARIFY}
 
 
-def _relaxable(items: list[dict[str, Any]], state: SessionState) -> list[str]:
-    """The conditions (slots) whose dropping lets options fit, the most helpful first."""
-    gains = []
-    for slot in state.constraints:
-        trial = state.copy()
-        del trial.constraints[slot]
-        fitting, _ = filter_options(items, trial)
-        if fitting:
-            gains.append((len(fitting), slot))
-    return [slot for _, slot in sorted(gains, key=lambda g: (-g[0], g[1]))]
+def _relaxable(items: list[dict[str, Any]], state: SessionState, kept: Sequence[str] = ()) -> list[str]:
+    """The conditions (slots) whose dropping lets options fit, the most helpful first, never
+    one the user kept. When no single one does, the first of the pairs that do: the user is
+    asked about one, then (still nothing) the other, each step a step closer."""
+    free = [slot for slot in state.constraints if slot not in kept]
+    for size in (1, 2):
+        gains: dict[str, tuple[int, str]] = {}
+        for slots in itertools.combinations(free, size):
+            trial = state.copy()
+            for slot in slots:
+                del trial.constraints[slot]
+            fitting, _ = filter_options(items, trial)
+            if fitting:
+                for slot in slots:
+                    gains[slot] = min(gains.get(slot, (0, slot)), (-len(fitting), slot))
+        if gains:
+            return [slot for _, slot in sorted(gains.values())]
+    return []
 
 
 def reply_language(text: str, session_language: str) -> str:
@@ -205,9 +214,11 @@ class DialogueSession:
         facts = TurnFacts(text=text, language=language, turn_class=turn_class, changed=changed, clarify=clarify,
                           memory_say=memory_say, memory_answer=memory_answer, about_user=about_user,
                           state_question=state_question)
-        relaxable = _relaxable(catalogue.items, view) if catalogue and not fitting else []
+        policy = self.policy(state.domain)
+        relaxable = _relaxable(catalogue.items, view, policy.kept_conditions(view, facts)) \
+            if catalogue and not fitting else []
         ruled_out = frozenset(e.split(" (breaks ")[0] for e in excluded)
-        decision = forced or self.policy(state.domain).decide(view, facts, fitting, relaxable, ruled_out)
+        decision = forced or policy.decide(view, facts, fitting, relaxable, ruled_out)
         wording = Wording(schema, language, catalogue.details if catalogue else ())
         template = wording.template(decision, view, view.last_act, thanked=bool(THANKS.search(text)),
                                     leaving=bool(CLOSING.search(text)), noted=bool(changed))
@@ -341,9 +352,9 @@ class DialogueSession:
         if (act.act in _ASIDES or unheard) and planned.view.acts:
             # An aside (small talk, a question answered) leaves the task where it was: what was
             # offered or asked before it is still what a "yes" or a "no" answers.
-            act = replace(planned.view.last_act, turn=turn, first=act.first, refused=act.refused)
+            act = replace(planned.view.last_act, turn=turn, first=act.first, refused=act.refused, kept=act.kept)
         elif unheard:
-            act = AgentAct(INTERRUPTED, turn=turn, first=act.first, refused=act.refused)
+            act = AgentAct(INTERRUPTED, turn=turn, first=act.first, refused=act.refused, kept=act.kept)
         await self.memory.record_agent_turn(text, turn=turn, offered=offered, act=act, done=planned.done)
 
 

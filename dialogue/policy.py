@@ -109,6 +109,7 @@ class Decision:
     replaces: str = ""                   # PROPOSE: the chosen option a new condition rules out
     about: tuple[str, ...] = ()          # ANSWER_STATE: the keys asked about (none: a summary or what is next)
     yours: bool = False                  # ANSWER_STATE: asked as what the user said: answered as theirs
+    kept: dict[str, str] = field(default_factory=dict)   # slot → value the user would not drop when nothing fitted
 
     def steps(self) -> list[Decision]:
         """This decision and those it leads to, in order."""
@@ -130,6 +131,8 @@ class Decision:
             out["args"] = self.args
         if self.refused:
             out["refused"] = list(self.refused)
+        if self.kept:
+            out["kept"] = dict(self.kept)
         if self.chosen_by != "policy":
             out["chosen_by"] = self.chosen_by
         if self.then is not None:
@@ -140,7 +143,7 @@ class Decision:
         """What the state keeps of this act, for the next turn's decision."""
         last = self.steps()[-1]
         return AgentAct(act=str(last.act), turn=turn, first=str(self.act), refused=self.refused, action=last.action,
-                        key=last.key, option=last.option, args=last.args)
+                        key=last.key, option=last.option, args=last.args, kept=self.kept)
 
 
 def live_values(state: SessionState, schema: DomainSchema) -> dict[str, Any]:
@@ -325,25 +328,38 @@ class DialoguePolicy:
 
     # --- the turn ------------------------------------------------------------------------
 
+    def kept_conditions(self, state: SessionState, turn: TurnFacts) -> dict[str, str]:
+        """The conditions (slot → value) the user would not drop when nothing fitted, as of this
+        turn: asked to drop one, they said it again ("French, I said") or said no. Kept for
+        the session, so the agent never asks to drop it again; a new value for the slot, or
+        its withdrawal, lets go."""
+        last = state.last_act
+        held = {slot: str(c.value) for slot, c in state.constraints.items()}
+        kept = {slot: value for slot, value in last.kept.items() if held.get(slot) == value}
+        asked = last.key if last.act == Act.NO_OPTIONS and last.key in held else ""
+        if asked and (state.constraints[asked].key in turn.changed or (not turn.changed and self._yes(turn) is False)):
+            kept[asked] = held[asked]
+        return kept
+
     def decide(self, state: SessionState, turn: TurnFacts, options: list[dict[str, Any]],
                relaxable: Sequence[str] = (), ruled_out: frozenset[str] = frozenset()) -> Decision:
         """The act for this turn. `state` is the domain's view of the session (its own key
         names); `options` the catalogue items that fit it, best first; `relaxable` the
         conditions (slots) whose dropping would let options fit, most helpful first."""
+        kept = self.kept_conditions(state, turn)
+        decision = self._decide(state, turn, options, [s for s in relaxable if s not in kept], ruled_out)
+        decision.kept = kept
+        return decision
+
+    def _decide(self, state: SessionState, turn: TurnFacts, options: list[dict[str, Any]],
+                relaxable: Sequence[str], ruled_out: frozenset[str]) -> Decision:
         last = state.last_act
         refused = last.refused
         relaxable = [slot for slot in relaxable if slot in state.constraints]
-        dropping = last.key if last.act == Act.NO_OPTIONS else ""
-        if dropping in turn.changed and dropping in state.constraints:
-            # Asked to drop it, the user said it again ("French, I said"): it stays; ask about another.
-            relaxable = [s for s in relaxable if s != last.key]
-        if last.act == Act.NO_OPTIONS and last.key in state.constraints and not turn.changed:
-            answer = self._yes(turn)
-            if answer:
-                return Decision(Act.RELAX, last.action, key=last.key, refused=refused,
-                                reason="the user agreed to drop it")
-            if answer is False:
-                relaxable = [s for s in relaxable if s != last.key]
+        if last.act == Act.NO_OPTIONS and last.key in state.constraints and not turn.changed \
+                and self._yes(turn):
+            return Decision(Act.RELAX, last.action, key=last.key, refused=refused,
+                            reason="the user agreed to drop it")
         if turn.clarify:
             return Decision(Act.CLARIFY, say=turn.clarify, reason="misheard or a change to confirm first",
                             refused=refused)

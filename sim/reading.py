@@ -44,7 +44,12 @@ class ReplyReader:
     def __init__(self, domain: SimDomain, language: str, words: dict[str, dict[str, list[str]]]) -> None:
         self.domain = domain
         self.language = language
-        self.words = words      # enum value → this user's words for it
+        # key → enum value → the words that name it: this user's own, then the domain's (the
+        # agent saying 法餐 names what the user calls 法国菜, as a person would hear it).
+        self.words = {key: {value: list(dict.fromkeys([*(words.get(key) or {}).get(value, []),
+                                                       *spec.words_for(language).get(value, [])]))
+                            for value in {*(words.get(key) or {}), *spec.values}}
+                      for key, spec in domain.keys.items()}
         data = yaml.safe_load((TEMPLATES / f"{language}.yaml").read_text(encoding="utf-8")).get("reading") or {}
         self.ask_words: dict[str, list[str]] = {
             k: [w.lower() for w in v] for k, v in (data.get("ask_words") or {}).items()}

@@ -244,11 +244,14 @@ class AgentAct:
     key: str = ""                         # the slot it asked about
     option: str = ""                      # the option it offered
     args: dict[str, Any] = field(default_factory=dict)   # the action's arguments (key → value)
+    kept: dict[str, str] = field(default_factory=dict)   # slot → value the user would not drop when nothing fitted
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"act": self.act, "turn": self.turn, "first": self.first, "refused": list(self.refused)}
         if self.act != INTERRUPTED:     # an interruption serves no task step: stored without one
             out |= {"action": self.action, "key": self.key, "option": self.option, "args": dict(self.args)}
+        if self.kept:                   # absent when empty: states written before it read the same
+            out["kept"] = dict(self.kept)
         return out
 
     @staticmethod
@@ -257,7 +260,8 @@ class AgentAct:
                         first=str(data.get("first") or ""),
                         refused=tuple(str(r) for r in data.get("refused") or ()),
                         action=str(data.get("action") or ""), key=str(data.get("key") or ""),
-                        option=str(data.get("option") or ""), args=dict(data.get("args") or {}))
+                        option=str(data.get("option") or ""), args=dict(data.get("args") or {}),
+                        kept={str(k): str(v) for k, v in (data.get("kept") or {}).items()})
 
 
 NO_ACT = AgentAct(act="", turn=0, first="")     # before the agent's first act: none of the policy's acts
