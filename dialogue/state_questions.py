@@ -77,14 +77,15 @@ _ASKS_FOR: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"\bhow much\b|多少钱|几块|多少块|多少元|金额", re.IGNORECASE), ("money",)),
     (re.compile(r"\bwhat time\b|\bwhat hour\b|\bhow late\b|\bhow early\b|几点|什么时间|啥时间", re.IGNORECASE),
      ("time",)),
-    (re.compile(r"\b(?:what|which) (?:day|date)\b|\bwhat'?s the date\b|哪天|哪一天|几号|星期几|周几|礼拜几",
+    (re.compile(r"\b(?:what|which) (?:day|date)\b|\bwhat'?s the date\b|\b(?:same|that|the) day\b|"
+                r"哪天|哪一天|几号|星期几|周几|礼拜几|(?:同一|那一?)天",
                 re.IGNORECASE), ("date",)),
     (re.compile(r"\bwhen\b|什么时候|啥时候", re.IGNORECASE), ("time", "date")),
     (re.compile(r"\bwhere\b|哪里|哪儿|去哪|到哪|目的地", re.IGNORECASE), ("place_name",)),
     (re.compile(r"\bhow (?:warm|cold|hot|high|low)\b|多少度|几度", re.IGNORECASE), ("quantity",)),
 )
 
-_POINTS_BACK = re.compile(r"\bagain\b|\b(?:did|do) (?:i|we|you) (?:say|pick|choose|set|book|agree|give|tell)|"
+_POINTS_BACK = re.compile(r"\bagain\b|\bstill\b|\bthe same\b|\b(?:did|do) (?:i|we|you) (?:say|pick|choose|set|book|agree|give|tell)|"
                           r"\b(?:we|i) (?:said|agreed|picked|chose|set|booked)\b|\bremind me\b|"
                           r"来着|刚才|说的|定的|设的|订的", re.IGNORECASE)
 

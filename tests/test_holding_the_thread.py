@@ -16,7 +16,9 @@ from monologue.dialogue.state_questions import StateQuestionReader
 from monologue.memory.domain.schema import load_schema
 from monologue.memory.working.apply import apply_operations
 from monologue.memory.working.extract import RuleExtractor
+from monologue.memory.language.cues import language_of
 from monologue.memory.working.state import AgentAct, Comparator, Condition, Op, Operation, OpSource, SessionState
+from monologue.memory.working.turn_classes import TurnClass
 from monologue.pipeline.builder import AgentModels
 from monologue.pipeline.text_chat import chat_session
 
@@ -314,3 +316,126 @@ def test_a_farewell_later_moves_nothing(text: str, moved: bool) -> None:
                                                    ("别去医院了，回家吧", "home")])
 def test_a_destination_given_up_for_another(text: str, destination: str) -> None:
     assert _sets("in_car", text, _held("in_car", destination="airport")).get("destination") == destination
+
+
+# --- going round in circles: a condition kept when nothing fits ------------------------------
+
+def _decide_kept(state: SessionState, text: str, changed: frozenset[str] = frozenset(),
+                 turn_class: TurnClass = TurnClass.INFORMATION_CHANGE):
+    from monologue.dialogue.dialogue_session import _relaxable
+    from monologue.dialogue.policy import DialoguePolicy, TurnFacts
+    from monologue.memory.domain.catalogue import filter_options, load_catalogue
+
+    items = load_catalogue("restaurants").items
+    policy = DialoguePolicy(SCHEMAS["restaurant"])
+    facts = TurnFacts(text, language_of(text), turn_class, changed)
+    fitting = filter_options(items, state)[0]
+    relaxable = _relaxable(items, state, policy.kept_conditions(state, facts)) if not fitting else []
+    return policy.decide(state, facts, fitting, relaxable)
+
+
+@pytest.mark.parametrize(("insists", "changed"), [
+    ("No, it has to be Italian.", frozenset({"cuisine"})),
+    ("意大利菜，这个不能改。", frozenset({"cuisine"})),
+    ("No, I'd rather not.", frozenset()),
+    ("不行。", frozenset()),
+])
+def test_a_condition_kept_when_nothing_fits_is_never_asked_about_again(insists: str, changed: frozenset[str]) -> None:
+    state = _held("restaurant", party_size=4, date="saturday", time="19:00")
+    state = apply_operations(state, [Operation(Op.SET, "cuisine", Comparator.EQ, "italian", "italian"),
+                                     Operation(Op.SET, "seating", Comparator.INCLUDES, "private_room", "private room")],
+                             SCHEMAS["restaurant"], turn=2).state
+    first = _decide_kept(state, "Italian, and a private room")
+    assert (first.act, first.key) == (Act.NO_OPTIONS, "cuisine"), first.trace()   # drops to two places, the most
+    state.acts = [first.remembered(2)]
+    second = _decide_kept(state, insists, changed, TurnClass.INFORMATION_CHANGE if changed else TurnClass.CONFIRMATION)
+    assert second.kept == {"cuisine": "italian"}
+    assert (second.act, second.key) == (Act.NO_OPTIONS, "seating"), second.trace()
+    state.acts = [second.remembered(3)]
+    # Neither a turn about something else nor the same insistence brings the kept condition back.
+    for text in ("Hmm, what do you think?", "Still Italian."):
+        later = _decide_kept(state, text, frozenset({"cuisine"}) if "Italian" in text else frozenset(),
+                             TurnClass.CHIT_CHAT)
+        assert "cuisine" not in {s.key for s in later.steps()}, later.trace()
+        assert later.kept == {"cuisine": "italian"}
+
+
+def test_a_kept_condition_lets_go_when_the_user_changes_it() -> None:
+    state = _held("restaurant", party_size=4)
+    state.constraints["cuisine"] = Condition("cuisine", Comparator.EQ, "japanese", "japanese", 2)
+    state.acts = [AgentAct("no_options", 3, "no_options", kept={"cuisine": "italian"})]
+    from monologue.dialogue.policy import DialoguePolicy, TurnFacts
+
+    facts = TurnFacts("Japanese then", "en", TurnClass.INFORMATION_CHANGE, frozenset({"cuisine"}))
+    assert DialoguePolicy(SCHEMAS["restaurant"]).kept_conditions(state, facts) == {}
+
+
+def test_when_no_single_condition_helps_the_pairs_that_do_are_offered_one_at_a_time() -> None:
+    from monologue.dialogue.dialogue_session import _relaxable
+    from monologue.memory.domain.catalogue import load_catalogue
+
+    items = load_catalogue("restaurants").items
+    state = _held("restaurant", party_size=2)
+    state = apply_operations(state, [Operation(Op.SET, "cuisine", Comparator.EQ, "italian", "italian"),
+                                     Operation(Op.SET, "seating", Comparator.INCLUDES, "private_room", "private room"),
+                                     Operation(Op.SET, "dietary", Comparator.EXCLUDES, "dairy", "no dairy")],
+                             SCHEMAS["restaurant"], turn=2).state
+    assert _relaxable(items, state, kept={"cuisine": "italian"}) == ["dietary:dairy", "seating"]
+    assert "cuisine" in _relaxable(items, state)       # nothing kept: the single drop that helps
+
+
+def test_kept_conditions_are_stored_with_the_act_and_old_states_read_the_same() -> None:
+    act = AgentAct("no_options", 4, "no_options", key="seating", kept={"cuisine": "french"})
+    assert AgentAct.from_dict(act.to_dict()) == act
+    assert "kept" not in AgentAct("ask", 1, "ask", key="date").to_dict()
+
+
+# --- forgetting what was said about the task -----------------------------------------------------
+
+@pytest.mark.parametrize(("domain", "held", "text", "key"), [
+    ("restaurant", {"access_needs": "service_animal"}, "Forget what I said about the access needs.", "access_needs"),
+    ("restaurant", {"seating": "window"}, "please forget everything I told you about the seating", "seating"),
+    ("restaurant", {"seating": "private_room"}, "忘了我说的关于座位的事吧。", "seating"),
+    ("in_car", {"route_preference": "avoid_tolls"}, "把路线偏好的事忘了吧", "route_preference"),
+    ("customer_service", {"contact_method": "email"}, "Forget what I mentioned about the contact method",
+     "contact_method"),
+])
+def test_forgetting_what_was_said_about_a_key_of_the_task_withdraws_it(domain, held, text, key) -> None:
+    from monologue.memory.working.turn_classes import classify_turn
+
+    schema = SCHEMAS[domain]
+    ops = [Operation(Op.SET, k, Comparator(schema.key(k).default_op) if schema.key(k).multi else Comparator.EQ,
+                     v, str(v)) for k, v in held.items()]
+    state = apply_operations(SessionState("s", domain=domain), ops, schema, turn=1).state
+    extraction = READERS[domain].extract(text, state)
+    assert classify_turn(text, lambda t: bool(READERS[domain].extract(t, state).operations),
+                         schema=schema).turn_class == TurnClass.INFORMATION_CHANGE
+    assert [op.key for op in extraction.operations if op.op == Op.WITHDRAW] == [key], extraction.operations
+
+
+@pytest.mark.parametrize("text", ["Forget what I said about my address.", "忘掉我说的关于我家地址的事"])
+def test_forgetting_what_was_said_about_something_else_is_long_term_memorys(text: str) -> None:
+    from monologue.memory.working.turn_classes import classify_turn
+
+    assert classify_turn(text, schema=SCHEMAS["restaurant"]).turn_class == TurnClass.CHIT_CHAT
+
+
+@pytest.mark.parametrize(("text", "keys"), [
+    ("Is it still the same day?", ("date",)),
+    ("We're still on the same day, right?", ("date",)),
+    ("还是同一天吗？", ("date",)),
+])
+def test_a_yes_no_question_about_a_held_value_is_a_state_question(text: str, keys: tuple[str, ...]) -> None:
+    question = StateQuestionReader(SCHEMAS["restaurant"]).read(text, held=("date", "time"))
+    assert question is not None and question.keys == keys, question
+
+
+# --- the simulated user hears the domain's words as a person would ------------------------------
+
+def test_the_simulated_user_hears_a_value_in_the_domains_words_too() -> None:
+    from monologue.sim.domain import load_domain
+    from monologue.sim.reading import ReplyReader
+
+    reader = ReplyReader(load_domain("restaurant"), "zh", {"cuisine": {"french": ["法国菜"]}})
+    move = reader.read("没有完全符合这些条件的地方，可以放宽菜系法餐吗？", {"cuisine": "french"})
+    assert move.read_back == {"cuisine": True} and "cuisine" not in move.asked

@@ -123,7 +123,8 @@ EN = StateCues(
         re.compile(
             r"\b(?:forget(?: about)?|drop|remove|cancel|scrap|scratch|never mind|ignore|no need for|"
             r"(?:i )?don'?t (?:need|care about)|skip|get rid of|no longer need)"
-            r"\s+(?:the |my |that |a |any )?(?P<what>[\w' -]{2,30})"),
+            r"\s+(?:(?:what|everything) (?:i|we) (?:said|told you|mentioned) (?:about|regarding|on) )?"
+            r"(?:the |my |that |a |any )?(?P<what>[\w' -]{2,30})"),
         re.compile(r"(?:the |my )?(?P<what>[\w' -]{2,30}?)\s+(?:doesn'?t|does not|no longer|won'?t) matter"
                    r"|(?:any|whatever) (?P<what2>[\w]+) (?:is|works) fine"),
     ),
@@ -166,6 +167,10 @@ ZH = StateCues(
         re.compile(r"(?:取消|去掉|算了|不用|不需要|别管)(?:那个|这个)?(?P<what>[\u4e00-\u9fff]{1,6})"
                    r"|(?:^|(?<=[，,。.！!？?；;\s]))(?P<what2>[\u4e00-\u9fff]{1,8}?)(?:那个|这个)?就?"
                    r"(?:无所谓|不限|随便|算了|不用了|不要了|不用管了|别管了|不管了|不需要了|去掉吧|取消吧)"),
+        # 忘了我说的关于座位的事, 把座位的事忘了: forgetting what was said about a key of the task.
+        re.compile(r"(?:忘(?:掉|了|记)|删(?:掉|除))我?(?:说的|说过的|告诉你的)?(?:关于|有关)(?P<what>[\u4e00-\u9fff]{1,6}?)"
+                   r"(?:的(?:事|话|内容)|吧|[。！，,]|$)"
+                   r"|把我?(?:说的|说过的)?(?:关于)?(?P<what2>[\u4e00-\u9fff]{1,6}?)(?:的(?:事|话|内容))?(?:忘(?:掉|了)|删(?:掉|除)?)"),
     ),
     withdraw_key=re.compile(r"不要(?:那个|这个)?(?P<what>[\u4e00-\u9fff]{1,4}?)了"),
     # A yes word is a yes only where it ends (行 in 行程, 对 in 对面, 是 in 是六个人 are not).

@@ -32,7 +32,7 @@ from monologue.memory.language.cues import (
     VALUE_WORDS_EN,
     cue_pattern,
 )
-from monologue.memory.language.memory_cues import is_memory_command
+from monologue.memory.language.memory_cues import MEMORY_FORGET_ABOUT, is_memory_command
 
 
 class TurnClass(StrEnum):
@@ -80,6 +80,18 @@ def turn_cues(schema: DomainSchema | None = None, *, values: bool = True) -> Tur
     return _cues(schema.turn_cues.get("en", ()), schema.turn_cues.get("zh", ()), values)
 
 
+def _forgets_a_task_key(text: str, schema: DomainSchema | None) -> bool:
+    """Whether "forget what I said about …" names one of the domain's keys or listed values."""
+    found = MEMORY_FORGET_ABOUT.search(text)
+    if schema is None or found is None:
+        return False
+    topic = next((v for v in found.groupdict().values() if v), "").lower()
+    words = [alias for lang in ("en", "zh") for alias, _key in schema.alias_lexicon(lang)]
+    words += [word for lang in ("en", "zh") for word, _key, _value in schema.enum_lexicon(lang)]
+    return any(re.search(r"(?<!\w)" + re.escape(w.lower()) + r"(?!\w)", topic) if w.isascii() else w in topic
+               for w in words if len(w) > 1)
+
+
 def classify_turn(text: str, reads_condition: Callable[[str], bool] | None = None, *,
                   schema: DomainSchema | None = None) -> TurnClassification:
     """Classify one user utterance; empty text is chit-chat (nothing to remember).
@@ -91,9 +103,10 @@ def classify_turn(text: str, reads_condition: Callable[[str], bool] | None = Non
     stripped = text.strip()
     if not stripped:
         return TurnClassification(TurnClass.CHIT_CHAT, ())
-    if is_memory_command(stripped):
+    if is_memory_command(stripped) and not _forgets_a_task_key(stripped, schema):
         # "Forget what I said about my address": long-term memory's business, not the task's
-        # (its "forget" is not a change to what the user wants now).
+        # (its "forget" is not a change to what the user wants now). "Forget what I said about
+        # the seating" names the task's own key: a withdrawal, read as any other.
         return TurnClassification(TurnClass.CHIT_CHAT, ("memory command",))
     has_rules = reads_condition is not None
     cues_of_domain = turn_cues(schema, values=not has_rules)
