@@ -224,12 +224,15 @@ class AgentReply(PanelMessage):
                     for item in items if isinstance(item, dict)]
 
         typed = turn.vad_engine == "text"
+        how_cut = cut_kind(barge_in)
+        # A reply never said has no voice-to-voice time: its audio was ready, nobody heard it.
+        latency = {} if how_cut == "went_on" else breakdown(turn.latencies_ms(), typed=typed,
+                                                              drafted=turn.turn_end.drafted,
+                                                              language=language).to_dict(language)
         return cls(turn=turn.turn_id, text=turn.reply.text, state_version=turn.reply.state_version, memories=memories,
                    memory_items=meant(detail.get("sources", [])), listed=meant(detail.get("listed_items", [])),
-                   latency_ms=turn.latencies_ms(),
-                   latency=breakdown(turn.latencies_ms(), typed=typed, drafted=turn.turn_end.drafted,
-                                     language=language).to_dict(language),
-                   cut=bool(barge_in.get("cut")), how_cut=cut_kind(barge_in), barge_in=barge_in,
+                   latency_ms=turn.latencies_ms(), latency=latency,
+                   cut=bool(barge_in.get("cut")), how_cut=how_cut, barge_in=barge_in,
                    user_text=turn.text, error=turn.reply.error)
 
 

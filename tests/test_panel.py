@@ -117,15 +117,16 @@ def _turn(number: int, text: str = "") -> Turn:
 
 
 def test_a_cut_is_told_as_it_happened() -> None:
-    spoke_over = {"cut": True, "spoken": "Shall I look", "unspoken": "for a table?", "stop_ms": 120.0}
-    went_on = {"cut": True, "by_turn": 3}                                  # never began: cancelled while worded
+    spoke_over: dict[str, Any] = {"cut": True, "spoken": "Shall I look", "unspoken": "for a table?",
+                                  "stop_ms": 120.0}
+    went_on: dict[str, Any] = {"cut": True, "by_turn": 3}                                  # never began: cancelled while worded
     held = {"cut": True, "spoken": "", "unspoken": "What time?", "stop_ms": 0.0}   # made, never played
     last_syllable = {"cut": True, "spoken": "All set.", "unspoken": "", "stop_ms": 40.0}
     assert [cut_kind(b) for b in (spoke_over, went_on, held, last_syllable, {}, None)] == \
         ["spoke_over", "went_on", "went_on", "", "", ""]
     turn = _turn(2, "Nice weather.")
     turn.reply.text = "It is! Shall I look for a table?"
-    turn.barge_in = BargeIn(**spoke_over)
+    turn.barge_in = BargeIn(cut=True, spoken="Shall I look", unspoken="for a table?", stop_ms=120.0)
     voice = AgentVoice.of(turn, Heard(("It is!", "Shall I look"), ("for a table?",), cut=True), final=True)
     assert (voice.said, voice.cut, voice.unsaid) == ("It is! Shall I look", "spoke_over", "for a table?")
     turn.barge_in = BargeIn(cut=True, by_turn=3)

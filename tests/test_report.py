@@ -365,7 +365,7 @@ def test_the_waterfall_says_what_a_turn_did_and_did_not_do(tmp_path):
     state = re.search(r'data-stage="state" style="left:([\d.]+)%;width:([\d.]+)%', one)
     assert state and float(state.group(1)) == pytest.approx(162 / 960 * 100, abs=0.01)
     assert 'data-stage="reply_voice"' in one and "#e15759" not in page
-    assert "started early, after 160 ms of silence; spoke once the turn&#x27;s end was sure (360 ms)" in one
+    assert "started after a 160 ms pause, before the turn&#x27;s end was sure (at 360 ms)" in one
     two = page.split('<div class="wf-row" data-turn="2"')[1]
     assert "typed: no silence, speech recognition or voice" in two and 'data-stage="silence"' not in two
 
@@ -381,7 +381,24 @@ def test_recalled_memories_read_as_their_meaning(tmp_path):
 
 def test_an_opening_section_of_any_shape_still_gives_a_page(tmp_path):
     path = tmp_path / "trace.jsonl"
+    odd: Any
     for odd in (None, "x", [], {"text": 3}, {"text": "Hi!", "cut": "yes", "stop_ms": "fast", "spoken": ["a"]},
                 {"text": "Hi there!", "cut": True, "unspoken": None}):
         path.write_text(json.dumps(dict(_fixture_lines()[0], opening=odd)) + "\n")
         assert "</html>" in write_report(path).read_text(encoding="utf-8"), odd
+
+
+def test_only_a_models_own_first_token_is_drawn_as_the_models_time():
+    from monologue.pipeline.report.latency import breakdown
+
+    base = {"turn_end_wait": 400.0, "asr_done": 100.0, "monologue_done": 150.0, "first_audio": 700.0,
+            "voice_to_voice": 1100.0}
+
+    def stages(**marks: float) -> list[tuple[str, float, float]]:
+        return [(s.name, s.start_ms, s.end_ms) for s in breakdown({**base, **marks}).stages]
+
+    assert stages(llm_first_token=500.0, llm_first_clause=600.0) == [
+        ("silence", 0.0, 400.0), ("transcript", 400.0, 500.0), ("state", 500.0, 550.0), ("model", 550.0, 900.0),
+        ("voice", 900.0, 1100.0)]
+    assert [name for name, _, _ in stages(llm_first_clause=160.0)][-2:] == ["words", "voice"]   # the rules' clause
+    assert [name for name, _, _ in stages()][-1] == "reply_voice"                               # policy wording

@@ -16,27 +16,29 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-StageName = Literal["silence", "transcript", "state", "model", "voice", "reply_voice"]
+StageName = Literal["silence", "transcript", "state", "model", "words", "voice", "reply_voice"]
 
 # The stages' names and colours (the report's legend and the page's bar use the same).
 STAGE_LABELS: dict[str, dict[str, str]] = {
     "en": {"silence": "waiting for the turn to end", "transcript": "transcript",
            "transcript_early": "transcript, done during the pause", "state": "state update",
-           "model": "model, to its first words", "voice": "first words to speech",
+           "model": "model, to its first words", "words": "reply, to its first words",
+           "voice": "first words to speech",
            "reply_voice": "reply worded by rules, then speech"},
     "zh": {"silence": "等这一轮说完", "transcript": "转写", "transcript_early": "转写（停顿时已完成）",
-           "state": "更新状态", "model": "模型（到第一个词）",
+           "state": "更新状态", "model": "模型（到第一个词）", "words": "措辞（到第一句）",
            "voice": "合成语音", "reply_voice": "按规则措辞并合成语音"},
 }
 STAGE_COLOURS = {"silence": "#b8c2cc", "transcript": "#4e79a7", "state": "#59a14f", "model": "#f28e2b",
+                 "words": "#edc948",
                  "voice": "#9c755f", "reply_voice": "#9c755f"}
 
 _NOTES = {
-    "en": {"draft": "started early, after {began} of silence; spoke once the turn's end was sure ({confirmed})",
+    "en": {"draft": "started after a {began} pause, before the turn's end was sure (at {confirmed})",
            "no_state": "no state update this turn",
            "no_transcript": "transcript time not measured",
            "typed": "typed: no silence, speech recognition or voice", "no_voice": "no voice: nothing was said"},
-    "zh": {"draft": "静默{began}后提前开始；确认说完（{confirmed}）才开口",
+    "zh": {"draft": "停顿{began}后就开始了，{confirmed}时才确认说完",
            "no_state": "这一轮没有更新状态", "no_transcript": "没有测到转写时间",
            "typed": "文字输入：没有静默、语音识别和语音", "no_voice": "没有语音：什么也没说"},
 }
@@ -83,8 +85,9 @@ class Breakdown:
 
 
 def breakdown(latency_ms: Mapping[str, float], *, typed: bool = False, drafted: bool = False,
-              language: str = "en") -> Breakdown:
-    """The stages of one turn from its `latency_ms` (a trace line's, or `Turn.latencies_ms()`)."""
+              unsaid: bool = False, language: str = "en") -> Breakdown:
+    """The stages of one turn from its `latency_ms` (a trace line's, or `Turn.latencies_ms()`).
+    `unsaid`: the user went on before the reply's voice began (the caller says so)."""
     notes = _NOTES.get(language, _NOTES["en"])
     out = Breakdown(latency_ms.get("voice_to_voice"))
     confirmed = 0.0 if typed else latency_ms.get("turn_end_wait", 0.0)
@@ -114,14 +117,18 @@ def breakdown(latency_ms: Mapping[str, float], *, typed: bool = False, drafted: 
     else:
         out.notes.append(notes["no_state"])
     voice = out.total_ms
-    if "llm_first_token" in latency_ms:
-        first = began + latency_ms["llm_first_token"]
-        out.stages.append(Stage("model", at, max(first, at)))
+    # The model's first token; else the reply's first clause (worded by rules after the model,
+    # or by a model stopped before a token was marked).
+    name: StageName = "model" if "llm_first_token" in latency_ms else "words"
+    words = latency_ms.get("llm_first_token", latency_ms.get("llm_first_clause"))
+    if words is not None:
+        first = began + words
+        out.stages.append(Stage(name, at, max(first, at)))
         at = max(at, first)
         if voice is not None:
             out.stages.append(Stage("voice", at, max(voice, at)))
     elif voice is not None:
         out.stages.append(Stage("reply_voice", at, max(voice, at)))     # its label says: no model
-    if voice is None and not typed:
+    if voice is None and not typed and not unsaid:
         out.notes.append(notes["no_voice"])
     return out

@@ -45,7 +45,8 @@ def clock(secs: float | None) -> str:
 
 
 def _header(session: SessionTrace) -> str:
-    voice = [t.latency_ms["voice_to_voice"] for t in session.turns if "voice_to_voice" in t.latency_ms]
+    voice = [t.latency_ms["voice_to_voice"] for t in session.turns if "voice_to_voice" in t.latency_ms
+             and not (t.barge_in is not None and t.barge_in.unstarted)]      # a reply never said was never heard
     median = statistics.median(voice) if voice else None
     cuts = sum(1 for t in session.turns if t.barge_in is not None and t.barge_in.shown) \
         + (session.opening_barge_in is not None and session.opening_barge_in.shown)
@@ -98,10 +99,12 @@ def _agent_line(turn: TurnView) -> str:
     at = clock(turn.reply_at_secs)
     if at and turn.reply_at_estimated:
         at = "≈" + at
+    if turn.barge_in is not None and turn.barge_in.unstarted:
+        at = clock(turn.barge_in.cut_at_secs)      # never played: no time it was heard at
     meta = []
     if turn.act:
         meta.append(turn.act.replace("_", " "))
-    if turn.reply_source:
+    if turn.reply_source and turn.reply_source != "cancelled":     # cancelled: the cut says why
         meta.append(f"worded by {turn.reply_source}")
     if turn.state_version is not None:
         meta.append(f"built on state v{turn.state_version}")
@@ -315,7 +318,8 @@ def _memory_extras(memories: dict[str, Any]) -> str:
 def _waterfall(session: SessionTrace) -> str:
     """One row per turn; 0 is where the user stopped speaking; each bar is one stage, drawn
     where it ran (`latency.breakdown`); what a turn did not do is said under it, not drawn."""
-    accounts = [breakdown(t.latency_ms, typed=t.typed, drafted=t.drafted) for t in session.turns]
+    accounts = [breakdown(t.latency_ms, typed=t.typed, drafted=t.drafted,
+                          unsaid=t.barge_in is not None and t.barge_in.unstarted) for t in session.turns]
     scale = max([max([s.end_ms for s in a.stages] + [a.total_ms or 0.0]) for a in accounts] + [1.0])
     step = _tick_step(scale)
     ticks = "".join(f"<span style=\"left:{x / scale * 100:.2f}%\">{seconds(x) if x else '0'}</span>"
@@ -347,11 +351,17 @@ def _waterfall_row(turn: TurnView, account: Breakdown, scale: float) -> str:
                     f"{stage.end_ms:.0f} ms)\"></i>")
         chips.append(f"<span><i style=\"background:{colour}\"></i>{escape(label)} {seconds(stage.took_ms)}</span>")
     chips.extend(f"<span class=\"missing\">{escape(note)}</span>" for note in account.notes)
-    if turn.barge_in is not None and turn.barge_in.shown and turn.barge_in.stop_ms:
+    total = seconds(account.total_ms)
+    if turn.barge_in is not None and turn.barge_in.unstarted:
+        # Its voice would have begun at the total: the user went on first, so nobody heard it.
+        ready = f"; its voice was ready after {total}" if account.total_ms is not None else ""
+        chips.append(f"<span class=\"cut went-on\">not said: the user went on first{ready}</span>")
+        total = "not said"
+    elif turn.barge_in is not None and turn.barge_in.shown and turn.barge_in.stop_ms:
         chips.append(f"<span class=\"cut\">✂ stopped in {turn.barge_in.stop_ms:.0f} ms</span>")
     return (f"<div class=\"wf-row\" data-turn=\"{turn.number}\"><div class=\"wf-label\">"
             f"<a href=\"#turn-{turn.number}\">turn {turn.number}</a></div>"
-            f"<div class=\"wf-track\">{''.join(bars)}</div><div class=\"wf-total\">{seconds(account.total_ms)}</div>"
+            f"<div class=\"wf-track\">{''.join(bars)}</div><div class=\"wf-total\">{total}</div>"
             f"<div class=\"wf-chips\">{''.join(chips)}</div></div>")
 
 

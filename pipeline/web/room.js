@@ -197,7 +197,8 @@
 
   // The answer's voice-to-voice time, and a small bar of what it was spent on.
   function showTiming(li, latency) {
-    if (!latency || latency.total_ms === null || latency.total_ms === undefined || li.querySelector(".timing")) return;
+    if (!latency || latency.total_ms === null || latency.total_ms === undefined || li.querySelector(".timing")
+        || li.classList.contains("went-on")) return;
     const box = document.createElement("div");
     box.className = "timing";
     const head = document.createElement("div");
