@@ -119,7 +119,7 @@ def _turn(number: int, text: str = "") -> Turn:
 def test_a_cut_is_told_as_it_happened() -> None:
     spoke_over: dict[str, Any] = {"cut": True, "spoken": "Shall I look", "unspoken": "for a table?",
                                   "stop_ms": 120.0}
-    went_on: dict[str, Any] = {"cut": True, "by_turn": 3}                                  # never began: cancelled while worded
+    went_on: dict[str, Any] = {"cut": True, "by_turn": 3}            # never began: cancelled while worded
     held = {"cut": True, "spoken": "", "unspoken": "What time?", "stop_ms": 0.0}   # made, never played
     last_syllable = {"cut": True, "spoken": "All set.", "unspoken": "", "stop_ms": 40.0}
     assert [cut_kind(b) for b in (spoke_over, went_on, held, last_syllable, {}, None)] == \
