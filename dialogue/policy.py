@@ -28,6 +28,7 @@ from monologue.memory.language.cues import (
     GREETING,
     HANDOVER,
     HOW_ARE_YOU,
+    NOT_DECIDED,
     REFUSES_OFFER,
     SOUNDS_FINE,
     THANKS,
@@ -217,6 +218,13 @@ class DialoguePolicy:
             return None
         action = primary
         missing = [k for k in action.needs if k not in values]
+        if missing and last.act == Act.ASK and last.key in missing and self._not_decided(turn):
+            # "I haven't decided yet": the question waits; ask what else is missing, or nothing.
+            others = [k for k in missing if k != last.key]
+            if not others:
+                return Decision(Act.SMALL_TALK, action.name, key="no_rush", about=(last.key,), refused=refused,
+                                reason=f"the user has not decided {last.key} yet and nothing else is missing")
+            missing = others
         if missing:
             return Decision(Act.ASK, action.name, key=missing[0], reason=f"{missing[0]} is needed to "
                             f"{action.name} and not known yet", refused=refused)
@@ -314,6 +322,11 @@ class DialoguePolicy:
         return None
 
     @staticmethod
+    def _not_decided(turn: TurnFacts) -> bool:
+        """"I haven't decided yet", said about what was asked (not "not sure, what do you suggest?")."""
+        return not turn.changed and bool(NOT_DECIDED.search(turn.text)) and not WANTS_OPTIONS.search(turn.text)
+
+    @staticmethod
     def _yes(turn: TurnFacts) -> bool | None:
         """Yes or no to what the agent offered or read back (None: neither)."""
         text = FILLERS.sub("", turn.text)
@@ -372,6 +385,13 @@ class DialoguePolicy:
         step = self.task_step(state, turn, options, last, refused, ruled_out, relaxable)
         if step is not None:
             refused = step.refused
+            if step.act == Act.SMALL_TALK and turn.state_question is None:
+                return step          # "no rush": nothing to ask back to
+            if step.act in (Act.PROPOSE, Act.RESUME, Act.CONFIRM, Act.ONLY_OPTION) \
+                    and last.act in (Act.CONFIRM, *_OFFERS) and self._not_decided(turn) and turn.state_question is None:
+                # "Let me think about it" to an offer: it stays on the table, not pressed again.
+                return Decision(Act.SMALL_TALK, step.action, key="no_rush", refused=refused,
+                                reason="the user is thinking the offer over")
         if turn.state_question is not None and not (step is not None and step.act == Act.ACT):
             # Answered from the state (the words are the code's), then back to the task.
             question = turn.state_question

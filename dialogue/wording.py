@@ -199,6 +199,10 @@ class Wording:
             return say("policy.not_sure", lang)
         if d.act == Act.ANSWER_STATE:
             return self.state_answer(d, state)
+        if d.act == Act.SMALL_TALK and d.key == "no_rush":
+            if d.about:
+                return say("policy.no_rush", lang, label=self.schema.key(d.about[0]).label(lang))
+            return say("policy.take_your_time", lang)
         if d.act == Act.SMALL_TALK:
             return say({"name": "policy.my_name", "to_me": "policy.small_talk_to_me",
                         "how_are_you": "policy.how_am_i"}.get(d.key, "policy.small_talk"), lang)

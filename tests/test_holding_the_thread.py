@@ -439,3 +439,30 @@ def test_the_simulated_user_hears_a_value_in_the_domains_words_too() -> None:
     reader = ReplyReader(load_domain("restaurant"), "zh", {"cuisine": {"french": ["法国菜"]}})
     move = reader.read("没有完全符合这些条件的地方，可以放宽菜系法餐吗？", {"cuisine": "french"})
     assert move.read_back == {"cuisine": True} and "cuisine" not in move.asked
+
+
+# --- not decided yet: the question waits ---------------------------------------------------------
+
+NOT_DECIDED_YET = {
+    ("restaurant", "en"): (["Book a table for four on Friday please", "I'm not sure yet", "7:30 pm works",
+                            "Let me think about it"],
+                           ["ask", "small_talk", "propose", "small_talk"]),
+    ("restaurant", "zh"): (["帮我订周五的位子", "这个还没想好", "四个人"], ["ask", "small_talk", "ask"]),
+    ("customer_service", "en"): (["I'd like a refund please", "Hmm, I'll have to check, give me a minute"],
+                                 ["ask", "small_talk"]),
+}
+
+
+@pytest.mark.parametrize(("domain", "language"), list(NOT_DECIDED_YET), ids=["-".join(k) for k in NOT_DECIDED_YET])
+async def test_not_decided_yet_is_never_answered_with_the_same_question(domain, language):
+    lines, acts = NOT_DECIDED_YET[(domain, language)]
+    overrides = steady(monologue={"llm_mode": "never", "domain": domain}, reply={"wording": "policy"},
+                       long_term={"llm_help": False})
+    config = load_config(overrides={**overrides, "language": language}, environ={})
+    result = await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))
+    shown = "\n".join(f"{t.text} → {t.reply.text} [{(t.reply.decision or {}).get('act')}]" for t in result.turns)
+    assert [(t.reply.decision or {}).get("act") for t in result.turns] == acts, shown
+    replies = [t.reply.text for t in result.turns]
+    assert all(a != b for a, b in zip(replies, replies[1:])), shown
+    asked = [(t.reply.decision or {}).get("key") for t in result.turns]
+    assert all(a != b or a in (None, "no_rush") for a, b in zip(asked, asked[1:])), shown
