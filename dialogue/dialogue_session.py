@@ -232,6 +232,12 @@ class DialogueSession:
                 template = wording.stuck(asking, view, short=True)
         elif previous_reply and normalised(template) == normalised(previous_reply) and decision.act == Act.DONT_KNOW:
             template = say("policy.dont_know_either", language)
+        elif previous_reply and normalised(template) == normalised(previous_reply) and decision.act == Act.SMALL_TALK \
+                and decision.key == "":
+            # Small talk twice in a row: another acknowledgement, not "as I said" before a nod.
+            template = wording.template(replace(decision, key="again"), view, view.last_act,
+                                        thanked=bool(THANKS.search(text)), leaving=bool(CLOSING.search(text)),
+                                        noted=bool(changed))
         elif previous_reply and normalised(template) == normalised(previous_reply) and decision.act == Act.SMALL_TALK:
             template = say("policy.as_i_said", language, text=template)
         elif previous_reply and normalised(template) == normalised(previous_reply) and not decision.act.said_as_decided:

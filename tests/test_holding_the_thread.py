@@ -466,3 +466,33 @@ async def test_not_decided_yet_is_never_answered_with_the_same_question(domain, 
     assert all(a != b for a, b in zip(replies, replies[1:])), shown
     asked = [(t.reply.decision or {}).get("key") for t in result.turns]
     assert all(a != b or a in (None, "no_rush") for a, b in zip(asked, asked[1:])), shown
+
+
+@pytest.mark.parametrize(("language", "lines"), [
+    ("zh", ["想订明天晚上七点的位子，四个人", "听起来不错。"]),
+    ("en", ["A table for four tomorrow at 7 pm please", "That would be great."]),
+])
+async def test_liking_the_offer_takes_it(language: str, lines: list[str]) -> None:
+    overrides = steady(monologue={"llm_mode": "never", "domain": "restaurant"}, reply={"wording": "policy"},
+                       long_term={"llm_help": False})
+    config = load_config(overrides={**overrides, "language": language}, environ={})
+    result = await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))
+    acts = [(t.reply.decision or {}).get("act") for t in result.turns]
+    assert acts == ["propose", "act"], [t.reply.text for t in result.turns]
+
+
+@pytest.mark.parametrize("text", ["不是很好。", "这家不太好吧", "这个不合适"])
+def test_not_liking_it_is_no_yes(text: str) -> None:
+    from monologue.dialogue.policy import DialoguePolicy, TurnFacts
+
+    assert DialoguePolicy._yes(TurnFacts(text, "zh", TurnClass.CHIT_CHAT)) is not True
+
+
+async def test_small_talk_twice_is_not_as_i_said() -> None:
+    overrides = steady(monologue={"llm_mode": "never", "domain": "restaurant"}, reply={"wording": "policy"},
+                       long_term={"llm_help": False})
+    config = load_config(overrides={**overrides, "language": "zh"}, environ={})
+    lines = ["想订明天晚上七点的位子，四个人", "这周太忙了。", "天气也不好。"]
+    result = await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))
+    replies = [t.reply.text for t in result.turns]
+    assert replies[1] != replies[2] and "我刚说过" not in replies[2], replies

@@ -294,8 +294,11 @@ GO_AHEAD = re.compile(
     r"\b(?:go ahead|book it|do it|please do|let'?s do (?:it|that)|let'?s go with|go with|that one|i'?ll take it|"
     r"we'?ll take it)\b|订吧|就订|帮我订|就这样|就这么办|就这家|就它|去吧", re.IGNORECASE)
 # …and said in passing, which a turn that restates values uses about the values ("Saturday at 7 works", 七点没问题).
-SOUNDS_FINE = re.compile(r"\b(?:sounds (?:good|great|perfect|lovely)|that works|works for me)\b|"
-                         r"可以的|好的|行的|没问题", re.IGNORECASE)
+SOUNDS_FINE = re.compile(r"\b(?:sounds (?:good|great|perfect|lovely|fine|nice|right)|that works|works for me|"
+                         r"(?:that'?s|that would be|that'?d be) (?:great|perfect|lovely|fine|good)|suits me)\b|"
+                         r"(?<![不没])(?<!不是)(?<!不太)(?:可以的|好的|行的|没问题|听起来不错|听着不错|挺好的?|很好|不错|"
+                         r"正合适|可以啊|好啊|行啊)",
+                         re.IGNORECASE)
 # Not decided yet, about what was just asked ("I'll think about it", 还没想好): asked again at once,
 # the question would only be repeated.
 NOT_DECIDED = re.compile(
