@@ -85,7 +85,8 @@ _ASKS_FOR: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"\bhow (?:warm|cold|hot|high|low)\b|多少度|几度", re.IGNORECASE), ("quantity",)),
 )
 
-_POINTS_BACK = re.compile(r"\bagain\b|\bstill\b|\bthe same\b|\b(?:did|do) (?:i|we|you) (?:say|pick|choose|set|book|agree|give|tell)|"
+_POINTS_BACK = re.compile(r"\bagain\b|\bstill\b|\bthe same\b|"
+                          r"\b(?:did|do) (?:i|we|you) (?:say|pick|choose|set|book|agree|give|tell)|"
                           r"\b(?:we|i) (?:said|agreed|picked|chose|set|booked)\b|\bremind me\b|"
                           r"来着|刚才|说的|定的|设的|订的", re.IGNORECASE)
 

@@ -204,7 +204,8 @@ class Wording:
                 return say("policy.no_rush", lang, label=self.schema.key(d.about[0]).label(lang))
             return say("policy.take_your_time", lang)
         if d.act == Act.SMALL_TALK:
-            return say({"name": "policy.my_name", "to_me": "policy.small_talk_to_me", "again": "policy.small_talk_again",
+            return say({"name": "policy.my_name", "to_me": "policy.small_talk_to_me",
+                        "again": "policy.small_talk_again",
                         "how_are_you": "policy.how_am_i"}.get(d.key, "policy.small_talk"), lang)
         if d.act == Act.RESUME:
             return say("policy.resume", lang, task=self.task(d))

@@ -14,9 +14,9 @@ from monologue.configs import load_config
 from monologue.dialogue.policy import Act
 from monologue.dialogue.state_questions import StateQuestionReader
 from monologue.memory.domain.schema import load_schema
+from monologue.memory.language.cues import language_of
 from monologue.memory.working.apply import apply_operations
 from monologue.memory.working.extract import RuleExtractor
-from monologue.memory.language.cues import language_of
 from monologue.memory.working.state import AgentAct, Comparator, Condition, Op, Operation, OpSource, SessionState
 from monologue.memory.working.turn_classes import TurnClass
 from monologue.pipeline.builder import AgentModels
@@ -463,9 +463,9 @@ async def test_not_decided_yet_is_never_answered_with_the_same_question(domain, 
     shown = "\n".join(f"{t.text} → {t.reply.text} [{(t.reply.decision or {}).get('act')}]" for t in result.turns)
     assert [(t.reply.decision or {}).get("act") for t in result.turns] == acts, shown
     replies = [t.reply.text for t in result.turns]
-    assert all(a != b for a, b in zip(replies, replies[1:])), shown
+    assert all(a != b for a, b in zip(replies, replies[1:], strict=False)), shown
     asked = [(t.reply.decision or {}).get("key") for t in result.turns]
-    assert all(a != b or a in (None, "no_rush") for a, b in zip(asked, asked[1:])), shown
+    assert all(a != b or a in (None, "no_rush") for a, b in zip(asked, asked[1:], strict=False)), shown
 
 
 @pytest.mark.parametrize(("language", "lines"), [

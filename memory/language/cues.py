@@ -305,7 +305,8 @@ NOT_DECIDED = re.compile(
     r"\b(?:not sure(?: yet)?|(?:haven'?t|have not|not) (?:decided|made up my mind)|undecided|no idea(?: yet)?|"
     r"get back to you|(?:i'?ll|let me|i need to|i have to|i'?d like to) (?:think|have a think|check)|"
     r"(?:don'?t|do not) know yet|come back to (?:that|it|this))\b"
-    r"|还没想好|没想好|不确定|再说吧|以后再说|再想想|想一想|还不知道|不知道|等会儿|待会|回头再|还没定|没定好", re.IGNORECASE)
+    r"|还没想好|没想好|不确定|再说吧|以后再说|再想想|想一想|还不知道|不知道|等会儿|待会|回头再|还没定|没定好",
+    re.IGNORECASE)
 # Turning down what was offered, said anywhere in the turn ("hmm, not that one", 换一家).
 REFUSES_OFFER = re.compile(
     r"\b(?:not (?:that|this) one|something else|some ?where else|another (?:one|place|option)|anything else|"
