@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -48,7 +48,7 @@ _ASIDES = {Act.SMALL_TALK, Act.ANSWER, Act.ANSWER_STATE, Act.GREET, Act.DONT_KNO
            Act.CLARIFY}
 
 
-def _relaxable(items: list[dict[str, Any]], state: SessionState, kept: Sequence[str] = ()) -> list[str]:
+def _relaxable(items: list[dict[str, Any]], state: SessionState, kept: Collection[str] = ()) -> list[str]:
     """The conditions (slots) whose dropping lets options fit, the most helpful first, never
     one the user kept. When no single one does, the first of the pairs that do: the user is
     asked about one, then (still nothing) the other, each step a step closer."""
