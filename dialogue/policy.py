@@ -202,7 +202,7 @@ class DialoguePolicy:
         values = live_values(state, self.schema)
         # The car's controls: a value named now is carried out now (the command is the confirmation).
         for action in self.schema.actions.values():
-            if action.confirm or not (set(action.triggers) & turn.changed):
+            if action.confirm or not (self._triggers(state, action) & turn.changed):
                 continue
             if all(k in values for k in action.needs):
                 args = self.args_of(action, values)
@@ -210,7 +210,8 @@ class DialoguePolicy:
                 if done is None or done.args != args:
                     step = Decision(Act.ACT, action.name, args=args, reason=f"the user named {action.name}'s value",
                                     refused=refused)
-                    other = self._other_immediate(state, turn, values, exclude=action.name, refused=refused)
+                    other = self._other_immediate(state, turn, values, exclude=action.name, refused=refused,
+                                                  covered=frozenset(args))
                     step.then = other
                     return step
         primary = self.primary()
@@ -307,11 +308,19 @@ class DialoguePolicy:
                             reason="carried out when it was asked for; not asked again", refused=refused)
         return Decision(Act.ACT, action.name, args=args, reason="nothing to confirm", refused=refused)
 
+    @staticmethod
+    def _triggers(state: SessionState, action: ActionSpec) -> set[str]:
+        """The keys whose change carries `action` out now: its triggers, and, once it is done,
+        any key of its own (a stop added to a route already set changes that route)."""
+        return set(action.triggers) | (set(action.keys) if _done_with(state, action.name) is not None else set())
+
     def _other_immediate(self, state: SessionState, turn: TurnFacts, values: dict[str, Any], *, exclude: str,
-                         refused: tuple[str, ...]) -> Decision | None:
-        """A second control named in the same turn ("take me home and make it 21 degrees")."""
+                         refused: tuple[str, ...], covered: frozenset[str] = frozenset()) -> Decision | None:
+        """A second control named in the same turn ("take me home and make it 21 degrees"), not
+        one whose change the first already carries (the stop, once part of the route)."""
         for action in self.schema.actions.values():
-            if action.name == exclude or action.confirm or not (set(action.triggers) & turn.changed):
+            named = self._triggers(state, action) & turn.changed
+            if action.name == exclude or action.confirm or not named or named <= covered:
                 continue
             if all(k in values for k in action.needs):
                 args = self.args_of(action, values)

@@ -496,3 +496,37 @@ async def test_small_talk_twice_is_not_as_i_said() -> None:
     result = await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))
     replies = [t.reply.text for t in result.turns]
     assert replies[1] != replies[2] and "我刚说过" not in replies[2], replies
+
+
+# --- a change to an action already carried out updates it ---------------------------------------
+
+@pytest.mark.parametrize(("language", "lines", "stop_words"), [
+    ("en", ["Take me to the airport please", "Can we stop for coffee on the way?"], "with a stop at"),
+    ("zh", ["导航去机场", "路上在咖啡店停一下"], "途经"),
+])
+async def test_a_stop_added_to_a_route_already_set_changes_that_route(language, lines, stop_words) -> None:
+    overrides = steady(monologue={"llm_mode": "never", "domain": "in_car"}, reply={"wording": "policy"},
+                       long_term={"llm_help": False})
+    config = load_config(overrides={**overrides, "language": language}, environ={})
+    result = await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))
+    last = result.turns[-1].reply
+    steps = []
+    step = last.decision or {}
+    while step:
+        steps.append((step.get("act"), step.get("action")))
+        step = step.get("then") or {}
+    assert steps == [("act", "set_route")], (last.text, steps)      # once, not also as a separate stop
+    assert (last.decision or {}).get("args", {}).get("stops") == ["coffee"]
+    assert stop_words in last.text, last.text
+
+
+def test_the_simulated_user_agrees_to_drop_a_value_that_cannot_be_had() -> None:
+    from monologue.sim.domain import load_domain
+    from monologue.sim.reading import ReplyReader
+
+    reader = ReplyReader(load_domain("restaurant"), "en", {})
+    move = reader.read("I don't know a place that fits all of that; could we drop indian cuisine?",
+                       {"cuisine": "indian", "party_size": 4})
+    assert move.relax == ["cuisine"]
+    assert ReplyReader(load_domain("restaurant"), "en", {}).read(
+        "Shall I book it for 4 people, indian cuisine?", {"cuisine": "indian", "party_size": 4}).relax == []

@@ -188,6 +188,8 @@ def cued(spec: KeySpec, text: str, span: Span, lang: str) -> bool:
     names = (*_words(spec.aliases, lang), spec.label(lang))
     if _mentions(text[start:end], names, lang == "en"):
         return True
+    if lang != "en" and re.search(r"[在到去]\s*$", text[left:span[0]]) and _mentions(text[span[1]:right], cues, False):
+        return True     # 在药店停一下: a place said with 在, then the verb (a place to go to, not a road to be on)
     return _mentions(where, cues, lang == "en")
 
 
