@@ -34,6 +34,7 @@ class AgentMove:
     yes_no: bool = False
     done: bool = False
     refusal: bool = False
+    relax: list[str] = field(default_factory=list)          # keys it asks the user to give up ("could we drop …?")
 
 
 def _sentences(text: str) -> list[str]:
@@ -58,6 +59,7 @@ class ReplyReader:
         self.offer_words = [w.lower() for w in data.get("offer_words") or []]
         self.refusal_words = [w.lower() for w in data.get("refusal_words") or []]
         self.yesno_words = [w.lower() for w in data.get("yesno_words") or []]
+        self.relax_words = [w.lower() for w in data.get("relax_words") or []]
 
     def _is_question(self, sentence: str) -> bool:
         if sentence.endswith(("?", "？")):
@@ -128,6 +130,10 @@ class ReplyReader:
                       if sum(1 for k in move.read_back if self._names(q, k, goal_values, today)) < 2]
             if key not in move.read_back and any(self._asks_for(q, key) for q in asking):
                 move.asked.append(key)
+        for key in move.read_back:
+            if any(self._names(q, key, goal_values, today) and any(w in q.lower() for w in self.relax_words)
+                   for q in questions):
+                move.relax.append(key)
         move.offer = any(w in lowered for w in self.offer_words) and move.question
         statements = " ".join(s for s in sentences if not self._is_question(s)).lower()
         move.done = any(w in statements for w in self.done_words)

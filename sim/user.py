@@ -214,6 +214,14 @@ class SimulatedUser:
                 self.questions.remove(askable[0])
                 return self._state_question(askable[0].key)
             return UserTurn(fill(self.bank.pick("bye", self.rng), {}), Meant("bye", ends=True))
+        relax = [k for k in move.relax if k in self.current and k not in self.changed]
+        if relax:
+            # Nothing fits, and the agent asks to give a value up: this user agrees (it could not
+            # be had anyway); what they agreed to drop is no longer theirs to lose.
+            key = relax[0]
+            self.withdrawn.add(key)
+            self.old.setdefault(key, []).append(self.current.pop(key))
+            return UserTurn(fill(self.bank.pick("affirm", self.rng), {}), Meant("affirm", withdrawn=[key]))
         wrong = [k for k, right in move.read_back.items() if not right and k in self.current]
         if wrong:
             return self._correct(wrong[0], move)
