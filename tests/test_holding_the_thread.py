@@ -530,3 +530,15 @@ def test_the_simulated_user_agrees_to_drop_a_value_that_cannot_be_had() -> None:
     assert move.relax == ["cuisine"]
     assert ReplyReader(load_domain("restaurant"), "en", {}).read(
         "Shall I book it for 4 people, indian cuisine?", {"cuisine": "indian", "party_size": 4}).relax == []
+
+
+@pytest.mark.parametrize(("domain", "held", "text", "key"), [
+    ("customer_service", {"amount": 55.5}, "55.50元不要了。", "amount"),
+    ("customer_service", {"amount": 55.5}, "Never mind the $55.50", "amount"),
+    ("customer_service", {"amount": 120}, "The 120 doesn't matter any more", "amount"),
+    ("restaurant", {"budget": 40}, "预算40块就算了", "budget"),
+    ("in_car", {"temperature": 23}, "Forget the 23 degrees", "temperature"),
+])
+def test_a_value_taken_back_by_its_number_withdraws_its_key(domain, held, text, key) -> None:
+    extraction = READERS[domain].extract(text, _held(domain, **held))
+    assert [(op.op, op.key) for op in extraction.operations] == [(Op.WITHDRAW, key)], extraction.operations

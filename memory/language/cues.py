@@ -124,8 +124,9 @@ EN = StateCues(
             r"\b(?:forget(?: about)?|drop|remove|cancel|scrap|scratch|never mind|ignore|no need for|"
             r"(?:i )?don'?t (?:need|care about)|skip|get rid of|no longer need)"
             r"\s+(?:(?:what|everything) (?:i|we) (?:said|told you|mentioned) (?:about|regarding|on) )?"
-            r"(?:the |my |that |a |any )?(?P<what>[\w' -]{2,30})"),
-        re.compile(r"(?:the |my )?(?P<what>[\w' -]{2,30}?)\s+(?:doesn'?t|does not|no longer|won'?t) matter"
+            r"(?:the |my |that |a |any )?[$¥€£]?(?P<what>\d+(?:\.\d+)?[\w' -]{0,25}|[\w' -]{2,30})"),
+        re.compile(r"(?:the |my )?[$¥€£]?(?P<what>\d+(?:\.\d+)?[\w' -]{0,20}?|[\w' -]{2,30}?)\s+"
+                   r"(?:doesn'?t|does not|no longer|won'?t) matter"
                    r"|(?:any|whatever) (?P<what2>[\w]+) (?:is|works) fine"),
     ),
     withdraw_key=None,
@@ -165,7 +166,8 @@ ZH = StateCues(
         # The thing withdrawn is the clause before the withdrawal words, whole (户外的位子不要了 is the
         # seating, not the 位 of a head count), with any 那个 / 就 between.
         re.compile(r"(?:取消|去掉|算了|不用|不需要|别管)(?:那个|这个)?(?P<what>[\u4e00-\u9fff]{1,6})"
-                   r"|(?:^|(?<=[，,。.！!？?；;\s]))(?P<what2>[\u4e00-\u9fff]{1,8}?)(?:那个|这个)?就?"
+                   r"|(?:^|(?<=[，,。.！!？?；;\s]))(?P<what2>[\u4e00-\u9fff]{1,8}?|[\u4e00-\u9fff]{0,4}[\d.]+\s*[\u4e00-\u9fff]{0,2}?)"
+                   r"(?:那个|这个)?就?"
                    r"(?:无所谓|不限|随便|算了|不用了|不要了|不用管了|别管了|不管了|不需要了|去掉吧|取消吧)"),
         # 忘了我说的关于座位的事, 把座位的事忘了: forgetting what was said about a key of the task.
         re.compile(r"(?:忘(?:掉|了|记)|删(?:掉|除))我?(?:说的|说过的|告诉你的)?(?:关于|有关)(?P<what>[\u4e00-\u9fff]{1,6}?)"

@@ -118,6 +118,19 @@ def clause_of(text: str, span: Span) -> str:
     return text[start:end].strip()
 
 
+def _held_number_named(phrase: str, state: SessionState | None) -> tuple[str, str | None] | None:
+    """The held condition a withdrawal names by its number ("55.50元不要了", "forget the 40
+    dollars"): the number said is the value held, with or without its cents."""
+    if state is None:
+        return None
+    said = {float(n) for n in re.findall(r"\d+(?:\.\d+)?", phrase)}
+    for condition in state.constraints.values():
+        if isinstance(condition.value, (int, float)) and not isinstance(condition.value, bool) \
+                and float(condition.value) in said:
+            return condition.key, None
+    return None
+
+
 def _overlaps(span: Span, taken: list[Span]) -> bool:
     return any(span[0] < end and start < span[1] for start, end in taken)
 
@@ -453,7 +466,7 @@ class RuleExtractor:
             if not what:
                 continue
             target = self._key_named(what.strip(), lang, cues, keys_only=(what, span) in keys_only) \
-                or held_wish_named(self.schema, what, lang, state)
+                or held_wish_named(self.schema, what, lang, state) or _held_number_named(what, state)
             if target is not None:
                 key, value = target
                 add(Operation(Op.WITHDRAW, key, value=value, words=text[span[0]:span[1]],
