@@ -143,3 +143,17 @@ def test_background_work_that_is_not_a_turns_writes_does_not_hold_the_recall(ltm
         return order
 
     assert asyncio.run(run()) == ["recalled", "reflected"]
+
+
+def test_a_preference_set_aside_because_nothing_fitted_stays_in_the_profile(ltm) -> None:
+    """'Could we drop Indian food?' 'OK.' gives Indian up for this booking, not for good."""
+    working = _working("s1", domain="restaurant")
+    _say(ltm, working, "A table for three on Sunday at 1 pm, Indian food please", "s1", 1, domain="restaurant")
+
+    async def relax() -> None:
+        await working.relax(["cuisine"], turn=2, reason="the user agreed: OK")
+    asyncio.run(relax())
+    assert "cuisine" not in working.state.constraints
+    assert [c.action for c in working.history() if c.slot == "cuisine"][-1] == "relaxed"
+    asyncio.run(ltm.end_session(working, "s1"))
+    assert "indian" in {str(f.value) for f in ltm.core.profiles.load("ann").facts.values() if f.key == "cuisine"}

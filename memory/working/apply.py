@@ -148,8 +148,10 @@ class _Applier:
         for condition in targets:
             del self.state.constraints[condition.slot]
             self.state.previous[condition.slot] = condition.value
-            self.record(ChangeAction.WITHDRAWN, condition.slot, describe_condition(condition), None,
-                        op.reason or "user withdrew it")
+            # Dropped at the agent's proposal (nothing fitted) is set aside for this task, not
+            # taken back: a lasting preference behind it stays in the profile.
+            action = ChangeAction.RELAXED if op.source == OpSource.RELAXED else ChangeAction.WITHDRAWN
+            self.record(action, condition.slot, describe_condition(condition), None, op.reason or "user withdrew it")
         for pending in [p for p in self.state.pending if p.key == op.key]:
             self.resolve(pending, "condition withdrawn")
 

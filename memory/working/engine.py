@@ -304,7 +304,7 @@ class WorkingMemory:
         async with self._lock:
             base = await asyncio.to_thread(lambda: self.state)
             ops = [Operation(Op.WITHDRAW, c.key, c.comparator, c.value, words=reason, reason=reason,
-                             source=OpSource.AGENT_PROPOSAL) for slot, c in base.constraints.items() if slot in slots]
+                             source=OpSource.RELAXED) for slot, c in base.constraints.items() if slot in slots]
             if not ops:
                 return base
             applied, _ = await self._commit(ops, turn, None, "")

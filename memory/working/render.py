@@ -29,6 +29,7 @@ MAX_MONOLOGUE_CHARS = 900   # ≈ 200–300 tokens: the monologue states changes
 # How this turn's changes read in the monologue.
 _CHANGE_PHRASES = {
     ChangeAction.REPLACED: "change.replaced", ChangeAction.WITHDRAWN: "change.withdrawn",
+    ChangeAction.RELAXED: "change.relaxed",
     ChangeAction.ADDED: "change.added", ChangeAction.MAYBE_CHANGED: "change.maybe_changed",
     ChangeAction.CONFIRMED: "change.confirmed", ChangeAction.EXPIRED: "change.expired",
     ChangeAction.TO_CONFIRM: "change.to_confirm",

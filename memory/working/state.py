@@ -56,6 +56,7 @@ class OpSource(StrEnum):
     PROFILE = "profile"                  # a lasting preference seeded from the user's profile
     REFERENCE = "reference"              # "the earlier time", "the other place": resolved against the state
     RELATIVE = "relative"                # "two more people": computed from the value held and the change said
+    RELAXED = "relaxed"                  # given up for this task at the agent's asking: nothing fitted
 
 
 class ConditionStatus(StrEnum):
@@ -78,6 +79,7 @@ class ChangeAction(StrEnum):
     REAFFIRMED = "reaffirmed"
     MAYBE_CHANGED = "maybe_changed"
     WITHDRAWN = "withdrawn"
+    RELAXED = "relaxed"                  # set aside for this task because nothing fitted: the wish itself stands
     CONFIRMED = "confirmed"
     EXPIRED = "expired"
     TO_CONFIRM = "to_confirm"
