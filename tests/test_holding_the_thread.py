@@ -542,3 +542,12 @@ def test_the_simulated_user_agrees_to_drop_a_value_that_cannot_be_had() -> None:
 def test_a_value_taken_back_by_its_number_withdraws_its_key(domain, held, text, key) -> None:
     extraction = READERS[domain].extract(text, _held(domain, **held))
     assert [(op.op, op.key) for op in extraction.operations] == [(Op.WITHDRAW, key)], extraction.operations
+
+
+@pytest.mark.parametrize(("domain", "text", "expected"), [
+    ("in_car", "Oh, and there's a child seat in the back.", {"passenger_needs": "child_seat"}),
+    ("in_car", "Put the seat further back, please", {"seat_position": "back"}),
+    ("in_car", "座椅往后一点", {"seat_position": "back"}),
+])
+def test_a_cue_inside_another_value_is_not_this_keys(domain: str, text: str, expected: dict[str, str]) -> None:
+    assert _sets(domain, text) == expected

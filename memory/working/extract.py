@@ -131,6 +131,13 @@ def _held_number_named(phrase: str, state: SessionState | None) -> tuple[str, st
     return None
 
 
+def _masked(text: str, spans: list[Span]) -> str:
+    """`text` with the spans blanked out, the same length (offsets stay valid)."""
+    for start, end in spans:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
 def _overlaps(span: Span, taken: list[Span]) -> bool:
     return any(span[0] < end and start < span[1] for start, end in taken)
 
@@ -407,7 +414,9 @@ class RuleExtractor:
                 if key in withdrawn_keys and not self.schema.key(key).multi and not _REPLACES.search(text):
                     continue      # "forget the refund": only a new value said as one ("a repair instead") sets it
                 spec = self.schema.key(key)
-                if not cued(spec, text, m.span(), lang):
+                # A cue inside another value already read is not this key's ("a child seat in
+                # the back" moves no seat).
+                if not cued(spec, _masked(text, taken), m.span(), lang):
                     continue
                 negated = bool(cues.negated_value.search(source[max(0, m.start() - 24): m.start()]))
                 if cues.negation_after is not None and cues.negation_after.match(source[m.end():]):
