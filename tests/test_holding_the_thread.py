@@ -551,3 +551,20 @@ def test_a_value_taken_back_by_its_number_withdraws_its_key(domain, held, text, 
 ])
 def test_a_cue_inside_another_value_is_not_this_keys(domain: str, text: str, expected: dict[str, str]) -> None:
     assert _sets(domain, text) == expected
+
+
+@pytest.mark.parametrize(("language", "lines"), [
+    ("en", ["Put the seat further forward.", "Take me to the airport.", "Hmm, the seat back."]),
+    ("zh", ["座椅往前一点", "导航去机场", "嗯，座椅往后"]),
+])
+async def test_a_question_the_state_raises_is_asked_in_that_turn(language: str, lines: list[str]) -> None:
+    """A value that may replace one the user confirmed is asked about before writing; the
+    question is said now, so a later "okay" answers a question the user heard."""
+    overrides = steady(monologue={"llm_mode": "never", "domain": "in_car"}, reply={"wording": "policy"},
+                       long_term={"llm_help": False})
+    config = load_config(overrides={**overrides, "language": language}, environ={})
+    result = await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))
+    last = result.turns[-1].reply
+    assert (last.decision or {}).get("act") == Act.CLARIFY, last.text
+    assert all(word in last.text for word in ({"en": ("forward", "back"), "zh": ("往前", "往后")}[language])), last.text
+    assert "forward" not in last.text or language == "en"

@@ -15,6 +15,7 @@ from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec
 from monologue.memory.language.phrases import say
+from monologue.memory.working.render import spoken_value
 from monologue.memory.working.state import (
     MAX_PENDING,
     Change,
@@ -29,7 +30,6 @@ from monologue.memory.working.state import (
     QuestionKind,
     SessionState,
     describe_condition,
-    display_value,
     slot_of,
 )
 
@@ -135,8 +135,10 @@ class _Applier:
                 self.resolve(pending, "answered")
             return
         # The user may have changed their mind, or been misheard: keep the old value and ask.
-        old_text, new_text = display_value(existing.value), display_value(new.value)
-        label = self.schema.key(op.key).label(self.language)
+        spec = self.schema.key(op.key)
+        old_text = spoken_value(spec, existing.value, self.language)
+        new_text = spoken_value(spec, new.value, self.language)
+        label = spec.label(self.language)
         question = say("state.changed_question", self.language, old=old_text, new=new_text, label=label)
         candidate = dict(op.to_dict(), correction=True)
         self.ask(QuestionKind.CONFLICT, question, op.key, candidate)

@@ -38,6 +38,7 @@ from monologue.memory.working.state import (
     Op,
     Operation,
     OpSource,
+    QuestionKind,
     SessionState,
     state_diff,
 )
@@ -221,6 +222,12 @@ class WorkingMemory:
         if ready is not None and not await ready():
             raise UpdateWithdrawn(f"turn {turn}: withdrawn before it was written")
         applied, base = await self._commit(ops, turn, asr_confidence, note, domain)
+        raised = [p for p in applied.state.pending if p.turn == turn and p.kind == QuestionKind.CONFLICT
+                  and all(p.id != q.id for q in base.pending)]
+        if raised and not clarify:
+            # "Forward earlier, back now: change it?" is asked now, or a later "okay" would answer
+            # a question the user never heard.
+            clarify = raised[-1].question
         timings["total"] = (time.perf_counter() - started) * 1000
         return UpdateResult(
             turn=turn, version=applied.state.version, state=applied.state,
