@@ -210,8 +210,7 @@ class DialoguePolicy:
                 if done is None or done.args != args:
                     step = Decision(Act.ACT, action.name, args=args, reason=f"the user named {action.name}'s value",
                                     refused=refused)
-                    other = self._other_immediate(state, turn, values, exclude=action.name, refused=refused,
-                                                  covered=frozenset(args))
+                    other = self._other_immediate(state, turn, values, exclude=action.name, refused=refused)
                     step.then = other
                     return step
         primary = self.primary()
@@ -315,12 +314,11 @@ class DialoguePolicy:
         return set(action.triggers) | (set(action.keys) if _done_with(state, action.name) is not None else set())
 
     def _other_immediate(self, state: SessionState, turn: TurnFacts, values: dict[str, Any], *, exclude: str,
-                         refused: tuple[str, ...], covered: frozenset[str] = frozenset()) -> Decision | None:
-        """A second control named in the same turn ("take me home and make it 21 degrees"), not
-        one whose change the first already carries (the stop, once part of the route)."""
+                         refused: tuple[str, ...]) -> Decision | None:
+        """A second control named in the same turn ("take me home and make it 21 degrees"); the
+        stop added to the route is both (the route changes, and the stop is added)."""
         for action in self.schema.actions.values():
-            named = self._triggers(state, action) & turn.changed
-            if action.name == exclude or action.confirm or not named or named <= covered:
+            if action.name == exclude or action.confirm or not (self._triggers(state, action) & turn.changed):
                 continue
             if all(k in values for k in action.needs):
                 args = self.args_of(action, values)

@@ -123,8 +123,11 @@ class Wording:
         if len(acts) > 1 and len(acts) == len(steps):
             # Several controls at once, in one sentence: "Done: I've set the route for home and set
             # the cabin to 20 degrees".
+            # A control whose every value another one says is not said twice ("set the route with
+            # a stop at a pharmacy", not "… and added a stop at a pharmacy").
+            told = [s for s in acts if not any(o is not s and set(s.args) < set(o.args) for o in acts)]
             said = [said_of(self.schema.actions[s.action], s.args, self.schema, self.language, s.record)
-                    for s in acts if s.action in self.schema.actions]
+                    for s in told if s.action in self.schema.actions]
             return say("policy.done", self.language, said=join(said, self.language))
         parts = []
         for i, step in enumerate(steps):
