@@ -424,6 +424,7 @@ def test_forgetting_what_was_said_about_something_else_is_long_term_memorys(text
     ("Is it still the same day?", ("date",)),
     ("We're still on the same day, right?", ("date",)),
     ("还是同一天吗？", ("date",)),
+    ("Which time did you put down?", ("time",)),
 ])
 def test_a_yes_no_question_about_a_held_value_is_a_state_question(text: str, keys: tuple[str, ...]) -> None:
     question = StateQuestionReader(SCHEMAS["restaurant"]).read(text, held=("date", "time"))
