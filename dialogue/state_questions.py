@@ -75,7 +75,7 @@ _SAY_BACK = re.compile(r"\b(?:read (?:it |that )?(?:back|out)|repeat|remind me|t
 _ASKS_FOR: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"\bhow many\b|几(?:位|个人|个|口)|多少(?:人|位|个)", re.IGNORECASE), ("head_count", "int")),
     (re.compile(r"\bhow much\b|多少钱|几块|多少块|多少元|金额", re.IGNORECASE), ("money",)),
-    (re.compile(r"\b(?:what|which) time\b|\b(?:what|which) hour\b|\bhow late\b|\bhow early\b|几点|什么时间|啥时间", re.IGNORECASE),
+    (re.compile(r"\b(?:what|which) (?:time|hour)\b|\bhow late\b|\bhow early\b|几点|什么时间|啥时间", re.IGNORECASE),
      ("time",)),
     (re.compile(r"\b(?:what|which) (?:day|date)\b|\bwhat'?s the date\b|\b(?:same|that|the) day\b|"
                 r"哪天|哪一天|几号|星期几|周几|礼拜几|(?:同一|那一?)天",
