@@ -208,6 +208,28 @@ EN: dict[str, str] = {
     # --- said aloud: a list in a spoken sentence ("a, b and c") --------------------------------
     "speech.sep": ", ",
     "speech.and": " and ",
+    # The room page and the report (pipeline/report/words.py): statuses, comparators, changes.
+    "page.status.active": "noted",
+    "page.status.to_confirm": "to confirm",
+    "page.status.confirmed": "confirmed",
+    "page.status.expired": "expired",
+    "page.status.withdrawn": "dropped",
+    "page.cmp.!=": "not {value}",
+    "page.cmp.<=": "at most {value}",
+    "page.cmp.>=": "at least {value}",
+    "page.cmp.excludes": "no {value}",
+    "page.cmp.includes": "{value}",
+    "page.set": "{label} set to {value}",
+    "page.changed": "{label} changed to {value} (was {old})",
+    "page.withdraw": "{label} dropped",
+    "page.confirm": "{label} confirmed",
+    "page.goal": "goal: {value}",
+    "page.heard": "from “{words}”",
+    "page.ask": "{label} not written yet: heard unsure, so it asks first",
+    "page.reject": "you said no to what was offered",
+    "page.refused": "not written: {label} {value}, as it was not in your words",
+    "page.sep": ", ",
+    "page.quote": "“{words}”",
 }
 
 ZH: dict[str, str] = {
@@ -396,6 +418,28 @@ ZH: dict[str, str] = {
     "travel.moved_to": "（改到{to}）",
     "speech.sep": "、",
     "speech.and": "和",
+    # The room page and the report (pipeline/report/words.py): statuses, comparators, changes.
+    "page.status.active": "已记下",
+    "page.status.to_confirm": "待确认",
+    "page.status.confirmed": "已确认",
+    "page.status.expired": "已过期",
+    "page.status.withdrawn": "已去掉",
+    "page.cmp.!=": "不要{value}",
+    "page.cmp.<=": "最多{value}",
+    "page.cmp.>=": "至少{value}",
+    "page.cmp.excludes": "不要{value}",
+    "page.cmp.includes": "{value}",
+    "page.set": "{label}设为{value}",
+    "page.changed": "{label}改为{value}（原来是{old}）",
+    "page.withdraw": "去掉{label}",
+    "page.confirm": "{label}已确认",
+    "page.goal": "目标：{value}",
+    "page.heard": "听到“{words}”",
+    "page.ask": "{label}还没写入：没听清，先问一下",
+    "page.reject": "你没有接受提议",
+    "page.refused": "没有写入：{label}{value}（你没有这样说）",
+    "page.sep": "，",
+    "page.quote": "“{words}”",
 }
 
 TABLES: dict[str, dict[str, str]] = {"en": EN, "zh": ZH}

@@ -17,44 +17,15 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from monologue.memory.domain.schema import DomainSchema
+from monologue.memory.language.phrases import EN, say
 from monologue.memory.working.extract import RuleExtractor
 from monologue.memory.working.render import spoken_conditions, spoken_value
 from monologue.memory.working.state import Comparator, Condition, Op
 
-# The words of the page and the report that are ours, not the domain's, per language; a
-# language without its own table reads English.
-_WORDS: dict[str, dict[str, str]] = {
-    "en": {
-        "status.active": "noted", "status.to_confirm": "to confirm", "status.confirmed": "confirmed",
-        "status.expired": "expired",
-        "status.withdrawn": "dropped",
-        "cmp.!=": "not {value}", "cmp.<=": "at most {value}", "cmp.>=": "at least {value}",
-        "cmp.excludes": "no {value}", "cmp.includes": "{value}",
-        "set": "{label} set to {value}", "changed": "{label} changed to {value} (was {old})",
-        "withdraw": "{label} dropped", "confirm": "{label} confirmed", "goal": "goal: {value}",
-        "heard": "from “{words}”", "ask": "{label} not written yet: heard unsure, so it asks first",
-        "reject": "you said no to what was offered", "refused": "not written: {label} {value}, as it was not in "
-                                                                 "your words",
-        "sep": ", ", "quote": "“{words}”",
-    },
-    "zh": {
-        "status.active": "已记下", "status.to_confirm": "待确认", "status.confirmed": "已确认",
-        "status.expired": "已过期",
-        "status.withdrawn": "已去掉",
-        "cmp.!=": "不要{value}", "cmp.<=": "最多{value}", "cmp.>=": "至少{value}",
-        "cmp.excludes": "不要{value}", "cmp.includes": "{value}",
-        "set": "{label}设为{value}", "changed": "{label}改为{value}（原来是{old}）",
-        "withdraw": "去掉{label}", "confirm": "{label}已确认", "goal": "目标：{value}",
-        "heard": "听到“{words}”", "ask": "{label}还没写入：没听清，先问一下",
-        "reject": "你没有接受提议", "refused": "没有写入：{label}{value}（你没有这样说）",
-        "sep": "，", "quote": "“{words}”",
-    },
-}
-
 
 def word(name: str, language: str, **values: Any) -> str:
-    table = _WORDS.get(language, _WORDS["en"])
-    return (table.get(name) or _WORDS["en"][name]).format(**values)
+    """The page's and the report's own words (`page.*` in the phrase tables)."""
+    return say(f"page.{name}", language, **values)
 
 
 def label_of(key: str, schema: DomainSchema | None, language: str) -> str:
@@ -72,7 +43,7 @@ def value_of(key: str, comparator: str, value: Any, schema: DomainSchema | None,
         shown = _one_value(key, value, schema, language)
     if comparator in ("", "=", Comparator.EQ):
         return shown
-    return word(f"cmp.{comparator}", language, value=shown) if f"cmp.{comparator}" in _WORDS["en"] else shown
+    return word(f"cmp.{comparator}", language, value=shown) if f"page.cmp.{comparator}" in EN else shown
 
 
 def _one_value(key: str, value: Any, schema: DomainSchema | None, language: str) -> str:
@@ -103,7 +74,7 @@ def condition_view(slot: str, condition: Mapping[str, Any], schema: DomainSchema
     status = str(condition.get("status") or "active")
     if condition.get("confirmed") and status == "active":
         status = "confirmed"
-    known = f"status.{status}" in _WORDS["en"]
+    known = f"page.status.{status}" in EN
     shown = word(f"status.{status}", language) if known else status.replace("_", " ")
     value = value_of(key, str(condition.get("comparator") or "="), condition.get("value"), schema, language)
     return ConditionView(slot, label_of(key, schema, language), value, shown, str(condition.get("words") or ""))
