@@ -39,6 +39,14 @@ def _sets(domain: str, text: str, state: SessionState | None = None) -> dict[str
     extraction = READERS[domain].extract(text, state)
     return {op.key: op.value for op in extraction.operations if op.op == Op.SET}
 
+async def _chat(domain: str, language: str, lines: list[str]):
+    """A whole text conversation with the embedded defaults, worded by the policy."""
+    overrides = steady(monologue={"llm_mode": "never", "domain": domain}, reply={"wording": "policy"},
+                       long_term={"llm_help": False})
+    config = load_config(overrides={**overrides, "language": language}, environ={})
+    return await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))
+
+
 
 # --- relative changes ------------------------------------------------------------------------
 
@@ -182,10 +190,7 @@ CONVERSATIONS = {
 @pytest.mark.parametrize(("domain", "language"), list(CONVERSATIONS), ids=["-".join(k) for k in CONVERSATIONS])
 async def test_whole_conversations_apply_changes_and_answer_from_the_state(domain, language):
     lines, answers = CONVERSATIONS[(domain, language)]
-    overrides = steady(monologue={"llm_mode": "never", "domain": domain}, reply={"wording": "policy"},
-                       long_term={"llm_help": False})
-    config = load_config(overrides={**overrides, "language": language}, environ={})
-    result = await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))
+    result = await _chat(domain, language, lines)
     shown = "\n".join(f"{t.text} → {t.reply.text} [{(t.reply.decision or {}).get('act')}]" for t in result.turns)
     for index, words in answers:
         turn = result.turns[index]
@@ -457,10 +462,7 @@ NOT_DECIDED_YET = {
 @pytest.mark.parametrize(("domain", "language"), list(NOT_DECIDED_YET), ids=["-".join(k) for k in NOT_DECIDED_YET])
 async def test_not_decided_yet_is_never_answered_with_the_same_question(domain, language):
     lines, acts = NOT_DECIDED_YET[(domain, language)]
-    overrides = steady(monologue={"llm_mode": "never", "domain": domain}, reply={"wording": "policy"},
-                       long_term={"llm_help": False})
-    config = load_config(overrides={**overrides, "language": language}, environ={})
-    result = await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))
+    result = await _chat(domain, language, lines)
     shown = "\n".join(f"{t.text} → {t.reply.text} [{(t.reply.decision or {}).get('act')}]" for t in result.turns)
     assert [(t.reply.decision or {}).get("act") for t in result.turns] == acts, shown
     replies = [t.reply.text for t in result.turns]
@@ -474,10 +476,7 @@ async def test_not_decided_yet_is_never_answered_with_the_same_question(domain, 
     ("en", ["A table for four tomorrow at 7 pm please", "That would be great."]),
 ])
 async def test_liking_the_offer_takes_it(language: str, lines: list[str]) -> None:
-    overrides = steady(monologue={"llm_mode": "never", "domain": "restaurant"}, reply={"wording": "policy"},
-                       long_term={"llm_help": False})
-    config = load_config(overrides={**overrides, "language": language}, environ={})
-    result = await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))
+    result = await _chat("restaurant", language, lines)
     acts = [(t.reply.decision or {}).get("act") for t in result.turns]
     assert acts == ["propose", "act"], [t.reply.text for t in result.turns]
 
@@ -506,10 +505,7 @@ async def test_small_talk_twice_is_not_as_i_said() -> None:
     ("zh", ["导航去机场", "路上在咖啡店停一下"], "途经"),
 ])
 async def test_a_stop_added_to_a_route_already_set_changes_that_route(language, lines, stop_words) -> None:
-    overrides = steady(monologue={"llm_mode": "never", "domain": "in_car"}, reply={"wording": "policy"},
-                       long_term={"llm_help": False})
-    config = load_config(overrides={**overrides, "language": language}, environ={})
-    result = await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))
+    result = await _chat("in_car", language, lines)
     last = result.turns[-1].reply
     steps = []
     step = last.decision or {}
@@ -562,10 +558,7 @@ def test_a_cue_inside_another_value_is_not_this_keys(domain: str, text: str, exp
 async def test_a_question_the_state_raises_is_asked_in_that_turn(language: str, lines: list[str]) -> None:
     """A value that may replace one the user confirmed is asked about before writing; the
     question is said now, so a later "okay" answers a question the user heard."""
-    overrides = steady(monologue={"llm_mode": "never", "domain": "in_car"}, reply={"wording": "policy"},
-                       long_term={"llm_help": False})
-    config = load_config(overrides={**overrides, "language": language}, environ={})
-    result = await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))
+    result = await _chat("in_car", language, lines)
     last = result.turns[-1].reply
     assert (last.decision or {}).get("act") == Act.CLARIFY, last.text
     assert all(word in last.text for word in ({"en": ("forward", "back"), "zh": ("往前", "往后")}[language])), last.text

@@ -107,42 +107,33 @@ def test_forgetting_a_memory_forgets_the_profile_value_drawn_from_it(ltm) -> Non
     assert not any(f.key == "seat_position" for f in ltm.profile().facts.values())
 
 
+def _recall_beside_background_work(ltm: LongTermMemory, *, turn_writes: bool) -> list[str]:
+    """The order in which background work (done after 50 ms) and the next recall finish."""
+    async def run() -> list[str]:
+        order: list[str] = []
+
+        async def background() -> None:
+            await asyncio.sleep(0.05)          # not yet holding the lock when the recall starts
+            order.append("background")
+
+        ltm.spawn(background(), session_id="s1", turn_writes=turn_writes)
+        await ltm.before_reply("What temperature do I like?", session_id="s1", turn_class="chit_chat",
+                               schema=load_schema("in_car"))
+        order.append("recalled")
+        await ltm.drain()
+        return order
+
+    return asyncio.run(run())
+
+
 def test_the_next_recall_waits_for_the_turn_writes_spawned_before_it(ltm) -> None:
     """A correction said in one turn is written in the background; a question the next turn
     asks is answered after that write lands, whichever task the event loop runs first."""
-    async def run() -> list[str]:
-        order: list[str] = []
-
-        async def slow_write() -> None:
-            await asyncio.sleep(0.05)          # the turn's writes have not taken the lock yet
-            order.append("written")
-
-        ltm.spawn(slow_write(), session_id="s1", turn_writes=True)
-        await ltm.before_reply("What temperature do I like?", session_id="s1", turn_class="chit_chat",
-                               schema=load_schema("in_car"))
-        order.append("recalled")
-        await ltm.drain()
-        return order
-
-    assert asyncio.run(run()) == ["written", "recalled"]
+    assert _recall_beside_background_work(ltm, turn_writes=True) == ["background", "recalled"]
 
 
 def test_background_work_that_is_not_a_turns_writes_does_not_hold_the_recall(ltm) -> None:
-    async def run() -> list[str]:
-        order: list[str] = []
-
-        async def reflection() -> None:
-            await asyncio.sleep(0.05)
-            order.append("reflected")
-
-        ltm.spawn(reflection(), session_id="s1")
-        await ltm.before_reply("What temperature do I like?", session_id="s1", turn_class="chit_chat",
-                               schema=load_schema("in_car"))
-        order.append("recalled")
-        await ltm.drain()
-        return order
-
-    assert asyncio.run(run()) == ["recalled", "reflected"]
+    assert _recall_beside_background_work(ltm, turn_writes=False) == ["recalled", "background"]
 
 
 def test_a_preference_set_aside_because_nothing_fitted_stays_in_the_profile(ltm) -> None:
