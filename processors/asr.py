@@ -27,7 +27,9 @@ class ASRProcessor(FrameProcessor):
     """One job: `SpeechSegmentFrame` in, `TranscriptionFrame` + `UserTurnFrame` out.
 
     A segment with no words (noise, a cough) ends the turn right here with an
-    `AgentTurnEndFrame`, so the agent does not answer silence.
+    `AgentTurnEndFrame`, so the agent does not answer silence. So does one whose words the
+    transcriber made up (its prompt, a stock phrase: `Transcript.dropped`); the trace's
+    `asr.error` says "dropped: " and what and why.
     """
 
     def __init__(self, transcriber: Transcriber, *, user_id: str = "user",
@@ -80,7 +82,10 @@ class ASRProcessor(FrameProcessor):
             no_speech_prob=result.no_speech_prob,
             audio_secs=round(result.audio_secs, 3),
             low_confidence=result.confidence < self._low_confidence,
+            error=f"dropped: {result.dropped}" if result.dropped and not text else None,
         )
+        if result.dropped:
+            logger.info("turn {}: not the user's words, dropped: {}", turn.turn_id, result.dropped)
         if not text:
             await self._end_unanswered(turn)
             return
