@@ -228,7 +228,9 @@ class ReplyWording:
         turn.reply.source = source
         turn.mark("llm_start", time.perf_counter())
         spoken: list[str] = []
-        await self.say(turn, text, spoken)
+        # Clause by clause, as a model's words go: the voice starts on the first while it makes the rest.
+        for clause in self._template_clauses(text) or [text]:
+            await self.say(turn, clause, spoken)
         turn.mark("llm_done", time.perf_counter())
         turn.reply.text = text
 
