@@ -32,7 +32,7 @@ from monologue.models.chat import StreamStats
 from monologue.pipeline.server.room_server import RoomServer
 from monologue.pipeline.server.rooms import ServeOptions
 
-from fakes import FakeChatLLM, FakeTranscriber, SpeakingSynthesizer, steady
+from fakes import FakeChatLLM, steady
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(bool(_browser_missing()), reason=_browser_missing() or "browser present")]
