@@ -329,6 +329,8 @@ class WhisperASR:
         )
         self._lock = threading.Lock()   # the encoder's window is set per call
         self.retry_without_prompt = True
+        """A transcript that was only the prompt is heard once more without it, and kept if
+        whisper is sure of it (`hallucination_reason`); on unclear speech it is not."""
 
     def transcribe(self, audio: np.ndarray) -> Transcript:
         """Transcribe float32 mono 16 kHz audio. Runs whisper to completion here:
@@ -338,7 +340,8 @@ class WhisperASR:
         again with the full window, and the transcript says so (`full_window_retry`).
         What whisper made up (`invented_text`: its prompt, a stock phrase) is never passed on
         as the user's words: it is taken out, and `dropped` says what and why. When nothing
-        was left and a prompt was given, the audio is heard once more without it.
+        was left and a prompt was given, the audio is heard once more without it, and that
+        text is kept only if whisper is sure of it.
         """
         audio_secs = audio.size / SAMPLE_RATE
         if audio.size == 0:
@@ -354,10 +357,12 @@ class WhisperASR:
             text, dropped = invented_text(heard, self.initial_prompt, segments)
             if dropped and not text and self.initial_prompt and self.retry_without_prompt:
                 segments, language = self._run(audio, None, None)
-                text, dropped_again = invented_text("".join(s.text for s in segments).strip(), None, segments)
-                dropped = "; ".join(filter(None, (dropped, dropped_again and f"without the prompt, {dropped_again}")))
-                if text:
-                    dropped += "; heard again without the prompt"
+                again, why = invented_text("".join(s.text for s in segments).strip(), None, segments)
+                unsure = hallucination_reason(again, audio_secs, segments) if again else None
+                if again and unsure is None:
+                    text, dropped = again, f"{dropped}; heard again without the prompt"
+                else:
+                    dropped += f"; without the prompt: {why or unsure or 'nothing'}"
         confidence, avg_logprob, no_speech = transcript_confidence(segments)
         return Transcript(
             text=text,

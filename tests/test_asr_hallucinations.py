@@ -27,8 +27,8 @@ PROMPT = ASROptions().initial_prompt_zh
 RATE = 16000
 
 
-def _segments(text: str, no_speech_prob: float = 0.05) -> list[SimpleNamespace]:
-    return [SimpleNamespace(start=0.0, end=1.0, text=text, avg_logprob=-0.3, no_speech_prob=no_speech_prob)]
+def _segments(text: str, no_speech_prob: float = 0.05, avg_logprob: float = -0.3) -> list[SimpleNamespace]:
+    return [SimpleNamespace(start=0.0, end=1.0, text=text, avg_logprob=avg_logprob, no_speech_prob=no_speech_prob)]
 
 
 # --- the filter, on what whisper wrote ------------------------------------------------------------
@@ -89,12 +89,14 @@ class ScriptedWhisper:
 
     with_prompt = PROMPT
     without = ""
+    without_logprob = -0.3
 
     def transcribe(self, audio: np.ndarray, **options: Any) -> tuple[Any, Any]:
         prompt = options.get("initial_prompt")
         ScriptedWhisper.calls.append(prompt)
         text = self.with_prompt if prompt else self.without
-        return iter(_segments(text) if text else []), SimpleNamespace(language="zh")
+        logprob = -0.3 if prompt else self.without_logprob
+        return iter(_segments(text, avg_logprob=logprob) if text else []), SimpleNamespace(language="zh")
 
 
 @pytest.fixture
@@ -116,6 +118,13 @@ def test_the_prompt_heard_as_words_is_heard_again_without_it(scripted, monkeypat
 def test_the_prompt_on_noise_leaves_no_words(scripted):
     result = asr.WhisperASR("zh", initial_prompt_zh=PROMPT).transcribe(np.zeros(RATE, np.float32))
     assert result.text == "" and result.confidence == 0.0 and "whisper's own prompt" in result.dropped
+
+
+def test_what_whisper_is_unsure_of_without_the_prompt_is_not_kept(scripted, monkeypatch):
+    monkeypatch.setattr(scripted, "without", "1.444way,U4m5")   # espeak-ng's Mandarin, heard without it
+    monkeypatch.setattr(scripted, "without_logprob", -1.4)
+    result = asr.WhisperASR("zh", initial_prompt_zh=PROMPT).transcribe(np.zeros(RATE, np.float32))
+    assert result.text == "" and "without the prompt: unsure" in result.dropped
 
 
 def test_real_words_cost_no_second_pass(scripted, monkeypatch):
