@@ -61,7 +61,7 @@ INVENTED_PHRASES: tuple[str, ...] = (
     "请不吝点赞 订阅 转发 打赏支持明镜与点点栏目", "请不吝赐赞 订阅 转发 打赏支持明镜与点点栏目",
     "明镜需要您的支持 欢迎收看订阅明镜", "字幕由Amara.org社区提供", "中文字幕由Amara.org社群提供",
     "字幕由Amara.org社群提供", "优优独播剧场——YoYo Television Series Exclusive",
-    "了解更多,請訂閱谷歌頻道", "谢谢观看", "謝謝觀看", "感谢观看", "謝謝收看", "谢谢收看",
+    "了解更多,請訂閱谷歌頻道", "谢谢观看", "感谢观看", "谢谢收看",
     "字幕志愿者",
 )
 SAID_ON_NOTHING: tuple[str, ...] = ("Thank you.", "Thanks.", "you", "Bye.", "谢谢。", "谢谢大家。")
@@ -80,6 +80,12 @@ MIN_PHRASE_CHARS = 4
 _NOT_TEXT = re.compile(r"[\W_]+")
 _SOUND_LABEL = re.compile(r"[(\[（【][^)\]）】]*[)\]）】]|[♪♫]+")
 """Whisper writes sounds in brackets ("(音乐)", "[Music]", "[BLANK_AUDIO]"); nobody says brackets."""
+_TO_SIMPLIFIED = str.maketrans(
+    "話謝觀訂閱轉發賞鏡與點欄區願頻歡視聽這個請問說時間經預幫對還號們樂員獨劇場",
+    "话谢观订阅转发赏镜与点栏区愿频欢视听这个请问说时间经预帮对还号们乐员独剧场",
+)
+"""Traditional forms of the prompt's and the stock phrases' characters (and the commonest in
+whisper base's Chinese): whisper wrote its prompt back as 以下是普通話的句子 too."""
 _CLAUSE_END = re.compile(r"(?<=[。！？!?，,；;])")
 _CJK_PUNCT_SPACE = re.compile(r"(?<=[。！？，；、：])\s+")
 
@@ -219,7 +225,7 @@ def hallucination_reason(text: str, audio_secs: float, segments: Sequence[Any] =
 
 
 def _bare(text: str) -> str:
-    return _NOT_TEXT.sub("", text).casefold()
+    return _NOT_TEXT.sub("", text.translate(_TO_SIMPLIFIED)).casefold()
 
 
 def _phrase_pattern(phrase: str) -> re.Pattern[str]:
@@ -248,8 +254,10 @@ def invented_text(text: str, prompt: str | None = None, segments: Sequence[Any] 
     found: list[tuple[str, str]] = []
     kept = text
     for why, pattern in (*_invented_patterns(prompt), ("a sound label, not words", _SOUND_LABEL)):
-        found += [(why, m.group(0).strip()) for m in pattern.finditer(kept)]
-        kept = pattern.sub(" ", kept)
+        spans = [m.span() for m in pattern.finditer(kept.translate(_TO_SIMPLIFIED))]  # same length
+        found += [(why, kept[start:end].strip()) for start, end in spans]
+        for start, end in reversed(spans):
+            kept = kept[:start] + " " + kept[end:]
     bare_prompt = _bare(prompt or "")
     clauses = _CLAUSE_END.split(kept)
     for clause in list(clauses):

@@ -37,6 +37,8 @@ def _segments(text: str, no_speech_prob: float = 0.05, avg_logprob: float = -0.3
     pytest.param("以下是普通话的句子。", "", id="the prompt alone"),
     pytest.param("以下是普通话的句子。 以下是普通话的句子。", "", id="the prompt twice"),
     pytest.param("这位是普通话的句子。", "", id="a near copy of the prompt, seen on pink noise"),
+    pytest.param("喔 朮朮朮朮 以下是普通話的句子。", "喔 朮朮朮朮", id="the prompt in traditional characters"),
+    pytest.param("謝謝觀看", "", id="a stock phrase in traditional characters"),
     pytest.param("以下是普通话的句子。一共四位，对吗？", "一共四位，对吗？", id="the prompt, then real words"),
     pytest.param("以下是普通话的句子我要订位", "我要订位", id="the prompt run into real words"),
     pytest.param("好的，以下是普通话的句子。七点半", "好的，七点半", id="the prompt between real words"),
