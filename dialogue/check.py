@@ -269,7 +269,9 @@ class ReplyCheck:
         for step in self.decision.steps():
             for key, value in [*step.args.items(), *step.option_item.items()]:
                 for one in value if isinstance(value, list) else [value]:
-                    allowed.setdefault(key, set()).add(str(one).lower())
+                    # (an option's attribute per language, {en: Downtown, zh: 市中心}: each form)
+                    for form in one.values() if isinstance(one, dict) else [one]:
+                        allowed.setdefault(key, set()).add(str(form).lower())
         return allowed
 
     def _contradicts(self, clause: str) -> bool:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from monologue.dialogue.policy import Act, Decision
+from monologue.memory.domain.catalogue import said_in
 from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec
 from monologue.memory.language.phrases import join, say
 from monologue.memory.working.render import spoken_condition, spoken_conditions, spoken_value
@@ -95,8 +96,8 @@ class Wording:
         for key in self.details:
             if key in item:
                 value = item[key]
-                parts.append(spoken_value(self.schema.key(key), value[0] if isinstance(value, list) else value,
-                                          self.language))
+                value = said_in(value[0] if isinstance(value, list) else value, self.language)
+                parts.append(spoken_value(self.schema.key(key), value, self.language))
         return say("list.comma", self.language).join(parts)
 
     def what(self, decision: Decision) -> str:

@@ -9,7 +9,7 @@ import pytest
 
 from monologue.dialogue.compose import compose, split_sentences
 from monologue.dialogue.dialogue_session import DialogueSession, TurnInput
-from monologue.memory.domain.catalogue import load_catalogue, rank_by_wishes
+from monologue.memory.domain.catalogue import load_catalogue, rank_by_wishes, said_in
 from monologue.memory.domain.schema import load_schema
 from monologue.memory.working.extract import RuleExtractor
 from monologue.memory.working.state import Comparator, Condition, Op, SessionState
@@ -129,7 +129,7 @@ def test_a_wish_is_taken_back_by_its_own_words() -> None:
 
 def test_a_wish_ranks_the_options_the_catalogue_describes_as_it() -> None:
     items = load_catalogue("restaurants").items
-    downtown = [i for i in items if i["location"] == "Downtown"]
+    downtown = [i for i in items if said_in(i["location"], "en") == "Downtown"]
     assert downtown[0]["name"] == "Chili House"
     assert rank_by_wishes(downtown, ["somewhere quiet"], "en")[0]["name"] == "Luigi's Trattoria"
     assert rank_by_wishes(downtown, ["安静一点的"], "zh")[0]["name"] == "Luigi's Trattoria"
