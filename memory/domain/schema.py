@@ -139,6 +139,13 @@ class DomainSchema:
     catalogue: str = ""       # the options this domain offers (configs/catalogues/NAME.yaml), if any
     description: str = ""
     actions: dict[str, ActionSpec] = field(default_factory=dict)   # what the agent can do, in the YAML's order
+    # A catalogue per language (`catalogue: {en: restaurants, zh: beijing_restaurants}`); `catalogue`
+    # is the one for a language it does not name (English's, else the first).
+    catalogues: dict[str, str] = field(default_factory=dict)
+
+    def catalogue_in(self, language: str) -> str:
+        """The catalogue a session in `language` offers from ("" when the domain has none)."""
+        return self.catalogues.get(language) or self.catalogue
 
     def key(self, name: str) -> KeySpec:
         """The spec of `name`; unknown keys are open text keys, never an error."""
@@ -244,9 +251,18 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
                         goal_text={k: str(v) for k, v in (data.get("goal_text") or {}).items()},
                         role={k: str(v) for k, v in (data.get("role") or {}).items()},
                         turn_cues=_words(data.get("turn_cues")),
-                        catalogue=str(data.get("catalogue") or ""),
+                        catalogue=_catalogues(data.get("catalogue")).get("", ""),
                         description=str(data.get("description") or ""),
-                        actions=_actions(data, keys))
+                        actions=_actions(data, keys),
+                        catalogues={k: v for k, v in _catalogues(data.get("catalogue")).items() if k})
+
+
+def _catalogues(raw: Any) -> dict[str, str]:
+    """`catalogue:` as language → name, with "" → the one for languages it does not name."""
+    if isinstance(raw, dict):
+        named = {str(k): str(v) for k, v in raw.items() if v}
+        return {**named, "": named.get("en") or next(iter(named.values()), "")}
+    return {"": str(raw)} if raw else {}
 
 
 def _texts(block: Any) -> dict[str, str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -119,6 +119,12 @@ class WorkingMemory:
         self._seen: SessionState | None = None      # the state last loaded, for reads_condition
         self.llm = llm
         self._lock = asyncio.Lock()
+
+    def read_option_names(self, domain: str, key: str, names: Mapping[str, str]) -> None:
+        """The names of the options `domain`'s catalogue offers, read as `key`'s value (each
+        way an option is named → the value kept): see `RuleExtractor.read_option_names`."""
+        if domain in self._rules:
+            self._rules[domain].read_option_names(key, names)
 
     @property
     def state(self) -> SessionState:

@@ -10,7 +10,7 @@ words mean is the language module's (`memory/language/`). Nothing here names a d
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -156,6 +156,15 @@ def _name_patterns(spec: KeySpec) -> list[re.Pattern[str]]:
     return patterns
 
 
+def _name_form(name: str) -> str:
+    """A name as a pattern: whole words at a Latin edge ("Sakura", not "sakuras"), anywhere
+    at a Chinese one (我想去辣椒屋吧)."""
+    body = re.escape(name.strip())
+    before = r"(?<![A-Za-z0-9])" if re.match(r"[A-Za-z0-9]", name.strip()) else ""
+    after = r"(?![A-Za-z0-9])" if re.search(r"[A-Za-z0-9]$", name.strip()) else ""
+    return before + body + after
+
+
 def _open_value_pattern(spec: KeySpec) -> re.Pattern[str] | None:
     """A capitalised word before one of the key's nouns or after one of its verbs."""
     parts = []
@@ -181,6 +190,18 @@ class RuleExtractor:
                              if (pattern := _open_value_pattern(spec)) is not None]
         self._names = [(spec, pattern) for spec in schema.keys.values() if spec.reader in _NAME_SHAPES
                        for pattern in _name_patterns(spec)]
+        self._options: dict[str, tuple[re.Pattern[str], dict[str, str]]] = {}   # key → (names, said → value)
+
+    def read_option_names(self, key: str, names: Mapping[str, str]) -> None:
+        """Read what a catalogue's options are called as `key`'s value, in any language and
+        case: `names` maps each way one is said (辣椒屋, "Chili House"; 朝阳 for an area) to the
+        value it is kept as, so a user who says either means the same."""
+        said = {n: v for n, v in names.items() if n.strip()}
+        if not said:
+            self._options.pop(key, None)
+            return
+        pattern = re.compile("|".join(_name_form(n) for n in sorted(said, key=len, reverse=True)), re.IGNORECASE)
+        self._options[key] = (pattern, {n.casefold(): v for n, v in said.items()})
 
     def extract(self, text: str, state: SessionState | None = None, turn_class: str = "") -> Extraction:
         lang = language_of(text)
@@ -226,6 +247,8 @@ class RuleExtractor:
         asked = last.key if last.act == "ask" else ""
         read_identifiers(self.schema, text, lang, taken, add, result.correction, asked)
         read_avoided(self.schema, text, source, lang, taken, add, result.correction)
+        # An option's name before the enums: 海底捞火锅 names a place, not a wish for hotpot.
+        self._option_named(said, taken, add, result.correction)
         self._enums(said, taken, add, result.correction, withdrawn_keys, state)
         if lang == "en":          # the name shapes are English capitalisation
             self._open_and_named(text, taken, add, result.correction, ops)
@@ -465,6 +488,16 @@ class RuleExtractor:
                     add(Operation(Op.SET, spec.name, Comparator.EQ, value, clause_of(text, m.span()),
                                   correction=correction), m.span("v"))
                     break
+
+    def _option_named(self, said: _Said, taken: list[Span], add: Add, correction: bool) -> None:
+        for key, (pattern, value_of) in self._options.items():
+            for m in pattern.finditer(said.text):
+                if _overlaps(m.span(), taken) or self._negated(said.text, m.start(), said.cues):
+                    continue
+                add(Operation(Op.SET, key, Comparator.EQ, value_of[m.group(0).casefold()],
+                              clause_of(said.text, m.span()), correction=correction, source=OpSource.CATALOGUE),
+                    m.span())
+                break
 
     def _withdrawals(self, said: _Said, add: Add, state: SessionState | None = None) -> None:
         text, source, lang, cues = said.text, said.source, said.lang, said.cues

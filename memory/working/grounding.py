@@ -222,8 +222,9 @@ class Grounder:
                 query_spans: list[tuple[int, int]]) -> tuple[Operation | None, str]:
         said = normalised(utterance)
         words = op.words.strip()
-        if op.source == OpSource.RELATIVE:
-            # Computed by the rules from the value held and the change said ("two more people").
+        if op.source in (OpSource.RELATIVE, OpSource.CATALOGUE):
+            # Computed by the rules from the value held and the change said ("two more people"), or
+            # from the catalogue's name for what was said (Green Table → 绿桌素食).
             if not words or not contains(said, normalised(words)):
                 return None, f"its words {words!r} are not in the utterance"
             if _inside(utterance, words, question_spans):
