@@ -183,11 +183,13 @@ class AgentProcessors:
 
 
 def domain_catalogues(config: MonologueConfig, memory: WorkingMemory | None) -> dict[str, Catalogue]:
-    """Each domain's options: its YAML's `catalogue:`, or `reply.catalogue` for a one-domain agent."""
+    """Each domain's options: its YAML's `catalogue:` for the session's language (Beijing's
+    restaurants in Chinese), or `reply.catalogue` for a one-domain agent."""
     domains = memory.domains.domains if memory is not None else load_domains(config.monologue.domain).domains
     out: dict[str, Catalogue] = {}
     for domain in domains:
-        name = config.reply.catalogue if config.reply.catalogue and len(domains) == 1 else domain.catalogue
+        name = config.reply.catalogue if config.reply.catalogue and len(domains) == 1 \
+            else domain.catalogue_in(config.language)
         if name:
             out[domain.name] = load_catalogue(name)
     return out

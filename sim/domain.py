@@ -109,4 +109,7 @@ def load_domain(domain: str) -> SimDomain:
         actions[str(name)] = SimAction(str(name), tuple(spec.get("needs") or ()), str(spec.get("choose") or ""),
                                        tuple(spec.get("optional") or ()), bool(spec.get("confirm", False)),
                                        bool(spec.get("completes", False)), tuple(spec.get("triggers") or ()))
-    return SimDomain(str(data.get("name") or path.stem), keys, actions, str(path), str(data.get("catalogue") or ""))
+    catalogue = data.get("catalogue") or ""
+    if isinstance(catalogue, dict):     # one per language: English's names the domain's
+        catalogue = catalogue.get("en") or next(iter(catalogue.values()), "")
+    return SimDomain(str(data.get("name") or path.stem), keys, actions, str(path), str(catalogue))
