@@ -39,9 +39,11 @@ def _sets(domain: str, text: str, state: SessionState | None = None) -> dict[str
     extraction = READERS[domain].extract(text, state)
     return {op.key: op.value for op in extraction.operations if op.op == Op.SET}
 
-async def _chat(domain: str, language: str, lines: list[str]):
-    """A whole text conversation with the embedded defaults, worded by the policy."""
-    overrides = steady(monologue={"llm_mode": "never", "domain": domain}, reply={"wording": "policy"},
+async def _chat(domain: str, language: str, lines: list[str], catalogue: str = ""):
+    """A whole text conversation with the embedded defaults, worded by the policy (`catalogue`:
+    the options offered instead of the domain's own)."""
+    overrides = steady(monologue={"llm_mode": "never", "domain": domain},
+                       reply={"wording": "policy", **({"catalogue": catalogue} if catalogue else {})},
                        long_term={"llm_help": False})
     config = load_config(overrides={**overrides, "language": language}, environ={})
     return await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))

@@ -1,0 +1,116 @@
+"""Catalogue names per language: a Chinese session says and stores an option's Chinese name,
+reads either of its names as the same option, and offers Beijing's restaurants (CrossWOZ)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from test_holding_the_thread import _chat
+
+from monologue.memory.domain.catalogue import filter_options, item_name, load_catalogue, render_options
+from monologue.memory.domain.schema import load_schema
+from monologue.memory.working.apply import apply_operations
+from monologue.memory.working.extract import RuleExtractor
+from monologue.memory.working.grounding import Grounder
+from monologue.memory.working.state import Comparator, Op, Operation, OpSource, SessionState
+
+RESTAURANT = load_schema("restaurant")
+LATIN_NAMES = ("Chili House", "Luigi", "Sakura", "Green Table", "Golden Dragon", "Fire Pot")
+
+
+def _state(**values: object) -> SessionState:
+    ops = [Operation(Op.SET, key, Comparator.EQ, value, str(value)) for key, value in values.items()]
+    return apply_operations(SessionState("s", domain="restaurant"), ops, RESTAURANT, turn=1).state
+
+
+def _acts(result) -> str:
+    return "\n".join(f"{t.text} → {t.reply.text} [{(t.reply.decision or {}).get('act')}]" for t in result.turns)
+
+
+def test_a_name_per_language_loads_and_a_plain_name_still_does(tmp_path) -> None:
+    chili = load_catalogue("restaurants").items[0]
+    assert chili["name"] == "Chili House" and chili["names"] == {"en": "Chili House", "zh": "辣椒屋"}
+    assert item_name(chili, "zh") == "辣椒屋" and item_name(chili, "en") == "Chili House"
+    zh = load_catalogue("restaurants").in_language("zh")
+    assert zh.items[0]["name"] == "辣椒屋"
+    assert "辣椒屋" in render_options(zh, _state(), "zh") and "市中心" in render_options(zh, _state(), "zh")
+    plain = tmp_path / "plain.yaml"
+    plain.write_text("name_key: restaurant_name\nitems:\n  - {name: Blue Cafe, cuisine: french}\n", encoding="utf-8")
+    blue = load_catalogue(str(plain)).in_language("zh").items[0]
+    assert blue["name"] == "Blue Cafe"      # no Chinese name: the one it has
+
+
+def test_a_location_in_either_language_filters_the_same_items() -> None:
+    items = load_catalogue("restaurants").items
+    by_english = [i["name"] for i in filter_options(items, _state(location="Riverside"))[0]]
+    by_chinese = [i["name"] for i in filter_options(items, _state(location="河畔"))[0]]
+    assert by_english == by_chinese == ["Sakura", "Green Table"]
+
+
+def test_the_beijing_catalogue_loads_and_filters_by_price_and_area() -> None:
+    beijing = load_catalogue("beijing_restaurants")
+    assert len(beijing.items) == 951 and beijing.name_key == "restaurant_name"
+    assert all(set(i["names"]) == {"zh"} for i in beijing.items)      # the database's own names
+    assert sum(bool(re.search(r"[\u4e00-\u9fff]", item_name(i, "zh"))) for i in beijing.items) > 900
+    assert all(item_name(i, "en") == item_name(i, "zh") for i in beijing.items)     # no invented English
+    fitting, excluded = filter_options(beijing.items, _state(price_range="cheap", location="朝阳区"))
+    assert fitting and excluded
+    assert all(i["price_range"] == "cheap" for i in fitting)
+    assert fitting[0]["location"] == "朝阳区"     # known to be there before not known to be elsewhere
+    assert not any(i.get("location") not in (None, "朝阳区") for i in fitting)
+    first = fitting[0]
+    assert {"dishes", "price_per_person", "address", "hours"} <= set(first)
+
+
+def test_either_name_of_an_option_is_read_as_the_session_languages_name() -> None:
+    catalogue = load_catalogue("restaurants").in_language("zh")
+    rules = RuleExtractor(RESTAURANT)
+    rules.read_option_names("restaurant_name", catalogue.said_names())
+    grounder = Grounder(RESTAURANT)
+    for text in ("我想去Green Table", "我想去绿桌素食", "那就green table吧"):
+        ops = grounder.check(rules.extract(text, _state()).operations, text, _state()).kept
+        named = [op for op in ops if op.op == Op.SET and op.key == "restaurant_name"]
+        assert [op.value for op in named] == ["绿桌素食"], (text, ops)
+        assert named[0].source == OpSource.CATALOGUE
+    refused = rules.extract("不要绿桌素食", _state()).operations
+    assert not any(op.op == Op.SET and op.key == "restaurant_name" for op in refused)
+
+
+async def test_a_chinese_session_names_options_in_chinese_and_books_the_one_named() -> None:
+    result = await _chat("restaurant", "zh", ["我想订周六晚上七点的位子，四个人", "换一家", "我想去绿桌素食", "好的"],
+                         catalogue="restaurants")
+    shown = _acts(result)
+    replies = [t.reply.text for t in result.turns]
+    assert "辣椒屋" in replies[0] and "路易吉小馆" in replies[1], shown
+    assert not any(name.lower() in reply.lower() for reply in replies for name in LATIN_NAMES), shown
+    assert "绿桌素食" in replies[2] and (result.turns[-1].reply.decision or {}).get("act") == "act", shown
+    assert "订好了绿桌素食" in replies[-1], shown
+
+
+async def test_the_english_name_said_in_a_chinese_session_picks_the_same_option() -> None:
+    result = await _chat("restaurant", "zh", ["我想订周六晚上七点的位子，四个人", "我想去Green Table", "好的"],
+                         catalogue="restaurants")
+    replies = [t.reply.text for t in result.turns]
+    assert "绿桌素食" in replies[1] and "Green Table" not in replies[1], _acts(result)
+    assert "订好了绿桌素食" in replies[-1], _acts(result)
+
+
+async def test_an_english_session_still_says_english_names() -> None:
+    result = await _chat("restaurant", "en", ["A table for four on Saturday at 7 pm please", "Yes please"])
+    replies = [t.reply.text for t in result.turns]
+    assert "Chili House" in replies[0] and "辣椒屋" not in " ".join(replies), _acts(result)
+    assert "Chili House" in replies[-1], _acts(result)
+
+
+@pytest.mark.parametrize("area", ["朝阳区", "朝阳"])
+async def test_a_chinese_session_offers_beijing_restaurants_in_the_area_asked(area: str) -> None:
+    beijing = load_catalogue("beijing_restaurants")
+    in_area = {item_name(i, "zh") for i in beijing.items if i.get("location") == "朝阳区"}
+    result = await _chat("restaurant", "zh", [f"我想订周六晚上七点的位子，四个人，在{area}，便宜一点的", "好的"])
+    offer = result.turns[0].reply.text
+    named = [name for name in in_area if name in offer]
+    assert named, _acts(result)
+    cheap = {item_name(i, "zh") for i in beijing.items if i.get("price_range") == "cheap"}
+    assert named[0] in cheap, _acts(result)
+    assert f"订好了{named[0]}" in result.turns[-1].reply.text, _acts(result)
