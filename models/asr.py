@@ -197,6 +197,20 @@ def compression_ratio(text: str) -> float:
     return len(data) / len(zlib.compress(data)) if data else 0.0
 
 
+def unsayable_reason(text: str, audio_secs: float) -> str | None:
+    """Why no one could have said `text` in `audio_secs`, or None: it repeats itself (zlib
+    ratio above 2.4, whisper's own test), or it holds more words, or CJK characters, than a
+    fast speaker says in that time (over at least one second)."""
+    if compression_ratio(text) > HALLUCINATION_COMPRESSION_RATIO:
+        return f"repetitive (zlib ratio {compression_ratio(text):.1f})"
+    secs = max(audio_secs, 1.0)
+    cjk_chars = len(_CJK.findall(text))
+    words = len(_CJK.sub(" ", text).split())
+    if words > MAX_WORDS_PER_SEC * secs or cjk_chars > MAX_CJK_CHARS_PER_SEC * secs:
+        return f"{words} words and {cjk_chars} CJK characters in {audio_secs:.1f} s"
+    return None
+
+
 def hallucination_reason(text: str, audio_secs: float, segments: Sequence[Any] = ()) -> str | None:
     """Why `text` (whisper's `segments`) cannot be what `audio_secs` of speech said, or None.
 
@@ -209,13 +223,9 @@ def hallucination_reason(text: str, audio_secs: float, segments: Sequence[Any] =
     passes). A segment whisper is unsure of (average log-probability below -1) is one whisper
     itself would decode again by sampling; the windowed pass does not sample (see `_run`).
     """
-    if compression_ratio(text) > HALLUCINATION_COMPRESSION_RATIO:
-        return f"repetitive (zlib ratio {compression_ratio(text):.1f})"
-    secs = max(audio_secs, 1.0)
-    cjk_chars = len(_CJK.findall(text))
-    words = len(_CJK.sub(" ", text).split())
-    if words > MAX_WORDS_PER_SEC * secs or cjk_chars > MAX_CJK_CHARS_PER_SEC * secs:
-        return f"{words} words and {cjk_chars} CJK characters in {audio_secs:.1f} s"
+    unsayable = unsayable_reason(text, audio_secs)
+    if unsayable is not None:
+        return unsayable
     for segment in segments:
         if float(segment.start) >= audio_secs:
             return f"text from {float(segment.start):.1f} s, after the audio's end at {audio_secs:.1f} s"
@@ -371,6 +381,12 @@ class WhisperASR:
                     text, dropped = again, f"{dropped}; heard again without the prompt"
                 else:
                     dropped += f"; without the prompt: {why or unsure or 'nothing'}"
+            # The full window samples at rising temperatures, and on 0.6 s of quiet hum it once
+            # wrote one character a hundred times: the text that is left must be sayable too.
+            invented = unsayable_reason(text, audio_secs) if text else None
+            if invented is not None:
+                dropped = "; ".join(filter(None, (dropped, f"{invented}: {text[:24]!r}")))
+                text = ""
         confidence, avg_logprob, no_speech = transcript_confidence(segments)
         return Transcript(
             text=text,

@@ -129,6 +129,12 @@ def test_what_whisper_is_unsure_of_without_the_prompt_is_not_kept(scripted, monk
     assert result.text == "" and "without the prompt: unsure" in result.dropped
 
 
+def test_a_full_window_that_repeats_itself_is_not_kept(scripted, monkeypatch):
+    monkeypatch.setattr(scripted, "with_prompt", "轮" * 100)   # seen once on 0.6 s of quiet hum
+    result = asr.WhisperASR("zh", initial_prompt_zh=PROMPT, window_secs=0).transcribe(np.zeros(RATE, np.float32))
+    assert result.text == "" and "repetitive" in result.dropped
+
+
 def test_real_words_cost_no_second_pass(scripted, monkeypatch):
     monkeypatch.setattr(scripted, "with_prompt", "一共四位，对吗？")
     result = asr.WhisperASR("zh", initial_prompt_zh=PROMPT).transcribe(np.zeros(RATE, np.float32))
