@@ -257,6 +257,9 @@ class WorkingMemory:
         """
         async with self._lock:
             extracted = self.extract(text, self._seen)[0].operations     # read in the session's current domain
+            # The catalogue's names are read for the user's words: a reply's options are `offered`,
+            # and "Sakura doesn't fit; Green Table would" must not propose Sakura again.
+            extracted = [op for op in extracted if op.source != OpSource.CATALOGUE]
             for attempt in range(MAX_COMMIT_RETRIES):
                 base = await asyncio.to_thread(lambda: self.state)
                 proposal, rejected = ground_proposal(extracted, text, base, self.schema, offered)
