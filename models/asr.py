@@ -14,7 +14,7 @@ import re
 import shutil
 import threading
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -86,9 +86,28 @@ _TO_SIMPLIFIED = str.maketrans(
 )
 """Traditional forms of the prompt's and the stock phrases' characters (and the commonest in
 whisper base's Chinese): whisper wrote its prompt back as 以下是普通話的句子 too."""
-_CLAUSE_END = re.compile(r"(?<=[。！？!?，,；;])")
+_CLAUSE_END = re.compile(r"(?<=[。！？!?，,；;》」])|(?=\s)")
+"""Where a clause ends, for the likeness test: punctuation, or a space (whisper separates
+Chinese phrases with spaces: "《King 314》 《Into 3》 以下是普通话。")."""
 _CJK_PUNCT_SPACE = re.compile(r"(?<=[。！？，；、：])\s+")
 
+
+
+@functools.cache
+def _to_simplified() -> Callable[[str], str] | None:
+    try:
+        opencc = importlib.import_module("opencc")
+    except ImportError:
+        return None
+    return opencc.OpenCC("t2s").convert
+
+
+def simplified(text: str) -> str:
+    """Chinese in simplified characters: whisper writes traditional ones in about one turn in
+    four even with its prompt (環境很安靜, 對對), and the rules read simplified. Unchanged
+    without `opencc-python-reimplemented` (the zh extra)."""
+    convert = _to_simplified()
+    return convert(text) if convert is not None and text else text
 
 
 def _import(module: str, model: str, requirement: str) -> Any:
@@ -332,6 +351,11 @@ class WhisperASR:
     of ~300 ms (scripts/bench_asr.py); 30 or 0 is whisper's full window.
     """
 
+    retry_without_prompt: bool = False
+    """Hear a transcript that was only the prompt once more without it (kept if whisper is
+    sure of it). Off: on espeak-ng's unclear Mandarin, 8 of 13 such second passes kept digit
+    strings ("2-4-4-5-2-1-5"), and no clear sentence (0 of 133) came back as the prompt."""
+
     def __init__(self, language: str = "en", model: str = "auto", *, beam_size: int = 1,
                  compute_type: str = "int8", cpu_threads: int = 2,
                  initial_prompt_zh: str | None = None, window_secs: float = 10.0) -> None:
@@ -341,14 +365,13 @@ class WhisperASR:
         self.path = model_path_for(language, model)
         self.beam_size = beam_size
         self.window_secs = window_secs
+        # "auto": the multilingual model tells English from Mandarin turn by turn (no prompt,
+        # which would pull every turn towards Chinese).
         self.initial_prompt = initial_prompt_zh if language == "zh" else None
         self._model = _windowed_model_class()(
             str(self.path), device="cpu", compute_type=compute_type, cpu_threads=cpu_threads
         )
         self._lock = threading.Lock()   # the encoder's window is set per call
-        self.retry_without_prompt = True
-        """A transcript that was only the prompt is heard once more without it, and kept if
-        whisper is sure of it (`hallucination_reason`); on unclear speech it is not."""
 
     def transcribe(self, audio: np.ndarray) -> Transcript:
         """Transcribe float32 mono 16 kHz audio. Runs whisper to completion here:
@@ -357,9 +380,8 @@ class WhisperASR:
         If the short window's text looks like a hallucination, the audio is transcribed
         again with the full window, and the transcript says so (`full_window_retry`).
         What whisper made up (`invented_text`: its prompt, a stock phrase) is never passed on
-        as the user's words: it is taken out, and `dropped` says what and why. When nothing
-        was left and a prompt was given, the audio is heard once more without it, and that
-        text is kept only if whisper is sure of it.
+        as the user's words: it is taken out, and `dropped` says what and why
+        (`retry_without_prompt` would hear a dropped turn once more without the prompt).
         """
         audio_secs = audio.size / SAMPLE_RATE
         if audio.size == 0:
@@ -388,6 +410,8 @@ class WhisperASR:
                 dropped = "; ".join(filter(None, (dropped, f"{invented}: {text[:24]!r}")))
                 text = ""
         confidence, avg_logprob, no_speech = transcript_confidence(segments)
+        if language == "zh":
+            text = simplified(text)
         return Transcript(
             text=text,
             language=language,
@@ -408,9 +432,12 @@ class WhisperASR:
         """
         self._model.keep_frames = keep_frames
         fallback_temperatures: dict[str, Any] = {} if keep_frames is None else {"temperature": 0.0}
+        language = None if self.language == "auto" else self.language
+        if language is None:
+            language = self._spoken_language(audio)
         segments_iter, info = self._model.transcribe(
             audio,
-            language=self.language,
+            language=language,
             beam_size=self.beam_size,
             vad_filter=False,
             condition_on_previous_text=False,
@@ -418,4 +445,11 @@ class WhisperASR:
             **fallback_temperatures,
         )
         segments = list(segments_iter)
-        return segments, getattr(info, "language", self.language) or self.language
+        return segments, getattr(info, "language", language) or language
+
+    def _spoken_language(self, audio: np.ndarray) -> str:
+        """English or Mandarin, whichever whisper finds likelier in this turn (the agent speaks
+        those two; a turn whisper takes for Japanese or Cantonese is still one of them)."""
+        _, _, ranked = self._model.detect_language(audio)
+        chances = dict(ranked or ())
+        return "zh" if chances.get("zh", 0.0) > chances.get("en", 0.0) else "en"

@@ -41,6 +41,8 @@ def _segments(text: str, no_speech_prob: float = 0.05, avg_logprob: float = -0.3
     pytest.param("謝謝觀看", "", id="a stock phrase in traditional characters"),
     pytest.param("以下是普通话的句子。一共四位，对吗？", "一共四位，对吗？", id="the prompt, then real words"),
     pytest.param("以下是普通话的句子我要订位", "我要订位", id="the prompt run into real words"),
+    pytest.param("《King 314》 《Into 3》 以下是普通话。", "《King 314》 《Into 3》",
+                 id="part of the prompt, seen on espeak-ng"),
     pytest.param("好的，以下是普通话的句子。七点半", "好的，七点半", id="the prompt between real words"),
     pytest.param("请不吝点赞 订阅 转发 打赏支持明镜与点点栏目", "", id="明镜与点点"),
     pytest.param("字幕由Amara.org社区提供", "", id="Amara zh"),
@@ -106,6 +108,7 @@ def scripted(monkeypatch) -> type[ScriptedWhisper]:
     monkeypatch.setattr(asr, "model_path_for", lambda language, model="auto": Path("scripted"))
     monkeypatch.setattr(asr, "_windowed_model_class", lambda: ScriptedWhisper)
     ScriptedWhisper.calls = []
+    monkeypatch.setattr(asr.WhisperASR, "retry_without_prompt", True)
     return ScriptedWhisper
 
 
