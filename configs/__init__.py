@@ -92,6 +92,9 @@ class VADOptions(Options):
 
 
 class ASROptions(Options):
+    # "session": the session's language (tiny.en for en, base for zh); "auto": base tells English
+    # from Mandarin per turn, and the agent answers each turn in its language and voice.
+    language: Literal["session", "auto"] = "session"
     model: str = "auto"
     beam_size: int = 1
     compute_type: str = "int8"

@@ -165,13 +165,7 @@ class Voices:
     def voice_for(self, text: str) -> tuple[str, Any]:
         """(language, voice) for a clause; a language without a voice falls back to the session's."""
         language = script_language(text) or self._last
-        with self._lock:
-            if language not in self._voices and self._load is not None:
-                try:
-                    self._voices[language] = self._load(language)
-                except Exception:       # no such voice here: the session's voice says what it can
-                    self._load = None
-            voice = self._voices.get(language)
+        voice = self._voice_of(language)   # none here: the session's voice says what it can
         if voice is None:
             language, voice = self.language, self._voices[self.language]
         self._last = language
@@ -185,8 +179,37 @@ class Voices:
         yield from self.speak(text)[1]
 
     def speak(self, text: str) -> tuple[str, list[tuple[bytes, tuple[int, ...] | None]]]:
-        """(the voice's name, its chunks with where each word ends) for one clause. Blocking."""
-        _, voice = self.voice_for(text)
+        """(the voice's name, its chunks with where each word ends) for one clause. Blocking.
+
+        A Chinese clause with Latin words in it ("我推荐Chili House，川菜") is spoken in runs: the
+        Mandarin voice cannot say Latin letters (it skips them), so each run of them is said by
+        the English voice, where there is one. Such a clause has no word ends (a cut falls in
+        proportion)."""
+        language, voice = self.voice_for(text)
+        runs = _script_runs(text) if language == "zh" and _LATIN_WORD.search(text) else []
+        if len(runs) > 1:
+            english = self._voice_of("en")
+            if english is not None:
+                names: list[str] = []
+                audio: list[bytes] = []
+                for run_language, run in runs:
+                    run_voice = english if run_language == "en" else voice
+                    name, chunks = self._said_by(run_voice, run)
+                    names += [name] if name not in names else []
+                    audio += [chunk for chunk, _ in chunks]
+                return " + ".join(names), [(b"".join(audio), None)]
+        return self._said_by(voice, text)
+
+    def _voice_of(self, language: str) -> Any:
+        with self._lock:
+            if language not in self._voices and self._load is not None:
+                try:
+                    self._voices[language] = self._load(language)
+                except Exception:
+                    self._load = None
+            return self._voices.get(language)
+
+    def _said_by(self, voice: Any, text: str) -> tuple[str, list[tuple[bytes, tuple[int, ...] | None]]]:
         timed = getattr(voice, "synthesize_timed", None)
         chunks = list(timed(text)) if timed is not None else [(audio, None) for audio in voice.synthesize(text)]
         name = str(getattr(voice, "name", type(voice).__name__))
@@ -203,6 +226,22 @@ class Voices:
             resampled.append((samples.tobytes(),
                               None if ends is None else tuple(min(round(e * scale), len(samples)) for e in ends)))
         return name, resampled
+
+
+_LATIN_RUN = re.compile(r"[A-Za-z][A-Za-z0-9'’&.\- ]*[A-Za-z0-9]|[A-Za-z]")
+
+
+def _script_runs(text: str) -> list[tuple[str, str]]:
+    """A clause cut into runs of Latin words ('en') and the rest ('zh'); runs with nothing to say
+    (punctuation, spaces) are left out."""
+    runs: list[tuple[str, str]] = []
+    position = 0
+    for match in _LATIN_RUN.finditer(text):
+        runs.append(("zh", text[position:match.start()]))
+        runs.append(("en", match.group(0)))
+        position = match.end()
+    runs.append(("zh", text[position:]))
+    return [(language, run) for language, run in runs if re.search(r"[\w\u3400-\u9fff]", run)]
 
     def synthesize_all(self, text: str) -> np.ndarray:
         parts = [np.frombuffer(b, dtype=np.int16) for b in self.synthesize(text)]

