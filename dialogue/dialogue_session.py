@@ -268,6 +268,9 @@ class DialogueSession:
             lowered = template[:1].lower() + template[1:] if template[1:2].islower() else template
             template = say("policy.again", language, text=lowered if language == "en" else template)
         template = compose(template, language)
+        if catalogue is not None and language != self.language:
+            # A turn answered in the other language (`--language auto`) names options in it.
+            template = catalogue.renamed(template, language)
         note = wording.note(decision, template, self._facts(decision, view, schema, language, wording, recalled))
         names = {str(i["name"]) for i in (catalogue.items if catalogue else [])}
         own = {n for i in (catalogue.items if catalogue else []) for n in item_names(i)}
@@ -275,7 +278,7 @@ class DialogueSession:
                            ruled_out=ruled_out,
                            # (another language's catalogue of this domain is not another domain)
                            elsewhere=self.elsewhere.get(state.domain, frozenset()) - own,
-                           allowed_names=frozenset(names | {str(v) for v in live_values(view, schema).values()
+                           allowed_names=frozenset(names | own | {str(v) for v in live_values(view, schema).values()
                                                             if isinstance(v, str)}),
                            read_values=self._reader(state), template=template)
         offered = []
@@ -283,8 +286,10 @@ class DialogueSession:
         action = schema.actions.get(last_step.action)
         if last_step.act == Act.PROPOSE and action is not None and action.choose:
             offered = [OfferedOption({self._qualified(state.domain, action.choose): last_step.option})]
-        return Planned(decision, template, note, compose(wording.essential(decision, template, view), language),
-                       check, view, schema, language, offered)
+        essential = compose(wording.essential(decision, template, view), language)
+        if catalogue is not None and language != self.language:
+            essential = catalogue.renamed(essential, language)
+        return Planned(decision, template, note, essential, check, view, schema, language, offered)
 
     def state_questions(self, domain: str) -> StateQuestionReader:
         if domain not in self._state_questions:
@@ -364,6 +369,10 @@ class DialogueSession:
         planned.template = compose(wording.template(planned.decision, planned.view), planned.language)
         planned.essential = compose(wording.essential(planned.decision, planned.template, planned.view),
                                     planned.language)
+        if catalogue is not None and planned.language != self.language:
+            # A turn answered in the other language (`--language auto`) names options in it.
+            planned.template = catalogue.renamed(planned.template, planned.language)
+            planned.essential = catalogue.renamed(planned.essential, planned.language)
         planned.check.template = planned.template
 
     def _named_in(self, domain: str, key: str, args: Mapping[str, Any], language: str) -> dict[str, Any]:

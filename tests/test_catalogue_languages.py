@@ -114,3 +114,14 @@ async def test_a_chinese_session_offers_beijing_restaurants_in_the_area_asked(ar
     cheap = {item_name(i, "zh") for i in beijing.items if i.get("price_range") == "cheap"}
     assert named[0] in cheap, _acts(result)
     assert f"订好了{named[0]}" in result.turns[-1].reply.text, _acts(result)
+
+
+async def test_a_turn_answered_in_the_other_language_names_options_in_it() -> None:
+    """An English session where the user switches to Chinese (as `--language auto` hears it):
+    the Chinese answer names the place 辣椒屋, and the English one after it Chili House."""
+    result = await _chat("restaurant", "en", ["A table for four on Friday please", "晚上七点吧", "Yes please"])
+    replies = [t.reply.text for t in result.turns]
+    assert "辣椒屋" in replies[1] and "Chili House" not in replies[1], _acts(result)
+    assert "，川菜，" in replies[1] or "川菜" in replies[1], _acts(result)   # details joined the Chinese way
+    assert ", " not in replies[1], _acts(result)
+    assert "Chili House" in replies[2] and "辣椒屋" not in replies[2], _acts(result)

@@ -40,6 +40,15 @@ class Catalogue:
         items = [{**item, "name": item_name(item, language)} for item in self.items]
         return Catalogue(items, self.details, self.name_key)
 
+    def renamed(self, text: str, language: str) -> str:
+        """`text` with each item's name as this catalogue says it replaced by its name in
+        `language`: a Chinese reply in an English session says 辣椒屋, not Chili House."""
+        pairs = [(str(item["name"]), item_name(item, language)) for item in self.items]
+        for said, wanted in sorted(pairs, key=lambda pair: -len(pair[0])):
+            if said != wanted and said in text:
+                text = text.replace(said, wanted)
+        return text
+
     def said_names(self) -> dict[str, str]:
         """Every way an item is named (any language, and without a branch in brackets where
         no other item shares that shorter name) → the name this catalogue says it by. Names

@@ -236,7 +236,7 @@ ZH: dict[str, str] = {
     # --- working memory -------------------------------------------------------------
     "list.and": "、",
     "list.sep": "；",
-    "list.comma": ", ",
+    "list.comma": "，",
     "clause.join": "",
     "state.goal": "目标: {goal}",
     "state.open_question": "待问: {question}",
