@@ -200,6 +200,10 @@ class Voices:
                 return " + ".join(names), [(b"".join(audio), None)]
         return self._said_by(voice, text)
 
+    def synthesize_all(self, text: str) -> np.ndarray:
+        parts = [np.frombuffer(b, dtype=np.int16) for b in self.synthesize(text)]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int16)
+
     def _voice_of(self, language: str) -> Any:
         with self._lock:
             if language not in self._voices and self._load is not None:
@@ -242,7 +246,3 @@ def _script_runs(text: str) -> list[tuple[str, str]]:
         position = match.end()
     runs.append(("zh", text[position:]))
     return [(language, run) for language, run in runs if re.search(r"[\w\u3400-\u9fff]", run)]
-
-    def synthesize_all(self, text: str) -> np.ndarray:
-        parts = [np.frombuffer(b, dtype=np.int16) for b in self.synthesize(text)]
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int16)

@@ -22,7 +22,7 @@ from pipecat.processors.frame_processor import FrameProcessor
 from monologue.configs import MonologueConfig
 from monologue.dialogue.dialogue_session import DialogueOptions, DialogueSession
 from monologue.dialogue.tools import RecordingTool, Toolbox
-from monologue.memory.domain.catalogue import CATALOGUES_DIR, Catalogue, load_catalogue
+from monologue.memory.domain.catalogue import CATALOGUES_DIR, Catalogue, item_names, load_catalogue
 from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.domain.several import load_domains
 from monologue.memory.longterm.engine import LongTermMemory, LongTermStores, MemoryTools, SpeakerOptions
@@ -284,12 +284,18 @@ def elsewhere_names(domain: str) -> frozenset[str]:
     """The options of every bundled catalogue that is not `domain`'s own: a reply in the car that
     names a restaurant is caught by the check."""
     own = load_domains(domain).domains
-    mine = {d.catalogue for d in own if d.catalogue}
+    mine = {name for d in own for name in (d.catalogue, *d.catalogues.values()) if name}
     names: set[str] = set()
     for path in sorted(CATALOGUES_DIR.glob("*.yaml")):
-        if path.stem not in mine:
-            names |= {str(item["name"]) for item in load_catalogue(path.stem).items}
+        items = load_catalogue(path.stem).items if path.stem not in mine else []
+        # A city's real restaurants (951 in Beijing) are places a driver may ask to be driven to.
+        if len(items) <= REAL_PLACES_FROM:    # every name an option has, in any language (Chili House, 辣椒屋)
+            names |= {name for item in items for name in item_names(item)}
     return frozenset(names)
+
+
+REAL_PLACES_FROM = 200
+"""A catalogue this long lists real places, which other domains may name too (a route to one)."""
 
 
 def dialogue_session(config: MonologueConfig, memory: WorkingMemory | None, long_term: LongTermMemory | None,

@@ -83,6 +83,7 @@ class ASRProcessor(FrameProcessor):
             audio_secs=round(result.audio_secs, 3),
             low_confidence=result.confidence < self._low_confidence,
             error=f"dropped: {result.dropped}" if result.dropped and not text else None,
+            dropped=result.dropped or None,     # also when real words were left ("以下是…。一共四位")
         )
         if result.dropped:
             logger.info("turn {}: not the user's words, dropped: {}", turn.turn_id, result.dropped)

@@ -52,12 +52,13 @@ class Transcription:
     low_confidence: bool | None = None   # confidence under asr.low_confidence: working memory asks back
     source: Literal["text"] | None = None  # typed, not heard
     error: str | None = None             # the transcriber failed; the turn ends unanswered
+    dropped: str | None = None           # what the ASR made up and took out (its prompt, a stock phrase), and why
 
     def trace(self) -> dict[str, Any]:
         return _measured({"text": self.text, "language": self.language, "confidence": self.confidence,
                           "avg_logprob": self.avg_logprob, "no_speech_prob": self.no_speech_prob,
                           "audio_secs": self.audio_secs, "low_confidence": self.low_confidence,
-                          "source": self.source, "error": self.error})
+                          "source": self.source, "error": self.error, "dropped": self.dropped})
 
 
 @dataclass

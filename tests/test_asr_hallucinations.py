@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 import soundfile as sf
+from pipecat.frames.frames import TranscriptionFrame
 from pipecat.tests.utils import run_test
 
 from monologue.configs import ASROptions
@@ -157,6 +158,20 @@ async def test_a_dropped_transcript_ends_the_turn_unanswered_and_says_why():
     assert turn.asr is not None and turn.asr.text == ""
     assert turn.asr.error == f"dropped: whisper's own prompt: {PROMPT!r}"
     assert "dropped" in str(turn.asr.trace())
+
+
+async def test_words_left_after_the_prompt_is_taken_out_go_on_and_the_trace_says_what_was_taken():
+    class Leaking:
+        def transcribe(self, audio: np.ndarray) -> Transcript:
+            return Transcript("一共四位，对吗？", "zh", 0.7, -0.3, 0.05, 1.0,
+                              dropped=f"whisper's own prompt: {PROMPT!r}")
+
+    turn = Turn(turn_id=1, start_pts=0.0, end_pts=1.0, end_wait_secs=0.5, detected_at=0.0)
+    down, _ = await run_test(ASRProcessor(Leaking()),
+                             frames_to_send=[SpeechSegmentFrame(turn=turn, audio=b"\0\0" * 1600)])
+    assert [f.text for f in down if isinstance(f, TranscriptionFrame)] == ["一共四位，对吗？"]
+    assert turn.asr is not None and turn.asr.text == "一共四位，对吗？" and turn.asr.error is None
+    assert turn.asr.trace()["dropped"] == f"whisper's own prompt: {PROMPT!r}"
 
 
 # --- the real models, on noise and unclear speech ------------------------------------------------

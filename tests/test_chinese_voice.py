@@ -56,23 +56,24 @@ def quiet(secs: float) -> np.ndarray:
 async def test_a_chinese_booking_is_heard_answered_in_the_mandarin_voice_and_cut_to_the_character(
         chinese_models: Any, tmp_path: Path) -> None:
     voice = chinese_models.tts
-    say = {text: mandarin_speech(voice, text) for text in
-           ("你好，我想订个餐厅。", "星期六晚上七点。", "我们四个人。", "不对，是五个人。", "好。", "好的，就订这家。")}
+    said = ("你好，我想订个餐厅。", "星期六晚上七点。", "我们四个人。", "不对，是五个人。",
+            "嗯。", "好。", "好的，就订这家。")
+    say = {text: mandarin_speech(voice, text) for text in said}
     pieces = [quiet(0.5), say["你好，我想订个餐厅。"], quiet(5.0),
               say["星期六晚上七点。"], quiet(5.0),
               say["我们四个人。"], quiet(2.8),          # the offer starts ~1.1 s after; cut ~1.7 s in
               say["不对，是五个人。"], quiet(2.6),       # the re-offer for five…
-              say["好。"], quiet(10.0),                 # …and "ok" over it: it goes on
+              say["嗯。"], quiet(2.0),                  # …"mm" over it (whisper hears no words in it)…
+              say["好。"], quiet(8.0),                  # …and "ok": it goes on through both
               say["好的，就订这家。"], quiet(6.0)]
     session = SessionAudio(samples=np.concatenate(pieces), sample_rate=RATE, sources=("zh",), original_rate=RATE,
                            original_channels=1)
     store = InMemoryStateStore()
     await replay_audio(session, session_config(), chinese_models, tmp_path, ReplayOptions(store=store, session_id="zh"))
     lines = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text(encoding="utf-8").splitlines()]
-    turns = {line["turn"]: line for line in lines if line.get("turn")}
     heard = [line["asr"]["text"] for line in lines if line.get("asr")]
     transcript = (tmp_path / "transcript.txt").read_text(encoding="utf-8")
-    assert len(heard) == 6, transcript
+    assert len([h for h in heard if h]) == 5, transcript      # the five turns with words
 
     # Every reply is Chinese, in the Mandarin voice.
     for line in lines:
@@ -86,10 +87,14 @@ async def test_a_chinese_booking_is_heard_answered_in_the_mandarin_voice_and_cut
     assert spoken and unspoken, cut["barge_in"]           # ~2 s of a 9 s offer: part of its first clause
     assert (spoken + unspoken).replace(" ", "") == cut["reply"]["text"].replace(" ", ""), cut["barge_in"]
 
-    # "好" over the re-offer is a backchannel: the re-offer is not cut and it is not answered.
-    mm = next(line for line in lines if line.get("turn_class") == "backchannel")
-    assert mm["reply"]["text"] == "", mm
-    assert not turns[mm["turn"] - 1]["barge_in"].get("cut"), turns[mm["turn"] - 1]["barge_in"]
+    # "嗯" and "好" over the re-offer stop nothing: the re-offer is not cut, and neither is answered
+    # (said this briefly, whisper writes no words for them: a short sound over the agent's voice
+    # is a backchannel, and it only pauses the voice).
+    assert any(line.get("barge_in", {}).get("backchannel") for line in lines), transcript
+    reoffer = next(line for line in lines if line.get("asr", {}).get("text", "").startswith("不对"))
+    assert not reoffer["barge_in"].get("cut"), reoffer["barge_in"]
+    answered = [line for line in lines if line.get("reply", {}).get("text")]
+    assert len(answered) == 5, transcript         # the five turns with words, and only those
 
     # The correction replaced the party size, and the yes booked it.
     final = store.load("zh")
