@@ -52,8 +52,8 @@ from monologue.memory.working.state import (
 )
 from monologue.memory.working.turn_classes import TurnClass
 
-_ASIDES = {Act.SMALL_TALK, Act.ANSWER, Act.ANSWER_STATE, Act.GREET, Act.DONT_KNOW, Act.ANSWER_MEMORY, Act.MEMORY,
-           Act.CLARIFY}
+_ASIDES = {Act.SMALL_TALK, Act.ANSWER, Act.ANSWER_STATE, Act.ANSWER_OPTION, Act.GREET, Act.DONT_KNOW,
+           Act.ANSWER_MEMORY, Act.MEMORY, Act.CLARIFY}
 
 
 def _relaxable(items: list[dict[str, Any]], state: SessionState, kept: Collection[str] = ()) -> list[str]:
@@ -231,9 +231,17 @@ class DialogueSession:
             if state_question is not None and state_question.kind == "slot" and memory_answer is not None \
                     and (LASTING_QUESTION.search(text) or not any(view.find(k) for k in state_question.keys)):
                 state_question = None     # "what temperature do I like?": the user's lasting ways are memory's
+        option_answer = ""
+        asked_fact = catalogue.asked_fact(text, language) if catalogue is not None and not memory_say else ""
+        in_view = self._option_in_view(view, catalogue) if asked_fact and catalogue is not None else None
+        if asked_fact and catalogue is not None and in_view is not None:
+            # A question about the place offered or chosen ("这家人均多少？") is the catalogue's to
+            # answer, before a state question a cue word may also suggest (几点开门 is not the time).
+            option_answer = catalogue.renamed(catalogue.answer(in_view, asked_fact, language), language)
+            state_question = None if option_answer else state_question
         facts = TurnFacts(text=text, language=language, turn_class=turn_class, changed=changed, clarify=clarify,
                           memory_say=memory_say, memory_answer=memory_answer, about_user=about_user,
-                          state_question=state_question)
+                          state_question=state_question, option_answer=option_answer)
         policy = self.policy(state.domain)
         relaxable = _relaxable(catalogue.items, view, policy.kept_conditions(view, facts)) \
             if catalogue and not fitting else []
@@ -290,6 +298,18 @@ class DialogueSession:
         if catalogue is not None and language != self.language:
             essential = catalogue.renamed(essential, language)
         return Planned(decision, template, note, essential, check, view, schema, language, offered)
+
+    @staticmethod
+    def _option_in_view(view: SessionState, catalogue: Catalogue) -> dict[str, Any] | None:
+        """The option a question about "this place" is about: the one chosen (its name held),
+        else the last one offered."""
+        named = [str(c.value) for c in view.find(catalogue.name_key)] if catalogue.name_key else []
+        offered = [act.option for act in reversed(view.acts) if act.option]
+        for name in [*named, *offered[:1]]:
+            item = next((i for i in catalogue.items if name in item_names(i) or name == i["name"]), None)
+            if item is not None:
+                return item
+        return None
 
     def state_questions(self, domain: str) -> StateQuestionReader:
         if domain not in self._state_questions:

@@ -58,6 +58,7 @@ class Act(StrEnum):
     DONT_KNOW = "dont_know"          # …and memory has nothing
     ANSWER = "answer"                # a question about the world: the model answers from the facts it is given
     ANSWER_STATE = "answer_state"    # a question about the task's own state: a slot, a summary, what comes next
+    ANSWER_OPTION = "answer_option"  # a question about an option offered or chosen, answered from the catalogue
     SMALL_TALK = "small_talk"        # answered briefly; `then` comes back to the task
     RESUME = "resume"                # back to the task without repeating the offer that is open
     ONLY_OPTION = "only_option"      # asked for options again: the one that fits is the one offered
@@ -69,7 +70,7 @@ class Act(StrEnum):
     @property
     def said_as_decided(self) -> bool:
         """Acts whose words are facts the code already has: said exactly, never reworded by a model."""
-        return self in (Act.ANSWER_MEMORY, Act.DONT_KNOW, Act.CLARIFY, Act.MEMORY, Act.ANSWER_STATE)
+        return self in (Act.ANSWER_MEMORY, Act.DONT_KNOW, Act.CLARIFY, Act.MEMORY, Act.ANSWER_STATE, Act.ANSWER_OPTION)
 
 
 # Acts that leave an option on the table: a yes to the next turn takes it.
@@ -89,6 +90,7 @@ class TurnFacts:
     memory_answer: str | None = None          # an answer from memory to a question about the user or the past
     about_user: bool = False                  # the turn asks about the user or the past
     state_question: StateQuestion | None = None   # the turn asks what the state holds, or what comes next
+    option_answer: str = ""                   # the catalogue's answer to a question about the option in view
 
 
 @dataclass
@@ -389,6 +391,7 @@ class DialoguePolicy:
         text = turn.text.strip()
         if HANDOVER.search(text):
             return Decision(Act.HANDOVER, reason="the user asked for a person", refused=refused)
+        refused_before = refused
         step = self.task_step(state, turn, options, last, refused, ruled_out, relaxable)
         if step is not None:
             refused = step.refused
@@ -399,6 +402,16 @@ class DialoguePolicy:
                 # "Let me think about it" to an offer: it stays on the table, not pressed again.
                 return Decision(Act.SMALL_TALK, step.action, key="no_rush", refused=refused,
                                 reason="the user is thinking the offer over")
+        if turn.option_answer and not (step is not None and step.act == Act.ACT) and not turn.changed:
+            # "这家人均多少？": the catalogue says, then back to the offer or the question open.
+            then = self._resume(step, last)
+            if last.act in _OFFERS and last.option and (step is None or step.option != last.option):
+                # Asking about the place on offer ("有什么推荐菜？") is not turning it down: it stays open.
+                then = Decision(Act.RESUME, last.action, option=last.option, args=dict(last.args),
+                                reason="the offer asked about stays open")
+                refused = refused_before
+            return Decision(Act.ANSWER_OPTION, say=turn.option_answer, then=then, refused=refused,
+                            reason="a question about the option, answered from the catalogue")
         if turn.state_question is not None and not (step is not None and step.act == Act.ACT):
             # Answered from the state (the words are the code's), then back to the task.
             question = turn.state_question

@@ -223,7 +223,7 @@ class Wording:
             if thanked and leaving:
                 return say("policy.welcome_goodbye", lang)
             return say("policy.welcome" if thanked else "policy.goodbye", lang)
-        return d.say        # CLARIFY, MEMORY, ANSWER_MEMORY: the code's own words
+        return d.say        # CLARIFY, MEMORY, ANSWER_MEMORY, ANSWER_OPTION: the code's own words
 
     def state_answer(self, d: Decision, state: SessionState | None) -> str:
         """A question about the task answered from the state in one sentence: the slots asked
@@ -327,6 +327,7 @@ _PURPOSE: dict[Act, str] = {
     Act.ALREADY_DONE: "Say it is already done and ask if there is anything else.",
     Act.ANSWER: "Answer the user's question briefly from the facts.",
     Act.ANSWER_STATE: "Answer the user's question about the task from these details.",
+    Act.ANSWER_OPTION: "Answer the user's question about the place from these details.",
     Act.SMALL_TALK: "Answer the small talk warmly in a few words.",
     Act.RESUME: "Ask whether to go ahead.",
     Act.ONLY_OPTION: "Say it is the only option that fits and ask whether to go ahead.",

@@ -156,9 +156,34 @@ def build(rows: list[Any]) -> dict[str, Any]:
     return {"details": ["cuisine", "location"], "name_key": "restaurant_name", "items": items}
 
 
+# What a user may ask about an offered place, and how the answer is said (memory/domain/catalogue.py
+# `Catalogue.answer`). The cues are words of the question, not whole questions: 人均多少, 这家贵不贵.
+FACTS: dict[str, dict[str, Any]] = {
+    "price_per_person": {"cues": {"zh": ["人均", "多少钱", "贵不贵", "价格", "消费"],
+                                  "en": ["how much", "price", "expensive", "per person", "cost"]},
+                         "say": {"zh": "{name}人均{value}元。", "en": "{name} is about {value} yuan a head."}},
+    "rating": {"cues": {"zh": ["评分", "几分", "口碑", "评价"], "en": ["rating", "rated", "reviews"]},
+               "say": {"zh": "{name}的评分是{value}分。", "en": "{name} is rated {value} out of 5."}},
+    "dishes": {"cues": {"zh": ["推荐菜", "招牌", "特色菜", "拿手菜", "什么好吃", "吃什么", "有什么菜"],
+                        "en": ["dishes", "menu", "what's good", "specialty", "speciality"]},
+               "say": {"zh": "{name}的推荐菜有{value}。", "en": "At {name} people like {value}."}},
+    "address": {"cues": {"zh": ["地址", "在哪", "哪儿", "位置", "怎么走"], "en": ["address", "where is it", "located"]},
+                "say": {"zh": "{name}在{value}。", "en": "{name} is at {value}."}},
+    "hours": {"cues": {"zh": ["营业", "开门", "关门", "几点开", "几点关", "开到几点"],
+                       "en": ["open", "close", "hours"]},
+              "say": {"zh": "{name}的营业时间是{value}。", "en": "{name} is open {value}."}},
+    "phone": {"cues": {"zh": ["电话"], "en": ["phone"]},
+              "say": {"zh": "{name}的电话是{value}。", "en": "{name}'s phone number is {value}."}},
+    "subway": {"cues": {"zh": ["地铁"], "en": ["subway", "metro"]},
+               "say": {"zh": "{name}离{value}最近。", "en": "The nearest subway to {name} is {value}."}},
+}
+
+
 def write(catalogue: dict[str, Any], out: Path) -> None:
     lines = [HEADER, f"details: {json.dumps(catalogue['details'], ensure_ascii=False)}",
-             f"name_key: {catalogue['name_key']}", "items:"]
+             f"name_key: {catalogue['name_key']}", "facts:"]
+    lines += [f"  {key}: {json.dumps(fact, ensure_ascii=False)}" for key, fact in FACTS.items()]
+    lines += ["items:"]
     # One item a line, as JSON (which YAML reads): a diff of a rebuild shows which places changed.
     lines += [f"  - {json.dumps(i, ensure_ascii=False)}" for i in catalogue["items"]]
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")

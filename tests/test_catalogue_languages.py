@@ -125,3 +125,33 @@ async def test_a_turn_answered_in_the_other_language_names_options_in_it() -> No
     assert "，川菜，" in replies[1] or "川菜" in replies[1], _acts(result)   # details joined the Chinese way
     assert ", " not in replies[1], _acts(result)
     assert "Chili House" in replies[2] and "辣椒屋" not in replies[2], _acts(result)
+
+
+def test_a_question_about_a_place_is_read_from_the_catalogues_facts() -> None:
+    beijing = load_catalogue("beijing_restaurants").in_language("zh")
+    place = next(i for i in beijing.items if i.get("phone") and "," in str(i["phone"]) and i.get("hours"))
+    assert beijing.asked_fact("这家人均多少钱？", "zh") == "price_per_person"
+    assert beijing.asked_fact("几点开门？", "zh") == "hours"
+    assert beijing.asked_fact("他们家有什么招牌菜", "zh") == "dishes"
+    assert beijing.asked_fact("我们订的是几点？", "zh") == ""          # the booking's time: the state's to answer
+    assert "，或" in beijing.answer(place, "phone", "zh")
+    assert "-" not in beijing.answer(place, "hours", "zh") and "到" in beijing.answer(place, "hours", "zh")
+    unknown = next(i for i in beijing.items if "rating" not in i)
+    assert beijing.answer(unknown, "rating", "zh") == f"{unknown['name']}的这个信息我这里没有。"
+    assert load_catalogue("restaurants").asked_fact("how much is it?", "en") == ""   # the demo has no facts
+
+
+async def test_questions_about_the_place_on_offer_are_answered_and_the_offer_stays_open() -> None:
+    beijing = load_catalogue("beijing_restaurants")
+    result = await _chat("restaurant", "zh", ["我想订周六晚上七点的位子，四个人", "这家人均多少？", "有什么推荐菜？",
+                                              "几点开门？", "好的，就这家"])
+    replies = [t.reply.text for t in result.turns]
+    offered = next(item_name(i, "zh") for i in beijing.items if item_name(i, "zh") in replies[0])
+    item = next(i for i in beijing.items if item_name(i, "zh") == offered)
+    assert f"人均{item['price_per_person']}元" in replies[1], _acts(result)
+    assert str(item["dishes"][0]) in replies[2], _acts(result)
+    assert "营业时间" in replies[3], _acts(result)
+    for reply in replies[1:4]:                       # the offer is pointed back to, never swapped
+        assert reply.startswith(offered) and sum(item_name(i, "zh") in reply for i in beijing.items) >= 1
+        assert "我推荐" not in reply, _acts(result)
+    assert f"订好了{offered}" in replies[-1], _acts(result)

@@ -32,13 +32,46 @@ class Catalogue:
     items: list[dict[str, Any]]
     details: tuple[str, ...] = field(default=())   # attributes said with an offered item's name
     name_key: str = ""        # the domain key an item's name fills ("restaurant_name"), if any
+    # What a user may ask about an item ("这家人均多少？", "where is it?"): attribute → the words
+    # that ask for it and how the answer is said, per language (`answer`).
+    facts: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def in_language(self, language: str) -> Catalogue:
         """The catalogue as a session in `language` says it: each item named in that language,
         or (it has no such name) in English, else its first. Nothing else changes: attributes
         keep every language's form, so conditions said in either language still filter."""
         items = [{**item, "name": item_name(item, language)} for item in self.items]
-        return Catalogue(items, self.details, self.name_key)
+        return Catalogue(items, self.details, self.name_key, self.facts)
+
+    def asked_fact(self, text: str, language: str) -> str:
+        """The attribute `text` asks about ("price_per_person" for 人均多少), or ""."""
+        lowered = text.casefold()
+        for key, fact in self.facts.items():
+            cues = (fact.get("cues") or {}).get(language) or ()
+            if any(str(cue).casefold() in lowered for cue in cues):
+                return key
+        return ""
+
+    def answer(self, item: dict[str, Any], key: str, language: str) -> str:
+        """The item's `key` said as the catalogue's `facts` say it ("海底捞火锅(西单店)人均83元。"),
+        or that it is not known; "" when the catalogue has no words for it in `language`."""
+        fact = self.facts.get(key) or {}
+        sentence = str((fact.get("say") or {}).get(language) or "")
+        if not sentence:
+            return ""
+        name = item_name(item, language)
+        value = item.get(key)
+        if value is None or value == "" or value == []:
+            return say("option.fact_unknown", language, name=name)
+        if isinstance(value, list):
+            value = join([str(v) for v in value[:3]], language)
+        elif isinstance(value, float) and value.is_integer():
+            value = int(value)
+        said = str(value)
+        if language == "zh":
+            said = re.sub(r"\s*[-–—~]\s*", "到", said)    # 09:00-21:00 → 09:00到21:00, as it is said
+        said = re.sub(r"(?<=\d)\s*[,，]\s*(?=\d)", "，或" if language == "zh" else " or ", said)   # two phone numbers
+        return sentence.format(name=name, value=said)
 
     def renamed(self, text: str, language: str) -> str:
         """`text` with each item's name as this catalogue says it replaced by its name in
@@ -145,7 +178,10 @@ def _load(path: Path, _mtime: int) -> Catalogue:
         raise ValueError(f"catalogue {path} must hold a list of mappings (under `items:`), each with a name")
     details = tuple(str(d) for d in data.get("details") or ()) if isinstance(data, dict) else ()
     name_key = str(data.get("name_key") or "") if isinstance(data, dict) else ""
-    return Catalogue([_named(item) for item in items], details, name_key)
+    facts = data.get("facts") or {} if isinstance(data, dict) else {}
+    if not isinstance(facts, dict) or not all(isinstance(f, dict) for f in facts.values()):
+        raise ValueError(f"catalogue {path}: `facts` must map an attribute to its cues and sentence")
+    return Catalogue([_named(item) for item in items], details, name_key, facts)
 
 
 def _values(item: dict[str, Any], key: str) -> list[Any] | None:
