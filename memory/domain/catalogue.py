@@ -120,9 +120,10 @@ _BRANCH = re.compile(r"\s*[（(][^）)]*[）)]\s*$")
 
 
 def item_names(item: dict[str, Any]) -> list[str]:
-    """Every name an item has, its own first."""
+    """Every name an item has, its own first (and as written, with its branch in brackets)."""
     names = item.get("names") or {}
-    return list(dict.fromkeys([str(item["name"]), *(str(n) for n in names.values())]))
+    return list(dict.fromkeys([str(item["name"]), *(str(n) for n in names.values()),
+                               *(str(n) for n in item.get("written") or ())]))
 
 
 def item_name(item: dict[str, Any], language: str) -> str:
@@ -143,12 +144,29 @@ def _named(item: dict[str, Any]) -> dict[str, Any]:
     """An item as loaded: a per-language `name` becomes `names`, with `name` its English one
     (else its first), so every reader of `name` still gets one string."""
     raw = item["name"]
+    written = [str(n) for n in (raw.values() if isinstance(raw, dict) else [raw]) if n and _BRACKETS.search(str(n))]
+    if written:     # said without brackets: 海底捞火锅(西单店) is said 海底捞火锅西单店
+        raw = {lang: spoken_name(str(n)) for lang, n in raw.items()} if isinstance(raw, dict) else spoken_name(raw)
+        item = {**item, "name": raw, "written": written}
     if not isinstance(raw, dict):
         return item
     names = {str(lang): str(n) for lang, n in raw.items() if n}
     if not names:
         raise ValueError(f"catalogue item with no name: {item}")
     return {**item, "name": names.get("en") or next(iter(names.values())), "names": names}
+
+
+_BRACKETS = re.compile(r"\s*[（(]([^）)]*)[）)]\s*")
+
+
+def spoken_name(name: str) -> str:
+    """A name as it is said: a branch in brackets joined on ("海底捞火锅(西单店)" → 海底捞火锅西单店;
+    "Luigi's (Downtown)" → Luigi's Downtown). A reply never reads brackets aloud."""
+    def joined(match: re.Match[str]) -> str:
+        inner = match.group(1).strip()
+        spaced = bool(re.search(r"[A-Za-z0-9]", inner))
+        return f" {inner} " if spaced else inner
+    return re.sub(r"\s+", " ", _BRACKETS.sub(joined, name)).strip()
 
 
 def load_catalogue(name_or_path: str) -> Catalogue:
