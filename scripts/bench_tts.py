@@ -238,8 +238,10 @@ def transcribe_and_score(language: str, out: Path, threads: int) -> dict[str, An
     asr = WhisperASR(language, config.asr.model, beam_size=config.asr.beam_size, compute_type=config.asr.compute_type,
                      cpu_threads=threads, initial_prompt_zh=config.asr.initial_prompt_zh,
                      window_secs=max(config.asr.window_secs, 30.0))
+    places = place_words(language)
     silence = np.zeros(4800, dtype=np.int16)
     totals = {"errors": 0, "units": 0, "syllable_errors": 0, "syllables": 0}
+    plain = {"errors": 0, "units": 0, "sentences": 0}    # sentences without a place name or address
     worst: list[tuple[float, str, str]] = []
     for index, item in enumerate(synth["items"]):
         audio = np.load(out / f"{language}_{index:03d}.npy")
@@ -249,6 +251,10 @@ def transcribe_and_score(language: str, out: Path, threads: int) -> dict[str, An
         for key, value in result.items():
             totals[key] += value
         worst.append((result["errors"] / max(result["units"], 1), item["text"], heard))
+        if not places.search(item["text"]):
+            plain["errors"] += result["errors"]
+            plain["units"] += result["units"]
+            plain["sentences"] += 1
     firsts = [s for item in synth["items"] for s in item["first_secs"]]
     alone = [s for item in synth["items"] for s in item["piper_alone_secs"]]
     audio_secs = sum(item["audio_secs"] for item in synth["items"])
@@ -256,6 +262,8 @@ def transcribe_and_score(language: str, out: Path, threads: int) -> dict[str, An
         "language": language, "voice": synth["voice"], "sentences": len(synth["items"]), "clauses": len(firsts),
         "error_rate": totals["errors"] / max(totals["units"], 1),
         "syllable_error_rate": (totals["syllable_errors"] / totals["syllables"]) if totals["syllables"] else None,
+        "error_rate_without_places": plain["errors"] / max(plain["units"], 1),
+        "sentences_without_places": plain["sentences"],
         "sentences_heard_exactly": sum(1 for w in worst if w[0] == 0) / max(len(worst), 1),
         "first_audio_p50_ms": 1000 * float(np.percentile(firsts, 50)),
         "first_audio_p90_ms": 1000 * float(np.percentile(firsts, 90)),
@@ -272,11 +280,25 @@ def transcribe_and_score(language: str, out: Path, threads: int) -> dict[str, An
     return summary
 
 
+def place_words(language: str) -> re.Pattern[str]:
+    """What marks a sentence with a proper place name or an address: a name from the bundled
+    catalogues, or an address's words (路, 街, 号 after a number; Street, Road)."""
+    from monologue.memory.domain.catalogue import CATALOGUES_DIR, item_names, load_catalogue
+
+    names = {name for path in CATALOGUES_DIR.glob("*.yaml") for item in load_catalogue(path.stem).items
+             for name in item_names(item) if len(name) >= 2}
+    names |= {re.sub(r"\s*[（(][^）)]*[）)]\s*$", "", name) for name in names}
+    address = r"\d+号|[路街村镇]|侨福|王府井|亚运村" if language == "zh" else r"\b(?:Street|Road|Avenue)\b"
+    return re.compile("|".join([address, *(re.escape(n) for n in sorted(names, key=len, reverse=True) if n)]))
+
+
 def table(summaries: list[dict[str, Any]]) -> str:
     rows = [("language", lambda s: s["language"]), ("voice", lambda s: s["voice"]),
             ("sentences / clauses", lambda s: f"{s['sentences']} / {s['clauses']}"),
             ("round-trip error rate",
              lambda s: f"{100 * s['error_rate']:.1f}% ({'CER' if s['language'] == 'zh' else 'WER'})"),
+            ("error rate without place names or addresses",
+             lambda s: f"{100 * s['error_rate_without_places']:.1f}% ({s['sentences_without_places']} sentences)"),
             ("toneless syllable error rate", lambda s: "—" if s["syllable_error_rate"] is None
              else f"{100 * s['syllable_error_rate']:.1f}%"),
             ("sentences heard exactly", lambda s: f"{100 * s['sentences_heard_exactly']:.0f}%"),

@@ -393,3 +393,21 @@ async def test_a_query_keeps_its_place_and_day():
     await memory.update("What's the weather in Seattle on March 9th?", turn=1)
     values = {c.key: c.value for c in memory.state.constraints.values()}
     assert values.get("city") == "Seattle" and "date" in values
+
+
+@pytest.mark.parametrize("text, withdrawn", [
+    ("我想想，联系方式是多少来着？", False),        # a question about the key takes nothing back
+    ("What was the contact method again?", False),
+    ("联系方式就不用了", True),
+    ("Forget the contact method, I'll check online.", True),
+    ("The contact method doesn't matter.", True),
+])
+def test_a_models_withdrawal_needs_words_that_take_something_back(text, withdrawn):
+    schema = load_schema("customer_service")
+    state = SessionState("s", domain="customer_service", turn=3)
+    state.constraints["contact_method"] = Condition("contact_method", Comparator.EQ, "phone", "phone", 1,
+                                                    last_mentioned=1)
+    ops, reasons = kept(schema, [llm("withdraw", "contact_method")], text, state)
+    assert bool(ops) is withdrawn, reasons
+    if not withdrawn:
+        assert "nothing in the turn takes it back" in reasons[0]

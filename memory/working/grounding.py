@@ -45,6 +45,12 @@ from monologue.memory.working.readers import value_pattern
 from monologue.memory.working.state import OfferedOption, Op, Operation, OpSource, SessionState
 
 _WRITES = (Op.SET, Op.WITHDRAW, Op.SET_GOAL)
+# Words that take something back, in either language: what a model's withdrawal must rest on.
+_WITHDRAWING = re.compile(
+    r"\b(?:no|not|n't|never\s*mind|forget|drop|cancel|remove|delete|without|skip|scrap|no longer|"
+    r"doesn't matter|don't care|whatever|any(?:thing|where|time|one)?|either|instead|rather|change|switch|"
+    r"leave (?:it|that|out|off))\b|n't\b|"
+    r"不|别|没|无所谓|随便|算了|取消|去掉|删|忘|免了|换|改", re.IGNORECASE)
 _EN_NUMBER_WORD = re.compile(r"\b(?:" + "|".join(sorted(set(EN_UNITS) | set(EN_TENS), key=len, reverse=True))
                              + r")(?:[\s-](?:" + "|".join(EN_UNITS) + r"))?\b")
 _ZH_NUMBER = re.compile(r"[零〇一二两俩三仨四五六七八九十百千万]+")
@@ -266,6 +272,10 @@ class Grounder:
             if not self.refers_to(op.key, utterance, state) and not self._read_by_type(op, utterance):
                 action = "withdraws" if op.op == Op.WITHDRAW else "writes"
                 return None, f"it {action} {op.key}, which the turn does not refer to"
+        if op.op == Op.WITHDRAW and op.source == OpSource.LLM and not _WITHDRAWING.search(utterance):
+            # "我想想，联系方式是多少来着？" names the key and takes nothing back: a model may read a
+            # withdrawal only where the user said one (a no, a never mind, 不用, 算了).
+            return None, f"it withdraws {op.key}, but nothing in the turn takes it back"
         return (replace(op, words=words) if words != op.words else op), ""
 
     def _names_old_value(self, op: Operation, state: SessionState | None) -> bool:
