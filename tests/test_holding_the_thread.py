@@ -107,6 +107,32 @@ def test_a_value_said_outright_wins_over_the_change_beside_it():
     assert _sets("restaurant", "早一点吧，六点", _held("restaurant", time="19:30")) == {"time": "18:00"}
 
 
+REPLACED = [
+    ("restaurant", {"party_size": 5, "cuisine": "french"}, "我想想，别5了，三吧。", {"party_size": 3}),
+    ("restaurant", {"party_size": 5}, "不是五，是3。", {"party_size": 3}),
+    ("restaurant", {"party_size": 6}, "不要六个了，四个吧", {"party_size": 4}),
+    ("restaurant", {"party_size": 5}, "Not five, three.", {"party_size": 3}),
+    ("restaurant", {"party_size": 6}, "no, not 6 but 4 of us", {"party_size": 4}),
+    ("restaurant", {"budget": 40}, "not 40, make it 60", {"budget": 60}),
+    ("in_car", {"temperature": 22}, "不是22度，是24度", {"temperature": 24}),
+    ("in_car", {"temperature": 21}, "It's not 21, it's 23.", {"temperature": 23}),
+]
+
+
+@pytest.mark.parametrize(("domain", "held", "text", "expected"), REPLACED, ids=[c[2] for c in REPLACED])
+def test_a_held_number_said_with_a_no_is_replaced_by_the_number_after_it(domain, held, text, expected):
+    """"Not X, Y": X names the value a key holds, Y is its new value. Nothing else is withdrawn."""
+    extraction = READERS[domain].extract(text, _held(domain, **held))
+    written = {op.key: op.value for op in extraction.operations if op.op == Op.SET and op.key in expected}
+    assert written == expected, extraction.operations
+    assert not [op for op in extraction.operations if op.op == Op.WITHDRAW], extraction.operations
+
+
+def test_a_no_to_a_number_nobody_holds_replaces_nothing():
+    assert "party_size" not in _sets("restaurant", "别六了，4吧", _held("restaurant", party_size=5))
+    assert _sets("restaurant", "not five, three", None) == {}
+
+
 # --- numbers in the right slot ------------------------------------------------------------------
 
 @pytest.mark.parametrize(("text", "expected"), [

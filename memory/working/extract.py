@@ -118,6 +118,32 @@ def clause_of(text: str, span: Span) -> str:
     return text[start:end].strip()
 
 
+# "不是五，是三", "别5了，三吧", "不要六个了，四个吧", "not five, three", "not 6 but 4": a number with a
+# no before it, then another. When the first is the value a key holds, the second replaces it.
+_REPLACED = {
+    "en": re.compile(r"\b(?:not|no)\s+(?P<old>" + EN_NUMBER + r")\b(?:\s+(?:people|of us|guests|degrees|dollars))?"
+                     r"\s*(?:[,;]|\bbut\b|[.!]?\s*(?:it'?s|make it|rather|just|actually))\s*(?:it'?s\s+|make it\s+)?"
+                     r"(?P<new>" + EN_NUMBER + r")\b", re.IGNORECASE),
+    "zh": re.compile(r"(?:不是|别|不要)(?P<old>" + ZH_NUMBER + r")(?:个人|位|个|度|块|元|号)?了?\s*[，,、。.]?\s*"
+                     r"(?:是|改成|换成|要|就|改为)?(?P<new>" + ZH_NUMBER + r")(?![点:：月日号])"),
+}
+
+
+def _held_number_replaced(text: str, lang: str, state: SessionState | None) -> tuple[str, int, Span, str] | None:
+    """(key, new value, span, words) when `text` replaces a number a key holds ("不是五，是三")."""
+    if state is None:
+        return None
+    for m in _REPLACED[lang].finditer(text):
+        old, new = to_amount(m.group("old")), to_amount(m.group("new"))
+        if old is None or new is None or old == new:
+            continue
+        for condition in state.constraints.values():
+            held = condition.value
+            if isinstance(held, (int, float)) and not isinstance(held, bool) and float(held) == float(old):
+                return condition.key, int(new) if float(new).is_integer() else new, m.span(), m.group(0)
+    return None
+
+
 def _held_number_named(phrase: str, state: SessionState | None) -> tuple[str, str | None] | None:
     """The held condition a withdrawal names by its number ("55.50元不要了", "forget the 40
     dollars"): the number said is the value held, with or without its cents."""
@@ -219,7 +245,12 @@ class RuleExtractor:
             taken.append(span)
             ops.append(op)
 
-        self._withdrawals(said, add, state)
+        replaced = _held_number_replaced(text, lang, state)
+        if replaced is not None:
+            key, value, span, words = replaced
+            add(Operation(Op.SET, key, Comparator.EQ, value, words, correction=True), span)
+            result.correction = True
+        self._withdrawals(said, add, state, taken)
         self._said_before(said, state, taken, add)
         read_lifted(self.schema, text, source, lang, taken, add)
         withdrawn_keys = {op.key for op in ops}
@@ -499,10 +530,12 @@ class RuleExtractor:
                     m.span())
                 break
 
-    def _withdrawals(self, said: _Said, add: Add, state: SessionState | None = None) -> None:
+    def _withdrawals(self, said: _Said, add: Add, state: SessionState | None = None,
+                     taken: list[Span] | None = None) -> None:
         text, source, lang, cues = said.text, said.source, said.lang, said.cues
         matches = [(m.groupdict().get("what") or m.groupdict().get("what2"), m.span())
-                   for pattern in cues.withdrawals for m in pattern.finditer(source)]
+                   for pattern in cues.withdrawals for m in pattern.finditer(source)
+                   if not _overlaps(m.span(), taken or [])]    # 别5了，三吧 replaces the 5: nothing withdrawn
         keys_only = [(m.group("what"), m.span()) for m in cues.withdraw_key.finditer(text)] if cues.withdraw_key else []
         for what, span in matches + keys_only:
             if not what:
