@@ -129,7 +129,8 @@ _REPLACED = {
 }
 
 
-def _held_number_replaced(text: str, lang: str, state: SessionState | None) -> tuple[str, int, Span, str] | None:
+def _held_number_replaced(text: str, lang: str,
+                          state: SessionState | None) -> tuple[str, int | float, Span, str] | None:
     """(key, new value, span, words) when `text` replaces a number a key holds ("不是五，是三")."""
     if state is None:
         return None
@@ -247,8 +248,7 @@ class RuleExtractor:
 
         replaced = _held_number_replaced(text, lang, state)
         if replaced is not None:
-            key, value, span, words = replaced
-            add(Operation(Op.SET, key, Comparator.EQ, value, words, correction=True), span)
+            add(Operation(Op.SET, replaced[0], Comparator.EQ, replaced[1], replaced[3], correction=True), replaced[2])
             result.correction = True
         self._withdrawals(said, add, state, taken)
         self._said_before(said, state, taken, add)
