@@ -83,8 +83,16 @@ class Conflict:
     similarity: float
 
     def question(self, language: str = "en") -> str:
-        """What the agent asks before it believes either version (a high-risk contradiction)."""
-        return say("conflict.question", language, old=self.old.text, new=self.new_text)
+        """What the agent asks before it believes either version (a high-risk contradiction), even
+        when the user says it changed: a safety fact is not dropped on one turn that may be
+        misheard. A quote ends no sentence of the question ("对了，我朋友坐轮椅。" would, and the
+        reply's two sentences would cut the question off before it asks)."""
+        return say("conflict.question", language, old=_quoted(self.old.text), new=_quoted(self.new_text))
+
+
+def _quoted(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().rstrip(".。!！?？;；")
+
 
 
 def find_conflict(new_text: str, new_vector: np.ndarray | None, records: list[MemoryRecord],
