@@ -229,7 +229,8 @@ class DialogueSession:
             if state_question is not None and set(state_question.keys) & changed:
                 state_question = None
             if state_question is not None and state_question.kind == "slot" and memory_answer is not None \
-                    and (LASTING_QUESTION.search(text) or not any(view.find(k) for k in state_question.keys)):
+                    and (LASTING_QUESTION.search(text) or not any(view.find(k) for k in state_question.keys)) \
+                    and not self._newer_than_memory(view, schema, state_question.keys, memory_answer, language):
                 state_question = None     # "what temperature do I like?": the user's lasting ways are memory's
         option_answer = ""
         asked_fact = catalogue.asked_fact(text, language) if catalogue is not None and not memory_say else ""
@@ -298,6 +299,18 @@ class DialogueSession:
         if catalogue is not None and language != self.language:
             essential = catalogue.renamed(essential, language)
         return Planned(decision, template, note, essential, check, view, schema, language, offered)
+
+    @staticmethod
+    def _newer_than_memory(view: SessionState, schema: DomainSchema, keys: Iterable[str], memory_answer: str,
+                           language: str) -> bool:
+        """The state holds a value for the key asked about that memory's answer does not say: the
+        user changed it in this session (现在是我儿子晕车, after 轮椅 last time), and the profile
+        learns it only when the session ends. The state's answer is the true one now."""
+        held = [c for key in keys for c in view.find(key)]
+        said = normalised(memory_answer)
+        return bool(held) and not any(
+            any(normalised(w) in said for w in (*schema.key(c.key).value_words(str(c.value), language), str(c.value)))
+            for c in held)
 
     @staticmethod
     def _option_in_view(view: SessionState, catalogue: Catalogue) -> dict[str, Any] | None:

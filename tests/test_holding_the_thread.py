@@ -591,3 +591,24 @@ async def test_a_question_the_state_raises_is_asked_in_that_turn(language: str, 
     assert (last.decision or {}).get("act") == Act.CLARIFY, last.text
     assert all(word in last.text for word in ({"en": ("forward", "back"), "zh": ("往前", "往后")}[language])), last.text
     assert "forward" not in last.text or language == "en"
+
+
+@pytest.mark.parametrize(("language", "question", "memory", "held", "said"), [
+    ("zh", "我的乘客需要你记得吗？", "轮椅，是你周三跟我说的。", "motion_sickness", "晕车"),
+    ("en", "Do you remember my passenger needs?", "A wheelchair, as you told me on Wednesday.", "motion_sickness",
+     "carsick"),
+])
+def test_a_lasting_value_changed_in_this_session_is_answered_from_the_state(
+        language: str, question: str, memory: str, held: str, said: str) -> None:
+    """The profile learns a correction when the session ends; asked before that, the answer is
+    the value the user just gave, not the one memory still holds."""
+    from monologue.dialogue.dialogue_session import DialogueOptions, DialogueSession, TurnInput
+    from monologue.memory.working.turn_classes import TurnClass
+
+    session = DialogueSession(None, {}, options=DialogueOptions(language=language, domain="in_car"))
+    newer = session.plan(_held("in_car", passenger_needs=held),
+                         TurnInput(text=question, turn_class=TurnClass.CHIT_CHAT, memory_answer=memory))
+    assert newer.decision.act == "answer_state" and said in newer.template.lower(), newer.template
+    same = session.plan(_held("in_car", passenger_needs="wheelchair"),
+                        TurnInput(text=question, turn_class=TurnClass.CHIT_CHAT, memory_answer=memory))
+    assert same.decision.act == "answer_memory", same.decision

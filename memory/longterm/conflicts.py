@@ -87,10 +87,11 @@ class Conflict:
         when the user says it changed: a safety fact is not dropped on one turn that may be
         misheard. A quote ends no sentence of the question ("对了，我朋友坐轮椅。" would, and the
         reply's two sentences would cut the question off before it asks)."""
-        return say("conflict.question", language, old=_quoted(self.old.text), new=_quoted(self.new_text))
+        return say("conflict.question", language, old=quoted(self.old.text), new=quoted(self.new_text))
 
 
-def _quoted(text: str) -> str:
+def quoted(text: str) -> str:
+    """A statement as quoted inside the agent's sentence: one line, without its own full stop."""
     return re.sub(r"\s+", " ", text).strip().rstrip(".。!！?？;；")
 
 

@@ -28,7 +28,7 @@ from monologue.memory.longterm.commands import (
     read_command,
     remembered,
 )
-from monologue.memory.longterm.conflicts import HIGH_RISK, find_conflict
+from monologue.memory.longterm.conflicts import HIGH_RISK, find_conflict, quoted
 from monologue.memory.longterm.exchange import Awaiting, BeforeReply, Prepared, Recalled
 from monologue.memory.longterm.household import is_household
 from monologue.memory.longterm.importance import worth_remembering
@@ -147,7 +147,7 @@ class Preparing(UserMemory):
         if awaiting.kind == "erase":
             return say("memory.erase.done" if yes else "memory.erase.kept", language), ""
         if awaiting.kind == "conflict" and awaiting.conflict is not None:
-            new, old = awaiting.conflict.new_text, awaiting.conflict.old.text
+            new, old = quoted(awaiting.conflict.new_text), quoted(awaiting.conflict.old.text)
             return (say("conflict.updated", language, new=new) if yes else say("conflict.kept", language, old=old)), ""
         plan = self.stream.get(awaiting.memory_id)
         what = plan.text if plan else "the suggestion"
