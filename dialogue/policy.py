@@ -27,6 +27,7 @@ from monologue.memory.language.cues import (
     GO_AHEAD,
     GREETING,
     HANDOVER,
+    HOLD_ON,
     HOW_ARE_YOU,
     NOT_DECIDED,
     REFUSES_OFFER,
@@ -344,6 +345,8 @@ class DialoguePolicy:
         if YES_WORD_DESCRIBING.search(text):
             return None             # "lovely weather this week" is small talk, not a yes
         answer = yes_or_no(text)
+        if HOLD_ON.search(text) and answer is not False:
+            return None             # "yes — hold on, …" is no yes yet ("no, wait" is still a no)
         if answer is None and (GO_AHEAD.search(text) or (SOUNDS_FINE.search(text) and not turn.changed)):
             return True
         return answer

@@ -612,3 +612,40 @@ def test_a_lasting_value_changed_in_this_session_is_answered_from_the_state(
     same = session.plan(_held("in_car", passenger_needs="wheelchair"),
                         TurnInput(text=question, turn_class=TurnClass.CHIT_CHAT, memory_answer=memory))
     assert same.decision.act == "answer_memory", same.decision
+
+
+@pytest.mark.parametrize(("domain", "text", "expected"), [
+    ("customer_service", "Something's wrong with my order. A phone call.", {"contact_method": "phone"}),
+    ("customer_service", "An email, thanks.", {"contact_method": "email"}),
+    ("customer_service", "My phone is broken.", {}),              # the product, not how to be reached
+])
+def test_a_value_said_alone_with_its_own_words_is_an_answer(domain, text, expected):
+    assert {k: v for k, v in _sets(domain, text).items() if k == "contact_method"} == expected
+
+
+@pytest.mark.parametrize(("domain", "held", "text", "key"), [
+    ("restaurant", {"date": "friday"}, "那个，刚才说的日期，不用考虑了。", "date"),
+    ("restaurant", {"budget": 40}, "预算，就不用了", "budget"),
+    ("in_car", {"temperature": 22}, "温度，算了", "temperature"),
+])
+def test_a_key_named_in_one_clause_and_taken_back_in_the_next_is_withdrawn(domain, held, text, key):
+    extraction = READERS[domain].extract(text, _held(domain, **held))
+    assert [op.key for op in extraction.operations if op.op == Op.WITHDRAW] == [key], extraction.operations
+
+
+@pytest.mark.parametrize("text", ["是——等一下，现在都定了些什么？", "Yes — hold on, what have we got so far?",
+                                  "好，稍等，我问一下我朋友", "Sure, wait a second, is that the Friday one?"])
+def test_a_yes_taken_back_before_it_ends_books_nothing(text):
+    from monologue.dialogue.dialogue_session import DialogueOptions, DialogueSession, TurnInput
+    from monologue.memory.domain.catalogue import load_catalogue
+    from monologue.memory.working.state import AgentAct
+    from monologue.memory.working.turn_classes import TurnClass
+
+    language = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "en"
+    state = _held("restaurant", date="friday", time="19:00", party_size=4)
+    offer = {"restaurant_name": "Chili House", "date": "friday", "time": "19:00", "party_size": 4}
+    state.acts.append(AgentAct("propose", 1, "propose", action="book", option="Chili House", args=offer))
+    session = DialogueSession(None, {"restaurant": load_catalogue("restaurants")},
+                              options=DialogueOptions(language=language))
+    planned = session.plan(state, TurnInput(text=text, turn_class=TurnClass.CHIT_CHAT))
+    assert "act" not in [step.act for step in planned.decision.steps()], planned.decision

@@ -168,7 +168,10 @@ ZH = StateCues(
         re.compile(r"(?:取消|去掉|算了|不用|不需要|别管)(?:那个|这个)?(?P<what>[\u4e00-\u9fff]{1,6})"
                    r"|(?:^|(?<=[，,。.！!？?；;\s]))(?P<what2>[\u4e00-\u9fff]{1,8}?|[\u4e00-\u9fff]{0,4}[\d.]+\s*[\u4e00-\u9fff]{0,2}?)"
                    r"(?:那个|这个)?就?"
-                   r"(?:无所谓|不限|随便|算了|不用了|不要了|不用管了|别管了|不管了|不需要了|去掉吧|取消吧)"),
+                   r"(?:无所谓|不限|随便|算了|不用了|不要了|不用管了|别管了|不管了|不需要了|去掉吧|取消吧)"
+                   # 刚才说的忌口，不用考虑了: the thing named in its own clause, then taken back in the next.
+                   r"|(?P<what3>[\u4e00-\u9fff]{1,8})[，,]\s*(?:那个|这个)?就?"
+                   r"(?:不用考虑了|不考虑了|不需要考虑了|不用管了|别管了|不用了|不要了|算了|去掉吧|取消吧)"),
         # 忘了我说的关于座位的事, 把座位的事忘了: forgetting what was said about a key of the task.
         re.compile(r"(?:忘(?:掉|了|记)|删(?:掉|除))我?(?:说的|说过的|告诉你的)?(?:关于|有关)(?P<what>[\u4e00-\u9fff]{1,6}?)"
                    r"(?:的(?:事|话|内容)|吧|[。！，,]|$)"
@@ -321,6 +324,10 @@ YES_WORD_DESCRIBING = re.compile(
     r"^\W*(?:great|lovely|perfect|fine|nice|good|wonderful|excellent|awesome|beautiful)\s+"
     r"(?!thanks|thank|please|go|let|book|do|that|it|yes|sure|then|one|choice|idea|option|work|with|by|for|to|and)"
     r"[a-z]", re.IGNORECASE)
+# "Yes — hold on, what have we got?", 是——等一下，现在都定了些什么？: a yes taken back before it ends
+# is no yes; what follows it is the turn.
+HOLD_ON = re.compile(r"\b(?:hold on|hang on|wait(?: a (?:sec(?:ond)?|moment|minute))?|one (?:sec(?:ond)?|moment)|"
+                     r"just a (?:sec(?:ond)?|moment|minute))\b|等一下|等等|稍等|等一等|慢着|先别", re.IGNORECASE)
 # An exclamation worded like a question ("what a day", "how lovely"): small talk.
 EXCLAMATION = re.compile(r"^\W*(?:what an?\b|how (?:nice|lovely|great|sweet|cool|awful|sad|funny|kind|beautiful)\b)"
                          r"(?!.*\?)", re.IGNORECASE)

@@ -18,6 +18,7 @@ from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.cues import (
     CAPITALISED_WORD_EN,
     CLOSING,
+    HOLD_ON,
     NOT_NAMES_EN,
     PLACE_NAME_EN,
     STATE_CUES,
@@ -415,8 +416,8 @@ class RuleExtractor:
     def _polarity(lowered: str, cues: StateCues) -> Polarity:
         if cues.no.search(lowered):
             return "no"
-        if YES_WORD_DESCRIBING.search(lowered):
-            return ""             # "lovely weather today, isn't it?": small talk, not a yes to the offer
+        if YES_WORD_DESCRIBING.search(lowered) or HOLD_ON.search(lowered):
+            return ""             # "lovely weather today, isn't it?": small talk; "yes — hold on": not yet a yes
         return "yes" if cues.yes.search(lowered) else ""
 
     @staticmethod
@@ -533,7 +534,7 @@ class RuleExtractor:
     def _withdrawals(self, said: _Said, add: Add, state: SessionState | None = None,
                      taken: list[Span] | None = None) -> None:
         text, source, lang, cues = said.text, said.source, said.lang, said.cues
-        matches = [(m.groupdict().get("what") or m.groupdict().get("what2"), m.span())
+        matches = [(m.groupdict().get("what") or m.groupdict().get("what2") or m.groupdict().get("what3"), m.span())
                    for pattern in cues.withdrawals for m in pattern.finditer(source)
                    if not _overlaps(m.span(), taken or [])]    # 别5了，三吧 replaces the 5: nothing withdrawn
         keys_only = [(m.group("what"), m.span()) for m in cues.withdraw_key.finditer(text)] if cues.withdraw_key else []

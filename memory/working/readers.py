@@ -179,7 +179,10 @@ def cued(spec: KeySpec, text: str, span: Span, lang: str) -> bool:
         return False
     # The value said on its own is an answer ("A text message."), whatever cue it lacks.
     rest = (text[left:span[0]] + " " + text[span[1]:right]).lower()
-    if lang == "en" and set(re.findall(r"[a-z']+", rest)) <= _BARE_ANSWER_EN:
+    # …and with another of the key's own words beside it ("A phone call.": call is the phone's too).
+    own = {w for table in spec.values.values() for phrase in _words(table, lang)
+           for w in re.findall(r"[a-z']+", phrase)}
+    if lang == "en" and set(re.findall(r"[a-z']+", rest)) - own <= _BARE_ANSWER_EN:
         return True
     # The key named in the same sentence is its cue ("my contact method has changed: it's a phone
     # call now", 联系方式改了，现在打电话).
