@@ -38,6 +38,9 @@ from typing import Any
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_asr import number_words
+
 ROOT = Path(__file__).resolve().parents[1]
 SENTENCES = ROOT / "assets" / "tts_sentences"
 # The packages each voice installs (shared runtimes such as onnxruntime are not counted).
@@ -174,33 +177,16 @@ def normal_zh(text: str) -> str:
     return _PUNCT.sub("", text)
 
 
-_ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-         "sixteen seventeen eighteen nineteen").split()
-_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
-
-
-def cardinal_en(n: int) -> str:
-    if n < 20:
-        return _ONES[n]
-    if n < 100:
-        return _TENS[n // 10] + ("" if n % 10 == 0 else " " + _ONES[n % 10])
-    if n < 1000:
-        return _ONES[n // 100] + " hundred" + ("" if n % 100 == 0 else " " + cardinal_en(n % 100))
-    if n < 10**6:
-        return cardinal_en(n // 1000) + " thousand" + ("" if n % 1000 == 0 else " " + cardinal_en(n % 1000))
-    return " ".join(_ONES[int(d)] for d in str(n))
-
-
 def words_en(text: str) -> list[str]:
     """Lower-case words, numbers spelled out ("7:30" → seven thirty, "4.8" → four point eight)."""
     text = text.lower().replace("%", " percent").replace("o'clock", "").replace("-", " ")
     text = re.sub(r"\$(\d+(?:\.\d+)?)", r"\1 dollars", text)
-    text = re.sub(r"(\d{1,2}):(\d{2})", lambda m: cardinal_en(int(m.group(1))) + (
-        "" if m.group(2) == "00" else " " + cardinal_en(int(m.group(2)))), text)
+    text = re.sub(r"(\d{1,2}):(\d{2})", lambda m: number_words(int(m.group(1))) + (
+        "" if m.group(2) == "00" else " " + number_words(int(m.group(2)))), text)
     text = re.sub(r"(\d+)(?:st|nd|rd|th)\b", r"\1", text)
-    text = re.sub(r"(\d+)\.(\d+)", lambda m: cardinal_en(int(m.group(1))) + " point " + " ".join(
-        _ONES[int(d)] for d in m.group(2)), text)
-    text = re.sub(r"\d+", lambda m: " " + cardinal_en(int(m.group(0))) + " ", text.replace(",", ""))
+    text = re.sub(r"(\d+)\.(\d+)", lambda m: number_words(int(m.group(1))) + " point " + " ".join(
+        number_words(int(d)) for d in m.group(2)), text)
+    text = re.sub(r"\d+", lambda m: " " + number_words(int(m.group(0))) + " ", text.replace(",", ""))
     text = re.sub(r"\b(a\.m\.|am|p\.m\.|pm)\b", lambda m: m.group(0).replace(".", ""), text)
     return re.findall(r"[a-z']+", text)
 

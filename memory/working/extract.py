@@ -139,10 +139,18 @@ def _held_number_replaced(text: str, lang: str,
         old, new = to_amount(m.group("old")), to_amount(m.group("new"))
         if old is None or new is None or old == new:
             continue
-        for condition in state.constraints.values():
-            held = condition.value
-            if isinstance(held, (int, float)) and not isinstance(held, bool) and float(held) == float(old):
-                return condition.key, int(new) if float(new).is_integer() else new, m.span(), m.group(0)
+        key = _key_holding_number({float(old)}, state)
+        if key is not None:
+            return key, int(new) if float(new).is_integer() else new, m.span(), m.group(0)
+    return None
+
+
+def _key_holding_number(numbers: set[float], state: SessionState) -> str | None:
+    """The key whose held value is one of `numbers` (a count, an amount, degrees)."""
+    for condition in state.constraints.values():
+        held = condition.value
+        if isinstance(held, (int, float)) and not isinstance(held, bool) and float(held) in numbers:
+            return condition.key
     return None
 
 
@@ -151,12 +159,8 @@ def _held_number_named(phrase: str, state: SessionState | None) -> tuple[str, st
     dollars"): the number said is the value held, with or without its cents."""
     if state is None:
         return None
-    said = {float(n) for n in re.findall(r"\d+(?:\.\d+)?", phrase)}
-    for condition in state.constraints.values():
-        if isinstance(condition.value, (int, float)) and not isinstance(condition.value, bool) \
-                and float(condition.value) in said:
-            return condition.key, None
-    return None
+    key = _key_holding_number({float(n) for n in re.findall(r"\d+(?:\.\d+)?", phrase)}, state)
+    return (key, None) if key is not None else None
 
 
 def _masked(text: str, spans: list[Span]) -> str:
