@@ -415,11 +415,16 @@ class DialoguePolicy:
                 refused = refused_before
             return Decision(Act.ANSWER_OPTION, say=turn.option_answer, then=then, refused=refused,
                             reason="a question about the option, answered from the catalogue")
-        if turn.state_question is not None and not (step is not None and step.act == Act.ACT):
+        if turn.state_question is not None and (step is None or step.act != Act.ACT
+                                                or turn.state_question.kind in ("next", "summary")):
+            # "Okay, what now?" asks what comes next: answered, and the act waits for a yes to it.
             # Answered from the state (the words are the code's), then back to the task.
             question = turn.state_question
             then = self._resume(step, last)
-            if question.kind == "next" and then is None and step is not None and step.act != Act.ALREADY_DONE:
+            if step is not None and step.act == Act.ACT:     # the offer stays open, asked again; nothing done yet
+                then = Decision(Act.RESUME, last.action, option=last.option, args=dict(last.args),
+                                reason="asked what comes next: the go-ahead is still to come")
+            elif question.kind == "next" and then is None and step is not None and step.act != Act.ALREADY_DONE:
                 then = replace(step, then=None)     # what comes next is the open question, asked again
             return Decision(Act.ANSWER_STATE, key=question.kind, about=question.keys, yours=question.yours,
                             then=then, refused=refused,

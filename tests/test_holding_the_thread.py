@@ -649,3 +649,27 @@ def test_a_yes_taken_back_before_it_ends_books_nothing(text):
                               options=DialogueOptions(language=language))
     planned = session.plan(state, TurnInput(text=text, turn_class=TurnClass.CHIT_CHAT))
     assert "act" not in [step.act for step in planned.decision.steps()], planned.decision
+
+
+@pytest.mark.parametrize("text", ["Well, okay, what now?", "OK so what happens next?", "好吧，接下来呢？"])
+def test_asking_what_comes_next_to_an_offer_answers_it_and_books_nothing(text):
+    from monologue.dialogue.dialogue_session import DialogueOptions, DialogueSession, TurnInput
+    from monologue.memory.domain.catalogue import load_catalogue
+    from monologue.memory.working.state import AgentAct
+    from monologue.memory.working.turn_classes import TurnClass
+
+    language = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "en"
+    state = _held("restaurant", date="friday", time="19:00", party_size=4)
+    offer = {"restaurant_name": "Chili House", "date": "friday", "time": "19:00", "party_size": 4}
+    state.acts.append(AgentAct("propose", 1, "propose", action="book", option="Chili House", args=offer))
+    session = DialogueSession(None, {"restaurant": load_catalogue("restaurants")},
+                              options=DialogueOptions(language=language))
+    planned = session.plan(state, TurnInput(text=text, turn_class=TurnClass.CHIT_CHAT))
+    acts = [step.act for step in planned.decision.steps()]
+    assert acts[0] == "answer_state" and "act" not in acts, planned.decision
+
+
+@pytest.mark.parametrize(("text", "time"), [("Thursday at noon, party of 4.", "12:00"), ("12 noon please", "12:00"),
+                                            ("around midnight", "00:00")])
+def test_noon_and_midnight_are_clock_times(text, time):
+    assert _sets("restaurant", text).get("time") == time

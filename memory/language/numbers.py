@@ -175,7 +175,11 @@ def find_en_times(text: str, require_cue: bool = True) -> list[tuple[str, int, i
             value = format_time(en_hour_24(hour, lowered[m.end():], lowered) if hour <= 12 else hour, minute)
         if value:
             found.append((value, m.start(), m.end()))
-    return found
+    # Noon and midnight are clock times by name ("at noon", "12 noon"), when no number said one.
+    for m in re.finditer(r"\b(?:12\s+)?(?P<name>noon|midday|midnight)\b", lowered):
+        if not any(start <= m.start() < end for _, start, end in found):
+            found.append(("00:00" if m.group("name") == "midnight" else "12:00", m.start(), m.end()))
+    return sorted(found, key=lambda f: f[1])
 
 
 _ZH_CLOCK = re.compile(
