@@ -371,7 +371,9 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                                                 dialogue_session(config, memory, long_term, memories.actions)),
                              options=ReplyOptions(config.language, config.reply.min_clause_chars,
                                                   config.reply.wording, config.reply.model_chooses_action,
-                                                  commit_when_played=spoken)),
+                                                  commit_when_played=spoken,
+                                                  first_audio_budget_ms=config.reply.first_audio_budget_ms
+                                                  if spoken else 0.0)),
         tts=TTSProcessor(models.tts) if models.tts is not None else None,
         trace=TraceWriter(out_dir if config.trace.enabled else None, on_turn_done=hooks.on_turn_done,
                           append=memories.continued),

@@ -37,6 +37,7 @@ class ReplyOptions:
     wording: Literal["model", "policy"] = "model"
     choose_actions: bool = True        # a model with function calling may choose the action
     commit_when_played: bool = False
+    first_audio_budget_ms: float = 0.0  # the user's silence the first words must end; 0: no limit (text)
 
 
 @dataclass
