@@ -50,6 +50,9 @@ class Failure(StrEnum):
     # template says the rest), or the reply stage itself raised.
     LLM_ERROR = "llm_error"
     INTERNAL_ERROR = "internal_error"
+    # The model had no checked first clause when the user's silence reached the first-audio
+    # budget: the policy's words went instead (reply.first_audio_budget_ms).
+    OVER_BUDGET = "over_budget"
 
 
 @dataclass(frozen=True)

@@ -200,6 +200,28 @@ class TurnEnd:
                           "drafts_dropped": self.drafts_dropped or None, "partials": self.partials or None})
 
 
+@dataclass
+class FirstWordsBudget:
+    """The first-audio budget on one turn (E3): how long the user's silence may last, how
+    much of it the model was given for a checked first clause, and what happened.
+
+    `outcome`: model (its first clause came in time), policy (it did not: stopped, and the
+    template said the act), not_asked (the policy words this act anyway). `late_notice`:
+    even the plan missed the budget, so the agent first said it needed a moment."""
+
+    budget_ms: float
+    model_had_ms: float | None = None    # from the model's start to its deadline
+    voice_ms: float | None = None        # kept back for the voice's first clause
+    outcome: Literal["model", "policy", "not_asked"] | None = None
+    late_notice: str = ""                # said when the plan itself was late
+
+    def trace(self) -> dict[str, Any]:
+        return _measured({"budget_ms": self.budget_ms, "outcome": self.outcome,
+                          "model_had_ms": None if self.model_had_ms is None else round(self.model_had_ms, 1),
+                          "voice_ms": None if self.voice_ms is None else round(self.voice_ms, 1),
+                          "late_notice": self.late_notice or None})
+
+
 # Who worded a reply: the model, the policy's template (after the model, or instead of it),
 # the policy alone, the fallback line after a failure of ours; cancelled: cut while worded.
 ReplySource = Literal["model", "template", "model+template", "policy", "fallback", "cancelled"]
@@ -223,12 +245,15 @@ class ReplyRecord:
     # The LLM's tokens: prompt_tokens, cached_tokens (reused from its cache), evaluated_tokens
     # (computed this turn), generated_tokens; None when no LLM worded the reply.
     tokens: dict[str, int] | None = None
+    budget: FirstWordsBudget | None = None   # with a voice: the time the first words had, and who made it
+
 
     def trace(self) -> dict[str, Any]:
         return {"model": self.model, "state_version": self.state_version, "prompt": self.prompt,
                 "text": self.text, "error": self.error, "decision": self.decision, "source": self.source,
                 "check": [f.trace() for f in self.check], "tokens": self.tokens or {},
-                **({"redacted": self.redacted} if self.redacted else {})}
+                **({"redacted": self.redacted} if self.redacted else {}),
+                **({"budget": self.budget.trace()} if self.budget is not None else {})}
 
 
 @dataclass(frozen=True)

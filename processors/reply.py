@@ -15,7 +15,7 @@ from pipecat.frames.frames import Frame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.dialogue.check import CheckFailure, Failure
-from monologue.dialogue.dialogue_session import DialogueOptions, DialogueSession
+from monologue.dialogue.dialogue_session import DialogueOptions, DialogueSession, Planned
 from monologue.memory.language.phrases import say
 from monologue.memory.longterm.engine import LongTermMemory
 from monologue.memory.working.conversation import ConversationLog
@@ -72,7 +72,8 @@ class ReplyProcessor(FrameProcessor):
         self._planner = ReplyPlanner(llm, dialogue, memory=memory.working, long_term=long_term,
                                      choose_actions=options.choose_actions)
         self._wording = ReplyWording(llm, prompt, self.push_frame, language=options.language,
-                                     min_clause_chars=options.min_clause_chars)
+                                     min_clause_chars=options.min_clause_chars,
+                                     first_audio_budget_ms=options.first_audio_budget_ms)
         self._committer = ReplyCommitter(log, dialogue, memory=memory.working, long_term=long_term,
                                          when_played=options.commit_when_played)
         self._answering: tuple[int, asyncio.Task[None]] | None = None
@@ -160,6 +161,22 @@ class ReplyProcessor(FrameProcessor):
             self._answering = None
         await self._made(turn, pending)
 
+    async def _plan_in_time(self, turn: Turn, pending: PendingReply) -> Planned | None:
+        """The plan; if it is not ready when the first words are due, the user hears that the
+        agent needs a moment (once), and then the reply. A draft the user may still talk on
+        through is not late: its audio waits for the turn's end anyway."""
+        plan = asyncio.ensure_future(self._planner.plan(turn, pending, self._log))
+        try:
+            due = self._wording.clock.plan_deadline_secs(turn)
+            if due is not None:
+                await asyncio.wait({plan}, timeout=max(due, 0.0))
+                if not plan.done() and turn.decided and not turn.dropped:
+                    await self._wording.say_late(turn, self._options.language)
+            return await plan
+        finally:
+            if not plan.done():
+                plan.cancel()
+
     async def _made(self, turn: Turn, pending: PendingReply) -> None:
         """The reply is made: committed now (no voice), or once the playout says what was heard.
         A draft's reply is made only once the turn is confirmed."""
@@ -170,7 +187,7 @@ class ReplyProcessor(FrameProcessor):
         await self.push_frame(AgentTurnEndFrame(turn=turn))
 
     async def _answer(self, turn: Turn, pending: PendingReply) -> None:
-        planned = await self._planner.plan(turn, pending, self._log)
+        planned = await self._plan_in_time(turn, pending)
         if planned is None:
             return
         if planned.decision.act.said_as_decided or self._options.wording == "policy":

@@ -6,8 +6,11 @@ start on the first clause while the model is still on the second."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+import statistics
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -18,7 +21,7 @@ from monologue.memory.language.phrases import say
 from monologue.memory.longterm.sensitivity import LocalOnlyRedactor
 from monologue.memory.working.conversation import ConversationLog, Utterance
 from monologue.models.chat import ChatError, ChatLLM, StreamStats
-from monologue.processors.frames import ReplySource, ReplyTextFrame, Turn
+from monologue.processors.frames import FirstWordsBudget, ReplySource, ReplyTextFrame, Turn
 
 _HARD_END = re.compile(r"[.!?;:](?=\s)|[。！？；：]")
 _SOFT_END = re.compile(r",(?=\s)|[，、]")
@@ -141,17 +144,78 @@ def joined(clauses: list[str], language: str) -> str:
     return say("clause.join", language).join(clauses)
 
 
+# The voice's time for a first clause before any turn of this session has measured it
+# (scripts/bench_tts.py: piper 146 ms p50, the Mandarin voice 256 ms).
+VOICE_FIRST_CLAUSE_SECS = 0.2
+# Less than this left for the model is no chance at all: the policy words the act at once
+# rather than starting a model call only to stop it (on two cores it would slow the voice).
+MODEL_MIN_SECS = 0.05
+
+
+class FirstWordsClock:
+    """How long the model may take over a first clause, by the first-audio budget (E3).
+
+    The budget is on the user's silence: from the end of their speech to the agent's first
+    audio. What the turn's end, the transcript and the plan took is already spent; the voice's
+    own time for the first clause (the median of the session's last turns) is kept back."""
+
+    def __init__(self, budget_ms: float) -> None:
+        self.budget_ms = budget_ms
+        self._voiced: deque[Turn] = deque(maxlen=8)
+
+    @property
+    def enabled(self) -> bool:
+        return self.budget_ms > 0
+
+    def voice_secs(self) -> float:
+        measured = [t.compute["tts_first_clause"] for t in self._voiced if "tts_first_clause" in t.compute]
+        return statistics.median(measured) if measured else VOICE_FIRST_CLAUSE_SECS
+
+    def silence_secs(self, turn: Turn) -> float:
+        """The user's silence so far, counted as `Turn.reply_delay_secs` counts it."""
+        return turn.start_wait_secs + (time.perf_counter() - turn.started_at)
+
+    def start(self, turn: Turn) -> FirstWordsBudget | None:
+        """The turn's budget record, with the time left for a model (None: no budget)."""
+        if not self.enabled:
+            return None
+        self._voiced.append(turn)
+        voice = self.voice_secs()
+        left = self.budget_ms / 1000 - self.silence_secs(turn) - voice
+        late = turn.reply.budget.late_notice if turn.reply.budget is not None else ""
+        budget = FirstWordsBudget(self.budget_ms, model_had_ms=max(left, 0.0) * 1000, voice_ms=voice * 1000,
+                                  late_notice=late)
+        turn.reply.budget = budget
+        return budget
+
+    def plan_deadline_secs(self, turn: Turn) -> float | None:
+        """Seconds until the plan is late: past it, even the policy's words would miss the budget."""
+        if not self.enabled:
+            return None
+        return self.budget_ms / 1000 - self.silence_secs(turn) - self.voice_secs()
+
+
+class _OverBudget(Exception):
+    """The model had no checked first clause by the budget's deadline (or no time at all)."""
+
+    def __init__(self, secs: float) -> None:
+        super().__init__(secs)
+        self.secs = secs
+
+
 class ReplyWording:
     """One job: put a planned reply into words, clause by clause, through `push`."""
 
     def __init__(self, llm: ChatLLM, prompt: PromptOptions, push: Callable[[ReplyTextFrame], Awaitable[None]], *,
-                 language: str = "en", min_clause_chars: int = 12) -> None:
+                 language: str = "en", min_clause_chars: int = 12, first_audio_budget_ms: float = 0.0) -> None:
         self._llm = llm
         self._prompt = prompt
         self._push = push
         self._language = language
         self._min_clause = min_clause_chars
         self._window = PromptWindow(prompt.recent_turns)
+        self.clock = FirstWordsClock(first_audio_budget_ms)
+        self._late_noticed = False
 
     async def word(self, turn: Turn, planned: Planned, log: ConversationLog, local_only: list[str]) -> None:
         """The model words the decision; each clause is checked before TTS gets it, and the
@@ -170,18 +234,30 @@ class ReplyWording:
         started = time.perf_counter()
         turn.mark("llm_start", started)
         failed = False
+        budget = self.clock.start(turn)
+        model_secs = None if budget is None else (budget.model_had_ms or 0.0) / 1000
         try:
+            if model_secs is not None and model_secs < MODEL_MIN_SECS:
+                raise _OverBudget(model_secs)
             deltas = self._llm.stream(messages, stats)
             try:
-                async for delta in deltas:
-                    for clause in splitter.feed(delta):
-                        clause = redactor.restore(clause) if redactor is not None else clause
-                        if planned.check.clause(clause, spoken) is not None:
-                            failed = True
-                            break
-                        await self.say(turn, clause, spoken)
-                    if failed:
-                        break       # stop the model: the rest is the template's
+                # The model's first checked clause must leave by the budget's deadline; once
+                # it has, the rest streams on behind the voice with no deadline of its own.
+                async with asyncio.timeout(model_secs) as first_words:
+                    async for delta in deltas:
+                        for clause in splitter.feed(delta):
+                            clause = redactor.restore(clause) if redactor is not None else clause
+                            if planned.check.clause(clause, spoken) is not None:
+                                failed = True
+                                break
+                            first_words.reschedule(None)
+                            await self.say(turn, clause, spoken)
+                        if failed:
+                            break       # stop the model: the rest is the template's
+            except TimeoutError:
+                if not first_words.expired():
+                    raise
+                raise _OverBudget(model_secs or 0.0) from None
             finally:
                 close = getattr(deltas, "aclose", None)
                 if close is not None:
@@ -195,6 +271,12 @@ class ReplyWording:
                 await self.say(turn, rest, spoken)
             elif rest:
                 failed = True
+        except _OverBudget as over:
+            # Stopped before its first clause: nothing of it was said, so the policy's words
+            # for the act are the whole reply, correct by construction.
+            failed = True
+            planned.check.failures.append(CheckFailure(
+                Failure.OVER_BUDGET, f"no checked first clause within the {over.secs * 1000:.0f} ms the budget left"))
         except ChatError as exc:
             turn.reply.error = str(exc)
         turn.reply.model = stats.model
@@ -215,11 +297,13 @@ class ReplyWording:
             turn.reply.source = "model+template" if model_text else "template"
         if not turn.reply.source:
             turn.reply.source = "model"
+        if budget is not None:
+            budget.outcome = "model" if model_text else "policy"
         turn.reply.check = planned.check.failures
         if turn.reply.error and not model_text:
             turn.reply.check = [*turn.reply.check, CheckFailure(Failure.LLM_ERROR, turn.reply.error)]
         turn.mark("llm_done", stats.finished_at or time.perf_counter())
-        turn.reply.text = joined(spoken, planned.language)
+        turn.reply.text = self._said(turn, spoken, planned.language)
 
     async def say_directly(self, turn: Turn, text: str, source: ReplySource) -> None:
         """Words the code has (a misheard value to ask about, an answer from memory), said exactly."""
@@ -227,12 +311,29 @@ class ReplyWording:
         turn.reply.model = source
         turn.reply.source = source
         turn.mark("llm_start", time.perf_counter())
+        budget = self.clock.start(turn)
+        if budget is not None:
+            budget.outcome = "not_asked"
         spoken: list[str] = []
         # Clause by clause, as a model's words go: the voice starts on the first while it makes the rest.
         for clause in self._template_clauses(text) or [text]:
             await self.say(turn, clause, spoken)
         turn.mark("llm_done", time.perf_counter())
-        turn.reply.text = text
+        turn.reply.text = self._said(turn, spoken, self._language)
+
+    async def say_late(self, turn: Turn, language: str) -> None:
+        """The plan itself missed the budget (a busy machine, a slow reading of the turn): say
+        so once, briefly, rather than leave the user in silence. The reply follows it."""
+        if turn.reply.budget is None:
+            turn.reply.budget = FirstWordsBudget(self.clock.budget_ms)
+        budget = turn.reply.budget
+        if budget.late_notice:
+            return
+        budget.late_notice = say("reply.late" if self._late_noticed else "reply.late_first", language)
+        self._late_noticed = True
+        turn.mark("late_notice", time.perf_counter())
+        turn.reply.text = budget.late_notice
+        await self._push(ReplyTextFrame(text=budget.late_notice, turn=turn))
 
     async def say(self, turn: Turn, clause: str, spoken: list[str]) -> None:
         if not spoken:
@@ -240,8 +341,13 @@ class ReplyWording:
             turn.mark("llm_first_clause", now)
             turn.compute.setdefault("llm_first_clause", now - turn.marks["llm_start"])
         spoken.append(clause)
-        turn.reply.text = joined(spoken, self._language)   # so far: a cut reply keeps what was sent
+        turn.reply.text = self._said(turn, spoken, self._language)   # so far: a cut reply keeps what was sent
         await self._push(ReplyTextFrame(text=clause, turn=turn))
+
+    @staticmethod
+    def _said(turn: Turn, spoken: list[str], language: str) -> str:
+        notice = turn.reply.budget.late_notice if turn.reply.budget is not None else ""
+        return joined(([notice] if notice else []) + spoken, language)
 
     def _template_clauses(self, template: str) -> list[str]:
         splitter = ClauseSplitter(self._min_clause)

@@ -55,6 +55,9 @@ EN: dict[str, str] = {
     "reply.ask": "Ask the user: {question}",
     "reply.nothing_yet": "The user has not asked for anything specific yet.",
     "reply.fallback": "Sorry, I couldn't come up with an answer just now. Could you say that again?",
+    # Said once when even the plan misses the first-audio budget (a busy machine), then shorter.
+    "reply.late_first": "One moment, I'm a little slow right now.",
+    "reply.late": "One moment.",
     "condition.date": "on {value}",
     "condition.time": "at {value}",
     "condition.excludes": "no {value}",
@@ -274,6 +277,8 @@ ZH: dict[str, str] = {
     "reply.ask": "问用户：{question}",
     "reply.nothing_yet": "用户还没有提出具体要求。",
     "reply.fallback": "抱歉，我刚才没能想好回答，你能再说一遍吗？",
+    "reply.late_first": "请稍等，我这会儿有点慢。",
+    "reply.late": "请稍等。",
     "condition.date": "{value}",
     "condition.time": "{value}",
     "condition.excludes": "不要{value}",
