@@ -673,3 +673,20 @@ def test_asking_what_comes_next_to_an_offer_answers_it_and_books_nothing(text):
                                             ("around midnight", "00:00")])
 def test_noon_and_midnight_are_clock_times(text, time):
     assert _sets("restaurant", text).get("time") == time
+
+
+@pytest.mark.parametrize(("domain", "text", "key", "time"), [
+    ("in_car", "Nine in the evening.", "arrival_time", "21:00"),
+    ("in_car", "Take me to the station, 7 tonight.", "arrival_time", "19:00"),
+    ("restaurant", "Friday, eight at night.", "time", "20:00"),
+    ("restaurant", "Six in the morning works for us.", "time", "06:00"),
+])
+def test_a_number_with_its_part_of_the_day_is_a_clock_time(domain, text, key, time):
+    """No "at", no "pm": the part of the day said after it makes a bare number a time."""
+    assert _sets(domain, text).get(key) == time
+
+
+@pytest.mark.parametrize("text", ["A table for two tonight, please.", "We're a party of 4 in the evening."])
+def test_a_count_before_the_part_of_the_day_stays_a_count(text):
+    sets = _sets("restaurant", text)
+    assert "time" not in sets and sets.get("party_size") in (2, 4)

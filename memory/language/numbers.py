@@ -136,6 +136,10 @@ def en_hour_24(hour: int, text_after: str, whole: str) -> int:
     return hour + 12 if 1 <= hour <= 10 else hour
 
 
+_EN_PERIOD_AFTER = re.compile(r"\s+(?:in the (?:morning|afternoon|evening)|at night|tonight|this (?:morning|afternoon|evening)|"
+                              r"tomorrow (?:morning|afternoon|evening|night))\b")
+
+
 _EN_CLOCK = re.compile(
     r"\b(?:(?P<half>half past|quarter past|quarter to)\s+)?(?P<h>\d{1,2}|one|two|three|four|five|six|seven|"
     r"eight|nine|ten|eleven|twelve)(?::(?P<m>\d{2})|\s+(?P<mw>thirty|fifteen|forty-five|forty five))?"
@@ -161,6 +165,10 @@ def find_en_times(text: str, require_cue: bool = True) -> list[tuple[str, int, i
         if not cued and re.search(r"\b(?:at|around|by|about|until|till)\s+$", before):
             after = lowered[m.end(): m.end() + 12]
             cued = not re.match(r"\s*(?:people|persons|guests|of us|seats|adults|dollars|bucks)", after)
+        if not cued and _EN_PERIOD_AFTER.match(lowered, m.end()):
+            # "Nine in the evening", "seven tonight": the part of the day makes it a clock
+            # time, unless the number counts something ("a table for two tonight").
+            cued = not re.search(r"\b(?:for|of|party of|table for)\s+$", before)
         if require_cue and not cued:
             continue
         if half == "half past":
