@@ -255,6 +255,7 @@ class DialoguePolicy:
                             refused=refused)
         yes = self._yes(turn)
         if action.choose and action.choose not in values:
+            before_turn_refused = refused
             if last.act in _OFFERS and last.action == action.name:
                 offered = last.option
                 if yes and offered:
@@ -266,6 +267,27 @@ class DialoguePolicy:
                 if turned_down and offered and offered not in refused:
                     refused = (*refused, offered)
             fitting = [o for o in options if str(o.get("name")) not in refused]
+            offered_item = next((o for o in options if last.act in _OFFERS and last.action == action.name
+                                 and str(o.get("name")) == last.option), None)
+            if not fitting and offered_item is not None and WANTS_OPTIONS.search(turn.text) \
+                    and not any(r == last.option for r in before_turn_refused):
+                # "Do you have another option?" and there is none: say the one on offer is the
+                # only one that fits (it is not turned down by asking).
+                return Decision(Act.ONLY_OPTION, action.name, option=last.option, args=dict(last.args),
+                                refused=before_turn_refused, reason="asked for another option; none fits but this one")
+            turned_down = [o for o in options if str(o.get("name")) in refused]
+            asked_what_to_change = last.act in (Act.NO_OPTIONS, Act.ASK_CHANGE) and not turn.changed
+            if not fitting and turned_down and (yes or asked_what_to_change):
+                # Nothing fits only because the user turned the places down, and they say yes
+                # (or change nothing when asked what to change): they may want one after all.
+                # Offer the last one turned down again, read back in full, rather than ask
+                # what to change round and round.
+                name = str(turned_down[-1].get("name")) if len(turned_down) == 1 else \
+                    next(r for r in reversed(refused) if any(str(o.get("name")) == r for o in turned_down))
+                item = next(o for o in turned_down if str(o.get("name")) == name)
+                return Decision(Act.PROPOSE, action.name, option=name, option_item=item,
+                                args={**args, action.choose: name}, refused=tuple(r for r in refused if r != name),
+                                reason=f"nothing else fits; {name}, turned down earlier, is offered again")
             if not fitting:
                 drop = next(iter(relaxable), "")
                 if last.act == Act.NO_OPTIONS and last.key == drop and not turn.changed:

@@ -690,3 +690,20 @@ def test_a_number_with_its_part_of_the_day_is_a_clock_time(domain, text, key, ti
 def test_a_count_before_the_part_of_the_day_stays_a_count(text):
     sets = _sets("restaurant", text)
     assert "time" not in sets and sets.get("party_size") in (2, 4)
+
+
+@pytest.mark.parametrize(("language", "lines"), [
+    ("en", ["A cheap place for six on Thursday at noon, please.", "Anything else you could suggest?",
+            "No, not that one.", "Hmm, fine, let's go with it after all.", "Yes please."]),
+    ("zh", ["周四中午十二点，六个人，便宜点的。", "有没有其他的选择？", "不要这家。", "好吧，就那家吧。", "好的。"]),
+])
+async def test_the_only_place_is_said_to_be_the_only_one_and_can_be_taken_after_a_no(language, lines) -> None:
+    """Asked for another when none fits, the agent says so; turned down, then wanted after all,
+    the place is offered again instead of 'what could we change?' round and round."""
+    result = await _chat("restaurant", language, lines, catalogue="restaurants")
+    acts = [(t.reply.decision or {}).get("act") for t in result.turns]
+    said = [t.reply.text for t in result.turns]
+    assert acts[:3] == ["propose", "only_option", "no_options"], said
+    assert acts[3] in ("propose", "act") and "act" in acts[3:], said
+    offered = result.turns[0].reply.decision["option"]
+    assert result.turns[3].reply.decision.get("option", offered) == offered and offered in said[-1], said
