@@ -225,7 +225,7 @@ class DialogueSession:
             # A question about the task is the state's to answer, before long-term memory's; a
             # key this very turn sets is not asked about ("what about 8?" sets the time).
             state_question = self.state_questions(state.domain).read(
-                text, language, held=[c.key for c in view.constraints.values()])
+                text, language, held=[c.key for c in view.constraints.values()], view=view)
             if state_question is not None and set(state_question.keys) & changed:
                 state_question = None
             if state_question is not None and state_question.kind == "slot" and memory_answer is not None \

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from monologue.dialogue.state_questions import StateQuestion
+from monologue.dialogue.state_questions import StateQuestion, checks_held
 from monologue.memory.domain.schema import ActionSpec, DomainSchema
 from monologue.memory.language.cues import (
     ABOUT_ME,
@@ -113,6 +113,7 @@ class Decision:
     replaces: str = ""                   # PROPOSE: the chosen option a new condition rules out
     about: tuple[str, ...] = ()          # ANSWER_STATE: the keys asked about (none: a summary or what is next)
     yours: bool = False                  # ANSWER_STATE: asked as what the user said: answered as theirs
+    checks: tuple[tuple[str, Any], ...] = ()   # ANSWER_STATE: a yes/no question's values (yes or no first)
     kept: dict[str, str] = field(default_factory=dict)   # slot → value the user would not drop when nothing fitted
 
     def steps(self) -> list[Decision]:
@@ -131,6 +132,8 @@ class Decision:
                 out[name] = getattr(self, name)
         if self.about:
             out["about"] = list(self.about)
+        if self.checks:
+            out["checks"] = {k: v for k, v in self.checks}
         if self.args:
             out["args"] = self.args
         if self.refused:
@@ -275,16 +278,16 @@ class DialoguePolicy:
                 # only one that fits (it is not turned down by asking).
                 return Decision(Act.ONLY_OPTION, action.name, option=last.option, args=dict(last.args),
                                 refused=before_turn_refused, reason="asked for another option; none fits but this one")
-            turned_down = [o for o in options if str(o.get("name")) in refused]
+            declined = [o for o in options if str(o.get("name")) in refused]
             asked_what_to_change = last.act in (Act.NO_OPTIONS, Act.ASK_CHANGE) and not turn.changed
-            if not fitting and turned_down and (yes or asked_what_to_change):
+            if not fitting and declined and (yes or asked_what_to_change):
                 # Nothing fits only because the user turned the places down, and they say yes
                 # (or change nothing when asked what to change): they may want one after all.
                 # Offer the last one turned down again, read back in full, rather than ask
                 # what to change round and round.
-                name = str(turned_down[-1].get("name")) if len(turned_down) == 1 else \
-                    next(r for r in reversed(refused) if any(str(o.get("name")) == r for o in turned_down))
-                item = next(o for o in turned_down if str(o.get("name")) == name)
+                name = str(declined[-1].get("name")) if len(declined) == 1 else \
+                    next(r for r in reversed(refused) if any(str(o.get("name")) == r for o in declined))
+                item = next(o for o in declined if str(o.get("name")) == name)
                 return Decision(Act.PROPOSE, action.name, option=name, option_item=item,
                                 args={**args, action.choose: name}, refused=tuple(r for r in refused if r != name),
                                 reason=f"nothing else fits; {name}, turned down earlier, is offered again")
@@ -362,6 +365,11 @@ class DialoguePolicy:
     def _yes(turn: TurnFacts) -> bool | None:
         """Yes or no to what the agent offered or read back (None: neither)."""
         text = FILLERS.sub("", turn.text)
+        # "是周五还是周六来着？", "Is it Friday?": a yes word inside a question answers nothing.
+        text = " ".join(s for _, s in sentences_with_offsets(text) if not checks_held(s) and not (
+            asks_for_information(s) and not GO_AHEAD.search(s)))
+        if not text.strip():
+            return None
         if REFUSES_OFFER.search(text):
             return False
         if YES_WORD_DESCRIBING.search(text):
@@ -449,7 +457,7 @@ class DialoguePolicy:
             elif question.kind == "next" and then is None and step is not None and step.act != Act.ALREADY_DONE:
                 then = replace(step, then=None)     # what comes next is the open question, asked again
             return Decision(Act.ANSWER_STATE, key=question.kind, about=question.keys, yours=question.yours,
-                            then=then, refused=refused,
+                            checks=question.checks, then=then, refused=refused,
                             reason=f"a question about the state ({question.kind}"
                                    f"{': ' + ', '.join(question.keys) if question.keys else ''})")
         asked = [s for _, s in sentences_with_offsets(text)

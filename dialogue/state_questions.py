@@ -10,6 +10,10 @@ not in the model. What a question is about is found, in order of evidence:
 3. the multilingual sentence encoder, against each key's label in both languages, for
    phrasings neither of the above reaches (optional: without an encoder, 1 and 2 decide).
 
+A yes/no question that checks a value ("is the booking for four people?", "did I say
+seven?", 是周五还是周六来着？) is about the keys whose values it says, read by the same rules
+that read values into the state; its `checks` let the answer begin with a yes or a no.
+
 A summary or "what next" is a kind of its own. Nothing here names a domain or a key.
 A plain library: no frames, no audio, no pipecat.
 """
@@ -25,13 +29,18 @@ import numpy as np
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec
 from monologue.memory.language.cues import PAST_CUES, language_of
+from monologue.memory.language.numbers import to_int
 from monologue.memory.language.stances import (
     ABOUT_THE_USER_EN,
     ABOUT_THE_USER_ZH,
+    LEAD_IN_EN,
     REQUEST_QUESTION_EN,
     YES_NO_QUESTION_EN,
+    YES_NO_QUESTION_ZH,
     sentences_with_offsets,
 )
+from monologue.memory.working.extract import RuleExtractor
+from monologue.memory.working.state import Op, OpSource, SessionState
 
 Embed = Callable[[list[str]], np.ndarray]
 Kind = Literal["slot", "summary", "next"]
@@ -90,6 +99,34 @@ _POINTS_BACK = re.compile(r"\bagain\b|\bstill\b|\bthe same\b|"
                           r"\b(?:we|i) (?:said|agreed|picked|chose|set|booked)\b|\bremind me\b|"
                           r"来着|刚才|说的|定的|设的|订的", re.IGNORECASE)
 
+# A yes/no question that checks what was agreed, not one about the world ("is the place open on
+# Friday?" asks the world; "is it Friday?", "is the booking for four?", "Friday, right?" check).
+_CHECKS_HELD_EN = re.compile(
+    r"^(?:is|was|are|were) (?:it|that|this|we|the (?:booking|reservation|table|ticket|order|route|trip|plan|drive|"
+    r"temperature|time|date|day|party|pickup|return|refund|repair|exchange|stop|destination))\b|"
+    r"\b(?:did|do) (?:i|we|you) (?:say|pick|choose|set|book|agree|give|tell|put|ask)|"
+    r"\b(?:we|i|you) (?:said|agreed|picked|chose|set|booked|put|asked for)\b|\bstill\b|\bagain\b|"
+    r"\b(?:right|correct|isn'?t it|wasn'?t it|aren'?t we|weren'?t we|yeah)\s*\?*$", re.IGNORECASE)
+_CHECKS_HELD_ZH = re.compile(r"来着|对吧|对吗|对不对|是不是|没错吧|是吧|刚才|说的|定的|订的|设的|还是|"
+                             r"是[^吗？?]{1,15}吗[?？]?$")
+_ALTERNATIVES = re.compile(r"\bor\b|还是", re.IGNORECASE)
+
+
+def checks_held(sentence: str) -> bool:
+    """Whether a sentence asks whether a value is what was agreed (a yes/no or either/or question)."""
+    stripped = sentence.strip()
+    if not stripped:
+        return False
+    if language_of(stripped) == "zh":
+        return bool(_CHECKS_HELD_ZH.search(stripped) and (YES_NO_QUESTION_ZH.search(stripped)
+                                                          or re.search(r"[?？]\s*$|还是", stripped)))
+    lead = LEAD_IN_EN.sub("", stripped)
+    if REQUEST_QUESTION_EN.match(lead):
+        return False
+    question = bool(YES_NO_QUESTION_EN.match(lead)) or stripped.endswith("?")
+    return question and bool(_CHECKS_HELD_EN.search(lead))
+
+
 # The encoder's answer is taken only above this cosine (USE multilingual v3; a question that
 # names a key scores 0.45–0.7 against its label question, an unrelated one under 0.35).
 ENCODER_THRESHOLD = 0.42
@@ -101,8 +138,11 @@ class StateQuestion:
 
     kind: Kind
     keys: tuple[str, ...] = ()
-    found_by: str = ""          # "words", "question word", "encoder", "cue"
+    found_by: str = ""          # "words", "question word", "encoder", "cue", "value said"
     yours: bool = False         # asked as what the user said ("what did I say?"): answered as theirs
+    # A yes/no question's values, key → value as the state would hold it ("is it for four?":
+    # party_size → 4); none for an either/or question ("Friday or Saturday?") or any other.
+    checks: tuple[tuple[str, object], ...] = ()
 
 
 def _asks(sentence: str) -> bool:
@@ -113,6 +153,7 @@ def _asks(sentence: str) -> bool:
         return True
     if language_of(stripped) == "zh":
         return bool(_ASKS_ZH.search(stripped)) and not _REQUEST_ZH.search(stripped)
+    stripped = LEAD_IN_EN.sub("", stripped) or stripped
     if REQUEST_QUESTION_EN.match(stripped):
         return False
     if stripped.endswith("?") and _ASKS_EN.search(stripped):
@@ -134,11 +175,14 @@ class StateQuestionReader:
         self.schema = schema
         self._embed = embed
         self._prototypes: tuple[list[str], np.ndarray] | None = None
+        self._values = RuleExtractor(schema)
 
-    def read(self, text: str, language: str = "", held: Sequence[str] = ()) -> StateQuestion | None:
+    def read(self, text: str, language: str = "", held: Sequence[str] = (),
+             view: SessionState | None = None) -> StateQuestion | None:
         """The state question in `text`, if any. `held`: the keys the state has a value for
-        (a question word that fits several keys goes to the held one)."""
-        question = self._read(text, language, held)
+        (a question word that fits several keys goes to the held one); `view`: the state, so
+        a number a yes/no question says alone ("did I say seven?") finds the value it checks."""
+        question = self._read(text, language, held, view)
         if question is not None and question.kind == "slot" and PAST_CUES.search(text) \
                 and not set(question.keys) & set(held):
             return None        # "what did I order last time?" is long-term memory's
@@ -146,8 +190,17 @@ class StateQuestionReader:
             question = replace(question, yours=True)
         return question
 
-    def _read(self, text: str, language: str, held: Sequence[str]) -> StateQuestion | None:
-        asked = [s for _, s in sentences_with_offsets(text) if _asks(s) or _SUMMARY.search(s) or _NEXT.search(s)]
+    def _read(self, text: str, language: str, held: Sequence[str],
+              view: SessionState | None = None) -> StateQuestion | None:
+        sentences = [s for _, s in sentences_with_offsets(text)]
+        asked = [s for s in sentences if _asks(s) or _SUMMARY.search(s) or _NEXT.search(s)]
+        checking = [s for s in sentences if checks_held(s)]
+        if checking and not any(_SUMMARY.search(s) or _NEXT.search(s) for s in asked):
+            checked = self._checked(checking, view)
+            if checked:
+                keys = tuple(dict.fromkeys(k for k, _ in checked))
+                alternatives = any(_ALTERNATIVES.search(s) for s in checking)
+                return StateQuestion("slot", keys, "value said", checks=() if alternatives else checked)
         if not asked:
             return None
         joined = " ".join(asked)
@@ -175,6 +228,22 @@ class StateQuestionReader:
                 if key:
                     return StateQuestion("slot", (key,), "encoder")
         return None
+
+    def _checked(self, sentences: Sequence[str], view: SessionState | None) -> tuple[tuple[str, object], ...]:
+        """The values the checking questions say, as the rules read them into the state; a
+        number said alone ("did I say seven?") is the held value it can be (a count, 19:00)."""
+        found: list[tuple[str, object]] = []
+        for sentence in sentences:
+            # The readers never take a value from a question ("a question never sets a value"):
+            # the question's frame goes, and what is left is read as a statement of the values.
+            extraction = self._values.extract(_as_statement(sentence), view)
+            for op in extraction.operations:
+                if op.op == Op.SET and op.key in self.schema.keys and op.source == OpSource.RULES \
+                        and op.value is not None and (op.key, op.value) not in found:
+                    found.append((op.key, op.value))
+            if not found and view is not None:
+                found += _held_number_said(sentence, view)
+        return tuple(found)
 
     def _named(self, sentence: str, lang: str) -> tuple[str, ...]:
         lowered = sentence.lower()
@@ -227,4 +296,50 @@ class StateQuestionReader:
         return keys[best] if float(scores[best]) >= ENCODER_THRESHOLD else ""
 
 
-__all__ = ["ENCODER_THRESHOLD", "StateQuestion", "StateQuestionReader"]
+_QUESTION_FRAME_EN = re.compile(
+    r"^(?:(?:is|was|are|were) (?:it|that|this|we)(?: still)?|(?:is|was|are|were)(?= the )|"
+    r"(?:did|do) (?:i|we|you) (?:say|pick|choose|set|book|agree|give|tell|put|ask(?: for)?)(?: it (?:was|is))?)\s+|"
+    r"\b(?:we|i|you) (?:said|agreed|picked|chose|set|booked|put|asked for)\b|"
+    r",?\s*\b(?:right|correct|isn'?t it|wasn'?t it|aren'?t we|weren'?t we|yeah|again|still)\s*(?=\?*$)|\?",
+    re.IGNORECASE)
+_QUESTION_FRAME_ZH = re.compile(r"来着|对吧|对吗|对不对|是不是|没错吧|是吧|吗|呢|[?？]")
+
+
+def _as_statement(sentence: str) -> str:
+    """The values a checking question says, as a statement: "is it still 23 degrees?" →
+    "23 degrees.", 是四个人对吧？ → 是四个人。"""
+    stripped = sentence.strip()
+    if language_of(stripped) == "zh":
+        return _QUESTION_FRAME_ZH.sub("", stripped) + "。"
+    return _QUESTION_FRAME_EN.sub(" ", LEAD_IN_EN.sub("", stripped)).strip(" ,") + "."
+
+
+_NUMBER_SAID = re.compile(r"\d+(?:\.\d+)?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                          r"thirteen|fourteen|fifteen|twenty|thirty|forty|fifty)\b|[零一二两三四五六七八九十百]+",
+                          re.IGNORECASE)
+
+
+def _held_number_said(sentence: str, view: SessionState) -> list[tuple[str, object]]:
+    """(key, value) for a number said that is a held count, amount or clock hour: "seven"
+    checks 19:00 or a party of 7, whichever the state holds."""
+    numbers = set()
+    for m in _NUMBER_SAID.finditer(sentence):
+        value = to_int(m.group(0)) if not re.fullmatch(r"\d+\.\d+", m.group(0)) else float(m.group(0))
+        if value is not None:
+            numbers.add(float(value))
+    found: list[tuple[str, object]] = []
+    for condition in view.constraints.values():
+        held = condition.value
+        if isinstance(held, bool):
+            continue
+        if isinstance(held, (int, float)) and float(held) in numbers:
+            found.append((condition.key, next(n for n in numbers if n == float(held))))
+        elif isinstance(held, str) and re.fullmatch(r"\d\d:\d\d", held):
+            hour = int(held[:2]) % 12 or 12
+            said = next((n for n in numbers if n.is_integer() and (int(n) % 12 or 12) == hour), None)
+            if said is not None:
+                found.append((condition.key, held if held.endswith(":00") else f"{int(said) % 24:02d}:00"))
+    return found
+
+
+__all__ = ["ENCODER_THRESHOLD", "StateQuestion", "StateQuestionReader", "checks_held"]

@@ -250,7 +250,26 @@ class Wording:
             else:
                 parts.append(say("state_answer.has", lang, label=label,
                                  conditions=spoken_conditions(held, self.schema, lang)))
-        return _sentence(join(parts, lang, "state_answer.join"), lang)
+        answer = _sentence(join(parts, lang, "state_answer.join"), lang)
+        verdict = self._checked(d, conditions)
+        if verdict is None:
+            return answer
+        # "Is it for four?" — "Yes: the party size is 4." / "No: the party size is 6."
+        return say("state_answer.yes" if verdict else "state_answer.no", lang, answer=_lower_first(answer, lang))
+
+    @staticmethod
+    def _checked(d: Decision, conditions: list[Condition]) -> bool | None:
+        """Whether the values a yes/no question checks are the ones held (None: not a yes/no
+        question, or a key it checks holds nothing)."""
+        if not d.checks:
+            return None
+        verdicts = []
+        for key, value in d.checks:
+            held = [c.value for c in conditions if c.key == key]
+            if not held:
+                return None
+            verdicts.append(any(_same_value(h, value) for h in held))
+        return all(verdicts)
 
     def _next(self, d: Decision, state: SessionState | None) -> str:
         lang = self.language
@@ -291,6 +310,20 @@ class Wording:
         if decision.then is None:
             return ""
         return self._one(decision.then, None, None, False, False)
+
+
+def _same_value(held: Any, asked: Any) -> bool:
+    if isinstance(held, (int, float)) and isinstance(asked, (int, float)) and not isinstance(held, bool):
+        return float(held) == float(asked)
+    return str(held).casefold() == str(asked).casefold()
+
+
+def _lower_first(text: str, language: str) -> str:
+    """The answer after "Yes:", its first letter lowered (a name keeps its capital)."""
+    if language != "en" or not text or not text[0].isupper() or text[:2].isupper():
+        return text
+    first = text.split(" ", 1)[0]
+    return text if first in ("I", "I'm", "I've") else text[0].lower() + text[1:]
 
 
 def _with_unit(spec: KeySpec, value: str, language: str) -> str:

@@ -707,3 +707,51 @@ async def test_the_only_place_is_said_to_be_the_only_one_and_can_be_taken_after_
     assert acts[3] in ("propose", "act") and "act" in acts[3:], said
     offered = result.turns[0].reply.decision["option"]
     assert result.turns[3].reply.decision.get("option", offered) == offered and offered in said[-1], said
+
+
+# --- a yes/no question checks a value: answered yes or no from the state, and never writes it -------
+
+@pytest.mark.parametrize(("domain", "language", "lines", "answer", "held"), [
+    ("restaurant", "en", ["Table for four on Friday at 7 pm please.", "Wait, is it Friday or Saturday we said?"],
+     "Friday", {"date": "friday"}),
+    ("restaurant", "en", ["Dinner for six on Sunday at 8 pm.", "Is the reservation for five people?"],
+     "No, the party size is 6", {"party_size": 6}),
+    ("restaurant", "en", ["Dinner for six on Sunday at 8 pm.", "Um, did I say eight?"], "Yes, the time",
+     {"time": "20:00"}),
+    ("in_car", "en", ["Take me to the airport and set the cabin to 21 degrees.", "Is it still 23 degrees in here?"],
+     "No, the cabin temperature is 21", {"temperature": 21}),
+    ("in_car", "en", ["Navigate to the gym please.", "Sorry, the gym, right?"], "Yes, the destination", {}),
+    ("restaurant", "zh", ["帮我订周五晚上七点，四个人。", "是周五还是周六来着？"], "周五", {"date": "friday"}),
+    ("restaurant", "zh", ["帮我订周五晚上七点，四个人。", "是五个人对吧？"], "不是，人数是4", {"party_size": 4}),
+    ("customer_service", "zh", ["我的订单号是A12345，耳机坏了，想退款。", "订单号是A12345没错吧？"],
+     "对，订单号是A12345", {"order_id": "A12345"}),
+    ("in_car", "zh", ["去机场，温度调到22度。", "我们是去火车站吗？"], "不是", {"destination": "airport"}),
+])
+async def test_a_yes_no_question_is_answered_from_the_state_and_writes_nothing(domain, language, lines, answer, held):
+    result = await _chat(domain, language, lines)
+    last = result.turns[-1]
+    assert (last.reply.decision or {}).get("act") == "answer_state", last.reply.text
+    assert last.reply.text.startswith(answer) or answer in last.reply.text, last.reply.text
+    assert "act" not in [s.get("act") for s in [last.reply.decision.get("then") or {}]]
+    # Nothing the question says is written: the state after it holds what the first turn gave.
+    update = last.monologue.update if last.monologue is not None else None
+    if update is not None:
+        assert not [op for op in update["operations"] if op.get("op") == "set"], update["operations"]
+        after = update["state_after"]["constraints"]
+        for key, value in held.items():
+            assert [c["value"] for c in after.values() if c["key"] == key] == [value], after
+
+
+@pytest.mark.parametrize("text", ["Can we make it Saturday?", "How about Saturday instead?",
+                                  "Is the place open on Friday?", "Do they have a table at 8?", "能不能改到周六？"])
+def test_requests_and_questions_about_the_world_check_nothing_held(text):
+    from monologue.dialogue.state_questions import checks_held
+
+    assert not checks_held(text)
+
+
+@pytest.mark.parametrize("text", ["是周五还是周六来着？", "Is it Friday?", "Wait, is it Friday or Saturday we said?"])
+def test_a_question_with_a_yes_word_in_it_is_no_yes(text):
+    from monologue.dialogue.policy import DialoguePolicy, TurnFacts
+
+    assert DialoguePolicy._yes(TurnFacts(text, language_of(text), TurnClass.CHIT_CHAT)) is None

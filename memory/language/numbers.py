@@ -136,8 +136,8 @@ def en_hour_24(hour: int, text_after: str, whole: str) -> int:
     return hour + 12 if 1 <= hour <= 10 else hour
 
 
-_EN_PERIOD_AFTER = re.compile(r"\s+(?:in the (?:morning|afternoon|evening)|at night|tonight|this (?:morning|afternoon|evening)|"
-                              r"tomorrow (?:morning|afternoon|evening|night))\b")
+_EN_PERIOD_AFTER = re.compile(r"\s+(?:in the (?:morning|afternoon|evening)|at night|tonight|"
+                              r"this (?:morning|afternoon|evening)|tomorrow (?:morning|afternoon|evening|night))\b")
 
 
 _EN_CLOCK = re.compile(

@@ -150,6 +150,9 @@ def asks(text: str, start: int, end: int, lang: str) -> bool:
 
 # --- questions: a question asks; it never sets a value ------------------------------------
 
+# Words said before a question that do not change what it asks ("wait, is it Friday?").
+LEAD_IN_EN = re.compile(r"^\W*(?:(?:wait|hang on|hold on|sorry|so|and|oh|um|uh|er|hmm|well|okay|ok|right|"
+                        r"just to (?:check|confirm|be sure)|quick question|one thing)\W+)*", re.IGNORECASE)
 # A request phrased as a question still asks for a change ("could you make it 8?", "能不能改成八点"):
 # it may set values. An information question ("what temperature do I like?", 我喜欢几度来着) may not.
 REQUEST_QUESTION_EN = re.compile(
@@ -164,6 +167,8 @@ YES_NO_QUESTION_EN = re.compile(
 # A question-word question asks about the user ("what temperature do I like?", "what did I
 # say?"); about the world it is a query, whose place and day are the task's ("what's the
 # weather in Seattle on March 9th?").
+TAG_QUESTION_EN = re.compile(r",\s*(?:right|correct|isn'?t it|wasn'?t it|aren'?t we|weren'?t we|yeah|yes)\s*\?+\s*$",
+                             re.IGNORECASE)
 WH_QUESTION_EN = re.compile(r"^\W*(?:what|which|when|where|who|whose|why|how(?! about))\b", re.IGNORECASE)
 INDIRECT_QUESTION_EN = re.compile(r"\b(?:tell me|let me know|find out|check|see|know|ask|wonder(?:ing)?)\s+"
                                   r"(?:if|whether)\b", re.IGNORECASE)
@@ -171,8 +176,10 @@ ABOUT_THE_USER_EN = re.compile(r"\b(?:i|my|me|mine|we|our|us)\b|\b(?:remember|re
 REQUEST_QUESTION_ZH = re.compile(
     # 能维修吗 asks for a repair (a request); 你能记得我喜欢什么吗 asks a question.
     r"(?<![不可])能(?![^吗]*(?:什么|几|哪|多少|谁|记得|知道|告诉))[^吗]{0,8}吗|"
-    r"能不能|能否|可不可以|可以.{0,8}吗|帮我|给我|麻烦|请|改成|换成|改到|订|要不")
-YES_NO_QUESTION_ZH = re.compile(r"(?:吗|么|呢)[?？。]?\s*$|是不是|有没有|要不要|对不对|好不好|记得|来着")
+    # (订单 is the order, not a request to book.)
+    r"能不能|能否|可不可以|可以.{0,8}吗|帮我|给我|麻烦|请|改成|换成|改到|订(?!单)|要不")
+YES_NO_QUESTION_ZH = re.compile(r"(?:吗|么|呢)[?？。]?\s*$|是不是|有没有|要不要|对不对|好不好|记得|来着|"
+                                r"(?:对|没错|是)吧[?？。]?\s*$")
 # (不怎么好, 没多少: "not very", "not much"; 几个人 after a number word is no question either.)
 WH_QUESTION_ZH = re.compile(r"什么|几|哪|(?<![不没])多少|(?<![不没])怎么|为什么|[?？]\s*$")
 ABOUT_THE_USER_ZH = re.compile(r"我")
@@ -208,8 +215,11 @@ def asks_for_information(sentence: str) -> bool:
             WH_QUESTION_ZH.search(stripped) and ABOUT_THE_USER_ZH.search(stripped))
     if INDIRECT_QUESTION_EN.search(stripped):
         return True       # "can you tell me if they have live music?" asks, though worded as a request
+    stripped = LEAD_IN_EN.sub("", stripped) or stripped
     if REQUEST_QUESTION_EN.match(stripped):
         return False
+    if TAG_QUESTION_EN.search(stripped):
+        return True       # "the airport, right?" checks what was said; it does not say it anew
     # "Seven works?" is a statement said with a rising voice: only a question word or an
     # inverted verb makes an English question.
     if YES_NO_QUESTION_EN.match(stripped):

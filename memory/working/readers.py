@@ -236,7 +236,7 @@ def named_amounts(spec: KeySpec, lang: str) -> tuple[re.Pattern[str], ...]:
 
 # --- identifiers -----------------------------------------------------------------------------
 
-_CODE = r"(?P<v>[A-Za-z]{0,4}[-#]?\d[\w-]{2,}(?:\s\d[\d-]{1,})*)"
+_CODE = r"(?P<v>[A-Za-z]{0,4}[-#]?\d[A-Za-z0-9_-]{2,}(?:\s\d[\d-]{1,})*)"   # ASCII: 没错吧 never joins a code
 # A code by its shape alone: letters then digits ("W892872"), or a long run of digits, said whole
 # or in pieces ("A94 9714", "4471 0032"); a sum ("$65.99"), a time or a date never has this shape.
 _APART = r"(?<![A-Za-z0-9$£€¥])(?<!\d[.,:])"          # not inside a word, a sum, a decimal or a time
