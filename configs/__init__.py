@@ -122,6 +122,9 @@ class LLMOptions(Options):
 
 class ReplyOptions(Options):
     system_prompt: str = "You are Monologue, a friendly voice assistant."
+    # whole_history: the naive baseline (processors/reply_whole_history.py): every message in the prompt, no state
+    mode: Literal["monologue", "whole_history"] = "monologue"
+    whole_history_prompt: str = "You are Monologue, a friendly voice assistant that {role}."
     recent_turns: int = 6
     max_utterance_chars: int = 240
     catalogue: OptionalText = None

@@ -41,6 +41,7 @@ from monologue.processors.frames import Turn
 from monologue.processors.monologue import MonologueProcessor
 from monologue.processors.playout import Playout, PlayoutClock
 from monologue.processors.reply import ReplyMemory, ReplyOptions, ReplyProcessor
+from monologue.processors.reply_whole_history import WholeHistoryReply
 from monologue.processors.reply_wording import PromptOptions
 from monologue.processors.trace import TraceWriter
 from monologue.processors.tts import Synthesizer, TTSProcessor, Voices
@@ -69,9 +70,11 @@ class AgentModels:
 
 
 def reply_system_prompt(config: MonologueConfig, schema: DomainSchema | None = None) -> str:
-    """The reply's system prompt: the configured one with the domain's role in it."""
+    """The reply's system prompt: the configured one with the domain's role in it (for the
+    whole-history baseline its own, which promises no planner's note)."""
     schema = schema or load_domains(config.monologue.domain).schema
-    return config.reply.system_prompt.replace("{role}", schema.role.get("en", "helps with whatever the user asks"))
+    prompt = config.reply.whole_history_prompt if config.reply.mode == "whole_history" else config.reply.system_prompt
+    return prompt.replace("{role}", schema.role.get("en", "helps with whatever the user asks"))
 
 
 def load_text_models(config: MonologueConfig, llm: ChatLLM | None = None) -> AgentModels:
@@ -169,7 +172,7 @@ class AgentProcessors:
     asr: ASRProcessor | None          # None without a speech recogniser (text mode)
     classifier: TurnClassifierProcessor
     monologue: MonologueProcessor
-    reply: ReplyProcessor
+    reply: ReplyProcessor | WholeHistoryReply     # reply.mode: monologue | whole_history (the baseline)
     tts: TTSProcessor | None          # None without a voice (text mode)
     trace: TraceWriter
     log: ConversationLog
@@ -218,8 +221,9 @@ def working_memory(config: MonologueConfig, session_id: str, store: StateStore, 
 
 def session_memory(config: MonologueConfig, models: AgentModels, session_id: str | None = None,
                    store: StateStore | None = None) -> WorkingMemory | None:
-    """The session's working memory (in-process store unless one is given), or None when off."""
-    if not config.monologue.enabled:
+    """The session's working memory (in-process store unless one is given), or None when off
+    (and for the whole-history baseline, which keeps no state)."""
+    if not config.monologue.enabled or config.reply.mode == "whole_history":
         return None
     from monologue.memory.stores.state import InMemoryStateStore
 
@@ -341,6 +345,9 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
     memories = memories or SessionMemories()
     hooks = hooks or TurnHooks()
     memory, long_term = memories.memory, memories.long_term
+    whole_history = config.reply.mode == "whole_history"
+    if whole_history:
+        memory = None       # the baseline keeps no state: its model reads every message instead
 
     v = config.vad
     turn_end = turn_end_options(config)
@@ -355,6 +362,22 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
     schema = memory.schema if memory else load_domains(config.monologue.domain).schema
     system_prompt = reply_system_prompt(config, schema)
     spoken = models.tts is not None
+    reply: ReplyProcessor | WholeHistoryReply
+    if whole_history:
+        reply = WholeHistoryReply(models.llm, log, system_prompt,
+                                  options=ReplyOptions(config.language, config.reply.min_clause_chars,
+                                                       commit_when_played=spoken))
+    else:
+        reply = ReplyProcessor(models.llm, log,
+                               PromptOptions(system_prompt, config.reply.recent_turns,
+                                             config.reply.max_utterance_chars, config.reply.context_position),
+                               memory=ReplyMemory(memory, long_term,
+                                                  dialogue_session(config, memory, long_term, memories.actions)),
+                               options=ReplyOptions(config.language, config.reply.min_clause_chars,
+                                                    config.reply.wording, config.reply.model_chooses_action,
+                                                    commit_when_played=spoken,
+                                                    first_audio_budget_ms=config.reply.first_audio_budget_ms
+                                                    if spoken else 0.0))
     parts = AgentProcessors(
         vad=VADProcessor(analyzer, SegmentOptions(v.engine, config.audio.sample_rate, v.pre_roll_secs,
                                                   v.max_segment_secs),
@@ -364,16 +387,7 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
         asr=ASRProcessor(models.asr, low_confidence=config.asr.low_confidence) if models.asr is not None else None,
         classifier=TurnClassifierProcessor(memory.reads_condition if memory else None, schema=schema),
         monologue=MonologueProcessor(log, memory, after_replies=True),
-        reply=ReplyProcessor(models.llm, log,
-                             PromptOptions(system_prompt, config.reply.recent_turns,
-                                           config.reply.max_utterance_chars, config.reply.context_position),
-                             memory=ReplyMemory(memory, long_term,
-                                                dialogue_session(config, memory, long_term, memories.actions)),
-                             options=ReplyOptions(config.language, config.reply.min_clause_chars,
-                                                  config.reply.wording, config.reply.model_chooses_action,
-                                                  commit_when_played=spoken,
-                                                  first_audio_budget_ms=config.reply.first_audio_budget_ms
-                                                  if spoken else 0.0)),
+        reply=reply,
         tts=TTSProcessor(models.tts) if models.tts is not None else None,
         trace=TraceWriter(out_dir if config.trace.enabled else None, on_turn_done=hooks.on_turn_done,
                           append=memories.continued),

@@ -1,12 +1,24 @@
-"""Fast turns (E3, W7): voice-to-voice with the monologue on and off, side by side.
+"""Fast turns (E3, W7): voice-to-voice with the monologue on and off, and against the naive
+agent that puts the whole conversation in the prompt, side by side.
 
-    python scripts/bench_latency.py [--runs 3] [--session PATH] [--llm MODEL] [--no-long] [--no-turns] [--json OUT]
+    python scripts/bench_latency.py [--runs 3] [--session PATH] [--llm MODEL] [--no-long] [--no-turns]
+                                    [--no-baseline] [--json OUT]
     python scripts/bench_latency.py --memory-ab [--runs 3]     # long-term memory on the voice turn
 
-One run replays the demo session (assets/demo_session/demo.flac) under four variants,
-interleaved (model wording / policy wording × monologue on / off), then a 30-turn session
-(assets/scripts/long_session_en.json voiced by piper) with the monologue on and off, then
-the turn-end benchmark (scripts/bench_turns.py: false cut-ins). Models load once.
+One run replays the demo session (assets/demo_session/demo.flac) under five variants,
+interleaved (model wording / policy wording × monologue on / off, and the whole-history
+baseline), then a 30-turn session voiced by piper with the monologue on, the baseline and
+the monologue off, then the turn-end benchmark (scripts/bench_turns.py: false cut-ins).
+Models load once.
+
+The baseline (`reply.mode: whole_history`, processors/reply_whole_history.py) is the same
+agent — VAD, ASR, turn end, voice — with no state and no policy: the model reads every
+message so far. Seed 000 claims the monologue's cost stays flat while that prompt's grows;
+the 30-turn session shows whether it does, around turns 3, 15 and 30. There
+(assets/scripts/long_session_en.json with the questions of long_session_questions_en.json)
+the user asks at turns 3, 15 and 30 what they said before; each agent's reply is scored on
+stating the live value (scripts/bench_state.py's `mentions`), and the monologue's state
+against every earlier turn's `expect`.
 
 Voice-to-voice = end of the user's speech → the agent's first audio. Silence is counted on
 the audio's own timeline and compute on the wall clock (a fast replay feeds audio faster
@@ -21,6 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import statistics
 import sys
 import tempfile
@@ -39,12 +52,15 @@ enforce_offline()
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "assets" / "demo_session" / "demo.flac"
 LONG_SCRIPT = ROOT / "assets" / "scripts" / "long_session_en.json"
+LONG_QUESTIONS = ROOT / "assets" / "scripts" / "long_session_questions_en.json"
+CHECKPOINTS = (3, 15, 30)
+LONG_AGENTS = {"long/on": "monologue", "long/whole": "whole history", "long/off": "monologue off"}
 STAGES = ("asr_after_speech", "asr_done", "classified", "monologue_done", "llm_first_token", "llm_first_clause",
           "first_audio", "voice_to_voice")
 MIN_CLAUSE_CHARS = ReplyOptions().min_clause_chars
 COMPUTE_PARTS = ("asr", "classifier", "monologue", "llm_first_clause", "tts_first_clause")
 TARGETS = {"policy_p50_ms": 1000.0, "llm_p50_ms": 1600.0, "chit_chat_ratio": 1.05, "state_ratio": 1.25,
-           "turn30_ratio": 1.3}
+           "turn30_ratio": 1.3, "turn30_vs_whole_ratio": 1.0}
 
 
 def pct(values: Iterable[float], q: float) -> float:
@@ -79,26 +95,43 @@ def turn_row(turn: Any, variant: str, run: int, session: str) -> dict[str, Any] 
             "source": turn.reply.source, **lat, **{f"compute_{k}": v for k, v in parts.items()},
             "prompt_tokens": tokens.get("prompt_tokens"), "evaluated_tokens": tokens.get("evaluated_tokens"),
             "generated_tokens": tokens.get("generated_tokens"), "first_clause_chars": len(first_clause),
-            "drafted": turn.turn_end.drafted, "rule": turn.turn_end.rule}
+            "drafted": turn.turn_end.drafted, "rule": turn.turn_end.rule, "heard": turn.text,
+            "reply": turn.reply.text, "error": turn.reply.error[:200]}
 
 
-def replay_rows(session: Any, config: MonologueConfig, models: Any, variant: str, run: int,
-                name: str) -> tuple[list[dict[str, Any]], float]:
+def replay_turns(session: Any, config: MonologueConfig, models: Any) -> tuple[list[Any], float]:
+    """The session's turns as one replay answered them, and its wall time."""
     from monologue.pipeline.replay import replay_audio
 
     with tempfile.TemporaryDirectory() as out:
         result = asyncio.run(replay_audio(session, config, models, Path(out)))
-    rows = [r for t in result.turns if (r := turn_row(t, variant, run, name)) is not None]
-    return rows, result.wall_secs
+    return result.turns, result.wall_secs
 
 
-def long_session_audio(config: MonologueConfig, pause_secs: float = 9.0) -> Any:
-    """The 30-turn script voiced by piper, the user waiting `pause_secs` after each turn."""
+def replay_rows(session: Any, config: MonologueConfig, models: Any, variant: str, run: int,
+                name: str) -> tuple[list[dict[str, Any]], float]:
+    turns, wall = replay_turns(session, config, models)
+    return [r for t in turns if (r := turn_row(t, variant, run, name)) is not None], wall
+
+
+def long_session_script() -> list[dict[str, Any]]:
+    """The 30-turn script with its questions in place: each replaced turn says the question,
+    sets nothing (`expect` {}) and names the key it `asks` about."""
+    turns = [dict(t) for t in json.loads(LONG_SCRIPT.read_text())["turns"]]
+    for question in json.loads(LONG_QUESTIONS.read_text())["questions"]:
+        turns[question["turn"] - 1] = {"say": question["say"], "expect": {}, "asks": question["asks"]}
+    return turns
+
+
+def long_session_audio(config: MonologueConfig, script: list[dict[str, Any]] | None = None,
+                       pause_secs: float = 9.0) -> Any:
+    """The 30-turn script (default: with its questions) voiced by piper, the user waiting
+    `pause_secs` after each turn."""
     from monologue.models.tts import PiperTTS
     from monologue.pipeline.audio_io import SessionAudio, to_mono_int16
 
     rate = config.audio.sample_rate
-    turns = [t["say"] for t in json.loads(LONG_SCRIPT.read_text())["turns"]]
+    turns = [t["say"] for t in (script or long_session_script())]
     tts = PiperTTS(length_scale=1.05)
     pieces = [np.zeros(int(0.6 * rate), np.int16)]
     for text in turns:
@@ -109,21 +142,87 @@ def long_session_audio(config: MonologueConfig, pause_secs: float = 9.0) -> Any:
                         original_channels=1)
 
 
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9']+", text.lower()))
+
+
+def script_numbers(heard: list[str], script: list[dict[str, Any]]) -> list[int]:
+    """The script line (from 1) each heard turn says, in order. The VAD may cut a line in two
+    ("Hi!" apart from the rest): both halves go to the same line, so that the figures for
+    turn k are those of the script's turn k. A turn is the next line unless its words fit the
+    one after, or the current one, better; one with no word of either stays where it is."""
+    lines = [_words(line["say"]) for line in script]
+    numbers: list[int] = []
+    at = -1
+    for text in heard:
+        words = _words(text)
+        fits = {i: len(words & lines[i]) / max(len(lines[i]), 1)
+                for i in (at + 1, at + 2, at) if 0 <= i < len(script)}
+        best = max(fits, key=fits.__getitem__)      # the first of equals: the next line
+        at = best if fits[best] > 0 or at < 0 else at
+        numbers.append(at + 1)
+    return numbers
+
+
+def state_at(turns: list[Any], turn_id: int) -> dict[str, Any] | None:
+    """The working memory's conditions as the last update at or before `turn_id` left them
+    (None: the agent keeps no state)."""
+    updates = [t.monologue.update for t in turns
+               if t.turn_id <= turn_id and t.monologue is not None and t.monologue.update is not None]
+    if not updates:
+        return None
+    return {slot: c.get("value") for slot, c in updates[-1]["state_after"].get("constraints", {}).items()}
+
+
+def question_answers(turns: list[Any], script: list[dict[str, Any]], variant: str) -> list[dict[str, Any]]:
+    """Each question of the script as one replay answered it: whether the reply states the key's
+    live value, whether it repeats a superseded one, and whether the state (with working
+    memory) holds every live value of the earlier turns and none that was withdrawn."""
+    from bench_state import live_at, mentions
+
+    answered = [t for t in turns if t.text]
+    out: list[dict[str, Any]] = []
+    for number, line in enumerate(script, 1):
+        if "asks" not in line:
+            continue
+        key = line["asks"]
+        live, old = live_at(script, number)
+        asked = _words(line["say"])
+        # The replay's turn that heard the question (its id may differ from the script's number).
+        turn = max(answered, key=lambda t: len(asked & _words(t.text)), default=None)
+        heard = turn is not None and len(asked & _words(turn.text)) >= len(asked) / 2
+        reply = turn.reply.text if heard and turn is not None else ""
+        said = {slot for earlier in script[:number] for slot in earlier["expect"]}
+        state = state_at(turns, turn.turn_id) if heard and turn is not None else None
+        # A live key holding another value, or a withdrawn one still held.
+        lost = None if state is None else sorted(
+            slot for slot in said if (state.get(slot) != live[slot] if slot in live else slot in state))
+        out.append({"variant": variant, "turn": number, "question": line["say"], "key": key,
+                    "expected": live.get(key), "heard": turn.text if heard and turn is not None else "",
+                    "reply": reply, "source": turn.reply.source if heard and turn is not None else "",
+                    "right": heard and mentions(reply, key, live.get(key)),
+                    "stale": [v for v in old.get(key, ()) if mentions(reply, key, v)],
+                    "state_kept": None if lost is None else len(said) - len(lost), "state_keys": len(said),
+                    "state_lost": lost})
+    return out
+
+
 def ratio_row(label: str, on: list[float], off: list[float]) -> str:
     a, b = med(on), med(off)
     return (f"| {label} | {len(on)} | {a:.0f} | {pct(on, 0.9):.0f} | {b:.0f} | {pct(off, 0.9):.0f} "
             f"| ×{a / b:.3f} |" if on and off else f"| {label} | {len(on)} | – | – | – | – | – |")
 
 
+def select(source: list[dict[str, Any]], **where: Any) -> list[dict[str, Any]]:
+    return [r for r in source if all((r[k] in v) if isinstance(v, tuple) else r[k] == v for k, v in where.items())]
+
+
+def col(source: list[dict[str, Any]], key: str) -> list[float]:
+    return [r[key] for r in source if r.get(key) is not None]
+
+
 def report(rows: list[dict[str, Any]], long_rows: list[dict[str, Any]], config: MonologueConfig,
-           load_secs: dict[str, float], runs: int) -> dict[str, float]:
-    def select(source: list[dict[str, Any]], **where: Any) -> list[dict[str, Any]]:
-        return [r for r in source if all((r[k] in v) if isinstance(v, tuple) else r[k] == v
-                                         for k, v in where.items())]
-
-    def col(source: list[dict[str, Any]], key: str) -> list[float]:
-        return [r[key] for r in source if r.get(key) is not None]
-
+           load_secs: dict[str, float], runs: int, answers: list[dict[str, Any]] | None = None) -> dict[str, float]:
     print(f"\n## Fast turns — demo session, {runs} interleaved runs per variant; LLM {config.llm.model}")
     print(f"turn end: {config.turn.end_by} (judged after {config.turn.judge_after_secs * 1000:.0f} ms; "
           f"finished {config.turn.end_after_secs * 1000:.0f} ms, unsure {config.turn.unsure_secs * 1000:.0f} ms, "
@@ -173,9 +272,12 @@ def report(rows: list[dict[str, Any]], long_rows: list[dict[str, Any]], config: 
 
     print("\n### Tokens the LLM evaluated per LLM-worded turn (model wording)\n")
     print("| turns | prompt tokens (median) | evaluated (median) | evaluated p90 |\n|---|---:|---:|---:|")
-    for variant in ("model/on", "model/off"):
+    for variant in ("model/on", "model/off", "model/whole"):
         chosen = select(rows, variant=variant, worded="LLM")
-        print(f"| monologue {variant.split('/')[1]} | {med(col(chosen, 'prompt_tokens')):.0f} | "
+        if not chosen:
+            continue
+        label = "whole history (baseline)" if variant == "model/whole" else f"monologue {variant.split('/')[1]}"
+        print(f"| {label} | {med(col(chosen, 'prompt_tokens')):.0f} | "
               f"{med(col(chosen, 'evaluated_tokens')):.0f} | {pct(col(chosen, 'evaluated_tokens'), 0.9):.0f} |")
 
     print("\n### Where on and off differ: LLM-worded turns, model wording (medians)\n")
@@ -198,8 +300,8 @@ def report(rows: list[dict[str, Any]], long_rows: list[dict[str, Any]], config: 
         print("|---|---:|---:|---:|---:|---:|---:|")
         for variant in ("long/on", "long/off"):
             chosen = select(long_rows, variant=variant)
-            early = [r for r in chosen if 2 <= r["turn"] <= 4]
-            late = [r for r in chosen if 28 <= r["turn"] <= 30]
+            early = [r for r in chosen if 2 <= r["script_turn"] <= 4]
+            late = [r for r in chosen if 28 <= r["script_turn"] <= 30]
             a, b = med(col(early, "voice_to_voice")), med(col(late, "voice_to_voice"))
             print(f"| {variant.split('/')[1]} | {len(chosen)} | {a:.0f} | {b:.0f} | ×{b / a:.2f} | "
                   f"{med(col(early, 'evaluated_tokens')):.0f} | {med(col(late, 'evaluated_tokens')):.0f} |")
@@ -208,17 +310,104 @@ def report(rows: list[dict[str, Any]], long_rows: list[dict[str, Any]], config: 
         on = col(select(long_rows, variant="long/on"), "voice_to_voice")
         off = col(select(long_rows, variant="long/off"), "voice_to_voice")
         print(f"\nall 30 turns: on p50 {med(on):.0f} ms, off p50 {med(off):.0f} ms (×{med(on) / med(off):.3f})")
+    figures |= baseline_report(rows, long_rows, answers or [])
 
     print("\n### Targets (this machine)\n\n| target | measured | goal | met |\n|---|---:|---:|:---:|")
     labels = {"policy_p50_ms": "voice-to-voice p50, policy-worded turns (ms)",
               "llm_p50_ms": "voice-to-voice p50, LLM-worded turns (ms)",
               "chit_chat_ratio": "monologue on/off, chit-chat turns",
               "state_ratio": "monologue on/off, state-changing turns",
-              "turn30_ratio": "turn 30 vs turn 3 per-turn cost"}
+              "turn30_ratio": "turn 30 vs turn 3 per-turn cost",
+              "turn30_vs_whole_ratio": "monologue / whole history, v2v turns 28–30"}
     for key, goal in TARGETS.items():
         value = figures.get(key, float("nan"))
         shown = f"{value:.0f}" if key.endswith("_ms") else f"×{value:.3f}"
         print(f"| {labels[key]} | {shown} | ≤ {goal:g} | {'yes' if value <= goal else 'no'} |")
+    return figures
+
+
+WINDOWS = {3: (2, 4), 15: (14, 16), 30: (28, 30)}
+"""The turns whose medians stand for turns 3, 15 and 30 (one turn alone is one sample)."""
+
+
+def _verdict(answer: dict[str, Any]) -> str:
+    if not answer["heard"]:
+        return "not heard"
+    stale = f" (also {', '.join(map(str, answer['stale']))})" if answer["stale"] else ""
+    return ("right" if answer["right"] else "wrong") + stale
+
+
+def baseline_report(rows: list[dict[str, Any]], long_rows: list[dict[str, Any]],
+                    answers: list[dict[str, Any]]) -> dict[str, float]:
+    """The whole-history baseline beside the monologue: cost on the demo, cost around turns 3,
+    15 and 30 of the long session and how it grows, and the questions answered there."""
+    figures: dict[str, float] = {}
+    if select(rows, variant="model/whole"):
+        print("\n### Whole history (the naive baseline) vs monologue: demo session, model wording\n")
+        print("| agent | turns | v2v p50 (ms) | v2v p90 | LLM first token p50 (ms) | prompt tokens | "
+              "evaluated tokens |\n|---|---:|---:|---:|---:|---:|---:|")
+        for variant, label in (("model/on", "monologue"), ("model/whole", "whole history"),
+                               ("model/off", "monologue off")):
+            chosen = select(rows, variant=variant)
+            llm = select(chosen, worded="LLM")
+            v2v = col(chosen, "voice_to_voice")
+            print(f"| {label} | {len(chosen)} | {med(v2v):.0f} | {pct(v2v, 0.9):.0f} | "
+                  f"{med(col(llm, 'llm_first_token')):.0f} | {med(col(llm, 'prompt_tokens')):.0f} | "
+                  f"{med(col(llm, 'evaluated_tokens')):.0f} |")
+    if not select(long_rows, variant="long/whole"):
+        return figures
+
+    print("\n### Whole history vs monologue: the 30-turn session around turns 3, 15 and 30\n")
+    print("Medians over the script's turns 2–4, 14–16 and 28–30 (heard turns matched to its lines). "
+          "LLM columns: the turns among them the LLM was asked for (n); the monologue's policy says "
+          "some itself (its answers about the state among them), and a model stopped by the "
+          "first-audio budget has no first token.\n")
+    print("| agent | turns | voice-to-voice (ms) | first clause (ms) | LLM first token (ms) | prompt tokens | "
+          "evaluated tokens | LLM asked (n) |\n|---|---|---:|---:|---:|---:|---:|---:|")
+    keys = ("voice_to_voice", "llm_first_clause", "llm_first_token", "prompt_tokens", "evaluated_tokens")
+    at: dict[tuple[str, int], list[float]] = {}
+    for variant, label in LONG_AGENTS.items():
+        chosen = select(long_rows, variant=variant)
+        if not chosen:
+            continue
+        for k, (first, last) in WINDOWS.items():
+            near = [r for r in chosen if first <= r["script_turn"] <= last]
+            llm = select(near, worded="LLM")
+            at[variant, k] = [med(col(near if key in ("voice_to_voice", "llm_first_clause") else llm, key))
+                              for key in keys]
+            print(f"| {label} | {first}–{last} | " + " | ".join(f"{c:.0f}" for c in at[variant, k])
+                  + f" | {len(llm)} |")
+        growth = [b / a if a else float("nan") for a, b in zip(at[variant, 3], at[variant, 30], strict=True)]
+        print(f"| {label} | growth, 28–30 / 2–4 | " + " | ".join(f"×{g:.2f}" for g in growth) + " | |")
+        figures[f"{variant.split('/')[1]}_growth_v2v"] = growth[0]
+    figures["turn30_vs_whole_ratio"] = at["long/on", 30][0] / at["long/whole", 30][0]
+
+    if not answers:
+        return figures
+    print("\n### Questions at turns 3, 15 and 30: does the reply state what the user said?\n")
+    print("right: the reply states the key's live value (scripts/bench_state.py `mentions`); "
+          "stale: it also states a value the user replaced. State kept: the monologue's working memory "
+          "holds every value the earlier turns set, and none they withdrew (keys right / keys said).\n")
+    agents = [v for v in LONG_AGENTS if any(a["variant"] == v for a in answers)]
+    print("| turn | question | expected | " + " | ".join(LONG_AGENTS[v] for v in agents)
+          + " | monologue: state kept |\n|---:|---|---|" + "---|" * (len(agents) + 1))
+    for k in sorted({a["turn"] for a in answers}):
+        mine = {a["variant"]: a for a in answers if a["turn"] == k}
+        first_answer = next(iter(mine.values()))
+        on = mine.get("long/on")
+        kept = "–"
+        if on is not None and on["state_kept"] is not None:
+            kept = f"{on['state_kept']}/{on['state_keys']}" + (f" (not: {', '.join(on['state_lost'])})"
+                                                               if on.get("state_lost") else "")
+        print(f"| {k} | {first_answer['question']} | {first_answer['expected']} | "
+              + " | ".join(_verdict(mine[v]) if v in mine else "–" for v in agents) + f" | {kept} |")
+    for variant in agents:
+        figures[f"{variant.split('/')[1]}_questions_right"] = sum(a["right"] for a in answers
+                                                                  if a["variant"] == variant)
+    print("\nWhat each agent said:\n")
+    for a in answers:
+        print(f"- turn {a['turn']}, {LONG_AGENTS[a['variant']]} ({a['source'] or 'no reply'}): "
+              f"“{a['reply'] or '—'}” (heard: “{a['heard'] or '—'}”)")
     return figures
 
 
@@ -230,6 +419,8 @@ def main() -> None:
     parser.add_argument("--config")
     parser.add_argument("--no-long", action="store_true", help="skip the 30-turn session")
     parser.add_argument("--no-turns", action="store_true", help="skip the false cut-in benchmark")
+    parser.add_argument("--no-baseline", action="store_true",
+                        help="skip the whole-history baseline (the naive agent) on both sessions")
     parser.add_argument("--json", help="also write the per-turn figures here")
     parser.add_argument("--memory-ab", action="store_true",
                         help="alternate runs with and without long-term memory (one user, sessions accumulating)")
@@ -240,7 +431,7 @@ def main() -> None:
     logger.remove()
     logger.add(sys.stderr, level="WARNING")
     from monologue.pipeline.audio_io import load_session
-    from monologue.pipeline.builder import load_models
+    from monologue.pipeline.builder import load_models, reply_system_prompt
 
     overrides = {"llm": {"model": args.llm}} if args.llm else None
     config = load_config(args.config, overrides)
@@ -253,6 +444,10 @@ def main() -> None:
         f"{wording}/{'on' if on else 'off'}": config.with_overrides(
             {"monologue": {"enabled": on}, "reply": {"wording": wording}})
         for wording in ("model", "policy") for on in (True, False)}
+    whole_history = config.with_overrides({"reply": {"mode": "whole_history"}})
+    if not args.no_baseline:
+        variants["model/whole"] = whole_history
+        models.llm.warm_up(reply_system_prompt(whole_history))   # its first turn, like the others', finds it
     rows: list[dict[str, Any]] = []
     progress: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     for run in range(args.runs):
@@ -261,23 +456,34 @@ def main() -> None:
             rows += got
             progress(f"run {run + 1}/{args.runs} {name}: {len(got)} turns, {wall:.1f} s wall")
     long_rows: list[dict[str, Any]] = []
+    answers: list[dict[str, Any]] = []
     if not args.no_long:
         started = time.perf_counter()
-        audio = long_session_audio(config)
+        script = long_session_script()
+        audio = long_session_audio(config, script)
         progress(f"voiced the 30-turn session ({audio.duration_secs:.0f} s) in {time.perf_counter() - started:.0f} s")
-        for on in (True, False):
-            name = f"long/{'on' if on else 'off'}"
-            got, wall = replay_rows(audio, config.with_overrides({"monologue": {"enabled": on}}), models, name, 0,
-                                    "long")
+        long_variants = {"long/on": config.with_overrides({"monologue": {"enabled": True}}),
+                         "long/whole": whole_history,
+                         "long/off": config.with_overrides({"monologue": {"enabled": False}})}
+        if args.no_baseline:
+            del long_variants["long/whole"]
+        for name, variant in long_variants.items():
+            turns, wall = replay_turns(audio, variant, models)
+            answered = [t for t in turns if t.text]
+            numbers = dict(zip((t.turn_id for t in answered), script_numbers([t.text for t in answered], script),
+                               strict=True))
+            got = [r | {"script_turn": numbers[t.turn_id]} for t in turns
+                   if (r := turn_row(t, name, 0, "long")) is not None]
             long_rows += got
+            answers += question_answers(turns, script, name)
             progress(f"{name}: {len(got)} turns, {wall:.1f} s wall")
-    report(rows, long_rows, config, models.load_secs, args.runs)
+    report(rows, long_rows, config, models.load_secs, args.runs, answers)
     if not args.no_turns:
         import bench_turns
 
         bench_turns.compare(config, models)
     if args.json:
-        Path(args.json).write_text(json.dumps({"demo": rows, "long": long_rows}, indent=1))
+        Path(args.json).write_text(json.dumps({"demo": rows, "long": long_rows, "questions": answers}, indent=1))
 
 
 def memory_ab(args: argparse.Namespace, config: MonologueConfig, session: Any, models: Any) -> None:
