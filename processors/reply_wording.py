@@ -11,7 +11,7 @@ import re
 import statistics
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -195,6 +195,42 @@ class FirstWordsClock:
         return self.budget_ms / 1000 - self.silence_secs(turn) - self.voice_secs()
 
 
+class _ModelStream:
+    """A model's deltas, pumped by a task of their own: the reply can stop listening at once
+    (the budget, the check, a barge-in) while the model lets go in the background."""
+
+    def __init__(self, deltas: AsyncIterator[str]) -> None:
+        self._deltas = deltas
+        self._queue: asyncio.Queue[str | Exception | None] = asyncio.Queue()
+        self._task = asyncio.ensure_future(self._pump())
+
+    async def _pump(self) -> None:
+        try:
+            async for delta in self._deltas:
+                self._queue.put_nowait(delta)
+        except Exception as exc:     # the caller raises it (ChatError: no model answered)
+            self._queue.put_nowait(exc)
+            return
+        finally:
+            close = getattr(self._deltas, "aclose", None)
+            if close is not None:
+                await close()
+        self._queue.put_nowait(None)      # after the close: the call's figures are all in
+
+    async def next(self) -> str | None:
+        """The next delta; None at the end."""
+        item = await self._queue.get()
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+    def stop(self) -> asyncio.Future[None]:
+        """Stop the model (a no-op once it has finished); the returned task ends when it has let go."""
+        if not self._task.done():
+            self._task.cancel()
+        return self._task
+
+
 class _OverBudget(Exception):
     """The model had no checked first clause by the budget's deadline (or no time at all)."""
 
@@ -216,6 +252,7 @@ class ReplyWording:
         self._window = PromptWindow(prompt.recent_turns)
         self.clock = FirstWordsClock(first_audio_budget_ms)
         self._late_noticed = False
+        self._closing: set[asyncio.Future[None]] = set()     # models stopped by the budget, closing
 
     async def word(self, turn: Turn, planned: Planned, log: ConversationLog, local_only: list[str]) -> None:
         """The model words the decision; each clause is checked before TTS gets it, and the
@@ -239,12 +276,12 @@ class ReplyWording:
         try:
             if model_secs is not None and model_secs < MODEL_MIN_SECS:
                 raise _OverBudget(model_secs)
-            deltas = self._llm.stream(messages, stats)
+            stream = _ModelStream(self._llm.stream(messages, stats))
             try:
                 # The model's first checked clause must leave by the budget's deadline; once
                 # it has, the rest streams on behind the voice with no deadline of its own.
                 async with asyncio.timeout(model_secs) as first_words:
-                    async for delta in deltas:
+                    while (delta := await stream.next()) is not None:
                         for clause in splitter.feed(delta):
                             clause = redactor.restore(clause) if redactor is not None else clause
                             if planned.check.clause(clause, spoken) is not None:
@@ -259,9 +296,10 @@ class ReplyWording:
                     raise
                 raise _OverBudget(model_secs or 0.0) from None
             finally:
-                close = getattr(deltas, "aclose", None)
-                if close is not None:
-                    await close()
+                # Stopped (the budget, the check, the user's speech) or finished: the words that
+                # follow never wait for a local model to let go at its next prompt chunk.
+                self._closing.add(stopping := stream.stop())
+                stopping.add_done_callback(self._closing.discard)
             if stats.error:
                 failed = True      # cut off mid-reply (a timeout): its unfinished clause is never spoken
                 planned.check.failures.append(CheckFailure(Failure.LLM_ERROR, stats.error[:200]))

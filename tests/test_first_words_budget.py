@@ -214,3 +214,27 @@ def test_the_voice_keeps_back_its_own_measured_time():
     turn = _turn(2, "x", silence_secs=0.3)
     budget = clock.start(turn)
     assert budget is not None and 300 < (budget.model_had_ms or 0) <= 800 - 300 - 120
+
+
+class SlowToStopLLM(SlowStartLLM):
+    """A local model deep in a prompt: once stopped, it takes a while to let go."""
+
+    closed_at: float | None = None
+
+    async def stream(self, messages, stats):
+        try:
+            async for word in super().stream(messages, stats):
+                yield word
+        finally:
+            await asyncio.sleep(0.8)
+            SlowToStopLLM.closed_at = time.perf_counter()
+
+
+async def test_the_policys_words_do_not_wait_for_the_stopped_model_to_let_go():
+    llm = SlowToStopLLM(first_token_secs=5.0)
+    turn = _turn(1, "A table for two on Friday, please.")
+    turn.turn_class = TurnClass.INFORMATION_CHANGE
+    down, _ = await run_test(_reply(llm, budget_ms=500),
+                             frames_to_send=[UserTurnFrame(turn=turn), SleepFrame(sleep=1.2)])
+    assert _said(down) and turn.reply.source == "template"
+    assert SlowToStopLLM.closed_at is not None and turn.marks["llm_first_clause"] < SlowToStopLLM.closed_at

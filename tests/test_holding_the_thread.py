@@ -755,3 +755,12 @@ def test_a_question_with_a_yes_word_in_it_is_no_yes(text):
     from monologue.dialogue.policy import DialoguePolicy, TurnFacts
 
     assert DialoguePolicy._yes(TurnFacts(text, language_of(text), TurnClass.CHIT_CHAT)) is None
+
+
+@pytest.mark.parametrize(("text", "expected"), [("Make it 7.30 pm.", {"time": "19:30"}),
+                                                ("Could we come at 8.15?", {"time": "20:15"}),
+                                                ("The set menu is 7.50 a head, fine.", {})])
+def test_a_time_with_a_dot_is_a_time_only_as_a_time(text, expected):
+    """ASR writes "7.30 pm": with its am/pm or an "at" it is a clock time, never seven people."""
+    sets = _sets("restaurant", text)
+    assert sets.get("time") == expected.get("time") and "party_size" not in sets, sets

@@ -142,7 +142,7 @@ _EN_PERIOD_AFTER = re.compile(r"\s+(?:in the (?:morning|afternoon|evening)|at ni
 
 _EN_CLOCK = re.compile(
     r"\b(?:(?P<half>half past|quarter past|quarter to)\s+)?(?P<h>\d{1,2}|one|two|three|four|five|six|seven|"
-    r"eight|nine|ten|eleven|twelve)(?::(?P<m>\d{2})|\s+(?P<mw>thirty|fifteen|forty-five|forty five))?"
+    r"eight|nine|ten|eleven|twelve)(?:(?P<sep>[:.])(?P<m>\d{2})|\s+(?P<mw>thirty|fifteen|forty-five|forty five))?"
     r"(?P<suffix>\s*(?:o'?clock|am|pm|a\.m\.|p\.m\.))?(?![\w:])"
 )
 
@@ -160,8 +160,10 @@ def find_en_times(text: str, require_cue: bool = True) -> list[tuple[str, int, i
         if m.group("mw"):
             minute = {"thirty": 30, "fifteen": 15}.get(m.group("mw"), 45)
         half = m.group("half")
-        cued = bool(m.group("suffix") or m.group("m") or half or m.group("mw"))
         before = lowered[max(0, m.start() - 12): m.start()]
+        if m.group("sep") == "." and not (m.group("suffix") or re.search(r"\bat\s+$", before)):
+            continue        # "7.30" alone is a sum or a decimal; "7.30 pm", "at 7.30" are times
+        cued = bool(m.group("suffix") or m.group("m") or half or m.group("mw"))
         if not cued and re.search(r"\b(?:at|around|by|about|until|till)\s+$", before):
             after = lowered[m.end(): m.end() + 12]
             cued = not re.match(r"\s*(?:people|persons|guests|of us|seats|adults|dollars|bucks)", after)
