@@ -132,7 +132,7 @@ class ReplyOptions(Options):
     min_clause_chars: int = 12
     wording: Literal["model", "policy"] = "model"
     model_chooses_action: bool = True
-    first_audio_budget_ms: float = 800.0   # voice: the policy's words when the model has no checked clause by then; 0: off
+    first_audio_budget_ms: float = 800.0   # voice: past it, the policy words the act; 0: off
 
 
 class MonologueOptions(Options):
