@@ -2,13 +2,13 @@
 agent that puts the whole conversation in the prompt, side by side.
 
     python scripts/bench_latency.py [--runs 3] [--session PATH] [--llm MODEL] [--no-long] [--no-turns]
-                                    [--no-baseline] [--json OUT]
+                                    [--no-baseline] [--no-budget-ab] [--json OUT]
     python scripts/bench_latency.py --memory-ab [--runs 3]     # long-term memory on the voice turn
 
-One run replays the demo session (assets/demo_session/demo.flac) under five variants,
-interleaved (model wording / policy wording × monologue on / off, and the whole-history
-baseline), then a 30-turn session voiced by piper with the monologue on, the baseline and
-the monologue off, then the turn-end benchmark (scripts/bench_turns.py: false cut-ins).
+One run replays the demo session (assets/demo_session/demo.flac) under six variants,
+interleaved (model wording / policy wording × monologue on / off, the whole-history
+baseline, and model wording without the first-audio budget: the "before" beside it), then
+a 30-turn session voiced by piper with the monologue on, the baseline and the monologue off, then the turn-end benchmark (scripts/bench_turns.py: false cut-ins).
 Models load once.
 
 The baseline (`reply.mode: whole_history`, processors/reply_whole_history.py) is the same
@@ -96,7 +96,9 @@ def turn_row(turn: Any, variant: str, run: int, session: str) -> dict[str, Any] 
             "prompt_tokens": tokens.get("prompt_tokens"), "evaluated_tokens": tokens.get("evaluated_tokens"),
             "generated_tokens": tokens.get("generated_tokens"), "first_clause_chars": len(first_clause),
             "drafted": turn.turn_end.drafted, "rule": turn.turn_end.rule, "heard": turn.text,
-            "reply": turn.reply.text, "error": turn.reply.error[:200]}
+            "reply": turn.reply.text, "error": turn.reply.error[:200],
+            "budget_outcome": turn.reply.budget.outcome if turn.reply.budget is not None else None,
+            "late_notice": bool(turn.reply.budget is not None and turn.reply.budget.late_notice)}
 
 
 def replay_turns(session: Any, config: MonologueConfig, models: Any) -> tuple[list[Any], float]:
@@ -217,6 +219,32 @@ def select(source: list[dict[str, Any]], **where: Any) -> list[dict[str, Any]]:
     return [r for r in source if all((r[k] in v) if isinstance(v, tuple) else r[k] == v for k, v in where.items())]
 
 
+def budget_report(rows: list[dict[str, Any]], config: MonologueConfig, figures: dict[str, float]) -> None:
+    """The first-audio budget (issue 28), before and after in the same run: voice-to-voice per
+    turn type with the budget and without it, and who worded the first words."""
+    after, before = select(rows, variant="model/on"), select(rows, variant="model/on/no-budget")
+    if not before:
+        return
+    budget = config.reply.first_audio_budget_ms
+    print(f"\n### First-audio budget ({budget:.0f} ms): model wording, monologue on, with and without it\n")
+    print("| turns | n | p50 without | p90 without | p50 with | p90 with | over the budget, without → with |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for kind in ("chit-chat", "state-changing", None):
+        chosen = [select(x, kind=kind) if kind else x for x in (before, after)]
+        b, a = (col(c, "voice_to_voice") for c in chosen)
+        over = [sum(v > budget for v in x) / len(x) if x else float("nan") for x in (b, a)]
+        print(f"| {kind or 'all'} | {len(a)} | {med(b):.0f} | {pct(b, 0.9):.0f} | {med(a):.0f} | {pct(a, 0.9):.0f} | "
+              f"{over[0]:.0%} → {over[1]:.0%} |")
+        if kind is None:
+            figures["budget_p50_ms"], figures["budget_p90_ms"] = med(a), pct(a, 0.9)
+            figures["no_budget_p50_ms"], figures["no_budget_p90_ms"] = med(b), pct(b, 0.9)
+    outcomes = {o: sum(r["budget_outcome"] == o for r in after) for o in ("model", "policy", "not_asked")}
+    late = sum(bool(r.get("late_notice")) for r in after)
+    print(f"\nwho said the first words with the budget: the model in time {outcomes['model']}, the policy after "
+          f"stopping the model {outcomes['policy']}, the policy alone (an act said as decided) "
+          f"{outcomes['not_asked']}; 'one moment' said {late} times, of {len(after)} turns")
+
+
 def col(source: list[dict[str, Any]], key: str) -> list[float]:
     return [r[key] for r in source if r.get(key) is not None]
 
@@ -249,6 +277,8 @@ def report(rows: list[dict[str, Any]], long_rows: list[dict[str, Any]], config: 
     # The ratio targets: the same wording on both sides (model wording: the default).
     for kind, key in (("chit-chat", "chit_chat_ratio"), ("state-changing", "state_ratio")):
         figures[key] = figures.get(f"model_{kind}_ratio", float("nan"))
+
+    budget_report(rows, config, figures)
 
     print("\n### Stages (ms from when the agent began on the turn; model wording, monologue on)\n")
     print("| stage | median | p90 |\n|---|---:|---:|")
@@ -421,6 +451,8 @@ def main() -> None:
     parser.add_argument("--no-turns", action="store_true", help="skip the false cut-in benchmark")
     parser.add_argument("--no-baseline", action="store_true",
                         help="skip the whole-history baseline (the naive agent) on both sessions")
+    parser.add_argument("--no-budget-ab", action="store_true",
+                        help="skip the variant without the first-audio budget (the 'before' beside it)")
     parser.add_argument("--json", help="also write the per-turn figures here")
     parser.add_argument("--memory-ab", action="store_true",
                         help="alternate runs with and without long-term memory (one user, sessions accumulating)")
@@ -444,6 +476,10 @@ def main() -> None:
         f"{wording}/{'on' if on else 'off'}": config.with_overrides(
             {"monologue": {"enabled": on}, "reply": {"wording": wording}})
         for wording in ("model", "policy") for on in (True, False)}
+    if not args.no_budget_ab:
+        # Before the first-audio budget, side by side: the same agent with no budget.
+        variants["model/on/no-budget"] = config.with_overrides(
+            {"monologue": {"enabled": True}, "reply": {"wording": "model", "first_audio_budget_ms": 0}})
     whole_history = config.with_overrides({"reply": {"mode": "whole_history"}})
     if not args.no_baseline:
         variants["model/whole"] = whole_history
