@@ -8,7 +8,8 @@ agent that puts the whole conversation in the prompt, side by side.
 One run replays the demo session (assets/demo_session/demo.flac) under six variants,
 interleaved (model wording / policy wording × monologue on / off, the whole-history
 baseline, and model wording without the first-audio budget: the "before" beside it), then
-a 30-turn session voiced by piper with the monologue on, the baseline and the monologue off, then the turn-end benchmark (scripts/bench_turns.py: false cut-ins).
+a 30-turn session voiced by piper with the monologue on, the baseline and the monologue off,
+then the turn-end benchmark (scripts/bench_turns.py: false cut-ins).
 Models load once.
 
 The baseline (`reply.mode: whole_history`, processors/reply_whole_history.py) is the same
