@@ -133,6 +133,7 @@ class ReplyOptions(Options):
     wording: Literal["model", "policy"] = "model"
     model_chooses_action: bool = True
     first_audio_budget_ms: float = 800.0   # voice: past it, the policy words the act; 0: off
+    late_notice_after_ms: float = 1500.0   # voice: still no plan at this silence: "one moment"; 0: never
 
 
 class MonologueOptions(Options):

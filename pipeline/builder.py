@@ -377,6 +377,8 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                                                     config.reply.wording, config.reply.model_chooses_action,
                                                     commit_when_played=spoken,
                                                     first_audio_budget_ms=config.reply.first_audio_budget_ms
+                                                    if spoken else 0.0,
+                                                    late_notice_after_ms=config.reply.late_notice_after_ms
                                                     if spoken else 0.0))
     parts = AgentProcessors(
         vad=VADProcessor(analyzer, SegmentOptions(v.engine, config.audio.sample_rate, v.pre_roll_secs,

@@ -38,6 +38,7 @@ class ReplyOptions:
     choose_actions: bool = True        # a model with function calling may choose the action
     commit_when_played: bool = False
     first_audio_budget_ms: float = 0.0  # the user's silence the first words must end; 0: no limit (text)
+    late_notice_after_ms: float = 0.0   # still no plan at this silence: "one moment"; 0: never (text)
 
 
 @dataclass
@@ -73,7 +74,8 @@ class ReplyProcessor(FrameProcessor):
                                      choose_actions=options.choose_actions)
         self._wording = ReplyWording(llm, prompt, self.push_frame, language=options.language,
                                      min_clause_chars=options.min_clause_chars,
-                                     first_audio_budget_ms=options.first_audio_budget_ms)
+                                     first_audio_budget_ms=options.first_audio_budget_ms,
+                                     late_notice_after_ms=options.late_notice_after_ms)
         self._committer = ReplyCommitter(log, dialogue, memory=memory.working, long_term=long_term,
                                          when_played=options.commit_when_played)
         self._answering: tuple[int, asyncio.Task[None]] | None = None

@@ -159,8 +159,9 @@ class FirstWordsClock:
     audio. What the turn's end, the transcript and the plan took is already spent; the voice's
     own time for the first clause (the median of the session's last turns) is kept back."""
 
-    def __init__(self, budget_ms: float) -> None:
+    def __init__(self, budget_ms: float, late_notice_after_ms: float = 0.0) -> None:
         self.budget_ms = budget_ms
+        self.late_notice_after_ms = late_notice_after_ms
         self._voiced: deque[Turn] = deque(maxlen=8)
 
     @property
@@ -189,10 +190,11 @@ class FirstWordsClock:
         return budget
 
     def plan_deadline_secs(self, turn: Turn) -> float | None:
-        """Seconds until the plan is late: past it, even the policy's words would miss the budget."""
-        if not self.enabled:
+        """Seconds until the plan is so late that the user should hear why they are waiting:
+        a notice costs them a sentence, so not for a plan only just over the budget."""
+        if self.late_notice_after_ms <= 0:
             return None
-        return self.budget_ms / 1000 - self.silence_secs(turn) - self.voice_secs()
+        return self.late_notice_after_ms / 1000 - self.silence_secs(turn) - self.voice_secs()
 
 
 class _ModelStream:
@@ -205,17 +207,21 @@ class _ModelStream:
         self._task = asyncio.ensure_future(self._pump())
 
     async def _pump(self) -> None:
+        end: Exception | None = None      # the caller raises it (ChatError: no model answered)
         try:
             async for delta in self._deltas:
                 self._queue.put_nowait(delta)
-        except Exception as exc:     # the caller raises it (ChatError: no model answered)
-            self._queue.put_nowait(exc)
-            return
+        except Exception as exc:
+            end = exc
         finally:
-            close = getattr(self._deltas, "aclose", None)
-            if close is not None:
-                await close()
-        self._queue.put_nowait(None)      # after the close: the call's figures are all in
+            try:
+                close = getattr(self._deltas, "aclose", None)
+                if close is not None:
+                    await close()
+            finally:
+                # After the close (the call's figures are all in), and however the pump ended:
+                # the reply never waits on a stream that will say nothing more.
+                self._queue.put_nowait(end)
 
     async def next(self) -> str | None:
         """The next delta; None at the end."""
@@ -243,14 +249,15 @@ class ReplyWording:
     """One job: put a planned reply into words, clause by clause, through `push`."""
 
     def __init__(self, llm: ChatLLM, prompt: PromptOptions, push: Callable[[ReplyTextFrame], Awaitable[None]], *,
-                 language: str = "en", min_clause_chars: int = 12, first_audio_budget_ms: float = 0.0) -> None:
+                 language: str = "en", min_clause_chars: int = 12, first_audio_budget_ms: float = 0.0,
+                 late_notice_after_ms: float = 0.0) -> None:
         self._llm = llm
         self._prompt = prompt
         self._push = push
         self._language = language
         self._min_clause = min_clause_chars
         self._window = PromptWindow(prompt.recent_turns)
-        self.clock = FirstWordsClock(first_audio_budget_ms)
+        self.clock = FirstWordsClock(first_audio_budget_ms, late_notice_after_ms)
         self._late_noticed = False
         self._closing: set[asyncio.Future[None]] = set()     # models stopped by the budget, closing
 
@@ -363,7 +370,7 @@ class ReplyWording:
         """The plan itself missed the budget (a busy machine, a slow reading of the turn): say
         so once, briefly, rather than leave the user in silence. The reply follows it."""
         if turn.reply.budget is None:
-            turn.reply.budget = FirstWordsBudget(self.clock.budget_ms)
+            turn.reply.budget = FirstWordsBudget(self.clock.budget_ms or self.clock.late_notice_after_ms)
         budget = turn.reply.budget
         if budget.late_notice:
             return

@@ -72,11 +72,12 @@ def _turn(turn_id: int, text: str, *, silence_secs: float = 0.2) -> Turn:
     return turn
 
 
-def _reply(llm, budget_ms: float, memory: WorkingMemory | None = None, language: str = "en") -> ReplyProcessor:
+def _reply(llm, budget_ms: float, memory: WorkingMemory | None = None, language: str = "en",
+           late_ms: float = 1500) -> ReplyProcessor:
     memory = memory or WorkingMemory("budget", options=WorkingMemoryOptions(llm_mode="never", language=language))
     return ReplyProcessor(llm, ConversationLog(), PromptOptions("You are Monologue."), memory=ReplyMemory(memory),
                           options=ReplyOptions(language=language, commit_when_played=False,
-                                               first_audio_budget_ms=budget_ms))
+                                               first_audio_budget_ms=budget_ms, late_notice_after_ms=late_ms))
 
 
 def _budget(turn: Turn) -> FirstWordsBudget:
@@ -159,7 +160,7 @@ async def test_a_late_plan_is_announced_once_briefly_then_the_reply_follows():
     first, second = _turn(1, "A table for two, please."), _turn(2, "Make it Saturday.")
     for turn in (first, second):
         turn.turn_class = TurnClass.INFORMATION_CHANGE
-    reply = _reply(SlowStartLLM(0.0), budget_ms=500, memory=memory)
+    reply = _reply(SlowStartLLM(0.0), budget_ms=300, memory=memory, late_ms=500)
 
     async def slow_update(turn: Turn) -> None:
         turn.begin_state_update(reading(turn))
@@ -182,6 +183,17 @@ async def test_a_late_plan_is_announced_once_briefly_then_the_reply_follows():
     assert _budget(second).trace()["late_notice"] == "One moment."
 
 
+async def test_a_plan_just_over_the_budget_gets_no_notice():
+    """A notice costs the user a sentence: only a wait well past the budget earns one."""
+    memory = WorkingMemory("just-late", options=WorkingMemoryOptions(llm_mode="never"))
+    turn = _turn(1, "A table for two, please.")
+    turn.turn_class = TurnClass.INFORMATION_CHANGE
+    turn.begin_state_update(SlowReading(memory, secs=0.5)(turn))
+    down, _ = await run_test(_reply(SlowStartLLM(0.0), budget_ms=300, memory=memory, late_ms=1500),
+                             frames_to_send=[UserTurnFrame(turn=turn), SleepFrame(sleep=0.3)])
+    assert _said(down) and not any("moment" in text for text in _said(down))
+
+
 async def test_a_plan_in_time_gets_no_notice():
     memory = WorkingMemory("on-time", options=WorkingMemoryOptions(llm_mode="never"))
     turn = _turn(1, "A table for two, please.")
@@ -198,7 +210,7 @@ async def test_the_late_notice_is_in_the_users_language():
     turn = _turn(1, "我们两个人。")
     turn.turn_class = TurnClass.INFORMATION_CHANGE
     turn.begin_state_update(SlowReading(memory, secs=0.6)(turn))
-    down, _ = await run_test(_reply(SlowStartLLM(0.0), budget_ms=400, memory=memory, language="zh"),
+    down, _ = await run_test(_reply(SlowStartLLM(0.0), budget_ms=300, memory=memory, language="zh", late_ms=400),
                              frames_to_send=[UserTurnFrame(turn=turn), SleepFrame(sleep=1.0)])
     assert _said(down)[0] == "请稍等，我这会儿有点慢。"
 

@@ -315,8 +315,9 @@ def test_a_reply_the_user_went_on_from_is_not_said_and_a_clarifying_turn_fits_th
     """The agent is slow to answer; the user pauses, then goes on before it began: that reply
     reads "(not said: you went on)", not a cut by the user. The time is heard unsure, so the
     next turn is a clarifying one: the panel says it asks instead of writing, in a sentence,
-    and the page still fits a phone and a desktop."""
-    config = english(reply={"wording": "model"})
+    and the page still fits a phone and a desktop. (No first-audio budget: with one, the
+    policy would speak in time, and nothing would be left unsaid; nor a notice of the wait.)"""
+    config = english(reply={"wording": "model", "first_audio_budget_ms": 0, "late_notice_after_ms": 0})
     models = dataclasses.replace(real_models, llm=SlowModel(6.0), asr=UnsureOfTimes(real_models.asr))
     room = serving(config, models)
     user = browser(room.url, "Sam")
