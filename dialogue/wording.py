@@ -186,12 +186,21 @@ class Wording:
             return say(key, lang, name=d.option, about=about, verb=self._verb(d), details=details, old=d.replaces)
         if d.act == Act.NO_OPTIONS:
             condition = state.constraints.get(d.key) if state is not None and d.key else None
+            held = list(state.constraints.values()) if state is not None else []
+            if condition is None and last is not None and last.act in (Act.NO_OPTIONS, Act.ASK_CHANGE) \
+                    and len(held) > 1:
+                return say("policy.ask_which_change", lang, conditions=spoken_conditions(held, self.schema, lang))
             if condition is None:
                 return say("policy.no_options_plain", lang)
             return say("policy.no_options", lang, conditions=spoken_condition(condition, self.schema, lang))
         if d.act == Act.CONFIRM:
             return say("policy.confirm", lang, what=self.what(d), verb=self._verb(d))
         if d.act == Act.ASK_CHANGE:
+            held = list(state.constraints.values()) if state is not None else []
+            if last is not None and last.act in (Act.NO_OPTIONS, Act.ASK_CHANGE) and len(held) > 1:
+                # Asked what to change and answered with no change ("sure", "go ahead"): the
+                # same open question again goes round in circles; name the choice instead.
+                return say("policy.ask_which_change", lang, conditions=spoken_conditions(held, self.schema, lang))
             return say("policy.ask_change", lang)
         if d.act == Act.ACT:
             action = self._action(d)
