@@ -769,7 +769,8 @@ def test_a_time_with_a_dot_is_a_time_only_as_a_time(text, expected):
 @pytest.mark.parametrize(("language", "lines", "named"), [
     ("en", ["Dinner on Friday at 1 pm for six, at the bar, step-free access please.", "Something Mexican.",
             "Can we change the cuisine to Chinese?", "Okay, that works for me."], "chinese"),
-    ("zh", ["周五中午一点，六个人，坐吧台，要无障碍通道。", "想吃墨西哥菜。", "菜系换成川菜吧。", "好的，可以。"], "川菜"),
+    ("zh", ["周五中午一点，六个人，坐吧台，要无障碍通道。", "想吃墨西哥菜。", "菜系换成川菜吧。", "好的，可以。"],
+     "川菜"),
 ])
 async def test_asked_what_to_change_and_answered_with_no_change_names_the_choice(language, lines, named) -> None:
     """'What could we change?' — 'sure': the open question again goes round in circles; the
