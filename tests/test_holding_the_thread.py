@@ -680,6 +680,7 @@ def test_noon_and_midnight_are_clock_times(text, time):
     ("in_car", "Take me to the station, 7 tonight.", "arrival_time", "19:00"),
     ("restaurant", "Friday, eight at night.", "time", "20:00"),
     ("restaurant", "Six in the morning works for us.", "time", "06:00"),
+    ("restaurant", "Try for one in the afternoon.", "time", "13:00"),
 ])
 def test_a_number_with_its_part_of_the_day_is_a_clock_time(domain, text, key, time):
     """No "at", no "pm": the part of the day said after it makes a bare number a time."""
@@ -780,3 +781,8 @@ async def test_asked_what_to_change_and_answered_with_no_change_names_the_choice
     acts = [(t.reply.decision or {}).get("act") for t in result.turns]
     assert acts[-2] in ("no_options", "ask_change"), said
     assert named in said[-1].lower() and said[-1] != said[-2], said
+
+
+@pytest.mark.parametrize("text", ["I like the sound of it.", "I love the look of that one!", "I like it."])
+def test_liking_what_is_on_offer_is_no_wish_of_its_own(text):
+    assert "wishes" not in _sets("restaurant", text)

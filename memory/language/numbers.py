@@ -170,7 +170,8 @@ def find_en_times(text: str, require_cue: bool = True) -> list[tuple[str, int, i
         if not cued and _EN_PERIOD_AFTER.match(lowered, m.end()):
             # "Nine in the evening", "seven tonight": the part of the day makes it a clock
             # time, unless the number counts something ("a table for two tonight").
-            cued = not re.search(r"\b(?:for|of|party of|table for)\s+$", before)
+            cued = not re.search(r"\b(?:table|party|reservation|booking|book|seats?|us|people|just) (?:for|of)\s+$",
+                                 lowered[max(0, m.start() - 24): m.start()])
         if require_cue and not cued:
             continue
         if half == "half past":

@@ -69,6 +69,9 @@ _NOT_A_WISH_ZH = re.compile(r"^(?:什么|几|哪|谁|为什么|怎么|多少|谢
                             r"记得|忘了|取消)|(?:吗|呢|么)[？?。]?$")
 # A question word inside the clause: a question, unless a wish leads it (希望有人解释一下怎么回事).
 _QUESTION_WORD_ZH = re.compile(r"什么|哪(?:个|里|儿|家)|几点|多少|怎么|为什么")
+# What is only said of the thing on offer ("the sound of it", "the look of that one").
+_ABOUT_THE_OFFER_EN = re.compile(r"^(?:(?:the|a) \w+ (?:of|about) )?(?:it|that|this|them|that one|this one|those)$",
+                                 _I)
 # Words that carry no wish of their own, in any domain.
 _FILLER_EN = frozenset("""
 a an the and or but so also too just really very quite pretty maybe please some any it its it's is are was be
@@ -189,6 +192,8 @@ def wish_in(clause: str, language: str, known: Iterable[str] = (), cues: Iterabl
     if found is None:
         return None
     wish, led = found
+    if language == "en" and _ABOUT_THE_OFFER_EN.search(wish):
+        return None        # "I like the sound of it": said of the offer, not a wish of its own
     cued = any(c and c.lower() in text.lower() for c in cues)
     if not wish or not (led or cued) or not content_words(wish, language, known):
         return None
