@@ -13,29 +13,17 @@ figures compare like for like.
 
 from __future__ import annotations
 
-import asyncio
 import time
-
-from loguru import logger
-from pipecat.frames.frames import Frame, StartFrame
-from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from dataclasses import replace
 
 from monologue.dialogue.check import CheckFailure, Failure
-from monologue.dialogue.dialogue_session import DialogueOptions, DialogueSession
 from monologue.memory.language.phrases import say
 from monologue.memory.working.conversation import ConversationLog
 from monologue.models.chat import ChatError, ChatLLM, StreamStats
-from monologue.processors.frames import (
-    AgentTurnEndFrame,
-    BargeInFrame,
-    ReplySource,
-    ReplyTextFrame,
-    Turn,
-    UserTurnFrame,
-)
-from monologue.processors.reply import ReplyOptions
-from monologue.processors.reply_commit import PendingReply, ReplyCommitter
-from monologue.processors.reply_wording import ClauseSplitter, joined
+from monologue.processors.frames import Turn
+from monologue.processors.reply import ReplyOptions, ReplyProcessor
+from monologue.processors.reply_commit import PendingReply
+from monologue.processors.reply_wording import ClauseSplitter, PromptOptions
 
 
 def whole_history_prompt(system_prompt: str, log: ConversationLog, turn: Turn) -> list[dict[str, str]]:
@@ -49,107 +37,25 @@ def whole_history_prompt(system_prompt: str, log: ConversationLog, turn: Turn) -
     return messages
 
 
-class WholeHistoryReply(FrameProcessor):
+class WholeHistoryReply(ReplyProcessor):
     """One job: `UserTurnFrame` in; `ReplyTextFrame` clauses and `AgentTurnEndFrame` out,
     worded by the model from the whole conversation.
 
-    The same frames, turn order and commits as `ReplyProcessor`: with a voice
-    (`options.commit_when_played`) what the agent said enters the log once the playout says
-    what the user heard, and a `BargeInFrame` stops the model still wording an earlier reply.
-    Of `options` it reads the language, the clause length and when to commit; a policy's
+    `ReplyProcessor` with its plan and its wording replaced: the same frames, turn order,
+    barge-in and commits (with a voice, what the agent said enters the log once the playout
+    says what the user heard), and the same clause-by-clause path to the voice. The policy's
     wording and first-audio budget do not apply (there is no policy to fall back on).
     """
 
     def __init__(self, llm: ChatLLM, log: ConversationLog, system_prompt: str, *,
                  options: ReplyOptions | None = None) -> None:
-        super().__init__()
-        self._options = options or ReplyOptions()
-        self._llm = llm
-        self._log = log
-        self._system_prompt = system_prompt
+        options = options or ReplyOptions()
         # No state and no plan: the committer only writes what was heard to the log.
-        dialogue = DialogueSession(None, {}, options=DialogueOptions(language=self._options.language))
-        self._committer = ReplyCommitter(log, dialogue, when_played=self._options.commit_when_played)
-        self._answering: tuple[int, asyncio.Task[None]] | None = None
-        self._cancelled: set[int] = set()
-        self._opening: Turn | None = None
+        super().__init__(llm, log, PromptOptions(system_prompt), options=replace(options, first_audio_budget_ms=0.0))
+        self._llm = llm
+        self._system_prompt = system_prompt
 
-    def set_opening(self, text: str) -> Turn:
-        """A line to say before the user speaks, as turn 0 (`ReplyProcessor.set_opening`)."""
-        turn = Turn(turn_id=0, start_pts=0.0, end_pts=0.0, end_wait_secs=0.0,
-                    detected_at=time.perf_counter(), vad_engine="opening")
-        turn.reply.text = text.strip()
-        if turn.reply.text:
-            self._opening = turn
-        else:
-            turn.settle()
-        return turn
-
-    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
-        await super().process_frame(frame, direction)
-        if isinstance(frame, UserTurnFrame):
-            await self._reply(frame.turn)
-            return
-        if isinstance(frame, BargeInFrame) and frame.interrupt:
-            self._stop_wording(frame.turn.turn_id)
-        await self.push_frame(frame, direction)
-        if isinstance(frame, StartFrame) and self._opening is not None:
-            turn, self._opening = self._opening, None
-            await self._committer.made(turn, self._committer.open(turn, opening=True))
-            await self.push_frame(ReplyTextFrame(text=turn.reply.text, turn=turn))
-            await self.push_frame(AgentTurnEndFrame(turn=turn))
-
-    async def flush(self) -> None:
-        await self._committer.flush()
-
-    def _stop_wording(self, before_turn: int) -> None:
-        """The user spoke over the agent: the reply still being worded for an earlier turn stops."""
-        if self._answering is not None and self._answering[0] < before_turn and not self._answering[1].done():
-            self._cancelled.add(self._answering[0])
-            self._answering[1].cancel()
-
-    async def _reply(self, turn: Turn) -> None:
-        pending = self._committer.open(turn)
-        # A task of its own, so that the user's speech over the agent can cancel it.
-        task = self.create_task(self._answer(turn), name=f"whole-history-reply-{turn.turn_id}")
-        self._answering = (turn.turn_id, task)
-        # A draft the user talked on through: the model stops; the playout had held its audio.
-        turn.on_dropped(lambda: task.done() or task.cancel())
-        try:
-            await asyncio.wait({task})
-            if turn.dropped:
-                self._committer.forget(turn)
-                return
-            if task.cancelled() and turn.turn_id in self._cancelled:
-                self._cancelled.discard(turn.turn_id)
-                # Cut by the user: what was heard is committed when the playout reports it.
-                turn.reply.source = turn.reply.source or "cancelled"
-            else:
-                task.result()
-        except asyncio.CancelledError:
-            if not task.done():
-                task.cancel()
-            raise
-        except Exception as exc:
-            # A bug of ours must not leave the user in silence, nor a replay waiting for the turn's end.
-            logger.opt(exception=exc).error("turn {}: the whole-history reply failed: {}: {}", turn.turn_id,
-                                            type(exc).__name__, exc)
-            turn.reply.error = f"{type(exc).__name__}: {exc}"
-            turn.reply.check = [*turn.reply.check, CheckFailure(Failure.INTERNAL_ERROR, turn.reply.error)]
-            if not turn.reply.text:
-                await self._say_all(turn, say("reply.fallback", self._options.language), "fallback")
-        finally:
-            self._answering = None
-        await self._made(turn, pending)
-
-    async def _made(self, turn: Turn, pending: PendingReply) -> None:
-        if not await turn.stands():
-            self._committer.forget(turn)
-            return
-        await self._committer.made(turn, pending)
-        await self.push_frame(AgentTurnEndFrame(turn=turn))
-
-    async def _answer(self, turn: Turn) -> None:
+    async def _answer(self, turn: Turn, pending: PendingReply) -> None:
         if turn.updates_state:
             # With no working memory the monologue stage attaches only the wait for the reply
             # before, which puts the user's words into the log after it: the prompt needs both.
@@ -168,14 +74,14 @@ class WholeHistoryReply(FrameProcessor):
             try:
                 async for delta in deltas:
                     for clause in splitter.feed(delta):
-                        await self._say(turn, clause, spoken)
+                        await self._wording.say(turn, clause, spoken)
             finally:
                 close = getattr(deltas, "aclose", None)
                 if close is not None:    # a cancelled reply stops the model too
                     await close()
             rest = splitter.flush()
             if rest and not stats.error:     # a reply cut off mid-clause (a timeout): its end is not spoken
-                await self._say(turn, rest, spoken)
+                await self._wording.say(turn, rest, spoken)
         except ChatError as exc:
             turn.reply.error = str(exc)
         turn.reply.model = stats.model
@@ -192,24 +98,4 @@ class WholeHistoryReply(FrameProcessor):
         else:
             # Nothing from the model (it failed, or said nothing): there is no policy to word
             # anything else, so the agent says it could not answer rather than staying silent.
-            await self._say_all(turn, say("reply.fallback", self._options.language), "fallback")
-
-    async def _say(self, turn: Turn, clause: str, spoken: list[str]) -> None:
-        if not spoken:
-            now = time.perf_counter()
-            turn.mark("llm_first_clause", now)
-            turn.compute.setdefault("llm_first_clause", now - turn.marks["llm_start"])
-        spoken.append(clause)
-        turn.reply.text = joined(spoken, self._options.language)   # so far: a cut reply keeps what was sent
-        await self.push_frame(ReplyTextFrame(text=clause, turn=turn))
-
-    async def _say_all(self, turn: Turn, text: str, source: ReplySource) -> None:
-        """Words the code has (the fallback line), clause by clause as a model's go."""
-        turn.reply.source = source
-        turn.mark("llm_start", time.perf_counter())
-        splitter = ClauseSplitter(self._options.min_clause_chars)
-        clauses = splitter.feed(text)
-        rest = splitter.flush()
-        spoken: list[str] = []
-        for clause in [*clauses, *([rest] if rest else [])]:
-            await self._say(turn, clause, spoken)
+            await self._wording.say_directly(turn, say("reply.fallback", self._options.language), "fallback")
