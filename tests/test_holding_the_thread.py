@@ -786,3 +786,11 @@ async def test_asked_what_to_change_and_answered_with_no_change_names_the_choice
 @pytest.mark.parametrize("text", ["I like the sound of it.", "I love the look of that one!", "I like it."])
 def test_liking_what_is_on_offer_is_no_wish_of_its_own(text):
     assert "wishes" not in _sets("restaurant", text)
+
+
+@pytest.mark.parametrize(("language", "text"), [("zh", "车里有点冷。"), ("en", "It's a bit chilly in here."),
+                                                ("en", "It's kind of stuffy in the car."), ("zh", "有点热。")])
+async def test_a_nudge_with_no_temperature_held_is_asked_back_not_greeted(language, text) -> None:
+    result = await _chat("in_car", language, [text])
+    reply = result.turns[0].reply.text
+    assert ("what should it be" in reply) if language == "en" else ("要定成多少" in reply), reply

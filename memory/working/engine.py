@@ -157,7 +157,10 @@ class WorkingMemory:
         the turn classifier; uses the state this engine last saw, so it never blocks on
         the store."""
         state = self._seen or SessionState(self.session_id, domain=self.domains.domains[0].name)
-        ops = self.references.resolve(text, state, list(self.extract(text, state)[0].operations))
+        extraction = self.extract(text, state)[0]
+        if extraction.ask_back:
+            return True     # "车里有点冷" with no temperature held: a change to ask back about, not small talk
+        ops = self.references.resolve(text, state, list(extraction.operations))
         kept = self.grounder.check(ops, text, state).kept
         # A longer yes or no to an offer the agent made answers it too ("Alright, that seems
         # good. I would like to make a booking at this restaurant."); a short one the
