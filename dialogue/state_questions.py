@@ -32,6 +32,7 @@ from monologue.memory.language.cues import PAST_CUES, language_of
 from monologue.memory.language.numbers import to_int
 from monologue.memory.language.stances import (
     ABOUT_THE_USER_EN,
+    CHANGE_REQUEST_EN,
     ABOUT_THE_USER_ZH,
     LEAD_IN_EN,
     REQUEST_QUESTION_EN,
@@ -121,7 +122,7 @@ def checks_held(sentence: str) -> bool:
         return bool(_CHECKS_HELD_ZH.search(stripped) and (YES_NO_QUESTION_ZH.search(stripped)
                                                           or re.search(r"[?？]\s*$|还是", stripped)))
     lead = LEAD_IN_EN.sub("", stripped)
-    if REQUEST_QUESTION_EN.match(lead):
+    if REQUEST_QUESTION_EN.match(lead) or CHANGE_REQUEST_EN.search(lead):
         return False
     question = bool(YES_NO_QUESTION_EN.match(lead)) or stripped.endswith("?")
     return question and bool(_CHECKS_HELD_EN.search(lead))

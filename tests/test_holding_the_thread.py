@@ -17,6 +17,7 @@ from monologue.memory.domain.schema import load_schema
 from monologue.memory.language.cues import language_of
 from monologue.memory.working.apply import apply_operations
 from monologue.memory.working.extract import RuleExtractor
+from monologue.memory.working.grounding import Grounder
 from monologue.memory.working.state import AgentAct, Comparator, Condition, Op, Operation, OpSource, SessionState
 from monologue.memory.working.turn_classes import TurnClass
 from monologue.pipeline.builder import AgentModels
@@ -26,6 +27,7 @@ from fakes import PlannerFollowingLLM, steady
 
 SCHEMAS = {name: load_schema(name) for name in ("restaurant", "in_car", "customer_service")}
 READERS = {name: RuleExtractor(schema) for name, schema in SCHEMAS.items()}
+GROUNDERS = {name: Grounder(schema) for name, schema in SCHEMAS.items()}
 
 
 def _held(domain: str, **values) -> SessionState:
@@ -794,3 +796,19 @@ async def test_a_nudge_with_no_temperature_held_is_asked_back_not_greeted(langua
     result = await _chat("in_car", language, [text])
     reply = result.turns[0].reply.text
     assert ("what should it be" in reply) if language == "en" else ("要定成多少" in reply), reply
+
+
+@pytest.mark.parametrize(("text", "key", "value"), [
+    ("Is Sunday possible instead?", "date", "sunday"),
+    ("Wait, are you able to make it for five people?", "party_size", 5),
+    ("Any chance we could do 8 pm?", "time", "20:00"),
+])
+def test_a_change_asked_for_as_a_question_is_a_request(text, key, value):
+    """"Is Sunday possible instead?" asks for a change; "is it Sunday?" checks one."""
+    from monologue.dialogue.state_questions import checks_held
+
+    assert not checks_held(text)
+    held = _held("restaurant", date="friday", party_size=4, time="19:00")
+    extraction = READERS["restaurant"].extract(text, held)
+    grounded = GROUNDERS["restaurant"].check(list(extraction.operations), text, held).kept
+    assert {op.key: op.value for op in grounded if op.op == Op.SET}.get(key) == value, grounded

@@ -158,7 +158,12 @@ LEAD_IN_EN = re.compile(r"^\W*(?:(?:wait|hang on|hold on|sorry|so|and|oh|um|uh|e
 REQUEST_QUESTION_EN = re.compile(
     r"^\W*(?:(?:can|could|would|will|shall)\s+(?:you|we|i|u)\b|how about|what about|why don'?t|"
     r"is it (?:ok|okay|possible) (?:to|if)|do you (?:mind|think you could)|please\b|let'?s\b|"
-    r"(?:i'd|i would|we'd|we would) (?:like|prefer|rather)|(?:i|we) (?:want|need))", re.IGNORECASE)
+    r"(?:i'd|i would|we'd|we would) (?:like|prefer|rather)|(?:i|we) (?:want|need)|"
+    r"(?:are|were) you able to|would it be possible|is there (?:any )?(?:chance|way)|any chance)", re.IGNORECASE)
+# Asking for a change, however the question is worded ("Is Sunday possible instead?", "is it
+# too late to make it five?"): a request, which may set what it names.
+CHANGE_REQUEST_EN = re.compile(r"\b(?:instead|make it|change (?:it|that|the \w+)|move (?:it|that)|switch|"
+                               r"possible|available)\b", re.IGNORECASE)
 # A yes/no question asks, whatever it is about ("Is the patio open tonight?", "Do I avoid
 # highways?"); so does an indirect one ("find out whether they have outdoor seating").
 YES_NO_QUESTION_EN = re.compile(
@@ -216,7 +221,7 @@ def asks_for_information(sentence: str) -> bool:
     if INDIRECT_QUESTION_EN.search(stripped):
         return True       # "can you tell me if they have live music?" asks, though worded as a request
     stripped = LEAD_IN_EN.sub("", stripped) or stripped
-    if REQUEST_QUESTION_EN.match(stripped):
+    if REQUEST_QUESTION_EN.match(stripped) or CHANGE_REQUEST_EN.search(stripped):
         return False
     if TAG_QUESTION_EN.search(stripped):
         return True       # "the airport, right?" checks what was said; it does not say it anew
