@@ -32,8 +32,8 @@ from monologue.memory.language.cues import PAST_CUES, language_of
 from monologue.memory.language.numbers import to_int
 from monologue.memory.language.stances import (
     ABOUT_THE_USER_EN,
-    CHANGE_REQUEST_EN,
     ABOUT_THE_USER_ZH,
+    CHANGE_REQUEST_EN,
     LEAD_IN_EN,
     REQUEST_QUESTION_EN,
     YES_NO_QUESTION_EN,
