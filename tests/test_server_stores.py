@@ -124,6 +124,33 @@ def test_redis_state_compare_and_set_loses_no_update_under_four_writers(redis_ur
     assert conflicts[0] > 0                 # they did race
 
 
+def test_a_redis_commit_resent_after_a_lost_reply_is_applied_once(redis_url: str) -> None:
+    """The commit reached Redis but its reply was lost (a socket timeout on a busy machine):
+    the retry finds its own state stored and succeeds, instead of a conflict that would make
+    the caller apply the same turn again (the four-writer race had counted 10,001 of 10,000)."""
+    store = RedisStateStore(redis_url)
+    sid = f"resent-{uuid.uuid4().hex[:8]}"
+    store.commit(_state(sid, 1, "1"), 0, [Change(1, 1, ChangeAction.GOAL, "goal", None, "1", "first")])
+    sent: list[tuple[list[str], list[object]]] = []
+    commit = store._commit
+
+    def lost_reply(*, keys: list[str], args: list[object]) -> object:
+        sent.append((keys, args))
+        result = commit(keys=keys, args=args)
+        if len(sent) == 1:
+            raise redis_state._redis().exceptions.TimeoutError("reply lost")
+        return result
+
+    store._commit = lost_reply
+    store.commit(_state(sid, 2, "2"), 1, [Change(2, 2, ChangeAction.GOAL, "goal", "1", "2", "second")])
+    assert len(sent) == 2                       # it was resent
+    final = store.load(sid)
+    assert final is not None and final.version == 2 and final.goal == "2"
+    assert [c.after for c in store.history(sid)] == ["1", "2"]   # not "2" twice
+    with pytest.raises(VersionConflict):        # a different commit at the old version still conflicts
+        store.commit(_state(sid, 2, "other"), 1, [])
+
+
 def test_a_restarted_redis_keeps_what_it_acknowledged(servers: TestServices, redis_url: str) -> None:
     store = RedisStateStore(redis_url, retry_secs=15)
     store.commit(_state("r", 1, "book a table"), 0, [])

@@ -36,8 +36,12 @@ SOCKET_TIMEOUT_SECS = 2.0
 
 # KEYS: state hash, history list, sessions index. ARGV: expected version, new version, sealed
 # state, updated_at, session id, then the sealed changes. Returns -1, or the stored version.
+# The same commit sent again (its reply was lost to a socket timeout on a busy machine, and
+# `retrying` resent it) finds its own state stored: that is success, not a conflict, or the
+# caller would apply its turn a second time.
 _COMMIT = """
 local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
+if current == tonumber(ARGV[2]) and redis.call('HGET', KEYS[1], 'state') == ARGV[3] then return -1 end
 if current ~= tonumber(ARGV[1]) then return current end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'state', ARGV[3], 'updated_at', ARGV[4])
 for i = 6, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
