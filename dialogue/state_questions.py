@@ -29,7 +29,6 @@ import numpy as np
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec
 from monologue.memory.language.cues import PAST_CUES, language_of
-from monologue.memory.language.numbers import to_int
 from monologue.memory.language.stances import (
     ABOUT_THE_USER_EN,
     ABOUT_THE_USER_ZH,
@@ -41,6 +40,7 @@ from monologue.memory.language.stances import (
     sentences_with_offsets,
 )
 from monologue.memory.working.extract import RuleExtractor
+from monologue.memory.working.grounding import numbers_said
 from monologue.memory.working.state import Op, OpSource, SessionState
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -95,10 +95,11 @@ _ASKS_FOR: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"\bhow (?:warm|cold|hot|high|low)\b|多少度|几度", re.IGNORECASE), ("quantity",)),
 )
 
+_POINTS_BACK_ZH = r"来着|刚才|说的|定的|设的|订的"
 _POINTS_BACK = re.compile(r"\bagain\b|\bstill\b|\bthe same\b|"
                           r"\b(?:did|do) (?:i|we|you) (?:say|pick|choose|set|book|agree|give|tell)|"
                           r"\b(?:we|i) (?:said|agreed|picked|chose|set|booked)\b|\bremind me\b|"
-                          r"来着|刚才|说的|定的|设的|订的", re.IGNORECASE)
+                          + _POINTS_BACK_ZH, re.IGNORECASE)
 
 # A yes/no question that checks what was agreed, not one about the world ("is the place open on
 # Friday?" asks the world; "is it Friday?", "is the booking for four?", "Friday, right?" check).
@@ -108,8 +109,7 @@ _CHECKS_HELD_EN = re.compile(
     r"\b(?:did|do) (?:i|we|you) (?:say|pick|choose|set|book|agree|give|tell|put|ask)|"
     r"\b(?:we|i|you) (?:said|agreed|picked|chose|set|booked|put|asked for)\b|\bstill\b|\bagain\b|"
     r"\b(?:right|correct|isn'?t it|wasn'?t it|aren'?t we|weren'?t we|yeah)\s*\?*$", re.IGNORECASE)
-_CHECKS_HELD_ZH = re.compile(r"来着|对吧|对吗|对不对|是不是|没错吧|是吧|刚才|说的|定的|订的|设的|还是|"
-                             r"是[^吗？?]{1,15}吗[?？]?$")
+_CHECKS_HELD_ZH = re.compile(_POINTS_BACK_ZH + r"|对吧|对吗|对不对|是不是|没错吧|是吧|还是|是[^吗？?]{1,15}吗[?？]?$")
 _ALTERNATIVES = re.compile(r"\bor\b|还是", re.IGNORECASE)
 
 
@@ -315,19 +315,11 @@ def _as_statement(sentence: str) -> str:
     return _QUESTION_FRAME_EN.sub(" ", LEAD_IN_EN.sub("", stripped)).strip(" ,") + "."
 
 
-_NUMBER_SAID = re.compile(r"\d+(?:\.\d+)?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-                          r"thirteen|fourteen|fifteen|twenty|thirty|forty|fifty)\b|[零一二两三四五六七八九十百]+",
-                          re.IGNORECASE)
-
-
 def _held_number_said(sentence: str, view: SessionState) -> list[tuple[str, object]]:
     """(key, value) for a number said that is a held count, amount or clock hour: "seven"
     checks 19:00 or a party of 7, whichever the state holds."""
-    numbers = set()
-    for m in _NUMBER_SAID.finditer(sentence):
-        value = to_int(m.group(0)) if not re.fullmatch(r"\d+\.\d+", m.group(0)) else float(m.group(0))
-        if value is not None:
-            numbers.add(float(value))
+    # Decimals as said ("55.50"), besides every whole number grounding would find.
+    numbers = {float(n) for n in numbers_said(sentence)} | {float(d) for d in re.findall(r"\d+\.\d+", sentence)}
     found: list[tuple[str, object]] = []
     for condition in view.constraints.values():
         held = condition.value

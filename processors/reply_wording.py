@@ -370,7 +370,7 @@ class ReplyWording:
         """The plan itself missed the budget (a busy machine, a slow reading of the turn): say
         so once, briefly, rather than leave the user in silence. The reply follows it."""
         if turn.reply.budget is None:
-            turn.reply.budget = FirstWordsBudget(self.clock.budget_ms or self.clock.late_notice_after_ms)
+            turn.reply.budget = FirstWordsBudget(self.clock.budget_ms)
         budget = turn.reply.budget
         if budget.late_notice:
             return
