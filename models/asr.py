@@ -17,7 +17,7 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -186,6 +186,13 @@ class Transcriber(Protocol):
     the turn-end judge's partial passes both take one."""
 
     def transcribe(self, audio: np.ndarray) -> Transcript: ...
+
+
+@runtime_checkable
+class PartialPasses(Protocol):
+    """A transcriber with a cheaper pass for a turn still being spoken (`WhisperASR`)."""
+
+    def transcribe_partial(self, audio: np.ndarray) -> Transcript: ...
 
 
 def transcript_confidence(segments: list[Any]) -> tuple[float, float, float]:
@@ -384,6 +391,16 @@ class WhisperASR:
         as the user's words: it is taken out, and `dropped` says what and why
         (`retry_without_prompt` would hear a dropped turn once more without the prompt).
         """
+        return self._transcribe(audio, full_window_retry=True)
+
+    def transcribe_partial(self, audio: np.ndarray) -> Transcript:
+        """A pass on a turn still being spoken (shown as it is said, read by the turn-end judge):
+        the short window only. Text that looks made up is left out, not heard again with the
+        full window: that second pass takes ~400 ms on tiny.en, and the turn's final pass, due
+        the moment the user stops, would wait behind it."""
+        return self._transcribe(audio, full_window_retry=False)
+
+    def _transcribe(self, audio: np.ndarray, *, full_window_retry: bool) -> Transcript:
         audio_secs = audio.size / SAMPLE_RATE
         if audio.size == 0:
             return Transcript("", self.language, 0.0, float("-inf"), 1.0, 0.0)
@@ -391,11 +408,15 @@ class WhisperASR:
             frames = window_frames(audio_secs, self.window_secs)
             segments, language = self._run(audio, frames, self.initial_prompt)
             heard = "".join(s.text for s in segments).strip()
-            retried = frames is not None and hallucination_reason(heard, audio_secs, segments) is not None
+            unsure = hallucination_reason(heard, audio_secs, segments) if frames is not None else None
+            retried = unsure is not None and full_window_retry
             if retried:
                 segments, language = self._run(audio, None, self.initial_prompt)
                 heard = "".join(s.text for s in segments).strip()
             text, dropped = invented_text(heard, self.initial_prompt, segments)
+            if unsure is not None and not retried and text:
+                dropped = "; ".join(filter(None, (dropped, f"{unsure}: {text[:24]!r}")))
+                text = ""
             if dropped and not text and self.initial_prompt and self.retry_without_prompt:
                 segments, language = self._run(audio, None, None)
                 again, why = invented_text("".join(s.text for s in segments).strip(), None, segments)

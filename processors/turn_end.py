@@ -24,7 +24,7 @@ from typing import Any, Literal, Protocol
 import numpy as np
 from loguru import logger
 
-from monologue.models.asr import Transcriber, Transcript
+from monologue.models.asr import PartialPasses, Transcriber, Transcript
 from monologue.models.model_threads import run_on
 
 TurnEndBy = Literal["meaning", "silence"]
@@ -189,7 +189,7 @@ class PartialTranscriber:
                 return
         if self._running is not None and time.perf_counter() - self._running.started < every_secs:
             return
-        self._running = self._start(audio)
+        self._running = self._start(audio, partial=True)
 
     def final(self, audio: bytes) -> asyncio.Future[Transcript]:
         """The pass on exactly this audio: started now, or the one already started on it.
@@ -225,13 +225,16 @@ class PartialTranscriber:
 
         transcript.add_done_callback(finished)
 
-    def _start(self, audio: bytes) -> _Pass:
+    def _start(self, audio: bytes, *, partial: bool = False) -> _Pass:
         samples = len(audio) // 2
         floats = np.frombuffer(audio, dtype=np.int16).astype(np.float32) / 32768.0
         finished_at: list[float] = []
+        heard = self._transcriber.transcribe
+        if partial and isinstance(self._transcriber, PartialPasses):
+            heard = self._transcriber.transcribe_partial
 
         def transcribe() -> Transcript:
-            result = self._transcriber.transcribe(floats)
+            result = heard(floats)
             finished_at.append(time.perf_counter())
             return result
 

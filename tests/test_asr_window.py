@@ -163,3 +163,22 @@ def test_a_hallucinating_window_is_retried_with_the_full_window(whisper, encoder
     assert encoder_frames == [1000, FULL_FRAMES]   # the windowed pass, then the full one
     assert result.full_window_retry and len(judged) == 1   # the full window's text is not judged again
     assert "table" in _words(result.text)
+
+
+@pytest.mark.slow
+def test_a_partial_pass_is_never_retried_and_drops_text_that_looks_made_up(whisper, encoder_frames, monkeypatch):
+    """A pass on a turn still being spoken must not hold the whisper thread for a second,
+    full-window pass: the turn's final pass waits behind it once the user stops."""
+    monkeypatch.setattr(asr, "hallucination_reason", lambda text, audio_secs, segments=(): "forced by the test")
+    monkeypatch.setattr(whisper, "window_secs", 10.0)
+    result = whisper.transcribe_partial(_read(DEMO, 5.0))
+    assert encoder_frames == [1000]                     # the windowed pass only
+    assert result.text == "" and not result.full_window_retry
+    assert "forced by the test" in result.dropped and "book a" in result.dropped
+
+
+@pytest.mark.slow
+def test_a_partial_pass_reads_ordinary_speech_like_the_final_one(whisper, encoder_frames):
+    audio = _read(DEMO, 5.0)
+    assert _words(whisper.transcribe_partial(audio).text) == _words(whisper.transcribe(audio).text)
+    assert encoder_frames == [1000, 1000]

@@ -217,3 +217,32 @@ async def test_a_dropped_draft_leaves_nothing_said_and_nothing_written(tmp_path)
     # … and the one reply heard is the whole turn's: the time is what is missing now.
     assert lines[0]["reply"]["decision"]["act"] == "ask" and lines[0]["reply"]["decision"]["key"] == "time"
     assert synthesizer.spoken.count(lines[0]["reply"]["text"]) >= 1
+
+
+class PassesByKind:
+    """Counts which pass each call was: a partial one (the turn still spoken) or a whole one."""
+
+    def __init__(self) -> None:
+        self.kinds: list[str] = []
+
+    def transcribe(self, audio: np.ndarray) -> Transcript:
+        self.kinds.append("whole")
+        return Transcript("Four people.", "en", 0.9, -0.1, 0.01, audio.size / 16000)
+
+    def transcribe_partial(self, audio: np.ndarray) -> Transcript:
+        self.kinds.append("partial")
+        return Transcript("Four", "en", 0.9, -0.1, 0.01, audio.size / 16000)
+
+
+async def test_passes_while_the_user_speaks_are_partial_ones_and_the_last_is_whole():
+    """A partial pass never retries a doubtful window (the final one, due when the user
+    stops, would wait behind it); the pass a turn's transcript comes from still does."""
+    transcriber = PassesByKind()
+    partials = PartialTranscriber(transcriber)
+    audio = np.zeros(16000, np.int16).tobytes()
+    partials.partial(audio, every_secs=0.0)
+    assert partials._running is not None
+    await partials._running.result
+    final = await partials.final(audio + audio)
+    assert transcriber.kinds == ["partial", "whole"]
+    assert final.text == "Four people." and partials.latest is final
