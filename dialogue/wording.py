@@ -301,7 +301,9 @@ class Wording:
     def note(self, decision: Decision, template: str, facts: Sequence[str] = ()) -> str:
         """What the reply model is asked to say: the act in a few words, the facts, the template."""
         language = LANGUAGE_NAMES.get(self.language, self.language)
-        lines = [f"Planner: reply in {language}, in one or two short sentences."]
+        # The system prompt already asks for one or two short sentences; each word here is
+        # evaluated on every turn, before the model's first token.
+        lines = [f"Planner: reply in {language}."]
         if decision.act == Act.ANSWER:
             # Only where the model answers from them: elsewhere a small model reads facts back
             # ("You want a vegetarian option at …") instead of saying the step.

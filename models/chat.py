@@ -130,6 +130,29 @@ class ChatLLM:
             warm_up(self.options.model, self.options.n_ctx, self.options.n_threads, self.options.cache_mb,
                     system_prompt=system_prompt)
 
+    def fresh_start(self, system_prompt: str | None = None) -> None:
+        """The embedded model forgets every prompt it computed, then computes `system_prompt`
+        again (`warm_up`): the next call starts as a new conversation's first does. For
+        benchmarks that replay one recording many times."""
+        if self.remote or self.options.mock_response is not None:
+            return
+        from monologue.models.llm import forget_prompts
+
+        forget_prompts(self.options.model)
+        self.warm_up(system_prompt)
+
+    async def prefill(self, messages: list[dict[str, str]]) -> dict[str, int] | None:
+        """Compute the start of the next reply's prompt now, on the embedded model (a provider
+        caches prompts on its own side): the next call then evaluates only what follows it.
+        Returns the tokens it evaluated, or None where there is nothing to do."""
+        if self.remote or self.options.mock_response is not None:
+            return None
+        from monologue.models.llm import prefill
+
+        usage = await prefill(self.options.model, messages, self.options.n_ctx, self.options.n_threads,
+                              self.options.cache_mb)
+        return {"prompt_tokens": usage.prompt_tokens, "evaluated_tokens": usage.evaluated_tokens}
+
     @property
     def remote(self) -> bool:
         """Whether replies are worded off this device: the configured model is not the

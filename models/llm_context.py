@@ -172,6 +172,15 @@ class LlamaContext:
         finally:
             self._llama.usage, self._llama.cancel = None, None
 
+    def forget(self) -> None:
+        """Drop the saved sequence states and the live context's tokens: the next call computes
+        its whole prompt. For benchmarks, whose replays of one recording would otherwise find
+        an earlier replay's prompts, which no new conversation ever does."""
+        cache = self._llama.cache
+        if cache is not None:
+            cache.cache_state.clear()
+        self._llama.reset()
+
     @property
     def n_tokens(self) -> int:
         """Tokens the live context holds (what the next call can reuse without a saved state)."""

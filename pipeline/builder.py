@@ -366,7 +366,8 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
     if whole_history:
         reply = WholeHistoryReply(models.llm, log, system_prompt,
                                   options=ReplyOptions(config.language, config.reply.min_clause_chars,
-                                                       commit_when_played=spoken))
+                                                       commit_when_played=spoken,
+                                                       prefill_next=config.reply.prefill_next))
     else:
         reply = ReplyProcessor(models.llm, log,
                                PromptOptions(system_prompt, config.reply.recent_turns,
@@ -379,7 +380,8 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                                                     first_audio_budget_ms=config.reply.first_audio_budget_ms
                                                     if spoken else 0.0,
                                                     late_notice_after_ms=config.reply.late_notice_after_ms
-                                                    if spoken else 0.0))
+                                                    if spoken else 0.0,
+                                                    prefill_next=config.reply.prefill_next))
     parts = AgentProcessors(
         vad=VADProcessor(analyzer, SegmentOptions(v.engine, config.audio.sample_rate, v.pre_roll_secs,
                                                   v.max_segment_secs),

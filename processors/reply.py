@@ -39,6 +39,7 @@ class ReplyOptions:
     commit_when_played: bool = False
     first_audio_budget_ms: float = 0.0  # the user's silence the first words must end; 0: no limit (text)
     late_notice_after_ms: float = 0.0   # still no plan at this silence: "one moment"; 0: never (text)
+    prefill_next: bool = True           # the next reply's prompt head is computed while this one is heard
 
 
 @dataclass
@@ -77,7 +78,8 @@ class ReplyProcessor(FrameProcessor):
                                      first_audio_budget_ms=options.first_audio_budget_ms,
                                      late_notice_after_ms=options.late_notice_after_ms)
         self._committer = ReplyCommitter(log, dialogue, memory=memory.working, long_term=long_term,
-                                         when_played=options.commit_when_played)
+                                         when_played=options.commit_when_played, on_committed=self._committed)
+        self._prefilling: asyncio.Task[None] | None = None
         self._answering: tuple[int, asyncio.Task[None]] | None = None
         self._cancelled: set[int] = set()
         self._opening: Turn | None = None
@@ -125,7 +127,21 @@ class ReplyProcessor(FrameProcessor):
 
     async def cleanup(self) -> None:
         await self.flush()
+        if self._prefilling is not None and not self._prefilling.done():
+            await self.cancel_task(self._prefilling)
         await super().cleanup()
+
+    def _committed(self, turn: Turn) -> None:
+        """A reply entered the log: while it is heard and the user answers, the model computes
+        the next reply's prompt up to the user's new words (`ReplyWording.prefill`). Done
+        later, on the turn itself, that is ~30 tokens of the user's wait on this CPU."""
+        if not self._options.prefill_next or self._options.wording != "model" \
+                or (self._prefilling is not None and not self._prefilling.done()):
+            return
+        self._prefilling = self.create_task(self._wording.prefill(self._next_prompt_head()), name="reply-prefill")
+
+    def _next_prompt_head(self) -> list[dict[str, str]]:
+        return self._wording.next_prompt_head(self._log)
 
     async def _reply(self, turn: Turn) -> None:
         pending = self._committer.open(turn)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from loguru import logger
@@ -47,11 +48,14 @@ class ReplyCommitter:
     """One job: commit each reply once it is made and its hearing is known, then settle the turn.
 
     `when_played`: with a voice, a reply waits for the playout's report (`Turn.mark_heard`);
-    without one, it is committed as soon as it is made, whole."""
+    without one, it is committed as soon as it is made, whole. `on_committed(turn)` is told
+    when a reply has entered the log."""
 
     def __init__(self, log: ConversationLog, dialogue: DialogueSession, *, memory: WorkingMemory | None = None,
-                 long_term: LongTermMemory | None = None, when_played: bool = False) -> None:
+                 long_term: LongTermMemory | None = None, when_played: bool = False,
+                 on_committed: Callable[[Turn], None] | None = None) -> None:
         self._log = log
+        self._on_committed = on_committed
         self._dialogue = dialogue
         self._memory = memory
         self._long_term = long_term
@@ -93,6 +97,8 @@ class ReplyCommitter:
             logger.opt(exception=exc).error("turn {}: remembering the reply failed: {}", turn.turn_id, exc)
         finally:
             turn.settle()
+        if self._on_committed is not None:
+            self._on_committed(turn)
 
     async def _commit_heard(self, turn: Turn, pending: PendingReply) -> None:
         heard = pending.heard

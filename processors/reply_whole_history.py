@@ -31,10 +31,13 @@ def whole_history_prompt(system_prompt: str, log: ConversationLog, turn: Turn) -
 
     Nothing is clipped or dropped: the prompt grows with the session, which is the point of
     the baseline (the monologue's window is bounded and carries the state instead)."""
+    return [*whole_history_head(system_prompt, log, before=turn.turn_id), {"role": "user", "content": turn.text}]
+
+
+def whole_history_head(system_prompt: str, log: ConversationLog, before: int | None = None) -> list[dict[str, str]]:
+    """The system prompt and every message so far but turn `before`'s (None: every one)."""
     messages = [{"role": "system", "content": system_prompt.strip()}]
-    messages += [{"role": u.role, "content": u.text} for u in log.all() if u.turn_id != turn.turn_id]
-    messages.append({"role": "user", "content": turn.text})
-    return messages
+    return messages + [{"role": u.role, "content": u.text} for u in log.all() if u.turn_id != before]
 
 
 class WholeHistoryReply(ReplyProcessor):
@@ -54,6 +57,10 @@ class WholeHistoryReply(ReplyProcessor):
         super().__init__(llm, log, PromptOptions(system_prompt), options=replace(options, first_audio_budget_ms=0.0))
         self._llm = llm
         self._system_prompt = system_prompt
+
+    def _next_prompt_head(self) -> list[dict[str, str]]:
+        # The same head start as the monologue's: the baseline differs in its prompt only.
+        return whole_history_head(self._system_prompt, self._log)
 
     async def _answer(self, turn: Turn, pending: PendingReply) -> None:
         if turn.updates_state:

@@ -15,6 +15,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from loguru import logger
+
 from monologue.dialogue.check import CheckFailure, Failure
 from monologue.dialogue.dialogue_session import Planned
 from monologue.memory.language.phrases import say
@@ -101,8 +103,13 @@ class PromptWindow:
         self.max_messages = max(max_messages, 2)
         self._start_turn = 0
 
-    def select(self, log: ConversationLog, turn_id: int) -> list[Utterance]:
-        recent = [u for u in log.recent(self.max_messages + 2) if u.turn_id != turn_id]
+    def select(self, log: ConversationLog, turn_id: int | None) -> list[Utterance]:
+        """The window for the reply to `turn_id`, whose own words go last (they are left out
+        here); None: for the turn that has not come yet (the prompt computed ahead of it)."""
+        if turn_id is None:
+            recent = log.recent(self.max_messages + 1)
+        else:
+            recent = [u for u in log.recent(self.max_messages + 2) if u.turn_id != turn_id]
         window = [u for u in recent if u.turn_id >= self._start_turn]
         if len(window) > self.max_messages:
             window = window[-2:]
@@ -119,10 +126,9 @@ def build_reply_prompt(log: ConversationLog, turn: Turn, options: PromptOptions,
     facts it rests on) comes last: it changes every turn, and everything before it can
     then be reused from the model's cache.
     """
-    messages = [{"role": "system", "content": options.system_prompt.strip()}]
     if window is None:
         window = [u for u in log.recent(options.recent_turns + 1) if u.turn_id != turn.turn_id][-options.recent_turns:]
-    messages += [{"role": u.role, "content": _clip(u.text, options.max_utterance_chars)} for u in window]
+    messages = prompt_head(options, window)
     utterance = _clip(turn.text, options.max_utterance_chars * 2)
     if note is not None and options.context_position == "user":
         utterance = f"{utterance}\n\n{note}"
@@ -130,6 +136,12 @@ def build_reply_prompt(log: ConversationLog, turn: Turn, options: PromptOptions,
     if note is not None and options.context_position == "after":
         messages.append({"role": "system", "content": note})
     return messages
+
+
+def prompt_head(options: PromptOptions, window: list[Utterance]) -> list[dict[str, str]]:
+    """What a reply's prompt starts with: the system prompt and the window of recent turns."""
+    messages = [{"role": "system", "content": options.system_prompt.strip()}]
+    return messages + [{"role": u.role, "content": _clip(u.text, options.max_utterance_chars)} for u in window]
 
 
 def redactor_for(llm: ChatLLM, local_only: list[str], language: str) -> LocalOnlyRedactor | None:
@@ -197,6 +209,12 @@ class FirstWordsClock:
         return self.late_notice_after_ms / 1000 - self.silence_secs(turn) - self.voice_secs()
 
 
+def _count_tokens(turn: Turn, stats: StreamStats) -> None:
+    counted = stats.token_counts()
+    if counted is not None:
+        turn.reply.tokens = counted
+
+
 class _ModelStream:
     """A model's deltas, pumped by a task of their own: the reply can stop listening at once
     (the budget, the check, a barge-in) while the model lets go in the background."""
@@ -260,6 +278,21 @@ class ReplyWording:
         self.clock = FirstWordsClock(first_audio_budget_ms, late_notice_after_ms)
         self._late_noticed = False
         self._closing: set[asyncio.Future[None]] = set()     # models stopped by the budget, closing
+        self.prefilled: dict[str, int] | None = None            # what the last prefill_next evaluated
+
+    def next_prompt_head(self, log: ConversationLog) -> list[dict[str, str]]:
+        """The next reply's prompt up to the user's new words, as the log stands."""
+        return prompt_head(self._prompt, self._window.select(log, None))
+
+    async def prefill(self, head: list[dict[str, str]]) -> None:
+        """Compute `head` (the next reply's prompt up to the user's new words) now, with
+        `ChatLLM.prefill`: the agent has just said its reply, and the user has not finished the
+        next turn. A head start only: if it fails, or the next prompt starts otherwise, that
+        call computes more."""
+        try:
+            self.prefilled = await self._llm.prefill(head)
+        except Exception as exc:
+            logger.warning("computing the next reply's prompt ahead failed (the reply will compute it): {}", exc)
 
     async def word(self, turn: Turn, planned: Planned, log: ConversationLog, local_only: list[str]) -> None:
         """The model words the decision; each clause is checked before TTS gets it, and the
@@ -307,6 +340,8 @@ class ReplyWording:
                 # follow never wait for a local model to let go at its next prompt chunk.
                 self._closing.add(stopping := stream.stop())
                 stopping.add_done_callback(self._closing.discard)
+                # A model stopped early reports its token counts once it has let go.
+                stopping.add_done_callback(lambda _: _count_tokens(turn, stats))
             if stats.error:
                 failed = True      # cut off mid-reply (a timeout): its unfinished clause is never spoken
                 planned.check.failures.append(CheckFailure(Failure.LLM_ERROR, stats.error[:200]))

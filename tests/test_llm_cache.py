@@ -117,6 +117,30 @@ async def test_interleaved_sessions_each_find_their_own_prefix(local_chat):
 
 
 @real_llm
+async def test_a_head_computed_ahead_leaves_the_next_reply_only_the_users_new_words(local_chat):
+    """The agent's reply as said (the policy's words, not the model's) and the user's last
+    message without the note it was sent with are computed before the next turn, not on it."""
+    first = conversation("I'd like a table for four on Saturday.\n\nPlanner: reply in English.\nAsk the time.")
+    await reply(local_chat, first)
+    head = conversation("I'd like a table for four on Saturday.", "What time would suit you on Saturday?")
+    ahead = await local_chat.prefill(head)
+    assert ahead is not None and ahead["evaluated_tokens"] >= 10     # the reply as said, and more
+    second = head + [{"role": "user", "content": "Seven, please.\n\nPlanner: reply in English.\nOffer a place."}]
+    counted = assert_counted((await reply(local_chat, second))[1])
+    assert counted.cached >= ahead["prompt_tokens"] - 8    # all but the head's closing generation prompt
+    new_words = counted.prompt - ahead["prompt_tokens"]
+    assert counted.evaluated <= new_words + 8
+
+
+@real_llm
+async def test_a_fresh_start_forgets_every_computed_prompt_but_the_system_prompt(local_chat):
+    said, _ = await reply(local_chat, conversation("A table for two, please."))
+    local_chat.fresh_start(SYSTEM)
+    again = assert_counted((await reply(local_chat, conversation("A table for two, please.")))[1])
+    assert 20 <= again.cached < again.prompt - 5      # the system prompt only
+
+
+@real_llm
 async def test_a_stream_closed_early_is_still_counted(local_chat):
     stats = StreamStats()
     deltas = local_chat.stream(conversation("Tell me a long story about a restaurant."), stats)

@@ -524,3 +524,56 @@ async def test_a_dropped_drafts_state_update_stops_its_llm_call():
     assert await asyncio.wait_for(turn.wait_for_state(), 10.0) is None
     assert turn.monologue is not None and "draft dropped" in turn.monologue.reason
     assert log.all() == [] and memory.state.version == 0
+
+
+class PrefillRecordingLLM(ChatLLM):
+    """A mocked reply model that records what it was asked to compute ahead."""
+
+    def __init__(self) -> None:
+        super().__init__(LLMOptions(model="openai/gpt-4o-mini", fallback=None, mock_response="Sure, noted."))
+        self.heads: list[list[dict[str, str]]] = []
+
+    async def prefill(self, messages: list[dict[str, str]]) -> dict[str, int] | None:
+        self.heads.append(messages)
+        return {"prompt_tokens": 0, "evaluated_tokens": 0}
+
+
+async def test_once_a_reply_is_in_the_log_the_next_prompt_head_is_computed_ahead():
+    log = ConversationLog()
+    llm = PrefillRecordingLLM()
+    turn = _turn("book a table for four at seven")
+    log.add("user", turn.text, turn.turn_id)
+    reply = ReplyProcessor(llm, log, PromptOptions("be brief"), options=ReplyOptions(min_clause_chars=4))
+    await run_test(reply, frames_to_send=[UserTurnFrame(turn=turn)])
+    assert llm.heads == [[{"role": "system", "content": "be brief"},
+                          {"role": "user", "content": "book a table for four at seven"},
+                          {"role": "assistant", "content": "Sure, noted."}]]
+    policy = ReplyProcessor(llm, ConversationLog(), PromptOptions("be brief"),
+                            options=ReplyOptions(wording="policy"))
+    await run_test(policy, frames_to_send=[UserTurnFrame(turn=_turn())])
+    assert len(llm.heads) == 1        # no model call to get ready for
+
+
+def test_the_head_computed_ahead_is_where_the_next_prompt_starts():
+    """Turn after turn, through the window's restarts: what is computed once a reply is in the
+    log is exactly the start of the next reply's prompt, so that call evaluates only the rest."""
+    from monologue.processors.reply_whole_history import whole_history_head, whole_history_prompt
+    from monologue.processors.reply_wording import ReplyWording
+
+    async def push(frame: Any) -> None:
+        return None
+
+    log = ConversationLog()
+    options = PromptOptions("be brief", recent_turns=6)
+    wording = ReplyWording(PrefillRecordingLLM(), options, push)
+    log.add("assistant", "Hello, how can I help?", 0)
+    for turn_id in range(1, 15):
+        head = wording.next_prompt_head(log)
+        baseline_head = whole_history_head("be brief", log)
+        turn = _turn(f"user says {turn_id}", turn_id)
+        log.add("user", turn.text, turn_id)
+        prompt = build_reply_prompt(log, turn, options, "Planner: say hi.", wording._window.select(log, turn_id))
+        assert prompt[: len(head)] == head, f"turn {turn_id}"
+        assert prompt[len(head):] == [{"role": "user", "content": f"user says {turn_id}\n\nPlanner: say hi."}]
+        assert whole_history_prompt("be brief", log, turn)[: len(baseline_head)] == baseline_head
+        log.add("assistant", f"agent says {turn_id}", turn_id)
