@@ -98,7 +98,10 @@ class ReplyCommitter:
         finally:
             turn.settle()
         if self._on_committed is not None:
-            self._on_committed(turn)
+            try:
+                self._on_committed(turn)
+            except Exception as exc:    # a head start for the next turn: never this turn's failure
+                logger.opt(exception=exc).warning("turn {}: after its commit: {}", turn.turn_id, exc)
 
     async def _commit_heard(self, turn: Turn, pending: PendingReply) -> None:
         heard = pending.heard

@@ -5,9 +5,10 @@ agent that puts the whole conversation in the prompt, side by side.
                                     [--no-baseline] [--no-budget-ab] [--no-live-transcript] [--json OUT]
     python scripts/bench_latency.py --memory-ab [--runs 3]     # long-term memory on the voice turn
 
-One run replays the demo session (assets/demo_session/demo.flac) under six variants,
+One run replays the demo session (assets/demo_session/demo.flac) under seven variants,
 interleaved (model wording / policy wording × monologue on / off, the whole-history
-baseline, and model wording without the first-audio budget: the "before" beside it), then
+baseline, and model wording without the first-audio budget and without the next prompt
+computed ahead: the "before" beside each), then
 a 30-turn session voiced by piper with the monologue on, the baseline and the monologue off,
 then the demo and real speech (../shared/data/speech/en-real) fed in real time, for when each
 transcript is ready after the end of speech (a fast replay overstates it), then the turn-end
@@ -308,6 +309,33 @@ def budget_report(rows: list[dict[str, Any]], config: MonologueConfig, figures: 
           f"{outcomes['not_asked']}; 'one moment' said {late} times, of {len(after)} turns")
 
 
+def prefill_report(rows: list[dict[str, Any]], figures: dict[str, float]) -> None:
+    """The prompt computed ahead (`reply.prefill_next`), before and after in the same run: what
+    the model evaluates on the user's wait, its first token, and who words the first words."""
+    sides = {"without (before)": select(rows, variant="model/on/no-prefill"),
+             "with (after)": select(rows, variant="model/on"),
+             "with, no budget": select(rows, variant="model/on/no-budget")}
+    if not sides["without (before)"]:
+        return
+    print("\n### The next prompt computed ahead: model wording, monologue on\n")
+    print("Tokens are the reply call's, stopped calls included; the first token is timed only where the model "
+          "got that far before the budget stopped it.\n")
+    print("| prompt head computed ahead | turns | evaluated tokens p50 | p90 | LLM first token p50 (ms) | "
+          "voice-to-voice p50 | p90 | first words by the model |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for label, chosen in sides.items():
+        if not chosen:
+            continue
+        evaluated, v2v = col(chosen, "evaluated_tokens"), col(chosen, "voice_to_voice")
+        model = sum(r["budget_outcome"] == "model" or (r["budget_outcome"] is None and r["worded"] == "LLM")
+                    for r in chosen)
+        print(f"| {label} | {len(chosen)} | {med(evaluated):.0f} | {pct(evaluated, 0.9):.0f} | "
+              f"{med(col(chosen, 'llm_first_token')):.0f} | {med(v2v):.0f} | {pct(v2v, 0.9):.0f} | "
+              f"{model}/{len(chosen)} |")
+        key = label.split(" ")[0].replace(",", "")
+        figures[f"evaluated_tokens_{key}"] = med(evaluated)
+
+
 def col(source: list[dict[str, Any]], key: str) -> list[float]:
     return [r[key] for r in source if r.get(key) is not None]
 
@@ -342,6 +370,7 @@ def report(rows: list[dict[str, Any]], long_rows: list[dict[str, Any]], config: 
         figures[key] = figures.get(f"model_{kind}_ratio", float("nan"))
 
     budget_report(rows, config, figures)
+    prefill_report(rows, figures)
 
     print("\n### Stages (ms from when the agent began on the turn; model wording, monologue on)\n")
     print("| stage | median | p90 |\n|---|---:|---:|")
@@ -515,7 +544,8 @@ def main() -> None:
     parser.add_argument("--no-baseline", action="store_true",
                         help="skip the whole-history baseline (the naive agent) on both sessions")
     parser.add_argument("--no-budget-ab", action="store_true",
-                        help="skip the variant without the first-audio budget (the 'before' beside it)")
+                        help="skip the variants without the first-audio budget and without the prompt "
+                             "computed ahead (the 'before' beside each)")
     parser.add_argument("--no-live-transcript", action="store_true",
                         help="skip the transcript timing with audio fed in real time (demo and real speech)")
     parser.add_argument("--json", help="also write the per-turn figures here")
@@ -545,6 +575,9 @@ def main() -> None:
         # Before the first-audio budget, side by side: the same agent with no budget.
         variants["model/on/no-budget"] = config.with_overrides(
             {"monologue": {"enabled": True}, "reply": {"wording": "model", "first_audio_budget_ms": 0}})
+        # …and without the next prompt computed ahead (the "before" of the prompt's shaping).
+        variants["model/on/no-prefill"] = config.with_overrides(
+            {"monologue": {"enabled": True}, "reply": {"wording": "model", "prefill_next": False}})
     whole_history = config.with_overrides({"reply": {"mode": "whole_history"}})
     if not args.no_baseline:
         variants["model/whole"] = whole_history
