@@ -208,8 +208,11 @@ class VADProcessor(FrameProcessor):
         if self._verdict is None:
             self._verdict = await self._judge_pause()
             # Complete words are worth a head start, even where the voice leaves it open: a
-            # dropped draft costs a little compute and nothing the user hears.
-            if self._verdict.words_complete and self._options.draft and self._partials is not None:
+            # dropped draft costs a little compute and nothing the user hears. No words heard
+            # yet (a breath, a first syllable whisper left out) are nothing to answer: the
+            # draft could only be dropped, or end the turn unanswered.
+            if self._verdict.words_complete and self._verdict.text.strip() and self._options.draft \
+                    and self._partials is not None:
                 await self._start_draft(silence)
         if silence >= self._verdict.wait_secs(self._options):
             await self._close_turn("meaning")

@@ -7,7 +7,8 @@ whisper) over utterances that each are ONE turn, and counts:
 
 - false cut-ins: the turn was closed while the user was mid-utterance (speech followed
   within the same utterance) — the agent would have started talking over them;
-- dropped drafts: provisional ends the user talked on through (nothing said or written);
+- drafts kept / started: replies begun at a pause before the turn's end, and how many of them
+  the turn's end confirmed; the rest the user talked on through (nothing said or written);
 - the turn-end wait: the silence after the utterance's last word before its turn closed.
 
 Sets: real speech (../shared/data/speech/en-real: LibriVox sentences read with natural
@@ -104,6 +105,7 @@ def hesitation_utterances() -> list[Utterance]:
 @dataclass
 class Outcome:
     cut_ins: int = 0
+    drafts: int = 0                     # drafts started: a reply begun at a pause, before the turn's end
     dropped_drafts: int = 0
     end_wait_secs: float | None = None
     closed: bool = True
@@ -128,7 +130,8 @@ async def run_rule(config: MonologueConfig, models: Any, utterance: Utterance) -
     segments = [f for f in down if isinstance(f, SpeechSegmentFrame)]
     closed = [s.turn for s in segments if not s.turn.dropped]
     speech_end = lead.size / RATE + utterance.speech_end_secs
-    outcome = Outcome(dropped_drafts=sum(1 for s in segments if s.turn.dropped))
+    outcome = Outcome(drafts=sum(1 for s in segments if s.turn.drafted_at is not None),
+                      dropped_drafts=sum(1 for s in segments if s.turn.dropped))
     # A turn closed before the utterance's last word (with a little slack for the VAD's
     # view of where speech ends) was closed on a user still speaking.
     outcome.cut_ins = sum(1 for t in closed if t.end_pts < speech_end - 0.25)
@@ -161,7 +164,7 @@ def compare(base: MonologueConfig, models: Any, json_out: str | None = None) -> 
                 file=sys.stderr, flush=True)
 
     print(f"\n## When turns end — {sum(len(u) for u in sets.values())} utterances, each one turn\n")
-    print("| set | rule | false cut-ins | utterances cut | dropped drafts | turn-end wait median (ms) | p90 "
+    print("| set | rule | false cut-ins | utterances cut | drafts kept / started | turn-end wait median (ms) | p90 "
           "| transcript ready after speech, median (ms) |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for set_name in sets:
@@ -172,7 +175,7 @@ def compare(base: MonologueConfig, models: Any, json_out: str | None = None) -> 
             ready = [o.asr_ready_ms for o in outcomes if o.asr_ready_ms is not None]
             print(f"| {set_name} | {rule} | {sum(o.cut_ins for o in outcomes)} | "
                   f"{sum(1 for o in outcomes if o.cut_ins)}/{len(outcomes)} | "
-                  f"{sum(o.dropped_drafts for o in outcomes)} | "
+                  f"{sum(o.drafts - o.dropped_drafts for o in outcomes)} / {sum(o.drafts for o in outcomes)} | "
                   f"{statistics.median(waits) if waits else float('nan'):.0f} | {p90:.0f} | "
                   f"{statistics.median(ready) if ready else float('nan'):.0f} |")
     if json_out:

@@ -174,6 +174,16 @@ async def test_complete_words_in_an_unfinished_voice_wait_a_little_longer():
     assert segment.turn.end_wait_secs == pytest.approx(0.7, abs=0.05)
 
 
+async def test_a_pause_with_no_words_heard_is_not_drafted_and_still_ends_the_turn():
+    """A breath, or speech whisper heard nothing in, is nothing to answer: a draft of it could
+    only be dropped (the user goes on) or end unanswered. The turn still ends by its silence."""
+    vad, _ = _vad([""])
+    down, _ = await run_test(vad, frames_to_send=_chunks([(0.3, False), (1.0, True), (0.9, False)]))
+    [segment] = _segments(down)
+    assert not segment.turn.is_draft and not segment.turn.turn_end.drafted
+    assert segment.turn.decided and segment.turn.turn_end.rule == "meaning"
+
+
 async def test_by_silence_every_turn_waits_the_fixed_time_and_nothing_is_drafted():
     vad, _ = _vad(["Four people."], by="silence")
     down, _ = await run_test(vad, frames_to_send=_chunks([(0.3, False), (0.8, True), (0.3, False), (0.8, True),
