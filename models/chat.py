@@ -14,11 +14,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import threading
 import time
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from loguru import logger
 
 from monologue.configs import LLMOptions
 from monologue.models.offline import enforce_offline
@@ -129,6 +132,35 @@ class ChatLLM:
 
             warm_up(self.options.model, self.options.n_ctx, self.options.n_threads, self.options.cache_mb,
                     system_prompt=system_prompt)
+            self._warm_the_call_path()
+
+    def _warm_the_call_path(self) -> None:
+        """One streamed call through litellm, one token long, in the JSON context (the reply
+        context keeps the system prompt just computed). litellm's first call sets itself up:
+        ~230 ms on this CPU before the local model saw the prompt, then ~3 ms a call; without
+        this the first reply of the process paid it, on the user's wait. Its own thread and
+        event loop: the caller may be inside one."""
+        async def once() -> None:
+            litellm = import_litellm()
+            response = await litellm.acompletion(
+                model=self.options.model, messages=[{"role": "user", "content": "Hi"}], stream=True,
+                max_tokens=1, local_purpose="json", local_call_id=uuid.uuid4().hex, **self.extra)
+            async for _ in response:
+                pass
+
+        failed: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                asyncio.run(once())
+            except Exception as exc:     # the first turn pays the setup instead
+                failed.append(exc)
+
+        worker = threading.Thread(target=run, name="llm-warm-up")
+        worker.start()
+        worker.join()
+        if failed:
+            logger.warning("warming up litellm's call path failed; the first reply will pay for it: {}", failed[0])
 
     def fresh_start(self, system_prompt: str | None = None) -> None:
         """The embedded model forgets every prompt it computed, then computes `system_prompt`

@@ -327,3 +327,25 @@ async def test_a_caller_that_stops_waiting_frees_the_llama_thread(monkeypatch):
     # The llama thread is free again well before the generation would have ended.
     await asyncio.wait_for(run_on(llm.LLAMA_THREAD, lambda: None), 10.0)
     assert model.stopped.is_set()
+
+
+@real_llm
+def test_warm_up_makes_one_call_through_litellm_and_leaves_the_reply_context_its_system_prompt(monkeypatch):
+    """litellm sets itself up on its first call (~230 ms here): warm-up pays that, not the
+    user's first reply, and does it in the JSON context, so the reply context keeps the
+    system prompt it just computed."""
+    import litellm
+
+    calls: list[dict[str, Any]] = []
+    acompletion = litellm.acompletion
+
+    async def spy(**kwargs: Any) -> Any:
+        calls.append(kwargs)
+        return await acompletion(**kwargs)
+
+    monkeypatch.setattr(litellm, "acompletion", spy)
+    chat = ChatLLM(LLMOptions(model=MODEL, fallback=None, max_tokens=16, temperature=0.0))
+    chat.warm_up(SYSTEM)
+    assert [(c["model"], c["max_tokens"], c["local_purpose"]) for c in calls] == [(MODEL, 1, "json")]
+    held = llm.get_local_model(MODEL).context("reply").n_tokens
+    assert 20 <= held <= len(SYSTEM)      # the system prompt (and its generation prompt), no more
