@@ -4,6 +4,7 @@ agent that puts the whole conversation in the prompt, side by side.
     python scripts/bench_latency.py [--runs 3] [--session PATH] [--llm MODEL] [--no-long] [--no-turns]
                                     [--no-baseline] [--no-budget-ab] [--no-live-transcript] [--json OUT]
     python scripts/bench_latency.py --memory-ab [--runs 3]     # long-term memory on the voice turn
+    python scripts/bench_latency.py --loop-blocks              # what holds the event loop over 20 ms
 
 One run replays the demo session (assets/demo_session/demo.flac) under seven variants,
 interleaved (model wording / policy wording × monologue on / off, the whole-history
@@ -160,6 +161,48 @@ def live_transcript_rows(sessions: dict[str, Any], config: MonologueConfig, mode
                                  "partials": turn.turn_end.partials, "audio_secs": turn.asr.audio_secs
                                  if turn.asr is not None else None, "heard": turn.text})
     return rows
+
+
+def loop_blocks(config: MonologueConfig, models: Any, session: Any) -> None:
+    """What holds the event loop: one real-time replay of the demo per wording, with asyncio's
+    debug mode reporting every callback over 20 ms. Frames, the VAD and the playout all run
+    on that loop; whisper, smart-turn, the voice and llama.cpp run on threads of their own."""
+    import logging
+
+    from monologue.pipeline.builder import reply_system_prompt
+    from monologue.pipeline.replay import ReplayOptions, replay_audio
+
+    slow: list[str] = []
+
+    class Slow(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "took" in record.getMessage():
+                slow.append(record.getMessage())
+
+    asyncio_log = logging.getLogger("asyncio")
+    asyncio_log.addHandler(handler := Slow())
+    print("\n### The event loop: callbacks over 20 ms in a real-time replay of the demo\n")
+    print("| wording | callbacks over 20 ms | longest (ms) | what |\n|---|---:|---:|---|")
+    try:
+        for wording in ("model", "policy"):
+            variant = config.with_overrides({"reply": {"wording": wording}})
+            models.llm.fresh_start(reply_system_prompt(variant))
+            slow.clear()
+
+            async def replay(variant: MonologueConfig = variant) -> None:
+                loop = asyncio.get_running_loop()
+                loop.set_debug(True)
+                loop.slow_callback_duration = 0.02
+                with tempfile.TemporaryDirectory() as out:
+                    await replay_audio(session, variant, models, Path(out), ReplayOptions(paced=True))
+
+            asyncio.run(replay())
+            took = sorted((float(m.group(1)), text) for text in slow
+                          if (m := re.search(r"took ([\d.]+) seconds", text)) is not None)
+            what = re.sub(r"\s+", " ", took[-1][1])[:90] if took else ""
+            print(f"| {wording} | {len(took)} | {took[-1][0] * 1000 if took else 0:.0f} | {what} |")
+    finally:
+        asyncio_log.removeHandler(handler)
 
 
 def live_transcript_report(rows: list[dict[str, Any]]) -> None:
@@ -548,6 +591,8 @@ def main() -> None:
                              "computed ahead (the 'before' beside each)")
     parser.add_argument("--no-live-transcript", action="store_true",
                         help="skip the transcript timing with audio fed in real time (demo and real speech)")
+    parser.add_argument("--loop-blocks", action="store_true",
+                        help="only: what holds the event loop over 20 ms in a real-time replay of the demo")
     parser.add_argument("--json", help="also write the per-turn figures here")
     parser.add_argument("--memory-ab", action="store_true",
                         help="alternate runs with and without long-term memory (one user, sessions accumulating)")
@@ -566,6 +611,9 @@ def main() -> None:
     models = load_models(config)
     if args.memory_ab:
         memory_ab(args, config, session, models)
+        return
+    if args.loop_blocks:
+        loop_blocks(config, models, session)
         return
     variants: dict[str, MonologueConfig] = {
         f"{wording}/{'on' if on else 'off'}": config.with_overrides(
