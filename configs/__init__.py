@@ -134,7 +134,7 @@ class ReplyOptions(Options):
     model_chooses_action: bool = True
     first_audio_budget_ms: float = 800.0   # voice: past it, the policy words the act; 0: off
     late_notice_after_ms: float = 1500.0   # voice: still no plan at this silence: "one moment"; 0: never
-    prefill_next: bool = True              # compute the next reply's prompt head while this one is heard
+    prefill_next: bool = True              # compute the next reply's prompt head once this one is in the log
 
 
 class MonologueOptions(Options):

@@ -391,16 +391,16 @@ class WhisperASR:
         as the user's words: it is taken out, and `dropped` says what and why
         (`retry_without_prompt` would hear a dropped turn once more without the prompt).
         """
-        return self._transcribe(audio, full_window_retry=True)
+        return self._transcribe(audio, second_passes=True)
 
     def transcribe_partial(self, audio: np.ndarray) -> Transcript:
         """A pass on a turn still being spoken (shown as it is said, read by the turn-end judge):
         the short window only. Text that looks made up is left out, not heard again with the
         full window: that second pass takes ~400 ms on tiny.en, and the turn's final pass, due
         the moment the user stops, would wait behind it."""
-        return self._transcribe(audio, full_window_retry=False)
+        return self._transcribe(audio, second_passes=False)
 
-    def _transcribe(self, audio: np.ndarray, *, full_window_retry: bool) -> Transcript:
+    def _transcribe(self, audio: np.ndarray, *, second_passes: bool) -> Transcript:
         audio_secs = audio.size / SAMPLE_RATE
         if audio.size == 0:
             return Transcript("", self.language, 0.0, float("-inf"), 1.0, 0.0)
@@ -409,7 +409,7 @@ class WhisperASR:
             segments, language = self._run(audio, frames, self.initial_prompt)
             heard = "".join(s.text for s in segments).strip()
             unsure = hallucination_reason(heard, audio_secs, segments) if frames is not None else None
-            retried = unsure is not None and full_window_retry
+            retried = unsure is not None and second_passes
             if retried:
                 segments, language = self._run(audio, None, self.initial_prompt)
                 heard = "".join(s.text for s in segments).strip()
@@ -417,7 +417,7 @@ class WhisperASR:
             if unsure is not None and not retried and text:
                 dropped = "; ".join(filter(None, (dropped, f"{unsure}: {text[:24]!r}")))
                 text = ""
-            if dropped and not text and self.initial_prompt and self.retry_without_prompt:
+            if dropped and not text and self.initial_prompt and self.retry_without_prompt and second_passes:
                 segments, language = self._run(audio, None, None)
                 again, why = invented_text("".join(s.text for s in segments).strip(), None, segments)
                 unsure = hallucination_reason(again, audio_secs, segments) if again else None

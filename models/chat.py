@@ -173,16 +173,18 @@ class ChatLLM:
         forget_prompts(self.options.model)
         self.warm_up(system_prompt)
 
-    async def prefill(self, messages: list[dict[str, str]]) -> dict[str, int] | None:
+    async def prefill(self, messages: list[dict[str, str]],
+                      cancel: threading.Event | None = None) -> dict[str, int] | None:
         """Compute the start of the next reply's prompt now, on the embedded model (a provider
         caches prompts on its own side): the next call then evaluates only what follows it.
+        `cancel`, once set, stops it within a prompt chunk (what it computed stays usable).
         Returns the tokens it evaluated, or None where there is nothing to do."""
         if self.remote or self.options.mock_response is not None:
             return None
         from monologue.models.llm import prefill
 
         usage = await prefill(self.options.model, messages, self.options.n_ctx, self.options.n_threads,
-                              self.options.cache_mb)
+                              self.options.cache_mb, cancel=cancel)
         return {"prompt_tokens": usage.prompt_tokens, "evaluated_tokens": usage.evaluated_tokens}
 
     @property

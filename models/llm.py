@@ -408,7 +408,7 @@ def forget_prompts(model: str) -> None:
 
 
 async def prefill(model: str, messages: list[dict[str, Any]], n_ctx: int = 2048, n_threads: int = 2,
-                  cache_mb: int = 256) -> TokenUsage:
+                  cache_mb: int = 256, cancel: threading.Event | None = None) -> TokenUsage:
     """Compute `messages` into the reply context now; returns what that cost.
 
     The next reply's prompt is these messages and then the user's new words: computed ahead
@@ -418,11 +418,11 @@ async def prefill(model: str, messages: list[dict[str, Any]], n_ctx: int = 2048,
     without the planner's note it was sent with): ~80 tokens a turn on the demo instead of ~50."""
     local = await asyncio.to_thread(get_local_model, model, n_ctx, n_threads, cache_mb)
     usage = TokenUsage()
-    await run_on(LLAMA_THREAD, _generate_one_token, local, messages, "reply", usage)
+    await run_on(LLAMA_THREAD, _generate_one_token, local, messages, "reply", usage, cancel)
     return usage
 
 
 def _generate_one_token(local: LocalChatModel, messages: list[dict[str, Any]], purpose: Purpose,
-                        usage: TokenUsage | None = None) -> None:
-    for _ in local.stream(messages, {"max_tokens": 1}, purpose=purpose, usage=usage):
+                        usage: TokenUsage | None = None, cancel: threading.Event | None = None) -> None:
+    for _ in local.stream(messages, {"max_tokens": 1}, cancel, purpose=purpose, usage=usage):
         pass

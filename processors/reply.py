@@ -6,12 +6,13 @@ heard enters memory). This stage runs them in order and lets the user's speech c
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from dataclasses import dataclass
 from typing import Literal
 
 from loguru import logger
-from pipecat.frames.frames import Frame, StartFrame
+from pipecat.frames.frames import CancelFrame, EndFrame, Frame, StartFrame
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from monologue.dialogue.check import CheckFailure, Failure
@@ -39,7 +40,7 @@ class ReplyOptions:
     commit_when_played: bool = False
     first_audio_budget_ms: float = 0.0  # the user's silence the first words must end; 0: no limit (text)
     late_notice_after_ms: float = 0.0   # still no plan at this silence: "one moment"; 0: never (text)
-    prefill_next: bool = True           # the next reply's prompt head is computed while this one is heard
+    prefill_next: bool = True           # the next reply's prompt head is computed once this one is in the log
 
 
 @dataclass
@@ -79,7 +80,8 @@ class ReplyProcessor(FrameProcessor):
                                      late_notice_after_ms=options.late_notice_after_ms)
         self._committer = ReplyCommitter(log, dialogue, memory=memory.working, long_term=long_term,
                                          when_played=options.commit_when_played, on_committed=self._committed)
-        self._prefilling: asyncio.Task[None] | None = None
+        self._prefilling: tuple[asyncio.Task[None], threading.Event] | None = None
+        self._ending = False         # an EndFrame or CancelFrame went by: no next turn to get ready for
         self._answering: tuple[int, asyncio.Task[None]] | None = None
         self._cancelled: set[int] = set()
         self._opening: Turn | None = None
@@ -106,6 +108,9 @@ class ReplyProcessor(FrameProcessor):
             return
         if isinstance(frame, BargeInFrame) and frame.interrupt:
             self._stop_wording(frame.turn.turn_id)
+        if isinstance(frame, (EndFrame, CancelFrame)):
+            self._ending = True
+            self._stop_prefill()
         await self.push_frame(frame, direction)
         if isinstance(frame, StartFrame) and self._opening is not None:
             # Turn 0 is the agent's: spoken through TTS like any reply, and in the
@@ -127,18 +132,37 @@ class ReplyProcessor(FrameProcessor):
 
     async def cleanup(self) -> None:
         await self.flush()
-        if self._prefilling is not None and not self._prefilling.done():
-            await self.cancel_task(self._prefilling)
+        self._ending = True
+        task = self._stop_prefill()
+        if task is not None:
+            await self.cancel_task(task)
         await super().cleanup()
 
     def _committed(self, turn: Turn) -> None:
-        """A reply entered the log: while it is heard and the user answers, the model computes
-        the next reply's prompt up to the user's new words (`ReplyWording.prefill`). Done
-        later, on the turn itself, that is ~30 tokens of the user's wait on this CPU."""
-        if not self._options.prefill_next or self._options.wording != "model" \
-                or (self._prefilling is not None and not self._prefilling.done()):
+        """A reply entered the log (with a voice: as far as it was heard): while the user
+        answers, the model computes the next reply's prompt up to the user's new words
+        (`ReplyWording.prefill`). Done later, on the turn itself, that is ~30 tokens of the
+        user's wait on this CPU. A head still being computed for an older log is stopped:
+        this one is the next prompt's."""
+        if not self._options.prefill_next or self._options.wording != "model" or self._ending:
             return
-        self._prefilling = self.create_task(self._wording.prefill(self._next_prompt_head()), name="reply-prefill")
+        self._stop_prefill()
+        cancel = threading.Event()
+        prefill = self._wording.prefill(self._next_prompt_head(), cancel)
+        try:
+            self._prefilling = (self.create_task(prefill, name="reply-prefill"), cancel)
+        except BaseException:
+            prefill.close()
+            raise
+
+    def _stop_prefill(self) -> asyncio.Task[None] | None:
+        """Stop the head being computed ahead, if any (on the llama thread, within a prompt chunk);
+        returns its task, still to be awaited or cancelled, when it has not finished."""
+        if self._prefilling is None:
+            return None
+        (task, cancel), self._prefilling = self._prefilling, None
+        cancel.set()
+        return None if task.done() else task
 
     def _next_prompt_head(self) -> list[dict[str, str]]:
         return self._wording.next_prompt_head(self._log)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import re
 import statistics
+import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -112,8 +113,11 @@ class PromptWindow:
             recent = [u for u in log.recent(self.max_messages + 2) if u.turn_id != turn_id]
         window = [u for u in recent if u.turn_id >= self._start_turn]
         if len(window) > self.max_messages:
-            window = window[-2:]
-            self._start_turn = window[0].turn_id
+            # From the last exchange: every message of its turn, so the next call, which
+            # filters by turn, starts the same way (a reply the user never heard leaves a
+            # turn with no assistant message, and the window's last two would split a turn).
+            self._start_turn = window[-2].turn_id
+            window = [u for u in window if u.turn_id >= self._start_turn]
         return window
 
 
@@ -278,19 +282,18 @@ class ReplyWording:
         self.clock = FirstWordsClock(first_audio_budget_ms, late_notice_after_ms)
         self._late_noticed = False
         self._closing: set[asyncio.Future[None]] = set()     # models stopped by the budget, closing
-        self.prefilled: dict[str, int] | None = None            # what the last prefill_next evaluated
 
     def next_prompt_head(self, log: ConversationLog) -> list[dict[str, str]]:
         """The next reply's prompt up to the user's new words, as the log stands."""
         return prompt_head(self._prompt, self._window.select(log, None))
 
-    async def prefill(self, head: list[dict[str, str]]) -> None:
+    async def prefill(self, head: list[dict[str, str]], cancel: threading.Event | None = None) -> None:
         """Compute `head` (the next reply's prompt up to the user's new words) now, with
         `ChatLLM.prefill`: the agent has just said its reply, and the user has not finished the
-        next turn. A head start only: if it fails, or the next prompt starts otherwise, that
-        call computes more."""
+        next turn. A head start only: if it fails, is stopped (`cancel`), or the next prompt
+        starts otherwise, that call computes more."""
         try:
-            self.prefilled = await self._llm.prefill(head)
+            await self._llm.prefill(head, cancel)
         except Exception as exc:
             logger.warning("computing the next reply's prompt ahead failed (the reply will compute it): {}", exc)
 

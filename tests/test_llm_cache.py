@@ -133,6 +133,19 @@ async def test_a_head_computed_ahead_leaves_the_next_reply_only_the_users_new_wo
 
 
 @real_llm
+async def test_a_head_computed_ahead_stops_when_told(local_chat):
+    """The session ended, or a newer head is due: the llama thread is let go within a chunk."""
+    local_chat.fresh_start(SYSTEM)
+    held = llm.get_local_model(MODEL).context("reply").n_tokens
+    cancel = threading.Event()
+    cancel.set()
+    long_head = conversation(*[f"Line {i}: a table for {i} people on Saturday, somewhere quiet." for i in range(12)])
+    ahead = await local_chat.prefill(long_head, cancel)
+    assert ahead is not None and ahead["evaluated_tokens"] > 100          # what the head needed…
+    assert llm.get_local_model(MODEL).context("reply").n_tokens <= held  # …and none of it was computed
+
+
+@real_llm
 async def test_a_fresh_start_forgets_every_computed_prompt_but_the_system_prompt(local_chat):
     said, _ = await reply(local_chat, conversation("A table for two, please."))
     local_chat.fresh_start(SYSTEM)

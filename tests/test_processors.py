@@ -533,7 +533,8 @@ class PrefillRecordingLLM(ChatLLM):
         super().__init__(LLMOptions(model="openai/gpt-4o-mini", fallback=None, mock_response="Sure, noted."))
         self.heads: list[list[dict[str, str]]] = []
 
-    async def prefill(self, messages: list[dict[str, str]]) -> dict[str, int] | None:
+    async def prefill(self, messages: list[dict[str, str]],
+                      cancel: threading.Event | None = None) -> dict[str, int] | None:
         self.heads.append(messages)
         return {"prompt_tokens": 0, "evaluated_tokens": 0}
 
@@ -551,12 +552,15 @@ async def test_once_a_reply_is_in_the_log_the_next_prompt_head_is_computed_ahead
     policy = ReplyProcessor(llm, ConversationLog(), PromptOptions("be brief"),
                             options=ReplyOptions(wording="policy"))
     await run_test(policy, frames_to_send=[UserTurnFrame(turn=_turn())])
-    assert len(llm.heads) == 1        # no model call to get ready for
+    assert len(llm.heads) == 1 and policy._prefilling is None     # no model call to get ready for
 
 
-def test_the_head_computed_ahead_is_where_the_next_prompt_starts():
+@pytest.mark.parametrize("unheard", [(), (4,), (6, 7), (3, 9, 10)])
+def test_the_head_computed_ahead_is_where_the_next_prompt_starts(unheard):
     """Turn after turn, through the window's restarts: what is computed once a reply is in the
-    log is exactly the start of the next reply's prompt, so that call evaluates only the rest."""
+    log is exactly the start of the next reply's prompt, so that call evaluates only the rest.
+    Also where a reply was cut before the user heard any of it (`unheard`: no assistant line
+    that turn), which leaves the log not alternating."""
     from monologue.processors.reply_whole_history import whole_history_head, whole_history_prompt
     from monologue.processors.reply_wording import ReplyWording
 
@@ -576,4 +580,5 @@ def test_the_head_computed_ahead_is_where_the_next_prompt_starts():
         assert prompt[: len(head)] == head, f"turn {turn_id}"
         assert prompt[len(head):] == [{"role": "user", "content": f"user says {turn_id}\n\nPlanner: say hi."}]
         assert whole_history_prompt("be brief", log, turn)[: len(baseline_head)] == baseline_head
-        log.add("assistant", f"agent says {turn_id}", turn_id)
+        if turn_id not in unheard:
+            log.add("assistant", f"agent says {turn_id}", turn_id)
