@@ -81,6 +81,7 @@ class ReplyProcessor(FrameProcessor):
         self._committer = ReplyCommitter(log, dialogue, memory=memory.working, long_term=long_term,
                                          when_played=options.commit_when_played, on_committed=self._committed)
         self._prefilling: tuple[asyncio.Task[None], threading.Event] | None = None
+        self._stopped_prefills: set[asyncio.Task[None]] = set()    # told to stop, letting go of the model
         self._ending = False         # an EndFrame or CancelFrame went by: no next turn to get ready for
         self._answering: tuple[int, asyncio.Task[None]] | None = None
         self._cancelled: set[int] = set()
@@ -133,8 +134,8 @@ class ReplyProcessor(FrameProcessor):
     async def cleanup(self) -> None:
         await self.flush()
         self._ending = True
-        task = self._stop_prefill()
-        if task is not None:
+        self._stop_prefill()
+        for task in list(self._stopped_prefills):
             await self.cancel_task(task)
         await super().cleanup()
 
@@ -155,14 +156,16 @@ class ReplyProcessor(FrameProcessor):
             prefill.close()
             raise
 
-    def _stop_prefill(self) -> asyncio.Task[None] | None:
-        """Stop the head being computed ahead, if any (on the llama thread, within a prompt chunk);
-        returns its task, still to be awaited or cancelled, when it has not finished."""
+    def _stop_prefill(self) -> None:
+        """Stop the head being computed ahead, if any (on the llama thread, within a prompt
+        chunk); its task is kept until it ends, so that cleanup can cancel it."""
         if self._prefilling is None:
-            return None
+            return
         (task, cancel), self._prefilling = self._prefilling, None
         cancel.set()
-        return None if task.done() else task
+        if not task.done():
+            self._stopped_prefills.add(task)
+            task.add_done_callback(self._stopped_prefills.discard)
 
     def _next_prompt_head(self) -> list[dict[str, str]]:
         return self._wording.next_prompt_head(self._log)

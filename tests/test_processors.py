@@ -555,6 +555,35 @@ async def test_once_a_reply_is_in_the_log_the_next_prompt_head_is_computed_ahead
     assert len(llm.heads) == 1 and policy._prefilling is None     # no model call to get ready for
 
 
+class SlowPrefillLLM(PrefillRecordingLLM):
+    """Its head start takes longer than the session: the session's end must stop it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.running: list[tuple[asyncio.Task[Any], threading.Event | None]] = []
+
+    async def prefill(self, messages: list[dict[str, str]],
+                      cancel: threading.Event | None = None) -> dict[str, int] | None:
+        task = asyncio.current_task()
+        assert task is not None
+        self.running.append((task, cancel))
+        await asyncio.sleep(30)
+        return None
+
+
+async def test_a_head_still_computed_when_the_session_ends_is_stopped_not_left_dangling():
+    log = ConversationLog()
+    llm = SlowPrefillLLM()
+    turn = _turn("book a table for four at seven")
+    log.add("user", turn.text, turn.turn_id)
+    reply = ReplyProcessor(llm, log, PromptOptions("be brief"), options=ReplyOptions(min_clause_chars=4))
+    await run_test(reply, frames_to_send=[UserTurnFrame(turn=turn)])
+    [(task, cancel)] = llm.running
+    assert cancel is not None and cancel.is_set()      # the model was told to let go…
+    assert task.cancelled()                            # …and nothing waits on it any more
+    assert not reply._stopped_prefills
+
+
 @pytest.mark.parametrize("unheard", [(), (4,), (6, 7), (3, 9, 10)])
 def test_the_head_computed_ahead_is_where_the_next_prompt_starts(unheard):
     """Turn after turn, through the window's restarts: what is computed once a reply is in the
