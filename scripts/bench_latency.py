@@ -107,8 +107,8 @@ def turn_row(turn: Any, variant: str, run: int, session: str) -> dict[str, Any] 
             "late_notice": bool(turn.reply.budget is not None and turn.reply.budget.late_notice)}
 
 
-def replay_turns(session: Any, config: MonologueConfig, models: Any, *,
-                 paced: bool = False) -> tuple[list[Any], float]:
+def replay_turns(session: Any, config: MonologueConfig, models: Any, *, paced: bool = False,
+                 slow_callback_secs: float | None = None) -> tuple[list[Any], float]:
     """The session's turns as one replay answered them, and its wall time.
 
     Each replay starts as a new conversation does: the model holds its system prompt and
@@ -118,9 +118,16 @@ def replay_turns(session: Any, config: MonologueConfig, models: Any, *,
     from monologue.pipeline.builder import reply_system_prompt
     from monologue.pipeline.replay import ReplayOptions, replay_audio
 
+    async def replay(out: str) -> Any:
+        if slow_callback_secs is not None:      # asyncio's debug mode logs each callback over it
+            loop = asyncio.get_running_loop()
+            loop.set_debug(True)
+            loop.slow_callback_duration = slow_callback_secs
+        return await replay_audio(session, config, models, Path(out), ReplayOptions(paced=paced))
+
     models.llm.fresh_start(reply_system_prompt(config))
     with tempfile.TemporaryDirectory() as out:
-        result = asyncio.run(replay_audio(session, config, models, Path(out), ReplayOptions(paced=paced)))
+        result = asyncio.run(replay(out))
     return result.turns, result.wall_secs
 
 
@@ -169,9 +176,6 @@ def loop_blocks(config: MonologueConfig, models: Any, session: Any) -> None:
     on that loop; whisper, smart-turn, the voice and llama.cpp run on threads of their own."""
     import logging
 
-    from monologue.pipeline.builder import reply_system_prompt
-    from monologue.pipeline.replay import ReplayOptions, replay_audio
-
     slow: list[str] = []
 
     class Slow(logging.Handler):
@@ -185,18 +189,9 @@ def loop_blocks(config: MonologueConfig, models: Any, session: Any) -> None:
     print("| wording | callbacks over 20 ms | longest (ms) | what |\n|---|---:|---:|---|")
     try:
         for wording in ("model", "policy"):
-            variant = config.with_overrides({"reply": {"wording": wording}})
-            models.llm.fresh_start(reply_system_prompt(variant))
             slow.clear()
-
-            async def replay(variant: MonologueConfig = variant) -> None:
-                loop = asyncio.get_running_loop()
-                loop.set_debug(True)
-                loop.slow_callback_duration = 0.02
-                with tempfile.TemporaryDirectory() as out:
-                    await replay_audio(session, variant, models, Path(out), ReplayOptions(paced=True))
-
-            asyncio.run(replay())
+            replay_turns(session, config.with_overrides({"reply": {"wording": wording}}), models,
+                         paced=True, slow_callback_secs=0.02)
             took = sorted((float(m.group(1)), text) for text in slow
                           if (m := re.search(r"took ([\d.]+) seconds", text)) is not None)
             what = re.sub(r"\s+", " ", took[-1][1])[:90] if took else ""
