@@ -71,6 +71,9 @@ RELATIVE = [
     ("in_car", {"temperature": 22}, "太热了，温度降低两度", {"temperature": 20}),
     ("in_car", {"temperature": 19}, "有点冷", {"temperature": 20}),
     ("in_car", {"temperature": 23}, "turn the AC down a notch", {"temperature": 22}),
+    # Compared with what is held, not with a value: a change ("more than four" is a bound).
+    ("in_car", {"temperature": 22}, "Make it a couple of degrees cooler than that", {"temperature": 20}),
+    ("restaurant", {"time": "19:00"}, "Could we make it an hour later than that?", {"time": "20:00"}),
 ]
 
 
@@ -87,6 +90,7 @@ def test_a_relative_change_is_applied_to_the_value_held(domain, held, text, expe
     ("restaurant", "我们又多了一个人", "party_size"),
     ("in_car", "Make it a bit cooler", "temperature"),
     ("restaurant", "Push it back an hour", "time"),
+    ("in_car", "Make it a couple of degrees cooler than that.", "temperature"),
 ])
 def test_a_relative_change_with_nothing_to_apply_to_is_asked_back(domain, text, key):
     extraction = READERS[domain].extract(text, SessionState("s", domain=domain))
@@ -101,6 +105,10 @@ def test_a_relative_change_never_leaves_the_range_nor_comes_from_a_question():
     assert "temperature" not in _sets("in_car", "how much warmer can it get?", _held("in_car", temperature=21))
     assert "temperature" not in _sets("in_car", "车里现在多少度？", _held("in_car", temperature=21))
     assert "party_size" not in _sets("restaurant", "we're fewer than ten, I think", None)
+    # A bound, with a value held: nothing moves by it.
+    assert _sets("restaurant", "no more than four, please", _held("restaurant", party_size=6)).get("party_size") \
+        in (None, 4)
+    assert "temperature" not in _sets("in_car", "warmer than 22 would be too much", _held("in_car", temperature=20))
 
 
 def test_a_value_said_outright_wins_over_the_change_beside_it():

@@ -113,7 +113,7 @@ def read_relative(clause: str, lang: str, own_up: str = "", own_down: str = "",
         patterns.insert(0, (-1, own_down))
     for direction, pattern in patterns:
         m = re.search(pattern, clause, _I)
-        if m is None or re.match(r"\s*than\b", clause[m.end():], _I):
+        if m is None or _bound_after(clause[m.end():]):
             continue             # "more than four" is a bound, not a change
         on_the_clock = pattern in (_LATER_EN, _EARLIER_EN, _LATER_ZH, _EARLIER_ZH)
         dimension = _dimension(clause, lang, on_the_clock) or (
@@ -125,6 +125,16 @@ def read_relative(clause: str, lang: str, own_up: str = "", own_down: str = "",
             amount = 1
         return RelativeWords(direction, dimension, amount, a_bit and amount is None, m.start(), m.end())  # type: ignore[arg-type]
     return None
+
+
+_THAN_A_VALUE = re.compile(rf"\s*than\s+[^\w\s]?\s*(?:\d|(?:{EN_NUMBER})\b)", _I)   # "than $50" too
+
+
+def _bound_after(rest: str) -> bool:
+    """Whether the words after a direction compare with a value ("more than four", "warmer than
+    22"): a bound. Compared with what is held ("a couple of degrees cooler than that", "later
+    than now"), it is a change like any other."""
+    return _THAN_A_VALUE.match(rest) is not None
 
 
 def _dimension(clause: str, lang: str, on_the_clock: bool) -> Dimension:
