@@ -539,13 +539,19 @@ class PrefillRecordingLLM(ChatLLM):
         return {"prompt_tokens": 0, "evaluated_tokens": 0}
 
 
-async def test_once_a_reply_is_in_the_log_the_next_prompt_head_is_computed_ahead():
+async def _one_model_worded_turn(llm: ChatLLM) -> ReplyProcessor:
+    """One turn answered by `llm`, its user line in the log as the monologue puts it there."""
     log = ConversationLog()
-    llm = PrefillRecordingLLM()
     turn = _turn("book a table for four at seven")
     log.add("user", turn.text, turn.turn_id)
     reply = ReplyProcessor(llm, log, PromptOptions("be brief"), options=ReplyOptions(min_clause_chars=4))
     await run_test(reply, frames_to_send=[UserTurnFrame(turn=turn)])
+    return reply
+
+
+async def test_once_a_reply_is_in_the_log_the_next_prompt_head_is_computed_ahead():
+    llm = PrefillRecordingLLM()
+    await _one_model_worded_turn(llm)
     assert llm.heads == [[{"role": "system", "content": "be brief"},
                           {"role": "user", "content": "book a table for four at seven"},
                           {"role": "assistant", "content": "Sure, noted."}]]
@@ -572,12 +578,8 @@ class SlowPrefillLLM(PrefillRecordingLLM):
 
 
 async def test_a_head_still_computed_when_the_session_ends_is_stopped_not_left_dangling():
-    log = ConversationLog()
     llm = SlowPrefillLLM()
-    turn = _turn("book a table for four at seven")
-    log.add("user", turn.text, turn.turn_id)
-    reply = ReplyProcessor(llm, log, PromptOptions("be brief"), options=ReplyOptions(min_clause_chars=4))
-    await run_test(reply, frames_to_send=[UserTurnFrame(turn=turn)])
+    reply = await _one_model_worded_turn(llm)
     [(task, cancel)] = llm.running
     assert cancel is not None and cancel.is_set()      # the model was told to let go…
     assert task.cancelled()                            # …and nothing waits on it any more
