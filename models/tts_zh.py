@@ -49,6 +49,18 @@ HOP = 300
 VOCODER_FRAMES = 200
 VOCODER_CONTEXT = 12
 
+FINAL_PAUSE_FRAMES = 12
+"""Frames kept after a clause's last syllable (150 ms: the pause the voice made before its
+closing boundary was added); the rest, where the voice takes a breath, is cut."""
+FADE_FRAMES = 4
+PARTICLES = frozenset("吗呢吧啊呀嘛哦啦了的地得着过们")
+"""Words said as one with the word before them (对吗, 好了, 我们): the corpus marks no prosodic
+word boundary before a particle or suffix, and the voice said a lone 吗 as 卖 or 慢."""
+
+TIAO_COMPLEMENTS = frozenset("高低大小到成亮暗回快慢暖凉热冷")
+"""调 before these is tiáo, "adjust" (调低, 调到二十二度), which pypinyin reads diào, "move", as
+it reads a lone 调: the in-car assistant's commonest verb was heard as 掉."""
+
 _CAST, _CUSTOM, _GREATER_EQUAL, _MUL = 53, 32, 62, 18
 _HANZI = re.compile(r"[\u4e00-\u9fff]")
 _TIME = re.compile(r"(\d{1,2})[:：](\d{2})")
@@ -214,17 +226,24 @@ class ZhTTS:
         self._lock = threading.Lock()
 
     def phonemes(self, text: str) -> tuple[list[str], str]:
-        """Baker phonemes for `text` (prosodic words from jieba marked #1, punctuation #3, third
-        tone sandhi from pypinyin), and the normalized text they read."""
+        """Baker phonemes for `text` and the normalized text they read.
+
+        Prosody as the corpus marks it: jieba's words, with particles joined to the word before,
+        are prosodic words (#1); punctuation is an intonational phrase boundary (#3), and so is
+        the clause's end. That closing #3 makes the voice lengthen the last syllable as a
+        speaker does before a pause; without it the last syllable was clipped (一半了 heard as
+        一半轮, 可以吗 as 可以卖). `_run` cuts the breath the voice takes after it. Tones from
+        pypinyin, with its third-tone, 一 and 不 sandhi.
+        """
         normalized = self._normalizer(spoken_times(text.strip())).normalize()
         pieces = [p for p in re.split(r"[^\u4e00-\u9fff]+", normalized) if p]
         if not pieces:
             return [], normalized
-        marked = "#3".join("#1".join(w for w in self._jieba.lcut(p) if w) for p in pieces)
+        marked = "#3".join("#1".join(prosodic_words(self._jieba.lcut(p))) for p in pieces) + "#3"
         hanzi = "".join(pieces)
         pinyin = self._lazy_pinyin(hanzi, style=self._tone3, neutral_tone_with_five=True,
                                    errors="ignore", tone_sandhi=True)
-        return self._processor.get_phoneme_from_char_and_pinyin(marked, pinyin), normalized
+        return self._processor.get_phoneme_from_char_and_pinyin(marked, adjusted_readings(hanzi, pinyin)), normalized
 
     def _run(self, phones: list[str]) -> tuple[np.ndarray, np.ndarray]:
         ids = [self._processor.symbol_to_id[p] for p in phones] + [self._processor.eos_id]
@@ -240,9 +259,11 @@ class ZhTTS:
             a.invoke()
             outputs = a.get_output_details()
             mel = a.get_tensor(outputs[1]["index"])
-            durations = next(a.get_tensor(o["index"]) for o in outputs if o["dtype"] == np.int32)
-            audio = self._vocode(mel)
-        return audio, np.asarray(durations).reshape(-1)[: len(ids)]
+            durations = np.asarray(next(a.get_tensor(o["index"]) for o in outputs if o["dtype"] == np.int32))
+            durations = durations.reshape(-1)[: len(ids)]
+            keep = frames_to_keep(phones, durations, mel.shape[1])
+            audio = faded_out(self._vocode(np.ascontiguousarray(mel[:, :keep])))
+        return audio, durations
 
     def _vocode(self, mel: np.ndarray) -> np.ndarray:
         """MB-MelGAN on the clause's mel frames; a clause longer than VOCODER_FRAMES is done in
@@ -288,6 +309,53 @@ class ZhTTS:
     def synthesize_all(self, text: str) -> np.ndarray:
         parts = [np.frombuffer(b, dtype=np.int16) for b in self.synthesize(text)]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int16)
+
+
+def prosodic_words(words: list[str]) -> list[str]:
+    """jieba's words with each particle or suffix (PARTICLES) joined to the word before it."""
+    out: list[str] = []
+    for word in words:
+        if not word:
+            continue
+        if out and word in PARTICLES:
+            out[-1] += word
+        else:
+            out.append(word)
+    return out
+
+
+def adjusted_readings(hanzi: str, pinyin: list[str]) -> list[str]:
+    """pypinyin's readings of `hanzi` (one per character), with 调 read tiáo before a
+    complement (TIAO_COMPLEMENTS)."""
+    out = list(pinyin)
+    if len(out) != len(hanzi):
+        return out
+    for i, char in enumerate(hanzi[:-1]):
+        if char == "调" and out[i] == "diao4" and hanzi[i + 1] in TIAO_COMPLEMENTS:
+            out[i] = "tiao2"
+    return out
+
+
+def frames_to_keep(phones: list[str], durations: np.ndarray, total: int) -> int:
+    """The mel frames to say: up to FINAL_PAUSE_FRAMES after the end of the last syllable.
+
+    After a #3 the corpus speaker breathes in before going on, and so does the voice: at a
+    clause's end that breath was heard as one more syllable (起飞 → 起飞英). It is not vocoded."""
+    frame, last = 0, 0
+    for phone, frames in zip(phones, durations.tolist(), strict=False):
+        frame += int(frames)
+        if phone[-1:].isdigit() and not phone.startswith("#"):
+            last = frame
+    return min(total, last + FINAL_PAUSE_FRAMES) if last else total
+
+
+def faded_out(audio: np.ndarray) -> np.ndarray:
+    """The last FADE_FRAMES of `audio` faded to silence (the cut falls in a pause, but not always
+    on a zero)."""
+    out = np.array(audio, copy=True)
+    start = max(0, len(out) - FADE_FRAMES * HOP)
+    out[start:] *= np.linspace(1.0, 0.0, len(out) - start, dtype=out.dtype)
+    return out
 
 
 def char_ends(text: str, normalized: str, phones: list[str], durations: np.ndarray,

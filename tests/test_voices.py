@@ -108,6 +108,55 @@ def test_the_dropout_patch_refuses_a_graph_it_does_not_know(mandarin: Any) -> No
     assert spoken_times("09:30到21:00，18:45") == "9点半到21点，18点45分"
 
 
+def test_the_mandarin_front_end_marks_prosody_as_the_voices_corpus_does() -> None:
+    from monologue.models.tts_zh import adjusted_readings, prosodic_words
+
+    # A particle or suffix is said as one with the word before it.
+    assert prosodic_words(["一共", "四位", "对", "吗"]) == ["一共", "四位", "对吗"]
+    assert prosodic_words(["我", "们", "到", "了"]) == ["我们", "到了"]
+    assert prosodic_words(["吗"]) == ["吗"]
+    # 调 before a complement is "adjust" (tiáo); elsewhere pypinyin's reading stands.
+    assert adjusted_readings("调到二十度", ["diao4", "dao4", "er4", "shi2", "du4"])[0] == "tiao2"
+    assert adjusted_readings("调查", ["diao4", "cha2"])[0] == "diao4"
+    assert adjusted_readings("调", ["diao4"]) == ["diao4"]
+
+
+def test_a_clause_ends_after_its_last_syllable_without_the_voices_breath() -> None:
+    from monologue.models.tts_zh import FINAL_PAUSE_FRAMES, HOP, faded_out, frames_to_keep
+
+    phones = ["sil", "d", "uei4", "#0", "m", "a5", "#3", "sil"]
+    durations = np.array([5, 3, 8, 2, 3, 11, 26, 3, 0])         # the #3 pause, then a breath
+    assert frames_to_keep(phones, durations, 61) == 5 + 3 + 8 + 2 + 3 + 11 + FINAL_PAUSE_FRAMES
+    assert frames_to_keep(["sil", "#3", "sil"], np.array([4, 9, 2]), 15) == 15     # no syllable: all of it
+    audio = np.ones(10 * HOP, dtype=np.float32)
+    faded = faded_out(audio)
+    assert faded[0] == 1.0 and faded[-1] == 0.0 and len(faded) == len(audio)
+
+
+def test_the_mandarin_voices_questions_and_adjustments_are_heard_as_said(mandarin: Any) -> None:
+    """The round trip through the bundled ASR, on what the voice used to get wrong: a clause's
+    last syllable was clipped (吗 heard as 卖 or 慢), and 调 was said diào (heard as 掉)."""
+    import soxr
+
+    from monologue.models.asr import WhisperASR
+
+    try:
+        asr = WhisperASR("zh", initial_prompt_zh="以下是普通话的句子。")
+    except ModelUnavailable as exc:
+        pytest.skip(f"whisper base is not installed here: {exc}")
+
+    def heard(text: str) -> str:
+        audio = np.asarray(soxr.resample(mandarin.synthesize_all(text), mandarin.sample_rate, 16000), dtype=np.int16)
+        quiet = np.zeros(4800, dtype=np.int16)
+        return asr.transcribe(np.concatenate([quiet, audio, quiet]).astype(np.float32) / 32768.0).text
+
+    for question in ("人数从四位改成六位，对吗？", "要把车窗关上吗？", "需要给您留个靠窗的位子吗？"):
+        assert heard(question).rstrip("?？。 ").endswith("吗"), question
+    assert "调到" in heard("车内温度已经调到二十二度。")
+    (audio, ends), = list(mandarin.synthesize_timed("好的，已经关上了。"))
+    assert ends is not None and len(audio) // 2 - ends[-2] <= 0.2 * mandarin.sample_rate   # 了, then 150 ms
+
+
 def test_a_chinese_reply_cut_by_the_user_is_remembered_to_the_character(mandarin: Any) -> None:
     text = "我推荐川味小馆，人均八十元。"
     (audio, ends), = list(mandarin.synthesize_timed(text))
