@@ -508,7 +508,9 @@ class Playout(FrameProcessor):
     async def _finish_ready(self) -> None:
         """Timeline: finish, in turn order, the replies with nothing left to place (no audio, or cut)."""
         for turn_id in sorted(self._replies):
-            reply = self._replies[turn_id]
+            reply = self._replies.get(turn_id)
+            if reply is None:
+                continue                     # finished while an earlier one was finishing
             if reply.finishing:
                 return                       # it finishes first; it calls this again when done
             if not reply.produced or (reply.clauses and not reply.cut):

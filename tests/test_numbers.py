@@ -55,6 +55,21 @@ def test_chinese_times(text, value):
     assert find_zh_times(text)[0][0] == value
 
 
+@pytest.mark.parametrize("text, value", [
+    # Whisper writes a spoken Chinese time as a decimal (七点半 → 7.5, 三点四十五分 → 3.45分).
+    ("明天晚上7.30，四个人", "19:30"), ("改到晚上8.5吧", "20:30"), ("现在是下午3.45分", "15:45"),
+    ("明天早上7.50起飞", "07:50"), ("订明天7.30的", "19:30"), ("营业时间是9.5到21点", "09:30"),
+])
+def test_chinese_times_whisper_writes_as_decimals(text, value):
+    assert find_zh_times(text)[0][0] == value
+
+
+@pytest.mark.parametrize("text", ["评分是4.5分", "打8.5折", "还有1.5公里", "人均42.5元", "这家评分4.8，在3.5公里外",
+                                  "今天有2.5万人", "大概1.5个小时"])
+def test_chinese_decimals_that_are_not_times(text):
+    assert find_zh_times(text) == []
+
+
 def test_chinese_time_and_party_size_do_not_blur():
     # the small LLMs read 七点四个人 as 7:40; the rules read 19:00 and leave 四个人 alone
     assert find_zh_times("周六晚上七点四个人")[0][0] == "19:00"

@@ -200,6 +200,17 @@ _ZH_CLOCK = re.compile(
 )
 
 
+# Whisper writes a spoken time as a decimal: 七点半 → "7.5", 七点三十 → "7.30", 三点四十五分 →
+# "3.45分". Such a number is a time only where the sentence is about a time (a part of the day
+# before it or in the sentence, 到/改/订 just before, 分 after two digits) and no unit follows it
+# (评分4.5分, 8.5折, 1.5公里).
+_ZH_DOT_CLOCK = re.compile(
+    r"(?P<period>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|夜里)?\s*(?<![\d.])(?P<h>\d{1,2})[.．](?P<m>[0-5]\d|5)"
+    r"(?![\d.])(?P<after>\s*(?:分(?!钟)|点)?)")
+_DOT_CLOCK_CUE_BEFORE_ZH = frozenset("到至改成订定约在等是天日号周末")
+_NOT_A_CLOCK_AFTER_ZH = re.compile(r"\s*(?:分钟|折|公里|千米|米|元|块|倍|星|度|个|人|位|小时|万|%|斤|岁|号|楼|层|寸|升)")
+
+
 # What a clock time's 一点 follows (改到一点, 明天一点, 周六一点); after any other character 一点 is
 # "a little" (放倒一点, 直一点), as it is after the words of `_BEFORE_A_LITTLE_ZH`.
 _BEFORE_ONE_OCLOCK_ZH = frozenset("到在约是改订定号天日午晚早等成为周期拜末零一二两三四五六七八九十凌晨点")
@@ -240,6 +251,26 @@ def find_zh_times(text: str) -> list[tuple[str, int, int]]:
         value = format_time(hour, minute)
         if value:
             found.append((value, m.start(), m.end()))
+    for m in _ZH_DOT_CLOCK.finditer(text):
+        if any(start < m.end() and m.start() < end for _, start, end in found):
+            continue
+        hour, minute_text, after = int(m.group("h")), m.group("m"), m.group("after").strip()
+        if hour > 24 or _NOT_A_CLOCK_AFTER_ZH.match(text, m.end()) or (after == "分" and len(minute_text) < 2):
+            continue
+        before = text[max(0, m.start("h") - 2):m.start("h")]
+        if not (m.group("period") or sentence_period or after or any(c in _DOT_CLOCK_CUE_BEFORE_ZH for c in before)):
+            continue
+        period = m.group("period") or (sentence_period.group(0) if sentence_period else "")
+        if period in ("下午", "傍晚", "晚上", "今晚", "明晚", "夜里") and hour < 12:
+            hour += 12
+        elif period == "中午" and hour < 6:
+            hour += 12
+        elif not period and 1 <= hour <= 10 and re.search(r"吃饭|晚饭|晚餐|订", text):
+            hour += 12
+        value = format_time(hour, 30 if minute_text == "5" else int(minute_text))
+        if value:
+            found.append((value, m.start(), m.end()))
+    found.sort(key=lambda f: f[1])
     return found
 
 
