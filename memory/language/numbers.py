@@ -208,7 +208,8 @@ _ZH_DOT_CLOCK = re.compile(
     r"(?P<period>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|夜里)?\s*(?<![\d.])(?P<h>\d{1,2})[.．](?P<m>[0-5]\d|5)"
     r"(?![\d.])(?P<after>\s*(?:分(?!钟)|点)?)")
 _DOT_CLOCK_CUE_BEFORE_ZH = frozenset("到至改成订定约在等是天日号周末")
-_NOT_A_CLOCK_AFTER_ZH = re.compile(r"\s*(?:分钟|折|公里|千米|米|元|块|倍|星|度|个|人|位|小时|万|%|斤|岁|号|楼|层|寸|升)")
+_NOT_A_CLOCK_AFTER_ZH = re.compile(
+    r"\s*(?:分钟|折|公里|千米|米|元|块|倍|星|度|个|人|位|小时|万|%|斤|岁|号|楼|层|寸|升)")
 
 
 # What a clock time's 一点 follows (改到一点, 明天一点, 周六一点); after any other character 一点 is
