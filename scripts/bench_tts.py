@@ -166,6 +166,7 @@ def readings_zh(text: str) -> list[str]:
     text = re.sub(r"(\d{1,2})[:：](\d{2})", lambda m: f"{int(m.group(1))}点" + {"00": "", "30": "半"}.get(
         m.group(2), f"{int(m.group(2))}分"), text)
     text = re.sub(r"(\d+(?:\.\d+)?)%", r"百分之\1", text)
+    text = re.sub(r"(\d)\s*[-~～]\s*(?=\d)", r"\1到", text)          # whisper's 3-5 is 三到五
     parts, numbers = _NUMBER.split(text), _NUMBER.findall(text)[:6]
     outs = [""]
     for k, part in enumerate(parts):
@@ -173,8 +174,17 @@ def readings_zh(text: str) -> list[str]:
         if k < len(numbers):
             n = numbers[k]
             digitwise = "".join(_DIGITS_ZH[int(c)] if c.isdigit() else "点" for c in n)
-            outs = [o + r for o in outs for r in {cardinal_zh(n), digitwise}]
+            outs = [o + r for o in outs for r in {cardinal_zh(n), digitwise, *clock_reading_zh(n)}]
     return [normal_zh(o) for o in outs]
+
+
+def clock_reading_zh(number: str) -> list[str]:
+    """Whisper writes a time said in Chinese as a decimal: 六点半 as 6.5, 九点二十 as 9.20."""
+    m = re.fullmatch(r"(\d{1,2})\.([0-5]\d|5)", number)
+    if not m or int(m.group(1)) > 24:
+        return []
+    minutes = m.group(2)
+    return [cardinal_zh(m.group(1)) + "点" + ("半" if minutes == "5" else cardinal_zh(str(int(minutes))))]
 
 
 def normal_zh(text: str) -> str:
