@@ -77,6 +77,22 @@ def test_either_name_of_an_option_is_read_as_the_session_languages_name() -> Non
     assert not any(op.op == Op.SET and op.key == "restaurant_name" for op in refused)
 
 
+def test_a_chain_named_without_its_branch_is_read_as_one_of_its_branches() -> None:
+    """羊大爷涮肉坊 has two branches in the Beijing catalogue. Said without one, it had been read
+    as nothing, and "就订羊大爷涮肉坊" as a yes to the place on offer (another restaurant)."""
+    beijing = load_catalogue("beijing_restaurants").in_language("zh")
+    branches = [item_name(i, "zh") for i in beijing.items if item_name(i, "zh").startswith("羊大爷涮肉坊")]
+    assert len(branches) >= 2
+    names = beijing.said_names()
+    assert names["羊大爷涮肉坊"] == branches[0]
+    assert all(names[b] == b for b in branches)           # a branch said in full is that branch
+    rules = RuleExtractor(RESTAURANT)
+    rules.read_option_names("restaurant_name", names)
+    text = "就订羊大爷涮肉坊"
+    ops = Grounder(RESTAURANT).check(rules.extract(text, _state()).operations, text, _state()).kept
+    assert [op.value for op in ops if op.op == Op.SET and op.key == "restaurant_name"] == [branches[0]], ops
+
+
 async def test_a_chinese_session_names_options_in_chinese_and_books_the_one_named() -> None:
     result = await _chat("restaurant", "zh", ["我想订周六晚上七点的位子，四个人", "换一家", "我想去绿桌素食", "好的"],
                          catalogue="restaurants")

@@ -83,20 +83,22 @@ class Catalogue:
         return text
 
     def said_names(self) -> dict[str, str]:
-        """Every way an item is named (any language, and without a branch in brackets where
-        no other item shares that shorter name) → the name this catalogue says it by. Names
-        under three characters are left out: 大董, 慢走 are also words."""
+        """Every way an item is named (any language, and without its branch in brackets) → the
+        name this catalogue says it by. A chain's name without a branch (羊大爷涮肉坊, for
+        亮马桥店 and 西苑店) is its first branch in the catalogue's order, which the agent then
+        names in full when it reads the booking back: the user said that place, and had been
+        taken to accept the place on offer instead. Names under three characters are left out:
+        大董, 慢走 are also words."""
         spoken: dict[str, str] = {}
-        short: dict[str, set[str]] = {}
+        short: dict[str, list[str]] = {}
         for item in self.items:
             for name in item_names(item):
                 spoken.setdefault(name, str(item["name"]))
                 base = _BRANCH.sub("", name).strip()
                 if base and base != name:
-                    short.setdefault(base, set()).add(str(item["name"]))
+                    short.setdefault(base, []).append(str(item["name"]))
         for base, items in short.items():
-            if len(items) == 1 and base not in spoken:
-                spoken[base] = next(iter(items))
+            spoken.setdefault(base, items[0])
         return {said: name for said, name in spoken.items() if len(said.strip()) >= 3}
 
     def said_values(self, key: str, language: str) -> dict[str, str]:
