@@ -221,6 +221,18 @@ _BEFORE_A_LITTLE_ZH = frozenset("推前后上下高低大小快慢远近冷热�
                                 "静宜淡好净辣甜咸软硬新贵服便清香酸脆嫩温爽稳省闲熟档")   # 安静一点, 便宜一点
 
 
+def _hour_of_day_zh(hour: int, period: str, text: str) -> int:
+    """A clock hour in the half of the day its period says (晚上七点 → 19), or, with none, in
+    the evening when the sentence is about a meal or a booking (订七点的位子 → 19)."""
+    if period in ("下午", "傍晚", "晚上", "今晚", "明晚", "夜里") and hour < 12:
+        return hour + 12
+    if period == "中午" and hour < 6:
+        return hour + 12
+    if not period and 1 <= hour <= 10 and re.search(r"吃饭|晚饭|晚餐|订", text):
+        return hour + 12
+    return hour
+
+
 def find_zh_times(text: str) -> list[tuple[str, int, int]]:
     found = []
     sentence_period = re.search(r"凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|夜里", text)
@@ -242,13 +254,7 @@ def find_zh_times(text: str) -> list[tuple[str, int, int]]:
         minute_text = m.group("m") or m.group("m2")
         minute = 30 if frac == "半" else 15 if frac == "一刻" else 45 if frac == "三刻" else (
             (zh_to_int(minute_text) or 0) if minute_text else 0)
-        period = m.group("period") or (sentence_period.group(0) if sentence_period else "")
-        if period in ("下午", "傍晚", "晚上", "今晚", "明晚", "夜里") and hour < 12:
-            hour += 12
-        elif period == "中午" and hour < 6:
-            hour += 12
-        elif not period and 1 <= hour <= 10 and re.search(r"吃饭|晚饭|晚餐|订", text):
-            hour += 12
+        hour = _hour_of_day_zh(hour, m.group("period") or (sentence_period.group(0) if sentence_period else ""), text)
         value = format_time(hour, minute)
         if value:
             found.append((value, m.start(), m.end()))
@@ -261,13 +267,7 @@ def find_zh_times(text: str) -> list[tuple[str, int, int]]:
         before = text[max(0, m.start("h") - 2):m.start("h")]
         if not (m.group("period") or sentence_period or after or any(c in _DOT_CLOCK_CUE_BEFORE_ZH for c in before)):
             continue
-        period = m.group("period") or (sentence_period.group(0) if sentence_period else "")
-        if period in ("下午", "傍晚", "晚上", "今晚", "明晚", "夜里") and hour < 12:
-            hour += 12
-        elif period == "中午" and hour < 6:
-            hour += 12
-        elif not period and 1 <= hour <= 10 and re.search(r"吃饭|晚饭|晚餐|订", text):
-            hour += 12
+        hour = _hour_of_day_zh(hour, m.group("period") or (sentence_period.group(0) if sentence_period else ""), text)
         value = format_time(hour, 30 if minute_text == "5" else int(minute_text))
         if value:
             found.append((value, m.start(), m.end()))
