@@ -98,6 +98,24 @@ def test_a_relative_change_with_nothing_to_apply_to_is_asked_back(domain, text, 
     assert not any(op.key == key for op in extraction.operations if op.op == Op.SET)
 
 
+@pytest.mark.parametrize(("text", "amount"), [
+    ("They charged me an extra 45.50 dollars on my order", 45.5),
+    ("我的订单多扣了45.5元", 45.5),
+    ("they took 20 dollars more than the price", 20),
+])
+def test_an_extra_sum_with_no_amount_held_is_the_amount_in_dispute(text, amount):
+    """The customer-service amount says `relative: {extra_is_the_value: true}`: with nothing held,
+    the extra sum said is the sum (it had been asked back: "I don't have the amount yet"), and
+    45.50 is one number, not a clause ending at its point."""
+    extraction = READERS["customer_service"].extract(text, SessionState("s", domain="customer_service"))
+    assert _sets("customer_service", text, SessionState("s", domain="customer_service")) == {"amount": amount}
+    assert "amount" not in extraction.ask_back
+
+
+def test_a_change_said_with_a_decimal_is_one_clause() -> None:
+    assert _sets("in_car", "Make it 1.5 degrees warmer", _held("in_car", temperature=20)) == {"temperature": 21.5}
+
+
 def test_a_relative_change_never_leaves_the_range_nor_comes_from_a_question():
     car = _held("in_car", temperature=29)
     assert "temperature" not in _sets("in_car", "three degrees warmer", car)

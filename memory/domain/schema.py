@@ -63,6 +63,9 @@ class Reading:
     step: float | None = None
     more: dict[str, tuple[str, ...]] = field(default_factory=dict)
     less: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # With nothing held, "an extra $45", 多扣了45元 says the value itself (a disputed sum), where
+    # "two more people" leaves the total unknown (asked back). YAML: relative: {extra_is_the_value: true}.
+    extra_is_the_value: bool = False
 
 
 @dataclass(frozen=True)
@@ -207,6 +210,7 @@ def _reading(raw: dict[str, Any]) -> Reading:
         step=float(raw["step"]) if raw.get("step") is not None else None,
         more=_words((raw.get("relative") or {}).get("more")),
         less=_words((raw.get("relative") or {}).get("less")),
+        extra_is_the_value=bool((raw.get("relative") or {}).get("extra_is_the_value", False)),
     )
 
 

@@ -29,7 +29,7 @@ Add = Callable[[Operation, Span], None]
 
 # The step of "a bit" for a key that declares none, by what it counts.
 _DEFAULT_STEP = {"time": 30, "date": 1, "money": 10, "int": 1}
-_CLAUSES = re.compile(r"[^,.;!?，。；！？]+")
+_CLAUSES = re.compile(r"(?:[^,.;!?，。；！？]|(?<=\d)[.,](?=\d))+")   # 45.50 and 1,200 are not two clauses
 _NEXT_DAY = {"today": "tomorrow", "tonight": "tomorrow", "tomorrow": "day after tomorrow",
              "day after tomorrow": "in 3 days"}
 _DAY_BEFORE = {value: key for key, value in _NEXT_DAY.items() if key != "tonight"}
@@ -144,6 +144,11 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
         if named - {spec.name} and spec.name not in named:
             continue            # "move the seat back a bit": the clause is about another key
         held = state.find(spec.name) if state is not None else []
+        if not held and spec.reading.extra_is_the_value and words.direction == 1 and words.amount is not None:
+            add(Operation(Op.SET, spec.name, Comparator.EQ, words.amount, clause.strip(),
+                          reason="the extra sum said is the sum", source=OpSource.RELATIVE), span)
+            found.written.append(spec.name)
+            continue
         if not held:
             if spec.name in named or words.amount is not None:
                 found.unanchored.append(spec.name)    # "two more people" with no party held: asked back
