@@ -338,17 +338,24 @@ def adjusted_readings(hanzi: str, pinyin: list[str]) -> list[str]:
     return out
 
 
+def syllable_end_frames(phones: list[str], durations: np.ndarray) -> list[int]:
+    """The mel frame where each syllable ends, from FastSpeech2's phoneme durations (a final
+    carries the tone: a syllable ends with it)."""
+    frame, ends = 0, []
+    for phone, frames in zip(phones, durations.tolist(), strict=False):
+        frame += int(frames)
+        if phone[-1:].isdigit() and not phone.startswith("#"):
+            ends.append(frame)
+    return ends
+
+
 def frames_to_keep(phones: list[str], durations: np.ndarray, total: int) -> int:
     """The mel frames to say: up to FINAL_PAUSE_FRAMES after the end of the last syllable.
 
     After a #3 the corpus speaker breathes in before going on, and so does the voice: at a
     clause's end that breath was heard as one more syllable (起飞 → 起飞英). It is not vocoded."""
-    frame, last = 0, 0
-    for phone, frames in zip(phones, durations.tolist(), strict=False):
-        frame += int(frames)
-        if phone[-1:].isdigit() and not phone.startswith("#"):
-            last = frame
-    return min(total, last + FINAL_PAUSE_FRAMES) if last else total
+    ends = syllable_end_frames(phones, durations)
+    return min(total, ends[-1] + FINAL_PAUSE_FRAMES) if ends and ends[-1] else total
 
 
 def faded_out(audio: np.ndarray) -> np.ndarray:
@@ -366,12 +373,7 @@ def char_ends(text: str, normalized: str, phones: list[str], durations: np.ndarr
     spoken = _HANZI.findall(text)
     if spoken != _HANZI.findall(normalized) or re.search(r"[0-9A-Za-z]", text):
         return None
-    ends: list[int] = []
-    frame = 0
-    for phone, frames in zip(phones, durations, strict=False):
-        frame += int(frames)
-        if phone[-1:].isdigit() and not phone.startswith("#"):   # a final carries the tone: a syllable ends
-            ends.append(min(frame * HOP, samples))
+    ends = [min(frame * HOP, samples) for frame in syllable_end_frames(phones, durations)]
     if len(ends) != len(spoken):
         return None
     out: list[int] = []

@@ -236,6 +236,7 @@ def _hour_of_day_zh(hour: int, period: str, text: str) -> int:
 def find_zh_times(text: str) -> list[tuple[str, int, int]]:
     found = []
     sentence_period = re.search(r"凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|夜里", text)
+    said_period = sentence_period.group(0) if sentence_period else ""
     for m in _ZH_CLOCK.finditer(text):
         if m.group("hh"):
             value = format_time(int(m.group("hh")), int(m.group("mm")))
@@ -254,7 +255,7 @@ def find_zh_times(text: str) -> list[tuple[str, int, int]]:
         minute_text = m.group("m") or m.group("m2")
         minute = 30 if frac == "半" else 15 if frac == "一刻" else 45 if frac == "三刻" else (
             (zh_to_int(minute_text) or 0) if minute_text else 0)
-        hour = _hour_of_day_zh(hour, m.group("period") or (sentence_period.group(0) if sentence_period else ""), text)
+        hour = _hour_of_day_zh(hour, m.group("period") or said_period, text)
         value = format_time(hour, minute)
         if value:
             found.append((value, m.start(), m.end()))
@@ -265,9 +266,9 @@ def find_zh_times(text: str) -> list[tuple[str, int, int]]:
         if hour > 24 or _NOT_A_CLOCK_AFTER_ZH.match(text, m.end()) or (after == "分" and len(minute_text) < 2):
             continue
         before = text[max(0, m.start("h") - 2):m.start("h")]
-        if not (m.group("period") or sentence_period or after or any(c in _DOT_CLOCK_CUE_BEFORE_ZH for c in before)):
+        if not (m.group("period") or said_period or after or any(c in _DOT_CLOCK_CUE_BEFORE_ZH for c in before)):
             continue
-        hour = _hour_of_day_zh(hour, m.group("period") or (sentence_period.group(0) if sentence_period else ""), text)
+        hour = _hour_of_day_zh(hour, m.group("period") or said_period, text)
         value = format_time(hour, 30 if minute_text == "5" else int(minute_text))
         if value:
             found.append((value, m.start(), m.end()))
