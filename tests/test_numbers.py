@@ -42,6 +42,17 @@ def test_english_times(text, value):
     assert (found[0][0] if found else None) == value
 
 
+@pytest.mark.parametrize("text, value", [("half seven, and five of us", "19:30"), ("let's say half eight", "20:30"),
+                                         ("at half 7", "19:30")])
+def test_half_an_hour_said_the_british_way(text, value):
+    """"Half seven" is half past seven; it had been read as no time at all."""
+    assert find_en_times(text)[0][0] == value
+
+
+def test_half_a_count_is_no_time():
+    assert find_en_times("half 2 of them") == [] and find_en_times("it is half done") == []
+
+
 def test_bare_numbers_are_not_times():
     assert find_en_times("a table for four people") == []
     assert find_en_times("at 4 people") == []

@@ -141,7 +141,8 @@ _EN_PERIOD_AFTER = re.compile(r"\s+(?:in the (?:morning|afternoon|evening)|at ni
 
 
 _EN_CLOCK = re.compile(
-    r"\b(?:(?P<half>half past|quarter past|quarter to)\s+)?(?P<h>\d{1,2}|one|two|three|four|five|six|seven|"
+    # "half seven" is half past seven (British and Irish usage), not half of anything.
+    r"\b(?:(?P<half>half past|half|quarter past|quarter to)\s+)?(?P<h>\d{1,2}|one|two|three|four|five|six|seven|"
     r"eight|nine|ten|eleven|twelve)(?:(?P<sep>[:.])(?P<m>\d{2})|\s+(?P<mw>thirty|fifteen|forty-five|forty five))?"
     r"(?P<suffix>\s*(?:o'?clock|am|pm|a\.m\.|p\.m\.))?(?![\w:])"
 )
@@ -163,6 +164,9 @@ def find_en_times(text: str, require_cue: bool = True) -> list[tuple[str, int, i
         before = lowered[max(0, m.start() - 12): m.start()]
         if m.group("sep") == "." and not (m.group("suffix") or re.search(r"\bat\s+$", before)):
             continue        # "7.30" alone is a sum or a decimal; "7.30 pm", "at 7.30" are times
+        if half == "half" and re.match(r"\s+(?:of|people|persons|guests|dollars|bucks|hours?|minutes?|days?)\b",
+                                       lowered[m.end():]):
+            continue        # "half 2 of them" counts, it tells no time
         cued = bool(m.group("suffix") or m.group("m") or half or m.group("mw"))
         if not cued and re.search(r"\b(?:at|around|by|about|until|till)\s+$", before):
             after = lowered[m.end(): m.end() + 12]
@@ -174,7 +178,7 @@ def find_en_times(text: str, require_cue: bool = True) -> list[tuple[str, int, i
                                  lowered[max(0, m.start() - 24): m.start()])
         if require_cue and not cued:
             continue
-        if half == "half past":
+        if half in ("half past", "half"):
             minute = 30
         elif half == "quarter past":
             minute = 15
