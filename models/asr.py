@@ -314,6 +314,11 @@ def invented_text(text: str, prompt: str | None = None, segments: Sequence[Any] 
     return kept, "; ".join(f"{why}: {piece!r}" for why, piece in found)
 
 
+def _noted(dropped: str, reason: str, text: str) -> str:
+    """What a transcript dropped, with `text` now dropped too and why."""
+    return "; ".join(filter(None, (dropped, f"{reason}: {text[:24]!r}")))
+
+
 def window_frames(audio_secs: float, window_secs: float) -> int | None:
     """Mel frames the encoder should see for `audio_secs` of audio, or None for whisper's
     full 30 s. The window never cuts speech: a turn longer than it is seen whole, with
@@ -415,8 +420,7 @@ class WhisperASR:
                 heard = "".join(s.text for s in segments).strip()
             text, dropped = invented_text(heard, self.initial_prompt, segments)
             if unsure is not None and not retried and text:
-                dropped = "; ".join(filter(None, (dropped, f"{unsure}: {text[:24]!r}")))
-                text = ""
+                text, dropped = "", _noted(dropped, unsure, text)
             if dropped and not text and self.initial_prompt and self.retry_without_prompt and second_passes:
                 segments, language = self._run(audio, None, None)
                 again, why = invented_text("".join(s.text for s in segments).strip(), None, segments)
@@ -429,8 +433,7 @@ class WhisperASR:
             # wrote one character a hundred times: the text that is left must be sayable too.
             invented = unsayable_reason(text, audio_secs) if text else None
             if invented is not None:
-                dropped = "; ".join(filter(None, (dropped, f"{invented}: {text[:24]!r}")))
-                text = ""
+                text, dropped = "", _noted(dropped, invented, text)
         confidence, avg_logprob, no_speech = transcript_confidence(segments)
         if language == "zh":
             text = simplified(text)

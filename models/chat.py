@@ -127,7 +127,7 @@ class ChatLLM:
         """Load the local model now, so the first turn does not pay for it; with the reply's
         `system_prompt`, compute that too, so every session's first reply reuses it."""
         self.prepare()
-        if self.options.mock_response is None and self.options.model.startswith(LOCAL_PREFIX):
+        if self.embedded:
             from monologue.models.llm import warm_up
 
             warm_up(self.options.model, self.options.n_ctx, self.options.n_threads, self.options.cache_mb,
@@ -164,14 +164,16 @@ class ChatLLM:
 
     def fresh_start(self, system_prompt: str | None = None) -> None:
         """The embedded model forgets every prompt it computed, then computes `system_prompt`
-        again (`warm_up`): the next call starts as a new conversation's first does. For
-        benchmarks that replay one recording many times."""
-        if self.remote or self.options.mock_response is not None:
+        again (`llm.warm_up`): the next call starts as a new conversation's first does. litellm
+        stays set up, as it does between sessions of one process. For benchmarks that replay
+        one recording many times."""
+        if not self.embedded:
             return
-        from monologue.models.llm import forget_prompts
+        from monologue.models.llm import forget_prompts, warm_up
 
         forget_prompts(self.options.model)
-        self.warm_up(system_prompt)
+        warm_up(self.options.model, self.options.n_ctx, self.options.n_threads, self.options.cache_mb,
+                system_prompt=system_prompt)
 
     async def prefill(self, messages: list[dict[str, str]],
                       cancel: threading.Event | None = None) -> dict[str, int] | None:
@@ -179,13 +181,18 @@ class ChatLLM:
         caches prompts on its own side): the next call then evaluates only what follows it.
         `cancel`, once set, stops it within a prompt chunk (what it computed stays usable).
         Returns the tokens it evaluated, or None where there is nothing to do."""
-        if self.remote or self.options.mock_response is not None:
+        if not self.embedded:
             return None
         from monologue.models.llm import prefill
 
         usage = await prefill(self.options.model, messages, self.options.n_ctx, self.options.n_threads,
                               self.options.cache_mb, cancel=cancel)
         return {"prompt_tokens": usage.prompt_tokens, "evaluated_tokens": usage.evaluated_tokens}
+
+    @property
+    def embedded(self) -> bool:
+        """Whether replies are worded by the embedded model, for real (not a mocked call)."""
+        return not self.remote and self.options.mock_response is None
 
     @property
     def remote(self) -> bool:

@@ -416,9 +416,12 @@ async def prefill(model: str, messages: list[dict[str, Any]], n_ctx: int = 2048,
     Without this it also evaluates the last exchange (the agent's reply as said, which is not
     what the model generated when the policy's words were used, and the user's previous message
     without the planner's note it was sent with): ~88 tokens a turn on the demo instead of ~60."""
-    local = await asyncio.to_thread(get_local_model, model, n_ctx, n_threads, cache_mb)
     usage = TokenUsage()
-    await run_on(LLAMA_THREAD, _generate_one_token, local, messages, "reply", usage, cancel)
+
+    def compute() -> None:       # on the llama thread, where the model is loaded if it is not yet
+        _generate_one_token(get_local_model(model, n_ctx, n_threads, cache_mb), messages, "reply", usage, cancel)
+
+    await run_on(LLAMA_THREAD, compute)
     return usage
 
 

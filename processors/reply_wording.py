@@ -107,10 +107,7 @@ class PromptWindow:
     def select(self, log: ConversationLog, turn_id: int | None) -> list[Utterance]:
         """The window for the reply to `turn_id`, whose own words go last (they are left out
         here); None: for the turn that has not come yet (the prompt computed ahead of it)."""
-        if turn_id is None:
-            recent = log.recent(self.max_messages + 1)
-        else:
-            recent = [u for u in log.recent(self.max_messages + 2) if u.turn_id != turn_id]
+        recent = [u for u in log.recent(self.max_messages + 2) if u.turn_id != turn_id]
         window = [u for u in recent if u.turn_id >= self._start_turn]
         if len(window) > self.max_messages:
             # From the last exchange: every message of its turn, so the next call, which

@@ -165,6 +165,9 @@ class PartialTranscriber:
 
     def __init__(self, transcriber: Transcriber, *, thread: str = "whisper") -> None:
         self._transcriber = transcriber
+        # A partial pass skips the second passes a final one may make, where the transcriber can.
+        self._partial_pass = transcriber.transcribe_partial if isinstance(transcriber, PartialPasses) \
+            else transcriber.transcribe
         self._thread = thread
         self._running: _Pass | None = None
         self._final: _Pass | None = None
@@ -229,9 +232,7 @@ class PartialTranscriber:
         samples = len(audio) // 2
         floats = np.frombuffer(audio, dtype=np.int16).astype(np.float32) / 32768.0
         finished_at: list[float] = []
-        heard = self._transcriber.transcribe
-        if partial and isinstance(self._transcriber, PartialPasses):
-            heard = self._transcriber.transcribe_partial
+        heard = self._partial_pass if partial else self._transcriber.transcribe
 
         def transcribe() -> Transcript:
             result = heard(floats)
