@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from monologue.memory.language.names import NameFinder, name_finder
 from monologue.memory.language.phrases import join, say
 from monologue.memory.language.wishes import content_words
 from monologue.memory.working.state import Condition, SessionState, describe_condition
@@ -63,8 +64,10 @@ class Catalogue:
         value = item.get(key)
         if value is None or value == "" or value == []:
             return say("option.fact_unknown", language, name=name)
+        if isinstance(value, dict):       # said per language: {en: Riverside, zh: 河畔}
+            value = said_in(value, language)
         if isinstance(value, list):
-            value = join([str(v) for v in value[:3]], language)
+            value = join([str(said_in(v, language)) for v in value[:3]], language)
         elif isinstance(value, float) and value.is_integer():
             value = int(value)
         said = str(value)
@@ -99,7 +102,35 @@ class Catalogue:
                     short.setdefault(base, []).append(str(item["name"]))
         for base, items in short.items():
             spoken.setdefault(base, items[0])
+        for item in self.items:
+            # "Luigi's" for Luigi's Trattoria: a name led by an owner's is said by it alone.
+            for name in item_names(item):
+                owner = re.match(r"([A-Z][\w-]*'s)\s+\S", name)
+                if owner:
+                    spoken.setdefault(owner.group(1), str(item["name"]))
         return {said: name for said, name in spoken.items() if len(said.strip()) >= 3}
+
+    def named_in(self, text: str) -> dict[str, Any] | None:
+        """The first item `text` names, as written or (in Chinese) as heard: "杨大爷算肉芳有位子吗"
+        is about 羊大爷涮肉坊; None when it names none."""
+        found = self._names.find(text)
+        return self._by_name.get(found[0].value) if found else None
+
+    @cached_property
+    def attributes(self) -> frozenset[str]:
+        """Every attribute an item has (cuisine, location, dishes…): what tells options apart."""
+        return frozenset(key for item in self.items for key in item)
+
+    @cached_property
+    def _names(self) -> NameFinder:
+        return name_finder(tuple(self.said_names().items()))
+
+    @cached_property
+    def _by_name(self) -> dict[str, dict[str, Any]]:
+        by_name: dict[str, dict[str, Any]] = {}
+        for item in self.items:
+            by_name.setdefault(str(item["name"]), item)
+        return by_name
 
     def said_values(self, key: str, language: str) -> dict[str, str]:
         """Every form of the items' `key` values (any language; a district without its 区,
@@ -261,16 +292,24 @@ def described(item: dict[str, Any], language: str) -> str:
     return " ".join(str(about.get(lang, "")) for lang in dict.fromkeys((language, "en")))
 
 
+def said_about(item: dict[str, Any], language: str) -> str:
+    """Everything the catalogue says an item is: its description, its names and its dishes (想吃烤鸭
+    is met by 全聚德烤鸭店, or by a place whose dishes include 烤鸭)."""
+    dishes = item.get("dishes") or []
+    return " ".join([described(item, language), *item_names(item),
+                     *(str(d) for d in (dishes if isinstance(dishes, list) else [dishes]))]).strip()
+
+
 def rank_by_wishes(items: list[dict[str, Any]], wishes: list[str], language: str) -> list[dict[str, Any]]:
-    """Items that fit, the ones whose description says what the user wished for first
-    ("somewhere quiet": "quiet, tables well apart"), the ones it speaks against last. An item
-    with no description is neither; the order is otherwise kept. Only where the catalogue
-    can say: with no description matching any wish, nothing moves."""
+    """Items that fit, the ones the catalogue says are what the user wished for first
+    ("somewhere quiet": "quiet, tables well apart"; 想吃烤鸭: a roast duck house), the ones it
+    speaks against last. An item it says nothing about is neither; the order is otherwise kept.
+    Only where the catalogue can say: with nothing matching any wish, nothing moves."""
     if not wishes:
         return items
 
     def score(item: dict[str, Any]) -> int:
-        text = described(item, language)
+        text = said_about(item, language)
         if not text:
             return 0
         has = content_words(text, language) | content_words(text, "en")

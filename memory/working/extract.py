@@ -28,6 +28,7 @@ from monologue.memory.language.cues import (
     cue_pattern,
     language_of,
 )
+from monologue.memory.language.names import NameFinder, name_finder
 from monologue.memory.language.numbers import (
     EN_NUMBER,
     ZH_NUMBER,
@@ -188,15 +189,6 @@ def _name_patterns(spec: KeySpec) -> list[re.Pattern[str]]:
     return patterns
 
 
-def _name_form(name: str) -> str:
-    """A name as a pattern: whole words at a Latin edge ("Sakura", not "sakuras"), anywhere
-    at a Chinese one (我想去辣椒屋吧)."""
-    body = re.escape(name.strip())
-    before = r"(?<![A-Za-z0-9])" if re.match(r"[A-Za-z0-9]", name.strip()) else ""
-    after = r"(?![A-Za-z0-9])" if re.search(r"[A-Za-z0-9]$", name.strip()) else ""
-    return before + body + after
-
-
 def _open_value_pattern(spec: KeySpec) -> re.Pattern[str] | None:
     """A capitalised word before one of the key's nouns or after one of its verbs."""
     parts = []
@@ -222,18 +214,17 @@ class RuleExtractor:
                              if (pattern := _open_value_pattern(spec)) is not None]
         self._names = [(spec, pattern) for spec in schema.keys.values() if spec.reader in _NAME_SHAPES
                        for pattern in _name_patterns(spec)]
-        self._options: dict[str, tuple[re.Pattern[str], dict[str, str]]] = {}   # key → (names, said → value)
+        self._options: dict[str, NameFinder] = {}   # key → where its options' names are said
 
     def read_option_names(self, key: str, names: Mapping[str, str]) -> None:
         """Read what a catalogue's options are called as `key`'s value, in any language and
         case: `names` maps each way one is said (辣椒屋, "Chili House"; 朝阳 for an area) to the
         value it is kept as, so a user who says either means the same."""
-        said = {n: v for n, v in names.items() if n.strip()}
+        said = tuple((n, v) for n, v in names.items() if n.strip())
         if not said:
             self._options.pop(key, None)
             return
-        pattern = re.compile("|".join(_name_form(n) for n in sorted(said, key=len, reverse=True)), re.IGNORECASE)
-        self._options[key] = (pattern, {n.casefold(): v for n, v in said.items()})
+        self._options[key] = name_finder(said)
 
     def extract(self, text: str, state: SessionState | None = None, turn_class: str = "") -> Extraction:
         lang = language_of(text)
@@ -526,13 +517,14 @@ class RuleExtractor:
                     break
 
     def _option_named(self, said: _Said, taken: list[Span], add: Add, correction: bool) -> None:
-        for key, (pattern, value_of) in self._options.items():
-            for m in pattern.finditer(said.text):
-                if _overlaps(m.span(), taken) or self._negated(said.text, m.start(), said.cues):
+        for key, names in self._options.items():
+            # As written; else, in Chinese, as heard (杨大爷算肉芳 is 羊大爷涮肉坊: see names.py).
+            for found in names.find(said.text):
+                span = (found.start, found.end)
+                if _overlaps(span, taken) or self._negated(said.text, found.start, said.cues):
                     continue
-                add(Operation(Op.SET, key, Comparator.EQ, value_of[m.group(0).casefold()],
-                              clause_of(said.text, m.span()), correction=correction, source=OpSource.CATALOGUE),
-                    m.span())
+                add(Operation(Op.SET, key, Comparator.EQ, found.value, clause_of(said.text, span),
+                              correction=correction, source=OpSource.CATALOGUE), span)
                 break
 
     def _withdrawals(self, said: _Said, add: Add, state: SessionState | None = None,

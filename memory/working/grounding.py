@@ -235,6 +235,8 @@ class Grounder:
                 return None, f"its words {words!r} are not in the utterance"
             if _inside(utterance, words, question_spans):
                 return None, "a question never sets a value"
+            if op.source == OpSource.CATALOGUE and _inside(utterance, words, query_spans):
+                return None, "a question about an option ('where is it?') talks about it; it does not choose it"
             return op, ""
         if words and not contains(said, normalised(words)):
             if op.source == OpSource.RULES:
