@@ -24,6 +24,7 @@ from monologue.dialogue.tools import ActionRequest, Toolbox
 from monologue.dialogue.wording import Wording, said_of, spoken_args
 from monologue.memory.domain.catalogue import (
     Catalogue,
+    breaks,
     described,
     filter_options,
     item_name,
@@ -215,6 +216,23 @@ class DialogueSession:
         wishes = [str(c.value) for c in view.constraints.values() if schema.key(c.key).reader == Reader.FREE_TEXT]
         fitting = rank_by_wishes(fitting, wishes, language)
         changed = frozenset(self._plain(op.key) for op in operations if op.op in (Op.SET, Op.WITHDRAW) and op.key)
+        on_offer = self._option_on_offer(view, catalogue, fitting, changed, frozenset(
+            k for k in changed if schema.key(k).reader == Reader.FREE_TEXT))
+        if on_offer is not None:
+            # The place on the table stays there while it fits and nothing said bears on which
+            # place suits ("where is it?", "make it three people"): not the first one again.
+            fitting = [on_offer, *(item for item in fitting if item is not on_offer)]
+        asked_about = self._option_asked_about(text, catalogue, view, changed)
+        asked_option = ""
+        asked_unfit: tuple[str, ...] = ()
+        if asked_about is not None and any(item is asked_about for item in fitting):
+            # Named in a question, not chosen: it is the option to offer now.
+            fitting = [asked_about, *(item for item in fitting if item is not asked_about)]
+            asked_option = str(asked_about["name"])
+        elif asked_about is not None:
+            # Named, and it breaks a condition held ("厉家菜怎么样？" after 便宜一点): say which.
+            asked_option = str(asked_about["name"])
+            asked_unfit = tuple(c.key for c in view.constraints.values() if breaks(asked_about, c))
         if memory_answer is None and not memory_say and REMEMBER_ME.search(text):
             about_user = True
             items = [second_person(r.rstrip(".。!！"), language) for r in recalled[:2]]
@@ -234,7 +252,8 @@ class DialogueSession:
                 state_question = None     # "what temperature do I like?": the user's lasting ways are memory's
         option_answer = ""
         asked_fact = catalogue.asked_fact(text, language) if catalogue is not None and not memory_say else ""
-        in_view = self._option_in_view(view, catalogue) if asked_fact and catalogue is not None else None
+        in_view = (asked_about or self._option_in_view(view, catalogue)) \
+            if asked_fact and catalogue is not None else None
         if asked_fact and catalogue is not None and in_view is not None:
             # A question about the place offered or chosen ("这家人均多少？") is the catalogue's to
             # answer, before a state question a cue word may also suggest (几点开门 is not the time).
@@ -242,7 +261,8 @@ class DialogueSession:
             state_question = None if option_answer else state_question
         facts = TurnFacts(text=text, language=language, turn_class=turn_class, changed=changed, clarify=clarify,
                           memory_say=memory_say, memory_answer=memory_answer, about_user=about_user,
-                          state_question=state_question, option_answer=option_answer)
+                          state_question=state_question, option_answer=option_answer, asked_option=asked_option,
+                          asked_unfit=asked_unfit)
         policy = self.policy(state.domain)
         relaxable = _relaxable(catalogue.items, view, policy.kept_conditions(view, facts)) \
             if catalogue and not fitting else []
@@ -311,6 +331,31 @@ class DialogueSession:
         return bool(held) and not any(
             any(normalised(w) in said for w in (*schema.key(c.key).value_words(str(c.value), language), str(c.value)))
             for c in held)
+
+    @staticmethod
+    def _option_on_offer(view: SessionState, catalogue: Catalogue | None, fitting: list[dict[str, Any]],
+                         changed: frozenset[str], wishes: frozenset[str]) -> dict[str, Any] | None:
+        """The option last offered, if it still fits and this turn changed nothing the options
+        are told apart by (`changed`: the keys set or withdrawn, a wish in words among them)."""
+        if catalogue is None or not fitting:
+            return None
+        offered = next((act.option for act in reversed(view.acts) if act.option), "")
+        item = next((i for i in fitting if offered and str(i["name"]) == offered), None)
+        if item is None or item is fitting[0]:
+            return None
+        return item if not changed & (catalogue.attributes | wishes) else None
+
+    @staticmethod
+    def _option_asked_about(text: str, catalogue: Catalogue | None, view: SessionState,
+                            changed: frozenset[str]) -> dict[str, Any] | None:
+        """The option the turn names without choosing it: in a question ("新德任考压店在哪？",
+        written by the ASR for 馨德润烤鸭店), which never sets a value. None when the turn chose one,
+        names the one already chosen, or names none."""
+        if catalogue is None or not catalogue.name_key or catalogue.name_key in changed:
+            return None
+        item = catalogue.named_in(text)
+        held = {str(c.value) for c in view.find(catalogue.name_key)}
+        return item if item is not None and str(item["name"]) not in held else None
 
     @staticmethod
     def _option_in_view(view: SessionState, catalogue: Catalogue) -> dict[str, Any] | None:

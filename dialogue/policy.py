@@ -92,6 +92,10 @@ class TurnFacts:
     about_user: bool = False                  # the turn asks about the user or the past
     state_question: StateQuestion | None = None   # the turn asks what the state holds, or what comes next
     option_answer: str = ""                   # the catalogue's answer to a question about the option in view
+    # An option the turn asks about by name without choosing it ("羊大爷涮肉坊有位子吗？", "How about
+    # Sakura?"): it fits, and is the one to offer.
+    asked_option: str = ""
+    asked_unfit: tuple[str, ...] = ()    # …that breaks these conditions held: another is offered instead
 
 
 @dataclass
@@ -111,6 +115,7 @@ class Decision:
     record: str = ""                     # ACT: the tool's record id, once it ran
     chosen_by: str = "policy"            # "policy", or the model that chose it (function calling)
     replaces: str = ""                   # PROPOSE: the chosen option a new condition rules out
+    unfit: tuple[str, ...] = ()          # PROPOSE: …or the option asked about, and the conditions it breaks
     about: tuple[str, ...] = ()          # ANSWER_STATE: the keys asked about (none: a summary or what is next)
     yours: bool = False                  # ANSWER_STATE: asked as what the user said: answered as theirs
     checks: tuple[tuple[str, Any], ...] = ()   # ANSWER_STATE: a yes/no question's values (yes or no first)
@@ -438,13 +443,23 @@ class DialoguePolicy:
         if turn.option_answer and not (step is not None and step.act == Act.ACT) and not turn.changed:
             # "这家人均多少？": the catalogue says, then back to the offer or the question open.
             then = self._resume(step, last)
-            if last.act in _OFFERS and last.option and (step is None or step.option != last.option):
+            if last.act in _OFFERS and last.option and (step is None or step.option != last.option) \
+                    and not (turn.asked_option and step is not None and step.option == turn.asked_option):
                 # Asking about the place on offer ("有什么推荐菜？") is not turning it down: it stays open.
                 then = Decision(Act.RESUME, last.action, option=last.option, args=dict(last.args),
                                 reason="the offer asked about stays open")
                 refused = refused_before
             return Decision(Act.ANSWER_OPTION, say=turn.option_answer, then=then, refused=refused,
                             reason="a question about the option, answered from the catalogue")
+        if turn.asked_unfit and step is not None and step.act in (Act.PROPOSE, Act.RESUME, Act.ONLY_OPTION) \
+                and step.option and turn.state_question is None and not turn.option_answer:
+            # "厉家菜怎么样？" after 便宜一点: it does not fit; the place that does is offered, saying why.
+            return replace(step, act=Act.PROPOSE, replaces=turn.asked_option, unfit=turn.asked_unfit,
+                           reason=f"{turn.asked_option}, asked about, breaks {', '.join(turn.asked_unfit)}")
+        if turn.asked_option and step is not None and step.option == turn.asked_option \
+                and step.act in (Act.PROPOSE, Act.RESUME, Act.ONLY_OPTION) and turn.state_question is None:
+            # "羊大爷涮肉坊有位子吗？": the place asked about is offered, read back in full for a yes.
+            return step
         if turn.state_question is not None and (step is None or step.act != Act.ACT
                                                 or turn.state_question.kind in ("next", "summary")):
             # "Okay, what now?" asks what comes next: answered, and the act waits for a yes to it.

@@ -178,6 +178,11 @@ class Wording:
             details = spoken_args(d.args, self.schema, lang, exclude=[action.choose] if action else [])
             about = self.about(d.option_item)
             key = "policy.propose" if about else "policy.propose_plain"
+            if d.replaces and d.unfit and state is not None:
+                unmet = [state.constraints[k] for k in d.unfit if k in state.constraints]
+                return say("policy.propose_fitting" if about else "policy.propose_fitting_plain", lang,
+                           name=d.option, about=about, verb=self._verb(d), details=details, old=d.replaces,
+                           unmet=spoken_conditions(unmet, self.schema, lang))
             if d.replaces:
                 key = "policy.propose_instead"
             elif last is not None and last.act in (Act.PROPOSE, Act.RESUME, Act.ONLY_OPTION) \
