@@ -22,8 +22,8 @@ What maps onto the restaurant domain's keys (configs/domains/restaurant.yaml), a
   the domain's own enum values; left out otherwise, never guessed from a dish list.
 - described: the database's tags among its recommended dishes (老字号, 深夜营业, 景观餐厅 …), so a
   wish ("想找个老字号") ranks the places it describes first.
-- dishes (the first few real dishes), rating (评分, when given), address, hours (营业时间),
-  phone, subway: kept for the agent to say.
+- dishes (the first few real dishes), rating (评分, when given), address, hours (营业时间, without
+  the closures of February 2018 it lists), phone, subway: kept for the agent to say.
 
 Items are sorted by rating, best first (unrated last): the first that fit are offered first.
 
@@ -147,6 +147,12 @@ def item(row: dict[str, Any]) -> dict[str, Any]:
     for key, field in (("address", "地址"), ("hours", "营业时间"), ("phone", "电话"), ("subway", "地铁")):
         if row.get(field):
             out[key] = str(row[field])
+    if "hours" in out:
+        # The database's closures ("非营业时段 2018-02-15至2018-02-21 全天") were one holiday in 2018:
+        # read out today, they are noise (and their dates were said as 2018到02到15).
+        out["hours"] = re.sub(r"\s*非营业时段.*$", "", out["hours"]).strip()
+        if not out["hours"]:
+            del out["hours"]
     return out
 
 
