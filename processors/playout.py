@@ -111,6 +111,7 @@ class _Reply:
     released: int = 0              # samples let out to the sink (live)
     end: AgentTurnEndFrame | None = None
     cut: bool = False
+    over: bool = False               # timeline: played to its end before the user's next turn took over
     finishing: bool = False          # its end is on the way to the trace
     told: int = -1                   # live: words `on_voice` has told as heard (-1: its voice not yet started)
     start_secs: float | None = None  # timeline: where it starts
@@ -399,9 +400,15 @@ class Playout(FrameProcessor):
         if frame.interrupt:
             self._cut_below = max(self._cut_below, frame.turn.turn_id)
             for reply in sorted(self._replies.values(), key=lambda r: r.turn.turn_id):
-                if reply.turn.turn_id < frame.turn.turn_id and self._unheard_left(reply) \
-                        and (reply.turn.turn_id > 0 or self._clock == "live"):
+                if reply.turn.turn_id >= frame.turn.turn_id or not (reply.turn.turn_id > 0 or self._clock == "live"):
+                    continue
+                if self._unheard_left(reply):
                     self._cut(reply, frame.turn)
+                elif self._clock == "timeline":
+                    # The user began within the voice's lead of its end: it was heard whole, and is
+                    # over now. Left waiting for later speech, its commit never came, and the turn
+                    # that interrupted answered the offer before it ("就订这家" booked the first place).
+                    reply.over = True
             self._resume()
             if self._clock == "timeline":
                 await self._finish_ready()
@@ -506,14 +513,15 @@ class Playout(FrameProcessor):
             await self._finish_ready()       # a later reply may have been waiting for this one
 
     async def _finish_ready(self) -> None:
-        """Timeline: finish, in turn order, the replies with nothing left to place (no audio, or cut)."""
+        """Timeline: finish, in turn order, the replies with nothing left to place (no audio, cut,
+        or over)."""
         for turn_id in sorted(self._replies):
             reply = self._replies.get(turn_id)
             if reply is None:
                 continue                     # finished while an earlier one was finishing
             if reply.finishing:
                 return                       # it finishes first; it calls this again when done
-            if not reply.produced or (reply.clauses and not reply.cut):
+            if not reply.produced or (reply.clauses and not reply.cut and not reply.over):
                 return
             await self._finish(reply)
 

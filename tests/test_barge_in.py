@@ -360,3 +360,35 @@ async def test_what_was_heard_is_committed_in_the_replys_own_language():
     await run_test(reply, frames_to_send=[UserTurnFrame(turn=turn)])
     await turn.mark_heard(Heard(("Sure.", "What can I do for you?"), (), cut=False))
     assert [u.text for u in log.recent(4) if u.role == "assistant"] == ["Sure. What can I do for you?"]
+
+
+async def test_a_reply_heard_to_its_end_just_before_the_next_turn_is_committed_at_once():
+    """Replay: the user's next words began within the voice's lead of the reply's end. The
+    reply was not cut, and was left waiting for later speech to show it had played: its commit
+    never came, and "就订这家" answered the offer before it (the first place was booked)."""
+    playout = Playout("timeline", lead_ms=60, compute_secs=0.5)
+    heard: list[Heard] = []
+
+    async def push(frame: Frame, direction: FrameDirection = FrameDirection.DOWNSTREAM) -> None:
+        return None
+
+    async def played(_turn: Turn, what: Heard) -> None:
+        heard.append(what)
+
+    playout.push_frame = push            # type: ignore[method-assign]
+    turn = _turn(1, "羊大爷涮肉坊有位子吗", start=0.0, end=1.0)
+    turn.commit_heard_with(played)
+    rate = 24000
+    audio = np.full(rate * 2, 1000, dtype=np.int16).tobytes()        # 2 s of voice
+    await playout._arrive(ReplyAudioFrame(audio=audio, sample_rate=rate, num_channels=1, turn=turn,
+                                          clause="我推荐羊大爷涮肉坊亮马桥店", clause_index=0))
+    await playout._ended(AgentTurnEndFrame(turn=turn))
+    start = turn.tts.session_start_secs
+    assert start is not None and not heard
+    end = start + 2.0
+    speech = SpeechStartedFrame(start_pts=end - 0.03, detected_pts=end - 0.03, detected_at=time.perf_counter())
+    await playout._user_started(speech)           # inside the last 60 ms: the voice is held…
+    await playout._decided(BargeInFrame(turn=_turn(2, "好的，就订这家", start=end - 0.03, end=end + 1.5),
+                                        interrupt=True))
+    assert heard and heard[0].clauses == ("我推荐羊大爷涮肉坊亮马桥店",) and not heard[0].cut   # …heard whole
+    assert turn.barge_in is None or not turn.barge_in.cut
