@@ -104,3 +104,27 @@ async def test_a_chinese_booking_is_heard_answered_in_the_mandarin_voice_and_cut
     assert "5" in booked and "19:00" in booked, booked
     agent_audio = (tmp_path / "reply.wav").stat().st_size
     assert agent_audio > 100_000
+
+
+async def test_a_place_named_aloud_is_booked_though_the_asr_writes_it_with_other_characters(
+        chinese_models: Any, tmp_path: Path) -> None:
+    """Whisper base writes 羊大爷涮肉坊 as 杨大爷算肉方 (its own characters for the same sounds): the
+    place is found by its sound, offered, and booked; it had been read as nothing, and the yes
+    booked the place offered first."""
+    voice = chinese_models.tts
+    said = ("明天晚上七点，我们四个人。", "羊大爷涮肉坊有位子吗？", "好的，就订这家。")
+    pieces = [quiet(0.5)]
+    for text in said:
+        pieces += [mandarin_speech(voice, text), quiet(9.0)]
+    session = SessionAudio(samples=np.concatenate(pieces), sample_rate=RATE, sources=("zh",), original_rate=RATE,
+                           original_channels=1)
+    store = InMemoryStateStore()
+    await replay_audio(session, session_config(), chinese_models, tmp_path, ReplayOptions(store=store, session_id="zh"))
+    transcript = (tmp_path / "transcript.txt").read_text(encoding="utf-8")
+    lines = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text(encoding="utf-8").splitlines()]
+    replies = [line["reply"]["text"] for line in lines if line.get("reply", {}).get("text")]
+    assert len(replies) == 3, transcript
+    assert "羊大爷涮肉坊" not in replies[0] and "羊大爷涮肉坊亮马桥店" in replies[1], transcript
+    final = store.load("zh")
+    assert final is not None and final.done, transcript
+    assert "羊大爷涮肉坊亮马桥店" in str(final.done[-1]), transcript

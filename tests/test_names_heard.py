@@ -35,6 +35,7 @@ def test_fuzzy_syllables_are_those_mandarin_speakers_merge() -> None:
     ("新德任考压店在哪", "馨德润烤鸭店"),              # 润 run heard as 任 ren: one near syllable
     ("那就老北京同锅算肉吧", "老北京铜锅涮肉"),
     ("东来顺前门大街电人均多少", "东来顺前门大街店"),   # the longer name, not the chain 东来顺 written in it
+    ("金百万口压电几点开门", "金百万烤鸭店"),          # nearly heard, but three syllables more than 金百万
 ])
 def test_a_name_the_asr_wrote_by_its_sound_is_found(beijing_names: NameFinder, heard: str, meant: str) -> None:
     found = beijing_names.find(heard)

@@ -134,11 +134,12 @@ class NameFinder:
 
     def find(self, text: str) -> list[FoundName]:
         """The names written in `text` and those heard in it, in order; where two overlap, the
-        longer (东来顺前门大街电 is the branch 东来顺前门大街店, not the chain's 东来顺), unless it is
-        only near: 护国寺小吃到 is the written 护国寺小吃, not 护国寺小吃店."""
+        longer (东来顺前门大街电 is the branch 东来顺前门大街店, not the chain's 东来顺). A name only nearly
+        heard must be longer than the written one by more than its one missed syllable:
+        护国寺小吃到 is the written 护国寺小吃, not 护国寺小吃店; 金百万口压电 is 金百万烤鸭店."""
         written = self.written(text)
-        heard = [h for h in self.heard(text)
-                 if not (h.near_miss and any(w.start < h.end and h.start < w.end for w in written))]
+        heard = [h for h in self.heard(text) if not (h.near_miss and any(
+            w.start < h.end and h.start < w.end and (h.end - h.start) - (w.end - w.start) < 2 for w in written))]
         found: list[FoundName] = []
         for name in sorted(written + heard, key=lambda f: (f.start - f.end, f.heard)):
             if not any(f.start < name.end and name.start < f.end for f in found):
