@@ -262,7 +262,8 @@ class DialogueSession:
         facts = TurnFacts(text=text, language=language, turn_class=turn_class, changed=changed, clarify=clarify,
                           memory_say=memory_say, memory_answer=memory_answer, about_user=about_user,
                           state_question=state_question, option_answer=option_answer, asked_option=asked_option,
-                          asked_unfit=asked_unfit)
+                          asked_unfit=asked_unfit,
+                          refused_options=tuple(catalogue.refused_in(text)) if catalogue is not None else ())
         policy = self.policy(state.domain)
         relaxable = _relaxable(catalogue.items, view, policy.kept_conditions(view, facts)) \
             if catalogue and not fitting else []

@@ -96,6 +96,7 @@ class TurnFacts:
     # Sakura?"): it fits, and is the one to offer.
     asked_option: str = ""
     asked_unfit: tuple[str, ...] = ()    # …that breaks these conditions held: another is offered instead
+    refused_options: tuple[str, ...] = ()   # options the turn turns down by name (不要海底捞火锅: every branch)
 
 
 @dataclass
@@ -414,7 +415,7 @@ class DialoguePolicy:
     def _decide(self, state: SessionState, turn: TurnFacts, options: list[dict[str, Any]],
                 relaxable: Sequence[str], ruled_out: frozenset[str]) -> Decision:
         last = state.last_act
-        refused = last.refused
+        refused = tuple(dict.fromkeys((*last.refused, *turn.refused_options)))
         relaxable = [slot for slot in relaxable if slot in state.constraints]
         if last.act == Act.NO_OPTIONS and last.key in state.constraints and not turn.changed \
                 and self._yes(turn):

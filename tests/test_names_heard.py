@@ -128,3 +128,13 @@ def test_opening_hours_are_said_without_the_databases_old_closures() -> None:
     assert not any("非营业" in str(i.get("hours", "")) for i in beijing.items)
     hotpot = next(i for i in beijing.items if str(i["name"]).startswith("黄门老灶火锅"))
     assert beijing.answer(hotpot, "hours", "zh") == f"{hotpot['name']}的营业时间是周一至周日 11:00到02:00。"
+
+
+async def test_a_chain_turned_down_by_name_is_turned_down_in_every_branch_and_is_not_a_wish() -> None:
+    """"不要海底捞火锅，换一家" had been read as 不要火锅 (the cuisine inside the name, negated), kept as
+    the wish 不海底捞, and answered with another 海底捞火锅 branch."""
+    result = await _chat("restaurant", "zh", ["明天晚上七点，两个人，想吃火锅", "不要海底捞火锅，换一家", "好，就这家"])
+    replies = [t.reply.text for t in result.turns]
+    assert "海底捞火锅" in replies[0]
+    assert "海底捞" not in replies[1] and "火锅" in replies[1], replies       # still hotpot, another place
+    assert "订好了" in replies[2] and "海底捞" not in replies[2], replies

@@ -521,7 +521,10 @@ class RuleExtractor:
             # As written; else, in Chinese, as heard (杨大爷算肉芳 is 羊大爷涮肉坊: see names.py).
             for found in names.find(said.text):
                 span = (found.start, found.end)
-                if _overlaps(span, taken) or self._negated(said.text, found.start, said.cues):
+                if _overlaps(span, taken):
+                    continue
+                if self._negated(said.text, found.start, said.cues):
+                    taken.append(span)      # 不要海底捞火锅 refuses a place, not hotpot: no reader looks inside
                     continue
                 add(Operation(Op.SET, key, Comparator.EQ, found.value, clause_of(said.text, span),
                               correction=correction, source=OpSource.CATALOGUE), span)
