@@ -169,3 +169,24 @@ def test_a_new_domain_is_a_yaml_file_and_nothing_else(tmp_path, text, expected):
     if expected:      # the classifier runs on the same schema: a value is never chit-chat
         turn_class = classify_turn(text, RuleExtractor(schema).reads_condition, schema=schema).turn_class
         assert turn_class is TurnClass.INFORMATION_CHANGE
+
+
+@pytest.mark.parametrize("text, expected, unexpected", [
+    # A value complained of is what is not wanted (the helper's "太贵了" had been kept as 价位 = pricey).
+    ("太贵了", ("set", "price_range", "!=", "pricey"), ("set", "price_range", "=", "pricey")),
+    ("That is too expensive.", ("set", "price_range", "!=", "pricey"), ("set", "price_range", "=", "pricey")),
+    # 火锅不合适 turns hotpot down (it had been kept as 菜系 = hotpot, and hotpot offered).
+    ("不行火锅不合适，太吵了", ("set", "cuisine", "!=", "hotpot"), ("set", "cuisine", "=", "hotpot")),
+])
+def test_a_value_complained_of_is_not_wanted(rules, text, expected, unexpected):
+    ops, _ = ops_of(rules, text)
+    assert expected in ops and unexpected not in ops, ops
+
+
+def test_asking_for_one_that_is_cheaper_is_a_request_not_a_question():
+    from monologue.memory.working.grounding import Grounder
+
+    schema = load_schema("restaurant")
+    text, state = "太贵了，有没有便宜点儿的", SessionState("t", domain="restaurant")
+    kept = Grounder(schema).check(RuleExtractor(schema).extract(text, state).operations, text, state).kept
+    assert ("price_range", "cheap") in {(op.key, op.value) for op in kept}, kept

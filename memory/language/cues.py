@@ -115,7 +115,7 @@ EN = StateCues(
     hedge=re.compile(r"\b(?:maybe|perhaps|might|not sure|or maybe|possibly|i guess|probably)\b"),
     # "no spicy", "not too spicy" — but "No, Japanese is a must": the no answers the agent, its
     # comma ends its reach (and "casino" holds no "no").
-    negated_value=re.compile(r"\b(?:no|not|nothing|without|avoid|don'?t want|do not want|skip the|no more)\b"
+    negated_value=re.compile(r"\b(?:no|not|nothing|without|avoid|don'?t want|do not want|skip the|no more|too)\b"
                              r"(?:\s+[^\s,.;:!?]+){0,2}\s*$"),
     negation_after=None,
     negated_before=re.compile(r"\b(?:not|no|never|isn'?t|except|instead of|rather than)\s+(?:on\s+|at\s+|this\s+)?$"),
@@ -159,7 +159,8 @@ ZH = StateCues(
     correction=re.compile(r"改成|换成|改为|改到|换到|还是|其实|不对|应该是|更正"),
     hedge=re.compile(r"也许|可能|或者|不确定|大概吧"),
     # 不要辣, 不再是短信, 不发短信, 别走高速
-    negated_value=re.compile(r"(?:不要|别要|去掉|不再(?:是)?|[不别](?:再)?[发打用走吃坐订选加放开去到]).{0,2}$"),
+    # 太贵了 complains of a value: what is not wanted.
+    negated_value=re.compile(r"(?:不要|别要|去掉|不再(?:是)?|太|[不别](?:再)?[发打用走吃坐订选加放开去到]).{0,2}$"),
     negation_after=None,     # a key's own words after its value (对花生过敏) are in its YAML (`negation: after`)
     negated_before=re.compile(r"(?:不是|不要|除了|而不是)$"),
     withdrawals=(

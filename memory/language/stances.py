@@ -60,7 +60,7 @@ ZH = Stances(
     reach=8,
     breaks_refusal=re.compile(r"要|就|是|但|而|改|换"),
     not_refusal=re.compile(r"^(?:不是很|怕是|别的)"),
-    dislike_after=re.compile(r"^[^，。！？]{0,3}?(?:太吓人|吓人|可怕|让我紧张|我受不了|受不了|太危险)"),
+    dislike_after=re.compile(r"^[^，。！？]{0,3}?(?:太吓人|吓人|可怕|让我紧张|我受不了|受不了|太危险|不太?合适|吃不惯|吃不了)"),
     question=re.compile(r"[?？]\s*$|吗[?？。]?\s*$|呢[?？。]?\s*$|多少|什么|哪|几[点个度号]?[?？]?$|是不是|要不要|有没有"),
     request=re.compile(r"^(?:请|麻烦|帮我|帮忙|能不能|可不可以|可以帮)"),
 )
@@ -182,7 +182,9 @@ REQUEST_QUESTION_ZH = re.compile(
     # 能维修吗 asks for a repair (a request); 你能记得我喜欢什么吗 asks a question.
     r"(?<![不可])能(?![^吗]*(?:什么|几|哪|多少|谁|记得|知道|告诉))[^吗]{0,8}吗|"
     # (订单 is the order, not a request to book.)
-    r"能不能|能否|可不可以|可以.{0,8}吗|帮我|给我|麻烦|请|改成|换成|改到|订(?!单)|要不")
+    r"能不能|能否|可不可以|可以.{0,8}吗|帮我|给我|麻烦|请|改成|换成|改到|订(?!单)|要不|"
+    # 有没有便宜点儿的 asks for one that is cheaper: a choice by what it is, not a question.
+    r"有没有[^，。？?吗]{1,8}的[吗呢]?[?？。]?\s*$")
 YES_NO_QUESTION_ZH = re.compile(r"(?:吗|么|呢)[?？。]?\s*$|是不是|有没有|要不要|对不对|好不好|记得|来着|"
                                 r"(?:对|没错|是)吧[?？。]?\s*$")
 # (不怎么好, 没多少: "not very", "not much"; 几个人 after a number word is no question either.)
