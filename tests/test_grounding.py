@@ -411,3 +411,22 @@ def test_a_models_withdrawal_needs_words_that_take_something_back(text, withdraw
     assert bool(ops) is withdrawn, reasons
     if not withdrawn:
         assert "nothing in the turn takes it back" in reasons[0]
+
+
+@pytest.mark.parametrize("answer", ["Today", "就今天", "today please"])
+def test_today_answering_the_question_for_the_day_is_the_date(answer: str) -> None:
+    """"What day?" "Today." had been dropped as small talk, and the day asked for again and again
+    (a user found six 想订哪一天？ in a row); a bare today in small talk still sets nothing."""
+    from monologue.memory.working.extract import RuleExtractor
+    from monologue.memory.working.state import AgentAct
+
+    schema = load_schema("restaurant")
+    rules, grounder = RuleExtractor(schema), Grounder(schema)
+    asked = SessionState("s", domain="restaurant")
+    asked.acts = [AgentAct("ask", turn=1, first="ask", action="book", key="date")]
+    kept = grounder.check(rules.extract(answer, asked).operations, answer, asked).kept
+    assert [(op.key, op.value) for op in kept] == [("date", "today")]
+    chatting = SessionState("s", domain="restaurant")
+    chatting.acts = [AgentAct("ask", turn=1, first="ask", action="book", key="time")]
+    small_talk = "I'm so tired today"
+    assert not grounder.check(rules.extract(small_talk, chatting).operations, small_talk, chatting).kept

@@ -262,7 +262,10 @@ class Grounder:
                 return None, f"{op.key} = {op.value!r} is not a {spec.type}"
             if _asked_how(op.value, spec, utterance):
                 return None, f"'how …' asks about {op.key}; it does not set it"
-            if spec.type == "date" and op.value == "today" and not self._about_the_task(utterance, words):
+            asked = state.last_act.key if state is not None and state.last_act.act == "ask" else ""
+            if spec.type == "date" and op.value == "today" and op.key != asked \
+                    and not self._about_the_task(utterance, words):
+                # ("What day?" "Today.", 就今天: the answer to the question, asked again and again.)
                 return None, "a bare 'today' in small talk ('I'm tired today') is not a date for the task"
         # A key the schema does not know, written for the first time, is named after what
         # the user said ("occasion = birthday"): the said value is its reference.
