@@ -233,6 +233,12 @@ class DialogueSession:
             # Named, and it breaks a condition held ("厉家菜怎么样？" after 便宜一点): say which.
             asked_option = str(asked_about["name"])
             asked_unfit = tuple(c.key for c in view.constraints.values() if breaks(asked_about, c))
+        asked_option_said = ""
+        if asked_option and not asked_unfit and asked_about is not None and catalogue is not None:
+            # What is said of it while details are still missing ("羊大爷涮肉坊亮马桥店，火锅，可以订。想订哪一天？").
+            about = Wording(schema, language, catalogue.details).about(asked_about)
+            asked_option_said = say("option.can_book" if about else "option.can_book_plain", language,
+                                    name=asked_option, about=about)
         if memory_answer is None and not memory_say and REMEMBER_ME.search(text):
             about_user = True
             items = [second_person(r.rstrip(".。!！"), language) for r in recalled[:2]]
@@ -262,7 +268,7 @@ class DialogueSession:
         facts = TurnFacts(text=text, language=language, turn_class=turn_class, changed=changed, clarify=clarify,
                           memory_say=memory_say, memory_answer=memory_answer, about_user=about_user,
                           state_question=state_question, option_answer=option_answer, asked_option=asked_option,
-                          asked_unfit=asked_unfit,
+                          asked_unfit=asked_unfit, asked_option_said=asked_option_said,
                           refused_options=tuple(catalogue.refused_in(text)) if catalogue is not None else ())
         policy = self.policy(state.domain)
         relaxable = _relaxable(catalogue.items, view, policy.kept_conditions(view, facts)) \

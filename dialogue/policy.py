@@ -97,6 +97,7 @@ class TurnFacts:
     asked_option: str = ""
     asked_unfit: tuple[str, ...] = ()    # …that breaks these conditions held: another is offered instead
     refused_options: tuple[str, ...] = ()   # options the turn turns down by name (不要海底捞火锅: every branch)
+    asked_option_said: str = ""          # the option asked about, said with its details, while details are missing
 
 
 @dataclass
@@ -457,6 +458,13 @@ class DialoguePolicy:
             # "厉家菜怎么样？" after 便宜一点: it does not fit; the place that does is offered, saying why.
             return replace(step, act=Act.PROPOSE, replaces=turn.asked_option, unfit=turn.asked_unfit,
                            reason=f"{turn.asked_option}, asked about, breaks {', '.join(turn.asked_unfit)}")
+        if turn.asked_option_said and step is not None and step.act == Act.ASK and not turn.option_answer \
+                and turn.state_question is None and not turn.changed:
+            # "杨大爷算肉芳怎么样？" before the day is known: it can be booked; then the question still
+            # open. The question carries the option, so it stays the one on offer once all is known.
+            return Decision(Act.ANSWER_OPTION, say=turn.asked_option_said, refused=refused,
+                            then=replace(step, option=turn.asked_option),
+                            reason=f"{turn.asked_option} asked about while {step.key} is still missing")
         if turn.asked_option and step is not None and step.option == turn.asked_option \
                 and step.act in (Act.PROPOSE, Act.RESUME, Act.ONLY_OPTION) and turn.state_question is None:
             # "羊大爷涮肉坊有位子吗？": the place asked about is offered, read back in full for a yes.

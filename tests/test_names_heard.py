@@ -138,3 +138,15 @@ async def test_a_chain_turned_down_by_name_is_turned_down_in_every_branch_and_is
     assert "海底捞火锅" in replies[0]
     assert "海底捞" not in replies[1] and "火锅" in replies[1], replies       # still hotpot, another place
     assert "订好了" in replies[2] and "海底捞" not in replies[2], replies
+
+
+async def test_a_place_asked_about_before_the_details_is_kept_for_when_they_are_given() -> None:
+    """"杨大爷算肉芳怎么样" before the day was known had been answered "这个我不太确定", and the place
+    forgotten: once the details came, the first place in the catalogue was offered instead."""
+    result = await _chat("restaurant", "zh", ["我想订个餐厅", "杨大爷算肉芳怎么样", "明天晚上七点，四个人",
+                                              "好的，就订这家"])
+    replies = [t.reply.text for t in result.turns]
+    assert replies[1].startswith("羊大爷涮肉坊亮马桥店") and "不太确定" not in replies[1], replies
+    assert "哪一天" in replies[1], replies                      # the question still open is asked
+    assert "羊大爷涮肉坊亮马桥店" in replies[2], replies
+    assert "订好了羊大爷涮肉坊亮马桥店" in replies[3], replies
