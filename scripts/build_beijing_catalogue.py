@@ -22,6 +22,8 @@ What maps onto the restaurant domain's keys (configs/domains/restaurant.yaml), a
   the domain's own enum values; left out otherwise, never guessed from a dish list.
 - described: the database's tags among its recommended dishes (老字号, 深夜营业, 景观餐厅 …), so a
   wish ("想找个老字号") ranks the places it describes first.
+- said: the brand a chain goes by (四季民福 for 四季民福烤鸭店, 海底捞 for 海底捞火锅), found with jieba
+  (`add_brands`).
 - dishes (the first few real dishes), rating (评分, when given), address, hours (营业时间, without
   the closures of February 2018 it lists), phone, subway: kept for the agent to say.
 
@@ -33,8 +35,10 @@ Usage: python scripts/build_beijing_catalogue.py [DB_JSON] [--out PATH]
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -159,7 +163,50 @@ def item(row: dict[str, Any]) -> dict[str, Any]:
 def build(rows: list[Any]) -> dict[str, Any]:
     items = [item(row[1] if isinstance(row, list) else row) for row in rows]
     items.sort(key=lambda i: -i.get("rating", 0.0))
+    add_brands(items)
     return {"details": ["cuisine", "location"], "name_key": "restaurant_name", "items": items}
+
+
+# A kind of place said at a name's end by this many names or more (餐厅, 火锅, 烤鸭店 …).
+KIND_WORD_NAMES = 4
+
+
+def add_brands(items: list[dict[str, Any]]) -> None:
+    """`said`: the name a place goes by without the kind of place its name ends with: 四季民福 for
+    四季民福烤鸭店, 海底捞 for 海底捞火锅 (how people say them). Kinds are the last words (jieba's, two
+    characters or more) that end at least KIND_WORD_NAMES names; a brand is kept when it has three
+    characters or more, belongs to a chain (two places or more: a single place is called by its name,
+    and a short form of one is too often an ordinary phrase, 太熟悉 for 太熟悉餐厅), begins no other
+    chain's name (老北京 begins several) and is not a place (a subway station is named so: 五棵松)."""
+    jieba = importlib.import_module("jieba")     # the zh extra (untyped)
+    jieba.setLogLevel(60)
+    bases: dict[str, list[dict[str, Any]]] = {}
+    for entry in items:
+        base = re.sub(r"\s*[（(][^）)]*[）)]\s*$", "", str(entry["name"]["zh"])).strip()
+        if re.fullmatch(r"[\u4e00-\u9fff]+", base):
+            bases.setdefault(base, []).append(entry)
+    words = {base: jieba.lcut(base) for base in bases}
+    ends = Counter(w[-1] for w in words.values() if len(w) > 1 and len(w[-1]) >= 2)
+    kinds = {word for word, count in ends.items() if count >= KIND_WORD_NAMES}
+    brands: dict[str, set[str]] = {}
+    for base, parts in words.items():
+        keep = len(parts)
+        while keep > 1 and parts[keep - 1] in kinds:
+            keep -= 1
+        brand = "".join(parts[:keep])
+        if brand != base and len(brand) >= 3:
+            brands.setdefault(brand, set()).add(base)
+    # A brand that names a place as well (五棵松饭店: 五棵松 is a part of Beijing) would find that place
+    # in every turn about the area: left out when a subway station is named so. (Not addresses: they
+    # name chains as landmarks, 便宜坊大厦.)
+    places = " ".join(str(entry.get("subway", "")) for entry in items)
+    for brand, own in brands.items():
+        branches = sum(len(bases[base]) for base in own)
+        if branches < 2 or any(base.startswith(brand) and base not in own for base in bases) or brand in places:
+            continue
+        for base in sorted(own):
+            for entry in bases[base]:
+                entry["said"] = [brand]
 
 
 # What a user may ask about an offered place, and how the answer is said (memory/domain/catalogue.py

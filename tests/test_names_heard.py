@@ -150,3 +150,23 @@ async def test_a_place_asked_about_before_the_details_is_kept_for_when_they_are_
     assert "哪一天" in replies[1], replies                      # the question still open is asked
     assert "羊大爷涮肉坊亮马桥店" in replies[2], replies
     assert "订好了羊大爷涮肉坊亮马桥店" in replies[3], replies
+
+
+def test_a_chain_is_found_by_the_brand_it_goes_by() -> None:
+    """People say 四季民福 and 海底捞, not 四季民福烤鸭店 and 海底捞火锅: the catalogue keeps the brand
+    of a chain (scripts/build_beijing_catalogue.py, `add_brands`), not of a single place (太熟悉)."""
+    beijing = load_catalogue("beijing_restaurants").in_language("zh")
+    names = beijing.said_names()
+    assert names["四季民福"].startswith("四季民福烤鸭店") and names["海底捞"].startswith("海底捞火锅")
+    assert "老北京" not in names and "五棵松" not in names and "太熟悉" not in names
+    assert beijing.refused_in("不要海底捞，换一家") and all(
+        n.startswith("海底捞") for n in beijing.refused_in("不要海底捞，换一家"))
+
+
+async def test_the_place_chosen_and_then_turned_down_by_name_is_let_go() -> None:
+    result = await _chat("restaurant", "zh", ["喂，我想订四季民福，明天晚上七点，三个人", "不要四季民福了，换一家",
+                                              "好的"])
+    replies = [t.reply.text for t in result.turns]
+    assert "四季民福烤鸭店" in replies[0], replies
+    assert "四季民福" not in replies[1] and "推荐" in replies[1], replies
+    assert "订好了" in replies[2] and "四季民福" not in replies[2], replies

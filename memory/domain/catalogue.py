@@ -103,6 +103,9 @@ class Catalogue:
                     short.setdefault(base, []).append(str(item["name"]))
         for base, items in short.items():
             spoken.setdefault(base, items[0])
+        for item in self.items:       # the brand a chain goes by (四季民福 for 四季民福烤鸭店): its first place
+            for brand in item.get("said") or ():
+                spoken.setdefault(str(brand), str(item["name"]))
         for item in self.items:
             # "Luigi's" for Luigi's Trattoria: a name led by an owner's is said by it alone.
             for name in item_names(item):
@@ -125,7 +128,8 @@ class Catalogue:
                 continue
             said = text[found.start:found.end].strip().casefold()
             branches = [str(item["name"]) for item in self.items if any(
-                said in (name.casefold(), _BRANCH.sub("", name).strip().casefold()) for name in item_names(item))]
+                said in (name.casefold(), _BRANCH.sub("", name).strip().casefold())
+                for name in [*item_names(item), *(str(b) for b in item.get("said") or ())])]
             refused += branches or [found.value]
         return list(dict.fromkeys(refused))
 

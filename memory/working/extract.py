@@ -275,7 +275,7 @@ class RuleExtractor:
         read_identifiers(self.schema, text, lang, taken, add, result.correction, asked)
         read_avoided(self.schema, text, source, lang, taken, add, result.correction)
         # An option's name before the enums: 海底捞火锅 names a place, not a wish for hotpot.
-        self._option_named(said, taken, add, result.correction)
+        self._option_named(said, taken, add, result.correction, state)
         self._enums(said, taken, add, result.correction, withdrawn_keys, state)
         if lang == "en":          # the name shapes are English capitalisation
             self._open_and_named(text, taken, add, result.correction, ops)
@@ -516,7 +516,8 @@ class RuleExtractor:
                                   correction=correction), m.span("v"))
                     break
 
-    def _option_named(self, said: _Said, taken: list[Span], add: Add, correction: bool) -> None:
+    def _option_named(self, said: _Said, taken: list[Span], add: Add, correction: bool,
+                      state: SessionState | None) -> None:
         for key, names in self._options.items():
             # As written; else, in Chinese, as heard (杨大爷算肉芳 is 羊大爷涮肉坊: see names.py).
             for found in names.find(said.text):
@@ -524,7 +525,16 @@ class RuleExtractor:
                 if _overlaps(span, taken):
                     continue
                 if self._negated(said.text, found.start, said.cues):
-                    taken.append(span)      # 不要海底捞火锅 refuses a place, not hotpot: no reader looks inside
+                    # 不要海底捞火锅 refuses a place, not hotpot: no reader looks inside. The place
+                    # chosen, turned down so (不要四季民福了, any of its branches), is let go.
+                    words = said.text[found.start:found.end].casefold()
+                    held = [c for c in (state.find(key) if state is not None else [])
+                            if str(c.value) == found.value or str(c.value).casefold().startswith(words)]
+                    for condition in held:
+                        add(Operation(Op.WITHDRAW, key, value=condition.value, words=clause_of(said.text, span),
+                                      reason="the user turned the place down", source=OpSource.CATALOGUE), span)
+                    if not held:
+                        taken.append(span)
                     continue
                 add(Operation(Op.SET, key, Comparator.EQ, found.value, clause_of(said.text, span),
                               correction=correction, source=OpSource.CATALOGUE), span)
