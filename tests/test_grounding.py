@@ -430,3 +430,16 @@ def test_today_answering_the_question_for_the_day_is_the_date(answer: str) -> No
     chatting.acts = [AgentAct("ask", turn=1, first="ask", action="book", key="time")]
     small_talk = "I'm so tired today"
     assert not grounder.check(rules.extract(small_talk, chatting).operations, small_talk, chatting).kept
+
+
+@pytest.mark.parametrize("remark", ["今天好累啊。", "I'm so tired today"])
+def test_a_remark_about_today_is_not_the_answer_to_the_question_for_the_day(remark: str) -> None:
+    """Just after "想订哪一天？", the benchmark's user said "今天好累啊" (small talk): no date."""
+    from monologue.memory.working.extract import RuleExtractor
+    from monologue.memory.working.state import AgentAct
+
+    schema = load_schema("restaurant")
+    asked = SessionState("s", domain="restaurant")
+    asked.acts = [AgentAct("ask", turn=1, first="ask", action="book", key="date")]
+    ops = RuleExtractor(schema).extract(remark, asked).operations
+    assert not Grounder(schema).check(ops, remark, asked).kept

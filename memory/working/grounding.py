@@ -263,9 +263,10 @@ class Grounder:
             if _asked_how(op.value, spec, utterance):
                 return None, f"'how …' asks about {op.key}; it does not set it"
             asked = state.last_act.key if state is not None and state.last_act.act == "ask" else ""
-            if spec.type == "date" and op.value == "today" and op.key != asked \
-                    and not self._about_the_task(utterance, words):
-                # ("What day?" "Today.", 就今天: the answer to the question, asked again and again.)
+            if spec.type == "date" and op.value == "today" and not self._about_the_task(utterance, words) \
+                    and not (op.key == asked and _only_the_value(utterance, words)):
+                # ("What day?" "Today.", 就今天: the answer to the question, had been asked again and
+                # again; "今天好累啊" just after it is still small talk.)
                 return None, "a bare 'today' in small talk ('I'm tired today') is not a date for the task"
         # A key the schema does not know, written for the first time, is named after what
         # the user said ("occasion = birthday"): the said value is its reference.
@@ -324,6 +325,20 @@ class Grounder:
 
 
 _CLAUSE = re.compile(r"[^,;，；、]+[,;，；、]?")
+# What an answer may say besides its value ("just today, please", 就今天吧).
+_ANSWER_FILLER = re.compile(r"[\s,.;:!?，。；：！？、…]+|\b(?:just|please|then|ok(?:ay)?|how about|what about|"
+                            r"let'?s (?:do|say|go with)|make it|for|on|it'?s|is|yes|yeah|sure)\b"
+                            r"|[就吧啊呀呢了嗯哦好的是定订那就算]", re.IGNORECASE)
+
+
+def _only_the_value(utterance: str, words: str) -> bool:
+    """Whether the clause that says `words` says nothing else ("Today, please.", 就今天吧): an
+    answer, not a remark that mentions the value ("今天好累啊")."""
+    at = utterance.find(words) if words else -1
+    if at < 0:
+        return False
+    clause = clause_of(utterance, (at, at + len(words)))
+    return not _ANSWER_FILLER.sub("", clause.replace(words, " ")).strip()
 
 
 def _question_spans(utterance: str) -> list[tuple[int, int]]:
