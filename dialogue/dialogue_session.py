@@ -141,6 +141,11 @@ class DialogueOptions:
     elsewhere: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
 
+def _first(item: dict[str, Any], items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`items` with `item` first (the rest in their order)."""
+    return [item, *(other for other in items if other is not item)]
+
+
 # An option's attributes that are its names, not facts about it (the model is told the facts).
 _NOT_SAID_OF_AN_OPTION = frozenset({"name", "names", "described", "said", "written"})
 
@@ -225,20 +230,21 @@ class DialogueSession:
         if on_offer is not None:
             # The place on the table stays there while it fits and nothing said bears on which
             # place suits ("where is it?", "make it three people"): not the first one again.
-            fitting = [on_offer, *(item for item in fitting if item is not on_offer)]
+            fitting = _first(on_offer, fitting)
         asked_about = self._option_asked_about(text, catalogue, view, changed)
         asked_option = ""
         asked_unfit: tuple[str, ...] = ()
         if asked_about is not None and any(item is asked_about for item in fitting):
             # Named in a question, not chosen: it is the option to offer now.
-            fitting = [asked_about, *(item for item in fitting if item is not asked_about)]
+            fitting = _first(asked_about, fitting)
             asked_option = str(asked_about["name"])
         elif asked_about is not None:
             # Named, and it breaks a condition held ("厉家菜怎么样？" after 便宜一点): say which.
             asked_option = str(asked_about["name"])
             asked_unfit = tuple(c.key for c in view.constraints.values() if breaks(asked_about, c))
         asked_option_said = ""
-        if asked_option and not asked_unfit and asked_about is not None and catalogue is not None:
+        if asked_option and not asked_unfit and asked_about is not None and catalogue is not None \
+                and not view.find(catalogue.name_key):
             # What is said of it while details are still missing ("羊大爷涮肉坊亮马桥店，火锅，可以订。想订哪一天？").
             about = Wording(schema, language, catalogue.details).about(asked_about)
             asked_option_said = say("option.can_book" if about else "option.can_book_plain", language,
@@ -345,7 +351,7 @@ class DialogueSession:
 
     @staticmethod
     def _option_on_offer(view: SessionState, catalogue: Catalogue | None, fitting: list[dict[str, Any]],
-                         changed: frozenset[str], wishes: frozenset[str]) -> dict[str, Any] | None:
+                         changed: frozenset[str], wish_keys: frozenset[str]) -> dict[str, Any] | None:
         """The option last offered, if it still fits and this turn changed nothing the options
         are told apart by (`changed`: the keys set or withdrawn, a wish in words among them)."""
         if catalogue is None or not fitting:
@@ -354,7 +360,7 @@ class DialogueSession:
         item = next((i for i in fitting if offered and str(i["name"]) == offered), None)
         if item is None or item is fitting[0]:
             return None
-        return item if not changed & (catalogue.attributes | wishes) else None
+        return item if not changed & (catalogue.attributes | wish_keys) else None
 
     @staticmethod
     def _option_asked_about(text: str, catalogue: Catalogue | None, view: SessionState,

@@ -190,3 +190,21 @@ def test_asking_for_one_that_is_cheaper_is_a_request_not_a_question():
     text, state = "太贵了，有没有便宜点儿的", SessionState("t", domain="restaurant")
     kept = Grounder(schema).check(RuleExtractor(schema).extract(text, state).operations, text, state).kept
     assert ("price_range", "cheap") in {(op.key, op.value) for op in kept}, kept
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("我太想吃火锅了", ("set", "cuisine", "=", "hotpot")),      # 太 strengthens a wish here
+    ("太喜欢川菜了", ("set", "cuisine", "=", "sichuan")),
+    ("我太太想吃川菜", ("set", "cuisine", "=", "sichuan")),     # 太太 is a wife
+    ("I too want Japanese food", ("set", "cuisine", "=", "japanese")),
+])
+def test_too_is_a_complaint_only_right_before_the_value(rules, text, expected):
+    ops, _ = ops_of(rules, text)
+    assert expected in ops, ops
+
+
+def test_asking_what_was_said_before_is_still_a_question():
+    from monologue.memory.language.stances import asks_for_information
+
+    assert asks_for_information("我上次有没有说过我喜欢吃辣的")
+    assert not asks_for_information("有没有便宜点儿的")

@@ -47,6 +47,8 @@ def test_a_name_the_asr_wrote_by_its_sound_is_found(beijing_names: NameFinder, h
     "南京烤鸭店",                                  # 南 nan and 北 bei share nothing
     "我们想找个安静点的地方",
     "明天晚上七点四个人",
+    "附近哪家小馆好吃",                              # 哪家 nǎ is not the restaurant 那家小馆 (nà): tones count
+    "哪间咖啡馆安静",
 ])
 def test_ordinary_words_are_not_heard_as_a_name(beijing_names: NameFinder, said: str) -> None:
     assert beijing_names.heard(said) == []
@@ -170,3 +172,10 @@ async def test_the_place_chosen_and_then_turned_down_by_name_is_let_go() -> None
     assert "四季民福烤鸭店" in replies[0], replies
     assert "四季民福" not in replies[1] and "推荐" in replies[1], replies
     assert "订好了" in replies[2] and "四季民福" not in replies[2], replies
+
+
+@pytest.mark.parametrize("said", ["我不想去海底捞", "别去海底捞了", "不要海底捞火锅"])
+def test_a_place_turned_down_in_other_words_is_not_the_one_asked_about(said: str) -> None:
+    beijing = load_catalogue("beijing_restaurants").in_language("zh")
+    assert beijing.named_in(said) is None
+    assert beijing.refused_in(said) and all(name.startswith("海底捞") for name in beijing.refused_in(said))

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from monologue.memory.language.cues import STATE_CUES, language_of
+from monologue.memory.language.cues import negated_at
 from monologue.memory.language.names import NameFinder, name_finder
 from monologue.memory.language.phrases import join, say
 from monologue.memory.language.wishes import content_words
@@ -117,14 +117,14 @@ class Catalogue:
     def named_in(self, text: str) -> dict[str, Any] | None:
         """The first item `text` names, as written or (in Chinese) as heard: "杨大爷算肉芳有位子吗"
         is about 羊大爷涮肉坊; None when it names none (不要海底捞火锅 names none to talk about)."""
-        found = [f for f in self._names.find(text) if not _negated(text, f.start)]
+        found = [f for f in self._names.find(text) if not negated_at(text, f.start)]
         return self._by_name.get(found[0].value) if found else None
 
     def refused_in(self, text: str) -> list[str]:
         """The items `text` turns down by name: 不要海底捞火锅 is every branch of 海底捞火锅."""
         refused: list[str] = []
         for found in self._names.find(text):
-            if not _negated(text, found.start):
+            if not negated_at(text, found.start):
                 continue
             said = text[found.start:found.end].strip().casefold()
             branches = [str(item["name"]) for item in self.items if any(
@@ -163,11 +163,6 @@ class Catalogue:
                     if re.fullmatch(r"[\u4e00-\u9fff]{2,3}[区县]", str(form)):
                         spoken.setdefault(str(form)[:-1], said)
         return {form: said for form, said in spoken.items() if len(form.strip()) >= 2}
-
-
-def _negated(text: str, start: int) -> bool:
-    """A name said after 不要 / 不是 / "not": turned down, not named to be talked about."""
-    return bool(STATE_CUES[language_of(text)].negated_before.search(text[max(0, start - 16): start].lower()))
 
 
 # A branch said after a chain's name: 海底捞火锅(西单店), 护国寺小吃店（护国寺总店）.

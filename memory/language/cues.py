@@ -115,8 +115,8 @@ EN = StateCues(
     hedge=re.compile(r"\b(?:maybe|perhaps|might|not sure|or maybe|possibly|i guess|probably)\b"),
     # "no spicy", "not too spicy" — but "No, Japanese is a must": the no answers the agent, its
     # comma ends its reach (and "casino" holds no "no").
-    negated_value=re.compile(r"\b(?:no|not|nothing|without|avoid|don'?t want|do not want|skip the|no more|too)\b"
-                             r"(?:\s+[^\s,.;:!?]+){0,2}\s*$"),
+    negated_value=re.compile(r"\b(?:no|not|nothing|without|avoid|don'?t want|do not want|skip the|no more)\b"
+                             r"(?:\s+[^\s,.;:!?]+){0,2}\s*$|\btoo\s+$"),     # "too expensive": right before it
     negation_after=None,
     negated_before=re.compile(r"\b(?:not|no|never|isn'?t|except|instead of|rather than)\s+(?:on\s+|at\s+|this\s+)?$"),
     withdrawals=(
@@ -159,10 +159,10 @@ ZH = StateCues(
     correction=re.compile(r"改成|换成|改为|改到|换到|还是|其实|不对|应该是|更正"),
     hedge=re.compile(r"也许|可能|或者|不确定|大概吧"),
     # 不要辣, 不再是短信, 不发短信, 别走高速
-    # 太贵了 complains of a value: what is not wanted.
-    negated_value=re.compile(r"(?:不要|别要|去掉|不再(?:是)?|太|[不别](?:再)?[发打用走吃坐订选加放开去到]).{0,2}$"),
+    # 太贵了 complains of a value: what is not wanted (太 right before it: 太想吃火锅 wants it).
+    negated_value=re.compile(r"(?:(?:不要|别要|去掉|不再(?:是)?|[不别](?:再)?[发打用走吃坐订选加放开去到]).{0,2}|(?<!太)太)$"),
     negation_after=None,     # a key's own words after its value (对花生过敏) are in its YAML (`negation: after`)
-    negated_before=re.compile(r"(?:不是|不要|除了|而不是)$"),
+    negated_before=re.compile(r"(?:不是|不要|除了|而不是|[不别](?:想|再|要)?[去吃订选])$"),
     withdrawals=(
         # The thing withdrawn is the clause before the withdrawal words, whole (户外的位子不要了 is the
         # seating, not the 位 of a head count), with any 那个 / 就 between.
@@ -199,6 +199,12 @@ ZH = StateCues(
 )
 
 STATE_CUES: dict[str, StateCues] = {"en": EN, "zh": ZH}
+
+
+def negated_at(text: str, start: int, cues: StateCues | None = None) -> bool:
+    """Whether what is said at `start` is said as not wanted ('not tonight', 不是周六, 不要海底捞)."""
+    cues = cues or STATE_CUES[language_of(text)]
+    return bool(cues.negated_before.search(text[max(0, start - 16): start].lower()))
 
 # Between a key's name and the amount it is limited to ("budget is $300", 预算是五百): the key's
 # names come from its domain YAML.

@@ -8,8 +8,8 @@ is *said*: its syllables, without tones, with the sounds many Mandarin speakers 
 do not keep apart taken as one (zh/z, ch/c, sh/s, n/l; -ng/-n after a vowel: the fuzzy pinyin
 of Chinese input methods) in a name of five syllables or more, which may also have one
 syllable heard as a near one (sharing its initial or its final: 润 run as 任 ren), when no
-other name is as near. A four-syllable name must sound exactly so (in 4,229 real users' turns
-of CrossWOZ, 豪华型餐厅 had been heard as the restaurant 华馨餐厅).
+other name is as near. A four-syllable name must sound exactly so, tones too (in 4,229 real users'
+turns of CrossWOZ, 豪华型餐厅 had been heard as the restaurant 华馨餐厅; 哪家小馆 is not 那家小馆).
 
 Needs `pypinyin` (the `zh` extra) for the sounds; without it, names are found as written only.
 """
@@ -29,6 +29,7 @@ _INITIAL = re.compile(r"^(?:[zcs]h|[bpmfdtnlgkhjqxrzcsyw])")
 MIN_SOUNDED_SYLLABLES = 4
 # From this many syllables, one may be heard as a near one.
 NEAR_MISS_SYLLABLES = 5
+FOUND_KEPT = 8
 
 
 @dataclass(frozen=True)
@@ -72,21 +73,24 @@ def _pinyin() -> Any:
 
 
 def syllables(hanzi: str) -> list[str] | None:
-    """The toneless syllables of a run of Chinese characters, one per character (None without
-    pypinyin)."""
+    """The syllables of a run of Chinese characters with their tones (na3), one per character
+    (None without pypinyin, or where a character has no reading)."""
     pypinyin = _pinyin()
     if pypinyin is None:
         return None
-    said = pypinyin.lazy_pinyin(hanzi, style=pypinyin.Style.NORMAL, errors=lambda chars: ["?"] * len(chars))
+    said = pypinyin.lazy_pinyin(hanzi, style=pypinyin.Style.TONE3, neutral_tone_with_five=True,
+                                errors=lambda chars: ["?"] * len(chars))
     if len(said) != len(hanzi):
         return None
     return list(said)
 
 
 def _as_heard(sounds: list[str] | tuple[str, ...]) -> tuple[str, ...]:
-    """A name's sounds as they are compared: a short name's exactly (华型 is not 华馨), a longer
-    one's fuzzily."""
-    return tuple(sounds) if len(sounds) < NEAR_MISS_SYLLABLES else tuple(fuzzy_syllable(s) for s in sounds)
+    """A name's sounds as they are compared: a short name's exactly, tones too (华型 is not 华馨,
+    哪家小馆 not the restaurant 那家小馆); a longer one's without tones, fuzzily."""
+    if len(sounds) < NEAR_MISS_SYLLABLES:
+        return tuple(sounds)
+    return tuple(fuzzy_syllable(s.rstrip("012345")) for s in sounds)
 
 
 class NameFinder:
@@ -103,6 +107,7 @@ class NameFinder:
         self._near: dict[tuple[int, tuple[str, ...]], set[str]] = {}
         self._syllables_of: dict[str, list[str]] = {}
         self._lengths: set[int] = set()
+        self._found: dict[str, list[FoundName]] = {}     # text → names found, the last FOUND_KEPT
         self._chinese = {n: v for n, v in said.items() if _HANZI_RUN.fullmatch(n.strip())
                          and len(n.strip()) >= MIN_SOUNDED_SYLLABLES}
 
@@ -133,6 +138,15 @@ class NameFinder:
         return sorted(found, key=lambda f: f.start)
 
     def find(self, text: str) -> list[FoundName]:
+        """See `_find`; the last few texts' answers are kept (each turn asks three times)."""
+        found = self._found.get(text)
+        if found is None:
+            found = self._found[text] = self._find(text)
+            while len(self._found) > FOUND_KEPT:
+                self._found.pop(next(iter(self._found)))
+        return list(found)
+
+    def _find(self, text: str) -> list[FoundName]:
         """The names written in `text` and those heard in it, in order; where two overlap, the
         longer (东来顺前门大街电 is the branch 东来顺前门大街店, not the chain's 东来顺). A name only nearly
         heard must be longer than the written one by more than its one missed syllable:
@@ -164,10 +178,12 @@ class NameFinder:
         if self._sounds is not None:
             return bool(self._sounds)
         self._sounds = {}
+        if _pinyin() is None:
+            return False
         for name, value in self._chinese.items():
             raw = syllables(name.strip())
             if raw is None:
-                return False
+                continue        # a character with no reading: found as written only
             sounds = list(_as_heard(raw))
             self._syllables_of[name] = sounds
             self._lengths.add(len(sounds))

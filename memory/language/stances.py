@@ -184,7 +184,7 @@ REQUEST_QUESTION_ZH = re.compile(
     # (订单 is the order, not a request to book.)
     r"能不能|能否|可不可以|可以.{0,8}吗|帮我|给我|麻烦|请|改成|换成|改到|订(?!单)|要不|"
     # 有没有便宜点儿的 asks for one that is cheaper: a choice by what it is, not a question.
-    r"有没有[^，。？?吗]{1,8}的[吗呢]?[?？。]?\s*$")
+    r"有没有(?![^，。？?吗]*(?:说过|提过|讲过|记得|告诉))[^，。？?吗]{1,8}的[吗呢]?[?？。]?\s*$")
 YES_NO_QUESTION_ZH = re.compile(r"(?:吗|么|呢)[?？。]?\s*$|是不是|有没有|要不要|对不对|好不好|记得|来着|"
                                 r"(?:对|没错|是)吧[?？。]?\s*$")
 # (不怎么好, 没多少: "not very", "not much"; 几个人 after a number word is no question either.)

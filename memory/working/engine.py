@@ -168,8 +168,7 @@ class WorkingMemory:
         answers_offer = (state.proposal or state.offered) and not self.rules.is_bare_answer(text)
         # A bare "today" is small talk ("lovely weather today") unless it answers the agent's
         # question for that very key ("What day?" "Today.", 就今天): it had been asked again and again.
-        asked = state.last_act.key if state.last_act.act == "ask" else ""
-        return any(op.op in (Op.SET, Op.WITHDRAW) and (op.key == asked or not self.rules.small_talk_value(op))
+        return any(op.op in (Op.SET, Op.WITHDRAW) and (op.key == state.asked_key or not self.rules.small_talk_value(op))
                    for op in kept) or bool(answers_offer and any(op.op in (Op.REJECT, Op.CONFIRM) for op in kept))
 
     def render(self, state: SessionState | None = None) -> str:

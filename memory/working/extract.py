@@ -27,6 +27,7 @@ from monologue.memory.language.cues import (
     StateCues,
     cue_pattern,
     language_of,
+    negated_at,
 )
 from monologue.memory.language.names import NameFinder, name_finder
 from monologue.memory.language.numbers import (
@@ -375,7 +376,7 @@ class RuleExtractor:
     @staticmethod
     def _negated(text: str, start: int, cues: StateCues) -> bool:
         """'not tonight', 'instead of Saturday', '不是周六': not a value to write."""
-        return bool(cues.negated_before.search(text[max(0, start - 16): start].lower()))
+        return negated_at(text, start, cues)
 
     @staticmethod
     def _same_half_of_day(value: str, spec: KeySpec, source: str, cues: StateCues, state: SessionState | None) -> str:

@@ -262,7 +262,7 @@ class Grounder:
                 return None, f"{op.key} = {op.value!r} is not a {spec.type}"
             if _asked_how(op.value, spec, utterance):
                 return None, f"'how …' asks about {op.key}; it does not set it"
-            asked = state.last_act.key if state is not None and state.last_act.act == "ask" else ""
+            asked = state.asked_key if state is not None else ""
             if spec.type == "date" and op.value == "today" and not self._about_the_task(utterance, words) \
                     and not (op.key == asked and _only_the_value(utterance, words)):
                 # ("What day?" "Today.", 就今天: the answer to the question, had been asked again and
@@ -328,7 +328,7 @@ _CLAUSE = re.compile(r"[^,;，；、]+[,;，；、]?")
 # What an answer may say besides its value ("just today, please", 就今天吧).
 _ANSWER_FILLER = re.compile(r"[\s,.;:!?，。；：！？、…]+|\b(?:just|please|then|ok(?:ay)?|how about|what about|"
                             r"let'?s (?:do|say|go with)|make it|for|on|it'?s|is|yes|yeah|sure)\b"
-                            r"|[就吧啊呀呢了嗯哦好的是定订那就算]", re.IGNORECASE)
+                            r"|[就吧啊呀呢了嗯哦好的是定订那]", re.IGNORECASE)
 
 
 def _only_the_value(utterance: str, words: str) -> bool:

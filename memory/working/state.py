@@ -331,6 +331,11 @@ class SessionState:
         return [slot for slot, c in self.constraints.items() if c.confirmed]
 
     @property
+    def asked_key(self) -> str:
+        """The key the agent's last act asked for ("What day?": date), or ""."""
+        return self.last_act.key if self.last_act.act == "ask" else ""
+
+    @property
     def last_act(self) -> AgentAct:
         """The agent's last act (`NO_ACT` before its first)."""
         return self.acts[-1] if self.acts else NO_ACT
