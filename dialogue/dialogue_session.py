@@ -52,6 +52,7 @@ from monologue.memory.working.state import (
     SessionState,
 )
 from monologue.memory.working.turn_classes import TurnClass
+from monologue.memory.working.wishes import asks_beyond
 
 _ASIDES = {Act.SMALL_TALK, Act.ANSWER, Act.ANSWER_STATE, Act.ANSWER_OPTION, Act.GREET, Act.DONT_KNOW,
            Act.ANSWER_MEMORY, Act.MEMORY, Act.CLARIFY}
@@ -279,7 +280,9 @@ class DialogueSession:
                           memory_say=memory_say, memory_answer=memory_answer, about_user=about_user,
                           state_question=state_question, option_answer=option_answer, asked_option=asked_option,
                           asked_unfit=asked_unfit, asked_option_said=asked_option_said,
-                          refused_options=tuple(catalogue.refused_in(text)) if catalogue is not None else ())
+                          refused_options=tuple(catalogue.refused_in(text)) if catalogue is not None else (),
+                          beyond_the_domain=not changed and not option_answer and not asked_option
+                          and state_question is None and asks_beyond(schema, text, language))
         policy = self.policy(state.domain)
         relaxable = _relaxable(catalogue.items, view, policy.kept_conditions(view, facts)) \
             if catalogue and not fitting else []
@@ -293,7 +296,9 @@ class DialogueSession:
                                     leaving=bool(CLOSING.search(text)), noted=bool(changed))
         template = compose(template, language)    # as the previous reply was said, to compare with it
         asking = decision.steps()[-1]
-        if previous_reply and normalised(template) == normalised(previous_reply) and asking.act == Act.ASK:
+        if decision.act == Act.CANT_DO:
+            pass    # "That's not something I can do", said again, answers this turn's own request
+        elif previous_reply and normalised(template) == normalised(previous_reply) and asking.act == Act.ASK:
             # The same question as last time, word for word: say what is held and what is missing
             # (and, if that too was just said, only what is missing).
             template = compose(wording.stuck(asking, view), language)

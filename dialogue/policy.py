@@ -66,6 +66,7 @@ class Act(StrEnum):
     CLARIFY = "clarify"              # working memory asks back (misheard, or a change to confirm)
     MEMORY = "memory"                # long-term memory's own words (a contradiction asked about, a change made)
     HANDOVER = "handover"            # the user wants a person
+    CANT_DO = "cant_do"              # asked for something the domain does not do: said so, and what it does
     CLOSE = "close"                  # goodbye
 
     @property
@@ -98,6 +99,9 @@ class TurnFacts:
     asked_unfit: tuple[str, ...] = ()    # …that breaks these conditions held: another is offered instead
     refused_options: tuple[str, ...] = ()   # options the turn turns down by name (不要海底捞火锅: every branch)
     asked_option_said: str = ""          # the option asked about, said with its details, while details are missing
+    # A request in words the domain does not know (帮我叫辆出租车, "open the sunroof"): nothing the
+    # agent can do, and to be told so rather than "I see".
+    beyond_the_domain: bool = False
 
 
 @dataclass
@@ -220,7 +224,7 @@ class DialoguePolicy:
             if all(k in values for k in action.needs):
                 args = self.args_of(action, values)
                 done = _done_with(state, action.name)
-                if done is None or done.args != args:
+                if done is None or done.args != args or self._moved_again(action, turn):
                     step = Decision(Act.ACT, action.name, args=args, reason=f"the user named {action.name}'s value",
                                     refused=refused)
                     other = self._other_immediate(state, turn, values, exclude=action.name, refused=refused)
@@ -358,10 +362,15 @@ class DialoguePolicy:
             if all(k in values for k in action.needs):
                 args = self.args_of(action, values)
                 done = _done_with(state, action.name)
-                if done is None or done.args != args:
+                if done is None or done.args != args or self._moved_again(action, turn):
                     return Decision(Act.ACT, action.name, args=args, reason=f"the user named {action.name}'s value",
                                     refused=refused)
         return None
+
+    def _moved_again(self, action: ActionSpec, turn: TurnFacts) -> bool:
+        """A control that moves a step per command, commanded again (再往后一点, "quieter still"):
+        done again, though its value is the one already set."""
+        return any(key in turn.changed and self.schema.key(key).reading.moves for key in action.triggers)
 
     @staticmethod
     def _not_decided(turn: TurnFacts) -> bool:
@@ -507,6 +516,10 @@ class DialoguePolicy:
         if asked and not WANTS_OPTIONS.search(text) and not acting:
             return Decision(Act.ANSWER, then=self._resume(step, last), reason="a question about the world",
                             refused=refused)
+        if turn.beyond_the_domain and not acting and yes_or_no(text) is None and not WANTS_OPTIONS.search(text) \
+                and not GO_AHEAD.search(text):
+            return Decision(Act.CANT_DO, then=self._resume(step, last), refused=refused,
+                            reason="asked for something this domain does not do")
         if step is None:
             if GREETING.search(text) or not state.version:
                 return Decision(Act.GREET, reason="nothing asked for yet", refused=refused)

@@ -233,6 +233,9 @@ class Wording:
             return say("policy.dont_know", lang)
         if d.act == Act.HANDOVER:
             return say("policy.handover", lang)
+        if d.act == Act.CANT_DO:
+            role = self.schema.role.get(lang) or self.schema.role.get("en", "")
+            return say("policy.cant_do" if role else "policy.cant_do_plain", lang, role=role)
         if d.act == Act.CLOSE:
             if thanked and leaving:
                 return say("policy.welcome_goodbye", lang)
@@ -381,5 +384,6 @@ _PURPOSE: dict[Act, str] = {
     Act.RESUME: "Ask whether to go ahead.",
     Act.ONLY_OPTION: "Say it is the only option that fits and ask whether to go ahead.",
     Act.HANDOVER: "Say you are passing the user to a colleague.",
+    Act.CANT_DO: "Say briefly that you cannot do what was asked, and what you can help with.",
     Act.CLOSE: "Say goodbye warmly.",
 }

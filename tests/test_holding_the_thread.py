@@ -608,8 +608,8 @@ def test_a_cue_inside_another_value_is_not_this_keys(domain: str, text: str, exp
 
 
 @pytest.mark.parametrize(("language", "lines"), [
-    ("en", ["Put the seat further forward.", "Take me to the airport.", "Hmm, the seat back."]),
-    ("zh", ["座椅往前一点", "导航去机场", "嗯，座椅往后"]),
+    ("en", ["Take me to the airport.", "Put the seat further forward.", "Hmm, take me home."]),
+    ("zh", ["导航去机场", "座椅往前一点", "嗯，回家"]),
 ])
 async def test_a_question_the_state_raises_is_asked_in_that_turn(language: str, lines: list[str]) -> None:
     """A value that may replace one the user confirmed is asked about before writing; the
@@ -617,8 +617,20 @@ async def test_a_question_the_state_raises_is_asked_in_that_turn(language: str, 
     result = await _chat("in_car", language, lines)
     last = result.turns[-1].reply
     assert (last.decision or {}).get("act") == Act.CLARIFY, last.text
-    assert all(word in last.text for word in ({"en": ("forward", "back"), "zh": ("往前", "往后")}[language])), last.text
-    assert "forward" not in last.text or language == "en"
+    assert all(word in last.text for word in ({"en": ("airport", "home"), "zh": ("机场", "家")}[language])), last.text
+
+
+@pytest.mark.parametrize(("language", "lines"), [
+    ("en", ["Put the seat further forward.", "Take me to the airport.", "Hmm, the seat back."]),
+    ("zh", ["座椅往前一点", "导航去机场", "嗯，座椅往后"]),
+])
+async def test_a_controls_new_value_is_a_new_command_carried_out(language: str, lines: list[str]) -> None:
+    """The seat moved forward, then back: the second command is carried out, not asked about
+    ("you said forward earlier…"): a control's value is what the driver commands now."""
+    result = await _chat("in_car", language, lines)
+    last = result.turns[-1].reply
+    assert (last.decision or {}).get("act") == Act.ACT, last.text
+    assert ("back" in last.text) if language == "en" else ("往后" in last.text), last.text
 
 
 @pytest.mark.parametrize(("language", "question", "memory", "held", "said"), [

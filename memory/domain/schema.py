@@ -66,6 +66,13 @@ class Reading:
     # With nothing held, "an extra $45", 多扣了45元 says the value itself (a disputed sum), where
     # "two more people" leaves the total unknown (asked back). YAML: relative: {extra_is_the_value: true}.
     extra_is_the_value: bool = False
+    # A control's values are verbs said with the control as their object, before or after it
+    # (打开座椅加热, 座椅加热打开, "turn the seat heater on"): a value is read only from a clause
+    # with one of `value_cues`, on either side, never from the sentence around it.
+    verb_values: bool = False
+    # Each command moves the control a step ("quieter", 再往后一点): said again, it moves again,
+    # where a value said again is otherwise already done.
+    moves: bool = False
 
 
 @dataclass(frozen=True)
@@ -154,6 +161,13 @@ class DomainSchema:
         """The spec of `name`; unknown keys are open text keys, never an error."""
         return self.keys.get(name) or KeySpec(name=name)
 
+    def is_control(self, name: str) -> bool:
+        """A key whose value is a command carried out at once, the task going on (a trigger of an
+        action neither read back first nor ending the task: the car's climate, seat, windows): a
+        new value is a new command, never asked about. (A new destination still may be.)"""
+        return any(not action.confirm and not action.completes and name in action.triggers
+                   for action in self.actions.values())
+
     def read_by(self, reader: Reader) -> list[KeySpec]:
         """The keys the rules read with `reader`, in the YAML's order."""
         return [spec for spec in self.keys.values() if spec.reader == reader]
@@ -211,6 +225,8 @@ def _reading(raw: dict[str, Any]) -> Reading:
         more=_words((raw.get("relative") or {}).get("more")),
         less=_words((raw.get("relative") or {}).get("less")),
         extra_is_the_value=bool((raw.get("relative") or {}).get("extra_is_the_value", False)),
+        verb_values=bool(raw.get("verb_values", False)),
+        moves=bool(raw.get("moves", False)),
     )
 
 

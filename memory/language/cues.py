@@ -332,6 +332,14 @@ YES_WORD_DESCRIBING = re.compile(
     r"^\W*(?:great|lovely|perfect|fine|nice|good|wonderful|excellent|awesome|beautiful)\s+"
     r"(?!thanks|thank|please|go|let|book|do|that|it|yes|sure|then|one|choice|idea|option|work|with|by|for|to|and)"
     r"[a-z]", re.IGNORECASE)
+# A command said again with nothing else ("a bit more", "again", 再来一点, 继续): the control just
+# commanded moves another step.
+REPEAT_COMMAND = re.compile(
+    r"^\W*(?:(?:and |ok(?:ay)?,? |um,? )?"
+    r"(?:(?:a (?:little|bit|tad|touch) |just a (?:little |bit )?|even |some |a lot )?"
+    r"more|again|further|once more|same again|do (?:that|it) again|keep going|one more time))"
+    r"(?: (?:please|again|still))?\W*$"
+    r"|^(?:嗯，?)?(?:再|还|继续)(?:来|调|弄|多)?(?:一点|一些|一下|点儿?|些|一次)?(?:吧|啊|呗)?[。！!]?$", re.IGNORECASE)
 # "Yes — hold on, what have we got?", 是——等一下，现在都定了些什么？: a yes taken back before it ends
 # is no yes; what follows it is the turn.
 HOLD_ON = re.compile(r"\b(?:hold on|hang on|wait(?: a (?:sec(?:ond)?|moment|minute))?|one (?:sec(?:ond)?|moment)|"

@@ -156,6 +156,16 @@ REQUEST = re.compile(
     r"|^(?:今天|现在|这次|马上)?(?:就)?(?:打开|关掉|关上|关闭|关一下|关下|开一下|开下|调一下|调高|调低|调到|调成|"
     r"放(?:首|一首|点|个)|播放|导航|走|换|去(?!年)|把)"
     r"|吧[。.!！]?\s*$", _I)
+# A request about the talk itself ("say that again", 慢点说, "hold on"): the agent's to do in any domain.
+ABOUT_THE_TALK = re.compile(
+    r"\b(?:repeat|say|speak|talk|explain|wait|hold on|hang on|slow down|hurry|listen|spell|clarify|"
+    r"remember|forget|note)\b|说|讲|重复|等|慢|快点|听|记住|忘|解释", _I)
+# A request to be told something ("tell me their number", "give me the address", 把地址发我, 查一下电话):
+# a question, asked as a request.
+ASKS_TO_BE_TOLD = re.compile(
+    r"\b(?:tell me|let me know|give me (?:the|their|its|his|her)|send me (?:the|their|its)|look up|"
+    r"find out|check (?:if|whether|what|when|where|how))\b"
+    r"|告诉|查一下|查查|查下|发(?:一下|给我|我|过来)|发到|介绍一下", _I)
 # "Could you remember that I'm allergic to nuts?": a request that carries a fact about the user.
 REMEMBER_FRAME = re.compile(
     r"\b(?:remember|note|make a note|keep in mind|bear in mind|don'?t forget|never forget|write down)"

@@ -123,7 +123,9 @@ class _Applier:
         # A new value replaces the old one (with the reason recorded) unless the turn is
         # ambiguous: said with a hedge ("maybe six?") or overriding something the user
         # had confirmed without saying it is a correction. Then it is asked about first.
-        ambiguous = not op.correction and not waiting and (op.hedged or existing.confirmed)
+        # A control's new value is a new command (座椅往前, after 往后): carried out, not asked about.
+        ambiguous = not op.correction and not waiting and (op.hedged or existing.confirmed) \
+            and not self.schema.is_control(op.key)
         if not ambiguous:
             before = describe_condition(existing)
             self.state.previous[slot] = existing.value   # "the earlier time" refers to it

@@ -21,6 +21,7 @@ from monologue.memory.language.cues import (
     HOLD_ON,
     NOT_NAMES_EN,
     PLACE_NAME_EN,
+    REPEAT_COMMAND,
     STATE_CUES,
     TITLE_NAME_EN,
     YES_WORD_DESCRIBING,
@@ -40,9 +41,12 @@ from monologue.memory.language.numbers import (
     to_amount,
     to_int,
 )
+from monologue.memory.language.stances import clause_bounds
 from monologue.memory.working.readers import (
+    commanded_keys,
     cued,
     named_amounts,
+    names_key,
     read_avoided,
     read_identifiers,
     read_lifted,
@@ -251,6 +255,8 @@ class RuleExtractor:
         self._said_before(said, state, taken, add)
         read_lifted(self.schema, text, source, lang, taken, add)
         withdrawn_keys = {op.key for op in ops}
+        commanded = commanded_keys(self.schema, state)
+        self._command_repeated(text, commanded, state, add)
         # "Thanks for that, later!" takes leave; it moves nothing later.
         relative = read_relative_changes(self.schema, "" if CLOSING.search(text) else text, lang, state, taken, add)
         result.ask_back = relative.unanchored + relative.out_of_range
@@ -277,7 +283,7 @@ class RuleExtractor:
         read_avoided(self.schema, text, source, lang, taken, add, result.correction)
         # An option's name before the enums: 海底捞火锅 names a place, not a wish for hotpot.
         self._option_named(said, taken, add, result.correction, state)
-        self._enums(said, taken, add, result.correction, withdrawn_keys, state)
+        self._enums(said, taken, add, result.correction, withdrawn_keys, state, commanded)
         if lang == "en":          # the name shapes are English capitalisation
             self._open_and_named(text, taken, add, result.correction, ops)
             ops = learned_operations(self.schema, text, state, ops, taken, result.correction)   # values.py
@@ -452,8 +458,31 @@ class RuleExtractor:
                         span)
                     return
 
+    def _command_repeated(self, text: str, commanded: frozenset[str], state: SessionState | None, add: Add) -> None:
+        """"A bit more", 再来一点 just after a command to a control that moves a step at a time:
+        the same command again."""
+        if state is None or not REPEAT_COMMAND.search(text):
+            return
+        for key in sorted(commanded):
+            held = state.find(key)
+            if self.schema.key(key).reading.moves and len(held) == 1:
+                add(Operation(Op.SET, key, held[0].comparator, held[0].value, text.strip(),
+                              reason="the command just carried out, said again", source=OpSource.RELATIVE),
+                    (0, len(text)))
+                return
+
+    def _continues(self, key: str, commanded: frozenset[str], text: str, span: Span, lang: str) -> bool:
+        """A value said without naming its control (再往后一点, "Louder") goes on with the control
+        just commanded, unless its clause names another."""
+        spec = self.schema.key(key)
+        left, right = clause_bounds(text, *span)
+        if key not in commanded or any(w in text[left:right].lower() for w in spec.reading.not_when.get(lang, ())):
+            return False        # 打开天窗 after the windows: the sunroof is no window
+        return not any(names_key(other, text[left:right], lang) for name, other in self.schema.keys.items()
+                       if name != key and other.reader != Reader.FREE_TEXT)
+
     def _enums(self, said: _Said, taken: list[Span], add: Add, correction: bool, withdrawn_keys: set[str],
-               state: SessionState | None = None) -> None:
+               state: SessionState | None = None, commanded: frozenset[str] = frozenset()) -> None:
         text, source, lang, cues = said.text, said.source, said.lang, said.cues
         seen: set[tuple[str, str]] = set()
         for word, key, value in self.schema.enum_lexicon(lang):
@@ -467,7 +496,8 @@ class RuleExtractor:
                 spec = self.schema.key(key)
                 # A cue inside another value already read is not this key's ("a child seat in
                 # the back" moves no seat).
-                if not cued(spec, _masked(text, taken), m.span(), lang):
+                if not cued(spec, _masked(text, taken), m.span(), lang) \
+                        and not self._continues(key, commanded, text, m.span(), lang):
                     continue
                 negated = bool(cues.negated_value.search(source[max(0, m.start() - 24): m.start()]))
                 if cues.negation_after is not None and cues.negation_after.match(source[m.end():]):

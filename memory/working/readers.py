@@ -30,7 +30,7 @@ from monologue.memory.language.stances import (
     disliked_after,
     refused_before,
 )
-from monologue.memory.working.state import Comparator, Op, Operation
+from monologue.memory.working.state import Comparator, Op, Operation, SessionState
 
 Span = tuple[int, int]
 Add = Callable[[Operation, Span], None]
@@ -174,9 +174,14 @@ def cued(spec: KeySpec, text: str, span: Span, lang: str) -> bool:
         return True
     # A Chinese verb comes before its object (走高速, 上高速, 发邮件); 高速上 is a place, not a request.
     left, right = clause_bounds(text, *span)
-    where = text[left:right] if lang == "en" else text[left:span[1]]
+    where = text[left:right] if lang == "en" or spec.reading.verb_values else text[left:span[1]]
     if asks(text, *span, lang):
         return False
+    if spec.reading.verb_values:
+        # A control's value is a verb ("on", 打开, 小一点): only its own clause says what it is for
+        # (座椅加热打开，车窗关上 opens no window), and not where it is about another thing (天窗).
+        return _mentions(where, cues, lang == "en") and not _mentions(where, _words(spec.reading.not_when, lang),
+                                                                      lang == "en")
     # The value said on its own is an answer ("A text message."), whatever cue it lacks.
     rest = (text[left:span[0]] + " " + text[span[1]:right]).lower()
     # …and with another of the key's own words beside it ("A phone call.": call is the phone's too).
@@ -194,6 +199,22 @@ def cued(spec: KeySpec, text: str, span: Span, lang: str) -> bool:
     if lang != "en" and re.search(r"[在到去]\s*$", text[left:span[0]]) and _mentions(text[span[1]:right], cues, False):
         return True     # 在药店停一下: a place said with 在, then the verb (a place to go to, not a road to be on)
     return _mentions(where, cues, lang == "en")
+
+
+def commanded_keys(schema: DomainSchema, state: SessionState | None) -> frozenset[str]:
+    """The controls the agent carried out a command for in its last turn: a value said next
+    without naming one (再往后一点, "louder") goes on with it."""
+    last = state.last_act if state is not None else None
+    if last is None or last.act != "act" or last.action not in schema.actions:
+        return frozenset()
+    action = schema.actions[last.action]
+    return frozenset(action.triggers) if not action.confirm else frozenset()
+
+
+def names_key(spec: KeySpec, text: str, lang: str) -> bool:
+    """Whether `text` names the key itself: its label, an alias or a cue word (not a value)."""
+    names = (*_words(spec.aliases, lang), spec.label(lang), *_words(spec.reading.value_cues, lang))
+    return _mentions(text, tuple(n for n in names if n), lang == "en")
 
 
 def _lifted_at(spec: KeySpec, text: str, span: Span, lang: str) -> bool:

@@ -21,7 +21,8 @@ from typing import Any
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.numbers import WEEKDAYS
 from monologue.memory.language.relative import RelativeWords, read_relative
-from monologue.memory.language.stances import asks, is_query
+from monologue.memory.language.stances import asks, clause_bounds, is_query
+from monologue.memory.working.readers import commanded_keys, cued
 from monologue.memory.working.state import Comparator, Op, Operation, OpSource, SessionState
 
 Span = tuple[int, int]
@@ -84,6 +85,35 @@ def _keys_named(schema: DomainSchema, clause: str, lang: str) -> set[str]:
     return out
 
 
+def _sentence(text: str, span: Span) -> str:
+    left = max((m.end() for m in re.finditer(r"[.!?。！？]", text[: span[0]])), default=0)
+    after = re.compile(r"[.!?。！？]").search(text, span[1])
+    return text[left: after.start() if after else len(text)]
+
+
+def _about_something_else(spec: KeySpec, clause: str, lang: str) -> bool:
+    said = clause.lower()
+    return any((re.search(r"(?<!\w)" + re.escape(w.lower()) + r"(?!\w)", said) if lang == "en" else w in clause)
+               for w in spec.reading.not_when.get(lang, ()))
+
+
+def _another_keys_value(schema: DomainSchema, spec: KeySpec, clause: str, words: RelativeWords, lang: str,
+                        commanded: frozenset[str] = frozenset()) -> bool:
+    """Whether the words of the change are a listed value of another key, said of it in the
+    clause (风小一点, "turn the music down") or going on with it, just commanded (再小一点)."""
+    lowered = clause.lower()
+    for word, key, _value in schema.enum_lexicon(lang):
+        if key == spec.name or not word:
+            continue
+        pattern = r"(?<!\w)" + re.escape(word) + r"(?!\w)" if lang == "en" else re.escape(word)
+        for m in re.finditer(pattern, lowered):
+            # …and said of that key: 温度调低一点 is the temperature's, though 调低 lowers a seat too.
+            if m.start() < words.end and words.start < m.end() \
+                    and (key in commanded or cued(schema.key(key), clause, m.span(), lang)):
+                return True
+    return False
+
+
 def _numeric(spec: KeySpec) -> bool:
     return spec.type in ("int", "money", "time", "date")
 
@@ -140,6 +170,11 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
             continue
         if clause[words.start:words.end] in spec.reading.units.get(lang, ()):
             continue            # 住五晚: the "direction" word is the key's own unit (nights), not a change
+        if _about_something_else(spec, text[slice(*clause_bounds(text, *span))], lang) \
+                or (not own and _about_something_else(spec, _sentence(text, span), lang)):
+            continue            # "freezing outside, minus five degrees": the weather, not the cabin
+        if not own and _another_keys_value(schema, spec, clause, words, lang, commanded_keys(schema, state)):
+            continue            # 空调风小一点: "smaller" is the fan's own value, not the cabin's temperature
         named = _keys_named(schema, clause, lang) | ({spec.name} if own or _named(spec, clause, lang) else set())
         if named - {spec.name} and spec.name not in named:
             continue            # "move the seat back a bit": the clause is about another key

@@ -56,6 +56,7 @@ class OpSource(StrEnum):
     PROFILE = "profile"                  # a lasting preference seeded from the user's profile
     REFERENCE = "reference"              # "the earlier time", "the other place": resolved against the state
     RELATIVE = "relative"                # "two more people": computed from the value held and the change said
+                                         # ("a bit more": the control's last command, again)
     RELAXED = "relaxed"                  # given up for this task at the agent's asking: nothing fitted
     CATALOGUE = "catalogue"              # a name the catalogue knows, kept as the session says it ("Green
                                          # Table" said in a Chinese session: 绿桌素食; 朝阳 said: 朝阳区)

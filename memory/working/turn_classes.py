@@ -28,6 +28,7 @@ from monologue.memory.language.cues import (
     NEGATED_WORD_EN,
     NUMBER_MENTION_EN,
     NUMBER_MENTION_ZH,
+    REPEAT_COMMAND,
     VALUE_CUES_ZH,
     VALUE_WORDS_EN,
     cue_pattern,
@@ -119,6 +120,9 @@ def classify_turn(text: str, reads_condition: Callable[[str], bool] | None = Non
         return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues) + ("rules read a condition",))
     if not has_rules and (NUMBER_MENTION_EN.search(lowered) or NUMBER_MENTION_ZH.search(stripped)):
         cues.append("number")
+    if REPEAT_COMMAND.search(stripped):
+        # "A bit more", 再来一点: the last command again, if there was one (the state knows).
+        return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues) + ("a command said again",))
     # A lone weak cue ("I like the weather") is not enough; two cues or a change verb are.
     changes = len(cues) >= 2 or any(c in CHANGE_VERBS for c in cues)
     short = len(lowered.split()) <= _MAX_CONFIRM_WORDS

@@ -10,9 +10,12 @@ writes the operation. Nothing here names a domain.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
+from monologue.memory.language.cues import FILLERS
+from monologue.memory.language.memory_cues import ABOUT_THE_TALK, ASKS_TO_BE_TOLD, REQUEST
 from monologue.memory.language.wishes import clauses, content_words, wish_in
 from monologue.memory.working.state import Comparator, Op, Operation, SessionState
 
@@ -117,3 +120,48 @@ def held_wish_named(schema: DomainSchema, phrase: str, language: str,
 
 
 __all__ = ["domain_words", "free_text_key", "held_wish_named", "read_wishes"]
+
+
+def asks_beyond(schema: DomainSchema, text: str, language: str) -> bool:
+    """Whether `text` asks the agent to do something in words the domain does not know: a
+    request (帮我叫辆出租车, "open the sunroof", "can you call my wife?") that names none of the
+    domain's things (its keys, values, cues, goal words, role) and says words of its own. Such a
+    request, read as nothing, would otherwise be answered "I see", as if it would be done. A
+    request about the talk itself ("say that again", 慢点说) or to be told something ("tell me
+    their number", 把地址发我) is the agent's in any domain.
+
+    Measured on real users' turns by `scripts/bench_beyond.py`: a request that names one of the
+    domain's things ("set aside a table for me", "book me a flight") is never declined here, so
+    some requests beyond the domain pass; a false alarm would tell a user the agent cannot do
+    what it does."""
+    plain = FILLERS.sub("", text.strip())
+    if not REQUEST.search(plain) or ABOUT_THE_TALK.search(plain) or ASKS_TO_BE_TOLD.search(plain):
+        return False
+    topic = _topic_words(schema, language)
+    lowered = plain.lower()
+    if language == "en":
+        if any(re.search(r"\b" + re.escape(w) + r"(?:s|es)?\b", lowered) for w in topic):
+            return False
+    elif any(w in plain for w in topic):
+        return False
+    known = set(domain_words(schema, language)) | topic
+    return bool(content_words(plain, language, known))
+
+
+def _topic_words(schema: DomainSchema, language: str) -> set[str]:
+    """The words that name the domain's things: its keys' labels, aliases, listed values (not a
+    control's verbs: 打开 opens a window, and a sunroof too), cues and units; its goal words, turn
+    cues and the words of its role."""
+    words: set[str] = {w.lower() for w in schema.goal_words.get(language, ())}
+    words |= {w.lower() for w in schema.turn_cues.get(language, ()) if "*" not in w}
+    role = schema.role.get(language, "")
+    words |= {w for w in re.findall(r"[a-z]{3,}", role.lower()) if content_words(w, language)} \
+        if language == "en" else content_words(role, language)
+    for spec in schema.keys.values():
+        words |= {spec.label(language).lower()} | {w.lower() for w in spec.aliases.get(language, ())}
+        if not spec.reading.verb_values:
+            words |= {w.lower() for table in spec.values.values() for w in table.get(language, ())}
+        # (A one-character cue is no word of its own here: 天窗 is not the 窗 of the windows.)
+        words |= {w.lower() for w in spec.reading.value_cues.get(language, ()) if len(w) > 1}
+        words |= {w.lower() for w in spec.reading.units.get(language, ()) if len(w) > 1}
+    return {w for w in words if w and (language != "en" or len(w) > 2)}

@@ -1,0 +1,154 @@
+"""The car's controls as a driver uses them, in both languages, and requests no domain can do.
+
+Seed 002's driver says 我有点冷, 放首周杰伦, 刚才那首歌太吵了, 打开车窗: each is a command carried out at
+once, said again to go further (再往后一点, "louder"), changed without being asked "are you
+sure?". What no control does (打开天窗, "call me a cab") is answered "that's not something I can
+do", never "I see" as if it would be done. `scripts/bench_beyond.py` measures the decline on real
+users' turns (SGD, CrossWOZ).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from monologue.configs import load_config
+from monologue.dialogue.policy import Act
+from monologue.memory.domain.schema import load_schema
+from monologue.memory.working.apply import apply_operations
+from monologue.memory.working.extract import RuleExtractor
+from monologue.memory.working.state import Comparator, Op, Operation, SessionState
+from monologue.memory.working.wishes import asks_beyond
+from monologue.pipeline.builder import AgentModels
+from monologue.pipeline.text_chat import chat_session
+
+from fakes import PlannerFollowingLLM, steady
+
+CAR = load_schema("in_car")
+CAR_RULES = RuleExtractor(CAR)
+
+
+async def _chat(domain: str, language: str, lines: list[str]):
+    overrides = steady(monologue={"llm_mode": "never", "domain": domain}, reply={"wording": "policy"},
+                       long_term={"llm_help": False})
+    config = load_config(overrides={**overrides, "language": language}, environ={})
+    return await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))
+
+
+def _sets(text: str, state: SessionState | None = None) -> dict[str, object]:
+    return {op.key: op.value for op in CAR_RULES.extract(text, state).operations if op.op == Op.SET}
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("打开座椅加热", {"seat_heating": "on"}),
+    ("座椅加热帮我关了吧", {"seat_heating": "off"}),
+    ("Could you turn my seat heater on?", {"seat_heating": "on"}),
+    ("Switch off the heated seats", {"seat_heating": "off"}),
+    ("有点闷，开点窗", {"window": "open"}),
+    ("把窗户都关上", {"window": "closed"}),
+    ("Roll the windows down a little", {"window": "open"}),
+    ("Close the window please", {"window": "closed"}),
+    ("切换到内循环", {"air_circulation": "recirculate"}),
+    ("Put the air on fresh air mode", {"air_circulation": "fresh_air"}),
+    ("空调风开小一点", {"fan_speed": "down"}),
+    ("空调别开那么猛", {"fan_speed": "down"}),
+    ("Turn the fan up a bit", {"fan_speed": "up"}),
+    ("音乐太吵了", {"volume": "down"}),
+    ("声音大一点，听不清", {"volume": "up"}),
+    ("The music is way too loud", {"volume": "down"}),
+    ("放首周杰伦的歌", {"media": "playing"}),
+    ("来点音乐吧", {"media": "playing"}),
+    ("这首歌不好听，切歌", {"media": "next"}),
+    ("Skip this song", {"media": "next"}),
+    ("Pause the music for a moment", {"media": "paused"}),
+])
+def test_each_control_is_read_in_the_drivers_words(text: str, expected: dict[str, str]) -> None:
+    assert _sets(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("打开天窗", {}),                          # a sunroof is no window
+    ("Open the sunroof", {}),
+    ("座椅加热打开，车窗关上", {"seat_heating": "on", "window": "closed"}),     # each verb with its own control
+    ("空调风小一点", {"fan_speed": "down"}),  # less air, not a cooler cabin
+    ("温度调低一点", {}),                      # the cabin's temperature: nothing held, asked back
+])
+def test_a_controls_verb_is_read_only_with_that_control(text: str, expected: dict[str, str]) -> None:
+    assert _sets(text) == expected
+
+
+def test_the_weather_outside_moves_no_temperature_held() -> None:
+    held = apply_operations(SessionState("s", domain="in_car"),
+                            [Operation(Op.SET, "temperature", Comparator.EQ, 22, "22 degrees")], CAR, turn=1).state
+    assert _sets("It's freezing outside, minus five degrees.", held) == {}
+    assert _sets("外面好冷，零下五度", held) == {}
+
+
+@pytest.mark.parametrize(("language", "lines", "last_said"), [
+    ("zh", ["座椅往后一点", "再往后一点"], "往后"),
+    ("zh", ["声音小一点", "再小一点"], "调小"),
+    ("zh", ["声音小一点", "再来一点"], "调小"),
+    ("en", ["Move my seat back a bit", "A little more"], "back"),
+    ("en", ["Turn the music up", "Louder"], "up"),
+    ("en", ["Turn the volume down", "more please"], "down"),
+])
+async def test_a_command_said_again_is_carried_out_again(language: str, lines: list[str], last_said: str) -> None:
+    result = await _chat("in_car", language, lines)
+    last = result.turns[-1].reply
+    assert (last.decision or {}).get("act") == Act.ACT, last.text
+    assert last_said in last.text, last.text
+
+
+async def test_a_bare_more_after_a_route_warms_nothing() -> None:
+    """"A bit more" goes on with a control that moves a step; after a route it asks nothing of
+    the cabin's temperature."""
+    result = await _chat("in_car", "en", ["Take me home", "A bit more"])
+    assert "degrees" not in result.turns[-1].reply.text
+
+
+@pytest.mark.parametrize(("language", "lines", "said"), [
+    ("zh", ["打开座椅加热", "放首周杰伦的歌", "把车窗打开一点", "切换到外循环"],
+     ["座椅加热已经打开", "音乐开始播放", "车窗已经打开", "空调已经切换到外循环"]),
+    ("en", ["Turn on my seat heater", "Play some jazz", "Open the window a bit", "Switch to recirculation"],
+     ["seat heating on", "music on", "windows down", "recirculation"]),
+])
+async def test_a_drive_with_every_control_is_answered_with_what_was_done(language: str, lines: list[str],
+                                                                          said: list[str]) -> None:
+    result = await _chat("in_car", language, lines)
+    for turn, words in zip(result.turns, said, strict=True):
+        assert (turn.reply.decision or {}).get("act") == Act.ACT, turn.reply.text
+        assert words in turn.reply.text, turn.reply.text
+
+
+@pytest.mark.parametrize(("domain", "language", "lines"), [
+    ("in_car", "zh", ["打开天窗"]),
+    ("in_car", "en", ["Open the sunroof"]),
+    ("in_car", "en", ["Can you call me a cab?"]),
+    ("restaurant", "zh", ["我想订个位子", "帮我叫辆出租车"]),
+    ("restaurant", "en", ["I need a table tonight", "Can you send my wife a text?"]),
+    ("customer_service", "en", ["Book me a flight to Denver"]),
+])
+async def test_a_request_no_domain_does_is_declined_not_acknowledged(domain: str, language: str,
+                                                                     lines: list[str]) -> None:
+    result = await _chat(domain, language, lines)
+    last = result.turns[-1].reply
+    assert (last.decision or {}).get("act") == Act.CANT_DO, last.text
+    assert ("not something I can do" in last.text) if language == "en" else ("做不了" in last.text), last.text
+    if len(lines) > 1:      # …and the task goes on: the question still open is asked
+        assert (last.decision or {}).get("then", {}).get("act") == Act.ASK, last.decision
+
+
+@pytest.mark.parametrize(("domain", "language", "text"), [
+    ("restaurant", "en", "Could you repeat that?"),
+    ("restaurant", "zh", "请再说一遍"),
+    ("restaurant", "en", "Can you tell me their phone number?"),
+    ("restaurant", "zh", "把地址发我吧"),
+    ("restaurant", "en", "Please set aside a table for me."),
+    ("restaurant", "zh", "帮我找一家评分高的餐馆"),
+    ("restaurant", "en", "Find me something where Persian food is served."),
+    ("in_car", "zh", "帮我打开空调"),
+    ("in_car", "en", "Turn on the seat heater"),
+    ("customer_service", "en", "I want a refund"),
+])
+def test_a_request_the_domain_does_or_about_the_talk_is_not_declined(domain: str, language: str,
+                                                                      text: str) -> None:
+    assert not asks_beyond(load_schema(domain), text, language)
