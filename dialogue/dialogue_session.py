@@ -35,12 +35,15 @@ from monologue.memory.domain.catalogue import (
 from monologue.memory.domain.schema import DomainSchema, Reader, load_schema
 from monologue.memory.domain.several import Combined, domain_view
 from monologue.memory.language.cues import CLOSING, LASTING_QUESTION, REMEMBER_ME, THANKS, language_of
+from monologue.memory.language.memory_cues import REQUEST
 from monologue.memory.language.normalise import normalised
 from monologue.memory.language.person import second_person
-from monologue.memory.language.phrases import join, say
+from monologue.memory.language.phrases import join, join_choices, say
 from monologue.memory.language.spoken import absolute_date
+from monologue.memory.language.stances import asks_for_information, is_query, sentences_with_offsets
 from monologue.memory.stores.actions import ActionRecord
 from monologue.memory.working.engine import WorkingMemory
+from monologue.memory.working.readers import controls_unnamed
 from monologue.memory.working.render import spoken_conditions
 from monologue.memory.working.state import (
     INTERRUPTED,
@@ -140,6 +143,15 @@ class DialogueOptions:
     domain: str = "restaurant"           # the domain a session with no state yet is in
     # Per domain, the names that belong to the agent's other domains (a reply must not offer them).
     elsewhere: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+
+def commands_something(text: str) -> bool:
+    """A request, or a few words that are no question ("关了吧", "Down a notch, please"), not
+    "any good places on the way?" (whose "on" is no command)."""
+    if any(asks_for_information(s) or is_query(s) for _, s in sentences_with_offsets(text)):
+        return False
+    short = len(text.split()) <= 4 if language_of(text) == "en" else len(text) <= 8
+    return short or bool(REQUEST.search(text))
 
 
 def _first(item: dict[str, Any], items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -276,13 +288,22 @@ class DialogueSession:
             # answer, before a state question a cue word may also suggest (几点开门 is not the time).
             option_answer = catalogue.renamed(catalogue.answer(in_view, asked_fact, language), language)
             state_question = None if option_answer else state_question
+        beyond = not changed and not option_answer and not asked_option and state_question is None \
+            and asks_beyond(schema, text, language)
+        if not clarify and not changed and not beyond and state_question is None and not CLOSING.search(text) \
+                and commands_something(text):
+            unnamed = controls_unnamed(schema, text, language)
+            if unnamed:
+                # "Turn it down a notch" with no control named or just commanded: which one?
+                labels = [schema.key(k).label(language) for k in unnamed]
+                clarify = say("policy.which_control" if len(labels) > 1 else "policy.which_control_one", language,
+                              controls=join_choices(labels, language))
         facts = TurnFacts(text=text, language=language, turn_class=turn_class, changed=changed, clarify=clarify,
                           memory_say=memory_say, memory_answer=memory_answer, about_user=about_user,
                           state_question=state_question, option_answer=option_answer, asked_option=asked_option,
                           asked_unfit=asked_unfit, asked_option_said=asked_option_said,
                           refused_options=tuple(catalogue.refused_in(text)) if catalogue is not None else (),
-                          beyond_the_domain=not changed and not option_answer and not asked_option
-                          and state_question is None and asks_beyond(schema, text, language))
+                          beyond_the_domain=beyond)
         policy = self.policy(state.domain)
         relaxable = _relaxable(catalogue.items, view, policy.kept_conditions(view, facts)) \
             if catalogue and not fitting else []

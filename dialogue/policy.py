@@ -164,6 +164,11 @@ class Decision:
                         key=last.key, option=last.option, args=last.args, kept=self.kept)
 
 
+def _then(step: Decision, last: Decision) -> Decision:
+    """`step`, with `last` after every step already chained to it."""
+    return replace(step, then=_then(step.then, last) if step.then is not None else last)
+
+
 def live_values(state: SessionState, schema: DomainSchema) -> dict[str, Any]:
     """key → value of the state's live conditions (a set-valued key → its included values).
     A value "to confirm" (not mentioned for a while, or brought from an earlier session) is
@@ -354,18 +359,20 @@ class DialoguePolicy:
 
     def _other_immediate(self, state: SessionState, turn: TurnFacts, values: dict[str, Any], *, exclude: str,
                          refused: tuple[str, ...]) -> Decision | None:
-        """A second control named in the same turn ("take me home and make it 21 degrees"); the
-        stop added to the route is both (the route changes, and the stop is added)."""
-        for action in self.schema.actions.values():
+        """The other controls named in the same turn, chained ("take me home and make it 21
+        degrees", "a stop for petrol, and turn the seat heater off"); the stop added to the route
+        is both (the route changes, and the stop is added)."""
+        first: Decision | None = None
+        for action in reversed(list(self.schema.actions.values())):
             if action.name == exclude or action.confirm or not (self._triggers(state, action) & turn.changed):
                 continue
             if all(k in values for k in action.needs):
                 args = self.args_of(action, values)
                 done = _done_with(state, action.name)
                 if done is None or done.args != args or self._moved_again(action, turn):
-                    return Decision(Act.ACT, action.name, args=args, reason=f"the user named {action.name}'s value",
-                                    refused=refused)
-        return None
+                    first = Decision(Act.ACT, action.name, args=args, reason=f"the user named {action.name}'s value",
+                                     refused=refused, then=first)
+        return first
 
     def _moved_again(self, action: ActionSpec, turn: TurnFacts) -> bool:
         """A control that moves a step per command, commanded again (再往后一点, "quieter still"):
@@ -432,8 +439,15 @@ class DialoguePolicy:
             return Decision(Act.RELAX, last.action, key=last.key, refused=refused,
                             reason="the user agreed to drop it")
         if turn.clarify:
-            return Decision(Act.CLARIFY, say=turn.clarify, reason="misheard or a change to confirm first",
-                            refused=refused)
+            clarify = Decision(Act.CLARIFY, say=turn.clarify, reason="misheard or a change to confirm first",
+                               refused=refused)
+            step = self.task_step(state, turn, options, last, refused, ruled_out, relaxable)
+            if step is not None and step.act == Act.ACT and step.action in self.schema.actions \
+                    and not self.schema.actions[step.action].confirm:
+                # "把座椅加热关了，有点热": the command named is carried out; the part to ask about is
+                # asked after it, not instead of it.
+                return _then(step, clarify)
+            return clarify
         if turn.memory_say:
             return Decision(Act.MEMORY, say=turn.memory_say, reason="long-term memory answers this turn",
                             refused=refused)

@@ -51,7 +51,10 @@ Kind = Literal["slot", "summary", "next"]
 # In English a question mark alone is not enough ("any good places on the way?" asks the world): a
 # question word, a tag ("Friday, right?"), or a yes/no question about what we or you hold.
 _ASKS_EN = re.compile(r"\b(?:what|which|when|where|who|how many|how much|how long|what time)\b|"
-                      r"\b(?:again|right|correct)\s*\?", re.IGNORECASE)
+                      r"\b(?:again|right|correct)\s*\?|"
+                      # either/or: "did the seat heating go on or off?", "are the windows up or down?"
+                      r"^\W*(?:(?:uh|um|so|hmm|ok(?:ay)?),?\s+)*(?:is|are|was|were|did|does|do|has|have)\b[^?]*\bor\b[^?]*\?",
+                      re.IGNORECASE)
 _ABOUT_US_EN = re.compile(r"\b(?:i|my|me|we|our|us|you|it|still|again|remember)\b", re.IGNORECASE)
 _ASKS_ZH = re.compile(r"[?？]|[吗嘛呢]\s*$|几|多少|什么|啥|哪|怎么样|来着|还是|没有[?？]?$")
 _REQUEST_ZH = re.compile(r"^(?:请|帮我|麻烦|能不能|可不可以|可以.*吗|给我|我要(?!的)|我想(?!想))")
@@ -105,12 +108,20 @@ _POINTS_BACK = re.compile(r"\bagain\b|\bstill\b|\bthe same\b|"
 # Friday?" asks the world; "is it Friday?", "is the booking for four?", "Friday, right?" check).
 _CHECKS_HELD_EN = re.compile(
     r"^(?:is|was|are|were) (?:it|that|this|we|the (?:booking|reservation|table|ticket|order|route|trip|plan|drive|"
-    r"temperature|time|date|day|party|pickup|return|refund|repair|exchange|stop|destination))\b|"
+    r"temperature|time|date|day|party|pickup|return|refund|repair|exchange|stop|destination|seat|seat heating|"
+    r"heater|windows?|fan|volume|music|air|radio))\b|"
     r"\b(?:did|do) (?:i|we|you) (?:say|pick|choose|set|book|agree|give|tell|put|ask)|"
     r"\b(?:we|i|you) (?:said|agreed|picked|chose|set|booked|put|asked for)\b|\bstill\b|\bagain\b|"
     r"\b(?:right|correct|isn'?t it|wasn'?t it|aren'?t we|weren'?t we|yeah)\s*\?*$", re.IGNORECASE)
 _CHECKS_HELD_ZH = re.compile(_POINTS_BACK_ZH + r"|对吧|对吗|对不对|是不是|没错吧|是吧|还是|是[^吗？?]{1,15}吗[?？]?$")
 _ALTERNATIVES = re.compile(r"\bor\b|还是", re.IGNORECASE)
+
+
+def _mentions_name(spec: KeySpec, lowered: str, spaced: bool) -> bool:
+    names = [n.lower() for n in (spec.label("en"), spec.label("zh"), *spec.aliases.get("en", ()),
+                                 *spec.aliases.get("zh", ())) if n]
+    return any(re.search(r"(?<!\w)" + re.escape(n) + r"(?:s|es)?(?!\w)", lowered) if spaced else n in lowered
+               for n in names)
 
 
 def checks_held(sentence: str) -> bool:
@@ -261,7 +272,11 @@ class StateQuestionReader:
                 taken.append(m.span())
                 if key not in found:
                     found.append(key)
-        return tuple(found)
+        # A control's own verbs are values, not names: "are the windows up or down?" asks about
+        # the windows, not the fan whose values "up" and "down" also are.
+        named = [k for k in found if not self.schema.key(k).reading.verb_values
+                 or _mentions_name(self.schema.key(k), lowered, spaced)]
+        return tuple(named)
 
     def _by_question_word(self, sentence: str, held: Sequence[str]) -> tuple[str, ...]:
         for pattern, wanted in _ASKS_FOR:

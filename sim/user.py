@@ -299,7 +299,8 @@ class SimulatedUser:
         heard = self.reader.typed_values(move.text, key, self.goal.today_date())
         old = next((h for h in heard if h != self.current[key]), None) or next(iter(self.old.get(key, [])), None)
         templates = self.bank.corpus_for("correct", {key})
-        own = [t for t in self.bank.family("correct") if old is not None or "{old}" not in t]
+        kind = "clause" if key in self.bank.clause_keys else ""    # a whole request: no "the X is" frame
+        own = [t for t in self.bank.family("correct", key, kind) if old is not None or "{old}" not in t]
         values = {"new": self._surface(key, self.current[key]), "label": self._label(key),
                   key: self._surface(key, self.current[key])}
         if old is not None:

@@ -211,7 +211,9 @@ def mentions(kind: str, value: Any, text: str, language: str, *, today: dt.date 
         return float(value) in amounts
     lowered = text.lower()
     forms = surfaces(kind, value, language, today=today, words=words) + [str(value).replace("_", " ")]
-    return any(s.lower() in lowered for s in forms)
+    # A Latin form is a whole word: "on" is not in "Done: route set", nor "up" in "updated".
+    return any(re.search(r"(?<![a-z])" + re.escape(s.lower()) + r"(?![a-z])", lowered) if s.isascii()
+               else s.lower() in lowered for s in forms if s)
 
 
 def same_value(kind: str, goal: Any, held: Any, *, today: dt.date | None = None) -> bool:

@@ -98,6 +98,37 @@ async def test_a_command_said_again_is_carried_out_again(language: str, lines: l
     assert last_said in last.text, last.text
 
 
+@pytest.mark.parametrize(("language", "lines", "asked"), [
+    ("en", ["Down a notch, please"], ("windows", "fan", "volume")),
+    ("zh", ["关了吧"], ("座椅加热", "车窗", "音乐")),
+    ("en", ["Can you turn it on?"], ("seat heating",)),
+])
+async def test_a_controls_verb_with_no_control_named_asks_which(language: str, lines: list[str],
+                                                                 asked: tuple[str, ...]) -> None:
+    """Neither "I can't do that" nor "I see": the controls it may be about, to choose from."""
+    last = (await _chat("in_car", language, lines)).turns[-1].reply
+    assert (last.decision or {}).get("act") == Act.CLARIFY, last.text
+    assert all(label in last.text for label in asked), last.text
+
+
+@pytest.mark.parametrize(("language", "text", "said"), [("zh", "静音", "静音"), ("en", "Louder!", "up"),
+                                                         ("zh", "换一首", "下一首")])
+async def test_a_value_only_one_control_has_names_it(language: str, text: str, said: str) -> None:
+    last = (await _chat("in_car", language, [text])).turns[-1].reply
+    assert (last.decision or {}).get("act") == Act.ACT and said in last.text, last.text
+
+
+@pytest.mark.parametrize(("language", "text", "did", "asked"), [
+    ("zh", "把座椅加热关了，有点热", "座椅加热已经关闭", "温度"),
+    ("en", "It is stuffy in here, crack the window", "windows down", "temperature"),
+])
+async def test_a_command_beside_something_to_ask_is_carried_out_first(language: str, text: str, did: str,
+                                                                       asked: str) -> None:
+    """The nudge with no temperature held is asked back; the command said with it is not lost."""
+    last = (await _chat("in_car", language, [text])).turns[-1].reply
+    assert did in last.text and asked in last.text, last.text
+
+
 async def test_a_bare_more_after_a_route_warms_nothing() -> None:
     """"A bit more" goes on with a control that moves a step; after a route it asks nothing of
     the cabin's temperature."""
@@ -109,7 +140,7 @@ async def test_a_bare_more_after_a_route_warms_nothing() -> None:
     ("zh", ["打开座椅加热", "放首周杰伦的歌", "把车窗打开一点", "切换到外循环"],
      ["座椅加热已经打开", "音乐开始播放", "车窗已经打开", "空调已经切换到外循环"]),
     ("en", ["Turn on my seat heater", "Play some jazz", "Open the window a bit", "Switch to recirculation"],
-     ["seat heating on", "music on", "windows down", "recirculation"]),
+     ["seat heating on", "music playing", "windows down", "recirculation"]),
 ])
 async def test_a_drive_with_every_control_is_answered_with_what_was_done(language: str, lines: list[str],
                                                                           said: list[str]) -> None:

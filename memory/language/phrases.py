@@ -17,6 +17,7 @@ LANGUAGES: tuple[Language, ...] = ("en", "zh")
 EN: dict[str, str] = {
     # --- working memory -------------------------------------------------------------
     "list.and": " and ",
+    "list.or": " or ",
     "list.sep": "; ",
     "list.comma": ", ",
     "option.fact_unknown": "I don't have that for {name}.",
@@ -104,6 +105,8 @@ EN: dict[str, str] = {
     "policy.small_talk": "I see.",
     "policy.cant_do": "Sorry, that's not something I can do: I'm the assistant that {role}.",
     "policy.cant_do_plain": "Sorry, that's not something I can do.",
+    "policy.which_control": "Which should I change: the {controls}?",
+    "policy.which_control_one": "Do you mean the {controls}?",
     "policy.small_talk_again": "Right.",
     "policy.no_rush": "No rush: tell me the {label} when you know.",
     "policy.take_your_time": "Take your time; just say when you're ready.",
@@ -248,6 +251,7 @@ EN: dict[str, str] = {
 ZH: dict[str, str] = {
     # --- working memory -------------------------------------------------------------
     "list.and": "、",
+    "list.or": "还是",
     "list.sep": "；",
     "list.comma": "，",
     "option.fact_unknown": "{name}的这个信息我这里没有。",
@@ -334,6 +338,8 @@ ZH: dict[str, str] = {
     "policy.small_talk": "嗯，明白。",
     "policy.cant_do": "抱歉，这个我做不了，我只能{role}。",
     "policy.cant_do_plain": "抱歉，这个我做不了。",
+    "policy.which_control": "要调哪个：{controls}？",
+    "policy.which_control_one": "是说{controls}吗？",
     "policy.small_talk_again": "好的。",
     "policy.no_rush": "不急，{label}想好了再告诉我。",
     "policy.take_your_time": "不急，想好了跟我说一声就行。",
@@ -480,3 +486,11 @@ def say(key: str, language: str, **values: object) -> str:
 def join(items: Iterable[str], language: str, separator: str = "list.and") -> str:
     """Items joined the way the language lists them ("a and b", "甲、乙")."""
     return say(separator, language).join(items)
+
+
+def join_choices(items: list[str], language: str) -> str:
+    """Items offered as a choice: "a, b or c", "甲、乙还是丙"."""
+    if len(items) < 2:
+        return "".join(items)
+    return say("list.comma" if language == "en" else "list.and", language).join(items[:-1]) \
+        + say("list.or", language) + items[-1]

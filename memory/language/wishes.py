@@ -81,6 +81,7 @@ well get got have has make made find go going eat eating food want like need wou
 let's today tonight now then if possible ideally preferably hopefully time more bit little lot all
 someone somebody anyone everything else ahead matter further help needed way ride trip journey home
 order booking reservation restaurant table seat seats people person guests party
+notch tad touch smidge
 two three four five six seven eight nine ten eleven twelve half quarter morning afternoon evening night noon
 o'clock clock
 """.split())

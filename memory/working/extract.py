@@ -42,6 +42,7 @@ from monologue.memory.language.numbers import (
     to_int,
 )
 from monologue.memory.language.stances import clause_bounds
+from monologue.memory.language.wishes import content_words
 from monologue.memory.working.readers import (
     commanded_keys,
     cued,
@@ -481,6 +482,20 @@ class RuleExtractor:
         return not any(names_key(other, text[left:right], lang) for name, other in self.schema.keys.items()
                        if name != key and other.reader != Reader.FREE_TEXT)
 
+    def _says_one_control(self, word: str, key: str, lang: str, text: str, span: Span) -> bool:
+        """A control's value no other key has, and too long to be said in passing (静音, "louder",
+        换一首): it names its control by itself. ("on", 开, "down" are several controls' values.)"""
+        spec = self.schema.key(key)
+        if not spec.reading.verb_values or len(word) < (5 if lang == "en" else 2):
+            return False
+        left, right = clause_bounds(text, *span)
+        if any(w in text[left:right].lower() for w in spec.reading.not_when.get(lang, ())):
+            return False
+        # …said on its own (帮我静音一下, "Louder!"): 路上在咖啡店停一下 stops the car, not the music.
+        rest = text[:span[0]] + " " + text[span[1]:]
+        only = [k for w, k, _v in self.schema.enum_lexicon(lang) if w == word] == [key]
+        return only and not content_words(rest, lang)
+
     def _enums(self, said: _Said, taken: list[Span], add: Add, correction: bool, withdrawn_keys: set[str],
                state: SessionState | None = None, commanded: frozenset[str] = frozenset()) -> None:
         text, source, lang, cues = said.text, said.source, said.lang, said.cues
@@ -497,7 +512,8 @@ class RuleExtractor:
                 # A cue inside another value already read is not this key's ("a child seat in
                 # the back" moves no seat).
                 if not cued(spec, _masked(text, taken), m.span(), lang) \
-                        and not self._continues(key, commanded, text, m.span(), lang):
+                        and not self._continues(key, commanded, text, m.span(), lang) \
+                        and not self._says_one_control(word, key, lang, text, m.span()):
                     continue
                 negated = bool(cues.negated_value.search(source[max(0, m.start() - 24): m.start()]))
                 if cues.negation_after is not None and cues.negation_after.match(source[m.end():]):

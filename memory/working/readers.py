@@ -211,6 +211,20 @@ def commanded_keys(schema: DomainSchema, state: SessionState | None) -> frozense
     return frozenset(action.triggers) if not action.confirm else frozenset()
 
 
+def controls_unnamed(schema: DomainSchema, text: str, lang: str) -> list[str]:
+    """The controls (`verb_values` keys) one of whose values `text` says without naming any
+    control ("turn it down a notch", 关了吧): the ones it may be about, in the YAML's order."""
+    lowered = text.lower()
+    found = []
+    for spec in schema.keys.values():
+        if not spec.reading.verb_values or _mentions(lowered, _words(spec.reading.not_when, lang), lang == "en"):
+            continue
+        words = tuple(w for table in spec.values.values() for w in _words(table, lang))
+        if _mentions(lowered, words, lang == "en"):
+            found.append(spec.name)
+    return found
+
+
 def names_key(spec: KeySpec, text: str, lang: str) -> bool:
     """Whether `text` names the key itself: its label, an alias or a cue word (not a value)."""
     names = (*_words(spec.aliases, lang), spec.label(lang), *_words(spec.reading.value_cues, lang))

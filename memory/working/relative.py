@@ -85,6 +85,26 @@ def _keys_named(schema: DomainSchema, clause: str, lang: str) -> set[str]:
     return out
 
 
+def _without_controls(schema: DomainSchema, clause: str, lang: str) -> str:
+    """`clause` with the names of the controls whose values are verbs blanked out, offsets kept."""
+    names = sorted({n for spec in schema.keys.values() if spec.reading.verb_values
+                    for n in (spec.label(lang), *spec.aliases.get(lang, ()), *spec.reading.value_cues.get(lang, ()))
+                    if len(n) > 1}, key=len, reverse=True)
+    for name in names:
+        pattern = r"(?<!\w)" + re.escape(name) + r"(?!\w)" if lang == "en" else re.escape(name)
+        clause = re.sub(pattern, lambda m: " " * len(m.group(0)), clause, flags=re.IGNORECASE)
+    return clause
+
+
+def _without_values(schema: DomainSchema, clause: str, lang: str) -> str:
+    """`clause` with every listed value blanked out: what is left names keys by their labels."""
+    for word, _key, _value in schema.enum_lexicon(lang):
+        if len(word) > 1:
+            pattern = r"(?<!\w)" + re.escape(word) + r"(?!\w)" if lang == "en" else re.escape(word)
+            clause = re.sub(pattern, lambda m: " " * len(m.group(0)), clause, flags=re.IGNORECASE)
+    return clause
+
+
 def _sentence(text: str, span: Span) -> str:
     left = max((m.end() for m in re.finditer(r"[.!?。！？]", text[: span[0]])), default=0)
     after = re.compile(r"[.!?。！？]").search(text, span[1])
@@ -165,6 +185,9 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
         if not clause.strip() or any(span[0] < end and start < span[1] for start, end in taken) \
                 or asks(text, span[0], span[1], lang) or is_query(clause):
             continue            # a question about the value ("how much warmer is it?") changes nothing
+        said_clause = clause
+        # A control's own name is no change word: "seat warmer on", "no more seat heating", 空调风.
+        clause = _without_controls(schema, clause, lang)
         spec, words, own = _reading(numeric, clause, lang, text)
         if spec is None or words is None:
             continue
@@ -173,8 +196,10 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
         if _about_something_else(spec, text[slice(*clause_bounds(text, *span))], lang) \
                 or (not own and _about_something_else(spec, _sentence(text, span), lang)):
             continue            # "freezing outside, minus five degrees": the weather, not the cabin
-        if not own and _another_keys_value(schema, spec, clause, words, lang, commanded_keys(schema, state)):
+        if not own and _another_keys_value(schema, spec, said_clause, words, lang, commanded_keys(schema, state)):
             continue            # 空调风小一点: "smaller" is the fan's own value, not the cabin's temperature
+        if own and not _named(spec, clause, lang) and _keys_named(schema, _without_values(schema, clause, lang), lang):
+            continue            # "my seat's getting too hot": said of the seat, not the cabin
         named = _keys_named(schema, clause, lang) | ({spec.name} if own or _named(spec, clause, lang) else set())
         if named - {spec.name} and spec.name not in named:
             continue            # "move the seat back a bit": the clause is about another key

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
-from monologue.memory.language.cues import FILLERS
+from monologue.memory.language.cues import FILLERS, HOLD_ON, NOT_DECIDED
 from monologue.memory.language.memory_cues import ABOUT_THE_TALK, ASKS_TO_BE_TOLD, REQUEST
 from monologue.memory.language.wishes import clauses, content_words, wish_in
 from monologue.memory.working.state import Comparator, Op, Operation, SessionState
@@ -135,8 +135,9 @@ def asks_beyond(schema: DomainSchema, text: str, language: str) -> bool:
     some requests beyond the domain pass; a false alarm would tell a user the agent cannot do
     what it does."""
     plain = FILLERS.sub("", text.strip())
-    if not REQUEST.search(plain) or ABOUT_THE_TALK.search(plain) or ASKS_TO_BE_TOLD.search(plain):
-        return False
+    if not REQUEST.search(plain) or ABOUT_THE_TALK.search(plain) or ASKS_TO_BE_TOLD.search(plain) \
+            or NOT_DECIDED.search(plain) or HOLD_ON.search(plain):
+        return False        # ("Can you— actually, I'm not sure yet" asks for nothing)
     topic = _topic_words(schema, language)
     lowered = plain.lower()
     if language == "en":
