@@ -120,7 +120,10 @@ def score(record: ConversationRecord, domain: SimDomain) -> ConversationScore:
                                gave_up=any(e.user.meant.act == "giveup" for e in record.exchanges))
     reader = ReplyReader(domain, goal.language, user.bank.enum_words)
     # Task success: every action of the goal done, with the final values.
-    result.success = all(_action_right(record, domain, final, a) for a in goal.actions)
+    # (An action whose every needed value the user took back is no longer wanted: "forget the fan".)
+    wanted = [a for a in goal.actions if not (a in domain.actions and domain.actions[a].needs
+                                              and set(domain.actions[a].needs) <= set(user.withdrawn))]
+    result.success = all(_action_right(record, domain, final, a) for a in wanted)
     for index, view in enumerate(views, 1):
         if _action_right(record, domain, view, goal.actions[0]):
             result.turns_to_success = index

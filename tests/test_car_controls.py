@@ -70,6 +70,9 @@ def test_each_control_is_read_in_the_drivers_words(text: str, expected: dict[str
     ("Open the sunroof", {}),
     ("座椅加热打开，车窗关上", {"seat_heating": "on", "window": "closed"}),     # each verb with its own control
     ("空调风小一点", {"fan_speed": "down"}),  # less air, not a cooler cabin
+    ("空调风太小了，调大一点吧", {"fan_speed": "up"}),     # the clause before names the control
+    ("关掉内循环", {"air_circulation": "fresh_air"}),
+    ("Oh, and not this one, skip it.", {"media": "next"}),
     ("温度调低一点", {}),                      # the cabin's temperature: nothing held, asked back
 ])
 def test_a_controls_verb_is_read_only_with_that_control(text: str, expected: dict[str, str]) -> None:
@@ -183,3 +186,12 @@ async def test_a_request_no_domain_does_is_declined_not_acknowledged(domain: str
 def test_a_request_the_domain_does_or_about_the_talk_is_not_declined(domain: str, language: str,
                                                                       text: str) -> None:
     assert not asks_beyond(load_schema(domain), text, language)
+
+
+@pytest.mark.parametrize(("language", "text", "said"), [
+    ("zh", "座椅加热打开，车窗关上", ("座椅加热已经打开", "车窗已经关上")),
+    ("en", "Take me home, turn the seat heater on and close the windows", ("home", "seat heating on", "windows up")),
+])
+async def test_every_control_named_in_a_turn_is_carried_out(language: str, text: str, said: tuple[str, ...]) -> None:
+    last = (await _chat("in_car", language, [text])).turns[-1].reply
+    assert all(words in last.text for words in said), last.text

@@ -494,7 +494,7 @@ class RuleExtractor:
         # …said on its own (帮我静音一下, "Louder!"): 路上在咖啡店停一下 stops the car, not the music.
         rest = text[:span[0]] + " " + text[span[1]:]
         only = [k for w, k, _v in self.schema.enum_lexicon(lang) if w == word] == [key]
-        return only and not content_words(rest, lang)
+        return only and not content_words(rest, lang) - {"not", "no"}      # ("not this one, skip it")
 
     def _enums(self, said: _Said, taken: list[Span], add: Add, correction: bool, withdrawn_keys: set[str],
                state: SessionState | None = None, commanded: frozenset[str] = frozenset()) -> None:
@@ -511,7 +511,7 @@ class RuleExtractor:
                 spec = self.schema.key(key)
                 # A cue inside another value already read is not this key's ("a child seat in
                 # the back" moves no seat).
-                if not cued(spec, _masked(text, taken), m.span(), lang) \
+                if not cued(spec, _masked(text, taken), m.span(), lang, self.schema.keys.values()) \
                         and not self._continues(key, commanded, text, m.span(), lang) \
                         and not self._says_one_control(word, key, lang, text, m.span()):
                     continue

@@ -17,7 +17,7 @@ YAML's. Nothing here names a domain or a key.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.cues import AMOUNT_AFTER_NAME
@@ -160,7 +160,7 @@ _BARE_ANSWER_EN = frozenset({"a", "an", "the", "by", "via", "please", "just", "o
                              "so", "maybe", "probably", "i", "guess", "think", "then", "yes", "yeah", "sure"})
 
 
-def cued(spec: KeySpec, text: str, span: Span, lang: str) -> bool:
+def cued(spec: KeySpec, text: str, span: Span, lang: str, controls: Iterable[KeySpec] = ()) -> bool:
     """A key with `value_cues` is read only from a clause that has one and does not ask.
     A key whose values describe its nouns (`open_values: nouns`, "Italian food") does not
     read a value that describes something else ("Italian opera")."""
@@ -179,9 +179,23 @@ def cued(spec: KeySpec, text: str, span: Span, lang: str) -> bool:
         return False
     if spec.reading.verb_values:
         # A control's value is a verb ("on", 打开, 小一点): only its own clause says what it is for
-        # (座椅加热打开，车窗关上 opens no window), and not where it is about another thing (天窗).
-        return _mentions(where, cues, lang == "en") and not _mentions(where, _words(spec.reading.not_when, lang),
-                                                                      lang == "en")
+        # (座椅加热打开，车窗关上 opens no window), and not where it is about another thing (天窗)…
+        if _mentions(where, _words(spec.reading.not_when, lang), lang == "en"):
+            return False
+        if _mentions(where, cues, lang == "en"):
+            return True
+        # …or the clause just before it in the same sentence, naming only this control
+        # (空调风太小了，调大一点吧).
+        before = text[:left].rstrip()
+        if left == 0 or not re.search(r"[,，、;；]$", before) or any(
+                other is not spec and other.reading.verb_values
+                and _mentions(where, _words(other.reading.value_cues, lang), lang == "en") for other in controls):
+            return False        # (座椅加热打开，车窗关上: the second clause names its own control)
+        previous = before[slice(*clause_bounds(before, len(before) - 1, len(before) - 1))]
+        return _mentions(previous, cues, lang == "en") and not any(
+            other is not spec and other.reading.verb_values
+            and _mentions(previous, _words(other.reading.value_cues, lang), lang == "en")
+            for other in controls)
     # The value said on its own is an answer ("A text message."), whatever cue it lacks.
     rest = (text[left:span[0]] + " " + text[span[1]:right]).lower()
     # …and with another of the key's own words beside it ("A phone call.": call is the phone's too).

@@ -129,7 +129,7 @@ def _another_keys_value(schema: DomainSchema, spec: KeySpec, clause: str, words:
         for m in re.finditer(pattern, lowered):
             # …and said of that key: 温度调低一点 is the temperature's, though 调低 lowers a seat too.
             if m.start() < words.end and words.start < m.end() \
-                    and (key in commanded or cued(schema.key(key), clause, m.span(), lang)):
+                    and (key in commanded or cued(schema.key(key), clause, m.span(), lang, schema.keys.values())):
                 return True
     return False
 
