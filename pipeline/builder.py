@@ -388,7 +388,9 @@ def build_processors(config: MonologueConfig, models: AgentModels, out_dir: Path
                          on_turn_end=hooks.on_turn_end, turn_end=turn_end,
                          judge=TurnEndJudge(models.turn_end, turn_end, config.language),
                          partials=PartialTranscriber(models.asr) if models.asr is not None else None),
-        asr=ASRProcessor(models.asr, low_confidence=config.asr.low_confidence) if models.asr is not None else None,
+        asr=ASRProcessor(models.asr, low_confidence=config.asr.low_confidence,
+                         respell=memory.respell if memory is not None and config.language in ("zh", "auto") else None)
+        if models.asr is not None else None,
         classifier=TurnClassifierProcessor(memory.reads_condition if memory else None, schema=schema),
         monologue=MonologueProcessor(log, memory, after_replies=True),
         reply=reply,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 
 import numpy as np
 from loguru import logger
@@ -33,11 +34,14 @@ class ASRProcessor(FrameProcessor):
     """
 
     def __init__(self, transcriber: Transcriber, *, user_id: str = "user",
-                 low_confidence: float = 0.45) -> None:
+                 low_confidence: float = 0.45, respell: Callable[[str], str | None] | None = None) -> None:
         super().__init__()
         self._transcriber = transcriber
         self._user_id = user_id
         self._low_confidence = low_confidence
+        # The domain's words the ASR wrote by sound, written as the domain writes them (Chinese:
+        # 打开做一家热 → 打开座椅加热; memory/working/heard.py). The trace keeps what was heard.
+        self._respell = respell
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
@@ -74,6 +78,11 @@ class ASRProcessor(FrameProcessor):
         turn.compute["asr"] = done - started      # what the turn waited for its transcript here
         turn.mark("asr_done", done)
         text = plain_text(result.text)          # what is stored and printed: no controls, no bidi overrides
+        heard_as = None
+        if self._respell is not None and text and result.language in (None, "", "zh"):
+            respelled = self._respell(text)
+            if respelled is not None:
+                heard_as, text = text, respelled
         turn.asr = Transcription(
             text=text,
             language=result.language,
@@ -84,6 +93,7 @@ class ASRProcessor(FrameProcessor):
             low_confidence=result.confidence < self._low_confidence,
             error=f"dropped: {result.dropped}" if result.dropped and not text else None,
             dropped=result.dropped or None,     # also when real words were left ("以下是…。一共四位")
+            heard_as=heard_as,
         )
         if result.dropped:
             logger.info("turn {}: not the user's words, dropped: {}", turn.turn_id, result.dropped)

@@ -53,6 +53,7 @@ class Transcription:
     source: Literal["text"] | None = None  # typed, not heard
     error: str | None = None             # the transcriber failed; the turn ends unanswered
     dropped: str | None = None           # what the ASR made up and took out (its prompt, a stock phrase), and why
+    heard_as: str | None = None          # the ASR's own words, where it wrote the domain's words by sound
 
     def trace(self) -> dict[str, Any]:
         return _measured({"text": self.text, "language": self.language, "confidence": self.confidence,

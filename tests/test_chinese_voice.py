@@ -128,3 +128,27 @@ async def test_a_place_named_aloud_is_booked_though_the_asr_writes_it_with_other
     final = store.load("zh")
     assert final is not None and final.done, transcript
     assert "羊大爷涮肉坊亮马桥店" in str(final.done[-1]), transcript
+
+
+async def test_a_drivers_command_is_understood_though_the_asr_writes_its_words_by_sound(
+        chinese_models: Any, tmp_path: Path) -> None:
+    """Spoken by the Mandarin voice, whisper writes 这首 (this song) as 这手, and 座椅 (the seat) at
+    times as 做一: the domain's words are respelled by their sound, and each command is carried out. The
+    trace keeps what the ASR wrote (`asr.heard_as`)."""
+    voice = chinese_models.tts
+    said = ("这首不好听，换一首", "座椅调低一点")
+    pieces = [quiet(0.5)]
+    for text in said:
+        pieces += [mandarin_speech(voice, text), quiet(6.0)]
+    session = SessionAudio(samples=np.concatenate(pieces), sample_rate=RATE, sources=("zh",), original_rate=RATE,
+                           original_channels=1)
+    config = session_config().with_overrides({"monologue": {"domain": "in_car"}})
+    await replay_audio(session, config, chinese_models, tmp_path, ReplayOptions(store=InMemoryStateStore(),
+                                                                                session_id="car"))
+    transcript = (tmp_path / "transcript.txt").read_text(encoding="utf-8")
+    lines = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text(encoding="utf-8").splitlines()]
+    replies = [line["reply"]["text"] for line in lines if line.get("reply", {}).get("text")]
+    assert replies == ["好了，音乐切到下一首。", "好了，座椅低一点，调好了。"], transcript
+    for line in lines:
+        if line["asr"].get("heard_as"):        # respelled: the words the rules read, not the ASR's
+            assert line["asr"]["heard_as"] != line["asr"]["text"], line["asr"]

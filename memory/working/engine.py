@@ -25,6 +25,7 @@ from monologue.memory.stores.state import InMemoryStateStore
 from monologue.memory.working.apply import Applied, ApplyOptions, apply_operations
 from monologue.memory.working.extract import Extraction, RuleExtractor
 from monologue.memory.working.grounding import Grounder, Rejected, ground_proposal
+from monologue.memory.working.heard import respeller_for
 from monologue.memory.working.llm_ops import JsonLLM, llm_operations
 from monologue.memory.working.references import ReferenceResolver
 from monologue.memory.working.render import clarify_question, render_monologue, render_state
@@ -119,6 +120,7 @@ class WorkingMemory:
         self._seen: SessionState | None = None      # the state last loaded, for reads_condition
         self.llm = llm
         self._lock = asyncio.Lock()
+        self._respellers = [respeller_for(d, self._rules[d.name].values_read) for d in self.domains.domains]
 
     def read_option_names(self, domain: str, key: str, names: Mapping[str, str]) -> None:
         """The names of the options `domain`'s catalogue offers, read as `key`'s value (each
@@ -150,6 +152,12 @@ class WorkingMemory:
         extraction.operations = [replace(op, key=self.domains.qualified(domain, op.key)) if op.key else op
                                  for op in extraction.operations]
         return extraction, domain
+
+    def respell(self, text: str) -> str | None:
+        """A Chinese transcript with the domains' words written as they write them, where the ASR
+        wrote them by sound and the rules read more so (打开做一家热 → 打开座椅加热); None to keep
+        it as heard (`heard.py`)."""
+        return next((r for respell in self._respellers if (r := respell(text)) is not None), None)
 
     def reads_condition(self, text: str) -> bool:
         """Whether `text` would change a slot, read as the update would read it: rules,

@@ -368,6 +368,10 @@ class RuleExtractor:
         return any(op.op in (Op.SET, Op.WITHDRAW) and not self.small_talk_value(op)
                    for op in self.extract(text, None).operations)
 
+    def values_read(self, text: str) -> int:
+        """How many values the rules set or withdraw from `text`, said first."""
+        return sum(1 for op in self.extract(text, None).operations if op.op in (Op.SET, Op.WITHDRAW))
+
     def small_talk_value(self, op: Operation) -> bool:
         """A reading small talk makes too: a bare "today" ("lovely weather today")."""
         return self.schema.key(op.key).reader == Reader.DATE and op.value == "today"
