@@ -47,6 +47,7 @@ from monologue.memory.working.readers import controls_unnamed
 from monologue.memory.working.render import spoken_conditions
 from monologue.memory.working.state import (
     INTERRUPTED,
+    WHICH_CONTROL,
     ActionDone,
     AgentAct,
     OfferedOption,
@@ -290,6 +291,7 @@ class DialogueSession:
             state_question = None if option_answer else state_question
         beyond = not changed and not option_answer and not asked_option and state_question is None \
             and asks_beyond(schema, text, language)
+        unnamed: list[str] = []
         if not clarify and not changed and not beyond and state_question is None and not CLOSING.search(text) \
                 and commands_something(text):
             unnamed = controls_unnamed(schema, text, language)
@@ -303,7 +305,7 @@ class DialogueSession:
                           state_question=state_question, option_answer=option_answer, asked_option=asked_option,
                           asked_unfit=asked_unfit, asked_option_said=asked_option_said,
                           refused_options=tuple(catalogue.refused_in(text)) if catalogue is not None else (),
-                          beyond_the_domain=beyond)
+                          beyond_the_domain=beyond, unnamed_controls=tuple(unnamed))
         policy = self.policy(state.domain)
         relaxable = _relaxable(catalogue.items, view, policy.kept_conditions(view, facts)) \
             if catalogue and not fitting else []
@@ -521,9 +523,10 @@ class DialogueSession:
             offered = [o for o in offered if all(_named(str(v), text) for v in o.values.values())]
             option = planned.decision.steps()[-1].option
             unheard = (bool(option) and not _named(str(option), text)) or not text
-        if (act.act in _ASIDES or unheard) and planned.view.acts:
+        if (act.act in _ASIDES and act.key != WHICH_CONTROL or unheard) and planned.view.acts:
             # An aside (small talk, a question answered) leaves the task where it was: what was
-            # offered or asked before it is still what a "yes" or a "no" answers.
+            # offered or asked before it is still what a "yes" or a "no" answers. ("Which should I
+            # change?" is remembered: its answer, "the fan", needs what was said before it.)
             act = replace(planned.view.last_act, turn=turn, first=act.first, refused=act.refused, kept=act.kept)
         elif unheard:
             act = AgentAct(INTERRUPTED, turn=turn, first=act.first, refused=act.refused, kept=act.kept)

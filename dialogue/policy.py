@@ -19,6 +19,7 @@ from typing import Any
 from monologue.dialogue.state_questions import StateQuestion, checks_held
 from monologue.memory.domain.schema import ActionSpec, DomainSchema
 from monologue.memory.language.cues import (
+    ABILITIES_QUESTION,
     ABOUT_ME,
     AGENT_NAME_QUESTION,
     CLOSING,
@@ -39,7 +40,14 @@ from monologue.memory.language.cues import (
     yes_or_no,
 )
 from monologue.memory.language.stances import asks_for_information, is_query, sentences_with_offsets
-from monologue.memory.working.state import ActionDone, AgentAct, Comparator, ConditionStatus, SessionState
+from monologue.memory.working.state import (
+    WHICH_CONTROL,
+    ActionDone,
+    AgentAct,
+    Comparator,
+    ConditionStatus,
+    SessionState,
+)
 from monologue.memory.working.turn_classes import TurnClass
 
 
@@ -102,6 +110,7 @@ class TurnFacts:
     # A request in words the domain does not know (帮我叫辆出租车, "open the sunroof"): nothing the
     # agent can do, and to be told so rather than "I see".
     beyond_the_domain: bool = False
+    unnamed_controls: tuple[str, ...] = ()   # a verb said with none of these controls named: which one?
 
 
 @dataclass
@@ -162,6 +171,11 @@ class Decision:
         last = self.steps()[-1]
         return AgentAct(act=str(last.act), turn=turn, first=str(self.act), refused=self.refused, action=last.action,
                         key=last.key, option=last.option, args=last.args, kept=self.kept)
+
+
+def acting_now(step: Decision | None, turn: TurnFacts) -> bool:
+    """Whether this turn carries something out or changes what is wanted."""
+    return (step is not None and step.act == Act.ACT) or bool(turn.changed)
 
 
 def _then(step: Decision, last: Decision) -> Decision:
@@ -441,6 +455,10 @@ class DialoguePolicy:
         if turn.clarify:
             clarify = Decision(Act.CLARIFY, say=turn.clarify, reason="misheard or a change to confirm first",
                                refused=refused)
+            if turn.unnamed_controls:
+                # "Which should I change?": what was said is kept, for the answer ("the fan").
+                clarify = replace(clarify, key=WHICH_CONTROL, args={"said": turn.text},
+                                  reason=f"a control's verb with no control named: {', '.join(turn.unnamed_controls)}")
             step = self.task_step(state, turn, options, last, refused, ruled_out, relaxable)
             if step is not None and step.act == Act.ACT and step.action in self.schema.actions \
                     and not self.schema.actions[step.action].confirm:
@@ -509,6 +527,9 @@ class DialoguePolicy:
                                    f"{': ' + ', '.join(question.keys) if question.keys else ''})")
         asked = [s for _, s in sentences_with_offsets(text)
                  if (asks_for_information(s) or is_query(s)) and not EXCLAMATION.search(s)]
+        if ABILITIES_QUESTION.search(text) and not acting_now(step, turn):
+            return Decision(Act.SMALL_TALK, key="abilities", then=self._resume(step, last), refused=refused,
+                            reason="asked what the agent can do")
         if AGENT_NAME_QUESTION.search(text):
             return Decision(Act.SMALL_TALK, key="name", then=self._resume(step, last), refused=refused,
                             reason="asked the agent's name")

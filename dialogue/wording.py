@@ -221,6 +221,8 @@ class Wording:
             if d.about:
                 return say("policy.no_rush", lang, label=self.schema.key(d.about[0]).label(lang))
             return say("policy.take_your_time", lang)
+        if d.act == Act.SMALL_TALK and d.key == "abilities":
+            return say("policy.my_abilities", lang, role=self.schema.role.get(lang) or self.schema.role.get("en", ""))
         if d.act == Act.SMALL_TALK:
             return say({"name": "policy.my_name", "to_me": "policy.small_talk_to_me",
                         "again": "policy.small_talk_again",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import zipfile
 from pathlib import Path
@@ -55,7 +56,7 @@ def false_alarms() -> None:
             print(f"   {text}  →  {respelled}")
 
 
-def spoken() -> None:
+def spoken(commands: tuple[str, ...] = COMMANDS) -> None:
     import numpy as np
     import soxr
 
@@ -77,7 +78,7 @@ def spoken() -> None:
         return sorted((op.key, op.value) for op in rules.extract(text).operations if op.op == "set")
 
     as_heard = respelled_right = 0
-    for command in COMMANDS:
+    for command in commands:
         _, chunks = voices.speak(command)
         audio = np.concatenate([np.frombuffer(chunk, dtype=np.int16) for chunk, _ in chunks])
         samples = np.asarray(soxr.resample(audio, voices.sample_rate, 16000), dtype=np.int16)
@@ -88,13 +89,15 @@ def spoken() -> None:
         respelled_right += values(fixed) == wanted
         mark = "ok " if values(fixed) == wanted else "-- "
         print(f"{mark}{command}  heard {heard}" + (f"  respelled {fixed}" if fixed != heard else ""))
-    print(f"\n| spoken in-car commands ({len(COMMANDS)}) | read right as heard | with the respelling |")
+    print(f"\n| spoken in-car commands ({len(commands)}) | read right as heard | with the respelling |")
     print(f"|---|---:|---:|\n| Mandarin voice → whisper base | {as_heard} | {respelled_right} |")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--spoken", action="store_true", help="also speak the commands and hear them (about 1 min)")
+    parser.add_argument("--commands", help="a file of other commands to speak, one a line (lines with no "
+                        "Chinese, and '---', are skipped)")
     args = parser.parse_args()
     if not CROSSWOZ_VAL.is_file():
         print(f"needs {CROSSWOZ_VAL} (the shared data folder beside the project)", file=sys.stderr)
@@ -102,6 +105,9 @@ def main() -> int:
     false_alarms()
     if args.spoken:
         spoken()
+    if args.commands:
+        lines = Path(args.commands).read_text(encoding="utf-8").splitlines()
+        spoken(tuple(line.strip() for line in lines if re.search(r"[\u4e00-\u9fff]", line)))
     return 0
 
 

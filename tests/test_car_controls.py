@@ -195,3 +195,44 @@ def test_a_request_the_domain_does_or_about_the_talk_is_not_declined(domain: str
 async def test_every_control_named_in_a_turn_is_carried_out(language: str, text: str, said: tuple[str, ...]) -> None:
     last = (await _chat("in_car", language, [text])).turns[-1].reply
     assert all(words in last.text for words in said), last.text
+
+
+@pytest.mark.parametrize(("language", "lines", "said"), [
+    ("zh", ["调小一点", "风量"], "风量调小了"),
+    ("zh", ["关了吧", "车窗"], "车窗已经关上"),
+    ("en", ["Down a notch, please", "the fan"], "fan down"),
+])
+async def test_the_answer_to_which_control_carries_out_the_verb_said_before(language: str, lines: list[str],
+                                                                            said: str) -> None:
+    last = (await _chat("in_car", language, lines)).turns[-1].reply
+    assert (last.decision or {}).get("act") == Act.ACT and said in last.text, last.text
+
+
+@pytest.mark.parametrize(("language", "lines", "said"), [
+    ("en", ["it's too hot in here", "22"], "22 degrees"),
+    ("zh", ["我好热啊", "二十二"], "22度"),
+])
+async def test_a_bare_number_answers_the_temperature_the_agent_asked_for(language: str, lines: list[str],
+                                                                         said: str) -> None:
+    last = (await _chat("in_car", language, lines)).turns[-1].reply
+    assert said in last.text, last.text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("把窗户关上，开内循环", {"window": "closed", "air_circulation": "recirculate"}),   # 开 is the air's here
+    ("lower the volume and the fan", {"volume": "down", "fan_speed": "down"}),
+    ("roll down the windows and switch off recirculation", {"window": "open", "air_circulation": "fresh_air"}),
+    ("warm it up to 24 and put my seat heater on", {"temperature": 24, "seat_heating": "on"}),
+])
+def test_several_controls_in_one_turn_each_get_their_own_value(text: str, expected: dict[str, object]) -> None:
+    assert _sets(text) == expected
+
+
+@pytest.mark.parametrize(("domain", "language", "text", "said"), [
+    ("in_car", "en", "What can you do?", "navigation"),
+    ("in_car", "zh", "那你能干什么", "导航"),
+    ("restaurant", "en", "What can you do for me?", "restaurant tables"),
+])
+async def test_asked_what_it_can_do_it_says_its_role(domain: str, language: str, text: str, said: str) -> None:
+    last = (await _chat(domain, language, [text])).turns[-1].reply
+    assert said in last.text, last.text

@@ -361,6 +361,12 @@ REMEMBER_ME = re.compile(r"\bwhat (?:do|did) you (?:remember|know|recall) about 
 HOW_ARE_YOU = re.compile(r"\bhow (?:are|r) (?:you|u)\b|\bhow'?s (?:your day|it going|life)|\bhow is your day\b|"
                          r"你好吗|你怎么样|你今天(?:心情|过得)", re.IGNORECASE)
 # Asking the agent's name.
+# "What can you do?", 你能干什么: answered with the agent's role.
+ABILITIES_QUESTION = re.compile(
+    r"\bwhat (?:else )?(?:can|could) you (?:do|help (?:me )?with)\b|\bwhat (?:do|are) you (?:do|for|good for)\b|"
+    r"\bwhat are you able to do\b|"
+    r"你(?:还)?(?:能|会|可以)(?:干|做|帮我?(?:做|干)?)?(?:什么|啥|些什么)|你都(?:能|会)(?:干|做)?(?:什么|啥)",
+    re.IGNORECASE)
 AGENT_NAME_QUESTION = re.compile(
     r"\bwhat(?:'s| is) your name\b|\bwho are you\b|\bwhat are you called\b|\bare you (?:a |an )?(?:human|robot|bot|"
     r"machine|person|real|ai|computer)\b|你叫什么|你是谁|你是(?:不是)?(?:机器人|真人|人|AI|ai)", re.IGNORECASE)

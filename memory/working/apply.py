@@ -101,7 +101,7 @@ class _Applier:
                         last_mentioned=self.turn, multi=spec.multi)
         self.mentioned.add(slot)
         waiting = [p for p in self.state.pending
-                   if p.key == op.key and p.kind in (QuestionKind.CONFLICT, QuestionKind.CLARIFY)]
+                   if p.key == op.key and p.kind in (QuestionKind.CONFLICT, QuestionKind.CLARIFY, QuestionKind.OPEN)]
         existing = self.state.constraints.get(slot)
         if existing is None:
             self.state.constraints[slot] = new

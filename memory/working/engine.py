@@ -227,6 +227,8 @@ class WorkingMemory:
             # "Two more people" with no party size held: ask what it is now, never guess.
             spec = self.schema.key(unapplied[0])
             clarify = say("clarify.relative", self.settings.language, label=spec.label(self.settings.language))
+            # An open question on the key: a bare "22" next answers it.
+            ops.append(Operation(Op.ASK, spec.name, question=clarify, reason="a relative change with nothing held"))
         low = asr_confidence is not None and asr_confidence < self.settings.low_confidence
         writes = [op for op in ops if op.op == Op.SET]
         if low and writes:

@@ -57,7 +57,16 @@ from monologue.memory.working.readers import (
     value_pattern,
 )
 from monologue.memory.working.relative import read_relative_changes
-from monologue.memory.working.state import NO_ACT, Comparator, Op, Operation, OpSource, SessionState
+from monologue.memory.working.state import (
+    NO_ACT,
+    WHICH_CONTROL,
+    Comparator,
+    Op,
+    Operation,
+    OpSource,
+    QuestionKind,
+    SessionState,
+)
 from monologue.memory.working.turn_classes import TurnClass
 from monologue.memory.working.values import learned_operations
 from monologue.memory.working.wishes import held_wish_named, read_wishes
@@ -233,6 +242,9 @@ class RuleExtractor:
         self._options[key] = name_finder(said)
 
     def extract(self, text: str, state: SessionState | None = None, turn_class: str = "") -> Extraction:
+        answered = self._which_control_answered(text, state)
+        if answered is not None:
+            return answered
         lang = language_of(text)
         cues = STATE_CUES[lang]
         lowered = text.lower()
@@ -261,7 +273,7 @@ class RuleExtractor:
         # "Thanks for that, later!" takes leave; it moves nothing later.
         relative = read_relative_changes(self.schema, "" if CLOSING.search(text) else text, lang, state, taken, add)
         result.ask_back = relative.unanchored + relative.out_of_range
-        read_quantities(self.schema, text, source, lang, taken, add, result.correction)
+        read_quantities(self.schema, text, lang, taken, add, result.correction, self._asked(state))
         for spec in self._times:
             times = [t for t in _TIMES[lang](text)
                      if not self._negated(text, t[1], cues) and not _overlaps((t[1], t[2]), taken)]
@@ -367,6 +379,29 @@ class RuleExtractor:
         """
         return any(op.op in (Op.SET, Op.WITHDRAW) and not self.small_talk_value(op)
                    for op in self.extract(text, None).operations)
+
+    def _which_control_answered(self, text: str, state: SessionState | None) -> Extraction | None:
+        """"The fan", 风量: the answer to "which should I change?", asked of a verb said with no
+        control named ("turn it down a notch"): that verb, for the control named now."""
+        last = state.last_act if state is not None else NO_ACT
+        said = str(last.args.get("said", "")) if last.act == "clarify" and last.key == WHICH_CONTROL else ""
+        lang = language_of(text)
+        named = [k for k, spec in self.schema.keys.items() if spec.reading.verb_values and names_key(spec, text, lang)]
+        if not said or not named:
+            return None
+        joined = f"{text} {said}" if lang == "en" else f"{text}{said}"
+        ops = [replace(op, words=text.strip(), source=OpSource.RELATIVE, reason="the control asked about, named")
+               for op in self.extract(joined).operations if op.op == Op.SET and op.key in named]
+        return Extraction(operations=ops) if ops else None
+
+    @staticmethod
+    def _asked(state: SessionState | None) -> str:
+        """The key the agent just asked for: its question ("What day?"), or a question the state
+        raised last turn ("I don't have the cabin temperature yet: what should it be?")."""
+        if state is None:
+            return ""
+        return state.asked_key or next((p.key for p in state.pending if p.kind == QuestionKind.OPEN and p.key
+                                        and p.turn == state.turn), "")
 
     def values_read(self, text: str) -> int:
         """How many values the rules set or withdraw from `text`, said first."""
@@ -500,6 +535,21 @@ class RuleExtractor:
         only = [k for w, k, _v in self.schema.enum_lexicon(lang) if w == word] == [key]
         return only and not content_words(rest, lang) - {"not", "no"}      # ("not this one, skip it")
 
+    def _shared_verb(self, word: str, read: Operation, said: _Said, span: Span, add: Add,
+                     seen: set[tuple[str, str]]) -> None:
+        """One verb for several controls its clause names ("lower the volume and the fan",
+        把车窗和座椅加热都关了): each of them."""
+        for other_word, other_key, other_value in self.schema.enum_lexicon(said.lang):
+            other = self.schema.key(other_key)
+            if other_word != word or other_key == read.key or not other.reading.verb_values \
+                    or any(k == other_key for k, _v in seen):
+                continue
+            left, right = clause_bounds(said.text, *span)
+            if names_key(other, said.text[left:right], said.lang):
+                add(Operation(Op.SET, other_key, read.comparator, other_value, clause_of(said.text, span),
+                              correction=read.correction), span)
+                seen.add((other_key, other_value))
+
     def _enums(self, said: _Said, taken: list[Span], add: Add, correction: bool, withdrawn_keys: set[str],
                state: SessionState | None = None, commanded: frozenset[str] = frozenset()) -> None:
         text, source, lang, cues = said.text, said.source, said.lang, said.cues
@@ -543,6 +593,9 @@ class RuleExtractor:
                 add(Operation(Op.SET, key, comparator, value, clause_of(text, m.span()), correction=correction),
                     m.span())
                 seen.add((key, value))
+                if spec.reading.verb_values:
+                    self._shared_verb(word, Operation(Op.SET, key, comparator, value, correction=correction), said,
+                                      m.span(), add, seen)
                 break
 
     def _open_and_named(self, text: str, taken: list[Span], add: Add, correction: bool,

@@ -76,8 +76,10 @@ def value_pattern(word: str, spaced: bool) -> str:
 # --- quantities ----------------------------------------------------------------------------
 
 
-def _quantity_candidates(spec: KeySpec, source: str, lang: str) -> Iterator[tuple[int | float, Span]]:
-    """(number, span of the number), best evidence first: a unit, the key's set-words, its name."""
+def _quantity_candidates(spec: KeySpec, source: str, lang: str,
+                         bare: bool = False) -> Iterator[tuple[int | float, Span]]:
+    """(number, span of the number), best evidence first: a unit, the key's set-words, its name;
+    with `bare`, a number said alone too (the answer to a question about the key)."""
     spaced = lang == "en"
     number = _NUMBER[lang]
     reading = spec.reading
@@ -96,6 +98,11 @@ def _quantity_candidates(spec: KeySpec, source: str, lang: str) -> Iterator[tupl
     names = _words(spec.aliases, lang) + (spec.label(lang),)
     gap = r"\W+(?:\w+\W+){0,3}?" if spaced else r".{0,4}?"
     patterns.append(_alternation(names, spaced) + gap + r"(?P<n>" + number + ")")
+    if bare:
+        lead = r"(?:(?:make it|set it to|let'?s say|maybe|um|uh|ok(?:ay)?|about|around)\W+)*" if spaced \
+            else r"(?:就|大概|嗯，?|那就|调到|要)?"
+        patterns.append(r"^\W*" + lead + r"(?P<n>" + number + r")"
+                        r"(?:\W+(?:please|thanks))?\W*(?:吧|就行|好了|可以)?\W*$")
     number_of = to_amount if spec.type == "money" else to_int     # an amount keeps its cents
     for pattern in patterns:
         for m in re.finditer(pattern, source):
@@ -109,13 +116,15 @@ def _unit_next(after: str, spec: KeySpec, lang: str) -> bool:
     return bool(units) and bool(re.match(r"\s*" + _alternation(units, lang == "en"), after))
 
 
-def read_quantities(schema: DomainSchema, text: str, source: str, lang: str, taken: list[Span], add: Add,
-                    correction: bool) -> None:
+def read_quantities(schema: DomainSchema, text: str, lang: str, taken: list[Span], add: Add,
+                    correction: bool, asked: str = "") -> None:
     """A number for each `quantity` key: in its range, not a time or a count, not in a
-    clause about something else ("30 degrees outside"), not asked about."""
+    clause about something else ("30 degrees outside"), not asked about; a bare number ("22",
+    二十二吧) when the agent has just asked for the key (`asked`)."""
+    source = text.lower() if lang == "en" else text
     for spec in schema.read_by(Reader.QUANTITY):
         reading = spec.reading
-        for n, span in _quantity_candidates(spec, source, lang):
+        for n, span in _quantity_candidates(spec, source, lang, bare=spec.name == asked):
             after = source[span[1]:]
             if _overlaps(span, taken) or (_NOT_A_QUANTITY[lang].match(after) and not _unit_next(after, spec, lang)):
                 continue
@@ -187,10 +196,10 @@ def cued(spec: KeySpec, text: str, span: Span, lang: str, controls: Iterable[Key
         # …or the clause just before it in the same sentence, naming only this control
         # (空调风太小了，调大一点吧).
         before = text[:left].rstrip()
-        if left == 0 or not re.search(r"[,，、;；]$", before) or any(
-                other is not spec and other.reading.verb_values
-                and _mentions(where, _words(other.reading.value_cues, lang), lang == "en") for other in controls):
-            return False        # (座椅加热打开，车窗关上: the second clause names its own control)
+        # (A stretch blanked out in `where` is a value another reader already took there.)
+        if left == 0 or not re.search(r"[,，、;；]$", before) or re.search(r"\s{2,}", where) or any(
+                other is not spec and _names_or_values(other, where, lang) for other in controls):
+            return False        # (座椅加热打开，车窗关上 / 把窗户关上，开内循环: the clause says its own thing)
         previous = before[slice(*clause_bounds(before, len(before) - 1, len(before) - 1))]
         return _mentions(previous, cues, lang == "en") and not any(
             other is not spec and other.reading.verb_values
@@ -223,6 +232,15 @@ def commanded_keys(schema: DomainSchema, state: SessionState | None) -> frozense
         return frozenset()
     action = schema.actions[last.action]
     return frozenset(action.triggers) if not action.confirm else frozenset()
+
+
+def _names_or_values(spec: KeySpec, clause: str, lang: str) -> bool:
+    """Whether `clause` names the key (label, alias, cue) or says one of its values that is no
+    control's verb (内循环, 高速; not 开 or "down", which many controls share)."""
+    words = (*_words(spec.aliases, lang), spec.label(lang), *_words(spec.reading.value_cues, lang))
+    if not spec.reading.verb_values:
+        words += tuple(w for table in spec.values.values() for w in _words(table, lang))
+    return _mentions(clause, tuple(w for w in words if len(w) > 1), lang == "en")
 
 
 def controls_unnamed(schema: DomainSchema, text: str, lang: str) -> list[str]:

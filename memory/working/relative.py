@@ -19,7 +19,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
-from monologue.memory.language.numbers import WEEKDAYS
+from monologue.memory.language.numbers import EN_NUMBER, WEEKDAYS, ZH_NUMBER
 from monologue.memory.language.relative import RelativeWords, read_relative
 from monologue.memory.language.stances import asks, clause_bounds, is_query
 from monologue.memory.working.readers import commanded_keys, cued
@@ -103,6 +103,16 @@ def _without_values(schema: DomainSchema, clause: str, lang: str) -> str:
             pattern = r"(?<!\w)" + re.escape(word) + r"(?!\w)" if lang == "en" else re.escape(word)
             clause = re.sub(pattern, lambda m: " " * len(m.group(0)), clause, flags=re.IGNORECASE)
     return clause
+
+
+def _set_to_a_number(spec: KeySpec, clause: str, lang: str, change_end: int) -> bool:
+    """Whether the clause sets the key to a number after the words of the change ("warm it up
+    to 24"; not "make it 1.5 degrees warmer", whose number is the change's)."""
+    cues = spec.reading.set_cues.get(lang, ())
+    number = EN_NUMBER if lang == "en" else ZH_NUMBER
+    spaced = r"\s+" if lang == "en" else r"\s*"
+    return any(m.end() > change_end for c in cues
+               for m in re.finditer(re.escape(c) + spaced + "(?:" + number + ")", clause, re.IGNORECASE))
 
 
 def _sentence(text: str, span: Span) -> str:
@@ -193,6 +203,8 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
             continue
         if clause[words.start:words.end] in spec.reading.units.get(lang, ()):
             continue            # 住五晚: the "direction" word is the key's own unit (nights), not a change
+        if _set_to_a_number(spec, said_clause, lang, words.end):
+            continue            # "warm it up to 24": the value itself, read by the quantity reader
         if _about_something_else(spec, text[slice(*clause_bounds(text, *span))], lang) \
                 or (not own and _about_something_else(spec, _sentence(text, span), lang)):
             continue            # "freezing outside, minus five degrees": the weather, not the cabin

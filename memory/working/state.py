@@ -270,6 +270,9 @@ class AgentAct:
 
 
 NO_ACT = AgentAct(act="", turn=0, first="")     # before the agent's first act: none of the policy's acts
+# The key of the agent's question "which should I change?", asked of a control's verb said with no
+# control named ("turn it down a notch"); its args keep what was said ("said").
+WHICH_CONTROL = "which_control"
 
 
 @dataclass(frozen=True)

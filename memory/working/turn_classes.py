@@ -120,6 +120,12 @@ def classify_turn(text: str, reads_condition: Callable[[str], bool] | None = Non
         return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues) + ("rules read a condition",))
     if not has_rules and (NUMBER_MENTION_EN.search(lowered) or NUMBER_MENTION_ZH.search(stripped)):
         cues.append("number")
+    named = [m.group(0) for pattern in (cues_of_domain.en, cues_of_domain.zh) for m in pattern.finditer(lowered)]
+    bare = re.sub(r"[\W_]+|\b(?:the|a|an|my|please|just|um|uh)\b", "", lowered)
+    if named and bare and sum(len(re.sub(r"\W+", "", n)) for n in named) >= len(bare):
+        # Only the domain's words ("the fan", 车窗): the answer to "which one?", or a thing the
+        # task is about, named on its own.
+        return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues) + ("the domain's words alone",))
     if REPEAT_COMMAND.search(stripped):
         # "A bit more", 再来一点: the last command again, if there was one (the state knows).
         return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues) + ("a command said again",))
