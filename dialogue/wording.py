@@ -261,7 +261,11 @@ class Wording:
             held = [c for c in conditions if c.key == key]
             label = spec.label(lang)
             if not held:
-                parts.append(say("state_answer.missing", lang, label=label))
+                # A control nobody has touched is not missing: it is as it was.
+                parts.append(say("state_answer.untouched" if spec.reading.verb_values else "state_answer.missing",
+                                 lang, label=label))
+            elif len(held) == 1 and held[0].comparator == Comparator.EQ and spec.reading.verb_values and lang != "en":
+                parts.append(spoken_condition(held[0], self.schema, lang))    # 车窗打开, not 车窗是打开
             elif len(held) == 1 and held[0].comparator == Comparator.EQ:
                 value = spoken_value(spec, held[0].value, lang)
                 parts.append(say("state_answer.yours" if d.yours else "state_answer.is", lang, label=label,
