@@ -168,7 +168,12 @@ class Decision:
 
     def remembered(self, turn: int) -> AgentAct:
         """What the state keeps of this act, for the next turn's decision."""
-        last = self.steps()[-1]
+        steps = self.steps()
+        last = steps[-1]
+        if last.act == Act.CLARIFY and last.key != WHICH_CONTROL:
+            # A command carried out before the question ("把座椅加热关了，有点热"): the command is
+            # what "a bit more" goes on with.
+            last = next((s for s in reversed(steps) if s.act == Act.ACT), last)
         return AgentAct(act=str(last.act), turn=turn, first=str(self.act), refused=self.refused, action=last.action,
                         key=last.key, option=last.option, args=last.args, kept=self.kept)
 
@@ -552,7 +557,8 @@ class DialoguePolicy:
             return Decision(Act.ANSWER, then=self._resume(step, last), reason="a question about the world",
                             refused=refused)
         if turn.beyond_the_domain and not acting and yes_or_no(text) is None and not WANTS_OPTIONS.search(text) \
-                and not GO_AHEAD.search(text):
+                and not GO_AHEAD.search(text) and not REFUSES_OFFER.search(text) \
+                and not (step is not None and step.act in (Act.PROPOSE, Act.ONLY_OPTION) and last.act in _OFFERS):
             return Decision(Act.CANT_DO, then=self._resume(step, last), refused=refused,
                             reason="asked for something this domain does not do")
         if step is None:

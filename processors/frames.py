@@ -59,7 +59,8 @@ class Transcription:
         return _measured({"text": self.text, "language": self.language, "confidence": self.confidence,
                           "avg_logprob": self.avg_logprob, "no_speech_prob": self.no_speech_prob,
                           "audio_secs": self.audio_secs, "low_confidence": self.low_confidence,
-                          "source": self.source, "error": self.error, "dropped": self.dropped})
+                          "source": self.source, "error": self.error, "dropped": self.dropped,
+                          "heard_as": self.heard_as})
 
 
 @dataclass

@@ -236,3 +236,32 @@ def test_several_controls_in_one_turn_each_get_their_own_value(text: str, expect
 async def test_asked_what_it_can_do_it_says_its_role(domain: str, language: str, text: str, said: str) -> None:
     last = (await _chat(domain, language, [text])).turns[-1].reply
     assert said in last.text, last.text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("打开车窗关掉座椅加热", {"window": "open", "seat_heating": "off"}),      # each verb, its nearest control
+    ("Turn the fan down and the volume up", {"fan_speed": "down", "volume": "up"}),
+    ("车窗是开着还是关着", {}),                                               # an either/or question, no command
+    ("Is the seat heater on or off", {}),
+    ("Actually don't open the windows", {}),                                  # no command (not the opposite one)
+    ("Can you play some Taylor Swift?", {"media": "playing"}),
+    ("帮我放首周杰伦", {"media": "playing"}),
+])
+def test_review_findings_each_verb_with_its_own_control(text: str, expected: dict[str, object]) -> None:
+    assert _sets(text) == expected
+
+
+@pytest.mark.parametrize(("language", "lines", "act", "said"), [
+    ("zh", ["把车窗关上", "打开雨刮"], Act.CANT_DO, "做不了"),             # the wipers are no window
+    ("en", ["Close the windows", "Open the trunk"], Act.CANT_DO, "not something I can do"),
+    ("en", ["Set the temperature to 22", "Turn it down a bit"], Act.ACT, "21 degrees"),
+    ("en", ["Down a notch, please", "Close the windows"], Act.ACT, "windows up"),   # its own command
+])
+async def test_review_findings_in_a_conversation(language: str, lines: list[str], act: str, said: str) -> None:
+    last = (await _chat("in_car", language, lines)).turns[-1].reply
+    assert (last.decision or {}).get("act") == act and said in last.text, last.text
+
+
+async def test_a_restaurant_user_asking_for_another_place_is_not_told_it_cannot() -> None:
+    result = await _chat("restaurant", "en", ["A table for two tomorrow at 7 pm", "Please show me something else"])
+    assert "not something I can do" not in result.turns[-1].reply.text

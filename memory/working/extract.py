@@ -297,6 +297,7 @@ class RuleExtractor:
         # An option's name before the enums: 海底捞火锅 names a place, not a wish for hotpot.
         self._option_named(said, taken, add, result.correction, state)
         self._enums(said, taken, add, result.correction, withdrawn_keys, state, commanded)
+        ops[:] = self._not_either_or(ops, text)
         if lang == "en":          # the name shapes are English capitalisation
             self._open_and_named(text, taken, add, result.correction, ops)
             ops = learned_operations(self.schema, text, state, ops, taken, result.correction)   # values.py
@@ -387,9 +388,10 @@ class RuleExtractor:
         said = str(last.args.get("said", "")) if last.act == "clarify" and last.key == WHICH_CONTROL else ""
         lang = language_of(text)
         named = [k for k, spec in self.schema.keys.items() if spec.reading.verb_values and names_key(spec, text, lang)]
-        if not said or not named:
-            return None
-        joined = f"{text} {said}" if lang == "en" else f"{text}{said}"
+        if not said or not named or any(op.op == Op.SET and op.key in named
+                                        for op in self.extract(text).operations):
+            return None         # ("Close the windows": a command of its own, not the answer)
+        joined = f"{text.rstrip(' .!')}, {said}" if lang == "en" else f"{text.rstrip('。！')}，{said}"
         ops = [replace(op, words=text.strip(), source=OpSource.RELATIVE, reason="the control asked about, named")
                for op in self.extract(joined).operations if op.op == Op.SET and op.key in named]
         return Extraction(operations=ops) if ops else None
@@ -518,8 +520,11 @@ class RuleExtractor:
         left, right = clause_bounds(text, *span)
         if key not in commanded or any(w in text[left:right].lower() for w in spec.reading.not_when.get(lang, ())):
             return False        # 打开天窗 after the windows: the sunroof is no window
-        return not any(names_key(other, text[left:right], lang) for name, other in self.schema.keys.items()
-                       if name != key and other.reader != Reader.FREE_TEXT)
+        # Nothing else said in the clause: 打开雨刮 ("the wipers") after the windows is no window.
+        rest = text[left:span[0]] + " " + text[span[1]:right]
+        return not content_words(rest, lang) - {"not", "no", "more", "bit", "little"} and not any(
+            names_key(other, text[left:right], lang) for name, other in self.schema.keys.items()
+            if name != key and other.reader != Reader.FREE_TEXT)
 
     def _says_one_control(self, word: str, key: str, lang: str, text: str, span: Span) -> bool:
         """A control's value no other key has, and too long to be said in passing (静音, "louder",
@@ -534,6 +539,15 @@ class RuleExtractor:
         rest = text[:span[0]] + " " + text[span[1]:]
         only = [k for w, k, _v in self.schema.enum_lexicon(lang) if w == word] == [key]
         return only and not content_words(rest, lang) - {"not", "no"}      # ("not this one, skip it")
+
+    def _not_either_or(self, ops: list[Operation], text: str) -> list[Operation]:
+        """车窗是开着还是关着, "is the seat heater on or off": two values of one control joined by
+        还是 / "or" ask which it is (the ASR often drops the question mark); neither is a command."""
+        if not re.search(r"还是|\bor\b", text, re.IGNORECASE):
+            return ops
+        asked = {op.key for op in ops if op.op == Op.SET and self.schema.key(op.key).reading.verb_values
+                 and len({o.value for o in ops if o.op == Op.SET and o.key == op.key}) > 1}
+        return [op for op in ops if op.key not in asked]
 
     def _shared_verb(self, word: str, read: Operation, said: _Said, span: Span, add: Add,
                      seen: set[tuple[str, str]]) -> None:
@@ -573,6 +587,10 @@ class RuleExtractor:
                 if cues.negation_after is not None and cues.negation_after.match(source[m.end():]):
                     negated = True
                 negated = negated or refused(spec, text, m.span(), lang)
+                if negated and spec.reading.verb_values:
+                    # "Don't open the windows", 别开窗: no command to carry out (not the opposite one).
+                    seen.add((key, value))
+                    break
                 comparator: Comparator | None
                 if spec.multi and negated and state is not None and _CHANGED_NOW[lang].search(text) and any(
                         c.value == value and c.comparator == Comparator.INCLUDES for c in state.find(key)):

@@ -192,7 +192,9 @@ def cued(spec: KeySpec, text: str, span: Span, lang: str, controls: Iterable[Key
         if _mentions(where, _words(spec.reading.not_when, lang), lang == "en"):
             return False
         if _mentions(where, cues, lang == "en"):
-            return True
+            # …the nearest control named, where a clause names several ("打开车窗关掉座椅加热",
+            # "turn the fan down and the volume up"); a tie goes to the one after the verb.
+            return _nearest_control(text, span, left, right, spec, controls, lang) is spec
         # …or the clause just before it in the same sentence, naming only this control
         # (空调风太小了，调大一点吧).
         before = text[:left].rstrip()
@@ -234,6 +236,24 @@ def commanded_keys(schema: DomainSchema, state: SessionState | None) -> frozense
     return frozenset(action.triggers) if not action.confirm else frozenset()
 
 
+def _nearest_control(text: str, span: Span, left: int, right: int, spec: KeySpec, controls: Iterable[KeySpec],
+                     lang: str) -> KeySpec | None:
+    """Of the controls named between `left` and `right`, the one named nearest the verb at `span`."""
+    best: tuple[int, int, int] | None = None
+    nearest: KeySpec | None = None
+    clause = text[left:right].lower()
+    for candidate in [spec, *(c for c in controls if c is not spec and c.reading.verb_values)]:
+        for cue in _words(candidate.reading.value_cues, lang):
+            pattern = r"(?<![a-z])" + re.escape(cue.lower()) + r"(?![a-z])" if lang == "en" else re.escape(cue)
+            for m in re.finditer(pattern, clause):
+                start, end = m.start() + left, m.end() + left
+                gap = span[0] - end if end <= span[0] else start - span[1] if start >= span[1] else 0
+                rank = (max(gap, 0), 0 if start >= span[1] else 1, -len(cue))    # nearer; after; longer
+                if best is None or rank < best:
+                    best, nearest = rank, candidate
+    return nearest
+
+
 def _names_or_values(spec: KeySpec, clause: str, lang: str) -> bool:
     """Whether `clause` names the key (label, alias, cue) or says one of its values that is no
     control's verb (内循环, 高速; not 开 or "down", which many controls share)."""
@@ -251,7 +271,11 @@ def controls_unnamed(schema: DomainSchema, text: str, lang: str) -> list[str]:
     for spec in schema.keys.values():
         if not spec.reading.verb_values or _mentions(lowered, _words(spec.reading.not_when, lang), lang == "en"):
             continue
-        words = tuple(w for table in spec.values.values() for w in _words(table, lang))
+        # (Not a one-character verb, nor "up", "on": 开快点, "speed up", "go on" command no control;
+        # "turn it on" does.)
+        shortest = 2 if lang == "en" and re.search(r"\b(?:turn|switch|put|crank|roll)\b", lowered) \
+            else 3 if lang == "en" else 2
+        words = tuple(w for table in spec.values.values() for w in _words(table, lang) if len(w) >= shortest)
         if _mentions(lowered, words, lang == "en"):
             found.append(spec.name)
     return found

@@ -80,6 +80,9 @@ def _keys_named(schema: DomainSchema, clause: str, lang: str) -> set[str]:
     for alias, key in schema.alias_lexicon(lang):
         if len(alias) < (3 if lang == "en" else 1):
             continue
+        spec = schema.key(key)
+        if spec.reading.verb_values and any(alias == w.lower() for t in spec.values.values() for w in t.get(lang, ())):
+            continue        # a control's verb ("down", 打开) names no control: "turn it down" is the cabin's
         if (re.search(r"(?<!\w)" + re.escape(alias) + r"(?!\w)", lowered) if lang == "en" else alias in clause):
             out.add(key)
     return out
@@ -87,9 +90,12 @@ def _keys_named(schema: DomainSchema, clause: str, lang: str) -> set[str]:
 
 def _without_controls(schema: DomainSchema, clause: str, lang: str) -> str:
     """`clause` with the names of the controls whose values are verbs blanked out, offsets kept."""
+    # (Not a word another key goes by too: 空调 is the fan's cue and the temperature's name.)
+    theirs = {n for spec in schema.keys.values() if not spec.reading.verb_values
+              for n in (spec.label(lang), *spec.aliases.get(lang, ()))}
     names = sorted({n for spec in schema.keys.values() if spec.reading.verb_values
                     for n in (spec.label(lang), *spec.aliases.get(lang, ()), *spec.reading.value_cues.get(lang, ()))
-                    if len(n) > 1}, key=len, reverse=True)
+                    if len(n) > 1 and n not in theirs}, key=len, reverse=True)
     for name in names:
         pattern = r"(?<!\w)" + re.escape(name) + r"(?!\w)" if lang == "en" else re.escape(name)
         clause = re.sub(pattern, lambda m: " " * len(m.group(0)), clause, flags=re.IGNORECASE)
@@ -229,7 +235,7 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
         taken.append(span)
         # "Too hot, down two degrees" is one change: the clause with an amount says how much.
         if spec.name not in said or (said[spec.name][1].amount is None and words.amount is not None):
-            said[spec.name] = (spec, words, clause.strip(), span)
+            said[spec.name] = (spec, words, said_clause.strip(), span)
     for key, (spec, words, clause, span) in said.items():
         held_condition = state.find(key)[0] if state is not None else None
         value = _moved(spec, held_condition.value, words) if held_condition is not None else None

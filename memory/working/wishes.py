@@ -160,8 +160,11 @@ def _topic_words(schema: DomainSchema, language: str) -> set[str]:
         if language == "en" else content_words(role, language)
     for spec in schema.keys.values():
         words |= {spec.label(language).lower()} | {w.lower() for w in spec.aliases.get(language, ())}
-        if not spec.reading.verb_values:
-            words |= {w.lower() for table in spec.values.values() for w in table.get(language, ())}
+        # A control's verbs count where they say what they do ("play", 播放), not the short ones
+        # many things share (打开 opens a sunroof too; "on", "up").
+        words |= {w.lower() for table in spec.values.values() for w in table.get(language, ())
+                  if not spec.reading.verb_values or len(w) >= (5 if language == "en" else 3)}
+        words |= {w.lower() for w in (*spec.reading.more.get(language, ()), *spec.reading.less.get(language, ()))}
         # (A one-character cue is no word of its own here: 天窗 is not the 窗 of the windows.)
         words |= {w.lower() for w in spec.reading.value_cues.get(language, ()) if len(w) > 1}
         words |= {w.lower() for w in spec.reading.units.get(language, ()) if len(w) > 1}
