@@ -286,11 +286,14 @@ class PhrasingBank:
         self.language = language
         self.partition = partition
         families = yaml.safe_load((TEMPLATES / f"{language}.yaml").read_text(encoding="utf-8"))
-        self.enum_words: dict[str, dict[str, list[str]]] = {
-            k: {str(v): list(w) for v, w in (vals or {}).items()}
-            for k, vals in (families.get("enum_words") or {}).items()}
         self.families: dict[str, list[str]] = {}
         self.clause_keys = frozenset(families.get("said_as_clauses") or [])
+        # A clause key's words are whole utterances ("my back's cold, heat up the seat"): split
+        # between the partitions like the templates, so the held-out users say other sentences.
+        self.enum_words: dict[str, dict[str, list[str]]] = {
+            k: {str(v): self._side(list(w)) if k in self.clause_keys and len(w) > 1 else list(w)
+                for v, w in (vals or {}).items()}
+            for k, vals in (families.get("enum_words") or {}).items()}
         self.idioms = [(re.compile(pattern, re.I), said) for pattern, said in families.get("idioms") or []]
         for family, variants in (families.get("families") or {}).items():
             for variant, texts in variants.items():
