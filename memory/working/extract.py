@@ -44,6 +44,7 @@ from monologue.memory.language.numbers import (
 from monologue.memory.language.stances import clause_bounds
 from monologue.memory.language.wishes import content_words
 from monologue.memory.working.readers import (
+    about_something_else,
     commanded_keys,
     cued,
     named_amounts,
@@ -518,7 +519,7 @@ class RuleExtractor:
         just commanded, unless its clause names another."""
         spec = self.schema.key(key)
         left, right = clause_bounds(text, *span)
-        if key not in commanded or any(w in text[left:right].lower() for w in spec.reading.not_when.get(lang, ())):
+        if key not in commanded or about_something_else(spec, text[left:right], lang):
             return False        # 打开天窗 after the windows: the sunroof is no window
         # Nothing else said in the clause: 打开雨刮 ("the wipers") after the windows is no window.
         rest = text[left:span[0]] + " " + text[span[1]:right]
@@ -533,7 +534,7 @@ class RuleExtractor:
         if not spec.reading.verb_values or len(word) < (5 if lang == "en" else 2):
             return False
         left, right = clause_bounds(text, *span)
-        if any(w in text[left:right].lower() for w in spec.reading.not_when.get(lang, ())):
+        if about_something_else(spec, text[left:right], lang):
             return False
         # …said on its own (帮我静音一下, "Louder!"): 路上在咖啡店停一下 stops the car, not the music.
         rest = text[:span[0]] + " " + text[span[1]:]

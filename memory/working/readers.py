@@ -56,6 +56,12 @@ def _alternation(words: tuple[str, ...], spaced: bool) -> str:
     return r"(?<![\w])(?:" + body + r")(?![\w])" if spaced else "(?:" + body + ")"
 
 
+def about_something_else(spec: KeySpec, text: str, lang: str) -> bool:
+    """Whether `text` says one of the key's `not_when` words: it is about another thing ("30
+    degrees outside", 天窗 beside the windows)."""
+    return _mentions(text, _words(spec.reading.not_when, lang), lang == "en")
+
+
 def _clause(text: str, span: Span) -> str:
     left, right = clause_bounds(text, span[0], span[1])
     return text[left:right].strip()
@@ -131,7 +137,7 @@ def read_quantities(schema: DomainSchema, text: str, lang: str, taken: list[Span
             if reading.value_range and not reading.value_range[0] <= n <= reading.value_range[1]:
                 continue
             clause = _clause(text, span)
-            if _mentions(clause, _words(reading.not_when, lang), lang == "en") or asks(text, *span, lang):
+            if about_something_else(spec, clause, lang) or asks(text, *span, lang):
                 continue
             add(Operation(Op.SET, spec.name, Comparator.EQ, n, clause, correction=correction), span)
             break
@@ -189,7 +195,7 @@ def cued(spec: KeySpec, text: str, span: Span, lang: str, controls: Iterable[Key
     if spec.reading.verb_values:
         # A control's value is a verb ("on", 打开, 小一点): only its own clause says what it is for
         # (座椅加热打开，车窗关上 opens no window), and not where it is about another thing (天窗)…
-        if _mentions(where, _words(spec.reading.not_when, lang), lang == "en"):
+        if about_something_else(spec, where, lang):
             return False
         if _mentions(where, cues, lang == "en"):
             # …the nearest control named, where a clause names several ("打开车窗关掉座椅加热",
@@ -269,7 +275,7 @@ def controls_unnamed(schema: DomainSchema, text: str, lang: str) -> list[str]:
     lowered = text.lower()
     found = []
     for spec in schema.keys.values():
-        if not spec.reading.verb_values or _mentions(lowered, _words(spec.reading.not_when, lang), lang == "en"):
+        if not spec.reading.verb_values or about_something_else(spec, lowered, lang):
             continue
         # (Not a one-character verb, nor "up", "on": 开快点, "speed up", "go on" command no control;
         # "turn it on" does.)

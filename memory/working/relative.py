@@ -22,7 +22,7 @@ from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.numbers import EN_NUMBER, WEEKDAYS, ZH_NUMBER
 from monologue.memory.language.relative import RelativeWords, read_relative
 from monologue.memory.language.stances import asks, clause_bounds, is_query
-from monologue.memory.working.readers import commanded_keys, cued
+from monologue.memory.working.readers import about_something_else, commanded_keys, cued
 from monologue.memory.working.state import Comparator, Op, Operation, OpSource, SessionState
 
 Span = tuple[int, int]
@@ -127,12 +127,6 @@ def _sentence(text: str, span: Span) -> str:
     return text[left: after.start() if after else len(text)]
 
 
-def _about_something_else(spec: KeySpec, clause: str, lang: str) -> bool:
-    said = clause.lower()
-    return any((re.search(r"(?<!\w)" + re.escape(w.lower()) + r"(?!\w)", said) if lang == "en" else w in clause)
-               for w in spec.reading.not_when.get(lang, ()))
-
-
 def _another_keys_value(schema: DomainSchema, spec: KeySpec, clause: str, words: RelativeWords, lang: str,
                         commanded: frozenset[str] = frozenset()) -> bool:
     """Whether the words of the change are a listed value of another key, said of it in the
@@ -211,8 +205,8 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
             continue            # 住五晚: the "direction" word is the key's own unit (nights), not a change
         if _set_to_a_number(spec, said_clause, lang, words.end):
             continue            # "warm it up to 24": the value itself, read by the quantity reader
-        if _about_something_else(spec, text[slice(*clause_bounds(text, *span))], lang) \
-                or (not own and _about_something_else(spec, _sentence(text, span), lang)):
+        if about_something_else(spec, text[slice(*clause_bounds(text, *span))], lang) \
+                or (not own and about_something_else(spec, _sentence(text, span), lang)):
             continue            # "freezing outside, minus five degrees": the weather, not the cabin
         if not own and _another_keys_value(schema, spec, said_clause, words, lang, commanded_keys(schema, state)):
             continue            # 空调风小一点: "smaller" is the fan's own value, not the cabin's temperature
