@@ -18,7 +18,7 @@ from monologue.configs import LLMOptions
 from monologue.models import llm
 from monologue.models.chat import ChatLLM, StreamStats
 from monologue.models.llm_context import TokenUsage
-from monologue.models.model_threads import run_on
+from monologue.models.model_threads import call_on, run_on
 
 MODEL = "local/qwen2.5-0.5b-instruct"
 SYSTEM = ("You are Monologue, a friendly voice assistant that books restaurant tables. "
@@ -42,6 +42,10 @@ def real_llm(test: Any) -> Any:
 @pytest.fixture(scope="module")
 def local_chat() -> ChatLLM:
     chat = ChatLLM(LLMOptions(model=MODEL, fallback=None, max_tokens=16, temperature=0.0))
+    # The model is shared by the whole worker process: what an earlier test file left queued
+    # on the llama thread runs first, and what it saved is forgotten, so these counts are this
+    # file's own (CI once saw a prefix missing here after a slower run of other files).
+    call_on(llm.LLAMA_THREAD, lambda: llm.get_local_model(MODEL).forget())
     chat.warm_up(SYSTEM)
     return chat
 
@@ -68,6 +72,7 @@ class Counted(NamedTuple):
 def assert_counted(stats: StreamStats) -> Counted:
     """The four counts, each known and consistent with the others."""
     prompt, cached, generated = stats.prompt_tokens, stats.cached_tokens, stats.generated_tokens
+    assert not stats.error, stats.error     # a reply cut short (a timeout) saves no state
     assert prompt is not None and cached is not None and generated is not None and generated > 0
     assert stats.evaluated_tokens == prompt - cached
     assert 0 <= cached < prompt
