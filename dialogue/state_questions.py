@@ -113,7 +113,9 @@ _CHECKS_HELD_EN = re.compile(
     r"\b(?:did|do) (?:i|we|you) (?:say|pick|choose|set|book|agree|give|tell|put|ask)|"
     r"\b(?:we|i|you) (?:said|agreed|picked|chose|set|booked|put|asked for)\b|\bstill\b|\bagain\b|"
     r"\b(?:right|correct|isn'?t it|wasn'?t it|aren'?t we|weren'?t we|yeah)\s*\?*$", re.IGNORECASE)
-_CHECKS_HELD_ZH = re.compile(_POINTS_BACK_ZH + r"|对吧|对吗|对不对|是不是|没错吧|是吧|还是|是[^吗？?]{1,15}吗[?？]?$")
+# (空调开着吗, 车窗关了没有: a control's state, checked.)
+_CHECKS_HELD_ZH = re.compile(_POINTS_BACK_ZH + r"|对吧|对吗|对不对|是不是|没错吧|是吧|还是|是[^吗？?]{1,15}吗[?？]?$"
+                             r"|(?:开着|关着|开了|关了|打开了|关上了)(?:吗|没有?)[?？]?$")
 _ALTERNATIVES = re.compile(r"\bor\b|还是", re.IGNORECASE)
 
 

@@ -74,8 +74,15 @@ def test_each_control_is_read_in_the_drivers_words(text: str, expected: dict[str
     ("关掉内循环", {"air_circulation": "fresh_air"}),
     ("Oh, and not this one, skip it.", {"media": "next"}),
     ("温度调低一点", {}),                      # the cabin's temperature: nothing held, asked back
+    ("关空调", {"air_conditioning": "off"}),
+    ("Turn off the AC", {"air_conditioning": "off"}),   # not the seat heating, whose verb it also is
+    ("开窗关空调", {"window": "open", "air_conditioning": "off"}),   # no verb shared where each has its own
+    ("Turn off the AC and open the windows", {"air_conditioning": "off", "window": "open"}),
+    ("空调开大一点", {"fan_speed": "up"}),    # 开大 is "turn up", not 开 "switch on" and 大一点
+    ("把空调打开", {"air_conditioning": "on"}),
+    ("空调调到22度", {"temperature": 22}),
 ])
-def test_a_controls_verb_is_read_only_with_that_control(text: str, expected: dict[str, str]) -> None:
+def test_a_controls_verb_is_read_only_with_that_control(text: str, expected: dict[str, object]) -> None:
     assert _sets(text) == expected
 
 
@@ -265,3 +272,19 @@ async def test_review_findings_in_a_conversation(language: str, lines: list[str]
 async def test_a_restaurant_user_asking_for_another_place_is_not_told_it_cannot() -> None:
     result = await _chat("restaurant", "en", ["A table for two tomorrow at 7 pm", "Please show me something else"])
     assert "not something I can do" not in result.turns[-1].reply.text
+
+
+@pytest.mark.parametrize(("language", "lines", "starts"), [
+    ("zh", ["关空调", "现在空调开着吗？"], "不是"),
+    ("zh", ["打开座椅加热", "座椅加热开着吗"], "对"),
+    ("en", ["Turn off the AC", "Is the air conditioning on?"], "No"),
+])
+async def test_a_controls_state_is_checked_with_a_yes_or_no(language: str, lines: list[str], starts: str) -> None:
+    last = (await _chat("in_car", language, lines)).turns[-1].reply
+    assert last.text.startswith(starts), last.text
+
+
+async def test_asking_whether_the_windows_are_shut_does_not_shut_them() -> None:
+    result = await _chat("in_car", "zh", ["车窗关了没有"])
+    last = result.turns[-1].reply
+    assert (last.decision or {}).get("act") != Act.ACT and "还没" in last.text, last.text

@@ -111,7 +111,8 @@ EN = StateCues(
     spaced=True,
     correction=re.compile(
         r"\b(?:actually|instead|make it|make that|change (?:it|that|the \w+)? ?to|switch (?:it )?to|rather|"
-        r"no wait|sorry,? i meant|i meant|correction|let'?s (?:do|say|make it)|not \w+ but|move it to|update)\b"),
+        r"no wait|sorry,? i meant|i meant|correction|let'?s (?:do|say|make it)|not \w+ but|move it to|update)\b"
+        r"|\bnever mind,"),     # "Never mind, take me home": a change of mind
     hedge=re.compile(r"\b(?:maybe|perhaps|might|not sure|or maybe|possibly|i guess|probably)\b"),
     # "no spicy", "not too spicy" — but "No, Japanese is a must": the no answers the agent, its
     # comma ends its reach (and "casino" holds no "no").
@@ -156,7 +157,7 @@ EN = StateCues(
 
 ZH = StateCues(
     spaced=False,
-    correction=re.compile(r"改成|换成|改为|改到|换到|还是|其实|不对|应该是|更正"),
+    correction=re.compile(r"改成|换成|改为|改到|换到|改去|换去|还是|其实|不对|应该是|更正|算了[，,、 ]"),    # 算了，回家吧: a change of mind
     hedge=re.compile(r"也许|可能|或者|不确定|大概吧"),
     # 不要辣, 不再是短信, 不发短信, 别走高速
     # 太贵了 complains of a value: what is not wanted (太 right before it: 太想吃火锅 wants it).
@@ -213,7 +214,6 @@ AMOUNT_AFTER_NAME = {"en": r"(?: is| of| around| about|'s)?\s*(?:\$|£|€|¥)?\
 
 # --- names (open values) ----------------------------------------------------------------------
 
-PLACE_NAME_EN = r"[A-Z][a-zA-Z]+(?: [A-Z][a-zA-Z]+){0,2}"              # "Midtown", "San Francisco"
 TITLE_NAME_EN = r"[A-Z][\w'&]+(?: (?:[A-Z][\w'&]+|&)){0,4}"             # "Luigi's Trattoria", "Bar & Grill"
 CAPITALISED_WORD_EN = r"[A-Z][a-z]+"                                     # "Burmese"
 # Capitalised words that are not names: sentence starts, weekdays, months.

@@ -186,7 +186,7 @@ REQUEST_QUESTION_ZH = re.compile(
     # 有没有便宜点儿的 asks for one that is cheaper: a choice by what it is, not a question.
     r"有没有(?![^，。？?吗]*(?:说过|提过|讲过|记得|告诉))[^，。？?吗]{1,8}的[吗呢]?[?？。]?\s*$")
 YES_NO_QUESTION_ZH = re.compile(r"(?:吗|么|呢)[?？。]?\s*$|是不是|有没有|要不要|对不对|好不好|记得|来着|"
-                                r"(?:对|没错|是)吧[?？。]?\s*$")
+                                r"(?:对|没错|是)吧[?？。]?\s*$|(?:了|着)没有?[?？。]?\s*$")     # (车窗关了没有)
 # (不怎么好, 没多少: "not very", "not much"; 几个人 after a number word is no question either.)
 WH_QUESTION_ZH = re.compile(r"什么|几|哪|(?<![不没])多少|(?<![不没])怎么|为什么|[?？]\s*$")
 ABOUT_THE_USER_ZH = re.compile(r"我")

@@ -20,7 +20,6 @@ from monologue.memory.language.cues import (
     CLOSING,
     HOLD_ON,
     NOT_NAMES_EN,
-    PLACE_NAME_EN,
     REPEAT_COMMAND,
     STATE_CUES,
     TITLE_NAME_EN,
@@ -31,6 +30,7 @@ from monologue.memory.language.cues import (
     negated_at,
 )
 from monologue.memory.language.names import NameFinder, name_finder
+from monologue.memory.language.places import find_place_en, find_place_zh, not_going
 from monologue.memory.language.numbers import (
     EN_NUMBER,
     ZH_NUMBER,
@@ -90,7 +90,7 @@ class _Said:
 
 _TIMES: dict[str, Callable[[str], Found]] = {"en": find_en_times, "zh": find_zh_times}
 _DATES: dict[str, Callable[[str], Found]] = {"en": find_en_dates, "zh": find_zh_dates}
-_NAME_SHAPES = {Reader.PLACE_NAME: PLACE_NAME_EN, Reader.TITLE_NAME: TITLE_NAME_EN}
+_NAME_SHAPES = {Reader.TITLE_NAME: TITLE_NAME_EN}    # a place's: memory/language/places.py
 
 
 @dataclass
@@ -230,6 +230,7 @@ class RuleExtractor:
                              if (pattern := _open_value_pattern(spec)) is not None]
         self._names = [(spec, pattern) for spec in schema.keys.values() if spec.reader in _NAME_SHAPES
                        for pattern in _name_patterns(spec)]
+        self._places = schema.read_by(Reader.PLACE_NAME)
         self._options: dict[str, NameFinder] = {}   # key → where its options' names are said
 
     def read_option_names(self, key: str, names: Mapping[str, str]) -> None:
@@ -297,6 +298,7 @@ class RuleExtractor:
         read_avoided(self.schema, text, source, lang, taken, add, result.correction)
         # An option's name before the enums: 海底捞火锅 names a place, not a wish for hotpot.
         self._option_named(said, taken, add, result.correction, state)
+        self._places_named(said, taken, add, result.correction)
         self._enums(said, taken, add, result.correction, withdrawn_keys, state, commanded)
         ops[:] = self._not_either_or(ops, text)
         if lang == "en":          # the name shapes are English capitalisation
@@ -560,7 +562,11 @@ class RuleExtractor:
                     or any(k == other_key for k, _v in seen):
                 continue
             left, right = clause_bounds(said.text, *span)
-            if names_key(other, said.text[left:right], said.lang):
+            # …not a control with a verb of its own there (开窗关空调: the windows open, the AC off).
+            own_verb = any(m.start() + left >= span[1] or m.end() + left <= span[0]
+                           for words in other.values.values() for w in words.get(said.lang, ())
+                           for m in re.finditer(value_pattern(w.lower(), said.cues.spaced), said.source[left:right]))
+            if names_key(other, said.text[left:right], said.lang) and not own_verb:
                 add(Operation(Op.SET, other_key, read.comparator, other_value, clause_of(said.text, span),
                               correction=read.correction), span)
                 seen.add((other_key, other_value))
@@ -569,11 +575,19 @@ class RuleExtractor:
                state: SessionState | None = None, commanded: frozenset[str] = frozenset()) -> None:
         text, source, lang, cues = said.text, said.source, said.lang, said.cues
         seen: set[tuple[str, str]] = set()
-        for word, key, value in self.schema.enum_lexicon(lang):
+        lexicon = self.schema.enum_lexicon(lang)
+        # Where each value word is said: a word inside a longer one said there, which a value
+        # read already overlaps, is not said by itself (空调开大一点 says 开大 or 大一点, "turn
+        # up", not also 开, "switch on").
+        said_at = [(m.start(), m.end()) for word, _k, _v in lexicon
+                   for m in re.finditer(value_pattern(word, cues.spaced), source)]
+        for word, key, value in lexicon:
             if (key, value) in seen:
                 continue
             for m in re.finditer(value_pattern(word, cues.spaced), source):
-                if _overlaps(m.span(), taken):
+                if _overlaps(m.span(), taken) or any(
+                        s <= m.start() and m.end() <= e and e - s > m.end() - m.start() and _overlaps((s, e), taken)
+                        for s, e in said_at):
                     continue
                 if key in withdrawn_keys and not self.schema.key(key).multi and not _REPLACES.search(text):
                     continue      # "forget the refund": only a new value said as one ("a repair instead") sets it
@@ -638,6 +652,23 @@ class RuleExtractor:
                     add(Operation(Op.SET, spec.name, Comparator.EQ, value, clause_of(text, m.span()),
                                   correction=correction), m.span("v"))
                     break
+
+    def _places_named(self, said: _Said, taken: list[Span], add: Add, correction: bool) -> None:
+        """A place said by its name after a word of going there (42 Baker Street, 人民广场,
+        浦东机场): before the enums, so 浦东机场 is that airport, not any airport. A name that
+        is one of the key's own values (去公司, "take me to Work") is left to the enum reader."""
+        for spec in self._places:
+            cues = spec.name_cues.get(said.lang, ())
+            places = find_place_en(said.text, cues) if said.lang == "en" else find_place_zh(said.text, cues)
+            own = {w.casefold() for table in spec.values.values() for w in table.get(said.lang, ())}
+            # 顺路去趟超市 ("drop by the supermarket on the way") names a stop, not where to go.
+            kept = [p for p in places if p.name.casefold() not in own and not _overlaps((p.start, p.end), taken)
+                    and not self._negated(said.text, p.cue_start, said.cues) and not not_going(said.text, p, said.lang)
+                    and not about_something_else(
+                        spec, said.text[clause_bounds(said.text, p.cue_start, p.cue_start)[0]:p.cue_start], said.lang)]
+            for place in kept[-1:]:       # "先去公司，算了，去人民广场": the last one said
+                add(Operation(Op.SET, spec.name, Comparator.EQ, place.name, clause_of(said.text, (place.start, place.end)),
+                              correction=correction), (place.start, place.end))
 
     def _option_named(self, said: _Said, taken: list[Span], add: Add, correction: bool,
                       state: SessionState | None) -> None:

@@ -1,0 +1,88 @@
+"""A place said by its name, one no list holds: the driver's destination in both languages
+(memory/language/places.py, read by extract.RuleExtractor for `place_name` keys)."""
+
+from __future__ import annotations
+
+import pytest
+
+from monologue.configs import load_config
+from monologue.memory.domain.schema import load_schema
+from monologue.memory.working.extract import RuleExtractor
+from monologue.memory.working.state import Op
+from monologue.pipeline.builder import AgentModels
+from monologue.pipeline.text_chat import chat_session
+
+from fakes import PlannerFollowingLLM, steady
+
+CAR_RULES = RuleExtractor(load_schema("in_car"))
+
+
+def _sets(text: str) -> dict[str, object]:
+    return {op.key: op.value for op in CAR_RULES.extract(text).operations if op.op == Op.SET}
+
+
+@pytest.mark.parametrize(("text", "place"), [
+    ("导航到人民广场", "人民广场"),
+    ("去浦东机场吧", "浦东机场"),              # that airport, not any airport
+    ("带我去王府井", "王府井"),
+    ("导航去北京大学东门", "北京大学东门"),
+    ("送我到国贸", "国贸"),
+    ("到虹桥火车站", "虹桥火车站"),
+    ("导航到中关村大街27号", "中关村大街27号"),
+    ("我想去外滩看看", "外滩"),
+    ("去人民广场的路上找个加油站", "人民广场"),
+    ("先去人民广场然后把空调调到22度", "人民广场"),
+    ("Take me to 42 Baker Street", "42 Baker Street"),
+    ("Take me to JFK Airport", "JFK Airport"),
+    ("Can you take me to the Museum of Modern Art?", "Museum of Modern Art"),
+    ("Drive to Starbucks on Main Street", "Starbucks on Main Street"),
+    ("I need to get to St. Mary's Hospital", "St. Mary's Hospital"),
+    ("Let's go to Golden Gate Park on Friday", "Golden Gate Park"),
+    ("Head to 1600 Amphitheatre Parkway please", "1600 Amphitheatre Parkway"),
+])
+def test_a_place_said_by_its_name_is_the_destination(text: str, place: str) -> None:
+    assert _sets(text).get("destination") == place
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("去公司", "work"), ("回家吧", "home"), ("take me to the airport", "airport"), ("去机场", "airport"),
+])
+def test_the_keys_own_places_are_still_its_values(text: str, value: str) -> None:
+    assert _sets(text).get("destination") == value
+
+
+@pytest.mark.parametrize("text", [
+    "把温度调到22度", "去吃饭吧", "我们现在要去哪儿？", "到了吗", "过去的事就算了", "空调开到最大",
+    "不去人民广场了",                      # refused, not chosen
+    "顺路去趟超市",                        # a stop on the way, not where to go
+    "I want to go to my friend's place",   # no name to keep
+    "Don't take me to Union Square",
+    "Take me to Tuesday's meeting",
+])
+def test_words_after_going_that_name_no_destination(text: str) -> None:
+    assert "destination" not in _sets(text)
+
+
+async def _chat(language: str, lines: list[str]):
+    overrides = steady(monologue={"llm_mode": "never", "domain": "in_car"}, reply={"wording": "policy"},
+                       long_term={"llm_help": False})
+    config = load_config(overrides={**overrides, "language": language}, environ={})
+    return await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))
+
+
+async def test_a_named_destination_is_set_changed_and_told_back_in_chinese() -> None:
+    session = await _chat("zh", ["导航到人民广场", "不对，去浦东机场", "顺路去趟超市", "我们现在去哪儿？"])
+    replies = [turn.reply.text for turn in session.turns]
+    assert "人民广场" in replies[0]
+    assert "浦东机场" in replies[1] and "人民广场" not in replies[1]
+    assert "超市" in replies[2] and "浦东机场" in replies[2]
+    assert "浦东机场" in replies[3]
+
+
+async def test_a_named_destination_is_set_changed_and_told_back_in_english() -> None:
+    session = await _chat("en", ["Take me to 42 Baker Street", "Actually make that the Museum of Modern Art",
+                                 "Where are we headed?"])
+    replies = [turn.reply.text for turn in session.turns]
+    assert "42 Baker Street" in replies[0]
+    assert "Museum of Modern Art" in replies[1]
+    assert "Museum of Modern Art" in replies[2] and "Baker" not in replies[2]
