@@ -288,3 +288,10 @@ async def test_asking_whether_the_windows_are_shut_does_not_shut_them() -> None:
     result = await _chat("in_car", "zh", ["车窗关了没有"])
     last = result.turns[-1].reply
     assert (last.decision or {}).get("act") != Act.ACT and "还没" in last.text, last.text
+
+
+@pytest.mark.parametrize("text", ["Warmer please and turn the fan up", "暖和一点然后把风扇开大"])
+def test_a_change_and_a_command_in_one_clause_are_both_read(text: str) -> None:
+    held = apply_operations(SessionState("s", domain="in_car"),
+                            [Operation(Op.SET, "temperature", Comparator.EQ, 22, "22 degrees")], CAR, turn=1).state
+    assert _sets(text, held) == {"temperature": 23, "fan_speed": "up"}

@@ -86,3 +86,21 @@ async def test_a_named_destination_is_set_changed_and_told_back_in_english() -> 
     assert "42 Baker Street" in replies[0]
     assert "Museum of Modern Art" in replies[1]
     assert "Museum of Modern Art" in replies[2] and "Baker" not in replies[2]
+
+
+@pytest.mark.parametrize(("language", "lines", "place"), [
+    ("en", ["I need directions", "Cables Wake Park, please."], "Cables Wake Park"),
+    ("zh", ["帮我设置一下导航", "人民广场吧"], "人民广场"),
+])
+async def test_asked_where_to_the_driver_answers_with_a_name(language: str, lines: list[str], place: str) -> None:
+    """The task named alone starts it (the agent asks where to); the answer is the place."""
+    session = await _chat(language, lines)
+    asked, done = (turn.reply.text for turn in session.turns)
+    assert asked in ("Where would you like to go?", "要去哪里？"), asked
+    assert place in done, done
+
+
+@pytest.mark.parametrize("text", ["能吃到白菜豆腐的餐馆吗", "找一家150到500元的餐馆", "就去这个酒店吧",
+                                  "去一家人均100元的餐馆", "带我去吃火锅"])
+def test_a_place_searched_for_or_pointed_at_is_no_name(text: str) -> None:
+    assert "destination" not in _sets(text)

@@ -157,7 +157,8 @@ EN = StateCues(
 
 ZH = StateCues(
     spaced=False,
-    correction=re.compile(r"改成|换成|改为|改到|换到|改去|换去|还是|其实|不对|应该是|更正|算了[，,、 ]"),    # 算了，回家吧: a change of mind
+    # (算了，回家吧: a change of mind.)
+    correction=re.compile(r"改成|换成|改为|改到|换到|改去|换去|还是|其实|不对|应该是|更正|算了[，,、 ]"),
     hedge=re.compile(r"也许|可能|或者|不确定|大概吧"),
     # 不要辣, 不再是短信, 不发短信, 别走高速
     # 太贵了 complains of a value: what is not wanted (太 right before it: 太想吃火锅 wants it).

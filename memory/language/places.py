@@ -30,12 +30,17 @@ _NOT_PLACE_WORDS_EN = frozenset(w.capitalize() for w in (
     "a", "an", "my", "any", "some", "this", "that", "it", "what", "there", "here", "i", "me", "you", "us",
     "somewhere", "anywhere", "now", "today", "tonight", "tomorrow", "please", "thanks", "and", "then",
     *WEEKDAYS, *MONTHS))
-_WORD_EN = r"(?:[A-Z][\w'&.-]*|\d+(?:st|nd|rd|th)?)"
+_WORD_EN = r"(?:[A-Z][\w'&.-]*|\d+(?:st|nd|rd|th)?|#\s?\d+|#)"
 # A house number and the capitalised words after it; or capitalised words joined by a few small
-# words ("Museum of Modern Art", "Starbucks on Main Street", "Bar & Grill"); an article before
-# them is not kept (a catalogue's area is "Marina", said "in the Marina").
+# words ("Museum of Modern Art", "Rooftop Restaurant & Bar", "2020 Forest Ave # 8"); an article
+# before them is not kept (a catalogue's area is "Marina", said "in the Marina").
 _PLACE_EN = re.compile(r"(?:the )?(?P<v>(?:\d+[A-Za-z]? )?[A-Z][\w'&.-]*"
-                       r"(?: (?:(?:of|on|the|de|du|la|at|and|&|in) )?" + _WORD_EN + r"){0,5})")
+                       r"(?: (?:(?:of|on|the|de|du|la|at|and|&|in) )?" + _WORD_EN + r"){0,6})")
+_JOINERS_EN = frozenset(("of", "on", "the", "de", "du", "la", "at", "and", "&", "in"))
+# A full stop after these ends no name ("St. Mary's Hospital", "Solomon R. Guggenheim Museum").
+_ABBREVIATIONS_EN = frozenset(("St", "Mt", "Ft", "Dr", "Ave", "Blvd", "Rd", "Jr", "Sr", "Sq", "Ln", "Hwy"))
+_STREETS_EN = re.compile(r"\b(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Drive|Dr|Lane|Ln|Way|Square|Place|Plaza|"
+                         r"Highway|Hwy|Parkway|Court|Circle)\.?$")
 
 # The kinds of place a Chinese place name ends with (人民广场, 浦东机场, 南京西路, 国贸大厦).
 PLACE_HEADS_ZH = (
@@ -44,15 +49,24 @@ PLACE_HEADS_ZH = (
     "大楼", "银行", "小区", "花园", "公寓", "家园", "路", "街", "大道", "胡同", "巷", "弄", "号", "桥", "门",
     "寺", "庙", "宫", "馆", "院", "楼", "村", "镇", "区", "县", "市", "城", "湾", "湖", "山", "滩", "港",
     "码头", "影院", "剧院", "体育场", "加油站", "充电站", "停车场", "公司", "厂", "园", "塔", "岛", "口",
+    "饭庄", "酒楼", "食府", "餐馆", "民宿", "客栈", "会所",
 )
 _HEADS_ZH = re.compile("(?:" + "|".join(sorted(map(re.escape, PLACE_HEADS_ZH), key=len, reverse=True)) + ")$")
 # jieba's tags that a place's words carry: nouns of every kind, numbers and measure words (27号),
 # direction words (东门's 东) and 的 between them (最近的加油站), English letters (SOHO).
 _NOUNISH = re.compile(r"^(?:n\w*|j|m|mq|q|f|s|uj|eng|b)$")
 _NAMED = re.compile(r"^(?:ns|nt|nr\w*|nz|j|eng)$")
+# Tags that end a place: particles, pronouns (哪), adverbs, conjunctions, prepositions, idioms.
+_ENDS_A_PLACE = re.compile(r"^(?:y|r\w*|d|c|p|ul|uz|ug|ud|x|w|e|o|i|l|z\w*)$")
+_NUMBER_ZH = re.compile(r"[\d零一二两三四五六七八九十百千万几半多少久]+")
 # Said before the place but not part of it (去趟超市, 去一下银行, 去那个广场).
-_LEADING_ZH = re.compile(r"^(?:一趟|趟|一下|下|个|那个|这个|那家|这家|一家|家)(?=.)")
-_CLAUSE_END_ZH = re.compile(r"[,，。.!！?？;；、]|然后|再|顺便|并且|同时|接着|之后|以后|的时候|(?:的)?路上")
+_LEADING_ZH = re.compile(r"^(?:一趟|趟|一下|下|一个|个|那个|这个|那家|这家|一家|家)?(?:名叫|名字叫|名字是|叫做)?(?=.)")
+# A place described by its rating or price is one to search for (去一家人均100元的餐馆), not a name.
+_SEARCHED_FOR_ZH = re.compile(r"评分|人均|消费|价位|\d+\s*(?:元|分|块)")
+_POINTING_ZH = frozenset(("那个", "这个", "那家", "这家"))
+_BRANCH_ZH = re.compile(r"[(（][^()（）]{1,12}[)）]")
+_CLAUSE_END_ZH = re.compile(r"[,，。.!！?？;；、(（]|然后|再|顺便|并且|同时|接着|之后|以后|的时候|(?:的)?路上|"
+                            r"乘坐|坐地铁|坐出租|打车|打的|叫车|坐车")
 
 
 @dataclass(frozen=True)
@@ -73,39 +87,64 @@ def not_going(text: str, place: PlaceSaid, lang: str) -> bool:
     return pattern is not None and bool(pattern.search(text[:place.cue_start]))
 
 
-def find_place_en(text: str, cues: tuple[str, ...]) -> list[PlaceSaid]:
-    """Capitalised places after the cues ("take me to 42 Baker Street")."""
+# What an answer to "Where would you like to go?" may say before the place ("To Union Station").
+_ANSWER_LEAD_EN = r"^\W*(?:(?:uh|um|er|oh|ok|okay|well|so|yes|yeah|sure|hmm|let'?s (?:do|say|go to)|to|it'?s|just)\W+)*"
+_ANSWER_LEAD_ZH = re.compile(r"^(?:嗯|呃|那个|就|我要|我想|要|想|先)*(?:去|到|回)?")
+
+
+def find_place_en(text: str, cues: tuple[str, ...], answering: bool = False) -> list[PlaceSaid]:
+    """Capitalised places after the cues ("take me to 42 Baker Street"); `answering` the
+    agent's question where to go, also the one the answer opens with ("Cables Wake Park.")."""
     if not cues:
         return []
     found = []
     alternation = "|".join(re.escape(c) for c in sorted(cues, key=len, reverse=True))
-    for cue in re.finditer(r"\b(?i:" + alternation + r") ", text):
+    starts: list[re.Match[str] | None] = list(re.finditer(r"\b(?i:" + alternation + r") ", text))
+    if answering:
+        starts.insert(0, re.match(_ANSWER_LEAD_EN, text, re.IGNORECASE))     # (matches the empty lead too)
+    for cue in starts:
+        if cue is None:
+            continue
         m = _PLACE_EN.match(text, cue.end())
         if m is None:
             continue
-        words = m.group("v").split(" ")
-        while words and (words[-1] in _NOT_PLACE_WORDS_EN or words[-1].lower() in _JOINERS_EN):
-            words.pop()
-        for i, word in enumerate(words):    # "to Union Square on Friday": the day is not the place
-            if word in _NOT_PLACE_WORDS_EN:
-                words = words[:i]
-                while words and words[-1].lower() in _JOINERS_EN:
-                    words.pop()
-                break
+        words = _place_words_en(m.group("v").split(" "))
         if not words or words[0] in _NOT_PLACE_WORDS_EN or not any(w[:1].isupper() for w in words):
             continue
-        name = " ".join(words).rstrip(".")
+        name = " ".join(words)
         start = m.start("v")
         found.append(PlaceSaid(start, start + len(name), name, cue.start()))
     return found
 
 
-_JOINERS_EN = frozenset(("of", "on", "the", "de", "du", "la", "at", "and", "&", "in"))
+def _place_words_en(words: list[str]) -> list[str]:
+    kept: list[str] = []
+    for word in words:
+        if word in _NOT_PLACE_WORDS_EN or word.startswith("I'"):    # "to Union Square on Friday", "…and I'm"
+            break
+        if word.endswith(".") and word[:-1] not in _ABBREVIATIONS_EN and not re.fullmatch(r"[A-Z]\.", word):
+            kept.append(word[:-1])          # "426 Brannan Street. I'll take…": the sentence ends
+            break
+        kept.append(word)
+    if "on" in kept:
+        # "Starbucks on Main Street" is one place; "ATL on Southwest Airlines" is a place and a way there.
+        at = kept.index("on")
+        if not _STREETS_EN.search(" ".join(kept[at + 1:])):
+            kept = kept[:at]
+    while kept and (kept[-1].lower() in _JOINERS_EN or kept[-1] == "#"):
+        kept.pop()
+    return kept
 
 
-def find_place_zh(text: str, cues: tuple[str, ...]) -> list[PlaceSaid]:
+def find_place_zh(text: str, cues: tuple[str, ...], answering: bool = False) -> list[PlaceSaid]:
     """Places after the cues (去人民广场, 导航到外滩). A cue of one character (去, 到) also goes
-    where no place is meant; one of several (导航到, 带我去) leads only to a place."""
+    where no place is meant; one of several (导航到, 带我去) leads only to a place. `answering`
+    the agent's question where to go, the answer's opening nouns are one (人民广场吧)."""
+    if answering:
+        lead = _ANSWER_LEAD_ZH.match(text)
+        place = _place_after(text, 0, lead.end() if lead else 0, sure=True)
+        if place is not None:
+            return [place]
     found: list[PlaceSaid] = []
     cue_spans: list[tuple[int, int]] = []
     for cue in sorted(set(cues), key=len, reverse=True):
@@ -113,6 +152,9 @@ def find_place_zh(text: str, cues: tuple[str, ...]) -> list[PlaceSaid]:
             if any(s < m.end() and m.start() < e for s, e in cue_spans) or _inside_a_word(text, m.start(), m.end()):
                 continue
             cue_spans.append(m.span())
+            if cue == "到" and (_after_a_verb_of_result(text, m.start())
+                               or _NUMBER_ZH.fullmatch(text[m.start() - 1:m.start()])):
+                continue        # 能吃到腰子的餐馆, 找到: 到 says the verb succeeded; 150到500元 is a range
             place = _place_after(text, m.start(), m.end(), sure=len(cue) > 1)
             if place is not None and not any(p.start < place.end and place.start < p.end for p in found):
                 found.append(place)
@@ -125,23 +167,69 @@ def _place_after(text: str, cue_start: int, at: int, sure: bool) -> PlaceSaid | 
     leading = _LEADING_ZH.match(rest)
     skip = leading.end() if leading else 0
     start = at + skip
-    tokens = _tagged(rest[skip:])
     kept: list[tuple[str, str]] = []
-    for word, flag in tokens:
-        # A word naming a kind of place is one, whatever its tag (jieba tags 超市 a verb).
-        if _NOUNISH.match(flag) or _HEADS_ZH.search(word):
+    tokens = _tagged(rest[skip:])
+    for i, (word, flag) in enumerate(tokens):
+        if flag == "uj" and (_is_a_place(kept) or any(f.startswith("n") for _, f in kept)):
+            break           # 北京饭店的出租车: the taxi is not the place; 最近的加油站 is one
+        if _HEADS_ZH.search(word):      # a kind of place, whatever its tag (jieba tags 超市 a verb)
             kept.append((word, flag))
-        else:
-            break
-    while kept and (kept[-1][1] in ("uj", "f", "m", "q") and not _HEADS_ZH.search(kept[-1][0])):
-        kept.pop()          # 到那边的 / 去前面: no place yet
+            continue
+        if _ENDS_A_PLACE.match(flag):
+            break           # 王府井怎么走, 外滩吧
+        if not _NOUNISH.match(flag):
+            # A verb or an adjective inside a name comes before its nouns (鑫地来饺子城, 大渔铁板烧);
+            # one after the place says what to do there (去学校接孩子, 人民广场看看), and no verb
+            # starts a place (去吃火锅) unless a kind of place follows it (远望楼宾馆, 远望 tagged a verb).
+            following = tokens[i + 1] if i + 1 < len(tokens) else None
+            if following is None or not (_NOUNISH.match(following[1]) or _HEADS_ZH.search(following[0])) \
+                    or (flag.startswith("v") and not kept and not _HEADS_ZH.search(following[0])):
+                break
+        kept.append((word, flag))
+    while kept and not _HEADS_ZH.search(kept[-1][0]) and (
+            kept[-1][1] in ("uj", "f", "q") or kept[-1][1].startswith("v") or _NUMBER_ZH.fullmatch(kept[-1][0])):
+        kept.pop()          # 到那边的, 去前面, 王府井要多久: no place there
+    heads = [i for i, (word, _) in enumerate(kept) if _HEADS_ZH.search(word)]
+    if heads:
+        kept = kept[:heads[-1] + 1]     # 塔里木石油酒店住宿, 北京大学出租车: the place ends with its kind
+    if leading and leading.group() in _POINTING_ZH and len(kept) == 1 and kept[0][0] in PLACE_HEADS_ZH:
+        return None         # 就去这个酒店吧: the one just talked about, not a name
     name = "".join(w for w, _ in kept)
     if len(name) < 2 or re.fullmatch(r"[\d零一二两三四五六七八九十百千点半度号]+", name):
         return None
-    named = any(_NAMED.match(flag) for _, flag in kept) or bool(_HEADS_ZH.search(name))
-    if not (sure or named):
+    # 从世界公园到老书虫: after a 从 the 到 leads to a place.
+    sure = sure or "从" in text[_clause_start(text, cue_start):cue_start]
+    if not (sure or _is_a_place(kept)) or _SEARCHED_FOR_ZH.search(name):
         return None
+    branch = _BRANCH_ZH.match(text, start + len(name))      # 海底捞火锅(西单店): the branch is part of it
+    if branch:
+        name += branch.group()
     return PlaceSaid(start, start + len(name), name, cue_start)
+
+
+def _is_a_place(words: list[tuple[str, str]]) -> bool:
+    """Tagged as a place or a name (ns, nt, nr, nz, j), or ending in a kind of place (广场)."""
+    return any(_NAMED.match(flag) for _, flag in words) or bool(_HEADS_ZH.search("".join(w for w, _ in words)))
+
+
+def _clause_start(text: str, at: int) -> int:
+    return max((m.end() for m in re.finditer(r"[,，。.!！?？;；]", text[:at])), default=0)
+
+
+# Verbs after which 到 still says where to (开到, 走到, 送到); after any other verb it says the
+# verb's result (吃到, 找到, 买到).
+_MOTION_VERBS_ZH = frozenset("开走回来去送带搬飞跑骑转拐到接载车乘坐行租")
+
+
+def _after_a_verb_of_result(text: str, at: int) -> bool:
+    jieba = _jieba_posseg()
+    before = text[max(0, at - 6):at]
+    if not before:
+        return False
+    if jieba is None:
+        return before[-1] in "吃找买看听想得收做遇感拿办"
+    words = list(jieba.cut(before))
+    return bool(words) and words[-1].flag.startswith("v") and words[-1].word[-1] not in _MOTION_VERBS_ZH
 
 
 def _tagged(text: str) -> list[tuple[str, str]]:

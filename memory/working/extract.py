@@ -30,7 +30,6 @@ from monologue.memory.language.cues import (
     negated_at,
 )
 from monologue.memory.language.names import NameFinder, name_finder
-from monologue.memory.language.places import find_place_en, find_place_zh, not_going
 from monologue.memory.language.numbers import (
     EN_NUMBER,
     ZH_NUMBER,
@@ -41,6 +40,7 @@ from monologue.memory.language.numbers import (
     to_amount,
     to_int,
 )
+from monologue.memory.language.places import find_place_en, find_place_zh, not_going
 from monologue.memory.language.stances import clause_bounds
 from monologue.memory.language.wishes import content_words
 from monologue.memory.working.readers import (
@@ -298,7 +298,7 @@ class RuleExtractor:
         read_avoided(self.schema, text, source, lang, taken, add, result.correction)
         # An option's name before the enums: 海底捞火锅 names a place, not a wish for hotpot.
         self._option_named(said, taken, add, result.correction, state)
-        self._places_named(said, taken, add, result.correction)
+        self._places_named(said, taken, add, result.correction, state)
         self._enums(said, taken, add, result.correction, withdrawn_keys, state, commanded)
         ops[:] = self._not_either_or(ops, text)
         if lang == "en":          # the name shapes are English capitalisation
@@ -653,13 +653,18 @@ class RuleExtractor:
                                   correction=correction), m.span("v"))
                     break
 
-    def _places_named(self, said: _Said, taken: list[Span], add: Add, correction: bool) -> None:
+    def _places_named(self, said: _Said, taken: list[Span], add: Add, correction: bool,
+                      state: SessionState | None) -> None:
         """A place said by its name after a word of going there (42 Baker Street, 人民广场,
-        浦东机场): before the enums, so 浦东机场 is that airport, not any airport. A name that
-        is one of the key's own values (去公司, "take me to Work") is left to the enum reader."""
+        浦东机场), or as the answer to the agent's question where to: before the enums, so
+        浦东机场 is that airport, not any airport. A name that is one of the key's own values
+        (去公司, "take me to Work") is left to the enum reader."""
+        last = state.last_act if state is not None else NO_ACT
         for spec in self._places:
             cues = spec.name_cues.get(said.lang, ())
-            places = find_place_en(said.text, cues) if said.lang == "en" else find_place_zh(said.text, cues)
+            answering = last.act == "ask" and last.key == spec.name
+            places = find_place_en(said.text, cues, answering) if said.lang == "en" \
+                else find_place_zh(said.text, cues, answering)
             own = {w.casefold() for table in spec.values.values() for w in table.get(said.lang, ())}
             # 顺路去趟超市 ("drop by the supermarket on the way") names a stop, not where to go.
             kept = [p for p in places if p.name.casefold() not in own and not _overlaps((p.start, p.end), taken)
@@ -667,8 +672,9 @@ class RuleExtractor:
                     and not about_something_else(
                         spec, said.text[clause_bounds(said.text, p.cue_start, p.cue_start)[0]:p.cue_start], said.lang)]
             for place in kept[-1:]:       # "先去公司，算了，去人民广场": the last one said
-                add(Operation(Op.SET, spec.name, Comparator.EQ, place.name, clause_of(said.text, (place.start, place.end)),
-                              correction=correction), (place.start, place.end))
+                where = (place.start, place.end)
+                add(Operation(Op.SET, spec.name, Comparator.EQ, place.name, clause_of(said.text, where),
+                              correction=correction), where)
 
     def _option_named(self, said: _Said, taken: list[Span], add: Add, correction: bool,
                       state: SessionState | None) -> None:

@@ -88,6 +88,18 @@ def _keys_named(schema: DomainSchema, clause: str, lang: str) -> set[str]:
     return out
 
 
+_AND = {"en": re.compile(r"\s(?:and|then|also|plus)\s", re.IGNORECASE),
+        "zh": re.compile(r"然后|再把|还有|并且|同时|顺便")}
+
+
+def _said_in(schema: DomainSchema, spec: KeySpec, clause: str, words_end: int, span: Span, lang: str) -> Span:
+    """The part of the clause at `span` the change to `spec` is said in."""
+    for m in _AND[lang].finditer(clause, words_end):
+        if _keys_named(schema, clause[m.end():], lang) - {spec.name}:
+            return span[0], span[0] + m.start()
+    return span
+
+
 def _without_controls(schema: DomainSchema, clause: str, lang: str) -> str:
     """`clause` with the names of the controls whose values are verbs blanked out, offsets kept."""
     # (Not a word another key goes by too: 空调 is the fan's cue and the temperature's name.)
@@ -216,6 +228,9 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
         if named - {spec.name} and spec.name not in named:
             continue            # "move the seat back a bit": the clause is about another key
         held = state.find(spec.name) if state is not None else []
+        # "Warmer please and turn the fan up": the change is said up to the "and" that goes on to
+        # another key; what follows is that key's, for its own reader.
+        span = _said_in(schema, spec, said_clause, words.end, span, lang)
         if not held and spec.reading.extra_is_the_value and words.direction == 1 and words.amount is not None:
             add(Operation(Op.SET, spec.name, Comparator.EQ, words.amount, clause.strip(),
                           reason="the extra sum said is the sum", source=OpSource.RELATIVE), span)

@@ -78,7 +78,21 @@ def turn_cues(schema: DomainSchema | None = None, *, values: bool = True) -> Tur
     words that are values themselves (days, times of day) as cues, for a caller without rules."""
     if schema is None:
         return _cues((), (), values)
-    return _cues(schema.turn_cues.get("en", ()), schema.turn_cues.get("zh", ()), values)
+    # The words that name the task ("directions", 导航) start it, as its change words do.
+    own = {lang: tuple(dict.fromkeys(schema.turn_cues.get(lang, ()) + schema.goal_words.get(lang, ())))
+           for lang in ("en", "zh")}
+    return _cues(own["en"], own["zh"], values)
+
+
+def _names_the_task(text: str, schema: DomainSchema | None) -> bool:
+    """Whether the turn says one of the domain's goal words of more than one character (设置导航,
+    "I need directions"; 去 alone goes too many places to start a task)."""
+    if schema is None:
+        return False
+    lowered = text.lower()
+    return any(len(w) > 1 and (re.search(r"(?<!\w)" + re.escape(w.lower()) + r"(?!\w)", lowered) if w.isascii()
+                               else w in text)
+               for lang in ("en", "zh") for w in schema.goal_words.get(lang, ()))
 
 
 def _forgets_a_task_key(text: str, schema: DomainSchema | None) -> bool:
@@ -129,8 +143,9 @@ def classify_turn(text: str, reads_condition: Callable[[str], bool] | None = Non
     if REPEAT_COMMAND.search(stripped):
         # "A bit more", 再来一点: the last command again, if there was one (the state knows).
         return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues) + ("a command said again",))
-    # A lone weak cue ("I like the weather") is not enough; two cues or a change verb are.
-    changes = len(cues) >= 2 or any(c in CHANGE_VERBS for c in cues)
+    # A lone weak cue ("I like the weather") is not enough; two cues, a change verb or a word
+    # that names the task (导航, "directions") are.
+    changes = len(cues) >= 2 or any(c in CHANGE_VERBS for c in cues) or _names_the_task(stripped, schema)
     short = len(lowered.split()) <= _MAX_CONFIRM_WORDS
     if not changes and ((CONFIRM_START_EN.match(lowered) and short) or CONFIRM_ONLY_ZH.match(stripped)):
         return TurnClassification(TurnClass.CONFIRMATION, ("confirmation phrase",))
