@@ -43,7 +43,7 @@ from monologue.memory.language.spoken import absolute_date
 from monologue.memory.language.stances import asks_for_information, is_query, sentences_with_offsets
 from monologue.memory.stores.actions import ActionRecord
 from monologue.memory.working.engine import WorkingMemory
-from monologue.memory.working.readers import controls_unnamed
+from monologue.memory.working.readers import controls_refused, controls_unnamed
 from monologue.memory.working.render import spoken_conditions
 from monologue.memory.working.state import (
     INTERRUPTED,
@@ -292,8 +292,13 @@ class DialogueSession:
         beyond = not changed and not option_answer and not asked_option and state_question is None \
             and asks_beyond(schema, text, language)
         unnamed: list[str] = []
-        if not clarify and not changed and not beyond and state_question is None and not CLOSING.search(text) \
-                and commands_something(text):
+        quiet = not clarify and not changed and not beyond and state_question is None and not CLOSING.search(text)
+        refused_controls = controls_refused(schema, text, language) if quiet else []
+        if refused_controls:
+            # "Don't turn on the seat heating", 别开空调: nothing to carry out, and said so.
+            clarify = say("policy.left_alone", language,
+                          controls=join([schema.key(k).label(language) for k in refused_controls], language))
+        elif quiet and commands_something(text):
             unnamed = controls_unnamed(schema, text, language)
             if unnamed:
                 # "Turn it down a notch" with no control named or just commanded: which one?

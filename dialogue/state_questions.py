@@ -50,7 +50,7 @@ Kind = Literal["slot", "summary", "next"]
 # or a Chinese question particle. Requests phrased as questions are left to the task.
 # In English a question mark alone is not enough ("any good places on the way?" asks the world): a
 # question word, a tag ("Friday, right?"), or a yes/no question about what we or you hold.
-_ASKS_EN = re.compile(r"\b(?:what|which|when|where|who|how many|how much|how long|what time)\b|"
+_ASKS_EN = re.compile(r"\b(?:what|which|when|where|who|how many|how much|how long|what time|whats|wheres)\b|"
                       r"\b(?:again|right|correct)\s*\?|"
                       # either/or: "did the seat heating go on or off?", "are the windows up or down?"
                       r"^\W*(?:(?:uh|um|so|hmm|ok(?:ay)?),?\s+)*(?:is|are|was|were|did|does|do|has|have)\b[^?]*\bor\b[^?]*\?",
@@ -109,13 +109,14 @@ _POINTS_BACK = re.compile(r"\bagain\b|\bstill\b|\bthe same\b|"
 _CHECKS_HELD_EN = re.compile(
     r"^(?:is|was|are|were) (?:it|that|this|we|the (?:booking|reservation|table|ticket|order|route|trip|plan|drive|"
     r"temperature|time|date|day|party|pickup|return|refund|repair|exchange|stop|destination|seat|seat heating|"
-    r"heater|windows?|fan|volume|music|air|radio))\b|"
+    r"heater|windows?|fan|volume|music|air|radio|ac|a/c|air conditioning|air con|aircon))\b|"
     r"\b(?:did|do) (?:i|we|you) (?:say|pick|choose|set|book|agree|give|tell|put|ask)|"
     r"\b(?:we|i|you) (?:said|agreed|picked|chose|set|booked|put|asked for)\b|\bstill\b|\bagain\b|"
     r"\b(?:right|correct|isn'?t it|wasn'?t it|aren'?t we|weren'?t we|yeah)\s*\?*$", re.IGNORECASE)
 # (空调开着吗, 车窗关了没有: a control's state, checked.)
-_CHECKS_HELD_ZH = re.compile(_POINTS_BACK_ZH + r"|对吧|对吗|对不对|是不是|没错吧|是吧|还是|是[^吗？?]{1,15}吗[?？]?$"
-                             r"|(?:开着|关着|开了|关了|打开了|关上了)(?:吗|没有?)[?？]?$")
+_CHECKS_HELD_ZH = re.compile(_POINTS_BACK_ZH + r"|对吧|对吗|(?<!不)对不对|是不是|没错吧|是吧|还是"
+                             r"|是[^吗？?]{1,15}吗[?？]?$"
+                             r"|(?:开着|关着|开了|关了|打开了|关上了)的?(?:吗|没有?|吧)[^，。,]{0,4}?[?？]?$")
 _ALTERNATIVES = re.compile(r"\bor\b|还是", re.IGNORECASE)
 
 
@@ -174,7 +175,7 @@ def _asks(sentence: str) -> bool:
         return True
     # Without a question mark the question word leads ("what time did we say"): "find me a place
     # near where I live" is a request.
-    lead = re.sub(r"^\W*(?:(?:so|and|oh|um|uh|well|sorry|hang on|remind me)\W+)*", "", stripped)
+    lead = re.sub(r"^\W*(?:(?:so|and|oh|um|uh|well|sorry|hang on|remind me|hey|hi)\W+)*", "", stripped)
     return bool(_ASKS_EN.match(lead) or (YES_NO_QUESTION_EN.match(stripped) and _ABOUT_US_EN.search(stripped)))
 
 
@@ -320,7 +321,7 @@ _QUESTION_FRAME_EN = re.compile(
     r"\b(?:we|i|you) (?:said|agreed|picked|chose|set|booked|put|asked for)\b|"
     r",?\s*\b(?:right|correct|isn'?t it|wasn'?t it|aren'?t we|weren'?t we|yeah|again|still)\s*(?=\?*$)|\?",
     re.IGNORECASE)
-_QUESTION_FRAME_ZH = re.compile(r"来着|对吧|对吗|对不对|是不是|没错吧|是吧|吗|呢|[?？]")
+_QUESTION_FRAME_ZH = re.compile(r"来着|对吧|对吗|(?<!不)对不对|是不是|没错吧|是吧|吗|呢|[?？]")
 
 
 def _as_statement(sentence: str) -> str:

@@ -295,3 +295,27 @@ def test_a_change_and_a_command_in_one_clause_are_both_read(text: str) -> None:
     held = apply_operations(SessionState("s", domain="in_car"),
                             [Operation(Op.SET, "temperature", Comparator.EQ, 22, "22 degrees")], CAR, turn=1).state
     assert _sets(text, held) == {"temperature": 23, "fan_speed": "up"}
+
+
+
+@pytest.mark.parametrize(("language", "text", "left"), [
+    ("en", "Don't turn on the seat heating", "seat heating"),
+    ("zh", "别开座椅加热", "座椅加热"),
+    ("zh", "空调先别关", "空调"),
+])
+async def test_a_command_refused_is_left_alone_and_said_so(language: str, text: str, left: str) -> None:
+    last = (await _chat("in_car", language, [text])).turns[-1].reply
+    assert left in last.text and (last.decision or {}).get("act") != Act.ACT, last.text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("空调别开了", {"air_conditioning": "off"}),          # "not on any more"
+    ("座椅加热别开了", {"seat_heating": "off"}),
+    ("kill the AC", {"air_conditioning": "off"}),
+    ("好热啊 把空调打开", {"air_conditioning": "on"}),     # the ASR's pause ends the nudge's clause
+    ("开空调 风小一点 再把音量调低", {"air_conditioning": "on", "fan_speed": "down", "volume": "down"}),
+    ("空调还开着吗现在", {}),                               # questions, however the ASR ends them
+    ("我刚才音量调的多大", {}),
+])
+def test_controls_in_a_drivers_run_on_words(text: str, expected: dict[str, object]) -> None:
+    assert _sets(text) == expected

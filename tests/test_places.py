@@ -39,6 +39,15 @@ def _sets(text: str) -> dict[str, object]:
     ("I need to get to St. Mary's Hospital", "St. Mary's Hospital"),
     ("Let's go to Golden Gate Park on Friday", "Golden Gate Park"),
     ("Head to 1600 Amphitheatre Parkway please", "1600 Amphitheatre Parkway"),
+    # As the ASR may write them: in small letters, with the kind of place after the name.
+    ("uh can you get me to 1600 amphitheatre parkway", "1600 amphitheatre parkway"),
+    ("take me to starbucks please", "starbucks"),
+    ("take me to heathrow airport", "heathrow airport"),
+    ("go to the Westfield mall", "Westfield mall"),
+    # Corrected in the same breath: the last one.
+    ("Navigate to 500 Fifth Avenue, no wait, 550 Fifth Avenue", "550 Fifth Avenue"),
+    ("去上海火车站 哦不 上海南站", "上海南站"),
+    ("从中国航空博物馆到大渔铁板烧(蓝色港湾店)的出租车", "大渔铁板烧(蓝色港湾店)"),
 ])
 def test_a_place_said_by_its_name_is_the_destination(text: str, place: str) -> None:
     assert _sets(text).get("destination") == place
@@ -46,6 +55,7 @@ def test_a_place_said_by_its_name_is_the_destination(text: str, place: str) -> N
 
 @pytest.mark.parametrize(("text", "value"), [
     ("去公司", "work"), ("回家吧", "home"), ("take me to the airport", "airport"), ("去机场", "airport"),
+    ("Navigate to the office please.", "work"), ("drive me home", "home"),
 ])
 def test_the_keys_own_places_are_still_its_values(text: str, value: str) -> None:
     assert _sets(text).get("destination") == value
@@ -104,3 +114,8 @@ async def test_asked_where_to_the_driver_answers_with_a_name(language: str, line
                                   "去一家人均100元的餐馆", "带我去吃火锅"])
 def test_a_place_searched_for_or_pointed_at_is_no_name(text: str) -> None:
     assert "destination" not in _sets(text)
+
+
+async def test_not_yet_is_no_answer_to_where_to() -> None:
+    session = await _chat("zh", ["帮我设置一下导航", "等会儿再说吧"])
+    assert "等会儿" not in session.turns[-1].reply.text

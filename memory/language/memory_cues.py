@@ -143,7 +143,7 @@ QUESTION = re.compile(
     r"(?:do|does|did|is|are|am|was|were|have|has|had|should|shall|may|might)\s+(?:i|you|we|it|they|there|this|that|"
     r"my|the|your|he|she)|(?:can|could|would|will) you (?:tell|remind) me|do you (?:know|remember|recall))\b"
     r"|[？?]\s*$|(?:吗|么|呢)[。.!！]?\s*$|你(?:还)?记得|记不记得|是不是|有没有|什么|几(?:度|点|号|次|天|个人)|多少|"
-    r"哪(?:个|里|儿|家|条|些|天)|怎么|为什么|对不对|好不好", _I)
+    r"哪(?:个|里|儿|家|条|些|天)|怎么|为什么|(?<!不)对不对|好不好", _I)
 REQUEST = re.compile(
     _OPENER_EN + r"(?:(?:please|kindly|just)\s+|(?:can|could|would|will) you\s+(?:please\s+)?|i need you to\s+|"
     r"i'?d like you to\s+|let'?s\s+)*(?:turn|switch|open|close|shut|play|put|set|make|take|use|go|drive|navigate|"

@@ -60,7 +60,8 @@ _NAMED = re.compile(r"^(?:ns|nt|nr\w*|nz|j|eng)$")
 _ENDS_A_PLACE = re.compile(r"^(?:y|r\w*|d|c|p|ul|uz|ug|ud|x|w|e|o|i|l|z\w*)$")
 _NUMBER_ZH = re.compile(r"[\d零一二两三四五六七八九十百千万几半多少久]+")
 # Said before the place but not part of it (去趟超市, 去一下银行, 去那个广场).
-_LEADING_ZH = re.compile(r"^(?:一趟|趟|一下|下|一个|个|那个|这个|那家|这家|一家|家)?(?:名叫|名字叫|名字是|叫做)?(?=.)")
+_LEADING_ZH = re.compile(r"^[\s,，]*(?:是|去|到)?(?:一趟|趟|一下|下|一个|个|那个|这个|那家|这家|一家|家)?"
+                         r"(?:名叫|名字叫|名字是|叫做)?(?=.)")
 # A place described by its rating or price is one to search for (去一家人均100元的餐馆), not a name.
 _SEARCHED_FOR_ZH = re.compile(r"评分|人均|消费|价位|\d+\s*(?:元|分|块)")
 _POINTING_ZH = frozenset(("那个", "这个", "那家", "这家"))
@@ -99,22 +100,67 @@ def find_place_en(text: str, cues: tuple[str, ...], answering: bool = False) -> 
         return []
     found = []
     alternation = "|".join(re.escape(c) for c in sorted(cues, key=len, reverse=True))
-    starts: list[re.Match[str] | None] = list(re.finditer(r"\b(?i:" + alternation + r") ", text))
+    starts: list[re.Match[str] | None] = list(re.finditer(r"\b(?i:" + alternation + r")(?: |, ?)", text))
     if answering:
         starts.insert(0, re.match(_ANSWER_LEAD_EN, text, re.IGNORECASE))     # (matches the empty lead too)
     for cue in starts:
         if cue is None:
             continue
         m = _PLACE_EN.match(text, cue.end())
-        if m is None:
+        words = _place_words_en(m.group("v").split(" ")) if m is not None else []
+        if words and words[0] not in _NOT_PLACE_WORDS_EN and any(w[:1].isupper() for w in words):
+            start = m.start("v") if m is not None else cue.end()
+            kind = _KIND_AFTER_EN.match(text, start + len(" ".join(words)))
+            name = " ".join(words) + (kind.group() if kind else "")    # "JFK airport", "Heathrow terminal 5"
+        elif _DRIVES_EN.search(cue.group()) or (answering and cue.start() == 0):
+            # The ASR writes a name in small letters too ("take me to starbucks"): after a word
+            # that only leads to a place, the words up to the clause's end are one.
+            low = _LOWER_PLACE_EN.match(text, cue.end())
+            lowered = _lower_words_en(low.group("v").split(" ")) if low is not None else []
+            if not lowered or low is None or (not _DRIVES_EN.search(cue.group()) and not (
+                    lowered[0][:1].isdigit() or _KIND_AFTER_EN.match(" " + lowered[-1]))):
+                continue        # (answering "where to?", only an address or a kind of place: "not sure yet" is none)
+            start, name = low.start("v"), " ".join(lowered)
+        else:
             continue
-        words = _place_words_en(m.group("v").split(" "))
-        if not words or words[0] in _NOT_PLACE_WORDS_EN or not any(w[:1].isupper() for w in words):
-            continue
-        name = " ".join(words)
-        start = m.start("v")
         found.append(PlaceSaid(start, start + len(name), name, cue.start()))
     return found
+
+
+# Words that lead only to a place ("take me to", "drive to", "navigate to"); "go to" and "make it"
+# also lead elsewhere ("go to sleep", "make it quick").
+_DRIVES_EN = re.compile(r"\b(?:take|drive|navigate|head|get (?:me|us)|directions|route|bring|ride|cab|taxi)\b",
+                        re.IGNORECASE)
+# A kind of place said in small letters after its name ("JFK airport", "the Westfield mall").
+_KIND_AFTER_EN = re.compile(r" (?:airport|hospital|station|mall|park|center|centre|terminal(?: \w{1,2}\b)?|school|"
+                            r"university|college|hotel|library|museum|stadium|arena|market|bridge|plaza|campus|"
+                            r"building|tower|church|zoo|beach|pier|theat(?:er|re)|cinema|restaurant|cafe|store|"
+                            r"shop|gym|clinic|garage|street|avenue|road)\b")
+_LOWER_PLACE_EN = re.compile(r"(?:the )?(?P<v>[a-z0-9][\w'&.#-]*(?: [a-z0-9#][\w'&.#-]*){0,6})")
+# Words a place said in small letters does not run into ("take me to starbucks please").
+_NOT_IN_A_LOWER_PLACE_EN = frozenset((
+    "please", "and", "then", "so", "because", "now", "first", "instead", "right", "asap", "quickly", "for", "at",
+    "by", "with", "via", "from", "before", "after", "today", "tonight", "tomorrow", "thanks", "thank", "i", "we",
+    "it's", "that", "which", "where", "when", "but", "or", "to", "if", "too", "again", "as", "real", "quick",
+    "fast", "soon", "later", "is", "are", "was", "will", "would", "can", "could", "should", "okay", "ok"))
+_NO_LOWER_PLACE_EN = frozenset(("my", "a", "an", "some", "somewhere", "anywhere", "it", "there", "here", "you", "me",
+                                "us", "them", "him", "her", "eat", "get", "see", "do", "the", "this", "that", "work",
+                                "home", "where", "what"))
+
+
+def _lower_words_en(words: list[str]) -> list[str]:
+    kept: list[str] = []
+    for word in words:
+        if word.rstrip(".,") in _NOT_IN_A_LOWER_PLACE_EN:
+            break
+        kept.append(word)
+        if word.endswith((".", ",")):
+            kept[-1] = word.rstrip(".,")
+            break
+    kept = _place_words_en(kept) if kept else kept
+    if not kept or kept[0] in _NO_LOWER_PLACE_EN:
+        return []
+    return kept
 
 
 def _place_words_en(words: list[str]) -> list[str]:
@@ -141,8 +187,9 @@ def find_place_zh(text: str, cues: tuple[str, ...], answering: bool = False) -> 
     where no place is meant; one of several (导航到, 带我去) leads only to a place. `answering`
     the agent's question where to go, the answer's opening nouns are one (人民广场吧)."""
     if answering:
+        # (Only a place by its tag or kind: 等会儿再说吧 answers "where to?" with no place.)
         lead = _ANSWER_LEAD_ZH.match(text)
-        place = _place_after(text, 0, lead.end() if lead else 0, sure=True)
+        place = _place_after(text, 0, lead.end() if lead else 0, sure=False)
         if place is not None:
             return [place]
     found: list[PlaceSaid] = []
@@ -205,6 +252,20 @@ def _place_after(text: str, cue_start: int, at: int, sure: bool) -> PlaceSaid | 
     if branch:
         name += branch.group()
     return PlaceSaid(start, start + len(name), name, cue_start)
+
+
+# What corrects a place just said ("500 Fifth Avenue, no wait, 550", 去上海火车站 哦不 上海南站).
+_CORRECTING = {"en": ("no wait", "i mean", "sorry", "or rather", "actually"),
+               "zh": ("哦不对", "哦不", "不对", "不是", "错了", "我是说", "应该是")}
+
+
+def places_corrected(text: str, lang: str) -> list[PlaceSaid]:
+    """Places said after a correction, with no word of going (不对 是虹桥机场): read only where a
+    place was just said or is held, and only a name that is a place by itself (a capitalised one;
+    in Chinese one tagged as a place or ending in its kind), so 不是，是三个人 is no place."""
+    if lang == "en":
+        return find_place_en(text, _CORRECTING["en"])
+    return [p for p in find_place_zh(text, _CORRECTING["zh"]) if _is_a_place(_tagged(p.name))]
 
 
 def _is_a_place(words: list[tuple[str, str]]) -> bool:

@@ -151,7 +151,7 @@ def asks(text: str, start: int, end: int, lang: str) -> bool:
 # --- questions: a question asks; it never sets a value ------------------------------------
 
 # Words said before a question that do not change what it asks ("wait, is it Friday?").
-LEAD_IN_EN = re.compile(r"^\W*(?:(?:wait|hang on|hold on|sorry|so|and|oh|um|uh|er|hmm|well|okay|ok|right|"
+LEAD_IN_EN = re.compile(r"^\W*(?:(?:wait|hang on|hold on|sorry|so|and|oh|um|uh|er|hmm|well|okay|ok|right|hey|"
                         r"just to (?:check|confirm|be sure)|quick question|one thing)\W+)*", re.IGNORECASE)
 # A request phrased as a question still asks for a change ("could you make it 8?", "能不能改成八点"):
 # it may set values. An information question ("what temperature do I like?", 我喜欢几度来着) may not.
@@ -167,14 +167,17 @@ CHANGE_REQUEST_EN = re.compile(r"\b(?:instead|make it|change (?:it|that|the \w+)
 # A yes/no question asks, whatever it is about ("Is the patio open tonight?", "Do I avoid
 # highways?"); so does an indirect one ("find out whether they have outdoor seating").
 YES_NO_QUESTION_EN = re.compile(
-    r"^\W*(?:(?:do|does|did|is|are|was|were|have|has|had|am|isn'?t|aren'?t|don'?t|doesn'?t)\s+\w+|"
+    # ("Don't you have…?" asks; "Don't turn the heater on" is a request.)
+    r"^\W*(?:(?:do|does|did|is|are|was|were|have|has|had|am|isn'?t|aren'?t|doesn'?t)\s+\w+|"
+    r"don'?t\s+(?:you|we|i|they|it|he|she)\b|"
     r"(?:please\s+)?(?:find out|check|ask|tell me|let me know|see)\s+(?:if|whether)\b)", re.IGNORECASE)
 # A question-word question asks about the user ("what temperature do I like?", "what did I
 # say?"); about the world it is a query, whose place and day are the task's ("what's the
 # weather in Seattle on March 9th?").
 TAG_QUESTION_EN = re.compile(r",\s*(?:right|correct|isn'?t it|wasn'?t it|aren'?t we|weren'?t we|yeah|yes)\s*\?+\s*$",
                              re.IGNORECASE)
-WH_QUESTION_EN = re.compile(r"^\W*(?:what|which|when|where|who|whose|why|how(?! about))\b", re.IGNORECASE)
+WH_QUESTION_EN = re.compile(r"^\W*(?:what|which|when|where|who|whose|why|how(?! about)|whats|wheres|hows|whos)\b",
+                            re.IGNORECASE)     # (the ASR drops the apostrophe: "whats the temperature")
 INDIRECT_QUESTION_EN = re.compile(r"\b(?:tell me|let me know|find out|check|see|know|ask|wonder(?:ing)?)\s+"
                                   r"(?:if|whether)\b", re.IGNORECASE)
 ABOUT_THE_USER_EN = re.compile(r"\b(?:i|my|me|mine|we|our|us)\b|\b(?:remember|recall)\b", re.IGNORECASE)
@@ -185,10 +188,12 @@ REQUEST_QUESTION_ZH = re.compile(
     r"能不能|能否|可不可以|可以.{0,8}吗|帮我|给我|麻烦|请|改成|换成|改到|订(?!单)|要不|"
     # 有没有便宜点儿的 asks for one that is cheaper: a choice by what it is, not a question.
     r"有没有(?![^，。？?吗]*(?:说过|提过|讲过|记得|告诉))[^，。？?吗]{1,8}的[吗呢]?[?？。]?\s*$")
-YES_NO_QUESTION_ZH = re.compile(r"(?:吗|么|呢)[?？。]?\s*$|是不是|有没有|要不要|对不对|好不好|记得|来着|"
-                                r"(?:对|没错|是)吧[?？。]?\s*$|(?:了|着)没有?[?？。]?\s*$")     # (车窗关了没有)
+# (车窗关了没有, 空调还开着吗现在, 空调是开着的吧: a question, however the ASR ends it.)
+YES_NO_QUESTION_ZH = re.compile(r"吗[^，。,]{0,4}?[?？。]?\s*$|(?:么|呢)[?？。]?\s*$|是不是|有没有|要不要|"
+                                r"(?<!不)对不对|好不好|记得|来着|"
+                                r"(?:对|没错|是)吧[?？。]?\s*$|(?:了|着)没有?[?？。]?\s*$|[着了]的吧[?？。]?\s*$")
 # (不怎么好, 没多少: "not very", "not much"; 几个人 after a number word is no question either.)
-WH_QUESTION_ZH = re.compile(r"什么|几|哪|(?<![不没])多少|(?<![不没])怎么|为什么|[?？]\s*$")
+WH_QUESTION_ZH = re.compile(r"什么|几|哪|(?<![不没])多(?:少|大|高|低|久|远|快)|(?<![不没])怎么|为什么|[?？]\s*$")
 ABOUT_THE_USER_ZH = re.compile(r"我")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
 

@@ -40,7 +40,7 @@ from monologue.memory.language.numbers import (
     to_amount,
     to_int,
 )
-from monologue.memory.language.places import find_place_en, find_place_zh, not_going
+from monologue.memory.language.places import find_place_en, find_place_zh, not_going, places_corrected
 from monologue.memory.language.stances import clause_bounds
 from monologue.memory.language.wishes import content_words
 from monologue.memory.working.readers import (
@@ -665,12 +665,19 @@ class RuleExtractor:
             answering = last.act == "ask" and last.key == spec.name
             places = find_place_en(said.text, cues, answering) if said.lang == "en" \
                 else find_place_zh(said.text, cues, answering)
-            own = {w.casefold() for table in spec.values.values() for w in table.get(said.lang, ())}
+            if places or (state is not None and state.find(spec.name)):
+                places = sorted(places + [p for p in places_corrected(said.text, said.lang)
+                                          if not any(p.start < q.end and q.start < p.end for q in places)],
+                                key=lambda p: p.start)
+            own = {re.sub(r"^the ", "", w.casefold())
+                   for table in spec.values.values() for w in table.get(said.lang, ())}
             # 顺路去趟超市 ("drop by the supermarket on the way") names a stop, not where to go.
             kept = [p for p in places if p.name.casefold() not in own and not _overlaps((p.start, p.end), taken)
-                    and not self._negated(said.text, p.cue_start, said.cues) and not not_going(said.text, p, said.lang)
+                    and not not_going(said.text, p, said.lang)     # ("no, make that X": that no corrects)
                     and not about_something_else(
                         spec, said.text[clause_bounds(said.text, p.cue_start, p.cue_start)[0]:p.cue_start], said.lang)]
+            for place in kept[:-1]:        # …whose words name no place for another reader (上海火车站 哦不 上海南站)
+                taken.append((place.start, place.end))
             for place in kept[-1:]:       # "先去公司，算了，去人民广场": the last one said
                 where = (place.start, place.end)
                 add(Operation(Op.SET, spec.name, Comparator.EQ, place.name, clause_of(said.text, where),

@@ -287,6 +287,23 @@ def controls_unnamed(schema: DomainSchema, text: str, lang: str) -> list[str]:
     return found
 
 
+def controls_refused(schema: DomainSchema, text: str, lang: str) -> list[str]:
+    """The controls a turn names only to refuse a command to them (别开空调, 不用开窗, "don't turn
+    on the seat heating"): nothing to carry out, and to be told so rather than "I'm not sure"."""
+    lowered = text.lower()
+    found = []
+    for spec in schema.keys.values():
+        if not spec.reading.verb_values or not names_key(spec, lowered, lang) \
+                or about_something_else(spec, lowered, lang):
+            continue
+        for word in sorted({w for table in spec.values.values() for w in _words(table, lang)}, key=len, reverse=True):
+            match = re.search(value_pattern(word.lower(), lang == "en"), lowered)
+            if match is not None and refused_before(lowered, match.start(), lang):
+                found.append(spec.name)
+                break
+    return found
+
+
 def names_key(spec: KeySpec, text: str, lang: str) -> bool:
     """Whether `text` names the key itself: its label, an alias or a cue word (not a value)."""
     names = (*_words(spec.aliases, lang), spec.label(lang), *_words(spec.reading.value_cues, lang))

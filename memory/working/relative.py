@@ -30,7 +30,9 @@ Add = Callable[[Operation, Span], None]
 
 # The step of "a bit" for a key that declares none, by what it counts.
 _DEFAULT_STEP = {"time": 30, "date": 1, "money": 10, "int": 1}
-_CLAUSES = re.compile(r"(?:[^,.;!?，。；！？]|(?<=\d)[.,](?=\d))+")   # 45.50 and 1,200 are not two clauses
+# 45.50 and 1,200 are not two clauses; a space between Chinese words is the ASR's pause, which
+# ends one (好热啊 把空调打开).
+_CLAUSES = re.compile(r"(?:[^,.;!?，。；！？\s]|(?<![\u4e00-\u9fff])\s|\s(?![\u4e00-\u9fff])|(?<=\d)[.,](?=\d))+")
 _NEXT_DAY = {"today": "tomorrow", "tonight": "tomorrow", "tomorrow": "day after tomorrow",
              "day after tomorrow": "in 3 days"}
 _DAY_BEFORE = {value: key for key, value in _NEXT_DAY.items() if key != "tonight"}
