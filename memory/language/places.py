@@ -108,6 +108,9 @@ def find_place_en(text: str, cues: tuple[str, ...], answering: bool = False) -> 
             continue
         m = _PLACE_EN.match(text, cue.end())
         words = _place_words_en(m.group("v").split(" ")) if m is not None else []
+        if words and m is not None and cue.end() == 0 and len(words) == 1 \
+                and _SENTENCE_GOES_ON_EN.match(text, m.start("v") + len(words[0])):
+            continue        # "Let me get back to you": a sentence's first word, not a name
         if words and words[0] not in _NOT_PLACE_WORDS_EN and any(w[:1].isupper() for w in words):
             start = m.start("v") if m is not None else cue.end()
             kind = _KIND_AFTER_EN.match(text, start + len(" ".join(words)))
@@ -127,6 +130,8 @@ def find_place_en(text: str, cues: tuple[str, ...], answering: bool = False) -> 
     return found
 
 
+# After one capitalised word, a sentence going on in small letters ("Let me think", "Maybe later").
+_SENTENCE_GOES_ON_EN = re.compile(r" (?!please\b|thanks\b|thank\b|then\b|now\b)[a-z]")
 # Words that lead only to a place ("take me to", "drive to", "navigate to"); "go to" and "make it"
 # also lead elsewhere ("go to sleep", "make it quick").
 _DRIVES_EN = re.compile(r"\b(?:take|drive|navigate|head|get (?:me|us)|directions|route|bring|ride|cab|taxi)\b",
