@@ -319,3 +319,14 @@ async def test_a_command_refused_is_left_alone_and_said_so(language: str, text: 
 ])
 def test_controls_in_a_drivers_run_on_words(text: str, expected: dict[str, object]) -> None:
     assert _sets(text) == expected
+
+
+async def test_a_suggestion_to_turn_a_control_on_is_not_a_refusal() -> None:
+    last = (await _chat("in_car", "en", ["Why don't you turn on the AC"])).turns[-1].reply
+    assert "leave" not in last.text, last.text
+
+
+def test_the_asrs_pause_inside_a_change_keeps_it_whole() -> None:
+    held = apply_operations(SessionState("s", domain="in_car"),
+                            [Operation(Op.SET, "temperature", Comparator.EQ, 22, "22 degrees")], CAR, turn=1).state
+    assert _sets("温度 高一点", held) == {"temperature": 23}

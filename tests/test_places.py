@@ -7,8 +7,9 @@ import pytest
 
 from monologue.configs import load_config
 from monologue.memory.domain.schema import load_schema
+from monologue.memory.working.apply import apply_operations
 from monologue.memory.working.extract import RuleExtractor
-from monologue.memory.working.state import Op
+from monologue.memory.working.state import Comparator, Op, Operation, SessionState
 from monologue.pipeline.builder import AgentModels
 from monologue.pipeline.text_chat import chat_session
 
@@ -119,3 +120,32 @@ def test_a_place_searched_for_or_pointed_at_is_no_name(text: str) -> None:
 async def test_not_yet_is_no_answer_to_where_to() -> None:
     session = await _chat("zh", ["帮我设置一下导航", "等会儿再说吧"])
     assert "等会儿" not in session.turns[-1].reply.text
+
+
+RESTAURANT_RULES = RuleExtractor(load_schema("restaurant"))
+
+
+def test_a_time_after_a_place_ends_the_name_and_keeps_the_place() -> None:
+    """A joiner joins only a capitalised word: the area before a time is kept whole."""
+    ops = RESTAURANT_RULES.extract("A table for 4 in Midtown at 7 pm").operations
+    assert {op.key: op.value for op in ops if op.op == Op.SET}.get("location") == "Midtown"
+    assert _sets("Take me to Union Station at 6 pm").get("destination") == "Union Station"
+
+
+def test_a_correction_naming_another_keys_value_is_that_keys() -> None:
+    held = SessionState("s", domain="restaurant")
+    held = apply_operations(held, [Operation(Op.SET, "location", Comparator.EQ, "Midtown", "in Midtown")],
+                            load_schema("restaurant"), turn=1).state
+    sets = {op.key: op.value for op in RESTAURANT_RULES.extract("Sorry, Thai please", held).operations
+            if op.op == Op.SET}
+    assert "location" not in sets and sets.get("cuisine") == "thai"
+
+
+@pytest.mark.parametrize("text", ["导航声音大一点", "风量开到三档", "Switch to Spotify", "make it quick"])
+def test_a_change_or_a_control_is_no_destination(text: str) -> None:
+    assert "destination" not in _sets(text)
+
+
+async def test_no_is_no_answer_to_where_to() -> None:
+    session = await _chat("en", ["I need directions", "No"])
+    assert "No" not in session.turns[-1].reply.text.replace("No,", "")

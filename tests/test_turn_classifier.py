@@ -60,3 +60,18 @@ def test_a_turn_with_a_value_for_any_slot_is_never_chit_chat(text, expected):
 
     car = load_schema("in_car")
     assert classify_turn(text, RuleExtractor(car).reads_condition, schema=car).turn_class is expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I need directions", TurnClass.INFORMATION_CHANGE),      # the task named: it starts
+    ("帮我设置一下导航", TurnClass.INFORMATION_CHANGE),
+    ("Yes, take me there", TurnClass.CONFIRMATION),           # …but a yes stays a yes
+])
+def test_a_word_that_names_the_task_starts_it(text: str, expected: TurnClass) -> None:
+    assert classify_turn(text, schema=load_schema("in_car")).turn_class is expected
+
+
+def test_no_matter_how_far_is_no_question() -> None:
+    from monologue.memory.language.stances import asks_for_information
+
+    assert not asks_for_information("我不管多远都行，要川菜") and asks_for_information("我到机场要多久")

@@ -23,20 +23,27 @@ from functools import lru_cache
 from typing import Any
 
 from monologue.memory.language.cues import MONTHS, WEEKDAYS
+from monologue.memory.language.stances import clause_bounds
 
 # Words an English place name does not start with or run into (a day, a pronoun: "to Union
 # Square on Friday", "take me to My office").
 _NOT_PLACE_WORDS_EN = frozenset(w.capitalize() for w in (
     "a", "an", "my", "any", "some", "this", "that", "it", "what", "there", "here", "i", "me", "you", "us",
     "somewhere", "anywhere", "now", "today", "tonight", "tomorrow", "please", "thanks", "and", "then",
+    # (…nor is a word that answers "where to?" with no place: "No", "Cancel", "Wait".)
+    "no", "nope", "yes", "yeah", "sure", "okay", "ok", "cancel", "wait", "stop", "nothing", "never", "later", "maybe",
+    "not", "hold", "sorry", "actually", "well", "um", "uh", "hmm", "hi", "hello", "hey", "forget",
     *WEEKDAYS, *MONTHS))
 _WORD_EN = r"(?:[A-Z][\w'&.-]*|\d+(?:st|nd|rd|th)?|#\s?\d+|#)"
 # A house number and the capitalised words after it; or capitalised words joined by a few small
 # words ("Museum of Modern Art", "Rooftop Restaurant & Bar", "2020 Forest Ave # 8"); an article
 # before them is not kept (a catalogue's area is "Marina", said "in the Marina").
+_JOINERS_EN = ("of", "on", "the", "de", "du", "la", "at", "&", "in")
+# (A joiner only before a capitalised word: "Union Station at 6 pm" and "in 10 minutes" end the
+# name; "Midtown and Chinatown" are two places.)
 _PLACE_EN = re.compile(r"(?:the )?(?P<v>(?:\d+[A-Za-z]? )?[A-Z][\w'&.-]*"
-                       r"(?: (?:(?:of|on|the|de|du|la|at|and|&|in) )?" + _WORD_EN + r"){0,6})")
-_JOINERS_EN = frozenset(("of", "on", "the", "de", "du", "la", "at", "and", "&", "in"))
+                       r"(?: (?:" + "|".join(map(re.escape, _JOINERS_EN)) + r") [A-Z][\w'&.-]*"
+                       r"| " + _WORD_EN + r"){0,6})")
 # A full stop after these ends no name ("St. Mary's Hospital", "Solomon R. Guggenheim Museum").
 _ABBREVIATIONS_EN = frozenset(("St", "Mt", "Ft", "Dr", "Ave", "Blvd", "Rd", "Jr", "Sr", "Sq", "Ln", "Hwy"))
 _STREETS_EN = re.compile(r"\b(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Drive|Dr|Lane|Ln|Way|Square|Place|Plaza|"
@@ -207,13 +214,20 @@ def find_place_zh(text: str, cues: tuple[str, ...], answering: bool = False) -> 
             if cue == "到" and (_after_a_verb_of_result(text, m.start())
                                or _NUMBER_ZH.fullmatch(text[m.start() - 1:m.start()])):
                 continue        # 能吃到腰子的餐馆, 找到: 到 says the verb succeeded; 150到500元 is a range
-            place = _place_after(text, m.start(), m.end(), sure=len(cue) > 1)
+            place = _place_after(text, m.start(), m.end(), sure=_leads_only_to_a_place(cue))
             if place is not None and not any(p.start < place.end and place.start < p.end for p in found):
                 found.append(place)
     return sorted(found, key=lambda p: p.start)
 
 
+def _leads_only_to_a_place(cue: str) -> bool:
+    """导航到, 带我去, 送我到: a word of conveying and of going there. Not 导航 alone (导航声音大一点)
+    nor 开到, which also sets a control (风量开到三档)."""
+    return len(cue) > 1 and cue[-1] in "去到至往" and not cue.startswith("开")
+
+
 def _place_after(text: str, cue_start: int, at: int, sure: bool) -> PlaceSaid | None:
+    at = len(text) - len(text[at:].lstrip(" \t,，"))     # 不对，是浦东机场: the comma goes with the cue
     end = _CLAUSE_END_ZH.search(text, at)
     rest = text[at:end.start() if end else len(text)]
     leading = _LEADING_ZH.match(rest)
@@ -250,7 +264,7 @@ def _place_after(text: str, cue_start: int, at: int, sure: bool) -> PlaceSaid | 
     if len(name) < 2 or re.fullmatch(r"[\d零一二两三四五六七八九十百千点半度号]+", name):
         return None
     # 从世界公园到老书虫: after a 从 the 到 leads to a place.
-    sure = sure or "从" in text[_clause_start(text, cue_start):cue_start]
+    sure = sure or "从" in text[clause_bounds(text, cue_start, cue_start)[0]:cue_start]
     if not (sure or _is_a_place(kept)) or _SEARCHED_FOR_ZH.search(name):
         return None
     branch = _BRANCH_ZH.match(text, start + len(name))      # 海底捞火锅(西单店): the branch is part of it
@@ -269,17 +283,17 @@ def places_corrected(text: str, lang: str) -> list[PlaceSaid]:
     place was just said or is held, and only a name that is a place by itself (a capitalised one;
     in Chinese one tagged as a place or ending in its kind), so 不是，是三个人 is no place."""
     if lang == "en":
-        return find_place_en(text, _CORRECTING["en"])
-    return [p for p in find_place_zh(text, _CORRECTING["zh"]) if _is_a_place(_tagged(p.name))]
+        # …ending its clause ("no wait, LaGuardia"; "Sorry, Bluetooth isn't connecting" names none).
+        return [p for p in find_place_en(text, _CORRECTING["en"])
+                if re.match(r"\s*(?:please|thanks|instead|then)?\s*(?:[,.!?;]|$)", text[p.end:])]
+    # (不是人民广场，是外滩: the place after 不是 is the one refused; 不是，是外滩 names the right one.)
+    return [p for p in find_place_zh(text, _CORRECTING["zh"]) if _is_a_place(_tagged(p.name))
+            and not (text.startswith("不是", p.cue_start) and "是" not in text[p.cue_start + 2:p.start])]
 
 
 def _is_a_place(words: list[tuple[str, str]]) -> bool:
     """Tagged as a place or a name (ns, nt, nr, nz, j), or ending in a kind of place (广场)."""
     return any(_NAMED.match(flag) for _, flag in words) or bool(_HEADS_ZH.search("".join(w for w, _ in words)))
-
-
-def _clause_start(text: str, at: int) -> int:
-    return max((m.end() for m in re.finditer(r"[,，。.!！?？;；]", text[:at])), default=0)
 
 
 # Verbs after which 到 still says where to (开到, 走到, 送到); after any other verb it says the

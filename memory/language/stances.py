@@ -193,7 +193,9 @@ YES_NO_QUESTION_ZH = re.compile(r"吗[^，。,]{0,4}?[?？。]?\s*$|(?:么|呢)[
                                 r"(?<!不)对不对|好不好|记得|来着|"
                                 r"(?:对|没错|是)吧[?？。]?\s*$|(?:了|着)没有?[?？。]?\s*$|[着了]的吧[?？。]?\s*$")
 # (不怎么好, 没多少: "not very", "not much"; 几个人 after a number word is no question either.)
-WH_QUESTION_ZH = re.compile(r"什么|几|哪|(?<![不没])多(?:少|大|高|低|久|远|快)|(?<![不没])怎么|为什么|[?？]\s*$")
+# (多久 asks; 不管多远都行 and 很多大车 do not.)
+WH_QUESTION_ZH = re.compile(r"什么|几|哪|(?<![不没])多少|(?<![不没很许好差管论])多(?:大|高|低|久|远|快)(?![都也])|"
+                            r"(?<![不没])怎么|为什么|[?？]\s*$")
 ABOUT_THE_USER_ZH = re.compile(r"我")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
 

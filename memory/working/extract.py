@@ -91,6 +91,8 @@ class _Said:
 _TIMES: dict[str, Callable[[str], Found]] = {"en": find_en_times, "zh": find_zh_times}
 _DATES: dict[str, Callable[[str], Found]] = {"en": find_en_dates, "zh": find_zh_dates}
 _NAME_SHAPES = {Reader.TITLE_NAME: TITLE_NAME_EN}    # a place's: memory/language/places.py
+# Words that change a value, which lead to a place only where one is held ("make it Union Square").
+_CHANGES_EN = re.compile(r"(?i:make that|make it|change it to|change that to|switch to)\b")
 
 
 @dataclass
@@ -657,26 +659,31 @@ class RuleExtractor:
                       state: SessionState | None) -> None:
         """A place said by its name after a word of going there (42 Baker Street, 人民广场,
         浦东机场), or as the answer to the agent's question where to: before the enums, so
-        浦东机场 is that airport, not any airport. A name that is one of the key's own values
-        (去公司, "take me to Work") is left to the enum reader."""
+        浦东机场 is that airport, not any airport. A name that is one of the domain's values
+        (去公司, "take me to Work"; "Sorry, Thai please" in a restaurant) is left to the enums."""
         last = state.last_act if state is not None else NO_ACT
+        values = {re.sub(r"^the ", "", word) for word, _key, _value in self.schema.enum_lexicon(said.lang)}
         for spec in self._places:
             cues = spec.name_cues.get(said.lang, ())
             answering = last.act == "ask" and last.key == spec.name
+            held = state is not None and bool(state.find(spec.name))
             places = find_place_en(said.text, cues, answering) if said.lang == "en" \
                 else find_place_zh(said.text, cues, answering)
-            if places or (state is not None and state.find(spec.name)):
+            if not (held or answering):
+                # "Switch to Spotify", "make it Max": a change of a place only where one is held.
+                places = [p for p in places if not _CHANGES_EN.match(said.text, p.cue_start)]
+            if places or held:
                 places = sorted(places + [p for p in places_corrected(said.text, said.lang)
-                                          if not any(p.start < q.end and q.start < p.end for q in places)],
+                                          if not any(_overlaps((p.start, p.end), [(q.start, q.end)]) for q in places)],
                                 key=lambda p: p.start)
-            own = {re.sub(r"^the ", "", w.casefold())
-                   for table in spec.values.values() for w in table.get(said.lang, ())}
             # 顺路去趟超市 ("drop by the supermarket on the way") names a stop, not where to go.
-            kept = [p for p in places if p.name.casefold() not in own and not _overlaps((p.start, p.end), taken)
+            kept = [p for p in places if p.name.casefold() not in values and not _overlaps((p.start, p.end), taken)
                     and not not_going(said.text, p, said.lang)     # ("no, make that X": that no corrects)
                     and not about_something_else(
                         spec, said.text[clause_bounds(said.text, p.cue_start, p.cue_start)[0]:p.cue_start], said.lang)]
-            for place in kept[:-1]:        # …whose words name no place for another reader (上海火车站 哦不 上海南站)
+            # The places said before the last were corrected: their words are no value for the
+            # enums either (上海火车站 哦不 上海南站 is no station).
+            for place in kept[:-1]:
                 taken.append((place.start, place.end))
             for place in kept[-1:]:       # "先去公司，算了，去人民广场": the last one said
                 where = (place.start, place.end)

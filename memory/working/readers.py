@@ -287,10 +287,16 @@ def controls_unnamed(schema: DomainSchema, text: str, lang: str) -> list[str]:
     return found
 
 
+_SUGGESTS = re.compile(r"\bwhy (?:don'?t|not|do not)\b|\bcan'?t you\b|\bcould(?:n'?t| not) you\b|"
+                       r"为什么不|怎么不|干嘛不")
+
+
 def controls_refused(schema: DomainSchema, text: str, lang: str) -> list[str]:
     """The controls a turn names only to refuse a command to them (别开空调, 不用开窗, "don't turn
     on the seat heating"): nothing to carry out, and to be told so rather than "I'm not sure"."""
     lowered = text.lower()
+    if _SUGGESTS.search(lowered):
+        return []       # "Why don't you turn on the AC?", 为什么不开空调: a suggestion, not a refusal
     found = []
     for spec in schema.keys.values():
         if not spec.reading.verb_values or not names_key(spec, lowered, lang) \

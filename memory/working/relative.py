@@ -30,9 +30,10 @@ Add = Callable[[Operation, Span], None]
 
 # The step of "a bit" for a key that declares none, by what it counts.
 _DEFAULT_STEP = {"time": 30, "date": 1, "money": 10, "int": 1}
-# 45.50 and 1,200 are not two clauses; a space between Chinese words is the ASR's pause, which
-# ends one (好热啊 把空调打开).
-_CLAUSES = re.compile(r"(?:[^,.;!?，。；！？\s]|(?<![\u4e00-\u9fff])\s|\s(?![\u4e00-\u9fff])|(?<=\d)[.,](?=\d))+")
+# 45.50 and 1,200 are not two clauses; the ASR's pause between Chinese words ends one where a new
+# command starts after it (好热啊 把空调打开), not inside one (温度 高一点).
+_CLAUSES = re.compile(r"(?:[^,.;!?，。；！？\s]|(?<=\d)[.,](?=\d)|"
+                      r"\s(?!(?:把|再|帮我|给我|请|打开|关掉|关上|别|放|换)[\u4e00-\u9fff]))+")
 _NEXT_DAY = {"today": "tomorrow", "tonight": "tomorrow", "tomorrow": "day after tomorrow",
              "day after tomorrow": "in 3 days"}
 _DAY_BEFORE = {value: key for key, value in _NEXT_DAY.items() if key != "tonight"}

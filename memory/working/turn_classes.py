@@ -78,10 +78,7 @@ def turn_cues(schema: DomainSchema | None = None, *, values: bool = True) -> Tur
     words that are values themselves (days, times of day) as cues, for a caller without rules."""
     if schema is None:
         return _cues((), (), values)
-    # The words that name the task ("directions", 导航) start it, as its change words do.
-    own = {lang: tuple(dict.fromkeys(schema.turn_cues.get(lang, ()) + schema.goal_words.get(lang, ())))
-           for lang in ("en", "zh")}
-    return _cues(own["en"], own["zh"], values)
+    return _cues(schema.turn_cues.get("en", ()), schema.turn_cues.get("zh", ()), values)
 
 
 def _names_the_task(text: str, schema: DomainSchema | None) -> bool:
@@ -89,10 +86,8 @@ def _names_the_task(text: str, schema: DomainSchema | None) -> bool:
     "I need directions"; 去 alone goes too many places to start a task)."""
     if schema is None:
         return False
-    lowered = text.lower()
-    return any(len(w) > 1 and (re.search(r"(?<!\w)" + re.escape(w.lower()) + r"(?!\w)", lowered) if w.isascii()
-                               else w in text)
-               for lang in ("en", "zh") for w in schema.goal_words.get(lang, ()))
+    words = [w for lang in ("en", "zh") for w in schema.goal_words.get(lang, ()) if len(w) > 1]
+    return _says_any(text.lower(), words)
 
 
 def _forgets_a_task_key(text: str, schema: DomainSchema | None) -> bool:
@@ -103,8 +98,13 @@ def _forgets_a_task_key(text: str, schema: DomainSchema | None) -> bool:
     topic = next((v for v in found.groupdict().values() if v), "").lower()
     words = [alias for lang in ("en", "zh") for alias, _key in schema.alias_lexicon(lang)]
     words += [word for lang in ("en", "zh") for word, _key, _value in schema.enum_lexicon(lang)]
-    return any(re.search(r"(?<!\w)" + re.escape(w.lower()) + r"(?!\w)", topic) if w.isascii() else w in topic
-               for w in words if len(w) > 1)
+    return _says_any(topic, [w for w in words if len(w) > 1])
+
+
+def _says_any(lowered: str, words: list[str]) -> bool:
+    """Whether `lowered` says one of `words`: whole English words, Chinese anywhere."""
+    return any(re.search(r"(?<!\w)" + re.escape(w.lower()) + r"(?!\w)", lowered) if w.isascii() else w in lowered
+               for w in words)
 
 
 def classify_turn(text: str, reads_condition: Callable[[str], bool] | None = None, *,
@@ -143,12 +143,15 @@ def classify_turn(text: str, reads_condition: Callable[[str], bool] | None = Non
     if REPEAT_COMMAND.search(stripped):
         # "A bit more", 再来一点: the last command again, if there was one (the state knows).
         return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues) + ("a command said again",))
-    # A lone weak cue ("I like the weather") is not enough; two cues, a change verb or a word
-    # that names the task (导航, "directions") are.
-    changes = len(cues) >= 2 or any(c in CHANGE_VERBS for c in cues) or _names_the_task(stripped, schema)
+    # A lone weak cue ("I like the weather") is not enough; two cues or a change verb are.
+    changes = len(cues) >= 2 or any(c in CHANGE_VERBS for c in cues)
     short = len(lowered.split()) <= _MAX_CONFIRM_WORDS
     if not changes and ((CONFIRM_START_EN.match(lowered) and short) or CONFIRM_ONLY_ZH.match(stripped)):
         return TurnClassification(TurnClass.CONFIRMATION, ("confirmation phrase",))
     if changes:
         return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues))
+    if _names_the_task(stripped, schema):
+        # A word that names the task starts it (设置一下导航, "I need directions"); after a yes
+        # ("Yes, take me there") it confirms, above.
+        return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues) + ("the task named",))
     return TurnClassification(TurnClass.CHIT_CHAT, tuple(cues))
