@@ -149,3 +149,14 @@ def test_a_change_or_a_control_is_no_destination(text: str) -> None:
 async def test_no_is_no_answer_to_where_to() -> None:
     session = await _chat("en", ["I need directions", "No"])
     assert "No" not in session.turns[-1].reply.text.replace("No,", "")
+
+
+@pytest.mark.parametrize(("language", "answer"), [
+    ("zh", "我想想，往后挪一个小时"), ("zh", "等会儿再说吧"),
+    ("en", "As I mentioned, please book it home, which is the place I need to go."), ("en", "Let me think."),
+])
+def test_an_answer_to_where_to_that_names_no_place(language: str, answer: str) -> None:
+    from monologue.memory.language.places import find_place_en, find_place_zh
+
+    found = find_place_en(answer, ("take me to",), True) if language == "en" else find_place_zh(answer, ("去",), True)
+    assert found == []

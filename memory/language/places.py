@@ -30,10 +30,13 @@ from monologue.memory.language.stances import clause_bounds
 _NOT_PLACE_WORDS_EN = frozenset(w.capitalize() for w in (
     "a", "an", "my", "any", "some", "this", "that", "it", "what", "there", "here", "i", "me", "you", "us",
     "somewhere", "anywhere", "now", "today", "tonight", "tomorrow", "please", "thanks", "and", "then",
-    # (…nor is a word that answers "where to?" with no place: "No", "Cancel", "Wait".)
-    "no", "nope", "yes", "yeah", "sure", "okay", "ok", "cancel", "wait", "stop", "nothing", "never", "later", "maybe",
-    "not", "hold", "sorry", "actually", "well", "um", "uh", "hmm", "hi", "hello", "hey", "forget",
     *WEEKDAYS, *MONTHS))
+# Words an answer to "where to?" starts with that name no place ("No", "Cancel", "As I said…").
+_NOT_AN_ANSWER_EN = _NOT_PLACE_WORDS_EN | frozenset(w.capitalize() for w in (
+    "no", "nope", "yes", "yeah", "sure", "okay", "ok", "cancel", "wait", "stop", "nothing", "never", "later", "maybe",
+    "not", "hold", "sorry", "actually", "well", "um", "uh", "hmm", "hi", "hello", "hey", "forget", "as", "if", "so",
+    "but", "because", "when", "just", "can", "could", "would", "will", "let", "how", "why", "where", "who", "we",
+    "they", "he", "she", "go", "take", "drive", "book", "make", "set", "like", "also", "oh", "again"))
 _WORD_EN = r"(?:[A-Z][\w'&.-]*|\d+(?:st|nd|rd|th)?|#\s?\d+|#)"
 # A house number and the capitalised words after it; or capitalised words joined by a few small
 # words ("Museum of Modern Art", "Rooftop Restaurant & Bar", "2020 Forest Ave # 8"); an article
@@ -64,13 +67,15 @@ _HEADS_ZH = re.compile("(?:" + "|".join(sorted(map(re.escape, PLACE_HEADS_ZH), k
 _NOUNISH = re.compile(r"^(?:n\w*|j|m|mq|q|f|s|uj|eng|b)$")
 _NAMED = re.compile(r"^(?:ns|nt|nr\w*|nz|j|eng)$")
 # Tags that end a place: particles, pronouns (哪), adverbs, conjunctions, prepositions, idioms.
-_ENDS_A_PLACE = re.compile(r"^(?:y|r\w*|d|c|p|ul|uz|ug|ud|x|w|e|o|i|l|z\w*)$")
+# (And time words: 往后挪一个小时 answers "where to?" with no place.)
+_ENDS_A_PLACE = re.compile(r"^(?:y|r\w*|d|c|p|ul|uz|ug|ud|x|w|e|o|i|l|z\w*|t\w*)$")
 _NUMBER_ZH = re.compile(r"[\d零一二两三四五六七八九十百千万几半多少久]+")
 # Said before the place but not part of it (去趟超市, 去一下银行, 去那个广场).
 _LEADING_ZH = re.compile(r"^[\s,，]*(?:是|去|到)?(?:一趟|趟|一下|下|一个|个|那个|这个|那家|这家|一家|家)?"
                          r"(?:名叫|名字叫|名字是|叫做)?(?=.)")
 # A place described by its rating or price is one to search for (去一家人均100元的餐馆), not a name.
-_SEARCHED_FOR_ZH = re.compile(r"评分|人均|消费|价位|\d+\s*(?:元|分|块)")
+_SEARCHED_FOR_ZH = re.compile(r"评分|人均|消费|价位|\d+\s*(?:元|分|块)|"
+                              r"[\d一二两三四五六七八九十几半]+个?(?:小时|分钟|钟头)")     # (…nor is a while a place)
 _POINTING_ZH = frozenset(("那个", "这个", "那家", "这家"))
 _BRANCH_ZH = re.compile(r"[(（][^()（）]{1,12}[)）]")
 _CLAUSE_END_ZH = re.compile(r"[,，。.!！?？;；、(（]|然后|再|顺便|并且|同时|接着|之后|以后|的时候|(?:的)?路上|"
@@ -115,9 +120,10 @@ def find_place_en(text: str, cues: tuple[str, ...], answering: bool = False) -> 
             continue
         m = _PLACE_EN.match(text, cue.end())
         words = _place_words_en(m.group("v").split(" ")) if m is not None else []
-        if words and m is not None and cue.end() == 0 and len(words) == 1 \
-                and _SENTENCE_GOES_ON_EN.match(text, m.start("v") + len(words[0])):
-            continue        # "Let me get back to you": a sentence's first word, not a name
+        if words and m is not None and answering and cue is starts[0] and (
+                words[0] in _NOT_AN_ANSWER_EN
+                or (len(words) == 1 and _SENTENCE_GOES_ON_EN.match(text, m.start("v") + len(words[0])))):
+            continue        # "No", "Let me get back to you": a sentence's first word, not a name
         if words and words[0] not in _NOT_PLACE_WORDS_EN and any(w[:1].isupper() for w in words):
             start = m.start("v") if m is not None else cue.end()
             kind = _KIND_AFTER_EN.match(text, start + len(" ".join(words)))
