@@ -7,8 +7,9 @@ Chinese has no capitals. There the place is the run of nouns after a cue (导航
 up to the clause's end, as jieba segments and tags it. A bare 去 or 到 also goes where no
 place is meant (去吃饭, 调到22度, 到了吗), so after it the run must be a place by its tags
 (ns place, nt organisation, nr/nz name, j abbreviation: 国贸) or by its last word, the kind
-of place it is (广场, 机场, 路, 大厦). After a cue of several characters, which leads only to
-a place (导航到, 送我去), any run of nouns is one (外滩).
+of place it is (广场, 机场, 路, 大厦). After a word of conveying and going there, which leads
+only to a place (导航到, 送我去), any run of nouns is one (外滩); 导航 alone and 开到 are not
+such words (导航声音大一点, 风量开到三档).
 
 Without jieba (the `zh` extra) a Chinese place is found by its last word only.
 """
@@ -120,12 +121,12 @@ def find_place_en(text: str, cues: tuple[str, ...], answering: bool = False) -> 
             continue
         m = _PLACE_EN.match(text, cue.end())
         words = _place_words_en(m.group("v").split(" ")) if m is not None else []
-        if words and m is not None and answering and cue is starts[0] and (
+        if m is not None and words and answering and cue is starts[0] and (
                 words[0] in _NOT_AN_ANSWER_EN
                 or (len(words) == 1 and _SENTENCE_GOES_ON_EN.match(text, m.start("v") + len(words[0])))):
             continue        # "No", "Let me get back to you": a sentence's first word, not a name
-        if words and words[0] not in _NOT_PLACE_WORDS_EN and any(w[:1].isupper() for w in words):
-            start = m.start("v") if m is not None else cue.end()
+        if m is not None and words and words[0] not in _NOT_PLACE_WORDS_EN and any(w[:1].isupper() for w in words):
+            start = m.start("v")
             kind = _KIND_AFTER_EN.match(text, start + len(" ".join(words)))
             name = " ".join(words) + (kind.group() if kind else "")    # "JFK airport", "Heathrow terminal 5"
         elif _DRIVES_EN.search(cue.group()) or (answering and cue.start() == 0):
@@ -133,7 +134,7 @@ def find_place_en(text: str, cues: tuple[str, ...], answering: bool = False) -> 
             # that only leads to a place, the words up to the clause's end are one.
             low = _LOWER_PLACE_EN.match(text, cue.end())
             lowered = _lower_words_en(low.group("v").split(" ")) if low is not None else []
-            if not lowered or low is None or (not _DRIVES_EN.search(cue.group()) and not (
+            if low is None or not lowered or (not _DRIVES_EN.search(cue.group()) and not (
                     lowered[0][:1].isdigit() or _KIND_AFTER_EN.match(" " + lowered[-1]))):
                 continue        # (answering "where to?", only an address or a kind of place: "not sure yet" is none)
             start, name = low.start("v"), " ".join(lowered)

@@ -581,12 +581,12 @@ class RuleExtractor:
         # Where each value word is said: a word inside a longer one said there, which a value
         # read already overlaps, is not said by itself (空调开大一点 says 开大 or 大一点, "turn
         # up", not also 开, "switch on").
-        said_at = [(m.start(), m.end()) for word, _k, _v in lexicon
-                   for m in re.finditer(value_pattern(word, cues.spaced), source)]
+        matches = {word: list(re.finditer(value_pattern(word, cues.spaced), source)) for word, _k, _v in lexicon}
+        said_at = [m.span() for found in matches.values() for m in found]
         for word, key, value in lexicon:
             if (key, value) in seen:
                 continue
-            for m in re.finditer(value_pattern(word, cues.spaced), source):
+            for m in matches[word]:
                 if _overlaps(m.span(), taken) or any(
                         s <= m.start() and m.end() <= e and e - s > m.end() - m.start() and _overlaps((s, e), taken)
                         for s, e in said_at):
