@@ -41,10 +41,13 @@ def real_llm(test: Any) -> Any:
 
 @pytest.fixture(scope="module")
 def local_chat() -> ChatLLM:
-    chat = ChatLLM(LLMOptions(model=MODEL, fallback=None, max_tokens=16, temperature=0.0))
+    # What is reused is measured here, not how fast: beside the other pytest worker's models on
+    # two cores, 11 tokens once took 23 s, and the reply's 30 s deadline cut it before its state
+    # was saved (the prefix CI found missing). So the deadline is far away.
+    chat = ChatLLM(LLMOptions(model=MODEL, fallback=None, max_tokens=16, temperature=0.0, timeout_secs=600))
     # The model is shared by the whole worker process: what an earlier test file left queued
     # on the llama thread runs first, and what it saved is forgotten, so these counts are this
-    # file's own (CI once saw a prefix missing here after a slower run of other files).
+    # file's own.
     call_on(llm.LLAMA_THREAD, lambda: llm.get_local_model(MODEL).forget())
     chat.warm_up(SYSTEM)
     return chat
