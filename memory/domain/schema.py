@@ -37,12 +37,27 @@ class Reader(StrEnum):
 
 
 @dataclass(frozen=True)
+class OtherScale:
+    """A second scale a quantity may be said in (Fahrenheit beside Celsius): a number in its
+    `value_range` said with one of its `words`, or bare in a language of `bare`, is offered
+    converted (number × factor + offset) for a yes, never set unasked."""
+
+    words: dict[str, tuple[str, ...]]
+    value_range: tuple[float, float]
+    factor: float
+    offset: float
+    said: dict[str, str]                   # the number as said on this scale: "{n} degrees Fahrenheit", 华氏{n}度
+    bare: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Reading:
     """How the rules read a key beyond its value words: the YAML fields a phrasing needs
     Every field is per language, and empty unless the YAML gives it."""
 
     units: dict[str, tuple[str, ...]] = field(default_factory=dict)       # quantity: "degrees", 度
     value_range: tuple[float, float] | None = None                          # quantity: what a reading may be
+    other_scale: OtherScale | None = None                                   # quantity: 72 (°F) offered as 22
     set_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)    # "keep it at" before a bare number
     not_when: dict[str, tuple[str, ...]] = field(default_factory=dict)    # "outside": the clause is not about this key
     # A value is read only when its clause has one of these ("seat": "move my seat back", not "call me back").
@@ -212,6 +227,7 @@ def _reading(raw: dict[str, Any]) -> Reading:
     return Reading(
         units=_words(raw.get("units")),
         value_range=(float(span[0]), float(span[1])) if span else None,
+        other_scale=_other_scale(raw.get("other_scale")),
         set_cues=_words(raw.get("set_cues")),
         not_when=_words(raw.get("not_when")),
         value_cues=_words(raw.get("value_cues")),
@@ -228,6 +244,15 @@ def _reading(raw: dict[str, Any]) -> Reading:
         verb_values=bool(raw.get("verb_values", False)),
         moves=bool(raw.get("moves", False)),
     )
+
+
+def _other_scale(raw: Any) -> OtherScale | None:
+    if not raw:
+        return None
+    low, high = raw["range"]
+    return OtherScale(words=_words(raw.get("words")), value_range=(float(low), float(high)),
+                      factor=float(raw["factor"]), offset=float(raw.get("offset", 0.0)),
+                      said=_texts(raw.get("said")), bare=tuple(raw.get("bare") or ()))
 
 
 OPEN_VALUE_SOURCES = ("", "learned")

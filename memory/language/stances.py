@@ -97,6 +97,26 @@ def describes_something_else(text: str, end: int, lang: str, nouns: tuple[str, .
     return not ({word.group(1), re.sub(r"(?:es|s)$", "", word.group(1)), word.group(1)[:-1]} & own)
 
 
+# A clause that tells what was, not what the user wants now: "I used to work at a bakery", "I
+# went to school in Boston", 我以前在银行上班. Not a wish said in the past tense for politeness
+# ("I wanted a table for four", "I was hoping for seven"), which these do not name.
+_TELLS_OF_THE_PAST = {
+    "en": re.compile(r"\b(?:i|we|he|she|they|you|my \w+|our \w+)\s+(?:used to|went (?:to|there)|worked|lived|grew up|"
+                     r"was born|studied|drove|flew|walked|moved)\b|\bwhen (?:i|we|he|she) (?:was|were)\b|"
+                     r"\b(?:years|months|weeks) ago\b|\bback in (?:the day|\d{2,4})\b", re.IGNORECASE),
+    # (以前 after a time is "before": 十点以前到.)
+    "zh": re.compile(r"(?<![点时号天])以前(?:在|住|是|常|经常|总|老)|曾经|小时候|那时候|那会儿|当年|年轻的时候|上学的时候|"
+                     r"[几多]年前"),
+}
+
+
+def tells_of_the_past(text: str, start: int, end: int, lang: str) -> bool:
+    """Whether the clause around text[start:end] tells of the past rather than asks for something."""
+    left, right = clause_bounds(text, start, end)
+    pattern = _TELLS_OF_THE_PAST.get(lang)
+    return bool(pattern and pattern.search(text[left:right]))
+
+
 def clause_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     """The clause around text[start:end]: from the punctuation before it to the one after."""
     left = max((m.end() for m in _CLAUSE_END.finditer(text[:start])), default=0)
@@ -193,9 +213,9 @@ YES_NO_QUESTION_ZH = re.compile(r"吗[^，。,]{0,4}?[?？。]?\s*$|(?:么|呢)[
                                 r"(?<!不)对不对|好不好|记得|来着|"
                                 r"(?:对|没错|是)吧[?？。]?\s*$|(?:了|着)没有?[?？。]?\s*$|[着了]的吧[?？。]?\s*$")
 # (不怎么好, 没多少: "not very", "not much"; 几个人 after a number word is no question either.)
-# (多久 asks; 不管多远都行 and 很多大车 do not.)
+# (多久 asks; 不管多远都行 and 很多大车 do not; 谁 asks, 谁都行 does not.)
 WH_QUESTION_ZH = re.compile(r"什么|几|哪|(?<![不没])多少|(?<![不没很许好差管论])多(?:大|高|低|久|远|快)(?![都也])|"
-                            r"(?<![不没])怎么|为什么|[?？]\s*$")
+                            r"(?<![不没])怎么|为什么|谁(?![都也])|[?？]\s*$")
 ABOUT_THE_USER_ZH = re.compile(r"我")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
 

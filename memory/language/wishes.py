@@ -69,6 +69,9 @@ _NOT_A_WISH_ZH = re.compile(r"^(?:什么|几|哪|谁|为什么|怎么|多少|谢
                             r"记得|忘了|取消)|(?:吗|呢|么)[？?。]?$")
 # A question word inside the clause: a question, unless a wish leads it (希望有人解释一下怎么回事).
 _QUESTION_WORD_ZH = re.compile(r"什么|哪(?:个|里|儿|家)|几点|多少|怎么|为什么")
+# …but a question of how much or how long is one whatever leads it: 要 there is "take", not
+# "want" (还要多久, 要开多长时间, 要多少钱, 还要开几公里).
+_HOW_MUCH_ZH = re.compile(r"多(?:久|长|远|少|大|高|重|快)|几(?:点|个|分钟?|天|号|位|公里|度|档|站|小时|岁)")
 # What is only said of the thing on offer ("the sound of it", "the look of that one").
 _ABOUT_THE_OFFER_EN = re.compile(r"^(?:(?:the|a) \w+ (?:of|about) )?(?:it|that|this|them|that one|this one|those)$",
                                  _I)
@@ -167,7 +170,7 @@ def _led_zh(text: str) -> tuple[str, bool] | None:
     if _NOT_A_WISH_ZH.search(text):
         return None
     lead = _LEAD_ZH.match(text)
-    if _QUESTION_WORD_ZH.search(text) and lead is None:
+    if _QUESTION_WORD_ZH.search(text) and lead is None or _HOW_MUCH_ZH.search(text):
         return None
     # A short topic before the lead stays ("路上最好风景好一点" → 路上风景好一点).
     rest = lead.group("topic") + text[lead.end():] if lead else text

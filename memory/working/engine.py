@@ -28,11 +28,12 @@ from monologue.memory.working.grounding import Grounder, Rejected, ground_propos
 from monologue.memory.working.heard import respeller_for
 from monologue.memory.working.llm_ops import JsonLLM, llm_operations
 from monologue.memory.working.references import ReferenceResolver
-from monologue.memory.working.render import clarify_question, render_monologue, render_state
+from monologue.memory.working.render import clarify_question, out_of_range_question, render_monologue, render_state
 from monologue.memory.working.state import (
     ActionDone,
     AgentAct,
     Change,
+    Comparator,
     ConditionStatus,
     InvalidOperation,
     OfferedOption,
@@ -166,8 +167,8 @@ class WorkingMemory:
         the store."""
         state = self._seen or SessionState(self.session_id, domain=self.domains.domains[0].name)
         extraction = self.extract(text, state)[0]
-        if extraction.ask_back:
-            return True     # "车里有点冷" with no temperature held: a change to ask back about, not small talk
+        if extraction.ask_back or extraction.beyond_range:
+            return True     # "车里有点冷" with no temperature held, "set it to 72": asked back, not small talk
         ops = self.references.resolve(text, state, list(extraction.operations))
         kept = self.grounder.check(ops, text, state).kept
         # A longer yes or no to an offer the agent made answers it too ("Alright, that seems
@@ -229,6 +230,16 @@ class WorkingMemory:
             clarify = say("clarify.relative", self.settings.language, label=spec.label(self.settings.language))
             # An open question on the key: a bare "22" next answers it.
             ops.append(Operation(Op.ASK, spec.name, question=clarify, reason="a relative change with nothing held"))
+        missed = [m for m in extraction.beyond_range if not any(op.key == m.key for op in ops)]
+        if missed and not clarify:
+            # "Set it to 72": never a guess. The number on the key's other scale is offered for
+            # a yes (22); else the agent says the range and asks.
+            clarify = out_of_range_question(missed[0], self.schema, self.settings.language)
+            offered = missed[0].offered
+            candidate = None if offered is None else Operation(
+                Op.SET, missed[0].key, Comparator.EQ, offered, words=text.strip(), correction=True).to_dict()
+            ops.append(Operation(Op.ASK, missed[0].key, question=clarify, value=candidate,
+                                 reason=f"{missed[0].number} is outside the key's range"))
         low = asr_confidence is not None and asr_confidence < self.settings.low_confidence
         writes = [op for op in ops if op.op == Op.SET]
         if low and writes:
@@ -250,9 +261,14 @@ class WorkingMemory:
             # a question the user never heard.
             clarify = raised[-1].question
         timings["total"] = (time.perf_counter() - started) * 1000
+        # A "yes" that took a value offered for it ("…about 22 degrees. Shall I set it?") set that
+        # value this turn: the policy carries out what it sets, as if said.
+        taken = [Operation.from_dict(p.candidate) for p in base.pending if p.candidate is not None
+                 and all(p.id != q.id for q in applied.state.pending)
+                 and any(op.op == Op.CONFIRM and op.key in ("", p.key) for op in ops)]
         return UpdateResult(
             turn=turn, version=applied.state.version, state=applied.state,
-            monologue=applied.state.last_monologue, operations=list(ops),
+            monologue=applied.state.last_monologue, operations=list(ops) + taken,
             diff=state_diff(base, applied.state), state_before=base.to_dict(), clarify=clarify,
             llm_used=llm_used, llm_error=llm_error, timings_ms={k: round(v, 2) for k, v in timings.items()},
             rejected=grounding.rejected,

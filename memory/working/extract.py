@@ -41,7 +41,7 @@ from monologue.memory.language.numbers import (
     to_int,
 )
 from monologue.memory.language.places import find_place_en, find_place_zh, not_going, places_corrected
-from monologue.memory.language.stances import clause_bounds
+from monologue.memory.language.stances import clause_bounds, tells_of_the_past
 from monologue.memory.language.wishes import content_words
 from monologue.memory.working.readers import (
     about_something_else,
@@ -104,6 +104,9 @@ class Extraction:
     # Keys a relative change was said for that could not be applied ("two more" with no party
     # size held, or a cabin taken past its range): asked back, never guessed.
     ask_back: list[str] = field(default_factory=list)
+    # Numbers said for a quantity outside its range (72 for a cabin of 16 to 30): the agent says
+    # the range, or offers the number converted from the key's other scale.
+    beyond_range: list[OutOfRange] = field(default_factory=list)
 
     @property
     def keys(self) -> set[str]:
@@ -277,7 +280,8 @@ class RuleExtractor:
         # "Thanks for that, later!" takes leave; it moves nothing later.
         relative = read_relative_changes(self.schema, "" if CLOSING.search(text) else text, lang, state, taken, add)
         result.ask_back = relative.unanchored + relative.out_of_range
-        read_quantities(self.schema, text, lang, taken, add, result.correction, self._asked(state))
+        read_quantities(self.schema, text, lang, taken, add, result.correction, self._asked(state),
+                        result.beyond_range)
         for spec in self._times:
             times = [t for t in _TIMES[lang](text)
                      if not self._negated(text, t[1], cues) and not _overlaps((t[1], t[2]), taken)]
@@ -404,11 +408,12 @@ class RuleExtractor:
     @staticmethod
     def _asked(state: SessionState | None) -> str:
         """The key the agent just asked for: its question ("What day?"), or a question the state
-        raised last turn ("I don't have the cabin temperature yet: what should it be?")."""
+        raised last turn ("I don't have the cabin temperature yet: what should it be?", "72 degrees
+        Fahrenheit is about 22 degrees. Shall I set…?": "no, 21" answers it too)."""
         if state is None:
             return ""
-        return state.asked_key or next((p.key for p in state.pending if p.kind == QuestionKind.OPEN and p.key
-                                        and p.turn == state.turn), "")
+        return state.asked_key or next((p.key for p in state.pending if p.kind in (QuestionKind.OPEN, QuestionKind.CLARIFY)
+                                        and p.key and p.turn == state.turn), "")
 
     def values_read(self, text: str) -> int:
         """How many values the rules set or withdraw from `text`, said first."""
@@ -600,6 +605,8 @@ class RuleExtractor:
                         and not self._continues(key, commanded, text, m.span(), lang) \
                         and not self._says_one_control(word, key, lang, text, m.span()):
                     continue
+                if tells_of_the_past(text, *m.span(), lang):
+                    continue      # "I used to work at a bakery": a story, not where to go now
                 negated = bool(cues.negated_value.search(source[max(0, m.start() - 24): m.start()]))
                 if cues.negation_after is not None and cues.negation_after.match(source[m.end():]):
                     negated = True
@@ -679,6 +686,7 @@ class RuleExtractor:
             # 顺路去趟超市 ("drop by the supermarket on the way") names a stop, not where to go.
             kept = [p for p in places if p.name.casefold() not in values and not _overlaps((p.start, p.end), taken)
                     and not not_going(said.text, p, said.lang)     # ("no, make that X": that no corrects)
+                    and not tells_of_the_past(said.text, p.start, p.end, said.lang)   # "we used to go to X"
                     and not about_something_else(
                         spec, said.text[clause_bounds(said.text, p.cue_start, p.cue_start)[0]:p.cue_start], said.lang)]
             # The places said before the last were corrected: their words are no value for the

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 
-from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
+from monologue.memory.domain.schema import DomainSchema, KeySpec, OtherScale, Reader
 from monologue.memory.language.cues import AMOUNT_AFTER_NAME
 from monologue.memory.language.numbers import EN_NUMBER, ZH_NUMBER, to_amount, to_int
 from monologue.memory.language.stances import (
@@ -89,7 +90,7 @@ def _quantity_candidates(spec: KeySpec, source: str, lang: str,
     spaced = lang == "en"
     number = _NUMBER[lang]
     reading = spec.reading
-    units = _words(reading.units, lang)
+    units = _words(reading.units, lang) + (_words(reading.other_scale.words, lang) if reading.other_scale else ())
     suffixes = tuple(u for u in units if u[:1] not in _CURRENCY)
     prefixes = tuple(u for u in units if u not in suffixes)
     patterns = []
@@ -105,8 +106,9 @@ def _quantity_candidates(spec: KeySpec, source: str, lang: str,
     gap = r"\W+(?:\w+\W+){0,3}?" if spaced else r".{0,4}?"
     patterns.append(_alternation(names, spaced) + gap + r"(?P<n>" + number + ")")
     if bare:
-        lead = r"(?:(?:make it|set it to|let'?s say|maybe|um|uh|ok(?:ay)?|about|around)\W+)*" if spaced \
-            else r"(?:就|大概|嗯，?|那就|调到|要)?"
+        # ("No, 21 please" turns down what the agent offered and answers it.)
+        lead = r"(?:(?:no|nope|nah|actually|make it|set it to|let'?s say|maybe|um|uh|ok(?:ay)?|about|around)\W+)*" \
+            if spaced else r"(?:不[是用要]?[，,]?)?(?:就|大概|嗯，?|那就|调到|要)?"
         patterns.append(r"^\W*" + lead + r"(?P<n>" + number + r")"
                         r"(?:\W+(?:please|thanks))?\W*(?:吧|就行|好了|可以)?\W*$")
     number_of = to_amount if spec.type == "money" else to_int     # an amount keeps its cents
@@ -122,25 +124,57 @@ def _unit_next(after: str, spec: KeySpec, lang: str) -> bool:
     return bool(units) and bool(re.match(r"\s*" + _alternation(units, lang == "en"), after))
 
 
+@dataclass(frozen=True)
+class OutOfRange:
+    """A number said for a quantity key outside its range ("72 degrees" for a cabin of 16 to
+    30): `offered` is it converted from the key's other scale (22), or None."""
+
+    key: str
+    number: float
+    offered: float | None = None
+
+
 def read_quantities(schema: DomainSchema, text: str, lang: str, taken: list[Span], add: Add,
-                    correction: bool, asked: str = "") -> None:
+                    correction: bool, asked: str = "", beyond: list[OutOfRange] | None = None) -> None:
     """A number for each `quantity` key: in its range, not a time or a count, not in a
     clause about something else ("30 degrees outside"), not asked about; a bare number ("22",
-    二十二吧) when the agent has just asked for the key (`asked`)."""
+    二十二吧) when the agent has just asked for the key (`asked`). A number said for the key
+    outside its range goes to `beyond`, converted where the key's other scale has it (72 → 22)."""
     source = text.lower() if lang == "en" else text
     for spec in schema.read_by(Reader.QUANTITY):
         reading = spec.reading
+        missed: OutOfRange | None = None
         for n, span in _quantity_candidates(spec, source, lang, bare=spec.name == asked):
             after = source[span[1]:]
             if _overlaps(span, taken) or (_NOT_A_QUANTITY[lang].match(after) and not _unit_next(after, spec, lang)):
                 continue
-            if reading.value_range and not reading.value_range[0] <= n <= reading.value_range[1]:
-                continue
             clause = _clause(text, span)
             if about_something_else(spec, clause, lang) or asks(text, *span, lang):
                 continue
+            scale = reading.other_scale
+            on_scale = scale is not None and bool(re.match(r"\s*(?:degrees?\s*)?" + _alternation(
+                _words(scale.words, lang), lang == "en"), after)) if scale is not None else False
+            if on_scale or reading.value_range and not reading.value_range[0] <= n <= reading.value_range[1]:
+                if missed is None:
+                    missed = OutOfRange(spec.name, n, _converted(n, scale, lang, on_scale, reading.value_range))
+                continue
             add(Operation(Op.SET, spec.name, Comparator.EQ, n, clause, correction=correction), span)
+            missed = None
             break
+        if missed is not None and beyond is not None:
+            beyond.append(missed)
+
+
+def _converted(n: float, scale: OtherScale | None, lang: str, said_on_scale: bool,
+               key_range: tuple[float, float] | None) -> float | None:
+    """`n` on the key's own scale, where the other scale holds it (said so, or bare in a
+    language that says it bare) and the result is in the key's range."""
+    if scale is None or not (said_on_scale or lang in scale.bare):
+        return None
+    if not scale.value_range[0] <= n <= scale.value_range[1]:
+        return None
+    value: float = round(n * scale.factor + scale.offset)      # a whole degree, as the key holds it
+    return value if key_range is None or key_range[0] <= value <= key_range[1] else None
 
 
 # --- refusals and dislikes ---------------------------------------------------------------

@@ -12,6 +12,7 @@ from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.person import second_person
 from monologue.memory.language.phrases import join, say
 from monologue.memory.language.spoken import spoken_date, spoken_time
+from monologue.memory.working.readers import OutOfRange
 from monologue.memory.working.state import (
     Change,
     ChangeAction,
@@ -171,13 +172,8 @@ def spoken_condition(c: Condition, schema: DomainSchema, language: str = "en") -
         return own.format(value=value, label=spec.label(language))
     if language in spec.heard:
         return spec.heard[language].format(value=value)
-    units = spec.reading.units.get(language) or spec.reading.units.get("en") or ()
-    if spec.reader == Reader.QUANTITY and units:
-        unit = units[0]
-        if not unit[0].isalnum():
-            value = f"{unit}{value}"            # "$40", "¥40"
-        else:
-            value = f"{value}{unit}" if language == "zh" else f"{value} {unit}"
+    if spec.reader == Reader.QUANTITY:
+        value = _with_unit(spec, value, language)
     kind = {Comparator.EXCLUDES: "spoken.excludes", Comparator.NE: "spoken.excludes",
             Comparator.LE: "spoken.at_most", Comparator.GE: "spoken.at_least"}.get(c.comparator)
     if kind is not None:
@@ -191,6 +187,37 @@ def spoken_condition(c: Condition, schema: DomainSchema, language: str = "en") -
     if spec.type == "enum" and not spec.multi:
         return say("spoken.enum", language, value=value, label=spec.label(language))
     return value
+
+
+def _with_unit(spec: KeySpec, value: str, language: str) -> str:
+    """A quantity with the key's first unit: "22 degrees", 22度, "$40"."""
+    units = spec.reading.units.get(language) or spec.reading.units.get("en") or ()
+    if not units:
+        return value
+    unit = units[0]
+    if not unit[0].isalnum():
+        return f"{unit}{value}"            # "$40", "¥40"
+    return f"{value}{unit}" if language == "zh" else f"{value} {unit}"
+
+
+def out_of_range_question(missed: OutOfRange, schema: DomainSchema, language: str = "en") -> str:
+    """What the agent says to a number outside the key's range: the number converted from the
+    key's other scale, offered for a yes ("72 degrees Fahrenheit is about 22 degrees. Shall I
+    set the cabin temperature to 22 degrees?"), or the range and a question."""
+    spec = schema.key(missed.key)
+    label = spec.label(language)
+    scale = spec.reading.other_scale
+    if missed.offered is not None and scale is not None:
+        said = (scale.said.get(language) or scale.said.get("en") or "{n}").format(n=_plain(missed.number))
+        return say("clarify.other_scale", language, said=said, label=label,
+                   value=_with_unit(spec, _plain(missed.offered), language))
+    low, high = spec.reading.value_range or (missed.number, missed.number)
+    return say("clarify.out_of_range", language, label=label, low=_plain(low),
+               high=_with_unit(spec, _plain(high), language))
+
+
+def _plain(number: float) -> str:
+    return str(int(number)) if float(number).is_integer() else str(number)
 
 
 def spoken_conditions(conditions: list[Condition], schema: DomainSchema, language: str = "en") -> str:

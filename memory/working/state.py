@@ -431,4 +431,9 @@ _SYMBOLS = {Comparator.EQ: "=", Comparator.NE: "≠", Comparator.LE: "≤", Comp
 def describe_condition(c: Condition, schema: DomainSchema | None = None, language: str = "en") -> str:
     label = schema.key(c.key).label(language) if schema else c.key.replace("_", " ")
     symbol = _SYMBOLS.get(c.comparator, c.comparator)
-    return f"{label} {symbol} {display_value(c.value)}"
+    value = display_value(c.value)
+    if schema is not None and language != "en" and isinstance(c.value, str):
+        # A listed value in the session's language (目的地 = 公司, not "work"); English keeps its
+        # ids, which are English words already.
+        value = next(iter(schema.key(c.key).value_words(c.value, language)), value)
+    return f"{label} {symbol} {value}"
