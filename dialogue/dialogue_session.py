@@ -368,7 +368,15 @@ class DialogueSession:
         essential = compose(wording.essential(decision, template, view), language)
         if catalogue is not None and language != self.language:
             essential = catalogue.renamed(essential, language)
-        return Planned(decision, template, note, essential, check, view, schema, language, offered)
+        planned = Planned(decision, template, note, essential, check, view, schema, language, offered)
+        if decision.act == Act.UNDONE:
+            # Kept as done with nothing: the same value said again later is carried out again,
+            # and a later session reads that it was cancelled.
+            undone = schema.actions[decision.action]
+            planned.done.append(ActionDone(undone.name, {}, said={
+                lang: say("policy.undone", lang, task=undone.task.get(lang) or undone.task.get("en", ""))
+                for lang in ("en", "zh")}))
+        return planned
 
     @staticmethod
     def _newer_than_memory(view: SessionState, schema: DomainSchema, keys: Iterable[str], memory_answer: str,

@@ -63,6 +63,7 @@ class Act(StrEnum):
     RELAX = "relax"                  # the user agreed to drop a condition nothing fitted (then decided again)
     ACT = "act"                      # carry out an action (a tool runs)
     ALREADY_DONE = "already_done"    # nothing left to do: say it stands
+    UNDONE = "undone"                # a control's value taken back ("cancel the route", 取消导航): said so
     ANSWER_MEMORY = "answer_memory"  # a question about the user or the past, answered from memory
     DONT_KNOW = "dont_know"          # …and memory has nothing
     ANSWER = "answer"                # a question about the world: the model answers from the facts it is given
@@ -241,6 +242,14 @@ class DialoguePolicy:
                   ruled_out: frozenset[str] = frozenset(), relaxable: Sequence[str] = ()) -> Decision | None:
         """The next step of the task, or None when there is nothing to do (not started, or done)."""
         values = live_values(state, self.schema)
+        for action in self.schema.actions.values():
+            done = _done_with(state, action.name)
+            if not action.confirm and done is not None and any(
+                    k in turn.changed and k not in values and k in done.args for k in action.needs):
+                # "Cancel the route", 取消导航: what it was done with is taken back, and the car's
+                # control with it (a booking, read back and confirmed, is no control to undo here).
+                return Decision(Act.UNDONE, action.name, args=dict(done.args), refused=refused,
+                                reason="the user took back what it was done with")
         # The car's controls: a value named now is carried out now (the command is the confirmation).
         for action in self.schema.actions.values():
             if action.confirm or not (self._triggers(state, action) & turn.changed):

@@ -213,6 +213,8 @@ class Wording:
             return say("policy.done", lang, said=said)
         if d.act == Act.ALREADY_DONE:
             return say("policy.already_done", lang)
+        if d.act == Act.UNDONE:
+            return say("policy.undone", lang, task=self.task(d))
         if d.act == Act.ANSWER:
             return say("policy.not_sure", lang)
         if d.act == Act.ANSWER_STATE:

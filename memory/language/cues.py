@@ -262,8 +262,14 @@ def language_of(text: str) -> str:
 # A yes or no to a question memory asked ("has that changed?", "shall I go ahead?"):
 # the turn classifier's English lexicons, plus the ways Chinese answers those questions.
 # 对了 at the start is "by the way", not a yes.
-ANSWER_YES = re.compile(r"^\W*(?:" + YES_EN + r")\b|^(?!对了)(?:好的?|对的?|是的?|嗯|可以|行|没错|变了|确定)",
-                        re.IGNORECASE)
+# (A Chinese yes word begins other words too: 行李, 好多, 对面, 是不是 say no yes.)
+ANSWER_YES = re.compile(r"^\W*(?:" + YES_EN + r")\b|"
+                        r"^(?!对了|对面|对于|对方|好多|好几|好像|好久|好吃|好玩|好看|好在|行李|行程|行驶|是不是|是否|是谁|是什么|是哪)"
+                        r"(?:好的?|对的?|是的?|嗯|可以|行|没错|变了|确定)", re.IGNORECASE)
+# A yes word that opens a question with no pause after it asks, it does not answer (可以带小孩吗,
+# 行不行啊); said first, then asked, it answers ("好的，几点到？"), and so does a request (可以帮我订吗).
+_ASKS_WITH_THE_YES_WORD = re.compile(r"^(?:好的?|对的?|是的?|可以|行|确定)(?![，,。.！!？?\s]|帮|给我|订|预订)"
+                                     r".*(?:吗|么|不行|不可以|[?？])\W*$")
 ANSWER_NO = re.compile(r"^\W*(?:" + NO_EN + r"|not anymore)\b|^(?:不|没有|没变|不用|不要)", re.IGNORECASE)
 PAST_CUES = re.compile(r"\b(?:last time|before|earlier|previous(?:ly)?|remember|we talked|you said)\b|"
                        r"上次|之前|以前|记得", re.IGNORECASE)
@@ -279,7 +285,7 @@ def yes_or_no(text: str) -> bool | None:
     if ANSWER_NO.search(text):
         return False
     if ANSWER_YES.search(text):
-        return True
+        return None if _ASKS_WITH_THE_YES_WORD.search(text.strip()) else True
     return None
 
 

@@ -101,12 +101,12 @@ def describes_something_else(text: str, end: int, lang: str, nouns: tuple[str, .
 # went to school in Boston", 我以前在银行上班. Not a wish said in the past tense for politeness
 # ("I wanted a table for four", "I was hoping for seven"), which these do not name.
 _TELLS_OF_THE_PAST = {
-    "en": re.compile(r"\b(?:i|we|he|she|they|you|my \w+|our \w+)\s+(?:used to|went (?:to|there)|worked|lived|grew up|"
-                     r"was born|studied|drove|flew|walked|moved)\b|\bwhen (?:i|we|he|she) (?:was|were)\b|"
+    "en": re.compile(r"\b(?:i|we|he|she|they|you|my \w+|our \w+)\s+(?:used to|went (?:to|there)|worked|lived|"
+                     r"grew up|was born|studied|drove|flew|walked|moved)\b|\bwhen (?:i|we|he|she) (?:was|were)\b|"
                      r"\b(?:years|months|weeks) ago\b|\bback in (?:the day|\d{2,4})\b", re.IGNORECASE),
     # (以前 after a time is "before": 十点以前到.)
-    "zh": re.compile(r"(?<![点时号天])以前(?:在|住|是|常|经常|总|老)|曾经|小时候|那时候|那会儿|当年|年轻的时候|上学的时候|"
-                     r"[几多]年前"),
+    "zh": re.compile(r"(?<![点时号天])以前(?:在|住|是|常|经常|总|老)|曾经|小时候|那时候|那会儿|当年|"
+                     r"年轻的时候|上学的时候|[几多]年前"),
 }
 
 

@@ -44,6 +44,7 @@ from monologue.memory.language.places import find_place_en, find_place_zh, not_g
 from monologue.memory.language.stances import clause_bounds, tells_of_the_past
 from monologue.memory.language.wishes import content_words
 from monologue.memory.working.readers import (
+    OutOfRange,
     about_something_else,
     commanded_keys,
     cued,
@@ -280,8 +281,8 @@ class RuleExtractor:
         # "Thanks for that, later!" takes leave; it moves nothing later.
         relative = read_relative_changes(self.schema, "" if CLOSING.search(text) else text, lang, state, taken, add)
         result.ask_back = relative.unanchored + relative.out_of_range
-        read_quantities(self.schema, text, lang, taken, add, result.correction, self._asked(state),
-                        result.beyond_range)
+        result.beyond_range = read_quantities(self.schema, text, lang, taken, add, result.correction,
+                                              self._asked(state))
         for spec in self._times:
             times = [t for t in _TIMES[lang](text)
                      if not self._negated(text, t[1], cues) and not _overlaps((t[1], t[2]), taken)]
@@ -412,8 +413,9 @@ class RuleExtractor:
         Fahrenheit is about 22 degrees. Shall I set…?": "no, 21" answers it too)."""
         if state is None:
             return ""
-        return state.asked_key or next((p.key for p in state.pending if p.kind in (QuestionKind.OPEN, QuestionKind.CLARIFY)
-                                        and p.key and p.turn == state.turn), "")
+        asking = (QuestionKind.OPEN, QuestionKind.CLARIFY)
+        return state.asked_key or next((p.key for p in state.pending if p.kind in asking and p.key
+                                        and p.turn == state.turn), "")
 
     def values_read(self, text: str) -> int:
         """How many values the rules set or withdraw from `text`, said first."""
@@ -732,24 +734,28 @@ class RuleExtractor:
         for what, span in matches + keys_only:
             if not what:
                 continue
-            target = self._key_named(what.strip(), lang, cues, keys_only=(what, span) in keys_only) \
+            held = frozenset(c.key for c in state.constraints.values()) if state is not None else frozenset()
+            target = self._key_named(what.strip(), lang, cues, keys_only=(what, span) in keys_only, held=held) \
                 or held_wish_named(self.schema, what, lang, state) or _held_number_named(what, state)
             if target is not None:
                 key, value = target
                 add(Operation(Op.WITHDRAW, key, value=value, words=text[span[0]:span[1]],
                               reason="user withdrew it"), span)
 
-    def _key_named(self, phrase: str, lang: str, cues: StateCues,
-                   keys_only: bool = False) -> tuple[str, str | None] | None:
+    def _key_named(self, phrase: str, lang: str, cues: StateCues, keys_only: bool = False,
+                   held: frozenset[str] = frozenset()) -> tuple[str, str | None] | None:
         """The key (and, for set-valued keys, the value) a phrase like 'the budget' names.
 
         `keys_only`: match key names alone, not value words (不要辣 is a negation, 不要预算了 a withdrawal).
+        `held`: keys the state holds, first among keys that share a name ("cancel the route" takes
+        back the destination set, not a route preference never given).
         """
         phrase = phrase.lower()
         lexicon = self.schema.alias_lexicon(lang)
         if keys_only:
             value_words = {word for word, _key, _value in self.schema.enum_lexicon(lang)}
             lexicon = [(a, k) for a, k in lexicon if a not in value_words]
+        lexicon = sorted(lexicon, key=lambda row: row[1] not in held)     # (a stable sort: the order stays)
         for alias, key in lexicon:
             if re.search(cue_pattern((alias,), spaced=cues.spaced), phrase):
                 spec = self.schema.key(key)

@@ -39,9 +39,10 @@ Add = Callable[[Operation, Span], None]
 _NUMBER = {"en": EN_NUMBER, "zh": ZH_NUMBER}
 _CURRENCY = "$£€¥"          # units written before the number
 # After a number: what shows it is a clock time, a head count or money, not a quantity of this key.
+# (A level is no quantity either: 风速开到三档, "fan to level 3".)
 _NOT_A_QUANTITY = {"en": re.compile(r"\s*(?::\d|am\b|pm\b|a\.m|p\.m|o'?clock|people|persons|guests|of us|"
-                                    r"dollars|bucks|minutes|hours|km|miles)"),
-                   "zh": re.compile(r"\s*(?:[点點个位人块元号月日分]|点钟|小时|公里)")}
+                                    r"dollars|bucks|minutes|hours|km|miles|levels?\b|notch|notches|settings?\b|%|percent)"),
+                   "zh": re.compile(r"\s*(?:[点點个位人块元号月日分档挡级格%]|点钟|小时|公里)")}
 
 
 def _overlaps(span: Span, taken: list[Span]) -> bool:
@@ -135,12 +136,13 @@ class OutOfRange:
 
 
 def read_quantities(schema: DomainSchema, text: str, lang: str, taken: list[Span], add: Add,
-                    correction: bool, asked: str = "", beyond: list[OutOfRange] | None = None) -> None:
+                    correction: bool, asked: str = "") -> list[OutOfRange]:
     """A number for each `quantity` key: in its range, not a time or a count, not in a
     clause about something else ("30 degrees outside"), not asked about; a bare number ("22",
-    二十二吧) when the agent has just asked for the key (`asked`). A number said for the key
-    outside its range goes to `beyond`, converted where the key's other scale has it (72 → 22)."""
+    二十二吧) when the agent has just asked for the key (`asked`). Returned: the numbers said for
+    a key outside its range, converted where the key's other scale has them (72 → 22)."""
     source = text.lower() if lang == "en" else text
+    beyond: list[OutOfRange] = []
     for spec in schema.read_by(Reader.QUANTITY):
         reading = spec.reading
         missed: OutOfRange | None = None
@@ -161,8 +163,9 @@ def read_quantities(schema: DomainSchema, text: str, lang: str, taken: list[Span
             add(Operation(Op.SET, spec.name, Comparator.EQ, n, clause, correction=correction), span)
             missed = None
             break
-        if missed is not None and beyond is not None:
+        if missed is not None:
             beyond.append(missed)
+    return beyond
 
 
 def _converted(n: float, scale: OtherScale | None, lang: str, said_on_scale: bool,

@@ -1,0 +1,125 @@
+"""What drivers said to the car in a new user's test drive (2026-12-05) and the agent misread.
+
+- A number outside a control's range (72 degrees for a cabin of 16 to 30) was dropped, and the
+  agent said "I see": it is now offered converted from the key's other scale for a yes, or the
+  range is said and asked. A level (三档) is no temperature.
+- A question of how long or who (还要多久, 现在放的是谁的歌) was kept as a wish or carried out as a
+  command.
+- A story of the past ("I used to work at a bakery") set the route to work.
+- "Cancel the route", 取消导航 did nothing; a question opening with a yes word (可以带小孩吗)
+  booked the table.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from monologue.configs import load_config
+from monologue.memory.domain.schema import load_schema
+from monologue.memory.language.cues import yes_or_no
+from monologue.memory.language.wishes import wish_in
+from monologue.memory.working.extract import RuleExtractor
+from monologue.memory.working.state import Op
+from monologue.pipeline.builder import AgentModels
+from monologue.pipeline.text_chat import chat_session
+
+from fakes import PlannerFollowingLLM, steady
+
+CAR = RuleExtractor(load_schema("in_car"))
+
+
+async def _chat(language: str, lines: list[str], domain: str = "in_car"):
+    overrides = steady(monologue={"llm_mode": "never", "domain": domain}, reply={"wording": "policy"},
+                       long_term={"llm_help": False})
+    config = load_config(overrides={**overrides, "language": language}, environ={})
+    return await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))
+
+
+def _sets(text: str) -> dict[str, object]:
+    return {op.key: op.value for op in CAR.extract(text).operations if op.op == Op.SET}
+
+
+async def test_fahrenheit_is_offered_converted_and_a_yes_sets_it() -> None:
+    result = await _chat("en", ["set it to 72 degrees", "yes", "make it 75", "no, 21 please"])
+    first, yes, again, instead = (t.reply for t in result.turns)
+    assert "72 degrees Fahrenheit is about 22 degrees" in first.text and "?" in first.text
+    assert yes.decision["act"] == "act" and yes.decision["args"] == {"temperature": 22}
+    assert "about 24 degrees" in again.text
+    assert instead.decision["act"] == "act" and instead.decision["args"] == {"temperature": 21}
+
+
+@pytest.mark.parametrize(("language", "text", "said"), [
+    ("en", "set the temperature to 40", "16 to 30 degrees"),
+    ("zh", "把温度调到三十五度", "16到30摄氏度之间"),
+    ("zh", "空调调到七十二度", "16到30摄氏度之间"),      # no Fahrenheit said bare in Chinese
+])
+async def test_a_number_out_of_range_is_answered_with_the_range(language: str, text: str, said: str) -> None:
+    result = await _chat(language, [text])
+    assert said in result.turns[0].reply.text
+
+
+@pytest.mark.parametrize("text", ["风速开到三档", "主驾座椅加热开到二档", "set the fan to level 3"])
+def test_a_level_is_no_temperature(text: str) -> None:
+    extraction = CAR.extract(text)
+    assert "temperature" not in {op.key for op in extraction.operations} and not extraction.beyond_range
+
+
+@pytest.mark.parametrize("text", ["还要多久", "要开多长时间", "要多少钱", "还要开几公里", "大概要多长时间"])
+def test_a_question_of_how_long_or_how_much_is_no_wish(text: str) -> None:
+    assert wish_in(text, "zh") is None
+
+
+@pytest.mark.parametrize("text", ["想听点轻松的", "要安静一点的", "最好别太晚到"])
+def test_wishes_are_still_wishes(text: str) -> None:
+    assert wish_in(text, "zh")
+
+
+async def test_asking_who_sings_plays_nothing() -> None:
+    result = await _chat("zh", ["放首周杰伦的歌", "现在放的是谁的歌"])
+    play, question = (t.reply for t in result.turns)
+    assert play.decision["act"] == "act" and question.decision["act"] != "act"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I used to work at a bakery downtown", {}),
+    ("I went to school in Boston", {}),
+    ("我以前在银行上班", {}),
+    ("我曾经去过浦东机场", {}),
+    ("I have to go to work", {"destination": "work"}),
+    ("i'm heading home", {"destination": "home"}),
+    ("I wanted to go to the airport", {"destination": "airport"}),
+    ("十点以前到公司", {"arrival_time": "10:00", "destination": "work"}),
+])
+def test_a_story_of_the_past_sets_no_destination(text: str, expected: dict[str, object]) -> None:
+    assert _sets(text) == expected
+
+
+@pytest.mark.parametrize(("language", "lines", "cancelled"), [
+    ("zh", ["导航去人民广场", "取消导航"], "好的，路线已取消。"),
+    ("en", ["take me to the airport", "cancel the route"], "Okay, I've cancelled the route."),
+    ("en", ["take me to the airport", "never mind, cancel the navigation"], "Okay, I've cancelled the route."),
+])
+async def test_a_route_is_cancelled_and_set_again_later(language: str, lines: list[str], cancelled: str) -> None:
+    again = "去人民广场" if language == "zh" else "take me to the airport"
+    result = await _chat(language, [*lines, again])
+    assert result.turns[1].reply.text == cancelled
+    assert result.turns[1].reply.decision["act"] == "undone"
+    assert result.turns[2].reply.decision["act"] == "act"      # the same place again: set again
+
+
+@pytest.mark.parametrize(("text", "answer"), [
+    ("可以带小孩吗", None), ("可以吗", None), ("行李能放后备箱吗", None), ("好多人啊", None),
+    ("可以", True), ("好的，就这样", True), ("好的我们就订这个", True), ("可以帮我订吗", True),
+    ("好，几点到？", True), ("不用了", False),
+])
+def test_a_yes_word_that_opens_a_question_answers_nothing(text: str, answer: bool | None) -> None:
+    assert yes_or_no(text) is answer
+
+
+async def test_a_question_after_the_offer_books_nothing() -> None:
+    lines = ["我想订明天晚上七点的位子，四个人", "可以带小孩吗", "好的，就这样"]
+    result = await _chat("zh", lines, domain="restaurant")
+    offer, question, yes = (t.reply for t in result.turns)
+    assert offer.decision["act"] == "propose"
+    assert question.decision["act"] != "act"
+    assert yes.decision["act"] == "act"
