@@ -342,7 +342,9 @@ class DialogueSession:
                                         noted=bool(changed))
         elif previous_reply and normalised(template) == normalised(previous_reply) and decision.act == Act.SMALL_TALK:
             template = say("policy.as_i_said", language, text=template)
-        elif previous_reply and normalised(template) == normalised(previous_reply) and not decision.act.said_as_decided:
+        elif previous_reply and normalised(template) == normalised(previous_reply) \
+                and not decision.act.said_as_decided \
+                and not (decision.act == Act.ANSWER and decision.say):     # (what it cannot see, asked twice)
             # The policy's own words never repeat the previous reply either.
             lowered = template[:1].lower() + template[1:] if template[1:2].islower() else template
             template = say("policy.again", language, text=lowered if language == "en" else template)

@@ -563,8 +563,10 @@ class DialoguePolicy:
                             then=self._resume(step, last),
                             reason="small talk with the agent", refused=refused)
         if asked and not WANTS_OPTIONS.search(text) and not acting:
-            return Decision(Act.ANSWER, then=self._resume(step, last), reason="a question about the world",
-                            refused=refused)
+            unseen = self.schema.unseen_answer(text, turn.language)
+            return Decision(Act.ANSWER, then=self._resume(step, last), say=unseen, refused=refused,
+                            reason="a question about what the agent cannot see" if unseen
+                            else "a question about the world")
         if turn.beyond_the_domain and not acting and yes_or_no(text) is None and not WANTS_OPTIONS.search(text) \
                 and not GO_AHEAD.search(text) and not REFUSES_OFFER.search(text) \
                 and not (step is not None and step.act in (Act.PROPOSE, Act.ONLY_OPTION) and last.act in _OFFERS):

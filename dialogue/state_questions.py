@@ -56,7 +56,7 @@ _ASKS_EN = re.compile(r"\b(?:what|which|when|where|who|how many|how much|how lon
                       r"^\W*(?:(?:uh|um|so|hmm|ok(?:ay)?),?\s+)*(?:is|are|was|were|did|does|do|has|have)\b[^?]*\bor\b[^?]*\?",
                       re.IGNORECASE)
 _ABOUT_US_EN = re.compile(r"\b(?:i|my|me|we|our|us|you|it|still|again|remember)\b", re.IGNORECASE)
-_ASKS_ZH = re.compile(r"[?？]|[吗嘛呢]\s*$|几|多少|什么|啥|哪|怎么样|来着|还是|没有[?？]?$")
+_ASKS_ZH = re.compile(r"[?？]|[吗嘛呢]\s*$|几|多少|什么|啥|哪|谁(?![都也])|怎么样|来着|还是|没有[?？]?$")
 _REQUEST_ZH = re.compile(r"^(?:请|帮我|麻烦|能不能|可不可以|可以.*吗|给我|我要(?!的)|我想(?!想))")
 
 _SUMMARY = re.compile(

@@ -216,7 +216,7 @@ class Wording:
         if d.act == Act.UNDONE:
             return say("policy.undone", lang, task=self.task(d))
         if d.act == Act.ANSWER:
-            return say("policy.not_sure", lang)
+            return d.say or say("policy.not_sure", lang)
         if d.act == Act.ANSWER_STATE:
             return self.state_answer(d, state)
         if d.act == Act.SMALL_TALK and d.key == "no_rush":

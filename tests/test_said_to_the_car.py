@@ -123,3 +123,80 @@ async def test_a_question_after_the_offer_books_nothing() -> None:
     assert offer.decision["act"] == "propose"
     assert question.decision["act"] != "act"
     assert yes.decision["act"] == "act"
+
+
+@pytest.mark.parametrize(("text", "choice"), [
+    ("play some Taylor Swift", "Taylor Swift"),
+    ("put on Bohemian Rhapsody by Queen please", "Bohemian Rhapsody by Queen"),
+    ("play Simon and Garfunkel and turn it up", "Simon and Garfunkel"),
+    ("play Heat Waves", "Heat Waves"),
+    ("放首周杰伦的歌", "周杰伦"),
+    ("我想听周杰伦的稻香", "周杰伦的稻香"),
+    ("放点轻松的吧", "轻松的"),
+    ("play me some music", None),
+    ("put on the seat heater", None),
+    ("来点音乐吧", None),
+    ("放首歌", None),
+    ("现在放的是谁的歌", None),
+])
+def test_what_the_driver_asks_to_hear_is_kept_in_their_words(text: str, choice: str | None) -> None:
+    assert _sets(text).get("music_choice") == choice
+
+
+@pytest.mark.parametrize(("language", "lines", "played", "answer"), [
+    ("en", ["play some Taylor Swift", "what's playing?"], "Done: I've got the music playing: Taylor Swift.",
+     "Taylor Swift"),
+    ("zh", ["放首周杰伦的歌", "现在放的是谁的歌"], "好了，音乐开始播放：周杰伦。", "周杰伦"),
+])
+async def test_the_song_asked_for_is_played_and_answered_back(language: str, lines: list[str], played: str,
+                                                              answer: str) -> None:
+    result = await _chat(language, lines)
+    assert result.turns[0].reply.text == played
+    assert answer in result.turns[1].reply.text and result.turns[1].reply.decision["act"] == "answer_state"
+
+
+async def test_the_next_song_lets_the_song_asked_for_go() -> None:
+    result = await _chat("zh", ["我想听周杰伦的稻香", "换首歌"])
+    assert "稻香" not in result.turns[1].reply.text
+    assert result.turns[1].reply.decision["args"] == {"media": "next"}
+
+
+@pytest.mark.parametrize(("language", "lines", "cancelled"), [
+    ("zh", ["导航去人民广场", "不去了，取消吧"], "好的，路线已取消。"),
+    ("zh", ["去公司", "取消"], "好的，路线已取消。"),
+    ("en", ["take me to the airport", "cancel it"], "Okay, I've cancelled the route."),
+])
+async def test_a_bare_cancel_takes_back_what_was_just_done(language: str, lines: list[str], cancelled: str) -> None:
+    result = await _chat(language, lines)
+    assert result.turns[1].reply.text == cancelled
+
+
+async def test_a_bare_cancel_with_nothing_just_done_takes_nothing_back() -> None:
+    result = await _chat("en", ["take me to the airport", "I need directions", "cancel it"])
+    assert result.turns[2].reply.decision["act"] != "undone"
+    result = await _chat("zh", ["你好", "取消吧"])
+    assert result.turns[1].reply.decision["act"] != "undone"
+
+
+def test_the_destination_changed_by_its_name() -> None:
+    assert _sets("目的地改成东方明珠") == {"destination": "东方明珠"}
+
+
+@pytest.mark.parametrize("text", ["关上吧，外面太吵了", "The traffic outside is too loud"])
+def test_the_noise_outside_is_no_volume(text: str) -> None:
+    assert "volume" not in _sets(text)
+
+
+@pytest.mark.parametrize(("language", "lines"), [
+    ("zh", ["导航去公司", "还要多久"]),
+    ("zh", ["去机场要多久啊"]),
+    ("zh", ["前面堵不堵"]),
+    ("en", ["take me to the office", "how long till we get there?", "how far is it"]),
+])
+async def test_what_the_car_cannot_see_is_said_so(language: str, lines: list[str]) -> None:
+    said = "看不到路况和行程时间" if language == "zh" else "I can't see traffic or travel times"
+    result = await _chat(language, lines)
+    questions = result.turns[1:] if len(lines) > 1 else result.turns
+    for turn in questions:
+        assert said in turn.reply.text and not turn.reply.text.startswith("Just to check")
+    assert not any(turn.reply.decision["act"] == "act" for turn in questions)

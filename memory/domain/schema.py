@@ -6,6 +6,7 @@ still kept (as text), so nothing the user said is dropped for want of a schema e
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
@@ -34,6 +35,7 @@ class Reader(StrEnum):
     QUANTITY = "quantity"            # a number with one of `units` ("21 degrees", 二十二度), or after `set_cues`
     IDENTIFIER = "identifier"        # a code with a digit after one of the key's aliases ("order number A-4471")
     FREE_TEXT = "free_text"          # a wish no other key reads, in the user's words ("somewhere quiet")
+    WORDS_AFTER = "words_after"      # what is asked for after one of `name_cues`, as said ("play some Adele")
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,14 @@ class Reading:
     # Each command moves the control a step ("quieter", 再往后一点): said again, it moves again,
     # where a value said again is otherwise already done.
     moves: bool = False
+    # words_after: what leads and trails the thing asked for ("some", "a song by"; "please", 的歌),
+    # and what names nothing in particular ("some music", 歌). YAML: words_after: {lead, tail, nothing}.
+    lead_words: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    tail_words: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    nothing_particular: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Another key's values that leave this one's behind (the next song is not the song asked
+    # for): set to one of them, with this key not said again, this key is let go.
+    cleared_by: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -154,6 +164,15 @@ class ActionSpec:
 
 
 @dataclass(frozen=True)
+class OutOfSight:
+    """Something the agent cannot know in this domain (travel times, traffic), with its cue
+    words per language and what it says when asked."""
+
+    cues: dict[str, tuple[str, ...]]
+    say: dict[str, str]
+
+
+@dataclass(frozen=True)
 class DomainSchema:
     name: str
     keys: dict[str, KeySpec]
@@ -167,6 +186,20 @@ class DomainSchema:
     # A catalogue per language (`catalogue: {en: restaurants, zh: beijing_restaurants}`); `catalogue`
     # is the one for a language it does not name (English's, else the first).
     catalogues: dict[str, str] = field(default_factory=dict)
+    # What the agent cannot see, and says so when asked (`out_of_sight:` in the YAML): a question
+    # with one of `cues` ("how long till we get there?", 还要多久) is answered with `say`, not "I'm
+    # not sure", and a stronger provider with the facts it is given.
+    out_of_sight: tuple[OutOfSight, ...] = ()
+
+    def unseen_answer(self, text: str, language: str) -> str:
+        """What the agent says to a question about something it cannot see, or ""."""
+        lowered = text.lower()
+        for entry in self.out_of_sight:
+            cues = entry.cues.get(language, ())
+            if any((re.search(r"(?<![\w'])" + re.escape(c.lower()) + r"(?![\w'])", lowered) if language == "en"
+                    else c in text) for c in cues):
+                return entry.say.get(language) or entry.say.get("en", "")
+        return ""
 
     def catalogue_in(self, language: str) -> str:
         """The catalogue a session in `language` offers from ("" when the domain has none)."""
@@ -243,6 +276,10 @@ def _reading(raw: dict[str, Any]) -> Reading:
         extra_is_the_value=bool((raw.get("relative") or {}).get("extra_is_the_value", False)),
         verb_values=bool(raw.get("verb_values", False)),
         moves=bool(raw.get("moves", False)),
+        lead_words=_words((raw.get("words_after") or {}).get("lead")),
+        tail_words=_words((raw.get("words_after") or {}).get("tail")),
+        nothing_particular=_words((raw.get("words_after") or {}).get("nothing")),
+        cleared_by={str(k): tuple(str(v) for v in values) for k, values in (raw.get("cleared_by") or {}).items()},
     )
 
 
@@ -296,6 +333,8 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
                         goal_text={k: str(v) for k, v in (data.get("goal_text") or {}).items()},
                         role={k: str(v) for k, v in (data.get("role") or {}).items()},
                         turn_cues=_words(data.get("turn_cues")),
+                        out_of_sight=tuple(OutOfSight(_words(entry.get("cues")), _texts(entry.get("say")))
+                                           for entry in data.get("out_of_sight") or ()),
                         catalogue=_catalogues(data.get("catalogue")).get("", ""),
                         description=str(data.get("description") or ""),
                         actions=_actions(data, keys),

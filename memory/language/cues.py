@@ -290,6 +290,16 @@ def yes_or_no(text: str) -> bool | None:
 
 
 
+# "Cancel it", 不去了，取消吧: a cancel that names nothing, said of what the agent has just done.
+BARE_CANCEL = {
+    "en": re.compile(r"^\W*(?:(?:no|nah|actually|never ?mind|forget it|oh|okay|ok|wait)\W+)*(?:please\s+)?"
+                     r"(?:cancel|stop|scrap|call off|undo)(?:\s+(?:it|that|this|the whole thing))?(?:\W+please)?\W*$",
+                     re.IGNORECASE),
+    "zh": re.compile(r"^\W*(?:(?:算了|不用了|不要了|哎|还是)[，,\s]*)*(?:不去了|取消掉?|撤销|别去了)(?:吧|了|掉|一下)?"
+                     r"(?:[，,\s]*(?:取消|不去了)(?:吧|了)?)?[。！!]?\W*$"),
+}
+
+
 # --- words people say for common listed values --------------------------------------------------
 
 # Price levels, as users name them without the level's own word (read off SGD train's restaurant,

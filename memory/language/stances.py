@@ -208,9 +208,9 @@ REQUEST_QUESTION_ZH = re.compile(
     r"能不能|能否|可不可以|可以.{0,8}吗|帮我|给我|麻烦|请|改成|换成|改到|订(?!单)|要不|"
     # 有没有便宜点儿的 asks for one that is cheaper: a choice by what it is, not a question.
     r"有没有(?![^，。？?吗]*(?:说过|提过|讲过|记得|告诉))[^，。？?吗]{1,8}的[吗呢]?[?？。]?\s*$")
-# (车窗关了没有, 空调还开着吗现在, 空调是开着的吧: a question, however the ASR ends it.)
+# (车窗关了没有, 空调还开着吗现在, 空调是开着的吧, 前面堵不堵: a question, however the ASR ends it.)
 YES_NO_QUESTION_ZH = re.compile(r"吗[^，。,]{0,4}?[?？。]?\s*$|(?:么|呢)[?？。]?\s*$|是不是|有没有|要不要|"
-                                r"(?<!不)对不对|好不好|记得|来着|"
+                                r"(?<!不)对不对|好不好|记得|来着|([\u4e00-\u9fff])不\1|"
                                 r"(?:对|没错|是)吧[?？。]?\s*$|(?:了|着)没有?[?？。]?\s*$|[着了]的吧[?？。]?\s*$")
 # (不怎么好, 没多少: "not very", "not much"; 几个人 after a number word is no question either.)
 # (多久 asks; 不管多远都行 and 很多大车 do not; 谁 asks, 谁都行 does not.)

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
+from monologue.memory.language.asked_for import words_asked_for
 from monologue.memory.language.cues import (
+    BARE_CANCEL,
     CAPITALISED_WORD_EN,
     CLOSING,
     HOLD_ON,
@@ -41,7 +43,7 @@ from monologue.memory.language.numbers import (
     to_int,
 )
 from monologue.memory.language.places import find_place_en, find_place_zh, not_going, places_corrected
-from monologue.memory.language.stances import clause_bounds, tells_of_the_past
+from monologue.memory.language.stances import asks, clause_bounds, is_query, tells_of_the_past
 from monologue.memory.language.wishes import content_words
 from monologue.memory.working.readers import (
     OutOfRange,
@@ -237,6 +239,7 @@ class RuleExtractor:
         self._names = [(spec, pattern) for spec in schema.keys.values() if spec.reader in _NAME_SHAPES
                        for pattern in _name_patterns(spec)]
         self._places = schema.read_by(Reader.PLACE_NAME)
+        self._asked_for = schema.read_by(Reader.WORDS_AFTER)
         self._options: dict[str, NameFinder] = {}   # key → where its options' names are said
 
     def read_option_names(self, key: str, names: Mapping[str, str]) -> None:
@@ -305,9 +308,11 @@ class RuleExtractor:
         read_avoided(self.schema, text, source, lang, taken, add, result.correction)
         # An option's name before the enums: 海底捞火锅 names a place, not a wish for hotpot.
         self._option_named(said, taken, add, result.correction, state)
+        self._things_asked_for(said, taken, add, result.correction)
         self._places_named(said, taken, add, result.correction, state)
         self._enums(said, taken, add, result.correction, withdrawn_keys, state, commanded)
         ops[:] = self._not_either_or(ops, text)
+        self._left_behind(ops, text, state, add)
         if lang == "en":          # the name shapes are English capitalisation
             self._open_and_named(text, taken, add, result.correction, ops)
             ops = learned_operations(self.schema, text, state, ops, taken, result.correction)   # values.py
@@ -664,6 +669,52 @@ class RuleExtractor:
                                   correction=correction), m.span("v"))
                     break
 
+    def _things_asked_for(self, said: _Said, taken: list[Span], add: Add, correction: bool) -> None:
+        """What is asked for by name after a word of asking for it ("play some Taylor Swift",
+        放首周杰伦的歌): before the places and enums, so no word of a title is read as a place or
+        a value ("play Highway to Hell")."""
+        for spec in self._asked_for:
+            reading = spec.reading
+            found = words_asked_for(said.text, spec.name_cues.get(said.lang, ()), reading.lead_words.get(said.lang, ()),
+                                    reading.tail_words.get(said.lang, ()),
+                                    reading.nothing_particular.get(said.lang, ()), said.lang)
+            if found is None or _overlaps((found.start, found.end), taken) \
+                    or tells_of_the_past(said.text, found.start, found.end, said.lang) \
+                    or self._names_another_key(found.text, spec.name, said.lang):
+                continue
+            left, right = clause_bounds(said.text, found.start, found.end)
+            if asks(said.text, found.start, found.end, said.lang) or is_query(said.text[left:right]):
+                continue      # "现在放的是谁的歌", "what are you playing?": asked about, not asked for
+            add(Operation(Op.SET, spec.name, Comparator.EQ, found.text, clause_of(said.text, (found.start, found.end)),
+                          correction=correction), (found.start, found.end))
+
+    def _left_behind(self, ops: list[Operation], text: str, state: SessionState | None, add: Add) -> None:
+        """A held key another key's new value leaves behind (`cleared_by`: "next song" after "play
+        Bohemian Rhapsody"), not said again this turn, is let go."""
+        if state is None:
+            return
+        for spec in self.schema.keys.values():
+            if not spec.reading.cleared_by or not state.find(spec.name) or any(op.key == spec.name for op in ops):
+                continue
+            if any(op.op == Op.SET and str(op.value) in spec.reading.cleared_by.get(op.key, ()) for op in ops):
+                add(Operation(Op.WITHDRAW, spec.name, words=text.strip(),
+                              reason="left behind by another key's new value"), (0, 0))
+
+    def _names_another_key(self, words: str, key: str, lang: str) -> bool:
+        """Whether `words` are another key's name ("put on the seat heater", 放空调): that key's
+        command, not a thing asked for. ("Heat Waves" is a song: only "the heat" names the key.)"""
+        folded = words.casefold()
+        for alias, other in self.schema.alias_lexicon(lang):
+            if other == key:
+                continue
+            a = alias.casefold()
+            if lang != "en":
+                if folded.startswith(a):
+                    return True
+            elif folded == a or any(folded.startswith(f"{lead} {a}") for lead in ("the", "my", "our", "your")):
+                return True
+        return False
+
     def _places_named(self, said: _Said, taken: list[Span], add: Add, correction: bool,
                       state: SessionState | None) -> None:
         """A place said by its name after a word of going there (42 Baker Street, 人民广场,
@@ -731,6 +782,7 @@ class RuleExtractor:
                    for pattern in cues.withdrawals for m in pattern.finditer(source)
                    if not _overlaps(m.span(), taken or [])]    # 别5了，三吧 replaces the 5: nothing withdrawn
         keys_only = [(m.group("what"), m.span()) for m in cues.withdraw_key.finditer(text)] if cues.withdraw_key else []
+        withdrawn = False
         for what, span in matches + keys_only:
             if not what:
                 continue
@@ -741,6 +793,16 @@ class RuleExtractor:
                 key, value = target
                 add(Operation(Op.WITHDRAW, key, value=value, words=text[span[0]:span[1]],
                               reason="user withdrew it"), span)
+                withdrawn = True
+        last = state.last_act if state is not None else NO_ACT
+        action = self.schema.actions.get(last.action)
+        if not withdrawn and action is not None and last.act == "act" and not action.confirm \
+                and BARE_CANCEL[lang].match(text) and state is not None:
+            # "Cancel it" just after a control was carried out: what it was done with is taken back.
+            for key in action.needs:
+                if state.find(key):
+                    add(Operation(Op.WITHDRAW, key, words=text.strip(), reason="user cancelled what was just done"),
+                        (0, len(text)))
 
     def _key_named(self, phrase: str, lang: str, cues: StateCues, keys_only: bool = False,
                    held: frozenset[str] = frozenset()) -> tuple[str, str | None] | None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
-from monologue.memory.language.cues import language_of
+from monologue.memory.language.cues import BARE_CANCEL, language_of
 from monologue.memory.language.normalise import contains, normalised
 from monologue.memory.language.numbers import (
     EN_TENS,
@@ -212,8 +212,12 @@ class Grounder:
         result = Grounding()
         question_spans = _question_spans(utterance)
         query_spans = _query_spans(utterance)
+        # A key let go because another key's new value leaves it behind ("next song" lets the song
+        # asked for go) is grounded in that value.
+        left_behind = {spec.name for spec in self.schema.keys.values() if any(
+            o.op == Op.SET and str(o.value) in spec.reading.cleared_by.get(o.key, ()) for o in ops)}
         for op in ops:
-            if op.op not in _WRITES:
+            if op.op not in _WRITES or (op.op == Op.WITHDRAW and op.key in left_behind):
                 result.kept.append(op)
                 continue
             grounded, reason = self._ground(op, utterance, state, question_spans, query_spans)
@@ -223,11 +227,23 @@ class Grounder:
                 result.kept.append(grounded)
         return result
 
+    def _cancels_what_was_just_done(self, key: str, utterance: str, state: SessionState | None) -> bool:
+        """"Cancel it", 不去了，取消吧, said right after a control was carried out, refers to what it
+        was done with, though it names nothing."""
+        if state is None or state.last_act.act != "act":
+            return False
+        action = self.schema.actions.get(state.last_act.action)
+        pattern = BARE_CANCEL.get(language_of(utterance))
+        return action is not None and not action.confirm and key in action.needs \
+            and pattern is not None and bool(pattern.match(utterance))
+
     def _ground(self, op: Operation, utterance: str, state: SessionState | None,
                 question_spans: list[tuple[int, int]],
                 query_spans: list[tuple[int, int]]) -> tuple[Operation | None, str]:
         said = normalised(utterance)
         words = op.words.strip()
+        if op.op == Op.WITHDRAW and self._cancels_what_was_just_done(op.key, utterance, state):
+            return op, ""
         if op.source in (OpSource.RELATIVE, OpSource.CATALOGUE):
             # Computed by the rules from the value held and the change said ("two more people"), or
             # from the catalogue's name for what was said (Green Table → 绿桌素食).

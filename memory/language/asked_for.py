@@ -1,0 +1,108 @@
+"""What the user asks for by name, in their own words, after a word of asking for it: "play some
+Taylor Swift" → Taylor Swift, "put on Bohemian Rhapsody by Queen", 放首周杰伦的歌 → 周杰伦,
+我想听周杰伦的稻香 → 周杰伦的稻香.
+
+Language knowledge only: where the clause after the cue ends, and how its lead and trail are
+taken off. Which words ask, lead or trail, and which name nothing in particular ("some music",
+放首歌) are the domain key's (its YAML `name_cues` and `words_after`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Where what was asked for ends: the clause's punctuation, or another request joined on ("play
+# Adele and turn it up", 放首周杰伦的歌然后声音大一点), never an "and" inside a name ("Simon and
+# Garfunkel").
+_CLAUSE_END = {
+    "en": re.compile(r"[,.;!?]|\s+(?:and|then)\s+(?=(?:please\s+)?(?:turn|make|set|open|close|roll|put|start|stop|"
+                     r"pause|skip|crank|lower|raise|bring|take|drive|navigate|go|head|also|can|could|and)\b)"
+                     r"|\s+(?:so|because)\s+", re.IGNORECASE),
+    "zh": re.compile(r"[，。；！？,.;!?\s]|然后|再把|再帮|顺便|另外|同时"),
+}
+_LONGEST = {"en": 8, "zh": 16}      # words / characters: longer is a sentence, not a name
+
+
+@dataclass(frozen=True)
+class AskedFor:
+    text: str
+    start: int
+    end: int
+
+
+def words_asked_for(text: str, cues: tuple[str, ...], lead: tuple[str, ...], tail: tuple[str, ...],
+                    nothing_particular: tuple[str, ...], lang: str) -> AskedFor | None:
+    """The thing asked for after the last of `cues` in `text`, less its `lead` ("some", "a
+    song by", 一首) and `tail` ("please", 的歌, 吧), or None where it names nothing in particular
+    (a word of `nothing_particular`, alone or first: "some music", "it louder", 放首歌)."""
+    if not cues:
+        return None
+    spaced = lang == "en"
+    flags = re.IGNORECASE if spaced else 0
+    body = "|".join(re.escape(c) for c in sorted(cues, key=len, reverse=True))
+    pattern = re.compile(r"(?<![\w'])(?:" + body + r")(?![\w'])" if spaced else "(?:" + body + ")", flags)
+    found = None
+    for m in pattern.finditer(text):
+        rest_end = _clause_end(text, m.end(), lang)
+        start, end = _trimmed(text, m.end(), rest_end, lead, tail, spaced)
+        if start < end:
+            found = (start, end)
+    if found is None:
+        return None
+    start, end = found
+    said = text[start:end]
+    folded = said.casefold()
+    generic = {g.casefold() for g in nothing_particular}
+    first = folded.split()[0] if spaced else ""
+    if folded in generic or first in generic or (not spaced and (said[:1] in "的是了" or any(
+            folded.startswith(g) and len(g) >= 2 for g in generic))):
+        return None       # (放的是谁的歌: what follows 放 there is no name)
+    size = len(said.split()) if spaced else len(said)
+    return AskedFor(said, start, end) if size <= _LONGEST.get(lang, 8) else None
+
+
+def _clause_end(text: str, at: int, lang: str) -> int:
+    m = _CLAUSE_END.get(lang, _CLAUSE_END["en"]).search(text, at)
+    # (A space right after a Chinese cue is the ASR's pause, not the clause's end.)
+    while m is not None and lang != "en" and m.group(0).isspace() and not text[at:m.start()].strip():
+        m = _CLAUSE_END[lang].search(text, m.end())
+    return m.start() if m else len(text)
+
+
+def _trimmed(text: str, start: int, end: int, lead: tuple[str, ...], tail: tuple[str, ...],
+             spaced: bool) -> tuple[int, int]:
+    """[start, end) less the lead and trail words, repeatedly ("some songs by" → ""; 的歌吧 → "")."""
+    def strip_spaces(s: int, e: int) -> tuple[int, int]:
+        while s < e and not text[s].isalnum() and not _is_han(text[s]):
+            s += 1
+        while e > s and not text[e - 1].isalnum() and not _is_han(text[e - 1]) and text[e - 1] not in "'!":
+            e -= 1
+        return s, e
+
+    start, end = strip_spaces(start, end)
+    changed = True
+    while changed and start < end:
+        changed = False
+        piece = text[start:end].casefold()
+        for word in sorted(lead, key=len, reverse=True):
+            w = word.casefold()
+            if piece.startswith(w) and (not spaced or len(piece) == len(w) or not piece[len(w)].isalnum()):
+                start, end = strip_spaces(start + len(w), end)
+                changed = True
+                break
+        piece = text[start:end].casefold()
+        for word in sorted(tail, key=len, reverse=True):
+            w = word.casefold()
+            if piece.endswith(w) and (not spaced or len(piece) == len(w) or not piece[-len(w) - 1].isalnum()):
+                start, end = strip_spaces(start, end - len(w))
+                changed = True
+                break
+    return start, end
+
+
+def _is_han(char: str) -> bool:
+    return "\u4e00" <= char <= "\u9fff"
+
+
+__all__ = ["AskedFor", "words_asked_for"]
