@@ -55,7 +55,7 @@ def _sets(text: str, state: SessionState | None = None) -> dict[str, object]:
     ("音乐太吵了", {"volume": "down"}),
     ("声音大一点，听不清", {"volume": "up"}),
     ("The music is way too loud", {"volume": "down"}),
-    ("放首周杰伦的歌", {"media": "playing"}),
+    ("放首周杰伦的歌", {"media": "playing", "music_choice": "周杰伦"}),
     ("来点音乐吧", {"media": "playing"}),
     ("这首歌不好听，切歌", {"media": "next"}),
     ("Skip this song", {"media": "next"}),
@@ -251,8 +251,8 @@ async def test_asked_what_it_can_do_it_says_its_role(domain: str, language: str,
     ("车窗是开着还是关着", {}),                                               # an either/or question, no command
     ("Is the seat heater on or off", {}),
     ("Actually don't open the windows", {}),                                  # no command (not the opposite one)
-    ("Can you play some Taylor Swift?", {"media": "playing"}),
-    ("帮我放首周杰伦", {"media": "playing"}),
+    ("Can you play some Taylor Swift?", {"media": "playing", "music_choice": "Taylor Swift"}),
+    ("帮我放首周杰伦", {"media": "playing", "music_choice": "周杰伦"}),
 ])
 def test_review_findings_each_verb_with_its_own_control(text: str, expected: dict[str, object]) -> None:
     assert _sets(text) == expected
