@@ -18,8 +18,9 @@ from monologue.configs import load_config
 from monologue.memory.domain.schema import load_schema
 from monologue.memory.language.cues import yes_or_no
 from monologue.memory.language.wishes import wish_in
+from monologue.memory.working.apply import apply_operations
 from monologue.memory.working.extract import RuleExtractor
-from monologue.memory.working.state import Op
+from monologue.memory.working.state import Comparator, Op, Operation, SessionState
 from monologue.pipeline.builder import AgentModels
 from monologue.pipeline.text_chat import chat_session
 
@@ -127,7 +128,7 @@ async def test_a_question_after_the_offer_books_nothing() -> None:
 
 @pytest.mark.parametrize(("text", "choice"), [
     ("play some Taylor Swift", "Taylor Swift"),
-    ("put on Bohemian Rhapsody by Queen please", "Bohemian Rhapsody by Queen"),
+    ("play Bohemian Rhapsody by Queen please", "Bohemian Rhapsody by Queen"),
     ("play Simon and Garfunkel and turn it up", "Simon and Garfunkel"),
     ("play Heat Waves", "Heat Waves"),
     ("放首周杰伦的歌", "周杰伦"),
@@ -200,3 +201,56 @@ async def test_what_the_car_cannot_see_is_said_so(language: str, lines: list[str
     for turn in questions:
         assert said in turn.reply.text and not turn.reply.text.startswith("Just to check")
     assert not any(turn.reply.decision["act"] == "act" for turn in questions)
+
+
+# A second reading of the change (a reviewer's inputs): what the new readers must leave alone.
+@pytest.mark.parametrize(("text", "state_key", "expected"), [
+    ("change it to 10 Downing Street", "destination", {"destination": "10 Downing Street"}),
+    ("目的地换成南京东路", "destination", {"destination": "南京东路"}),
+    ("换成走高速", "", {"route_today": "use_highways"}),
+    ("I can't hear you", "", {"volume": "up"}),
+    ("把车窗放下来", "", {"window": "open"}),
+    ("不不不去机场", "", {"destination": "airport"}),
+])
+def test_the_new_readers_leave_other_requests_alone(text: str, state_key: str, expected: dict[str, object]) -> None:
+    state = None
+    if state_key:
+        held = [Operation(Op.SET, state_key, Comparator.EQ, "人民广场")]
+        state = apply_operations(SessionState("s", domain="in_car"), held, CAR.schema, turn=1).state
+    assert _sets_in(text, state) == expected
+
+
+def _sets_in(text: str, state: SessionState | None) -> dict[str, object]:
+    return {op.key: op.value for op in CAR.extract(text, state).operations if op.op == Op.SET}
+
+
+@pytest.mark.parametrize("text", ["turn the ac on for 5 mins", "turn on the heat, my kid is 3"])
+def test_a_number_only_near_the_control_is_not_out_of_its_range(text: str) -> None:
+    assert not CAR.extract(text).beyond_range
+
+
+def test_fahrenheit_named_first_is_offered_converted() -> None:
+    missed = CAR.extract("调到华氏七十二度").beyond_range
+    assert [(m.number, m.offered) for m in missed] == [(72, 22)]
+
+
+@pytest.mark.parametrize(("domain", "text", "expected"), [
+    ("customer_service", "i ordered a phone three weeks ago and it arrived broken i want a refund",
+     {"resolution": "refund"}),
+    ("restaurant", "we went there last year and want a table by the window", {"seating": "window"}),
+    ("restaurant", "i lived in tokyo for years so something japanese please", {"cuisine": "japanese"}),
+])
+def test_a_request_after_a_story_is_still_read(domain: str, text: str, expected: dict[str, object]) -> None:
+    rules = RuleExtractor(load_schema(domain))
+    assert {op.key: op.value for op in rules.extract(text).operations if op.op == Op.SET} == expected
+
+
+@pytest.mark.parametrize("text", ["好啊，有靠窗的位置吗？", "对啊，是不是要付定金？", "可以可以，要付定金吗",
+                                  "好嘞，能开发票吗？"])
+def test_a_yes_then_a_question_is_still_a_yes(text: str) -> None:
+    assert yes_or_no(text) is True
+
+
+@pytest.mark.parametrize("text", ["我想要几个靠窗的位置", "希望快递几天内能到"])
+def test_a_few_in_a_wish_is_no_question(text: str) -> None:
+    assert wish_in(text, "zh")

@@ -268,7 +268,8 @@ ANSWER_YES = re.compile(r"^\W*(?:" + YES_EN + r")\b|"
                         r"(?:好的?|对的?|是的?|嗯|可以|行|没错|变了|确定)", re.IGNORECASE)
 # A yes word that opens a question with no pause after it asks, it does not answer (可以带小孩吗,
 # 行不行啊); said first, then asked, it answers ("好的，几点到？"), and so does a request (可以帮我订吗).
-_ASKS_WITH_THE_YES_WORD = re.compile(r"^(?:好的?|对的?|是的?|可以|行|确定)(?![，,。.！!？?\s]|帮|给我|订|预订)"
+_ASKS_WITH_THE_YES_WORD = re.compile(r"^(?:好的?|对的?|是的?|可以|行|确定)"
+                                     r"(?![，,。.！!？?\s啊吧呀嘞啦哈]|帮|给我|订|预订|可以|好|行|对)"
                                      r".*(?:吗|么|不行|不可以|[?？])\W*$")
 ANSWER_NO = re.compile(r"^\W*(?:" + NO_EN + r"|not anymore)\b|^(?:不|没有|没变|不用|不要)", re.IGNORECASE)
 PAST_CUES = re.compile(r"\b(?:last time|before|earlier|previous(?:ly)?|remember|we talked|you said)\b|"

@@ -110,11 +110,27 @@ _TELLS_OF_THE_PAST = {
 }
 
 
+# Where the story ends and the request begins, inside one clause (the ASR writes few commas):
+# "we went there last year and want a table by the window", 以前在这儿吃过，这次想坐窗边.
+_STORY_ENDS = {
+    "en": re.compile(r"\b(?:and|so|but|because|now|this time|i want|i'd like|we want|we'd like|please)\b",
+                     re.IGNORECASE),
+    "zh": re.compile(r"所以|但是|不过|可是|然后|现在|这次|这回|想|要|请|麻烦"),
+}
+
+
 def tells_of_the_past(text: str, start: int, end: int, lang: str) -> bool:
-    """Whether the clause around text[start:end] tells of the past rather than asks for something."""
+    """Whether text[start:end] is inside a story of the past rather than a request: after a
+    word of the past in its clause, and before the word that ends the story ("and", "so", 想)."""
     left, right = clause_bounds(text, start, end)
     pattern = _TELLS_OF_THE_PAST.get(lang)
-    return bool(pattern and pattern.search(text[left:right]))
+    if pattern is None:
+        return False
+    for m in pattern.finditer(text, left, right):
+        story_end = _STORY_ENDS[lang].search(text, m.end(), right)
+        if m.start() <= start and end <= (story_end.start() if story_end else right):
+            return True
+    return False
 
 
 def clause_bounds(text: str, start: int, end: int) -> tuple[int, int]:
@@ -210,7 +226,7 @@ REQUEST_QUESTION_ZH = re.compile(
     r"有没有(?![^，。？?吗]*(?:说过|提过|讲过|记得|告诉))[^，。？?吗]{1,8}的[吗呢]?[?？。]?\s*$")
 # (车窗关了没有, 空调还开着吗现在, 空调是开着的吧, 前面堵不堵: a question, however the ASR ends it.)
 YES_NO_QUESTION_ZH = re.compile(r"吗[^，。,]{0,4}?[?？。]?\s*$|(?:么|呢)[?？。]?\s*$|是不是|有没有|要不要|"
-                                r"(?<!不)对不对|好不好|记得|来着|([\u4e00-\u9fff])不\1|"
+                                r"(?<!不)对不对|好不好|记得|来着|((?!不)[\u4e00-\u9fff])不\1|"
                                 r"(?:对|没错|是)吧[?？。]?\s*$|(?:了|着)没有?[?？。]?\s*$|[着了]的吧[?？。]?\s*$")
 # (不怎么好, 没多少: "not very", "not much"; 几个人 after a number word is no question either.)
 # (多久 asks; 不管多远都行 and 很多大车 do not; 谁 asks, 谁都行 does not.)

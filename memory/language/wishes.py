@@ -72,6 +72,8 @@ _QUESTION_WORD_ZH = re.compile(r"什么|哪(?:个|里|儿|家)|几点|多少|怎
 # …but a question of how much or how long is one whatever leads it: 要 there is "take", not
 # "want" (还要多久, 要开多长时间, 要多少钱, 还要开几公里).
 _HOW_MUCH_ZH = re.compile(r"多(?:久|长|远|少|大|高|重|快)|几(?:点|个|分钟?|天|号|位|公里|度|档|站|小时|岁)")
+# (…where a word of wishing leads it, 几 is "a few": 我想要几个靠窗的位置, 希望几天内能到.)
+_WISHING_ZH = re.compile(r"希望|想要|想|最好|尽量")
 # What is only said of the thing on offer ("the sound of it", "the look of that one").
 _ABOUT_THE_OFFER_EN = re.compile(r"^(?:(?:the|a) \w+ (?:of|about) )?(?:it|that|this|them|that one|this one|those)$",
                                  _I)
@@ -170,7 +172,8 @@ def _led_zh(text: str) -> tuple[str, bool] | None:
     if _NOT_A_WISH_ZH.search(text):
         return None
     lead = _LEAD_ZH.match(text)
-    if _QUESTION_WORD_ZH.search(text) and lead is None or _HOW_MUCH_ZH.search(text):
+    if _QUESTION_WORD_ZH.search(text) and lead is None \
+            or _HOW_MUCH_ZH.search(text) and not _WISHING_ZH.search(text):
         return None
     # A short topic before the lead stays ("路上最好风景好一点" → 路上风景好一点).
     rest = lead.group("topic") + text[lead.end():] if lead else text

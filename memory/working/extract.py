@@ -796,8 +796,10 @@ class RuleExtractor:
                 withdrawn = True
         last = state.last_act if state is not None else NO_ACT
         action = self.schema.actions.get(last.action)
+        going = any(self.schema.key(k).reader == Reader.PLACE_NAME for k in action.needs) if action else False
         if not withdrawn and action is not None and last.act == "act" and not action.confirm \
-                and BARE_CANCEL[lang].match(text) and state is not None:
+                and BARE_CANCEL[lang].match(text) and state is not None and (going or "去" not in text):
+            # (不去了, "not going": a route's cancel, not the seat heating's.)
             # "Cancel it" just after a control was carried out: what it was done with is taken back.
             for key in action.needs:
                 if state.find(key):
@@ -809,15 +811,15 @@ class RuleExtractor:
         """The key (and, for set-valued keys, the value) a phrase like 'the budget' names.
 
         `keys_only`: match key names alone, not value words (不要辣 is a negation, 不要预算了 a withdrawal).
-        `held`: keys the state holds, first among keys that share a name ("cancel the route" takes
-        back the destination set, not a route preference never given).
+        `held`: keys the state holds, first among keys that share a name of the same length ("cancel
+        the route" takes back the destination set, not a route preference never given).
         """
         phrase = phrase.lower()
         lexicon = self.schema.alias_lexicon(lang)
         if keys_only:
             value_words = {word for word, _key, _value in self.schema.enum_lexicon(lang)}
             lexicon = [(a, k) for a, k in lexicon if a not in value_words]
-        lexicon = sorted(lexicon, key=lambda row: row[1] not in held)     # (a stable sort: the order stays)
+        lexicon = sorted(lexicon, key=lambda row: (-len(row[0]), row[1] not in held))   # longest name first
         for alias, key in lexicon:
             if re.search(cue_pattern((alias,), spaced=cues.spaced), phrase):
                 spec = self.schema.key(key)

@@ -41,7 +41,8 @@ _CURRENCY = "$£€¥"          # units written before the number
 # After a number: what shows it is a clock time, a head count or money, not a quantity of this key.
 # (A level is no quantity either: 风速开到三档, "fan to level 3".)
 _NOT_A_QUANTITY = {"en": re.compile(r"\s*(?::\d|am\b|pm\b|a\.m|p\.m|o'?clock|people|persons|guests|of us|"
-                                    r"dollars|bucks|minutes|hours|km|miles|levels?\b|notch|notches|settings?\b|%|percent)"),
+                                    r"dollars|bucks|minutes|mins?\b|hours|hrs?\b|secs?\b|seconds|years|km|miles|"
+                                    r"levels?\b|notch|notches|settings?\b|%|percent)"),
                    "zh": re.compile(r"\s*(?:[点點个位人块元号月日分档挡级格%]|点钟|小时|公里)")}
 
 
@@ -85,16 +86,18 @@ def value_pattern(word: str, spaced: bool) -> str:
 
 
 def _quantity_candidates(spec: KeySpec, source: str, lang: str,
-                         bare: bool = False) -> Iterator[tuple[int | float, Span]]:
-    """(number, span of the number), best evidence first: a unit, the key's set-words, its name;
-    with `bare`, a number said alone too (the answer to a question about the key)."""
+                         bare: bool = False) -> Iterator[tuple[int | float, Span, bool]]:
+    """(number, span of the number, whether it is firmly this key's), best evidence first: a
+    unit, the key's set-words, its name; with `bare`, a number said alone too (the answer to a
+    question about the key). Only a number after the key's name is not firm ("turn the AC on for
+    5 mins", "the heat, my kid is 3"): out of range, it is no number for this key at all."""
     spaced = lang == "en"
     number = _NUMBER[lang]
     reading = spec.reading
     units = _words(reading.units, lang) + (_words(reading.other_scale.words, lang) if reading.other_scale else ())
     suffixes = tuple(u for u in units if u[:1] not in _CURRENCY)
     prefixes = tuple(u for u in units if u not in suffixes)
-    patterns = []
+    patterns: list[str] = []
     if suffixes:
         tail = r"(?![a-z])" if spaced else ""
         patterns.append(r"(?P<n>" + number + r")\s*(?:" + "|".join(re.escape(u.lower()) for u in suffixes) + ")" + tail)
@@ -105,7 +108,8 @@ def _quantity_candidates(spec: KeySpec, source: str, lang: str,
         patterns.append(_alternation(cues, spaced) + (r"\s+" if spaced else "") + r"(?P<n>" + number + ")")
     names = _words(spec.aliases, lang) + (spec.label(lang),)
     gap = r"\W+(?:\w+\W+){0,3}?" if spaced else r".{0,4}?"
-    patterns.append(_alternation(names, spaced) + gap + r"(?P<n>" + number + ")")
+    by_name = _alternation(names, spaced) + gap + r"(?P<n>" + number + ")"
+    patterns.append(by_name)
     if bare:
         # ("No, 21 please" turns down what the agent offered and answers it.)
         lead = r"(?:(?:no|nope|nah|actually|make it|set it to|let'?s say|maybe|um|uh|ok(?:ay)?|about|around)\W+)*" \
@@ -113,11 +117,13 @@ def _quantity_candidates(spec: KeySpec, source: str, lang: str,
         patterns.append(r"^\W*" + lead + r"(?P<n>" + number + r")"
                         r"(?:\W+(?:please|thanks))?\W*(?:吧|就行|好了|可以)?\W*$")
     number_of = to_amount if spec.type == "money" else to_int     # an amount keeps its cents
+    # After the key's name, a number said as its setting ("the temperature to 40", 温度调成35) is firm.
+    setting = re.compile(r"(?:\bto|\bat|到|成|为)\s*$")
     for pattern in patterns:
         for m in re.finditer(pattern, source):
             n = number_of(m.group("n"))
             if n is not None:
-                yield n, m.span("n")
+                yield n, m.span("n"), pattern != by_name or bool(setting.search(source[m.start():m.start("n")]))
 
 
 def _unit_next(after: str, spec: KeySpec, lang: str) -> bool:
@@ -146,7 +152,7 @@ def read_quantities(schema: DomainSchema, text: str, lang: str, taken: list[Span
     for spec in schema.read_by(Reader.QUANTITY):
         reading = spec.reading
         missed: OutOfRange | None = None
-        for n, span in _quantity_candidates(spec, source, lang, bare=spec.name == asked):
+        for n, span, firm in _quantity_candidates(spec, source, lang, bare=spec.name == asked):
             after = source[span[1]:]
             if _overlaps(span, taken) or (_NOT_A_QUANTITY[lang].match(after) and not _unit_next(after, spec, lang)):
                 continue
@@ -154,10 +160,14 @@ def read_quantities(schema: DomainSchema, text: str, lang: str, taken: list[Span
             if about_something_else(spec, clause, lang) or asks(text, *span, lang):
                 continue
             scale = reading.other_scale
-            on_scale = scale is not None and bool(re.match(r"\s*(?:degrees?\s*)?" + _alternation(
-                _words(scale.words, lang), lang == "en"), after)) if scale is not None else False
+            on_scale = False
+            if scale is not None:
+                named = _alternation(_words(scale.words, lang), lang == "en")
+                # 72 degrees Fahrenheit; 华氏七十二度, the scale's name first
+                on_scale = bool(re.match(r"\s*(?:degrees?\s*)?" + named, after)
+                                or re.search(named + r"\s*$", source[:span[0]]))
             if on_scale or reading.value_range and not reading.value_range[0] <= n <= reading.value_range[1]:
-                if missed is None:
+                if missed is None and (firm or on_scale):
                     missed = OutOfRange(spec.name, n, _converted(n, scale, lang, on_scale, reading.value_range))
                 continue
             add(Operation(Op.SET, spec.name, Comparator.EQ, n, clause, correction=correction), span)

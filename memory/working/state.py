@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Any, TypedDict, TypeVar, Unpack
 
 from monologue.memory.domain.schema import DEFAULT_DOMAIN, DomainSchema
+from monologue.memory.language.spoken import spoken_date
 
 STATE_FORMAT = 1
 MAX_PENDING = 5
@@ -433,7 +434,11 @@ def describe_condition(c: Condition, schema: DomainSchema | None = None, languag
     symbol = _SYMBOLS.get(c.comparator, c.comparator)
     value = display_value(c.value)
     if schema is not None and language != "en" and isinstance(c.value, str):
-        # A listed value in the session's language (目的地 = 公司, not "work"); English keeps its
-        # ids, which are English words already.
-        value = next(iter(schema.key(c.key).value_words(c.value, language)), value)
+        # A listed value in the session's language (目的地 = 公司, not "work"; 日期 = 周六, not
+        # "saturday"); English keeps its ids, which are English words already.
+        spec = schema.key(c.key)
+        if spec.type == "date":
+            value = spoken_date(c.value, language)
+        else:
+            value = next(iter(spec.value_words(c.value, language)), value)
     return f"{label} {symbol} {value}"
