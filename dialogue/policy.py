@@ -233,9 +233,23 @@ class DialoguePolicy:
     def args_of(self, action: ActionSpec, values: dict[str, Any]) -> dict[str, Any]:
         return {k: values[k] for k in action.keys if k in values}
 
-    def started(self, state: SessionState, values: dict[str, Any]) -> bool:
+    def started(self, state: SessionState, values: dict[str, Any], text: str = "") -> bool:
         action = self.primary()
-        return bool(state.goal) or (action is not None and any(k in values for k in action.keys))
+        if action is None:
+            return bool(state.goal)
+        if any(k in values for k in action.keys):
+            return True
+        done = _done_with(state, action.name)
+        if done is not None and not done.args and not self._names_the_task(text):
+            # Cancelled ("取消导航") and nothing asked since: not "where to?" after every aside.
+            return False
+        return bool(state.goal)
+
+    def _names_the_task(self, text: str) -> bool:
+        """Whether `text` asks for the task again by one of its goal words ("I need directions", 导航)."""
+        lowered = text.lower()
+        return any(w.lower() in lowered for lang in ("en", "zh") for w in self.schema.goal_words.get(lang, ())
+                   if len(w) > 1)
 
     def task_step(self, state: SessionState, turn: TurnFacts, options: list[dict[str, Any]],
                   last: AgentAct, refused: tuple[str, ...],
@@ -264,7 +278,7 @@ class DialoguePolicy:
                     step.then = other
                     return step
         primary = self.primary()
-        if primary is None or not (self.started(state, values) or WANTS_OPTIONS.search(turn.text)):
+        if primary is None or not (self.started(state, values, turn.text) or WANTS_OPTIONS.search(turn.text)):
             return None
         action = primary
         missing = [k for k in action.needs if k not in values]

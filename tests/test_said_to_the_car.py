@@ -188,19 +188,41 @@ def test_the_noise_outside_is_no_volume(text: str) -> None:
     assert "volume" not in _sets(text)
 
 
-@pytest.mark.parametrize(("language", "lines"), [
-    ("zh", ["导航去公司", "还要多久"]),
-    ("zh", ["去机场要多久啊"]),
-    ("zh", ["前面堵不堵"]),
-    ("en", ["take me to the office", "how long till we get there?", "how far is it"]),
+@pytest.mark.parametrize(("language", "lines", "said"), [
+    ("zh", ["导航去公司", "还要多久"], "看不到行程时间"),
+    ("zh", ["去机场要多久啊"], "看不到行程时间"),
+    ("zh", ["前面堵不堵"], "看不到实时路况"),
+    ("zh", ["导航去公司", "到那儿多远"], "看不到地图上的距离"),
+    ("en", ["take me to the office", "how long till we get there?", "how much longer?"], "I can't see travel times"),
+    ("en", ["take me to the office", "is traffic bad right now"], "I can't see live traffic"),
+    ("en", ["take me to the office", "how far is it"], "I can't see distances"),
 ])
-async def test_what_the_car_cannot_see_is_said_so(language: str, lines: list[str]) -> None:
-    said = "看不到路况和行程时间" if language == "zh" else "I can't see traffic or travel times"
+async def test_what_the_car_cannot_see_is_said_so(language: str, lines: list[str], said: str) -> None:
     result = await _chat(language, lines)
     questions = result.turns[1:] if len(lines) > 1 else result.turns
     for turn in questions:
         assert said in turn.reply.text and not turn.reply.text.startswith("Just to check")
     assert not any(turn.reply.decision["act"] == "act" for turn in questions)
+
+
+async def test_after_a_cancel_asides_do_not_ask_where_to_and_the_task_can_start_again() -> None:
+    result = await _chat("zh", ["去人民广场", "取消路线", "还要多久", "我要导航"])
+    assert result.turns[1].reply.decision["act"] == "undone"
+    assert "要去哪里" not in result.turns[2].reply.text
+    assert "要去哪里" in result.turns[3].reply.text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("put on some Taylor Swift", {"music_choice": "Taylor Swift", "media": "playing"}),
+    ("I wanna hear Shape of You", {"music_choice": "Shape of You", "media": "playing"}),
+    ("声音调到十", {}),
+    ("set it to 22", {"temperature": 22}),
+    ("warm it up to 24 and put my seat heater on", {"temperature": 24, "seat_heating": "on"}),
+])
+def test_a_song_asked_for_starts_the_music_and_a_number_goes_to_the_key_named(text: str,
+                                                                              expected: dict[str, object]) -> None:
+    assert _sets(text) == expected
+    assert not CAR.extract(text).beyond_range
 
 
 # A second reading of the change (a reviewer's inputs): what the new readers must leave alone.

@@ -98,6 +98,9 @@ class Reading:
     # Another key's values that leave this one's behind (the next song is not the song asked
     # for): set to one of them, with this key not said again, this key is let go.
     cleared_by: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # …and the other way: set, this key brings another key's value with it (a song asked for
+    # starts the music), unless that key is said this turn.
+    brings: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -280,6 +283,7 @@ def _reading(raw: dict[str, Any]) -> Reading:
         tail_words=_words((raw.get("words_after") or {}).get("tail")),
         nothing_particular=_words((raw.get("words_after") or {}).get("nothing")),
         cleared_by={str(k): tuple(str(v) for v in values) for k, values in (raw.get("cleared_by") or {}).items()},
+        brings={str(k): str(v) for k, v in (raw.get("brings") or {}).items()},
     )
 
 

@@ -690,7 +690,15 @@ class RuleExtractor:
 
     def _left_behind(self, ops: list[Operation], text: str, state: SessionState | None, add: Add) -> None:
         """A held key another key's new value leaves behind (`cleared_by`: "next song" after "play
-        Bohemian Rhapsody"), not said again this turn, is let go."""
+        Bohemian Rhapsody"), not said again this turn, is let go; a key set brings the values it
+        brings (`brings`: a song asked for starts the music)."""
+        said = {op.key for op in ops if op.key}
+        for spec in self.schema.keys.values():
+            if spec.name in said and any(op.op == Op.SET and op.key == spec.name for op in ops):
+                for key, value in spec.reading.brings.items():
+                    if key not in said:
+                        add(Operation(Op.SET, key, Comparator.EQ, value, text.strip(),
+                                      reason=f"brought by {spec.name}"), (0, 0))
         if state is None:
             return
         for spec in self.schema.keys.values():

@@ -216,8 +216,12 @@ class Grounder:
         # asked for go) is grounded in that value.
         left_behind = {spec.name for spec in self.schema.keys.values() if any(
             o.op == Op.SET and str(o.value) in spec.reading.cleared_by.get(o.key, ()) for o in ops)}
+        # …and a value another key set brings with it (a song asked for starts the music).
+        brought = {(key, value) for o in ops if o.op == Op.SET
+                   for key, value in self.schema.key(o.key).reading.brings.items()}
         for op in ops:
-            if op.op not in _WRITES or (op.op == Op.WITHDRAW and op.key in left_behind):
+            if op.op not in _WRITES or (op.op == Op.WITHDRAW and op.key in left_behind) \
+                    or (op.op == Op.SET and (op.key, str(op.value)) in brought):
                 result.kept.append(op)
                 continue
             grounded, reason = self._ground(op, utterance, state, question_spans, query_spans)

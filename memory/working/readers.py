@@ -159,6 +159,10 @@ def read_quantities(schema: DomainSchema, text: str, lang: str, taken: list[Span
             clause = _clause(text, span)
             if about_something_else(spec, clause, lang) or asks(text, *span, lang):
                 continue
+            before = text[clause_bounds(text, *span)[0]:span[0]]
+            if not _unit_next(after, spec, lang) and not _called(spec, before, lang) and any(
+                    _called(other, before, lang) for other in schema.keys.values() if other.name != spec.name):
+                continue      # 声音调到十: a number said for another key named before it, with no unit of this one's
             scale = reading.other_scale
             on_scale = False
             if scale is not None:
@@ -355,6 +359,11 @@ def controls_refused(schema: DomainSchema, text: str, lang: str) -> list[str]:
                 found.append(spec.name)
                 break
     return found
+
+
+def _called(spec: KeySpec, text: str, lang: str) -> bool:
+    """Whether `text` calls the key by its label or an alias (not by a cue word such as "to")."""
+    return _mentions(text, tuple(n for n in (*_words(spec.aliases, lang), spec.label(lang)) if n), lang == "en")
 
 
 def names_key(spec: KeySpec, text: str, lang: str) -> bool:
