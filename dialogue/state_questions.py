@@ -264,17 +264,27 @@ class StateQuestionReader:
         lowered = sentence.lower()
         spaced = lang == "en"
         found: list[str] = []
-        taken: list[tuple[int, int]] = []
+        sharing: list[str] = []          # keys whose name is said where another key's, the same, was
+        taken: dict[tuple[int, int], str] = {}
         for alias, key in self.schema.alias_lexicon(lang):
             if len(alias) < (3 if spaced else 2):
                 continue
             pattern = r"(?<!\w)" + re.escape(alias) + r"(?:s|es)?(?!\w)" if spaced else re.escape(alias)
             for m in re.finditer(pattern, lowered):
                 if any(m.start() < end and start < m.end() for start, end in taken):
+                    if taken.get(m.span()) == alias and key not in found:
+                        sharing.append(key)
                     continue
-                taken.append(m.span())
+                taken[m.span()] = alias
                 if key not in found:
                     found.append(key)
+        # A name two keys share, asked with one key's unit, is that key's: 空调是多少度 asks the
+        # temperature, not whether the air conditioning is on.
+        by_unit = [k for k in found + sharing if any(
+            re.search(r"(?:多少|几|how many)\s*" + re.escape(unit.lower()), lowered)
+            for unit in self.schema.key(k).reading.units.get(lang, ()))]
+        if by_unit:
+            return tuple(by_unit)
         # A control's own verbs are values, not names: "are the windows up or down?" asks about
         # the windows, not the fan whose values "up" and "down" also are.
         named = [k for k in found if not self.schema.key(k).reading.verb_values

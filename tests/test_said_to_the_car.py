@@ -276,3 +276,8 @@ def test_a_yes_then_a_question_is_still_a_yes(text: str) -> None:
 @pytest.mark.parametrize("text", ["我想要几个靠窗的位置", "希望快递几天内能到"])
 def test_a_few_in_a_wish_is_no_question(text: str) -> None:
     assert wish_in(text, "zh")
+
+
+async def test_a_name_two_keys_share_asked_with_a_unit_is_that_keys() -> None:
+    result = await _chat("zh", ["调到二十一度", "打开空调", "现在空调是多少度"])
+    assert result.turns[2].reply.text == "车内温度是21摄氏度。"
