@@ -48,7 +48,7 @@ from monologue.memory.working.state import (
     ConditionStatus,
     SessionState,
 )
-from monologue.memory.working.turn_classes import TurnClass
+from monologue.memory.working.turn_classes import TurnClass, names_the_task
 
 
 class Act(StrEnum):
@@ -240,16 +240,10 @@ class DialoguePolicy:
         if any(k in values for k in action.keys):
             return True
         done = _done_with(state, action.name)
-        if done is not None and not done.args and not self._names_the_task(text):
+        if done is not None and not done.args and not names_the_task(text, self.schema):
             # Cancelled ("取消导航") and nothing asked since: not "where to?" after every aside.
             return False
         return bool(state.goal)
-
-    def _names_the_task(self, text: str) -> bool:
-        """Whether `text` asks for the task again by one of its goal words ("I need directions", 导航)."""
-        lowered = text.lower()
-        return any(w.lower() in lowered for lang in ("en", "zh") for w in self.schema.goal_words.get(lang, ())
-                   if len(w) > 1)
 
     def task_step(self, state: SessionState, turn: TurnFacts, options: list[dict[str, Any]],
                   last: AgentAct, refused: tuple[str, ...],

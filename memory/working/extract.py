@@ -49,6 +49,7 @@ from monologue.memory.working.readers import (
     OutOfRange,
     about_something_else,
     commanded_keys,
+    control_just_carried_out,
     cued,
     named_amounts,
     names_key,
@@ -791,10 +792,10 @@ class RuleExtractor:
                    if not _overlaps(m.span(), taken or [])]    # 别5了，三吧 replaces the 5: nothing withdrawn
         keys_only = [(m.group("what"), m.span()) for m in cues.withdraw_key.finditer(text)] if cues.withdraw_key else []
         withdrawn = False
+        held = frozenset(c.key for c in state.constraints.values()) if state is not None else frozenset()
         for what, span in matches + keys_only:
             if not what:
                 continue
-            held = frozenset(c.key for c in state.constraints.values()) if state is not None else frozenset()
             target = self._key_named(what.strip(), lang, cues, keys_only=(what, span) in keys_only, held=held) \
                 or held_wish_named(self.schema, what, lang, state) or _held_number_named(what, state)
             if target is not None:
@@ -802,11 +803,10 @@ class RuleExtractor:
                 add(Operation(Op.WITHDRAW, key, value=value, words=text[span[0]:span[1]],
                               reason="user withdrew it"), span)
                 withdrawn = True
-        last = state.last_act if state is not None else NO_ACT
-        action = self.schema.actions.get(last.action)
+        action = control_just_carried_out(self.schema, state)
         going = any(self.schema.key(k).reader == Reader.PLACE_NAME for k in action.needs) if action else False
-        if not withdrawn and action is not None and last.act == "act" and not action.confirm \
-                and BARE_CANCEL[lang].match(text) and state is not None and (going or "去" not in text):
+        if not withdrawn and action is not None and state is not None \
+                and BARE_CANCEL[lang].match(text) and (going or "去" not in text):
             # (不去了, "not going": a route's cancel, not the seat heating's.)
             # "Cancel it" just after a control was carried out: what it was done with is taken back.
             for key in action.needs:

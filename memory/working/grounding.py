@@ -41,7 +41,7 @@ from monologue.memory.language.numbers import (
 )
 from monologue.memory.language.stances import asks_for_information, is_query, sentences_with_offsets
 from monologue.memory.working.extract import clause_of
-from monologue.memory.working.readers import value_pattern
+from monologue.memory.working.readers import control_just_carried_out, value_pattern
 from monologue.memory.working.state import OfferedOption, Op, Operation, OpSource, SessionState
 
 _WRITES = (Op.SET, Op.WITHDRAW, Op.SET_GOAL)
@@ -234,12 +234,9 @@ class Grounder:
     def _cancels_what_was_just_done(self, key: str, utterance: str, state: SessionState | None) -> bool:
         """"Cancel it", 不去了，取消吧, said right after a control was carried out, refers to what it
         was done with, though it names nothing."""
-        if state is None or state.last_act.act != "act":
-            return False
-        action = self.schema.actions.get(state.last_act.action)
+        action = control_just_carried_out(self.schema, state)
         pattern = BARE_CANCEL.get(language_of(utterance))
-        return action is not None and not action.confirm and key in action.needs \
-            and pattern is not None and bool(pattern.match(utterance))
+        return action is not None and key in action.needs and pattern is not None and bool(pattern.match(utterance))
 
     def _ground(self, op: Operation, utterance: str, state: SessionState | None,
                 question_spans: list[tuple[int, int]],

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from monologue.memory.domain.schema import DomainSchema, KeySpec, OtherScale, Reader
+from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec, OtherScale, Reader
 from monologue.memory.language.cues import AMOUNT_AFTER_NAME
 from monologue.memory.language.numbers import EN_NUMBER, ZH_NUMBER, to_amount, to_int
 from monologue.memory.language.stances import (
@@ -283,14 +283,20 @@ def cued(spec: KeySpec, text: str, span: Span, lang: str, controls: Iterable[Key
     return _mentions(where, cues, lang == "en")
 
 
+def control_just_carried_out(schema: DomainSchema, state: SessionState | None) -> ActionSpec | None:
+    """The control (an action with no read-back) the agent carried out in its last turn."""
+    last = state.last_act if state is not None else None
+    if last is None or last.act != "act" or last.action not in schema.actions:
+        return None
+    action = schema.actions[last.action]
+    return None if action.confirm else action
+
+
 def commanded_keys(schema: DomainSchema, state: SessionState | None) -> frozenset[str]:
     """The controls the agent carried out a command for in its last turn: a value said next
     without naming one (再往后一点, "louder") goes on with it."""
-    last = state.last_act if state is not None else None
-    if last is None or last.act != "act" or last.action not in schema.actions:
-        return frozenset()
-    action = schema.actions[last.action]
-    return frozenset(action.triggers) if not action.confirm else frozenset()
+    action = control_just_carried_out(schema, state)
+    return frozenset(action.triggers) if action is not None else frozenset()
 
 
 def _nearest_control(text: str, span: Span, left: int, right: int, spec: KeySpec, controls: Iterable[KeySpec],

@@ -81,7 +81,7 @@ def turn_cues(schema: DomainSchema | None = None, *, values: bool = True) -> Tur
     return _cues(schema.turn_cues.get("en", ()), schema.turn_cues.get("zh", ()), values)
 
 
-def _names_the_task(text: str, schema: DomainSchema | None) -> bool:
+def names_the_task(text: str, schema: DomainSchema | None) -> bool:
     """Whether the turn says one of the domain's goal words of more than one character (设置导航,
     "I need directions"; 去 alone goes too many places to start a task)."""
     if schema is None:
@@ -150,7 +150,7 @@ def classify_turn(text: str, reads_condition: Callable[[str], bool] | None = Non
         return TurnClassification(TurnClass.CONFIRMATION, ("confirmation phrase",))
     if changes:
         return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues))
-    if _names_the_task(stripped, schema):
+    if names_the_task(stripped, schema):
         # A word that names the task starts it (设置一下导航, "I need directions"); after a yes
         # ("Yes, take me there") it confirms, above.
         return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues) + ("the task named",))
