@@ -40,7 +40,7 @@ from monologue.memory.language.normalise import normalised
 from monologue.memory.language.person import second_person
 from monologue.memory.language.phrases import join, join_choices, say
 from monologue.memory.language.spoken import absolute_date
-from monologue.memory.language.stances import asks_for_information, is_query, sentences_with_offsets
+from monologue.memory.language.stances import asks_about_a_place, asks_for_information, is_query, sentences_with_offsets
 from monologue.memory.stores.actions import ActionRecord
 from monologue.memory.working.engine import WorkingMemory
 from monologue.memory.working.readers import controls_refused, controls_unnamed
@@ -55,7 +55,7 @@ from monologue.memory.working.state import (
     Operation,
     SessionState,
 )
-from monologue.memory.working.turn_classes import TurnClass
+from monologue.memory.working.turn_classes import TurnClass, calls_off
 from monologue.memory.working.wishes import asks_beyond
 
 _ASIDES = {Act.SMALL_TALK, Act.ANSWER, Act.ANSWER_STATE, Act.ANSWER_OPTION, Act.GREET, Act.DONT_KNOW,
@@ -289,6 +289,15 @@ class DialogueSession:
             # answer, before a state question a cue word may also suggest (几点开门 is not the time).
             option_answer = catalogue.renamed(catalogue.answer(in_view, asked_fact, language), language)
             state_question = None if option_answer else state_question
+        elif catalogue is not None and not memory_say and not changed \
+                and any(asks_about_a_place(s) for _, s in sentences_with_offsets(text)) \
+                and (state_question is None or not any(view.find(k) for k in state_question.keys)):
+            # "Can I bring my dog?", 有包间吗 with a place offered: that place's listing answers, or
+            # it is said not to (it had been "I see", or 座位还没定 as if the user's seat were asked).
+            in_view = asked_about or self._option_in_view(view, catalogue)
+            if in_view is not None:
+                option_answer = catalogue.renamed(catalogue.answer_about(in_view, text, language, schema), language)
+                state_question = None
         beyond = not changed and not option_answer and not asked_option and state_question is None \
             and asks_beyond(schema, text, language)
         unnamed: list[str] = []
@@ -305,12 +314,14 @@ class DialogueSession:
                 labels = [schema.key(k).label(language) for k in unnamed]
                 clarify = say("policy.which_control" if len(labels) > 1 else "policy.which_control_one", language,
                               controls=join_choices(labels, language))
+        primary = self.policy(state.domain).primary()
         facts = TurnFacts(text=text, language=language, turn_class=turn_class, changed=changed, clarify=clarify,
                           memory_say=memory_say, memory_answer=memory_answer, about_user=about_user,
                           state_question=state_question, option_answer=option_answer, asked_option=asked_option,
                           asked_unfit=asked_unfit, asked_option_said=asked_option_said,
                           refused_options=tuple(catalogue.refused_in(text)) if catalogue is not None else (),
-                          beyond_the_domain=beyond, unnamed_controls=tuple(unnamed))
+                          beyond_the_domain=beyond, unnamed_controls=tuple(unnamed),
+                          calls_off=primary is not None and calls_off(text, primary))
         policy = self.policy(state.domain)
         relaxable = _relaxable(catalogue.items, view, policy.kept_conditions(view, facts)) \
             if catalogue and not fitting else []
@@ -371,13 +382,17 @@ class DialogueSession:
         if catalogue is not None and language != self.language:
             essential = catalogue.renamed(essential, language)
         planned = Planned(decision, template, note, essential, check, view, schema, language, offered)
-        if decision.act == Act.UNDONE:
-            # Kept as done with nothing: the same value said again later is carried out again,
-            # and a later session reads that it was cancelled.
+        if decision.act in (Act.UNDONE, Act.CALLED_OFF) and decision.action in schema.actions:
+            # Kept as done with nothing: the same value said again later is carried out again, a
+            # task called off is not pressed again, and a later session reads that it was cancelled.
             undone = schema.actions[decision.action]
-            planned.done.append(ActionDone(undone.name, {}, said={
-                lang: say("policy.undone", lang, task=undone.task.get(lang) or undone.task.get("en", ""))
-                for lang in ("en", "zh")}))
+            phrase = "done.called_off" if decision.act == Act.CALLED_OFF else \
+                "done.cancelled_at" if decision.option else "done.cancelled"
+            said = {lang: say(phrase, lang, task=undone.task.get(lang) or undone.task.get("en", ""),
+                              option=self._named_in(state.domain, undone.choose, decision.args, lang).get(
+                                  undone.choose, decision.option) if undone.choose else "")
+                    for lang in ("en", "zh")}
+            planned.done.append(ActionDone(undone.name, {}, said=said))
         return planned
 
     @staticmethod
@@ -480,6 +495,8 @@ class DialogueSession:
         if self.toolbox is None:
             return
         for step in planned.decision.steps():
+            if step.act == Act.UNDONE and step.record and step.action in planned.schema.actions:
+                self._cancel(planned, step, session_id)
             if step.act != Act.ACT:
                 continue
             action = planned.schema.actions[step.action]
@@ -512,6 +529,23 @@ class DialogueSession:
             planned.template = catalogue.renamed(planned.template, planned.language)
             planned.essential = catalogue.renamed(planned.essential, planned.language)
         planned.check.template = planned.template
+
+    def _cancel(self, planned: Planned, step: Decision, session_id: str) -> None:
+        """The record `step` takes back, cancelled by its action's tool; said as the reply says it."""
+        assert self.toolbox is not None
+        action = planned.schema.actions[step.action]
+        said = {done.action: done.said for done in planned.done if not done.args}.get(action.name, {})
+        try:
+            record = self.toolbox.run(ActionRequest(action, dict(step.args), planned.schema.name, self.user_id,
+                                                    session_id, ActionRecord.new_id(action.name), said,
+                                                    cancels=step.record))
+        except Exception as exc:      # a tool is outside code: its failure is said, not raised
+            planned.errors.append(f"{action.name}: cancelling {step.record}: {type(exc).__name__}: {exc}")
+            step.act, step.reason = Act.CANT_DO, f"the tool failed to cancel {step.record} ({type(exc).__name__})"
+            planned.done[:] = [done for done in planned.done if done.args or done.action != action.name]
+            return
+        planned.done[:] = [replace(done, record=record.id) if done.action == action.name and not done.args else done
+                           for done in planned.done]
 
     def _named_in(self, domain: str, key: str, args: Mapping[str, Any], language: str) -> dict[str, Any]:
         """`args` with the option under `key` named as `language` names it: the record of a

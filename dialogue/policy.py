@@ -32,11 +32,11 @@ from monologue.memory.language.cues import (
     HOW_ARE_YOU,
     NOT_DECIDED,
     REFUSES_OFFER,
-    SOUNDS_FINE,
     THANKS,
     TO_THE_AGENT,
     WANTS_OPTIONS,
     YES_WORD_DESCRIBING,
+    sounds_fine,
     yes_or_no,
 )
 from monologue.memory.language.stances import asks_for_information, is_query, sentences_with_offsets
@@ -63,7 +63,8 @@ class Act(StrEnum):
     RELAX = "relax"                  # the user agreed to drop a condition nothing fitted (then decided again)
     ACT = "act"                      # carry out an action (a tool runs)
     ALREADY_DONE = "already_done"    # nothing left to do: say it stands
-    UNDONE = "undone"                # a control's value taken back ("cancel the route", 取消导航): said so
+    UNDONE = "undone"                # what was done taken back ("cancel the route", "cancel the booking"): said so
+    CALLED_OFF = "called_off"        # the task called off before it was done (算了，不订了): nothing more asked
     ANSWER_MEMORY = "answer_memory"  # a question about the user or the past, answered from memory
     DONT_KNOW = "dont_know"          # …and memory has nothing
     ANSWER = "answer"                # a question about the world: the model answers from the facts it is given
@@ -112,6 +113,7 @@ class TurnFacts:
     # agent can do, and to be told so rather than "I see".
     beyond_the_domain: bool = False
     unnamed_controls: tuple[str, ...] = ()   # a verb said with none of these controls named: which one?
+    calls_off: bool = False              # the turn calls the task off ("cancel that", 不订了, 不用了)
 
 
 @dataclass
@@ -233,16 +235,24 @@ class DialoguePolicy:
     def args_of(self, action: ActionSpec, values: dict[str, Any]) -> dict[str, Any]:
         return {k: values[k] for k in action.keys if k in values}
 
-    def started(self, state: SessionState, values: dict[str, Any], text: str = "") -> bool:
+    def started(self, state: SessionState, values: dict[str, Any], text: str = "",
+                changed: frozenset[str] = frozenset()) -> bool:
         action = self.primary()
         if action is None:
             return bool(state.goal)
+        done = _done_with(state, action.name)
+        asked_since = state.last_act.action == action.name and state.last_act.act in (
+            Act.ASK, Act.CONFIRM, Act.ASK_CHANGE, Act.NO_OPTIONS, *_OFFERS)
+        # ("What did I book?" names the task and asks about it: it does not ask for it again.)
+        asks_again = names_the_task(text, self.schema) and not any(
+            asks_for_information(s) or is_query(s) for _, s in sentences_with_offsets(text))
+        if done is not None and not done.args and not asks_again \
+                and not changed & set(action.keys) and not asked_since:
+            # Cancelled or called off ("取消导航", 算了，不订了) and not asked for since: not "where
+            # to?" or "shall I book it?" after every aside, though the details are still held.
+            return False
         if any(k in values for k in action.keys):
             return True
-        done = _done_with(state, action.name)
-        if done is not None and not done.args and not names_the_task(text, self.schema):
-            # Cancelled ("取消导航") and nothing asked since: not "where to?" after every aside.
-            return False
         return bool(state.goal)
 
     def task_step(self, state: SessionState, turn: TurnFacts, options: list[dict[str, Any]],
@@ -258,6 +268,17 @@ class DialoguePolicy:
                 # control with it (a booking, read back and confirmed, is no control to undo here).
                 return Decision(Act.UNDONE, action.name, args=dict(done.args), refused=refused,
                                 reason="the user took back what it was done with")
+        primary = self.primary()
+        if primary is not None and turn.calls_off and not turn.changed & {*primary.needs, primary.choose}:
+            done = _done_with(state, primary.name)
+            if done is not None and done.args and done.record:
+                # "I need to cancel that": the booking made is cancelled (its tool is told).
+                return Decision(Act.UNDONE, primary.name, args=dict(done.args), record=done.record, refused=refused,
+                                option=str(done.args.get(primary.choose, "")) if primary.choose else "",
+                                reason="the user cancelled what was done")
+            if (done is None or done.args) and self.started(state, values, turn.text):
+                return Decision(Act.CALLED_OFF, primary.name, refused=refused,
+                                reason="the user called the task off before it was done")
         # The car's controls: a value named now is carried out now (the command is the confirmation).
         for action in self.schema.actions.values():
             if action.confirm or not (self._triggers(state, action) & turn.changed):
@@ -271,8 +292,8 @@ class DialoguePolicy:
                     other = self._other_immediate(state, turn, values, exclude=action.name, refused=refused)
                     step.then = other
                     return step
-        primary = self.primary()
-        if primary is None or not (self.started(state, values, turn.text) or WANTS_OPTIONS.search(turn.text)):
+        if primary is None or not (self.started(state, values, turn.text, turn.changed)
+                                   or WANTS_OPTIONS.search(turn.text)):
             return None
         action = primary
         missing = [k for k in action.needs if k not in values]
@@ -436,7 +457,7 @@ class DialoguePolicy:
         answer = yes_or_no(text)
         if HOLD_ON.search(text) and answer is not False:
             return None             # "yes — hold on, …" is no yes yet ("no, wait" is still a no)
-        if answer is None and (GO_AHEAD.search(text) or (SOUNDS_FINE.search(text) and not turn.changed)):
+        if answer is None and (GO_AHEAD.search(text) or (sounds_fine(text) and not turn.changed)):
             return True
         return answer
 
@@ -496,6 +517,8 @@ class DialoguePolicy:
             return Decision(Act.HANDOVER, reason="the user asked for a person", refused=refused)
         refused_before = refused
         step = self.task_step(state, turn, options, last, refused, ruled_out, relaxable)
+        if step is not None and step.act in (Act.UNDONE, Act.CALLED_OFF):
+            return step       # "算了，不订了", "cancel that, something came up": whatever else is said
         if step is not None:
             refused = step.refused
             if step.act == Act.SMALL_TALK and turn.state_question is None:

@@ -68,7 +68,9 @@ _SUMMARY = re.compile(
     r"what (?:exactly |precisely )?(?:are|have) you (?:doing|done) for (?:me|us)|"
     r"what (?:are|have) you (?:arranging|arranged|setting up|set up|put down|got down)|"
     r"what you(?:'re| are) (?:arranging|setting up|doing for (?:me|us))|"
-    r"what'?s the (?:plan|arrangement|set-?up)(?: so far| now)?)\b|"
+    r"what'?s the (?:plan|arrangement|set-?up)(?: so far| now)?|"
+    r"what (?:did|have) (?:i|we|you) (?:just )?(?:book|booked|reserve|reserved|order|ordered|set up|open|opened)"
+    r"(?: for (?:me|us))?(?=\s*[?.!]*$))\b|"
     r"总结|汇总|概括|复述|重复一下|目前(?:都)?(?:有|定|记)|到现在为止|现在(?:都)?(?:定|记)了(?:哪些|什么)|"
     r"都(?:记|定)了(?:哪些|什么|些啥)|说一下(?:目前|现在)|现在是什么情况|捋一下|(?<!处)理一下|"
     r"(?:都|现在|目前)(?:都)?(?:定|记|订|安排|办)了?(?:些|哪些)?(?:什么|啥)|(?:什么|啥)安排|"
@@ -96,6 +98,8 @@ _ASKS_FOR: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"\bwhen\b|什么时候|啥时候", re.IGNORECASE), ("time", "date")),
     (re.compile(r"\bwhere\b|哪里|哪儿|去哪|到哪|目的地", re.IGNORECASE), ("place_name",)),
     (re.compile(r"\bhow (?:warm|cold|hot|high|low)\b|多少度|几度", re.IGNORECASE), ("quantity",)),
+    # (订的是哪家来着: the place chosen, which a catalogue's name fills)
+    (re.compile(r"\bwhich (?:restaurant|place)\b|哪家|哪一家|哪个(?:餐厅|饭店|店|馆子)", re.IGNORECASE), ("title_name",)),
 )
 
 _POINTS_BACK_ZH = r"来着|刚才|说的|定的|设的|订的"
@@ -117,6 +121,11 @@ _CHECKS_HELD_EN = re.compile(
 _CHECKS_HELD_ZH = re.compile(_POINTS_BACK_ZH + r"|对吧|对吗|(?<!不)对不对|是不是|没错吧|是吧|还是"
                              r"|是[^吗？?]{1,15}吗[?？]?$"
                              r"|(?:开着|关着|开了|关了|打开了|关上了)的?(?:吗|没有?|吧)[^，。,]{0,4}?[?？]?$")
+# "Is it going to rain tomorrow?", "is it open on Sunday?", "is it busy tonight?": what happens
+# or what a place is like, asked of the world; the day it names checks nothing agreed.
+_ASKS_THE_WORLD_EN = re.compile(r"^(?:is|was|are|were) (?:it|that|this) (?:(?:still |really )?(?:going to|gonna|"
+                                r"\w+ing\b|open|closed|busy|crowded|far|near|safe|worth|likely)\b)",
+                                re.IGNORECASE)
 _ALTERNATIVES = re.compile(r"\bor\b|还是", re.IGNORECASE)
 
 
@@ -139,7 +148,7 @@ def checks_held(sentence: str) -> bool:
     if REQUEST_QUESTION_EN.match(lead) or CHANGE_REQUEST_EN.search(lead):
         return False
     question = bool(YES_NO_QUESTION_EN.match(lead)) or stripped.endswith("?")
-    return question and bool(_CHECKS_HELD_EN.search(lead))
+    return question and bool(_CHECKS_HELD_EN.search(lead)) and not _ASKS_THE_WORLD_EN.match(lead)
 
 
 # The encoder's answer is taken only above this cosine (USE multilingual v3; a question that

@@ -1,7 +1,7 @@
 """Actions that do something: the small tool interface the policy's ACT runs through.
 
 A tool gets the action, its arguments and who asked, and returns the record of what it
-did. The default tool (`RecordingTool`) writes that record to the store, so the user can
+did; a request that `cancels` a record asks the same tool to undo it. The default tool (`RecordingTool`) writes that record to the store, so the user can
 ask about it later ("what did I book last time?") and `monologue actions` lists it; a
 deployment puts its booking system, the car's controls or its ticket queue behind the
 same interface, one tool per action name.
@@ -30,6 +30,9 @@ class ActionRequest:
     session_id: str
     record_id: str                                        # the id the record gets (a tool may return its own)
     said: dict[str, str] = field(default_factory=dict)   # language → what was done, in words
+    # The record this request cancels ("cancel that booking"): the action's own tool undoes it
+    # (a booking system cancels the booking); its args are those it was done with.
+    cancels: str = ""
 
 
 class ToolError(RuntimeError):
@@ -48,8 +51,9 @@ class RecordingTool:
         self.clock = clock
 
     def run(self, request: ActionRequest) -> ActionRecord:
+        args = {"cancels": request.cancels, **request.args} if request.cancels else dict(request.args)
         record = ActionRecord(request.record_id, request.user_id or f"session:{request.session_id}",
-                              request.session_id, request.action.name, request.domain, dict(request.args),
+                              request.session_id, request.action.name, request.domain, args,
                               self.clock(), dict(request.said))
         self.store.add(record)
         return record

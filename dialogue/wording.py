@@ -214,7 +214,11 @@ class Wording:
         if d.act == Act.ALREADY_DONE:
             return say("policy.already_done", lang)
         if d.act == Act.UNDONE:
+            if d.option:
+                return say("policy.undone_at", lang, task=self.task(d), option=d.option)
             return say("policy.undone", lang, task=self.task(d))
+        if d.act == Act.CALLED_OFF:
+            return say("policy.called_off", lang, verb=self._verb(d) or self.task(d))
         if d.act == Act.ANSWER:
             return d.say or say("policy.not_sure", lang)
         if d.act == Act.ANSWER_STATE:
@@ -252,9 +256,17 @@ class Wording:
         lang = self.language
         conditions = list(state.constraints.values()) if state is not None else []
         if d.key == "summary":
+            # ("What did I book?": what was done, or taken back, first; then what is held, if
+            # it is not just what was done.)
+            done = state.done[-1] if state is not None and state.done else None
+            said = (done.said.get(lang) or done.said.get("en", "")) if done is not None else ""
+            done_said = say("state_answer.done", lang, said=said) if said else ""
             if not conditions:
-                return say("state_answer.nothing_yet", lang)
-            return say("state_answer.summary", lang, what=spoken_conditions(conditions, self.schema, lang))
+                return done_said or say("state_answer.nothing_yet", lang)
+            if done_said and done is not None and done.args:
+                return done_said
+            held = say("state_answer.summary", lang, what=spoken_conditions(conditions, self.schema, lang))
+            return f"{done_said}{say('clause.join', lang)}{held}" if done_said else held
         if d.key == "next":
             return self._next(d, state)
         parts = []

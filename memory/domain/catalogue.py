@@ -14,9 +14,10 @@ from typing import Any
 
 import yaml
 
+from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.language.cues import negated_at
 from monologue.memory.language.names import NameFinder, name_finder
-from monologue.memory.language.phrases import join, say
+from monologue.memory.language.phrases import join, join_choices, say
 from monologue.memory.language.wishes import content_words
 from monologue.memory.working.state import Condition, SessionState, describe_condition
 
@@ -76,6 +77,45 @@ class Catalogue:
             said = re.sub(r"\s*[-–—~]\s*", "到", said)    # 09:00-21:00 → 09:00到21:00, as it is said
         said = re.sub(r"(?<=\d)\s*[,，]\s*(?=\d)", "，或" if language == "zh" else " or ", said)   # two phone numbers
         return sentence.format(name=name, value=said)
+
+    def answer_about(self, item: dict[str, Any], text: str, language: str, schema: DomainSchema) -> str:
+        """A yes/no question about `item` that no fact's cue answers ("is there a private room?",
+        可以带狗吗). A value of an attribute the catalogue records is looked up ("No: Luigi's
+        Trattoria's seating is indoor, outdoor or window."); words its description shares are
+        read from it; anything else, the listing does not say, and the agent says so (with the
+        place's phone, where it has one) instead of guessing or passing over the question."""
+        name = item_name(item, language)
+        for key, value in self._values_named(text, language, schema):
+            held = item.get(key)
+            values = [v for v in (held if isinstance(held, list) else [held]) if v is not None]
+            spec = schema.key(key)
+            said = _value_said(spec.value_words(value, language) or spec.value_words(value, "en"), value)
+            if value in values:
+                return say("option.has_value", language, name=name, value=said, label=spec.label(language))
+            others = [_value_said(spec.value_words(str(v), language), str(said_in(v, language))) for v in values]
+            if others:
+                return say("option.other_values", language, name=name, value=said, label=spec.label(language),
+                           values=join_choices(others, language) if language == "en" else join(others, language))
+        described = str(said_in(item.get("described") or "", language))
+        if described and content_words(text, language) & content_words(described, language):
+            return say("option.described", language, name=name, described=described)
+        phone = str(item.get("phone") or "").split(",")[0].strip()
+        if phone:
+            return say("option.not_listed_phone", language, name=name, phone=phone)
+        return say("option.not_listed", language, name=name)
+
+    def _values_named(self, text: str, language: str, schema: DomainSchema) -> list[tuple[str, str]]:
+        """(key, value) for each value of an attribute this catalogue records that `text` names,
+        not negated ("anything not spicy?" names no spicy), longest words first."""
+        lowered, found = text.casefold(), []
+        for word, key, value in schema.enum_lexicon(language):
+            if key not in self.attributes or (key, value) in found:
+                continue
+            match = re.search(r"(?<![\w'])" + re.escape(word) + r"(?![\w'])" if word.isascii() else re.escape(word),
+                              lowered)
+            if match and not negated_at(text, match.start()):
+                found.append((key, value))
+        return found
 
     def renamed(self, text: str, language: str) -> str:
         """`text` with each item's name as this catalogue says it replaced by its name in
@@ -167,6 +207,13 @@ class Catalogue:
 
 # A branch said after a chain's name: 海底捞火锅(西单店), 护国寺小吃店（护国寺总店）.
 _BRANCH = re.compile(r"\s*[（(][^）)]*[）)]\s*$")
+
+
+def _value_said(words: tuple[str, ...], value: str) -> str:
+    """How a value is said: its own name where it is one of its words ("indoor", not "inside"),
+    else its first word, else the value as stored."""
+    plain = value.replace("_", " ")
+    return plain if plain in words else words[0] if words else plain
 
 
 def item_names(item: dict[str, Any]) -> list[str]:

@@ -160,6 +160,10 @@ class ActionSpec:
     task: dict[str, str] = field(default_factory=dict)     # "the booking" / 订位: "back to the booking"
     # What was done, past tense, with {key} and {details}: "booked {restaurant_name} {details}".
     said: dict[str, str] = field(default_factory=dict)
+    # How the user calls the task off (`called_off:` in the YAML): the nouns that name it ("cancel
+    # the booking", 取消订位) and the verbs of "not … any more" (不订了, "don't need to book").
+    task_nouns: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    task_verbs: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -366,7 +370,9 @@ def _actions(data: dict[str, Any], keys: dict[str, KeySpec]) -> dict[str, Action
             name=str(name), needs=tuple(str(k) for k in raw.get("needs") or ()), choose=str(raw.get("choose") or ""),
             optional=tuple(str(k) for k in raw.get("optional") or ()), confirm=bool(raw.get("confirm", True)),
             completes=bool(raw.get("completes", False)), triggers=tuple(str(k) for k in raw.get("triggers") or ()),
-            verb=_texts(raw.get("verb")), task=_texts(raw.get("task")), said=_texts(raw.get("said")))
+            verb=_texts(raw.get("verb")), task=_texts(raw.get("task")), said=_texts(raw.get("said")),
+            task_nouns=_words((raw.get("called_off") or {}).get("nouns")),
+            task_verbs=_words((raw.get("called_off") or {}).get("verbs")))
         unknown = [k for k in spec.keys + spec.triggers if k not in keys]
         if unknown:
             raise ValueError(f"domain {data.get('name')}: action {name} names unknown keys {unknown}; "

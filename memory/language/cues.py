@@ -140,7 +140,8 @@ EN = StateCues(
                      r"passengers|travell?ers|riders)\b"),
         re.compile(r"\bparty of (?P<n>" + EN_NUMBER + r")\b"),
         re.compile(r"\b(?:table|reservation|booking|seats?) for (?P<n>" + EN_NUMBER + r")\b" + _NUMBER_UNIT_AFTER_EN),
-        re.compile(r"\bfor (?P<n>" + EN_NUMBER + r")\b(?=\s*(?:,|\.|$|on |at |this |next |tomorrow|today|tonight))"),
+        re.compile(r"\bfor (?P<n>" + EN_NUMBER + r")\b(?=\s*(?:[,.!?]|$|on |at |this |next |tomorrow|today|tonight|"
+                   r"please|pls|thanks|thank you|and |if |around |then\b))"),
         re.compile(r"\bwe(?:'re| are| will be|'ll be) (?P<n>" + EN_NUMBER + r")\b"),
         # "change the party size to three", "the number of guests is 6"
         re.compile(r"\b(?:party size|group size|size of (?:the|our) party|number of (?:people|guests|diners)|"
@@ -274,7 +275,8 @@ ANSWER_YES = re.compile(r"^\W*(?:" + YES_EN + r")\b|"
 _ASKS_WITH_THE_YES_WORD = re.compile(r"^(?:好的?|对的?|是的?|可以|行|确定)"
                                      r"(?![，,。.！!？?\s啊吧呀嘞啦哈]|帮|给我|订|预订|可以|好|行|对)"
                                      r".*(?:吗|么|不行|不可以|[?？])\W*$")
-ANSWER_NO = re.compile(r"^\W*(?:" + NO_EN + r"|not anymore)\b|^(?:不|没有|没变|不用|不要)", re.IGNORECASE)
+# (不错, 不赖 "not bad" are a yes.)
+ANSWER_NO = re.compile(r"^\W*(?:" + NO_EN + r"|not anymore)\b|^(?:不(?!错|赖)|没有|没变|不用|不要)", re.IGNORECASE)
 PAST_CUES = re.compile(r"\b(?:last time|before|earlier|previous(?:ly)?|remember|we talked|you said)\b|"
                        r"上次|之前|以前|记得", re.IGNORECASE)
 # What the agent said it would do: kept as a commitment and checked before the next conversation.
@@ -333,6 +335,24 @@ SOUNDS_FINE = re.compile(r"\b(?:sounds (?:good|great|perfect|lovely|fine|nice|ri
                          r"(?<![不没])(?<!不是)(?<!不太)(?:可以的|好的|行的|没问题|听起来不错|听着不错|挺好的?|很好|不错|"
                          r"正合适|可以啊|好啊|行啊)",
                          re.IGNORECASE)
+# What may stand before a Chinese "sounds fine" that is said of the offer: nothing, a word that
+# points at it (这家, 那个, 它), or one that softens it (听起来, 感觉, 我觉得, 挺, 真).
+_SAID_OF_THE_OFFER_ZH = re.compile(r"这|那|它|个|家|样|就|都|也|还|真|挺|蛮|很|感觉|听起来|听着|看起来|我觉得|觉得|嗯|哦|啊|"
+                                   r"哇|呀|好|时间|地方|[\s，,。.！!？?~]")
+
+
+def sounds_fine(text: str) -> bool:
+    """Whether `text` says the offer sounds fine ("sounds good", 听起来不错, 这家挺好的) — not
+    something else ("今天天气真不错" is about the weather: it had booked the table)."""
+    for m in SOUNDS_FINE.finditer(text):
+        if language_of(m.group()) == "en":
+            return True
+        start = max((text.rfind(mark, 0, m.start()) for mark in "，,。.！!？?；;"), default=-1) + 1
+        if not _SAID_OF_THE_OFFER_ZH.sub("", text[start:m.start()]):
+            return True
+    return False
+
+
 # Not decided yet, about what was just asked ("I'll think about it", 还没想好): asked again at once,
 # the question would only be repeated.
 NOT_DECIDED = re.compile(

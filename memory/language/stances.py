@@ -226,7 +226,7 @@ REQUEST_QUESTION_ZH = re.compile(
     r"有没有(?![^，。？?吗]*(?:说过|提过|讲过|记得|告诉))[^，。？?吗]{1,8}的[吗呢]?[?？。]?\s*$")
 # (车窗关了没有, 空调还开着吗现在, 空调是开着的吧, 前面堵不堵: a question, however the ASR ends it.)
 YES_NO_QUESTION_ZH = re.compile(r"吗[^，。,]{0,4}?[?？。]?\s*$|(?:么|呢)[?？。]?\s*$|是不是|有没有|要不要|"
-                                r"(?<!不)对不对|好不好|记得|来着|((?!不)[\u4e00-\u9fff])不\1|"
+                                r"(?<!不)对不对|好不好|记得|来着|(?<!不)((?!不)[\u4e00-\u9fff])不\1|"
                                 r"(?:对|没错|是)吧[?？。]?\s*$|(?:了|着)没有?[?？。]?\s*$|[着了]的吧[?？。]?\s*$")
 # (不怎么好, 没多少: "not very", "not much"; 几个人 after a number word is no question either.)
 # (多久 asks; 不管多远都行 and 很多大车 do not; 谁 asks, 谁都行 does not.)
@@ -251,6 +251,41 @@ def sentences_with_offsets(text: str) -> list[tuple[int, str]]:
     if start < len(text) and text[start:].strip():
         out.append((start, text[start:]))
     return out
+
+
+# A yes/no question about a place or what one may do there ("do they have parking?", "can I bring
+# my dog?", "is there a private room?", 可以带狗吗, 有包间吗, 能刷卡吗): with a place offered or chosen,
+# it asks about that place, whatever it names. Not the user's own state ("is it for four?", 我订的是
+# 几点) nor a request to the agent ("can you…", 你能…); a request that sets something ("can I have
+# a window seat?") is read as one before this is asked.
+PLACE_QUESTION_EN = re.compile(
+    r"^(?:(?:do|does|will|would|can|could|may)\s+(?:they|the (?:place|restaurant)|i|we|dogs?|kids?|children|"
+    r"guests?|people)\b|does it\b|(?:is|are)\s+(?:there|it|they|the (?:place|restaurant))\b|(?:are|is)\s+(?:dogs?|kids?|children|pets?)\b|"
+    r"(?:do you know|any idea)\s+(?:if|whether)\b)", re.IGNORECASE)
+_PLACE_VERB_ZH = re.compile(r"有|可以|能|让|允许|方便|提供|支持|带|收")
+# Not a question about the place: the agent ("你能…"), the user's own words (记得, 我订的), another
+# place (有没有别的: the options answer it), or whether it can be booked (还有位子吗, 能订到吗: the
+# booking answers that).
+_NOT_ABOUT_A_PLACE_ZH = re.compile(r"你|记得|说过|提过|我[订定要说的]|别的|其他|其它|另外|换|订|位子|空位|有位|桌")
+_NOT_ABOUT_A_PLACE_EN = re.compile(r"\b(?:going to|gonna|rain|snow|other|else|another|different|instead|book|booking|"
+                                   r"reserv\w*|available|availability|tables?|room for|space for|seats?)\b",
+                                   re.IGNORECASE)
+
+
+def asks_about_a_place(sentence: str) -> bool:
+    """Whether `sentence` is a yes/no question about a place or what one may do there."""
+    stripped = sentence.strip()
+    if not stripped:
+        return False
+    if language_of(stripped) == "zh":
+        asks = bool(YES_NO_QUESTION_ZH.search(stripped)) or bool(re.search(r"(?:吗|行不行|可不可以|能不能)[?？。]?\s*$",
+                                                                            stripped))
+        # (A bare 可以吗, 行吗 answers an offer with a question; it asks nothing about the place.)
+        named = re.sub(r"[吗么呢吧啊呀，。？?！!\s]|可以|能|行|有|不", "", stripped)
+        return asks and bool(named) and bool(_PLACE_VERB_ZH.search(stripped)) \
+            and not _NOT_ABOUT_A_PLACE_ZH.search(stripped)
+    stripped = LEAD_IN_EN.sub("", stripped) or stripped
+    return bool(PLACE_QUESTION_EN.match(stripped)) and not _NOT_ABOUT_A_PLACE_EN.search(stripped)
 
 
 def asks_for_information(sentence: str) -> bool:

@@ -72,7 +72,7 @@ from monologue.memory.working.state import (
     QuestionKind,
     SessionState,
 )
-from monologue.memory.working.turn_classes import TurnClass
+from monologue.memory.working.turn_classes import TurnClass, calls_off
 from monologue.memory.working.values import learned_operations
 from monologue.memory.working.wishes import held_wish_named, read_wishes
 
@@ -321,7 +321,9 @@ class RuleExtractor:
         # (A learned value, read without a span, covers its words.)
         spans = list(taken) + [(at, at + len(str(op.value))) for op in ops if op.op == Op.SET
                                and (at := text.lower().find(str(op.value).lower())) >= 0]
-        read_wishes(self.schema, text, lang, spans, add, result.correction, state)
+        if not any(calls_off(text, action) for action in self.schema.actions.values()):
+            # ("I need to cancel that, something came up": the reason for calling off is no wish.)
+            read_wishes(self.schema, text, lang, spans, add, result.correction, state)
         if state is not None and not state.goal and self._mentions_goal(source, lang, cues):
             goal = self.schema.goal_text.get(lang) or self.schema.goal_text.get("en", "")
             if goal:

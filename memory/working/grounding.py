@@ -314,7 +314,13 @@ class Grounder:
         goal_words = [w for ws in self.schema.goal_words.values() for w in ws]
         if any(contains(said, normalised(w)) for w in goal_words):
             return True
-        return any(self.names_key(key, clause.replace(words, " ")) for key in self.schema.keys)
+        rest = clause.replace(words, " ") if words else clause
+        if find_en_times(rest) or find_zh_times(rest):
+            return True       # "今晚七点": the day of a time said with it
+        if words and not re.sub(r"[\W_]+", "", rest) and clause != utterance:
+            # "订个位子，今晚，三个人": the day said as a clause of its own, in a turn about the task.
+            return self._about_the_task(utterance, "")
+        return any(self.names_key(key, rest) for key in self.schema.keys)
 
     @staticmethod
     def _from_state(op: Operation, state: SessionState | None) -> bool:
@@ -344,8 +350,10 @@ class Grounder:
 _CLAUSE = re.compile(r"[^,;，；、]+[,;，；、]?")
 # What an answer may say besides its value ("just today, please", 就今天吧).
 _ANSWER_FILLER = re.compile(r"[\s,.;:!?，。；：！？、…]+|\b(?:just|please|then|ok(?:ay)?|how about|what about|"
-                            r"let'?s (?:do|say|go with)|make it|for|on|it'?s|is|yes|yeah|sure)\b"
-                            r"|[就吧啊呀呢了嗯哦好的是定订那]", re.IGNORECASE)
+                            r"let'?s (?:do|say|go with)|make it|for|on|it'?s|is|yes|yeah|sure|"
+                            r"(?:in the )?(?:morning|afternoon|evening)|at night|lunch|dinner)\b"
+                            # (今天晚上 to "what day?": the day, with its half of the day)
+                            r"|[就吧啊呀呢了嗯哦好的是定订那]|晚上|中午|下午|上午|早上|傍晚|晚饭|午饭", re.IGNORECASE)
 
 
 def _only_the_value(utterance: str, words: str) -> bool:

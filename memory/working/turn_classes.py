@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 
-from monologue.memory.domain.schema import DomainSchema
+from monologue.memory.domain.schema import ActionSpec, DomainSchema
 from monologue.memory.language.cues import (
     CHANGE_CUES_ZH,
     CHANGE_VERBS,
@@ -88,6 +88,48 @@ def names_the_task(text: str, schema: DomainSchema | None) -> bool:
         return False
     words = [w for lang in ("en", "zh") for w in schema.goal_words.get(lang, ()) if len(w) > 1]
     return _says_any(text.lower(), words)
+
+
+def calls_off(text: str, action: ActionSpec) -> bool:
+    """Whether the turn calls `action`'s task off: cancels it ("I need to cancel that, something
+    came up", 帮我把工单取消吧) or says it is not needed any more ("forget it, I'll cook at home",
+    算了，不订了, 不用了). Only for a task whose YAML says how it is called off (`called_off:`); a
+    cancel of something else ("cancel my order" is a customer's request) or a refused cancel
+    ("don't cancel it", 别取消) calls nothing off."""
+    if not action.task_nouns:
+        return False
+    return _calls_off(text.strip().lower(), tuple(w.lower() for w in action.task_nouns.get("en", ())),
+                      tuple(action.task_nouns.get("zh", ())), tuple(w.lower() for w in action.task_verbs.get("en", ())),
+                      tuple(action.task_verbs.get("zh", ())))
+
+
+@lru_cache(maxsize=512)
+def _calls_off(lowered: str, nouns_en: tuple[str, ...], nouns_zh: tuple[str, ...], verbs_en: tuple[str, ...],
+               verbs_zh: tuple[str, ...]) -> bool:
+    return any(p.search(lowered) for p in _called_off_patterns(nouns_en, nouns_zh, verbs_en, verbs_zh))
+
+
+@lru_cache(maxsize=16)
+def _called_off_patterns(nouns_en: tuple[str, ...], nouns_zh: tuple[str, ...], verbs_en: tuple[str, ...],
+                         verbs_zh: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    def any_of(words: tuple[str, ...]) -> str:
+        return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) or "(?!)"
+    noun_en, noun_zh, verb_en, verb_zh = any_of(nouns_en), any_of(nouns_zh), any_of(verbs_en), any_of(verbs_zh)
+    not_refused = r"(?<!don't )(?<!dont )(?<!do not )(?<!not )"
+    return (
+        re.compile(not_refused + r"\b(?:cancel|call off|scrap)\s+(?:it|that|this|them|everything|(?:the|my|our|this|"
+                   r"that)\s+(?:whole\s+)?(?:" + noun_en + r"))\b"),
+        re.compile(not_refused + r"\b(?:cancel|call it off)\s*(?:[,.!;]|$|please\b)"),
+        re.compile(r"\b(?:don'?t|do not|no longer|won'?t)\s+(?:need|want|be needing)\s+(?:it|that|(?:the|an?)\s+(?:"
+                   + noun_en + r")|one|to (?:" + verb_en + r"))(?:\s+any ?more)?\b"),
+        re.compile(r"\b(?:forget|never ?mind)\s+(?:it|about it|the (?:" + noun_en + r"))\b.*\b(?:i'?ll|we'?ll|i will|"
+                   r"we will|i'?m not|we'?re not|not going)\b"),
+        re.compile(r"\bnot (?:going|coming) (?:any ?more|after all)\b"),
+        re.compile(r"(?<![别不要用])取消掉?(?:" + noun_zh + r"|这个|那个|它|吧|了|掉|一下|[。！!，,？?]|$)"),
+        re.compile(r"把(?:" + noun_zh + r"|这个|那个|它)?取消"),
+        re.compile(r"(?:不|别|不用|不要|不想)再?(?:" + verb_zh + r")了"),
+        re.compile(r"^(?:算了)?[，,\s]*(?:不用了|不需要了)(?:[，,\s]*谢谢(?:你|啦)?)?[。！!]?$"),
+    )
 
 
 def _forgets_a_task_key(text: str, schema: DomainSchema | None) -> bool:
