@@ -289,6 +289,13 @@ class DialogueSession:
             # answer, before a state question a cue word may also suggest (几点开门 is not the time).
             option_answer = catalogue.renamed(catalogue.answer(in_view, asked_fact, language), language)
             state_question = None if option_answer else state_question
+        elif asked_fact and catalogue is not None and in_view is None and not changed and state_question is not None \
+                and not state_question.yours and any(asks_for_information(s) or is_query(s) or s.rstrip().endswith(
+                    ("?", "？", "吗")) for _, s in sentences_with_offsets(text)):
+            # "营业到几点啊" before any place is offered asks about a place, not the table's time
+            # ("时间还没定" had answered it): which place is still to be found.
+            option_answer = say("option.none_in_view", language)
+            state_question = None
         elif catalogue is not None and not memory_say and not changed \
                 and any(asks_about_a_place(s) for _, s in sentences_with_offsets(text)) \
                 and (state_question is None or not any(view.find(k) for k in state_question.keys)):
@@ -355,7 +362,8 @@ class DialogueSession:
             template = say("policy.as_i_said", language, text=template)
         elif previous_reply and normalised(template) == normalised(previous_reply) \
                 and not decision.act.said_as_decided \
-                and not (decision.act == Act.ANSWER and decision.say):     # (what it cannot see, asked twice)
+                and not (decision.act == Act.ANSWER and decision.say) \
+                and decision.act != Act.CALLED_OFF:     # (what it cannot see, asked twice; a task still off)
             # The policy's own words never repeat the previous reply either.
             lowered = template[:1].lower() + template[1:] if template[1:2].islower() else template
             template = say("policy.again", language, text=lowered if language == "en" else template)

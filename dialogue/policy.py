@@ -279,6 +279,9 @@ class DialoguePolicy:
             if (done is None or done.args) and self.started(state, values, turn.text):
                 return Decision(Act.CALLED_OFF, primary.name, refused=refused,
                                 reason="the user called the task off before it was done")
+            if done is not None and not done.args:
+                # ("帮我把工单取消吧" just after 不退了: it is off already; said so again, not refused.)
+                return Decision(Act.CALLED_OFF, primary.name, refused=refused, reason="the task is already off")
         # The car's controls: a value named now is carried out now (the command is the confirmation).
         for action in self.schema.actions.values():
             if action.confirm or not (self._triggers(state, action) & turn.changed):

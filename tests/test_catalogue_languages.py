@@ -154,7 +154,11 @@ def test_a_question_about_a_place_is_read_from_the_catalogues_facts() -> None:
     assert "-" not in beijing.answer(place, "hours", "zh") and "到" in beijing.answer(place, "hours", "zh")
     unknown = next(i for i in beijing.items if "rating" not in i)
     assert beijing.answer(unknown, "rating", "zh") == f"{unknown['name']}的这个信息我这里没有。"
-    assert load_catalogue("restaurants").asked_fact("how much is it?", "en") == ""   # the demo has no facts
+    demo = load_catalogue("restaurants")
+    assert demo.asked_fact("how much is it?", "en") == "price_range"
+    # The demo has no opening hours: asked, it says so rather than read the table's time back.
+    assert demo.asked_fact("what time do they close?", "en") == "hours"
+    assert demo.answer(demo.items[0], "hours", "en") == f"I don't have that for {demo.items[0]['name']}."
 
 
 async def test_questions_about_the_place_on_offer_are_answered_and_the_offer_stays_open() -> None:

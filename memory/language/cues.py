@@ -116,7 +116,9 @@ EN = StateCues(
     hedge=re.compile(r"\b(?:maybe|perhaps|might|not sure|or maybe|possibly|i guess|probably)\b"),
     # "no spicy", "not too spicy" — but "No, Japanese is a must": the no answers the agent, its
     # comma ends its reach (and "casino" holds no "no").
-    negated_value=re.compile(r"\b(?:no|not|nothing|without|avoid|don'?t want|do not want|skip the|no more)\b"
+    # ("no actually the refund is fine": a "no" that opens a correction refuses nothing after it.)
+    negated_value=re.compile(r"\b(?:no(?!\s+(?:actually|wait|sorry|i mean|no|problem|worries|thanks)\b)|not|nothing|"
+                             r"without|avoid|don'?t want|do not want|skip the|no more)\b"
                              r"(?:\s+[^\s,.;:!?]+){0,2}\s*$|\btoo\s+$"),     # "too expensive": right before it
     negation_after=None,
     negated_before=re.compile(r"\b(?:not|no|never|isn'?t|except|instead of|rather than)\s+(?:on\s+|at\s+|this\s+)?$"),
@@ -166,7 +168,9 @@ ZH = StateCues(
     hedge=re.compile(r"也许|可能|或者|不确定|大概吧"),
     # 不要辣, 不再是短信, 不发短信, 别走高速
     # 太贵了 complains of a value: what is not wanted (太 right before it: 太想吃火锅 wants it).
-    negated_value=re.compile(r"(?:(?:不要|别要|去掉|不再(?:是)?|[不别](?:再)?[发打用走吃坐订选加放开去到]).{0,2}|(?<!太)太)$"),
+    # (那我不要了，退款吧: a refusal ends at its clause; the refund after the comma is wanted.)
+    negated_value=re.compile(r"(?:(?:不要|别要|去掉|不再(?:是)?|[不别](?:再)?[发打用走吃坐订选加放开去到])[^，,。！？；;\s]{0,2}"
+                             r"|(?<!太)太)$"),
     negation_after=None,     # a key's own words after its value (对花生过敏) are in its YAML (`negation: after`)
     negated_before=re.compile(r"(?:不是|不要|除了|而不是|[不别](?:想|再|要)?[去吃订选])$"),
     withdrawals=(
@@ -205,6 +209,23 @@ ZH = StateCues(
 )
 
 STATE_CUES: dict[str, StateCues] = {"en": EN, "zh": ZH}
+
+# A party said in groups ("two adults and two kids", 两个大人带一个小孩): each group's count, and
+# the words that join groups into one party; the head count is their sum.
+HEAD_COUNT_GROUP = {
+    "en": re.compile(r"\b(?P<n>" + EN_NUMBER + r")\s+(?:adults?|grown-?ups|kids?|children|child|babies|baby|toddlers?|"
+                     r"teens?|teenagers?|seniors?|elderly|infants?|grandparents|parents|friends|colleagues|"
+                     r"people|persons|guests)\b", re.IGNORECASE),
+    "zh": re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:个|位|名)?(?:大人|成人|小孩儿?|孩子|儿童|小朋友|老人|宝宝|婴儿|朋友|同事|人)"),
+}
+HEAD_COUNT_JOIN = {
+    "en": re.compile(r"^\s*(?:,\s*)?(?:and|plus|with|&|\+|,)\s*(?:also\s+)?$", re.IGNORECASE),
+    "zh": re.compile(r"^\s*(?:和|带|带着|加|加上|还有|跟|、|，|,|外加)?\s*$"),
+}
+# A group that is the whole party ("three people", 三个人), not a part of it; and one that is a
+# party by itself when said alone ("four adults", 四个大人).
+HEAD_COUNT_WHOLE = re.compile(r"people|persons|guests|(?<![大成])人$", re.IGNORECASE)
+HEAD_COUNT_ALONE = re.compile(r"adults?|grown-?ups|大人|成人", re.IGNORECASE)
 
 
 def negated_at(text: str, start: int, cues: StateCues | None = None) -> bool:
@@ -438,4 +459,6 @@ GREETING = re.compile(r"^\W*(?:hi|hello|hey|good (?:morning|afternoon|evening)|h
 # Asking for a person instead of the agent.
 HANDOVER = re.compile(
     r"\b(?:(?:talk|speak) to (?:a |an |the )?(?:human|person|real person|agent|manager|someone|representative|"
-    r"operator)|real person|human agent|customer service rep\w*)\b|转人工|人工客服|找人工|真人", re.IGNORECASE)
+    # ("Are you a real person?", 你是真人吗 ask what the agent is: answered, not handed over.)
+    r"operator)|(?<!are you a )(?<!you're a )real person|human agent|customer service rep\w*)\b|转人工|人工客服|找人工|"
+    r"(?<!是)真人", re.IGNORECASE)

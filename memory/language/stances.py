@@ -39,10 +39,14 @@ EN = Stances(
         r"hate|dislike|can'?t stand|cannot stand|can'?t bear|not a fan of|sick of|tired of|afraid of|"
         r"scared of|nervous about|no more|skip)\b"),
     reach=5,
-    breaks_refusal=re.compile(r"\b(?:but|instead|rather|prefer|though|so|and then|because)\b"),
+    # ("if it doesn't come I just want a refund": a wish said with its own subject after the refusal
+    # is no longer under it; "don't want a refund" has none.)
+    breaks_refusal=re.compile(r"\b(?:but|instead|rather|prefer|though|so|and then|because)\b|"
+                              r"\b(?:i|we)\s+(?:\w+\s+)?(?:want|need|would like|'d like|prefer|will take|'ll take)\b"),
     not_refusal=re.compile(r"^(?:don'?t|do not|doesn'?t|does not|won'?t|wouldn'?t|isn'?t|aren'?t) "
                            r"(?:mind|care|matter|a problem|an issue)\b|"
-                           r"^not (?:sure|bad|too bad)\b|^no (?:problem|worries)\b"),
+                           r"^not (?:sure|bad|too bad)\b|^no (?:problem|worries)\b|"
+                           r"^no\W+(?:actually|wait|sorry|i mean)\b"),     # a no that opens a correction
     dislike_after=re.compile(
         r"^\s*(?:\w+\s+){0,2}?(?:makes? me (?:nervous|anxious|sick|uneasy|tense)|stress(?:es)? me out|"
         r"scares? me|freaks? me out|(?:is|are) (?:a no|out|awful|horrible|the worst|a nightmare|too stressful|"

@@ -20,6 +20,10 @@ from monologue.memory.language.cues import (
     BARE_CANCEL,
     CAPITALISED_WORD_EN,
     CLOSING,
+    HEAD_COUNT_ALONE,
+    HEAD_COUNT_GROUP,
+    HEAD_COUNT_JOIN,
+    HEAD_COUNT_WHOLE,
     HOLD_ON,
     NOT_NAMES_EN,
     REPEAT_COMMAND,
@@ -488,6 +492,8 @@ class RuleExtractor:
     def _head_count(spec: KeySpec, said: _Said, taken: list[Span], add: Add, correction: bool,
                     state: SessionState | None) -> None:
         text, source, cues = said.text, said.source, said.cues
+        if RuleExtractor._head_count_in_groups(spec, said, taken, add, correction):
+            return
         for pattern in cues.head_count:
             for m in pattern.finditer(source):
                 span = m.span("n")
@@ -505,6 +511,35 @@ class RuleExtractor:
             if n is not None and state.find(spec.name) and 1 <= n <= 200:
                 add(Operation(Op.SET, spec.name, Comparator.EQ, n, text[bare.start():bare.end()], correction=True),
                     bare.span("n"))
+
+    @staticmethod
+    def _head_count_in_groups(spec: KeySpec, said: _Said, taken: list[Span], add: Add, correction: bool) -> bool:
+        """"Two adults and two kids", 两个大人带一个小孩: groups joined into one party, counted
+        together (the first group alone had been the party: 2, not 4)."""
+        lang = "en" if said.cues.spaced else "zh"
+        groups = [m for m in HEAD_COUNT_GROUP[lang].finditer(said.source)
+                  if not _overlaps(m.span("n"), taken) and not RuleExtractor._negated(said.text, m.start(), said.cues)]
+        run: list[re.Match[str]] = []
+        for m in groups:
+            if run and HEAD_COUNT_JOIN[lang].match(said.source[run[-1].end():m.start()]):
+                run.append(m)
+            elif len(run) < 2:
+                run = [m]
+        counts = [to_int(m.group("n")) for m in run]
+        if any(HEAD_COUNT_WHOLE.search(m.group()) for m in run) or any(n is None for n in counts) or not run:
+            return False      # "我们三个人，两个大人一个孩子": the party is said whole; its parts add nothing
+        if len(run) < 2 and not HEAD_COUNT_ALONE.search(run[0].group()):
+            return False      # "my 2 kids" alone is not the party
+        if len(run) < 2 and any(not _overlaps(m.span("n"), [run[0].span()]) for p in said.cues.head_count
+                                for m in p.finditer(said.source)):
+            return False      # another count is said: the patterns read it
+        total = sum(n for n in counts if n is not None)
+        if not 1 <= total <= 200:
+            return False
+        start, end = run[0].start(), run[-1].end()
+        add(Operation(Op.SET, spec.name, Comparator.EQ, total, said.text[start:end], correction=correction),
+            (start, end))
+        return True
 
     @staticmethod
     def _amount(spec: KeySpec, said: _Said, taken: list[Span], add: Add, correction: bool) -> None:
