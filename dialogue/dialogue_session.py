@@ -298,6 +298,7 @@ class DialogueSession:
             state_question = None
         elif catalogue is not None and not memory_say and not changed \
                 and any(asks_about_a_place(s) for _, s in sentences_with_offsets(text)) \
+                and not self._names_the_tasks_own(schema, text, language) \
                 and (state_question is None or not any(view.find(k) for k in state_question.keys)):
             # "Can I bring my dog?", 有包间吗 with a place offered: that place's listing answers, or
             # it is said not to (it had been "I see", or 座位还没定 as if the user's seat were asked).
@@ -328,7 +329,8 @@ class DialogueSession:
                           asked_unfit=asked_unfit, asked_option_said=asked_option_said,
                           refused_options=tuple(catalogue.refused_in(text)) if catalogue is not None else (),
                           beyond_the_domain=beyond, unnamed_controls=tuple(unnamed),
-                          calls_off=primary is not None and calls_off(text, primary))
+                          calls_off=primary is not None and calls_off(text, primary),
+                          names_said=catalogue.names_said_in(text) if catalogue is not None else ())
         policy = self.policy(state.domain)
         relaxable = _relaxable(catalogue.items, view, policy.kept_conditions(view, facts)) \
             if catalogue and not fitting else []
@@ -396,11 +398,11 @@ class DialogueSession:
             undone = schema.actions[decision.action]
             phrase = "done.called_off" if decision.act == Act.CALLED_OFF else \
                 "done.cancelled_at" if decision.option else "done.cancelled"
-            said = {lang: say(phrase, lang, task=undone.task.get(lang) or undone.task.get("en", ""),
-                              option=self._named_in(state.domain, undone.choose, decision.args, lang).get(
-                                  undone.choose, decision.option) if undone.choose else "")
-                    for lang in ("en", "zh")}
-            planned.done.append(ActionDone(undone.name, {}, said=said))
+            taken_back = {lang: say(phrase, lang, task=undone.task.get(lang) or undone.task.get("en", ""),
+                                    option=self._named_in(state.domain, undone.choose, decision.args, lang).get(
+                                        undone.choose, decision.option) if undone.choose else "")
+                          for lang in ("en", "zh")}
+            planned.done.append(ActionDone(undone.name, {}, said=taken_back))
         return planned
 
     @staticmethod
@@ -439,6 +441,22 @@ class DialogueSession:
         item = catalogue.named_in(text)
         held = {str(c.value) for c in view.find(catalogue.name_key)}
         return item if item is not None and str(item["name"]) not in held else None
+
+    @staticmethod
+    def _names_the_tasks_own(schema: DomainSchema, text: str, language: str) -> bool:
+        """Whether `text` names a key the task needs ("can I change the time?", 能改人数吗): a
+        question about the booking, not about the place."""
+        action = schema.primary_action()
+        keys = action.needs if action is not None else ()
+        lowered = text.lower()
+        for key in keys:
+            spec = schema.key(key)
+            for word in {spec.label(language), *spec.aliases.get(language, ())}:
+                word = word.lower()
+                if len(word) > 1 and (re.search(r"\b" + re.escape(word) + r"\b", lowered) if word.isascii()
+                                      else word in lowered):
+                    return True
+        return False
 
     @staticmethod
     def _option_in_view(view: SessionState, catalogue: Catalogue) -> dict[str, Any] | None:
@@ -507,26 +525,42 @@ class DialogueSession:
                 self._cancel(planned, step, session_id)
             if step.act != Act.ACT:
                 continue
-            action = planned.schema.actions[step.action]
-            record_id = ActionRecord.new_id(action.name)
-            # Said with the day it is ("on Saturday", not "tomorrow"): the record is read out in later sessions.
-            now = time.time()
-            dated = {k: absolute_date(v, now) if planned.schema.key(k).type == "date" else v
-                     for k, v in step.args.items()}
-            said = {lang: said_of(action, self._named_in(planned.view.domain, action.choose, dated, lang),
-                                  planned.schema, lang, record_id) for lang in ("en", "zh")}
-            try:
-                record = self.toolbox.run(ActionRequest(action, dict(step.args), planned.schema.name, self.user_id,
-                                                        session_id, record_id, said))
-            except Exception as exc:      # a tool is outside code: its failure is said, not raised
-                planned.errors.append(f"{action.name}: {type(exc).__name__}: {exc}")
-                step.act, step.reason = Act.CONFIRM, f"the tool failed ({type(exc).__name__}); read back again"
+            if step.rebooks:
+                # A change of what was done: the new one is made, then the one it replaces cancelled.
+                self._run_act(planned, step, session_id)
+                old = next((done for done in planned.view.done if done.record == step.rebooks), None)
+                if step.act == Act.ACT:
+                    self._cancel(planned, replace(step, record=step.rebooks, args=dict(old.args) if old else {}),
+                                 session_id, record_done=False)
                 continue
-            step.record = record.id
-            if record.id != record_id:
-                said = {lang: said_of(action, self._named_in(planned.view.domain, action.choose, dated, lang),
-                                      planned.schema, lang, record.id) for lang in ("en", "zh")}
-            planned.done.append(ActionDone(action.name, dict(step.args), record.id, action.completes, said))
+            self._run_act(planned, step, session_id)
+        self._reword(planned)
+
+    def _run_act(self, planned: Planned, step: Decision, session_id: str) -> None:
+        """Run one ACT step's tool; on failure the step becomes a read-back again."""
+        assert self.toolbox is not None
+        action = planned.schema.actions[step.action]
+        record_id = ActionRecord.new_id(action.name)
+        # Said with the day it is ("on Saturday", not "tomorrow"): the record is read out in later sessions.
+        now = time.time()
+        dated = {k: absolute_date(v, now) if planned.schema.key(k).type == "date" else v for k, v in step.args.items()}
+        said = {lang: said_of(action, self._named_in(planned.view.domain, action.choose, dated, lang),
+                              planned.schema, lang, record_id) for lang in ("en", "zh")}
+        try:
+            record = self.toolbox.run(ActionRequest(action, dict(step.args), planned.schema.name, self.user_id,
+                                                    session_id, record_id, said))
+        except Exception as exc:      # a tool is outside code: its failure is said, not raised
+            planned.errors.append(f"{action.name}: {type(exc).__name__}: {exc}")
+            step.act, step.reason = Act.CONFIRM, f"the tool failed ({type(exc).__name__}); read back again"
+            return
+        step.record = record.id
+        if record.id != record_id:
+            said = {lang: said_of(action, self._named_in(planned.view.domain, action.choose, dated, lang),
+                                  planned.schema, lang, record.id) for lang in ("en", "zh")}
+        planned.done.append(ActionDone(action.name, dict(step.args), record.id, action.completes, said))
+
+    def _reword(self, planned: Planned) -> None:
+        """The reply said again from the decision as the tools left it (record ids, failures)."""
         catalogue = self.catalogues.get(planned.view.domain)
         wording = Wording(planned.schema, planned.language, catalogue.details if catalogue else ())
         planned.template = compose(wording.template(planned.decision, planned.view), planned.language)
@@ -538,8 +572,10 @@ class DialogueSession:
             planned.essential = catalogue.renamed(planned.essential, planned.language)
         planned.check.template = planned.template
 
-    def _cancel(self, planned: Planned, step: Decision, session_id: str) -> None:
-        """The record `step` takes back, cancelled by its action's tool; said as the reply says it."""
+    def _cancel(self, planned: Planned, step: Decision, session_id: str, *, record_done: bool = True) -> None:
+        """The record `step` takes back, cancelled by its action's tool. `record_done`: the cancel
+        is the turn's own (its ActionDone, planned with the reply, gets the record's id); a change
+        of what was done cancels the old record quietly, the new one standing in its place."""
         assert self.toolbox is not None
         action = planned.schema.actions[step.action]
         said = {done.action: done.said for done in planned.done if not done.args}.get(action.name, {})
@@ -549,11 +585,15 @@ class DialogueSession:
                                                     cancels=step.record))
         except Exception as exc:      # a tool is outside code: its failure is said, not raised
             planned.errors.append(f"{action.name}: cancelling {step.record}: {type(exc).__name__}: {exc}")
-            step.act, step.reason = Act.CANT_DO, f"the tool failed to cancel {step.record} ({type(exc).__name__})"
-            planned.done[:] = [done for done in planned.done if done.args or done.action != action.name]
+            if record_done:
+                step.act, step.reason = Act.ANSWER, f"the tool failed to cancel {step.record} ({type(exc).__name__})"
+                step.say = say("policy.cancel_failed", planned.language,
+                               task=action.task.get(planned.language) or action.task.get("en", ""))
+                planned.done[:] = [done for done in planned.done if done.args or done.action != action.name]
             return
-        planned.done[:] = [replace(done, record=record.id) if done.action == action.name and not done.args else done
-                           for done in planned.done]
+        if record_done:
+            planned.done[:] = [replace(done, record=record.id) if done.action == action.name and not done.args
+                               else done for done in planned.done]
 
     def _named_in(self, domain: str, key: str, args: Mapping[str, Any], language: str) -> dict[str, Any]:
         """`args` with the option under `key` named as `language` names it: the record of a

@@ -63,6 +63,7 @@ class Act(StrEnum):
     RELAX = "relax"                  # the user agreed to drop a condition nothing fitted (then decided again)
     ACT = "act"                      # carry out an action (a tool runs)
     ALREADY_DONE = "already_done"    # nothing left to do: say it stands
+    ASK_UNDO = "ask_undo"            # "cancel that" after a booking: read back, and cancelled on a yes
     UNDONE = "undone"                # what was done taken back ("cancel the route", "cancel the booking"): said so
     CALLED_OFF = "called_off"        # the task called off before it was done (算了，不订了): nothing more asked
     ANSWER_MEMORY = "answer_memory"  # a question about the user or the past, answered from memory
@@ -114,6 +115,7 @@ class TurnFacts:
     beyond_the_domain: bool = False
     unnamed_controls: tuple[str, ...] = ()   # a verb said with none of these controls named: which one?
     calls_off: bool = False              # the turn calls the task off ("cancel that", 不订了, 不用了)
+    names_said: tuple[str, ...] = ()     # the words that name a catalogue item, as said (海底捞不错 → 海底捞)
 
 
 @dataclass
@@ -131,6 +133,7 @@ class Decision:
     reason: str = ""
     refused: tuple[str, ...] = ()        # options the user turned down this session
     record: str = ""                     # ACT: the tool's record id, once it ran
+    rebooks: str = ""                    # CONFIRM / ACT: the record this one changes (cancelled once it is made)
     chosen_by: str = "policy"            # "policy", or the model that chose it (function calling)
     replaces: str = ""                   # PROPOSE: the chosen option a new condition rules out
     unfit: tuple[str, ...] = ()          # PROPOSE: …or the option asked about, and the conditions it breaks
@@ -229,8 +232,7 @@ class DialoguePolicy:
 
     def primary(self) -> ActionSpec | None:
         """The action that finishes the domain's task (book, set the route, open a ticket)."""
-        actions = list(self.schema.actions.values())
-        return next((a for a in actions if a.completes), actions[0] if actions else None)
+        return self.schema.primary_action()
 
     def args_of(self, action: ActionSpec, values: dict[str, Any]) -> dict[str, Any]:
         return {k: values[k] for k in action.keys if k in values}
@@ -269,19 +271,9 @@ class DialoguePolicy:
                 return Decision(Act.UNDONE, action.name, args=dict(done.args), refused=refused,
                                 reason="the user took back what it was done with")
         primary = self.primary()
-        if primary is not None and turn.calls_off and not turn.changed & {*primary.needs, primary.choose}:
-            done = _done_with(state, primary.name)
-            if done is not None and done.args and done.record:
-                # "I need to cancel that": the booking made is cancelled (its tool is told).
-                return Decision(Act.UNDONE, primary.name, args=dict(done.args), record=done.record, refused=refused,
-                                option=str(done.args.get(primary.choose, "")) if primary.choose else "",
-                                reason="the user cancelled what was done")
-            if (done is None or done.args) and self.started(state, values, turn.text):
-                return Decision(Act.CALLED_OFF, primary.name, refused=refused,
-                                reason="the user called the task off before it was done")
-            if done is not None and not done.args:
-                # ("帮我把工单取消吧" just after 不退了: it is off already; said so again, not refused.)
-                return Decision(Act.CALLED_OFF, primary.name, refused=refused, reason="the task is already off")
+        undo = self._undo(state, turn, primary, last, refused) if primary is not None else None
+        if undo is not None:
+            return undo
         # The car's controls: a value named now is carried out now (the command is the confirmation).
         for action in self.schema.actions.values():
             if action.confirm or not (self._triggers(state, action) & turn.changed):
@@ -396,20 +388,55 @@ class DialoguePolicy:
         stale = sorted(stale_keys(state) & set(args))
         if action.confirm or stale:
             read_back = last.act in (Act.CONFIRM, *_OFFERS) and last.action == action.name
+            # Done before with other details ("push it back an hour" after the booking): a change
+            # of what was done, not a second booking beside it.
+            rebooks = done.record if done is not None and done.args and done.record and action.completes else ""
             if read_back and last.args == args and yes:
                 return Decision(Act.ACT, action.name, args=args, reason="the user said yes to the read-back",
-                                refused=refused)
+                                refused=refused, rebooks=rebooks)
             if read_back and last.args == args and yes is False:
                 return Decision(Act.ASK_CHANGE, action.name, args=args, reason="the user said no to the read-back",
                                 refused=refused)
             why = "read back before acting" if not stale else (
                 f"read back before acting: {', '.join(stale)} not mentioned for a while (still holds?)")
-            return Decision(Act.CONFIRM, action.name, args=args, reason=why, refused=refused)
+            return Decision(Act.CONFIRM, action.name, args=args, reason=why, refused=refused, rebooks=rebooks)
         if done is not None:
             # A control the driver did not name this turn is left as it was set.
             return Decision(Act.ALREADY_DONE, action.name, args=dict(done.args),
                             reason="carried out when it was asked for; not asked again", refused=refused)
         return Decision(Act.ACT, action.name, args=args, reason="nothing to confirm", refused=refused)
+
+    def _undo(self, state: SessionState, turn: TurnFacts, primary: ActionSpec, last: AgentAct,
+              refused: tuple[str, ...]) -> Decision | None:
+        """Cancelling what was done, or calling the task off before it is done.
+
+        A booking or ticket made is read back before it is cancelled ("Shall I cancel the
+        booking at Luigi's…?"), as it was before it was made: the cancel is as real as the
+        booking. A task under way (asked about, offered or read back before this turn) is called
+        off at once: nothing is undone, and it is not pressed again."""
+        done = _done_with(state, primary.name)
+        if last.act == Act.ASK_UNDO and last.action == primary.name and done is not None and done.args:
+            yes = (self._yes(turn) if not turn.calls_off else True) if not turn.changed else None
+            if yes:
+                return Decision(Act.UNDONE, primary.name, args=dict(done.args), record=done.record, refused=refused,
+                                option=str(done.args.get(primary.choose, "")) if primary.choose else "",
+                                reason="the user confirmed the cancel")
+            if yes is False and not turn.changed:
+                return Decision(Act.ALREADY_DONE, primary.name, args=dict(done.args), key="kept", refused=refused,
+                                reason="the user kept what was done")
+        if not turn.calls_off or turn.changed & {*primary.needs, primary.choose}:
+            return None
+        if done is not None and done.args and done.record:
+            return Decision(Act.ASK_UNDO, primary.name, args=dict(done.args), record=done.record, refused=refused,
+                            reason="the user asked to cancel what was done: read back first")
+        if done is not None and not done.args:
+            # ("帮我把工单取消吧" just after 不退了: it is off already; said so again, not refused.)
+            return Decision(Act.CALLED_OFF, primary.name, refused=refused, reason="the task is already off")
+        if last.action == primary.name and last.act in (Act.ASK, Act.CONFIRM, Act.ASK_CHANGE, Act.NO_OPTIONS,
+                                                         *_OFFERS):
+            return Decision(Act.CALLED_OFF, primary.name, refused=refused,
+                            reason="the user called the task off before it was done")
+        return None
 
     @staticmethod
     def _triggers(state: SessionState, action: ActionSpec) -> set[str]:
@@ -460,7 +487,7 @@ class DialoguePolicy:
         answer = yes_or_no(text)
         if HOLD_ON.search(text) and answer is not False:
             return None             # "yes — hold on, …" is no yes yet ("no, wait" is still a no)
-        if answer is None and (GO_AHEAD.search(text) or (sounds_fine(text) and not turn.changed)):
+        if answer is None and (GO_AHEAD.search(text) or (sounds_fine(text, turn.names_said) and not turn.changed)):
             return True
         return answer
 
@@ -520,7 +547,8 @@ class DialoguePolicy:
             return Decision(Act.HANDOVER, reason="the user asked for a person", refused=refused)
         refused_before = refused
         step = self.task_step(state, turn, options, last, refused, ruled_out, relaxable)
-        if step is not None and step.act in (Act.UNDONE, Act.CALLED_OFF):
+        if step is not None and step.act in (Act.ASK_UNDO, Act.UNDONE, Act.CALLED_OFF) \
+                or step is not None and step.act == Act.ALREADY_DONE and step.key == "kept":
             return step       # "算了，不订了", "cancel that, something came up": whatever else is said
         if step is not None:
             refused = step.refused

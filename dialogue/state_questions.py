@@ -99,7 +99,8 @@ _ASKS_FOR: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"\bwhere\b|哪里|哪儿|去哪|到哪|目的地", re.IGNORECASE), ("place_name",)),
     (re.compile(r"\bhow (?:warm|cold|hot|high|low)\b|多少度|几度", re.IGNORECASE), ("quantity",)),
     # (订的是哪家来着: the place chosen, which a catalogue's name fills)
-    (re.compile(r"\bwhich (?:restaurant|place)\b|哪家|哪一家|哪个(?:餐厅|饭店|店|馆子)", re.IGNORECASE), ("title_name",)),
+    (re.compile(r"\bwhich (?:restaurant|place)\b|哪家|哪一家|哪个(?:餐厅|饭店|店|馆子)", re.IGNORECASE),
+     ("title_name",)),
 )
 
 _POINTS_BACK_ZH = r"来着|刚才|说的|定的|设的|订的"
@@ -123,8 +124,10 @@ _CHECKS_HELD_ZH = re.compile(_POINTS_BACK_ZH + r"|对吧|对吗|(?<!不)对不�
                              r"|(?:开着|关着|开了|关了|打开了|关上了)的?(?:吗|没有?|吧)[^，。,]{0,4}?[?？]?$")
 # "Is it going to rain tomorrow?", "is it open on Sunday?", "is it busy tonight?": what happens
 # or what a place is like, asked of the world; the day it names checks nothing agreed.
-_ASKS_THE_WORLD_EN = re.compile(r"^(?:is|was|are|were) (?:it|that|this) (?:(?:still |really )?(?:going to|gonna|"
-                                r"\w+ing\b|open|closed|busy|crowded|far|near|safe|worth|likely)\b)",
+# ("Is it going to be at 8?" and "is that booking for tomorrow?" still check.)
+_ASKS_THE_WORLD_EN = re.compile(r"^(?:is|was|are|were) (?:it|that|this) (?:still |really )?"
+                                r"(?:(?:going to|gonna) (?!be\b)|"
+                                r"(?:raining|snowing|pouring|open|closed|busy|crowded|far|near|safe|worth|likely)\b)",
                                 re.IGNORECASE)
 _ALTERNATIVES = re.compile(r"\bor\b|还是", re.IGNORECASE)
 

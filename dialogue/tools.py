@@ -1,7 +1,8 @@
 """Actions that do something: the small tool interface the policy's ACT runs through.
 
 A tool gets the action, its arguments and who asked, and returns the record of what it
-did; a request that `cancels` a record asks the same tool to undo it. The default tool (`RecordingTool`) writes that record to the store, so the user can
+did; a request that `cancels` a record asks the same tool to undo it. The default tool
+(`RecordingTool`) writes that record to the store, so the user can
 ask about it later ("what did I book last time?") and `monologue actions` lists it; a
 deployment puts its booking system, the car's controls or its ticket queue behind the
 same interface, one tool per action name.

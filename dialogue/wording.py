@@ -198,6 +198,8 @@ class Wording:
             if condition is None:
                 return say("policy.no_options_plain", lang)
             return say("policy.no_options", lang, conditions=spoken_condition(condition, self.schema, lang))
+        if d.act == Act.CONFIRM and d.rebooks:
+            return say("policy.confirm_change", lang, what=self.what(d), task=self.task(d))
         if d.act == Act.CONFIRM:
             return say("policy.confirm", lang, what=self.what(d), verb=self._verb(d))
         if d.act == Act.ASK_CHANGE:
@@ -210,9 +212,15 @@ class Wording:
         if d.act == Act.ACT:
             action = self._action(d)
             said = said_of(action, d.args, self.schema, lang, d.record) if action else ""
+            if d.rebooks:
+                return say("policy.done_changed", lang, task=self.task(d), what=self.what(d))
             return say("policy.done", lang, said=said)
+        if d.act == Act.ALREADY_DONE and d.key == "kept":
+            return say("policy.kept", lang, task=self.task(d))
         if d.act == Act.ALREADY_DONE:
             return say("policy.already_done", lang)
+        if d.act == Act.ASK_UNDO:
+            return say("policy.ask_undo", lang, task=self.task(d), what=self.what(d))
         if d.act == Act.UNDONE:
             if d.option:
                 return say("policy.undone_at", lang, task=self.task(d), option=d.option)
@@ -234,9 +242,10 @@ class Wording:
                         "again": "policy.small_talk_again",
                         "how_are_you": "policy.how_am_i"}.get(d.key, "policy.small_talk"), lang)
         if d.act == Act.RESUME:
-            return say("policy.resume", lang, task=self.task(d))
+            # (Chinese says the verb: 要我接着提交工单吗, not 要我继续工单吗.)
+            return say("policy.resume", lang, task=self.task(d), verb=self._verb(d) or self.task(d))
         if d.act == Act.ONLY_OPTION:
-            return say("policy.only_option", lang, task=self.task(d))
+            return say("policy.only_option", lang, task=self.task(d), verb=self._verb(d) or self.task(d))
         if d.act == Act.DONT_KNOW:
             return say("policy.dont_know", lang)
         if d.act == Act.HANDOVER:
@@ -258,15 +267,18 @@ class Wording:
         if d.key == "summary":
             # ("What did I book?": what was done, or taken back, first; then what is held, if
             # it is not just what was done.)
-            done = state.done[-1] if state is not None and state.done else None
+            primary = self.schema.primary_action()
+            # (A booking or a ticket, read back before it was made; a car's route is one setting among others.)
+            done = next((entry for entry in reversed(state.done) if primary is not None and primary.completes
+                         and primary.confirm and entry.action == primary.name), None) if state is not None else None
             said = (done.said.get(lang) or done.said.get("en", "")) if done is not None else ""
             done_said = say("state_answer.done", lang, said=said) if said else ""
             if not conditions:
                 return done_said or say("state_answer.nothing_yet", lang)
             if done_said and done is not None and done.args:
                 return done_said
-            held = say("state_answer.summary", lang, what=spoken_conditions(conditions, self.schema, lang))
-            return f"{done_said}{say('clause.join', lang)}{held}" if done_said else held
+            so_far = say("state_answer.summary", lang, what=spoken_conditions(conditions, self.schema, lang))
+            return f"{done_said}{say('clause.join', lang)}{so_far}" if done_said else so_far
         if d.key == "next":
             return self._next(d, state)
         parts = []

@@ -51,7 +51,9 @@ class Catalogue:
         lowered = text.casefold()
         for key, fact in self.facts.items():
             cues = (fact.get("cues") or {}).get(language) or ()
-            if any(str(cue).casefold() in lowered for cue in cues):
+            # (English cues as whole words: "cheaper" is no "cheap", asked of this place.)
+            if any(re.search(r"(?<![\w'])" + re.escape(str(cue).casefold()) + r"(?![\w'])", lowered)
+                   if str(cue).isascii() else str(cue).casefold() in lowered for cue in cues):
                 return key
         return ""
 
@@ -159,6 +161,10 @@ class Catalogue:
         is about 羊大爷涮肉坊; None when it names none (不要海底捞火锅 names none to talk about)."""
         found = [f for f in self._names.find(text) if not negated_at(text, f.start)]
         return self._by_name.get(found[0].value) if found else None
+
+    def names_said_in(self, text: str) -> tuple[str, ...]:
+        """The words of `text` that name an item, as said ("海底捞不错" → 海底捞)."""
+        return tuple(text[f.start:f.end] for f in self._names.find(text))
 
     def refused_in(self, text: str) -> list[str]:
         """The items `text` turns down by name: 不要海底捞火锅 is every branch of 海底捞火锅."""

@@ -208,6 +208,11 @@ class DomainSchema:
                 return entry.say.get(language) or entry.say.get("en", "")
         return ""
 
+    def primary_action(self) -> ActionSpec | None:
+        """The action that finishes the domain's task (book, set the route, open a ticket)."""
+        actions = list(self.actions.values())
+        return next((a for a in actions if a.completes), actions[0] if actions else None)
+
     def catalogue_in(self, language: str) -> str:
         """The catalogue a session in `language` offers from ("" when the domain has none)."""
         return self.catalogues.get(language) or self.catalogue

@@ -98,6 +98,10 @@ class StateCues:
     yes: re.Pattern[str]
     no: re.Pattern[str]
     head_count: tuple[re.Pattern[str], ...]    # group `n`: how many people
+    # A party said in groups ("two adults and two kids", 两个大人带一个小孩): each group's count
+    # (group `n`) and the words that join groups into one party; the head count is their sum.
+    head_count_group: re.Pattern[str]
+    head_count_join: re.Pattern[str]
     bare_number: re.Pattern[str]               # "make it six": a number correcting a count
     amount_limit: tuple[re.Pattern[str], ...]  # group `n`: at most this much money
     not_an_amount: re.Pattern[str]             # what after a number shows it is not money
@@ -149,6 +153,12 @@ EN = StateCues(
         re.compile(r"\b(?:party size|group size|size of (?:the|our) party|number of (?:people|guests|diners)|"
                    r"head ?count)\s+(?:to|is|of|at|will be|should be|would be|now)\s+(?P<n>" + EN_NUMBER + r")\b"),
     ),
+    head_count_group=re.compile(
+        r"\b(?P<n>" + EN_NUMBER + r"|an?)\s+(?:adults?|grown-?ups|kids?|children|child|babies|baby|toddlers?|teens?|"
+        r"teenagers?|seniors?|elderly|infants?|grandparents|parents|friends|colleagues|people|persons|guests)\b",
+        re.IGNORECASE),
+    head_count_join=re.compile(r"^\s*,?\s*(?:and|plus|with|along with|together with|&|\+|,)\s*(?:also\s+)?$",
+                               re.IGNORECASE),
     bare_number=re.compile(r"\b(?:make it|change it to|actually|instead|rather|let'?s say|i meant|now)\s+(?P<n>"
                            + EN_NUMBER + r")\b(?!\s*(?::|am|pm|o'?clock|dollars|bucks))"),
     amount_limit=(
@@ -198,6 +208,9 @@ ZH = StateCues(
         re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:个人|位|口人|人)(?!民|均|工|家|坐|是|要|有|对|会|得|在|用|不)"),
         re.compile(r"我们(?:一共)?(?P<n>" + ZH_NUMBER + r")个"),
     ),
+    head_count_group=re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:个|位|名)?(?:大人|成人|小孩儿?|孩子|儿童|小朋友|老人|"
+                                r"宝宝|婴儿|朋友|同事|人)"),
+    head_count_join=re.compile(r"^\s*[，,、]?\s*(?:和|带|带着|加|加上|还有|跟|外加)?\s*$"),
     bare_number=re.compile(r"(?:改成|换成|改为|还是|应该是)(?P<n>" + ZH_NUMBER + r")(?![点號号月])"),
     amount_limit=(
         re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:块钱?|元)?\s*(?:以内|以下|之内|左右)"),
@@ -210,21 +223,7 @@ ZH = StateCues(
 
 STATE_CUES: dict[str, StateCues] = {"en": EN, "zh": ZH}
 
-# A party said in groups ("two adults and two kids", 两个大人带一个小孩): each group's count, and
-# the words that join groups into one party; the head count is their sum.
-HEAD_COUNT_GROUP = {
-    "en": re.compile(r"\b(?P<n>" + EN_NUMBER + r")\s+(?:adults?|grown-?ups|kids?|children|child|babies|baby|toddlers?|"
-                     r"teens?|teenagers?|seniors?|elderly|infants?|grandparents|parents|friends|colleagues|"
-                     r"people|persons|guests)\b", re.IGNORECASE),
-    "zh": re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:个|位|名)?(?:大人|成人|小孩儿?|孩子|儿童|小朋友|老人|宝宝|婴儿|朋友|同事|人)"),
-}
-HEAD_COUNT_JOIN = {
-    "en": re.compile(r"^\s*(?:,\s*)?(?:and|plus|with|&|\+|,)\s*(?:also\s+)?$", re.IGNORECASE),
-    "zh": re.compile(r"^\s*(?:和|带|带着|加|加上|还有|跟|、|，|,|外加)?\s*$"),
-}
-# A group that is the whole party ("three people", 三个人), not a part of it; and one that is a
-# party by itself when said alone ("four adults", 四个大人).
-HEAD_COUNT_WHOLE = re.compile(r"people|persons|guests|(?<![大成])人$", re.IGNORECASE)
+HEAD_COUNT_WHOLE = re.compile(r"people|persons|guests|(?<![大成老])人$", re.IGNORECASE)
 HEAD_COUNT_ALONE = re.compile(r"adults?|grown-?ups|大人|成人", re.IGNORECASE)
 
 
@@ -357,19 +356,26 @@ SOUNDS_FINE = re.compile(r"\b(?:sounds (?:good|great|perfect|lovely|fine|nice|ri
                          r"正合适|可以啊|好啊|行啊)",
                          re.IGNORECASE)
 # What may stand before a Chinese "sounds fine" that is said of the offer: nothing, a word that
-# points at it (这家, 那个, 它), or one that softens it (听起来, 感觉, 我觉得, 挺, 真).
-_SAID_OF_THE_OFFER_ZH = re.compile(r"这|那|它|个|家|样|就|都|也|还|真|挺|蛮|很|感觉|听起来|听着|看起来|我觉得|觉得|嗯|哦|啊|"
-                                   r"哇|呀|好|时间|地方|[\s，,。.！!？?~]")
+# points at it (这家店, 那个餐厅, 它), one that softens it (听起来, 看着, 我觉得, 挺), or a time or
+# day (七点没问题); the offer's own name is allowed by the caller.
+_SAID_OF_THE_OFFER_ZH = re.compile(r"这|那|它|个|家|样|就|都|也|还|真|挺|蛮|很|感觉|听起来|听上去|听着|"
+                                   r"看起来|看上去|看着|"
+                                   r"我觉得|觉得|嗯|哦|啊|哇|呀|好|店|餐厅|饭店|馆|地方|位置|时间|安排|"
+                                   r"[0-9零一二两三四五六七八九十点半刻分号日月周星期礼拜今明后天早中晚上下午]|[\s，,。.！!？?~]")
 
 
-def sounds_fine(text: str) -> bool:
-    """Whether `text` says the offer sounds fine ("sounds good", 听起来不错, 这家挺好的) — not
-    something else ("今天天气真不错" is about the weather: it had booked the table)."""
+def sounds_fine(text: str, subjects: tuple[str, ...] = ()) -> bool:
+    """Whether `text` says the offer sounds fine ("sounds good", 听起来不错, 这家店挺好的) — not
+    something else ("今天天气真不错" is about the weather: it had booked the table). `subjects`:
+    names that may stand before it (the place on offer: 海底捞不错)."""
     for m in SOUNDS_FINE.finditer(text):
         if language_of(m.group()) == "en":
             return True
         start = max((text.rfind(mark, 0, m.start()) for mark in "，,。.！!？?；;"), default=-1) + 1
-        if not _SAID_OF_THE_OFFER_ZH.sub("", text[start:m.start()]):
+        before = text[start:m.start()]
+        for subject in sorted((s for s in subjects if s), key=len, reverse=True):
+            before = before.replace(subject, "")
+        if not _SAID_OF_THE_OFFER_ZH.sub("", before):
             return True
     return False
 
@@ -456,9 +462,13 @@ LASTING_QUESTION = re.compile(r"\b(?:do|did) (?:i|we) (?:like|prefer|usually|nor
 THANKS = re.compile(r"\b(?:thanks|thank you|cheers|appreciate it)\b|谢谢|多谢|感谢", re.IGNORECASE)
 GREETING = re.compile(r"^\W*(?:hi|hello|hey|good (?:morning|afternoon|evening)|howdy)\b|"
                       r"^\W*(?:你好|您好|嗨|早上好|晚上好)", re.IGNORECASE)
-# Asking for a person instead of the agent.
+# Asking for a person instead of the agent: to be put through to one, or a person named as what is
+# wanted ("a real person, please", 我要的是真人). Asking whether the agent is one ("are you a real
+# person?", "am I talking to a real person?", 你是真人吗) is answered, not handed over.
 HANDOVER = re.compile(
-    r"\b(?:(?:talk|speak) to (?:a |an |the )?(?:human|person|real person|agent|manager|someone|representative|"
-    # ("Are you a real person?", 你是真人吗 ask what the agent is: answered, not handed over.)
-    r"operator)|(?<!are you a )(?<!you're a )real person|human agent|customer service rep\w*)\b|转人工|人工客服|找人工|"
-    r"(?<!是)真人", re.IGNORECASE)
+    r"\b(?:talk|speak|put me through|transfer me|connect me) (?:to|with) (?:a |an |the |some )?(?:human|person|"
+    r"real person|live person|agent|manager|someone|representative|operator)\b|"
+    r"\b(?:want|need|get me|give me) (?:a |an |the )?(?:human|real person|live person|manager|representative|"
+    r"operator)\b|^\W*(?:a |an )?(?:real person|human|live person|operator)(?:,? please)?\W*$|"
+    r"\bhuman agent\b|\bcustomer service rep\w*|转人工|人工客服|找人工|"
+    r"(?:要|找|换|转)(?:的是|个|一个)?真人", re.IGNORECASE)

@@ -264,15 +264,22 @@ def sentences_with_offsets(text: str) -> list[tuple[int, str]]:
 # a window seat?") is read as one before this is asked.
 PLACE_QUESTION_EN = re.compile(
     r"^(?:(?:do|does|will|would|can|could|may)\s+(?:they|the (?:place|restaurant)|i|we|dogs?|kids?|children|"
-    r"guests?|people)\b|does it\b|(?:is|are)\s+(?:there|it|they|the (?:place|restaurant))\b|(?:are|is)\s+(?:dogs?|kids?|children|pets?)\b|"
+    r"guests?|people)\b|does it\b|(?:is|are)\s+(?:there|it|they|the (?:place|restaurant))\b|"
+    r"(?:are|is)\s+(?:dogs?|kids?|children|pets?)\b|"
     r"(?:do you know|any idea)\s+(?:if|whether)\b)", re.IGNORECASE)
 _PLACE_VERB_ZH = re.compile(r"有|可以|能|让|允许|方便|提供|支持|带|收")
 # Not a question about the place: the agent ("你能…"), the user's own words (记得, 我订的), another
 # place (有没有别的: the options answer it), or whether it can be booked (还有位子吗, 能订到吗: the
 # booking answers that).
-_NOT_ABOUT_A_PLACE_ZH = re.compile(r"你|记得|说过|提过|我[订定要说的]|别的|其他|其它|另外|换|订|位子|空位|有位|桌")
+# ("能改时间吗", "is it confirmed?", "will I get a text?": the booking's, not the place's; 有没有安静
+# 一点的 asks for another place.)
+_NOT_ABOUT_A_PLACE_ZH = re.compile(r"你|记得|说过|提过|我[订定要说的]|别的|其他|其它|另外|换|订|位子|空位|有位|桌|"
+                                   r"改|确认|取消|帮我|短信|通知|附近|哪里|哪儿|"
+                                   r"有没有[^，。？?吗]{1,8}的[吗呢]?[?？。]?\s*$")
 _NOT_ABOUT_A_PLACE_EN = re.compile(r"\b(?:going to|gonna|rain|snow|other|else|another|different|instead|book|booking|"
-                                   r"reserv\w*|available|availability|tables?|room for|space for|seats?)\b",
+                                   r"reserv\w*|available|availability|tables?|room for|space for|seats?|change|move|"
+                                   r"confirm\w*|done|cancel\w*|text|email|message|call me|remind|anywhere|somewhere|"
+                                   r"any ?place|places)\b",
                                    re.IGNORECASE)
 
 

@@ -21,8 +21,6 @@ from monologue.memory.language.cues import (
     CAPITALISED_WORD_EN,
     CLOSING,
     HEAD_COUNT_ALONE,
-    HEAD_COUNT_GROUP,
-    HEAD_COUNT_JOIN,
     HEAD_COUNT_WHOLE,
     HOLD_ON,
     NOT_NAMES_EN,
@@ -306,7 +304,9 @@ class RuleExtractor:
         for spec in self._amounts:
             self._amount(spec, said, taken, add, result.correction)
         for spec in self._counts:
-            self._head_count(spec, said, taken, add, result.correction, state)
+            last_asked = state.last_act.key if state is not None and state.last_act.act == "ask" else ""
+            self._head_count(spec, said, taken, add, result.correction, state,
+                             asked_type=self.schema.key(last_asked).type if last_asked else "")
         last = state.last_act if state is not None else NO_ACT
         asked = last.key if last.act == "ask" else ""
         read_identifiers(self.schema, text, lang, taken, add, result.correction, asked)
@@ -325,8 +325,10 @@ class RuleExtractor:
         # (A learned value, read without a span, covers its words.)
         spans = list(taken) + [(at, at + len(str(op.value))) for op in ops if op.op == Op.SET
                                and (at := text.lower().find(str(op.value).lower())) >= 0]
-        if not any(calls_off(text, action) for action in self.schema.actions.values()):
-            # ("I need to cancel that, something came up": the reason for calling off is no wish.)
+        primary = self.schema.primary_action()
+        if not (primary is not None and calls_off(text, primary) and not any(op.op == Op.SET for op in ops)):
+            # ("I need to cancel that, something came up": the reason for calling off is no wish;
+            # a turn that also sets a value is no calling off, and its wishes are kept.)
             read_wishes(self.schema, text, lang, spans, add, result.correction, state)
         if state is not None and not state.goal and self._mentions_goal(source, lang, cues):
             goal = self.schema.goal_text.get(lang) or self.schema.goal_text.get("en", "")
@@ -490,7 +492,7 @@ class RuleExtractor:
 
     @staticmethod
     def _head_count(spec: KeySpec, said: _Said, taken: list[Span], add: Add, correction: bool,
-                    state: SessionState | None) -> None:
+                    state: SessionState | None, *, asked_type: str = "") -> None:
         text, source, cues = said.text, said.source, said.cues
         if RuleExtractor._head_count_in_groups(spec, said, taken, add, correction):
             return
@@ -499,6 +501,8 @@ class RuleExtractor:
                 span = m.span("n")
                 if _overlaps(span, taken) or RuleExtractor._negated(text, m.start(), cues):
                     continue      # "not four people but six": the refused count is not written
+                if asked_type in ("time", "date") and m.group().lower().startswith("for "):
+                    continue      # "for 8 please" to "what time?" is the hour, not the party
                 n = to_int(m.group("n"))
                 if n is not None and 1 <= n <= 200:
                     add(Operation(Op.SET, spec.name, Comparator.EQ, n, text[m.start():m.end()], correction=correction),
@@ -516,25 +520,27 @@ class RuleExtractor:
     def _head_count_in_groups(spec: KeySpec, said: _Said, taken: list[Span], add: Add, correction: bool) -> bool:
         """"Two adults and two kids", 两个大人带一个小孩: groups joined into one party, counted
         together (the first group alone had been the party: 2, not 4)."""
-        lang = "en" if said.cues.spaced else "zh"
-        groups = [m for m in HEAD_COUNT_GROUP[lang].finditer(said.source)
-                  if not _overlaps(m.span("n"), taken) and not RuleExtractor._negated(said.text, m.start(), said.cues)]
+        cues = said.cues
+        groups = [m for m in cues.head_count_group.finditer(said.source)
+                  if not _overlaps(m.span("n"), taken) and not RuleExtractor._negated(said.text, m.start(), cues)]
         run: list[re.Match[str]] = []
         for m in groups:
-            if run and HEAD_COUNT_JOIN[lang].match(said.source[run[-1].end():m.start()]):
+            if run and cues.head_count_join.match(said.source[run[-1].end():m.start()]):
                 run.append(m)
             elif len(run) < 2:
                 run = [m]
-        counts = [to_int(m.group("n")) for m in run]
-        if any(HEAD_COUNT_WHOLE.search(m.group()) for m in run) or any(n is None for n in counts) or not run:
+        counts = [1 if m.group("n").lower() in ("a", "an") else to_int(m.group("n")) for m in run]
+        if not run or any(HEAD_COUNT_WHOLE.search(m.group()) for m in run):
             return False      # "我们三个人，两个大人一个孩子": the party is said whole; its parts add nothing
         if len(run) < 2 and not HEAD_COUNT_ALONE.search(run[0].group()):
             return False      # "my 2 kids" alone is not the party
-        if len(run) < 2 and any(not _overlaps(m.span("n"), [run[0].span()]) for p in said.cues.head_count
+        if len(run) < 2 and any(not _overlaps(m.span("n"), [run[0].span()]) for p in cues.head_count
                                 for m in p.finditer(said.source)):
             return False      # another count is said: the patterns read it
+        if len(run) < 2 and run[0].group("n").lower() in ("a", "an"):
+            return False      # "an adult" alone says no party
         total = sum(n for n in counts if n is not None)
-        if not 1 <= total <= 200:
+        if any(n is None for n in counts) or not 1 <= total <= 200:
             return False
         start, end = run[0].start(), run[-1].end()
         add(Operation(Op.SET, spec.name, Comparator.EQ, total, said.text[start:end], correction=correction),

@@ -427,11 +427,13 @@ def display_value(value: Any) -> str:
 
 
 _SYMBOLS = {Comparator.EQ: "=", Comparator.NE: "≠", Comparator.LE: "≤", Comparator.GE: "≥"}
+# (A Chinese state line says 包括, not "includes".)
+_SYMBOLS_ZH = {Comparator.INCLUDES: "包括", Comparator.EXCLUDES: "不要"}
 
 
 def describe_condition(c: Condition, schema: DomainSchema | None = None, language: str = "en") -> str:
     label = schema.key(c.key).label(language) if schema else c.key.replace("_", " ")
-    symbol = _SYMBOLS.get(c.comparator, c.comparator)
+    symbol = (_SYMBOLS_ZH if language == "zh" else {}).get(c.comparator) or _SYMBOLS.get(c.comparator, c.comparator)
     value = display_value(c.value)
     if schema is not None and language != "en" and isinstance(c.value, str):
         # A listed value in the session's language (目的地 = 公司, not "work"; 日期 = 周六, not

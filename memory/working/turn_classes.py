@@ -32,8 +32,10 @@ from monologue.memory.language.cues import (
     VALUE_CUES_ZH,
     VALUE_WORDS_EN,
     cue_pattern,
+    language_of,
 )
 from monologue.memory.language.memory_cues import MEMORY_FORGET_ABOUT, is_memory_command
+from monologue.memory.language.stances import sentences_with_offsets
 
 
 class TurnClass(StrEnum):
@@ -93,9 +95,12 @@ def names_the_task(text: str, schema: DomainSchema | None) -> bool:
 def calls_off(text: str, action: ActionSpec) -> bool:
     """Whether the turn calls `action`'s task off: cancels it ("I need to cancel that, something
     came up", 帮我把工单取消吧) or says it is not needed any more ("forget it, I'll cook at home",
-    算了，不订了, 不用了). Only for a task whose YAML says how it is called off (`called_off:`); a
-    cancel of something else ("cancel my order" is a customer's request) or a refused cancel
-    ("don't cancel it", 别取消) calls nothing off."""
+    算了，不订了, 不用了). Only for a task whose YAML says how it is called off (`called_off:`).
+
+    Nothing is called off by a cancel of something else ("cancel my order" is a customer's
+    request), a refused or past one ("I don't want to cancel it", 千万别取消, 订单被取消了), or a
+    question ("what happens if I cancel it?", 可以取消吗): a question asks for it only when it
+    names the task ("can you cancel the booking?")."""
     if not action.task_nouns:
         return False
     return _calls_off(text.strip().lower(), tuple(w.lower() for w in action.task_nouns.get("en", ())),
@@ -103,33 +108,62 @@ def calls_off(text: str, action: ActionSpec) -> bool:
                       tuple(action.task_verbs.get("zh", ())))
 
 
+# Said before a cancel in its clause, these keep it from calling anything off: a refusal ("I don't
+# want to cancel", 我不想取消, 千万别), a report (被取消了, 已经取消) or a condition ("what if I cancel").
+_CANCEL_KEPT_EN = re.compile(r"\b(?:not|never|don'?t|doesn'?t|didn'?t|won'?t|no need to|if|whether|when|why|what|how|"
+                             r"should|would|will)\b[^,.;!?]*$")
+_CANCEL_KEPT_ZH = re.compile(r"[不别没被已]|如果|要是|会不会|为什么|怎么|千万")
+_QUESTION_END = re.compile(r"[?？]\s*$|[吗呢么]\W*$")
+# A question that asks the agent to do it ("can you cancel it?", 能帮我取消吗) is a request.
+_ASKS_THE_AGENT = re.compile(r"^\W*(?:(?:can|could|would|will) you|please)\b|帮我|给我|麻烦你?")
+
+
 @lru_cache(maxsize=512)
 def _calls_off(lowered: str, nouns_en: tuple[str, ...], nouns_zh: tuple[str, ...], verbs_en: tuple[str, ...],
                verbs_zh: tuple[str, ...]) -> bool:
-    return any(p.search(lowered) for p in _called_off_patterns(nouns_en, nouns_zh, verbs_en, verbs_zh))
+    named, bare = _called_off_patterns(nouns_en, nouns_zh, verbs_en, verbs_zh)
+    for _, sentence in sentences_with_offsets(lowered):
+        question = bool(_QUESTION_END.search(sentence)) and not _ASKS_THE_AGENT.search(sentence)
+        for pattern in (named if question else (*named, *bare)):
+            for m in pattern.finditer(sentence):
+                clause_start = max(sentence.rfind(mark, 0, m.start()) for mark in ",，.。;；!！") + 1
+                before = sentence[clause_start:m.start()]
+                kept = _CANCEL_KEPT_ZH.search(before) if language_of(m.group()) == "zh" \
+                    else _CANCEL_KEPT_EN.search(before)
+                if not kept or m.group().startswith(("don", "do not", "no longer", "won")):
+                    return True
+    return False
 
 
 @lru_cache(maxsize=16)
 def _called_off_patterns(nouns_en: tuple[str, ...], nouns_zh: tuple[str, ...], verbs_en: tuple[str, ...],
-                         verbs_zh: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+                         verbs_zh: tuple[str, ...]) -> tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]]:
+    """(The ways that name the task, which a request worded as a question may say too; the ways
+    that do not, said only as statements.)"""
     def any_of(words: tuple[str, ...]) -> str:
         return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) or "(?!)"
     noun_en, noun_zh, verb_en, verb_zh = any_of(nouns_en), any_of(nouns_zh), any_of(verbs_en), any_of(verbs_zh)
-    not_refused = r"(?<!don't )(?<!dont )(?<!do not )(?<!not )"
-    return (
-        re.compile(not_refused + r"\b(?:cancel|call off|scrap)\s+(?:it|that|this|them|everything|(?:the|my|our|this|"
-                   r"that)\s+(?:whole\s+)?(?:" + noun_en + r"))\b"),
-        re.compile(not_refused + r"\b(?:cancel|call it off)\s*(?:[,.!;]|$|please\b)"),
+    clause_end = r"(?:\s+(?:any ?more|after all|at all|please|then))*\s*(?:[,.!;?]|$)"
+    named = (
+        re.compile(r"\b(?:cancel|call off|scrap)\s+(?:the|my|our|this|that)\s+(?:whole\s+)?(?:" + noun_en + r")\b"),
+        re.compile(r"取消掉?(?:" + noun_zh + r")|把(?:" + noun_zh + r")取消"),
+    )
+    bare = (
+        re.compile(r"\b(?:cancel|call off|scrap)\s+(?:it|that|this|them|everything)" + clause_end),
+        re.compile(r"\b(?:cancel|call it off)" + clause_end),
+        # "we don't need the table any more", "I don't want to book after all": the object ends the
+        # clause ("I don't want a table outside" asks for another table).
         re.compile(r"\b(?:don'?t|do not|no longer|won'?t)\s+(?:need|want|be needing)\s+(?:it|that|(?:the|an?)\s+(?:"
-                   + noun_en + r")|one|to (?:" + verb_en + r"))(?:\s+any ?more)?\b"),
+                   + noun_en + r")|one|to (?:" + verb_en + r"))" + clause_end),
         re.compile(r"\b(?:forget|never ?mind)\s+(?:it|about it|the (?:" + noun_en + r"))\b.*\b(?:i'?ll|we'?ll|i will|"
                    r"we will|i'?m not|we'?re not|not going)\b"),
         re.compile(r"\bnot (?:going|coming) (?:any ?more|after all)\b"),
-        re.compile(r"(?<![别不要用])取消掉?(?:" + noun_zh + r"|这个|那个|它|吧|了|掉|一下|[。！!，,？?]|$)"),
-        re.compile(r"把(?:" + noun_zh + r"|这个|那个|它)?取消"),
-        re.compile(r"(?:不|别|不用|不要|不想)再?(?:" + verb_zh + r")了"),
+        re.compile(r"取消掉?(?:这个|那个|它|吧|掉|一下|吗|[。！!，,？?]|$)|把(?:这个|那个|它)取消"),
+        # 算了，不订了, 我们就不去了 (not 海底捞不去了, a place turned down; nor 辣的就不吃了)
+        re.compile(r"(?:^|[，,。！!\s]|算了|那就|就|我们|我|还是|先)(?:不|别|不用|不要|不想)再?(?:" + verb_zh + r")了"),
         re.compile(r"^(?:算了)?[，,\s]*(?:不用了|不需要了)(?:[，,\s]*谢谢(?:你|啦)?)?[。！!]?$"),
     )
+    return named, bare
 
 
 def _forgets_a_task_key(text: str, schema: DomainSchema | None) -> bool:

@@ -1,0 +1,301 @@
+"""What a new user said to the restaurant and customer-service agents (2026-12-05) and was misread.
+
+- A yes/no question about the place on offer ("can I bring my dog?", 有包间吗) was "I see" or
+  answered as the user's own seat; it is now answered from the place's listing, or said not to
+  be there (with the place's phone, where it has one).
+- A booking made could not be cancelled ("I need to cancel that, something came up" was kept as
+  a wish), and a task could not be called off (算了，不订了 was asked the date again).
+- Small talk with a word of liking in it (今天天气真不错) booked the table; 不错 was a no.
+- 今晚七点 lost its day; "two adults and two kids" was a party of two.
+- A refusal reached past its clause or a correction: "if it doesn't come I just want a refund",
+  那我不要了，退款吧 and "no actually the refund is fine" were stored as "not a refund".
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from monologue.configs import load_config
+from monologue.memory.domain.schema import load_schema
+from monologue.memory.working.extract import RuleExtractor
+from monologue.memory.working.state import Comparator, Op
+from monologue.memory.working.turn_classes import calls_off
+from monologue.pipeline.builder import AgentModels
+from monologue.pipeline.text_chat import chat_session
+
+from fakes import PlannerFollowingLLM, steady
+
+TABLE = RuleExtractor(load_schema("restaurant"))
+SERVICE = RuleExtractor(load_schema("customer_service"))
+BOOK = load_schema("restaurant").actions["book"]
+TICKET = load_schema("customer_service").actions["open_ticket"]
+
+
+async def _chat(language: str, lines: list[str], domain: str = "restaurant"):
+    overrides = steady(monologue={"llm_mode": "never", "domain": domain}, reply={"wording": "policy"},
+                       long_term={"llm_help": False})
+    config = load_config(overrides={**overrides, "language": language}, environ={})
+    return await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))
+
+
+def _set(extractor: RuleExtractor, text: str, key: str) -> tuple[Comparator | None, object] | None:
+    found = [(op.comparator, op.value) for op in extractor.extract(text).operations
+             if op.op == Op.SET and op.key == key]
+    return found[0] if found else None
+
+
+# --- questions about the place on offer ------------------------------------------------------------
+
+async def test_a_question_about_the_place_is_answered_from_its_listing() -> None:
+    result = await _chat("en", ["a table for two tomorrow at 7pm, somewhere italian", "do they have parking?",
+                                "can I bring my dog?", "is there a private room?", "ok book it"])
+    offer, parking, dog, room, booked = (t.reply for t in result.turns)
+    assert "Luigi's Trattoria" in offer.text
+    assert parking.text.startswith("I can't tell: Luigi's Trattoria's listing doesn't say.")
+    assert dog.text.startswith("I can't tell")
+    assert room.text.startswith("No: Luigi's Trattoria's seating is indoor, outdoor or window, not private room.")
+    assert booked.decision["act"] == "act"      # the offer stayed open through the questions
+
+
+async def test_a_question_about_the_place_in_chinese_gives_its_phone() -> None:
+    result = await _chat("zh", ["我想订一家川菜馆，明天晚上七点，四个人", "可以带狗吗", "有包间吗", "有没有别的",
+                                "还有位子吗"])
+    offer, dog, room, other, seats = (t.reply for t in result.turns)
+    place = offer.decision["option"]
+    assert dog.text.startswith(f"{place}的资料里没写这个，可以打电话问问：")
+    assert room.text.startswith(f"{place}的资料里没写这个")         # not 座位还没定
+    assert other.decision["act"] == "propose" and other.decision["option"] != place   # another place, not the listing
+    assert "资料里没写" not in seats.text                               # whether it can be booked is the booking's
+
+
+async def test_a_place_described_as_asked_is_read_from_its_description() -> None:
+    result = await _chat("en", ["somewhere cheap tomorrow at 8 for 3 please", "is it kid friendly?",
+                                "is it going to rain tomorrow?"])
+    offer, kids, rain = (t.reply for t in result.turns)
+    assert offer.decision["args"]["party_size"] == 3          # "for 3 please"
+    assert "kid friendly" in kids.text
+    assert "the date is" not in rain.text.lower()             # no check of the booking's day
+
+
+async def test_a_place_fact_asked_before_any_place_is_offered_says_so() -> None:
+    result = await _chat("zh", ["营业到几点啊"])
+    assert result.turns[0].reply.text.startswith("还没选好餐厅")   # not 时间还没定
+
+
+# --- cancelling and calling off ------------------------------------------------------------------
+
+async def test_a_booking_made_is_read_back_then_cancelled_and_can_be_made_again() -> None:
+    result = await _chat("en", ["a table for two tomorrow at 7pm, somewhere italian", "yes please",
+                                "oh no, wait, I need to cancel that, something came up", "yes",
+                                "what did I book?", "actually, book it again for Friday", "yes"])
+    _, booked, asked, cancelled, what, again, rebooked = (t.reply for t in result.turns)
+    assert booked.decision["act"] == "act"
+    assert asked.decision["act"] == "ask_undo" and asked.text.startswith("Shall I cancel the booking: Luigi's")
+    assert cancelled.decision["act"] == "undone" and cancelled.text == \
+        "Okay, I've cancelled the booking at Luigi's Trattoria."
+    assert what.text.startswith("I've cancelled the booking at Luigi's Trattoria.")
+    assert "something came up" not in again.text                 # the reason for cancelling is no wish
+    assert again.decision["act"] == "confirm" and rebooked.decision["act"] == "act"
+    assert rebooked.decision["args"]["date"] == "friday" and not rebooked.decision.get("rebooks")
+
+
+async def test_a_cancel_not_confirmed_keeps_the_booking() -> None:
+    result = await _chat("en", ["a table for 2 tomorrow at 7 somewhere italian", "yes", "cancel it", "no, keep it",
+                                "what happens if I cancel it?", "thanks! we don't want a table near the kitchen though"])
+    _, _, asked, kept, what_if, aside = (t.reply for t in result.turns)
+    assert asked.decision["act"] == "ask_undo"
+    assert kept.text == "Okay, the booking stays as it is."
+    for reply in (what_if, aside):
+        assert reply.decision["act"] not in ("ask_undo", "undone"), reply.text
+
+
+async def test_a_change_after_the_booking_changes_it_instead_of_booking_twice() -> None:
+    result = await _chat("en", ["a table for 2 tomorrow at 7 somewhere italian", "yes", "push it back an hour", "yes"])
+    _, booked, read_back, changed = (t.reply for t in result.turns)
+    assert read_back.text.startswith("So the booking becomes Luigi's Trattoria tomorrow at 8 pm")
+    assert changed.decision["act"] == "act" and changed.decision["args"]["time"] == "20:00"
+    assert changed.text.startswith("Done: I've changed the booking; it's now Luigi's Trattoria")
+
+
+async def test_a_chinese_booking_is_cancelled_or_moved() -> None:
+    result = await _chat("zh", ["帮我订明天晚上七点，两个人", "好的", "哎呀，不好意思，帮我取消掉吧", "对",
+                                "帮我订后天晚上七点，两个人", "好", "好"])
+    _, booked, asked, cancelled, again, read_back, rebooked = (t.reply for t in result.turns)
+    assert asked.decision["act"] == "ask_undo" and asked.text.startswith("要取消这个订位吗")
+    assert cancelled.decision["act"] == "undone" and cancelled.text.endswith("的订位已取消。")
+    assert rebooked.decision["act"] == "act"
+    result = await _chat("zh", ["帮我订明天晚上七点，两个人", "好的", "帮我取消掉吧", "那改成后天吧", "好"])
+    _, _, _, moved, done = (t.reply for t in result.turns)
+    assert moved.text.startswith("订位改成：") and done.text.startswith("好了，订位已经改好：")
+
+
+@pytest.mark.parametrize(("language", "lines"), [
+    ("zh", ["订个位子，今晚七点，三个人", "算了，不订了", "今天天气真不错", "好"]),
+    ("en", ["I want to book dinner for 4 on Saturday", "forget it, I'll just cook at home", "how are you?", "ok"]),
+])
+async def test_a_task_called_off_is_not_pressed_again(language: str, lines: list[str]) -> None:
+    result = await _chat(language, lines)
+    replies = [t.reply for t in result.turns]
+    assert replies[1].decision["act"] == "called_off"
+    for reply in replies[2:]:
+        assert reply.decision["act"] not in ("ask", "propose", "confirm", "act", "resume"), reply.text
+
+
+async def test_a_ticket_called_off_stays_off() -> None:
+    result = await _chat("zh", ["我的订单一直没发货", "订单号 7730012", "那我不要了，退款吧",
+                                "算了算了，不退了，我再等等", "帮我把工单取消吧"], domain="customer_service")
+    replies = [t.reply for t in result.turns]
+    assert replies[2].decision["args"]["resolution"] == "refund"      # 不要了 does not reach past its comma
+    assert replies[3].decision["act"] == "called_off" and replies[4].decision["act"] == "called_off"
+    assert "再确认" not in replies[4].text
+
+
+@pytest.mark.parametrize(("text", "booking", "ticket"), [
+    ("oh no, wait, I need to cancel that, something came up", True, True),
+    ("forget it, I'll just cook at home", True, True),
+    ("算了，不订了", True, False),
+    ("cancel the booking please", True, False),
+    ("we don't need the table anymore", True, False),
+    ("不用了，谢谢", True, True),
+    ("算了算了，不退了，我再等等", False, True),
+    ("please don't cancel it", False, False),
+    ("不要取消", False, False),
+    ("I want to cancel my order", False, False),     # a customer's request, not calling the ticket off
+    ("what happens if I cancel it?", False, False),
+    ("should I cancel it?", False, False),
+    ("I never said cancel it", False, False),
+    ("我不想取消，只是问问", False, False),
+    ("我的订单被莫名其妙取消了", False, False),
+    ("千万别给我取消了", False, False),
+    ("迟到会不会取消", False, False),
+    ("I don't want a table outside", False, False),      # another table, not none
+    ("I don't want to go anywhere too loud", False, False),
+    ("辣的我们就不吃了", False, False),
+    ("can you cancel the booking?", True, False),
+    ("能帮我取消吗", True, True),
+    ("我们就不去了", True, False),
+    ("取消订单", False, False),
+    ("不订海底捞了", False, False),                    # a place turned down
+    ("never mind, make it 7", False, False),
+])
+def test_what_calls_a_task_off(text: str, booking: bool, ticket: bool) -> None:
+    assert calls_off(text, BOOK) is booking
+    assert calls_off(text, TICKET) is ticket
+
+
+# --- yes, no and the day ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "act"), [
+    ("今天天气真不错", "resume"),      # about the weather: no yes
+    ("菜看着不错", "resume"),
+    ("不错", "act"),                  # "not bad": a yes, not a no
+    ("嗯，不错，就这家", "act"),
+    ("不错不错", "act"),              # no A-not-A question
+    ("听起来不错", "act"),
+    ("这家挺好的", "act"),
+])
+async def test_a_word_of_liking_is_a_yes_only_when_said_of_the_offer(text: str, act: str) -> None:
+    result = await _chat("zh", ["帮我订明天晚上七点，两个人", text])
+    decision = result.turns[1].reply.decision
+    assert decision["act"] == act or (act == "resume" and decision.get("then", {}).get("act") == "resume"), decision
+
+
+async def test_tonight_with_a_time_is_the_day() -> None:
+    result = await _chat("zh", ["订个位子，今晚七点，三个人"])
+    assert result.turns[0].reply.decision["args"]["date"] == "today"
+    result = await _chat("zh", ["我想订个餐厅", "今天晚上", "今天好累啊"])
+    assert result.turns[1].reply.decision["key"] == "time"             # the day is taken
+    assert result.turns[2].reply.decision.get("then", {}).get("key") == "time"
+
+
+# --- what was said, read right -------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "count"), [
+    ("two adults and two kids", 4),
+    ("we are 3 adults, 1 child", 4),
+    ("哈哈好吧，帮我订个周末的位子，两个大人带一个小孩", 3),
+    ("三个大人两个小孩", 5),
+    ("四个大人", 4),
+    ("我们三个人，两个大人一个孩子", 3),      # the whole said first: its parts add nothing
+    ("table for 4, 2 adults and 2 kids", 4),
+])
+def test_a_party_said_in_groups_is_counted_whole(text: str, count: int) -> None:
+    assert _set(TABLE, text, "party_size") == (Comparator.EQ, count)
+
+
+def test_my_kids_alone_are_not_the_party() -> None:
+    assert _set(TABLE, "I'm bringing my 2 kids", "party_size") is None
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("ugh fine, if it doesn't come i just want a refund", "refund"),
+    ("那我不要了，退款吧", "refund"),
+    ("no actually the refund is fine, let's go with that", "refund"),
+    ("I'd rather have it swapped for a new one", "exchange"),
+    ("hmm actually, could you just send me a new pair instead", "exchange"),
+    ("能给我换个新的吗", "exchange"),
+    ("can you just get it fixed", "repair"),
+])
+def test_the_resolution_wanted_is_read_as_wanted(text: str, value: str) -> None:
+    assert _set(SERVICE, text, "resolution") == (Comparator.EQ, value)
+
+
+@pytest.mark.parametrize("text", ["I don't want a refund", "不要退款"])
+def test_a_refused_resolution_is_still_refused(text: str) -> None:
+    assert _set(SERVICE, text, "resolution") == (Comparator.NE, "refund")
+
+
+async def test_asked_whether_it_is_a_person_it_answers() -> None:
+    result = await _chat("en", ["hello! are you a real person?", "I want to talk to a real person"])
+    asked, wanted = (t.reply for t in result.turns)
+    assert asked.decision["act"] != "handover" and "not a person" in asked.text
+    assert wanted.decision["act"] == "handover"
+    result = await _chat("zh", ["你是真人吗", "我要找真人"])
+    assert result.turns[0].reply.decision["act"] != "handover" and result.turns[1].reply.decision["act"] == "handover"
+
+
+async def test_a_question_that_checks_the_booking_still_checks_it() -> None:
+    result = await _chat("en", ["a table for 2 today at 7 somewhere italian", "yes",
+                                "wait, is that booking for tomorrow?", "is it going to be at 8?"])
+    assert result.turns[2].reply.text.startswith("No, the date is today")
+    assert result.turns[3].reply.text.startswith("No, the time is 7 pm")
+
+
+async def test_for_a_number_when_the_time_is_asked_is_no_party() -> None:
+    result = await _chat("en", ["I'd like a table for 2 tomorrow", "for 8 please"])
+    assert "party_size" not in result.turns[1].reply.decision.get("args", {}) or \
+        result.turns[1].reply.decision["args"]["party_size"] == 2
+    assert "What time" in result.turns[1].reply.text
+
+
+@pytest.mark.parametrize("text", ["Can I change the time?", "is it confirmed?", "is there anywhere cheaper?"])
+async def test_a_question_about_the_booking_is_not_read_as_one_about_the_place(text: str) -> None:
+    result = await _chat("en", ["a table for 2 tomorrow at 7 somewhere italian", text])
+    assert "listing" not in result.turns[1].reply.text
+
+
+@pytest.mark.parametrize("text", ["能改时间吗", "有没有安静一点的", "可以帮我确认一下吗"])
+async def test_a_chinese_question_about_the_booking_is_not_read_as_one_about_the_place(text: str) -> None:
+    result = await _chat("zh", ["我想订一家川菜馆，明天晚上七点，四个人", text])
+    assert "资料里没写" not in result.turns[1].reply.text
+
+
+@pytest.mark.parametrize(("language", "text", "handover"), [
+    ("en", "am I talking to a real person?", False),
+    ("en", "is this a real person?", False),
+    ("en", "a real person please", True),
+    ("en", "let me speak to a human", True),
+    ("en", "I need someone to help me with the booking", False),
+    ("zh", "我要的是真人，不是机器人", True),
+    ("zh", "你是不是真人", False),
+])
+async def test_who_wants_a_person(language: str, text: str, handover: bool) -> None:
+    result = await _chat(language, [text])
+    assert (result.turns[0].reply.decision["act"] == "handover") is handover
+
+
+async def test_what_is_set_up_in_the_car_names_everything() -> None:
+    result = await _chat("en", ["take me to the airport", "set the temperature to 22", "what have you set up so far?"],
+                         domain="in_car")
+    summary = result.turns[2].reply.text
+    assert "airport" in summary and "22" in summary
