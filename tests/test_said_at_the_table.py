@@ -101,7 +101,8 @@ async def test_a_booking_made_is_read_back_then_cancelled_and_can_be_made_again(
 
 async def test_a_cancel_not_confirmed_keeps_the_booking() -> None:
     result = await _chat("en", ["a table for 2 tomorrow at 7 somewhere italian", "yes", "cancel it", "no, keep it",
-                                "what happens if I cancel it?", "thanks! we don't want a table near the kitchen though"])
+                                "what happens if I cancel it?",
+                                "thanks! we don't want a table near the kitchen though"])
     _, _, asked, kept, what_if, aside = (t.reply for t in result.turns)
     assert asked.decision["act"] == "ask_undo"
     assert kept.text == "Okay, the booking stays as it is."
