@@ -39,8 +39,9 @@ from monologue.memory.language.memory_cues import REQUEST
 from monologue.memory.language.normalise import normalised
 from monologue.memory.language.person import second_person
 from monologue.memory.language.phrases import join, join_choices, say
+from monologue.memory.language.place_questions import asks_about_a_place
 from monologue.memory.language.spoken import absolute_date
-from monologue.memory.language.stances import asks_about_a_place, asks_for_information, is_query, sentences_with_offsets
+from monologue.memory.language.stances import asks_for_information, is_query, sentences_with_offsets
 from monologue.memory.stores.actions import ActionRecord
 from monologue.memory.working.engine import WorkingMemory
 from monologue.memory.working.readers import controls_refused, controls_unnamed

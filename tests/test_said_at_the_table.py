@@ -17,6 +17,7 @@ import pytest
 
 from monologue.configs import load_config
 from monologue.memory.domain.schema import load_schema
+from monologue.memory.language.place_questions import asks_about_a_place
 from monologue.memory.working.extract import RuleExtractor
 from monologue.memory.working.state import Comparator, Op
 from monologue.memory.working.turn_classes import calls_off
@@ -300,3 +301,14 @@ async def test_what_is_set_up_in_the_car_names_everything() -> None:
                          domain="in_car")
     summary = result.turns[2].reply.text
     assert "airport" in summary and "22" in summary
+
+
+@pytest.mark.parametrize(("text", "about_the_place"), [
+    ("do they have parking?", True), ("can I bring my dog?", True), ("is it kid friendly?", True),
+    ("are dogs allowed?", True), ("可以刷卡吗", True), ("他们家有包间吗", True), ("有wifi吗", True),
+    ("is it going to rain tomorrow?", False), ("can you book it?", False), ("is it confirmed?", False),
+    ("is there anywhere cheaper?", False), ("有没有别的", False), ("还有位子吗", False), ("能订到吗", False),
+    ("可以吗", False), ("你能帮我订吗", False), ("有没有安静一点的", False),
+])
+def test_what_asks_about_the_place(text: str, about_the_place: bool) -> None:
+    assert asks_about_a_place(text) is about_the_place

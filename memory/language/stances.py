@@ -257,48 +257,6 @@ def sentences_with_offsets(text: str) -> list[tuple[int, str]]:
     return out
 
 
-# A yes/no question about a place or what one may do there ("do they have parking?", "can I bring
-# my dog?", "is there a private room?", 可以带狗吗, 有包间吗, 能刷卡吗): with a place offered or chosen,
-# it asks about that place, whatever it names. Not the user's own state ("is it for four?", 我订的是
-# 几点) nor a request to the agent ("can you…", 你能…); a request that sets something ("can I have
-# a window seat?") is read as one before this is asked.
-PLACE_QUESTION_EN = re.compile(
-    r"^(?:(?:do|does|will|would|can|could|may)\s+(?:they|the (?:place|restaurant)|i|we|dogs?|kids?|children|"
-    r"guests?|people)\b|does it\b|(?:is|are)\s+(?:there|it|they|the (?:place|restaurant))\b|"
-    r"(?:are|is)\s+(?:dogs?|kids?|children|pets?)\b|"
-    r"(?:do you know|any idea)\s+(?:if|whether)\b)", re.IGNORECASE)
-_PLACE_VERB_ZH = re.compile(r"有|可以|能|让|允许|方便|提供|支持|带|收")
-# Not a question about the place: the agent ("你能…"), the user's own words (记得, 我订的), another
-# place (有没有别的: the options answer it), or whether it can be booked (还有位子吗, 能订到吗: the
-# booking answers that).
-# ("能改时间吗", "is it confirmed?", "will I get a text?": the booking's, not the place's; 有没有安静
-# 一点的 asks for another place.)
-_NOT_ABOUT_A_PLACE_ZH = re.compile(r"你|记得|说过|提过|我[订定要说的]|别的|其他|其它|另外|换|订|位子|空位|有位|桌|"
-                                   r"改|确认|取消|帮我|短信|通知|附近|哪里|哪儿|"
-                                   r"有没有[^，。？?吗]{1,8}的[吗呢]?[?？。]?\s*$")
-_NOT_ABOUT_A_PLACE_EN = re.compile(r"\b(?:going to|gonna|rain|snow|other|else|another|different|instead|book|booking|"
-                                   r"reserv\w*|available|availability|tables?|room for|space for|seats?|change|move|"
-                                   r"confirm\w*|done|cancel\w*|text|email|message|call me|remind|anywhere|somewhere|"
-                                   r"any ?place|places)\b",
-                                   re.IGNORECASE)
-
-
-def asks_about_a_place(sentence: str) -> bool:
-    """Whether `sentence` is a yes/no question about a place or what one may do there."""
-    stripped = sentence.strip()
-    if not stripped:
-        return False
-    if language_of(stripped) == "zh":
-        asks = bool(YES_NO_QUESTION_ZH.search(stripped)) or bool(re.search(r"(?:吗|行不行|可不可以|能不能)[?？。]?\s*$",
-                                                                            stripped))
-        # (A bare 可以吗, 行吗 answers an offer with a question; it asks nothing about the place.)
-        named = re.sub(r"[吗么呢吧啊呀，。？?！!\s]|可以|能|行|有|不", "", stripped)
-        return asks and bool(named) and bool(_PLACE_VERB_ZH.search(stripped)) \
-            and not _NOT_ABOUT_A_PLACE_ZH.search(stripped)
-    stripped = LEAD_IN_EN.sub("", stripped) or stripped
-    return bool(PLACE_QUESTION_EN.match(stripped)) and not _NOT_ABOUT_A_PLACE_EN.search(stripped)
-
-
 def asks_for_information(sentence: str) -> bool:
     """Whether one sentence is a question about something (not a request phrased as one)."""
     stripped = sentence.strip()
