@@ -19,7 +19,7 @@ from monologue.dialogue.check import ReplyCheck
 from monologue.dialogue.chooser import NO_ACTION, Validated, validate
 from monologue.dialogue.compose import compose
 from monologue.dialogue.policy import Act, Decision, DialoguePolicy, TurnFacts, live_values
-from monologue.dialogue.state_questions import Embed, StateQuestionReader
+from monologue.dialogue.state_questions import Embed, StateQuestionReader, points_back
 from monologue.dialogue.tools import ActionRequest, Toolbox
 from monologue.dialogue.wording import Wording, said_of, spoken_args
 from monologue.memory.domain.catalogue import (
@@ -281,6 +281,11 @@ class DialogueSession:
                     and (LASTING_QUESTION.search(text) or not any(view.find(k) for k in state_question.keys)) \
                     and not self._newer_than_memory(view, schema, state_question.keys, memory_answer, language):
                 state_question = None     # "what temperature do I like?": the user's lasting ways are memory's
+            if state_question is not None and state_question.kind == "slot" and not points_back(text) \
+                    and schema.unseen_answer(text, language):
+                # "How long do refunds usually take?", "what's the status of my order?": what the agent
+                # cannot see, not the slot a word names read back ("The wanted resolution is a refund").
+                state_question = None
         option_answer = ""
         asked_fact = catalogue.asked_fact(text, language) if catalogue is not None and not memory_say else ""
         in_view = (asked_about or self._option_in_view(view, catalogue)) \

@@ -139,6 +139,11 @@ def _mentions_name(spec: KeySpec, lowered: str, spaced: bool) -> bool:
                for n in names)
 
 
+def points_back(text: str) -> bool:
+    """Whether `text` points back at what was said or agreed ("what did I say?", 刚才订的)."""
+    return bool(_POINTS_BACK.search(text))
+
+
 def checks_held(sentence: str) -> bool:
     """Whether a sentence asks whether a value is what was agreed (a yes/no or either/or question)."""
     stripped = sentence.strip()
@@ -375,4 +380,4 @@ def _held_number_said(sentence: str, view: SessionState) -> list[tuple[str, obje
     return found
 
 
-__all__ = ["ENCODER_THRESHOLD", "StateQuestion", "StateQuestionReader", "checks_held"]
+__all__ = ["ENCODER_THRESHOLD", "StateQuestion", "StateQuestionReader", "checks_held", "points_back"]

@@ -312,3 +312,15 @@ async def test_what_is_set_up_in_the_car_names_everything() -> None:
 ])
 def test_what_asks_about_the_place(text: str, about_the_place: bool) -> None:
     assert asks_about_a_place(text) is about_the_place
+
+
+async def test_what_customer_service_cannot_see_is_said_so() -> None:
+    result = await _chat("en", ["my blender arrived broken, order 55123", "I want a refund",
+                                "how long do refunds usually take?", "what did you put down as the problem?",
+                                "whats the status of my other order, 99-ZX-288?"], domain="customer_service")
+    _, _, how_long, problem, status = (t.reply for t in result.turns)
+    assert how_long.text.startswith("I can't see how long that takes")      # not "The wanted resolution is…"
+    assert "blender arrived broken" in problem.text
+    assert status.text.startswith("I can't see live order tracking")       # not the first order's number
+    result = await _chat("zh", ["我的快递一直没到，订单号 8812345", "到底什么时候到"], domain="customer_service")
+    assert result.turns[1].reply.text.startswith("我这里看不到实时物流")
