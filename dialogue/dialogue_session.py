@@ -34,7 +34,7 @@ from monologue.memory.domain.catalogue import (
 )
 from monologue.memory.domain.schema import DomainSchema, Reader, load_schema
 from monologue.memory.domain.several import Combined, domain_view
-from monologue.memory.language.cues import CLOSING, LASTING_QUESTION, REMEMBER_ME, THANKS, language_of
+from monologue.memory.language.cues import CLOSING, LASTING_QUESTION, REMEMBER_ME, THANKS, WANTS_OPTIONS, language_of
 from monologue.memory.language.memory_cues import REQUEST
 from monologue.memory.language.normalise import normalised
 from monologue.memory.language.person import second_person
@@ -56,7 +56,7 @@ from monologue.memory.working.state import (
     Operation,
     SessionState,
 )
-from monologue.memory.working.turn_classes import TurnClass, calls_off
+from monologue.memory.working.turn_classes import CallOff, TurnClass, calls_off
 from monologue.memory.working.wishes import asks_beyond
 
 _ASIDES = {Act.SMALL_TALK, Act.ANSWER, Act.ANSWER_STATE, Act.ANSWER_OPTION, Act.GREET, Act.DONT_KNOW,
@@ -302,7 +302,7 @@ class DialogueSession:
             # ("时间还没定" had answered it): which place is still to be found.
             option_answer = say("option.none_in_view", language)
             state_question = None
-        elif catalogue is not None and not memory_say and not changed \
+        elif catalogue is not None and not memory_say and not changed and not WANTS_OPTIONS.search(text) \
                 and any(asks_about_a_place(s) for _, s in sentences_with_offsets(text)) \
                 and not self._names_the_tasks_own(schema, text, language) \
                 and (state_question is None or not any(view.find(k) for k in state_question.keys)):
@@ -335,7 +335,7 @@ class DialogueSession:
                           asked_unfit=asked_unfit, asked_option_said=asked_option_said,
                           refused_options=tuple(catalogue.refused_in(text)) if catalogue is not None else (),
                           beyond_the_domain=beyond, unnamed_controls=tuple(unnamed),
-                          calls_off=primary is not None and calls_off(text, primary),
+                          calls_off=calls_off(text, primary) if primary is not None else CallOff.NONE,
                           names_said=catalogue.names_said_in(text) if catalogue is not None else ())
         policy = self.policy(state.domain)
         relaxable = _relaxable(catalogue.items, view, policy.kept_conditions(view, facts)) \
@@ -371,7 +371,8 @@ class DialogueSession:
         elif previous_reply and normalised(template) == normalised(previous_reply) \
                 and not decision.act.said_as_decided \
                 and not (decision.act == Act.ANSWER and decision.say) \
-                and decision.act != Act.CALLED_OFF:     # (what it cannot see, asked twice; a task still off)
+                and decision.act not in (Act.CALLED_OFF, Act.CLOSE):   # (what it cannot see, asked twice; a task
+                # still off; a second goodbye)
             # The policy's own words never repeat the previous reply either.
             lowered = template[:1].lower() + template[1:] if template[1:2].islower() else template
             template = say("policy.again", language, text=lowered if language == "en" else template)

@@ -11,6 +11,7 @@ A plain library, like `memory/`: no frames, no audio, no pipecat.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -48,7 +49,7 @@ from monologue.memory.working.state import (
     ConditionStatus,
     SessionState,
 )
-from monologue.memory.working.turn_classes import TurnClass, names_the_task
+from monologue.memory.working.turn_classes import CallOff, TurnClass, names_the_task
 
 
 class Act(StrEnum):
@@ -86,6 +87,15 @@ class Act(StrEnum):
         return self in (Act.ANSWER_MEMORY, Act.DONT_KNOW, Act.CLARIFY, Act.MEMORY, Act.ANSWER_STATE, Act.ANSWER_OPTION)
 
 
+# A turn worded as a question, whatever else it is ("…要扣钱吗", "by the way, what happens if…?").
+_ASKED = re.compile(r"[?？]\s*$|[吗呢]\W*$|"
+                    r"^\W*(?:(?:by the way|btw|so|and|oh),?\s+)?(?:what|how|when|why|is|are|do|does|can|will)\b",
+                    re.IGNORECASE)
+
+# ("Traffic looks awful today, doesn't it?": a remark with a tag, small talk, not a question.)
+_TAG_QUESTION = re.compile(r",\s*(?:\w+n'?t\s+\w+|right|huh|eh|yeah)\s*\?\s*$|(?:对吧|是吧|是不是)[?？]?\s*$",
+                           re.IGNORECASE)
+
 # Acts that leave an option on the table: a yes to the next turn takes it.
 _OFFERS = (Act.PROPOSE, Act.RESUME, Act.ONLY_OPTION)
 
@@ -114,7 +124,7 @@ class TurnFacts:
     # agent can do, and to be told so rather than "I see".
     beyond_the_domain: bool = False
     unnamed_controls: tuple[str, ...] = ()   # a verb said with none of these controls named: which one?
-    calls_off: bool = False              # the turn calls the task off ("cancel that", 不订了, 不用了)
+    calls_off: CallOff = CallOff.NONE    # the turn calls the task off ("cancel that", 不订了, 不用了)
     names_said: tuple[str, ...] = ()     # the words that name a catalogue item, as said (海底捞不错 → 海底捞)
 
 
@@ -416,17 +426,19 @@ class DialoguePolicy:
         off at once: nothing is undone, and it is not pressed again."""
         done = _done_with(state, primary.name)
         if last.act == Act.ASK_UNDO and last.action == primary.name and done is not None and done.args:
-            yes = (self._yes(turn) if not turn.calls_off else True) if not turn.changed else None
+            yes = (True if turn.calls_off == CallOff.CANCEL else self._yes(turn)) if not turn.changed else None
             if yes:
                 return Decision(Act.UNDONE, primary.name, args=dict(done.args), record=done.record, refused=refused,
                                 option=str(done.args.get(primary.choose, "")) if primary.choose else "",
                                 reason="the user confirmed the cancel")
-            if yes is False and not turn.changed:
+            if yes is False and not turn.changed & {*primary.needs, primary.choose}:
                 return Decision(Act.ALREADY_DONE, primary.name, args=dict(done.args), key="kept", refused=refused,
                                 reason="the user kept what was done")
         if not turn.calls_off or turn.changed & {*primary.needs, primary.choose}:
             return None
         if done is not None and done.args and done.record:
+            if turn.calls_off != CallOff.CANCEL:
+                return None      # "不用了，谢谢" to "anything else?": nothing more, nothing undone
             return Decision(Act.ASK_UNDO, primary.name, args=dict(done.args), record=done.record, refused=refused,
                             reason="the user asked to cancel what was done: read back first")
         if done is not None and not done.args:
@@ -624,8 +636,14 @@ class DialoguePolicy:
             return Decision(Act.SMALL_TALK, key="how_are_you" if HOW_ARE_YOU.search(text) else "to_me",
                             then=self._resume(step, last),
                             reason="small talk with the agent", refused=refused)
+        unseen = self.schema.unseen_answer(text, turn.language)
+        if unseen and not acting and (asked or (_ASKED.search(text) and not _TAG_QUESTION.search(text))) \
+                and not WANTS_OPTIONS.search(text):
+            # "对了，你们取消预订要扣钱吗", "by the way, what happens if I cancel on the day?": asked
+            # however it is worded (a request's words, a lead-in), and the agent cannot know it.
+            return Decision(Act.ANSWER, then=self._resume(step, last), say=unseen, refused=refused,
+                            reason="a question about what the agent cannot see")
         if asked and not WANTS_OPTIONS.search(text) and not acting:
-            unseen = self.schema.unseen_answer(text, turn.language)
             return Decision(Act.ANSWER, then=self._resume(step, last), say=unseen, refused=refused,
                             reason="a question about what the agent cannot see" if unseen
                             else "a question about the world")

@@ -159,7 +159,7 @@ async def test_a_ticket_called_off_stays_off() -> None:
     ("cancel the booking please", True, False),
     ("we don't need the table anymore", True, False),
     ("不用了，谢谢", True, True),
-    ("算了算了，不退了，我再等等", False, True),
+    ("算了算了，不退了，我再等等", True, True),
     ("please don't cancel it", False, False),
     ("不要取消", False, False),
     ("I want to cancel my order", False, False),     # a customer's request, not calling the ticket off
@@ -181,8 +181,8 @@ async def test_a_ticket_called_off_stays_off() -> None:
     ("never mind, make it 7", False, False),
 ])
 def test_what_calls_a_task_off(text: str, booking: bool, ticket: bool) -> None:
-    assert calls_off(text, BOOK) is booking
-    assert calls_off(text, TICKET) is ticket
+    assert bool(calls_off(text, BOOK)) is booking
+    assert bool(calls_off(text, TICKET)) is ticket
 
 
 # --- yes, no and the day ---------------------------------------------------------------------------
@@ -324,3 +324,52 @@ async def test_what_customer_service_cannot_see_is_said_so() -> None:
     assert status.text.startswith("I can't see live order tracking")       # not the first order's number
     result = await _chat("zh", ["我的快递一直没到，订单号 8812345", "到底什么时候到"], domain="customer_service")
     assert result.turns[1].reply.text.startswith("我这里看不到实时物流")
+
+
+# --- from a second new user's drive ----------------------------------------------------------------
+
+@pytest.mark.parametrize(("language", "lines", "count"), [
+    ("zh", ["明天晚上七点，三个大人两个小孩"], 5),
+    ("zh", ["帮我订一下下周三的晚饭", "七点吧", "我们家三个大人带两个孩子"], 5),
+    ("en", ["a table tonight around 8", "there'll be two adults and three kids"], 5),
+    ("en", ["a table tomorrow at 7pm, 2 adults 1 child"], 3),
+])
+async def test_a_party_in_groups_is_kept_as_counted(language: str, lines: list[str], count: int) -> None:
+    result = await _chat(language, lines)
+    assert result.turns[-1].reply.decision["args"]["party_size"] == count       # not thrown away as "not said"
+
+
+@pytest.mark.parametrize(("text", "how"), [
+    ("算了算了，我自己打电话订吧", "drop"), ("hmm, you know what, never mind, we'll just order in", "drop"),
+    ("嗯没事了，不用处理了", "drop"), ("那还是帮我把这个工单撤了吧", "cancel"), ("嗯，撤掉", "cancel"),
+    ("对了，你们取消预订要扣钱吗", ""), ("取消订位的话要提前多久说", ""), ("工单提交以后还能取消吗", ""),
+    ("算了，就这家吧", ""), ("算了，还是明天吧", ""),
+])
+def test_dropped_or_cancelled(text: str, how: str) -> None:
+    assert calls_off(text, TICKET if "工单" in text or "处理" in text else BOOK) == how
+
+
+async def test_nothing_more_after_the_booking_undoes_nothing() -> None:
+    result = await _chat("zh", ["帮我订明天晚上七点，两个人", "好的", "没事了，谢谢", "不用了，谢谢"])
+    for reply in (t.reply for t in result.turns[2:]):
+        assert reply.decision["act"] not in ("ask_undo", "undone", "called_off"), reply.text
+    assert "再确认" not in result.turns[3].reply.text
+
+
+@pytest.mark.parametrize(("language", "text", "said"), [
+    ("zh", "对了，你们取消预订要扣钱吗", "取消规定我这里没有"),
+    ("en", "by the way, what happens if I cancel on the day?", "cancellation terms"),
+])
+async def test_the_cancellation_terms_are_said_to_be_unknown(language: str, text: str, said: str) -> None:
+    first = "帮我订明天晚上七点，两个人" if language == "zh" else "a table for 5 on Saturday at 6pm"
+    yes = "好的" if language == "zh" else "yes"
+    result = await _chat(language, [first, yes, text])
+    reply = result.turns[2].reply
+    assert said in reply.text and reply.decision["act"] not in ("ask_undo", "undone")
+
+
+async def test_a_question_about_cancelling_keeps_the_party() -> None:
+    result = await _chat("zh", ["帮我找个饭店，明天中午", "十二点半，八个人",
+                                "其实我就是问问，取消订位的话要提前多久说"])
+    assert result.turns[2].reply.decision.get("args", {}).get("party_size", 8) == 8
+    assert "几位" not in result.turns[2].reply.text

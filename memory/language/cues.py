@@ -157,9 +157,10 @@ EN = StateCues(
         r"\b(?P<n>" + EN_NUMBER + r"|an?)\s+(?:adults?|grown-?ups|kids?|children|child|babies|baby|toddlers?|teens?|"
         r"teenagers?|seniors?|elderly|infants?|grandparents|parents|friends|colleagues|people|persons|guests)\b",
         re.IGNORECASE),
-    head_count_join=re.compile(r"^\s*,?\s*(?:and|plus|with|along with|together with|&|\+|,)\s*(?:also\s+)?$",
+    head_count_join=re.compile(r"^\s*,?\s*(?:and|plus|with|along with|together with|&|\+|,)?\s*(?:also\s+)?$",
                                re.IGNORECASE),
-    bare_number=re.compile(r"\b(?:make it|change it to|actually|instead|rather|let'?s say|i meant|now)\s+(?P<n>"
+    bare_number=re.compile(r"\b(?:make it|change it to|actually|instead|rather|let'?s say|i meant|now|"
+                           r"(?:it|that|we)(?:'ll| will) be)\s+(?P<n>"
                            + EN_NUMBER + r")\b(?!\s*(?::|am|pm|o'?clock|dollars|bucks))"),
     amount_limit=(
         re.compile(r"\b(?:under|below|less than|no more than|at most|max(?:imum)?|up to|within|cheaper than|not over|"

@@ -836,9 +836,14 @@ class RuleExtractor:
         keys_only = [(m.group("what"), m.span()) for m in cues.withdraw_key.finditer(text)] if cues.withdraw_key else []
         withdrawn = False
         held = frozenset(c.key for c in state.constraints.values()) if state is not None else frozenset()
+        primary = self.schema.primary_action()
+        task_nouns = tuple(w.lower() for lang_words in (primary.task_nouns.values() if primary else ())
+                           for w in lang_words)
         for what, span in matches + keys_only:
             if not what:
                 continue
+            if what.strip().lower().startswith(task_nouns):
+                continue      # "取消订位的话…", "cancel the booking": the task itself, not the 位 of its party
             target = self._key_named(what.strip(), lang, cues, keys_only=(what, span) in keys_only, held=held) \
                 or held_wish_named(self.schema, what, lang, state) or _held_number_named(what, state)
             if target is not None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
-from monologue.memory.language.cues import BARE_CANCEL, language_of
+from monologue.memory.language.cues import BARE_CANCEL, HEAD_COUNT_WHOLE, STATE_CUES, language_of
 from monologue.memory.language.normalise import contains, normalised
 from monologue.memory.language.numbers import (
     EN_TENS,
@@ -100,6 +100,14 @@ def _without_times(text: str) -> str:
     return text
 
 
+def _counted_in_groups(utterance: str) -> int | None:
+    """The people a turn counts in groups ("two adults and three kids", 三个大人两个小孩), or None."""
+    groups = [m for m in STATE_CUES[language_of(utterance)].head_count_group.finditer(utterance)
+              if not HEAD_COUNT_WHOLE.search(m.group())]
+    counts = [1 if m.group("n").lower() in ("a", "an") else to_int(m.group("n")) for m in groups]
+    return sum(n for n in counts if n is not None) if counts and None not in counts else None
+
+
 def value_said(value: Any, spec: KeySpec, utterance: str, *, strict: bool = False) -> bool:
     """Whether `value` was said in `utterance`, as it is or in a form it normalises from.
 
@@ -110,6 +118,8 @@ def value_said(value: Any, spec: KeySpec, utterance: str, *, strict: bool = Fals
         return True    # a yes/no on a key: the key's mention carries it (checked separately)
     if spec.reader == Reader.IDENTIFIER and _compact(str(value)) in _compact(text):
         return True    # a code said in pieces ("A94 9714") is the code
+    if spec.reader == Reader.HEAD_COUNT and isinstance(value, int) and value == _counted_in_groups(utterance):
+        return True    # "two adults and three kids": 5, said as its parts
     if isinstance(value, int | float) or (isinstance(value, str) and re.fullmatch(r"\d+(?:\.\d+)?", value)):
         return int(float(value)) in numbers_said(_without_times(utterance) if strict else utterance)
     raw = str(value)
@@ -270,6 +280,8 @@ class Grounder:
             words = _clause_with(utterance, op.value, spec)
         if _inside(utterance, words or utterance, question_spans):
             return None, "a question never sets a value"
+        if op.op == Op.WITHDRAW and words and _inside(utterance, words, query_spans):
+            return None, f"a question about the world ('取消订位的话要提前多久') talks about {op.key}; it keeps it"
         if op.op == Op.SET and spec.type in ("enum", "bool") and _inside(utterance, words or utterance, query_spans):
             return None, f"a question about the world ('what happens if…') talks about {op.key}; it does not set it"
         if op.op == Op.SET:

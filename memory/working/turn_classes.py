@@ -35,7 +35,7 @@ from monologue.memory.language.cues import (
     language_of,
 )
 from monologue.memory.language.memory_cues import MEMORY_FORGET_ABOUT, is_memory_command
-from monologue.memory.language.stances import sentences_with_offsets
+from monologue.memory.language.stances import WH_QUESTION_EN, WH_QUESTION_ZH, sentences_with_offsets
 
 
 class TurnClass(StrEnum):
@@ -92,17 +92,25 @@ def names_the_task(text: str, schema: DomainSchema | None) -> bool:
     return _says_any(text.lower(), words)
 
 
-def calls_off(text: str, action: ActionSpec) -> bool:
-    """Whether the turn calls `action`'s task off: cancels it ("I need to cancel that, something
-    came up", 帮我把工单取消吧) or says it is not needed any more ("forget it, I'll cook at home",
-    算了，不订了, 不用了). Only for a task whose YAML says how it is called off (`called_off:`).
+class CallOff(StrEnum):
+    """How a turn calls a task off: not at all, as not needed any more, or by cancelling it."""
+
+    NONE = ""
+    DROP = "drop"        # "forget it, I'll cook at home", 算了，不订了, 不用了: not needed (any more)
+    CANCEL = "cancel"    # "cancel that", 帮我把工单取消吧: undo it, even once it is done
+
+
+def calls_off(text: str, action: ActionSpec) -> CallOff:
+    """Whether and how the turn calls `action`'s task off. Only for a task whose YAML says how
+    it is called off (`called_off:`). Once the task is done only a cancel undoes it: "不用了，谢谢"
+    to "anything else?" drops nothing.
 
     Nothing is called off by a cancel of something else ("cancel my order" is a customer's
     request), a refused or past one ("I don't want to cancel it", 千万别取消, 订单被取消了), or a
-    question ("what happens if I cancel it?", 可以取消吗): a question asks for it only when it
-    names the task ("can you cancel the booking?")."""
+    question ("what happens if I cancel it?", 取消预订要扣钱吗) unless it asks the agent to do it
+    ("can you cancel the booking?", 能帮我取消吗)."""
     if not action.task_nouns:
-        return False
+        return CallOff.NONE
     return _calls_off(text.strip().lower(), tuple(w.lower() for w in action.task_nouns.get("en", ())),
                       tuple(action.task_nouns.get("zh", ())), tuple(w.lower() for w in action.task_verbs.get("en", ())),
                       tuple(action.task_verbs.get("zh", ())))
@@ -120,50 +128,61 @@ _ASKS_THE_AGENT = re.compile(r"^\W*(?:(?:can|could|would|will) you|please)\b|帮
 
 @lru_cache(maxsize=512)
 def _calls_off(lowered: str, nouns_en: tuple[str, ...], nouns_zh: tuple[str, ...], verbs_en: tuple[str, ...],
-               verbs_zh: tuple[str, ...]) -> bool:
-    named, bare = _called_off_patterns(nouns_en, nouns_zh, verbs_en, verbs_zh)
+               verbs_zh: tuple[str, ...]) -> CallOff:
+    cancels, drops = _called_off_patterns(nouns_en, nouns_zh, verbs_en, verbs_zh)
+    found = CallOff.NONE
     for _, sentence in sentences_with_offsets(lowered):
-        question = bool(_QUESTION_END.search(sentence)) and not _ASKS_THE_AGENT.search(sentence)
-        for pattern in (named if question else (*named, *bare)):
-            for m in pattern.finditer(sentence):
+        asked = _QUESTION_END.search(sentence) or (WH_QUESTION_ZH.search(sentence) if language_of(sentence) == "zh"
+                                                   else WH_QUESTION_EN.search(sentence))
+        if asked and not _ASKS_THE_AGENT.search(sentence):
+            continue      # "你们取消预订要扣钱吗", 取消订位的话要提前多久说: asked about, not asked for
+        for how, patterns in ((CallOff.CANCEL, cancels), (CallOff.DROP, drops)):
+            for m in (m for pattern in patterns for m in pattern.finditer(sentence)):
                 clause_start = max(sentence.rfind(mark, 0, m.start()) for mark in ",，.。;；!！") + 1
                 before = sentence[clause_start:m.start()]
                 kept = _CANCEL_KEPT_ZH.search(before) if language_of(m.group()) == "zh" \
                     else _CANCEL_KEPT_EN.search(before)
                 if not kept or m.group().startswith(("don", "do not", "no longer", "won")):
-                    return True
-    return False
+                    if how == CallOff.CANCEL:
+                        return how
+                    found = how
+    return found
 
 
 @lru_cache(maxsize=16)
 def _called_off_patterns(nouns_en: tuple[str, ...], nouns_zh: tuple[str, ...], verbs_en: tuple[str, ...],
                          verbs_zh: tuple[str, ...]) -> tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]]:
-    """(The ways that name the task, which a request worded as a question may say too; the ways
-    that do not, said only as statements.)"""
+    """(The ways of cancelling it; the ways of saying it is not needed.)"""
     def any_of(words: tuple[str, ...]) -> str:
         return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) or "(?!)"
     noun_en, noun_zh, verb_en, verb_zh = any_of(nouns_en), any_of(nouns_zh), any_of(verbs_en), any_of(verbs_zh)
     clause_end = r"(?:\s+(?:any ?more|after all|at all|please|then))*\s*(?:[,.!;?]|$)"
-    named = (
+    undo_zh = r"(?:取消|撤销|撤回|撤掉)"
+    cancels = (
         re.compile(r"\b(?:cancel|call off|scrap)\s+(?:the|my|our|this|that)\s+(?:whole\s+)?(?:" + noun_en + r")\b"),
-        re.compile(r"取消掉?(?:" + noun_zh + r")|把(?:" + noun_zh + r")取消"),
-    )
-    bare = (
         re.compile(r"\b(?:cancel|call off|scrap)\s+(?:it|that|this|them|everything)" + clause_end),
         re.compile(r"\b(?:cancel|call it off)" + clause_end),
+        re.compile(undo_zh + r"掉?(?:" + noun_zh + r"|这个|那个|它|吧|掉|一下|吗|[。！!，,？?]|$)|"
+                   r"把(?:" + noun_zh + r"|这个|那个|它)?(?:[\u4e00-\u9fff]{0,2}(?:工单|订单|订位))?"
+                   r"(?:取消|撤销|撤回|撤)(?:了|掉|吧)"),
+    )
+    drops = (
         # "we don't need the table any more", "I don't want to book after all": the object ends the
         # clause ("I don't want a table outside" asks for another table).
         re.compile(r"\b(?:don'?t|do not|no longer|won'?t)\s+(?:need|want|be needing)\s+(?:it|that|(?:the|an?)\s+(?:"
                    + noun_en + r")|one|to (?:" + verb_en + r"))" + clause_end),
-        re.compile(r"\b(?:forget|never ?mind)\s+(?:it|about it|the (?:" + noun_en + r"))\b.*\b(?:i'?ll|we'?ll|i will|"
-                   r"we will|i'?m not|we'?re not|not going)\b"),
+        re.compile(r"\b(?:forget (?:it|about it|the (?:" + noun_en + r"))|"
+                   r"never ?mind(?: it| about it| the (?:" + noun_en + r"))?)"
+                   r"\b.*\b(?:i'?ll|we'?ll|i will|we will|i'?m not|we'?re not|not going|i'?d rather|"
+                   r"i just|we just|myself|ourselves)\b"),
         re.compile(r"\bnot (?:going|coming) (?:any ?more|after all)\b"),
-        re.compile(r"取消掉?(?:这个|那个|它|吧|掉|一下|吗|[。！!，,？?]|$)|把(?:这个|那个|它)取消"),
         # 算了，不订了, 我们就不去了 (not 海底捞不去了, a place turned down; nor 辣的就不吃了)
         re.compile(r"(?:^|[，,。！!\s]|算了|那就|就|我们|我|还是|先)(?:不|别|不用|不要|不想)再?(?:" + verb_zh + r")了"),
         re.compile(r"^(?:算了)?[，,\s]*(?:不用了|不需要了)(?:[，,\s]*谢谢(?:你|啦)?)?[。！!]?$"),
+        # 算了，我自己打电话订吧; 嗯没事了，不用处理了: done some other way, or not needed
+        re.compile(r"算了.{0,12}(?:我自己|我们自己|自己来|自己去|我再等等|再说吧)|没事了|不用(?:处理|办|弄|管|帮我)了"),
     )
-    return named, bare
+    return cancels, drops
 
 
 def _forgets_a_task_key(text: str, schema: DomainSchema | None) -> bool:
