@@ -92,6 +92,8 @@ _ASKED = re.compile(r"[?？]\s*$|[吗呢]\W*$|"
                     r"^\W*(?:(?:by the way|btw|so|and|oh),?\s+)?(?:what|how|when|why|is|are|do|does|can|will)\b",
                     re.IGNORECASE)
 
+# A liking hedged by a question after "but" (…但是有包间吗？).
+_BUT_ASKS = re.compile(r"\bbut\b[^.!]*\?\s*$|(?:但是|不过|可是)[^。！]*(?:吗|[?？])\W*$", re.IGNORECASE)
 # ("Traffic looks awful today, doesn't it?": a remark with a tag, small talk, not a question.)
 _TAG_QUESTION = re.compile(r",\s*(?:\w+n'?t\s+\w+|right|huh|eh|yeah)\s*\?\s*$|(?:对吧|是吧|是不是)[?？]?\s*$",
                            re.IGNORECASE)
@@ -494,6 +496,8 @@ class DialoguePolicy:
             return None
         if REFUSES_OFFER.search(text):
             return False
+        if _BUT_ASKS.search(turn.text):
+            return None             # "sounds nice I guess, but is it romantic?": not decided until answered
         if YES_WORD_DESCRIBING.search(text):
             return None             # "lovely weather this week" is small talk, not a yes
         answer = yes_or_no(text)

@@ -373,3 +373,16 @@ async def test_a_question_about_cancelling_keeps_the_party() -> None:
                                 "其实我就是问问，取消订位的话要提前多久说"])
     assert result.turns[2].reply.decision.get("args", {}).get("party_size", 8) == 8
     assert "几位" not in result.turns[2].reply.text
+
+
+async def test_a_day_moved_from_the_day_named_is_moved() -> None:
+    result = await _chat("zh", ["帮我订周五晚上七点，两个人", "好的", "哎呀周五我要加班，能不能往后推一天", "好"])
+    moved, done = result.turns[2].reply, result.turns[3].reply
+    assert moved.decision["args"]["date"] == "saturday" and moved.text.startswith("订位改成：")
+    assert done.decision["act"] == "act"
+
+
+async def test_a_liking_with_a_question_after_but_books_nothing() -> None:
+    result = await _chat("en", ["a table for 2 tomorrow at 7", "that place sounds nice I guess, but is it romantic?"])
+    reply = result.turns[1].reply
+    assert reply.decision["act"] != "act" and "romantic" not in reply.text     # not a yes, and no wish "is it romantic"

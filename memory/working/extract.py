@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.asked_for import words_asked_for
@@ -294,10 +294,13 @@ class RuleExtractor:
                      if not self._negated(text, t[1], cues) and not _overlaps((t[1], t[2]), taken)]
             for value, start, end in times[-1:]:
                 value = self._same_half_of_day(value, spec, source, cues, state)
+                if self._the_reference(spec, value, relative.written, state):
+                    continue
                 add(Operation(Op.SET, spec.name, Comparator.EQ, value, text[start:end], correction=result.correction),
                     (start, end))
         for spec in self._dates:
-            dates = [d for d in _DATES[lang](text) if not self._negated(text, d[1], cues)]
+            dates = [d for d in _DATES[lang](text) if not self._negated(text, d[1], cues)
+                     and not self._the_reference(spec, d[0], relative.written, state)]
             for value, start, end in dates[-1:]:
                 add(Operation(Op.SET, spec.name, Comparator.EQ, value, text[start:end], correction=result.correction),
                     (start, end))
@@ -446,6 +449,12 @@ class RuleExtractor:
         at = text.find(op.words) if op.words else -1
         clause = clause_of(text, (at, at + len(op.words))) if at >= 0 else text
         return bool(cues.hedge.search(clause.lower() if cues.spaced else clause))
+
+    @staticmethod
+    def _the_reference(spec: KeySpec, value: Any, moved: list[str], state: SessionState | None) -> bool:
+        """The value held, said in a turn that moves it ("周五我要加班，能不能往后推一天"): what it is
+        moved from, not a value set again over the move."""
+        return spec.name in moved and state is not None and any(c.value == value for c in state.find(spec.name))
 
     @staticmethod
     def _negated(text: str, start: int, cues: StateCues) -> bool:

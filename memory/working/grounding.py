@@ -421,6 +421,9 @@ def _inside(utterance: str, words: str, spans: list[tuple[int, int]]) -> bool:
     at = utterance.lower().find(words.lower()) if words else -1
     if at < 0:      # words not found: a question only if the whole utterance asks
         return sum(end - start for start, end in spans) >= 0.9 * len(utterance.strip())
+    # ("but is it romantic?": the word that joins the question on is not outside it.)
+    lead = re.match(r"\s*(?:and|but|or|so|though|然后|但是|不过|可是)\s*", utterance[at:], re.IGNORECASE)
+    at += lead.end() if lead else 0
     return any(start <= at < end for start, end in spans)
 
 
