@@ -376,6 +376,7 @@ class DialogueSession:
             # The policy's own words never repeat the previous reply either.
             lowered = template[:1].lower() + template[1:] if template[1:2].islower() else template
             template = say("policy.again", language, text=lowered if language == "en" else template)
+            template = template.replace("再确认一下：确认一下：", "再确认一下：")   # (not the read-back's lead twice)
         template = compose(template, language)
         if catalogue is not None and language != self.language:
             # A turn answered in the other language (`--language auto`) names options in it.

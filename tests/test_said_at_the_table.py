@@ -386,3 +386,24 @@ async def test_a_liking_with_a_question_after_but_books_nothing() -> None:
     result = await _chat("en", ["a table for 2 tomorrow at 7", "that place sounds nice I guess, but is it romantic?"])
     reply = result.turns[1].reply
     assert reply.decision["act"] != "act" and "romantic" not in reply.text     # not a yes, and no wish "is it romantic"
+
+
+async def test_a_day_refused_by_name_is_taken_back() -> None:
+    result = await _chat("zh", ["那个，买的东西用不了。 我要退款。 这周二吧。", "我的订单号A340840。",
+                                "星期二不要了。"], domain="customer_service")
+    reply = result.turns[2].reply
+    assert "delivery_date" not in reply.decision["args"] and "周二" not in reply.text
+    assert not reply.text.startswith("再确认一下：确认一下")
+
+
+@pytest.mark.parametrize(("text", "value"), [("别机场了，公司吧", "work"), ("not the airport, the office", "work")])
+async def test_the_place_refused_and_another_said_bare_is_the_new_one(text: str, value: str) -> None:
+    language = "zh" if "机场" in text else "en"
+    first = "导航去机场" if language == "zh" else "take me to the airport"
+    result = await _chat(language, [first, text], domain="in_car")
+    assert result.turns[1].reply.decision["args"].get("destination") == value
+
+
+async def test_the_fan_turned_up_in_other_words() -> None:
+    result = await _chat("zh", ["把风量加大吧"], domain="in_car")
+    assert result.turns[0].reply.decision["args"] == {"fan_speed": "up"}

@@ -348,7 +348,8 @@ SAID_FOR_EN: dict[str, tuple[str, ...]] = {
 # Go ahead with what was just offered or read back, said without a yes word ("let's do it", 订吧).
 GO_AHEAD = re.compile(
     r"\b(?:go ahead|book it|do it|please do|let'?s do (?:it|that)|let'?s go with|go with|that one|i'?ll take it|"
-    r"we'?ll take it)\b|订吧|就订|帮我订|就这样|就这么办|就(?:你(?:说|推荐|刚才说)的)?[这那](?:家|个|一家)|就它|去吧",
+    r"we'?ll take it)\b|订吧|就订|帮我订|就这样|就这么办|就(?:你(?:说|推荐|刚才说)的)?[这那](?:家|个|一家)|就它|去吧|"
+    r"(?:直接|就)?办吧|提交吧|就这么定|定了吧",
     re.IGNORECASE)
 # …and said in passing, which a turn that restates values uses about the values ("Saturday at 7 works", 七点没问题).
 SOUNDS_FINE = re.compile(r"\b(?:sounds (?:good|great|perfect|lovely|fine|nice|right)|that works|works for me|"

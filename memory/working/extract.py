@@ -269,10 +269,13 @@ class RuleExtractor:
         said = _Said(text, source, lang, cues)
         taken: list[Span] = []
         ops: list[Operation] = []
+        withdrawn_spans: list[Span] = []
 
         def add(op: Operation, span: Span) -> None:
             taken.append(span)
             ops.append(op)
+            if op.op == Op.WITHDRAW:
+                withdrawn_spans.append(span)
 
         replaced = _held_number_replaced(text, lang, state)
         if replaced is not None:
@@ -300,7 +303,8 @@ class RuleExtractor:
                     (start, end))
         for spec in self._dates:
             dates = [d for d in _DATES[lang](text) if not self._negated(text, d[1], cues)
-                     and not self._the_reference(spec, d[0], relative.written, state)]
+                     and not self._the_reference(spec, d[0], relative.written, state)
+                     and not _overlaps((d[1], d[2]), withdrawn_spans)]     # 星期二不要了 sets no Tuesday
             for value, start, end in dates[-1:]:
                 add(Operation(Op.SET, spec.name, Comparator.EQ, value, text[start:end], correction=result.correction),
                     (start, end))
@@ -656,14 +660,17 @@ class RuleExtractor:
                         s <= m.start() and m.end() <= e and e - s > m.end() - m.start() and _overlaps((s, e), taken)
                         for s, e in said_at):
                     continue
-                if key in withdrawn_keys and not self.schema.key(key).multi and not _REPLACES.search(text):
-                    continue      # "forget the refund": only a new value said as one ("a repair instead") sets it
                 spec = self.schema.key(key)
+                # "别机场了，公司吧", "not the airport, the office": the held value refused, and another
+                # of the key's said bare beside it, is its replacement.
+                replacing = not spec.multi and self._held_refused(spec, value, text, lang, state)
+                if key in withdrawn_keys and not spec.multi and not _REPLACES.search(text) and not replacing:
+                    continue      # "forget the refund": only a new value said as one ("a repair instead") sets it
                 # A cue inside another value already read is not this key's ("a child seat in
                 # the back" moves no seat).
                 if not cued(spec, _masked(text, taken), m.span(), lang, self.schema.keys.values()) \
                         and not self._continues(key, commanded, text, m.span(), lang) \
-                        and not self._says_one_control(word, key, lang, text, m.span()):
+                        and not self._says_one_control(word, key, lang, text, m.span()) and not replacing:
                     continue
                 if tells_of_the_past(text, *m.span(), lang):
                     continue      # "I used to work at a bakery": a story, not where to go now
@@ -692,8 +699,8 @@ class RuleExtractor:
                         continue  # "I love seafood" is not a condition; "no seafood" is
                 else:
                     comparator = Comparator.NE if negated else Comparator.EQ
-                add(Operation(Op.SET, key, comparator, value, clause_of(text, m.span()), correction=correction),
-                    m.span())
+                add(Operation(Op.SET, key, comparator, value, clause_of(text, m.span()),
+                              correction=correction or replacing), m.span())
                 seen.add((key, value))
                 if spec.reading.verb_values:
                     self._shared_verb(word, Operation(Op.SET, key, comparator, value, correction=correction), said,
@@ -854,7 +861,8 @@ class RuleExtractor:
             if what.strip().lower().startswith(task_nouns):
                 continue      # "取消订位的话…", "cancel the booking": the task itself, not the 位 of its party
             target = self._key_named(what.strip(), lang, cues, keys_only=(what, span) in keys_only, held=held) \
-                or held_wish_named(self.schema, what, lang, state) or _held_number_named(what, state)
+                or held_wish_named(self.schema, what, lang, state) or _held_number_named(what, state) \
+                or self._held_day_or_time_named(what, lang, state)
             if target is not None:
                 key, value = target
                 add(Operation(Op.WITHDRAW, key, value=value, words=text[span[0]:span[1]],
@@ -870,6 +878,31 @@ class RuleExtractor:
                 if state.find(key):
                     add(Operation(Op.WITHDRAW, key, words=text.strip(), reason="user cancelled what was just done"),
                         (0, len(text)))
+
+    @staticmethod
+    def _held_refused(spec: KeySpec, value: str, text: str, lang: str, state: SessionState | None) -> bool:
+        """Whether `text` refuses the value `spec` holds ("别机场了", "not the airport") and `value`
+        is another one."""
+        held = [str(c.value) for c in state.find(spec.name)] if state is not None else []
+        for old in held:
+            if old == value:
+                continue
+            for word in spec.value_words(old, lang):
+                for found in re.finditer(re.escape(word), text, re.IGNORECASE):
+                    if negated_at(text, found.start()) or refused(spec, text, found.span(), lang):
+                        return True
+        return False
+
+    def _held_day_or_time_named(self, what: str, lang: str, state: SessionState | None) -> tuple[str, Any] | None:
+        """A day or a time held, named as it is said ("星期二不要了" with Tuesday held): its key."""
+        if state is None:
+            return None
+        for specs, reader in ((self._dates, _DATES[lang]), (self._times, _TIMES[lang])):
+            said = {value for value, _start, _end in reader(what)}
+            for spec in specs:
+                if any(c.value in said for c in state.find(spec.name)):
+                    return spec.name, None
+        return None
 
     def _key_named(self, phrase: str, lang: str, cues: StateCues, keys_only: bool = False,
                    held: frozenset[str] = frozenset()) -> tuple[str, str | None] | None:
