@@ -34,7 +34,15 @@ from monologue.memory.domain.catalogue import (
 )
 from monologue.memory.domain.schema import DomainSchema, Reader, load_schema
 from monologue.memory.domain.several import Combined, domain_view
-from monologue.memory.language.cues import CLOSING, LASTING_QUESTION, REMEMBER_ME, THANKS, WANTS_OPTIONS, language_of
+from monologue.memory.language.cues import (
+    CLOSING,
+    LASTING_QUESTION,
+    REMEMBER_ME,
+    THANKS,
+    WANTS_A_CHANGE,
+    WANTS_OPTIONS,
+    language_of,
+)
 from monologue.memory.language.memory_cues import REQUEST
 from monologue.memory.language.normalise import normalised
 from monologue.memory.language.person import second_person
@@ -336,7 +344,8 @@ class DialogueSession:
                           refused_options=tuple(catalogue.refused_in(text)) if catalogue is not None else (),
                           beyond_the_domain=beyond, unnamed_controls=tuple(unnamed),
                           calls_off=calls_off(text, primary) if primary is not None else CallOff.NONE,
-                          names_said=catalogue.names_said_in(text) if catalogue is not None else ())
+                          names_said=catalogue.names_said_in(text) if catalogue is not None else (),
+                          change_asked=self._change_asked(schema, text, language, view, changed))
         policy = self.policy(state.domain)
         relaxable = _relaxable(catalogue.items, view, policy.kept_conditions(view, facts)) \
             if catalogue and not fitting else []
@@ -449,6 +458,26 @@ class DialogueSession:
         item = catalogue.named_in(text)
         held = {str(c.value) for c in view.find(catalogue.name_key)}
         return item if item is not None and str(item["name"]) not in held else None
+
+    @staticmethod
+    def _change_asked(schema: DomainSchema, text: str, language: str, view: SessionState,
+                      changed: frozenset[str]) -> str:
+        """The held key the turn asks to change without saying to what ("can I change the time?",
+        能改一下人数吗), or ""."""
+        action = schema.primary_action()
+        if action is None or changed or not WANTS_A_CHANGE.search(text):
+            return ""
+        lowered = text.lower()
+        for key in action.needs:
+            spec = schema.key(key)
+            if not view.find(key):
+                continue
+            for word in {spec.label(language), *spec.aliases.get(language, ())}:
+                word = word.lower()
+                if len(word) > 1 and (re.search(r"\b" + re.escape(word) + r"\b", lowered) if word.isascii()
+                                      else word in lowered):
+                    return key
+        return ""
 
     @staticmethod
     def _names_the_tasks_own(schema: DomainSchema, text: str, language: str) -> bool:

@@ -128,6 +128,7 @@ class TurnFacts:
     unnamed_controls: tuple[str, ...] = ()   # a verb said with none of these controls named: which one?
     calls_off: CallOff = CallOff.NONE    # the turn calls the task off ("cancel that", 不订了, 不用了)
     names_said: tuple[str, ...] = ()     # the words that name a catalogue item, as said (海底捞不错 → 海底捞)
+    change_asked: str = ""               # a key the turn asks to change without a new value ("can I change the time?")
 
 
 @dataclass
@@ -575,6 +576,11 @@ class DialoguePolicy:
                 # "Let me think about it" to an offer: it stays on the table, not pressed again.
                 return Decision(Act.SMALL_TALK, step.action, key="no_rush", refused=refused,
                                 reason="the user is thinking the offer over")
+        if turn.change_asked and not turn.changed and step is not None and step.act != Act.ACT:
+            # "Can I change the time?": what to, asked; the answer is the new value.
+            return Decision(Act.ASK, step.action,
+                            key=turn.change_asked, refused=refused,
+                            reason=f"the user wants to change {turn.change_asked}")
         if turn.option_answer and not (step is not None and step.act == Act.ACT) and not turn.changed:
             # "这家人均多少？": the catalogue says, then back to the offer or the question open.
             then = self._resume(step, last)

@@ -407,3 +407,17 @@ async def test_the_place_refused_and_another_said_bare_is_the_new_one(text: str,
 async def test_the_fan_turned_up_in_other_words() -> None:
     result = await _chat("zh", ["把风量加大吧"], domain="in_car")
     assert result.turns[0].reply.decision["args"] == {"fan_speed": "up"}
+
+
+@pytest.mark.parametrize(("language", "lines", "asked", "new"), [
+    ("en", ["a table for 2 tomorrow at 7 somewhere italian", "Can I change the time?", "8:30"], "time", "20:30"),
+    ("en", ["I want to book dinner for 4 on Saturday at 7", "yes", "I need to move the date", "Sunday"], "date",
+     "sunday"),
+    ("zh", ["帮我订明天晚上七点，两个人", "好的", "能改一下人数吗", "四个人"], "party_size", 4),
+])
+async def test_a_change_asked_for_without_a_value_asks_for_it(language: str, lines: list[str], asked: str,
+                                                               new: object) -> None:
+    result = await _chat(language, lines)
+    question, answer = result.turns[-2].reply, result.turns[-1].reply
+    assert question.decision["act"] == "ask" and question.decision["key"] == asked
+    assert answer.decision["args"][asked] == new and answer.decision["act"] in ("propose", "confirm")

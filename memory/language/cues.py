@@ -72,6 +72,12 @@ VALUE_CUES_ZH = (
 CHANGE_VERBS = ("cancel", "forget", "change", "make it", "instead", "actually", "switch", "取消", "改成", "换成", "改")
 
 
+# Asking to change something without saying to what ("can I change the time?", 能改一下人数吗,
+# "I need to move the date"): the new value is asked for.
+WANTS_A_CHANGE = re.compile(r"\b(?:change|move|switch|update|alter|modify|adjust)\b|改(?!成|为|到)|调整|变更|"
+                            r"换个?(?=时间|日子|日期|人数)", re.IGNORECASE)
+
+
 def cue_pattern(words: tuple[str, ...] | list[str], *, spaced: bool) -> str:
     """One alternation of cue words; a trailing `*` stands for any word ending
     ("celebrat*" matches celebrate, celebration). Spaced languages match whole words."""

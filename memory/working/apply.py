@@ -124,8 +124,10 @@ class _Applier:
         # ambiguous: said with a hedge ("maybe six?") or overriding something the user
         # had confirmed without saying it is a correction. Then it is asked about first.
         # A control's new value is a new command (座椅往前, after 往后): carried out, not asked about.
+        # (The agent just asked for this key's new value, "能改一下人数吗" → "一共几位？": the answer is it.)
+        asked_anew = self.state.last_act.act == "ask" and self.state.last_act.key == op.key
         ambiguous = not op.correction and not waiting and (op.hedged or existing.confirmed) \
-            and not self.schema.is_control(op.key)
+            and not self.schema.is_control(op.key) and not asked_anew
         if not ambiguous:
             before = describe_condition(existing)
             self.state.previous[slot] = existing.value   # "the earlier time" refers to it
