@@ -336,7 +336,7 @@ class DialogueSession:
                 labels = [schema.key(k).label(language) for k in unnamed]
                 clarify = say("policy.which_control" if len(labels) > 1 else "policy.which_control_one", language,
                               controls=join_choices(labels, language))
-        primary = self.policy(state.domain).primary()
+        primary = schema.primary_action()
         facts = TurnFacts(text=text, language=language, turn_class=turn_class, changed=changed, clarify=clarify,
                           memory_say=memory_say, memory_answer=memory_answer, about_user=about_user,
                           state_question=state_question, option_answer=option_answer, asked_option=asked_option,
@@ -460,40 +460,31 @@ class DialogueSession:
         return item if item is not None and str(item["name"]) not in held else None
 
     @staticmethod
-    def _change_asked(schema: DomainSchema, text: str, language: str, view: SessionState,
+    def _task_keys_named(schema: DomainSchema, text: str, language: str) -> list[str]:
+        """The keys the task needs that `text` names by label or alias ("the time", 人数): English
+        as whole words, Chinese anywhere."""
+        action = schema.primary_action()
+        lowered = text.lower()
+        named = []
+        for key in action.needs if action is not None else ():
+            spec = schema.key(key)
+            words = [w.lower() for w in (spec.label(language), *spec.aliases.get(language, ())) if len(w) > 1]
+            if any(re.search(r"\b" + re.escape(w) + r"\b", lowered) if w.isascii() else w in lowered for w in words):
+                named.append(key)
+        return named
+
+    def _change_asked(self, schema: DomainSchema, text: str, language: str, view: SessionState,
                       changed: frozenset[str]) -> str:
         """The held key the turn asks to change without saying to what ("can I change the time?",
         能改一下人数吗), or ""."""
-        action = schema.primary_action()
-        if action is None or changed or not WANTS_A_CHANGE.search(text):
+        if changed or not WANTS_A_CHANGE.search(text):
             return ""
-        lowered = text.lower()
-        for key in action.needs:
-            spec = schema.key(key)
-            if not view.find(key):
-                continue
-            for word in {spec.label(language), *spec.aliases.get(language, ())}:
-                word = word.lower()
-                if len(word) > 1 and (re.search(r"\b" + re.escape(word) + r"\b", lowered) if word.isascii()
-                                      else word in lowered):
-                    return key
-        return ""
+        return next((key for key in self._task_keys_named(schema, text, language) if view.find(key)), "")
 
-    @staticmethod
-    def _names_the_tasks_own(schema: DomainSchema, text: str, language: str) -> bool:
+    def _names_the_tasks_own(self, schema: DomainSchema, text: str, language: str) -> bool:
         """Whether `text` names a key the task needs ("can I change the time?", 能改人数吗): a
         question about the booking, not about the place."""
-        action = schema.primary_action()
-        keys = action.needs if action is not None else ()
-        lowered = text.lower()
-        for key in keys:
-            spec = schema.key(key)
-            for word in {spec.label(language), *spec.aliases.get(language, ())}:
-                word = word.lower()
-                if len(word) > 1 and (re.search(r"\b" + re.escape(word) + r"\b", lowered) if word.isascii()
-                                      else word in lowered):
-                    return True
-        return False
+        return bool(self._task_keys_named(schema, text, language))
 
     @staticmethod
     def _option_in_view(view: SessionState, catalogue: Catalogue) -> dict[str, Any] | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from monologue.memory.language.numbers import EN_NUMBER, MONTHS, WEEKDAY_PATTERN, WEEKDAYS, ZH_NUMBER
+from monologue.memory.language.numbers import EN_NUMBER, MONTHS, WEEKDAY_PATTERN, WEEKDAYS, ZH_NUMBER, to_int
 
 # --- yes and no --------------------------------------------------------------------------
 
@@ -232,6 +232,12 @@ STATE_CUES: dict[str, StateCues] = {"en": EN, "zh": ZH}
 
 HEAD_COUNT_WHOLE = re.compile(r"people|persons|guests|(?<![大成老])人$", re.IGNORECASE)
 HEAD_COUNT_ALONE = re.compile(r"adults?|grown-?ups|大人|成人", re.IGNORECASE)
+
+
+def people_in_group(group: re.Match[str]) -> int | None:
+    """How many one group of a party is ("two adults" → 2, "a baby" → 1), from a `head_count_group` match."""
+    said = group.group("n")
+    return 1 if said.lower() in ("a", "an") else to_int(said)
 
 
 def negated_at(text: str, start: int, cues: StateCues | None = None) -> bool:

@@ -32,6 +32,7 @@ from monologue.memory.language.cues import (
     cue_pattern,
     language_of,
     negated_at,
+    people_in_group,
 )
 from monologue.memory.language.names import NameFinder, name_finder
 from monologue.memory.language.numbers import (
@@ -542,7 +543,7 @@ class RuleExtractor:
                 run.append(m)
             elif len(run) < 2:
                 run = [m]
-        counts = [1 if m.group("n").lower() in ("a", "an") else to_int(m.group("n")) for m in run]
+        counts = [people_in_group(m) for m in run]
         if not run or any(HEAD_COUNT_WHOLE.search(m.group()) for m in run):
             return False      # "我们三个人，两个大人一个孩子": the party is said whole; its parts add nothing
         if len(run) < 2 and not HEAD_COUNT_ALONE.search(run[0].group()):

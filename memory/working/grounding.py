@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
-from monologue.memory.language.cues import BARE_CANCEL, HEAD_COUNT_WHOLE, STATE_CUES, language_of
+from monologue.memory.language.cues import BARE_CANCEL, HEAD_COUNT_WHOLE, STATE_CUES, language_of, people_in_group
 from monologue.memory.language.normalise import contains, normalised
 from monologue.memory.language.numbers import (
     EN_TENS,
@@ -104,7 +104,7 @@ def _counted_in_groups(utterance: str) -> int | None:
     """The people a turn counts in groups ("two adults and three kids", 三个大人两个小孩), or None."""
     groups = [m for m in STATE_CUES[language_of(utterance)].head_count_group.finditer(utterance)
               if not HEAD_COUNT_WHOLE.search(m.group())]
-    counts = [1 if m.group("n").lower() in ("a", "an") else to_int(m.group("n")) for m in groups]
+    counts = [people_in_group(m) for m in groups]
     return sum(n for n in counts if n is not None) if counts and None not in counts else None
 
 
