@@ -49,7 +49,7 @@ from monologue.memory.language.person import second_person
 from monologue.memory.language.phrases import join, join_choices, say
 from monologue.memory.language.place_questions import asks_about_a_place
 from monologue.memory.language.spoken import absolute_date
-from monologue.memory.language.stances import asks_for_information, is_query, sentences_with_offsets
+from monologue.memory.language.stances import asks_for_information, asks_for_one, is_query, sentences_with_offsets
 from monologue.memory.stores.actions import ActionRecord
 from monologue.memory.working.engine import WorkingMemory
 from monologue.memory.working.readers import controls_refused, controls_unnamed
@@ -345,7 +345,9 @@ class DialogueSession:
                           beyond_the_domain=beyond, unnamed_controls=tuple(unnamed),
                           calls_off=calls_off(text, primary) if primary is not None else CallOff.NONE,
                           names_said=catalogue.names_said_in(text) if catalogue is not None else (),
-                          change_asked=self._change_asked(schema, text, language, view, changed))
+                          change_asked=self._change_asked(schema, text, language, view, changed),
+                          asks_for_options=catalogue is not None and (bool(WANTS_OPTIONS.search(text)) or bool(
+                              changed and any(asks_for_one(s) for _, s in sentences_with_offsets(text)))))
         policy = self.policy(state.domain)
         relaxable = _relaxable(catalogue.items, view, policy.kept_conditions(view, facts)) \
             if catalogue and not fitting else []

@@ -129,6 +129,9 @@ class TurnFacts:
     calls_off: CallOff = CallOff.NONE    # the turn calls the task off ("cancel that", 不订了, 不用了)
     names_said: tuple[str, ...] = ()     # the words that name a catalogue item, as said (海底捞不错 → 海底捞)
     change_asked: str = ""               # a key the turn asks to change without a new value ("can I change the time?")
+    # The turn asks for options ("any recommendations?", "is there a Sichuan place?", 有川菜吗): named now,
+    # though details are still missing.
+    asks_for_options: bool = False
 
 
 @dataclass
@@ -268,7 +271,8 @@ class DialoguePolicy:
             return False
         if any(k in values for k in action.keys):
             return True
-        return bool(state.goal)
+        # ("Is there a Sichuan place?" named one before any detail: 就这家吧 goes on with the task.)
+        return bool(state.goal) or (state.last_act.action == action.name and state.last_act.act in _OFFERS)
 
     def task_step(self, state: SessionState, turn: TurnFacts, options: list[dict[str, Any]],
                   last: AgentAct, refused: tuple[str, ...],
@@ -301,7 +305,7 @@ class DialoguePolicy:
                     step.then = other
                     return step
         if primary is None or not (self.started(state, values, turn.text, turn.changed)
-                                   or WANTS_OPTIONS.search(turn.text)):
+                                   or WANTS_OPTIONS.search(turn.text) or turn.asks_for_options):
             return None
         action = primary
         missing = [k for k in action.needs if k not in values]
@@ -312,6 +316,17 @@ class DialoguePolicy:
                 return Decision(Act.SMALL_TALK, action.name, key="no_rush", about=(last.key,), refused=refused,
                                 reason=f"the user has not decided {last.key} yet and nothing else is missing")
             missing = others
+        if missing and turn.asks_for_options and action.choose and action.choose not in values:
+            # "Is there a Sichuan place?" before the day is known: one that fits is named now, and
+            # the question still open is asked; once all is known it is the one read back.
+            named = [o for o in options if str(o.get("name")) not in refused]
+            if last.option and len(named) > 1 and str(named[0].get("name")) == last.option:
+                named = named[1:]       # asked again: the next one, not the same one
+            if named:
+                pick = named[0]
+                return Decision(Act.PROPOSE, action.name, key=missing[0], option=str(pick.get("name")),
+                                option_item=pick, args=self.args_of(action, values), refused=refused,
+                                reason=f"asked for options; {missing[0]} is still needed to {action.name}")
         if missing:
             return Decision(Act.ASK, action.name, key=missing[0], reason=f"{missing[0]} is needed to "
                             f"{action.name} and not known yet", refused=refused)

@@ -173,6 +173,11 @@ class Wording:
                 lowered = question[:1].lower() + question[1:] if lang == "en" else question
                 return say("policy.ask_again", lang, question=lowered)
             return question
+        if d.act == Act.PROPOSE and d.key:
+            # Named while a detail is still missing: the place, then the question still open.
+            about = self.about(d.option_item)
+            return say("policy.suggest" if about else "policy.suggest_plain", lang, name=d.option, about=about,
+                       question=self.question(d.key))
         if d.act == Act.PROPOSE:
             action = self._action(d)
             details = spoken_args(d.args, self.schema, lang, exclude=[action.choose] if action else [])

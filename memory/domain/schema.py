@@ -152,6 +152,9 @@ class ActionSpec:
     name: str
     needs: tuple[str, ...] = ()          # required keys, most important first: asked for in this order
     choose: str = ""                     # a key filled by picking one of the catalogue's options
+    # Keys that say what kind of option is wanted: asking whether one exists ("is there a Sichuan
+    # place?", 有川菜吗) asks for it, and sets them.
+    chosen_by: tuple[str, ...] = ()
     optional: tuple[str, ...] = ()       # read back and passed on when the state has them
     confirm: bool = True                 # read back and wait for a yes before acting
     completes: bool = False              # doing it finishes the session's task
@@ -373,12 +376,13 @@ def _actions(data: dict[str, Any], keys: dict[str, KeySpec]) -> dict[str, Action
         raw = raw or {}
         spec = ActionSpec(
             name=str(name), needs=tuple(str(k) for k in raw.get("needs") or ()), choose=str(raw.get("choose") or ""),
+            chosen_by=tuple(str(k) for k in raw.get("chosen_by") or ()),
             optional=tuple(str(k) for k in raw.get("optional") or ()), confirm=bool(raw.get("confirm", True)),
             completes=bool(raw.get("completes", False)), triggers=tuple(str(k) for k in raw.get("triggers") or ()),
             verb=_texts(raw.get("verb")), task=_texts(raw.get("task")), said=_texts(raw.get("said")),
             task_nouns=_words((raw.get("called_off") or {}).get("nouns")),
             task_verbs=_words((raw.get("called_off") or {}).get("verbs")))
-        unknown = [k for k in spec.keys + spec.triggers if k not in keys]
+        unknown = [k for k in spec.keys + spec.triggers + spec.chosen_by if k not in keys]
         if unknown:
             raise ValueError(f"domain {data.get('name')}: action {name} names unknown keys {unknown}; "
                              f"known: {', '.join(keys)}")

@@ -117,6 +117,14 @@ class StateCues:
 
 _NUMBER_UNIT_AFTER_EN = r"(?!\s*(?::|am|pm|a\.m|p\.m|o'?clock|dollars|bucks|\$))"
 
+# A slip put right in the same breath ("six people, no wait, five", 三个人，哦不，四个人): the number
+# after it is the one meant.
+SELF_REPAIR = re.compile(r"(?:\b(?:no wait|wait no|no sorry|sorry|i mean|i meant|or rather|make that|correction)\b|"
+                         r"哦不对|哦不是|哦不|不对|错了|说错了|我是说|应该是)[,，.。!！\s]*(?:(?:it'?s|是|就)\s*)?",
+                         re.IGNORECASE)
+# A count that is a price's unit, not the party ("多少钱一位", "$40 a person", 一个人多少钱).
+PER_PERSON = re.compile(r"钱|元|块|价|人均|\bper\b|\beach\b|\bcost|\bprice|\$", re.IGNORECASE)
+
 EN = StateCues(
     spaced=True,
     correction=re.compile(
@@ -458,7 +466,7 @@ ABOUT_ME = re.compile(
     r"remember|last time|before|previously|again)\b|我(?:喜欢|上次|之前|说过|的|习惯|平时)|记得", re.IGNORECASE)
 # Asking for the options ("what do you recommend?", 有什么推荐): the task's next step answers it.
 WANTS_OPTIONS = re.compile(
-    r"\b(?:recommend|suggest|suggestions?|ideas?|options?|what (?:do you|have you) (?:got|have)|"
+    r"\b(?:recommend(?:ations?)?|suggest|suggestions?|ideas?|options?|what (?:do you|have you) (?:got|have)|"
     r"where (?:should|could|can) (?:we|i) (?:go|eat)|any good)\b|推荐|建议|有什么(?:好)?(?:的|餐厅|地方)|哪家好|"
     r"(?:还有|有没有)(?:别的|其他|其它)",
     re.IGNORECASE)
@@ -473,7 +481,9 @@ CLOSING = re.compile(
 LASTING_QUESTION = re.compile(r"\b(?:do|did) (?:i|we) (?:like|prefer|usually|normally|always|love|hate)\b|"
                               r"\bhow (?:do )?i (?:like|prefer)\b|\b(?:usually|normally|always|favou?rite|allergic)\b|"
                               r"\bremember\b|平时|一般|通常|喜欢|习惯|过敏|记得", re.IGNORECASE)
-THANKS = re.compile(r"\b(?:thanks|thank you|cheers|appreciate it)\b|谢谢|多谢|感谢", re.IGNORECASE)
+THANKS = re.compile(r"\b(?:thanks|thank you|cheers|appreciate it)\b|"
+                    r"谢谢|多谢|感谢|谢了|辛苦(?:你|您)?了|辛苦啦|麻烦你了",
+                    re.IGNORECASE)
 GREETING = re.compile(r"^\W*(?:hi|hello|hey|good (?:morning|afternoon|evening)|howdy)\b|"
                       r"^\W*(?:你好|您好|嗨|早上好|晚上好)", re.IGNORECASE)
 # Asking for a person instead of the agent: to be put through to one, or a person named as what is

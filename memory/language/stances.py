@@ -237,6 +237,36 @@ YES_NO_QUESTION_ZH = re.compile(r"吗[^，。,]{0,4}?[?？。]?\s*$|(?:么|呢)[
 WH_QUESTION_ZH = re.compile(r"什么|几|哪|(?<![不没])多少|(?<![不没很许好差管论])多(?:大|高|低|久|远|快)(?![都也])|"
                             r"(?<![不没])怎么|为什么|谁(?![都也])|[?？]\s*$")
 ABOUT_THE_USER_ZH = re.compile(r"我")
+# Whether there is an option of a kind ("is there a Sichuan place nearby?", "do you have anything
+# vegetarian?", 有川菜吗, 附近有没有火锅店, 川菜有没有): where a domain offers options, asking whether one
+# exists asks for it, a choice by what it is (as 有没有便宜点的 is), not a question that leaves the
+# state alone. Not a question about what was said (我有没有说过川菜, "is there anything I forgot?").
+ASKS_FOR_ONE_EN = re.compile(
+    r"^\W*(?:(?:is|are) there (?:a|an|any|some)\b(?! (?:chance|way|fee|charge|problem|issue)\b)|"
+    r"(?:do|would) (?:you|u) (?:have|know)(?: of)? (?:a|an|any|some)\b|(?:have you |you )?got any\b|"
+    r"(?:know|any) (?:of )?(?:a |any )?(?:good|nice|decent|cheap|great)\b)", re.IGNORECASE)
+ASKS_FOR_ONE_ZH = re.compile(r"^[^，。,？?]{0,6}?(?<!没)(?:有没有|有)(?!没有|点|些|空|事|问题)"
+                             r"[^，。,？?]{1,12}?(?:吗|么|没有?)[?？。]?\s*$|"
+                             r"^[^，。,？?]{0,6}?有没有[^，。,？?]{1,12}[?？。]?\s*$|^[^，。,？?]{1,12}有没有[?？。]?\s*$")
+_NOT_ASKING_FOR_ONE = re.compile(r"我有|说过|提过|讲过|记得|忘|订了|定了|还有(?:位|座|空)|"
+                                 r"\b(?:i|we) (?:said|forgot|missed)\b|\banything (?:else|i|we)\b", re.IGNORECASE)
+
+
+# Asked of the agent, or of the options as a kind ("do you have any Italian places?", 有没有川菜馆): with a
+# place already offered, still a request for one; "is there a private room?", 有包间吗 ask about that place.
+OPTIONS_AS_A_KIND = re.compile(r"\b(?:you|u|places|restaurants|spots|options|somewhere|anywhere|anything)\b|"
+                               r"你|餐厅|饭店|馆|店|地方|哪家", re.IGNORECASE)
+
+
+def asks_for_one(sentence: str) -> bool:
+    """Whether `sentence` asks whether an option of a kind exists ("any vegetarian places around?")."""
+    stripped = sentence.strip()
+    if not stripped or _NOT_ASKING_FOR_ONE.search(stripped):
+        return False
+    if language_of(stripped) == "zh":
+        return bool(ASKS_FOR_ONE_ZH.search(stripped))
+    return bool(ASKS_FOR_ONE_EN.match(LEAD_IN_EN.sub("", stripped) or stripped))
+
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
 
 

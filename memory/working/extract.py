@@ -24,7 +24,9 @@ from monologue.memory.language.cues import (
     HEAD_COUNT_WHOLE,
     HOLD_ON,
     NOT_NAMES_EN,
+    PER_PERSON,
     REPEAT_COMMAND,
+    SELF_REPAIR,
     STATE_CUES,
     TITLE_NAME_EN,
     YES_WORD_DESCRIBING,
@@ -138,6 +140,15 @@ _NUMBER_IN = {"en": re.compile(r"\d+(?:\.\d+)?|\b(?:" + EN_NUMBER + r")\b", re.I
 # A change said as the present against the past ("…now, not fastest", 现在…，不…了).
 _CHANGED_NOW = {"en": re.compile(r"\b(?:now|changed|anymore|any more|no longer|these days|instead)\b", re.I),
                 "zh": re.compile(r"现在|变了|改了|不再|已经|了")}
+
+
+# A word of switching to another of what was just asked for (换成五月天, "switch to Adele").
+_SWITCH_CUES = {"zh": ("换成", "改成", "换", "改放", "改听"),
+                "en": ("switch to", "change to", "change it to", "make it", "how about", "what about")}
+# Words around a command that name nothing ("no wait, don't turn it off", "actually leave it on").
+_COMMAND_WORDS = frozenset({"not", "no", "more", "bit", "little", "turn", "switch", "put", "leav", "keep", "don't",
+                            "dont", "wait", "actual", "pleas", "sorry", "just"})
+_GAP = re.compile(r"[\s,，.。!！]*")
 
 
 def clause_of(text: str, span: Span) -> str:
@@ -321,7 +332,7 @@ class RuleExtractor:
         read_avoided(self.schema, text, source, lang, taken, add, result.correction)
         # An option's name before the enums: 海底捞火锅 names a place, not a wish for hotpot.
         self._option_named(said, taken, add, result.correction, state)
-        self._things_asked_for(said, taken, add, result.correction)
+        self._things_asked_for(said, taken, add, result.correction, state, commanded)
         self._places_named(said, taken, add, result.correction, state)
         self._enums(said, taken, add, result.correction, withdrawn_keys, state, commanded)
         ops[:] = self._not_either_or(ops, text)
@@ -333,6 +344,7 @@ class RuleExtractor:
         # (A learned value, read without a span, covers its words.)
         spans = list(taken) + [(at, at + len(str(op.value))) for op in ops if op.op == Op.SET
                                and (at := text.lower().find(str(op.value).lower())) >= 0]
+        spans += [m.span() for m in SELF_REPAIR.finditer(text)]      # ("no wait" puts a slip right; it is no wish)
         primary = self.schema.primary_action()
         if not (primary is not None and calls_off(text, primary) and not any(op.op == Op.SET for op in ops)):
             # ("I need to cancel that, something came up": the reason for calling off is no wish;
@@ -515,11 +527,19 @@ class RuleExtractor:
                 span = m.span("n")
                 if _overlaps(span, taken) or RuleExtractor._negated(text, m.start(), cues):
                     continue      # "not four people but six": the refused count is not written
-                if asked_type in ("time", "date") and m.group().lower().startswith("for "):
-                    continue      # "for 8 please" to "what time?" is the hour, not the party
+                if asked_type in ("time", "date") and m.group().lower().startswith("for ") and not taken:
+                    continue      # "for 8 please" to "what time?" is the hour, not the party ("Saturday at 7 for 4" is)
                 n = to_int(m.group("n"))
+                if n == 1 and PER_PERSON.search(clause_of(source, span)):
+                    continue      # "多少钱一位?": a price's unit, not a party of one
+                repaired = RuleExtractor._count_put_right(source, m.end(), taken)
+                if repaired is not None:
+                    n, (start, end) = repaired
+                    span, m_start, m_end = (start, end), m.start(), end
+                else:
+                    m_start, m_end = m.start(), m.end()
                 if n is not None and 1 <= n <= 200:
-                    add(Operation(Op.SET, spec.name, Comparator.EQ, n, text[m.start():m.end()], correction=correction),
+                    add(Operation(Op.SET, spec.name, Comparator.EQ, n, text[m_start:m_end], correction=correction),
                         span)
                     return
         # "make it six": a bare number in a correction refers to the count the state already has.
@@ -529,6 +549,21 @@ class RuleExtractor:
             if n is not None and state.find(spec.name) and 1 <= n <= 200:
                 add(Operation(Op.SET, spec.name, Comparator.EQ, n, text[bare.start():bare.end()], correction=True),
                     bare.span("n"))
+
+    @staticmethod
+    def _count_put_right(source: str, after: int, taken: list[Span]) -> tuple[int, Span] | None:
+        """The number said right after a slip is put right ("six people, no wait, five"): the
+        count meant, and where it is."""
+        gap = _GAP.match(source, after)
+        repair = SELF_REPAIR.match(source, gap.end() if gap else after)
+        if repair is None:
+            return None
+        number = re.compile(r"(?P<n>" + EN_NUMBER + r"|" + ZH_NUMBER + r")(?=\s*(?:个人|个|位|人|people|persons|of us|"
+                            r"guests|\b|$))", re.IGNORECASE).match(source, repair.end())
+        if number is None or _overlaps(number.span("n"), taken):
+            return None
+        n = to_int(number.group("n"))
+        return (n, number.span("n")) if n is not None else None
 
     @staticmethod
     def _head_count_in_groups(spec: KeySpec, said: _Said, taken: list[Span], add: Add, correction: bool) -> bool:
@@ -575,6 +610,20 @@ class RuleExtractor:
                         span)
                     return
 
+    def _before_the_command(self, key: str, refused: str, commanded: frozenset[str],
+                            state: SessionState | None) -> object | None:
+        """What a control held before the command just carried out, when the turn refuses that
+        very command (空调关掉 → 别关): its earlier value, or the other of a two-valued control's."""
+        if state is None or key not in commanded:
+            return None
+        held = state.find(key)
+        if len(held) != 1 or str(held[0].value) != refused:
+            return None
+        if key in state.previous and state.previous[key] != refused:
+            return state.previous[key]
+        others = [v for v in self.schema.key(key).values if v != refused]
+        return others[0] if len(others) == 1 else None
+
     def _command_repeated(self, text: str, commanded: frozenset[str], state: SessionState | None, add: Add) -> None:
         """"A bit more", 再来一点 just after a command to a control that moves a step at a time:
         the same command again."""
@@ -597,8 +646,9 @@ class RuleExtractor:
             return False        # 打开天窗 after the windows: the sunroof is no window
         # Nothing else said in the clause: 打开雨刮 ("the wipers") after the windows is no window.
         rest = text[left:span[0]] + " " + text[span[1]:right]
-        return not content_words(rest, lang) - {"not", "no", "more", "bit", "little"} and not any(
-            names_key(other, text[left:right], lang) for name, other in self.schema.keys.items()
+        # (The verb itself names nothing else: 关上's 上 is no cue for the route.)
+        return not content_words(rest, lang) - _COMMAND_WORDS and not any(
+            names_key(other, rest, lang) for name, other in self.schema.keys.items()
             if name != key and other.reader != Reader.FREE_TEXT)
 
     def _says_one_control(self, word: str, key: str, lang: str, text: str, span: Span) -> bool:
@@ -620,7 +670,10 @@ class RuleExtractor:
         还是 / "or" ask which it is (the ASR often drops the question mark); neither is a command."""
         if not re.search(r"还是|\bor\b", text, re.IGNORECASE):
             return ops
-        asked = {op.key for op in ops if op.op == Op.SET and self.schema.key(op.key).reading.verb_values
+        # (能退钱吗还是只能换: two values of any one key, in a question, ask which is possible.)
+        question = bool(re.search(r"[吗?？]", text))
+        asked = {op.key for op in ops if op.op == Op.SET and (self.schema.key(op.key).reading.verb_values or (
+                 question and not self.schema.key(op.key).multi))
                  and len({o.value for o in ops if o.op == Op.SET and o.key == op.key}) > 1}
         return [op for op in ops if op.key not in asked]
 
@@ -680,7 +733,13 @@ class RuleExtractor:
                     negated = True
                 negated = negated or refused(spec, text, m.span(), lang)
                 if negated and spec.reading.verb_values:
-                    # "Don't open the windows", 别开窗: no command to carry out (not the opposite one).
+                    # "Don't open the windows", 别开窗: no command to carry out (not the opposite one);
+                    # but "空调关掉" then "不对，别关": the command just carried out is taken back.
+                    before = self._before_the_command(key, value, commanded, state)
+                    if before is not None:
+                        add(Operation(Op.SET, key, Comparator.EQ, before, clause_of(text, m.span()), correction=True,
+                                      reason="the command just carried out, taken back", source=OpSource.RELATIVE),
+                            m.span())
                     seen.add((key, value))
                     break
                 comparator: Comparator | None
@@ -730,13 +789,18 @@ class RuleExtractor:
                                   correction=correction), m.span("v"))
                     break
 
-    def _things_asked_for(self, said: _Said, taken: list[Span], add: Add, correction: bool) -> None:
+    def _things_asked_for(self, said: _Said, taken: list[Span], add: Add, correction: bool,
+                          state: SessionState | None = None, commanded: frozenset[str] = frozenset()) -> None:
         """What is asked for by name after a word of asking for it ("play some Taylor Swift",
         放首周杰伦的歌): before the places and enums, so no word of a title is read as a place or
-        a value ("play Highway to Hell")."""
+        a value ("play Highway to Hell"). Just after one was asked for and carried out, a word of
+        switching asks for another (换成五月天, "switch to Adele")."""
         for spec in self._asked_for:
             reading = spec.reading
-            found = words_asked_for(said.text, spec.name_cues.get(said.lang, ()), reading.lead_words.get(said.lang, ()),
+            cues = spec.name_cues.get(said.lang, ())
+            if state is not None and state.find(spec.name) and ({spec.name, *reading.brings} & commanded):
+                cues = (*cues, *_SWITCH_CUES[said.lang])
+            found = words_asked_for(said.text, cues, reading.lead_words.get(said.lang, ()),
                                     reading.tail_words.get(said.lang, ()),
                                     reading.nothing_particular.get(said.lang, ()), said.lang)
             if found is None or _overlaps((found.start, found.end), taken) \

@@ -23,7 +23,7 @@ the reply model made up.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -39,9 +39,15 @@ from monologue.memory.language.numbers import (
     find_zh_times,
     to_int,
 )
-from monologue.memory.language.stances import asks_for_information, is_query, sentences_with_offsets
+from monologue.memory.language.stances import (
+    OPTIONS_AS_A_KIND,
+    asks_for_information,
+    asks_for_one,
+    is_query,
+    sentences_with_offsets,
+)
 from monologue.memory.working.extract import clause_of
-from monologue.memory.working.readers import control_just_carried_out, value_pattern
+from monologue.memory.working.readers import control_just_carried_out, digits_said, value_pattern
 from monologue.memory.working.state import OfferedOption, Op, Operation, OpSource, SessionState
 
 _WRITES = (Op.SET, Op.WITHDRAW, Op.SET_GOAL)
@@ -116,7 +122,7 @@ def value_said(value: Any, spec: KeySpec, utterance: str, *, strict: bool = Fals
     text = normalised(utterance)
     if isinstance(value, bool):
         return True    # a yes/no on a key: the key's mention carries it (checked separately)
-    if spec.reader == Reader.IDENTIFIER and _compact(str(value)) in _compact(text):
+    if spec.reader == Reader.IDENTIFIER and _compact(str(value)) in _compact(digits_said(text)):
         return True    # a code said in pieces ("A94 9714") is the code
     if spec.reader == Reader.HEAD_COUNT and isinstance(value, int) and value == _counted_in_groups(utterance):
         return True    # "two adults and three kids": 5, said as its parts
@@ -221,6 +227,10 @@ class Grounder:
     def check(self, ops: Sequence[Operation], utterance: str, state: SessionState | None) -> Grounding:
         result = Grounding()
         question_spans = _question_spans(utterance)
+        # "Is there a Sichuan place?", 有川菜吗: the kind of option it names is asked for (set); the
+        # rest it says is still asked about.
+        option_spans = _question_spans(utterance, lambda sentence: not self._asks_for_an_option(sentence, state))
+        kinds = {k for a in self.schema.actions.values() for k in a.chosen_by}
         query_spans = _query_spans(utterance)
         # A key let go because another key's new value leaves it behind ("next song" lets the song
         # asked for go) is grounded in that value.
@@ -234,12 +244,23 @@ class Grounder:
                     or (op.op == Op.SET and (op.key, str(op.value)) in brought):
                 result.kept.append(op)
                 continue
-            grounded, reason = self._ground(op, utterance, state, question_spans, query_spans)
+            grounded, reason = self._ground(op, utterance, state, option_spans if op.key in kinds else question_spans,
+                                            query_spans)
             if grounded is None:
                 result.rejected.append(Rejected(op, reason))
             else:
                 result.kept.append(grounded)
         return result
+
+    def _asks_for_an_option(self, sentence: str, state: SessionState | None) -> bool:
+        """Whether an existence question ("is there a Sichuan place?", 有川菜吗) asks for an option:
+        where the domain offers options, with none offered yet, or asked of the agent or of the
+        options as a kind; with a place on offer, "is there a private room?" asks about it."""
+        if not (self.schema.catalogue or self.schema.catalogues) or not asks_for_one(sentence):
+            return False
+        chosen = [a.choose for a in self.schema.actions.values() if a.choose]
+        in_view = state is not None and (any(state.find(k) for k in chosen) or any(act.option for act in state.acts))
+        return not in_view or bool(OPTIONS_AS_A_KIND.search(sentence))
 
     def _cancels_what_was_just_done(self, key: str, utterance: str, state: SessionState | None) -> bool:
         """"Cancel it", 不去了，取消吧, said right after a control was carried out, refers to what it
@@ -378,12 +399,15 @@ def _only_the_value(utterance: str, words: str) -> bool:
     return not _ANSWER_FILLER.sub("", clause.replace(words, " ")).strip()
 
 
-def _question_spans(utterance: str) -> list[tuple[int, int]]:
+def _question_spans(utterance: str, asks: Callable[[str], bool] = lambda _: True) -> list[tuple[int, int]]:
     """Where the utterance asks: each clause that is a question ("我妈妈坐轮椅，你们那边方便吗？"
     asks only in its second clause), and in English a whole sentence that opens as one
-    ("What temperature do I like, 22?")."""
+    ("What temperature do I like, 22?"); only those `asks` keeps (a sentence that asks for an
+    option, "any Italian places?", asks for the kind it names)."""
     spans: list[tuple[int, int]] = []
     for start, sentence in sentences_with_offsets(utterance):
+        if not asks(sentence):
+            continue
         english = language_of(sentence) == "en"
         if english and asks_for_information(sentence):
             spans.append((start, start + len(sentence)))
@@ -393,12 +417,12 @@ def _question_spans(utterance: str) -> list[tuple[int, int]]:
         if parts is not None:
             at = start
             for part in parts:
-                if asks_for_information(part):
+                if asks_for_information(part) and asks(part):
                     spans.append((at, at + len(part)))
                 at += len(part)
             continue
         for m in _CLAUSE.finditer(sentence):
-            if asks_for_information(m.group(0)):
+            if asks_for_information(m.group(0)) and asks(m.group(0)):
                 spans.append((start + m.start(), start + m.end()))
     return spans
 

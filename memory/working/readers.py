@@ -432,11 +432,24 @@ def _joined(code: str) -> str:
     return re.sub(r"\s+", "", code).upper()
 
 
+_DIGIT_BY_DIGIT_ZH = re.compile(r"[零〇幺一二两三四五六七八九]{4,}")
+_DIGIT_ZH = str.maketrans("零〇幺一二两三四五六七八九", "0011223456789")
+
+
+def digits_said(text: str) -> str:
+    """A code said digit by digit in Chinese (订单号是二零二四零八一五, 八八六六五五四四) written in
+    digits, character for character (so every span still points at the words said)."""
+    return _DIGIT_BY_DIGIT_ZH.sub(lambda m: m.group().translate(_DIGIT_ZH), text)
+
+
 def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Span], add: Add,
                      correction: bool, asked: str = "") -> None:
     """A code with a digit in it after one of the key's names ('order number A-4471', 订单号是12345);
     without a name, a code in the shape of one, or any code when the agent has just asked for
-    this key ('Here it is: A275068')."""
+    this key ('Here it is: A275068'). A code said in Chinese digits is read as its digits."""
+    original = text
+    if lang == "zh":
+        text = digits_said(text)
     for spec in schema.read_by(Reader.IDENTIFIER):
         names = _words(spec.aliases, lang) + (spec.label(lang),)
         link = r"\W*(?:is|was|number|no\.?|#|:)?\s*" if lang == "en" else r"\s*(?:号码)?(?:是|为|:|：)?\s*"
@@ -447,7 +460,7 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
             found += [m.span("v") for m in re.finditer(_APART + _CODE + _APART_AFTER, text)]
         for span in found:
             if not _overlaps(span, taken):
-                add(Operation(Op.SET, spec.name, Comparator.EQ, _joined(text[span[0]:span[1]]), _clause(text, span),
+                add(Operation(Op.SET, spec.name, Comparator.EQ, _joined(text[span[0]:span[1]]), _clause(original, span),
                               correction=correction), span)
                 break
 

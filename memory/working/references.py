@@ -163,6 +163,13 @@ class ReferenceResolver:
             return ops
         what = (match.groupdict().get("what") or match.groupdict().get("what2") or "").strip()
         named = [slot for slot in state.previous if self.grounder.names_key(slot.split(":")[0], text)]
+        by_name = {k for k, spec in self.schema.keys.items() if any(
+            w and contains(normalised(text), normalised(w))
+            for w in (*spec.labels.values(), *(a for ws in spec.aliases.values() for a in ws)))}
+        if by_name and not {slot.split(":")[0] for slot in named} & by_name:
+            return ops      # "刚才那个风量再调大一些": the fan, which has no earlier value, not the last change
+        if match.groupdict().get("what2") and any(op.op == Op.SET and op.key in by_name for op in ops):
+            return ops      # …and with a new value said for it, 刚才那个 only points at it
         if lang == "en" and re.search(r"\bother\b", match.group(0), re.IGNORECASE) and not named:
             return ops      # "the other one" points at an offer; "the other time" at the earlier time
         if not named and what and not re.fullmatch(r"(?:one|ones|the one|it|that)", what, re.IGNORECASE) \

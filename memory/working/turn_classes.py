@@ -36,6 +36,7 @@ from monologue.memory.language.cues import (
 )
 from monologue.memory.language.memory_cues import MEMORY_FORGET_ABOUT, is_memory_command
 from monologue.memory.language.stances import WH_QUESTION_EN, WH_QUESTION_ZH, sentences_with_offsets
+from monologue.memory.working.readers import controls_unnamed
 
 
 class TurnClass(StrEnum):
@@ -235,6 +236,10 @@ def classify_turn(text: str, reads_condition: Callable[[str], bool] | None = Non
         # Only the domain's words ("the fan", 车窗): the answer to "which one?", or a thing the
         # task is about, named on its own.
         return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues) + ("the domain's words alone",))
+    if schema is not None and controls_unnamed(schema, stripped, language_of(stripped)):
+        # "还是关上吧", "turn it off" with no control named: the one just commanded, if any (the
+        # state knows), else which one is asked.
+        return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues) + ("a control's verb",))
     if REPEAT_COMMAND.search(stripped):
         # "A bit more", 再来一点: the last command again, if there was one (the state knows).
         return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues) + ("a command said again",))
