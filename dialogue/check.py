@@ -120,7 +120,7 @@ _CLAIMS = re.compile(r"^\W*done\b|\bi(?:'ve| have) (?:just )?(?:booked|reserved|
 # How a user says their name ("call me Dev", 我叫小王): the agent must not say it of itself.
 _USER_NAME = re.compile(r"\b(?:call me|my name is|i'?m|i am)\s+([A-Z][a-z]+)|(?:我叫|叫我)([\u4e00-\u9fff]{1,3})")
 # Acts whose reply must end in a question to the user.
-_ASKING = (Act.ASK, Act.CONFIRM, Act.NO_OPTIONS, Act.RESUME, Act.ONLY_OPTION, Act.ASK_CHANGE, Act.PROPOSE)
+_ASKING = (Act.ASK, Act.CONFIRM, Act.NO_OPTIONS, Act.RESUME, Act.ONLY_OPTION, Act.ASK_CHANGE, Act.PROPOSE, Act.SUGGEST)
 
 
 def _tokens(text: str) -> list[str]:
@@ -326,7 +326,7 @@ class ReplyCheck:
         lowered = text.lower()
         if decision.act in _ASKING and not _QUESTION.search(text):
             return Failure.MISSES_ACT
-        if decision.act == Act.PROPOSE and decision.option.lower() not in lowered:
+        if decision.act in (Act.PROPOSE, Act.SUGGEST) and decision.option.lower() not in lowered:
             return Failure.MISSES_ACT
         if decision.act in (Act.CONFIRM, Act.ACT):
             action = self.schema.actions.get(decision.action)

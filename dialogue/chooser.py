@@ -40,7 +40,7 @@ def tools_of(schema: DomainSchema) -> list[dict[str, Any]]:
 
 def worth_asking(decision: Decision, last: AgentAct) -> bool:
     """Only after an offer or a read-back the policy could not settle from the words alone."""
-    return last.act in (Act.PROPOSE, Act.CONFIRM, Act.RESUME, Act.ONLY_OPTION) \
+    return last.act in (Act.PROPOSE, Act.SUGGEST, Act.CONFIRM, Act.RESUME, Act.ONLY_OPTION) \
         and decision.act not in (Act.ACT, Act.ASK_CHANGE, Act.CLARIFY, Act.MEMORY, Act.HANDOVER) \
         and not decision.act.said_as_decided
 

@@ -347,7 +347,8 @@ class DialogueSession:
                           names_said=catalogue.names_said_in(text) if catalogue is not None else (),
                           change_asked=self._change_asked(schema, text, language, view, changed),
                           asks_for_options=catalogue is not None and (bool(WANTS_OPTIONS.search(text)) or bool(
-                              changed and any(asks_for_one(s) for _, s in sentences_with_offsets(text)))))
+                              changed & schema.kinds_of_option()
+                              and any(asks_for_one(s) for _, s in sentences_with_offsets(text)))))
         policy = self.policy(state.domain)
         relaxable = _relaxable(catalogue.items, view, policy.kept_conditions(view, facts)) \
             if catalogue and not fitting else []
@@ -405,7 +406,7 @@ class DialogueSession:
         offered = []
         last_step = decision.steps()[-1]
         action = schema.actions.get(last_step.action)
-        if last_step.act == Act.PROPOSE and action is not None and action.choose:
+        if last_step.act in (Act.PROPOSE, Act.SUGGEST) and action is not None and action.choose:
             offered = [OfferedOption({self._qualified(state.domain, action.choose): last_step.option})]
         essential = compose(wording.essential(decision, template, view), language)
         if catalogue is not None and language != self.language:

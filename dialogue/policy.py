@@ -58,6 +58,7 @@ class Act(StrEnum):
     GREET = "greet"                  # hello, and what it can do
     ASK = "ask"                      # the most important missing slot
     PROPOSE = "propose"              # one option, once the required slots are filled
+    SUGGEST = "suggest"              # one option named when asked for, while a slot is still missing (`key`)
     NO_OPTIONS = "no_options"        # nothing fits: say so, ask what to relax
     CONFIRM = "confirm"              # read back before acting
     ASK_CHANGE = "ask_change"        # the read-back was refused: what should change?
@@ -99,7 +100,7 @@ _TAG_QUESTION = re.compile(r",\s*(?:\w+n'?t\s+\w+|right|huh|eh|yeah)\s*\?\s*$|(?
                            re.IGNORECASE)
 
 # Acts that leave an option on the table: a yes to the next turn takes it.
-_OFFERS = (Act.PROPOSE, Act.RESUME, Act.ONLY_OPTION)
+_OFFERS = (Act.PROPOSE, Act.SUGGEST, Act.RESUME, Act.ONLY_OPTION)
 
 
 @dataclass(frozen=True)
@@ -320,11 +321,12 @@ class DialoguePolicy:
             # "Is there a Sichuan place?" before the day is known: one that fits is named now, and
             # the question still open is asked; once all is known it is the one read back.
             named = [o for o in options if str(o.get("name")) not in refused]
-            if last.option and len(named) > 1 and str(named[0].get("name")) == last.option:
-                named = named[1:]       # asked again: the next one, not the same one
+            if last.act in _OFFERS and last.option and len(named) > 1 and str(named[0].get("name")) == last.option \
+                    and WANTS_OPTIONS.search(turn.text):
+                named = named[1:]       # "还有别的吗": the next one, not the same one
             if named:
                 pick = named[0]
-                return Decision(Act.PROPOSE, action.name, key=missing[0], option=str(pick.get("name")),
+                return Decision(Act.SUGGEST, action.name, key=missing[0], option=str(pick.get("name")),
                                 option_item=pick, args=self.args_of(action, values), refused=refused,
                                 reason=f"asked for options; {missing[0]} is still needed to {action.name}")
         if missing:
@@ -620,7 +622,7 @@ class DialoguePolicy:
                             then=replace(step, option=turn.asked_option),
                             reason=f"{turn.asked_option} asked about while {step.key} is still missing")
         if turn.asked_option and step is not None and step.option == turn.asked_option \
-                and step.act in (Act.PROPOSE, Act.RESUME, Act.ONLY_OPTION) and turn.state_question is None:
+                and step.act in (Act.PROPOSE, Act.SUGGEST, Act.RESUME, Act.ONLY_OPTION) and turn.state_question is None:
             # "羊大爷涮肉坊有位子吗？": the place asked about is offered, read back in full for a yes.
             return step
         if turn.state_question is not None and (step is None or step.act != Act.ACT

@@ -73,8 +73,9 @@ _SUMMARY = re.compile(
     r"(?: for (?:me|us))?(?=\s*[?.!]*$))\b|"
     r"总结|汇总|概括|复述|重复一下|目前(?:都)?(?:有|定|记)|到现在为止|现在(?:都)?(?:定|记)了(?:哪些|什么)|"
     r"都(?:记|定)了(?:哪些|什么|些啥)|说一下(?:目前|现在)|现在是什么情况|捋一下|(?<!处)理一下|"
-    r"(?:都|现在|目前)(?:都)?(?:定|记|订|安排|办|开|设|调)了?(?:些|哪些)?(?:什么|啥)|(?:什么|啥)安排|"
-    r"(?:情况|安排|内容)(?:再)?(?:说|讲)(?:一遍|一下)|(?:给我|帮我)?办的(?:是)?(?:什么|啥)", re.IGNORECASE)
+    r"(?:都|现在|目前)(?:都)?(?:(?:定|记|订|安排|办)了?|(?:开|设|调)了)(?:些|哪些)?(?:什么|啥)|(?:什么|啥)安排|"
+    r"(?:情况|安排|内容)(?:再)?(?:说|讲)(?:一遍|一下)|(?:给我|帮我)?办的(?:是)?(?:什么|啥)|"
+    r"我(?:刚才|刚刚|之前)?(?:让|叫)你(?:干|做|办)(?:了)?(?:嘛|什么|啥)", re.IGNORECASE)
 _NEXT = re.compile(
     r"\bwhat(?:'s| is| comes| happens| do (?:we|i) do)? next\b|\bthen what\b|\bwhat now\b|\bnext step|"
     r"\bwhat (?:else )?(?:do you|is) (?:still )?(?:need|needed|missing|left)\b|\bwhat'?s left\b|"
@@ -235,6 +236,10 @@ class StateQuestionReader:
                 return StateQuestion("slot", keys, "value said", checks=() if alternatives else checked)
         if not asked:
             return None
+        if view is not None and any(entry.record for entry in view.done) and any(
+                self._names_the_record(s) for s in asked):
+            # "What was my ticket number again?", 工单号是多少来着: what was done, said with its record.
+            return StateQuestion("summary", found_by="record")
         joined = " ".join(asked)
         if _SUMMARY.search(joined):
             return StateQuestion("summary", found_by="cue")
@@ -260,6 +265,17 @@ class StateQuestionReader:
                 if key:
                     return StateQuestion("slot", (key,), "encoder")
         return None
+
+    def _names_the_record(self, sentence: str) -> bool:
+        """Whether `sentence` names the record of what was done: the task's noun with a number
+        ("ticket number", "booking reference", 工单号), or a confirmation number."""
+        nouns = [re.sub(r"^(?:the|a|an)\s+", "", w.lower()) for a in self.schema.actions.values()
+                 for w in (*a.task.values(), *(n for ns in a.task_nouns.values() for n in ns)) if w]
+        spaced = "|".join(re.escape(n) for n in nouns if n.isascii())
+        unspaced = "|".join(re.escape(n) for n in nouns if not n.isascii())
+        pattern = (r"\b(?:" + spaced + r"|confirmation)\s+(?:number|no\.?|id|code|reference|ref)\b|"
+                   r"(?:" + unspaced + r"|确认|预订|预约)(?:号|编号|单号|码)")
+        return bool(re.search(pattern, sentence, re.IGNORECASE))
 
     def _checked(self, sentences: Sequence[str], view: SessionState | None) -> tuple[tuple[str, object], ...]:
         """The values the checking questions say, as the rules read them into the state; a

@@ -173,7 +173,7 @@ class Wording:
                 lowered = question[:1].lower() + question[1:] if lang == "en" else question
                 return say("policy.ask_again", lang, question=lowered)
             return question
-        if d.act == Act.PROPOSE and d.key:
+        if d.act == Act.SUGGEST:
             # Named while a detail is still missing: the place, then the question still open.
             about = self.about(d.option_item)
             return say("policy.suggest" if about else "policy.suggest_plain", lang, name=d.option, about=about,
@@ -190,7 +190,7 @@ class Wording:
                            unmet=spoken_conditions(unmet, self.schema, lang))
             if d.replaces:
                 key = "policy.propose_instead"
-            elif last is not None and last.act in (Act.PROPOSE, Act.RESUME, Act.ONLY_OPTION) \
+            elif last is not None and last.act in (Act.PROPOSE, Act.SUGGEST, Act.RESUME, Act.ONLY_OPTION) \
                     and last.option == d.option:
                 key = "policy.propose_update"      # the same place, new details: not the same offer again
             return say(key, lang, name=d.option, about=about, verb=self._verb(d), details=details, old=d.replaces)
@@ -409,6 +409,7 @@ _PURPOSE: dict[Act, str] = {
     Act.GREET: "Greet the user.",
     Act.ASK: "Ask exactly this one question, nothing else.",
     Act.PROPOSE: "Offer this one option and ask whether to go ahead.",
+    Act.SUGGEST: "Name this one option, then ask the question still open.",
     Act.NO_OPTIONS: "Say nothing fits and ask which condition could be relaxed.",
     Act.CONFIRM: "Read the details back and ask for a yes before acting.",
     Act.ASK_CHANGE: "Ask what the user wants to change.",

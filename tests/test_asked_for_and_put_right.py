@@ -66,7 +66,7 @@ async def test_a_place_that_fits_is_named_before_the_details_are_known() -> None
     anything, sichuan, another, this_one, details = (t.reply for t in result.turns)
     assert anything.text.startswith("可以试试") and anything.text.endswith("想订哪一天？")
     first = sichuan.decision["option"]
-    assert sichuan.decision["act"] == "propose" and "川菜" in sichuan.text and first in sichuan.text
+    assert sichuan.decision["act"] == "suggest" and "川菜" in sichuan.text and first in sichuan.text
     second = another.decision["option"]
     assert second != first and "川菜" in another.text
     assert this_one.text == "想订哪一天？"
@@ -152,3 +152,97 @@ async def test_what_is_on_the_agents_name_and_thanks() -> None:
 ])
 def test_an_order_number_said_in_chinese_digits_is_read(text: str, order: str) -> None:
     assert _kept("customer_service", text).get("order_id") == order
+
+
+# --- what was asked for, and what was done -----------------------------------------------------------------
+
+async def test_which_places_there_are_is_asked_for_not_kept_as_a_wish() -> None:
+    result = await _chat("zh", ["帮我订个餐厅，这周六", "两个人", "有哪些火锅店可以选？", "时间往后推一个小时"],
+                         "restaurant")
+    which, later = result.turns[2].reply, result.turns[3].reply
+    assert which.decision["act"] == "suggest" and "火锅" in which.text
+    assert "有哪些" not in which.text
+    assert later.text == "时间还没定，几点钟合适？"      # its own question, not "要定成多少"
+
+
+@pytest.mark.parametrize(("language", "lines", "record_said"), [
+    ("en", ["my order A12345678 arrived broken, I want a refund", "yes go ahead", "what was my ticket number again?"],
+     "I've opened ticket O-"),
+    ("zh", ["订单号12345678，坏了，要退款", "好的，提交吧", "工单号是多少来着？"], "已经提交工单O-"),
+])
+async def test_the_ticket_number_is_said_when_asked(language: str, lines: list[str], record_said: str) -> None:
+    result = await _chat(language, lines, "customer_service")
+    done, asked = result.turns[1].reply, result.turns[2].reply
+    record = done.text.split("O-")[1][:6]
+    assert asked.text.startswith(record_said) and record in asked.text
+
+
+async def test_what_it_can_do_and_what_it_was_asked_to_do() -> None:
+    result = await _chat("zh", ["你都能干点啥？", "把车窗打开", "刚刚我让你干嘛了？"], "in_car")
+    abilities, _, asked = (t.reply for t in result.turns)
+    assert "导航" in abilities.text
+    assert "车窗" in asked.text and "不太确定" not in asked.text
+
+
+# --- what these readings leave alone ---------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "party"), [
+    ("for four people, sorry, 2 of them are kids", 4),
+    ("six people, sorry I mean five", 5),
+    ("六个人，不对，应该是五个", 5),
+    ("我们五个人，不对，一共六个", 6),
+    ("五个人，哦不，六七个吧", 5),       # a guess between two is no count
+])
+def test_what_follows_a_slip_is_a_count_only_when_it_is_one(text: str, party: int) -> None:
+    assert _kept("restaurant", text).get("party_size") == party
+
+
+@pytest.mark.parametrize(("domain", "text", "expected"), [
+    ("customer_service", "退款，不对，还是换货吧", {"resolution": "exchange"}),
+    ("customer_service", "退货还是换货", {}),
+    ("restaurant", "粤菜，不对，川菜", {"cuisine": "sichuan"}),
+    ("restaurant", "Are there any places other than Italian?", {}),
+])
+def test_a_value_put_right_or_left_open(domain: str, text: str, expected: dict[str, object]) -> None:
+    assert _kept(domain, text) == expected
+
+
+async def test_asking_about_the_place_on_offer_sets_no_kind() -> None:
+    result = await _chat("zh", ["周六晚上七点订个位子，四个人", "这家店有素食吗"], "restaurant")
+    offered, asked = result.turns[0].reply, result.turns[1].reply
+    assert asked.decision["act"] != "propose" or asked.decision["option"] == offered.decision["option"]
+    assert "素食" not in str(result.turns[1].state_after if hasattr(result.turns[1], "state_after") else "")
+
+
+async def test_a_switching_word_after_a_song_is_not_always_a_song() -> None:
+    result = await _chat("zh", ["放首陈奕迅的歌", "换条路线"], "in_car")
+    assert "播放" not in result.turns[1].reply.text
+
+
+@pytest.mark.parametrize("text", ["有没有除了川菜以外的", "除了川菜都行", "有没有川菜以外的"])
+def test_all_but_a_kind_refuses_it(text: str) -> None:
+    schema = load_schema("restaurant")
+    operations = Grounder(schema).check(RuleExtractor(schema).extract(text).operations, text, None).kept
+    assert [(op.key, str(op.comparator.value), op.value) for op in operations] == [("cuisine", "!=", "sichuan")]
+
+
+@pytest.mark.parametrize(("language", "lines", "said"), [
+    ("en", ["I'd like to book a table on Friday", "8 please", "4"], "on Friday at 8 pm for 4 people"),
+    ("en", ["book a table for friday at 7", "four"], "at 7 pm for 4 people"),
+    ("zh", ["帮我订周六的位子", "七点吧", "三个"], "周六，晚上7点，3个人"),
+])
+async def test_a_number_said_alone_answers_the_question_asked(language: str, lines: list[str], said: str) -> None:
+    result = await _chat(language, lines, "restaurant")
+    assert said in result.turns[-1].reply.text
+
+async def test_the_hour_asked_for_is_not_a_party() -> None:
+    result = await _chat("en", ["I'd like to book a table on Friday", "Friday, for 8 please"], "restaurant")
+    asked, answered = result.turns[0].reply, result.turns[1].reply
+    assert asked.decision["key"] == "time"
+    assert "8 people" not in answered.text
+
+
+@pytest.mark.parametrize("text", ["好的，我先关了", "我刚打开了后备箱", "I turned off my phone"])
+def test_a_control_verb_about_oneself_is_small_talk(text: str) -> None:
+    from monologue.memory.working.turn_classes import TurnClass, classify_turn
+    assert classify_turn(text, None, schema=load_schema("in_car")).turn_class == TurnClass.CHIT_CHAT

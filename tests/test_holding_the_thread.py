@@ -833,7 +833,9 @@ def test_liking_what_is_on_offer_is_no_wish_of_its_own(text):
 async def test_a_nudge_with_no_temperature_held_is_asked_back_not_greeted(language, text) -> None:
     result = await _chat("in_car", language, [text])
     reply = result.turns[0].reply.text
-    assert ("what should it be" in reply) if language == "en" else ("要定成多少" in reply), reply
+    # (asked in the key's own words: "What temperature would you like?", 温度调到多少度？)
+    assert reply == ("I don't have the cabin temperature yet. What temperature would you like?" if language == "en"
+                     else "车内温度还没定，温度调到多少度？"), reply
 
 
 @pytest.mark.parametrize(("text", "key", "value"), [

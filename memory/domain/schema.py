@@ -115,6 +115,9 @@ class KeySpec:
     values: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     reader: Reader = Reader.NONE
     name_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)   # words before a name, per language
+    # Words of switching to another, read as `name_cues` just after this key's value was carried out
+    # (换成五月天 after a song): said otherwise, they lead to lanes and places as often.
+    switch_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)
     described_as: dict[str, tuple[str, ...]] = field(default_factory=dict)  # "X is a … NOUN" names X
     # Capitalised words before these nouns (or after the verbs) are values the schema does
     # not list ("some Burmese food", "it serves Ethiopian").
@@ -215,6 +218,10 @@ class DomainSchema:
         """The action that finishes the domain's task (book, set the route, open a ticket)."""
         actions = list(self.actions.values())
         return next((a for a in actions if a.completes), actions[0] if actions else None)
+
+    def kinds_of_option(self) -> frozenset[str]:
+        """The keys that say what kind of option is wanted (every action's `chosen_by`)."""
+        return frozenset(k for action in self.actions.values() for k in action.chosen_by)
 
     def catalogue_in(self, language: str) -> str:
         """The catalogue a session in `language` offers from ("" when the domain has none)."""
@@ -332,6 +339,7 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
             values={value: _words(words) for value, words in (raw.get("values") or {}).items()},
             reader=_reader(raw.get("reader"), f"domain {data.get('name')}: key {name}"),
             name_cues=_words(raw.get("name_cues")),
+            switch_cues=_words(raw.get("switch_cues")),
             described_as=_words(raw.get("described_as")),
             open_value_nouns=_words((raw.get("open_values") or {}).get("nouns")),
             open_value_verbs=_words((raw.get("open_values") or {}).get("verbs")),

@@ -117,11 +117,20 @@ class StateCues:
 
 _NUMBER_UNIT_AFTER_EN = r"(?!\s*(?::|am|pm|a\.m|p\.m|o'?clock|dollars|bucks|\$))"
 
+# A number said alone, with at most a word of filler or unit around it.
+A_NUMBER_ALONE = re.compile(
+    r"\W*(?:(?:um|uh|er|hmm|just|about|around|maybe|say|make it|it'?s|its|for|at|oh)\W+){0,2}"
+    r"(?:" + EN_NUMBER + r"|\d+(?:[.:]\d+)?)"
+    r"(?:\s*(?:please|thanks|people|persons|of us|o'?clock|pm|am|p\.m\.|a\.m\.|degrees|then))*\W*|"
+    r"\W*(?:嗯|就|大概|差不多|要)?(?:" + ZH_NUMBER + r")(?:个人|个|位|点半?|点钟|度|号|块)?"
+    r"(?:吧|啊|呀|的|就行|就好)?\W*",
+    re.IGNORECASE)
+
 # A slip put right in the same breath ("six people, no wait, five", 三个人，哦不，四个人): the number
 # after it is the one meant.
-SELF_REPAIR = re.compile(r"(?:\b(?:no wait|wait no|no sorry|sorry|i mean|i meant|or rather|make that|correction)\b|"
-                         r"哦不对|哦不是|哦不|不对|错了|说错了|我是说|应该是)[,，.。!！\s]*(?:(?:it'?s|是|就)\s*)?",
-                         re.IGNORECASE)
+SELF_REPAIR = re.compile(r"(?:(?:\b(?:no wait|wait no|no sorry|sorry|i mean|i meant|or rather|make that|correction)\b|"
+                         r"哦不对|哦不是|哦不|不对|错了|说错了|我是说|应该是)[,，.。!！\s]*)+"
+                         r"(?:(?:it'?s|是|就|一共|总共|all together|in total)\s*)*", re.IGNORECASE)
 # A count that is a price's unit, not the party ("多少钱一位", "$40 a person", 一个人多少钱).
 PER_PERSON = re.compile(r"钱|元|块|价|人均|\bper\b|\beach\b|\bcost|\bprice|\$", re.IGNORECASE)
 
@@ -196,7 +205,9 @@ ZH = StateCues(
     # (那我不要了，退款吧: a refusal ends at its clause; the refund after the comma is wanted.)
     negated_value=re.compile(r"(?:(?:不要|别要|去掉|不再(?:是)?|[不别](?:再)?[发打用走吃坐订选加放开去到])[^，,。！？；;\s]{0,2}"
                              r"|(?<!太)太)$"),
-    negation_after=None,     # a key's own words after its value (对花生过敏) are in its YAML (`negation: after`)
+    # (川菜以外的, 除了川菜都行: all but it, though 除了川菜以外还想吃烤鸭 adds; a key's own words after
+    # its value, 对花生过敏, are in its YAML)
+    negation_after=re.compile(r"\s*(?:(?:以外|之外)(?![^，,。]*[还也])|(?:以外|之外)?的?(?:都行|都可以|都好|随便))"),
     negated_before=re.compile(r"(?:不是|不要|除了|而不是|[不别](?:想|再|要)?[去吃订选])$"),
     withdrawals=(
         # The thing withdrawn is the clause before the withdrawal words, whole (户外的位子不要了 is the
@@ -455,7 +466,7 @@ HOW_ARE_YOU = re.compile(r"\bhow (?:are|r) (?:you|u)\b|\bhow'?s (?:your day|it g
 ABILITIES_QUESTION = re.compile(
     r"\bwhat (?:else )?(?:can|could) you (?:do|help (?:me )?with)\b|\bwhat (?:do|are) you (?:do|for|good for)\b|"
     r"\bwhat are you able to do\b|"
-    r"你(?:还)?(?:能|会|可以)(?:干|做|帮我?(?:做|干)?)?(?:什么|啥|些什么)|你都(?:能|会)(?:干|做)?(?:什么|啥)",
+    r"你(?:还)?(?:能|会|可以)(?:干|做|帮我?(?:做|干)?)?点?(?:什么|啥|些什么)|你都(?:能|会)(?:干|做)?点?(?:什么|啥)",
     re.IGNORECASE)
 AGENT_NAME_QUESTION = re.compile(
     r"\bwhat(?:'s| is) your name\b|\bwho are you\b|\bwhat are you called\b|\bare you (?:a |an )?(?:human|robot|bot|"
@@ -468,7 +479,7 @@ ABOUT_ME = re.compile(
 WANTS_OPTIONS = re.compile(
     r"\b(?:recommend(?:ations?)?|suggest|suggestions?|ideas?|options?|what (?:do you|have you) (?:got|have)|"
     r"where (?:should|could|can) (?:we|i) (?:go|eat)|any good)\b|推荐|建议|有什么(?:好)?(?:的|餐厅|地方)|哪家好|"
-    r"(?:还有|有没有)(?:别的|其他|其它)",
+    r"(?:还有|有没有)(?:别的|其他|其它)|有哪些[^，。？?]{0,6}(?:餐厅|饭店|店|馆|地方)|[哪几]家[^，。？?]{0,4}可以选|可以选哪",
     re.IGNORECASE)
 # Leaving: "bye", "that's all", "nothing else" (a thank-you alone is answered, not a goodbye).
 CLOSING = re.compile(

@@ -243,19 +243,29 @@ ABOUT_THE_USER_ZH = re.compile(r"我")
 # state alone. Not a question about what was said (我有没有说过川菜, "is there anything I forgot?").
 ASKS_FOR_ONE_EN = re.compile(
     r"^\W*(?:(?:is|are) there (?:a|an|any|some)\b(?! (?:chance|way|fee|charge|problem|issue)\b)|"
-    r"(?:do|would) (?:you|u) (?:have|know)(?: of)? (?:a|an|any|some)\b|(?:have you |you )?got any\b|"
-    r"(?:know|any) (?:of )?(?:a |any )?(?:good|nice|decent|cheap|great)\b)", re.IGNORECASE)
+    r"(?:do|would) (?:you|u) (?:have|know)(?: of)? (?:a|an|any|some|anything|something)\b|(?:have you |you )?got any\b|"
+    r"(?:know|any) (?:of )?(?:a |any )?(?:good|nice|decent|cheap|great)\b|"
+    # ("What Italian places are there?", "which sushi restaurants do you have?")
+    r"(?:what|which) (?:\w+ ){0,3}(?:places|restaurants|spots|options)\b(?= (?:are there|do you|have you|can|could|"
+    r"would|near|around|nearby)|\W*$))", re.IGNORECASE)
 ASKS_FOR_ONE_ZH = re.compile(r"^[^，。,？?]{0,6}?(?<!没)(?:有没有|有)(?!没有|点|些|空|事|问题)"
                              r"[^，。,？?]{1,12}?(?:吗|么|没有?)[?？。]?\s*$|"
-                             r"^[^，。,？?]{0,6}?有没有[^，。,？?]{1,12}[?？。]?\s*$|^[^，。,？?]{1,12}有没有[?？。]?\s*$")
-_NOT_ASKING_FOR_ONE = re.compile(r"我有|说过|提过|讲过|记得|忘|订了|定了|还有(?:位|座|空)|"
+                             r"^[^，。,？?]{0,6}?有没有[^，。,？?]{1,12}[?？。]?\s*$|^[^，。,？?]{1,12}有没有[?？。]?\s*$|"
+                             # (有哪些火锅店可以选, 附近有什么川菜馆: which there are)
+                             r"^[^，。,？?]{0,6}?有(?:哪些|什么)[^，。,？?]{0,8}(?:店|馆|餐厅|饭店|地方)")
+# (Nor one that rules a kind out, "有没有川菜以外的", "a place other than Italian?": the kind it names is refused.)
+_NOT_ASKING_FOR_ONE = re.compile(r"我有|说过|提过|讲过|记得|忘|订了|定了|还有(?:位|座|空)|除了|以外|之外|不是|"
+                                 r"\b(?:other than|besides|except|apart from|but not|non-?|not)\b|"
                                  r"\b(?:i|we) (?:said|forgot|missed)\b|\banything (?:else|i|we)\b", re.IGNORECASE)
 
 
 # Asked of the agent, or of the options as a kind ("do you have any Italian places?", 有没有川菜馆): with a
 # place already offered, still a request for one; "is there a private room?", 有包间吗 ask about that place.
-OPTIONS_AS_A_KIND = re.compile(r"\b(?:you|u|places|restaurants|spots|options|somewhere|anywhere|anything)\b|"
-                               r"你|餐厅|饭店|馆|店|地方|哪家", re.IGNORECASE)
+OPTIONS_AS_A_KIND = re.compile(r"\b(?:places|restaurants|spots|options|somewhere|anywhere|elsewhere)\b|"
+                               r"餐厅|饭店|馆|店|地方|哪家|别的|其他|其它", re.IGNORECASE)
+# …but not the one in view, pointed at (这家店有素食吗, "does this place have a patio?").
+POINTS_AT_THE_ONE = re.compile(r"[这那此它](?:家|个|里|儿)?|\b(?:this|that) (?:place|restaurant|one)\b|\b(?:they|it)\b",
+                               re.IGNORECASE)
 
 
 def asks_for_one(sentence: str) -> bool:

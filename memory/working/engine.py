@@ -227,7 +227,10 @@ class WorkingMemory:
         if unapplied:
             # "Two more people" with no party size held: ask what it is now, never guess.
             spec = self.schema.key(unapplied[0])
-            clarify = say("clarify.relative", self.settings.language, label=spec.label(self.settings.language))
+            lang = self.settings.language
+            # (Its own question where it has one: 时间还没定，几点钟合适？, not "要定成多少" of a time.)
+            clarify = say("clarify.relative_ask", lang, label=spec.label(lang), question=spec.ask[lang]) \
+                if spec.ask.get(lang) else say("clarify.relative", lang, label=spec.label(lang))
             # An open question on the key: a bare "22" next answers it.
             ops.append(Operation(Op.ASK, spec.name, question=clarify, reason="a relative change with nothing held"))
         missed = [m for m in extraction.beyond_range if not any(op.key == m.key for op in ops)]

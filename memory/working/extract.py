@@ -17,6 +17,7 @@ from typing import Any, Literal
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.asked_for import words_asked_for
 from monologue.memory.language.cues import (
+    A_NUMBER_ALONE,
     BARE_CANCEL,
     CAPITALISED_WORD_EN,
     CLOSING,
@@ -142,13 +143,15 @@ _CHANGED_NOW = {"en": re.compile(r"\b(?:now|changed|anymore|any more|no longer|t
                 "zh": re.compile(r"现在|变了|改了|不再|已经|了")}
 
 
-# A word of switching to another of what was just asked for (换成五月天, "switch to Adele").
-_SWITCH_CUES = {"zh": ("换成", "改成", "换", "改放", "改听"),
-                "en": ("switch to", "change to", "change it to", "make it", "how about", "what about")}
 # Words around a command that name nothing ("no wait, don't turn it off", "actually leave it on").
-_COMMAND_WORDS = frozenset({"not", "no", "more", "bit", "little", "turn", "switch", "put", "leav", "keep", "don't",
-                            "dont", "wait", "actual", "pleas", "sorry", "just"})
+_COMMAND_WORDS = frozenset(content_words("not no more bit little turn switch put leave keep don't dont wait actually "
+                                          "please sorry just", "en"))
 _GAP = re.compile(r"[\s,，.。!！]*")
+# The count said after a slip is put right: a number with a word for people, or on its own at a
+# clause's end ("…no wait, five"; not "sorry, 2 of them are kids").
+_REPAIRED_COUNT = re.compile(r"(?P<n>" + EN_NUMBER + r"|" + ZH_NUMBER + r")(?=\s*(?:个人|个|位|人|people|persons|of us|"
+                             r"guests)|\s*(?:[,，.。!！?？]|$))", re.IGNORECASE)
+_NUMBER_RANGE_ZH = re.compile(r"[一二两三四五六七八九]{2}")
 
 
 def clause_of(text: str, span: Span) -> str:
@@ -283,9 +286,12 @@ class RuleExtractor:
         ops: list[Operation] = []
         withdrawn_spans: list[Span] = []
 
+        where: dict[int, Span] = {}
+
         def add(op: Operation, span: Span) -> None:
             taken.append(span)
             ops.append(op)
+            where[id(op)] = span
             if op.op == Op.WITHDRAW:
                 withdrawn_spans.append(span)
 
@@ -324,8 +330,12 @@ class RuleExtractor:
             self._amount(spec, said, taken, add, result.correction)
         for spec in self._counts:
             last_asked = state.last_act.key if state is not None and state.last_act.act == "ask" else ""
+            asked_type = self.schema.key(last_asked).type if last_asked else ""
+            time_read = any(op.op == Op.SET and op.key and self.schema.key(op.key).type == "time" for op in ops)
+            # ("for 8 please" to "what time?" is the hour; "Saturday at 7 for 4" is the party.)
             self._head_count(spec, said, taken, add, result.correction, state,
-                             asked_type=self.schema.key(last_asked).type if last_asked else "")
+                             for_n_is_the_hour=asked_type == "time" and not time_read
+                             or asked_type == "date" and not taken)
         last = state.last_act if state is not None else NO_ACT
         asked = last.key if last.act == "ask" else ""
         read_identifiers(self.schema, text, lang, taken, add, result.correction, asked)
@@ -337,6 +347,7 @@ class RuleExtractor:
         self._enums(said, taken, add, result.correction, withdrawn_keys, state, commanded)
         ops[:] = self._not_either_or(ops, text)
         self._left_behind(ops, text, state, add)
+        self._number_answered(said, ops, state, add, result.correction)
         if lang == "en":          # the name shapes are English capitalisation
             self._open_and_named(text, taken, add, result.correction, ops)
             ops = learned_operations(self.schema, text, state, ops, taken, result.correction)   # values.py
@@ -368,7 +379,7 @@ class RuleExtractor:
         # "Earlier, at half six": a value said outright wins over the change said beside it.
         said_outright = {op.key for op in ops if op.op == Op.SET and op.source != OpSource.RELATIVE}
         ops = [op for op in ops if op.source != OpSource.RELATIVE or op.key not in said_outright]
-        ops = settle(self.schema, ops)
+        ops = settle(self.schema, self._put_right(ops, where, text))
         if result.hedged:
             # A hedge reaches the values of its own clause ("maybe six?"), not the whole turn
             # ("I don't think I might like them. Can you find me some Adventure movies?").
@@ -518,7 +529,7 @@ class RuleExtractor:
 
     @staticmethod
     def _head_count(spec: KeySpec, said: _Said, taken: list[Span], add: Add, correction: bool,
-                    state: SessionState | None, *, asked_type: str = "") -> None:
+                    state: SessionState | None, *, for_n_is_the_hour: bool = False) -> None:
         text, source, cues = said.text, said.source, said.cues
         if RuleExtractor._head_count_in_groups(spec, said, taken, add, correction):
             return
@@ -527,8 +538,8 @@ class RuleExtractor:
                 span = m.span("n")
                 if _overlaps(span, taken) or RuleExtractor._negated(text, m.start(), cues):
                     continue      # "not four people but six": the refused count is not written
-                if asked_type in ("time", "date") and m.group().lower().startswith("for ") and not taken:
-                    continue      # "for 8 please" to "what time?" is the hour, not the party ("Saturday at 7 for 4" is)
+                if for_n_is_the_hour and m.group().lower().startswith("for "):
+                    continue      # "for 8 please" to "what time?" is the hour, not the party
                 n = to_int(m.group("n"))
                 if n == 1 and PER_PERSON.search(clause_of(source, span)):
                     continue      # "多少钱一位?": a price's unit, not a party of one
@@ -550,6 +561,47 @@ class RuleExtractor:
                 add(Operation(Op.SET, spec.name, Comparator.EQ, n, text[bare.start():bare.end()], correction=True),
                     bare.span("n"))
 
+    def _put_right(self, ops: list[Operation], where: dict[int, Span], text: str) -> list[Operation]:
+        """Two values of one single-valued key with a slip put right between them (退款，不对，还是
+        换货吧): the one said after it stands."""
+        dropped: set[int] = set()
+        for key in {op.key for op in ops if op.op == Op.SET and not self.schema.key(op.key).multi}:
+            said = sorted(((where[id(op)], op) for op in ops if op.op == Op.SET and op.key == key and id(op) in where
+                           and where[id(op)][1] > where[id(op)][0]), key=lambda pair: pair[0])
+            for (first, earlier), (second, _later) in zip(said, said[1:], strict=False):
+                if SELF_REPAIR.search(text[first[1]:second[0]]):
+                    dropped.add(id(earlier))
+        return [op for op in ops if id(op) not in dropped]
+
+    def _number_answered(self, said: _Said, ops: list[Operation], state: SessionState | None, add: Add,
+                         correction: bool) -> None:
+        """A number said alone ("8", "four please", 二十二) just after the agent asked for a count,
+        an amount or a time: the answer to that question, in the key's terms (a table's 8 is 20:00)."""
+        if state is None or not A_NUMBER_ALONE.fullmatch(said.text.strip()):
+            return
+        asked = state.last_act.key if state.last_act.act == "ask" else state.asked_key
+        if not asked or asked not in self.schema.keys or any(op.op == Op.SET for op in ops):
+            return        # (两个人 to "what time?" is the party, read already: no 2 pm)
+        spec = self.schema.key(asked)
+        numbers = [int(float(n)) for n in re.findall(r"\d+(?:\.\d+)?", said.text)] or [
+            n for m in re.finditer(EN_NUMBER + "|" + ZH_NUMBER, said.source, re.IGNORECASE)
+            if (n := to_int(m.group(0))) is not None]
+        if len(numbers) != 1:
+            return
+        n = numbers[0]
+        value: object
+        if spec.type == "time" and 1 <= n <= 24:
+            value = self._same_half_of_day(f"{n % 24:02d}:00", spec, said.source, said.cues, state)
+        elif spec.type in ("int", "quantity", "money") or spec.reader == Reader.HEAD_COUNT:
+            low, high = spec.reading.value_range or (1, 10_000)
+            if not low <= n <= high:
+                return
+            value = n
+        else:
+            return
+        add(Operation(Op.SET, asked, Comparator.EQ, value, said.text.strip(), correction=correction,
+                      reason=f"a number said alone, answering the question about {asked}"), (0, len(said.text)))
+
     @staticmethod
     def _count_put_right(source: str, after: int, taken: list[Span]) -> tuple[int, Span] | None:
         """The number said right after a slip is put right ("six people, no wait, five"): the
@@ -558,10 +610,9 @@ class RuleExtractor:
         repair = SELF_REPAIR.match(source, gap.end() if gap else after)
         if repair is None:
             return None
-        number = re.compile(r"(?P<n>" + EN_NUMBER + r"|" + ZH_NUMBER + r")(?=\s*(?:个人|个|位|人|people|persons|of us|"
-                            r"guests|\b|$))", re.IGNORECASE).match(source, repair.end())
-        if number is None or _overlaps(number.span("n"), taken):
-            return None
+        number = _REPAIRED_COUNT.match(source, repair.end())
+        if number is None or _overlaps(number.span("n"), taken) or _NUMBER_RANGE_ZH.fullmatch(number.group("n")):
+            return None       # ("哦不，六七个吧": a guess between two, not a count)
         n = to_int(number.group("n"))
         return (n, number.span("n")) if n is not None else None
 
@@ -670,8 +721,9 @@ class RuleExtractor:
         还是 / "or" ask which it is (the ASR often drops the question mark); neither is a command."""
         if not re.search(r"还是|\bor\b", text, re.IGNORECASE):
             return ops
-        # (能退钱吗还是只能换: two values of any one key, in a question, ask which is possible.)
-        question = bool(re.search(r"[吗?？]", text))
+        # (能退钱吗还是只能换, 退货还是换货: two values of any one key, in a question or either/or in
+        # Chinese, ask which is possible or is undecided; "refund or rather an exchange" is put right.)
+        question = bool(re.search(r"[吗?？]|还是", text)) and not SELF_REPAIR.search(text)
         asked = {op.key for op in ops if op.op == Op.SET and (self.schema.key(op.key).reading.verb_values or (
                  question and not self.schema.key(op.key).multi))
                  and len({o.value for o in ops if o.op == Op.SET and o.key == op.key}) > 1}
@@ -798,8 +850,9 @@ class RuleExtractor:
         for spec in self._asked_for:
             reading = spec.reading
             cues = spec.name_cues.get(said.lang, ())
-            if state is not None and state.find(spec.name) and ({spec.name, *reading.brings} & commanded):
-                cues = (*cues, *_SWITCH_CUES[said.lang])
+            if state is not None and state.find(spec.name) and spec.name in commanded \
+                    and spec.name in state.last_act.args:
+                cues = (*cues, *spec.switch_cues.get(said.lang, ()))
             found = words_asked_for(said.text, cues, reading.lead_words.get(said.lang, ()),
                                     reading.tail_words.get(said.lang, ()),
                                     reading.nothing_particular.get(said.lang, ()), said.lang)

@@ -41,6 +41,7 @@ from monologue.memory.language.numbers import (
 )
 from monologue.memory.language.stances import (
     OPTIONS_AS_A_KIND,
+    POINTS_AT_THE_ONE,
     asks_for_information,
     asks_for_one,
     is_query,
@@ -227,11 +228,16 @@ class Grounder:
     def check(self, ops: Sequence[Operation], utterance: str, state: SessionState | None) -> Grounding:
         result = Grounding()
         question_spans = _question_spans(utterance)
+
+        def not_for_an_option(sentence: str) -> bool:
+            return not self._asks_for_an_option(sentence, state)
+
         # "Is there a Sichuan place?", 有川菜吗: the kind of option it names is asked for (set); the
         # rest it says is still asked about.
-        option_spans = _question_spans(utterance, lambda sentence: not self._asks_for_an_option(sentence, state))
-        kinds = {k for a in self.schema.actions.values() for k in a.chosen_by}
+        option_spans = _question_spans(utterance, not_for_an_option)
+        kinds = self.schema.kinds_of_option()
         query_spans = _query_spans(utterance)
+        kind_query_spans = _query_spans(utterance, not_for_an_option)
         # A key let go because another key's new value leaves it behind ("next song" lets the song
         # asked for go) is grounded in that value.
         left_behind = {spec.name for spec in self.schema.keys.values() if any(
@@ -244,8 +250,8 @@ class Grounder:
                     or (op.op == Op.SET and (op.key, str(op.value)) in brought):
                 result.kept.append(op)
                 continue
-            grounded, reason = self._ground(op, utterance, state, option_spans if op.key in kinds else question_spans,
-                                            query_spans)
+            grounded, reason = self._ground(op, utterance, state, *((option_spans, kind_query_spans) if op.key in kinds
+                                                                    else (question_spans, query_spans)))
             if grounded is None:
                 result.rejected.append(Rejected(op, reason))
             else:
@@ -260,7 +266,7 @@ class Grounder:
             return False
         chosen = [a.choose for a in self.schema.actions.values() if a.choose]
         in_view = state is not None and (any(state.find(k) for k in chosen) or any(act.option for act in state.acts))
-        return not in_view or bool(OPTIONS_AS_A_KIND.search(sentence))
+        return not in_view or (bool(OPTIONS_AS_A_KIND.search(sentence)) and not POINTS_AT_THE_ONE.search(sentence))
 
     def _cancels_what_was_just_done(self, key: str, utterance: str, state: SessionState | None) -> bool:
         """"Cancel it", 不去了，取消吧, said right after a control was carried out, refers to what it
@@ -303,6 +309,10 @@ class Grounder:
             return None, "a question never sets a value"
         if op.op == Op.WITHDRAW and words and _inside(utterance, words, query_spans):
             return None, f"a question about the world ('取消订位的话要提前多久') talks about {op.key}; it keeps it"
+        if op.op == Op.SET and spec.reader == Reader.FREE_TEXT and _inside(utterance, words or utterance, [
+                (start, end) for start, end in query_spans if re.search(r"[?？]\s*$", utterance[start:end])
+                or language_of(utterance[start:end]) == "zh"]):
+            return None, "a question about the world ('有哪些烤鸭店可以选？') asks; it is no wish"
         if op.op == Op.SET and spec.type in ("enum", "bool") and _inside(utterance, words or utterance, query_spans):
             return None, f"a question about the world ('what happens if…') talks about {op.key}; it does not set it"
         if op.op == Op.SET:
@@ -434,9 +444,9 @@ def _asked_how(value: Any, spec: KeySpec, utterance: str) -> bool:
     return any(contains(said, "how " + normalised(w)) or ("多" + w) in utterance for w in words if w)
 
 
-def _query_spans(utterance: str) -> list[tuple[int, int]]:
+def _query_spans(utterance: str, asks: Callable[[str], bool] = lambda _: True) -> list[tuple[int, int]]:
     return [(start, start + len(sentence)) for start, sentence in sentences_with_offsets(utterance)
-            if is_query(sentence)]
+            if is_query(sentence) and asks(sentence)]
 
 
 def _inside(utterance: str, words: str, spans: list[tuple[int, int]]) -> bool:

@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from monologue.memory.domain.schema import ActionSpec, DomainSchema
 from monologue.memory.language.cues import (
+    A_NUMBER_ALONE,
     CHANGE_CUES_ZH,
     CHANGE_VERBS,
     CHANGE_WORDS_EN,
@@ -203,6 +204,10 @@ def _says_any(lowered: str, words: list[str]) -> bool:
                for w in words)
 
 
+# The speaker's own doing ("我先关了", "I turned off my phone", "my kids opened the presents"): no command.
+_TELLS_OF_ONESELF = re.compile(r"(?<!帮)(?<!给)(?<!让)我(?!们?的车)|\b(?:i|i'm|i've|my|we|our)\b", re.IGNORECASE)
+
+
 def classify_turn(text: str, reads_condition: Callable[[str], bool] | None = None, *,
                   schema: DomainSchema | None = None) -> TurnClassification:
     """Classify one user utterance; empty text is chit-chat (nothing to remember).
@@ -236,10 +241,14 @@ def classify_turn(text: str, reads_condition: Callable[[str], bool] | None = Non
         # Only the domain's words ("the fan", 车窗): the answer to "which one?", or a thing the
         # task is about, named on its own.
         return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues) + ("the domain's words alone",))
-    if schema is not None and controls_unnamed(schema, stripped, language_of(stripped)):
+    if schema is not None and not _TELLS_OF_ONESELF.search(stripped) \
+            and controls_unnamed(schema, stripped, language_of(stripped)):
         # "还是关上吧", "turn it off" with no control named: the one just commanded, if any (the
         # state knows), else which one is asked.
         return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues) + ("a control's verb",))
+    if A_NUMBER_ALONE.fullmatch(stripped):
+        # "8", "four please", 二十二度, 七点吧: the answer to the question just asked (the state knows which).
+        return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues) + ("a number said alone",))
     if REPEAT_COMMAND.search(stripped):
         # "A bit more", 再来一点: the last command again, if there was one (the state knows).
         return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues) + ("a command said again",))
