@@ -78,6 +78,8 @@ LANDMARKS = {
 # Words in a name that say the cuisine, onto the domain's enum values (most specific first).
 CUISINES = (
     ("hotpot", ("火锅", "涮肉", "涮羊肉", "呷哺", "海底捞")),
+    ("roast_duck", ("烤鸭", "全聚德", "便宜坊", "大董", "四季民福")),
+    ("beijing", ("北京菜", "京菜", "老北京", "炸酱面", "卤煮", "爆肚", "护国寺小吃")),
     ("sichuan", ("川菜", "四川", "蜀", "眉州", "巴国布衣", "重庆")),
     ("cantonese", ("粤菜", "广东菜", "港式", "茶餐厅", "潮汕", "早茶")),
     ("japanese", ("日本料理", "日料", "寿司", "拉面", "居酒屋", "铁板烧")),
