@@ -626,7 +626,7 @@ class DialoguePolicy:
             # "羊大爷涮肉坊有位子吗？": the place asked about is offered, read back in full for a yes.
             return step
         if turn.state_question is not None and (step is None or step.act != Act.ACT
-                                                or turn.state_question.kind in ("next", "summary")):
+                                                or turn.state_question.kind in ("next", "summary", "record")):
             # "Okay, what now?" asks what comes next: answered, and the act waits for a yes to it.
             # Answered from the state (the words are the code's), then back to the task.
             question = turn.state_question

@@ -44,7 +44,7 @@ from monologue.memory.working.grounding import numbers_said
 from monologue.memory.working.state import Op, OpSource, SessionState
 
 Embed = Callable[[list[str]], np.ndarray]
-Kind = Literal["slot", "summary", "next"]
+Kind = Literal["slot", "summary", "next", "record"]
 
 # A sentence that asks: a question mark, a question word anywhere ("for how many was it"),
 # or a Chinese question particle. Requests phrased as questions are left to the task.
@@ -69,6 +69,8 @@ _SUMMARY = re.compile(
     r"what (?:are|have) you (?:arranging|arranged|setting up|set up|put down|got down)|"
     r"what you(?:'re| are) (?:arranging|setting up|doing for (?:me|us))|"
     r"what'?s the (?:plan|arrangement|set-?up)(?: so far| now)?|"
+    r"(?:tell|give|read|remind) me (?:about )?(?:the|my|our) (?:booking|reservation|ticket|order|details|plan)|"
+    r"what did (?:i|we) ask (?:you )?(?:to do|for)|"
     r"what (?:did|have) (?:i|we|you) (?:just )?(?:book|booked|reserve|reserved|order|ordered|set up|open|opened)"
     r"(?: for (?:me|us))?(?=\s*[?.!]*$))\b|"
     r"总结|汇总|概括|复述|重复一下|目前(?:都)?(?:有|定|记)|到现在为止|现在(?:都)?(?:定|记)了(?:哪些|什么)|"
@@ -130,6 +132,10 @@ _ASKS_THE_WORLD_EN = re.compile(r"^(?:is|was|are|were) (?:it|that|this) (?:still
                                 r"(?:(?:going to|gonna) (?!be\b)|"
                                 r"(?:raining|snowing|pouring|open|closed|busy|crowded|far|near|safe|worth|likely)\b)",
                                 re.IGNORECASE)
+# What a control just commanded is at, asked of "it" ("what's it on now?", 现在开到多少了).
+_ASKS_ABOUT_IT = re.compile(r"\bwhat(?:'s| is) (?:it|that) (?:on|at|set (?:to|at))\b|"
+                            r"\bhow (?:high|low|warm|cold|loud|strong|hot) is (?:it|that)\b|"
+                            r"(?:现在|它)(?:是|开到|调到|设到)(?:几|多少)|现在多少了", re.IGNORECASE)
 _ALTERNATIVES = re.compile(r"\bor\b|还是", re.IGNORECASE)
 
 
@@ -238,8 +244,8 @@ class StateQuestionReader:
             return None
         if view is not None and any(entry.record for entry in view.done) and any(
                 self._names_the_record(s) for s in asked):
-            # "What was my ticket number again?", 工单号是多少来着: what was done, said with its record.
-            return StateQuestion("summary", found_by="record")
+            # "What was my ticket number again?", 工单号是多少来着: the record of what was done.
+            return StateQuestion("record", found_by="words")
         joined = " ".join(asked)
         if _SUMMARY.search(joined):
             return StateQuestion("summary", found_by="cue")
@@ -257,6 +263,11 @@ class StateQuestionReader:
             keys = self._by_question_word(sentence, held)
             if keys:
                 return StateQuestion("slot", keys, "question word")
+        if view is not None and view.last_act.act == "act" and view.last_act.args \
+                and any(_ASKS_ABOUT_IT.search(s) for s in questions):
+            # "What's it on now?" just after a command: what was just set.
+            return StateQuestion("slot", tuple(k for k in view.last_act.args if k in self.schema.keys),
+                                 "the command just carried out")
         if self._embed is not None:
             # The encoder only places a question that points back at what was agreed ("what was
             # the thing we picked again?"); "what do you recommend?" is not about the state.

@@ -286,6 +286,13 @@ class Wording:
             return f"{done_said}{say('clause.join', lang)}{so_far}" if done_said else so_far
         if d.key == "next":
             return self._next(d, state)
+        if d.key == "record":
+            done = next((entry for entry in reversed(state.done) if entry.record), None) if state is not None else None
+            if done is None:
+                return say("state_answer.nothing_yet", lang)
+            action = self.schema.actions.get(done.action)
+            task = (action.task.get(lang) or action.task.get("en", "")) if action else ""
+            return say("state_answer.record", lang, task=task, record=done.record)
         parts = []
         for key in d.about:
             spec = self.schema.key(key)

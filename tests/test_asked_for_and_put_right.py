@@ -167,14 +167,16 @@ async def test_which_places_there_are_is_asked_for_not_kept_as_a_wish() -> None:
 
 @pytest.mark.parametrize(("language", "lines", "record_said"), [
     ("en", ["my order A12345678 arrived broken, I want a refund", "yes go ahead", "what was my ticket number again?"],
-     "I've opened ticket O-"),
-    ("zh", ["订单号12345678，坏了，要退款", "好的，提交吧", "工单号是多少来着？"], "已经提交工单O-"),
+     "The number for the ticket is O-"),
+    ("zh", ["订单号12345678，坏了，要退款", "好的，提交吧", "工单号是多少来着？"], "工单的编号是O-"),
+    ("en", ["book a table for 2 tomorrow at 7", "yes", "what is the booking reference?"],
+     "The number for the booking is"),
 ])
-async def test_the_ticket_number_is_said_when_asked(language: str, lines: list[str], record_said: str) -> None:
-    result = await _chat(language, lines, "customer_service")
-    done, asked = result.turns[1].reply, result.turns[2].reply
-    record = done.text.split("O-")[1][:6]
-    assert asked.text.startswith(record_said) and record in asked.text
+async def test_the_record_number_is_said_when_asked(language: str, lines: list[str], record_said: str) -> None:
+    result = await _chat(language, lines, "restaurant" if "table" in lines[0] else "customer_service")
+    asked = result.turns[2].reply
+    record = result.turns[1].reply.decision.get("record", "")
+    assert record and asked.text.startswith(record_said) and record in asked.text
 
 
 async def test_what_it_can_do_and_what_it_was_asked_to_do() -> None:
@@ -246,3 +248,53 @@ async def test_the_hour_asked_for_is_not_a_party() -> None:
 def test_a_control_verb_about_oneself_is_small_talk(text: str) -> None:
     from monologue.memory.working.turn_classes import TurnClass, classify_turn
     assert classify_turn(text, None, schema=load_schema("in_car")).turn_class == TurnClass.CHIT_CHAT
+
+
+# --- the second test drive (English) and the car in Mandarin -----------------------------------------------
+
+@pytest.mark.parametrize(("language", "lines", "last"), [
+    ("en", ["set the temperature to 21", "no wait, 22"], "Done: I've set the cabin to 22 degrees."),
+    ("en", ["take me to the gym, set it to 19 degrees and close the windows", "hmm maybe 20 instead"],
+     "Done: I've set the cabin to 20 degrees."),
+    ("zh", ["温度调到二十一度", "不对，二十二"], "好了，把车内温度调到22度。"),
+    ("en", ["my seat's too far back, move it forward"], "Done: I've moved the seat further forward."),
+    ("en", ["set the temperature to 20", "a bit warmer", "what's it on now?"], "The cabin temperature is 21 degrees."),
+    ("en", ["morning! how's it going?"], "I'm well, thanks for asking!"),
+    ("en", ["take me to the airport", "cool, thanks"], "You're welcome!"),
+    ("en", ["take me to the airport", "ok that's it"], "Goodbye!"),
+    ("zh", ["导航到公司", "公司就是国贸"], "好了，设好了路线：去国贸。"),
+    ("zh", ["去望京SOHO", "我想换个地方，去三里屯太古里"], "好了，设好了路线：去三里屯太古里。"),
+    ("zh", ["我有点热", "随便吧，你看着办"], "好了，把车内温度调到22度。"),
+    ("en", ["it's hot in here", "up to you"], "Done: I've set the cabin to 22 degrees."),
+])
+async def test_the_car_hears_what_a_driver_means(language: str, lines: list[str], last: str) -> None:
+    result = await _chat(language, lines, "in_car")
+    assert result.turns[-1].reply.text == last
+
+
+async def test_a_stop_said_after_a_refusal_is_not_heard_refused() -> None:
+    result = await _chat("en", ["take me to the airport", "avoid the tolls please", "I need to stop for gas on the way",
+                                "ok, and set the AC to 21"], "in_car")
+    assert result.turns[2].reply.text.endswith("no tolls, with a stop at a petrol station.")
+    assert result.turns[3].reply.text == "Done: I've set the cabin to 21 degrees."
+
+
+@pytest.mark.parametrize(("lines", "order"), [
+    (["hi, my headphones arrived broken", "the order number is A B 4 5 7 2"], "AB4572"),
+    (["hi, my package never arrived", "the order number's 7 7 1 0 4"], "77104"),
+    (["my coffee machine stopped working", "12345", "sorry, I mean 12354"], "12354"),
+    (["I was charged twice for my order", "it's 88213", "call me, my number is 555 0123"], "88213"),
+])
+async def test_an_order_number_as_people_say_it(lines: list[str], order: str) -> None:
+    result = await _chat("en", [*lines, "refund", "what have you got so far?"], "customer_service")
+    assert f"order {order}" in result.turns[-1].reply.text
+
+
+async def test_the_restaurant_hears_tonight_cheaper_and_the_booking_asked_again() -> None:
+    result = await _chat("en", ["I wanna take my wife out for dinner", "tonight if possible",
+                                "is there something cheaper?", "8 pm, two of us", "yes",
+                                "can you tell me the booking again?"], "restaurant")
+    _, tonight, cheaper, _, _, again = (t.reply for t in result.turns)
+    assert tonight.decision["key"] == "time"
+    assert "Green Table" in cheaper.text
+    assert again.text.startswith("I've booked Green Table")

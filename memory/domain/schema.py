@@ -133,6 +133,8 @@ class KeySpec:
     # learned value reader (`memory/working/values.py`); "": only by the rules and the LLM.
     open_value: str = ""
     ask: dict[str, str] = field(default_factory=dict)   # how the agent asks for this key, per language
+    # The value the agent picks when the user leaves it to it ("up to you", 你看着办), if any.
+    suggested: Any = None
 
     def label(self, language: str = "en") -> str:
         return self.labels.get(language) or self.labels.get("en") or self.name.replace("_", " ")
@@ -351,6 +353,7 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
             description=str(raw.get("description") or ""),
             open_value=_open_value(raw.get("open_value"), f"domain {data.get('name')}: key {name}"),
             ask={k: str(v) for k, v in (raw.get("ask") or {}).items()},
+            suggested=raw.get("suggested"),
         )
     return DomainSchema(name=str(data.get("name", "custom")), keys=keys,
                         goal_words=_words(data.get("goal_words")),

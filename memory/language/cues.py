@@ -146,7 +146,8 @@ EN = StateCues(
     # ("no actually the refund is fine": a "no" that opens a correction refuses nothing after it.)
     negated_value=re.compile(r"\b(?:no(?!\s+(?:actually|wait|sorry|i mean|no|problem|worries|thanks)\b)|not|nothing|"
                              r"without|avoid|don'?t want|do not want|skip the|no more)\b"
-                             r"(?:\s+[^\s,.;:!?]+){0,2}\s*$|\btoo\s+$"),     # "too expensive": right before it
+                             r"(?:\s+[^\s,.;:!?]+){0,2}\s*$|"
+                             r"\btoo\s+(?:far\s+|much\s+)?$"),     # "too expensive", "too far back": right before it
     negation_after=None,
     negated_before=re.compile(r"\b(?:not|no|never|isn'?t|except|instead of|rather than)\s+(?:on\s+|at\s+|this\s+)?$"),
     withdrawals=(
@@ -198,7 +199,9 @@ EN = StateCues(
 ZH = StateCues(
     spaced=False,
     # (算了，回家吧: a change of mind.)
-    correction=re.compile(r"改成|换成|改为|改到|换到|改去|换去|还是|其实|不对|应该是|更正|算了[，,、 ]"),
+    # (我想换个地方，去三里屯, 那去中关村: another one asked for, not a slip to ask about.)
+    correction=re.compile(r"改成|换成|改为|改到|换到|改去|换去|还是|其实|不对|应该是|更正|算了[，,、 ]|换个|换一个|"
+                          r"^那(?:就)?去"),
     hedge=re.compile(r"也许|可能|或者|不确定|大概吧"),
     # 不要辣, 不再是短信, 不发短信, 别走高速
     # 太贵了 complains of a value: what is not wanted (太 right before it: 太想吃火锅 wants it).
@@ -421,6 +424,11 @@ NOT_DECIDED = re.compile(
     r"(?:don'?t|do not) know yet|come back to (?:that|it|this))\b"
     r"|还没想好|没想好|不确定|再说吧|以后再说|再想想|想一想|还不知道|不知道|等会儿|待会|回头再|还没定|没定好",
     re.IGNORECASE)
+# Leaving what was asked to the agent ("up to you", 你看着办, 听你的): it picks, where it has a pick.
+LEFT_TO_YOU = re.compile(
+    r"\b(?:up to you|you (?:decide|choose|pick)|whatever you (?:think|like|want|say)|your call|you tell me|"
+    r"surprise me|dealer'?s choice|whatever'?s (?:best|good)|you know best)\b"
+    r"|你看着办|你(?:来|帮我)?(?:决定|定吧|定就行|定)|听你的|你说了算|你看吧", re.IGNORECASE)
 # Turning down what was offered, said anywhere in the turn ("hmm, not that one", 换一家).
 REFUSES_OFFER = re.compile(
     r"\b(?:not (?:that|this) one|something else|some ?where else|another (?:one|place|option)|anything else|"
@@ -450,7 +458,8 @@ EXCLAMATION = re.compile(r"^\W*(?:what an?\b|how (?:nice|lovely|great|sweet|cool
                          r"(?!.*\?)", re.IGNORECASE)
 # Talk addressed to the agent itself ("how's your day?", 你喜欢听什么歌): small talk, not a question to look up.
 TO_THE_AGENT = re.compile(
-    r"\b(?:how (?:are|is|'s) (?:you|your)|how'?s your|(?:do|did|have|are|were|would) you (?:like|love|enjoy|see|watch|"
+    r"\b(?:how (?:are|is|'s) (?:you|your)|how'?s your|how'?s it going|how (?:you )?doing|"
+    r"(?:do|did|have|are|were|would) you (?:like|love|enjoy|see|watch|"
     r"feel|ever|have (?:a|any) (?:favou?rite|hobby))|your favou?rite|are you (?:a|an|"
     r"real|human|ok|okay|alright|tired|bored))\b|你(?:喜欢|觉得|好吗|累吗|多大|是人|是机器|看过|听过)|你最喜欢",
     re.IGNORECASE)
@@ -477,7 +486,8 @@ ABOUT_ME = re.compile(
     r"remember|last time|before|previously|again)\b|我(?:喜欢|上次|之前|说过|的|习惯|平时)|记得", re.IGNORECASE)
 # Asking for the options ("what do you recommend?", 有什么推荐): the task's next step answers it.
 WANTS_OPTIONS = re.compile(
-    r"\b(?:recommend(?:ations?)?|suggest|suggestions?|ideas?|options?|what (?:do you|have you) (?:got|have)|"
+    r"\b(?:recommend(?:ations?)?|suggest|suggestions?|ideas?|(?:any|some|other|more|the|your|what) options|options\?|"
+    r"what (?:do you|have you) (?:got|have)|"
     r"where (?:should|could|can) (?:we|i) (?:go|eat)|any good)\b|推荐|建议|有什么(?:好)?(?:的|餐厅|地方)|哪家好|"
     r"(?:还有|有没有)(?:别的|其他|其它)|有哪些[^，。？?]{0,6}(?:餐厅|饭店|店|馆|地方)|[哪几]家[^，。？?]{0,4}可以选|可以选哪",
     re.IGNORECASE)
@@ -486,6 +496,7 @@ CLOSING = re.compile(
     r"\b(?:bye|goodbye|good night|see you|talk (?:to you )?later|that'?s all|that is all|that'?s it for now|"
     r"nothing else|no,? that'?s (?:it|all)|i'?m (?:all )?set|all good)\b|"
     r"^\W*(?:(?:thanks?|thank you|cheers|ok(?:ay)?)\b[^.?!]*?[,!.]\s*)?later\W*$|"    # "Thanks for that, later!"
+    r"^\W*(?:ok(?:ay)?,?\s+)?that'?s it\W*$|"       # "ok that's it"
     r"再见|拜拜|没有了|没别的|就这些|先这样|不用了谢谢", re.IGNORECASE)
 # A question about the user's lasting ways, not this task's values: "what temperature do I like?",
 # "how do I usually sit?", 我平时喜欢几度？

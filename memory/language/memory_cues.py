@@ -148,7 +148,8 @@ REQUEST = re.compile(
     _OPENER_EN + r"(?:(?:please|kindly|just)\s+|(?:can|could|would|will) you\s+(?:please\s+)?|i need you to\s+|"
     r"i'?d like you to\s+|let'?s\s+)*(?:turn|switch|open|close|shut|play|put|set|make|take|use|go|drive|navigate|"
     r"head|find|book|reserve|call|text|send|show|check|get|give|bring|start|stop|pause|skip|raise|lower|increase|"
-    r"decrease|crank|adjust|move|cancel|remind|add|remove|look|search|order|pick|route|warm|cool|heat|tell|read|"
+    r"decrease|crank|adjust|move|cancel|remind|add|remove|look|search|order|pick|route|warm|heat|tell|read|"
+    r"cool(?![\s,.!]*(?:thanks?\b|thank you|cheers|$))|"     # ("cool, thanks" is no request)
     r"change|speak|talk|repeat|help|connect|transfer|refund|track|dim|mute|unmute)\b"
     r"|" + _OPENER_EN + r"(?:can|could|would|will) you\b"
     r"|" + _OPENER_EN + r"let'?s (?:say|do|go with|make it|try|book|take)\b"

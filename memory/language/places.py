@@ -227,6 +227,12 @@ def find_place_zh(text: str, cues: tuple[str, ...], answering: bool = False) -> 
     return sorted(found, key=lambda p: p.start)
 
 
+def _ends_in_a_named_li(kept: list[tuple[str, str]]) -> bool:
+    """A name ending in 里 (太古里, 和平里, 平安里): 里 after a two-character proper name is part of
+    it, not "inside" (商场里, 颐和园里)."""
+    return len(kept) >= 2 and kept[-1][0] == "里" and len(kept[-2][0]) == 2 and kept[-2][1] in ("ns", "nr", "nz")
+
+
 def _leads_only_to_a_place(cue: str) -> bool:
     """导航到, 带我去, 送我到: a word of conveying and of going there. Not 导航 alone (导航声音大一点)
     nor 开到, which also sets a control (风量开到三档)."""
@@ -259,7 +265,7 @@ def _place_after(text: str, cue_start: int, at: int, sure: bool) -> PlaceSaid | 
                     or (flag.startswith("v") and not kept and not _HEADS_ZH.search(following[0])):
                 break
         kept.append((word, flag))
-    while kept and not _HEADS_ZH.search(kept[-1][0]) and (
+    while kept and not _HEADS_ZH.search(kept[-1][0]) and not _ends_in_a_named_li(kept) and (
             kept[-1][1] in ("uj", "f", "q") or kept[-1][1].startswith("v") or _NUMBER_ZH.fullmatch(kept[-1][0])):
         kept.pop()          # 到那边的, 去前面, 王府井要多久: no place there
     heads = [i for i, (word, _) in enumerate(kept) if _HEADS_ZH.search(word)]

@@ -242,7 +242,8 @@ ABOUT_THE_USER_ZH = re.compile(r"我")
 # exists asks for it, a choice by what it is (as 有没有便宜点的 is), not a question that leaves the
 # state alone. Not a question about what was said (我有没有说过川菜, "is there anything I forgot?").
 ASKS_FOR_ONE_EN = re.compile(
-    r"^\W*(?:(?:is|are) there (?:a|an|any|some)\b(?! (?:chance|way|fee|charge|problem|issue)\b)|"
+    r"^\W*(?:(?:is|are) there (?:a|an|any|some|something|anything|anywhere|somewhere)\b"
+    r"(?! (?:chance|way|fee|charge|problem|issue|else)\b)|"
     r"(?:do|would) (?:you|u) (?:have|know)(?: of)? (?:a|an|any|some|anything|something)\b|(?:have you |you )?got any\b|"
     r"(?:know|any) (?:of )?(?:a |any )?(?:good|nice|decent|cheap|great)\b|"
     # ("What Italian places are there?", "which sushi restaurants do you have?")

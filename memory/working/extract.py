@@ -24,6 +24,7 @@ from monologue.memory.language.cues import (
     HEAD_COUNT_ALONE,
     HEAD_COUNT_WHOLE,
     HOLD_ON,
+    LEFT_TO_YOU,
     NOT_NAMES_EN,
     PER_PERSON,
     REPEAT_COMMAND,
@@ -146,6 +147,10 @@ _CHANGED_NOW = {"en": re.compile(r"\b(?:now|changed|anymore|any more|no longer|t
 # Words around a command that name nothing ("no wait, don't turn it off", "actually leave it on").
 _COMMAND_WORDS = frozenset(content_words("not no more bit little turn switch put leave keep don't dont wait actually "
                                           "please sorry just", "en"))
+# "X就是Y", "X is on Y": a place held, said to be another by name.
+_EXPLAINED = {"zh": re.compile(r"(?:就是|其实是|指的是|是在|在)"),
+              "en": re.compile(r"\s(?:is|'s) (?:at|on|in|actually|just)?\s*", re.IGNORECASE)}
+_INSTEAD = re.compile(r"\s*\b(?:instead|then)\b\W*$|吧$", re.IGNORECASE)
 _GAP = re.compile(r"[\s,，.。!！]*")
 # The count said after a slip is put right: a number with a word for people, or on its own at a
 # clause's end ("…no wait, five"; not "sorry, 2 of them are kids").
@@ -338,16 +343,20 @@ class RuleExtractor:
                              or asked_type == "date" and not taken)
         last = state.last_act if state is not None else NO_ACT
         asked = last.key if last.act == "ask" else ""
-        read_identifiers(self.schema, text, lang, taken, add, result.correction, asked)
+        held = frozenset(c.key for c in state.constraints.values()) if state is not None else frozenset()
+        read_identifiers(self.schema, text, lang, taken, add, result.correction,
+                         frozenset({asked}) | (held if SELF_REPAIR.search(text) else frozenset()))
         read_avoided(self.schema, text, source, lang, taken, add, result.correction)
         # An option's name before the enums: 海底捞火锅 names a place, not a wish for hotpot.
         self._option_named(said, taken, add, result.correction, state)
         self._things_asked_for(said, taken, add, result.correction, state, commanded)
         self._places_named(said, taken, add, result.correction, state)
+        self._place_explained(said, taken, add, state)
         self._enums(said, taken, add, result.correction, withdrawn_keys, state, commanded)
         ops[:] = self._not_either_or(ops, text)
         self._left_behind(ops, text, state, add)
-        self._number_answered(said, ops, state, add, result.correction)
+        self._number_answered(said, ops, state, add, result.correction, commanded)
+        self._left_to_the_agent(said, ops, state, add)
         if lang == "en":          # the name shapes are English capitalisation
             self._open_and_named(text, taken, add, result.correction, ops)
             ops = learned_operations(self.schema, text, state, ops, taken, result.correction)   # values.py
@@ -573,13 +582,38 @@ class RuleExtractor:
                     dropped.add(id(earlier))
         return [op for op in ops if id(op) not in dropped]
 
-    def _number_answered(self, said: _Said, ops: list[Operation], state: SessionState | None, add: Add,
-                         correction: bool) -> None:
-        """A number said alone ("8", "four please", 二十二) just after the agent asked for a count,
-        an amount or a time: the answer to that question, in the key's terms (a table's 8 is 20:00)."""
-        if state is None or not A_NUMBER_ALONE.fullmatch(said.text.strip()):
+    def _left_to_the_agent(self, said: _Said, ops: list[Operation], state: SessionState | None, add: Add) -> None:
+        """"Up to you", 随便吧你看着办, to the agent's question about a key that declares the value
+        it picks (`suggested`): that value, said back as set."""
+        cue = LEFT_TO_YOU.search(said.text)
+        if cue is None or state is None or any(op.op == Op.SET for op in ops):
             return
-        asked = state.last_act.key if state.last_act.act == "ask" else state.asked_key
+        asked = self._asked(state)
+        spec = self.schema.keys.get(asked) if asked else None
+        if spec is None or spec.suggested is None:
+            return
+        add(Operation(Op.SET, spec.name, Comparator.EQ, spec.suggested, cue.group(0), source=OpSource.RELATIVE,
+                      reason=f"left to the agent: {spec.name}'s suggested value"), cue.span())
+
+    def _number_answered(self, said: _Said, ops: list[Operation], state: SessionState | None, add: Add,
+                         correction: bool, commanded: frozenset[str] = frozenset()) -> None:
+        """A number said alone ("8", "four please", 二十二) just after the agent asked for a count,
+        an amount or a time: the answer to that question, in the key's terms (a table's 8 is 20:00).
+        Put right just after a command ("no wait, 22", "hmm maybe 20 instead"): the number the
+        control just commanded is set to."""
+        if state is None:
+            return
+        core = _INSTEAD.sub("", SELF_REPAIR.sub("", said.text.strip(), count=1))
+        if not A_NUMBER_ALONE.fullmatch(core):
+            return
+        asked = self._asked(state)
+        if not asked and core != said.text.strip():
+            # (The controls just commanded, or set last turn beside others: "go to the gym, 19 degrees".)
+            last_turn = {c.key for c in state.constraints.values() if c.last_mentioned == state.turn}
+            numeric = [k for k in sorted(commanded | last_turn) if k in self.schema.keys and state.find(k)
+                       and self.schema.key(k).type in ("int", "quantity")]
+            asked = numeric[0] if len(numeric) == 1 else ""
+            correction = True
         if not asked or asked not in self.schema.keys or any(op.op == Op.SET for op in ops):
             return        # (两个人 to "what time?" is the party, read already: no 2 pm)
         spec = self.schema.key(asked)
@@ -900,6 +934,26 @@ class RuleExtractor:
             elif folded == a or any(folded.startswith(f"{lead} {a}") for lead in ("the", "my", "our", "your")):
                 return True
         return False
+
+    def _place_explained(self, said: _Said, taken: list[Span], add: Add, state: SessionState | None) -> None:
+        """"公司就是国贸", "the office is on 5th Avenue": the place held, said to be another place by
+        name, is that place (where to go is the one named)."""
+        if state is None:
+            return
+        for spec in self._places:
+            for held in state.find(spec.name):
+                # (The held value as said: "work" is 公司.)
+                names = [str(held.value), *spec.values.get(str(held.value), {}).get(said.lang, ())]
+                link = _EXPLAINED[said.lang].search(said.text)
+                before = said.text[:link.start()].strip(" ，,").casefold() if link is not None else ""
+                if link is None or not any(n and before.endswith(n.casefold()) for n in names):
+                    continue
+                name = str(held.value)
+                place = re.sub(r"[吧啊呀呢了。！!.,，\s]+$", "", said.text[link.end():]).strip()
+                if 2 <= len(place) <= 30 and not _overlaps((link.end(), len(said.text)), taken):
+                    add(Operation(Op.SET, spec.name, Comparator.EQ, place, said.text.strip(), correction=True,
+                                  reason=f"{name} is {place}"), (link.end(), link.end() + len(place)))
+                    return
 
     def _places_named(self, said: _Said, taken: list[Span], add: Add, correction: bool,
                       state: SessionState | None) -> None:

@@ -393,7 +393,10 @@ class Grounder:
 _CLAUSE = re.compile(r"[^,;，；、]+[,;，；、]?")
 # What an answer may say besides its value ("just today, please", 就今天吧).
 _ANSWER_FILLER = re.compile(r"[\s,.;:!?，。；：！？、…]+|\b(?:just|please|then|ok(?:ay)?|how about|what about|"
-                            r"let'?s (?:do|say|go with)|make it|for|on|it'?s|is|yes|yeah|sure|"
+                            r"let'?s (?:do|say|go with)|make it|for|on|it'?s|is|yes|yeah|sure|maybe|probably|"
+                            r"if (?:possible|you can|that works|it'?s possible)|"
+                            r"(?:would|will) (?:be )?(?:great|good|fine)|"
+                            r"(?:works|is fine|is good) (?:for (?:me|us))?|i (?:guess|think)|"
                             r"(?:in the )?(?:morning|afternoon|evening)|at night|lunch|dinner)\b"
                             # (今天晚上 to "what day?": the day, with its half of the day)
                             r"|[就吧啊呀呢了嗯哦好的是定订那]|晚上|中午|下午|上午|早上|傍晚|晚饭|午饭", re.IGNORECASE)

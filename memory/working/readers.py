@@ -427,6 +427,12 @@ _SHAPED_CODE = re.compile(_APART + r"(?P<v>[A-Za-z]{1,3}[-#]?\d{4,}|[A-Z][- ]?\d
                           r"\d{6,}|\d{3,}(?:[ -]\d{3,})+|\d(?: \d){5,})" + _APART_AFTER)
 
 
+# A code spelled out, a symbol at a time ("A B 4 5 7 2", "7 7 1 0 4").
+_SPELLED = r"(?<![\w'’])(?P<v>(?:[A-Za-z] ){0,3}\d(?: [A-Za-z0-9]){3,})"
+_PHONE_BEFORE = re.compile(r"\b(?:phone|cell|mobile|call me|text me|reach me|my number|contact number)\b[^0-9]*$|"
+                           r"(?:电话|手机)[^0-9]*$", re.IGNORECASE)
+
+
 def _joined(code: str) -> str:
     """A code said in pieces, as one: 'a94 9714' → 'A949714' (a written hyphen stays)."""
     return re.sub(r"\s+", "", code).upper()
@@ -443,22 +449,28 @@ def digits_said(text: str) -> str:
 
 
 def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Span], add: Add,
-                     correction: bool, asked: str = "") -> None:
+                     correction: bool, open_to: frozenset[str] = frozenset()) -> None:
     """A code with a digit in it after one of the key's names ('order number A-4471', 订单号是12345);
     without a name, a code in the shape of one, or any code when the agent has just asked for
-    this key ('Here it is: A275068'). A code said in Chinese digits is read as its digits."""
+    this key ('Here it is: A275068'), or the turn puts a slip in it right ("sorry, I mean 12354"):
+    `open_to`. A code said in Chinese digits is read as its digits."""
     original = text
     if lang == "zh":
         text = digits_said(text)
     for spec in schema.read_by(Reader.IDENTIFIER):
         names = _words(spec.aliases, lang) + (spec.label(lang),)
         link = r"\W*(?:is|was|number|no\.?|#|:)?\s*" if lang == "en" else r"\s*(?:号码)?(?:是|为|:|：)?\s*"
-        pattern = _alternation(names, lang == "en") + link + _CODE
-        found = [m.span("v") for m in re.finditer(pattern, text, flags=re.IGNORECASE)]
+        named = _alternation(names, lang == "en") + link
+        found = [m.span("v") for code in (_SPELLED, _CODE)
+                 for m in re.finditer(named + code, text, flags=re.IGNORECASE)]
         found += [m.span("v") for m in _SHAPED_CODE.finditer(text)]
-        if asked == spec.name:
-            found += [m.span("v") for m in re.finditer(_APART + _CODE + _APART_AFTER, text)]
+        # Asked for it, or putting a slip right in it: any code, spelled out too.
+        if spec.name in open_to:
+            found += [m.span("v") for code in (_SPELLED, _CODE)
+                      for m in re.finditer(_APART + code + _APART_AFTER, text)]
         for span in found:
+            if _PHONE_BEFORE.search(text[max(0, span[0] - 20):span[0]]):
+                continue          # "call me, my number is 555 0123": a phone number, not the order
             if not _overlaps(span, taken):
                 add(Operation(Op.SET, spec.name, Comparator.EQ, _joined(text[span[0]:span[1]]), _clause(original, span),
                               correction=correction), span)

@@ -6,6 +6,7 @@ a key's own wording ("for 4 people", "no spicy food") comes from its domain YAML
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
@@ -233,9 +234,12 @@ def spoken_conditions(conditions: list[Condition], schema: DomainSchema, languag
                                                         multi=first.multi)
     parts = [spoken_condition(c, schema, language) for c in conditions]
     out = parts[0] if parts else ""
-    for part in parts[1:]:
-        # "for 4 people on Saturday at 7 pm": a phrase that starts with its preposition runs on.
-        run_on = language == "en" and part.split(" ", 1)[0] in _RUNS_ON
+    for before, part in zip(parts, parts[1:], strict=False):
+        # "for 4 people on Saturday at 7 pm": a phrase that starts with its preposition runs on,
+        # but not onto a refusal ("no tolls, with a stop at a petrol station": run on, the stop
+        # was heard refused too).
+        run_on = language == "en" and part.split(" ", 1)[0] in _RUNS_ON \
+            and not re.match(r"(?:no|not|without|avoid\w*)\b", before, re.IGNORECASE)
         out += (" " if run_on else say("spoken.join", language)) + part
     return out
 

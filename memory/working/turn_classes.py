@@ -26,6 +26,7 @@ from monologue.memory.language.cues import (
     CHANGE_WORDS_EN,
     CONFIRM_ONLY_ZH,
     CONFIRM_START_EN,
+    LEFT_TO_YOU,
     NEGATED_WORD_EN,
     NUMBER_MENTION_EN,
     NUMBER_MENTION_ZH,
@@ -246,6 +247,9 @@ def classify_turn(text: str, reads_condition: Callable[[str], bool] | None = Non
         # "还是关上吧", "turn it off" with no control named: the one just commanded, if any (the
         # state knows), else which one is asked.
         return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues) + ("a control's verb",))
+    if LEFT_TO_YOU.search(stripped):
+        # "Up to you", 你看着办: the agent picks what it just asked for, where it has a pick.
+        return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues) + ("left to the agent",))
     if A_NUMBER_ALONE.fullmatch(stripped):
         # "8", "four please", 二十二度, 七点吧: the answer to the question just asked (the state knows which).
         return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues) + ("a number said alone",))
