@@ -298,3 +298,28 @@ async def test_the_restaurant_hears_tonight_cheaper_and_the_booking_asked_again(
     assert tonight.decision["key"] == "time"
     assert "Green Table" in cheaper.text
     assert again.text.startswith("I've booked Green Table")
+
+
+@pytest.mark.parametrize(("language", "lines", "said"), [
+    ("en", ["table for 2 tomorrow at 7", "book it under Miller", "my number is 555 0123", "yes"],
+     "Done: I've booked Chili House tomorrow at 7 pm for 2 people, under the name Miller, phone 5550123."),
+    ("zh", ["下周五想请客户吃饭，八个人", "晚上六点半吧", "我姓李，电话一三八一二三四五六七八"],
+     "预订人李，电话13812345678"),
+])
+async def test_the_name_and_number_the_table_is_held_under(language: str, lines: list[str], said: str) -> None:
+    result = await _chat(language, lines, "restaurant")
+    assert said in result.turns[-1].reply.text
+
+
+@pytest.mark.parametrize(("text", "fact"), [("我姓李，电话一三八一二三四五六七八", ""), ("my number is 555 0123", ""),
+                                            ("这家电话是多少", "phone"), ("what's their phone number?", "phone")])
+def test_ones_own_phone_asks_nothing_of_the_place(text: str, fact: str) -> None:
+    from monologue.memory.domain.catalogue import load_catalogue
+    assert load_catalogue("beijing_restaurants").asked_fact(text, "zh" if "这" in text or "电话一" in text else "en") \
+        == fact
+
+
+async def test_a_wish_with_a_question_word_inside_is_still_a_wish() -> None:
+    result = await _chat("zh", ["我的扫地机坏了，订单号A640428", "维修", "希望有人解释一下怎么回事。"],
+                         "customer_service")
+    assert "有人解释一下怎么回事" in result.turns[-1].reply.text

@@ -51,10 +51,12 @@ class Catalogue:
         lowered = text.casefold()
         for key, fact in self.facts.items():
             cues = (fact.get("cues") or {}).get(language) or ()
-            # (English cues as whole words: "cheaper" is no "cheap", asked of this place.)
-            if any(re.search(r"(?<![\w'])" + re.escape(str(cue).casefold()) + r"(?![\w'])", lowered)
-                   if str(cue).isascii() else str(cue).casefold() in lowered for cue in cues):
-                return key
+            for cue in cues:
+                # (English cues as whole words: "cheaper" is no "cheap", asked of this place.)
+                pattern = r"(?<![\w'])" + re.escape(str(cue).casefold()) + r"(?![\w'])" if str(cue).isascii() \
+                    else re.escape(str(cue).casefold())
+                if any(not _ones_own(lowered, m.start(), m.end()) for m in re.finditer(pattern, lowered)):
+                    return key
         return ""
 
     def answer(self, item: dict[str, Any], key: str, language: str) -> str:
@@ -312,6 +314,13 @@ def _values(item: dict[str, Any], key: str) -> list[Any] | None:
     forms = raw if isinstance(raw, list) else [raw]
     # A per-language value is each of its forms: "Downtown" and 市中心 are the same place.
     return [str(f).lower() for v in forms for f in (v.values() if isinstance(v, dict) else [v])]
+
+
+def _ones_own(text: str, start: int, end: int) -> bool:
+    """Whether the fact's word at text[start:end] is the user's own, given rather than asked
+    ("我姓李，电话一三八…", "my number is 555 0123"): said after 我/my, or followed by the number."""
+    return bool(re.search(r"(?:我|my|our)(?:的)?\s*(?:\w+\s)?$", text[max(0, start - 12):start])
+                or re.match(r"\s*(?:号码)?(?:是|is|:|：)?\s*[\d一二三四五六七八九零幺]{5,}", text[end:]))
 
 
 def breaks(item: dict[str, Any], condition: Condition) -> bool:

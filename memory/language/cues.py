@@ -497,7 +497,7 @@ CLOSING = re.compile(
     r"nothing else|no,? that'?s (?:it|all)|i'?m (?:all )?set|all good)\b|"
     r"^\W*(?:(?:thanks?|thank you|cheers|ok(?:ay)?)\b[^.?!]*?[,!.]\s*)?later\W*$|"    # "Thanks for that, later!"
     r"^\W*(?:ok(?:ay)?,?\s+)?that'?s it\W*$|"       # "ok that's it"
-    r"再见|拜拜|没有了|没别的|就这些|先这样|不用了谢谢", re.IGNORECASE)
+    r"再见|拜拜|没有了|没别的|就这些|先这样|不用了谢谢|没事了|没什么事了|没啥事了", re.IGNORECASE)
 # A question about the user's lasting ways, not this task's values: "what temperature do I like?",
 # "how do I usually sit?", 我平时喜欢几度？
 LASTING_QUESTION = re.compile(r"\b(?:do|did) (?:i|we) (?:like|prefer|usually|normally|always|love|hate)\b|"

@@ -310,8 +310,7 @@ class Grounder:
         if op.op == Op.WITHDRAW and words and _inside(utterance, words, query_spans):
             return None, f"a question about the world ('取消订位的话要提前多久') talks about {op.key}; it keeps it"
         if op.op == Op.SET and spec.reader == Reader.FREE_TEXT and _inside(utterance, words or utterance, [
-                (start, end) for start, end in query_spans if re.search(r"[?？]\s*$", utterance[start:end])
-                or language_of(utterance[start:end]) == "zh"]):
+                (start, end) for start, end in query_spans if _ASKED_OUTRIGHT.search(utterance[start:end].strip())]):
             return None, "a question about the world ('有哪些烤鸭店可以选？') asks; it is no wish"
         if op.op == Op.SET and spec.type in ("enum", "bool") and _inside(utterance, words or utterance, query_spans):
             return None, f"a question about the world ('what happens if…') talks about {op.key}; it does not set it"
@@ -410,6 +409,11 @@ def _only_the_value(utterance: str, words: str) -> bool:
         return False
     clause = clause_of(utterance, (at, at + len(words)))
     return not _ANSWER_FILLER.sub("", clause.replace(words, " ")).strip()
+
+
+# A sentence asked outright: a question mark, a closing question particle, or which ones there are
+# (有哪些烤鸭店可以选); "希望有人解释一下怎么回事" is a wish with a question word inside.
+_ASKED_OUTRIGHT = re.compile(r"[?？]$|[吗呢]\W*$|^(?:有)?(?:哪些|什么|哪)")
 
 
 def _question_spans(utterance: str, asks: Callable[[str], bool] = lambda _: True) -> list[tuple[int, int]]:

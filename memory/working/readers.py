@@ -468,8 +468,9 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
         if spec.name in open_to:
             found += [m.span("v") for code in (_SPELLED, _CODE)
                       for m in re.finditer(_APART + code + _APART_AFTER, text)]
+        a_phone = any(_PHONE_BEFORE.search(name) for name in names)      # (a phone key reads phone numbers)
         for span in found:
-            if _PHONE_BEFORE.search(text[max(0, span[0] - 20):span[0]]):
+            if not a_phone and _PHONE_BEFORE.search(text[max(0, span[0] - 20):span[0]]):
                 continue          # "call me, my number is 555 0123": a phone number, not the order
             if not _overlaps(span, taken):
                 add(Operation(Op.SET, spec.name, Comparator.EQ, _joined(text[span[0]:span[1]]), _clause(original, span),
