@@ -323,3 +323,10 @@ async def test_a_wish_with_a_question_word_inside_is_still_a_wish() -> None:
     result = await _chat("zh", ["我的扫地机坏了，订单号A640428", "维修", "希望有人解释一下怎么回事。"],
                          "customer_service")
     assert "有人解释一下怎么回事" in result.turns[-1].reply.text
+
+
+async def test_two_commands_at_once_are_each_gone_on_with() -> None:
+    result = await _chat("zh", ["帮我放点周杰伦的歌，声音小一点", "再小点", "现在放的是谁的歌？", "换成陈奕迅的"],
+                         "in_car")
+    assert result.turns[1].reply.text == "好了，音量调小了。"
+    assert result.turns[3].reply.text.startswith("好了，音乐开始播放：陈奕迅")

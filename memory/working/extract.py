@@ -884,8 +884,9 @@ class RuleExtractor:
         for spec in self._asked_for:
             reading = spec.reading
             cues = spec.name_cues.get(said.lang, ())
-            if state is not None and state.find(spec.name) and spec.name in commanded \
-                    and spec.name in state.last_act.args:
+            # (While what was asked for goes on, the music it brought still playing: 换成陈奕迅的.)
+            if state is not None and state.find(spec.name) and all(
+                    any(str(c.value) == str(value) for c in state.find(key)) for key, value in reading.brings.items()):
                 cues = (*cues, *spec.switch_cues.get(said.lang, ()))
             found = words_asked_for(said.text, cues, reading.lead_words.get(said.lang, ()),
                                     reading.tail_words.get(said.lang, ()),

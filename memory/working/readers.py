@@ -296,7 +296,11 @@ def commanded_keys(schema: DomainSchema, state: SessionState | None) -> frozense
     """The controls the agent carried out a command for in its last turn: a value said next
     without naming one (再往后一点, "louder") goes on with it."""
     action = control_just_carried_out(schema, state)
-    return frozenset(action.triggers) if action is not None else frozenset()
+    if action is None or state is None:
+        return frozenset()
+    # (Several commands at once, "放周杰伦的歌，声音小一点": each control set last turn, not only the first.)
+    return frozenset(action.triggers) | frozenset(c.key for c in state.constraints.values()
+                                                  if c.last_mentioned == state.turn and schema.is_control(c.key))
 
 
 def _nearest_control(text: str, span: Span, left: int, right: int, spec: KeySpec, controls: Iterable[KeySpec],
