@@ -348,7 +348,8 @@ class DialogueSession:
                           change_asked=self._change_asked(schema, text, language, view, changed),
                           asks_for_options=catalogue is not None and (bool(WANTS_OPTIONS.search(text)) or bool(
                               changed & schema.kinds_of_option()
-                              and any(asks_for_one(s) for _, s in sentences_with_offsets(text)))))
+                              and any(asks_for_one(clause) for _, s in sentences_with_offsets(text)
+                                      for clause in re.split(r"[，,；;]", s)))))
         policy = self.policy(state.domain)
         relaxable = _relaxable(catalogue.items, view, policy.kept_conditions(view, facts)) \
             if catalogue and not fitting else []
@@ -407,7 +408,12 @@ class DialogueSession:
         last_step = decision.steps()[-1]
         action = schema.actions.get(last_step.action)
         if last_step.act in (Act.PROPOSE, Act.SUGGEST) and action is not None and action.choose:
-            offered = [OfferedOption({self._qualified(state.domain, action.choose): last_step.option})]
+            new = OfferedOption({self._qualified(state.domain, action.choose): last_step.option})
+            # Offered one after another ("还有别的吗"): the earlier ones stay in view, in order, so
+            # 还是第一家吧 is the first one named, not the last.
+            earlier = [o for o in state.offered if o.values != new.values] \
+                if state.last_act.act in (Act.PROPOSE, Act.SUGGEST) else []
+            offered = [*earlier[-2:], new]
         essential = compose(wording.essential(decision, template, view), language)
         if catalogue is not None and language != self.language:
             essential = catalogue.renamed(essential, language)

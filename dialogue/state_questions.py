@@ -77,7 +77,8 @@ _SUMMARY = re.compile(
     r"都(?:记|定)了(?:哪些|什么|些啥)|说一下(?:目前|现在)|现在是什么情况|捋一下|(?<!处)理一下|"
     r"(?:都|现在|目前)(?:都)?(?:(?:定|记|订|安排|办)了?|(?:开|设|调)了)(?:些|哪些)?(?:什么|啥)|(?:什么|啥)安排|"
     r"(?:情况|安排|内容)(?:再)?(?:说|讲)(?:一遍|一下)|(?:给我|帮我)?办的(?:是)?(?:什么|啥)|"
-    r"我(?:刚才|刚刚|之前)?(?:让|叫)你(?:干|做|办)(?:了)?(?:嘛|什么|啥)", re.IGNORECASE)
+    r"我(?:刚才|刚刚|之前)?(?:让|叫)你(?:干|做|办)(?:了)?(?:嘛|什么|啥)|(?:订|定|办)的(?:是)?(?:啥|什么)情况|"
+    r"(?:都是|是)?(?:啥|什么)设置", re.IGNORECASE)
 _NEXT = re.compile(
     r"\bwhat(?:'s| is| comes| happens| do (?:we|i) do)? next\b|\bthen what\b|\bwhat now\b|\bnext step|"
     r"\bwhat (?:else )?(?:do you|is) (?:still )?(?:need|needed|missing|left)\b|\bwhat'?s left\b|"
@@ -87,7 +88,9 @@ _NEXT = re.compile(
 
 # Asking to be told, worded as a request ("can you read back my order number?", 再说一遍时间).
 _SAY_BACK = re.compile(r"\b(?:read (?:it |that )?(?:back|out)|repeat|remind me|tell me|say (?:it |that )?again|"
-                       r"double[- ]check|confirm)\b|再说一遍|重复|告诉我|提醒我|再确认", re.IGNORECASE)
+                       r"double[- ]check|confirm)\b|再说一遍|重复|告诉我|提醒我|再确认|"
+                       r"(?:给我|跟我)?说一下|报一下|念一下",
+                       re.IGNORECASE)
 
 # What a question word asks for, as the keys declare it (their type and reader).
 _ASKS_FOR: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (

@@ -330,3 +330,28 @@ async def test_two_commands_at_once_are_each_gone_on_with() -> None:
                          "in_car")
     assert result.turns[1].reply.text == "好了，音量调小了。"
     assert result.turns[3].reply.text.startswith("好了，音乐开始播放：陈奕迅")
+
+
+# --- the second Mandarin drive ------------------------------------------------------------------------------
+
+async def test_the_first_place_offered_is_the_first_one() -> None:
+    result = await _chat("zh", ["有没有粤菜馆", "还有别的吗", "还是第一家吧", "明天晚上七点六位"], "restaurant")
+    first = result.turns[0].reply.decision["option"]
+    assert result.turns[1].reply.decision["option"] != first
+    assert first in result.turns[-1].reply.text
+
+
+@pytest.mark.parametrize(("domain", "lines", "expected"), [
+    ("customer_service", ["我买的台灯不亮了，订单号12345678，要退款", "确认"], "好了，已经提交工单"),
+    ("customer_service", ["你好，我上周买的鞋发错码了", "订单号是三三一，四四二，五五八", "我要换一双"],
+     "订单331442558"),
+    ("customer_service", ["我买的扫地机器人开不了机", "单号是 五五六 七七八 九九零", "维修"], "订单556778990"),
+    ("restaurant", ["订个位子", "大后天"], "几点钟合适？"),
+    ("restaurant", ["帮我订海底捞，今晚七点四个人", "行", "预订号给我说一下"], "订位的编号是"),
+    ("restaurant", ["附近有啥好吃的日料吗", "那换个吧，有没有粤菜"], "粤菜"),
+    ("in_car", ["帮我开空调，二十四度", "再凉快点"], "好了，把车内温度调到23度。"),
+    ("in_car", ["帮我开空调，二十四度", "有点闷"], "好了，把车内温度调到23度。"),
+])
+async def test_what_a_mandarin_speaker_said_the_second_time(domain: str, lines: list[str], expected: str) -> None:
+    result = await _chat("zh", lines, domain)
+    assert expected in result.turns[-1].reply.text

@@ -161,12 +161,15 @@ def test_profile_carries_preferences_into_the_next_session(tmp_path):
     trace = [json.loads(x) for x in (tmp_path / "o2" / "kim-2" / "trace.jsonl").read_text().splitlines()]
     prompt = json.dumps(trace[1]["reply"]["prompt"])
     assert "no spicy food" in prompt and "Chili House" not in prompt
-    assert trace[1]["reply"]["decision"]["act"] == "ask"      # nothing is offered before the day is known
+    # Asked for a recommendation before the day is known: one that fits (no spicy food) is named, and the day asked.
+    assert trace[1]["reply"]["decision"]["act"] == "suggest" and trace[1]["reply"]["decision"]["key"] == "date"
+    assert trace[1]["reply"]["decision"]["option"] != "Chili House"
     # answered from the audit log, which the withdrawal in turn 1 reached at once (not at session end)
     assert "when you dropped it" in trace[2]["memories"]["exact"]
     # said as the records have it, not reworded by a model
     assert trace[2]["reply"]["decision"]["act"] == "answer_memory"
-    assert trace[2]["reply"]["text"] == trace[2]["memories"]["exact"]
+    # (…then back to the booking the recommendation started: "What day would you like to go?")
+    assert trace[2]["reply"]["text"].startswith(trace[2]["memories"]["exact"])
     shown = _run("profile", "show", "--user", "kim", "--store", str(store))
     assert "dietary excludes spicy" in shown.stdout and "seating" not in shown.stdout.split("audit log:")[0]
     assert "the user withdrew it" in shown.stdout

@@ -383,7 +383,7 @@ SAID_FOR_EN: dict[str, tuple[str, ...]] = {
 GO_AHEAD = re.compile(
     r"\b(?:go ahead|book it|do it|please do|let'?s do (?:it|that)|let'?s go with|go with|that one|i'?ll take it|"
     r"we'?ll take it)\b|订吧|就订|帮我订|就这样|就这么办|就(?:你(?:说|推荐|刚才说)的)?[这那](?:家|个|一家)|就它|去吧|"
-    r"(?:直接|就)?办吧|提交吧|就这么定|定了吧",
+    r"(?:直接|就)?办吧|提交吧|就这么定|定了吧|确认提交|^\s*(?:那就)?提交\W*$|^\s*确认\W*$",
     re.IGNORECASE)
 # …and said in passing, which a turn that restates values uses about the values ("Saturday at 7 works", 七点没问题).
 SOUNDS_FINE = re.compile(r"\b(?:sounds (?:good|great|perfect|lovely|fine|nice|right)|that works|works for me|"
@@ -507,7 +507,7 @@ THANKS = re.compile(r"\b(?:thanks|thank you|cheers|appreciate it)\b|"
                     r"谢谢|多谢|感谢|谢了|辛苦(?:你|您)?了|辛苦啦|麻烦你了",
                     re.IGNORECASE)
 GREETING = re.compile(r"^\W*(?:hi|hello|hey|good (?:morning|afternoon|evening)|howdy)\b|"
-                      r"^\W*(?:你好|您好|嗨|早上好|晚上好)", re.IGNORECASE)
+                      r"^\W*(?:你好|您好|嗨|早上好|晚上好|在吗|在不在)", re.IGNORECASE)
 # Asking for a person instead of the agent: to be put through to one, or a person named as what is
 # wanted ("a real person, please", 我要的是真人). Asking whether the agent is one ("are you a real
 # person?", "am I talking to a real person?", 你是真人吗) is answered, not handed over.

@@ -184,7 +184,7 @@ def value_fits(value: Any, spec: KeySpec) -> bool:
         return isinstance(value, int | float) and not isinstance(value, bool) or re.fullmatch(r"\d+", raw) is not None
     if spec.type == "date":
         # The date readers' own forms ("03-09", "day 14"), or words they read as a date.
-        return re.fullmatch(r"\d\d-\d\d|day \d{1,2}", raw) is not None or bool(_dates(raw))
+        return re.fullmatch(r"\d\d-\d\d|day \d{1,2}|in \d+ days", raw) is not None or bool(_dates(raw))
     return True
 
 
@@ -230,7 +230,7 @@ class Grounder:
         question_spans = _question_spans(utterance)
 
         def not_for_an_option(sentence: str) -> bool:
-            return not self._asks_for_an_option(sentence, state)
+            return not self._asks_for_an_option(sentence, state, utterance)
 
         # "Is there a Sichuan place?", 有川菜吗: the kind of option it names is asked for (set); the
         # rest it says is still asked about.
@@ -258,7 +258,7 @@ class Grounder:
                 result.kept.append(grounded)
         return result
 
-    def _asks_for_an_option(self, sentence: str, state: SessionState | None) -> bool:
+    def _asks_for_an_option(self, sentence: str, state: SessionState | None, utterance: str = "") -> bool:
         """Whether an existence question ("is there a Sichuan place?", 有川菜吗) asks for an option:
         where the domain offers options, with none offered yet, or asked of the agent or of the
         options as a kind; with a place on offer, "is there a private room?" asks about it."""
@@ -266,7 +266,9 @@ class Grounder:
             return False
         chosen = [a.choose for a in self.schema.actions.values() if a.choose]
         in_view = state is not None and (any(state.find(k) for k in chosen) or any(act.option for act in state.acts))
-        return not in_view or (bool(OPTIONS_AS_A_KIND.search(sentence)) and not POINTS_AT_THE_ONE.search(sentence))
+        # (那换个吧，有没有粤菜: the turn asks for another kind, though the clause that names it does not say so.)
+        return not in_view or (bool(OPTIONS_AS_A_KIND.search(utterance or sentence))
+                               and not POINTS_AT_THE_ONE.search(sentence))
 
     def _cancels_what_was_just_done(self, key: str, utterance: str, state: SessionState | None) -> bool:
         """"Cancel it", 不去了，取消吧, said right after a control was carried out, refers to what it

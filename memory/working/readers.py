@@ -442,14 +442,19 @@ def _joined(code: str) -> str:
     return re.sub(r"\s+", "", code).upper()
 
 
-_DIGIT_BY_DIGIT_ZH = re.compile(r"[零〇幺一二两三四五六七八九]{4,}")
+_DIGIT_ZH_RUN = r"[零〇幺一二两三四五六七八九]{3,}"
+_DIGIT_BY_DIGIT_ZH = re.compile(_DIGIT_ZH_RUN + r"(?:[，,、\s]+" + _DIGIT_ZH_RUN + r")*")
+_GROUP_BREAK = re.compile(r"(?<=\d)[，,、](?=\d)")
 _DIGIT_ZH = str.maketrans("零〇幺一二两三四五六七八九", "0011223456789")
 
 
 def digits_said(text: str) -> str:
-    """A code said digit by digit in Chinese (订单号是二零二四零八一五, 八八六六五五四四) written in
-    digits, character for character (so every span still points at the words said)."""
-    return _DIGIT_BY_DIGIT_ZH.sub(lambda m: m.group().translate(_DIGIT_ZH), text)
+    """A code said digit by digit in Chinese (订单号是二零二四零八一五, 八八六六五五四四), or in groups
+    (三三一，四四二，五五八), written in digits, character for character (so every span still points
+    at the words said); a pause between groups is a space."""
+    text = _DIGIT_BY_DIGIT_ZH.sub(lambda m: m.group().translate(_DIGIT_ZH) if sum(
+        ch.isdigit() or ch in "零〇幺一二两三四五六七八九" for ch in m.group()) >= 5 else m.group(), text)
+    return _GROUP_BREAK.sub(" ", text)
 
 
 def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Span], add: Add,

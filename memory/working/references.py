@@ -69,7 +69,7 @@ NOT_THAT_ONE = re.compile(r"\b(?:not (?:that|this) (?:one|place)|(?:another|a di
                           re.IGNORECASE)
 THE_OTHER = re.compile(r"\bthe other (?:one|place|option|restaurant)\b|\bother one\b"
                        r"|另一(?:个|家)|另外(?:那|一)(?:个|家)", re.IGNORECASE)
-ORDINAL = re.compile(r"\bthe (?P<en>first|second|last) (?:one|place|option)\b|第(?P<zh>[一二])(?:个|家)",
+ORDINAL = re.compile(r"\bthe (?P<en>first|second|third|last) (?:one|place|option)\b|第(?P<zh>[一二三])(?:个|家)",
                      re.IGNORECASE)
 THAT_ONE = re.compile(r"\b(?:that|this) (?:one|place|sounds)\b|就(?:这|那)(?:个|家)|就它", re.IGNORECASE)
 
@@ -203,7 +203,8 @@ class ReferenceResolver:
             if len(others) == 1:
                 chosen, words = others[0], m.group(0)
         elif (m := ORDINAL.search(text)) and state.offered:
-            index = {"first": 0, "second": 1, "last": -1, "一": 0, "二": 1}[(m.group("en") or m.group("zh")).lower()]
+            index = {"first": 0, "second": 1, "third": 2, "last": -1, "一": 0, "二": 1, "三": 2}[
+                (m.group("en") or m.group("zh")).lower()]
             if -len(state.offered) <= index < len(state.offered):
                 chosen, words = state.offered[index], m.group(0)
         elif (m := THAT_ONE.search(text)) and state.proposal:
