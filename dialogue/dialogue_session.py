@@ -88,7 +88,15 @@ def _relaxable(items: list[dict[str, Any]], state: SessionState, kept: Collectio
                     gains[slot] = min(gains.get(slot, (0, slot)), (-len(fitting), slot))
         if gains:
             return [slot for _, slot in sorted(gains.values())]
-    return []
+    # Nothing the user has not kept helps: a condition no option meets at all (chinese cuisine, where
+    # the catalogue has none) is the one to ask about, kept or not, rather than "which one could change?".
+    alone = []
+    for slot in state.constraints:
+        trial = state.copy()
+        trial.constraints = {slot: state.constraints[slot]}
+        if not filter_options(items, trial)[0]:
+            alone.append(slot)
+    return alone
 
 
 def reply_language(text: str, session_language: str) -> str:

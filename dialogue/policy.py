@@ -546,7 +546,10 @@ class DialoguePolicy:
         names); `options` the catalogue items that fit it, best first; `relaxable` the
         conditions (slots) whose dropping would let options fit, most helpful first."""
         kept = self.kept_conditions(state, turn)
-        decision = self._decide(state, turn, options, [s for s in relaxable if s not in kept], ruled_out)
+        # (What the user kept is not asked about again, unless only it stands in the way: no option
+        # is chinese at all, and "which one could change?" had gone round in circles.)
+        decision = self._decide(state, turn, options, [s for s in relaxable if s not in kept] or list(relaxable),
+                                ruled_out)
         decision.kept = kept
         return decision
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from monologue.dialogue.policy import Act, Decision
 from monologue.memory.domain.catalogue import said_in
-from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec
+from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec, Reader
 from monologue.memory.language.phrases import join, say
 from monologue.memory.working.render import spoken_condition, spoken_conditions, spoken_value
 from monologue.memory.working.state import AgentAct, Comparator, Condition, SessionState
@@ -196,7 +196,7 @@ class Wording:
             return say(key, lang, name=d.option, about=about, verb=self._verb(d), details=details, old=d.replaces)
         if d.act == Act.NO_OPTIONS:
             condition = state.constraints.get(d.key) if state is not None and d.key else None
-            held = list(state.constraints.values()) if state is not None else []
+            held = self._changeable(state)
             if condition is None and last is not None and last.act in (Act.NO_OPTIONS, Act.ASK_CHANGE) \
                     and len(held) > 1:
                 return say("policy.ask_which_change", lang, conditions=spoken_conditions(held, self.schema, lang))
@@ -208,7 +208,7 @@ class Wording:
         if d.act == Act.CONFIRM:
             return say("policy.confirm", lang, what=self.what(d), verb=self._verb(d))
         if d.act == Act.ASK_CHANGE:
-            held = list(state.constraints.values()) if state is not None else []
+            held = self._changeable(state)
             if last is not None and last.act in (Act.NO_OPTIONS, Act.ASK_CHANGE) and len(held) > 1:
                 # Asked what to change and answered with no change ("sure", "go ahead"): the
                 # same open question again goes round in circles; name the choice instead.
@@ -263,6 +263,13 @@ class Wording:
                 return say("policy.welcome_goodbye", lang)
             return say("policy.welcome" if thanked else "policy.goodbye", lang)
         return d.say        # CLARIFY, MEMORY, ANSWER_MEMORY, ANSWER_OPTION: the code's own words
+
+    def _changeable(self, state: SessionState | None) -> list[Condition]:
+        """The conditions that decide which options fit, to name when asking which could change:
+        not the place chosen nor a wish in the user's words (they only rank the options)."""
+        held = list(state.constraints.values()) if state is not None else []
+        chosen = {a.choose for a in self.schema.actions.values() if a.choose}
+        return [c for c in held if c.key not in chosen and self.schema.key(c.key).reader != Reader.FREE_TEXT] or held
 
     def state_answer(self, d: Decision, state: SessionState | None) -> str:
         """A question about the task answered from the state in one sentence: the slots asked

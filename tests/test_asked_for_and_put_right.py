@@ -280,3 +280,12 @@ async def test_the_first_place_offered_is_the_first_one() -> None:
 async def test_what_a_mandarin_speaker_said_the_second_time(domain: str, lines: list[str], expected: str) -> None:
     result = await _chat("zh", lines, domain)
     assert expected in result.turns[-1].reply.text
+
+
+async def test_a_yes_that_brings_a_kind_no_place_has_is_not_a_circle() -> None:
+    result = await _chat("en", ["can you help me get a dinner reservation? Friday. At the bar.", "one in the afternoon",
+                                "Party of six.", "Yes, I prefer something with spices like Mexican.",
+                                "Can we change the cuisine to Chinese?", "perfect, go ahead.", "yes"], "restaurant")
+    said = [t.reply.text for t in result.turns]
+    assert "Sakura at" not in " ".join(said)          # the place chosen is no condition to drop
+    assert result.turns[-1].reply.decision["act"] in ("confirm", "propose"), said

@@ -807,20 +807,22 @@ def test_a_time_with_a_dot_is_a_time_only_as_a_time(text, expected):
     assert sets.get("time") == expected.get("time") and "party_size" not in sets, sets
 
 
-@pytest.mark.parametrize(("language", "lines", "named"), [
+@pytest.mark.parametrize(("language", "lines", "dropped", "offered"), [
+    # (No place is Chinese at all: that is the condition to drop, though the user just asked for it.)
     ("en", ["Dinner on Friday at 1 pm for six, at the bar, step-free access please.", "Something Mexican.",
-            "Can we change the cuisine to Chinese?", "Okay, that works for me."], "chinese"),
+            "Can we change the cuisine to Chinese?", "Okay, that works for me."], "chinese", "Sakura"),
     ("zh", ["周五中午一点，六个人，坐吧台，要无障碍通道。", "想吃墨西哥菜。", "菜系换成川菜吧。", "好的，可以。"],
-     "川菜"),
+     "吧台", "辣椒屋"),
 ])
-async def test_asked_what_to_change_and_answered_with_no_change_names_the_choice(language, lines, named) -> None:
-    """'What could we change?' — 'sure': the open question again goes round in circles; the
-    agent names what it holds and asks which one could change."""
+async def test_nothing_fits_names_one_condition_to_drop_and_a_yes_moves_on(language, lines, dropped,
+                                                                           offered) -> None:
+    """'Which one could change?' — 'sure' had gone round in circles: the agent names one condition
+    to drop (one no option meets at all, if nothing else helps), and a yes drops it."""
     result = await _chat("restaurant", language, lines, catalogue="restaurants")
     said = [t.reply.text for t in result.turns]
     acts = [(t.reply.decision or {}).get("act") for t in result.turns]
-    assert acts[-2] in ("no_options", "ask_change"), said
-    assert named in said[-1].lower() and said[-1] != said[-2], said
+    assert acts[-2] == "no_options" and dropped in said[-2].lower(), said
+    assert acts[-1] == "propose" and offered in said[-1], said
 
 
 @pytest.mark.parametrize("text", ["I like the sound of it.", "I love the look of that one!", "I like it."])
