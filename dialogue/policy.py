@@ -320,7 +320,10 @@ class DialoguePolicy:
         if missing and turn.asks_for_options and action.choose and action.choose not in values:
             # "Is there a Sichuan place?" before the day is known: one that fits is named now, and
             # the question still open is asked; once all is known it is the one read back.
-            named = [o for o in options if str(o.get("name")) not in refused]
+            # (Only a place known to be of the kind asked for: 有泰国菜吗 is not answered with a place
+            # whose cuisine the catalogue does not say.)
+            asked_kinds = [k for k in turn.changed if k in self.schema.kinds_of_option()]
+            named = [o for o in options if str(o.get("name")) not in refused and all(k in o for k in asked_kinds)]
             if last.act in _OFFERS and last.option and len(named) > 1 and str(named[0].get("name")) == last.option \
                     and WANTS_OPTIONS.search(turn.text):
                 named = named[1:]       # "还有别的吗": the next one, not the same one
@@ -329,6 +332,12 @@ class DialoguePolicy:
                 return Decision(Act.SUGGEST, action.name, key=missing[0], option=str(pick.get("name")),
                                 option_item=pick, args=self.args_of(action, values), refused=refused,
                                 reason=f"asked for options; {missing[0]} is still needed to {action.name}")
+            drop = next(iter(relaxable), "") if not options else next(iter(asked_kinds), "")
+            if drop:
+                # "Any good Thai places around?" and none is known: said now, not after the day,
+                # the time and the party were asked for.
+                return Decision(Act.NO_OPTIONS, action.name, key=drop, args=self.args_of(action, values),
+                                refused=refused, reason="asked for options of a kind none is known of")
         if missing:
             return Decision(Act.ASK, action.name, key=missing[0], reason=f"{missing[0]} is needed to "
                             f"{action.name} and not known yet", refused=refused)
@@ -558,8 +567,9 @@ class DialoguePolicy:
         last = state.last_act
         refused = tuple(dict.fromkeys((*last.refused, *turn.refused_options)))
         relaxable = [slot for slot in relaxable if slot in state.constraints]
+        # (Asked to drop Thai, "what else have you got?" says yes: show me what there is.)
         if last.act == Act.NO_OPTIONS and last.key in state.constraints and not turn.changed \
-                and self._yes(turn):
+                and (self._yes(turn) or WANTS_OPTIONS.search(turn.text)):
             return Decision(Act.RELAX, last.action, key=last.key, refused=refused,
                             reason="the user agreed to drop it")
         if turn.clarify:

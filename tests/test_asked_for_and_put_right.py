@@ -289,3 +289,15 @@ async def test_a_yes_that_brings_a_kind_no_place_has_is_not_a_circle() -> None:
     said = [t.reply.text for t in result.turns]
     assert "Sakura at" not in " ".join(said)          # the place chosen is no condition to drop
     assert result.turns[-1].reply.decision["act"] in ("confirm", "propose"), said
+
+
+@pytest.mark.parametrize(("language", "lines", "kind"), [
+    ("en", ["hey, any good thai places around?", "hmm what else you got"], "thai"),
+    ("zh", ["有泰国菜吗", "还有别的吗"], "泰国菜"),
+])
+async def test_a_kind_no_place_has_is_said_at_once_and_what_else_there_is_follows(language: str, lines: list[str],
+                                                                                  kind: str) -> None:
+    result = await _chat(language, lines, "restaurant")
+    none, other = result.turns[0].reply, result.turns[1].reply
+    assert none.decision["act"] == "no_options" and kind in none.text.lower()
+    assert other.decision["act"] == "suggest"

@@ -487,7 +487,7 @@ ABOUT_ME = re.compile(
 # Asking for the options ("what do you recommend?", 有什么推荐): the task's next step answers it.
 WANTS_OPTIONS = re.compile(
     r"\b(?:recommend(?:ations?)?|suggest|suggestions?|ideas?|(?:any|some|other|more|the|your|what) options|options\?|"
-    r"what (?:do you|have you) (?:got|have)|"
+    r"what (?:do you|have you) (?:got|have)|what else (?:do )?(?:you|ya) (?:got|have)|"
     r"where (?:should|could|can) (?:we|i) (?:go|eat)|any good)\b|推荐|建议|有什么(?:好)?(?:的|餐厅|地方)|哪家好|"
     r"(?:还有|有没有)(?:别的|其他|其它)|有哪些[^，。？?]{0,6}(?:餐厅|饭店|店|馆|地方)|[哪几]家[^，。？?]{0,4}可以选|可以选哪",
     re.IGNORECASE)
