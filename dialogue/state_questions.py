@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -283,13 +284,17 @@ class StateQuestionReader:
     def _names_the_record(self, sentence: str) -> bool:
         """Whether `sentence` names the record of what was done: the task's noun with a number
         ("ticket number", "booking reference", 工单号), or a confirmation number."""
+        return bool(self._record_words.search(sentence))
+
+    @cached_property
+    def _record_words(self) -> re.Pattern[str]:
+        """The words for a record of what was done, from the schema's actions (built once)."""
         nouns = [re.sub(r"^(?:the|a|an)\s+", "", w.lower()) for a in self.schema.actions.values()
                  for w in (*a.task.values(), *(n for ns in a.task_nouns.values() for n in ns)) if w]
         spaced = "|".join(re.escape(n) for n in nouns if n.isascii())
         unspaced = "|".join(re.escape(n) for n in nouns if not n.isascii())
-        pattern = (r"\b(?:" + spaced + r"|confirmation)\s+(?:number|no\.?|id|code|reference|ref)\b|"
-                   r"(?:" + unspaced + r"|确认|预订|预约)(?:号|编号|单号|码)")
-        return bool(re.search(pattern, sentence, re.IGNORECASE))
+        return re.compile(r"\b(?:" + spaced + r"|confirmation)\s+(?:number|no\.?|id|code|reference|ref)\b|"
+                          r"(?:" + unspaced + r"|确认|预订|预约)(?:号|编号|单号|码)", re.IGNORECASE)
 
     def _checked(self, sentences: Sequence[str], view: SessionState | None) -> tuple[tuple[str, object], ...]:
         """The values the checking questions say, as the rules read them into the state; a
