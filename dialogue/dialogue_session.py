@@ -321,7 +321,8 @@ class DialogueSession:
         elif catalogue is not None and not memory_say and not changed and not WANTS_OPTIONS.search(text) \
                 and any(asks_about_a_place(s) for _, s in sentences_with_offsets(text)) \
                 and not self._names_the_tasks_own(schema, text, language) \
-                and (state_question is None or not any(view.find(k) for k in state_question.keys)):
+                and (state_question is None or state_question.kind == "slot"
+                     and not any(view.find(k) for k in state_question.keys)):
             # "Can I bring my dog?", 有包间吗 with a place offered: that place's listing answers, or
             # it is said not to (it had been "I see", or 座位还没定 as if the user's seat were asked).
             in_view = asked_about or self._option_in_view(view, catalogue)

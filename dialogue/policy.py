@@ -32,6 +32,7 @@ from monologue.memory.language.cues import (
     HOLD_ON,
     HOW_ARE_YOU,
     NOT_DECIDED,
+    PRESENCE_CHECK,
     REFUSES_OFFER,
     THANKS,
     TO_THE_AGENT,
@@ -639,7 +640,7 @@ class DialoguePolicy:
             # "羊大爷涮肉坊有位子吗？": the place asked about is offered, read back in full for a yes.
             return step
         if turn.state_question is not None and (step is None or step.act != Act.ACT
-                                                or turn.state_question.kind in ("next", "summary", "record")):
+                                                or turn.state_question.kind in ("next", "summary", "record", "done")):
             # "Okay, what now?" asks what comes next: answered, and the act waits for a yes to it.
             # Answered from the state (the words are the code's), then back to the task.
             question = turn.state_question
@@ -653,6 +654,10 @@ class DialoguePolicy:
                             checks=question.checks, then=then, refused=refused,
                             reason=f"a question about the state ({question.kind}"
                                    f"{': ' + ', '.join(question.keys) if question.keys else ''})")
+        if PRESENCE_CHECK.search(text) and re.search(r"\w", text):
+            # "Are you there?", 在吗: the agent says it is, then goes on where the task stands.
+            return Decision(Act.GREET, key="here", then=self._resume(step, last), refused=refused,
+                            reason="asked whether the agent is there")
         asked = [s for _, s in sentences_with_offsets(text)
                  if (asks_for_information(s) or is_query(s)) and not EXCLAMATION.search(s)]
         if ABILITIES_QUESTION.search(text) and not acting_now(step, turn):

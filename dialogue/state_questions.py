@@ -45,7 +45,7 @@ from monologue.memory.working.grounding import numbers_said
 from monologue.memory.working.state import Op, OpSource, SessionState
 
 Embed = Callable[[list[str]], np.ndarray]
-Kind = Literal["slot", "summary", "next", "record"]
+Kind = Literal["slot", "summary", "next", "record", "done"]
 
 # A sentence that asks: a question mark, a question word anywhere ("for how many was it"),
 # or a Chinese question particle. Requests phrased as questions are left to the task.
@@ -141,6 +141,18 @@ _ASKS_ABOUT_IT = re.compile(r"\bwhat(?:'s| is) (?:it|that) (?:on|at|set (?:to|at
                             r"\bhow (?:high|low|warm|cold|loud|strong|hot) is (?:it|that)\b|"
                             r"(?:现在|它)(?:是|开到|调到|设到)(?:几|多少)|现在多少了", re.IGNORECASE)
 _ALTERNATIVES = re.compile(r"\bor\b|还是", re.IGNORECASE)
+# Whether the task itself is done yet ("is it booked?", "is the route set?", "did you book it?",
+# "are we all set?", 订好了吗, 工单提交了没有): answered from what was done, not as a value.
+_ASKS_IF_DONE_EN = re.compile(
+    r"^(?:so\s+|and\s+|ok(?:ay)?\s+)?(?:is|was|are|has|have)\s+(?:it|that|this|we|everything|my|our|the)\b[\w\s]{0,24}?"
+    r"\b(?:booked|reserved|done|set(?: up)?|confirmed|sorted|finished|submitted|filed|opened|made|through|"
+    r"complete|completed|all set|good to go|locked in)\b(?! (?:to|at|for) \d)|"
+    r"\b(?:did|have) you (?:already |actually )?(?:book|booked|reserve|reserved|submit|submitted|file|filed|"
+    r"open|opened|set|do|done|make|made|finish|finished)\b(?! (?:me|the) (?:to|at)\b)(?!.*\b(?:i|we) (?:said|asked)\b)",
+    re.IGNORECASE)
+_ASKS_IF_DONE_ZH = re.compile(r"(?:订|预订|预约|定|设|设置|提交|办|弄|搞|导航)(?:好|完|上|成功)?了?"
+                              r"(?:吗|没有?|没|不)\W*$|"
+                              r"(?:好了|完成了|成功了|搞定了|弄好了|办好了)(?:吗|没有?|没)\W*$")
 
 
 def _mentions_name(spec: KeySpec, lowered: str, spaced: bool) -> bool:
@@ -244,11 +256,17 @@ class StateQuestionReader:
                 keys = tuple(dict.fromkeys(k for k, _ in checked))
                 alternatives = any(_ALTERNATIVES.search(s) for s in checking)
                 return StateQuestion("slot", keys, "value said", checks=() if alternatives else checked)
+        if view is not None and any(_ASKS_IF_DONE_EN.search(s.strip()) or _ASKS_IF_DONE_ZH.search(s.strip())
+                                    for s in sentences) and not any(self._names_a_control(s) for s in sentences):
+            # "Is it booked?", 订好了吗: whether the task is done (not "is the AC on?", a control's value).
+            return StateQuestion("done", found_by="words")
         if not asked:
             return None
-        if view is not None and any(entry.record for entry in view.done) and any(
-                self._names_the_record(s) for s in asked):
-            # "What was my ticket number again?", 工单号是多少来着: the record of what was done.
+        naming_the_record = [s for s in asked if self._names_the_record(s)]
+        if view is not None and naming_the_record and (any(entry.record for entry in view.done) or not any(
+                self._names_a_key(s, language or language_of(s)) for s in naming_the_record)):
+            # "What was my ticket number again?", 工单号是多少来着: the record of what was done;
+            # asked before anything is ("what's the reference?"), that there is none yet.
             return StateQuestion("record", found_by="words")
         joined = " ".join(asked)
         if _SUMMARY.search(joined):
@@ -286,6 +304,19 @@ class StateQuestionReader:
         ("ticket number", "booking reference", 工单号), or a confirmation number."""
         return bool(self._record_words.search(sentence))
 
+    def _names_a_control(self, sentence: str) -> bool:
+        """Whether `sentence` names one of the domain's controls ("is the AC on?", 空调开好了吗)."""
+        lowered = sentence.lower()
+        return any(spec.reading.verb_values and _mentions_name(spec, lowered, language_of(sentence) == "en")
+                   for spec in self.schema.keys.values())
+
+    def _names_a_key(self, sentence: str, language: str) -> bool:
+        """Whether `sentence` names one of the domain's keys by an alias ("order number": the
+        user's order, not the record of what the agent did)."""
+        folded = sentence.casefold()
+        return any(re.search(r"(?<!\w)" + re.escape(alias.casefold()) + r"(?!\w)", folded) if language == "en"
+                   else alias in sentence for alias, _key in self.schema.alias_lexicon(language))
+
     @cached_property
     def _record_words(self) -> re.Pattern[str]:
         """The words for a record of what was done, from the schema's actions (built once)."""
@@ -293,7 +324,8 @@ class StateQuestionReader:
                  for w in (*a.task.values(), *(n for ns in a.task_nouns.values() for n in ns)) if w]
         spaced = "|".join(re.escape(n) for n in nouns if n.isascii())
         unspaced = "|".join(re.escape(n) for n in nouns if not n.isascii())
-        return re.compile(r"\b(?:" + spaced + r"|confirmation)\s+(?:number|no\.?|id|code|reference|ref)\b|"
+        return re.compile(r"\b(?:" + spaced + r"|confirmation|reference)\s+(?:number|no\.?|id|code|reference|ref)\b|"
+                          r"\b(?:the|my|a|your|any)\s+(?:reference|confirmation)\b(?!\s+(?:to|of)\b)|"
                           r"(?:" + unspaced + r"|确认|预订|预约)(?:号|编号|单号|码)", re.IGNORECASE)
 
     def _checked(self, sentences: Sequence[str], view: SessionState | None) -> tuple[tuple[str, object], ...]:

@@ -162,6 +162,8 @@ class Wording:
             changed = [c for c in state.constraints.values() if c.key in d.about] if state is not None else []
             if changed:
                 return say("policy.noted_what", lang, what=spoken_conditions(changed, self.schema, lang))
+            if d.key == "here":
+                return say("policy.here_short" if short else "policy.here", lang)
             return say("policy.greet_short" if short else "policy.greet", lang)
         if d.act == Act.ASK:
             question = self.question(d.key)
@@ -271,6 +273,18 @@ class Wording:
         chosen = {a.choose for a in self.schema.actions.values() if a.choose}
         return [c for c in held if c.key not in chosen and self.schema.key(c.key).reader != Reader.FREE_TEXT] or held
 
+    def _done_or_not(self, state: SessionState | None) -> str:
+        """"Is it booked?": yes, with what was done; or not yet (the step that follows asks on)."""
+        lang = self.language
+        done = next((entry for entry in reversed(state.done) if entry.action in self.schema.actions),
+                    None) if state is not None else None
+        said = (done.said.get(lang) or done.said.get("en", "")) if done is not None else ""
+        if said:
+            return say("state_answer.yes_done", lang, said=said)
+        primary = self.schema.primary_action()
+        task = (primary.task.get(lang) or primary.task.get("en", "")) if primary else ""
+        return say("state_answer.not_done", lang, task=task)
+
     def state_answer(self, d: Decision, state: SessionState | None) -> str:
         """A question about the task answered from the state in one sentence: the slots asked
         about, everything so far, or what comes next (the step that follows is said after it)."""
@@ -293,10 +307,15 @@ class Wording:
             return f"{done_said}{say('clause.join', lang)}{so_far}" if done_said else so_far
         if d.key == "next":
             return self._next(d, state)
+        if d.key == "done":
+            return self._done_or_not(state)
         if d.key == "record":
             done = next((entry for entry in reversed(state.done) if entry.record), None) if state is not None else None
             if done is None:
-                return say("state_answer.nothing_yet", lang)
+                primary = self.schema.primary_action()
+                task = (primary.task.get(lang) or primary.task.get("en", "")) if primary else ""
+                return say("state_answer.no_record", lang, task=task) if task \
+                    else say("state_answer.nothing_yet", lang)
             action = self.schema.actions.get(done.action)
             task = (action.task.get(lang) or action.task.get("en", "")) if action else ""
             return say("state_answer.record", lang, task=task, record=done.record)
@@ -305,7 +324,12 @@ class Wording:
             spec = self.schema.key(key)
             held = [c for c in conditions if c.key == key]
             label = spec.label(lang)
-            if not held:
+            offered = [o.values[key] for o in (state.offered if state is not None else []) if o.values.get(key)]
+            if not held and offered:
+                # "What's the restaurant called?" before it is chosen: the one just suggested.
+                parts.append(say("state_answer.offered", lang, label=label,
+                                 value=spoken_value(spec, offered[-1] if len(offered) == 1 else offered[0], lang)))
+            elif not held:
                 # A control nobody has touched is not missing: it is as it was.
                 parts.append(say("state_answer.untouched" if spec.reading.verb_values else "state_answer.missing",
                                  lang, label=label))

@@ -129,7 +129,9 @@ A_NUMBER_ALONE = re.compile(
 # A slip put right in the same breath ("six people, no wait, five", 三个人，哦不，四个人): the number
 # after it is the one meant.
 SELF_REPAIR = re.compile(r"(?:(?:\b(?:no wait|wait no|no sorry|sorry|i mean|i meant|or rather|make that|correction)\b|"
-                         r"哦不对|哦不是|哦不|不对|错了|说错了|我是说|应该是)[,，.。!！\s]*)+"
+                         r"哦不对|哦不是|哦不|不对|错了|说错了|我是说|应该是|准确(?:地|点|来)?说|"
+                         # (a lone no between commas: "six, no, seven", 六个人，不，七个人)
+                         r"(?:(?<=[,，])|(?<=[,，]\s))\s*(?:不|no)(?=\s*[,，]))[,，.。!！\s]*)+"
                          r"(?:(?:it'?s|是|就|一共|总共|all together|in total)\s*)*", re.IGNORECASE)
 # A count that is a price's unit, not the party ("多少钱一位", "$40 a person", 一个人多少钱).
 PER_PERSON = re.compile(r"钱|元|块|价|人均|\bper\b|\beach\b|\bcost|\bprice|\$", re.IGNORECASE)
@@ -183,8 +185,8 @@ EN = StateCues(
         re.IGNORECASE),
     head_count_join=re.compile(r"^\s*,?\s*(?:and|plus|with|along with|together with|&|\+|,)?\s*(?:also\s+)?$",
                                re.IGNORECASE),
-    bare_number=re.compile(r"\b(?:make it|change it to|actually|instead|rather|let'?s say|i meant|now|"
-                           r"(?:it|that|we)(?:'ll| will) be)\s+(?P<n>"
+    bare_number=re.compile(r"\b(?:make (?:it|that)|change (?:it|that) to|actually|instead|rather|let'?s say|"
+                           r"i meant|now|(?:it|that|we)(?:'ll| will) be)\s+(?P<n>"
                            + EN_NUMBER + r")\b(?!\s*(?::|am|pm|o'?clock|dollars|bucks))"),
     amount_limit=(
         re.compile(r"\b(?:under|below|less than|no more than|at most|max(?:imum)?|up to|within|cheaper than|not over|"
@@ -236,6 +238,11 @@ ZH = StateCues(
         # Not "有一位坐轮椅" (one of them, described): a count is not followed by what someone does.
         re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:个人|位|口人|人)(?!民|均|工|家|坐|是|要|有|对|会|得|在|用|不)"),
         re.compile(r"我们(?:一共)?(?P<n>" + ZH_NUMBER + r")个"),
+        # 十来个人 is about ten; 一家五口; 我们仨, 咱俩; 准确说是十二个.
+        re.compile(r"(?P<n>[一二两三四五六七八九十\d]+)来(?:个人|个|位|号人|人)"),
+        re.compile(r"一家(?P<n>[二两三四五六七八九十]+)口"),
+        re.compile(r"(?:我们|咱们|咱|我|你们|他们)(?P<n>俩|仨)(?!个)"),
+        re.compile(r"(?:是|就|一共|总共|共)(?P<n>" + ZH_NUMBER + r")个(?=\W|$|吧|啊|呀|了)"),
     ),
     head_count_group=re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:个|位|名)?(?:大人|成人|小孩儿?|孩子|儿童|小朋友|老人|"
                                 r"宝宝|婴儿|朋友|同事|人)"),
@@ -508,6 +515,13 @@ THANKS = re.compile(r"\b(?:thanks|thank you|cheers|appreciate it)\b|"
                     re.IGNORECASE)
 GREETING = re.compile(r"^\W*(?:hi|hello|hey|good (?:morning|afternoon|evening)|howdy)\b|"
                       r"^\W*(?:你好|您好|嗨|早上好|晚上好|在吗|在不在)", re.IGNORECASE)
+# Whether the agent is there at all ("are you there?", "hello?", 在吗, 喂，能听到吗): answered
+# as a greeting is ("I'm here."), not as a question about the world the agent cannot answer.
+PRESENCE_CHECK = re.compile(
+    r"^\W*(?:(?:hello|hi|hey)\W*)?(?:(?:are )?you (?:still )?(?:there|around|with me)|(?:is )?any\s?(?:one|body) "
+    r"(?:there|home)|hello+|can you hear me|do you hear me)\W*$|"
+    r"^\W*(?:喂\W*)*(?:(?:你|您)?(?:还)?(?:在吗|在不在|在么|在嘛|在不)|(?:能|可以)?(?:听得?[到见]|听见)(?:我(?:说话)?)?[吗么]"
+    r"|有人吗)?\W*$", re.IGNORECASE)
 # Asking for a person instead of the agent: to be put through to one, or a person named as what is
 # wanted ("a real person, please", 我要的是真人). Asking whether the agent is one ("are you a real
 # person?", "am I talking to a real person?", 你是真人吗) is answered, not handed over.

@@ -144,7 +144,7 @@ _EN_CLOCK = re.compile(
     # "half seven" is half past seven (British and Irish usage), not half of anything.
     r"\b(?:(?P<half>half past|half|quarter past|quarter to)\s+)?(?P<h>\d{1,2}|one|two|three|four|five|six|seven|"
     r"eight|nine|ten|eleven|twelve)(?:(?P<sep>[:.])(?P<m>\d{2})|\s+(?P<mw>thirty|fifteen|forty-five|forty five))?"
-    r"(?P<suffix>\s*(?:o'?clock|am|pm|a\.m\.|p\.m\.))?(?![\w:])"
+    r"(?P<ish>-?ish)?(?P<suffix>\s*(?:o'?clock|am|pm|a\.m\.|p\.m\.))?(?![\w:])"
 )
 
 
@@ -167,10 +167,12 @@ def find_en_times(text: str, require_cue: bool = True) -> list[tuple[str, int, i
         if half == "half" and re.match(r"\s+(?:of|people|persons|guests|dollars|bucks|hours?|minutes?|days?)\b",
                                        lowered[m.end():]):
             continue        # "half 2 of them" counts, it tells no time
-        cued = bool(m.group("suffix") or m.group("m") or half or m.group("mw"))
-        if not cued and re.search(r"\b(?:at|around|by|about|until|till)\s+$", before):
+        cued = bool(m.group("suffix") or m.group("m") or half or m.group("mw") or m.group("ish"))
+        # ("Like 7" in speech is about 7; "I'd like 2" is no time.)
+        if not cued and re.search(r"\b(?:at|around|by|about|until|till|(?<!'d )(?<!would )like)\s+$", before):
             after = lowered[m.end(): m.end() + 12]
-            cued = not re.match(r"\s*(?:people|persons|guests|of us|seats|adults|dollars|bucks)", after)
+            # ("at one of them" is a place among several, not one o'clock)
+            cued = not re.match(r"\s*(?:people|persons|guests|of\b|seats|adults|dollars|bucks)", after)
         if not cued and _EN_PERIOD_AFTER.match(lowered, m.end()):
             # "Nine in the evening", "seven tonight": the part of the day makes it a clock
             # time, unless the number counts something ("a table for two tonight").

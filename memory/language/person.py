@@ -34,6 +34,19 @@ _ZH_WEEKDAYS = ("周一", "周二", "周三", "周四", "周五", "周六", "周
 _PARTS = {"en": ("night", "morning", "afternoon", "evening", "night"),
           "zh": ("凌晨", "上午", "下午", "晚上", "夜里")}
 
+# The commonest Chinese surnames: a name heard after words as loose as 我叫 ("I am called", but
+# also 帮我叫辆车, "call me a car") is taken for a person's only when it starts with one.
+CHINESE_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶"
+                    "程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺"
+                    "顾毛郝龚邵万钱严覃武戴莫孔向汤")
+_CHINESE_NAME = re.compile(rf"(?:[{CHINESE_SURNAMES}]|欧阳|司马|诸葛|上官)[\u4e00-\u9fff]{{1,2}}"
+                           r"|(?:小|老|阿)[\u4e00-\u9fff]")
+
+
+def looks_like_a_chinese_name(words: str) -> bool:
+    """Whether `words` are, as a whole, a Chinese person's name (王磊, 欧阳娜娜, 小张)."""
+    return _CHINESE_NAME.fullmatch(words.strip()) is not None
+
 
 # What a correction or a remark wraps around its point ("Sorry, I said 22 last time, I actually
 # like it at 21"): the clause that only names what was said before, the interjection, the hedge.

@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from monologue.memory.language.person import CHINESE_SURNAMES
+
 Kind = Literal["PERSON", "PLACE"]
 PLACEHOLDER = re.compile(r"<(PERSON|PLACE)_(\d+)>")
 
@@ -67,8 +69,7 @@ _PLACE_EN = [
 ]
 _RELATIONS_ZH = (r"老婆|老公|妻子|丈夫|爱人|男朋友|女朋友|儿子|女儿|孩子|宝宝|哥哥|姐姐|弟弟|妹妹|妈妈|爸爸|"
                  r"母亲|父亲|奶奶|爷爷|外婆|外公|姥姥|姥爷|阿姨|叔叔|朋友|同事|老板|领导|邻居|医生|老师|狗|猫")
-_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈"
-             "姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤")
+_SURNAMES = CHINESE_SURNAMES
 _PERSON_ZH = [
     re.compile(rf"我(?:们)?(?:家)?(?:的)?(?:{_RELATIONS_ZH})(?:叫|名叫|的名字是|是)(?P<name>[\u4e00-\u9fff]{{2,3}}?)"
                r"(?=[，。！？,.!?\s]|$|他|她|它|喜欢|不|最|对|住|在|每|总|也|很|要)"),

@@ -231,6 +231,11 @@ class WorkingMemory:
             # (Its own question where it has one: 时间还没定，几点钟合适？, not "要定成多少" of a time.)
             clarify = say("clarify.relative_ask", lang, label=spec.label(lang), question=spec.ask[lang]) \
                 if spec.ask.get(lang) else say("clarify.relative", lang, label=spec.label(lang))
+            if before is not None and spec.ask.get(lang) \
+                    and any(p.key == spec.name and p.question.endswith(spec.ask[lang]) for p in before.pending):
+                # Asked so last turn, and the user went on in words again ("warmer", then "heat
+                # things up"): the same question, not the same sentence.
+                clarify = say("clarify.relative_again", lang, question=spec.ask[lang])
             # An open question on the key: a bare "22" next answers it.
             ops.append(Operation(Op.ASK, spec.name, question=clarify, reason="a relative change with nothing held"))
         missed = [m for m in extraction.beyond_range if not any(op.key == m.key for op in ops)]

@@ -49,6 +49,7 @@ from monologue.memory.language.numbers import (
     to_amount,
     to_int,
 )
+from monologue.memory.language.person import looks_like_a_chinese_name
 from monologue.memory.language.places import find_place_en, find_place_zh, not_going, places_corrected
 from monologue.memory.language.stances import asks, clause_bounds, is_query, tells_of_the_past
 from monologue.memory.language.wishes import content_words
@@ -57,6 +58,7 @@ from monologue.memory.working.readers import (
     about_something_else,
     commanded_keys,
     control_just_carried_out,
+    controls_going_with,
     cued,
     named_amounts,
     names_key,
@@ -169,27 +171,62 @@ def clause_of(text: str, span: Span) -> str:
 
 # "不是五，是三", "别5了，三吧", "不要六个了，四个吧", "not five, three", "not 6 but 4": a number with a
 # no before it, then another. When the first is the value a key holds, the second replaces it.
+_COUNTED_EN = r"(?:\s+(?:people|of us|guests|degrees|dollars))?"
+_COUNTED_ZH = r"(?:个人|位|个|度|块|元|号|点)?"
 _REPLACED = {
-    "en": re.compile(r"\b(?:not|no)\s+(?P<old>" + EN_NUMBER + r")\b(?:\s+(?:people|of us|guests|degrees|dollars))?"
-                     r"\s*(?:[,;]|\bbut\b|[.!]?\s*(?:it'?s|make it|rather|just|actually))\s*(?:it'?s\s+|make it\s+)?"
-                     r"(?P<new>" + EN_NUMBER + r")\b", re.IGNORECASE),
-    "zh": re.compile(r"(?:不是|别|不要)(?P<old>" + ZH_NUMBER + r")(?:个人|位|个|度|块|元|号)?了?\s*[，,、。.]?\s*"
-                     r"(?:是|改成|换成|要|就|改为)?(?P<new>" + ZH_NUMBER + r")(?![点:：月日号])"),
+    "en": (re.compile(r"\b(?:not|no)\s+(?P<old>" + EN_NUMBER + r")\b" + _COUNTED_EN +
+                      r"\s*(?:[,;]|\bbut\b|[.!]?\s*(?:it'?s|make it|rather|just|actually))\s*(?:it'?s\s+|make it\s+)?"
+                      r"(?P<new>" + EN_NUMBER + r")\b", re.IGNORECASE),
+           # "it's nine, not ten", "24 Maple Street, not 42"
+           re.compile(r"\b(?P<new>" + EN_NUMBER + r")\b(?:\s+[A-Z]\w*){0,3}" + _COUNTED_EN +
+                      r"\s*,?\s*(?:and\s+)?not\s+(?P<old>" + EN_NUMBER + r")\b(?!\s*(?:but|,\s*but)\b)",
+                      re.IGNORECASE)),
+    "zh": (re.compile(r"(?:不是|别|不要)(?P<old>" + ZH_NUMBER + r")(?:个人|位|个|度|块|元|号)?了?\s*[，,、。.]?\s*"
+                      r"(?:是|改成|换成|要|就|改为)?(?P<new>" + ZH_NUMBER + r")(?![点:：月日号])"),
+           # 是九个不是十个, 七点，不是八点
+           re.compile(r"(?P<new>" + ZH_NUMBER + r")" + _COUNTED_ZH + r"\s*[，,]?\s*(?:而)?不是(?P<old>" + ZH_NUMBER
+                      + r")")),
 }
 
 
 def _held_number_replaced(text: str, lang: str,
-                          state: SessionState | None) -> tuple[str, int | float, Span, str] | None:
-    """(key, new value, span, words) when `text` replaces a number a key holds ("不是五，是三")."""
+                          state: SessionState | None) -> tuple[str, object, Span, str] | None:
+    """(key, new value, span, words) when `text` replaces a number a key holds ("不是五，是三",
+    "it's nine, not ten"): the count or amount itself, the hour of a time (七点不是八点), or the
+    number inside a held name ("24 Maple Street, not 42")."""
     if state is None:
         return None
-    for m in _REPLACED[lang].finditer(text):
-        old, new = to_amount(m.group("old")), to_amount(m.group("new"))
-        if old is None or new is None or old == new:
+    for pattern in _REPLACED[lang]:
+        for m in pattern.finditer(text):
+            old, new = to_amount(m.group("old")), to_amount(m.group("new"))
+            if old is None or new is None or old == new:
+                continue
+            key = _key_holding_number({float(old)}, state)
+            if key is not None:
+                return key, int(new) if float(new).is_integer() else new, m.span(), m.group(0)
+            found = _number_inside_held(int(old), int(new), state) if float(old).is_integer() \
+                and float(new).is_integer() else None
+            if found is not None:
+                return found[0], found[1], m.span(), m.group(0)
+    return None
+
+
+def _number_inside_held(old: int, new: int, state: SessionState) -> tuple[str, str] | None:
+    """The held value with `old` in it, `new` in its place: a time's hour in the same half of
+    the day (19:00, "8 not 7" → 20:00), or a number in a name (42 Maple Street → 24 Maple Street)."""
+    for condition in state.constraints.values():
+        held = condition.value
+        if not isinstance(held, str):
             continue
-        key = _key_holding_number({float(old)}, state)
-        if key is not None:
-            return key, int(new) if float(new).is_integer() else new, m.span(), m.group(0)
+        clock = re.fullmatch(r"(\d{2}):(\d{2})", held)
+        if clock is not None:
+            hour = int(clock.group(1))
+            if hour % 12 == old % 12 and 1 <= new <= 12:
+                return condition.key, f"{(new % 12) + (12 if hour >= 12 else 0):02d}:{clock.group(2)}"
+            continue
+        inside = re.search(rf"(?<!\d){old}(?!\d)", held)
+        if inside is not None:
+            return condition.key, held[:inside.start()] + str(new) + held[inside.end():]
     return None
 
 
@@ -355,6 +392,7 @@ class RuleExtractor:
         self._enums(said, taken, add, result.correction, withdrawn_keys, state, commanded)
         ops[:] = self._not_either_or(ops, text)
         self._left_behind(ops, text, state, add)
+        self._bare_number_corrects(said, ops, taken, add, state)
         self._number_answered(said, ops, state, add, result.correction, commanded)
         self._left_to_the_agent(said, ops, state, add)
         if lang == "en":          # the name shapes are English capitalisation
@@ -442,8 +480,10 @@ class RuleExtractor:
         A bare "today" is how small talk mentions time ("lovely weather today"), so it
         alone does not make a turn an information change.
         """
-        return any(op.op in (Op.SET, Op.WITHDRAW) and not self.small_talk_value(op)
-                   for op in self.extract(text, None).operations)
+        extraction = self.extract(text, None)
+        # (A change said with nothing held, "still too hot": asked back, so read.)
+        return bool(extraction.ask_back) or any(op.op in (Op.SET, Op.WITHDRAW) and not self.small_talk_value(op)
+                                                for op in extraction.operations)
 
     def _which_control_answered(self, text: str, state: SessionState | None) -> Extraction | None:
         """"The fan", 风量: the answer to "which should I change?", asked of a verb said with no
@@ -562,13 +602,32 @@ class RuleExtractor:
                     add(Operation(Op.SET, spec.name, Comparator.EQ, n, text[m_start:m_end], correction=correction),
                         span)
                     return
-        # "make it six": a bare number in a correction refers to the count the state already has.
-        bare = cues.bare_number.search(source)
-        if bare and state is not None and not _overlaps(bare.span("n"), taken):
-            n = to_int(bare.group("n"))
-            if n is not None and state.find(spec.name) and 1 <= n <= 200:
-                add(Operation(Op.SET, spec.name, Comparator.EQ, n, text[bare.start():bare.end()], correction=True),
-                    bare.span("n"))
+
+    def _bare_number_corrects(self, said: _Said, ops: list[Operation], taken: list[Span], add: Add,
+                              state: SessionState | None) -> None:
+        """"Make it six", "actually make that 8 instead", 改成八: a bare number in a correction is
+        the held count or time said last (8 after "around 7:30" is 20:00; after "four of us", 8
+        people), where it fits that key."""
+        bare = said.cues.bare_number.search(said.source)
+        if bare is None or state is None or _overlaps(bare.span("n"), taken) \
+                or any(op.op == Op.SET and op.key and self.schema.key(op.key).type in ("int", "time") for op in ops):
+            return
+        n = to_int(bare.group("n"))
+        held = [c for c in state.constraints.values() if c.key in self.schema.keys and c.comparator == Comparator.EQ
+                and (self.schema.key(c.key).reader == Reader.HEAD_COUNT or self.schema.key(c.key).type == "time")]
+        if n is None or not held:
+            return
+        latest = max(held, key=lambda c: (c.last_mentioned, self.schema.key(c.key).reader == Reader.HEAD_COUNT))
+        spec = self.schema.key(latest.key)
+        value: object = n
+        if spec.type == "time":
+            if not 1 <= n <= 12:
+                return
+            value = self._same_half_of_day(f"{n:02d}:00", spec, said.source, said.cues, state)
+        elif not 1 <= n <= 200:
+            return
+        add(Operation(Op.SET, spec.name, Comparator.EQ, value, said.text[bare.start():bare.end()], correction=True),
+            bare.span("n"))
 
     def _put_right(self, ops: list[Operation], where: dict[int, Span], text: str) -> list[Operation]:
         """Two values of one single-valued key with a slip put right between them (退款，不对，还是
@@ -787,6 +846,8 @@ class RuleExtractor:
         text, source, lang, cues = said.text, said.source, said.lang, said.cues
         seen: set[tuple[str, str]] = set()
         lexicon = self.schema.enum_lexicon(lang)
+        # (Music just put on: "turn it up a little" goes on with the volume, which goes with it.)
+        going_on = commanded | controls_going_with(self.schema, commanded)
         # Where each value word is said: a word inside a longer one said there, which a value
         # read already overlaps, is not said by itself (空调开大一点 says 开大 or 大一点, "turn
         # up", not also 开, "switch on").
@@ -809,7 +870,7 @@ class RuleExtractor:
                 # A cue inside another value already read is not this key's ("a child seat in
                 # the back" moves no seat).
                 if not cued(spec, _masked(text, taken), m.span(), lang, self.schema.keys.values()) \
-                        and not self._continues(key, commanded, text, m.span(), lang) \
+                        and not self._continues(key, going_on, text, m.span(), lang) \
                         and not self._says_one_control(word, key, lang, text, m.span()) and not replacing:
                     continue
                 if tells_of_the_past(text, *m.span(), lang):
@@ -895,6 +956,9 @@ class RuleExtractor:
                     or tells_of_the_past(said.text, found.start, found.end, said.lang) \
                     or self._names_another_key(found.text, spec.name, said.lang):
                 continue
+            if said.lang == "zh" and said.text[:found.start].rstrip(" ，,").endswith("叫") \
+                    and not looks_like_a_chinese_name(found.text):
+                continue      # 我叫王磊 names the user; 帮我叫辆车, 我叫了外卖 name nobody
             left, right = clause_bounds(said.text, found.start, found.end)
             if asks(said.text, found.start, found.end, said.lang) or is_query(said.text[left:right]):
                 continue      # "现在放的是谁的歌", "what are you playing?": asked about, not asked for

@@ -48,7 +48,7 @@ from monologue.memory.language.stances import (
     sentences_with_offsets,
 )
 from monologue.memory.working.extract import clause_of
-from monologue.memory.working.readers import control_just_carried_out, digits_said, value_pattern
+from monologue.memory.working.readers import control_just_carried_out, digits_said, digits_said_en, value_pattern
 from monologue.memory.working.state import OfferedOption, Op, Operation, OpSource, SessionState
 
 _WRITES = (Op.SET, Op.WITHDRAW, Op.SET_GOAL)
@@ -123,7 +123,8 @@ def value_said(value: Any, spec: KeySpec, utterance: str, *, strict: bool = Fals
     text = normalised(utterance)
     if isinstance(value, bool):
         return True    # a yes/no on a key: the key's mention carries it (checked separately)
-    if spec.reader == Reader.IDENTIFIER and _compact(str(value)) in _compact(digits_said(text)):
+    if spec.reader == Reader.IDENTIFIER and (_compact(str(value)) in _compact(digits_said(text))
+                                             or _compact(str(value)) in _compact(digits_said_en(text))):
         return True    # a code said in pieces ("A94 9714") is the code
     if spec.reader == Reader.HEAD_COUNT and isinstance(value, int) and value == _counted_in_groups(utterance):
         return True    # "two adults and three kids": 5, said as its parts

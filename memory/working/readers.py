@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec, OtherScale, Reader
-from monologue.memory.language.cues import AMOUNT_AFTER_NAME
+from monologue.memory.language.cues import AMOUNT_AFTER_NAME, SELF_REPAIR
 from monologue.memory.language.numbers import EN_NUMBER, ZH_NUMBER, to_amount, to_int
 from monologue.memory.language.stances import (
     CHANGED,
@@ -303,6 +303,18 @@ def commanded_keys(schema: DomainSchema, state: SessionState | None) -> frozense
                                                   if c.last_mentioned == state.turn and schema.is_control(c.key))
 
 
+def controls_going_with(schema: DomainSchema, keys: frozenset[str]) -> frozenset[str]:
+    """The controls that go with `keys`: those whose own cue words name one of them (the
+    volume's cues name the music). Just after music was put on, "turn it up a little" is the
+    volume, not the windows or the fan."""
+    names = {w.casefold() for key in keys if key in schema.keys
+             for table in (schema.key(key).labels, schema.key(key).aliases) for words in table.values()
+             for w in ((words,) if isinstance(words, str) else words)}
+    return frozenset(spec.name for spec in schema.keys.values()
+                     if spec.name not in keys and spec.reading.verb_values
+                     and any(w.casefold() in names for words in spec.reading.value_cues.values() for w in words))
+
+
 def _nearest_control(text: str, span: Span, left: int, right: int, spec: KeySpec, controls: Iterable[KeySpec],
                      lang: str) -> KeySpec | None:
     """Of the controls named between `left` and `right`, the one named nearest the verb at `span`."""
@@ -457,6 +469,49 @@ def digits_said(text: str) -> str:
     return _GROUP_BREAK.sub(" ", text)
 
 
+_UNITS_EN = {"zero": 0, "oh": 0, "o": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+             "seven": 7, "eight": 8, "nine": 9}
+_TEENS_EN = {"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+             "seventeen": 17, "eighteen": 18, "nineteen": 19}
+_TENS_EN = {"twenty": 2, "thirty": 3, "forty": 4, "fifty": 5, "sixty": 6, "seventy": 7, "eighty": 8, "ninety": 9}
+_DIGIT_WORD_EN = (r"(?:(?:double|triple)\s+)?(?:" + "|".join([*_TENS_EN, *_TEENS_EN, *_UNITS_EN]) + r")")
+_DIGIT_WORDS_EN = re.compile(r"\b" + _DIGIT_WORD_EN + r"(?:[\s-]+" + _DIGIT_WORD_EN + r")+\b", re.IGNORECASE)
+
+
+def _digits_of_words_en(words: str) -> str:
+    """'ninety two eight eight one' → '92881'; 'double four' → '44'; 'oh' is a zero."""
+    out: list[str] = []
+    tokens = re.split(r"[\s-]+", words.lower())
+    repeat, i = 1, 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token in ("double", "triple"):
+            repeat = 2 if token == "double" else 3
+        elif token in _TENS_EN:
+            unit = _UNITS_EN.get(tokens[i + 1]) if i + 1 < len(tokens) else None
+            if unit:            # "ninety two" is 92; "ninety oh" is not a number said so
+                out.append(str(_TENS_EN[token] * 10 + unit) * repeat)
+                i += 1
+            else:
+                out.append(str(_TENS_EN[token] * 10) * repeat)
+            repeat = 1
+        else:
+            out.append(str(_TEENS_EN.get(token, _UNITS_EN.get(token, 0))) * repeat)
+            repeat = 1
+        i += 1
+    return "".join(out)
+
+
+def digits_said_en(text: str) -> str:
+    """A code said in number words ("ninety two eight eight one", "four four seven one"), written
+    in digits and padded to the words' length (so every span still points at the words said);
+    only a run of five digits or more, so "two people" or "table for four" stay words."""
+    def written(m: re.Match[str]) -> str:
+        digits = _digits_of_words_en(m.group())
+        return digits.ljust(len(m.group())) if len(digits) >= 5 else m.group()
+    return _DIGIT_WORDS_EN.sub(written, text)
+
+
 def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Span], add: Add,
                      correction: bool, open_to: frozenset[str] = frozenset()) -> None:
     """A code with a digit in it after one of the key's names ('order number A-4471', 订单号是12345);
@@ -464,8 +519,7 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
     this key ('Here it is: A275068'), or the turn puts a slip in it right ("sorry, I mean 12354"):
     `open_to`. A code said in Chinese digits is read as its digits."""
     original = text
-    if lang == "zh":
-        text = digits_said(text)
+    text = digits_said(text) if lang == "zh" else digits_said_en(text)
     for spec in schema.read_by(Reader.IDENTIFIER):
         names = _words(spec.aliases, lang) + (spec.label(lang),)
         link = r"\W*(?:is|was|number|no\.?|#|:)?\s*" if lang == "en" else r"\s*(?:号码)?(?:是|为|:|：)?\s*"
@@ -478,13 +532,28 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
             found += [m.span("v") for code in (_SPELLED, _CODE)
                       for m in re.finditer(_APART + code + _APART_AFTER, text)]
         a_phone = any(_PHONE_BEFORE.search(name) for name in names)      # (a phone key reads phone numbers)
-        for span in found:
+        for span in sorted(found):
             if not a_phone and _PHONE_BEFORE.search(text[max(0, span[0] - 20):span[0]]):
                 continue          # "call me, my number is 555 0123": a phone number, not the order
             if not _overlaps(span, taken):
+                span = _put_right_code(text, span)
                 add(Operation(Op.SET, spec.name, Comparator.EQ, _joined(text[span[0]:span[1]]), _clause(original, span),
                               correction=correction), span)
                 break
+
+
+_CODE_GAP = re.compile(r"[\s,，.。!！…]*")
+
+
+def _put_right_code(text: str, span: tuple[int, int]) -> tuple[int, int]:
+    """The code said right after a slip in the one at `span` is put right ("30418... no wait,
+    30481", 12345，不对，是12354): where the code meant is."""
+    gap = _CODE_GAP.match(text, span[1])
+    repair = SELF_REPAIR.match(text, gap.end() if gap else span[1])
+    if repair is None:
+        return span
+    code = re.compile(_APART + _CODE + _APART_AFTER).match(text, repair.end())
+    return code.span("v") if code is not None else span
 
 
 # --- one value per single-valued key -----------------------------------------------------------

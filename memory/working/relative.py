@@ -53,8 +53,43 @@ def _own_words(spec: KeySpec, lang: str, direction: str) -> str:
     said = words.get(lang, ()) + (words.get("en", ()) if lang != "en" else ())
     if not said:
         return ""
-    body = "|".join(re.escape(w) for w in sorted(said, key=len, reverse=True))
+    body = "|".join(_said_of_anything(w) for w in sorted(said, key=len, reverse=True))
+    if lang == "zh":
+        body = "|".join(_said_by_degree(w) for w in sorted(said, key=len, reverse=True))
     return r"(?<!\w)(?:" + body + r")(?!\w)" if lang == "en" else "(?:" + body + ")"
+
+
+# What "it" stands for in a phrasal verb of the domain ("cool it down"): the car, the cabin,
+# things; and the particle may come first ("warm up the car").
+_IT_EN = r"(?:it|things|(?:the|this|my|our) (?:car|cabin|place|inside)|everything|us)"
+_PHRASAL_EN = re.compile(r"^(\w+) it (up|down|off)$")
+
+
+# How much a feeling is said to be (太热, 还是热, 挺冷的, 热死了): any degree word does, where the
+# domain lists one; the feeling word is not the start of another (热闹, 冷静, 热情).
+_DEGREE_ZH = r"(?:还是|还|有点儿?|有些|太|好|真|挺|很|特别|非常|超级?|蛮|怪)"
+_BY_DEGREE_ZH = re.compile(r"^(?:有点|太|好)(\w)$")
+_NOT_THE_FEELING_ZH = r"(?![闹情门心爱水饭菜静淡饮])"
+
+
+def _said_by_degree(words: str) -> str:
+    """`words` as a pattern; a feeling with a degree word (有点热) said with any degree word,
+    or with its own intensifier after it (热死了)."""
+    m = _BY_DEGREE_ZH.match(words)
+    if m is None:
+        return re.escape(words)
+    feeling = re.escape(m.group(1))
+    return rf"{_DEGREE_ZH}{feeling}{_NOT_THE_FEELING_ZH}|{feeling}(?:死了|得要命|得不行|得受不了)"
+
+
+def _said_of_anything(words: str) -> str:
+    """`words` as a pattern; a phrasal verb with "it" ("cool it down") also said of the car
+    ("cool the car down", "warm up the cabin")."""
+    m = _PHRASAL_EN.match(words)
+    if m is None:
+        return re.escape(words)
+    verb, particle = m.groups()
+    return rf"{verb}\s+{_IT_EN}\s+{particle}|{verb}\s+{particle}\s+{_IT_EN}"
 
 
 def _counts(spec: KeySpec, dimension: str) -> bool:
