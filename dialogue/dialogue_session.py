@@ -52,7 +52,7 @@ from monologue.memory.language.spoken import absolute_date
 from monologue.memory.language.stances import asks_for_information, asks_for_one, is_query, sentences_with_offsets
 from monologue.memory.stores.actions import ActionRecord
 from monologue.memory.working.engine import WorkingMemory
-from monologue.memory.working.readers import controls_refused, controls_unnamed
+from monologue.memory.working.readers import controls_given_a_level, controls_refused, controls_unnamed
 from monologue.memory.working.render import spoken_conditions
 from monologue.memory.working.state import (
     INTERRUPTED,
@@ -71,7 +71,8 @@ _ASIDES = {Act.SMALL_TALK, Act.ANSWER, Act.ANSWER_STATE, Act.ANSWER_OPTION, Act.
            Act.ANSWER_MEMORY, Act.MEMORY, Act.CLARIFY}
 
 
-def _relaxable(items: list[dict[str, Any]], state: SessionState, kept: Collection[str] = ()) -> list[str]:
+def _relaxable(items: list[dict[str, Any]], state: SessionState, kept: Collection[str] = (),
+               needs_known: Collection[str] = ()) -> list[str]:
     """The conditions (slots) whose dropping lets options fit, the most helpful first, never
     one the user kept. When no single one does, the first of the pairs that do: the user is
     asked about one, then (still nothing) the other, each step a step closer."""
@@ -82,7 +83,7 @@ def _relaxable(items: list[dict[str, Any]], state: SessionState, kept: Collectio
             trial = state.copy()
             for slot in slots:
                 del trial.constraints[slot]
-            fitting, _ = filter_options(items, trial)
+            fitting, _ = filter_options(items, trial, needs_known)
             if fitting:
                 for slot in slots:
                     gains[slot] = min(gains.get(slot, (0, slot)), (-len(fitting), slot))
@@ -94,7 +95,7 @@ def _relaxable(items: list[dict[str, Any]], state: SessionState, kept: Collectio
     for slot in state.constraints:
         trial = state.copy()
         trial.constraints = {slot: state.constraints[slot]}
-        if not filter_options(items, trial)[0]:
+        if not filter_options(items, trial, needs_known)[0]:
             alone.append(slot)
     return alone
 
@@ -251,7 +252,9 @@ class DialogueSession:
         view = self.view(state)
         schema = self._schema(state.domain)
         catalogue = self.catalogues.get(state.domain)
-        fitting, excluded = filter_options(catalogue.items, view) if catalogue else ([], [])
+        # (Vegetarian food asked for: only a place known to serve it, as when it was asked for.)
+        needs_known = schema.kinds_of_option()
+        fitting, excluded = filter_options(catalogue.items, view, needs_known) if catalogue else ([], [])
         # A wish in the user's words ("somewhere quiet") puts first the options described as it.
         wishes = [str(c.value) for c in view.constraints.values() if schema.key(c.key).reader == Reader.FREE_TEXT]
         fitting = rank_by_wishes(fitting, wishes, language)
@@ -293,6 +296,9 @@ class DialogueSession:
                 text, language, held=[c.key for c in view.constraints.values()], view=view)
             if state_question is not None and set(state_question.keys) & changed:
                 state_question = None
+            if state_question is not None and state_question.kind == "slot" and WANTS_OPTIONS.search(text) \
+                    and not any(view.find(k) for k in state_question.keys):
+                state_question = None     # "what restaurants can you book?", 能订哪些餐厅: options asked for
             if state_question is not None and state_question.kind == "slot" and memory_answer is not None \
                     and (LASTING_QUESTION.search(text) or not any(view.find(k) for k in state_question.keys)) \
                     and not self._newer_than_memory(view, schema, state_question.keys, memory_answer, language):
@@ -334,7 +340,11 @@ class DialogueSession:
         unnamed: list[str] = []
         quiet = not clarify and not changed and not beyond and state_question is None and not CLOSING.search(text)
         refused_controls = controls_refused(schema, text, language) if quiet else []
-        if refused_controls:
+        levelled = controls_given_a_level(schema, text, language) if quiet and not refused_controls else []
+        if levelled:
+            # "Set the volume to 15", 风量开到三档: it moves a step at a time, and is told so.
+            clarify = say("policy.no_level", language, label=schema.key(levelled[0]).label(language))
+        elif refused_controls:
             # "Don't turn on the seat heating", 别开空调: nothing to carry out, and said so.
             clarify = say("policy.left_alone", language,
                           controls=join([schema.key(k).label(language) for k in refused_controls], language))
@@ -360,7 +370,7 @@ class DialogueSession:
                               and any(asks_for_one(clause) for _, s in sentences_with_offsets(text)
                                       for clause in re.split(r"[，,；;]", s)))))
         policy = self.policy(state.domain)
-        relaxable = _relaxable(catalogue.items, view, policy.kept_conditions(view, facts)) \
+        relaxable = _relaxable(catalogue.items, view, policy.kept_conditions(view, facts), needs_known) \
             if catalogue and not fitting else []
         kept = {id(item) for item in fitting}
         # Every name a ruled-out option has: a Chinese reply that says its English name is caught too.

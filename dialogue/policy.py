@@ -24,6 +24,7 @@ from monologue.memory.language.cues import (
     ABOUT_ME,
     AGENT_NAME_QUESTION,
     CLOSING,
+    COMPLAINT,
     EXCLAMATION,
     FILLERS,
     GO_AHEAD,
@@ -90,6 +91,12 @@ class Act(StrEnum):
 
 
 # A turn worded as a question, whatever else it is ("…要扣钱吗", "by the way, what happens if…?").
+# The acts a complaint's apology goes before (not a goodbye, a handover, a clarification or an answer
+# the code has words for).
+_SORRY_FIRST = frozenset({Act.ASK, Act.PROPOSE, Act.SUGGEST, Act.CONFIRM, Act.RESUME, Act.NO_OPTIONS, Act.SMALL_TALK,
+                          Act.ANSWER, Act.GREET, Act.ONLY_OPTION})
+_NOT_NEEDED = re.compile(r"\bnever ?mind\b|\bforget (?:it|that|about it)\b|\bno need\b|\bdon'?t bother\b|"
+                         r"算了|不用了|不要了|不需要了|不弄了|不办了")
 _ASKED = re.compile(r"[?？]\s*$|[吗呢]\W*$|"
                     r"^\W*(?:(?:by the way|btw|so|and|oh),?\s+)?(?:what|how|when|why|is|are|do|does|can|will)\b",
                     re.IGNORECASE)
@@ -464,7 +471,8 @@ class DialoguePolicy:
             if yes is False and not turn.changed & {*primary.needs, primary.choose}:
                 return Decision(Act.ALREADY_DONE, primary.name, args=dict(done.args), key="kept", refused=refused,
                                 reason="the user kept what was done")
-        if not turn.calls_off or turn.changed & {*primary.needs, primary.choose}:
+        if not turn.calls_off or turn.changed & {*primary.needs, primary.choose} \
+                or self._restates_a_held_value(state, primary, turn):
             return None
         if done is not None and done.args and done.record:
             if turn.calls_off != CallOff.CANCEL:
@@ -479,6 +487,23 @@ class DialoguePolicy:
             return Decision(Act.CALLED_OFF, primary.name, refused=refused,
                             reason="the user called the task off before it was done")
         return None
+
+    def _restates_a_held_value(self, state: SessionState, action: ActionSpec, turn: TurnFacts) -> bool:
+        """Whether the words that would call the task off say a value it holds: "ok yeah, cancel
+        it" with a cancellation of the order as what is wanted is a yes to that, not the ticket
+        called off. (Before anything is done: a cancel after is the cancel of what was done.)"""
+        lowered = turn.text.lower()
+        if _done_with(state, action.name) is not None or _NOT_NEEDED.search(lowered):
+            return False       # ("cancel that, never mind": not needed any more, whatever it was)
+        for key in action.needs:
+            spec = self.schema.key(key)
+            for condition in state.find(key):
+                for words in spec.value_words(str(condition.value), turn.language):
+                    verb = words.split()[0] if turn.language == "en" else words[:2]
+                    if len(verb) >= 2 and re.search(r"(?<!\w)" + re.escape(verb.lower()) if turn.language == "en"
+                                                    else re.escape(verb), lowered):
+                        return True
+        return False
 
     @staticmethod
     def _triggers(state: SessionState, action: ActionSpec) -> set[str]:
@@ -561,6 +586,12 @@ class DialoguePolicy:
         decision = self._decide(state, turn, options, [s for s in relaxable if s not in kept] or list(relaxable),
                                 ruled_out)
         decision.kept = kept
+        if COMPLAINT.search(turn.text) and decision.act in _SORRY_FIRST \
+                and not (decision.act == Act.SMALL_TALK and decision.key):
+            # "Ugh, this is taking forever": sorry first; then the step as it was (small talk is only the sorry).
+            then = decision.then if decision.act in (Act.SMALL_TALK, Act.ANSWER) and not decision.say else decision
+            return replace(decision, act=Act.SMALL_TALK, key="sorry", then=then, say="",
+                           reason=f"a complaint: sorry first ({decision.reason})")
         return decision
 
     def _decide(self, state: SessionState, turn: TurnFacts, options: list[dict[str, Any]],

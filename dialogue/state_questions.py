@@ -200,6 +200,18 @@ class StateQuestion:
     checks: tuple[tuple[str, object], ...] = ()
 
 
+def _asks_if_done(sentence: str) -> bool:
+    """"Is it booked?", 订好了吗: a yes/no question whether the task is done (not "what have you
+    set up so far?", which asks for a summary)."""
+    stripped = sentence.strip()
+    if _SUMMARY.search(stripped) or _NEXT.search(stripped) or _WH_FIRST.match(stripped):
+        return False
+    return bool(_ASKS_IF_DONE_EN.search(stripped) or _ASKS_IF_DONE_ZH.search(stripped))
+
+
+_WH_FIRST = re.compile(r"\W*(?:so\s+|and\s+)?(?:what|which|where|when|how|who|why)\b", re.IGNORECASE)
+
+
 def _asks(sentence: str) -> bool:
     stripped = sentence.strip()
     if not stripped:
@@ -256,8 +268,8 @@ class StateQuestionReader:
                 keys = tuple(dict.fromkeys(k for k, _ in checked))
                 alternatives = any(_ALTERNATIVES.search(s) for s in checking)
                 return StateQuestion("slot", keys, "value said", checks=() if alternatives else checked)
-        if view is not None and any(_ASKS_IF_DONE_EN.search(s.strip()) or _ASKS_IF_DONE_ZH.search(s.strip())
-                                    for s in sentences) and not any(self._names_a_control(s) for s in sentences):
+        if view is not None and any(_asks_if_done(s) for s in sentences) \
+                and not any(self._names_a_control(s) for s in sentences):
             # "Is it booked?", 订好了吗: whether the task is done (not "is the AC on?", a control's value).
             return StateQuestion("done", found_by="words")
         if not asked:
@@ -390,8 +402,16 @@ class StateQuestionReader:
             if len(wanted) > 1 and held_ones:
                 return tuple(held_ones)          # "when": the time and the date the state holds
             chosen = [k for k in first_kind if k in held] or first_kind
+            if chosen[0] not in held and chosen[0] not in self._task_keys and not _POINTS_BACK.search(sentence):
+                continue     # "什么时候能到?": no callback time was asked for; the world is asked about
             return (chosen[0],)
         return ()
+
+    @cached_property
+    def _task_keys(self) -> frozenset[str]:
+        """The keys an action needs: asked about before they are held, they are said to be missing
+        ("what time?" before one is given); another key's question word asks the world."""
+        return frozenset(k for action in self.schema.actions.values() for k in action.needs)
 
     def _nearest(self, sentence: str) -> str:
         assert self._embed is not None

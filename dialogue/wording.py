@@ -245,7 +245,7 @@ class Wording:
         if d.act == Act.SMALL_TALK and d.key == "abilities":
             return say("policy.my_abilities", lang, role=self.schema.role.get(lang) or self.schema.role.get("en", ""))
         if d.act == Act.SMALL_TALK:
-            return say({"name": "policy.my_name", "to_me": "policy.small_talk_to_me",
+            return say({"name": "policy.my_name", "to_me": "policy.small_talk_to_me", "sorry": "policy.sorry",
                         "again": "policy.small_talk_again",
                         "how_are_you": "policy.how_am_i"}.get(d.key, "policy.small_talk"), lang)
         if d.act == Act.RESUME:

@@ -173,3 +173,71 @@ async def test_the_same_question_is_not_said_word_for_word() -> None:
     replies = await _chat("zh", ["太热了", "还是热", "开到二十"], "in_car")
     assert replies[1].text != replies[0].text and "度" in replies[1].text
     assert "20度" in replies[2].text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("去最近的充电桩，车快没电了", {"destination": "最近的充电桩"}),
+    ("找个药店停一下", {"stops": "pharmacy"}),
+    ("副驾的座椅也加热一下，我老婆说冷", {"seat_heating": "on"}),
+    ("can you warm up the drivers seat", {"seat_heating": "on"}),
+    ("ok shut the music off, I need to take a call", {"media": "paused"}),
+    ("put on some jazz while we are at it", {"music_choice": "jazz"}),
+    ("来点周杰伦的歌", {"music_choice": "周杰伦"}),
+    ("要不开下窗户吧", {"window": "open"}),
+])
+def test_what_drivers_said_in_their_own_words(text: str, expected: dict[str, object]) -> None:
+    kept = _kept("in_car", text)
+    assert {k: kept.get(k) for k in expected} == expected
+
+
+def test_a_suggestion_with_yao_bu_is_no_refusal() -> None:
+    assert _kept("restaurant", "要不吃川菜吧").get("cuisine") == "sichuan"
+    assert "wishes" not in _kept("in_car", "要不去海底捞吧")          # (no "不去海底捞" kept as a wish)
+    assert _kept("restaurant", "我要不辣的菜").get("dietary") == "spicy"   # 不辣: no spicy food (excludes)
+
+
+async def test_a_level_the_control_cannot_take_is_said_so() -> None:
+    replies = await _chat("en", ["set the volume to 15"], "in_car")
+    assert "up or down" in replies[0].text
+    replies = await _chat("zh", ["风量开到三档"], "in_car")
+    assert "调大或调小" in replies[0].text
+
+
+# --- customer service ----------------------------------------------------------------------------
+
+async def test_an_order_cancelled_or_traced_is_what_the_ticket_is_for() -> None:
+    replies = await _chat("en", ["I need to cancel my order, I changed my mind", "it is 60234", "ok yeah cancel it"],
+                          "customer_service")
+    assert "cancellation" in replies[1].text and replies[2].decision["act"] == "act"
+    replies = await _chat("en", ["I need to cancel my order", "it is 60234", "cancel that, never mind"],
+                          "customer_service")
+    assert replies[2].decision["act"] == "called_off"
+    replies = await _chat("zh", ["你好，我买的东西到现在还没到", "订单号是20240815003", "帮我查一下物流吧", "好的"],
+                          "customer_service")
+    assert "查件" in replies[2].text and replies[3].decision["act"] == "act"
+    replies = await _chat("zh", ["我想退货，订单号是12345", "什么时候能到啊"], "customer_service")
+    assert "回电时间" not in replies[1].text     # no callback time was ever asked for
+
+
+async def test_a_complaint_is_met_with_an_apology() -> None:
+    replies = await _chat("en", ["hey I need a table for four tomorrow",
+                                 "ugh you guys are slow, this is taking forever"], "restaurant")
+    assert replies[1].text.startswith("Sorry about that.") and "time" in replies[1].text
+    replies = await _chat("zh", ["我买的杯子收到是碎的", "你们这什么破服务啊"], "customer_service")
+    assert "订单号" in replies[0].text                       # the broken cup is the problem, not a greeting
+    assert replies[1].text.startswith("抱歉") and "订单号" in replies[1].text
+
+
+# --- the restaurant ------------------------------------------------------------------------------
+
+async def test_no_place_not_known_to_serve_what_was_asked_for_is_offered() -> None:
+    replies = await _chat("zh", ["那有没有素食的", "明天中午十一点半，一个人"], "restaurant")
+    assert replies[0].decision["act"] == "no_options"
+    assert replies[1].decision["act"] == "no_options"      # not a hotpot place for a vegetarian
+
+
+async def test_which_places_there_are_is_asked_for_options() -> None:
+    replies = await _chat("zh", ["你们这儿能订哪些餐厅啊"], "restaurant")
+    assert replies[0].decision["act"] == "suggest"
+    replies = await _chat("en", ["what restaurants can you book?"], "restaurant")
+    assert replies[0].decision["act"] == "suggest"

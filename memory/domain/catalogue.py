@@ -7,6 +7,7 @@ Sichuan place first; one that is only shown places without spicy food cannot.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -323,11 +324,13 @@ def _ones_own(text: str, start: int, end: int) -> bool:
                 or re.match(r"\s*(?:号码)?(?:是|is|:|：)?\s*[\d一二三四五六七八九零幺]{5,}", text[end:]))
 
 
-def breaks(item: dict[str, Any], condition: Condition) -> bool:
-    """True when the item certainly breaks the condition (unknown attributes never do)."""
+def breaks(item: dict[str, Any], condition: Condition, needs_known: Collection[str] = ()) -> bool:
+    """True when the item certainly breaks the condition. Unknown attributes never do, except a
+    need on a key of `needs_known` (vegetarian food asked for: a place not known to serve it is
+    not offered, after "no place is known to")."""
     values = _values(item, condition.key)
     if values is None:
-        return False
+        return condition.comparator == "includes" and condition.key in needs_known
     wanted = str(condition.value).lower()
     if condition.comparator == "excludes" or condition.comparator == "!=":
         return wanted in values
@@ -341,14 +344,16 @@ def breaks(item: dict[str, Any], condition: Condition) -> bool:
     return number > limit if condition.comparator == "<=" else number < limit
 
 
-def filter_options(items: list[dict[str, Any]], state: SessionState) -> tuple[list[dict[str, Any]], list[str]]:
+def filter_options(items: list[dict[str, Any]], state: SessionState,
+                   needs_known: Collection[str] = ()) -> tuple[list[dict[str, Any]], list[str]]:
     """(items that fit every live condition, one line per excluded item saying why). An item
     known to meet a condition comes before one that only does not break it (its attribute is
-    unknown): asked for 朝阳区, a place in 朝阳区 first, one whose area is not known after."""
+    unknown): asked for 朝阳区, a place in 朝阳区 first, one whose area is not known after.
+    `needs_known`: keys whose needs only an item known to meet them fits (see `breaks`)."""
     fitting, excluded = [], []
     conditions = list(state.constraints.values())
     for item in items:
-        broken = [c for c in conditions if breaks(item, c)]
+        broken = [c for c in conditions if breaks(item, c, needs_known)]
         if broken:
             excluded.append(f"{item['name']} (breaks {describe_condition(broken[0])})")
         else:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 _CLAUSE_END = {
     "en": re.compile(r"[,.;!?]|\s+(?:and|then)\s+(?=(?:please\s+)?(?:turn|make|set|open|close|roll|put|start|stop|"
                      r"pause|skip|crank|lower|raise|bring|take|drive|navigate|go|head|also|can|could|and)\b)"
-                     r"|\s+(?:so|because)\s+", re.IGNORECASE),
+                     r"|\s+(?:so|because|cause|cos|since|while|when|as long as)\s+", re.IGNORECASE),
     "zh": re.compile(r"[，。；！？,.;!?\s]|然后|再把|再帮|顺便|另外|同时"),
 }
 _LONGEST = {"en": 8, "zh": 16}      # words / characters: longer is a sentence, not a name

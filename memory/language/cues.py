@@ -208,8 +208,10 @@ ZH = StateCues(
     # 不要辣, 不再是短信, 不发短信, 别走高速
     # 太贵了 complains of a value: what is not wanted (太 right before it: 太想吃火锅 wants it).
     # (那我不要了，退款吧: a refusal ends at its clause; the refund after the comma is wanted.)
-    negated_value=re.compile(r"(?:(?:不要|别要|去掉|不再(?:是)?|[不别](?:再)?[发打用走吃坐订选加放开去到])[^，,。！？；;\s]{0,2}"
-                             r"|(?<!太)太)$"),
+    # (要不吃川菜吧, 要不去海底捞: "how about", no refusal; 要不要订: a question)
+    negated_value=re.compile(r"(?:(?:(?<!要)不要|别要|去掉|不再(?:是)?|(?<!要)[不别](?:再)?[发打用走吃坐订选加放开去到])"
+                             r"[^，,。！？；;\s]{0,2}"
+                             r"|(?<!太)太|不)$"),     # (不辣的: 不 right before the value)
     # (川菜以外的, 除了川菜都行: all but it, though 除了川菜以外还想吃烤鸭 adds; a key's own words after
     # its value, 对花生过敏, are in its YAML)
     negation_after=re.compile(r"\s*(?:(?:以外|之外)(?![^，,。]*[还也])|(?:以外|之外)?的?(?:都行|都可以|都好|随便))"),
@@ -495,8 +497,9 @@ ABOUT_ME = re.compile(
 WANTS_OPTIONS = re.compile(
     r"\b(?:recommend(?:ations?)?|suggest|suggestions?|ideas?|(?:any|some|other|more|the|your|what) options|options\?|"
     r"what (?:do you|have you) (?:got|have)|what else (?:do )?(?:you|ya) (?:got|have)|"
-    r"where (?:should|could|can) (?:we|i) (?:go|eat)|any good)\b|推荐|建议|有什么(?:好)?(?:的|餐厅|地方)|哪家好|"
-    r"(?:还有|有没有)(?:别的|其他|其它)|有哪些[^，。？?]{0,6}(?:餐厅|饭店|店|馆|地方)|[哪几]家[^，。？?]{0,4}可以选|可以选哪",
+    r"where (?:should|could|can) (?:we|i) (?:go|eat)|any good|(?:which|what) (?:restaurants|places) (?:do|can|are|have)"
+    r")\b|推荐|建议|有什么(?:好)?(?:的|餐厅|地方)|有啥(?:好吃|好)?的|哪家好|"
+    r"(?:还有|有没有)(?:别的|其他|其它)|哪些[^，。？?]{0,6}(?:餐厅|饭店|店|馆|地方)|[哪几]家[^，。？?]{0,4}可以选|可以选哪",
     re.IGNORECASE)
 # Leaving: "bye", "that's all", "nothing else" (a thank-you alone is answered, not a goodbye).
 CLOSING = re.compile(
@@ -522,6 +525,14 @@ PRESENCE_CHECK = re.compile(
     r"(?:there|home)|hello+|can you hear me|do you hear me)\W*$|"
     r"^\W*(?:喂\W*)*(?:(?:你|您)?(?:还)?(?:在吗|在不在|在么|在嘛|在不)|(?:能|可以)?(?:听得?[到见]|听见)(?:我(?:说话)?)?[吗么]"
     r"|有人吗)?\W*$", re.IGNORECASE)
+# A complaint about the service or the wait ("ugh, this is taking forever", 你们这什么破服务, 烦死了):
+# met with an apology before the task goes on, not "I see".
+COMPLAINT = re.compile(
+    r"\bugh+\b|\b(?:so|really|very|super|pretty) (?:annoying|frustrating|slow)\b|\bthis is (?:ridiculous|"
+    r"unacceptable|a joke|taking forever)|\btaking (?:forever|ages|so long)\b|\b(?:you guys|you) (?:are|were) "
+    r"(?:slow|useless|terrible)\b|\b(?:fed up|sick of|not happy|so disappointed|terrible service|awful service|"
+    r"waste of (?:my )?time)\b|破服务|什么破|烂服务|烦死了?|气死(?:我)?了?|太慢了|真慢|效率太低|无语|太坑了?|坑人|"
+    r"太差劲?了?|受不了了?|太离谱|郁闷|失望", re.IGNORECASE)
 # Asking for a person instead of the agent: to be put through to one, or a person named as what is
 # wanted ("a real person, please", 我要的是真人). Asking whether the agent is one ("are you a real
 # person?", "am I talking to a real person?", 你是真人吗) is answered, not handed over.

@@ -60,7 +60,8 @@ PLACE_HEADS_ZH = (
     "大楼", "银行", "小区", "花园", "公寓", "家园", "路", "街", "大道", "胡同", "巷", "弄", "号", "桥", "门",
     "寺", "庙", "宫", "馆", "院", "楼", "村", "镇", "区", "县", "市", "城", "湾", "湖", "山", "滩", "港",
     "码头", "影院", "剧院", "体育场", "加油站", "充电站", "停车场", "公司", "厂", "园", "塔", "岛", "口",
-    "饭庄", "酒楼", "食府", "餐馆", "民宿", "客栈", "会所",
+    "饭庄", "酒楼", "食府", "餐馆", "民宿", "客栈", "会所", "充电桩", "服务区", "药店", "药房", "便利店",
+    "厕所", "洗手间", "卫生间", "店",
 )
 _HEADS_ZH = re.compile("(?:" + "|".join(sorted(map(re.escape, PLACE_HEADS_ZH), key=len, reverse=True)) + ")$")
 # jieba's tags that a place's words carry: nouns of every kind, numbers and measure words (27号),
@@ -265,10 +266,11 @@ def _place_after(text: str, cue_start: int, at: int, sure: bool) -> PlaceSaid | 
                     or (flag.startswith("v") and not kept and not _HEADS_ZH.search(following[0])):
                 break
         kept.append((word, flag))
-    while kept and not _HEADS_ZH.search(kept[-1][0]) and not _ends_in_a_named_li(kept) and (
+    while kept and not _HEADS_ZH.search("".join(w for w, _ in kept)) and not _ends_in_a_named_li(kept) and (
             kept[-1][1] in ("uj", "f", "q") or kept[-1][1].startswith("v") or _NUMBER_ZH.fullmatch(kept[-1][0])):
         kept.pop()          # 到那边的, 去前面, 王府井要多久: no place there
-    heads = [i for i, (word, _) in enumerate(kept) if _HEADS_ZH.search(word)]
+    # (A kind of place the tagger splits, 充电|桩, ends where its last piece does.)
+    heads = [i for i in range(len(kept)) if _HEADS_ZH.search("".join(w for w, _ in kept[:i + 1]))]
     if heads:
         kept = kept[:heads[-1] + 1]     # 塔里木石油酒店住宿, 北京大学出租车: the place ends with its kind
     if leading and leading.group() in _POINTING_ZH and len(kept) == 1 and kept[0][0] in PLACE_HEADS_ZH:

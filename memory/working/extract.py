@@ -248,6 +248,19 @@ def _held_number_named(phrase: str, state: SessionState | None) -> tuple[str, st
     return (key, None) if key is not None else None
 
 
+_VAGUE_TAIL = re.compile(r"(?:那边|那儿|那里|那块儿?|附近|一带|旁边|周边)$")
+_PRECISE_LEAD = re.compile(r"^(?:具体(?:是|在|地址是)?|就是|是|在|准确(?:地)?说是?)")
+
+
+def _most_precise_place(words: str) -> str:
+    """Of a place said in pieces (望京那边，望京SOHO), the most precise: the last piece, without
+    a vague tail (那边, 附近) or lead (具体是)."""
+    pieces = [_VAGUE_TAIL.sub("", _PRECISE_LEAD.sub("", p.strip())).strip()
+              for p in re.split(r"[，,；;。]", re.sub(r"[吧啊呀呢了。！!.\s]+$", "", words))]
+    pieces = [p for p in pieces if len(p) >= 2]
+    return pieces[-1] if pieces else words.strip()
+
+
 def _masked(text: str, spans: list[Span]) -> str:
     """`text` with the spans blanked out, the same length (offsets stay valid)."""
     for start, end in spans:
@@ -806,8 +819,12 @@ class RuleExtractor:
             return False
         # …said on its own (帮我静音一下, "Louder!"): 路上在咖啡店停一下 stops the car, not the music.
         rest = text[:span[0]] + " " + text[span[1]:]
-        only = [k for w, k, _v in self.schema.enum_lexicon(lang) if w == word] == [key]
-        return only and not content_words(rest, lang) - {"not", "no"}      # ("not this one, skip it")
+        lexicon = self.schema.enum_lexicon(lang)
+        only = [k for w, k, _v in lexicon if w == word] == [key]
+        # (找个药店停一下: another key's value beside it, the pharmacy, says what the stop is for.)
+        others = any(k != key and len(w) >= 2 and re.search(value_pattern(w.lower(), lang == "en"), rest.lower())
+                     for w, k, _v in lexicon)
+        return only and not others and not content_words(rest, lang) - {"not", "no"}   # ("not this one, skip it")
 
     def _not_either_or(self, ops: list[Operation], text: str) -> list[Operation]:
         """车窗是开着还是关着, "is the seat heater on or off": two values of one control joined by
@@ -876,6 +893,8 @@ class RuleExtractor:
                 if tells_of_the_past(text, *m.span(), lang):
                     continue      # "I used to work at a bakery": a story, not where to go now
                 negated = bool(cues.negated_value.search(source[max(0, m.start() - 24): m.start()]))
+                if negated and spec.reading.verb_values and source[:m.start()].rstrip().endswith("要不"):
+                    negated = False      # 要不开下窗户吧: "how about" a command (要不辣的 refuses spice)
                 if cues.negation_after is not None and cues.negation_after.match(source[m.end():]):
                     negated = True
                 negated = negated or refused(spec, text, m.span(), lang)
@@ -1014,7 +1033,7 @@ class RuleExtractor:
                 if link is None or not any(n and before.endswith(n.casefold()) for n in names):
                     continue
                 name = str(held.value)
-                place = re.sub(r"[吧啊呀呢了。！!.,，\s]+$", "", said.text[link.end():]).strip()
+                place = _most_precise_place(said.text[link.end():])
                 if 2 <= len(place) <= 30 and not _overlaps((link.end(), len(said.text)), taken):
                     add(Operation(Op.SET, spec.name, Comparator.EQ, place, said.text.strip(), correction=True,
                                   reason=f"{name} is {place}"), (link.end(), link.end() + len(place)))
@@ -1100,6 +1119,8 @@ class RuleExtractor:
             target = self._key_named(what.strip(), lang, cues, keys_only=(what, span) in keys_only, held=held) \
                 or held_wish_named(self.schema, what, lang, state) or _held_number_named(what, state) \
                 or self._held_day_or_time_named(what, lang, state)
+            if target is not None and self._another_keys_value_at(target[0], text, span, lang):
+                continue      # "cancel my order" is what the customer wants done, not the order number taken back
             if target is not None:
                 key, value = target
                 add(Operation(Op.WITHDRAW, key, value=value, words=text[span[0]:span[1]],
@@ -1115,6 +1136,14 @@ class RuleExtractor:
                 if state.find(key):
                     add(Operation(Op.WITHDRAW, key, words=text.strip(), reason="user cancelled what was just done"),
                         (0, len(text)))
+
+    def _another_keys_value_at(self, key: str, text: str, span: Span, lang: str) -> bool:
+        """Whether a value of another key, longer than a word, is said across `span` (a
+        withdrawal's words that are themselves a value: "cancel my order", 取消订单)."""
+        lowered = text.lower()
+        return any(k != key and len(w) >= (8 if lang == "en" else 4) and any(
+                   m.start() < span[1] and span[0] < m.end() for m in re.finditer(re.escape(w), lowered))
+                   for w, k, _v in self.schema.enum_lexicon(lang))
 
     @staticmethod
     def _held_refused(spec: KeySpec, value: str, text: str, lang: str, state: SessionState | None) -> bool:

@@ -278,8 +278,9 @@ def cued(spec: KeySpec, text: str, span: Span, lang: str, controls: Iterable[Key
     names = (*_words(spec.aliases, lang), spec.label(lang))
     if _mentions(text[start:end], names, lang == "en"):
         return True
-    if lang != "en" and re.search(r"[在到去]\s*$", text[left:span[0]]) and _mentions(text[span[1]:right], cues, False):
-        return True     # 在药店停一下: a place said with 在, then the verb (a place to go to, not a road to be on)
+    if lang != "en" and re.search(r"(?:[在到去]|找(?:个|一个|一?家)?)\s*$", text[left:span[0]]) \
+            and _mentions(text[span[1]:right], cues, False):
+        return True     # 在药店停一下, 找个药店停一下: a place, then the verb (a place to go to, not a road to be on)
     return _mentions(where, cues, lang == "en")
 
 
@@ -358,6 +359,22 @@ def controls_unnamed(schema: DomainSchema, text: str, lang: str) -> list[str]:
         if _mentions(lowered, words, lang == "en"):
             found.append(spec.name)
     return found
+
+
+_A_LEVEL = re.compile(r"\d|(?<![a-z])(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|"
+                      r"twenty|thirty|forty|fifty|max(?:imum)?|min(?:imum)?|level)(?![a-z])|[一二两三四五六七八九十]\s*[档格级]|"
+                      r"(?:调|开|设)到[零一二两三四五六七八九十百]+|最大|最小", re.IGNORECASE)
+
+
+def controls_given_a_level(schema: DomainSchema, text: str, lang: str) -> list[str]:
+    """The controls that move a step at a time (`moves`, with up and down) named with a level
+    they cannot be set to ("set the volume to 15", 风量开到三档): to be told what they can do."""
+    lowered = text.lower()
+    if not _A_LEVEL.search(lowered):
+        return []
+    return [spec.name for spec in schema.keys.values()
+            if spec.reading.verb_values and spec.reading.moves and {"up", "down"} <= set(spec.values)
+            and names_key(spec, lowered, lang) and not about_something_else(spec, lowered, lang)]
 
 
 _SUGGESTS = re.compile(r"\bwhy (?:don'?t|not|do not)\b|\bcan'?t you\b|\bcould(?:n'?t| not) you\b|"
