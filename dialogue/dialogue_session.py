@@ -324,7 +324,8 @@ class DialogueSession:
             # ("时间还没定" had answered it): which place is still to be found.
             option_answer = say("option.none_in_view", language)
             state_question = None
-        elif catalogue is not None and not memory_say and not changed and not WANTS_OPTIONS.search(text) \
+        elif catalogue is not None and not memory_say and not WANTS_OPTIONS.search(text) \
+                and not {k for k in changed if schema.key(k).reader != Reader.FREE_TEXT} \
                 and any(asks_about_a_place(s) for _, s in sentences_with_offsets(text)) \
                 and not self._names_the_tasks_own(schema, text, language) \
                 and (state_question is None or state_question.kind == "slot"

@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from monologue.dialogue.state_questions import StateQuestion, checks_held
-from monologue.memory.domain.schema import ActionSpec, DomainSchema
+from monologue.memory.domain.schema import ActionSpec, DomainSchema, Reader
 from monologue.memory.language.cues import (
     ABILITIES_QUESTION,
     ABOUT_ME,
@@ -91,12 +91,6 @@ class Act(StrEnum):
 
 
 # A turn worded as a question, whatever else it is ("…要扣钱吗", "by the way, what happens if…?").
-# The acts a complaint's apology goes before (not a goodbye, a handover, a clarification or an answer
-# the code has words for).
-_SORRY_FIRST = frozenset({Act.ASK, Act.PROPOSE, Act.SUGGEST, Act.CONFIRM, Act.RESUME, Act.NO_OPTIONS, Act.SMALL_TALK,
-                          Act.ANSWER, Act.GREET, Act.ONLY_OPTION})
-_NOT_NEEDED = re.compile(r"\bnever ?mind\b|\bforget (?:it|that|about it)\b|\bno need\b|\bdon'?t bother\b|"
-                         r"算了|不用了|不要了|不需要了|不弄了|不办了")
 _ASKED = re.compile(r"[?？]\s*$|[吗呢]\W*$|"
                     r"^\W*(?:(?:by the way|btw|so|and|oh),?\s+)?(?:what|how|when|why|is|are|do|does|can|will)\b",
                     re.IGNORECASE)
@@ -106,6 +100,14 @@ _BUT_ASKS = re.compile(r"\bbut\b[^.!]*\?\s*$|(?:但是|不过|可是)[^。！]*(
 # ("Traffic looks awful today, doesn't it?": a remark with a tag, small talk, not a question.)
 _TAG_QUESTION = re.compile(r",\s*(?:\w+n'?t\s+\w+|right|huh|eh|yeah)\s*\?\s*$|(?:对吧|是吧|是不是)[?？]?\s*$",
                            re.IGNORECASE)
+
+# The acts a complaint's apology goes before (not a goodbye, a handover, a clarification, nor an
+# answer: the answer itself is the reply).
+_SORRY_FIRST = frozenset({Act.ASK, Act.PROPOSE, Act.SUGGEST, Act.CONFIRM, Act.RESUME, Act.NO_OPTIONS, Act.SMALL_TALK,
+                          Act.GREET, Act.ONLY_OPTION})
+# What may be said beside a value's own verb when it only says yes to it ("ok yeah, cancel it", 好，那就取消吧).
+_JUST_A_YES = re.compile(r"\b(?:ok(?:ay)?|yeah|yes|yep|sure|please|just|go ahead|and|then|so|alright|right|it|that|"
+                         r"this|the order|my order|do it)\b|好的?|行|对|嗯|那就|那|就|吧|它|这个|订单|帮我|确认")
 
 # Acts that leave an option on the table: a yes to the next turn takes it.
 _OFFERS = (Act.PROPOSE, Act.SUGGEST, Act.RESUME, Act.ONLY_OPTION)
@@ -488,20 +490,33 @@ class DialoguePolicy:
                             reason="the user called the task off before it was done")
         return None
 
+    @staticmethod
+    def _asked_only_in_complaint(decision: Decision, turn: TurnFacts) -> bool:
+        """An answer the code has no words for, to a question asked only by the complaint itself
+        (你们这什么破服务啊, "why is this taking forever?"): rhetorical, met with the apology alone."""
+        if decision.act != Act.ANSWER or decision.say:
+            return False
+        asked = [s for _, s in sentences_with_offsets(turn.text) if asks_for_information(s) or is_query(s)]
+        return bool(asked) and all(COMPLAINT.search(s) for s in asked)
+
     def _restates_a_held_value(self, state: SessionState, action: ActionSpec, turn: TurnFacts) -> bool:
         """Whether the words that would call the task off say a value it holds: "ok yeah, cancel
         it" with a cancellation of the order as what is wanted is a yes to that, not the ticket
         called off. (Before anything is done: a cancel after is the cancel of what was done.)"""
         lowered = turn.text.lower()
-        if _done_with(state, action.name) is not None or _NOT_NEEDED.search(lowered):
-            return False       # ("cancel that, never mind": not needed any more, whatever it was)
+        if _done_with(state, action.name) is not None:
+            return False
         for key in action.needs:
             spec = self.schema.key(key)
             for condition in state.find(key):
                 for words in spec.value_words(str(condition.value), turn.language):
                     verb = words.split()[0] if turn.language == "en" else words[:2]
-                    if len(verb) >= 2 and re.search(r"(?<!\w)" + re.escape(verb.lower()) if turn.language == "en"
-                                                    else re.escape(verb), lowered):
+                    if len(verb) < 2 or verb.lower() not in lowered:
+                        continue
+                    # …and nothing else said but a yes, the verb and what it is done to ("ok yeah cancel
+                    # it", 那就取消吧): "cancel it, I'll call the store myself" still calls it off.
+                    rest = _JUST_A_YES.sub(" ", lowered.replace(verb.lower(), " "))
+                    if not re.sub(r"[\W_]+", "", rest):
                         return True
         return False
 
@@ -586,10 +601,10 @@ class DialoguePolicy:
         decision = self._decide(state, turn, options, [s for s in relaxable if s not in kept] or list(relaxable),
                                 ruled_out)
         decision.kept = kept
-        if COMPLAINT.search(turn.text) and decision.act in _SORRY_FIRST \
-                and not (decision.act == Act.SMALL_TALK and decision.key):
+        sorry_first = decision.act in _SORRY_FIRST or self._asked_only_in_complaint(decision, turn)
+        if COMPLAINT.search(turn.text) and sorry_first and not (decision.act == Act.SMALL_TALK and decision.key):
             # "Ugh, this is taking forever": sorry first; then the step as it was (small talk is only the sorry).
-            then = decision.then if decision.act in (Act.SMALL_TALK, Act.ANSWER) and not decision.say else decision
+            then = decision.then if decision.act in (Act.SMALL_TALK, Act.ANSWER) else decision
             return replace(decision, act=Act.SMALL_TALK, key="sorry", then=then, say="",
                            reason=f"a complaint: sorry first ({decision.reason})")
         return decision
@@ -643,10 +658,13 @@ class DialoguePolicy:
             return Decision(Act.ASK, step.action,
                             key=turn.change_asked, refused=refused,
                             reason=f"the user wants to change {turn.change_asked}")
-        if turn.option_answer and not (step is not None and step.act == Act.ACT) and not turn.changed:
+        wishes_only = bool(turn.changed) and all(self.schema.key(k).reader == Reader.FREE_TEXT for k in turn.changed)
+        if turn.option_answer and not (step is not None and step.act == Act.ACT) and (not turn.changed or wishes_only):
             # "这家人均多少？": the catalogue says, then back to the offer or the question open.
             then = self._resume(step, last)
-            if last.act in _OFFERS and last.option and (step is None or step.option != last.option) \
+            if wishes_only and step is not None:
+                then = replace(step, then=None)     # "要安静一点的，有包间吗": the offer read back with the wish
+            elif last.act in _OFFERS and last.option and (step is None or step.option != last.option) \
                     and not (turn.asked_option and step is not None and step.option == turn.asked_option):
                 # Asking about the place on offer ("有什么推荐菜？") is not turning it down: it stays open.
                 then = Decision(Act.RESUME, last.action, option=last.option, args=dict(last.args),

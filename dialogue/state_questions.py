@@ -144,14 +144,17 @@ _ALTERNATIVES = re.compile(r"\bor\b|还是", re.IGNORECASE)
 # Whether the task itself is done yet ("is it booked?", "is the route set?", "did you book it?",
 # "are we all set?", 订好了吗, 工单提交了没有): answered from what was done, not as a value.
 _ASKS_IF_DONE_EN = re.compile(
-    r"^(?:so\s+|and\s+|ok(?:ay)?\s+)?(?:is|was|are|has|have)\s+(?:it|that|this|we|everything|my|our|the)\b[\w\s]{0,24}?"
-    r"\b(?:booked|reserved|done|set(?: up)?|confirmed|sorted|finished|submitted|filed|opened|made|through|"
-    r"complete|completed|all set|good to go|locked in)\b(?! (?:to|at|for) \d)|"
-    r"\b(?:did|have) you (?:already |actually )?(?:book|booked|reserve|reserved|submit|submitted|file|filed|"
-    r"open|opened|set|do|done|make|made|finish|finished)\b(?! (?:me|the) (?:to|at)\b)(?!.*\b(?:i|we) (?:said|asked)\b)",
+    r"^(?:so\s+|and\s+|ok(?:ay)?\s+)?(?:is|was|are|has|have)\s+(?:it|that|this|we|everything|(?:my|our|the) "
+    r"(?:booking|reservation|table|ticket|request|claim|route|navigation|trip|return|refund|exchange|repair))\s+"
+    r"(?:all\s+|already\s+|been\s+|now\s+)*(?:booked|reserved|done|set(?: up)?|confirmed|sorted|finished|submitted|"
+    r"filed|opened|made|complete|completed|all set|good to go|locked in)\b(?! (?:to|at|for) \d)|"
+    r"\b(?:did|have) you (?:already |actually )?(?:book|booked|reserve|reserved|submit|submitted|file|filed|open|"
+    r"opened|set|set up|do|done|make|made|finish|finished) (?:it|that|this|the (?:booking|reservation|table|ticket|"
+    r"route))\b",
     re.IGNORECASE)
-_ASKS_IF_DONE_ZH = re.compile(r"(?:订|预订|预约|定|设|设置|提交|办|弄|搞|导航)(?:好|完|上|成功)?了?"
-                              r"(?:吗|没有?|没|不)\W*$|"
+# (订好了吗, 订了没有, 工单提交了没: a word of having done it, 好/完/上/了, is needed: 能订吗 asks whether it can be.)
+_ASKS_IF_DONE_ZH = re.compile(r"(?:(?<![确一决肯])定|订|预订|预约|设|设置|提交|办|弄|搞|导航)"
+                              r"(?:(?:好|完|上|成功)了?|了)(?:吗|没有?|没|不)\W*$|"
                               r"(?:好了|完成了|成功了|搞定了|弄好了|办好了)(?:吗|没有?|没)\W*$")
 
 
@@ -200,6 +203,10 @@ class StateQuestion:
     checks: tuple[tuple[str, object], ...] = ()
 
 
+# A question that starts with a question word asks what, not whether ("what have you set up so far?").
+_WH_FIRST = re.compile(r"\W*(?:so\s+|and\s+)?(?:what|which|where|when|how|who|why)\b", re.IGNORECASE)
+
+
 def _asks_if_done(sentence: str) -> bool:
     """"Is it booked?", 订好了吗: a yes/no question whether the task is done (not "what have you
     set up so far?", which asks for a summary)."""
@@ -208,8 +215,6 @@ def _asks_if_done(sentence: str) -> bool:
         return False
     return bool(_ASKS_IF_DONE_EN.search(stripped) or _ASKS_IF_DONE_ZH.search(stripped))
 
-
-_WH_FIRST = re.compile(r"\W*(?:so\s+|and\s+)?(?:what|which|where|when|how|who|why)\b", re.IGNORECASE)
 
 
 def _asks(sentence: str) -> bool:

@@ -76,9 +76,11 @@ class Wording:
         return (action.verb.get(self.language) or action.verb.get("en", "")) if action else ""
 
     def task(self, decision: Decision) -> str:
-        action = self._action(decision)
-        text = (action.task.get(self.language) or action.task.get("en", "")) if action else ""
-        return text or say("policy.task_default", self.language)
+        return self._task_of(self._action(decision)) or say("policy.task_default", self.language)
+
+    def _task_of(self, action: ActionSpec | None) -> str:
+        """The action's task in the session's language ("the booking", 订位), or ""."""
+        return (action.task.get(self.language) or action.task.get("en", "")) if action else ""
 
     def question(self, key: str) -> str:
         spec = self.schema.key(key)
@@ -281,9 +283,7 @@ class Wording:
         said = (done.said.get(lang) or done.said.get("en", "")) if done is not None else ""
         if said:
             return say("state_answer.yes_done", lang, said=said)
-        primary = self.schema.primary_action()
-        task = (primary.task.get(lang) or primary.task.get("en", "")) if primary else ""
-        return say("state_answer.not_done", lang, task=task)
+        return say("state_answer.not_done", lang, task=self._task_of(self.schema.primary_action()))
 
     def state_answer(self, d: Decision, state: SessionState | None) -> str:
         """A question about the task answered from the state in one sentence: the slots asked
@@ -312,13 +312,11 @@ class Wording:
         if d.key == "record":
             done = next((entry for entry in reversed(state.done) if entry.record), None) if state is not None else None
             if done is None:
-                primary = self.schema.primary_action()
-                task = (primary.task.get(lang) or primary.task.get("en", "")) if primary else ""
+                task = self._task_of(self.schema.primary_action())
                 return say("state_answer.no_record", lang, task=task) if task \
                     else say("state_answer.nothing_yet", lang)
             action = self.schema.actions.get(done.action)
-            task = (action.task.get(lang) or action.task.get("en", "")) if action else ""
-            return say("state_answer.record", lang, task=task, record=done.record)
+            return say("state_answer.record", lang, task=self._task_of(action), record=done.record)
         parts = []
         for key in d.about:
             spec = self.schema.key(key)

@@ -241,3 +241,60 @@ async def test_which_places_there_are_is_asked_for_options() -> None:
     assert replies[0].decision["act"] == "suggest"
     replies = await _chat("en", ["what restaurants can you book?"], "restaurant")
     assert replies[0].decision["act"] == "suggest"
+
+
+# --- what a second read of the change found -------------------------------------------------------
+
+@pytest.mark.parametrize(("domain", "text", "absent"), [
+    ("restaurant", "我带他们俩过去，明天晚上七点", "party_size"),       # three of them, not two
+    ("restaurant", "菜就一个，不够吃", "party_size"),
+    ("restaurant", "要求就一个：安静", "party_size"),
+    ("in_car", "坐地铁3号线", "trip_date"),
+])
+def test_numbers_that_count_something_else(domain: str, text: str, absent: str) -> None:
+    assert absent not in _kept(domain, text)
+
+
+async def test_a_correction_of_the_day_or_the_count_is_not_a_yes() -> None:
+    replies = await _chat("zh", ["12月4号晚上七点，四个人", "是3号不是4号"], "restaurant")
+    assert replies[1].decision["act"] != "act" and "4个人" in replies[1].text and "3号" in replies[1].text
+    replies = await _chat("zh", ["明天四个人", "晚上七点", "改成八个吧，又来了两个朋友", "时间还是一样，换家店吧"],
+                          "restaurant")
+    assert "8个人" in replies[2].text
+    assert "晚上7点" in replies[3].text or replies[3].decision["act"] != "propose"
+
+
+async def test_a_feeling_denied_moves_nothing_and_a_step_is_no_level() -> None:
+    replies = await _chat("zh", ["温度调到24度", "现在不是很热了"], "in_car")
+    assert "23" not in replies[1].text
+    replies = await _chat("zh", ["放点歌", "音量再大一格"], "in_car")
+    assert "档位" not in replies[1].text and "音量" in replies[1].text
+
+
+async def test_a_cancel_with_more_said_still_calls_the_ticket_off() -> None:
+    replies = await _chat("zh", ["我要取消订单，订单号30418", "那取消吧，我自己去问商家"], "customer_service")
+    assert replies[1].decision["act"] == "called_off"
+
+
+@pytest.mark.parametrize(("domain", "lines"), [
+    ("restaurant", ["明天晚上七点三个人", "这家店能订吗"]),
+    ("restaurant", ["明天晚上七点三个人", "你确定吗？"]),
+    ("in_car", ["take me to the airport", "is the route through the city centre?"]),
+    ("customer_service", ["my package never arrived, order 44712", "has my package been opened by customs?"]),
+])
+async def test_questions_that_only_look_like_asking_whether_it_is_done(domain: str, lines: list[str]) -> None:
+    language = "en" if lines[0].isascii() else "zh"
+    replies = await _chat(language, lines, domain)
+    assert replies[-1].decision.get("key") != "done"
+
+
+async def test_what_is_good_at_the_place_offered_is_not_another_place() -> None:
+    replies = await _chat("zh", ["明天晚上七点三个人", "这家店有啥好吃的？"], "restaurant")
+    assert replies[1].decision["act"] != "suggest"
+
+
+async def test_a_hello_is_a_greeting_and_a_dislike_no_complaint() -> None:
+    replies = await _chat("en", ["Hello!"], "restaurant")
+    assert replies[0].text.startswith("Hi")
+    replies = await _chat("zh", ["明天晚上七点三个人", "我受不了辣，不要辣的"], "restaurant")
+    assert not replies[1].text.startswith("抱歉")

@@ -211,7 +211,8 @@ ZH = StateCues(
     # (要不吃川菜吧, 要不去海底捞: "how about", no refusal; 要不要订: a question)
     negated_value=re.compile(r"(?:(?:(?<!要)不要|别要|去掉|不再(?:是)?|(?<!要)[不别](?:再)?[发打用走吃坐订选加放开去到])"
                              r"[^，,。！？；;\s]{0,2}"
-                             r"|(?<!太)太|不)$"),     # (不辣的: 不 right before the value)
+                             # (不辣的, 我要不辣的: 不 right before the value; 要不川菜吧 is "how about")
+                             r"|(?<!太)太|(?:(?<!要)|(?<=[我就只都还]要))不)$"),
     # (川菜以外的, 除了川菜都行: all but it, though 除了川菜以外还想吃烤鸭 adds; a key's own words after
     # its value, 对花生过敏, are in its YAML)
     negation_after=re.compile(r"\s*(?:(?:以外|之外)(?![^，,。]*[还也])|(?:以外|之外)?的?(?:都行|都可以|都好|随便))"),
@@ -243,13 +244,15 @@ ZH = StateCues(
         # 十来个人 is about ten; 一家五口; 我们仨, 咱俩; 准确说是十二个.
         re.compile(r"(?P<n>[一二两三四五六七八九十\d]+)来(?:个人|个|位|号人|人)"),
         re.compile(r"一家(?P<n>[二两三四五六七八九十]+)口"),
-        re.compile(r"(?:我们|咱们|咱|我|你们|他们)(?P<n>俩|仨)(?!个)"),
-        re.compile(r"(?:是|就|一共|总共|共)(?P<n>" + ZH_NUMBER + r")个(?=\W|$|吧|啊|呀|了)"),
+        re.compile(r"(?:我们|咱们|咱)(?P<n>俩|仨)(?!个)"),
+        re.compile(r"(?:一共|总共|共|我们是|人数是|准确(?:地|点|来)?说是|其实是|应该是)(?P<n>" + ZH_NUMBER
+                   + r")个(?=\W|$|吧|啊|呀|了)"),
     ),
     head_count_group=re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:个|位|名)?(?:大人|成人|小孩儿?|孩子|儿童|小朋友|老人|"
                                 r"宝宝|婴儿|朋友|同事|人)"),
     head_count_join=re.compile(r"^\s*[，,、]?\s*(?:和|带|带着|加|加上|还有|跟|外加)?\s*$"),
-    bare_number=re.compile(r"(?:改成|换成|改为|还是|应该是)(?P<n>" + ZH_NUMBER + r")(?![点號号月])"),
+    # (时间还是一样: 一样 is "the same", no number)
+    bare_number=re.compile(r"(?:改成|换成|改为|还是|应该是)(?P<n>" + ZH_NUMBER + r")(?![点號号月样些下起直定会般])"),
     amount_limit=(
         re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:块钱?|元)?\s*(?:以内|以下|之内|左右)"),
         re.compile(r"(?:不超过|不要超过|最多)\s*(?P<n>" + ZH_NUMBER + r")"),
@@ -333,7 +336,8 @@ def language_of(text: str) -> str:
 # (A Chinese yes word begins other words too: 行李, 好多, 对面, 是不是 say no yes.)
 ANSWER_YES = re.compile(r"^\W*(?:" + YES_EN + r")\b|"
                         r"^(?!对了|对面|对于|对方|好多|好几|好像|好久|好吃|好玩|好看|好在|行李|行程|行驶|是不是|是否|是谁|是什么|是哪)"
-                        r"(?:好的?|对的?|是的?|嗯|可以|行|没错|变了|确定)", re.IGNORECASE)
+                        # (是 said straight into a value, 是3号不是4号, 是七点, says what it is: no yes by itself)
+                        r"(?:好的?|对的?|是的|是(?=[，,。.！!\s啊呀吧嘛]|$)|嗯|可以|行|没错|变了|确定)", re.IGNORECASE)
 # A yes word that opens a question with no pause after it asks, it does not answer (可以带小孩吗,
 # 行不行啊); said first, then asked, it answers ("好的，几点到？"), and so does a request (可以帮我订吗).
 _ASKS_WITH_THE_YES_WORD = re.compile(r"^(?:好的?|对的?|是的?|可以|行|确定)"
@@ -498,7 +502,7 @@ WANTS_OPTIONS = re.compile(
     r"\b(?:recommend(?:ations?)?|suggest|suggestions?|ideas?|(?:any|some|other|more|the|your|what) options|options\?|"
     r"what (?:do you|have you) (?:got|have)|what else (?:do )?(?:you|ya) (?:got|have)|"
     r"where (?:should|could|can) (?:we|i) (?:go|eat)|any good|(?:which|what) (?:restaurants|places) (?:do|can|are|have)"
-    r")\b|推荐|建议|有什么(?:好)?(?:的|餐厅|地方)|有啥(?:好吃|好)?的|哪家好|"
+    r")\b|推荐|建议|有什么(?:好)?(?:的|餐厅|地方)|(?<![这那他]家)(?<!店)有啥(?:好吃|好)?的|哪家好|"
     r"(?:还有|有没有)(?:别的|其他|其它)|哪些[^，。？?]{0,6}(?:餐厅|饭店|店|馆|地方)|[哪几]家[^，。？?]{0,4}可以选|可以选哪",
     re.IGNORECASE)
 # Leaving: "bye", "that's all", "nothing else" (a thank-you alone is answered, not a goodbye).
@@ -520,19 +524,19 @@ GREETING = re.compile(r"^\W*(?:hi|hello|hey|good (?:morning|afternoon|evening)|h
                       r"^\W*(?:你好|您好|嗨|早上好|晚上好|在吗|在不在)", re.IGNORECASE)
 # Whether the agent is there at all ("are you there?", "hello?", 在吗, 喂，能听到吗): answered
 # as a greeting is ("I'm here."), not as a question about the world the agent cannot answer.
+_HERE_ZH = (r"(?:(?:你|您)?(?:还)?(?:在吗|在不在|在么|在嘛|在不)|(?:能|可以)?(?:听得?[到见]|听见)(?:我(?:说话)?)?[吗么]"
+            r"|有人吗)")
 PRESENCE_CHECK = re.compile(
     r"^\W*(?:(?:hello|hi|hey)\W*)?(?:(?:are )?you (?:still )?(?:there|around|with me)|(?:is )?any\s?(?:one|body) "
-    r"(?:there|home)|hello+|can you hear me|do you hear me)\W*$|"
-    r"^\W*(?:喂\W*)*(?:(?:你|您)?(?:还)?(?:在吗|在不在|在么|在嘛|在不)|(?:能|可以)?(?:听得?[到见]|听见)(?:我(?:说话)?)?[吗么]"
-    r"|有人吗)?\W*$", re.IGNORECASE)
+    r"(?:there|home)|can you hear me|do you hear me)\W*$|^\W*hello+\s*\?+\W*$|"
+    r"^\W*(?:(?:喂\W*)+" + _HERE_ZH + r"?|(?:喂\W*)*" + _HERE_ZH + r")\W*$", re.IGNORECASE)
 # A complaint about the service or the wait ("ugh, this is taking forever", 你们这什么破服务, 烦死了):
 # met with an apology before the task goes on, not "I see".
 COMPLAINT = re.compile(
-    r"\bugh+\b|\b(?:so|really|very|super|pretty) (?:annoying|frustrating|slow)\b|\bthis is (?:ridiculous|"
-    r"unacceptable|a joke|taking forever)|\btaking (?:forever|ages|so long)\b|\b(?:you guys|you) (?:are|were) "
-    r"(?:slow|useless|terrible)\b|\b(?:fed up|sick of|not happy|so disappointed|terrible service|awful service|"
-    r"waste of (?:my )?time)\b|破服务|什么破|烂服务|烦死了?|气死(?:我)?了?|太慢了|真慢|效率太低|无语|太坑了?|坑人|"
-    r"太差劲?了?|受不了了?|太离谱|郁闷|失望", re.IGNORECASE)
+    r"\bugh+\b|\bthis is (?:ridiculous|unacceptable|a joke|taking forever)|\btaking (?:forever|ages|so long)\b|"
+    r"\b(?:you guys|you) (?:are|were) (?:so |really )?(?:slow|useless|terrible)\b|\b(?:fed up with (?:you|this)|"
+    r"terrible service|awful service|waste of (?:my )?time)\b|破服务|什么破|烂服务|烦死了?|气死(?:我)?了?|"
+    r"你们(?:太|真|好)慢|效率太低|太坑了?|坑人|太离谱", re.IGNORECASE)
 # Asking for a person instead of the agent: to be put through to one, or a person named as what is
 # wanted ("a real person, please", 我要的是真人). Asking whether the agent is one ("are you a real
 # person?", "am I talking to a real person?", 你是真人吗) is answered, not handed over.

@@ -320,6 +320,14 @@ def find_zh_dates(text: str) -> list[tuple[str, int, int]]:
         month, day = zh_to_int(m.group(1)), zh_to_int(m.group(2))
         if month and day:
             found.append((f"{month:02d}-{day:02d}", m.start(), m.end()))
+    # A day of the month alone (改成8号, 是3号不是4号), as "the 8th" is in English; not a line, a
+    # building, a door or a seat numbered so (3号线, 5号楼, 2号门).
+    # (Nor a house number, 中关村大街27号.)
+    for m in re.finditer(r"(?<![月\d零一二三四五六七八九十几单码街路道巷弄楼院村区])"
+                         r"(\d{1,2}|[一二三四五六七八九十]{1,3})[号日](?![码线楼门店位桌厅院口机车床])", text):
+        day = zh_to_int(m.group(1))
+        if day and 1 <= day <= 31 and not any(start <= m.start() < end for _, start, end in found):
+            found.append((f"day {day}", m.start(), m.end()))
     return found
 
 

@@ -36,7 +36,7 @@ _TAIL_EN = re.compile(r"[,\s]+(?:(?:would|'d) be (?:great|nice|good|lovely|ideal
 _SOFT_WISH = re.compile(r"ideally|preferably|hopefully|if possible|please|maybe|if you can", _I)
 _LEAD_ZH = re.compile(
     r"^(?P<topic>[^，。！？]{0,3}?)(?:还有|另外|而且|对了)*(?:我们?|咱们?)?(?:还|也|就)?"
-    r"(?P<want>(?:最好|尽量|麻烦|请)*(?:想要|希望|想|要(?!是|不)|需要|想找|要找|能不能|可不可以|能|可以|要是|如果)"
+    r"(?P<want>(?:最好|尽量|麻烦|请)*(?:想要|希望|想|要(?!是|不|求)|需要|想找|要找|能不能|可不可以|能|可以|要是|如果)"
     r"(?:有(?!人)|找|给我们?|帮我们?(?:找|安排)?)?|最好|尽量|麻烦|请)(?:一?[个家间张])?(?:是(?!不))?")
 # "…就好了", "…更好": what the wish is said with, not part of it; it marks a wish as a request does.
 _TAIL_ZH = re.compile(r"(?:就好了?|就行了?|更好|最好|就可以了?)$")
@@ -92,13 +92,13 @@ o'clock clock
 """.split())
 _FILLER_ZH = re.compile(
     r"(?:星期|礼拜|周)[一二三四五六日天末]|[今明后昨前]天|[上下这]周|[零一二两三四五六七八九十百千\d]+|[点号月]"
-    r"|出发|开始|继续|东西|收到|订位|订座"
+    r"|出发|开始|继续|东西|收到|订位|订座|位子"      # (位子 whole: 杯子, 桌子 say something)
     r"|[的了吧呢啊呀嘛哦个些就还也都很比较有是我们你他她它这那在要想能可以给帮找去来吃饭地方"
-    r"家间位子置儿好请麻烦希望需最尽量另外而且对餐馆厅店订]")
+    r"家间位置儿好请麻烦希望需最尽量另外而且对餐馆厅店订]")
 _LOWER_HEADS = frozenset("somewhere someplace something a an the no not nothing with without away close near next "
                          "far quiet this that it by".split())
 _WORD_EN = re.compile(r"[a-z][a-z'-]+")
-_CLAUSE = re.compile(r"[.!?;,。！？；，]+\s*|\s+(?:and|but)\s+(?=(?:i|we|it|please|also|could|can)\b)"
+_CLAUSE = re.compile(r"[.!?;,。！？；，：]+\s*|\s+(?:and|but)\s+(?=(?:i|we|it|please|also|could|can)\b)"
                      r"|\s+(?:so|because)\s+", _I)
 
 
@@ -202,9 +202,7 @@ def wish_in(clause: str, language: str, known: Iterable[str] = (), cues: Iterabl
     if language == "en" and _ABOUT_THE_OFFER_EN.search(wish):
         return None        # "I like the sound of it": said of the offer, not a wish of its own
     cued = any(c and c.lower() in text.lower() for c in cues)
-    # (杯子碎了: the domain's own word, 碎, is the detail; the rest is too short to be words of their own.)
-    if not wish or not (led or cued) or not (content_words(wish, language, known)
-                                             or cued and language != "en" and len(wish) >= 3):
+    if not wish or not (led or cued) or not content_words(wish, language, known):
         return None
     if len(wish.split()) > 12 if language == "en" else len(wish) > 24:
         return None        # a story, not a wish: the long-term memory keeps it

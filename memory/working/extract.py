@@ -53,6 +53,7 @@ from monologue.memory.language.person import looks_like_a_chinese_name
 from monologue.memory.language.places import find_place_en, find_place_zh, not_going, places_corrected
 from monologue.memory.language.stances import asks, clause_bounds, is_query, tells_of_the_past
 from monologue.memory.language.wishes import content_words
+from monologue.memory.working.put_right import held_number_named, held_number_replaced
 from monologue.memory.working.readers import (
     OutOfRange,
     about_something_else,
@@ -171,83 +172,6 @@ def clause_of(text: str, span: Span) -> str:
 
 # "不是五，是三", "别5了，三吧", "不要六个了，四个吧", "not five, three", "not 6 but 4": a number with a
 # no before it, then another. When the first is the value a key holds, the second replaces it.
-_COUNTED_EN = r"(?:\s+(?:people|of us|guests|degrees|dollars))?"
-_COUNTED_ZH = r"(?:个人|位|个|度|块|元|号|点)?"
-_REPLACED = {
-    "en": (re.compile(r"\b(?:not|no)\s+(?P<old>" + EN_NUMBER + r")\b" + _COUNTED_EN +
-                      r"\s*(?:[,;]|\bbut\b|[.!]?\s*(?:it'?s|make it|rather|just|actually))\s*(?:it'?s\s+|make it\s+)?"
-                      r"(?P<new>" + EN_NUMBER + r")\b", re.IGNORECASE),
-           # "it's nine, not ten", "24 Maple Street, not 42"
-           re.compile(r"\b(?P<new>" + EN_NUMBER + r")\b(?:\s+[A-Z]\w*){0,3}" + _COUNTED_EN +
-                      r"\s*,?\s*(?:and\s+)?not\s+(?P<old>" + EN_NUMBER + r")\b(?!\s*(?:but|,\s*but)\b)",
-                      re.IGNORECASE)),
-    "zh": (re.compile(r"(?:不是|别|不要)(?P<old>" + ZH_NUMBER + r")(?:个人|位|个|度|块|元|号)?了?\s*[，,、。.]?\s*"
-                      r"(?:是|改成|换成|要|就|改为)?(?P<new>" + ZH_NUMBER + r")(?![点:：月日号])"),
-           # 是九个不是十个, 七点，不是八点
-           re.compile(r"(?P<new>" + ZH_NUMBER + r")" + _COUNTED_ZH + r"\s*[，,]?\s*(?:而)?不是(?P<old>" + ZH_NUMBER
-                      + r")")),
-}
-
-
-def _held_number_replaced(text: str, lang: str,
-                          state: SessionState | None) -> tuple[str, object, Span, str] | None:
-    """(key, new value, span, words) when `text` replaces a number a key holds ("不是五，是三",
-    "it's nine, not ten"): the count or amount itself, the hour of a time (七点不是八点), or the
-    number inside a held name ("24 Maple Street, not 42")."""
-    if state is None:
-        return None
-    for pattern in _REPLACED[lang]:
-        for m in pattern.finditer(text):
-            old, new = to_amount(m.group("old")), to_amount(m.group("new"))
-            if old is None or new is None or old == new:
-                continue
-            key = _key_holding_number({float(old)}, state)
-            if key is not None:
-                return key, int(new) if float(new).is_integer() else new, m.span(), m.group(0)
-            found = _number_inside_held(int(old), int(new), state) if float(old).is_integer() \
-                and float(new).is_integer() else None
-            if found is not None:
-                return found[0], found[1], m.span(), m.group(0)
-    return None
-
-
-def _number_inside_held(old: int, new: int, state: SessionState) -> tuple[str, str] | None:
-    """The held value with `old` in it, `new` in its place: a time's hour in the same half of
-    the day (19:00, "8 not 7" → 20:00), or a number in a name (42 Maple Street → 24 Maple Street)."""
-    for condition in state.constraints.values():
-        held = condition.value
-        if not isinstance(held, str):
-            continue
-        clock = re.fullmatch(r"(\d{2}):(\d{2})", held)
-        if clock is not None:
-            hour = int(clock.group(1))
-            if hour % 12 == old % 12 and 1 <= new <= 12:
-                return condition.key, f"{(new % 12) + (12 if hour >= 12 else 0):02d}:{clock.group(2)}"
-            continue
-        inside = re.search(rf"(?<!\d){old}(?!\d)", held)
-        if inside is not None:
-            return condition.key, held[:inside.start()] + str(new) + held[inside.end():]
-    return None
-
-
-def _key_holding_number(numbers: set[float], state: SessionState) -> str | None:
-    """The key whose held value is one of `numbers` (a count, an amount, degrees)."""
-    for condition in state.constraints.values():
-        held = condition.value
-        if isinstance(held, (int, float)) and not isinstance(held, bool) and float(held) in numbers:
-            return condition.key
-    return None
-
-
-def _held_number_named(phrase: str, state: SessionState | None) -> tuple[str, str | None] | None:
-    """The held condition a withdrawal names by its number ("55.50元不要了", "forget the 40
-    dollars"): the number said is the value held, with or without its cents."""
-    if state is None:
-        return None
-    key = _key_holding_number({float(n) for n in re.findall(r"\d+(?:\.\d+)?", phrase)}, state)
-    return (key, None) if key is not None else None
-
-
 _VAGUE_TAIL = re.compile(r"(?:那边|那儿|那里|那块儿?|附近|一带|旁边|周边)$")
 _PRECISE_LEAD = re.compile(r"^(?:具体(?:是|在|地址是)?|就是|是|在|准确(?:地)?说是?)")
 
@@ -350,7 +274,7 @@ class RuleExtractor:
             if op.op == Op.WITHDRAW:
                 withdrawn_spans.append(span)
 
-        replaced = _held_number_replaced(text, lang, state)
+        replaced = held_number_replaced(text, lang, state)
         if replaced is not None:
             add(Operation(Op.SET, replaced[0], Comparator.EQ, replaced[1], replaced[3], correction=True), replaced[2])
             result.correction = True
@@ -622,12 +546,19 @@ class RuleExtractor:
         the held count or time said last (8 after "around 7:30" is 20:00; after "four of us", 8
         people), where it fits that key."""
         bare = said.cues.bare_number.search(said.source)
+        # (A relative change beside it, "改成八个吧，又来了两个朋友", is the reason; the number said stands.)
         if bare is None or state is None or _overlaps(bare.span("n"), taken) \
-                or any(op.op == Op.SET and op.key and self.schema.key(op.key).type in ("int", "time") for op in ops):
+                or any(op.op == Op.SET and op.key and op.source != OpSource.RELATIVE
+                       and self.schema.key(op.key).type in ("int", "time") for op in ops):
             return
         n = to_int(bare.group("n"))
+        # (改成八个吧 counts; 改成八点 is the hour: a unit after the number says which.)
+        after = said.source[bare.end("n"):bare.end("n") + 8]
+        counted = bool(re.match(r"\s*(?:个|位|人|口|people|persons|guests|of us)", after, re.IGNORECASE))
+        timed = bool(re.match(r"\s*(?:点|o'?clock|pm|am|p\.m\.|a\.m\.)", after, re.IGNORECASE))
         held = [c for c in state.constraints.values() if c.key in self.schema.keys and c.comparator == Comparator.EQ
-                and (self.schema.key(c.key).reader == Reader.HEAD_COUNT or self.schema.key(c.key).type == "time")]
+                and (self.schema.key(c.key).reader == Reader.HEAD_COUNT and not timed
+                     or self.schema.key(c.key).type == "time" and not counted)]
         if n is None or not held:
             return
         latest = max(held, key=lambda c: (c.last_mentioned, self.schema.key(c.key).reader == Reader.HEAD_COUNT))
@@ -639,6 +570,8 @@ class RuleExtractor:
             value = self._same_half_of_day(f"{n:02d}:00", spec, said.source, said.cues, state)
         elif not 1 <= n <= 200:
             return
+        # (The relative change beside it, 又来了两个朋友, is the reason for the number, not more on top.)
+        ops[:] = [op for op in ops if not (op.key == spec.name and op.source == OpSource.RELATIVE)]
         add(Operation(Op.SET, spec.name, Comparator.EQ, value, said.text[bare.start():bare.end()], correction=True),
             bare.span("n"))
 
@@ -1117,7 +1050,7 @@ class RuleExtractor:
             if what.strip().lower().startswith(task_nouns):
                 continue      # "取消订位的话…", "cancel the booking": the task itself, not the 位 of its party
             target = self._key_named(what.strip(), lang, cues, keys_only=(what, span) in keys_only, held=held) \
-                or held_wish_named(self.schema, what, lang, state) or _held_number_named(what, state) \
+                or held_wish_named(self.schema, what, lang, state) or held_number_named(what, state) \
                 or self._held_day_or_time_named(what, lang, state)
             if target is not None and self._another_keys_value_at(target[0], text, span, lang):
                 continue      # "cancel my order" is what the customer wants done, not the order number taken back

@@ -29,6 +29,7 @@ from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.cues import BARE_CANCEL, HEAD_COUNT_WHOLE, STATE_CUES, language_of, people_in_group
+from monologue.memory.language.digits import digits_said, digits_said_en
 from monologue.memory.language.normalise import contains, normalised
 from monologue.memory.language.numbers import (
     EN_TENS,
@@ -48,7 +49,7 @@ from monologue.memory.language.stances import (
     sentences_with_offsets,
 )
 from monologue.memory.working.extract import clause_of
-from monologue.memory.working.readers import control_just_carried_out, digits_said, digits_said_en, value_pattern
+from monologue.memory.working.readers import control_just_carried_out, value_pattern
 from monologue.memory.working.state import OfferedOption, Op, Operation, OpSource, SessionState
 
 _WRITES = (Op.SET, Op.WITHDRAW, Op.SET_GOAL)

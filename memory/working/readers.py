@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec, OtherScale, Reader
 from monologue.memory.language.cues import AMOUNT_AFTER_NAME, SELF_REPAIR
+from monologue.memory.language.digits import digits_said, digits_said_en
 from monologue.memory.language.numbers import EN_NUMBER, ZH_NUMBER, to_amount, to_int
 from monologue.memory.language.stances import (
     CHANGED,
@@ -361,9 +362,11 @@ def controls_unnamed(schema: DomainSchema, text: str, lang: str) -> list[str]:
     return found
 
 
-_A_LEVEL = re.compile(r"\d|(?<![a-z])(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|"
-                      r"twenty|thirty|forty|fifty|max(?:imum)?|min(?:imum)?|level)(?![a-z])|[一二两三四五六七八九十]\s*[档格级]|"
-                      r"(?:调|开|设)到[零一二两三四五六七八九十百]+|最大|最小", re.IGNORECASE)
+# A level said as what to set a control to ("set the volume to 15", "turn the fan to level 3",
+# 风量开到三档, 调到最大), not a step (再大一格, 大一档) nor a level remembered ("it was fine at 3").
+_A_LEVEL = re.compile(r"\b(?:set|turn|put|crank|change|make|bring)\b.*\b(?:to|at|on)\s+(?:level\s+)?"
+                      r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|max(?:imum)?|min(?:imum)?)\b|"
+                      r"(?:调|开|设|放|弄)(?:到|成)\s*(?:[零一二两三四五六七八九十百\d]+|最大|最小)", re.IGNORECASE)
 
 
 def controls_given_a_level(schema: DomainSchema, text: str, lang: str) -> list[str]:
@@ -469,64 +472,6 @@ _PHONE_BEFORE = re.compile(r"\b(?:phone|cell|mobile|call me|text me|reach me|my 
 def _joined(code: str) -> str:
     """A code said in pieces, as one: 'a94 9714' → 'A949714' (a written hyphen stays)."""
     return re.sub(r"\s+", "", code).upper()
-
-
-_DIGIT_ZH_RUN = r"[零〇幺一二两三四五六七八九]{3,}"
-_DIGIT_BY_DIGIT_ZH = re.compile(_DIGIT_ZH_RUN + r"(?:[，,、\s]+" + _DIGIT_ZH_RUN + r")*")
-_GROUP_BREAK = re.compile(r"(?<=\d)[，,、](?=\d)")
-_DIGIT_ZH = str.maketrans("零〇幺一二两三四五六七八九", "0011223456789")
-
-
-def digits_said(text: str) -> str:
-    """A code said digit by digit in Chinese (订单号是二零二四零八一五, 八八六六五五四四), or in groups
-    (三三一，四四二，五五八), written in digits, character for character (so every span still points
-    at the words said); a pause between groups is a space."""
-    text = _DIGIT_BY_DIGIT_ZH.sub(lambda m: m.group().translate(_DIGIT_ZH) if sum(
-        ch.isdigit() or ch in "零〇幺一二两三四五六七八九" for ch in m.group()) >= 5 else m.group(), text)
-    return _GROUP_BREAK.sub(" ", text)
-
-
-_UNITS_EN = {"zero": 0, "oh": 0, "o": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-             "seven": 7, "eight": 8, "nine": 9}
-_TEENS_EN = {"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
-             "seventeen": 17, "eighteen": 18, "nineteen": 19}
-_TENS_EN = {"twenty": 2, "thirty": 3, "forty": 4, "fifty": 5, "sixty": 6, "seventy": 7, "eighty": 8, "ninety": 9}
-_DIGIT_WORD_EN = (r"(?:(?:double|triple)\s+)?(?:" + "|".join([*_TENS_EN, *_TEENS_EN, *_UNITS_EN]) + r")")
-_DIGIT_WORDS_EN = re.compile(r"\b" + _DIGIT_WORD_EN + r"(?:[\s-]+" + _DIGIT_WORD_EN + r")+\b", re.IGNORECASE)
-
-
-def _digits_of_words_en(words: str) -> str:
-    """'ninety two eight eight one' → '92881'; 'double four' → '44'; 'oh' is a zero."""
-    out: list[str] = []
-    tokens = re.split(r"[\s-]+", words.lower())
-    repeat, i = 1, 0
-    while i < len(tokens):
-        token = tokens[i]
-        if token in ("double", "triple"):
-            repeat = 2 if token == "double" else 3
-        elif token in _TENS_EN:
-            unit = _UNITS_EN.get(tokens[i + 1]) if i + 1 < len(tokens) else None
-            if unit:            # "ninety two" is 92; "ninety oh" is not a number said so
-                out.append(str(_TENS_EN[token] * 10 + unit) * repeat)
-                i += 1
-            else:
-                out.append(str(_TENS_EN[token] * 10) * repeat)
-            repeat = 1
-        else:
-            out.append(str(_TEENS_EN.get(token, _UNITS_EN.get(token, 0))) * repeat)
-            repeat = 1
-        i += 1
-    return "".join(out)
-
-
-def digits_said_en(text: str) -> str:
-    """A code said in number words ("ninety two eight eight one", "four four seven one"), written
-    in digits and padded to the words' length (so every span still points at the words said);
-    only a run of five digits or more, so "two people" or "table for four" stay words."""
-    def written(m: re.Match[str]) -> str:
-        digits = _digits_of_words_en(m.group())
-        return digits.ljust(len(m.group())) if len(digits) >= 5 else m.group()
-    return _DIGIT_WORDS_EN.sub(written, text)
 
 
 def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Span], add: Add,

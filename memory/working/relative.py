@@ -53,9 +53,8 @@ def _own_words(spec: KeySpec, lang: str, direction: str) -> str:
     said = words.get(lang, ()) + (words.get("en", ()) if lang != "en" else ())
     if not said:
         return ""
-    body = "|".join(_said_of_anything(w) for w in sorted(said, key=len, reverse=True))
-    if lang == "zh":
-        body = "|".join(_said_by_degree(w) for w in sorted(said, key=len, reverse=True))
+    body = "|".join(_said_of_anything(w) if w.isascii() else _said_by_degree(w)
+                    for w in sorted(said, key=len, reverse=True))
     return r"(?<!\w)(?:" + body + r")(?!\w)" if lang == "en" else "(?:" + body + ")"
 
 
@@ -67,7 +66,8 @@ _PHRASAL_EN = re.compile(r"^(\w+) it (up|down|off)$")
 
 # How much a feeling is said to be (太热, 还是热, 挺冷的, 热死了): any degree word does, where the
 # domain lists one; the feeling word is not the start of another (热闹, 冷静, 热情).
-_DEGREE_ZH = r"(?:还是|还|有点儿?|有些|太|好|真|挺|很|特别|非常|超级?|蛮|怪)"
+# (不是很热, 不太冷, 没那么热: the feeling denied moves nothing.)
+_DEGREE_ZH = r"(?<!不是)(?<![不没])(?:还是|还|有点儿?|有些|太|好|真|挺|很|特别|非常|超级?|蛮|怪)"
 _BY_DEGREE_ZH = re.compile(r"^(?:有点|太|好)(\w)$")
 _NOT_THE_FEELING_ZH = r"(?![闹情门心爱水饭菜静淡饮])"
 

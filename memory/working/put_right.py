@@ -1,0 +1,96 @@
+"""Numbers put right against the ones the state holds.
+
+"不是五，是三", "it's nine, not ten", "七点，不是八点", "24 Maple Street, not 42": the number said as
+wrong names the held value it replaces, a count or an amount itself, the hour of a time, or the
+number inside a held name; "forget the 40 dollars" names the held value it takes back.
+"""
+
+from __future__ import annotations
+
+import re
+
+from monologue.memory.language.numbers import EN_NUMBER, ZH_NUMBER, to_amount
+from monologue.memory.working.state import SessionState
+
+Span = tuple[int, int]
+
+# The unit a number put right may carry (nine people, 七个, 八点).
+_COUNTED_EN = r"(?:\s+(?:people|of us|guests|degrees|dollars))?"
+_COUNTED_ZH = r"(?:个人|位|个|度|块|元|号|点)?"
+_REPLACED = {
+    "en": (re.compile(r"\b(?:not|no)\s+(?P<old>" + EN_NUMBER + r")\b" + _COUNTED_EN +
+                      r"\s*(?:[,;]|\bbut\b|[.!]?\s*(?:it'?s|make it|rather|just|actually))\s*(?:it'?s\s+|make it\s+)?"
+                      r"(?P<new>" + EN_NUMBER + r")\b", re.IGNORECASE),
+           # "it's nine, not ten", "24 Maple Street, not 42"
+           re.compile(r"\b(?P<new>" + EN_NUMBER + r")\b(?:\s+[A-Z]\w*){0,3}" + _COUNTED_EN +
+                      r"\s*,?\s*(?:and\s+)?not\s+(?P<old>" + EN_NUMBER + r")\b(?!\s*(?:but|,\s*but)\b)",
+                      re.IGNORECASE)),
+    "zh": (re.compile(r"(?:不是|别|不要)(?P<old>" + ZH_NUMBER + r")(?:个人|位|个|度|块|元|号)?了?\s*[，,、。.]?\s*"
+                      r"(?:是|改成|换成|要|就|改为)?(?P<new>" + ZH_NUMBER + r")(?![点:：月日号])"),
+           # 是九个不是十个, 七点，不是八点 (not 是3号不是4号: a day, which the date reader puts right)
+           re.compile(r"(?P<new>" + ZH_NUMBER + r")" + _COUNTED_ZH + r"\s*[，,]?\s*(?:而)?不是(?P<old>" + ZH_NUMBER
+                      + r")(?P<hour>点)?(?![号號月日天])")),
+}
+
+
+def held_number_replaced(text: str, lang: str,
+                          state: SessionState | None) -> tuple[str, object, Span, str] | None:
+    """(key, new value, span, words) when `text` replaces a number a key holds ("不是五，是三",
+    "it's nine, not ten"): the count or amount itself, the hour of a time (七点不是八点), or the
+    number inside a held name ("24 Maple Street, not 42")."""
+    if state is None:
+        return None
+    for pattern in _REPLACED[lang]:
+        for m in pattern.finditer(text):
+            old, new = to_amount(m.group("old")), to_amount(m.group("new"))
+            if old is None or new is None or old == new:
+                continue
+            # (七点，不是八点: the hour of a time, never a party of eight.)
+            key = None if m.groupdict().get("hour") else _key_holding_number({float(old)}, state)
+            if key is not None:
+                return key, int(new) if float(new).is_integer() else new, m.span(), m.group(0)
+            found = _number_inside_held(int(old), int(new), state) if float(old).is_integer() \
+                and float(new).is_integer() else None
+            if found is not None:
+                return found[0], found[1], m.span(), m.group(0)
+    return None
+
+
+def _number_inside_held(old: int, new: int, state: SessionState) -> tuple[str, str] | None:
+    """The held value with `old` in it, `new` in its place: a time's hour in the same half of
+    the day (19:00, "8 not 7" → 20:00), or a number in a name (42 Maple Street → 24 Maple Street)."""
+    for condition in state.constraints.values():
+        held = condition.value
+        if not isinstance(held, str):
+            continue
+        clock = re.fullmatch(r"(\d{2}):(\d{2})", held)
+        if clock is not None:
+            hour = int(clock.group(1))
+            if hour % 12 == old % 12 and 1 <= new <= 12:
+                return condition.key, f"{(new % 12) + (12 if hour >= 12 else 0):02d}:{clock.group(2)}"
+            continue
+        inside = re.search(rf"(?<!\d){old}(?!\d)", held)
+        if inside is not None:
+            return condition.key, held[:inside.start()] + str(new) + held[inside.end():]
+    return None
+
+
+def _key_holding_number(numbers: set[float], state: SessionState) -> str | None:
+    """The key whose held value is one of `numbers` (a count, an amount, degrees)."""
+    for condition in state.constraints.values():
+        held = condition.value
+        if isinstance(held, (int, float)) and not isinstance(held, bool) and float(held) in numbers:
+            return condition.key
+    return None
+
+
+def held_number_named(phrase: str, state: SessionState | None) -> tuple[str, str | None] | None:
+    """The held condition a withdrawal names by its number ("55.50元不要了", "forget the 40
+    dollars"): the number said is the value held, with or without its cents."""
+    if state is None:
+        return None
+    key = _key_holding_number({float(n) for n in re.findall(r"\d+(?:\.\d+)?", phrase)}, state)
+    return (key, None) if key is not None else None
+
+
+__all__ = ["held_number_named", "held_number_replaced"]
