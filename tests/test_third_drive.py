@@ -298,3 +298,33 @@ async def test_a_hello_is_a_greeting_and_a_dislike_no_complaint() -> None:
     assert replies[0].text.startswith("Hi")
     replies = await _chat("zh", ["明天晚上七点三个人", "我受不了辣，不要辣的"], "restaurant")
     assert not replies[1].text.startswith("抱歉")
+
+
+# --- the second drive on the new build ------------------------------------------------------------
+
+@pytest.mark.parametrize(("domain", "text", "expected"), [
+    ("in_car", "温度给我调到二十六，不对，二十五吧", {"temperature": 25}),
+    ("in_car", "set it to 23, no wait, 22", {"temperature": 22}),
+    ("customer_service", "it's order 6 6 0 3 1, no sorry, 6 6 0 3 7", {"order_id": "66037"}),
+    ("customer_service", "订单号是 A 三八二九一", {"order_id": "A38291"}),
+    ("customer_service", "I need to cancel an order", {"resolution": "cancel"}),
+    ("customer_service", "我想取消一个订单", {"resolution": "cancel"}),
+    ("restaurant", "哎不是周五，周六，周五要加班", {"date": "saturday"}),
+])
+def test_what_the_second_drive_said(domain: str, text: str, expected: dict[str, object]) -> None:
+    kept = _kept(domain, text)
+    assert {k: kept.get(k) for k in expected} == expected
+
+
+def test_like_two_degrees_is_no_time() -> None:
+    assert "arrival_time" not in _kept("in_car", "make it a bit warmer in here too, like two degrees up")
+
+
+async def test_one_resolution_taken_back_for_another_in_one_breath() -> None:
+    replies = await _chat("en", ["my blender is broken, order 55123", "actually, could you just fix it?",
+                                 "no wait, forget the repair, I will take the exchange after all"], "customer_service")
+    assert "exchange" in replies[2].text
+    replies = await _chat("zh", ["搅拌机坏了，订单号55123", "那就修吧", "等等，我想了想还是换个新的吧，不修了"],
+                          "customer_service")
+    assert "换货" in replies[2].text and replies[2].decision["act"] == "confirm"
+    assert _kept("customer_service", "退货还是换货").get("resolution") is None     # still weighing the two

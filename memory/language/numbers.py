@@ -172,7 +172,9 @@ def find_en_times(text: str, require_cue: bool = True) -> list[tuple[str, int, i
         if not cued and re.search(r"\b(?:at|around|by|about|until|till|(?<!'d )(?<!would )like)\s+$", before):
             after = lowered[m.end(): m.end() + 12]
             # ("at one of them" is a place among several, not one o'clock)
-            cued = not re.match(r"\s*(?:people|persons|guests|of\b|seats|adults|dollars|bucks)", after)
+            cued = not re.match(r"\s*(?:people|persons|guests|of\b|seats|adults|dollars|bucks|degrees?|percent|%|"
+                                r"minutes?|mins?|hours?|hrs?|miles?|km|kilomet|notch|bars?|levels?|stars?|more|up|down)",
+                                after)
         if not cued and _EN_PERIOD_AFTER.match(lowered, m.end()):
             # "Nine in the evening", "seven tonight": the part of the day makes it a clock
             # time, unless the number counts something ("a table for two tonight").

@@ -98,8 +98,11 @@ class LocalOnlyRedactor:
         return out
 
     def _kept_out(self, piece: str) -> str:
-        """`piece` as a placeholder, the spaces around it kept."""
-        core = piece.strip()
+        """`piece` as a placeholder, the spaces and quote marks around it kept (a quoted memory
+        stays quoted: its closing mark is no part of what the user said)."""
+        core = piece.strip(" \t\r\n\"'“”「」")
+        if not core:
+            return piece
         start = piece.index(core)
         return piece[:start] + self._placeholder(core) + piece[start + len(core):]
 

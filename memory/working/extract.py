@@ -129,8 +129,9 @@ class Extraction:
 
 # A value said as the one that replaces what was just taken back ("forget an exchange; a repair
 # instead", 不要退款了，换成维修).
-_REPLACES = re.compile(r"\b(?:instead|rather|make it|go with|switch to|change (?:it )?to)\b|换成|改成|改为|还是要|要改",
-                       re.I)
+# ("I'll take the exchange after all", 还是换个新的吧，不修了: the new value decides.)
+_REPLACES = re.compile(r"\b(?:instead|rather|make it|go with|switch to|change (?:it )?to|after all|i'?ll take)\b|"
+                       r"换成|改成|改为|还是|要改", re.I)
 
 
 # What held before, said against what holds now: "…now, not 26", "…now, not no highways", 现在是X，
@@ -299,7 +300,10 @@ class RuleExtractor:
                 add(Operation(Op.SET, spec.name, Comparator.EQ, value, text[start:end], correction=result.correction),
                     (start, end))
         for spec in self._dates:
-            dates = [d for d in _DATES[lang](text) if not self._negated(text, d[1], cues)
+            said_dates = _DATES[lang](text)
+            # (不是周五，周六，周五要加班: the day refused stays refused when it is named again as the reason.)
+            refused_days = {d[0] for d in said_dates if self._negated(text, d[1], cues)}
+            dates = [d for d in said_dates if not self._negated(text, d[1], cues) and d[0] not in refused_days
                      and not self._the_reference(spec, d[0], relative.written, state)
                      and not _overlaps((d[1], d[2]), withdrawn_spans)]     # 星期二不要了 sets no Tuesday
             for value, start, end in dates[-1:]:
@@ -327,7 +331,7 @@ class RuleExtractor:
         self._places_named(said, taken, add, result.correction, state)
         self._place_explained(said, taken, add, state)
         self._enums(said, taken, add, result.correction, withdrawn_keys, state, commanded)
-        ops[:] = self._not_either_or(ops, text)
+        ops[:] = self._not_either_or(ops, text, where)
         self._left_behind(ops, text, state, add)
         self._bare_number_corrects(said, ops, taken, add, state)
         self._number_answered(said, ops, state, add, result.correction, commanded)
@@ -759,18 +763,29 @@ class RuleExtractor:
                      for w, k, _v in lexicon)
         return only and not others and not content_words(rest, lang) - {"not", "no"}   # ("not this one, skip it")
 
-    def _not_either_or(self, ops: list[Operation], text: str) -> list[Operation]:
+    def _not_either_or(self, ops: list[Operation], text: str, where: dict[int, Span]) -> list[Operation]:
         """车窗是开着还是关着, "is the seat heater on or off": two values of one control joined by
         还是 / "or" ask which it is (the ASR often drops the question mark); neither is a command."""
         if not re.search(r"还是|\bor\b", text, re.IGNORECASE):
             return ops
         # (能退钱吗还是只能换, 退货还是换货: two values of any one key, in a question or either/or in
         # Chinese, ask which is possible or is undecided; "refund or rather an exchange" is put right.)
-        question = bool(re.search(r"[吗?？]|还是", text)) and not SELF_REPAIR.search(text)
+        question = bool(re.search(r"[吗?？]", text) or self._values_either_side_of_haishi(ops, text, where)) \
+            and not SELF_REPAIR.search(text)
         asked = {op.key for op in ops if op.op == Op.SET and (self.schema.key(op.key).reading.verb_values or (
                  question and not self.schema.key(op.key).multi))
                  and len({o.value for o in ops if o.op == Op.SET and o.key == op.key}) > 1}
         return [op for op in ops if op.key not in asked]
+
+    @staticmethod
+    def _values_either_side_of_haishi(ops: list[Operation], text: str, where: dict[int, Span]) -> bool:
+        """退货还是换货: values said on both sides of 还是 weigh one against the other; 还是换个新的吧，
+        不修了 ("after all, a new one; no repair") says both after it, and decides."""
+        at = text.find("还是")
+        if at < 0:
+            return False
+        starts = [where[id(op)][0] for op in ops if op.op == Op.SET and id(op) in where and where[id(op)][1] > 0]
+        return any(p < at for p in starts) and any(p > at for p in starts)
 
     def _shared_verb(self, word: str, read: Operation, said: _Said, span: Span, add: Add,
                      seen: set[tuple[str, str]]) -> None:

@@ -175,12 +175,33 @@ def read_quantities(schema: DomainSchema, text: str, lang: str, taken: list[Span
                 if missed is None and (firm or on_scale):
                     missed = OutOfRange(spec.name, n, _converted(n, scale, lang, on_scale, reading.value_range))
                 continue
+            n, span = _quantity_put_right(source, n, span, reading.value_range)
             add(Operation(Op.SET, spec.name, Comparator.EQ, n, clause, correction=correction), span)
             missed = None
             break
         if missed is not None:
             beyond.append(missed)
     return beyond
+
+
+_REPAIR_GAP = re.compile(r"[\s,，.。!！…]*")
+_REPAIRED_NUMBER = re.compile(r"(?P<n>" + EN_NUMBER + "|" + ZH_NUMBER + r")(?!\s*(?:点|:|am|pm|o'?clock))",
+                              re.IGNORECASE)
+
+
+def _quantity_put_right(source: str, n: float, span: Span,
+                        value_range: tuple[float, float] | None) -> tuple[float, Span]:
+    """The number said right after a slip in the one at `span` is put right (调到二十六，不对，二十五吧;
+    "set it to 23, no wait, 22"): that number and where it is, if it is in the key's range."""
+    gap = _REPAIR_GAP.match(source, span[1])
+    repair = SELF_REPAIR.match(source, gap.end() if gap else span[1])
+    if repair is None:
+        return n, span
+    found = _REPAIRED_NUMBER.match(source, repair.end())
+    later = to_amount(found.group("n")) if found is not None else None
+    if found is None or later is None or value_range is not None and not value_range[0] <= later <= value_range[1]:
+        return n, span
+    return later, found.span("n")
 
 
 def _converted(n: float, scale: OtherScale | None, lang: str, said_on_scale: bool,
@@ -459,7 +480,7 @@ _CODE = r"(?P<v>[A-Za-z]{0,4}[-#]?\d[A-Za-z0-9_-]{2,}(?:\s\d[\d-]{1,})*)"   # AS
 # or in pieces ("A94 9714", "4471 0032"); a sum ("$65.99"), a time or a date never has this shape.
 _APART = r"(?<![A-Za-z0-9$£€¥])(?<!\d[.,:])"          # not inside a word, a sum, a decimal or a time
 _APART_AFTER = r"(?![A-Za-z0-9]|[.,:]\d)"
-_SHAPED_CODE = re.compile(_APART + r"(?P<v>[A-Za-z]{1,3}[-#]?\d{4,}|[A-Z][- ]?\d{2,}(?:[ -]\d{2,})+|"
+_SHAPED_CODE = re.compile(_APART + r"(?P<v>[A-Za-z]{1,3}[-#]?\d{4,}|[A-Z] \d{4,}|[A-Z][- ]?\d{2,}(?:[ -]\d{2,})+|"
                           r"\d{6,}|\d{3,}(?:[ -]\d{3,})+|\d(?: \d){5,})" + _APART_AFTER)
 
 
@@ -514,8 +535,11 @@ def _put_right_code(text: str, span: tuple[int, int]) -> tuple[int, int]:
     repair = SELF_REPAIR.match(text, gap.end() if gap else span[1])
     if repair is None:
         return span
-    code = re.compile(_APART + _CODE + _APART_AFTER).match(text, repair.end())
-    return code.span("v") if code is not None else span
+    for shape in (_SPELLED, _CODE):       # ("6 6 0 3 1, no sorry, 6 6 0 3 7": spelled out again)
+        code = re.compile(_APART + shape + _APART_AFTER).match(text, repair.end())
+        if code is not None:
+            return code.span("v")
+    return span
 
 
 # --- one value per single-valued key -----------------------------------------------------------
