@@ -328,3 +328,10 @@ async def test_one_resolution_taken_back_for_another_in_one_breath() -> None:
                           "customer_service")
     assert "换货" in replies[2].text and replies[2].decision["act"] == "confirm"
     assert _kept("customer_service", "退货还是换货").get("resolution") is None     # still weighing the two
+
+
+async def test_never_mind_then_the_other_command_carries_it_out() -> None:
+    replies = await _chat("zh", ["车窗也开一点点吧", "算了还是关上吧，外面太吵了"], "in_car")
+    assert "关上" in replies[1].text and "取消" not in replies[1].text
+    replies = await _chat("zh", ["去机场", "算了，就去公司吧"], "in_car")
+    assert "公司" in replies[1].text

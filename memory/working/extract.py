@@ -1064,6 +1064,8 @@ class RuleExtractor:
                 continue
             if what.strip().lower().startswith(task_nouns):
                 continue      # "取消订位的话…", "cancel the booking": the task itself, not the 位 of its party
+            if what.strip().startswith(("还是", "就")):
+                continue      # 算了还是关上吧, 算了就去公司吧: a change of mind, the new command read as one
             target = self._key_named(what.strip(), lang, cues, keys_only=(what, span) in keys_only, held=held) \
                 or held_wish_named(self.schema, what, lang, state) or held_number_named(what, state) \
                 or self._held_day_or_time_named(what, lang, state)
