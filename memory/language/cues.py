@@ -133,6 +133,17 @@ SELF_REPAIR = re.compile(r"(?:(?:\b(?:no wait|wait no|no sorry|sorry|i mean|i me
                          # (a lone no between commas: "six, no, seven", 六个人，不，七个人)
                          r"(?:(?<=[,，])|(?<=[,，]\s))\s*(?:不|no)(?=\s*[,，]))[,，.。!！\s]*)+"
                          r"(?:(?:it'?s|是|就|一共|总共|all together|in total)\s*)*", re.IGNORECASE)
+_SLIP_GAP = re.compile(r"[\s,，.。!！…]*")
+
+
+def put_right_after(text: str, at: int) -> int | None:
+    """Where the words meant begin, when a slip ending at `at` is put right just after it ("six
+    people, no wait, five", 调到二十六，不对，二十五吧, "30418... no wait, 30481"); None if it is not."""
+    gap = _SLIP_GAP.match(text, at)
+    repair = SELF_REPAIR.match(text, gap.end() if gap else at)
+    return repair.end() if repair is not None else None
+
+
 # A count that is a price's unit, not the party ("多少钱一位", "$40 a person", 一个人多少钱).
 PER_PERSON = re.compile(r"钱|元|块|价|人均|\bper\b|\beach\b|\bcost|\bprice|\$", re.IGNORECASE)
 

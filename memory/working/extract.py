@@ -37,6 +37,7 @@ from monologue.memory.language.cues import (
     language_of,
     negated_at,
     people_in_group,
+    put_right_after,
 )
 from monologue.memory.language.names import NameFinder, name_finder
 from monologue.memory.language.numbers import (
@@ -155,7 +156,6 @@ _COMMAND_WORDS = frozenset(content_words("not no more bit little turn switch put
 _EXPLAINED = {"zh": re.compile(r"(?:就是|其实是|指的是|是在|在)"),
               "en": re.compile(r"\s(?:is|'s) (?:at|on|in|actually|just)?\s*", re.IGNORECASE)}
 _INSTEAD = re.compile(r"\s*\b(?:instead|then)\b\W*$|吧$", re.IGNORECASE)
-_GAP = re.compile(r"[\s,，.。!！]*")
 # The count said after a slip is put right: a number with a word for people, or on its own at a
 # clause's end ("…no wait, five"; not "sorry, 2 of them are kids").
 _REPAIRED_COUNT = re.compile(r"(?P<n>" + EN_NUMBER + r"|" + ZH_NUMBER + r")(?=\s*(?:个人|个|位|人|people|persons|of us|"
@@ -649,11 +649,10 @@ class RuleExtractor:
     def _count_put_right(source: str, after: int, taken: list[Span]) -> tuple[int, Span] | None:
         """The number said right after a slip is put right ("six people, no wait, five"): the
         count meant, and where it is."""
-        gap = _GAP.match(source, after)
-        repair = SELF_REPAIR.match(source, gap.end() if gap else after)
-        if repair is None:
+        meant = put_right_after(source, after)
+        if meant is None:
             return None
-        number = _REPAIRED_COUNT.match(source, repair.end())
+        number = _REPAIRED_COUNT.match(source, meant)
         if number is None or _overlaps(number.span("n"), taken) or _NUMBER_RANGE_ZH.fullmatch(number.group("n")):
             return None       # ("哦不，六七个吧": a guess between two, not a count)
         n = to_int(number.group("n"))

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec, OtherScale, Reader
-from monologue.memory.language.cues import AMOUNT_AFTER_NAME, SELF_REPAIR
+from monologue.memory.language.cues import AMOUNT_AFTER_NAME, put_right_after
 from monologue.memory.language.digits import digits_said, digits_said_en
 from monologue.memory.language.numbers import EN_NUMBER, ZH_NUMBER, to_amount, to_int
 from monologue.memory.language.stances import (
@@ -184,7 +184,6 @@ def read_quantities(schema: DomainSchema, text: str, lang: str, taken: list[Span
     return beyond
 
 
-_REPAIR_GAP = re.compile(r"[\s,，.。!！…]*")
 _REPAIRED_NUMBER = re.compile(r"(?P<n>" + EN_NUMBER + "|" + ZH_NUMBER + r")(?!\s*(?:点|:|am|pm|o'?clock))",
                               re.IGNORECASE)
 
@@ -193,11 +192,10 @@ def _quantity_put_right(source: str, n: float, span: Span,
                         value_range: tuple[float, float] | None) -> tuple[float, Span]:
     """The number said right after a slip in the one at `span` is put right (调到二十六，不对，二十五吧;
     "set it to 23, no wait, 22"): that number and where it is, if it is in the key's range."""
-    gap = _REPAIR_GAP.match(source, span[1])
-    repair = SELF_REPAIR.match(source, gap.end() if gap else span[1])
-    if repair is None:
+    meant = put_right_after(source, span[1])
+    if meant is None:
         return n, span
-    found = _REPAIRED_NUMBER.match(source, repair.end())
+    found = _REPAIRED_NUMBER.match(source, meant)
     later = to_amount(found.group("n")) if found is not None else None
     if found is None or later is None or value_range is not None and not value_range[0] <= later <= value_range[1]:
         return n, span
@@ -525,18 +523,18 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
                 break
 
 
-_CODE_GAP = re.compile(r"[\s,，.。!！…]*")
+# A code on its own, spelled out or written ("6 6 0 3 7", "30481"), as said after a slip.
+_CODES_APART = tuple(re.compile(_APART + shape + _APART_AFTER) for shape in (_SPELLED, _CODE))
 
 
 def _put_right_code(text: str, span: tuple[int, int]) -> tuple[int, int]:
     """The code said right after a slip in the one at `span` is put right ("30418... no wait,
     30481", 12345，不对，是12354): where the code meant is."""
-    gap = _CODE_GAP.match(text, span[1])
-    repair = SELF_REPAIR.match(text, gap.end() if gap else span[1])
-    if repair is None:
+    meant = put_right_after(text, span[1])
+    if meant is None:
         return span
-    for shape in (_SPELLED, _CODE):       # ("6 6 0 3 1, no sorry, 6 6 0 3 7": spelled out again)
-        code = re.compile(_APART + shape + _APART_AFTER).match(text, repair.end())
+    for pattern in _CODES_APART:       # ("6 6 0 3 1, no sorry, 6 6 0 3 7": spelled out again)
+        code = pattern.match(text, meant)
         if code is not None:
             return code.span("v")
     return span
