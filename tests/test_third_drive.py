@@ -335,3 +335,8 @@ async def test_never_mind_then_the_other_command_carries_it_out() -> None:
     assert "关上" in replies[1].text and "取消" not in replies[1].text
     replies = await _chat("zh", ["去机场", "算了，就去公司吧"], "in_car")
     assert "公司" in replies[1].text
+
+
+async def test_the_value_held_refused_alone_is_taken_back_not_asked_about() -> None:
+    replies = await _chat("zh", ["去火车站", "别火车站了"], "in_car")
+    assert "改成火车站" not in replies[1].text and "取消" in replies[1].text

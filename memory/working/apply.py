@@ -128,6 +128,13 @@ class _Applier:
         asked_anew = self.state.last_act.act == "ask" and self.state.last_act.key == op.key
         ambiguous = not op.correction and not waiting and (op.hedged or existing.confirmed) \
             and not self.schema.is_control(op.key) and not asked_anew
+        if ambiguous and new.comparator == Comparator.NE and existing.comparator == Comparator.EQ \
+                and new.value == existing.value:
+            # "别火车站了" with the station set, and no other place said: it is taken back, not asked
+            # about as "you said the station, now not the station: change it to the station?".
+            del self.state.constraints[slot]
+            self.record(ChangeAction.WITHDRAWN, slot, describe_condition(existing), None, "user refused the value held")
+            return
         if not ambiguous:
             before = describe_condition(existing)
             self.state.previous[slot] = existing.value   # "the earlier time" refers to it
