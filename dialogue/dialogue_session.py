@@ -297,8 +297,10 @@ class DialogueSession:
             if state_question is not None and set(state_question.keys) & changed:
                 state_question = None
             if state_question is not None and state_question.kind == "slot" and WANTS_OPTIONS.search(text) \
-                    and not any(view.find(k) for k in state_question.keys):
-                state_question = None     # "what restaurants can you book?", 能订哪些餐厅: options asked for
+                    and not any(view.find(k) for k in state_question.keys) and not points_back(text):
+                # "what restaurants can you book?", 能订哪些餐厅: options asked for (你刚才推荐哪家来着
+                # asks which was offered).
+                state_question = None
             if state_question is not None and state_question.kind == "slot" and memory_answer is not None \
                     and (LASTING_QUESTION.search(text) or not any(view.find(k) for k in state_question.keys)) \
                     and not self._newer_than_memory(view, schema, state_question.keys, memory_answer, language):

@@ -133,6 +133,9 @@ class KeySpec:
     # learned value reader (`memory/working/values.py`); "": only by the rules and the LLM.
     open_value: str = ""
     ask: dict[str, str] = field(default_factory=dict)   # how the agent asks for this key, per language
+    # The place key these are stops on the way to: a place said before that one, with a word of
+    # sequence between (先去幼儿园，再去公司; "the bank first, then home"), is a stop.
+    on_the_way_to: str = ""
     # The value the agent picks when the user leaves it to it ("up to you", 你看着办), if any.
     suggested: Any = None
 
@@ -354,7 +357,12 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
             open_value=_open_value(raw.get("open_value"), f"domain {data.get('name')}: key {name}"),
             ask={k: str(v) for k, v in (raw.get("ask") or {}).items()},
             suggested=raw.get("suggested"),
+            on_the_way_to=str(raw.get("on_the_way_to") or ""),
         )
+    for spec in keys.values():
+        if spec.on_the_way_to and spec.on_the_way_to not in keys:
+            raise ValueError(f"domain {data.get('name')}: key {spec.name} is on_the_way_to {spec.on_the_way_to!r}, "
+                             f"which is not a key; known: {', '.join(keys)}")
     return DomainSchema(name=str(data.get("name", "custom")), keys=keys,
                         goal_words=_words(data.get("goal_words")),
                         goal_text={k: str(v) for k, v in (data.get("goal_text") or {}).items()},

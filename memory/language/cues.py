@@ -197,6 +197,7 @@ EN = StateCues(
     head_count_join=re.compile(r"^\s*,?\s*(?:and|plus|with|along with|together with|&|\+|,)?\s*(?:also\s+)?$",
                                re.IGNORECASE),
     bare_number=re.compile(r"\b(?:make (?:it|that)|change (?:it|that) to|actually|instead|rather|let'?s say|"
+                           r"(?:let'?s |we'?ll |i'?ll )?go with|"
                            r"i meant|now|(?:it|that|we)(?:'ll| will) be)\s+(?P<n>"
                            + EN_NUMBER + r")\b(?!\s*(?::|am|pm|o'?clock|dollars|bucks))"),
     amount_limit=(

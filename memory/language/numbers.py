@@ -170,9 +170,11 @@ def find_en_times(text: str, require_cue: bool = True) -> list[tuple[str, int, i
         cued = bool(m.group("suffix") or m.group("m") or half or m.group("mw") or m.group("ish"))
         # ("Like 7" in speech is about 7; "I'd like 2" is no time.)
         if not cued and re.search(r"\b(?:at|around|by|about|until|till|(?<!'d )(?<!would )like)\s+$", before):
-            after = lowered[m.end(): m.end() + 12]
-            # ("at one of them" is a place among several, not one o'clock)
-            cued = not re.match(r"\s*(?:people|persons|guests|of\b|seats|adults|dollars|bucks|degrees?|percent|%|"
+            after = lowered[m.end(): m.end() + 24]
+            # ("at one of them" is a place among several, not one o'clock; "like eight or nine
+            # people" counts a party)
+            cued = not re.match(r"\s*(?:(?:or|to)\s+\w+\s+(?:people|persons|guests|of us|adults)\b|"
+                                r"people|persons|guests|of\b|seats|adults|dollars|bucks|degrees?|percent|%|"
                                 r"minutes?|mins?|hours?|hrs?|miles?|km|kilomet|notch|bars?|levels?|stars?|more|up|down)",
                                 after)
         if not cued and _EN_PERIOD_AFTER.match(lowered, m.end()):
@@ -326,7 +328,8 @@ def find_zh_dates(text: str) -> list[tuple[str, int, int]]:
     # building, a door or a seat numbered so (3号线, 5号楼, 2号门).
     # (Nor a house number, 中关村大街27号.)
     for m in re.finditer(r"(?<![月\d零一二三四五六七八九十几单码街路道巷弄楼院村区])"
-                         r"(\d{1,2}|[一二三四五六七八九十]{1,3})[号日](?![码线楼门店位桌厅院口机车床])", text):
+                         r"(\d{1,2}|[一二三四五六七八九十]{1,3})[号日]"
+                         r"(?![码线楼门店位桌厅院口机车床航站台栋座层])", text):
         day = zh_to_int(m.group(1))
         if day and 1 <= day <= 31 and not any(start <= m.start() < end for _, start, end in found):
             found.append((f"day {day}", m.start(), m.end()))

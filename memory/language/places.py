@@ -73,13 +73,18 @@ _NAMED = re.compile(r"^(?:ns|nt|nr\w*|nz|j|eng)$")
 _ENDS_A_PLACE = re.compile(r"^(?:y|r\w*|d|c|p|ul|uz|ug|ud|x|w|e|o|i|l|z\w*|t\w*)$")
 _NUMBER_ZH = re.compile(r"[\d零一二两三四五六七八九十百千万几半多少久]+")
 # Said before the place but not part of it (去趟超市, 去一下银行, 去那个广场).
-_LEADING_ZH = re.compile(r"^[\s,，]*(?:是|去|到)?(?:一趟|趟|一下|下|一个|个|那个|这个|那家|这家|一家|家)?"
+_LEADING_ZH = re.compile(r"^[\s,，]*(?:是|去|到)?(?:一趟|趟|一下|下|一个|个|那个|这个|那家|这家|一家|家(?![门里]))?"
                          r"(?:名叫|名字叫|名字是|叫做)?(?=.)")
 # A place described by its rating or price is one to search for (去一家人均100元的餐馆), not a name.
 _SEARCHED_FOR_ZH = re.compile(r"评分|人均|消费|价位|\d+\s*(?:元|分|块)|"
                               r"[\d一二两三四五六七八九十几半]+个?(?:小时|分钟|钟头)")     # (…nor is a while a place)
 _POINTING_ZH = frozenset(("那个", "这个", "那家", "这家"))
 _BRANCH_ZH = re.compile(r"[(（][^()（）]{1,12}[)）]")
+# The part of a place said after it: a terminal, a phase, a building, a gate (首都机场T3, 国贸三期,
+# 望京SOHO T1, 西直门B口, 3号航站楼): the driver is going there, not to the place at large.
+_PART_ZH = re.compile(r"\s?(?:T\d(?:航站楼)?|[A-Z]\d{0,2}(?:口|座|门|出口|栋)|"
+                      r"(?:\d{1,3}|[一二三四五六七八九十]{1,3})(?:号航站楼|号楼|号门|号口|期|栋|座|号院|出口|号出口)|"
+                      r"航站楼|[东南西北]门|[东南西北]口)")
 _CLAUSE_END_ZH = re.compile(r"[,，。.!！?？;；、(（]|然后|再|顺便|并且|同时|接着|之后|以后|的时候|(?:的)?路上|"
                             r"乘坐|坐地铁|坐出租|打车|打的|叫车|坐车")
 
@@ -215,14 +220,25 @@ def find_place_zh(text: str, cues: tuple[str, ...], answering: bool = False) -> 
     found: list[PlaceSaid] = []
     cue_spans: list[tuple[int, int]] = []
     for cue in sorted(set(cues), key=len, reverse=True):
+        # A cue in two parts, around the place ("在…停": 在东直门停一下): the place must be followed by the second.
+        cue, _, tail = cue.partition("…")
         for m in re.finditer(re.escape(cue), text):
             if any(s < m.end() and m.start() < e for s, e in cue_spans) or _inside_a_word(text, m.start(), m.end()):
                 continue
-            cue_spans.append(m.span())
+            if not tail:
+                cue_spans.append(m.span())      # (去 inside 导航去 is the same cue; 在 of 在…靠边 is not 在…停's)
             if cue == "到" and (_after_a_verb_of_result(text, m.start())
                                or _NUMBER_ZH.fullmatch(text[m.start() - 1:m.start()])):
                 continue        # 能吃到腰子的餐馆, 找到: 到 says the verb succeeded; 150到500元 is a range
             place = _place_after(text, m.start(), m.end(), sure=_leads_only_to_a_place(cue))
+            if place is not None and tail:
+                # (The tagger may run the place into the second part: 东直门停一下 is cut at 停.)
+                at_tail = text.find(tail, place.start + 2, place.end + 1)
+                if at_tail > 0:
+                    name = text[place.start:at_tail].rstrip()
+                    place = PlaceSaid(place.start, place.start + len(name), name, place.cue_start)
+                elif not text[place.end:].lstrip().startswith(tail):
+                    continue
             if place is not None and not any(p.start < place.end and place.start < p.end for p in found):
                 found.append(place)
     return sorted(found, key=lambda p: p.start)
@@ -282,6 +298,9 @@ def _place_after(text: str, cue_start: int, at: int, sure: bool) -> PlaceSaid | 
     sure = sure or "从" in text[clause_bounds(text, cue_start, cue_start)[0]:cue_start]
     if not (sure or _is_a_place(kept)) or _SEARCHED_FOR_ZH.search(name):
         return None
+    part = _PART_ZH.match(text, start + len(name))
+    if part:
+        name += part.group()
     branch = _BRANCH_ZH.match(text, start + len(name))      # 海底捞火锅(西单店): the branch is part of it
     if branch:
         name += branch.group()

@@ -28,9 +28,12 @@ _DOWN_EN = (r"\b(?:fewer|less|minus|lower|reduce|decrease|drop(?:ped)?|(?:can'?t
             r"go down|(?:can'?t|cannot|won'?t) "
             r"(?:make it|come|join)|(?:isn'?t|aren'?t|not) (?:coming|joining) (?:any ?more|after all)|dropped out|"
             r"one short)\b")
-_UP_ZH = r"多(?!少|谢)|加(?!油|州)|又来|再来|增加|调高|升高|提高|高(?!兴|速|架|铁)"
+# (好多人 is many people, 加班 overtime; 我同事也要来 is one more.)
+_UP_ZH = (r"(?<![好很许挺太么])多(?!少|谢)|加(?!油|州|班)|又来|再来|"
+          r"(?<=[人友事子客爸妈哥姐弟妹婆公儿])也(?:要|会)?来(?!一)|增加|调高|升高|提高|高(?!兴|速|架|铁)")
 _DOWN_ZH = r"(?<!多)少(?!于)|减|不来了|来不了|降低|调低|降|低"
-_LATER_EN = r"\b(?:later|push(?:ed)? (?:it |that |the \w+ )?back|delay(?:ed)?|postpone[d]?|the day after|next day)\b"
+_LATER_EN = (r"\b(?:later|push(?:ed)? (?:it |that |the \w+ )?(?:back|out|(?=(?:by )?(?:half|an?|one|two|\d+)\b))|"
+             r"delay(?:ed)?|postpone[d]?|the day after|next day)\b")
 _EARLIER_EN = r"\b(?:earlier|sooner|bring (?:it |that |the \w+ )?forward|move (?:it |that )?up|the day before)\b"
 _LATER_ZH = r"推迟|延后|往后|推后|(?<![今明傍])晚(?!上|饭|餐|安|会)|后一天|第二天"
 _EARLIER_ZH = r"提前|提早|往前|(?<![今明])早(?!上|餐|饭|晨|安)|前一天"
@@ -40,7 +43,7 @@ _PEOPLE_EN = re.compile(r"\b(?:people|persons?|guests?|friends?|colleagues?|kids
                         r"somebody|one of us|of us|(?:my|our) (?:\w+ )?(?:brother|sister|mum|mom|dad|father|mother|"
                         r"wife|husband|partner|son|daughter|boss|cousin|aunt|uncle)|seats?|chairs?|"
                         r"one more|two more|three more)\b", _I)
-_PEOPLE_ZH = re.compile(r"人|位|朋友|同事|孩子|客人")
+_PEOPLE_ZH = re.compile(r"人|位|朋友|同事|孩子|客人|爸|妈|哥|姐|弟|妹|老婆|老公|儿子|女儿|亲戚|领导|老板")
 _MINUTES_EN = re.compile(r"\b(?:hours?|minutes?|mins?|half an hour|quarter of an hour)\b", _I)
 _MINUTES_ZH = re.compile(r"小时|钟头|分钟|半个?钟")
 _DAYS_EN = re.compile(r"\b(?:days?|the day after|the day before|next day|a day)\b", _I)

@@ -54,6 +54,7 @@ from monologue.memory.language.person import looks_like_a_chinese_name
 from monologue.memory.language.places import find_place_en, find_place_zh, not_going, places_corrected
 from monologue.memory.language.stances import asks, clause_bounds, is_query, tells_of_the_past
 from monologue.memory.language.wishes import content_words
+from monologue.memory.working.on_the_way import read_stops_said_first
 from monologue.memory.working.put_right import held_number_named, held_number_replaced
 from monologue.memory.working.readers import (
     OutOfRange,
@@ -77,6 +78,7 @@ from monologue.memory.working.state import (
     NO_ACT,
     WHICH_CONTROL,
     Comparator,
+    Condition,
     Op,
     Operation,
     OpSource,
@@ -193,6 +195,9 @@ def _masked(text: str, spans: list[Span]) -> str:
     return text
 
 
+_COUNT_ANSWERED_ZH = re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*个(?![小钟月星礼半多])")
+
+
 def _overlaps(span: Span, taken: list[Span]) -> bool:
     return any(span[0] < end and start < span[1] for start, end in taken)
 
@@ -306,6 +311,9 @@ class RuleExtractor:
             dates = [d for d in said_dates if not self._negated(text, d[1], cues) and d[0] not in refused_days
                      and not self._the_reference(spec, d[0], relative.written, state)
                      and not _overlaps((d[1], d[2]), withdrawn_spans)]     # 星期二不要了 sets no Tuesday
+            # (改成下周六吧，周五好多人加班: the day held, named again as the reason, is not the new one.)
+            held_days = [str(c.value) for c in state.find(spec.name)] if state is not None else []
+            dates = [d for d in dates if not any(h == d[0] or h.endswith(" " + d[0]) for h in held_days)] or dates
             for value, start, end in dates[-1:]:
                 add(Operation(Op.SET, spec.name, Comparator.EQ, value, text[start:end], correction=result.correction),
                     (start, end))
@@ -316,9 +324,9 @@ class RuleExtractor:
             asked_type = self.schema.key(last_asked).type if last_asked else ""
             time_read = any(op.op == Op.SET and op.key and self.schema.key(op.key).type == "time" for op in ops)
             # ("for 8 please" to "what time?" is the hour; "Saturday at 7 for 4" is the party.)
-            self._head_count(spec, said, taken, add, result.correction, state,
+            self._head_count(spec, said, taken, add, result.correction,
                              for_n_is_the_hour=asked_type == "time" and not time_read
-                             or asked_type == "date" and not taken)
+                             or asked_type == "date" and not taken, asked=last_asked == spec.name)
         last = state.last_act if state is not None else NO_ACT
         asked = last.key if last.act == "ask" else ""
         held = frozenset(c.key for c in state.constraints.values()) if state is not None else frozenset()
@@ -328,12 +336,13 @@ class RuleExtractor:
         # An option's name before the enums: 海底捞火锅 names a place, not a wish for hotpot.
         self._option_named(said, taken, add, result.correction, state)
         self._things_asked_for(said, taken, add, result.correction, state, commanded)
+        read_stops_said_first(self.schema, text, lang, taken, add)     # (先去幼儿园，再去公司: a stop, then where to)
         self._places_named(said, taken, add, result.correction, state)
         self._place_explained(said, taken, add, state)
         self._enums(said, taken, add, result.correction, withdrawn_keys, state, commanded)
         ops[:] = self._not_either_or(ops, text, where)
         self._left_behind(ops, text, state, add)
-        self._bare_number_corrects(said, ops, taken, add, state)
+        self._bare_number_corrects(said, ops, taken, add, state, where)
         self._number_answered(said, ops, state, add, result.correction, commanded)
         self._left_to_the_agent(said, ops, state, add)
         if lang == "en":          # the name shapes are English capitalisation
@@ -365,8 +374,12 @@ class RuleExtractor:
             elif result.polarity == "no":
                 ops.append(Operation(Op.REJECT, words=text.strip()))
         # "Earlier, at half six": a value said outright wins over the change said beside it.
+        # The change words still say it is a change, not a slip or a second thought to ask about
+        # (行，那就晚一点吧，七点半 after seven o'clock was agreed).
         said_outright = {op.key for op in ops if op.op == Op.SET and op.source != OpSource.RELATIVE}
-        ops = [op for op in ops if op.source != OpSource.RELATIVE or op.key not in said_outright]
+        moved = {op.key for op in ops if op.source == OpSource.RELATIVE and op.key in said_outright}
+        ops = [replace(op, correction=True) if op.op == Op.SET and op.key in moved else op
+               for op in ops if op.source != OpSource.RELATIVE or op.key not in said_outright]
         ops = settle(self.schema, self._put_right(ops, where, text))
         if result.hedged:
             # A hedge reaches the values of its own clause ("maybe six?"), not the whole turn
@@ -518,14 +531,19 @@ class RuleExtractor:
         return "yes" if cues.yes.search(lowered) else ""
 
     @staticmethod
-    def _head_count(spec: KeySpec, said: _Said, taken: list[Span], add: Add, correction: bool,
-                    state: SessionState | None, *, for_n_is_the_hour: bool = False) -> None:
+    def _head_count(spec: KeySpec, said: _Said, taken: list[Span], add: Add, correction: bool, *,
+                    for_n_is_the_hour: bool = False, asked: bool = False) -> None:
         text, source, cues = said.text, said.source, said.cues
         if RuleExtractor._head_count_in_groups(spec, said, taken, add, correction):
             return
-        for pattern in cues.head_count:
+        said_at = -1      # where the count written ends: another is read after it only past a slip put right
+        # (Asked how many, 就五个吧，中午十一点半: so many, with no word for people.)
+        answer = (_COUNT_ANSWERED_ZH,) if asked and said.lang == "zh" else ()
+        for pattern in (*cues.head_count, *answer):
             for m in pattern.finditer(source):
                 span = m.span("n")
+                if said_at >= 0 and not (m.start() > said_at and SELF_REPAIR.search(source[said_at:m.start()])):
+                    continue      # (四个人吧，哦不对，我老婆她妈也来，五个人: the count after the slip stands)
                 if _overlaps(span, taken) or RuleExtractor._negated(text, m.start(), cues):
                     continue      # "not four people but six": the refused count is not written
                 if for_n_is_the_hour and m.group().lower().startswith("for "):
@@ -540,20 +558,27 @@ class RuleExtractor:
                 else:
                     m_start, m_end = m.start(), m.end()
                 if n is not None and 1 <= n <= 200:
-                    add(Operation(Op.SET, spec.name, Comparator.EQ, n, text[m_start:m_end], correction=correction),
-                        span)
-                    return
+                    add(Operation(Op.SET, spec.name, Comparator.EQ, n, text[m_start:m_end],
+                                  correction=correction or said_at >= 0), span)
+                    said_at = m_end
 
     def _bare_number_corrects(self, said: _Said, ops: list[Operation], taken: list[Span], add: Add,
-                              state: SessionState | None) -> None:
+                              state: SessionState | None, where: dict[int, Span]) -> None:
         """"Make it six", "actually make that 8 instead", 改成八: a bare number in a correction is
         the held count or time said last (8 after "around 7:30" is 20:00; after "four of us", 8
         people), where it fits that key."""
         bare = said.cues.bare_number.search(said.source)
-        # (A relative change beside it, "改成八个吧，又来了两个朋友", is the reason; the number said stands.)
-        if bare is None or state is None or _overlaps(bare.span("n"), taken) \
-                or any(op.op == Op.SET and op.key and op.source != OpSource.RELATIVE
-                       and self.schema.key(op.key).type in ("int", "time") for op in ops):
+        if bare is None or state is None or _overlaps(bare.span("n"), taken):
+            return
+        # A count or a time said this turn is the one put right by a bare number after a slip ("four
+        # of us actually no make it five"); otherwise it stands. (A relative change beside it,
+        # "改成八个吧，又来了两个朋友", is the reason; the number said stands.)
+        said_now = [op for op in ops if op.op == Op.SET and op.key and op.source != OpSource.RELATIVE
+                    and self.schema.key(op.key).type in ("int", "time") and id(op) in where]
+        gaps = [(op, said.source[where[id(op)][1]:bare.start("n")]) for op in said_now
+                if where[id(op)][1] <= bare.start()]
+        slipped = [op for op, gap in gaps if SELF_REPAIR.search(gap) or said.cues.correction.search(gap)]
+        if said_now and not slipped:
             return
         n = to_int(bare.group("n"))
         # (改成八个吧 counts; 改成八点 is the hour: a unit after the number says which.)
@@ -563,6 +588,10 @@ class RuleExtractor:
         held = [c for c in state.constraints.values() if c.key in self.schema.keys and c.comparator == Comparator.EQ
                 and (self.schema.key(c.key).reader == Reader.HEAD_COUNT and not timed
                      or self.schema.key(c.key).type == "time" and not counted)]
+        if slipped:
+            last = max(slipped, key=lambda op: where[id(op)])
+            held = [Condition(last.key, Comparator.EQ, last.value, last.words, state.turn + 1)]
+            ops[:] = [op for op in ops if op is not last]
         if n is None or not held:
             return
         latest = max(held, key=lambda c: (c.last_mentioned, self.schema.key(c.key).reader == Reader.HEAD_COUNT))
@@ -922,13 +951,19 @@ class RuleExtractor:
                     or tells_of_the_past(said.text, found.start, found.end, said.lang) \
                     or self._names_another_key(found.text, spec.name, said.lang):
                 continue
-            if said.lang == "zh" and said.text[:found.start].rstrip(" ，,").endswith("叫") \
-                    and not looks_like_a_chinese_name(found.text):
-                continue      # 我叫王磊 names the user; 帮我叫辆车, 我叫了外卖 name nobody
+            loose = re.search(r"(?:叫|姓|写|留|联系人是?)$", said.text[:found.start].rstrip(" ，,")) \
+                if said.lang == "zh" else None
+            if loose is not None and not looks_like_a_chinese_name(found.text) \
+                    and not ((loose.group() == "姓" or re.match(r"先生|女士|小姐|太太", said.text[found.end:]))
+                             and looks_like_a_chinese_name(found.text + "某")):    # (姓陈, 写李先生: a surname alone)
+                continue      # 我叫王磊, 姓陈 name the user; 帮我叫辆车, 我叫了外卖, 写个备注 name nobody
             left, right = clause_bounds(said.text, found.start, found.end)
             if asks(said.text, found.start, found.end, said.lang) or is_query(said.text[left:right]):
                 continue      # "现在放的是谁的歌", "what are you playing?": asked about, not asked for
-            add(Operation(Op.SET, spec.name, Comparator.EQ, found.text, clause_of(said.text, (found.start, found.end)),
+            title = re.match(r"先生|女士|小姐|太太", said.text[found.end:]) if loose is not None else None
+            # (A surname is said back with its title: 李先生, not 李.)
+            value = found.text + title.group() if title is not None and len(found.text) == 1 else found.text
+            add(Operation(Op.SET, spec.name, Comparator.EQ, value, clause_of(said.text, (found.start, found.end)),
                           correction=correction), (found.start, found.end))
 
     def _left_behind(self, ops: list[Operation], text: str, state: SessionState | None, add: Add) -> None:
@@ -1015,12 +1050,13 @@ class RuleExtractor:
                         spec, said.text[clause_bounds(said.text, p.cue_start, p.cue_start)[0]:p.cue_start], said.lang)]
             # The places said before the last were corrected: their words are no value for the
             # enums either (上海火车站 哦不 上海南站 is no station).
-            for place in kept[:-1]:
+            # (Every one, where the key holds several: 路过东直门和雍和宫.)
+            for place in kept[:-1] if not spec.multi else []:
                 taken.append((place.start, place.end))
-            for place in kept[-1:]:       # "先去公司，算了，去人民广场": the last one said
+            for place in kept[-1:] if not spec.multi else kept:       # "先去公司，算了，去人民广场": the last one said
                 where = (place.start, place.end)
-                add(Operation(Op.SET, spec.name, Comparator.EQ, place.name, clause_of(said.text, where),
-                              correction=correction), where)
+                add(Operation(Op.SET, spec.name, Comparator.INCLUDES if spec.multi else Comparator.EQ, place.name,
+                              clause_of(said.text, where), correction=correction), where)
 
     def _option_named(self, said: _Said, taken: list[Span], add: Add, correction: bool,
                       state: SessionState | None) -> None:

@@ -19,7 +19,8 @@ from datetime import date, timedelta
 from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
-from monologue.memory.language.numbers import EN_NUMBER, WEEKDAYS, ZH_NUMBER
+from monologue.memory.language.cues import STATE_CUES
+from monologue.memory.language.numbers import EN_NUMBER, WEEKDAYS, ZH_NUMBER, find_en_times, find_zh_times
 from monologue.memory.language.relative import RelativeWords, read_relative
 from monologue.memory.language.stances import asks, clause_bounds, is_query
 from monologue.memory.working.readers import about_something_else, commanded_keys, cued
@@ -171,6 +172,17 @@ def _set_to_a_number(spec: KeySpec, clause: str, lang: str, change_end: int) -> 
                for m in re.finditer(re.escape(c) + spaced + "(?:" + number + ")", clause, re.IGNORECASE))
 
 
+def _said_outright(spec: KeySpec, clause: str, words: RelativeWords, lang: str) -> bool:
+    """Whether the clause also says the key's new value itself: a time on the clock, a head
+    count apart from the change's own amount (not 再多加一个人, "add two people")."""
+    if spec.type == "time":
+        return bool(find_en_times(clause) if lang == "en" else find_zh_times(clause))
+    if spec.reader == Reader.HEAD_COUNT:
+        return any(found.end() < words.start - 3 or found.start() > words.end + 3
+                   for p in STATE_CUES[lang].head_count for found in p.finditer(clause.lower()))
+    return False
+
+
 def _sentence(text: str, span: Span) -> str:
     left = max((m.end() for m in re.finditer(r"[.!?。！？]", text[: span[0]])), default=0)
     after = re.compile(r"[.!?。！？]").search(text, span[1])
@@ -269,6 +281,10 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
         # "Warmer please and turn the fan up": the change is said up to the "and" that goes on to
         # another key; what follows is that key's, for its own reader.
         span = _said_in(schema, spec, said_clause, words.end, span, lang)
+        if _said_outright(spec, said_clause, words, lang):
+            # "a bit later, like quarter past seven", "my sister can't make it so just two of us":
+            # the value said is read as itself (and wins); only the words of the change are this reading's.
+            span = (m.start() + words.start, m.start() + words.end)
         if not held and spec.reading.extra_is_the_value and words.direction == 1 and words.amount is not None:
             add(Operation(Op.SET, spec.name, Comparator.EQ, words.amount, clause.strip(),
                           reason="the extra sum said is the sum", source=OpSource.RELATIVE), span)

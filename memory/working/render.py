@@ -232,7 +232,18 @@ def spoken_conditions(conditions: list[Condition], schema: DomainSchema, languag
         conditions = [c for c in conditions if c not in free[1:]]
         conditions[conditions.index(first)] = Condition(first.key, first.comparator, joined, first.words, first.turn,
                                                         multi=first.multi)
-    parts = [spoken_condition(c, schema, language) for c in conditions]
+    # So are several values of one set-valued key with its own phrase ("with a stop at Walmart
+    # and Joe's Diner", 途经幼儿园和东直门), not "with a stop at Walmart with a stop at Joe's Diner".
+    grouped: list[Condition] = []
+    for c in conditions:
+        spec = schema.key(c.key)
+        same = [d for d in conditions if d.key == c.key and d.comparator == c.comparator]
+        if len(same) < 2 or not spec.multi or spec.phrase(c.comparator, language) is None:
+            grouped.append(c)
+        elif c is same[0]:
+            joined = join([spoken_value(spec, d.value, language) for d in same], language)
+            grouped.append(Condition(c.key, c.comparator, joined, c.words, c.turn, multi=True))
+    parts = [spoken_condition(c, schema, language) for c in grouped]
     out = parts[0] if parts else ""
     for before, part in zip(parts, parts[1:], strict=False):
         # "for 4 people on Saturday at 7 pm": a phrase that starts with its preposition runs on,

@@ -1,0 +1,89 @@
+"""Stops said on the way to where the user is going.
+
+先去趟幼儿园接孩子，再去公司; 去加油站，然后去机场; "swing by the bank first, then take me home": a
+place said before the destination, with a word of sequence between them, is a stop on the way,
+not a destination the user then put right (先去公司，算了，去机场 is that). A key declares what it
+holds the stops to (`on_the_way_to` in the domain YAML); the words of sequence are the
+language's. The place after the sequence word is left to the destination's own readers.
+
+Nothing here names a domain or a key.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from monologue.memory.domain.schema import DomainSchema, KeySpec
+from monologue.memory.language.places import PlaceSaid, find_place_en, find_place_zh
+from monologue.memory.language.stances import clause_bounds
+from monologue.memory.working.readers import value_pattern
+from monologue.memory.working.state import Comparator, Op, Operation
+
+Span = tuple[int, int]
+Add = Callable[[Operation, Span], None]
+
+# A word of sequence before a word of going on (再去公司, 然后回家; "then home", "and after that to
+# the office"). Not 再 alone: 再高一点 moves a setting.
+_THEN = {"zh": re.compile(r"[，,。\s]*(?:(?:然后|之后|接着|完了|完事|回头)再?|再)\s*"
+                          r"(?=去|到|回|开到|开去|导航|送我|带我)"),
+         "en": re.compile(r",?\s*\b(?:and then|then|after that|afterwards|and after that)\b,?\s*", re.IGNORECASE)}
+# What a stop said first carries after it in English ("the bank first").
+_FIRST_EN = re.compile(r"\s+first\b.*$", re.IGNORECASE)
+
+
+def read_stops_said_first(schema: DomainSchema, text: str, lang: str, taken: list[Span], add: Add) -> None:
+    """The places said before the destination, with a word of sequence between, as stops."""
+    for stops in schema.keys.values():
+        if not stops.on_the_way_to or lang not in _THEN:
+            continue
+        going = schema.key(stops.on_the_way_to)
+        for then in _THEN[lang].finditer(text):
+            if not _going_somewhere(schema, going, text[then.end():], lang):
+                continue
+            for start, end, value in _places_before(schema, going, stops, text[:then.start()], lang):
+                if any(start < e and s < end for s, e in taken):
+                    continue
+                left, right = clause_bounds(text, start, end)
+                add(Operation(Op.SET, stops.name, Comparator.INCLUDES, value, text[left:right].strip(),
+                              reason="a stop on the way, said before where to go"), (start, end))
+            break
+
+
+def _find(going: KeySpec, text: str, lang: str) -> list[PlaceSaid]:
+    cues = going.name_cues.get(lang, ())
+    return find_place_en(text, cues) if lang == "en" else find_place_zh(text, cues)
+
+
+def _going_somewhere(schema: DomainSchema, going: KeySpec, text: str, lang: str) -> bool:
+    """Whether `text` (after the word of sequence) names where to go: a place, or one of the key's values."""
+    return bool(_find(going, text, lang)) or any(
+        key == going.name and re.search(value_pattern(word, lang == "en"), text.lower())
+        for word, key, _value in schema.enum_lexicon(lang))
+
+
+def _places_before(schema: DomainSchema, going: KeySpec, stops: KeySpec, text: str,
+                   lang: str) -> list[tuple[int, int, str]]:
+    """(start, end, stop) for each place said in `text`: a kind of stop the key lists by its
+    value (加油站 → fuel), any other place as said (幼儿园, 公司)."""
+    found: list[tuple[int, int, str]] = []
+    for place in _find(going, text, lang):
+        name = _FIRST_EN.sub("", place.name) if lang == "en" else place.name
+        found.append((place.start, place.start + len(name), _stop_value(stops, name, lang) or name))
+    for word, key, value in schema.enum_lexicon(lang):
+        if key not in (going.name, stops.name):
+            continue
+        for m in re.finditer(value_pattern(word, lang == "en"), text.lower()):
+            if not any(m.start() < end and start < m.end() for start, end, _ in found):
+                found.append((m.start(), m.end(), value if key == stops.name else text[m.start():m.end()]))
+    return sorted(found)
+
+
+def _stop_value(stops: KeySpec, name: str, lang: str) -> str:
+    """The stop kind a place's name is one of the words for (加油站 → fuel), or ""."""
+    said = name.casefold().removeprefix("the ")
+    return next((value for value, words in stops.values.items()
+                 if any(said == w.casefold().removeprefix("the ") for w in words.get(lang, ()))), "")
+
+
+__all__ = ["read_stops_said_first"]

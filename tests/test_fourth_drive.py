@@ -1,0 +1,154 @@
+"""What new users said in Mandarin and English (2026-12-06, fourth test drive) and was misread.
+
+- A count put right in the same breath ("four of us actually no make it five", 四个人吧，哦不对，
+  …五个人) kept the first; "my sister can't make it so just two of us" took two off; "a bit later
+  like quarter past seven" was 7:07; "like eight or nine people" also set 8 pm; 周五好多人加班
+  added a guest (好多人 is "many people", 加班 is overtime) and kept Friday over 改成下周六.
+- 行，那就晚一点吧，七点半 after seven was agreed asked back whether to change it.
+- "push it half an hour" moved nothing; "let's go with six" was small talk.
+- 姓陈, 名字写李先生, 联系人张伟, "name is Chen" left the table with no name.
+- 你刚才说推荐哪家来着 offered another place.
+- The car: 先去趟幼儿园接孩子，再去公司 lost the stop; 在东直门停一下 and "stop by Joe's Diner"
+  were notes or nothing; 首都机场T3 lost T3 and 3号航站楼 became the 3rd of the month; several
+  stops were read back "with a stop at X with a stop at Y".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from monologue.configs import load_config
+from monologue.memory.domain.schema import load_schema
+from monologue.memory.working.extract import RuleExtractor
+from monologue.memory.working.state import Comparator, Condition, Op, SessionState
+from monologue.pipeline.builder import AgentModels
+from monologue.pipeline.text_chat import chat_session
+
+from fakes import PlannerFollowingLLM, steady
+
+
+async def _chat(language: str, lines: list[str], domain: str) -> list[Any]:
+    """The agent's replies to `lines`, one per turn."""
+    overrides = steady(monologue={"llm_mode": "never", "domain": domain}, reply={"wording": "policy"},
+                       long_term={"llm_help": False})
+    config = load_config(overrides={**overrides, "language": language}, environ={})
+    result = await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))
+    return [turn.reply for turn in result.turns]
+
+
+def _read(domain: str, text: str, held: dict[str, object] | None = None) -> dict[str, list[object]]:
+    """What the rules read from `text` with `held` in the state: key → the values set."""
+    state = SessionState("drive")
+    for key, value in (held or {}).items():
+        state.constraints[key] = Condition(key, Comparator.EQ, value, str(value), 1, 1.0)
+    out: dict[str, list[object]] = {}
+    for op in RuleExtractor(load_schema(domain)).extract(text, state).operations:
+        if op.op == Op.SET and op.key:
+            out.setdefault(op.key, []).append(op.value)
+    return out
+
+
+# --- counts and times put right, moved, or said beside a change ---------------------------------
+
+@pytest.mark.parametrize(("text", "held", "expected"), [
+    ("uh there's gonna be four of us actually no make it five", {"date": "tomorrow"}, {"party_size": [5]}),
+    ("四个人吧，哦不对，我老婆她妈也来，五个人", {}, {"party_size": [5]}),
+    ("4个人，不对，改成5个", {"date": "tomorrow"}, {"party_size": [5]}),
+    ("around seven, no wait, make it eight", {"date": "tomorrow"}, {"time": ["20:00"]}),
+    ("wait my sister can't make it so just two of us", {"party_size": 3}, {"party_size": [2]}),
+    ("two people can't come", {"party_size": 3}, {"party_size": [1]}),
+    ("我同事也要来，再多加一个人", {"party_size": 3}, {"party_size": [4]}),
+    ("and make it a bit later like quarter past seven", {"time": "19:00"}, {"time": ["19:15"]}),
+    ("hmm actually can we push it half an hour", {"time": "19:00"}, {"time": ["19:30"]}),
+    ("not sure how many yet probably like eight or nine people", {}, {"party_size": [9]}),
+    ("let's go with six", {"party_size": 5}, {"party_size": [6]}),
+    ("算了还是改成下周六吧，周五好多人加班", {"party_size": 12, "date": "next friday"}, {"date": ["next saturday"]}),
+])
+def test_counts_and_times_put_right_or_moved(text: str, held: dict[str, object],
+                                            expected: dict[str, list[object]]) -> None:
+    read = _read("restaurant", text, held)
+    assert {k: read.get(k) for k in expected} == expected
+    assert set(read) <= set(expected), read        # nothing else: no 8 pm, no extra guest
+
+
+def test_a_change_and_the_new_value_in_one_breath_is_a_change_not_a_doubt() -> None:
+    read = RuleExtractor(load_schema("restaurant")).extract("行，那就晚一点吧，七点半", _held(time="19:00"))
+    sets = [op for op in read.operations if op.op == Op.SET]
+    assert [(op.key, op.value, op.correction) for op in sets] == [("time", "19:30", True)]
+
+
+def _held(**values: object) -> SessionState:
+    state = SessionState("drive")
+    for key, value in values.items():
+        state.constraints[key] = Condition(key, Comparator.EQ, value, str(value), 1, 1.0)
+    return state
+
+
+async def test_later_then_the_time_after_the_time_was_agreed_is_taken_and_offered_again() -> None:
+    lines = ["帮我订个明天晚上七点的位子，四个人", "川菜吧", "行，那就晚一点吧，七点半"]
+    replies = await _chat("zh", lines, "restaurant")
+    assert "7点半" in replies[-1].text and "要改成" not in replies[-1].text, replies[-1].text
+
+
+async def test_asked_how_many_so_many_is_the_count() -> None:
+    lines = ["帮我订个周日的位子", "人数还没定，大概四五个吧", "就五个吧，中午十一点半"]
+    replies = await _chat("zh", lines, "restaurant")
+    assert "5个人" in replies[-1].text and "几位" not in replies[-1].text, replies[-1].text
+
+
+# --- the name for the table ---------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("姓陈", "陈"),
+    ("行，就这样，名字写李先生", "李先生"),
+    ("联系人张伟，电话18600003333", "张伟"),
+    ("姓名是王磊", "王磊"),
+    ("great book it please name is Chen", "Chen"),
+    ("ok sure book it name is Tom Becker", "Tom Becker"),
+    ("帮我写个备注，要靠窗", None),
+    ("我叫了几个朋友", None),
+    ("留个电话吧", None),
+])
+def test_the_name_for_the_table_said_as_people_say_it(text: str, name: str | None) -> None:
+    read = _read("restaurant", text, {"date": "sunday", "party_size": 5, "time": "19:00"})
+    assert read.get("guest_name") == ([name] if name else None)
+
+
+async def test_asked_which_place_was_recommended_the_same_place_is_named() -> None:
+    replies = await _chat("zh", ["帮我订个周日的位子", "五个人，中午十一点半", "你刚才说推荐哪家来着？"], "restaurant")
+    offered = replies[1].decision["option"]
+    assert offered in replies[-1].text and replies[-1].decision.get("option", offered) == offered, replies[-1].text
+
+
+# --- stops on the way, and the part of a place ----------------------------------------------------
+
+@pytest.mark.parametrize(("language", "text", "expected"), [
+    ("zh", "先去趟幼儿园接孩子，再去公司", {"stops": ["幼儿园"], "destination": ["work"]}),
+    ("zh", "先去加油站，再去公司", {"stops": ["fuel"], "destination": ["work"]}),
+    ("zh", "去国贸，然后再去三里屯", {"stops": ["国贸"], "destination": ["三里屯"]}),
+    ("zh", "帮我在国贸停一下，然后去公司", {"stops": ["国贸"], "destination": ["work"]}),
+    ("zh", "顺路去趟幼儿园", {"stops": ["幼儿园"]}),
+    ("zh", "在东直门停一下", {"stops": ["东直门"]}),
+    ("zh", "导航去首都机场T3", {"destination": ["首都机场T3"]}),
+    ("zh", "去首都机场3号航站楼", {"destination": ["首都机场3号航站楼"]}),
+    ("zh", "去国贸三期", {"destination": ["国贸三期"]}),
+    ("zh", "导航去公司，然后把空调开到22度", {"destination": ["work"]}),
+    ("zh", "我在望京上班", {}),
+    ("en", "take me to Walmart first and then to the airport", {"stops": ["Walmart"], "destination": ["airport"]}),
+    ("en", "stop by Joe's Diner on the way", {"stops": ["Joe's Diner"]}),
+])
+def test_stops_on_the_way_and_the_part_of_a_place(language: str, text: str,
+                                                  expected: dict[str, list[object]]) -> None:
+    read = _read("in_car", text)
+    assert {k: read.get(k) for k in ("stops", "destination")} == {k: expected.get(k) for k in ("stops", "destination")}
+    assert "trip_date" not in read
+
+
+async def test_several_stops_are_said_under_one_phrase() -> None:
+    en = await _chat("en", ["take me to Walmart first and then to the airport", "stop by Joe's Diner on the way"],
+                     "in_car")
+    assert "with a stop at Walmart and Joe's Diner" in en[-1].text, en[-1].text
+    zh = await _chat("zh", ["先去趟幼儿园接孩子，再去公司", "在东直门停一下"], "in_car")
+    assert "途经幼儿园、东直门" in zh[-1].text, zh[-1].text
