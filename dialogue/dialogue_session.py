@@ -52,7 +52,12 @@ from monologue.memory.language.spoken import absolute_date
 from monologue.memory.language.stances import asks_for_information, asks_for_one, is_query, sentences_with_offsets
 from monologue.memory.stores.actions import ActionRecord
 from monologue.memory.working.engine import WorkingMemory
-from monologue.memory.working.readers import controls_given_a_level, controls_refused, controls_unnamed
+from monologue.memory.working.readers import (
+    controls_given_a_level,
+    controls_only_on_or_off,
+    controls_refused,
+    controls_unnamed,
+)
 from monologue.memory.working.render import spoken_conditions
 from monologue.memory.working.state import (
     INTERRUPTED,
@@ -65,7 +70,7 @@ from monologue.memory.working.state import (
     SessionState,
 )
 from monologue.memory.working.turn_classes import CallOff, TurnClass, calls_off
-from monologue.memory.working.wishes import asks_beyond
+from monologue.memory.working.wishes import asks_beyond, request_beyond
 
 _ASIDES = {Act.SMALL_TALK, Act.ANSWER, Act.ANSWER_STATE, Act.ANSWER_OPTION, Act.GREET, Act.DONT_KNOW,
            Act.ANSWER_MEMORY, Act.MEMORY, Act.CLARIFY}
@@ -151,6 +156,7 @@ class Planned:
     offered: list[OfferedOption] = field(default_factory=list)   # the option proposed, under the session's keys
     done: list[ActionDone] = field(default_factory=list)         # the actions carried out (SessionState.done)
     errors: list[str] = field(default_factory=list)               # tools that failed
+    said_beside: str = ""      # what the reply adds after the act ("But 'open the sunroof' isn't something I can do.")
 
 
 @dataclass(frozen=True)
@@ -338,13 +344,19 @@ class DialogueSession:
             if in_view is not None:
                 option_answer = catalogue.renamed(catalogue.answer_about(in_view, text, language, schema), language)
                 state_question = None
+        # 座椅加热调到最高档, "put it on high": a switch given a level (named, or the one just turned on).
+        switched = controls_only_on_or_off(schema, text, language, view) if state_question is None else []
+        switched = switched if not changed - set(switched) else []
         beyond = not changed and not option_answer and not asked_option and state_question is None \
-            and asks_beyond(schema, text, language)
+            and not switched and asks_beyond(schema, text, language)
         unnamed: list[str] = []
         quiet = not clarify and not changed and not beyond and state_question is None and not CLOSING.search(text)
         refused_controls = controls_refused(schema, text, language) if quiet else []
         levelled = controls_given_a_level(schema, text, language) if quiet and not refused_controls else []
-        if levelled:
+        if switched and not levelled and not refused_controls:
+            # 座椅加热调到最高档: it is on or off, and is told so (it had been "that's not something I can do").
+            clarify = say("policy.on_off_only", language, label=schema.key(switched[0]).label(language))
+        elif levelled:
             # "Set the volume to 15", 风量开到三档: it moves a step at a time, and is told so.
             clarify = say("policy.no_level", language, label=schema.key(levelled[0]).label(language))
         elif refused_controls:
@@ -412,6 +424,11 @@ class DialogueSession:
             lowered = template[:1].lower() + template[1:] if template[1:2].islower() else template
             template = say("policy.again", language, text=lowered if language == "en" else template)
             template = template.replace("再确认一下：确认一下：", "再确认一下：")   # (not the read-back's lead twice)
+        beyond_part = request_beyond(schema, text, language) if changed and not beyond else ""
+        # 有点闷，把天窗打开: the cabin is cooled, and the sunroof is not silently left shut.
+        said_beside = say("policy.cant_do_part", language, what=beyond_part) \
+            if beyond_part and decision.act not in (Act.CLARIFY, Act.CANT_DO) else ""
+        template = f"{template} {said_beside}" if said_beside else template
         template = compose(template, language)
         if catalogue is not None and language != self.language:
             # A turn answered in the other language (`--language auto`) names options in it.
@@ -439,7 +456,8 @@ class DialogueSession:
         essential = compose(wording.essential(decision, template, view), language)
         if catalogue is not None and language != self.language:
             essential = catalogue.renamed(essential, language)
-        planned = Planned(decision, template, note, essential, check, view, schema, language, offered)
+        planned = Planned(decision, template, note, essential, check, view, schema, language, offered,
+                          said_beside=said_beside)
         if decision.act in (Act.UNDONE, Act.CALLED_OFF) and decision.action in schema.actions:
             # Kept as done with nothing: the same value said again later is carried out again, a
             # task called off is not pressed again, and a later session reads that it was cancelled.
@@ -622,7 +640,8 @@ class DialogueSession:
         """The reply said again from the decision as the tools left it (record ids, failures)."""
         catalogue = self.catalogues.get(planned.view.domain)
         wording = Wording(planned.schema, planned.language, catalogue.details if catalogue else ())
-        planned.template = compose(wording.template(planned.decision, planned.view), planned.language)
+        planned.template = compose(" ".join(filter(None, (wording.template(planned.decision, planned.view),
+                                                          planned.said_beside))), planned.language)
         planned.essential = compose(wording.essential(planned.decision, planned.template, planned.view),
                                     planned.language)
         if catalogue is not None and planned.language != self.language:

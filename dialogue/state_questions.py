@@ -147,7 +147,8 @@ _ASKS_IF_DONE_EN = re.compile(
     r"^(?:so\s+|and\s+|ok(?:ay)?\s+)?(?:is|was|are|has|have)\s+(?:it|that|this|we|everything|(?:my|our|the) "
     r"(?:booking|reservation|table|ticket|request|claim|route|navigation|trip|return|refund|exchange|repair))\s+"
     r"(?:all\s+|already\s+|been\s+|now\s+)*(?:booked|reserved|done|set(?: up)?|confirmed|sorted|finished|submitted|"
-    r"filed|opened|made|complete|completed|all set|good to go|locked in)\b(?! (?:to|at|for) \d)|"
+    r"filed|opened|made|complete|completed|all set|good to go|locked in|going through|gone through|processed|"
+    r"being processed|in process|under way|underway)\b(?! (?:to|at|for) \d)|"
     r"\b(?:did|have) you (?:already |actually )?(?:book|booked|reserve|reserved|submit|submitted|file|filed|open|"
     r"opened|set|set up|do|done|make|made|finish|finished) (?:it|that|this|the (?:booking|reservation|table|ticket|"
     r"route))\b",
@@ -267,7 +268,9 @@ class StateQuestionReader:
         sentences = [s for _, s in sentences_with_offsets(text)]
         asked = [s for s in sentences if _asks(s) or _SUMMARY.search(s) or _NEXT.search(s)]
         checking = [s for s in sentences if checks_held(s)]
-        if checking and not any(_SUMMARY.search(s) or _NEXT.search(s) for s in asked):
+        # ("Is the refund going through?" asks whether it is done, not whether a refund was said.)
+        if checking and not any(_SUMMARY.search(s) or _NEXT.search(s) for s in asked) \
+                and not (view is not None and any(_asks_if_done(s) for s in checking)):
             checked = self._checked(checking, view)
             if checked:
                 keys = tuple(dict.fromkeys(k for k, _ in checked))

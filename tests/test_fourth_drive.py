@@ -10,7 +10,12 @@
 - 你刚才说推荐哪家来着 offered another place.
 - The car: 先去趟幼儿园接孩子，再去公司 lost the stop; 在东直门停一下 and "stop by Joe's Diner"
   were notes or nothing; 首都机场T3 lost T3 and 3号航站楼 became the 3rd of the month; several
-  stops were read back "with a stop at X with a stop at Y".
+  stops were read back "with a stop at X with a stop at Y"; 你刚才说的温度是多少 set the temperature
+  back; the sunroof, asked for beside a change, was left shut in silence; 调到最高档 after the seat
+  heating was "not something I can do"; "close it again" and "actually 20 is fine" were already
+  done; 不去星巴克了 kept the stop; "where are we stopping?" named the destination.
+- Customer service: "can you tell me where it is", "just cancel the whole thing", "I'd like the
+  right one sent out" were no wanted resolution; "is the refund going through?" was answered "yes".
 """
 
 from __future__ import annotations
@@ -152,3 +157,73 @@ async def test_several_stops_are_said_under_one_phrase() -> None:
     assert "with a stop at Walmart and Joe's Diner" in en[-1].text, en[-1].text
     zh = await _chat("zh", ["先去趟幼儿园接孩子，再去公司", "在东直门停一下"], "in_car")
     assert "途经幼儿园、东直门" in zh[-1].text, zh[-1].text
+
+
+# --- the car: questions, things it cannot do, a command put right -------------------------------
+
+async def test_asked_what_the_temperature_was_nothing_changes() -> None:
+    replies = await _chat("zh", ["去国贸", "空调调到二十六", "调低两度", "你刚才说的温度是多少"], "in_car")
+    assert "24" in replies[-1].text and replies[-1].decision["act"] == "answer_state", replies[-1].text
+
+
+async def test_something_the_car_cannot_do_beside_a_change_is_said() -> None:
+    zh = await _chat("zh", ["去国贸", "空调调到22度，顺便把后备箱打开"], "in_car")
+    assert "22度" in zh[-1].text and "把后备箱打开" in zh[-1].text and "做不了" in zh[-1].text, zh[-1].text
+    en = await _chat("en", ["take me to the airport", "can you turn the music down and open the sunroof"], "in_car")
+    assert "volume down" in en[-1].text and "open the sunroof" in en[-1].text, en[-1].text
+
+
+@pytest.mark.parametrize("text", [
+    "Please find restaurants in San Jose. Can you try Sino?", "Make it 3 people. And make it at half past 10.",
+    "那能再帮我找一个能吃三鲜包子，评分4.5分以上的餐馆吗？"])
+def test_a_part_that_leans_on_its_turn_is_not_beyond_the_domain(text: str) -> None:
+    from monologue.memory.working.wishes import request_beyond
+
+    assert request_beyond(load_schema("restaurant"), text, "en" if text.isascii() else "zh") == ""
+
+
+async def test_a_switch_given_a_level_is_told_it_has_none() -> None:
+    zh = await _chat("zh", ["把座椅加热开开", "调到最高档"], "in_car")
+    assert "没有档位" in zh[-1].text, zh[-1].text
+    en = await _chat("en", ["turn on my seat heater", "put it on high"], "in_car")
+    assert "only on or off" in en[-1].text, en[-1].text
+
+
+async def test_a_command_put_right_is_carried_out() -> None:
+    en = await _chat("en", ["take me to the airport", "and roll down my window a little", "close it again",
+                            "set the AC to like 21", "actually 20 is fine"], "in_car")
+    assert "windows up" in en[2].text and "20 degrees" in en[-1].text, [r.text for r in en]
+    zh = await _chat("zh", ["空调调到二十二度", "二十就行"], "in_car")
+    assert "20度" in zh[-1].text, zh[-1].text
+
+
+async def test_a_stop_refused_by_its_name_is_taken_off_and_stops_are_asked_about() -> None:
+    lines = ["去望京SOHO，最快的路", "中途我要在星巴克停一下买咖啡", "哦不，不去星巴克了，找个便利店就行"]
+    zh = await _chat("zh", lines, "in_car")
+    assert "途经星巴克。" in zh[1].text, zh[1].text
+    assert "便利店" in zh[-1].text and "星巴克" not in zh[-1].text, zh[-1].text
+    en = await _chat("en", ["take me to 42 Elm Street", "oh and I need to grab some groceries on the way",
+                            "where are we stopping again"], "in_car")
+    assert "supermarket" in en[-1].text, en[-1].text
+
+
+# --- customer service: what the customer wants done, and whether it is --------------------------
+
+@pytest.mark.parametrize(("text", "resolution"), [
+    ("can you tell me where it is", "trace"),
+    ("I just wanna track it", "trace"),
+    ("能帮我查一下到哪儿了吗", "trace"),
+    ("um you know what just cancel the whole thing", "cancel"),
+    ("不想要了，买重复了", "cancel"),
+    ("I'd like the right one sent out please", "exchange"),
+    ("不修了，换成退款吧", "refund"),
+])
+def test_what_the_customer_wants_done_said_in_everyday_words(text: str, resolution: str) -> None:
+    assert _read("customer_service", text, {"order_id": "77105"}).get("resolution") == [resolution]
+
+
+async def test_asked_whether_the_refund_is_going_through_before_the_ticket() -> None:
+    replies = await _chat("en", ["hi um my order showed up and the blender is cracked", "the order number is 48213",
+                                 "I just want my money back honestly", "is the refund going through"],
+                          "customer_service")
+    assert replies[-1].text.startswith("Not yet"), replies[-1].text

@@ -153,11 +153,14 @@ _CHANGED_NOW = {"en": re.compile(r"\b(?:now|changed|anymore|any more|no longer|t
 
 # Words around a command that name nothing ("no wait, don't turn it off", "actually leave it on").
 _COMMAND_WORDS = frozenset(content_words("not no more bit little turn switch put leave keep don't dont wait actually "
-                                          "please sorry just", "en"))
+                                          "please sorry just again back now too also then", "en"))
 # "X就是Y", "X is on Y": a place held, said to be another by name.
 _EXPLAINED = {"zh": re.compile(r"(?:就是|其实是|指的是|是在|在)"),
               "en": re.compile(r"\s(?:is|'s) (?:at|on|in|actually|just)?\s*", re.IGNORECASE)}
-_INSTEAD = re.compile(r"\s*\b(?:instead|then)\b\W*$|吧$", re.IGNORECASE)
+# What a number said alone to put a command right carries around it ("actually 20 is fine", 二十就行).
+_INSTEAD = re.compile(r"\s*\b(?:instead|then|is fine|'s fine|works|is good|is ok(?:ay)?|will do|is better|"
+                      r"would be (?:fine|good|better))\b\W*$|(?:就行了?|就好|也行|就可以了?|吧)吧?\W*$|"
+                      r"^\W*(?:actually|hmm+|um+|uh+)\b\W*", re.IGNORECASE)
 # The count said after a slip is put right: a number with a word for people, or on its own at a
 # clause's end ("…no wait, five"; not "sorry, 2 of them are kids").
 _REPAIRED_COUNT = re.compile(r"(?P<n>" + EN_NUMBER + r"|" + ZH_NUMBER + r")(?=\s*(?:个人|个|位|人|people|persons|of us|"
@@ -641,7 +644,7 @@ class RuleExtractor:
         control just commanded is set to."""
         if state is None:
             return
-        core = _INSTEAD.sub("", SELF_REPAIR.sub("", said.text.strip(), count=1))
+        core = _INSTEAD.sub("", _INSTEAD.sub("", SELF_REPAIR.sub("", said.text.strip(), count=1)))
         if not A_NUMBER_ALONE.fullmatch(core):
             return
         asked = self._asked(state)
@@ -1057,6 +1060,18 @@ class RuleExtractor:
                 where = (place.start, place.end)
                 add(Operation(Op.SET, spec.name, Comparator.INCLUDES if spec.multi else Comparator.EQ, place.name,
                               clause_of(said.text, where), correction=correction), where)
+                if spec.multi:
+                    # 在星巴克停一下买咖啡: what is done there is no second stop.
+                    taken.append(clause_bounds(said.text, place.start, place.end))
+            for stop in state.find(spec.name) if spec.multi and state is not None else []:
+                # 不去星巴克了, "skip Joe's Diner": a stop held by its name is taken off the way.
+                at = said.source.find(str(stop.value).casefold() if said.cues.spaced else str(stop.value))
+                where = (at, at + len(str(stop.value)))
+                if at >= 0 and not _overlaps(where, taken) and (
+                        self._negated(said.text, at, said.cues) or re.search(
+                            r"(?:不|别|甭)(?:去|到|在)$|\b(?:skip|forget|cancel|drop|no)\s+$", said.source[:at])):
+                    add(Operation(Op.WITHDRAW, spec.name, value=stop.value, words=clause_of(said.text, where),
+                                  reason="the user is not stopping there"), where)
 
     def _option_named(self, said: _Said, taken: list[Span], add: Add, correction: bool,
                       state: SessionState | None) -> None:

@@ -384,8 +384,13 @@ def controls_unnamed(schema: DomainSchema, text: str, lang: str) -> list[str]:
 # A level said as what to set a control to ("set the volume to 15", "turn the fan to level 3",
 # 风量开到三档, 调到最大), not a step (再大一格, 大一档) nor a level remembered ("it was fine at 3").
 _A_LEVEL = re.compile(r"\b(?:set|turn|put|crank|change|make|bring)\b.*\b(?:to|at|on)\s+(?:level\s+)?"
-                      r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|max(?:imum)?|min(?:imum)?)\b|"
-                      r"(?:调|开|设|放|弄)(?:到|成)\s*(?:[零一二两三四五六七八九十百\d]+|最大|最小)", re.IGNORECASE)
+                      r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
+                      r"max(?:imum)?|min(?:imum)?)\b|"
+                      r"(?:调|开|设|放|弄)(?:到|成)\s*"
+                      r"(?:[零一二两三四五六七八九十百\d]+|最大|最小|最高|最低)", re.IGNORECASE)
+# A level for a control that is only on or off ("put it on high", 调到最高档, 开到二档).
+_A_GEAR = re.compile(r"\b(?:on|to)\s+(?:high|low|medium|max(?:imum)?|level\s+\w+)\b|"
+                     r"(?:最高|最低|中|[一二两三四五\d])档", re.IGNORECASE)
 
 
 def controls_given_a_level(schema: DomainSchema, text: str, lang: str) -> list[str]:
@@ -397,6 +402,22 @@ def controls_given_a_level(schema: DomainSchema, text: str, lang: str) -> list[s
     return [spec.name for spec in schema.keys.values()
             if spec.reading.verb_values and spec.reading.moves and {"up", "down"} <= set(spec.values)
             and names_key(spec, lowered, lang) and not about_something_else(spec, lowered, lang)]
+
+
+def controls_only_on_or_off(schema: DomainSchema, text: str, lang: str, state: SessionState | None) -> list[str]:
+    """The controls that are only on or off, given a level (座椅加热调到最高档, "put the seat
+    heater on high"): named, or else the one just carried out; to be told they have no levels."""
+    lowered = text.lower()
+    if not _A_GEAR.search(lowered):
+        return []           # (空调调到最高 may be the coldest or the strongest: the controls with levels read it)
+    switches = [spec for spec in schema.keys.values() if spec.reading.verb_values and set(spec.values) == {"on", "off"}]
+    named = [spec.name for spec in switches if names_key(spec, lowered, lang) and not about_something_else(
+        spec, lowered, lang)]
+    if named or any(names_key(spec, lowered, lang) for spec in schema.keys.values()
+                    if spec.reading.verb_values or spec.reader == Reader.QUANTITY):
+        return named        # (空调调到最高: another control, which has its own reading)
+    just_done = control_just_carried_out(schema, state)
+    return [spec.name for spec in switches if just_done is not None and spec.name in just_done.needs]
 
 
 _SUGGESTS = re.compile(r"\bwhy (?:don'?t|not|do not)\b|\bcan'?t you\b|\bcould(?:n'?t| not) you\b|"

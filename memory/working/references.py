@@ -23,6 +23,7 @@ from monologue.memory.language.numbers import (
     find_zh_times,
     format_time,
 )
+from monologue.memory.language.stances import asks, clause_bounds, is_query
 from monologue.memory.working.grounding import Grounder, names_value, numbers_said
 from monologue.memory.working.state import Comparator, Condition, OfferedOption, Op, Operation, OpSource, SessionState
 
@@ -161,6 +162,9 @@ class ReferenceResolver:
         match = BACK_ZH.search(text) if lang == "zh" else BACK_EN.search(text)
         if match is None or (lang == "zh" and not (BACK_GUARD_ZH.search(text) or match.group("what2"))):
             return ops
+        left, right = clause_bounds(text, match.start(), match.end())
+        if asks(text, match.start(), match.end(), lang) or is_query(text[left:right]):
+            return ops      # 你刚才说的温度是多少, "what was the earlier time?": asked about, not gone back to
         what = (match.groupdict().get("what") or match.groupdict().get("what2") or "").strip()
         named = [slot for slot in state.previous if self.grounder.names_key(slot.split(":")[0], text)]
         by_name = {k for k, spec in self.schema.keys.items() if any(

@@ -119,7 +119,7 @@ def held_wish_named(schema: DomainSchema, phrase: str, language: str,
     return (spec.name, best[1]) if best[0] else None
 
 
-__all__ = ["domain_words", "free_text_key", "held_wish_named", "read_wishes"]
+__all__ = ["asks_beyond", "domain_words", "free_text_key", "held_wish_named", "read_wishes", "request_beyond"]
 
 
 def asks_beyond(schema: DomainSchema, text: str, language: str) -> bool:
@@ -147,6 +147,30 @@ def asks_beyond(schema: DomainSchema, text: str, language: str) -> bool:
         return False
     known = set(domain_words(schema, language)) | topic
     return bool(content_words(plain, language, known))
+
+
+# Where one request in a turn ends and the next begins ("turn the music down and open the sunroof").
+_REQUEST_PARTS = {"en": re.compile(r"\s*(?:[,.;!?]|\band\b|\balso\b|\bthen\b)\s*", re.IGNORECASE),
+                  "zh": re.compile(r"\s*(?:[，,。.；;！!？?]|然后|再|还有|顺便)\s*")}
+
+
+# A part that works a thing (opens, shuts, switches, calls): judged alone, where a part that asks
+# to look, try or change ("can you try Sino?", "make it at half past 10") leans on the rest of its turn.
+_OPERATES = {"en": re.compile(r"^(?:(?:please|can you|could you|would you|and|also|just|oh)\s+)*(?:open|close|shut|"
+                              r"turn (?:on|off)|switch (?:on|off)|call|text|phone|dial|ring|lock|unlock|"
+                              r"roll (?:down|up)|honk|dim|fold|unfold|pop|wind (?:down|up))\b", re.IGNORECASE),
+             "zh": re.compile(r"^(?:请|帮我|麻烦|给我|顺便|再|也)*"
+                              r"(?:把.{1,8}(?:打开|关上|关掉|关了|开开|锁上|解锁|降下|升起)|"
+                              r"打开|关上|关掉|关闭|锁上|解锁|给.{1,6}打(?:个)?电话|打(?:个)?电话)")}
+
+
+def request_beyond(schema: DomainSchema, text: str, language: str) -> str:
+    """The part of a turn that asks to work something beyond the domain, beside what it does
+    (有点闷，把天窗打开: the cabin is cooled, and the sunroof is said to be out of reach), or "".
+    Each such part is judged as `asks_beyond` judges a whole turn."""
+    parts = [p.strip() for p in _REQUEST_PARTS.get(language, _REQUEST_PARTS["en"]).split(text) if p and p.strip()]
+    operates = _OPERATES.get(language, _OPERATES["en"])
+    return next((p for p in parts if len(parts) > 1 and operates.match(p) and asks_beyond(schema, p, language)), "")
 
 
 def _topic_words(schema: DomainSchema, language: str) -> set[str]:
