@@ -17,7 +17,7 @@ from typing import Any
 
 from monologue.dialogue.check import ReplyCheck
 from monologue.dialogue.chooser import NO_ACTION, Validated, validate
-from monologue.dialogue.compose import compose
+from monologue.dialogue.compose import compose, split_sentences
 from monologue.dialogue.policy import Act, Decision, DialoguePolicy, TurnFacts, live_values
 from monologue.dialogue.state_questions import Embed, StateQuestionReader, points_back
 from monologue.dialogue.tools import ActionRequest, Toolbox
@@ -157,6 +157,18 @@ class Planned:
     done: list[ActionDone] = field(default_factory=list)         # the actions carried out (SessionState.done)
     errors: list[str] = field(default_factory=list)               # tools that failed
     said_beside: str = ""      # what the reply adds after the act ("But 'open the sunroof' isn't something I can do.")
+
+
+def _with_said_beside(template: str, beside: str, language: str) -> str:
+    """The reply with `beside` added: before its closing question, which stays last for the
+    user to answer ("…ticket. But 'open X' isn't something I can do. Shall I open it?")."""
+    if not beside:
+        return template
+    sentences = split_sentences(template, language)
+    joiner = " " if language == "en" else ""
+    if sentences and sentences[-1].rstrip().endswith(("?", "？")):
+        return joiner.join([*sentences[:-1], beside, sentences[-1]])
+    return joiner.join([template, beside])
 
 
 @dataclass(frozen=True)
@@ -407,6 +419,10 @@ class DialogueSession:
                 template = wording.stuck(asking, view, short=True)
         elif previous_reply and normalised(template) == normalised(previous_reply) and decision.act == Act.DONT_KNOW:
             template = say("policy.dont_know_either", language)
+        elif previous_reply and normalised(template) == normalised(previous_reply) and decision.act == Act.ANSWER \
+                and say("policy.not_sure", language) in template:
+            # Another question it cannot answer: "not sure about that either", not "just to check again".
+            template = template.replace(say("policy.not_sure", language), say("policy.not_sure_either", language))
         elif previous_reply and normalised(template) == normalised(previous_reply) and decision.act == Act.SMALL_TALK \
                 and decision.key == "":
             # Small talk twice in a row: another acknowledgement, not "as I said" before a nod.
@@ -428,7 +444,7 @@ class DialogueSession:
         # 有点闷，把天窗打开: the cabin is cooled, and the sunroof is not silently left shut.
         said_beside = say("policy.cant_do_part", language, what=beyond_part) \
             if beyond_part and decision.act not in (Act.CLARIFY, Act.CANT_DO) else ""
-        template = f"{template} {said_beside}" if said_beside else template
+        template = _with_said_beside(template, said_beside, language)
         template = compose(template, language)
         if catalogue is not None and language != self.language:
             # A turn answered in the other language (`--language auto`) names options in it.
@@ -640,8 +656,8 @@ class DialogueSession:
         """The reply said again from the decision as the tools left it (record ids, failures)."""
         catalogue = self.catalogues.get(planned.view.domain)
         wording = Wording(planned.schema, planned.language, catalogue.details if catalogue else ())
-        planned.template = compose(" ".join(filter(None, (wording.template(planned.decision, planned.view),
-                                                          planned.said_beside))), planned.language)
+        planned.template = compose(_with_said_beside(wording.template(planned.decision, planned.view),
+                                                     planned.said_beside, planned.language), planned.language)
         planned.essential = compose(wording.essential(planned.decision, planned.template, planned.view),
                                     planned.language)
         if catalogue is not None and planned.language != self.language:

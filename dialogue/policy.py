@@ -443,6 +443,13 @@ class DialoguePolicy:
             if read_back and last.args == args and yes:
                 return Decision(Act.ACT, action.name, args=args, reason="the user said yes to the read-back",
                                 refused=refused, rebooks=rebooks)
+            added = set(args) - set(last.args)
+            if read_back and yes and added and added <= set(action.optional) \
+                    and all(args.get(k) == v for k, v in last.args.items()):
+                # "ok yeah book it, it's under Maria Lopez": a yes that only adds what the task
+                # carries (a name, a phone, a wish) is carried out, the additions said back with it.
+                return Decision(Act.ACT, action.name, args=args, refused=refused, rebooks=rebooks,
+                                reason="the user said yes, adding details the task only carries")
             if read_back and last.args == args and yes is False:
                 return Decision(Act.ASK_CHANGE, action.name, args=args, reason="the user said no to the read-back",
                                 refused=refused)

@@ -147,8 +147,8 @@ _ASKS_IF_DONE_EN = re.compile(
     r"^(?:so\s+|and\s+|ok(?:ay)?\s+)?(?:is|was|are|has|have)\s+(?:it|that|this|we|everything|(?:my|our|the) "
     r"(?:booking|reservation|table|ticket|request|claim|route|navigation|trip|return|refund|exchange|repair))\s+"
     r"(?:all\s+|already\s+|been\s+|now\s+)*(?:booked|reserved|done|set(?: up)?|confirmed|sorted|finished|submitted|"
-    r"filed|opened|made|complete|completed|all set|good to go|locked in|going through|gone through|processed|"
-    r"being processed|in process|under way|underway)\b(?! (?:to|at|for) \d)|"
+    r"filed|opened|made|complete|completed|all set|good to go|locked in|processed|being processed|in process|"
+    r"under way|underway|(?:going|gone) through(?=\s*(?:yet|already|now|ok(?:ay)?)?\W*$))\b(?! (?:to|at|for) \d)|"
     r"\b(?:did|have) you (?:already |actually )?(?:book|booked|reserve|reserved|submit|submitted|file|filed|open|"
     r"opened|set|set up|do|done|make|made|finish|finished) (?:it|that|this|the (?:booking|reservation|table|ticket|"
     r"route))\b",

@@ -48,6 +48,23 @@ def looks_like_a_chinese_name(words: str) -> bool:
     return _CHINESE_NAME.fullmatch(words.strip()) is not None
 
 
+# Words before a name as loose as 叫 ("called", but also 帮我叫辆车, "call me a car"): what follows
+# them is a name only when it looks like one.
+LOOSE_NAME_CUE_ZH = re.compile(r"(?:叫|姓|写|联系人是?)$")
+_TITLE_ZH = re.compile(r"先生|女士|小姐|太太")
+
+
+def chinese_name_after(cue: str, words: str, after: str) -> str | None:
+    """The person named by `words` after a loose cue (我叫王磊, 联系人张伟, 姓陈, 名字写李先生), a
+    surname said alone kept with its title (李先生); None when the words name nobody (帮我叫辆车)."""
+    if looks_like_a_chinese_name(words):
+        return words
+    title = _TITLE_ZH.match(after)
+    if (cue == "姓" or title is not None) and looks_like_a_chinese_name(words + "某"):
+        return words + (title.group() if title is not None else "")
+    return None
+
+
 # What a correction or a remark wraps around its point ("Sorry, I said 22 last time, I actually
 # like it at 21"): the clause that only names what was said before, the interjection, the hedge.
 _ASIDE_EN = re.compile(r"^(?:sorry|wait|oh|no|well|so|hmm+|um+|ok(?:ay)?|by the way|anyway|to be honest)$|"

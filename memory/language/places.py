@@ -79,6 +79,8 @@ _LEADING_ZH = re.compile(r"^[\s,，]*(?:是|去|到)?(?:一趟|趟|一下|下|�
 _SEARCHED_FOR_ZH = re.compile(r"评分|人均|消费|价位|\d+\s*(?:元|分|块)|"
                               r"[\d一二两三四五六七八九十几半]+个?(?:小时|分钟|钟头)")     # (…nor is a while a place)
 _POINTING_ZH = frozenset(("那个", "这个", "那家", "这家"))
+# Where the car is, said from the driver's seat (前面路口, 路边, 这儿): no named place.
+_WHERE_HERE_ZH = re.compile(r"前面|前边|后面|旁边|路边|附近|这|那|下个|下一个|马路")
 _BRANCH_ZH = re.compile(r"[(（][^()（）]{1,12}[)）]")
 # The part of a place said after it: a terminal, a phase, a building, a gate (首都机场T3, 国贸三期,
 # 望京SOHO T1, 西直门B口, 3号航站楼): the driver is going there, not to the place at large.
@@ -97,8 +99,10 @@ class PlaceSaid:
     cue_start: int      # where the word of going there starts (a negation before it refuses the place)
 
 
-_NOT_GOING = {"en": re.compile(r"\b(?:don'?t|do not|not|never|no need to|no longer)\s+$", re.IGNORECASE),
-               "zh": re.compile(r"(?:不|别|甭|不要|不用|没必要)$")}
+# ("we do not need to stop at Walmart", "I don't want to stop at Joe's", 不用在星巴克停了)
+_NOT_GOING = {"en": re.compile(r"\b(?:don'?t|do not|not|never|no need to|no longer)\s+"
+                               r"(?:(?:need|want|have|got|going)\s+to\s+)?$", re.IGNORECASE),
+               "zh": re.compile(r"(?:不|别|甭|不要|不用|没必要)(?:再|去)?$")}
 
 
 def not_going(text: str, place: PlaceSaid, lang: str) -> bool:
@@ -230,15 +234,16 @@ def find_place_zh(text: str, cues: tuple[str, ...], answering: bool = False) -> 
             if cue == "到" and (_after_a_verb_of_result(text, m.start())
                                or _NUMBER_ZH.fullmatch(text[m.start() - 1:m.start()])):
                 continue        # 能吃到腰子的餐馆, 找到: 到 says the verb succeeded; 150到500元 is a range
-            place = _place_after(text, m.start(), m.end(), sure=_leads_only_to_a_place(cue))
-            if place is not None and tail:
-                # (The tagger may run the place into the second part: 东直门停一下 is cut at 停.)
-                at_tail = text.find(tail, place.start + 2, place.end + 1)
-                if at_tail > 0:
-                    name = text[place.start:at_tail].rstrip()
-                    place = PlaceSaid(place.start, place.start + len(name), name, place.cue_start)
-                elif not text[place.end:].lstrip().startswith(tail):
+            if tail:
+                # The place is what lies between the two parts, and the second says it is one (在瑞幸停一下;
+                # cut there first, or the tagger runs 幸停 together). Not where the car is (在前面路口停一下).
+                at_tail = text.find(tail, m.end(), m.end() + 16)
+                apart = at_tail > m.end() + 1 and not _CLAUSE_END_ZH.search(text, m.end(), at_tail)
+                place = _place_after(text[:at_tail], m.start(), m.end(), sure=True) if apart else None
+                if place is not None and _WHERE_HERE_ZH.match(place.name):
                     continue
+            else:
+                place = _place_after(text, m.start(), m.end(), sure=_leads_only_to_a_place(cue))
             if place is not None and not any(p.start < place.end and place.start < p.end for p in found):
                 found.append(place)
     return sorted(found, key=lambda p: p.start)

@@ -30,9 +30,11 @@ _DOWN_EN = (r"\b(?:fewer|less|minus|lower|reduce|decrease|drop(?:ped)?|(?:can'?t
             r"one short)\b")
 # (好多人 is many people, 加班 overtime; 我同事也要来 is one more.)
 _UP_ZH = (r"(?<![好很许挺太么])多(?!少|谢)|加(?!油|州|班)|又来|再来|"
-          r"(?<=[人友事子客爸妈哥姐弟妹婆公儿])也(?:要|会)?来(?!一)|增加|调高|升高|提高|高(?!兴|速|架|铁)")
+          r"(?<=[人友事子客爸妈哥姐弟妹婆公儿])也(?:要|会)?来(?!一|不|过)|增加|调高|升高|提高|高(?!兴|速|架|铁)")
 _DOWN_ZH = r"(?<!多)少(?!于)|减|不来了|来不了|降低|调低|降|低"
-_LATER_EN = (r"\b(?:later|push(?:ed)? (?:it |that |the \w+ )?(?:back|out|(?=(?:by )?(?:half|an?|one|two|\d+)\b))|"
+# ("push it half an hour" is later; "push two tables together" moves no time.)
+_LATER_EN = (r"\b(?:later|push(?:ed)? (?:it |that |the \w+ )?(?:back|out|(?=(?:by )?(?:half an hour|an? hour|"
+             r"(?:an?|one|two|three|\d+|a couple of)\s+(?:hours?|minutes?|mins?)\b)))|"
              r"delay(?:ed)?|postpone[d]?|the day after|next day)\b")
 _EARLIER_EN = r"\b(?:earlier|sooner|bring (?:it |that |the \w+ )?forward|move (?:it |that )?up|the day before)\b"
 _LATER_ZH = r"推迟|延后|往后|推后|(?<![今明傍])晚(?!上|饭|餐|安|会)|后一天|第二天"

@@ -50,7 +50,7 @@ from monologue.memory.language.numbers import (
     to_amount,
     to_int,
 )
-from monologue.memory.language.person import looks_like_a_chinese_name
+from monologue.memory.language.person import LOOSE_NAME_CUE_ZH, chinese_name_after
 from monologue.memory.language.places import find_place_en, find_place_zh, not_going, places_corrected
 from monologue.memory.language.stances import asks, clause_bounds, is_query, tells_of_the_past
 from monologue.memory.language.wishes import content_words
@@ -198,7 +198,11 @@ def _masked(text: str, spans: list[Span]) -> str:
     return text
 
 
-_COUNT_ANSWERED_ZH = re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*个(?![小钟月星礼半多])")
+# A word of change just before a value ("move it to", 改成): the value asked for, not one named as a reason.
+_CHANGED_TO = {"en": re.compile(r"\b(?:change|move|switch|push|make)\s+(?:it|that|the \w+)?\s*(?:to|it)\s*$|"
+                                r"\b(?:instead|rather)\s+(?:on\s+)?$", re.IGNORECASE),
+               "zh": re.compile(r"(?:改成|换成|改到|换到|挪到|改为|推到|调到)$")}
+_COUNT_ANSWERED_ZH = re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*个(?=\s*(?:吧|啊|呢|左右|人|的样子|[，,。.!！?？]|$))")
 
 
 def _overlaps(span: Span, taken: list[Span]) -> bool:
@@ -314,9 +318,12 @@ class RuleExtractor:
             dates = [d for d in said_dates if not self._negated(text, d[1], cues) and d[0] not in refused_days
                      and not self._the_reference(spec, d[0], relative.written, state)
                      and not _overlaps((d[1], d[2]), withdrawn_spans)]     # 星期二不要了 sets no Tuesday
-            # (改成下周六吧，周五好多人加班: the day held, named again as the reason, is not the new one.)
+            # (改成下周六吧，周五好多人加班: the day held, named again as the reason, is not the new one
+            # when another is asked for with a word of change; 周四不行，还是周五吧 keeps it.)
             held_days = [str(c.value) for c in state.find(spec.name)] if state is not None else []
-            dates = [d for d in dates if not any(h == d[0] or h.endswith(" " + d[0]) for h in held_days)] or dates
+            if any(_CHANGED_TO[lang].search(text[:d[1]]) for d in dates
+                   if not any(h == d[0] or h.endswith(" " + d[0]) for h in held_days)):
+                dates = [d for d in dates if not any(h == d[0] or h.endswith(" " + d[0]) for h in held_days)] or dates
             for value, start, end in dates[-1:]:
                 add(Operation(Op.SET, spec.name, Comparator.EQ, value, text[start:end], correction=result.correction),
                     (start, end))
@@ -578,19 +585,23 @@ class RuleExtractor:
         # "改成八个吧，又来了两个朋友", is the reason; the number said stands.)
         said_now = [op for op in ops if op.op == Op.SET and op.key and op.source != OpSource.RELATIVE
                     and self.schema.key(op.key).type in ("int", "time") and id(op) in where]
-        gaps = [(op, said.source[where[id(op)][1]:bare.start("n")]) for op in said_now
-                if where[id(op)][1] <= bare.start()]
-        slipped = [op for op, gap in gaps if SELF_REPAIR.search(gap) or said.cues.correction.search(gap)]
-        if said_now and not slipped:
-            return
         n = to_int(bare.group("n"))
         # (改成八个吧 counts; 改成八点 is the hour: a unit after the number says which.)
         after = said.source[bare.end("n"):bare.end("n") + 8]
         counted = bool(re.match(r"\s*(?:个|位|人|口|people|persons|guests|of us)", after, re.IGNORECASE))
         timed = bool(re.match(r"\s*(?:点|o'?clock|pm|am|p\.m\.|a\.m\.)", after, re.IGNORECASE))
-        held = [c for c in state.constraints.values() if c.key in self.schema.keys and c.comparator == Comparator.EQ
-                and (self.schema.key(c.key).reader == Reader.HEAD_COUNT and not timed
-                     or self.schema.key(c.key).type == "time" and not counted)]
+
+        def fits(key: str) -> bool:
+            spec = self.schema.key(key)
+            return spec.reader == Reader.HEAD_COUNT and not timed or spec.type == "time" and not counted
+
+        gaps = [(op, said.source[where[id(op)][1]:bare.start("n")]) for op in said_now
+                if where[id(op)][1] <= bare.start() and fits(op.key)]
+        slipped = [op for op, gap in gaps if SELF_REPAIR.search(gap) or said.cues.correction.search(gap)]
+        if said_now and not slipped:
+            return
+        held = [c for c in state.constraints.values()
+                if c.key in self.schema.keys and c.comparator == Comparator.EQ and fits(c.key)]
         if slipped:
             last = max(slipped, key=lambda op: where[id(op)])
             held = [Condition(last.key, Comparator.EQ, last.value, last.words, state.turn + 1)]
@@ -954,18 +965,13 @@ class RuleExtractor:
                     or tells_of_the_past(said.text, found.start, found.end, said.lang) \
                     or self._names_another_key(found.text, spec.name, said.lang):
                 continue
-            loose = re.search(r"(?:叫|姓|写|留|联系人是?)$", said.text[:found.start].rstrip(" ，,")) \
-                if said.lang == "zh" else None
-            if loose is not None and not looks_like_a_chinese_name(found.text) \
-                    and not ((loose.group() == "姓" or re.match(r"先生|女士|小姐|太太", said.text[found.end:]))
-                             and looks_like_a_chinese_name(found.text + "某")):    # (姓陈, 写李先生: a surname alone)
-                continue      # 我叫王磊, 姓陈 name the user; 帮我叫辆车, 我叫了外卖, 写个备注 name nobody
+            loose = LOOSE_NAME_CUE_ZH.search(said.text[:found.start].rstrip(" ，,")) if said.lang == "zh" else None
+            value = chinese_name_after(loose.group(), found.text, said.text[found.end:]) if loose else found.text
+            if value is None:
+                continue      # 我叫王磊, 姓陈 name the user; 帮我叫辆车, 我叫了外卖 name nobody
             left, right = clause_bounds(said.text, found.start, found.end)
             if asks(said.text, found.start, found.end, said.lang) or is_query(said.text[left:right]):
                 continue      # "现在放的是谁的歌", "what are you playing?": asked about, not asked for
-            title = re.match(r"先生|女士|小姐|太太", said.text[found.end:]) if loose is not None else None
-            # (A surname is said back with its title: 李先生, not 李.)
-            value = found.text + title.group() if title is not None and len(found.text) == 1 else found.text
             add(Operation(Op.SET, spec.name, Comparator.EQ, value, clause_of(said.text, (found.start, found.end)),
                           correction=correction), (found.start, found.end))
 
@@ -1053,7 +1059,12 @@ class RuleExtractor:
                         spec, said.text[clause_bounds(said.text, p.cue_start, p.cue_start)[0]:p.cue_start], said.lang)]
             # The places said before the last were corrected: their words are no value for the
             # enums either (上海火车站 哦不 上海南站 is no station).
-            # (Every one, where the key holds several: 路过东直门和雍和宫.)
+            if spec.multi:
+                # Every one, where the key holds several (路过东直门和雍和宫), but the one put right
+                # ("stop at Starbucks, no wait, stop at Peets", 在星巴克停一下，不对，在瑞幸停一下).
+                slipped = [p for i, p in enumerate(kept[:-1]) if SELF_REPAIR.search(said.text[p.end:kept[i + 1].start])]
+                taken.extend(clause_bounds(said.text, p.start, p.end) for p in slipped)
+                kept = [p for p in kept if p not in slipped]
             for place in kept[:-1] if not spec.multi else []:
                 taken.append((place.start, place.end))
             for place in kept[-1:] if not spec.multi else kept:       # "先去公司，算了，去人民广场": the last one said

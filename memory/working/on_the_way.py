@@ -12,16 +12,12 @@ Nothing here names a domain or a key.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec
-from monologue.memory.language.places import PlaceSaid, find_place_en, find_place_zh
-from monologue.memory.language.stances import clause_bounds
-from monologue.memory.working.readers import value_pattern
+from monologue.memory.language.places import PlaceSaid, find_place_en, find_place_zh, not_going
+from monologue.memory.language.stances import clause_bounds, tells_of_the_past
+from monologue.memory.working.readers import Add, Span, overlaps, value_pattern
 from monologue.memory.working.state import Comparator, Op, Operation
-
-Span = tuple[int, int]
-Add = Callable[[Operation, Span], None]
 
 # A word of sequence before a word of going on (再去公司, 然后回家; "then home", "and after that to
 # the office"). Not 再 alone: 再高一点 moves a setting.
@@ -30,6 +26,12 @@ _THEN = {"zh": re.compile(r"[，,。\s]*(?:(?:然后|之后|接着|完了|完事
          "en": re.compile(r",?\s*\b(?:and then|then|after that|afterwards|and after that)\b,?\s*", re.IGNORECASE)}
 # What a stop said first carries after it in English ("the bank first").
 _FIRST_EN = re.compile(r"\s+first\b.*$", re.IGNORECASE)
+# A place the user is at or has left is where the drive starts, not a stop (我刚从公司出来，然后去机场;
+# "I just left the gym, then take me home"; "I'm at the office now").
+# …nor one refused (不去公司了，然后去机场).
+_WHERE_FROM = {"zh": re.compile(r"(?:从|离开|在|到了|已经到|不|别|甭|不用|不要)[^，,。]{0,3}$"),
+               "en": re.compile(r"\b(?:from|left|leaving|at|in|out of|not|don'?t|no longer)\s+(?:go(?:ing)?\s+)?"
+                                r"(?:to\s+)?(?:the\s+)?$", re.IGNORECASE)}
 
 
 def read_stops_said_first(schema: DomainSchema, text: str, lang: str, taken: list[Span], add: Add) -> None:
@@ -42,7 +44,7 @@ def read_stops_said_first(schema: DomainSchema, text: str, lang: str, taken: lis
             if not _going_somewhere(schema, going, text[then.end():], lang):
                 continue
             for start, end, value in _places_before(schema, going, stops, text[:then.start()], lang):
-                if any(start < e and s < end for s, e in taken):
+                if overlaps((start, end), taken):
                     continue
                 left, right = clause_bounds(text, start, end)
                 add(Operation(Op.SET, stops.name, Comparator.INCLUDES, value, text[left:right].strip(),
@@ -68,15 +70,19 @@ def _places_before(schema: DomainSchema, going: KeySpec, stops: KeySpec, text: s
     value (加油站 → fuel), any other place as said (幼儿园, 公司)."""
     found: list[tuple[int, int, str]] = []
     for place in _find(going, text, lang):
+        if not_going(text, place, lang) or tells_of_the_past(text, place.start, place.end, lang):
+            continue        # 不去公司了，然后去机场: refused, not on the way
         name = _FIRST_EN.sub("", place.name) if lang == "en" else place.name
         found.append((place.start, place.start + len(name), _stop_value(stops, name, lang) or name))
     for word, key, value in schema.enum_lexicon(lang):
         if key not in (going.name, stops.name):
             continue
         for m in re.finditer(value_pattern(word, lang == "en"), text.lower()):
-            if not any(m.start() < end and start < m.end() for start, end, _ in found):
-                found.append((m.start(), m.end(), value if key == stops.name else text[m.start():m.end()]))
-    return sorted(found)
+            if not overlaps(m.span(), [(start, end) for start, end, _ in found]):
+                # (A destination's word said as a stop is said as the key says it: 回家 is 家里.)
+                said = value if key == stops.name else (going.value_words(value, lang) or (text[m.start():m.end()],))[0]
+                found.append((m.start(), m.end(), said))
+    return sorted(f for f in found if not _WHERE_FROM[lang].search(text[:f[0]]))
 
 
 def _stop_value(stops: KeySpec, name: str, lang: str) -> str:

@@ -47,7 +47,8 @@ _NOT_A_QUANTITY = {"en": re.compile(r"\s*(?::\d|am\b|pm\b|a\.m|p\.m|o'?clock|peo
                    "zh": re.compile(r"\s*(?:[点點个位人块元号月日分档挡级格%]|点钟|小时|公里)")}
 
 
-def _overlaps(span: Span, taken: list[Span]) -> bool:
+def overlaps(span: Span, taken: list[Span]) -> bool:
+    """Whether `span` overlaps any span already read."""
     return any(span[0] < end and start < span[1] for start, end in taken)
 
 
@@ -155,7 +156,7 @@ def read_quantities(schema: DomainSchema, text: str, lang: str, taken: list[Span
         missed: OutOfRange | None = None
         for n, span, firm in _quantity_candidates(spec, source, lang, bare=spec.name == asked):
             after = source[span[1]:]
-            if _overlaps(span, taken) or (_NOT_A_QUANTITY[lang].match(after) and not _unit_next(after, spec, lang)):
+            if overlaps(span, taken) or (_NOT_A_QUANTITY[lang].match(after) and not _unit_next(after, spec, lang)):
                 continue
             clause = _clause(text, span)
             if about_something_else(spec, clause, lang) or asks(text, *span, lang):
@@ -233,7 +234,7 @@ def read_avoided(schema: DomainSchema, text: str, source: str, lang: str, taken:
             if not words:
                 continue
             for m in re.finditer(_alternation(words, lang == "en"), source):
-                if _overlaps(m.span(), taken) or asks(text, *m.span(), lang):
+                if overlaps(m.span(), taken) or asks(text, *m.span(), lang):
                     continue
                 if refused(spec, text, m.span(), lang):
                     comparator = Comparator(spec.default_op) if spec.multi else Comparator.EQ
@@ -480,7 +481,7 @@ def read_lifted(schema: DomainSchema, text: str, source: str, lang: str, taken: 
         for value, table in spec.values.items():
             for word in _words(table, lang):
                 m = re.search(value_pattern(word.lower(), lang == "en"), source)
-                if m and not _overlaps(m.span(), taken) and _lifted_at(spec, text, m.span(), lang):
+                if m and not overlaps(m.span(), taken) and _lifted_at(spec, text, m.span(), lang):
                     add(Operation(Op.WITHDRAW, spec.name, value=value, words=_clause(text, m.span()),
                                   reason="user withdrew it"), m.span())
                     break
@@ -537,7 +538,7 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
         for span in sorted(found):
             if not a_phone and _PHONE_BEFORE.search(text[max(0, span[0] - 20):span[0]]):
                 continue          # "call me, my number is 555 0123": a phone number, not the order
-            if not _overlaps(span, taken):
+            if not overlaps(span, taken):
                 span = _put_right_code(text, span)
                 add(Operation(Op.SET, spec.name, Comparator.EQ, _joined(text[span[0]:span[1]]), _clause(original, span),
                               correction=correction), span)

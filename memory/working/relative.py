@@ -20,7 +20,7 @@ from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.cues import STATE_CUES
-from monologue.memory.language.numbers import EN_NUMBER, WEEKDAYS, ZH_NUMBER, find_en_times, find_zh_times
+from monologue.memory.language.numbers import EN_NUMBER, WEEKDAYS, ZH_NUMBER, find_en_times, find_zh_times, to_amount
 from monologue.memory.language.relative import RelativeWords, read_relative
 from monologue.memory.language.stances import asks, clause_bounds, is_query
 from monologue.memory.working.readers import about_something_else, commanded_keys, cued
@@ -172,6 +172,33 @@ def _set_to_a_number(spec: KeySpec, clause: str, lang: str, change_end: int) -> 
                for m in re.finditer(re.escape(c) + spaced + "(?:" + number + ")", clause, re.IGNORECASE))
 
 
+def _said_as_it_is_now(spec: KeySpec, text: str, change: Span, lang: str) -> tuple[float, Span] | None:
+    """(value, where) of a number the user says the key is at now: after "it's at" ("it's at
+    19 right now"), or in Chinese with the key's unit and a feeling, in a clause apart from the
+    change's own words ("再低一度，二十三度有点热"). Only for a measured key (units and a range)."""
+    units = spec.reading.units.get(lang, ())
+    if spec.reader != Reader.QUANTITY or not units or spec.reading.value_range is None:
+        return None
+    number = EN_NUMBER if lang == "en" else ZH_NUMBER
+    unit = "|".join(re.escape(u) for u in sorted(units, key=len, reverse=True))
+    # ("Warmer, 24 degrees" is the value wanted: in English only "it's at" says what it is now.)
+    said_now = [(rf"\b(?:it'?s|it is|currently|now)\s+(?:only\s+)?(?:at\s+|on\s+)?(?P<n>{number})\b", False)] \
+        if lang == "en" else [(rf"(?P<n>{number})\s*(?:{unit})(?=.{{0,4}}(?:热|冷|闷|凉))", True)]
+    change_clause = clause_bounds(text, *change)
+    low, high = spec.reading.value_range
+    for pattern, apart in said_now:
+        for found in re.finditer(pattern, text, re.IGNORECASE):
+            value, where = to_amount(found.group("n")), found.span("n")
+            clause = text[slice(*clause_bounds(text, *where))]
+            if value is None or not low <= value <= high or about_something_else(spec, clause, lang) \
+                    or (apart and clause_bounds(text, *where) == change_clause) \
+                    or any(text[:found.start()].rstrip().lower().endswith(c.lower())
+                           for c in spec.reading.set_cues.get(lang, ())):
+                continue
+            return value, where
+    return None
+
+
 def _said_outright(spec: KeySpec, clause: str, words: RelativeWords, lang: str) -> bool:
     """Whether the clause also says the key's new value itself: a time on the clock, a head
     count apart from the change's own amount (not 再多加一个人, "add two people")."""
@@ -288,6 +315,18 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
         if not held and spec.reading.extra_is_the_value and words.direction == 1 and words.amount is not None:
             add(Operation(Op.SET, spec.name, Comparator.EQ, words.amount, clause.strip(),
                           reason="the extra sum said is the sum", source=OpSource.RELATIVE), span)
+            found.written.append(spec.name)
+            continue
+        now = _said_as_it_is_now(spec, text, (m.start() + words.start, m.start() + words.end), lang) \
+            if not held else None
+        moved = _moved(spec, now[0], words) if now is not None else None
+        if moved is not None and now is not None:
+            # "turn the heat up two degrees, it's at 19 right now", 再低一度，二十三度有点热: the
+            # value said as it is now is what the change moves.
+            add(Operation(Op.SET, spec.name, Comparator.EQ, moved, clause.strip(), correction=True,
+                          reason="a change said against the value the user says it is now",
+                          source=OpSource.RELATIVE), span)
+            taken.append(now[1])
             found.written.append(spec.name)
             continue
         if not held:

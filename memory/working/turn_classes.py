@@ -121,8 +121,9 @@ def calls_off(text: str, action: ActionSpec) -> CallOff:
 
 # Said before a cancel in its clause, these keep it from calling anything off: a refusal ("I don't
 # want to cancel", 我不想取消, 千万别), a report (被取消了, 已经取消) or a condition ("what if I cancel").
-_CANCEL_KEPT_EN = re.compile(r"\b(?:not|never|don'?t|doesn'?t|didn'?t|won'?t|no need to|if|whether|when|why|what|how|"
-                             r"should|would|will)\b[^,.;!?]*$")
+# ("Never mind, cancel that" calls it off: never mind is no refusal.)
+_CANCEL_KEPT_EN = re.compile(r"\b(?:not|never(?! mind)|don'?t|doesn'?t|didn'?t|won'?t|no need to|if|whether|when|why|"
+                             r"what|how|should|would|will)\b[^,.;!?]*$")
 _CANCEL_KEPT_ZH = re.compile(r"[不别没被已]|如果|要是|会不会|为什么|怎么|千万")
 _QUESTION_END = re.compile(r"[?？]\s*$|[吗呢么]\W*$")
 # A question that asks the agent to do it ("can you cancel it?", 能帮我取消吗) is a request.
@@ -163,7 +164,9 @@ def _called_off_patterns(nouns_en: tuple[str, ...], nouns_zh: tuple[str, ...], v
     undo_zh = r"(?:取消|撤销|撤回|撤掉)"
     cancels = (
         re.compile(r"\b(?:cancel|call off|scrap)\s+(?:the|my|our|this|that)\s+(?:whole\s+)?(?:" + noun_en + r")\b"),
-        re.compile(r"\b(?:cancel|call off|scrap)\s+(?:it|that|this|them|everything)" + clause_end),
+        # (…or before the next clause, unpunctuated as the ASR writes it: "cancel that we're gonna stay in")
+        re.compile(r"\b(?:cancel|call off|scrap)\s+(?:it|that|this|them|everything)(?:" + clause_end
+                   + r"|\s+(?=(?:we|i|we'?re|i'?m|we'?ll|i'?ll|they|something came up)\b))"),
         re.compile(r"\b(?:cancel|call it off)" + clause_end),
         re.compile(undo_zh + r"掉?(?:" + noun_zh + r"|这个|那个|它|吧|掉|一下|吗|[。！!，,？?]|$)|"
                    r"把(?:" + noun_zh + r"|这个|那个|它)?(?:[\u4e00-\u9fff]{0,2}(?:工单|订单|订位))?"
