@@ -113,6 +113,10 @@ _JUST_A_YES = re.compile(r"\b(?:ok(?:ay)?|yeah|yes|yep|sure|please|just|go ahead
 _OFFERS = (Act.PROPOSE, Act.SUGGEST, Act.RESUME, Act.ONLY_OPTION)
 
 
+# "Too expensive", "way too far", 太贵了, 有点太远: too much of what the offer is.
+_TOO_MUCH = re.compile(r"\btoo\s+\w+|太(?!太)[\u4e00-\u9fff]", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class TurnFacts:
     """What the policy knows about the user's turn, from the stages before it."""
@@ -383,7 +387,11 @@ class DialoguePolicy:
                     return Decision(Act.ACT, action.name, args={**args, action.choose: offered},
                                     reason="the user accepted the offer", refused=refused)
                 # "No, make it six": a no that comes with a change corrects the details, not the offer.
-                turned_down = REFUSES_OFFER.search(turn.text) or (yes is False and not turn.changed)
+                # "Too expensive", 太贵了: a kind of option refused as too much of it turns the offer down too.
+                too_much = bool(_TOO_MUCH.search(turn.text)) and any(
+                    c.comparator == Comparator.NE for key in turn.changed & self.schema.kinds_of_option()
+                    for c in state.find(key))
+                turned_down = REFUSES_OFFER.search(turn.text) or (yes is False and not turn.changed) or too_much
                 if turned_down and offered and offered not in refused:
                     refused = (*refused, offered)
             fitting = [o for o in options if str(o.get("name")) not in refused]

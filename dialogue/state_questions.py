@@ -64,7 +64,8 @@ _SUMMARY = re.compile(
     r"\b(?:recap|summar(?:y|ise|ize)|sum (?:it |that |things )?up|so far|run (?:it |that )?(?:by|through)|"
     r"go (?:over|through) (?:it|that|everything|what)|(?:run|walk|take) me through|"
     r"read (?:it|that|everything|the details) back|"
-    r"where (?:are|were) we (?:at|up to|with)|what (?:do|did) (?:you|we) (?:have|got)|what have (?:you|we) got|"
+    r"where (?:are|were) we (?:at|up to|with)|what (?:do|did) (?:you|we|i) (?:have|got)|what have (?:you|we|i) got|"
+    r"what(?:'s| is| have i got| do i have) (?:booked|set up|lined up)|"
     r"everything (?:you have|we have|we said|so far)|all the details|"
     r"what (?:exactly |precisely )?(?:are|have) you (?:doing|done) for (?:me|us)|"
     r"what (?:are|have) you (?:arranging|arranged|setting up|set up|put down|got down)|"
@@ -145,9 +146,10 @@ _ALTERNATIVES = re.compile(r"\bor\b|还是", re.IGNORECASE)
 # "are we all set?", 订好了吗, 工单提交了没有): answered from what was done, not as a value.
 _ASKS_IF_DONE_EN = re.compile(
     r"^(?:so\s+|and\s+|ok(?:ay)?\s+)?(?:is|was|are|has|have)\s+(?:it|that|this|we|everything|(?:my|our|the) "
-    r"(?:booking|reservation|table|ticket|request|claim|route|navigation|trip|return|refund|exchange|repair))\s+"
+    r"(?:booking|reservation|table|ticket|request|claim|route|navigation|trip|return|refund|exchange|repair|order))\s+"
     r"(?:all\s+|already\s+|been\s+|now\s+)*(?:booked|reserved|done|set(?: up)?|confirmed|sorted|finished|submitted|"
     r"filed|opened|made|complete|completed|all set|good to go|locked in|processed|being processed|in process|"
+    r"cancell?ed|canceled|refunded|replaced|exchanged|repaired|traced|"
     r"under way|underway|(?:going|gone) through(?=\s*(?:yet|already|now|ok(?:ay)?)?\W*$))\b(?! (?:to|at|for) \d)|"
     r"\b(?:did|have) you (?:already |actually )?(?:book|booked|reserve|reserved|submit|submitted|file|filed|open|"
     r"opened|set|set up|do|done|make|made|finish|finished) (?:it|that|this|the (?:booking|reservation|table|ticket|"

@@ -313,3 +313,44 @@ def test_everyday_words_that_ask_for_no_resolution(text: str, resolution: str | 
 async def test_a_question_about_the_way_is_not_asked_whether_it_is_done() -> None:
     replies = await _chat("en", ["take me to the airport", "is the route going through downtown?"], "in_car")
     assert not replies[-1].text.startswith("Yes, I've set"), replies[-1].text
+
+
+async def test_an_offer_said_to_be_too_expensive_is_not_offered_again() -> None:
+    zh = await _chat("zh", ["帮我订明天晚上七点四个人", "太贵了"], "restaurant")
+    assert zh[-1].decision["act"] == "propose" and zh[-1].decision["option"] != zh[0].decision["option"], zh[-1].text
+    en = await _chat("en", ["table for 4 tomorrow at 7", "hmm thats too expensive"], "restaurant")
+    assert en[-1].decision["act"] == "propose" and en[-1].decision["option"] != en[0].decision["option"], en[-1].text
+
+
+# --- the second drive on the new build --------------------------------------------------------------
+
+@pytest.mark.parametrize(("domain", "text", "held", "expected"), [
+    ("customer_service", "订单号7720013，哦少说了一位，是77200135", {}, {"order_id": ["77200135"]}),
+    ("customer_service", "给我换一双对的吧，电话留18611112222", {},
+     {"contact_phone": ["18611112222"], "resolution": ["exchange"]}),
+    ("customer_service", "hi um my package is like two weeks late", {}, {}),
+    ("customer_service", "hmm no scratch that i'd rather have my money back", {"resolution": "exchange"},
+     {"resolution": ["refund"]}),
+    ("restaurant", "订的名字是啥来着", {"guest_name": "王"}, {}),
+    ("restaurant", "table for just me and my wife on saturday around 6", {}, {"party_size": [2]}),
+    ("restaurant", "想订个今晚的位子，人不多，就我跟我老婆俩", {}, {"party_size": [2]}),
+    ("restaurant", "me and my wife and two kids", {}, {}),
+    ("restaurant", "so make it three, no wait four, they're bringing the kid", {"party_size": 2}, {"party_size": [4]}),
+    ("restaurant", "改成三个，不对，四个", {"party_size": 2}, {"party_size": [4]}),
+    ("in_car", "先送我去公司，不对，先去银行取个钱，然后再去公司", {}, {"stops": ["银行"], "destination": ["work"]}),
+    ("in_car", "超市那个不去了，取消", {"stops": "groceries"}, {}),
+    ("in_car", "actually forget the starbucks we're running late", {"air_conditioning": "on"}, {}),
+])
+def test_what_the_second_drive_found(domain: str, text: str, held: dict[str, object],
+                                     expected: dict[str, list[object]]) -> None:
+    read = _read(domain, text, held)
+    assert {k: v for k, v in read.items() if k in ("order_id", "contact_phone", "resolution", "guest_name",
+                                                  "party_size", "stops", "destination", "contact_time",
+                                                  "air_conditioning")} == expected
+
+
+def test_a_stop_refused_by_its_kind_is_withdrawn() -> None:
+    held = _held(stops="groceries")
+    operations = RuleExtractor(load_schema("in_car")).extract("超市那个不去了，取消", held).operations
+    stops = [(op.op, op.key, op.value) for op in operations if op.key == "stops"]
+    assert stops == [(Op.WITHDRAW, "stops", "groceries")]

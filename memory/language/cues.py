@@ -128,8 +128,10 @@ A_NUMBER_ALONE = re.compile(
 
 # A slip put right in the same breath ("six people, no wait, five", 三个人，哦不，四个人): the number
 # after it is the one meant.
-SELF_REPAIR = re.compile(r"(?:(?:\b(?:no wait|wait no|no sorry|sorry|i mean|i meant|or rather|make that|correction)\b|"
+SELF_REPAIR = re.compile(r"(?:(?:\b(?:no wait|wait no|no sorry|sorry|i mean|i meant|or rather|make that|correction|"
+                         r"scratch that|strike that)\b|"
                          r"哦不对|哦不是|哦不|不对|错了|说错了|我是说|应该是|准确(?:地|点|来)?说|"
+                         r"(?:哦|啊|呃)?(?:少|多|漏)(?:说|打|写)了?(?:一位|一个数|一个数字|个数)|"
                          # (a lone no between commas: "six, no, seven", 六个人，不，七个人)
                          r"(?:(?<=[,，])|(?<=[,，]\s))\s*(?:不|no)(?=\s*[,，]))[,，.。!！\s]*)+"
                          r"(?:(?:it'?s|是|就|一共|总共|all together|in total)\s*)*", re.IGNORECASE)
@@ -144,8 +146,21 @@ def put_right_after(text: str, at: int) -> int | None:
     return repair.end() if repair is not None else None
 
 
+# Two people said as who they are ("just me and my wife", "my husband and I", 就我跟我老婆俩).
+_COMPANION_EN = (r"(?:wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|friend|mom|mum|mother|dad|father|son|"
+                 r"daughter|colleague|boss|sister|brother|date|kid|child)")
+_COMPANION_ZH = r"(?:老婆|老公|媳妇|男朋友|女朋友|对象|爱人|朋友|妈妈?|爸爸?|同事|儿子|女儿|孩子|闺蜜|哥们)"
+A_PAIR = {"en": re.compile(r"\b(?:me|myself) and (?:my |a )?" + _COMPANION_EN + r"\b(?! and)|"
+                           r"\bmy " + _COMPANION_EN + r" and (?:i|me)\b(?! and)", re.IGNORECASE),
+          "zh": re.compile(r"(?<![们])我(?:跟|和|与|带着?)(?:我的?)?" + _COMPANION_ZH
+                           + r"(?:俩|两个人?|二人)?(?![和跟与])")}
+
 # A count that is a price's unit, not the party ("多少钱一位", "$40 a person", 一个人多少钱).
 PER_PERSON = re.compile(r"钱|元|块|价|人均|\bper\b|\beach\b|\bcost|\bprice|\$", re.IGNORECASE)
+
+# A character of what a withdrawal names, up to a new clause's subject ("…that i'd rather…").
+_SUBJECT = r"(?:i|i'd|i'm|i'll|i've|we|we're|we'll|we'd|you|it's|they)"
+_NOT_A_NEW_CLAUSE = r"(?:(?!\s" + _SUBJECT + r"\b)[\w' -])"
 
 EN = StateCues(
     spaced=True,
@@ -168,7 +183,10 @@ EN = StateCues(
             r"\b(?:forget(?: about)?|drop|remove|cancel|scrap|scratch|never mind|ignore|no need for|"
             r"(?:i )?don'?t (?:need|care about)|skip|get rid of|no longer need)"
             r"\s+(?:(?:what|everything) (?:i|we) (?:said|told you|mentioned) (?:about|regarding|on) )?"
-            r"(?:the |my |that |a |any )?[$¥€£]?(?P<what>\d+(?:\.\d+)?[\w' -]{0,25}|[\w' -]{2,30})"),
+            # (What is dropped ends where a new clause starts, unpunctuated as the ASR writes it:
+            # "scratch that i'd rather have my money back", "forget the starbucks we're running late".)
+            r"(?:the |my |that |a |any )?[$¥€£]?(?P<what>\d+(?:\.\d+)?" + _NOT_A_NEW_CLAUSE + r"{0,25}|"
+            r"(?!" + _SUBJECT + r"\b)" + _NOT_A_NEW_CLAUSE + r"{2,30})"),
         re.compile(r"(?:the |my )?[$¥€£]?(?P<what>\d+(?:\.\d+)?[\w' -]{0,20}?|[\w' -]{2,30}?)\s+"
                    r"(?:doesn'?t|does not|no longer|won'?t) matter"
                    r"|(?:any|whatever) (?P<what2>[\w]+) (?:is|works) fine"),

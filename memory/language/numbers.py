@@ -175,7 +175,8 @@ def find_en_times(text: str, require_cue: bool = True) -> list[tuple[str, int, i
             # people" counts a party)
             cued = not re.match(r"\s*(?:(?:or|to)\s+\w+\s+(?:people|persons|guests|of us|adults)\b|"
                                 r"people|persons|guests|of\b|seats|adults|dollars|bucks|degrees?|percent|%|"
-                                r"minutes?|mins?|hours?|hrs?|miles?|km|kilomet|notch|bars?|levels?|stars?|more|up|down)",
+                                r"minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|nights?|miles?|km|kilomet|notch|bars?|levels?|"
+                                r"stars?|more|up|down)",
                                 after)
         if not cued and _EN_PERIOD_AFTER.match(lowered, m.end()):
             # "Nine in the evening", "seven tonight": the part of the day makes it a clock

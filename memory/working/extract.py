@@ -18,6 +18,7 @@ from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.asked_for import words_asked_for
 from monologue.memory.language.cues import (
     A_NUMBER_ALONE,
+    A_PAIR,
     BARE_CANCEL,
     CAPITALISED_WORD_EN,
     CLOSING,
@@ -198,6 +199,15 @@ def _masked(text: str, spans: list[Span]) -> str:
     return text
 
 
+# A stop refused by name, before it or after it (不去星巴克了, "skip Joe's", 超市那个不去了).
+_STOP_REFUSED_BEFORE = re.compile(r"(?:不|别|甭)(?:去|到|在)$|\b(?:skip|forget|cancel|drop|no)\s+(?:the\s+)?$")
+_STOP_REFUSED_AFTER = re.compile(r"\s*(?:那个|这个|那里|那儿)?(?:就)?"
+                                 r"(?:不去了|不用去了|不停了|不用了|不要了|取消|算了)|"
+                                 r"\s+(?:is\s+)?(?:off|cancelled|canceled)\b")
+# The unit a number said to put something right carries (三个，不对，四个; "three people, no wait four").
+_UNIT_AFTER = re.compile(r"\s*(?:个人|个|位|人|点|people|persons|of us|o'?clock)?", re.IGNORECASE)
+# A question word inside what was said after a cue (订的名字是啥来着): it asks, it names nothing.
+_ASKED_ZH = re.compile(r"啥|什么|谁|哪|来着|吗|呢")
 # A word of change just before a value ("move it to", 改成): the value asked for, not one named as a reason.
 _CHANGED_TO = {"en": re.compile(r"\b(?:change|move|switch|push|make)\s+(?:it|that|the \w+)?\s*(?:to|it)\s*$|"
                                 r"\b(?:instead|rather)\s+(?:on\s+)?$", re.IGNORECASE),
@@ -571,6 +581,12 @@ class RuleExtractor:
                     add(Operation(Op.SET, spec.name, Comparator.EQ, n, text[m_start:m_end],
                                   correction=correction or said_at >= 0), span)
                     said_at = m_end
+        pair = A_PAIR[said.lang].search(source) if said_at < 0 else None
+        if pair is not None and not _overlaps(pair.span(), taken) \
+                and not RuleExtractor._negated(text, pair.start(), cues):
+            # "just me and my wife", 就我跟我老婆俩: two, said as who they are.
+            add(Operation(Op.SET, spec.name, Comparator.EQ, 2, text[pair.start():pair.end()], correction=correction),
+                pair.span())
 
     def _bare_number_corrects(self, said: _Said, ops: list[Operation], taken: list[Span], add: Add,
                               state: SessionState | None, where: dict[int, Span]) -> None:
@@ -585,9 +601,15 @@ class RuleExtractor:
         # "改成八个吧，又来了两个朋友", is the reason; the number said stands.)
         said_now = [op for op in ops if op.op == Op.SET and op.key and op.source != OpSource.RELATIVE
                     and self.schema.key(op.key).type in ("int", "time") and id(op) in where]
-        n = to_int(bare.group("n"))
+        n, at = to_int(bare.group("n")), bare.span("n")
+        unit = _UNIT_AFTER.match(said.source, at[1])
+        meant = put_right_after(said.source, unit.end() if unit is not None else at[1])
+        number_meant = _NUMBER_IN[said.lang].match(said.source, meant) if meant is not None else None
+        if number_meant is not None:
+            # "make it three, no wait four": the number said after the slip.
+            n, at = to_int(number_meant.group(0)), number_meant.span()
         # (改成八个吧 counts; 改成八点 is the hour: a unit after the number says which.)
-        after = said.source[bare.end("n"):bare.end("n") + 8]
+        after = said.source[at[1]:at[1] + 8]
         counted = bool(re.match(r"\s*(?:个|位|人|口|people|persons|guests|of us)", after, re.IGNORECASE))
         timed = bool(re.match(r"\s*(?:点|o'?clock|pm|am|p\.m\.|a\.m\.)", after, re.IGNORECASE))
 
@@ -619,8 +641,7 @@ class RuleExtractor:
             return
         # (The relative change beside it, 又来了两个朋友, is the reason for the number, not more on top.)
         ops[:] = [op for op in ops if not (op.key == spec.name and op.source == OpSource.RELATIVE)]
-        add(Operation(Op.SET, spec.name, Comparator.EQ, value, said.text[bare.start():bare.end()], correction=True),
-            bare.span("n"))
+        add(Operation(Op.SET, spec.name, Comparator.EQ, value, said.text[bare.start():at[1]], correction=True), at)
 
     def _put_right(self, ops: list[Operation], where: dict[int, Span], text: str) -> list[Operation]:
         """Two values of one single-valued key with a slip put right between them (退款，不对，还是
@@ -970,8 +991,9 @@ class RuleExtractor:
             if value is None:
                 continue      # 我叫王磊, 姓陈 name the user; 帮我叫辆车, 我叫了外卖 name nobody
             left, right = clause_bounds(said.text, found.start, found.end)
-            if asks(said.text, found.start, found.end, said.lang) or is_query(said.text[left:right]):
-                continue      # "现在放的是谁的歌", "what are you playing?": asked about, not asked for
+            if asks(said.text, found.start, found.end, said.lang) or is_query(said.text[left:right]) \
+                    or (said.lang == "zh" and _ASKED_ZH.search(found.text)):
+                continue      # "现在放的是谁的歌", "what are you playing?", 名字是啥来着: asked about, not asked for
             add(Operation(Op.SET, spec.name, Comparator.EQ, value, clause_of(said.text, (found.start, found.end)),
                           correction=correction), (found.start, found.end))
 
@@ -1075,14 +1097,17 @@ class RuleExtractor:
                     # 在星巴克停一下买咖啡: what is done there is no second stop.
                     taken.append(clause_bounds(said.text, place.start, place.end))
             for stop in state.find(spec.name) if spec.multi and state is not None else []:
-                # 不去星巴克了, "skip Joe's Diner": a stop held by its name is taken off the way.
-                at = said.source.find(str(stop.value).casefold() if said.cues.spaced else str(stop.value))
-                where = (at, at + len(str(stop.value)))
-                if at >= 0 and not _overlaps(where, taken) and (
-                        self._negated(said.text, at, said.cues) or re.search(
-                            r"(?:不|别|甭)(?:去|到|在)$|\b(?:skip|forget|cancel|drop|no)\s+$", said.source[:at])):
-                    add(Operation(Op.WITHDRAW, spec.name, value=stop.value, words=clause_of(said.text, where),
-                                  reason="the user is not stopping there"), where)
+                # 不去星巴克了, "skip Joe's Diner", 超市那个不去了: a stop held, by its name or its
+                # kind's word, is taken off the way.
+                for word in (str(stop.value), *spec.value_words(str(stop.value), said.lang)):
+                    at = said.source.find(word.casefold() if said.cues.spaced else word)
+                    where = (at, at + len(word))
+                    if at >= 0 and not _overlaps(where, taken) and (
+                            self._negated(said.text, at, said.cues) or _STOP_REFUSED_BEFORE.search(said.source[:at])
+                            or _STOP_REFUSED_AFTER.match(said.source, where[1])):
+                        add(Operation(Op.WITHDRAW, spec.name, value=stop.value, words=clause_of(said.text, where),
+                                      reason="the user is not stopping there"), where)
+                        break
 
     def _option_named(self, said: _Said, taken: list[Span], add: Add, correction: bool,
                       state: SessionState | None) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec
+from monologue.memory.language.cues import SELF_REPAIR
 from monologue.memory.language.places import PlaceSaid, find_place_en, find_place_zh, not_going
 from monologue.memory.language.stances import clause_bounds, tells_of_the_past
 from monologue.memory.working.readers import Add, Span, overlaps, value_pattern
@@ -82,7 +83,9 @@ def _places_before(schema: DomainSchema, going: KeySpec, stops: KeySpec, text: s
                 # (A destination's word said as a stop is said as the key says it: 回家 is 家里.)
                 said = value if key == stops.name else (going.value_words(value, lang) or (text[m.start():m.end()],))[0]
                 found.append((m.start(), m.end(), said))
-    return sorted(f for f in found if not _WHERE_FROM[lang].search(text[:f[0]]))
+    found = sorted(f for f in found if not _WHERE_FROM[lang].search(text[:f[0]]))
+    # (先送我去公司，不对，先去银行取个钱: the place put right is no stop.)
+    return [f for i, f in enumerate(found) if i == len(found) - 1 or not SELF_REPAIR.search(text[f[1]:found[i + 1][0]])]
 
 
 def _stop_value(stops: KeySpec, name: str, lang: str) -> str:

@@ -525,16 +525,17 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
     text = digits_said(text) if lang == "zh" else digits_said_en(text)
     for spec in schema.read_by(Reader.IDENTIFIER):
         names = _words(spec.aliases, lang) + (spec.label(lang),)
-        link = r"\W*(?:is|was|number|no\.?|#|:)?\s*" if lang == "en" else r"\s*(?:号码)?(?:是|为|:|：)?\s*"
+        link = r"\W*(?:is|was|number|no\.?|#|:)?\s*" if lang == "en" else r"\s*(?:号码)?(?:是|为|留|:|：)?\s*"
         named = _alternation(names, lang == "en") + link
         found = [m.span("v") for code in (_SPELLED, _CODE)
                  for m in re.finditer(named + code, text, flags=re.IGNORECASE)]
-        found += [m.span("v") for m in _SHAPED_CODE.finditer(text)]
+        a_phone = any(_PHONE_BEFORE.search(name) for name in names)      # (a phone key reads phone numbers)
+        if not a_phone:     # (a number in a code's shape is no phone number unless said to be one)
+            found += [m.span("v") for m in _SHAPED_CODE.finditer(text)]
         # Asked for it, or putting a slip right in it: any code, spelled out too.
         if spec.name in open_to:
             found += [m.span("v") for code in (_SPELLED, _CODE)
                       for m in re.finditer(_APART + code + _APART_AFTER, text)]
-        a_phone = any(_PHONE_BEFORE.search(name) for name in names)      # (a phone key reads phone numbers)
         for span in sorted(found):
             if not a_phone and _PHONE_BEFORE.search(text[max(0, span[0] - 20):span[0]]):
                 continue          # "call me, my number is 555 0123": a phone number, not the order
