@@ -784,6 +784,9 @@ class DialoguePolicy:
                             refused=refused)
         if step.act == Act.ALREADY_DONE and THANKS.search(text):
             return Decision(Act.CLOSE, action=step.action, reason="thanked after the task was done", refused=refused)
+        if step.act == Act.ALREADY_DONE and turn.beyond_the_domain and not turn.changed:
+            # "你能帮我订个机票吗" after the route was set: not "all done", which it is not.
+            return Decision(Act.CANT_DO, refused=refused, reason="asked for something this domain does not do")
         return step
 
     @staticmethod

@@ -354,3 +354,10 @@ def test_a_stop_refused_by_its_kind_is_withdrawn() -> None:
     operations = RuleExtractor(load_schema("in_car")).extract("超市那个不去了，取消", held).operations
     stops = [(op.op, op.key, op.value) for op in operations if op.key == "stops"]
     assert stops == [(Op.WITHDRAW, "stops", "groceries")]
+
+
+async def test_a_request_for_something_else_after_the_task_is_done_is_not_all_done() -> None:
+    zh = await _chat("zh", ["去浦东机场", "天窗关上吧，外面灰大", "你能帮我订个机票吗"], "in_car")
+    assert [r.decision["act"] for r in zh[1:]] == ["cant_do", "cant_do"], [r.text for r in zh]
+    windows = await _chat("zh", ["去浦东机场", "车窗关上吧，外面灰大"], "in_car")
+    assert windows[-1].decision["act"] == "act", windows[-1].text

@@ -156,6 +156,8 @@ REQUEST = re.compile(
     r"|^(?:请|麻烦|帮我|帮忙|给我|替我|带我|送我|载我|能不能|能否|可不可以|你能|你可以)"
     r"|^(?:今天|现在|这次|马上)?(?:就)?(?:打开|关掉|关上|关闭|关一下|关下|开一下|开下|调一下|调高|调低|调到|调成|"
     r"放(?:首|一首|点|个)|播放|导航|走|换|去(?!年)|把)"
+    # (the thing first, then what to do with it: 天窗关上吧，外面灰大)
+    r"|^[\u4e00-\u9fff]{1,6}(?:打开|关上|关掉|关了|开开|开一下|关一下)吧?(?=[，,。！!]|$)"
     r"|吧[。.!！]?\s*$", _I)
 # A request about the talk itself ("say that again", 慢点说, "hold on"): the agent's to do in any domain.
 ABOUT_THE_TALK = re.compile(
