@@ -364,6 +364,7 @@ class RuleExtractor:
         self._left_behind(ops, text, state, add)
         self._bare_number_corrects(said, ops, taken, add, state, where)
         self._number_answered(said, ops, state, add, result.correction, commanded)
+        self._choice_answered(said, ops, state, add)
         self._left_to_the_agent(said, ops, state, add)
         if lang == "en":          # the name shapes are English capitalisation
             self._open_and_named(text, taken, add, result.correction, ops)
@@ -708,6 +709,21 @@ class RuleExtractor:
             return
         add(Operation(Op.SET, asked, Comparator.EQ, value, said.text.strip(), correction=correction,
                       reason=f"a number said alone, answering the question about {asked}"), (0, len(said.text)))
+
+    def _choice_answered(self, said: _Said, ops: list[Operation], state: SessionState | None, add: Add) -> None:
+        """The agent asked which of a key's values ("…or shall I have the order traced or
+        cancelled?"), and the answer names one by its own word ("just cancel it", "trace it
+        please"): that value, where no reader took another."""
+        asked = self._asked(state) if state is not None else ""
+        spec = self.schema.keys.get(asked) if asked else None
+        if spec is None or spec.type != "enum" or spec.multi or said.lang != "en" \
+                or any(op.key == asked for op in ops):
+            return
+        named = [value for value in spec.values
+                 if re.search(r"\b" + re.escape(value.replace("_", " ")) + r"\b", said.source)]
+        if len(named) == 1:
+            add(Operation(Op.SET, asked, Comparator.EQ, named[0], said.text.strip(),
+                          reason=f"the choice asked for, named by its own word: {named[0]}"), (0, 0))
 
     @staticmethod
     def _count_put_right(source: str, after: int, taken: list[Span]) -> tuple[int, Span] | None:
