@@ -367,3 +367,12 @@ async def test_asked_which_the_answer_names_one_by_its_own_word() -> None:
     replies = await _chat("en", ["hi my package is like two weeks late order 66120077", "just cancel it", "yes"],
                           "customer_service")
     assert "a cancellation" in replies[1].text and replies[-1].decision["act"] == "act", [r.text for r in replies]
+
+
+@pytest.mark.parametrize(("text", "destination"), [
+    ("uh I gotta get to work the office on Harbor Road", ["the office on Harbor Road"]),
+    ("take me to the hospital on main street", ["the hospital on main street"]),
+    ("take me to the hospital", ["hospital"]),
+])
+def test_a_kind_of_place_with_its_street_is_that_place(text: str, destination: list[str]) -> None:
+    assert _read("in_car", text).get("destination") == destination

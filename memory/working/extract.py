@@ -204,6 +204,9 @@ _STOP_REFUSED_BEFORE = re.compile(r"(?:不|别|甭)(?:去|到|在)$|\b(?:skip|fo
 _STOP_REFUSED_AFTER = re.compile(r"\s*(?:那个|这个|那里|那儿)?(?:就)?"
                                  r"(?:不去了|不用去了|不停了|不用了|不要了|取消|算了)|"
                                  r"\s+(?:is\s+)?(?:off|cancelled|canceled)\b")
+_ON_A_STREET = "a kind of place, with the street it is on"
+# What names a street ("Main Street", "Harbor Rd", "5th Avenue").
+_STREET_EN = r"(?:street|st|road|rd|avenue|ave|boulevard|blvd|drive|dr|lane|ln|way|square|plaza|highway|hwy)"
 # The unit a number said to put something right carries (三个，不对，四个; "three people, no wait four").
 _UNIT_AFTER = re.compile(r"\s*(?:个人|个|位|人|点|people|persons|of us|o'?clock)?", re.IGNORECASE)
 # A question word inside what was said after a cue (订的名字是啥来着): it asks, it names nothing.
@@ -360,6 +363,10 @@ class RuleExtractor:
         self._places_named(said, taken, add, result.correction, state)
         self._place_explained(said, taken, add, state)
         self._enums(said, taken, add, result.correction, withdrawn_keys, state, commanded)
+        # ("I gotta get to work, the office on Harbor Road": the kind said again is that one place.)
+        on_a_street = {op.key for op in ops if op.reason == _ON_A_STREET}
+        ops[:] = [op for op in ops if not (op.key in on_a_street and op.op == Op.SET and op.reason != _ON_A_STREET
+                                           and str(op.value) in self.schema.key(op.key).values)]
         ops[:] = self._not_either_or(ops, text, where)
         self._left_behind(ops, text, state, add)
         self._bare_number_corrects(said, ops, taken, add, state, where)
@@ -1077,6 +1084,8 @@ class RuleExtractor:
         last = state.last_act if state is not None else NO_ACT
         values = {re.sub(r"^the ", "", word) for word, _key, _value in self.schema.enum_lexicon(said.lang)}
         for spec in self._places:
+            if said.lang == "en" and not spec.multi:
+                self._kind_on_a_street(spec, said, taken, add, correction)
             cues = spec.name_cues.get(said.lang, ())
             answering = last.act == "ask" and last.key == spec.name
             held = state is not None and bool(state.find(spec.name))
@@ -1124,6 +1133,18 @@ class RuleExtractor:
                         add(Operation(Op.WITHDRAW, spec.name, value=stop.value, words=clause_of(said.text, where),
                                       reason="the user is not stopping there"), where)
                         break
+
+    def _kind_on_a_street(self, spec: KeySpec, said: _Said, taken: list[Span], add: Add, correction: bool) -> None:
+        """"The hospital on Main Street", "work, the office on Harbor Road": a kind of place the key
+        lists, said with the street it is on, is that one place (it had been any hospital)."""
+        kinds = "|".join(re.escape(w) for w, key, _v in self.schema.enum_lexicon("en") if key == spec.name)
+        if not kinds:
+            return
+        found = re.search(r"\b(?P<v>(?:the |my )?(?:" + kinds + r") (?:on|at|in|near|by|off) (?:the )?"
+                          r"(?:[\w'.]+ ){0,3}" + _STREET_EN + r")\b", said.text, re.IGNORECASE)
+        if found is not None and not _overlaps(found.span("v"), taken):
+            add(Operation(Op.SET, spec.name, Comparator.EQ, found.group("v"), clause_of(said.text, found.span("v")),
+                          correction=correction, reason=_ON_A_STREET), found.span("v"))
 
     def _option_named(self, said: _Said, taken: list[Span], add: Add, correction: bool,
                       state: SessionState | None) -> None:
