@@ -55,7 +55,12 @@ from monologue.memory.language.person import LOOSE_NAME_CUE_ZH, chinese_name_aft
 from monologue.memory.language.places import find_place_en, find_place_zh, not_going, places_corrected
 from monologue.memory.language.stances import asks, clause_bounds, is_query, tells_of_the_past
 from monologue.memory.language.wishes import content_words
-from monologue.memory.working.on_the_way import read_stops_said_first
+from monologue.memory.working.on_the_way import (
+    ON_A_STREET,
+    read_kind_on_a_street,
+    read_stops_refused,
+    read_stops_said_first,
+)
 from monologue.memory.working.put_right import held_number_named, held_number_replaced
 from monologue.memory.working.readers import (
     OutOfRange,
@@ -199,14 +204,6 @@ def _masked(text: str, spans: list[Span]) -> str:
     return text
 
 
-# A stop refused by name, before it or after it (不去星巴克了, "skip Joe's", 超市那个不去了).
-_STOP_REFUSED_BEFORE = re.compile(r"(?:不|别|甭)(?:去|到|在)$|\b(?:skip|forget|cancel|drop|no)\s+(?:the\s+)?$")
-_STOP_REFUSED_AFTER = re.compile(r"\s*(?:那个|这个|那里|那儿)?(?:就)?"
-                                 r"(?:不去了|不用去了|不停了|不用了|不要了|取消|算了)|"
-                                 r"\s+(?:is\s+)?(?:off|cancelled|canceled)\b")
-_ON_A_STREET = "a kind of place, with the street it is on"
-# What names a street ("Main Street", "Harbor Rd", "5th Avenue").
-_STREET_EN = r"(?:street|st|road|rd|avenue|ave|boulevard|blvd|drive|dr|lane|ln|way|square|plaza|highway|hwy)"
 # The unit a number said to put something right carries (三个，不对，四个; "three people, no wait four").
 _UNIT_AFTER = re.compile(r"\s*(?:个人|个|位|人|点|people|persons|of us|o'?clock)?", re.IGNORECASE)
 # A question word inside what was said after a cue (订的名字是啥来着): it asks, it names nothing.
@@ -364,8 +361,8 @@ class RuleExtractor:
         self._place_explained(said, taken, add, state)
         self._enums(said, taken, add, result.correction, withdrawn_keys, state, commanded)
         # ("I gotta get to work, the office on Harbor Road": the kind said again is that one place.)
-        on_a_street = {op.key for op in ops if op.reason == _ON_A_STREET}
-        ops[:] = [op for op in ops if not (op.key in on_a_street and op.op == Op.SET and op.reason != _ON_A_STREET
+        on_a_street = {op.key for op in ops if op.reason == ON_A_STREET}
+        ops[:] = [op for op in ops if not (op.key in on_a_street and op.op == Op.SET and op.reason != ON_A_STREET
                                            and str(op.value) in self.schema.key(op.key).values)]
         ops[:] = self._not_either_or(ops, text, where)
         self._left_behind(ops, text, state, add)
@@ -1085,7 +1082,7 @@ class RuleExtractor:
         values = {re.sub(r"^the ", "", word) for word, _key, _value in self.schema.enum_lexicon(said.lang)}
         for spec in self._places:
             if said.lang == "en" and not spec.multi:
-                self._kind_on_a_street(spec, said, taken, add, correction)
+                read_kind_on_a_street(self.schema, spec, said.text, taken, add, correction)
             cues = spec.name_cues.get(said.lang, ())
             answering = last.act == "ask" and last.key == spec.name
             held = state is not None and bool(state.find(spec.name))
@@ -1121,30 +1118,8 @@ class RuleExtractor:
                 if spec.multi:
                     # 在星巴克停一下买咖啡: what is done there is no second stop.
                     taken.append(clause_bounds(said.text, place.start, place.end))
-            for stop in state.find(spec.name) if spec.multi and state is not None else []:
-                # 不去星巴克了, "skip Joe's Diner", 超市那个不去了: a stop held, by its name or its
-                # kind's word, is taken off the way.
-                for word in (str(stop.value), *spec.value_words(str(stop.value), said.lang)):
-                    at = said.source.find(word.casefold() if said.cues.spaced else word)
-                    where = (at, at + len(word))
-                    if at >= 0 and not _overlaps(where, taken) and (
-                            self._negated(said.text, at, said.cues) or _STOP_REFUSED_BEFORE.search(said.source[:at])
-                            or _STOP_REFUSED_AFTER.match(said.source, where[1])):
-                        add(Operation(Op.WITHDRAW, spec.name, value=stop.value, words=clause_of(said.text, where),
-                                      reason="the user is not stopping there"), where)
-                        break
-
-    def _kind_on_a_street(self, spec: KeySpec, said: _Said, taken: list[Span], add: Add, correction: bool) -> None:
-        """"The hospital on Main Street", "work, the office on Harbor Road": a kind of place the key
-        lists, said with the street it is on, is that one place (it had been any hospital)."""
-        kinds = "|".join(re.escape(w) for w, key, _v in self.schema.enum_lexicon("en") if key == spec.name)
-        if not kinds:
-            return
-        found = re.search(r"\b(?P<v>(?:the |my )?(?:" + kinds + r") (?:on|at|in|near|by|off) (?:the )?"
-                          r"(?:[\w'.]+ ){0,3}" + _STREET_EN + r")\b", said.text, re.IGNORECASE)
-        if found is not None and not _overlaps(found.span("v"), taken):
-            add(Operation(Op.SET, spec.name, Comparator.EQ, found.group("v"), clause_of(said.text, found.span("v")),
-                          correction=correction, reason=_ON_A_STREET), found.span("v"))
+            if spec.multi and state is not None:
+                read_stops_refused(spec, said.text, said.source, said.lang, state, taken, add)
 
     def _option_named(self, said: _Said, taken: list[Span], add: Add, correction: bool,
                       state: SessionState | None) -> None:

@@ -1,4 +1,4 @@
-"""Stops said on the way to where the user is going.
+"""Stops said on the way to where the user is going, and the one place a kind of place names.
 
 先去趟幼儿园接孩子，再去公司; 去加油站，然后去机场; "swing by the bank first, then take me home": a
 place said before the destination, with a word of sequence between them, is a stop on the way,
@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec
-from monologue.memory.language.cues import SELF_REPAIR
+from monologue.memory.language.cues import SELF_REPAIR, STATE_CUES, negated_at
 from monologue.memory.language.places import PlaceSaid, find_place_en, find_place_zh, not_going
 from monologue.memory.language.stances import clause_bounds, tells_of_the_past
 from monologue.memory.working.readers import Add, Span, overlaps, value_pattern
-from monologue.memory.working.state import Comparator, Op, Operation
+from monologue.memory.working.state import Comparator, Op, Operation, SessionState
 
 # A word of sequence before a word of going on (再去公司, 然后回家; "then home", "and after that to
 # the office"). Not 再 alone: 再高一点 moves a setting.
@@ -95,4 +95,49 @@ def _stop_value(stops: KeySpec, name: str, lang: str) -> str:
                  if any(said == w.casefold().removeprefix("the ") for w in words.get(lang, ()))), "")
 
 
-__all__ = ["read_stops_said_first"]
+# A stop refused by name, before it or after it (不去星巴克了, "skip Joe's", 超市那个不去了).
+_STOP_REFUSED_BEFORE = re.compile(r"(?:不|别|甭)(?:去|到|在)$|\b(?:skip|forget|cancel|drop|no)\s+(?:the\s+)?$")
+_STOP_REFUSED_AFTER = re.compile(r"\s*(?:那个|这个|那里|那儿)?(?:就)?"
+                                 r"(?:不去了|不用去了|不停了|不用了|不要了|取消|算了)|"
+                                 r"\s+(?:is\s+)?(?:off|cancelled|canceled)\b")
+
+
+def read_stops_refused(spec: KeySpec, text: str, source: str, lang: str, state: SessionState,
+                       taken: list[Span], add: Add) -> None:
+    """不去星巴克了, "skip Joe's Diner", 超市那个不去了: a stop held, named by itself or by its
+    kind's word and refused, is taken off the way. (`source`: `text` as the readers match it.)"""
+    cues = STATE_CUES[lang]
+    for stop in state.find(spec.name):
+        for word in (str(stop.value), *spec.value_words(str(stop.value), lang)):
+            at = source.find(word.casefold() if cues.spaced else word)
+            where = (at, at + len(word))
+            if at >= 0 and not overlaps(where, taken) and (
+                    negated_at(text, at, cues) or _STOP_REFUSED_BEFORE.search(source[:at])
+                    or _STOP_REFUSED_AFTER.match(source, where[1])):
+                left, right = clause_bounds(text, *where)
+                add(Operation(Op.WITHDRAW, spec.name, value=stop.value, words=text[left:right].strip(),
+                              reason="the user is not stopping there"), where)
+                break
+
+
+ON_A_STREET = "a kind of place, with the street it is on"
+# What names a street ("Main Street", "Harbor Rd", "5th Avenue").
+_STREET_EN = r"(?:street|st|road|rd|avenue|ave|boulevard|blvd|drive|dr|lane|ln|way|square|plaza|highway|hwy)"
+
+
+def read_kind_on_a_street(schema: DomainSchema, spec: KeySpec, text: str, taken: list[Span], add: Add,
+                          correction: bool) -> None:
+    """"The hospital on Main Street", "work, the office on Harbor Road": a kind of place the key
+    lists, said with the street it is on, is that one place (it had been any hospital). English."""
+    kinds = "|".join(re.escape(w) for w, key, _v in schema.enum_lexicon("en") if key == spec.name)
+    if not kinds:
+        return
+    found = re.search(r"\b(?P<v>(?:the |my )?(?:" + kinds + r") (?:on|at|in|near|by|off) (?:the )?"
+                      r"(?:[\w'.]+ ){0,3}" + _STREET_EN + r")\b", text, re.IGNORECASE)
+    if found is not None and not overlaps(found.span("v"), taken):
+        left, right = clause_bounds(text, *found.span("v"))
+        add(Operation(Op.SET, spec.name, Comparator.EQ, found.group("v"), text[left:right].strip(),
+                      correction=correction, reason=ON_A_STREET), found.span("v"))
+
+
+__all__ = ["ON_A_STREET", "read_kind_on_a_street", "read_stops_refused", "read_stops_said_first"]
