@@ -326,3 +326,17 @@ async def until(condition: Callable[[], bool], every: float = 0.01, limit_secs: 
             return
         await asyncio.sleep(every)
     raise TimeoutError(f"still not so after {limit_secs:.0f} s")
+
+
+async def policy_replies(language: str, lines: list[str], domain: str) -> list[Any]:
+    """The agent's replies to `lines`, one per turn: the rules read, the policy words, no model
+    and no long-term help (what a test of the rules and the policy needs)."""
+    from monologue.configs import load_config
+    from monologue.pipeline.builder import AgentModels
+    from monologue.pipeline.text_chat import chat_session
+
+    overrides = steady(monologue={"llm_mode": "never", "domain": domain}, reply={"wording": "policy"},
+                       long_term={"llm_help": False})
+    config = load_config(overrides={**overrides, "language": language}, environ={})
+    result = await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))
+    return [turn.reply for turn in result.turns]

@@ -22,24 +22,17 @@ from typing import Any
 
 import pytest
 
-from monologue.configs import load_config
 from monologue.memory.domain.schema import load_schema
 from monologue.memory.working.extract import RuleExtractor
 from monologue.memory.working.grounding import Grounder
 from monologue.memory.working.state import Comparator, Condition, Op, SessionState
-from monologue.pipeline.builder import AgentModels
-from monologue.pipeline.text_chat import chat_session
 
-from fakes import PlannerFollowingLLM, steady
+from fakes import policy_replies
 
 
 async def _chat(language: str, lines: list[str], domain: str) -> list[Any]:
     """The agent's replies to `lines`, one per turn."""
-    overrides = steady(monologue={"llm_mode": "never", "domain": domain}, reply={"wording": "policy"},
-                       long_term={"llm_help": False})
-    config = load_config(overrides={**overrides, "language": language}, environ={})
-    result = await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))
-    return [turn.reply for turn in result.turns]
+    return await policy_replies(language, lines, domain)
 
 
 def _kept(schema_name: str, text: str) -> dict[str, object]:
