@@ -369,3 +369,9 @@ async def test_asked_which_the_answer_names_one_by_its_own_word() -> None:
 ])
 def test_a_kind_of_place_with_its_street_is_that_place(text: str, destination: list[str]) -> None:
     assert _read("in_car", text).get("destination") == destination
+
+
+def test_a_stop_said_not_needed_is_taken_off_not_the_music() -> None:
+    operations = RuleExtractor(load_schema("in_car")).extract(
+        "不用在星巴克停了", _held(destination="work", stops="星巴克", media="playing")).operations
+    assert [(op.op, op.key, op.value) for op in operations] == [(Op.WITHDRAW, "stops", "星巴克")]

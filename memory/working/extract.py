@@ -1164,7 +1164,9 @@ class RuleExtractor:
                 continue      # "取消订位的话…", "cancel the booking": the task itself, not the 位 of its party
             if what.strip().startswith(("还是", "就")):
                 continue      # 算了还是关上吧, 算了就去公司吧: a change of mind, the new command read as one
-            target = self._key_named(what.strip(), lang, cues, keys_only=(what, span) in keys_only, held=held) \
+            # (不用在星巴克停了: the stop held by that name, not the music 停 stops.)
+            target = self._held_place_named(what, state) \
+                or self._key_named(what.strip(), lang, cues, keys_only=(what, span) in keys_only, held=held) \
                 or held_wish_named(self.schema, what, lang, state) or held_number_named(what, state) \
                 or self._held_day_or_time_named(what, lang, state)
             if target is not None and self._another_keys_value_at(target[0], text, span, lang):
@@ -1184,6 +1186,12 @@ class RuleExtractor:
                 if state.find(key):
                     add(Operation(Op.WITHDRAW, key, words=text.strip(), reason="user cancelled what was just done"),
                         (0, len(text)))
+
+    def _held_place_named(self, words: str, state: SessionState | None) -> tuple[str, str | None] | None:
+        """(key, value) of a place held by its name that `words` say (星巴克 in 在星巴克停)."""
+        held = [(spec.name, str(c.value)) for spec in self._places
+                for c in (state.find(spec.name) if state is not None else []) if len(str(c.value)) > 1]
+        return next(((key, value) for key, value in held if value.casefold() in words.casefold()), None)
 
     def _another_keys_value_at(self, key: str, text: str, span: Span, lang: str) -> bool:
         """Whether a value of another key, longer than a word, is said across `span` (a
