@@ -52,6 +52,7 @@ from monologue.memory.working.state import (
     SessionState,
 )
 from monologue.memory.working.turn_classes import CallOff, TurnClass, names_the_task
+from monologue.memory.working.wishes import asks_beyond
 
 
 class Act(StrEnum):
@@ -784,8 +785,12 @@ class DialoguePolicy:
                             refused=refused)
         if step.act == Act.ALREADY_DONE and THANKS.search(text):
             return Decision(Act.CLOSE, action=step.action, reason="thanked after the task was done", refused=refused)
-        if step.act == Act.ALREADY_DONE and turn.beyond_the_domain and not turn.changed:
-            # "你能帮我订个机票吗" after the route was set: not "all done", which it is not.
+        go_ahead = GO_AHEAD.search(text)
+        if step.act == Act.ALREADY_DONE and turn.beyond_the_domain and not turn.changed and yes_or_no(text) is None \
+                and (go_ahead is None or asks_beyond(self.schema, text[:go_ahead.start()] + text[go_ahead.end():],
+                                                     turn.language)):
+            # "你能帮我订个机票吗" after the route was set: not "all done", which it is not ("直接办吧" is
+            # a go-ahead, and all is done).
             return Decision(Act.CANT_DO, refused=refused, reason="asked for something this domain does not do")
         return step
 

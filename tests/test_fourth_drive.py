@@ -354,6 +354,8 @@ async def test_a_request_for_something_else_after_the_task_is_done_is_not_all_do
     assert [r.decision["act"] for r in zh[1:]] == ["cant_do", "cant_do"], [r.text for r in zh]
     windows = await _chat("zh", ["去浦东机场", "车窗关上吧，外面灰大"], "in_car")
     assert windows[-1].decision["act"] == "act", windows[-1].text
+    go_ahead = await _chat("zh", ["去浦东机场", "直接办吧"], "in_car")       # a go-ahead, and all is done
+    assert go_ahead[-1].decision["act"] == "already_done", go_ahead[-1].text
 
 
 async def test_asked_which_the_answer_names_one_by_its_own_word() -> None:
