@@ -340,3 +340,19 @@ async def policy_replies(language: str, lines: list[str], domain: str) -> list[A
     config = load_config(overrides={**overrides, "language": language}, environ={})
     result = await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)))
     return [turn.reply for turn in result.turns]
+
+
+def rules_read(domain: str, text: str, held: dict[str, object] | None = None) -> dict[str, list[object]]:
+    """What the rules read from `text` with `held` in the state: key → the values set."""
+    from monologue.memory.domain.schema import load_schema
+    from monologue.memory.working.extract import RuleExtractor
+    from monologue.memory.working.state import Comparator, Condition, Op, SessionState
+
+    state = SessionState("drive")
+    for key, value in (held or {}).items():
+        state.constraints[key] = Condition(key, Comparator.EQ, value, str(value), 1, 1.0)
+    out: dict[str, list[object]] = {}
+    for op in RuleExtractor(load_schema(domain)).extract(text, state).operations:
+        if op.op == Op.SET and op.key:
+            out.setdefault(op.key, []).append(op.value)
+    return out

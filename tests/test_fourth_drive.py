@@ -28,7 +28,7 @@ from monologue.memory.domain.schema import load_schema
 from monologue.memory.working.extract import RuleExtractor
 from monologue.memory.working.state import Comparator, Condition, Op, SessionState
 
-from fakes import policy_replies
+from fakes import policy_replies, rules_read
 
 
 async def _chat(language: str, lines: list[str], domain: str) -> list[Any]:
@@ -36,16 +36,7 @@ async def _chat(language: str, lines: list[str], domain: str) -> list[Any]:
     return await policy_replies(language, lines, domain)
 
 
-def _read(domain: str, text: str, held: dict[str, object] | None = None) -> dict[str, list[object]]:
-    """What the rules read from `text` with `held` in the state: key → the values set."""
-    state = SessionState("drive")
-    for key, value in (held or {}).items():
-        state.constraints[key] = Condition(key, Comparator.EQ, value, str(value), 1, 1.0)
-    out: dict[str, list[object]] = {}
-    for op in RuleExtractor(load_schema(domain)).extract(text, state).operations:
-        if op.op == Op.SET and op.key:
-            out.setdefault(op.key, []).append(op.value)
-    return out
+_read = rules_read
 
 
 # --- counts and times put right, moved, or said beside a change ---------------------------------

@@ -18,7 +18,10 @@ from dataclasses import dataclass
 _CLAUSE_END = {
     "en": re.compile(r"[,.;!?]|\s+(?:and|then)\s+(?=(?:please\s+)?(?:turn|make|set|open|close|roll|put|start|stop|"
                      r"pause|skip|crank|lower|raise|bring|take|drive|navigate|go|head|also|can|could|and)\b)"
-                     r"|\s+(?:so|because|cause|cos|since|while|when|as long as)\s+", re.IGNORECASE),
+                     r"|\s+(?:so|because|cause|cos|since|while|when|as long as)\s+"
+                     # ("put it under marcus hale 07700 900123", "name is o'brien phone is 0412…": a number goes on)
+                     r"|\s+(?=\d{4,}|\d{3}[ -]\d{3,}|(?:and\s+)?(?:my\s+)?(?:phone|number|cell|mobile|email|e-mail)\b)",
+                     re.IGNORECASE),
     "zh": re.compile(r"[，。；！？,.;!?\s]|然后|再把|再帮|顺便|另外|同时"),
 }
 _LONGEST = {"en": 8, "zh": 16}      # words / characters: longer is a sentence, not a name

@@ -128,9 +128,10 @@ A_NUMBER_ALONE = re.compile(
 
 # A slip put right in the same breath ("six people, no wait, five", 三个人，哦不，四个人): the number
 # after it is the one meant.
-SELF_REPAIR = re.compile(r"(?:(?:\b(?:no wait|wait no|no sorry|sorry|i mean|i meant|or rather|make that|correction|"
+SELF_REPAIR = re.compile(r"(?:(?:\b(?:no wait|wait no|(?:oh|uh|um|ah|actually),? wait|wait,? sorry|wait,? actually|"
+                         r"no sorry|sorry|i mean|i meant|or rather|make that|correction|"
                          r"scratch that|strike that)\b|"
-                         r"哦不对|哦不是|哦不|不对|错了|说错了|我是说|应该是|准确(?:地|点|来)?说|"
+                         r"哦不对|哦不是|哦不|不对|错了|说错了|我是说|应该是|准确(?:地|点|来)?说|具体(?:地|来)?说|具体(?=是)|"
                          r"(?:哦|啊|呃)?(?:少|多|漏)(?:说|打|写)了?(?:一位|一个数|一个数字|个数)|"
                          # (a lone no between commas: "six, no, seven", 六个人，不，七个人)
                          r"(?:(?<=[,，])|(?<=[,，]\s))\s*(?:不|no)(?=\s*[,，]))[,，.。!！\s]*)+"
@@ -161,6 +162,10 @@ PER_PERSON = re.compile(r"钱|元|块|价|人均|\bper\b|\beach\b|\bcost|\bprice
 # A character of what a withdrawal names, up to a new clause's subject ("…that i'd rather…").
 _SUBJECT = r"(?:i|i'd|i'm|i'll|i've|we|we're|we'll|we'd|you|it's|they)"
 _NOT_A_NEW_CLAUSE = r"(?:(?!\s" + _SUBJECT + r"\b)[\w' -])"
+_A_REPLACEMENT = (r"(?:that|this|it)\s+(?:" + _SUBJECT + r"|let'?s|make|push|move|bump|change|switch|set|put|go|"
+                  r"do|book|change|add|take|turn|how about|what about|just|actually|instead)\b")
+""""Scratch that, push it back an hour": what follows the pronoun is what is wanted instead, not
+what is dropped (the pronoun is the last thing said)."""
 
 EN = StateCues(
     spaced=True,
@@ -185,6 +190,7 @@ EN = StateCues(
             r"\s+(?:(?:what|everything) (?:i|we) (?:said|told you|mentioned) (?:about|regarding|on) )?"
             # (What is dropped ends where a new clause starts, unpunctuated as the ASR writes it:
             # "scratch that i'd rather have my money back", "forget the starbucks we're running late".)
+            r"(?!" + _A_REPLACEMENT + r")"
             r"(?:the |my |that |a |any )?[$¥€£]?(?P<what>\d+(?:\.\d+)?" + _NOT_A_NEW_CLAUSE + r"{0,25}|"
             r"(?!" + _SUBJECT + r"\b)" + _NOT_A_NEW_CLAUSE + r"{2,30})"),
         re.compile(r"(?:the |my )?[$¥€£]?(?P<what>\d+(?:\.\d+)?[\w' -]{0,20}?|[\w' -]{2,30}?)\s+"
@@ -275,7 +281,8 @@ ZH = StateCues(
         re.compile(r"(?P<n>[一二两三四五六七八九十\d]+)来(?:个人|个|位|号人|人)"),
         re.compile(r"一家(?P<n>[二两三四五六七八九十]+)口"),
         re.compile(r"(?:我们|咱们|咱)(?P<n>俩|仨)(?!个)"),
-        re.compile(r"(?:一共|总共|共|我们是|人数是|准确(?:地|点|来)?说是|其实是|应该是)(?P<n>" + ZH_NUMBER
+        re.compile(r"(?:一共|总共|共|我们是|人数是|准确(?:地|点|来)?说是|具体(?:来|地)?说?是|其实是|应该是|(?:^|[，,。！!])是)(?P<n>"
+                   + ZH_NUMBER
                    + r")个(?=\W|$|吧|啊|呀|了)"),
     ),
     head_count_group=re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:个|位|名)?(?:大人|成人|小孩儿?|孩子|儿童|小朋友|老人|"
@@ -311,7 +318,7 @@ def negated_at(text: str, start: int, cues: StateCues | None = None) -> bool:
 
 # Between a key's name and the amount it is limited to ("budget is $300", 预算是五百): the key's
 # names come from its domain YAML.
-AMOUNT_AFTER_NAME = {"en": r"(?: is| of| around| about|'s)?\s*(?:\$|£|€|¥)?\s?(?P<n>" + EN_NUMBER + r")",
+AMOUNT_AFTER_NAME = {"en": r"(?: is| was| of| around| about|'s)?\s*(?:\$|£|€|¥)?\s?(?P<n>" + EN_NUMBER + r")",
                      "zh": r"(?:是|大概|在)?\s*(?P<n>" + ZH_NUMBER + r")"}
 
 # --- names (open values) ----------------------------------------------------------------------

@@ -15,6 +15,15 @@ _GROUP_BREAK = re.compile(r"(?<=\d)[，,、](?=\d)")
 _DIGIT_ZH = str.maketrans("零〇幺一二两三四五六七八九", "0011223456789")
 
 
+DIGITS_ZH = re.compile(r"[零〇幺一二两三四五六七八九]{2,}")
+"""A few digits said one by one in Chinese (the last four of a phone number: 四三二一)."""
+
+
+def digits_of_zh(run: str) -> str:
+    """四三二一 → 4321."""
+    return run.translate(_DIGIT_ZH)
+
+
 def digits_said(text: str) -> str:
     """A code said digit by digit in Chinese (订单号是二零二四零八一五, 八八六六五五四四), or in groups
     (三三一，四四二，五五八), written in digits, character for character (so every span still points

@@ -287,7 +287,27 @@ def find_zh_times(text: str) -> list[tuple[str, int, int]]:
     return found
 
 
-_EN_ORDINAL = r"(\d{1,2})(?:st|nd|rd|th)?"
+_ORDINAL_UNITS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+                  "eighth": 8, "ninth": 9}
+ORDINAL_WORDS = {**_ORDINAL_UNITS, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
+                 "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
+                 "nineteenth": 19, "twentieth": 20, "thirtieth": 30,
+                 **{f"twenty {w}": 20 + n for w, n in _ORDINAL_UNITS.items()}, "thirty first": 31}
+"""A day of the month as it is spelled out (the fifteenth, the twenty-first), as the ASR writes it."""
+_ORDINAL_WORD = "|".join(w.replace(" ", r"[\s-]") for w in sorted(ORDINAL_WORDS, key=len, reverse=True))
+_EN_ORDINAL = r"(\d{1,2}(?:st|nd|rd|th)?|" + _ORDINAL_WORD + ")"
+_EN_DIGIT_ORDINAL = r"(\d{1,2}(?:st|nd|rd|th)|" + _ORDINAL_WORD + ")"
+_NOT_A_DAY_AFTER = re.compile(r"\s+(?:one|ones|option|choice|place|restaurant|time|times|floor|street|avenue|"
+                              r"row|gear|person|people|guest|seat|spot|stop|exit|light|turn|left|right)\b")
+""""the fourth one", "the fifth time", "the third floor", "the second exit": an ordinal, not a day."""
+_A_DAY_CUE_BEFORE = re.compile(r"\b(?:on|for|by|until|till|from|to|make it|it's|its|is|not|no|sorry|"
+                               r"actually|instead)\s+$")
+
+
+def day_number(said: str) -> int:
+    """15, 15th, fifteenth, twenty-first → the day of the month."""
+    digits = re.match(r"\d+", said)
+    return int(digits.group(0)) if digits else ORDINAL_WORDS[re.sub(r"[\s-]+", " ", said)]
 
 
 def find_en_dates(text: str) -> list[tuple[str, int, int]]:
@@ -301,16 +321,31 @@ def find_en_dates(text: str) -> list[tuple[str, int, int]]:
         value = ("next " if m.group(1) == "next" else "") + m.group(2)
         found.append((value, m.start(), m.end()))
     for m in re.finditer(r"\b(" + "|".join(MONTHS) + r")\s+(?:the\s+)?" + _EN_ORDINAL + r"\b", lowered):
-        found.append((f"{MONTHS.index(m.group(1)) + 1:02d}-{int(m.group(2)):02d}", m.start(), m.end()))
+        found.append((f"{MONTHS.index(m.group(1)) + 1:02d}-{day_number(m.group(2)):02d}", m.start(), m.end()))
     for m in re.finditer(r"\b(?:the\s+)?" + _EN_ORDINAL + r"\s+of\s+(" + "|".join(MONTHS) + r")\b", lowered):
-        found.append((f"{MONTHS.index(m.group(2)) + 1:02d}-{int(m.group(1)):02d}", m.start(), m.end()))
-    for m in re.finditer(r"\b(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\b(?:\s+of\s+(?:this|next|the)\s+month)?"
+        found.append((f"{MONTHS.index(m.group(2)) + 1:02d}-{day_number(m.group(1)):02d}", m.start(), m.end()))
+    for m in re.finditer(r"\b(?:on\s+)?the\s+" + _EN_DIGIT_ORDINAL + r"\b(?:\s+of\s+(?:this|next|the)\s+month)?"
                          r"(?!\s+of\s+(?:" + "|".join(MONTHS) + r"))", lowered):
-        found.append((f"day {int(m.group(1))}", m.start(), m.end()))
-    for m in re.finditer(r"\b(\d{1,2})(?:st|nd|rd|th) of (?:this|next|the) month\b", lowered):
+        if any(start <= m.start() < end for _, start, end in found) or not _a_day_of_the_month(lowered, m):
+            continue
+        found.append((f"day {day_number(m.group(1))}", m.start(), m.end()))
+    for m in re.finditer(r"\b" + _EN_DIGIT_ORDINAL + r" of (?:this|next|the) month\b", lowered):
         if not any(start <= m.start() < end for _, start, end in found):
-            found.append((f"day {int(m.group(1))}", m.start(), m.end()))
+            found.append((f"day {day_number(m.group(1))}", m.start(), m.end()))
     return found
+
+
+def _a_day_of_the_month(lowered: str, m: re.Match[str]) -> bool:
+    """"the 15th" or "the fifteenth" is a day, but not "the fourth one" or "the fifth time"; a
+    spelled-out first, second or third is a day only after a word that leads to one ("on the
+    second", "make it the third"): alone it is more often a choice among offers."""
+    if m.group(0).endswith("month"):
+        return True
+    if _NOT_A_DAY_AFTER.match(lowered, m.end()):
+        return False
+    if m.group(1)[0].isdigit() or day_number(m.group(1)) > 3:
+        return True
+    return m.group(0).startswith("on") or bool(_A_DAY_CUE_BEFORE.search(lowered[:m.start()]))
 
 
 def find_zh_dates(text: str) -> list[tuple[str, int, int]]:

@@ -78,7 +78,9 @@ class RelativeWords:
     end: int
 
 
-def _amount(clause: str, lang: str, dimension: Dimension) -> float | None:
+def _amount(clause: str, lang: str, dimension: Dimension, words: tuple[int, int] = (0, 0)) -> float | None:
+    """How much the change is: the number said nearest the change's words ("make it five, one
+    more friend is coming" is one more: the five is the new count, said outright)."""
     if _HOUR_AND_HALF.search(clause):
         return 90
     if _HALF_HOUR.search(clause):
@@ -90,15 +92,16 @@ def _amount(clause: str, lang: str, dimension: Dimension) -> float | None:
     else:
         amount = None
         pattern = _NUMBER_EN if lang == "en" else _NUMBER_ZH
+        nearest = len(clause) + 1
         for m in pattern.finditer(clause):
             word = m.group("n").lower()
             if lang == "en" and word in ("a", "an") and not re.match(
                     r"\s+(?:hour|minute|day|dollar|buck|euro|pound|degree)s?\b", clause[m.end():], _I):
                 continue        # "a bit later" is a step; "a friend" counts one only with "another"
             n = 1 if word in ("a", "an", "one") else to_amount(word)      # 45.5元 keeps its .5
-            if n is not None:
-                amount = n
-                break
+            distance = max(words[0] - m.end(), m.start() - words[1], 0)
+            if n is not None and distance < nearest:
+                amount, nearest = n, distance
     if amount is not None and dimension == "minutes" and re.search(r"hours?|小时|钟头", clause, _I):
         amount *= 60
     return amount
@@ -125,7 +128,7 @@ def read_relative(clause: str, lang: str, own_up: str = "", own_down: str = "",
         dimension = _dimension(clause, lang, on_the_clock) or (
             _dimension(context, lang, on_the_clock) if context else "")
         a_bit = bool((_A_BIT_EN if lang == "en" else _A_BIT_ZH).search(clause))
-        amount = _amount(clause, lang, dimension)
+        amount = _amount(clause, lang, dimension, m.span())
         if amount is None and dimension == "people" and (
                 re.search(r"\b(?:another|one more|a|an)\b", clause, _I) or re.search(r"又|再|一位|一个", clause)):
             amount = 1

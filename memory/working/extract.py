@@ -315,6 +315,11 @@ class RuleExtractor:
         for spec in self._times:
             times = [t for t in _TIMES[lang](text)
                      if not self._negated(text, t[1], cues) and not _overlaps((t[1], t[2]), taken)]
+            # (还是改成一点吧，十二点半怕赶不上: the time held, named again as the reason, is not the new
+            # one when another is asked for with a word of change, as with days below.)
+            held_times = [str(c.value) for c in state.find(spec.name)] if state is not None else []
+            if any(_CHANGED_TO[lang].search(text[:t[1]]) for t in times if t[0] not in held_times):
+                times = [t for t in times if t[0] not in held_times] or times
             for value, start, end in times[-1:]:
                 value = self._same_half_of_day(value, spec, source, cues, state)
                 if self._the_reference(spec, value, relative.written, state):
@@ -567,7 +572,7 @@ class RuleExtractor:
         for pattern in (*cues.head_count, *answer):
             for m in pattern.finditer(source):
                 span = m.span("n")
-                if said_at >= 0 and not (m.start() > said_at and SELF_REPAIR.search(source[said_at:m.start()])):
+                if said_at >= 0 and not (m.start() > said_at and SELF_REPAIR.search(source[said_at:span[0]])):
                     continue      # (四个人吧，哦不对，我老婆她妈也来，五个人: the count after the slip stands)
                 if _overlaps(span, taken) or RuleExtractor._negated(text, m.start(), cues):
                     continue      # "not four people but six": the refused count is not written
@@ -620,7 +625,9 @@ class RuleExtractor:
 
         def fits(key: str) -> bool:
             spec = self.schema.key(key)
-            return spec.reader == Reader.HEAD_COUNT and not timed or spec.type == "time" and not counted
+            # (and "it was actually 59.99 not 49.99": a sum held, put right)
+            return spec.reader == Reader.HEAD_COUNT and not timed or spec.type == "time" and not counted \
+                or spec.type == "money" and not timed and not counted
 
         gaps = [(op, said.source[where[id(op)][1]:bare.start("n")]) for op in said_now
                 if where[id(op)][1] <= bare.start() and fits(op.key)]
@@ -633,12 +640,18 @@ class RuleExtractor:
             last = max(slipped, key=lambda op: where[id(op)])
             held = [Condition(last.key, Comparator.EQ, last.value, last.words, state.turn + 1)]
             ops[:] = [op for op in ops if op is not last]
-        if n is None or not held:
+        if (n is None and to_amount(said.source[at[0]:at[1]]) is None) or not held:
             return
         latest = max(held, key=lambda c: (c.last_mentioned, self.schema.key(c.key).reader == Reader.HEAD_COUNT))
         spec = self.schema.key(latest.key)
         value: object = n
-        if spec.type == "time":
+        if spec.type == "money":
+            value = to_amount(said.source[at[0]:at[1]])
+            if value is None:
+                return
+        elif n is None:
+            return
+        elif spec.type == "time":
             if not 1 <= n <= 12:
                 return
             value = self._same_half_of_day(f"{n:02d}:00", spec, said.source, said.cues, state)
@@ -912,7 +925,8 @@ class RuleExtractor:
                 spec = self.schema.key(key)
                 # "别机场了，公司吧", "not the airport, the office": the held value refused, and another
                 # of the key's said bare beside it, is its replacement.
-                replacing = not spec.multi and self._held_refused(spec, value, text, lang, state)
+                replacing = not spec.multi and (self._held_refused(spec, value, text, lang, state)
+                                                or self._said_instead(spec, value, text, m.span(), lang, state))
                 if key in withdrawn_keys and not spec.multi and not _REPLACES.search(text) and not replacing:
                     continue      # "forget the refund": only a new value said as one ("a repair instead") sets it
                 # A cue inside another value already read is not this key's ("a child seat in
@@ -1200,6 +1214,19 @@ class RuleExtractor:
         return any(k != key and len(w) >= (8 if lang == "en" else 4) and any(
                    m.start() < span[1] and span[0] < m.end() for m in re.finditer(re.escape(w), lowered))
                    for w, k, _v in self.schema.enum_lexicon(lang))
+
+    @staticmethod
+    def _said_instead(spec: KeySpec, value: str, text: str, span: Span, lang: str,
+                      state: SessionState | None) -> bool:
+        """"Actually the train station instead", 还是火车站吧: another of a held key's values, said
+        bare with a word of replacing, is its new value (no word of driving is needed)."""
+        held = [str(c.value) for c in state.find(spec.name)] if state is not None else []
+        if not held or value in held:
+            return False
+        left, right = clause_bounds(text, *span)
+        rest = _INSTEAD.sub("", _INSTEAD.sub("", text[left:span[0]] + " " + text[span[1]:right]))
+        return bool(_REPLACES.search(text[left:right]) or _INSTEAD.search(text[left:right])) \
+            and len(content_words(rest, lang)) <= 2
 
     @staticmethod
     def _held_refused(spec: KeySpec, value: str, text: str, lang: str, state: SessionState | None) -> bool:

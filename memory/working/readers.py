@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec, OtherScale, Reader
 from monologue.memory.language.cues import AMOUNT_AFTER_NAME, put_right_after
-from monologue.memory.language.digits import digits_said, digits_said_en
+from monologue.memory.language.digits import DIGITS_ZH, digits_of_zh, digits_said, digits_said_en
 from monologue.memory.language.numbers import EN_NUMBER, ZH_NUMBER, to_amount, to_int
 from monologue.memory.language.stances import (
     CHANGED,
@@ -495,7 +495,8 @@ def named_amounts(spec: KeySpec, lang: str) -> tuple[re.Pattern[str], ...]:
 
 # --- identifiers -----------------------------------------------------------------------------
 
-_CODE = r"(?P<v>[A-Za-z]{0,4}[-#]?\d[A-Za-z0-9_-]{2,}(?:\s\d[\d-]{1,})*)"   # ASCII: 没错吧 never joins a code
+_CODE = (r"(?P<v>(?:(?-i:[A-Z]{1,4}) (?=\d))?[A-Za-z]{0,4}[-#]?\d[A-Za-z0-9_-]{2,}(?:\s\d[\d-]{1,})*|"
+         r"\d{2,}(?:[ -]\d{2,})+)")   # ASCII: 没错吧 never joins a code; "JD 55667788"; "90 77 12" in pairs
 # A code by its shape alone: letters then digits ("W892872"), or a long run of digits, said whole
 # or in pieces ("A94 9714", "4471 0032"); a sum ("$65.99"), a time or a date never has this shape.
 _APART = r"(?<![A-Za-z0-9$£€¥])(?<!\d[.,:])"          # not inside a word, a sum, a decimal or a time
@@ -505,7 +506,7 @@ _SHAPED_CODE = re.compile(_APART + r"(?P<v>[A-Za-z]{1,3}[-#]?\d{4,}|[A-Z] \d{4,}
 
 
 # A code spelled out, a symbol at a time ("A B 4 5 7 2", "7 7 1 0 4").
-_SPELLED = r"(?<![\w'’])(?P<v>(?:[A-Za-z] ){0,3}\d(?: [A-Za-z0-9]){3,})"
+_SPELLED = r"(?<![\w'’])(?P<v>(?:[A-Za-z] ?){0,3}\d(?: [A-Za-z0-9](?![\w'’])){3,})"     # ("k7 3 2 9 1" too)
 _PHONE_BEFORE = re.compile(r"\b(?:phone|cell|mobile|call me|text me|reach me|my number|contact number)\b[^0-9]*$|"
                            r"(?:电话|手机)[^0-9]*$", re.IGNORECASE)
 
@@ -536,12 +537,15 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
         if spec.name in open_to:
             found += [m.span("v") for code in (_SPELLED, _CODE)
                       for m in re.finditer(_APART + code + _APART_AFTER, text)]
+        else:               # "you can reach me at 617 555 0142": a number in a code's shape, said to be a phone's
+            found += [m.span("v") for m in _SHAPED_CODE.finditer(text)
+                      if _PHONE_BEFORE.search(text[max(0, m.start() - 20):m.start()])]
         for span in sorted(found):
             if not a_phone and _PHONE_BEFORE.search(text[max(0, span[0] - 20):span[0]]):
                 continue          # "call me, my number is 555 0123": a phone number, not the order
             if not overlaps(span, taken):
-                span = _put_right_code(text, span)
-                add(Operation(Op.SET, spec.name, Comparator.EQ, _joined(text[span[0]:span[1]]), _clause(original, span),
+                code, span = _code_meant(text, span)
+                add(Operation(Op.SET, spec.name, Comparator.EQ, code, _clause(original, span),
                               correction=correction), span)
                 break
 
@@ -550,17 +554,44 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
 _CODES_APART = tuple(re.compile(_APART + shape + _APART_AFTER) for shape in (_SPELLED, _CODE))
 
 
-def _put_right_code(text: str, span: tuple[int, int]) -> tuple[int, int]:
-    """The code said right after a slip in the one at `span` is put right ("30418... no wait,
-    30481", 12345，不对，是12354): where the code meant is."""
+# Where a code said again is only its last digits ("oh wait, it's 0143 at the end", 不对，最后是四三二一),
+# or goes on (DD20241108，后面是3345).
+_TAIL_BEFORE = re.compile(r"(?:最后|后面?(?:[一二两三四五六七八九几\d])位|末尾|尾号)(?:几位|[一二两三四五六七八九\d]位)?(?:是|改成|应该是)?\s*|"
+                          r"(?:the )?last (?:\w+ )?(?:digits? |numbers? )?(?:is |are |should be )?|ending (?:in|with) ",
+                          re.IGNORECASE)
+_TAIL_AFTER = re.compile(r"\s*(?:at|on) the end\b|\s*for the last (?:\w+ )?(?:digits?|numbers?)\b", re.IGNORECASE)
+_GOES_ON = re.compile(r"[\s,，、]*(?:后面是|后面还有|后边是|接着是|然后是|followed by|and then)\s*", re.IGNORECASE)
+
+
+def _code_meant(text: str, span: tuple[int, int]) -> tuple[str, tuple[int, int]]:
+    """The code at `span` as meant, and where it is said: the code said right after a slip in
+    it puts it right ("30418... no wait, 30481", 12345，不对，是12354); said as its last digits
+    only, it puts right the tail ("617 555 0142 oh wait it's 0143 at the end"); a code said
+    after 后面是 goes on with it (DD20241108，后面是3345)."""
+    said = _joined(text[span[0]:span[1]])
+    goes_on = _GOES_ON.match(text, span[1])
+    if goes_on is not None:
+        for pattern in _CODES_APART:
+            more = pattern.match(text, goes_on.end())
+            if more is not None:
+                return said + _joined(more.group("v")), (span[0], more.end("v"))
     meant = put_right_after(text, span[1])
     if meant is None:
-        return span
+        return said, span
+    tail = _TAIL_BEFORE.match(text, meant)
+    start = tail.end() if tail is not None else meant
+    few = DIGITS_ZH.match(text, start) if tail is not None else None
+    if few is not None and len(few.group()) < len(said):          # (最后是四三二一: too few for digits_said)
+        return said[:len(said) - len(few.group())] + digits_of_zh(few.group()), (span[0], few.end())
     for pattern in _CODES_APART:       # ("6 6 0 3 1, no sorry, 6 6 0 3 7": spelled out again)
-        code = pattern.match(text, meant)
-        if code is not None:
-            return code.span("v")
-    return span
+        code = pattern.match(text, start)
+        if code is None:
+            continue
+        new = _joined(code.group("v"))
+        if (tail is not None or _TAIL_AFTER.match(text, code.end("v"))) and len(new) < len(said):
+            return said[:len(said) - len(new)] + new, (span[0], code.end("v"))
+        return new, code.span("v")
+    return said, span
 
 
 # --- one value per single-valued key -----------------------------------------------------------

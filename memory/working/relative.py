@@ -205,8 +205,10 @@ def _said_outright(spec: KeySpec, clause: str, words: RelativeWords, lang: str) 
     if spec.type == "time":
         return bool(find_en_times(clause) if lang == "en" else find_zh_times(clause))
     if spec.reader == Reader.HEAD_COUNT:
+        # (and "make it five, one more friend is coming": a bare number after a word of change)
+        cues = (*STATE_CUES[lang].head_count, STATE_CUES[lang].bare_number)
         return any(found.end() < words.start - 3 or found.start() > words.end + 3
-                   for p in STATE_CUES[lang].head_count for found in p.finditer(clause.lower()))
+                   for p in cues for found in p.finditer(clause.lower()))
     return False
 
 
@@ -332,7 +334,9 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
         if not held:
             if spec.name in named or words.amount is not None:
                 found.unanchored.append(spec.name)    # "two more people" with no party held: asked back
-                taken.append(span)
+                # (Without an amount only the change's words are taken: "I want the extra charge
+                # refunded" still asks for a refund.)
+                taken.append(span if words.amount is not None else (m.start() + words.start, m.start() + words.end))
             continue
         taken.append(span)
         # "Too hot, down two degrees" is one change: the clause with an amount says how much.

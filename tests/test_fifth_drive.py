@@ -1,0 +1,150 @@
+"""What new users said in Mandarin and English (2026-12-06, fifth test drive) and was misread.
+
+- A day said as a word ("the fourteenth no sorry the fifteenth") was no date, and the agent asked
+  for the day seven times.
+- A count said outright beside its reason ("make it five one more friend is coming", 是十一个，
+  我弟不来了) added the reason on top (9 people); 十来个人吧，具体是十二个 kept ten.
+- "scratch that push it back an hour" dropped the time; "wait not the airport i meant the train
+  station" cancelled the route; "actually the train station instead" changed nothing.
+- Codes: "k7 3 2 9 1" lost its K7, "90 77 12 no wait 90 77 21" was nothing, "JD 五五六六七七八八"
+  lost JD, DD20241108，后面是3345 lost its end, a phone's last digits put right ("oh wait it's 0143
+  at the end", 最后是四三二一) were not, "you can reach me at 617 555 0142" was no phone number.
+- "put it under marcus hale 07700 900123" took the phone number into the name.
+- "the charge was 49.99" and "sorry it was actually 59.99" were no amount; "I just want the extra
+  charge refunded" was no refund.
+- 还是改成一点吧，十二点半怕赶不上 kept half past twelve.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fakes import policy_replies, rules_read
+
+
+async def _chat(language: str, lines: list[str], domain: str) -> list[Any]:
+    return await policy_replies(language, lines, domain)
+
+
+# --- days, counts and times ---------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("can i get a table for six on the fourteenth no sorry the fifteenth", ["day 15"]),
+    ("the fifteenth", ["day 15"]),
+    ("make it the twenty first", ["day 21"]),
+    ("the twenty-first of march", ["03-21"]),
+    ("march fifteenth works", ["03-15"]),
+    ("on the second please", ["day 2"]),
+    ("the second one", None),                   # a choice among offers, not the 2nd
+    ("the third", None),
+    ("it's the fifth time i call", None),
+    ("the fourth one please", None),
+])
+def test_a_day_of_the_month_said_in_words(text: str, expected: list[str] | None) -> None:
+    assert rules_read("restaurant", text).get("date") == expected
+
+
+@pytest.mark.parametrize(("text", "held", "expected"), [
+    ("make it five one more friend is coming", 4, [5]),
+    ("one more friend is coming, so five", 4, [5]),
+    ("two more people", 4, [6]),
+    ("不对不对，人数说错了，是十一个，我弟不来了", 10, [11]),
+    ("我弟不来了，少两个", 10, [8]),
+    ("再加两个人", 10, [12]),
+])
+def test_a_count_said_outright_beside_its_reason_stands(text: str, held: int, expected: list[int]) -> None:
+    assert rules_read("restaurant", text, {"party_size": held}).get("party_size") == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("十来个人吧，具体是十二个", [12]),
+    ("大概五六个人，具体是六个", [6]),
+])
+def test_a_count_made_precise_is_the_precise_one(text: str, expected: list[int]) -> None:
+    assert rules_read("restaurant", text).get("party_size") == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("scratch that push it back an hour", {"time": ["21:00"]}),
+    ("scratch that, make it nine", {"party_size": [9]}),
+    ("哎算了，还是改成一点吧，十二点半怕赶不上", {"time": ["13:00"]}),
+])
+def test_a_change_after_scratch_that_or_beside_the_old_value(text: str, expected: dict[str, list[object]]) -> None:
+    read = rules_read("restaurant", text, {"time": "20:00" if text.isascii() else "12:30", "party_size": 8})
+    assert {key: read.get(key) for key in expected} == expected
+
+
+def test_scratch_that_still_drops_what_it_names() -> None:
+    from monologue.memory.domain.schema import load_schema
+    from monologue.memory.working.extract import RuleExtractor
+    from monologue.memory.working.state import Op
+
+    ops = RuleExtractor(load_schema("restaurant")).extract("drop the vegetarian thing").operations
+    assert [(op.op, op.key, op.value) for op in ops] == [(Op.WITHDRAW, "dietary", "vegetarian")]
+
+
+# --- places put right --------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "held", "expected"), [
+    ("actually the train station instead", "airport", ["station"]),
+    ("wait not the airport i meant the train station", "airport", ["station"]),
+    ("还是火车站吧", "airport", ["station"]),
+])
+def test_another_place_said_instead(text: str, held: str, expected: list[str]) -> None:
+    assert rules_read("in_car", text, {"destination": held}).get("destination") == expected
+
+
+@pytest.mark.parametrize(("text", "held", "expected"), [
+    ("actually thai instead", "italian", ["thai"]),
+    ("mexican is fine", "italian", ["mexican"]),
+])
+def test_another_value_said_instead(text: str, held: str, expected: list[str]) -> None:
+    assert rules_read("restaurant", text, {"cuisine": held}).get("cuisine") == expected
+
+
+async def test_the_destination_put_right_with_a_stop_held_is_changed_not_cancelled() -> None:
+    replies = await _chat("en", ["take me to the airport", "oh but i need to grab gas on the way",
+                                 "wait not the airport i meant the train station"], "in_car")
+    assert replies[-1].decision["act"] == "act"
+    assert "station" in replies[-1].text and "cancel" not in replies[-1].text.lower()
+
+
+# --- codes, phone numbers, names and sums ------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "key", "expected"), [
+    ("it's order number k7 3 2 9 1 and the charge was 49.99", "order_id", ["K73291"]),
+    ("my order number is a b 4 4 7 1 9", "order_id", ["AB44719"]),
+    ("order 4 4 7 1 9 and the refund", "order_id", ["44719"]),
+    ("订单号是 JD 五五六六七七八八", "order_id", ["JD55667788"]),
+    ("订单号是，嗯，DD20241108，后面是3345", "order_id", ["DD202411083345"]),
+    ("order number 30418 no wait 30481", "order_id", ["30481"]),
+    ("you can reach me at 617 555 0142 oh wait it's 0143 at the end", "contact_phone", ["6175550143"]),
+    ("电话一三九零零零零一二三四，哦不对，最后是四三二一", "contact_phone", ["13900004321"]),
+    ("it's order number k7 3 2 9 1 and the charge was 49.99", "amount", [49.99]),
+    ("they charged me 59.99", "amount", [59.99]),
+    ("扣了我199块", "amount", [199]),
+    ("i just want the extra charge refunded", "resolution", ["refund"]),
+])
+def test_codes_numbers_and_sums_as_people_say_them(text: str, key: str, expected: list[object]) -> None:
+    assert rules_read("customer_service", text).get(key) == expected
+
+
+def test_a_sum_put_right() -> None:
+    assert rules_read("customer_service", "sorry it was actually 59.99 not 49.99",
+                      {"amount": 49.99}).get("amount") == [59.99]
+
+
+@pytest.mark.parametrize(("text", "name", "phone"), [
+    ("great put it under marcus hale 07700 900123", ["marcus hale"], None),
+    ("my name is Priya Raman and my number is 555 0134", ["Priya Raman"], ["5550134"]),
+    ("电话是一五八，呃，不对，一五九八八七七六六五五", None, ["15988776655"]),
+])
+def test_a_name_ends_where_a_number_begins(text: str, name: list[str] | None, phone: list[str] | None) -> None:
+    read = rules_read("restaurant", text)
+    assert (read.get("guest_name"), read.get("contact_phone")) == (name, phone)
+
+
+def test_a_title_with_a_number_keeps_it() -> None:
+    assert rules_read("in_car", "play songs by blink 182").get("music_choice") == ["blink 182"]
