@@ -556,7 +556,8 @@ _CODES_APART = tuple(re.compile(_APART + shape + _APART_AFTER) for shape in (_SP
 
 # Where a code said again is only its last digits ("oh wait, it's 0143 at the end", 不对，最后是四三二一),
 # or goes on (DD20241108，后面是3345).
-_TAIL_BEFORE = re.compile(r"(?:最后|后面?(?:[一二两三四五六七八九几\d])位|末尾|尾号)(?:几位|[一二两三四五六七八九\d]位)?(?:是|改成|应该是)?\s*|"
+_TAIL_BEFORE = re.compile(r"(?:最后|后面?(?:[一二两三四五六七八九几\d])位|末尾|尾号)"
+                          r"(?:几位|[一二两三四五六七八九\d]位)?(?:是|改成|应该是)?\s*|"
                           r"(?:the )?last (?:\w+ )?(?:digits? |numbers? )?(?:is |are |should be )?|ending (?:in|with) ",
                           re.IGNORECASE)
 _TAIL_AFTER = re.compile(r"\s*(?:at|on) the end\b|\s*for the last (?:\w+ )?(?:digits?|numbers?)\b", re.IGNORECASE)
