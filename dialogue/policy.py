@@ -20,6 +20,7 @@ from typing import Any
 from monologue.dialogue.state_questions import StateQuestion, checks_held
 from monologue.memory.domain.schema import ActionSpec, DomainSchema, Reader
 from monologue.memory.language.cues import (
+    A_YES_BUT,
     ABILITIES_QUESTION,
     ABOUT_ME,
     AGENT_NAME_QUESTION,
@@ -370,7 +371,9 @@ class DialoguePolicy:
                                     reason=f"{chosen} breaks a condition and nothing else fits")
                 return Decision(Act.NO_OPTIONS, action.name, key=drop, args=args, refused=refused,
                                 reason=f"{chosen} breaks a condition given since, and nothing else fits")
-            if not (last.act in _OFFERS and last.option == fitting[0].get("name")):
+            # (Offered already and answered with something else, 再晚半小时吧: offered again with the
+            # new details, never the ruled-out place read back for confirmation.)
+            if not (last.act in _OFFERS and last.option == fitting[0].get("name") and self._yes(turn)):
                 name = str(fitting[0].get("name"))
                 return Decision(Act.PROPOSE, action.name, option=name, option_item=fitting[0],
                                 args={**args, action.choose: name}, replaces=chosen, refused=refused,
@@ -585,8 +588,9 @@ class DialoguePolicy:
         if YES_WORD_DESCRIBING.search(text):
             return None             # "lovely weather this week" is small talk, not a yes
         answer = yes_or_no(text)
-        if HOLD_ON.search(text) and answer is not False:
-            return None             # "yes — hold on, …" is no yes yet ("no, wait" is still a no)
+        if (HOLD_ON.search(text) or A_YES_BUT.search(text)) and answer is not False:
+            # "yes — hold on, …", "yeah but what about Thai" is no yes yet ("no, wait" is still a no)
+            return None
         if answer is None and (GO_AHEAD.search(text) or (sounds_fine(text, turn.names_said) and not turn.changed)):
             return True
         return answer
@@ -773,7 +777,9 @@ class DialoguePolicy:
                 # "My price range is moderate now": no task yet, but what changed is said back.
                 return Decision(Act.GREET, about=tuple(sorted(turn.changed)), refused=refused,
                                 reason="a preference noted, no task recognised yet")
-            return Decision(Act.GREET, reason="no task recognised yet", refused=refused)
+            # (Something said, but no task in it: not a second "what can I do for you?")
+            return Decision(Act.GREET, key="" if GREETING.search(text) or not text.strip() else "unclear",
+                            reason="no task recognised yet", refused=refused)
         if turn.turn_class == TurnClass.CHIT_CHAT and not turn.changed and self._yes(turn) is None \
                 and not WANTS_OPTIONS.search(text):
             if GREETING.search(text):

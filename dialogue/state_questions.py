@@ -145,7 +145,8 @@ _ALTERNATIVES = re.compile(r"\bor\b|还是", re.IGNORECASE)
 # Whether the task itself is done yet ("is it booked?", "is the route set?", "did you book it?",
 # "are we all set?", 订好了吗, 工单提交了没有): answered from what was done, not as a value.
 _ASKS_IF_DONE_EN = re.compile(
-    r"^(?:so\s+|and\s+|ok(?:ay)?\s+)?(?:is|was|are|has|have)\s+(?:it|that|this|we|everything|(?:my|our|the) "
+    r"^(?:(?:so|and|ok(?:ay)?|alright|all right|right|great|cool|um|uh)\W+)*"
+    r"(?:is|was|are|has|have)\s+(?:it|that|this|we|everything|(?:my|our|the) "
     r"(?:booking|reservation|table|ticket|request|claim|route|navigation|trip|return|refund|exchange|repair|order))\s+"
     r"(?:all\s+|already\s+|been\s+|now\s+)*(?:booked|reserved|done|set(?: up)?|confirmed|sorted|finished|submitted|"
     r"filed|opened|made|complete|completed|all set|good to go|locked in|processed|being processed|in process|"

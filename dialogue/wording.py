@@ -166,6 +166,9 @@ class Wording:
                 return say("policy.noted_what", lang, what=spoken_conditions(changed, self.schema, lang))
             if d.key == "here":
                 return say("policy.here_short" if short else "policy.here", lang)
+            role = self.schema.role.get(lang) or self.schema.role.get("en", "")
+            if d.key == "unclear" and role:
+                return say("policy.greet_unclear", lang, role=role)
             return say("policy.greet_short" if short else "policy.greet", lang)
         if d.act == Act.ASK:
             question = self.question(d.key)

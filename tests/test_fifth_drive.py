@@ -13,6 +13,11 @@
 - "the charge was 49.99" and "sorry it was actually 59.99" were no amount; "I just want the extra
   charge refunded" was no refund.
 - 还是改成一点吧，十二点半怕赶不上 kept half past twelve.
+- A place a new wish ruled out (要不还是吃日料吧) came back: a yes to the one offered instead,
+  or any other answer to that offer, read the ruled-out place back for confirmation; 嗯，要不… and
+  "yeah but what about Thai" were a yes; 好的，帮我订了吧 was small talk.
+- Customer service: 想取消掉, 换个颜色 were no task (and the agent greeted again, "再确认一下：你好！");
+  你们换货要运费吗 read the resolution back; "ok so is that all sorted" was "I'm not sure".
 """
 
 from __future__ import annotations
@@ -148,3 +153,50 @@ def test_a_name_ends_where_a_number_begins(text: str, name: list[str] | None, ph
 
 def test_a_title_with_a_number_keeps_it() -> None:
     assert rules_read("in_car", "play songs by blink 182").get("music_choice") == ["blink 182"]
+
+
+# --- the place on offer, and a yes to it -------------------------------------------------------
+
+async def test_a_yes_to_the_place_offered_instead_books_that_place() -> None:
+    replies = await _chat("zh", ["后天晚上想订个桌，六点，两个人", "嗯，要不还是吃日料吧", "好的"], "restaurant")
+    offered = replies[1].decision["option"]
+    assert replies[1].decision["act"] == "propose" and "日料" in replies[1].text
+    assert replies[2].decision["act"] == "act" and offered in replies[2].text and "海底捞" not in replies[2].text
+
+
+async def test_the_place_offered_instead_stays_on_offer_through_other_answers() -> None:
+    replies = await _chat("zh", ["后天晚上想订个桌，六点，两个人", "想要靠窗的位置", "要不还是吃日料吧",
+                                 "再晚半小时吧", "今天天气咋样啊", "好的，帮我订了吧"], "restaurant")
+    offered = replies[2].decision["option"]
+    assert offered in replies[3].text and "6点半" in replies[3].text
+    assert replies[-1].decision["act"] == "act" and offered in replies[-1].text
+
+
+@pytest.mark.parametrize(("language", "lines"), [
+    ("en", ["table for two tomorrow at 7", "yeah but what about thai food"]),
+    ("zh", ["后天晚上想订个桌，六点，两个人", "嗯，要不还是吃日料吧"]),
+])
+async def test_a_yes_word_that_opens_another_idea_books_nothing(language: str, lines: list[str]) -> None:
+    replies = await _chat(language, lines, "restaurant")
+    assert replies[-1].decision["act"] not in ("act", "confirm")
+
+
+# --- customer service --------------------------------------------------------------------------
+
+async def test_a_cancellation_then_an_exchange_said_loosely() -> None:
+    replies = await _chat("zh", ["你好", "我刚下了个单，想取消掉，买错颜色了", "要不不取消了，直接帮我换个颜色行不行",
+                                 "订单号A77889900", "你们换货要运费吗", "好的，提交吧"], "customer_service")
+    assert replies[1].text == "订单号是多少？"
+    assert "换货" in replies[3].text and replies[3].decision["act"] == "confirm"
+    assert "费用" in replies[4].text and "处理方式是" not in replies[4].text
+    assert replies[-1].decision["act"] == "act" and "换货" in replies[-1].text
+
+
+async def test_words_with_no_task_are_not_greeted_again() -> None:
+    replies = await _chat("zh", ["你好", "那个，我就是想问问"], "customer_service")
+    assert "再确认一下" not in replies[1].text and replies[1].text != replies[0].text
+
+
+async def test_is_it_all_sorted_before_the_ticket_is_opened() -> None:
+    replies = await _chat("en", ["i want a refund for order 44719", "ok so is that all sorted"], "customer_service")
+    assert replies[1].text.startswith("Not yet")

@@ -503,6 +503,10 @@ REPEAT_COMMAND = re.compile(
 # is no yes; what follows it is the turn.
 HOLD_ON = re.compile(r"\b(?:hold on|hang on|wait(?: a (?:sec(?:ond)?|moment|minute))?|one (?:sec(?:ond)?|moment)|"
                      r"just a (?:sec(?:ond)?|moment|minute))\b|等一下|等等|稍等|等一等|慢着|先别", re.IGNORECASE)
+# A yes word that only opens another idea ("嗯，要不还是吃日料吧", "yeah but what about Thai"): no yes to the offer.
+A_YES_BUT = re.compile(r"^\W*(?:嗯+|呃+|好|行|对)[，,\s]*(?:要不|还是|不过|但是|可是|其实)|"
+                       r"^\W*(?:yes|yeah|yep|ok(?:ay)?|sure)\W+(?:but|though|actually|how about|what about)\b",
+                       re.IGNORECASE)
 # An exclamation worded like a question ("what a day", "how lovely"): small talk.
 EXCLAMATION = re.compile(r"^\W*(?:what an?\b|how (?:nice|lovely|great|sweet|cool|awful|sad|funny|kind|beautiful)\b)"
                          r"(?!.*\?)", re.IGNORECASE)

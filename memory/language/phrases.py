@@ -84,6 +84,7 @@ EN: dict[str, str] = {
     "options.none": "Places that fit: none; say so and ask which condition to relax.",
     # --- the dialogue policy's template wording (dialogue/wording.py) ---------------------
     "policy.greet": "Hi! What can I do for you?",
+    "policy.greet_unclear": "Sorry, I didn't quite get what you need. I'm the assistant that {role}: what can I do?",
     "policy.greet_short": "Hi!",
     "policy.here": "I'm here. What can I do for you?",
     "policy.here_short": "I'm here.",
@@ -356,6 +357,7 @@ ZH: dict[str, str] = {
     "options.none": "符合条件的地方：没有；告诉用户，并问可以放宽哪个条件。",
     # --- the dialogue policy's template wording (dialogue/wording.py) ---------------------
     "policy.greet": "你好！有什么可以帮你的？",
+    "policy.greet_unclear": "抱歉，我没太听明白你要办什么。我可以{role}，你想怎么处理？",
     "policy.greet_short": "你好！",
     "policy.here": "在的，有什么可以帮你的？",
     "policy.here_short": "在的。",

@@ -19,6 +19,7 @@ from monologue.memory.language.asked_for import words_asked_for
 from monologue.memory.language.cues import (
     A_NUMBER_ALONE,
     A_PAIR,
+    A_YES_BUT,
     BARE_CANCEL,
     CAPITALISED_WORD_EN,
     CLOSING,
@@ -556,7 +557,7 @@ class RuleExtractor:
     def _polarity(lowered: str, cues: StateCues) -> Polarity:
         if cues.no.search(lowered):
             return "no"
-        if YES_WORD_DESCRIBING.search(lowered) or HOLD_ON.search(lowered):
+        if YES_WORD_DESCRIBING.search(lowered) or HOLD_ON.search(lowered) or A_YES_BUT.search(lowered):
             return ""             # "lovely weather today, isn't it?": small talk; "yes — hold on": not yet a yes
         return "yes" if cues.yes.search(lowered) else ""
 

@@ -512,12 +512,17 @@ def ground_proposal(extracted: Sequence[Operation], agent_text: str, state: Sess
             kept.append(Operation(Op.SET, key, value=value, words=str(value), source=OpSource.AGENT_PROPOSAL,
                                   reason="the agent offered it"))
             seen.add(pair)
-    # Two values for one single-valued key ("Sakura or Green Table?"): a yes cannot say which.
+    # Two values for one single-valued key ("Sakura or Green Table?"): a yes cannot say which;
+    # but the value held and one offered instead ("Sakura doesn't fit that; Green Table would"):
+    # the yes takes the one offered.
     named: dict[str, int] = {}
     for item in kept:
         named[item.key] = named.get(item.key, 0) + 1
     ambiguous = {key for key, count in named.items() if count > 1 and not schema.key(key).multi}
-    return [item for item in kept if item.key not in ambiguous], rejected
+    instead = {key for key in ambiguous
+               if sum(1 for item in kept if item.key == key and (key, _comparable(item.value)) not in held) == 1}
+    return [item for item in kept if item.key not in ambiguous
+            or (item.key in instead and (item.key, _comparable(item.value)) not in held)], rejected
 
 
 def _comparable(value: Any) -> str:

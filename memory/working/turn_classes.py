@@ -26,6 +26,7 @@ from monologue.memory.language.cues import (
     CHANGE_WORDS_EN,
     CONFIRM_ONLY_ZH,
     CONFIRM_START_EN,
+    GO_AHEAD,
     LEFT_TO_YOU,
     NEGATED_WORD_EN,
     NUMBER_MENTION_EN,
@@ -264,6 +265,9 @@ def classify_turn(text: str, reads_condition: Callable[[str], bool] | None = Non
     short = len(lowered.split()) <= _MAX_CONFIRM_WORDS
     if not changes and ((CONFIRM_START_EN.match(lowered) and short) or CONFIRM_ONLY_ZH.match(stripped)):
         return TurnClassification(TurnClass.CONFIRMATION, ("confirmation phrase",))
+    if not changes and short and len(stripped) <= 24 and GO_AHEAD.search(stripped):
+        # "好的，帮我订了吧", "ok go ahead and book it": a go-ahead with what was offered, not small talk.
+        return TurnClassification(TurnClass.CONFIRMATION, ("a go-ahead",))
     if changes:
         return TurnClassification(TurnClass.INFORMATION_CHANGE, tuple(cues))
     if names_the_task(stripped, schema):
