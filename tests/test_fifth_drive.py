@@ -16,6 +16,9 @@
 - A place a new wish ruled out (要不还是吃日料吧) came back: a yes to the one offered instead,
   or any other answer to that offer, read the ruled-out place back for confirmation; 嗯，要不… and
   "yeah but what about Thai" were a yes; 好的，帮我订了吧 was small talk.
+- 微辣就行, 老人不能吃太辣, "not too spicy" refused spicy food outright; a wish for a private room
+  "带个电视的那种" recommended 中央电视塔 (a word of a name that is no food); 大下周五 was next Friday;
+  "not too pricey" was read back "no pricey".
 - Customer service: 想取消掉, 换个颜色 were no task (and the agent greeted again, "再确认一下：你好！");
   你们换货要运费吗 read the resolution back; "ok so is that all sorted" was "I'm not sure".
 """
@@ -200,3 +203,55 @@ async def test_words_with_no_task_are_not_greeted_again() -> None:
 async def test_is_it_all_sorted_before_the_ticket_is_opened() -> None:
     replies = await _chat("en", ["i want a refund for order 44719", "ok so is that all sorted"], "customer_service")
     assert replies[1].text.startswith("Not yet")
+
+
+# --- how much of it, and what a wish is met by -------------------------------------------------
+
+@pytest.mark.parametrize(("text", "wish"), [
+    ("微辣就行", "微辣"),
+    ("不要太辣，微辣就行", "不要太辣"),
+    ("老人不能吃太辣，微辣就行", "不能吃太辣"),
+    ("中辣吧", "中辣"),
+    ("not too spicy please", "not too spicy"),
+    ("i can't eat anything too spicy", "can't eat anything too spicy"),
+])
+def test_less_of_something_is_a_wish_not_a_refusal(text: str, wish: str) -> None:
+    read = rules_read("restaurant", text)
+    assert read.get("wishes") == [wish] and "dietary" not in read
+
+
+@pytest.mark.parametrize("text", ["no spicy food", "不要辣的", "不吃辣", "太辣了不要", "too spicy for me"])
+def test_a_refusal_is_still_a_refusal(text: str) -> None:
+    assert rules_read("restaurant", text).get("dietary") == ["spicy"]
+
+
+@pytest.mark.parametrize("text", ["something not too pricey", "别太贵"])
+def test_not_too_much_of_one_value_still_rules_it_out(text: str) -> None:
+    from monologue.memory.domain.schema import load_schema
+    from monologue.memory.working.extract import RuleExtractor
+    from monologue.memory.working.state import Comparator
+
+    ops = [op for op in RuleExtractor(load_schema("restaurant")).extract(text).operations if op.key == "price_range"]
+    assert [(op.comparator, op.value) for op in ops] == [(Comparator.NE, "pricey")]
+
+
+def test_a_wish_is_met_by_a_name_only_where_the_name_says_food() -> None:
+    from monologue.memory.domain.catalogue import load_catalogue, rank_by_wishes
+
+    items = list(load_catalogue("beijing_restaurants").items)
+    assert "电视" not in str(rank_by_wishes(items, ["带个电视的那种"], "zh")[0]["name"])
+    assert "烤鸭" in str(rank_by_wishes(items, ["吃烤鸭"], "zh")[0]["name"])
+
+
+@pytest.mark.parametrize(("language", "text", "said"), [
+    ("zh", "大下周五晚上七点，四个人", "大下周五"),
+    ("en", "table for four the friday after next at 7", "the Friday after next"),
+])
+async def test_the_day_after_next_week_s(language: str, text: str, said: str) -> None:
+    replies = await _chat(language, [text], "restaurant")
+    assert said in replies[0].text
+
+
+async def test_one_value_refused_is_said_as_not_it() -> None:
+    replies = await _chat("en", ["something not too pricey for tonight", "what do i have so far"], "restaurant")
+    assert "not pricey" in replies[1].text and "no pricey" not in replies[1].text

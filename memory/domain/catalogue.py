@@ -6,6 +6,7 @@ Sichuan place first; one that is only shown places without spicy food cannot.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -384,6 +385,21 @@ def said_about(item: dict[str, Any], language: str) -> str:
                      *(str(d) for d in (dishes if isinstance(dishes, list) else [dishes]))]).strip()
 
 
+@functools.lru_cache(maxsize=16384)
+def _words_of_dish(dish: str, language: str) -> frozenset[str]:
+    return frozenset(content_words(dish, language) | content_words(dish, "en"))
+
+
+def _food_words(items: list[dict[str, Any]], language: str) -> frozenset[str]:
+    """The words of every dish the items list (each dish read once)."""
+    words: set[str] = set()
+    for item in items:
+        dishes = item.get("dishes") or []
+        for dish in dishes if isinstance(dishes, list) else [dishes]:
+            words |= _words_of_dish(str(dish), language)
+    return frozenset(words)
+
+
 def rank_by_wishes(items: list[dict[str, Any]], wishes: list[str], language: str) -> list[dict[str, Any]]:
     """Items that fit, the ones the catalogue says are what the user wished for first
     ("somewhere quiet": "quiet, tables well apart"; 想吃烤鸭: a roast duck house), the ones it
@@ -392,11 +408,18 @@ def rank_by_wishes(items: list[dict[str, Any]], wishes: list[str], language: str
     if not wishes:
         return items
 
+    food = _food_words(items, language)
+
     def score(item: dict[str, Any]) -> int:
         text = said_about(item, language)
         if not text:
             return 0
-        has = content_words(text, language) | content_words(text, "en")
+        # A name's words count only where they are food (全聚德烤鸭店 for 想吃烤鸭): a wish for a room
+        # "with a TV" is not met by 中央电视塔, nor one for a good table by Green Table.
+        names = " ".join(item_names(item))
+        rest = text.replace(names, " ") if names else text
+        has = content_words(rest, language) | content_words(rest, "en") | (
+            (content_words(names, language) | content_words(names, "en")) & food)
         total = 0
         for wish in wishes:
             against = _AGAINST.search(wish)

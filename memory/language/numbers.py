@@ -317,7 +317,11 @@ def find_en_dates(text: str) -> list[tuple[str, int, int]]:
         value = {"tonight": "today", "this weekend": "weekend", "next weekend": "next weekend"}.get(
             m.group(1), m.group(1))
         found.append((value, m.start(), m.end()))
+    for m in re.finditer(r"\b(?:the\s+)?(" + "|".join(WEEKDAYS) + r")\s+after\s+next\b", lowered):
+        found.append((f"{m.group(1)} after next", m.start(), m.end()))
     for m in re.finditer(r"\b(?:(next|this|coming)\s+)?(" + "|".join(WEEKDAYS) + r")s?\b", lowered):
+        if any(start <= m.start() < end for _, start, end in found):
+            continue            # (the Friday after next)
         value = ("next " if m.group(1) == "next" else "") + m.group(2)
         found.append((value, m.start(), m.end()))
     for m in re.finditer(r"\b(" + "|".join(MONTHS) + r")\s+(?:the\s+)?" + _EN_ORDINAL + r"\b", lowered):
@@ -354,8 +358,11 @@ def find_zh_dates(text: str) -> list[tuple[str, int, int]]:
         value = {"大后天": "in 3 days", "后天": "day after tomorrow", "明天": "tomorrow", "明晚": "tomorrow",
                  "今天": "today", "今晚": "today", "这周末": "weekend", "周末": "weekend"}[m.group(0)]
         found.append((value, m.start(), m.end()))
-    for m in re.finditer(r"(下个?)?(?:周|星期|礼拜)([一二三四五六日天])", text):
-        found.append((("next " if m.group(1) else "") + ZH_WEEKDAYS[m.group(2)], m.start(), m.end()))
+    for m in re.finditer(r"(大下个?|下个?)?(?:周|星期|礼拜)([一二三四五六日天])", text):
+        after_next = (m.group(1) or "").startswith("大")      # 大下周五: the Friday after next
+        weekday = ZH_WEEKDAYS[m.group(2)]
+        found.append((f"{weekday} after next" if after_next else ("next " if m.group(1) else "") + weekday,
+                      m.start(), m.end()))
     for m in re.finditer(r"(\d{1,2}|[一二三四五六七八九十]{1,3})月(\d{1,2}|[一二三四五六七八九十]{1,3})[日号]", text):
         month, day = zh_to_int(m.group(1)), zh_to_int(m.group(2))
         if month and day:

@@ -178,6 +178,7 @@ EN: dict[str, str] = {
     # --- said aloud: a condition in a read-back or the opening line (render.spoken_condition)
     "spoken.join": ", ",
     "spoken.excludes": "no {value}",
+    "spoken.not": "not {value}",             # (one value of several refused: "not pricey", not "no pricey")
     "spoken.at_most": "{label} under {value}",
     "spoken.at_least": "{label} at least {value}",
     "spoken.date": "on {value}",
@@ -450,6 +451,7 @@ ZH: dict[str, str] = {
     "state_answer.next_none": "现在还没开始办理，告诉我你想做什么吧。",
     "spoken.join": "，",
     "spoken.excludes": "不要{value}",
+    "spoken.not": "不要{value}",
     "spoken.at_most": "{label}{value}以内",
     "spoken.at_least": "{label}至少{value}",
     "spoken.date": "{value}",

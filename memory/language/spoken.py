@@ -48,6 +48,9 @@ def spoken_time(value: str, language: str = "en") -> str:
 def spoken_date(value: str, language: str = "en") -> str:
     """'saturday' → 'Saturday' / '周六'; 'next friday' → 'next Friday' / '下周五'; '03-09' → 'March 9th' / '3月9日'."""
     text = str(value).strip().lower()
+    if text.endswith(" after next") and text[:-11] in WEEKDAYS:
+        day = text[:-11]
+        return "大下" + _ZH_WEEKDAY[day] if language == "zh" else f"the {day.title()} after next"
     nxt = text.startswith("next ")
     day = text[5:] if nxt else text
     if day in WEEKDAYS:

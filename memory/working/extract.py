@@ -94,7 +94,7 @@ from monologue.memory.working.state import (
 )
 from monologue.memory.working.turn_classes import TurnClass, calls_off
 from monologue.memory.working.values import learned_operations
-from monologue.memory.working.wishes import held_wish_named, read_wishes
+from monologue.memory.working.wishes import free_text_key, held_wish_named, read_wishes
 
 Polarity = Literal["yes", "no", ""]
 Span = tuple[int, int]
@@ -209,6 +209,12 @@ def _masked(text: str, spans: list[Span]) -> str:
 _UNIT_AFTER = re.compile(r"\s*(?:个人|个|位|人|点|people|persons|of us|o'?clock)?", re.IGNORECASE)
 # A question word inside what was said after a cue (订的名字是啥来着): it asks, it names nothing.
 _ASKED_ZH = re.compile(r"啥|什么|谁|哪|来着|吗|呢")
+# A degree before a value ("not too spicy", 微辣, 不要太辣, 老人不能吃太辣): less of it, not none; a
+# wish in the user's words for a key whose values are refused or not (dietary).
+_LESS_OF_IT = {"en": re.compile(r"(?:\b(?:not|nothing|don'?t make it|do not make it|can'?t (?:eat|have|take|handle)"
+                                r"(?: anything)?)\s+(?:too|very|that|overly|super)|"
+                                r"\b(?:a (?:little|bit)|mildly|slightly|medium|lightly))\s+$", re.IGNORECASE),
+               "zh": re.compile(r"(?:(?:不要|别|不用|不能|不能吃|吃不了|不敢吃|不太能吃)太|不太|微|中|少|一点点)$")}
 # A word of change just before a value ("move it to", 改成): the value asked for, not one named as a reason.
 _CHANGED_TO = {"en": re.compile(r"\b(?:change|move|switch|push|make)\s+(?:it|that|the \w+)?\s*(?:to|it)\s*$|"
                                 r"\b(?:instead|rather)\s+(?:on\s+)?$", re.IGNORECASE),
@@ -938,6 +944,15 @@ class RuleExtractor:
                     continue
                 if tells_of_the_past(text, *m.span(), lang):
                     continue      # "I used to work at a bakery": a story, not where to go now
+                less = _LESS_OF_IT[lang].search(source[max(0, m.start() - 24): m.start()])
+                wishes = free_text_key(self.schema)
+                if less is not None and spec.multi and wishes is not None:
+                    # 微辣就行, "not too spicy": how much of it, kept as said (no refusal of it)
+                    span = (max(0, m.start() - 24) + less.start(), m.end())
+                    add(Operation(Op.SET, wishes.name, Comparator.INCLUDES, text[span[0]:span[1]].strip(),
+                                  clause_of(text, span), correction=correction), span)
+                    seen.add((key, value))
+                    break
                 negated = bool(cues.negated_value.search(source[max(0, m.start() - 24): m.start()]))
                 if negated and spec.reading.verb_values and source[:m.start()].rstrip().endswith("要不"):
                     negated = False      # 要不开下窗户吧: "how about" a command (要不辣的 refuses spice)

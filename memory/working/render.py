@@ -175,7 +175,7 @@ def spoken_condition(c: Condition, schema: DomainSchema, language: str = "en") -
         return spec.heard[language].format(value=value)
     if spec.reader == Reader.QUANTITY:
         value = _with_unit(spec, value, language)
-    kind = {Comparator.EXCLUDES: "spoken.excludes", Comparator.NE: "spoken.excludes",
+    kind = {Comparator.EXCLUDES: "spoken.excludes", Comparator.NE: "spoken.not",
             Comparator.LE: "spoken.at_most", Comparator.GE: "spoken.at_least"}.get(c.comparator)
     if kind is not None:
         return say(kind, language, value=value, label=spec.label(language))
