@@ -26,6 +26,8 @@ from monologue.memory.language.cues import (
     AGENT_NAME_QUESTION,
     CLOSING,
     COMPLAINT,
+    DROWSY,
+    ENTERTAIN_ME,
     EXCLAMATION,
     FILLERS,
     GO_AHEAD,
@@ -746,6 +748,11 @@ class DialoguePolicy:
         if CLOSING.search(text) and not acting:
             return Decision(Act.CLOSE, reason="the user is leaving", refused=refused,
                             action=step.action if step else "")
+        drowsy = self.schema.at_the_wheel and bool(DROWSY.search(text))
+        if (ENTERTAIN_ME.search(text) or drowsy) and not acting:
+            # (讲个笑话呗，开车有点困: not "I see"; a tired driver is told to rest first)
+            return Decision(Act.SMALL_TALK, key="drowsy" if drowsy else "entertain",
+                            then=self._resume(step, last), reason="asked to be entertained", refused=refused)
         if TO_THE_AGENT.search(text) and not acting:
             return Decision(Act.SMALL_TALK, key="how_are_you" if HOW_ARE_YOU.search(text) else "to_me",
                             then=self._resume(step, last),

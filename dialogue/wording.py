@@ -247,10 +247,14 @@ class Wording:
             if d.about:
                 return say("policy.no_rush", lang, label=self.schema.key(d.about[0]).label(lang))
             return say("policy.take_your_time", lang)
+        role = self.schema.role.get(lang) or self.schema.role.get("en", "")
         if d.act == Act.SMALL_TALK and d.key == "abilities":
-            return say("policy.my_abilities", lang, role=self.schema.role.get(lang) or self.schema.role.get("en", ""))
+            return say("policy.my_abilities", lang, role=role)
+        if d.act == Act.SMALL_TALK and d.key == "entertain":
+            return say("policy.not_an_entertainer", lang, role=role)
         if d.act == Act.SMALL_TALK:
-            return say({"name": "policy.my_name", "to_me": "policy.small_talk_to_me", "sorry": "policy.sorry",
+            return say({"name": "policy.my_name", "drowsy": "policy.rest_if_drowsy",
+                        "to_me": "policy.small_talk_to_me", "sorry": "policy.sorry",
                         "again": "policy.small_talk_again",
                         "how_are_you": "policy.how_am_i"}.get(d.key, "policy.small_talk"), lang)
         if d.act == Act.RESUME:
@@ -263,7 +267,6 @@ class Wording:
         if d.act == Act.HANDOVER:
             return say("policy.handover", lang)
         if d.act == Act.CANT_DO:
-            role = self.schema.role.get(lang) or self.schema.role.get("en", "")
             return say("policy.cant_do" if role else "policy.cant_do_plain", lang, role=role)
         if d.act == Act.CLOSE:
             if thanked and leaving:

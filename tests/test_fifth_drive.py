@@ -19,6 +19,8 @@
 - 微辣就行, 老人不能吃太辣, "not too spicy" refused spicy food outright; a wish for a private room
   "带个电视的那种" recommended 中央电视塔 (a word of a name that is no food); 大下周五 was next Friday;
   "not too pricey" was read back "no pricey".
+- The car: 诶不是，去那个万达广场吧 asked whether to change the destination; 导航去首都机场，T3航站楼
+  lost T3; 导航去公司，呃不对，先回趟家拿东西 lost the stop at home; 讲个笑话呗，开车有点困 was "嗯，明白。"
 - Customer service: 想取消掉, 换个颜色 were no task (and the agent greeted again, "再确认一下：你好！");
   你们换货要运费吗 read the resolution back; "ok so is that all sorted" was "I'm not sure".
 """
@@ -255,3 +257,42 @@ async def test_the_day_after_next_week_s(language: str, text: str, said: str) ->
 async def test_one_value_refused_is_said_as_not_it() -> None:
     replies = await _chat("en", ["something not too pricey for tonight", "what do i have so far"], "restaurant")
     assert "not pricey" in replies[1].text and "no pricey" not in replies[1].text
+
+
+# --- the car ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("lines", "said"), [
+    (["嗯，带我去最近的充电站，快没电了", "诶不是，去那个万达广场吧，那边地下车库有充电桩"], "去万达广场"),
+    (["导航去首都机场，T3航站楼"], "首都机场T3航站楼"),
+    (["导航去公司，呃不对，先回趟家拿东西"], "去公司，途经家里"),
+])
+async def test_where_to_put_right_or_said_in_parts(lines: list[str], said: str) -> None:
+    replies = await _chat("zh", lines, "in_car")
+    assert replies[-1].decision["act"] == "act" and said in replies[-1].text
+
+
+@pytest.mark.parametrize(("text", "held", "stops", "destination"), [
+    ("take me to work but first swing by home", {}, ["home"], ["work"]),
+    ("导航去国贸，先去加个油", {}, ["fuel"], ["国贸"]),
+    ("先回趟家拿东西", {"destination": "公司"}, ["家里"], None),
+    ("先回趟家", {}, None, ["home"]),
+])
+def test_a_place_to_go_to_first(text: str, held: dict[str, object], stops: list[str] | None,
+                                destination: list[str] | None) -> None:
+    read = rules_read("in_car", text, held)
+    assert (read.get("stops"), read.get("destination")) == (stops, destination)
+
+
+@pytest.mark.parametrize(("language", "domain", "text", "said"), [
+    ("zh", "in_car", "讲个笑话呗，开车有点困", "休息"),
+    ("zh", "in_car", "讲个笑话吧", "笑话"),
+    ("en", "restaurant", "tell me a joke", "jokes"),
+])
+async def test_asked_for_a_joke_or_tired_at_the_wheel(language: str, domain: str, text: str, said: str) -> None:
+    replies = await _chat(language, [text], domain)
+    assert said in replies[0].text
+
+
+async def test_tired_away_from_the_wheel_is_not_told_to_pull_over() -> None:
+    replies = await _chat("en", ["i'm getting sleepy"], "restaurant")
+    assert "pull over" not in replies[0].text

@@ -197,6 +197,7 @@ class DomainSchema:
     goal_words: dict[str, tuple[str, ...]] = field(default_factory=dict)
     goal_text: dict[str, str] = field(default_factory=dict)
     role: dict[str, str] = field(default_factory=dict)
+    at_the_wheel: bool = False    # the user is driving: a tired user is told to rest before anything else
     turn_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)   # the domain's change cue words
     catalogue: str = ""       # the options this domain offers (configs/catalogues/NAME.yaml), if any
     description: str = ""
@@ -367,6 +368,7 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
                         goal_words=_words(data.get("goal_words")),
                         goal_text={k: str(v) for k, v in (data.get("goal_text") or {}).items()},
                         role={k: str(v) for k, v in (data.get("role") or {}).items()},
+                        at_the_wheel=bool(data.get("at_the_wheel", False)),
                         turn_cues=_words(data.get("turn_cues")),
                         out_of_sight=tuple(OutOfSight(_words(entry.get("cues")), _texts(entry.get("say")))
                                            for entry in data.get("out_of_sight") or ()),

@@ -238,8 +238,9 @@ ZH = StateCues(
     spaced=False,
     # (算了，回家吧: a change of mind.)
     # (我想换个地方，去三里屯, 那去中关村: another one asked for, not a slip to ask about.)
+    # (诶不是，去万达广场吧: a "no" that opens the turn puts the value held right.)
     correction=re.compile(r"改成|换成|改为|改到|换到|改去|换去|还是|其实|不对|应该是|更正|算了[，,、 ]|换个|换一个|"
-                          r"^那(?:就)?去"),
+                          r"^那(?:就)?去|^\W*(?:诶|哎|欸|啊|呃|嗯)?[，, ]*不是[，,、 ]"),
     hedge=re.compile(r"也许|可能|或者|不确定|大概吧"),
     # 不要辣, 不再是短信, 不发短信, 别走高速
     # 太贵了 complains of a value: what is not wanted (太 right before it: 太想吃火锅 wants it).
@@ -524,6 +525,14 @@ REMEMBER_ME = re.compile(r"\bwhat (?:do|did) you (?:remember|know|recall) about 
 # Asking how the agent is.
 HOW_ARE_YOU = re.compile(r"\bhow (?:are|r) (?:you|u)\b|\bhow'?s (?:your day|it going|life)|\bhow is your day\b|"
                          r"你好吗|你怎么样|你今天(?:心情|过得)", re.IGNORECASE)
+# Asked to be entertained ("tell me a joke", 讲个笑话呗): not what the agent is for, said kindly.
+ENTERTAIN_ME = re.compile(r"\b(?:tell (?:me |us )?(?:a |another )?(?:joke|story|riddle|fun fact)|sing (?:me |us )?"
+                          r"(?:a |something)|make me laugh|entertain me|say something funny)\b|"
+                          r"[讲说来][个一]?(?:笑话|段子|故事|脑筋急转弯)|唱(?:首|个|一首)歌|逗我|逗逗我|给我解解闷",
+                          re.IGNORECASE)
+# Tired at the wheel ("I'm getting sleepy", 开车有点困): a word to rest, whatever else is asked.
+DROWSY = re.compile(r"(?:sleepy|drowsy|dozing off|nodding off|can'?t keep my eyes open|falling asleep)|"
+                    r"[犯好有点太真]困|困[了死]|打瞌睡|眼皮打架|睁不开眼", re.IGNORECASE)
 # Asking the agent's name.
 # "What can you do?", 你能干什么: answered with the agent's role.
 ABILITIES_QUESTION = re.compile(

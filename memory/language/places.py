@@ -87,6 +87,8 @@ _BRANCH_ZH = re.compile(r"[(（][^()（）]{1,12}[)）]")
 _PART_ZH = re.compile(r"\s?(?:T\d(?:航站楼)?|[A-Z]\d{0,2}(?:口|座|门|出口|栋)|"
                       r"(?:\d{1,3}|[一二三四五六七八九十]{1,3})(?:号航站楼|号楼|号门|号口|期|栋|座|号院|出口|号出口)|"
                       r"航站楼|[东南西北]门|[东南西北]口)")
+_PART_APART_ZH = re.compile(r"[，,、\s]+(?P<part>" + _PART_ZH.pattern.removeprefix(r"\s?")
+                            + r")(?=[吧啊呀]*\s*(?:[,，。.!！?？]|$))")
 _CLAUSE_END_ZH = re.compile(r"[,，。.!！?？;；、(（]|然后|再|顺便|并且|同时|接着|之后|以后|的时候|(?:的)?路上|"
                             r"乘坐|坐地铁|坐出租|打车|打的|叫车|坐车")
 
@@ -306,6 +308,9 @@ def _place_after(text: str, cue_start: int, at: int, sure: bool) -> PlaceSaid | 
     part = _PART_ZH.match(text, start + len(name))
     if part:
         name += part.group()
+    elif (apart := _PART_APART_ZH.match(text, start + len(name))) is not None:
+        # 导航去首都机场，T3航站楼: the part said on its own just after is the place's too
+        return PlaceSaid(start, apart.end("part"), name + apart.group("part"), cue_start)
     branch = _BRANCH_ZH.match(text, start + len(name))      # 海底捞火锅(西单店): the branch is part of it
     if branch:
         name += branch.group()

@@ -59,6 +59,7 @@ from monologue.memory.language.wishes import content_words
 from monologue.memory.working.on_the_way import (
     ON_A_STREET,
     read_kind_on_a_street,
+    read_stops_first_after,
     read_stops_refused,
     read_stops_said_first,
 )
@@ -369,6 +370,10 @@ class RuleExtractor:
         self._option_named(said, taken, add, result.correction, state)
         self._things_asked_for(said, taken, add, result.correction, state, commanded)
         read_stops_said_first(self.schema, text, lang, taken, add)     # (先去幼儿园，再去公司: a stop, then where to)
+        read_stops_first_after(self.schema, text, lang, taken, add,     # (去公司，先回趟家: the same, said after)
+                               going_held=state is not None and any(
+                                   state.find(spec.on_the_way_to) for spec in self.schema.keys.values()
+                                   if spec.on_the_way_to))
         self._places_named(said, taken, add, result.correction, state)
         self._place_explained(said, taken, add, state)
         self._enums(said, taken, add, result.correction, withdrawn_keys, state, commanded)

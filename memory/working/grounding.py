@@ -279,6 +279,15 @@ class Grounder:
         pattern = BARE_CANCEL.get(language_of(utterance))
         return action is not None and key in action.needs and pattern is not None and bool(pattern.match(utterance))
 
+    def _said_as_where_to(self, op: Operation, spec: KeySpec, said: str) -> bool:
+        """A stop named as the place it is on the way to names one ("先回趟家": a stop at 家里, the
+        word the destination key says home with): any of that value's words was said."""
+        if not spec.on_the_way_to:
+            return False
+        going = self.schema.key(spec.on_the_way_to)
+        return any(str(op.value) in words and any(contains(said, normalised(w)) for w in words)
+                   for by_lang in going.values.values() for words in by_lang.values())
+
     def _ground(self, op: Operation, utterance: str, state: SessionState | None,
                 question_spans: list[tuple[int, int]],
                 query_spans: list[tuple[int, int]]) -> tuple[Operation | None, str]:
@@ -319,7 +328,8 @@ class Grounder:
         if op.op == Op.SET and spec.type in ("enum", "bool") and _inside(utterance, words or utterance, query_spans):
             return None, f"a question about the world ('what happens if…') talks about {op.key}; it does not set it"
         if op.op == Op.SET:
-            if op.value is None or not (value_said(op.value, spec, utterance) or self._from_state(op, state)):
+            if op.value is None or not (value_said(op.value, spec, utterance) or self._from_state(op, state)
+                                        or self._said_as_where_to(op, spec, said)):
                 return None, f"{op.key} = {op.value!r} was not said"
             if not value_fits(op.value, spec):
                 return None, f"{op.key} = {op.value!r} is not a {spec.type}"

@@ -53,6 +53,32 @@ def read_stops_said_first(schema: DomainSchema, text: str, lang: str, taken: lis
             break
 
 
+# A place to go to first, said after where to ("导航去公司，呃不对，先回趟家拿东西", "take me to work but
+# first swing by home"): a stop on the way.
+_FIRST = {"zh": re.compile(r"先(?:回|去|到|绕|拐|顺路去|顺便去)(?:趟|一趟|一下|个)?"),
+          "en": re.compile(r"\b(?:but|and)?\s*first\s+(?:swing by|stop (?:by|at)|go to|drop by|pop into|head to)\s+",
+                           re.IGNORECASE)}
+
+
+def read_stops_first_after(schema: DomainSchema, text: str, lang: str, taken: list[Span], add: Add,
+                           going_held: bool) -> None:
+    """A place said to be gone to first, after where to go (or with where to go held): a stop."""
+    for stops in schema.keys.values():
+        if not stops.on_the_way_to or lang not in _FIRST:
+            continue
+        going = schema.key(stops.on_the_way_to)
+        for first in _FIRST[lang].finditer(text):
+            if not (going_held or _going_somewhere(schema, going, text[:first.start()], lang)):
+                continue
+            _, right = clause_bounds(text, first.end(), first.end())
+            found = _places_before(schema, going, stops, text[first.start():right], lang)
+            for start, end, value in found[:1]:
+                span = (first.start() + start, first.start() + end)
+                if not overlaps(span, taken):
+                    add(Operation(Op.SET, stops.name, Comparator.INCLUDES, value, text[first.start():right].strip(),
+                                  reason="a stop on the way, to go to first"), (first.start(), first.start() + end))
+
+
 def _find(going: KeySpec, text: str, lang: str) -> list[PlaceSaid]:
     cues = going.name_cues.get(lang, ())
     return find_place_en(text, cues) if lang == "en" else find_place_zh(text, cues)
@@ -140,4 +166,5 @@ def read_kind_on_a_street(schema: DomainSchema, spec: KeySpec, text: str, taken:
                       correction=correction, reason=ON_A_STREET), found.span("v"))
 
 
-__all__ = ["ON_A_STREET", "read_kind_on_a_street", "read_stops_refused", "read_stops_said_first"]
+__all__ = ["ON_A_STREET", "read_kind_on_a_street", "read_stops_first_after", "read_stops_refused",
+           "read_stops_said_first"]
