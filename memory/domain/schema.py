@@ -36,6 +36,7 @@ class Reader(StrEnum):
     IDENTIFIER = "identifier"        # a code with a digit after one of the key's aliases ("order number A-4471")
     FREE_TEXT = "free_text"          # a wish no other key reads, in the user's words ("somewhere quiet")
     WORDS_AFTER = "words_after"      # what is asked for after one of `name_cues`, as said ("play some Adele")
+    EMAIL = "email"                  # an email address, written or spelled out ("jenna dot price at gmail dot com")
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,8 @@ class KeySpec:
     open_value_nouns: dict[str, tuple[str, ...]] = field(default_factory=dict)
     open_value_verbs: dict[str, tuple[str, ...]] = field(default_factory=dict)
     affirmed_values: tuple[str, ...] = ()        # of a set-valued key: said plainly, they are included
+    # …and said with a degree (微辣, "not too spicy"): how much of it, a wish, not a refusal
+    degree_values: tuple[str, ...] = ()
     heard: dict[str, str] = field(default_factory=dict)      # "{value} people": how a value is read back
     # How a condition reads in a sentence, by comparator ("for {value} people", "no {value} food").
     phrases: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -350,6 +353,7 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
             open_value_nouns=_words((raw.get("open_values") or {}).get("nouns")),
             open_value_verbs=_words((raw.get("open_values") or {}).get("verbs")),
             affirmed_values=tuple(str(v) for v in raw.get("affirmed_values") or ()),
+            degree_values=tuple(str(v) for v in raw.get("degree_values") or ()),
             heard={k: str(v) for k, v in (raw.get("heard") or {}).items()},
             phrases={lang: {str(c): str(s) for c, s in (table or {}).items()}
                      for lang, table in (raw.get("phrases") or {}).items()},

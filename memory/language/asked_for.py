@@ -20,7 +20,8 @@ _CLAUSE_END = {
                      r"pause|skip|crank|lower|raise|bring|take|drive|navigate|go|head|also|can|could|and)\b)"
                      r"|\s+(?:so|because|cause|cos|since|while|when|as long as)\s+"
                      # ("put it under marcus hale 07700 900123", "name is o'brien phone is 0412…": a number goes on)
-                     r"|\s+(?=\d{4,}|\d{3}[ -]\d{3,}|(?:and\s+)?(?:my\s+)?(?:phone|number|cell|mobile|email|e-mail)\b)",
+                     r"|\s+(?=\d{5,}|\d{3}[ -]\d{3,}|(?:and\s+)?(?:my\s+)?(?:phone|number|cell|mobile|email|e-mail)"
+                     r"(?:\s+number)?\s+(?:is|'s)\b)",
                      re.IGNORECASE),
     "zh": re.compile(r"[，。；！？,.;!?\s]|然后|再把|再帮|顺便|另外|同时"),
 }

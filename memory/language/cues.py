@@ -505,8 +505,8 @@ REPEAT_COMMAND = re.compile(
 HOLD_ON = re.compile(r"\b(?:hold on|hang on|wait(?: a (?:sec(?:ond)?|moment|minute))?|one (?:sec(?:ond)?|moment)|"
                      r"just a (?:sec(?:ond)?|moment|minute))\b|等一下|等等|稍等|等一等|慢着|先别", re.IGNORECASE)
 # A yes word that only opens another idea ("嗯，要不还是吃日料吧", "yeah but what about Thai"): no yes to the offer.
-A_YES_BUT = re.compile(r"^\W*(?:嗯+|呃+|好|行|对)[，,\s]*(?:要不|还是|不过|但是|可是|其实)|"
-                       r"^\W*(?:yes|yeah|yep|ok(?:ay)?|sure)\W+(?:but|though|actually|how about|what about)\b",
+A_YES_BUT = re.compile(r"^\W*(?:嗯+|呃+|好|行|对)[，,\s]*(?:要不|不过|但是|可是)|"
+                       r"^\W*(?:yes|yeah|yep|ok(?:ay)?|sure)\W+(?:but|though|how about|what about)\b",
                        re.IGNORECASE)
 # An exclamation worded like a question ("what a day", "how lovely"): small talk.
 EXCLAMATION = re.compile(r"^\W*(?:what an?\b|how (?:nice|lovely|great|sweet|cool|awful|sad|funny|kind|beautiful)\b)"
@@ -528,11 +528,13 @@ HOW_ARE_YOU = re.compile(r"\bhow (?:are|r) (?:you|u)\b|\bhow'?s (?:your day|it g
 # Asked to be entertained ("tell me a joke", 讲个笑话呗): not what the agent is for, said kindly.
 ENTERTAIN_ME = re.compile(r"\b(?:tell (?:me |us )?(?:a |another )?(?:joke|story|riddle|fun fact)|sing (?:me |us )?"
                           r"(?:a |something)|make me laugh|entertain me|say something funny)\b|"
-                          r"[讲说来][个一]?(?:笑话|段子|故事|脑筋急转弯)|唱(?:首|个|一首)歌|逗我|逗逗我|给我解解闷",
+                          r"[讲说来][个一]?(?:笑话|段子|故事|脑筋急转弯)|唱(?:首|个|一首)歌|逗我开心|逗我笑|给我解解闷",
                           re.IGNORECASE)
 # Tired at the wheel ("I'm getting sleepy", 开车有点困): a word to rest, whatever else is asked.
-DROWSY = re.compile(r"(?:sleepy|drowsy|dozing off|nodding off|can'?t keep my eyes open|falling asleep)|"
-                    r"[犯好有点太真]困|困[了死]|打瞌睡|眼皮打架|睁不开眼", re.IGNORECASE)
+DROWSY = re.compile(r"\b(?:sleepy|drowsy|dozing off|nodding off|can'?t keep my eyes open|falling asleep)\b|"
+                    # (有点困难 is "hard"; 孩子困了 is the child's)
+                    r"(?:[犯好有点太真]困|(?<![子宝他她们儿])困[了死])(?![难惑境扰])|打瞌睡|眼皮打架|睁不开眼",
+                    re.IGNORECASE)
 # Asking the agent's name.
 # "What can you do?", 你能干什么: answered with the agent's role.
 ABILITIES_QUESTION = re.compile(

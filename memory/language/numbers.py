@@ -297,11 +297,11 @@ ORDINAL_WORDS = {**_ORDINAL_UNITS, "tenth": 10, "eleventh": 11, "twelfth": 12, "
 _ORDINAL_WORD = "|".join(w.replace(" ", r"[\s-]") for w in sorted(ORDINAL_WORDS, key=len, reverse=True))
 _EN_ORDINAL = r"(\d{1,2}(?:st|nd|rd|th)?|" + _ORDINAL_WORD + ")"
 _EN_DIGIT_ORDINAL = r"(\d{1,2}(?:st|nd|rd|th)|" + _ORDINAL_WORD + ")"
-_NOT_A_DAY_AFTER = re.compile(r"\s+(?:one|ones|option|choice|place|restaurant|time|times|floor|street|avenue|"
-                              r"row|gear|person|people|guest|seat|spot|stop|exit|light|turn|left|right)\b")
-""""the fourth one", "the fifth time", "the third floor", "the second exit": an ordinal, not a day."""
-_A_DAY_CUE_BEFORE = re.compile(r"\b(?:on|for|by|until|till|from|to|make it|it's|its|is|not|no|sorry|"
-                               r"actually|instead)\s+$")
+_A_DAY_AFTER = re.compile(r"\s*(?:$|[,.!?;]|(?:at|around|about|for|please|then|instead|or|and|no|not|sorry|"
+                          r"would|works|is|if|that|this|next|of)\b)")
+"""What may follow a day said in words: the sentence's end, a time, a pause. Anything else is what
+the ordinal counts ("the fourth item", "the second package", "the fifth email", "the first date")."""
+_A_DAY_CUE_BEFORE = re.compile(r"\b(?:on|for|by|until|till|from)\s+$")
 
 
 def day_number(said: str) -> int:
@@ -340,14 +340,14 @@ def find_en_dates(text: str) -> list[tuple[str, int, int]]:
 
 
 def _a_day_of_the_month(lowered: str, m: re.Match[str]) -> bool:
-    """"the 15th" or "the fifteenth" is a day, but not "the fourth one" or "the fifth time"; a
-    spelled-out first, second or third is a day only after a word that leads to one ("on the
-    second", "make it the third"): alone it is more often a choice among offers."""
-    if m.group(0).endswith("month"):
+    """"the 15th" is a day, and "the fifteenth" where nothing it counts follows (not "the fourth
+    one", "the fifth time"); a spelled-out first, second or third is a day only after a word that
+    leads to one ("on the second", "for the third"): alone it is more often a choice among offers."""
+    if m.group(0).endswith("month") or m.group(1)[0].isdigit():
         return True
-    if _NOT_A_DAY_AFTER.match(lowered, m.end()):
+    if not _A_DAY_AFTER.match(lowered, m.end()):
         return False
-    if m.group(1)[0].isdigit() or day_number(m.group(1)) > 3:
+    if day_number(m.group(1)) > 3:
         return True
     return m.group(0).startswith("on") or bool(_A_DAY_CUE_BEFORE.search(lowered[:m.start()]))
 

@@ -41,8 +41,7 @@ EN = Stances(
     reach=5,
     # ("if it doesn't come I just want a refund": a wish said with its own subject after the refusal
     # is no longer under it; "don't want a refund" has none.)
-    breaks_refusal=re.compile(r"\b(?:but|instead|rather|prefer|though|so|and then|because|i meant|i mean|"
-                              r"make it|make that|it'?s|actually)\b|"
+    breaks_refusal=re.compile(r"\b(?:but|instead|rather|prefer|though|so|and then|because|i meant)\b|"
                               r"\b(?:i|we)\s+(?:\w+\s+)?(?:want|need|would like|'d like|prefer|will take|'ll take)\b"),
     not_refusal=re.compile(r"^(?:don'?t|do not|doesn'?t|does not|won'?t|wouldn'?t|isn'?t|aren'?t) "
                            r"(?:mind|care|matter|a problem|an issue)\b|"

@@ -74,6 +74,7 @@ from monologue.memory.working.readers import (
     named_amounts,
     names_key,
     read_avoided,
+    read_emails,
     read_identifiers,
     read_lifted,
     read_quantities,
@@ -363,6 +364,7 @@ class RuleExtractor:
         last = state.last_act if state is not None else NO_ACT
         asked = last.key if last.act == "ask" else ""
         held = frozenset(c.key for c in state.constraints.values()) if state is not None else frozenset()
+        read_emails(self.schema, text, taken, add, result.correction)     # (before codes: "jo 12 at gmail dot com")
         read_identifiers(self.schema, text, lang, taken, add, result.correction,
                          frozenset({asked}) | (held if SELF_REPAIR.search(text) else frozenset()))
         read_avoided(self.schema, text, source, lang, taken, add, result.correction)
@@ -658,6 +660,9 @@ class RuleExtractor:
         spec = self.schema.key(latest.key)
         value: object = n
         if spec.type == "money":
+            # (a sum said as one, with cents or a currency: "sorry, I meant 2 items" is no sum)
+            if not re.search(r"[.$£€¥]|dollars?|bucks|euros?|pounds?|块|元", said.source[max(0, at[0] - 1):at[1] + 8]):
+                return
             value = to_amount(said.source[at[0]:at[1]])
             if value is None:
                 return
@@ -951,7 +956,7 @@ class RuleExtractor:
                     continue      # "I used to work at a bakery": a story, not where to go now
                 less = _LESS_OF_IT[lang].search(source[max(0, m.start() - 24): m.start()])
                 wishes = free_text_key(self.schema)
-                if less is not None and spec.multi and wishes is not None:
+                if less is not None and value in spec.degree_values and wishes is not None:
                     # 微辣就行, "not too spicy": how much of it, kept as said (no refusal of it)
                     span = (max(0, m.start() - 24) + less.start(), m.end())
                     add(Operation(Op.SET, wishes.name, Comparator.INCLUDES, text[span[0]:span[1]].strip(),
@@ -1065,6 +1070,12 @@ class RuleExtractor:
                                       reason=f"brought by {spec.name}"), (0, 0))
         if state is None:
             return
+        withdrawn = {op.key for op in ops if op.op == Op.WITHDRAW and op.value in (None, "")}
+        for spec in self.schema.keys.values():
+            if spec.on_the_way_to in withdrawn and state.find(spec.name) and spec.name not in said:
+                # "cancel the navigation": the stops on the way go with the route
+                add(Operation(Op.WITHDRAW, spec.name, words=text.strip(),
+                              reason=f"on the way to the {spec.on_the_way_to} given up"), (0, 0))
         for spec in self.schema.keys.values():
             if not spec.reading.cleared_by or not state.find(spec.name) or any(op.key == spec.name for op in ops):
                 continue
@@ -1242,12 +1253,15 @@ class RuleExtractor:
         """"Actually the train station instead", 还是火车站吧: another of a held key's values, said
         bare with a word of replacing, is its new value (no word of driving is needed)."""
         held = [str(c.value) for c in state.find(spec.name)] if state is not None else []
-        if not held or value in held:
-            return False
+        if not held or value in held or refused(spec, text, span, lang):
+            return False        # (学校还是不去了: refused, not the new one)
         left, right = clause_bounds(text, *span)
         rest = _INSTEAD.sub("", _INSTEAD.sub("", text[left:span[0]] + " " + text[span[1]:right]))
+        # ("actually my office is near the airport": the place held is named too; it is a remark)
+        named_held = any(re.search(value_pattern(word, lang == "en"), rest.lower())
+                         for old in held for word in (*spec.value_words(old, lang), old))
         return bool(_REPLACES.search(text[left:right]) or _INSTEAD.search(text[left:right])) \
-            and len(content_words(rest, lang)) <= 2
+            and len(content_words(rest, lang)) <= 1 and not named_held
 
     @staticmethod
     def _held_refused(spec: KeySpec, value: str, text: str, lang: str, state: SessionState | None) -> bool:

@@ -30,6 +30,7 @@ from typing import Any
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.cues import BARE_CANCEL, HEAD_COUNT_WHOLE, STATE_CUES, language_of, people_in_group
 from monologue.memory.language.digits import digits_said, digits_said_en
+from monologue.memory.language.email_address import emails_said
 from monologue.memory.language.normalise import contains, normalised
 from monologue.memory.language.numbers import (
     EN_TENS,
@@ -127,6 +128,8 @@ def value_said(value: Any, spec: KeySpec, utterance: str, *, strict: bool = Fals
     if spec.reader == Reader.IDENTIFIER and (_compact(str(value)) in _compact(digits_said(text))
                                              or _compact(str(value)) in _compact(digits_said_en(text))):
         return True    # a code said in pieces ("A94 9714") is the code
+    if spec.reader == Reader.EMAIL:
+        return any(address == str(value).lower() for address, _, _ in emails_said(utterance))
     if spec.reader == Reader.HEAD_COUNT and isinstance(value, int) and value == _counted_in_groups(utterance):
         return True    # "two adults and three kids": 5, said as its parts
     if isinstance(value, int | float) or (isinstance(value, str) and re.fullmatch(r"\d+(?:\.\d+)?", value)):
@@ -348,7 +351,11 @@ class Grounder:
         # A reference was resolved against the state: its slot is the one holding what was named.
         resolved = op.source == OpSource.REFERENCE and (self._from_state(op, state) or self._names_old_value(op, state))
         if (op.source != OpSource.RULES or op.op == Op.WITHDRAW) and not new_open_key and not resolved:
-            if not self.refers_to(op.key, utterance, state) and not self._read_by_type(op, utterance):
+            # (The stops go with the route given up: "cancel the navigation" names the route.)
+            with_its_place = op.op == Op.WITHDRAW and bool(spec.on_the_way_to) \
+                and self.refers_to(spec.on_the_way_to, utterance, state)
+            if not self.refers_to(op.key, utterance, state) and not self._read_by_type(op, utterance) \
+                    and not with_its_place:
                 action = "withdraws" if op.op == Op.WITHDRAW else "writes"
                 return None, f"it {action} {op.key}, which the turn does not refer to"
         if op.op == Op.WITHDRAW and op.source == OpSource.LLM and not _WITHDRAWING.search(utterance):

@@ -60,15 +60,21 @@ _FIRST = {"zh": re.compile(r"先(?:回|去|到|绕|拐|顺路去|顺便去)(?:�
                            re.IGNORECASE)}
 
 
+_GIVEN_UP = re.compile(r"不去|别去|不用去|算了|不要|取消|\b(?:not going|cancel|forget|never mind|scratch)\b",
+                       re.IGNORECASE)
+
+
 def read_stops_first_after(schema: DomainSchema, text: str, lang: str, taken: list[Span], add: Add,
                            going_held: bool) -> None:
-    """A place said to be gone to first, after where to go (or with where to go held): a stop."""
+    """A place said to be gone to first, after where to go (said in the same breath, or held):
+    a stop. (Where to given up before it, 算了，先回家吧 and 不去机场了，先回家 go home.)"""
     for stops in schema.keys.values():
         if not stops.on_the_way_to or lang not in _FIRST:
             continue
         going = schema.key(stops.on_the_way_to)
         for first in _FIRST[lang].finditer(text):
-            if not (going_held or _going_somewhere(schema, going, text[:first.start()], lang)):
+            before = text[:first.start()]
+            if not (going_held or _going_somewhere(schema, going, before, lang)) or _GIVEN_UP.search(before):
                 continue
             _, right = clause_bounds(text, first.end(), first.end())
             found = _places_before(schema, going, stops, text[first.start():right], lang)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec, OtherScale, Reader
 from monologue.memory.language.cues import AMOUNT_AFTER_NAME, put_right_after
 from monologue.memory.language.digits import DIGITS_ZH, digits_of_zh, digits_said, digits_said_en
+from monologue.memory.language.email_address import emails_said
 from monologue.memory.language.numbers import EN_NUMBER, ZH_NUMBER, to_amount, to_int
 from monologue.memory.language.stances import (
     CHANGED,
@@ -495,8 +496,10 @@ def named_amounts(spec: KeySpec, lang: str) -> tuple[re.Pattern[str], ...]:
 
 # --- identifiers -----------------------------------------------------------------------------
 
-_CODE = (r"(?P<v>(?:(?-i:[A-Z]{1,4}) (?=\d))?[A-Za-z]{0,4}[-#]?\d[A-Za-z0-9_-]{2,}(?:\s\d[\d-]{1,})*|"
-         r"\d{2,}(?:[ -]\d{2,})+)")   # ASCII: 没错吧 never joins a code; "JD 55667788"; "90 77 12" in pairs
+_CODE = (r"(?P<v>[A-Za-z]{0,4}[-#]?\d[A-Za-z0-9_-]{2,}(?:\s\d[\d-]{1,})*|"
+         r"\d{2,}(?:[ -]\d{2,})+)")   # ASCII: 没错吧 never joins a code; "90 77 12" said in pairs
+# (In a Chinese sentence, capitals apart before the digits are the code's: 订单号是 JD 五五六六七七八八.)
+_CODE_ZH = _CODE.replace("(?P<v>", "(?P<v>(?:(?-i:[A-Z]{1,4}) (?=\\d))?", 1)
 # A code by its shape alone: letters then digits ("W892872"), or a long run of digits, said whole
 # or in pieces ("A94 9714", "4471 0032"); a sum ("$65.99"), a time or a date never has this shape.
 _APART = r"(?<![A-Za-z0-9$£€¥])(?<!\d[.,:])"          # not inside a word, a sum, a decimal or a time
@@ -506,7 +509,8 @@ _SHAPED_CODE = re.compile(_APART + r"(?P<v>[A-Za-z]{1,3}[-#]?\d{4,}|[A-Z] \d{4,}
 
 
 # A code spelled out, a symbol at a time ("A B 4 5 7 2", "7 7 1 0 4").
-_SPELLED = r"(?<![\w'’])(?P<v>(?:[A-Za-z] ?){0,3}\d(?: [A-Za-z0-9](?![\w'’])){3,})"     # ("k7 3 2 9 1" too)
+_SPELLED = (r"(?<![\w'’])(?P<v>(?:(?:[A-Za-z] ){0,3}|[A-Za-z]{1,2}(?=\d))\d(?: [A-Za-z0-9](?![\w'’])){3,})")
+"""A code spelled out ("A B 4 5 7 2", "k7 3 2 9 1": a letter or two touching the first digit)."""
 _PHONE_BEFORE = re.compile(r"\b(?:phone|cell|mobile|call me|text me|reach me|my number|contact number)\b[^0-9]*$|"
                            r"(?:电话|手机)[^0-9]*$", re.IGNORECASE)
 
@@ -528,14 +532,15 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
         names = _words(spec.aliases, lang) + (spec.label(lang),)
         link = r"\W*(?:is|was|number|no\.?|#|:)?\s*" if lang == "en" else r"\s*(?:号码)?(?:是|为|留|:|：)?\s*"
         named = _alternation(names, lang == "en") + link
-        found = [m.span("v") for code in (_SPELLED, _CODE)
+        shapes = (_SPELLED, _CODE_ZH if lang == "zh" else _CODE)
+        found = [m.span("v") for code in shapes
                  for m in re.finditer(named + code, text, flags=re.IGNORECASE)]
         a_phone = any(_PHONE_BEFORE.search(name) for name in names)      # (a phone key reads phone numbers)
         if not a_phone:     # (a number in a code's shape is no phone number unless said to be one)
             found += [m.span("v") for m in _SHAPED_CODE.finditer(text)]
         # Asked for it, or putting a slip right in it: any code, spelled out too.
         if spec.name in open_to:
-            found += [m.span("v") for code in (_SPELLED, _CODE)
+            found += [m.span("v") for code in shapes
                       for m in re.finditer(_APART + code + _APART_AFTER, text)]
         else:               # "you can reach me at 617 555 0142": a number in a code's shape, said to be a phone's
             found += [m.span("v") for m in _SHAPED_CODE.finditer(text)
@@ -548,6 +553,16 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
                 add(Operation(Op.SET, spec.name, Comparator.EQ, code, _clause(original, span),
                               correction=correction), span)
                 break
+
+
+def read_emails(schema: DomainSchema, text: str, taken: list[Span], add: Add, correction: bool) -> None:
+    """An email address, written or spelled out: the last one said (after a slip, the one meant)."""
+    for spec in schema.read_by(Reader.EMAIL):
+        said = [e for e in emails_said(text) if not overlaps((e[1], e[2]), taken)]
+        if said:
+            address, start, end = said[-1]
+            add(Operation(Op.SET, spec.name, Comparator.EQ, address, _clause(text, (start, end)),
+                          correction=correction), (start, end))
 
 
 # A code on its own, spelled out or written ("6 6 0 3 7", "30481"), as said after a slip.
