@@ -145,7 +145,7 @@ _ALTERNATIVES = re.compile(r"\bor\b|还是", re.IGNORECASE)
 # Whether the task itself is done yet ("is it booked?", "is the route set?", "did you book it?",
 # "are we all set?", 订好了吗, 工单提交了没有): answered from what was done, not as a value.
 _ASKS_IF_DONE_EN = re.compile(
-    r"^(?:(?:so|and|ok(?:ay)?|alright|all right|right|great|cool|um|uh)\W+)*"
+    r"^(?:(?:so|and|ok(?:ay)?|alright|all right|right|great|cool|um|uh|wait|oh|hey|hang on)\W+)*"
     r"(?:is|was|are|has|have)\s+(?:it|that|this|we|everything|(?:my|our|the) "
     r"(?:booking|reservation|table|ticket|request|claim|route|navigation|trip|return|refund|exchange|repair|order))\s+"
     r"(?:all\s+|already\s+|been\s+|now\s+)*(?:booked|reserved|done|set(?: up)?|confirmed|sorted|finished|submitted|"
@@ -215,7 +215,8 @@ def _asks_if_done(sentence: str) -> bool:
     """"Is it booked?", 订好了吗: a yes/no question whether the task is done (not "what have you
     set up so far?", which asks for a summary)."""
     stripped = sentence.strip()
-    if _SUMMARY.search(stripped) or _NEXT.search(stripped) or _WH_FIRST.match(stripped):
+    # ("wait what temperature did you set it to" asks for a value, not whether it is done)
+    if _SUMMARY.search(stripped) or _NEXT.search(stripped) or _WH_FIRST.match(LEAD_IN_EN.sub("", stripped)):
         return False
     return bool(_ASKS_IF_DONE_EN.search(stripped) or _ASKS_IF_DONE_ZH.search(stripped))
 

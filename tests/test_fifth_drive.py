@@ -24,6 +24,12 @@
 - "cancel the navigation" left the stops behind; "is there anywhere to eat near there" was "I'm not sure".
 - An email address was nothing ("jenna dot price at gmail dot com"), or a request beyond the agent
   ("can you send the confirmation to sam.lee@outlook.com").
+- A second drive on the new build: 订单号是三七五九二零，哦说错了，是三七五九二八 kept the first; 下下周二 was
+  next Tuesday and 改成下下周三吧，周二我要加班 took the Tuesday of the reason; "let's do italian instead
+  thai's kinda heavy" kept Thai; "no just send me a replacement instead" refused the exchange; "my
+  number's 415 555 0192" was no number; a phone's tail put right was thrown away as not said;
+  去国贸接个人 was a place called 国贸接个人; "wait what temperature did you set it to" was answered
+  with the route.
 - Customer service: 想取消掉, 换个颜色 were no task (and the agent greeted again, "再确认一下：你好！");
   你们换货要运费吗 read the resolution back; "ok so is that all sorted" was "I'm not sure".
 """
@@ -404,3 +410,44 @@ async def test_no_joke_or_rest_where_none_was_meant(text: str) -> None:
 async def test_a_code_spelled_after_the_question_keeps_only_its_symbols() -> None:
     replies = await _chat("en", ["i want a refund", "it is 4 4 7 1 0"], "customer_service")
     assert "44710" in replies[1].text and "IS44710" not in replies[1].text
+
+
+# --- the second drive on the new build ---------------------------------------------------------
+
+@pytest.mark.parametrize(("domain", "text", "held", "key", "expected"), [
+    ("customer_service", "订单号是三七五九二零，哦说错了，是三七五九二八", {}, "order_id", ["375928"]),
+    ("customer_service", "hmm actually no just send me a replacement instead", {}, "resolution", ["exchange"]),
+    ("customer_service", "my number's 415 555 0192 no sorry 0129 at the end", {}, "contact_phone", ["4155550129"]),
+    ("restaurant", "下下周二", {}, "date", ["tuesday after next"]),
+    ("restaurant", "哦不对，改成下下周三吧，周二我要加班", {"date": "tuesday after next"}, "date",
+     ["wednesday after next"]),
+    ("restaurant", "let's do italian instead thai's kinda heavy", {"cuisine": "thai"}, "cuisine", ["italian"]),
+    ("restaurant", "italian, no wait, thai", {}, "cuisine", ["thai"]),
+    ("in_car", "去国贸接个人", {}, "destination", ["国贸"]),
+    ("in_car", "去学校接孩子", {}, "destination", ["school"]),
+])
+def test_second_drive_readings(domain: str, text: str, held: dict[str, object], key: str,
+                               expected: list[object]) -> None:
+    assert rules_read(domain, text, held).get(key) == expected
+
+
+async def test_a_phone_number_with_its_tail_put_right_is_kept() -> None:
+    replies = await _chat("zh", ["明天晚上七点两个人", "我姓王，电话是一三九零零一二三四五六，不对，最后是五七"],
+                          "restaurant")
+    assert "13900123457" in replies[1].text
+
+
+async def test_what_was_set_asked_after_wait() -> None:
+    replies = await _chat("en", ["navigate to 1220 harbor boulevard", "wait what temperature did you set it to",
+                                 "wait is the route set"], "in_car")
+    assert "route" not in replies[1].text and "temperature" in replies[1].text
+    assert replies[2].text.startswith("Yes")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Not A347544 anymore, make it 638185.", {"order_id": ["638185"]}),      # (no sum: the period ends the sentence)
+    ("订单号不是A347544，是638185", {"order_id": ["638185"]}),
+])
+def test_a_code_refused_and_another_said(text: str, expected: dict[str, list[object]]) -> None:
+    read = rules_read("customer_service", text, {"amount": 135.5, "order_id": "A347544"})
+    assert {key: read.get(key) for key in ("order_id", "amount")} == {"amount": None, **expected}

@@ -131,7 +131,8 @@ A_NUMBER_ALONE = re.compile(
 SELF_REPAIR = re.compile(r"(?:(?:\b(?:no wait|wait no|(?:oh|uh|um|ah|actually),? wait|wait,? sorry|wait,? actually|"
                          r"no sorry|sorry|i mean|i meant|or rather|make that|correction|"
                          r"scratch that|strike that)\b|"
-                         r"哦不对|哦不是|哦不|不对|错了|说错了|我是说|应该是|准确(?:地|点|来)?说|具体(?:地|来)?说|具体(?=是)|"
+                         r"哦不对|哦不是|哦不|(?:[哦啊呃噢][，,]?)?(?:不对|错了|说错了|我是说)|应该是|准确(?:地|点|来)?说|"
+                         r"具体(?:地|来)?说|具体(?=是)|"
                          r"(?:哦|啊|呃)?(?:少|多|漏)(?:说|打|写)了?(?:一位|一个数|一个数字|个数)|"
                          # (a lone no between commas: "six, no, seven", 六个人，不，七个人)
                          r"(?:(?<=[,，])|(?<=[,，]\s))\s*(?:不|no)(?=\s*[,，]))[,，.。!！\s]*)+"

@@ -358,8 +358,8 @@ def find_zh_dates(text: str) -> list[tuple[str, int, int]]:
         value = {"大后天": "in 3 days", "后天": "day after tomorrow", "明天": "tomorrow", "明晚": "tomorrow",
                  "今天": "today", "今晚": "today", "这周末": "weekend", "周末": "weekend"}[m.group(0)]
         found.append((value, m.start(), m.end()))
-    for m in re.finditer(r"(大下个?|下个?)?(?:周|星期|礼拜)([一二三四五六日天])", text):
-        after_next = (m.group(1) or "").startswith("大")      # 大下周五: the Friday after next
+    for m in re.finditer(r"(大下个?|下下个?|下个?)?(?:周|星期|礼拜)([一二三四五六日天])", text):
+        after_next = (m.group(1) or "")[:2] in ("大下", "下下")      # 大下周五, 下下周五: the Friday after next
         weekday = ZH_WEEKDAYS[m.group(2)]
         found.append((f"{weekday} after next" if after_next else ("next " if m.group(1) else "") + weekday,
                       m.start(), m.end()))

@@ -90,7 +90,9 @@ _PART_ZH = re.compile(r"\s?(?:T\d(?:航站楼)?|[A-Z]\d{0,2}(?:口|座|门|出�
 _PART_APART_ZH = re.compile(r"[，,、\s]+(?P<part>" + _PART_ZH.pattern.removeprefix(r"\s?")
                             + r")(?=[吧啊呀]*\s*(?:[,，。.!！?？]|$))")
 _CLAUSE_END_ZH = re.compile(r"[,，。.!！?？;；、(（]|然后|再|顺便|并且|同时|接着|之后|以后|的时候|(?:的)?路上|"
-                            r"乘坐|坐地铁|坐出租|打车|打的|叫车|坐车")
+                            r"乘坐|坐地铁|坐出租|打车|打的|叫车|坐车|"
+                            # (去国贸接个人, 回家拿东西: what is done there is no part of the place)
+                            r"(?:接|拿|取|买|送|办)(?:[个一下点])?(?:人|孩子|东西|快递|钱|文件|事)")
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ EN = Stances(
     not_refusal=re.compile(r"^(?:don'?t|do not|doesn'?t|does not|won'?t|wouldn'?t|isn'?t|aren'?t) "
                            r"(?:mind|care|matter|a problem|an issue)\b|"
                            r"^not (?:sure|bad|too bad)\b|^no (?:problem|worries)\b|"
-                           r"^no\W+(?:actually|wait|sorry|i mean)\b"),     # a no that opens a correction
+                           r"^no\W+(?:actually|wait|sorry|i mean|just)\b"),     # a no that opens a correction
     dislike_after=re.compile(
         r"^\s*(?:\w+\s+){0,2}?(?:makes? me (?:nervous|anxious|sick|uneasy|tense)|stress(?:es)? me out|"
         r"scares? me|freaks? me out|(?:is|are) (?:a no|out|awful|horrible|the worst|a nightmare|too stressful|"

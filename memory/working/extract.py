@@ -221,6 +221,11 @@ _LESS_OF_IT = {"en": re.compile(r"(?:\b(?:not|nothing|don'?t make it|do not make
 _CHANGED_TO = {"en": re.compile(r"\b(?:change|move|switch|push|make)\s+(?:it|that|the \w+)?\s*(?:to|it)\s*$|"
                                 r"\b(?:instead|rather)\s+(?:on\s+)?$", re.IGNORECASE),
                "zh": re.compile(r"(?:改成|换成|改到|换到|挪到|改为|推到|调到)$")}
+# A value chosen with a word of choosing, before or after it ("let's do Italian instead", 还是日料吧).
+_CHOSEN_BEFORE = re.compile(r"\b(?:let'?s (?:do|go with|have|try|get)|go with|switch to|change (?:it )?to|how about|"
+                            r"what about|make it)\s+(?:some\s+|the\s+)?$|(?:改成|换成|还是|要不|那就)(?:吃|去|订)?$",
+                            re.IGNORECASE)
+_CHOSEN_AFTER = re.compile(r"\s*(?:food\s+|place\s+|one\s+)?(?:instead|rather)\b|(?:菜)?吧", re.IGNORECASE)
 _COUNT_ANSWERED_ZH = re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*个(?=\s*(?:吧|啊|呢|左右|人|的样子|[，,。.!！?？]|$))")
 
 
@@ -348,7 +353,9 @@ class RuleExtractor:
             if any(_CHANGED_TO[lang].search(text[:d[1]]) for d in dates
                    if not any(h == d[0] or h.endswith(" " + d[0]) for h in held_days)):
                 dates = [d for d in dates if not any(h == d[0] or h.endswith(" " + d[0]) for h in held_days)] or dates
-            for value, start, end in dates[-1:]:
+            # (改成下下周三吧，周二我要加班: the day after the word of change, not the one in the reason)
+            changed_to = [d for d in dates if _CHANGED_TO[lang].search(text[:d[1]])]
+            for value, start, end in (changed_to or dates)[-1:]:
                 add(Operation(Op.SET, spec.name, Comparator.EQ, value, text[start:end], correction=result.correction),
                     (start, end))
         for spec in self._amounts:
@@ -661,7 +668,8 @@ class RuleExtractor:
         value: object = n
         if spec.type == "money":
             # (a sum said as one, with cents or a currency: "sorry, I meant 2 items" is no sum)
-            if not re.search(r"[.$£€¥]|dollars?|bucks|euros?|pounds?|块|元", said.source[max(0, at[0] - 1):at[1] + 8]):
+            if not re.search(r"\d[.,]\d\d\b|[$£€¥]|dollars?|bucks|euros?|pounds?|块|元",
+                             said.source[max(0, at[0] - 1):at[1] + 8]):
                 return
             value = to_amount(said.source[at[0]:at[1]])
             if value is None:
@@ -688,6 +696,12 @@ class RuleExtractor:
             for (first, earlier), (second, _later) in zip(said, said[1:], strict=False):
                 if SELF_REPAIR.search(text[first[1]:second[0]]):
                     dropped.add(id(earlier))
+            # "let's do italian instead, thai's kinda heavy", 还是吃日料吧，川菜太辣: the one asked for
+            # with a word of choosing stands; the other is the reason.
+            chosen = [op for span, op in said if _CHOSEN_BEFORE.search(text[:span[0]])
+                      or _CHOSEN_AFTER.match(text, span[1])]
+            if len(chosen) == 1 and len(said) > 1 and not any(id(op) in dropped for _, op in said):
+                dropped |= {id(op) for _, op in said if op is not chosen[0] and op.source != OpSource.RELATIVE}
         return [op for op in ops if id(op) not in dropped]
 
     def _left_to_the_agent(self, said: _Said, ops: list[Operation], state: SessionState | None, add: Add) -> None:

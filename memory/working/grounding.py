@@ -29,7 +29,7 @@ from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.cues import BARE_CANCEL, HEAD_COUNT_WHOLE, STATE_CUES, language_of, people_in_group
-from monologue.memory.language.digits import digits_said, digits_said_en
+from monologue.memory.language.digits import digits_of_zh, digits_said, digits_said_en
 from monologue.memory.language.email_address import emails_said
 from monologue.memory.language.normalise import contains, normalised
 from monologue.memory.language.numbers import (
@@ -117,6 +117,17 @@ def _counted_in_groups(utterance: str) -> int | None:
     return sum(n for n in counts if n is not None) if counts and None not in counts else None
 
 
+def _tail_put_right(code: str, text: str) -> bool:
+    """Whether `code` is a code said in `text` with its last digits said again after it."""
+    said = [_compact(digits_said(text)), _compact(digits_said_en(text))]
+    digits = _compact(digits_of_zh(digits_said(text)))
+    for k in range(1, max(1, len(code) - 3)):
+        head, tail = code[:-k], code[-k:]
+        if any(head in s and s.find(tail, s.find(head) + len(head)) >= 0 for s in (*said, digits)):
+            return True
+    return False
+
+
 def value_said(value: Any, spec: KeySpec, utterance: str, *, strict: bool = False) -> bool:
     """Whether `value` was said in `utterance`, as it is or in a form it normalises from.
 
@@ -128,6 +139,8 @@ def value_said(value: Any, spec: KeySpec, utterance: str, *, strict: bool = Fals
     if spec.reader == Reader.IDENTIFIER and (_compact(str(value)) in _compact(digits_said(text))
                                              or _compact(str(value)) in _compact(digits_said_en(text))):
         return True    # a code said in pieces ("A94 9714") is the code
+    if spec.reader == Reader.IDENTIFIER and _tail_put_right(_compact(str(value)), text):
+        return True    # 一三九零零一二三四五六，不对，最后是五七: its head said whole, its tail put right
     if spec.reader == Reader.EMAIL:
         return any(address == str(value).lower() for address, _, _ in emails_said(utterance))
     if spec.reader == Reader.HEAD_COUNT and isinstance(value, int) and value == _counted_in_groups(utterance):

@@ -515,6 +515,10 @@ _PHONE_BEFORE = re.compile(r"\b(?:phone|cell|mobile|call me|text me|reach me|my 
                            r"(?:电话|手机)[^0-9]*$", re.IGNORECASE)
 
 
+_CODE_REFUSED = re.compile(r"(?:\b(?:not|no longer|instead of|rather than)|不是|不要)\s*(?:the |my |that |it'?s )?"
+                           r"(?:order |ticket |phone )?(?:number |no\.? |#)?\s*(?:是)?$", re.IGNORECASE)
+
+
 def _joined(code: str) -> str:
     """A code said in pieces, as one: 'a94 9714' → 'A949714' (a written hyphen stays)."""
     return re.sub(r"\s+", "", code).upper()
@@ -530,7 +534,7 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
     text = digits_said(text) if lang == "zh" else digits_said_en(text)
     for spec in schema.read_by(Reader.IDENTIFIER):
         names = _words(spec.aliases, lang) + (spec.label(lang),)
-        link = r"\W*(?:is|was|number|no\.?|#|:)?\s*" if lang == "en" else r"\s*(?:号码)?(?:是|为|留|:|：)?\s*"
+        link = r"\W*(?:is|'s|was|number|no\.?|#|:)?\s*" if lang == "en" else r"\s*(?:号码)?(?:是|为|留|:|：)?\s*"
         named = _alternation(names, lang == "en") + link
         shapes = (_SPELLED, _CODE_ZH if lang == "zh" else _CODE)
         found = [m.span("v") for code in shapes
@@ -545,9 +549,12 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
         else:               # "you can reach me at 617 555 0142": a number in a code's shape, said to be a phone's
             found += [m.span("v") for m in _SHAPED_CODE.finditer(text)
                       if _PHONE_BEFORE.search(text[max(0, m.start() - 20):m.start()])]
-        for span in sorted(found):
+        spans = sorted(found)
+        for span in spans:
             if not a_phone and _PHONE_BEFORE.search(text[max(0, span[0] - 20):span[0]]):
                 continue          # "call me, my number is 555 0123": a phone number, not the order
+            if _CODE_REFUSED.search(text[max(0, span[0] - 30):span[0]]) and any(s[0] >= span[1] for s in spans):
+                continue          # "not A347544 anymore, make it 638185": the one refused is not it
             if not overlaps(span, taken):
                 code, span = _code_meant(text, span)
                 add(Operation(Op.SET, spec.name, Comparator.EQ, code, _clause(original, span),
