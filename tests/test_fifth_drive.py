@@ -451,3 +451,18 @@ async def test_what_was_set_asked_after_wait() -> None:
 def test_a_code_refused_and_another_said(text: str, expected: dict[str, list[object]]) -> None:
     read = rules_read("customer_service", text, {"amount": 135.5, "order_id": "A347544"})
     assert {key: read.get(key) for key in ("order_id", "amount")} == {"amount": None, **expected}
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("set the temperature to like 21", [21]),
+    ("set it to um 22", [22]),
+    ("温度调到大概二十二度", [22]),
+    ("the heat, my kid is 3", None),
+])
+def test_a_filler_between_the_setting_and_its_number(text: str, expected: list[int] | None) -> None:
+    assert rules_read("in_car", text).get("temperature") == expected
+
+
+async def test_a_fahrenheit_setting_said_with_a_filler_is_offered_converted() -> None:
+    replies = await _chat("en", ["set the temperature to like 70"], "in_car")
+    assert replies[0].decision["act"] == "clarify" and "21 degrees" in replies[0].text

@@ -107,8 +107,10 @@ def _quantity_candidates(spec: KeySpec, source: str, lang: str,
     if prefixes:
         patterns.append(r"(?:" + "|".join(re.escape(u) for u in prefixes) + r")\s?(?P<n>" + number + ")")
     cues = _words(reading.set_cues, lang)
+    # ("set it to um 22", "to like 70": a filler between the setting and its number)
+    filler = r"(?:(?:like|about|around|maybe|um|uh|er|say|roughly)\W+)*" if spaced else r"(?:大概|差不多|嗯)?"
     if cues:
-        patterns.append(_alternation(cues, spaced) + (r"\s+" if spaced else "") + r"(?P<n>" + number + ")")
+        patterns.append(_alternation(cues, spaced) + (r"\s+" if spaced else "") + filler + r"(?P<n>" + number + ")")
     names = _words(spec.aliases, lang) + (spec.label(lang),)
     gap = r"\W+(?:\w+\W+){0,3}?" if spaced else r".{0,4}?"
     by_name = _alternation(names, spaced) + gap + r"(?P<n>" + number + ")"
@@ -121,7 +123,7 @@ def _quantity_candidates(spec: KeySpec, source: str, lang: str,
                         r"(?:\W+(?:please|thanks))?\W*(?:吧|就行|好了|可以)?\W*$")
     number_of = to_amount if spec.type == "money" else to_int     # an amount keeps its cents
     # After the key's name, a number said as its setting ("the temperature to 40", 温度调成35) is firm.
-    setting = re.compile(r"(?:\bto|\bat|到|成|为)\s*$")
+    setting = re.compile(r"(?:\bto|\bat|到|成|为)\s*" + filler + "$")
     for pattern in patterns:
         for m in re.finditer(pattern, source):
             n = number_of(m.group("n"))
