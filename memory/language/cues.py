@@ -164,7 +164,7 @@ PER_PERSON = re.compile(r"钱|元|块|价|人均|\bper\b|\beach\b|\bcost|\bprice
 _SUBJECT = r"(?:i|i'd|i'm|i'll|i've|we|we're|we'll|we'd|you|it's|they)"
 _NOT_A_NEW_CLAUSE = r"(?:(?!\s" + _SUBJECT + r"\b)[\w' -])"
 _A_REPLACEMENT = (r"(?:that|this|it)\s+(?:" + _SUBJECT + r"|let'?s|make|push|move|bump|change|switch|set|put|go|"
-                  r"do|book|change|add|take|turn|how about|what about|just|actually|instead)\b")
+                  r"do|book|add|take|turn|how about|what about|just|actually|instead)\b")
 """"Scratch that, push it back an hour": what follows the pronoun is what is wanted instead, not
 what is dropped (the pronoun is the last thing said)."""
 

@@ -938,6 +938,7 @@ class RuleExtractor:
         text, source, lang, cues = said.text, said.source, said.lang, said.cues
         seen: set[tuple[str, str]] = set()
         lexicon = self.schema.enum_lexicon(lang)
+        wishes = free_text_key(self.schema)       # where "less of it" (微辣) is kept
         # (Music just put on: "turn it up a little" goes on with the volume, which goes with it.)
         going_on = commanded | controls_going_with(self.schema, commanded)
         # Where each value word is said: a word inside a longer one said there, which a value
@@ -969,7 +970,6 @@ class RuleExtractor:
                 if tells_of_the_past(text, *m.span(), lang):
                     continue      # "I used to work at a bakery": a story, not where to go now
                 less = _LESS_OF_IT[lang].search(source[max(0, m.start() - 24): m.start()])
-                wishes = free_text_key(self.schema)
                 if less is not None and value in spec.degree_values and wishes is not None:
                     # 微辣就行, "not too spicy": how much of it, kept as said (no refusal of it)
                     span = (max(0, m.start() - 24) + less.start(), m.end())
