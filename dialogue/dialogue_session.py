@@ -432,6 +432,9 @@ class DialogueSession:
         elif previous_reply and normalised(template) == normalised(previous_reply) and decision.act == Act.SMALL_TALK:
             template = say("policy.as_i_said", language, text=template)
         elif previous_reply and normalised(template) == normalised(previous_reply) \
+                and decision.act == Act.ALREADY_DONE and wording.done_again(view):
+            template = wording.done_again(view)
+        elif previous_reply and normalised(template) == normalised(previous_reply) \
                 and not decision.act.said_as_decided \
                 and not (decision.act == Act.ANSWER and decision.say) \
                 and decision.act not in (Act.CALLED_OFF, Act.CLOSE):   # (what it cannot see, asked twice; a task

@@ -283,7 +283,10 @@ class DialoguePolicy:
         # ("What did I book?" names the task and asks about it: it does not ask for it again.)
         asks_again = names_the_task(text, self.schema) and not any(
             asks_for_information(s) or is_query(s) for _, s in sentences_with_offsets(text))
-        if done is not None and not done.args and not asks_again \
+        # (不对，还是订吧 just after 算了不订了: the task taken up again.)
+        taken_up = state.last_act.act == Act.CALLED_OFF and state.last_act.action == action.name \
+            and bool(GO_AHEAD.search(text))
+        if done is not None and not done.args and not asks_again and not taken_up \
                 and not changed & set(action.keys) and not asked_since:
             # Cancelled or called off ("取消导航", 算了，不订了) and not asked for since: not "where
             # to?" or "shall I book it?" after every aside, though the details are still held.

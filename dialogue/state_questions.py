@@ -265,6 +265,12 @@ class StateQuestionReader:
             return None        # "what did I order last time?" is long-term memory's
         if question is not None and (ABOUT_THE_USER_EN.search(text) or ABOUT_THE_USER_ZH.search(text)):
             question = replace(question, yours=True)
+        if question is not None and question.kind == "slot" and not question.checks:
+            # "What's the route now?", 现在路线是什么: where to, and the stops held on the way there.
+            on_the_way = tuple(spec.name for spec in self.schema.keys.values()
+                               if spec.on_the_way_to in question.keys and spec.name in held
+                               and spec.name not in question.keys)
+            question = replace(question, keys=question.keys + on_the_way)
         return question
 
     def _read(self, text: str, language: str, held: Sequence[str],

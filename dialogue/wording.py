@@ -281,6 +281,14 @@ class Wording:
         chosen = {a.choose for a in self.schema.actions.values() if a.choose}
         return [c for c in held if c.key not in chosen and self.schema.key(c.key).reader != Reader.FREE_TEXT] or held
 
+    def done_again(self, state: SessionState | None) -> str:
+        """What was done, said again ("Nothing more is needed: I've set the route for the
+        airport."), or "" where nothing was: for "let's go" said twice, not "that's all set" twice."""
+        done = next((entry for entry in reversed(state.done) if entry.action in self.schema.actions),
+                    None) if state is not None else None
+        said = (done.said.get(self.language) or done.said.get("en", "")) if done is not None else ""
+        return say("state_answer.next_done", self.language, said=said) if said else ""
+
     def _done_or_not(self, state: SessionState | None) -> str:
         """"Is it booked?": yes, with what was done; or not yet (the step that follows asks on)."""
         lang = self.language
@@ -343,6 +351,12 @@ class Wording:
                 value = spoken_value(spec, held[0].value, lang)
                 parts.append(say("state_answer.yours" if d.yours else "state_answer.is", lang, label=label,
                                  value=_with_unit(spec, value, lang)))
+            elif all(spec.phrase(c.comparator, lang) for c in held) and parts:
+                # ("The destination is the airport, with a stop at the office": the key's own
+                # phrase says what it is; "for the stops: with a stop at…" said it twice.)
+                parts[-1] += say("list.comma", lang) + spoken_conditions(held, self.schema, lang)
+            elif all(spec.phrase(c.comparator, lang) for c in held):
+                parts.append(spoken_conditions(held, self.schema, lang))
             else:
                 parts.append(say("state_answer.has", lang, label=label,
                                  conditions=spoken_conditions(held, self.schema, lang)))

@@ -608,12 +608,13 @@ def test_a_cue_inside_another_value_is_not_this_keys(domain: str, text: str, exp
 
 
 @pytest.mark.parametrize(("language", "lines"), [
-    ("en", ["Take me to the airport.", "Put the seat further forward.", "Hmm, take me home."]),
-    ("zh", ["导航去机场", "座椅往前一点", "嗯，回家"]),
+    ("en", ["Take me to the airport.", "Put the seat further forward.", "Hmm, home."]),
+    ("zh", ["导航去机场", "座椅往前一点", "嗯，要不回家？"]),
 ])
 async def test_a_question_the_state_raises_is_asked_in_that_turn(language: str, lines: list[str]) -> None:
     """A value that may replace one the user confirmed is asked about before writing; the
-    question is said now, so a later "okay" answers a question the user heard."""
+    question is said now, so a later "okay" answers a question the user heard. (Said as a
+    command, "take me home", 回家, it is carried out: test_sixth_drive.)"""
     result = await _chat("in_car", language, lines)
     last = result.turns[-1].reply
     assert (last.decision or {}).get("act") == Act.CLARIFY, last.text

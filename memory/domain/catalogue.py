@@ -57,7 +57,8 @@ class Catalogue:
                 # (English cues as whole words: "cheaper" is no "cheap", asked of this place.)
                 pattern = r"(?<![\w'])" + re.escape(str(cue).casefold()) + r"(?![\w'])" if str(cue).isascii() \
                     else re.escape(str(cue).casefold())
-                if any(not _ones_own(lowered, m.start(), m.end()) for m in re.finditer(pattern, lowered)):
+                if any(not _ones_own(lowered, m.start(), m.end()) and not _another_measure(lowered, m.start())
+                       for m in re.finditer(pattern, lowered)):
                     return key
         return ""
 
@@ -316,6 +317,12 @@ def _values(item: dict[str, Any], key: str) -> list[Any] | None:
     forms = raw if isinstance(raw, list) else [raw]
     # A per-language value is each of its forms: "Downtown" and 市中心 are the same place.
     return [str(f).lower() for v in forms for f in (v.values() if isinstance(v, dict) else [v])]
+
+
+def _another_measure(text: str, start: int) -> bool:
+    """Whether the fact's word at `start` is qualified into another measure the listing does not
+    hold (包间有最低消费吗 asks a minimum spend, not the price per person; "minimum cost")."""
+    return bool(re.search(r"(?:最低|最少|最高|起步|minimum|min\.?|maximum)\s*$", text[max(0, start - 10):start]))
 
 
 def _ones_own(text: str, start: int, end: int) -> bool:

@@ -253,7 +253,10 @@ ZH = StateCues(
                              r"|(?<!太)太|(?:(?<!要)|(?<=[我就只都还]要))不)$"),
     # (川菜以外的, 除了川菜都行: all but it, though 除了川菜以外还想吃烤鸭 adds; a key's own words after
     # its value, 对花生过敏, are in its YAML)
-    negation_after=re.compile(r"\s*(?:(?:以外|之外)(?![^，,。]*[还也])|(?:以外|之外)?的?(?:都行|都可以|都好|随便))"),
+    # (The thing said first, refused after it: 火锅不想吃, 川菜太辣了不要, 日料就算了; not 不要太辣, 行不行.)
+    negation_after=re.compile(r"\s*(?:(?:以外|之外)(?![^，,。]*[还也])|(?:以外|之外)?的?(?:都行|都可以|都好|随便))|"
+                              r"[^，,。？?！!]{0,5}?(?:我们?)?(?:就|也|都|真|实在|今天|最近|这次)?"
+                              r"(?:不想|不太想|不要(?!太)|不吃|不去|不爱|不喜欢|吃不了|吃腻|吃够|不考虑|(?<!行)不行|算了)"),
     negated_before=re.compile(r"(?:不是|不要|除了|而不是|[不别](?:想|再|要)?[去吃订选])$"),
     withdrawals=(
         # The thing withdrawn is the clause before the withdrawal words, whole (户外的位子不要了 is the
@@ -434,7 +437,9 @@ SAID_FOR_EN: dict[str, tuple[str, ...]] = {
 # Go ahead with what was just offered or read back, said without a yes word ("let's do it", 订吧).
 GO_AHEAD = re.compile(
     r"\b(?:go ahead|book it|do it|please do|let'?s do (?:it|that)|let'?s go with|go with|that one|i'?ll take it|"
-    r"we'?ll take it)\b|订吧|就订|帮我订|就这样|就这么办|就(?:你(?:说|推荐|刚才说)的)?[这那](?:家|个|一家)|就它|去吧|"
+    r"we'?ll take it|let'?s (?:go|roll|get going|hit the road)(?!\s+(?:to|with|for|and|get|somewhere|back|home)\b)|"
+    r"start (?:the )?(?:navigation|route|guidance))\b|出发吧?|走吧|开始导航|开始吧|"
+    r"订吧|就订|帮我订|就这样|就这么办|就(?:你(?:说|推荐|刚才说)的)?[这那](?:家|个|一家)|就它|去吧|"
     r"(?:直接|就)?办吧|提交吧|就这么定|定了吧|确认提交|^\s*(?:那就)?提交\W*$|^\s*确认\W*$",
     re.IGNORECASE)
 # …and said in passing, which a turn that restates values uses about the values ("Saturday at 7 works", 七点没问题).

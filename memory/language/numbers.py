@@ -369,8 +369,8 @@ def find_zh_dates(text: str) -> list[tuple[str, int, int]]:
             found.append((f"{month:02d}-{day:02d}", m.start(), m.end()))
     # A day of the month alone (改成8号, 是3号不是4号), as "the 8th" is in English; not a line, a
     # building, a door or a seat numbered so (3号线, 5号楼, 2号门).
-    # (Nor a house number, 中关村大街27号.)
-    for m in re.finditer(r"(?<![月\d零一二三四五六七八九十几单码街路道巷弄楼院村区])"
+    # (Nor a house number, 中关村大街27号, nor a size, 大一号的, 小两号.)
+    for m in re.finditer(r"(?<![月\d零一二三四五六七八九十几单码街路道巷弄楼院村区大小])"
                          r"(\d{1,2}|[一二三四五六七八九十]{1,3})[号日]"
                          r"(?![码线楼门店位桌厅院口机车床航站台栋座层])", text):
         day = zh_to_int(m.group(1))

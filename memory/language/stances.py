@@ -94,7 +94,9 @@ def describes_something_else(text: str, end: int, lang: str, nouns: tuple[str, .
     after = text[end:].lower()
     if _AFTER_A_VALUE_EN.match(after):
         return False
-    word = re.match(r"\s+([a-z]+)", after)
+    # (Only the word right after: where another reader's value was blanked out, "Italian ________
+    # evening" describes no evening.)
+    word = re.match(r"\s([a-z]+)", after)
     if word is None:
         return False
     own = {n.lower() for n in nouns}
@@ -214,8 +216,10 @@ YES_NO_QUESTION_EN = re.compile(
 # A question-word question asks about the user ("what temperature do I like?", "what did I
 # say?"); about the world it is a query, whose place and day are the task's ("what's the
 # weather in Seattle on March 9th?").
-TAG_QUESTION_EN = re.compile(r",\s*(?:right|correct|isn'?t it|wasn'?t it|aren'?t we|weren'?t we|yeah|yes)\s*\?+\s*$",
-                             re.IGNORECASE)
+# ("it's not too pricey is it?": the ASR drops the comma before a tag that is a verb and its subject.
+# A negative tag after an opinion asks for agreement: "traffic looks awful, doesn't it?" is small talk.)
+TAG_QUESTION_EN = re.compile(r"(?:,\s*(?:right|correct|yeah|yes|isn'?t it|wasn'?t it|aren'?t we|weren'?t we)|"
+                             r",?\s+(?:is|was|does|will) it|,?\s+(?:are|do|were) (?:we|they))\s*\?+\s*$", re.IGNORECASE)
 WH_QUESTION_EN = re.compile(r"^\W*(?:what|which|when|where|who|whose|why|how(?! about)|whats|wheres|hows|whos)\b",
                             re.IGNORECASE)     # (the ASR drops the apostrophe: "whats the temperature")
 INDIRECT_QUESTION_EN = re.compile(r"\b(?:tell me|let me know|find out|check|see|know|ask|wonder(?:ing)?)\s+"

@@ -229,6 +229,21 @@ _CHOSEN_AFTER = re.compile(r"\s*(?:food\s+|place\s+|one\s+)?(?:instead|rather)\b
 _COUNT_ANSWERED_ZH = re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*个(?=\s*(?:吧|啊|呢|左右|人|的样子|[，,。.!！?？]|$))")
 
 
+# A word of asking for a thing, refused (不想听这首, "don't play any Drake"): nothing is asked for.
+_NOT_ASKED_FOR = re.compile(r"(?:不|别|甭)(?:想|要|太想)?(?:听|放|来)(?:首|一首|点)?\s*$|"
+                            r"\b(?:don'?t|do not|never|no more|not)\s+(?:\w+\s+)?(?:play|put on|hear)"
+                            r"\s*(?:any|some)?\s*$",
+                            re.IGNORECASE)
+_THIS_ONE_PLAYING = re.compile(r"这首|那首|这首歌|这个|这歌|this(?: one| song)?|that(?: one| song)?", re.IGNORECASE)
+# A bare "no" before a number said instead ("no, 22", 不对，二十二).
+_A_BARE_NO = re.compile(r"^\s*(?:no|nah|nope|不是|不对)[\s,，.。!！]+", re.IGNORECASE)
+# The words before "name" that make it the name the user gives ("the name is", "my last name is"); other
+# words, said as whose ("my son's name is Leo") or naming another key ("the restaurant name is…"), do not.
+_WHOSE_NAME_EN = frozenset({"my", "the", "our", "your", "booking", "reservation", "last", "first", "full", "family"})
+# The words that point at a thing before its noun (把这个订位, "this booking").
+_THIS_ONE = re.compile(r"^(?:把|将)?(?:这个|那个|这|那|我的|我们的|刚才的|刚才那个|(?:the|my|our|this|that)\s+)?")
+
+
 def _overlaps(span: Span, taken: list[Span]) -> bool:
     return any(span[0] < end and start < span[1] for start, end in taken)
 
@@ -413,8 +428,9 @@ class RuleExtractor:
             goal = self.schema.goal_text.get(lang) or self.schema.goal_text.get("en", "")
             if goal:
                 ops.insert(0, Operation(Op.SET_GOAL, value=goal, words=text.strip()))
-        if ops and turn_class != TurnClass.CONFIRMATION and self._polarity(lowered, cues) == "yes":
-            ops.insert(0, Operation(Op.CONFIRM, words=text.strip()))   # "Yes, and make it 7 pm"
+        if ops and turn_class != TurnClass.CONFIRMATION and self._polarity(lowered, cues) == "yes" \
+                and not self._changes_held(ops, state):
+            ops.insert(0, Operation(Op.CONFIRM, words=text.strip()))   # "Yes, and the name is Ward"
         elif turn_class == TurnClass.CONFIRMATION or (not ops and self._is_bare_answer(lowered, cues)) or (
                 not ops and state is not None and bool(state.proposal)):
             # The last includes a longer answer to the agent's offer: "Alright, that seems good.
@@ -431,6 +447,8 @@ class RuleExtractor:
         moved = {op.key for op in ops if op.source == OpSource.RELATIVE and op.key in said_outright}
         ops = [replace(op, correction=True) if op.op == Op.SET and op.key in moved else op
                for op in ops if op.source != OpSource.RELATIVE or op.key not in said_outright]
+        ops = [replace(op, correction=True) if self._commanded_anew(op, where.get(id(op)), said, result.hedged) else op
+               for op in ops]
         ops = settle(self.schema, self._put_right(ops, where, text))
         if result.hedged:
             # A hedge reaches the values of its own clause ("maybe six?"), not the whole turn
@@ -439,6 +457,31 @@ class RuleExtractor:
                    for o in ops]
         result.operations = ops
         return result
+
+    def _changes_held(self, ops: list[Operation], state: SessionState | None) -> bool:
+        """Whether `ops` replace a value held ("okay actually push it half an hour later", 嗯那晚半小时吧):
+        the yes before such a change agrees to nothing yet; what changed is read back first."""
+        return state is not None and any(
+            op.op == Op.SET and op.key in self.schema.keys and not self.schema.key(op.key).multi
+            and any(str(c.value) != str(op.value) for c in state.find(op.key)) for op in ops)
+
+    def _commanded_anew(self, op: Operation, span: Span | None, said: _Said, hedged: bool) -> bool:
+        """Whether `op` sets a key of an action carried out without a read-back, said after one of
+        the key's words of going there ("navigate to the mall", 导航去三里屯, with a route set): a new
+        command, carried out as the first was, not a change to ask about."""
+        if op.op != Op.SET or op.correction or span is None \
+                or (hedged and self._hedged_clause(said.text, op, said.cues)) \
+                or re.match(r"\s*(?:吧|好了)?\s*[吗呢？?]", said.text[span[1]:]) or not any(
+                    not action.confirm and op.key in action.triggers for action in self.schema.actions.values()):
+            return False      # (asked, "要不回家？", or hedged: still a change to ask about)
+        # (A cue's verb alone goes before a value that is its own place: "take me home"; 回家 says it.)
+        cues = {stem for cue in self.schema.key(op.key).name_cues.get(said.lang, ())
+                for stem in (cue, re.sub(r"\s+to$|[去到至]$", "", cue)) if stem}
+        before = said.source[clause_bounds(said.text, span[0], span[1])[0]:span[0]]
+        if said.lang == "en":
+            before = re.sub(r"\s*\b(?:the|a|an|my|our)\s*$", "", before)
+            return any(re.search(r"(?<![\w'])" + re.escape(cue.lower()) + r"\s*$", before) for cue in cues)
+        return any(before.endswith(cue) for cue in cues) or bool(re.match(r"回|去|到", said.source[span[0]:span[1]]))
 
     def _said_before(self, said: _Said, state: SessionState | None, taken: list[Span], add: Add) -> None:
         """"It's 20 now, not 26", 现在是发邮件，不是发短信了: the part that names what held before is
@@ -726,12 +769,16 @@ class RuleExtractor:
         if state is None:
             return
         core = _INSTEAD.sub("", _INSTEAD.sub("", SELF_REPAIR.sub("", said.text.strip(), count=1)))
+        core = _A_BARE_NO.sub("", core)
         if not A_NUMBER_ALONE.fullmatch(core):
             return
         asked = self._asked(state)
-        if not asked and core != said.text.strip():
-            # (The controls just commanded, or set last turn beside others: "go to the gym, 19 degrees".)
-            last_turn = {c.key for c in state.constraints.values() if c.last_mentioned == state.turn}
+        if not asked:
+            # Put right (the controls just commanded, or set last turn beside others: "go to the gym,
+            # 19 degrees"); or said bare just after a control was set ("23" after 21 degrees: a number
+            # can only be that control's; after a table for four, "5" is no party of five unasked).
+            last_turn = {c.key for c in state.constraints.values() if c.last_mentioned == state.turn} \
+                if core != said.text.strip() else set()
             numeric = [k for k in sorted(commanded | last_turn) if k in self.schema.keys and state.find(k)
                        and self.schema.key(k).type in ("int", "quantity")]
             asked = numeric[0] if len(numeric) == 1 else ""
@@ -865,6 +912,12 @@ class RuleExtractor:
         left, right = clause_bounds(text, *span)
         if key not in commanded or about_something_else(spec, text[left:right], lang):
             return False        # 打开天窗 after the windows: the sunroof is no window
+        if left > 1:
+            # "the fan is too loud, lower it": the clause just before names what "it" is.
+            before = text[slice(*clause_bounds(text, left - 2, left - 2))]
+            if any(names_key(other, before, lang) for name, other in self.schema.keys.items()
+                   if name != key and other.reading.verb_values):
+                return False
         # Nothing else said in the clause: 打开雨刮 ("the wipers") after the windows is no window.
         rest = text[left:span[0]] + " " + text[span[1]:right]
         # (The verb itself names nothing else: 关上's 上 is no cue for the route.)
@@ -928,7 +981,9 @@ class RuleExtractor:
             own_verb = any(m.start() + left >= span[1] or m.end() + left <= span[0]
                            for words in other.values.values() for w in words.get(said.lang, ())
                            for m in re.finditer(value_pattern(w.lower(), said.cues.spaced), said.source[left:right]))
-            if names_key(other, said.text[left:right], said.lang) and not own_verb:
+            # (Named by words besides the verb itself: "the fan is too loud" names no volume.)
+            beside = said.text[left:span[0]] + " " + said.text[span[1]:right]
+            if names_key(other, beside, said.lang) and not own_verb:
                 add(Operation(Op.SET, other_key, read.comparator, other_value, clause_of(said.text, span),
                               correction=read.correction), span)
                 seen.add((other_key, other_value))
@@ -1048,17 +1103,24 @@ class RuleExtractor:
         switching asks for another (换成五月天, "switch to Adele")."""
         for spec in self._asked_for:
             reading = spec.reading
-            cues = spec.name_cues.get(said.lang, ())
-            # (While what was asked for goes on, the music it brought still playing: 换成陈奕迅的.)
-            if state is not None and state.find(spec.name) and all(
+            words = (reading.lead_words.get(said.lang, ()), reading.tail_words.get(said.lang, ()),
+                     reading.nothing_particular.get(said.lang, ()))
+            found = words_asked_for(said.text, spec.name_cues.get(said.lang, ()), *words, said.lang)
+            # (While what was asked for goes on, the music it brought still playing: 换成陈奕迅的,
+            # "let's do classical instead"; not "how about we take the highway", another key's.)
+            if found is None and state is not None and state.find(spec.name) and all(
                     any(str(c.value) == str(value) for c in state.find(key)) for key, value in reading.brings.items()):
-                cues = (*cues, *spec.switch_cues.get(said.lang, ()))
-            found = words_asked_for(said.text, cues, reading.lead_words.get(said.lang, ()),
-                                    reading.tail_words.get(said.lang, ()),
-                                    reading.nothing_particular.get(said.lang, ()), said.lang)
+                found = words_asked_for(said.text, spec.switch_cues.get(said.lang, ()), *words, said.lang)
+                if found is not None and any(names_key(other, found.text, said.lang)
+                                             for name, other in self.schema.keys.items() if name != spec.name):
+                    found = None
+            refused = _NOT_ASKED_FOR.search(said.text[:found.start]) if found is not None else None
+            if refused is not None and found is not None and _THIS_ONE_PLAYING.fullmatch(found.text):
+                taken.append((refused.start(), found.end))     # 不想听这首: said by "next", no wish besides
             if found is None or _overlaps((found.start, found.end), taken) \
-                    or tells_of_the_past(said.text, found.start, found.end, said.lang) \
-                    or self._names_another_key(found.text, spec.name, said.lang):
+                    or tells_of_the_past(said.text, found.start, found.end, said.lang) or refused is not None \
+                    or self._names_another_key(found.text, spec.name, said.lang) \
+                    or self._another_keys_name(said.text[:found.start], spec.name, said.lang):
                 continue
             loose = LOOSE_NAME_CUE_ZH.search(said.text[:found.start].rstrip(" ，,")) if said.lang == "zh" else None
             value = chinese_name_after(loose.group(), found.text, said.text[found.end:]) if loose else found.text
@@ -1111,6 +1173,16 @@ class RuleExtractor:
             elif folded == a or any(folded.startswith(f"{lead} {a}") for lead in ("the", "my", "our", "your")):
                 return True
         return False
+
+    def _another_keys_name(self, before: str, key: str, lang: str) -> bool:
+        """Whether the name cue ending `before` is someone's or something else's name ("the
+        restaurant name is Sakura", "my son's name is Leo"), not the one the user gives."""
+        if lang != "en":
+            return False
+        named = re.search(r"(?i)\b([a-z]+)('s)? name(?:'s| is| should be| will be)?\s*$", before)
+        if named is None or named.group(1).casefold() in _WHOSE_NAME_EN:
+            return False
+        return bool(named.group(2)) or self._names_another_key(named.group(1), key, lang)
 
     def _place_explained(self, said: _Said, taken: list[Span], add: Add, state: SessionState | None) -> None:
         """"公司就是国贸", "the office is on 5th Avenue": the place held, said to be another place by
@@ -1220,8 +1292,8 @@ class RuleExtractor:
         for what, span in matches + keys_only:
             if not what:
                 continue
-            if what.strip().lower().startswith(task_nouns):
-                continue      # "取消订位的话…", "cancel the booking": the task itself, not the 位 of its party
+            if _THIS_ONE.sub("", what.strip().lower()).startswith(task_nouns):
+                continue      # "取消订位的话…", 把这个订位取消: the task itself, not the 位 of its party
             if what.strip().startswith(("还是", "就")):
                 continue      # 算了还是关上吧, 算了就去公司吧: a change of mind, the new command read as one
             # (不用在星巴克停了: the stop held by that name, not the music 停 stops.)

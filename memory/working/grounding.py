@@ -304,6 +304,13 @@ class Grounder:
         return any(str(op.value) in words and any(contains(said, normalised(w)) for w in words)
                    for by_lang in going.values.values() for words in by_lang.values())
 
+    @staticmethod
+    def _asked_as_itself(spec: KeySpec, value: object, said: str) -> bool:
+        """Whether one of the words of `value` said in `said` is itself a question ("where is my
+        order", 到哪了: to have the order traced)."""
+        words = [w for by_lang in spec.values.get(str(value), {}).values() for w in by_lang]
+        return any(_ASKS_WHERE.search(w) and contains(said, normalised(w)) for w in words)
+
     def _ground(self, op: Operation, utterance: str, state: SessionState | None,
                 question_spans: list[tuple[int, int]],
                 query_spans: list[tuple[int, int]]) -> tuple[Operation | None, str]:
@@ -334,7 +341,12 @@ class Grounder:
         spec = self.schema.key(op.key)
         if op.op == Op.SET and op.value is not None and not words:
             words = _clause_with(utterance, op.value, spec)
-        if _inside(utterance, words or utterance, question_spans):
+        code_given = op.op == Op.SET and spec.reader == Reader.IDENTIFIER and not (state is not None
+                                                                                and state.find(op.key))
+        if _inside(utterance, words or utterance, question_spans) and not code_given \
+                and not (op.op == Op.SET and self._asked_as_itself(spec, op.value, said)):
+            # (But a code said in a question is the user's: "where is my order 90211?" names the
+            # order; and a value whose own words ask, "where is my order", 到哪了, is asked for so.)
             return None, "a question never sets a value"
         if op.op == Op.WITHDRAW and words and _inside(utterance, words, query_spans):
             return None, f"a question about the world ('取消订位的话要提前多久') talks about {op.key}; it keeps it"
@@ -488,6 +500,9 @@ def _asked_how(value: Any, spec: KeySpec, utterance: str) -> bool:
 def _query_spans(utterance: str, asks: Callable[[str], bool] = lambda _: True) -> list[tuple[int, int]]:
     return [(start, start + len(sentence)) for start, sentence in sentences_with_offsets(utterance)
             if is_query(sentence) and asks(sentence)]
+
+
+_ASKS_WHERE = re.compile(r"\bwhere\b|哪", re.IGNORECASE)
 
 
 def _inside(utterance: str, words: str, spans: list[tuple[int, int]]) -> bool:

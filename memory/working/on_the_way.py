@@ -42,7 +42,9 @@ def read_stops_said_first(schema: DomainSchema, text: str, lang: str, taken: lis
             continue
         going = schema.key(stops.on_the_way_to)
         for then in _THEN[lang].finditer(text):
-            if not _going_somewhere(schema, going, text[then.end():], lang):
+            # (The place gone to after it is said in its clause: 机场晚点再去，先去国贸 puts the airport off.)
+            if not _going_somewhere(schema, going, text[then.end():clause_bounds(text, then.end(), then.end())[1]],
+                                    lang):
                 continue
             for start, end, value in _places_before(schema, going, stops, text[:then.start()], lang):
                 if overlaps((start, end), taken):
@@ -60,8 +62,14 @@ _FIRST = {"zh": re.compile(r"先(?:回|去|到|绕|拐|顺路去|顺便去)(?:�
                            re.IGNORECASE)}
 
 
-_GIVEN_UP = re.compile(r"不去|别去|不用去|算了|不要|取消|\b(?:not going|cancel|forget|never mind|scratch)\b",
+# (Put off is not given up: 先别去机场了，先去国贸接个人 goes to 国贸 first, then to the airport.)
+_GIVEN_UP = re.compile(r"(?<!先)(?:不去|别去|不用去|不要)|算了|取消|\b(?:not going|cancel|forget|never mind|scratch)\b",
                        re.IGNORECASE)
+
+
+_PUT_OFF = {"zh": re.compile(r"先(?:别|不|不要|甭)(?:去|到|回)"),
+            "en": re.compile(r"\b(?:hold off on|put off|not yet)\b", re.IGNORECASE)}
+_NEVER = re.compile(r"(?!)")
 
 
 def read_stops_first_after(schema: DomainSchema, text: str, lang: str, taken: list[Span], add: Add,
@@ -83,6 +91,9 @@ def read_stops_first_after(schema: DomainSchema, text: str, lang: str, taken: li
                 if not overlaps(span, taken):
                     add(Operation(Op.SET, stops.name, Comparator.INCLUDES, value, text[first.start():right].strip(),
                                   reason="a stop on the way, to go to first"), (first.start(), first.start() + end))
+                    # Where to, put off till then (先别去机场了), stays where to: its words are no change.
+                    for put_off in _PUT_OFF.get(lang, _NEVER).finditer(before):
+                        taken.append(clause_bounds(text, put_off.start(), put_off.end()))
 
 
 def _find(going: KeySpec, text: str, lang: str) -> list[PlaceSaid]:

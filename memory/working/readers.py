@@ -343,7 +343,7 @@ def controls_going_with(schema: DomainSchema, keys: frozenset[str]) -> frozenset
 def _nearest_control(text: str, span: Span, left: int, right: int, spec: KeySpec, controls: Iterable[KeySpec],
                      lang: str) -> KeySpec | None:
     """Of the controls named between `left` and `right`, the one named nearest the verb at `span`."""
-    best: tuple[int, int, int] | None = None
+    best: tuple[int, int, int, int] | None = None
     nearest: KeySpec | None = None
     clause = text[left:right].lower()
     for candidate in [spec, *(c for c in controls if c is not spec and c.reading.verb_values)]:
@@ -352,7 +352,10 @@ def _nearest_control(text: str, span: Span, left: int, right: int, spec: KeySpec
             for m in re.finditer(pattern, clause):
                 start, end = m.start() + left, m.end() + left
                 gap = span[0] - end if end <= span[0] else start - span[1] if start >= span[1] else 0
-                rank = (max(gap, 0), 0 if start >= span[1] else 1, -len(cue))    # nearer; after; longer
+                # (A cue that is the value's own words, "too loud", names its control only where
+                # the clause names no other: "the fan is too loud" is the fan's noise.)
+                own_words = start < span[1] and span[0] < end
+                rank = (int(own_words), max(gap, 0), 0 if start >= span[1] else 1, -len(cue))  # nearer; after; longer
                 if best is None or rank < best:
                     best, nearest = rank, candidate
     return nearest
@@ -551,10 +554,17 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
         else:               # "you can reach me at 617 555 0142": a number in a code's shape, said to be a phone's
             found += [m.span("v") for m in _SHAPED_CODE.finditer(text)
                       if _PHONE_BEFORE.search(text[max(0, m.start() - 20):m.start()])]
-        spans = sorted(found)
+        refused = [span for span in found if _CODE_REFUSED.search(text[max(0, span[0] - 30):span[0]])]
+        if refused and spec.name not in open_to:
+            # "not order 44719, it's 44791": after the one refused, any code is the one meant.
+            found += [m.span("v") for code in shapes for m in re.finditer(_APART + code + _APART_AFTER, text)
+                      if m.start("v") >= min(refused)[1]]
+        spans = sorted(set(found))
         for span in spans:
             if not a_phone and _PHONE_BEFORE.search(text[max(0, span[0] - 20):span[0]]):
                 continue          # "call me, my number is 555 0123": a phone number, not the order
+            if about_something_else(spec, text[clause_bounds(text, span[0], span[1])[0]:span[0]], lang):
+                continue          # "the tracking number is SF12345678": another thing's code
             if _CODE_REFUSED.search(text[max(0, span[0] - 30):span[0]]) and any(s[0] >= span[1] for s in spans):
                 continue          # "not A347544 anymore, make it 638185": the one refused is not it
             if not overlaps(span, taken):

@@ -51,10 +51,12 @@ OLD_TO_NEW_ZH = (
                + r")(?=[吧了的啊，。！？,.!?]|$)"),
 )
 
-# "the earlier time", "change it back", 改回原来的时间.
-BACK_EN = re.compile(r"\b(?:(?:the |my )?(?:earlier|previous|original|old|first|former|other) (?P<what>[a-z ]{2,20}?)"
+# "the earlier time", "change it back", 改回原来的时间 ("earlier than that" compares: no way back).
+BACK_EN = re.compile(r"\b(?:(?:the |my )?(?:earlier|previous|original|old|first|former|other) (?!than\b)"
+                     r"(?P<what>[a-z ]{2,20}?)"
                      r"(?:\s+(?:i said|we had))?" + _END + r"|(?:change|switch|put|move|set|go) (?:it |that )?back"
-                     r"|what i (?:said|had) (?:before|earlier|at first))", re.IGNORECASE)
+                     r"|what i (?:said|had|asked for) (?:before|earlier|at first|first|originally|at the start))",
+                     re.IGNORECASE)
 BACK_ZH = re.compile(r"(?:改回|换回|还是用?|用回|回到)(?:原来|之前|刚才|一开始|最早|先前)?(?:的|那个)?"
                      r"(?P<what>[\u4e00-\u9fff]{0,4})|(?:原来|之前|刚才|一开始|最早|先前)(?:的|那个|说的)(?P<what2>[\u4e00-\u9fff]{1,4})")
 BACK_GUARD_ZH = re.compile(r"改回|换回|用回|回到|还是用?(?:原来|之前|刚才|一开始|最早|先前)")

@@ -229,8 +229,10 @@ def _another_keys_value(schema: DomainSchema, spec: KeySpec, clause: str, words:
         pattern = r"(?<!\w)" + re.escape(word) + r"(?!\w)" if lang == "en" else re.escape(word)
         for m in re.finditer(pattern, lowered):
             # …and said of that key: 温度调低一点 is the temperature's, though 调低 lowers a seat too.
-            if m.start() < words.end and words.start < m.end() \
-                    and (key in commanded or cued(schema.key(key), clause, m.span(), lang, schema.keys.values())):
+            # (温度调到22度 just carried out, 再调低一点 goes on with it: no seat is named.)
+            going_on = spec.name in commanded and not _named(schema.key(key), clause, lang)
+            if m.start() < words.end and words.start < m.end() and (key in commanded or (
+                    not going_on and cued(schema.key(key), clause, m.span(), lang, schema.keys.values()))):
                 return True
     return False
 
@@ -299,11 +301,14 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
         if about_something_else(spec, text[slice(*clause_bounds(text, *span))], lang) \
                 or (not own and about_something_else(spec, _sentence(text, span), lang)):
             continue            # "freezing outside, minus five degrees": the weather, not the cabin
-        if not own and _another_keys_value(schema, spec, said_clause, words, lang, commanded_keys(schema, state)):
+        commanded = commanded_keys(schema, state)
+        if not own and _another_keys_value(schema, spec, said_clause, words, lang, commanded):
             continue            # 空调风小一点: "smaller" is the fan's own value, not the cabin's temperature
         if own and not _named(spec, clause, lang) and _keys_named(schema, _without_values(schema, clause, lang), lang):
             continue            # "my seat's getting too hot": said of the seat, not the cabin
-        named = _keys_named(schema, clause, lang) | ({spec.name} if own or _named(spec, clause, lang) else set())
+        # (Going on with the key just set, 再调低一点 after 温度调到22度: "lower" alone names no seat.)
+        naming = _without_values(schema, clause, lang) if spec.name in commanded else clause
+        named = _keys_named(schema, naming, lang) | ({spec.name} if own or _named(spec, clause, lang) else set())
         if named - {spec.name} and spec.name not in named:
             continue            # "move the seat back a bit": the clause is about another key
         held = state.find(spec.name) if state is not None else []
