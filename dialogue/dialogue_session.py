@@ -345,15 +345,18 @@ class DialogueSession:
             option_answer = say("option.none_in_view", language)
             state_question = None
         elif catalogue is not None and not memory_say and not WANTS_OPTIONS.search(text) \
-                and not {k for k in changed if schema.key(k).reader != Reader.FREE_TEXT} \
                 and any(asks_about_a_place(s) for _, s in sentences_with_offsets(text)) \
                 and not self._names_the_tasks_own(schema, text, language) \
                 and (state_question is None or state_question.kind == "slot"
                      and not any(view.find(k) for k in state_question.keys)):
             # "Can I bring my dog?", 有包间吗 with a place offered: that place's listing answers, or
             # it is said not to (it had been "I see", or 座位还没定 as if the user's seat were asked).
+            # (Also beside a change that leaves it on offer: "do they have anything vegetarian? my
+            # wife doesn't eat meat"; not one that rules it out, or names another kind of place.)
             in_view = asked_about or self._option_in_view(view, catalogue)
-            if in_view is not None:
+            moved = [c for c in view.constraints.values()
+                     if c.key in changed and schema.key(c.key).reader != Reader.FREE_TEXT]
+            if in_view is not None and not any(breaks(in_view, c) or c.comparator == "=" for c in moved):
                 option_answer = catalogue.renamed(catalogue.answer_about(in_view, text, language, schema), language)
                 state_question = None
         # 座椅加热调到最高档, "put it on high": a switch given a level (named, or the one just turned on).
@@ -432,8 +435,8 @@ class DialogueSession:
         elif previous_reply and normalised(template) == normalised(previous_reply) and decision.act == Act.SMALL_TALK:
             template = say("policy.as_i_said", language, text=template)
         elif previous_reply and normalised(template) == normalised(previous_reply) \
-                and decision.act == Act.ALREADY_DONE and wording.done_again(view):
-            template = wording.done_again(view)
+                and decision.act == Act.ALREADY_DONE and (done_again := wording.done_again(view)):
+            template = done_again
         elif previous_reply and normalised(template) == normalised(previous_reply) \
                 and not decision.act.said_as_decided \
                 and not (decision.act == Act.ANSWER and decision.say) \

@@ -684,7 +684,12 @@ class DialoguePolicy:
                             key=turn.change_asked, refused=refused,
                             reason=f"the user wants to change {turn.change_asked}")
         wishes_only = bool(turn.changed) and all(self.schema.key(k).reader == Reader.FREE_TEXT for k in turn.changed)
-        if turn.option_answer and not (step is not None and step.act == Act.ACT) and (not turn.changed or wishes_only):
+        # (…or a change that keeps the same place on offer: "do they have anything vegetarian? my wife
+        # doesn't eat meat" is answered, not only noted.)
+        same_offer = step is not None and step.act in (Act.RESUME, Act.PROPOSE, Act.ONLY_OPTION) \
+            and bool(last.option) and step.option == last.option
+        if turn.option_answer and not (step is not None and step.act == Act.ACT) \
+                and (not turn.changed or wishes_only or same_offer):
             # "这家人均多少？": the catalogue says, then back to the offer or the question open.
             then = self._resume(step, last)
             if wishes_only and step is not None:

@@ -20,7 +20,7 @@ _CLAUSE_END = {
                      r"pause|skip|crank|lower|raise|bring|take|drive|navigate|go|head|also|can|could|and)\b)"
                      r"|\s+(?:so|because|cause|cos|since|while|when|as long as)\s+"
                      # ("name is priya nair and 4 people", "under smith for 6 at 8": a count or a time goes on)
-                     r"|\s+(?:and|for|at|on)\s+(?=\d)"
+                     r"|\s+(?:and|for|at|on)\s+(?=\d)|\s+and\s+(?=(?:he|she|they|i|we|it)(?:'s|'re|'m)?\b)"
                      # ("put it under marcus hale 07700 900123", "name is o'brien phone is 0412…": a number goes on)
                      r"|\s+(?=\d{5,}|\d{3}[ -]\d{3,}|(?:and\s+)?(?:my\s+)?(?:phone|number|cell|mobile|email|e-mail)"
                      r"(?:\s+number)?\s+(?:is|'s)\b)",

@@ -253,10 +253,13 @@ ZH = StateCues(
                              r"|(?<!太)太|(?:(?<!要)|(?<=[我就只都还]要))不)$"),
     # (川菜以外的, 除了川菜都行: all but it, though 除了川菜以外还想吃烤鸭 adds; a key's own words after
     # its value, 对花生过敏, are in its YAML)
-    # (The thing said first, refused after it: 火锅不想吃, 川菜太辣了不要, 日料就算了; not 不要太辣, 行不行.)
+    # (The thing said first, refused by the words that end its clause: 火锅不想吃, 川菜太辣了不要; not
+    # 去机场不要走高速 or 火锅不要太辣, where the refusal has an object of its own, nor 还是回家算了, "let's
+    # just go home".)
     negation_after=re.compile(r"\s*(?:(?:以外|之外)(?![^，,。]*[还也])|(?:以外|之外)?的?(?:都行|都可以|都好|随便))|"
                               r"[^，,。？?！!]{0,5}?(?:我们?)?(?:就|也|都|真|实在|今天|最近|这次)?"
-                              r"(?:不想|不太想|不要(?!太)|不吃|不去|不爱|不喜欢|吃不了|吃腻|吃够|不考虑|(?<!行)不行|算了)"),
+                              r"(?:不想吃|不想去|不太想吃|不要|不吃|不去|不爱吃|不喜欢|吃不了|吃腻|吃够|不考虑|(?<!行)不行)"
+                              r"(?:了|啦|吧|啊|呀|的)*(?=\s*(?:[，,。！!？?]|$))"),
     negated_before=re.compile(r"(?:不是|不要|除了|而不是|[不别](?:想|再|要)?[去吃订选])$"),
     withdrawals=(
         # The thing withdrawn is the clause before the withdrawal words, whole (户外的位子不要了 is the
@@ -437,8 +440,8 @@ SAID_FOR_EN: dict[str, tuple[str, ...]] = {
 # Go ahead with what was just offered or read back, said without a yes word ("let's do it", 订吧).
 GO_AHEAD = re.compile(
     r"\b(?:go ahead|book it|do it|please do|let'?s do (?:it|that)|let'?s go with|go with|that one|i'?ll take it|"
-    r"we'?ll take it|let'?s (?:go|roll|get going|hit the road)(?!\s+(?:to|with|for|and|get|somewhere|back|home)\b)|"
-    r"start (?:the )?(?:navigation|route|guidance))\b|出发吧?|走吧|开始导航|开始吧|"
+    r"we'?ll take it|let'?s (?:go|roll|get going|hit the road)(?:\s+(?:then|now))?(?=\s*(?:[,.!]|$))|"
+    r"start (?:the )?(?:navigation|route|guidance))\b|(?<![没别不未])(?:出发|走)(?:吧|了|啦)?(?=\W*$)|开始导航|"
     r"订吧|就订|帮我订|就这样|就这么办|就(?:你(?:说|推荐|刚才说)的)?[这那](?:家|个|一家)|就它|去吧|"
     r"(?:直接|就)?办吧|提交吧|就这么定|定了吧|确认提交|^\s*(?:那就)?提交\W*$|^\s*确认\W*$",
     re.IGNORECASE)
@@ -546,6 +549,9 @@ DROWSY = re.compile(r"\b(?:sleepy|drowsy|dozing off|nodding off|can'?t keep my e
 ABILITIES_QUESTION = re.compile(
     r"\bwhat (?:else )?(?:can|could) you (?:do|help (?:me )?with)\b|\bwhat (?:do|are) you (?:do|for|good for)\b|"
     r"\bwhat are you able to do\b|"
+    # ("hello? is this customer service?", 是客服吗: who answered, said with what it does)
+    r"\b(?:is this|am i (?:talking|speaking) (?:to|with)|have i reached)\s+(?:the\s+)?(?:\w+\s+)?"
+    r"(?:service|support|help ?desk|helpline|hotline|line|desk)\b|是(?:不是)?(?:人工)?客服(?:中心)?[吗嘛吧]?\W*$|"
     r"你(?:还)?(?:能|会|可以)(?:干|做|帮我?(?:做|干)?)?点?(?:什么|啥|些什么)|你都(?:能|会)(?:干|做)?点?(?:什么|啥)",
     re.IGNORECASE)
 AGENT_NAME_QUESTION = re.compile(

@@ -50,7 +50,8 @@ def looks_like_a_chinese_name(words: str) -> bool:
 
 # Words before a name as loose as 叫 ("called", but also 帮我叫辆车, "call me a car"): what follows
 # them is a name only when it looks like one.
-LOOSE_NAME_CUE_ZH = re.compile(r"(?:叫|姓|写|联系人是?)$")
+# (…and a bare 名字, 姓名, 预订人: 名字李娜, but not 名字我等会儿告诉你, 预订人写我老婆.)
+LOOSE_NAME_CUE_ZH = re.compile(r"(?:叫|姓|写|联系人是?|名字|姓名|预订人)$")
 _TITLE_ZH = re.compile(r"先生|女士|小姐|太太")
 
 

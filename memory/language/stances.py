@@ -266,8 +266,10 @@ _NOT_ASKING_FOR_ONE = re.compile(r"我有|说过|提过|讲过|记得|忘|订了
 
 # Asked of the agent, or of the options as a kind ("do you have any Italian places?", 有没有川菜馆): with a
 # place already offered, still a request for one; "is there a private room?", 有包间吗 ask about that place.
+# ("is there something cheaper?", 有没有便宜点的: another one of that kind, not the one offered.)
 OPTIONS_AS_A_KIND = re.compile(r"\b(?:places|restaurants|spots|options|somewhere|anywhere|elsewhere|instead|"
-                               r"another|other)\b|餐厅|饭店|馆|店|地方|哪家|别的|其他|其它|换", re.IGNORECASE)
+                               r"another|other|something|anything)\b|餐厅|饭店|馆|店|地方|哪家|别的|其他|其它|换|"
+                               r"[点些]的", re.IGNORECASE)
 # …but not the one in view, pointed at (这家店有素食吗, "does this place have a patio?").
 POINTS_AT_THE_ONE = re.compile(r"[这那此它](?:家|个|里|儿)?|\b(?:this|that) (?:place|restaurant|one)\b|\b(?:they|it)\b",
                                re.IGNORECASE)

@@ -36,7 +36,8 @@ _TAIL_EN = re.compile(r"[,\s]+(?:(?:would|'d) be (?:great|nice|good|lovely|ideal
 _SOFT_WISH = re.compile(r"ideally|preferably|hopefully|if possible|please|maybe|if you can", _I)
 _LEAD_ZH = re.compile(
     r"^(?P<topic>[^，。！？]{0,3}?)(?:还有|另外|而且|对了)*(?:我们?|咱们?)?(?:还|也|就)?"
-    r"(?P<want>(?:最好|尽量|麻烦|请)*(?:想要|希望|想|要(?!是|不|求)|需要|想找|要找|能不能|可不可以|能|可以|要是|如果)"
+    # (换一家安静点的, 有没有安静点的: the wish is 安静点的.)
+    r"(?P<want>(?:最好|尽量|麻烦|请)*(?:想要|希望|想|要(?!是|不|求)|需要|想找|要找|能不能|可不可以|能|可以|要是|如果|换(?=一?[个家间])|有没有|找)"
     r"(?:有(?!人)|找|给我们?|帮我们?(?:找|安排)?)?|最好|尽量|麻烦|请)(?:一?[个家间张])?(?:是(?!不))?")
 # "…就好了", "…更好": what the wish is said with, not part of it; it marks a wish as a request does.
 _TAIL_ZH = re.compile(r"(?:就好了?|就行了?|更好|最好|就可以了?)$")
@@ -64,9 +65,11 @@ _JOINER = re.compile(r"^(?:and|but|also|plus|so|then)\s+|^(?:而且|还有|另�
 _NOT_A_WISH_EN = re.compile(
     r"^(?:what|when|where|which|who|whom|whose|why|how|do you know|do you remember|did|does|is it|was it|"
     r"thanks?|thank you|hi|hello|hey|bye|goodbye|yes|yeah|yep|no thanks|ok(?:ay)?|sure|great|perfect|"
-    r"sounds|that'?s (?:all|it|fine|great|good|perfect)|never ?mind|forget|cancel|remember)\b", _I)
+    r"sounds|that'?s (?:all|it|fine|great|good|perfect)|never ?mind|forget|cancel|remember|by the way|"
+    r"quick question|(?:can|could|may) i ask|i have a question|one more question)\b", _I)
+# (…nor a question announced: 那个能不能顺便问一下, "by the way, quick question".)
 _NOT_A_WISH_ZH = re.compile(r"^(?:什么|几|哪|谁|为什么|怎么|多少|谢谢|你好|再见|好的|好|对|是的|不用|算了|没事|行|嗯|"
-                            r"记得|忘了|取消)|(?:吗|呢|么)[？?。]?$")
+                            r"记得|忘了|取消)|(?:吗|呢|么)[？?。]?$|问(?:一下|一问|下|个问题|你个事|件事)$")
 # A question word inside the clause: a question, unless a wish leads it (希望有人解释一下怎么回事).
 _QUESTION_WORD_ZH = re.compile(r"什么|啥|咋|哪(?:个|里|儿|家|些)|几点|多少|怎么|为什么")
 # …but a question of how much or how long is one whatever leads it: 要 there is "take", not

@@ -235,11 +235,28 @@ _NOT_ASKED_FOR = re.compile(r"(?:不|别|甭)(?:想|要|太想)?(?:听|放|来)(
                             r"\s*(?:any|some)?\s*$",
                             re.IGNORECASE)
 _THIS_ONE_PLAYING = re.compile(r"这首|那首|这首歌|这个|这歌|this(?: one| song)?|that(?: one| song)?", re.IGNORECASE)
+# What may come before a command's cue in its clause: fillers and ways of asking, nobody else's doing
+# ("ok now take me to…", "can you navigate to…", "I need to get to…"; not "my wife is going to…").
+_ASKING_LEAD_EN = re.compile(r"(?:\W|\b(?:ok(?:ay)?|so|now|and|then|please|actually|instead|hey|um+|uh+|well|just|"
+                             r"no|wait|sorry|can you|could you|would you|will you|let'?s|i (?:want|need|'d like|"
+                             r"would like|wanna) to|i wanna|we (?:want|need) to)\b)*")
+_ASKING_LEAD_ZH = re.compile(r"(?:\W|嗯|呃|那|好|就|再|帮我|给我|请|麻烦|现在|改|我要|我想|我们|咱们|还是|算了|不对|"
+                             r"直接|先)*")
+PART_PUT_RIGHT = "a part of the value put right"
+# A part of a value refused, then said as meant ("not Maple Street, it's Maple Avenue", 不是27号，是29号).
+_PART_PUT_RIGHT = {
+    "en": re.compile(r"\bnot (?:the )?(?P<old>[\w' ]{2,40}?),?\s+(?:it'?s|it is|i meant|i mean|but|rather)\s+"
+                     r"(?:the )?(?P<new>[\w' ]{2,40}?)(?=\s*(?:[,.!?]|$)|\s+(?:sorry|please|thanks)\b)",
+                     re.IGNORECASE),
+    "zh": re.compile(r"不是(?P<old>[^，,。！？\s]{1,12}?)[，,\s]*(?:而)?(?:是|应该是)"
+                     r"(?P<new>[^，,。！？\s吧啊]{1,12})"),
+}
 # A bare "no" before a number said instead ("no, 22", 不对，二十二).
 _A_BARE_NO = re.compile(r"^\s*(?:no|nah|nope|不是|不对)[\s,，.。!！]+", re.IGNORECASE)
 # The words before "name" that make it the name the user gives ("the name is", "my last name is"); other
 # words, said as whose ("my son's name is Leo") or naming another key ("the restaurant name is…"), do not.
-_WHOSE_NAME_EN = frozenset({"my", "the", "our", "your", "booking", "reservation", "last", "first", "full", "family"})
+_THE_USERS_NAME_EN = frozenset({"my", "the", "our", "your", "booking", "reservation", "last", "first", "full",
+                                "family"})
 # The words that point at a thing before its noun (把这个订位, "this booking").
 _THIS_ONE = re.compile(r"^(?:把|将)?(?:这个|那个|这|那|我的|我们的|刚才的|刚才那个|(?:the|my|our|this|that)\s+)?")
 
@@ -326,7 +343,9 @@ class RuleExtractor:
             if op.op == Op.WITHDRAW:
                 withdrawn_spans.append(span)
 
-        replaced = held_number_replaced(text, lang, state)
+        self._part_put_right(said, taken, add, state)
+        part_spans = list(taken)
+        replaced = held_number_replaced(text, lang, state) if not taken else None
         if replaced is not None:
             add(Operation(Op.SET, replaced[0], Comparator.EQ, replaced[1], replaced[3], correction=True), replaced[2])
             result.correction = True
@@ -361,7 +380,8 @@ class RuleExtractor:
             refused_days = {d[0] for d in said_dates if self._negated(text, d[1], cues)}
             dates = [d for d in said_dates if not self._negated(text, d[1], cues) and d[0] not in refused_days
                      and not self._the_reference(spec, d[0], relative.written, state)
-                     and not _overlaps((d[1], d[2]), withdrawn_spans)]     # 星期二不要了 sets no Tuesday
+                     and not _overlaps((d[1], d[2]), withdrawn_spans)      # 星期二不要了 sets no Tuesday
+                     and not _overlaps((d[1], d[2]), part_spans)]          # (不是27号，是29号 of an address)
             # (改成下周六吧，周五好多人加班: the day held, named again as the reason, is not the new one
             # when another is asked for with a word of change; 周四不行，还是周五吧 keeps it.)
             held_days = [str(c.value) for c in state.find(spec.name)] if state is not None else []
@@ -467,21 +487,26 @@ class RuleExtractor:
 
     def _commanded_anew(self, op: Operation, span: Span | None, said: _Said, hedged: bool) -> bool:
         """Whether `op` sets a key of an action carried out without a read-back, said after one of
-        the key's words of going there ("navigate to the mall", 导航去三里屯, with a route set): a new
-        command, carried out as the first was, not a change to ask about."""
+        the key's words of going there ("navigate to the mall", 导航去三里屯, with a route set), by the
+        user to the agent (`_ASKING_LEAD_*`): a new command, carried out as the first was, not a
+        change to ask about. Hedged ("maybe take me home?") or asked (回家吗？) it is still asked about."""
         if op.op != Op.SET or op.correction or span is None \
                 or (hedged and self._hedged_clause(said.text, op, said.cues)) \
                 or re.match(r"\s*(?:吧|好了)?\s*[吗呢？?]", said.text[span[1]:]) or not any(
                     not action.confirm and op.key in action.triggers for action in self.schema.actions.values()):
-            return False      # (asked, "要不回家？", or hedged: still a change to ask about)
+            return False
         # (A cue's verb alone goes before a value that is its own place: "take me home"; 回家 says it.)
         cues = {stem for cue in self.schema.key(op.key).name_cues.get(said.lang, ())
                 for stem in (cue, re.sub(r"\s+to$|[去到至]$", "", cue)) if stem}
         before = said.source[clause_bounds(said.text, span[0], span[1])[0]:span[0]]
         if said.lang == "en":
             before = re.sub(r"\s*\b(?:the|a|an|my|our)\s*$", "", before)
-            return any(re.search(r"(?<![\w'])" + re.escape(cue.lower()) + r"\s*$", before) for cue in cues)
-        return any(before.endswith(cue) for cue in cues) or bool(re.match(r"回|去|到", said.source[span[0]:span[1]]))
+            return any((m := re.search(r"(?<![\w'])" + re.escape(cue.lower()) + r"\s*$", before))
+                       and _ASKING_LEAD_EN.fullmatch(before[:m.start()]) for cue in cues)
+        # (Said by the driver to the car, not of someone else: 我朋友明天要去国贸 changes nothing.)
+        return any(before.endswith(cue) and _ASKING_LEAD_ZH.fullmatch(before[:len(before) - len(cue)])
+                   for cue in cues) or bool(re.match(r"回|去|到", said.source[span[0]:span[1]])
+                                            and _ASKING_LEAD_ZH.fullmatch(before))
 
     def _said_before(self, said: _Said, state: SessionState | None, taken: list[Span], add: Add) -> None:
         """"It's 20 now, not 26", 现在是发邮件，不是发短信了: the part that names what held before is
@@ -1180,9 +1205,33 @@ class RuleExtractor:
         if lang != "en":
             return False
         named = re.search(r"(?i)\b([a-z]+)('s)? name(?:'s| is| should be| will be)?\s*$", before)
-        if named is None or named.group(1).casefold() in _WHOSE_NAME_EN:
+        if named is None or named.group(1).casefold() in _THE_USERS_NAME_EN:
             return False
-        return bool(named.group(2)) or self._names_another_key(named.group(1), key, lang)
+        return bool(named.group(2)) or named.group(1).casefold() in ("his", "her", "their", "its") \
+            or self._names_another_key(named.group(1), key, lang)
+
+    def _part_put_right(self, said: _Said, taken: list[Span], add: Add, state: SessionState | None) -> None:
+        """"Not Maple Street, it's Maple Avenue", 不是27号，是29号: a part of a value held, refused
+        and said anew, is put right in that value (42 Maple Street → 42 Maple Avenue)."""
+        if state is None:
+            return
+        for m in _PART_PUT_RIGHT[said.lang].finditer(said.text):
+            old, new = m.group("old").strip(), m.group("new").strip()
+            if _overlaps(m.span(), taken) or not old or not new or old.casefold() == new.casefold():
+                continue
+            for condition in list(state.constraints.values()):
+                held = condition.value
+                spec = self.schema.keys.get(condition.key)
+                # (A value in the user's words: a text, or an open key's value none of its listed ones.)
+                if not isinstance(held, str) or spec is None or spec.type not in ("text", "enum") \
+                        or held in spec.values or old.casefold() not in held.casefold() \
+                        or old.casefold() == held.casefold():
+                    continue
+                at = held.casefold().index(old.casefold())
+                value = held[:at] + new + held[at + len(old):]
+                add(Operation(Op.SET, condition.key, condition.comparator, value, said.text[m.start():m.end()],
+                              correction=True, reason=PART_PUT_RIGHT), m.span())
+                break
 
     def _place_explained(self, said: _Said, taken: list[Span], add: Add, state: SessionState | None) -> None:
         """"公司就是国贸", "the office is on 5th Avenue": the place held, said to be another place by

@@ -22,6 +22,7 @@ the reply model made up.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -49,7 +50,7 @@ from monologue.memory.language.stances import (
     is_query,
     sentences_with_offsets,
 )
-from monologue.memory.working.extract import clause_of
+from monologue.memory.working.extract import PART_PUT_RIGHT, clause_of
 from monologue.memory.working.readers import control_just_carried_out, value_pattern
 from monologue.memory.working.state import OfferedOption, Op, Operation, OpSource, SessionState
 
@@ -341,12 +342,15 @@ class Grounder:
         spec = self.schema.key(op.key)
         if op.op == Op.SET and op.value is not None and not words:
             words = _clause_with(utterance, op.value, spec)
-        code_given = op.op == Op.SET and spec.reader == Reader.IDENTIFIER and not (state is not None
-                                                                                and state.find(op.key))
+        # (A code said in a question is the user's own, "where is my order 90211?"; not one asked
+        # about as someone else's, "is their phone number 415 555 0199?".)
+        code_given = op.op == Op.SET and spec.reader == Reader.IDENTIFIER and not (
+            state is not None and state.find(op.key)) and not _SOMEONE_ELSES.search(words or utterance)
         if _inside(utterance, words or utterance, question_spans) and not code_given \
-                and not (op.op == Op.SET and self._asked_as_itself(spec, op.value, said)):
-            # (But a code said in a question is the user's: "where is my order 90211?" names the
-            # order; and a value whose own words ask, "where is my order", 到哪了, is asked for so.)
+                and not (op.op == Op.SET and not (state is not None and state.find(op.key))
+                         and self._asked_as_itself(spec, op.value, said)):
+            # (But see `code_given`; and a value whose own words ask, "where is my order", 到哪了,
+            # is asked for so while the key holds nothing.)
             return None, "a question never sets a value"
         if op.op == Op.WITHDRAW and words and _inside(utterance, words, query_spans):
             return None, f"a question about the world ('取消订位的话要提前多久') talks about {op.key}; it keeps it"
@@ -357,7 +361,8 @@ class Grounder:
             return None, f"a question about the world ('what happens if…') talks about {op.key}; it does not set it"
         if op.op == Op.SET:
             if op.value is None or not (value_said(op.value, spec, utterance) or self._from_state(op, state)
-                                        or self._said_as_where_to(op, spec, said)):
+                                        or self._said_as_where_to(op, spec, said)
+                                        or _part_said(op, state, said)):
                 return None, f"{op.key} = {op.value!r} was not said"
             if not value_fits(op.value, spec):
                 return None, f"{op.key} = {op.value!r} is not a {spec.type}"
@@ -502,6 +507,28 @@ def _query_spans(utterance: str, asks: Callable[[str], bool] = lambda _: True) -
             if is_query(sentence) and asks(sentence)]
 
 
+def _part_said(op: Operation, state: SessionState | None, said: str) -> bool:
+    """A value held with a part put right ("not Maple Street, it's Maple Avenue"): the new part
+    (what differs from the value held) was said."""
+    if op.reason != PART_PUT_RIGHT or state is None:
+        return False
+    new = str(op.value)
+    for condition in state.find(op.key):
+        old = str(condition.value)
+        head = len(os.path.commonprefix([old, new]))
+        tail = len(os.path.commonprefix([old[head:][::-1], new[head:][::-1]]))
+        while head > 0 and new[head - 1].isdigit():
+            head -= 1            # (the whole number: 27号 → 29号 says "29", not "9")
+        while tail > 0 and new[len(new) - tail].isdigit():
+            tail -= 1
+        part = new[head:len(new) - tail]
+        if part.strip() and contains(said, normalised(part)):
+            return True
+    return False
+
+
+_SOMEONE_ELSES = re.compile(r"\b(?:their|his|her|its|the restaurant'?s|the shop'?s|the store'?s)\b|"
+                            r"他们的|她的|他的|店的|餐厅的", re.IGNORECASE)
 _ASKS_WHERE = re.compile(r"\bwhere\b|哪", re.IGNORECASE)
 
 

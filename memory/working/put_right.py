@@ -26,7 +26,8 @@ _REPLACED = {
                       r"\s*,?\s*(?:and\s+)?not\s+(?P<old>" + EN_NUMBER + r")\b(?!\s*(?:but|,\s*but)\b)",
                       re.IGNORECASE)),
     "zh": (re.compile(r"(?:不是|别|不要)(?P<old>" + ZH_NUMBER + r")(?:个人|位|个|度|块|元|号)?了?\s*[，,、。.]?\s*"
-                      r"(?:是|改成|换成|要|就|改为)?(?P<new>" + ZH_NUMBER + r")(?![点:：月日号])"),
+                      r"(?:是|改成|换成|要|就|改为)?(?P<new>" + ZH_NUMBER
+                      + r")(?![\d.零〇一二两俩三仨四五六七八九十百千万点:：月日号])"),
            # 是九个不是十个, 七点，不是八点 (not 是3号不是4号: a day, which the date reader puts right)
            re.compile(r"(?P<new>" + ZH_NUMBER + r")" + _COUNTED_ZH + r"\s*[，,]?\s*(?:而)?不是(?P<old>" + ZH_NUMBER
                       + r")(?P<hour>点)?(?![号號月日天])")),

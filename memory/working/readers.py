@@ -281,12 +281,16 @@ def cued(spec: KeySpec, text: str, span: Span, lang: str, controls: Iterable[Key
         before = text[:left].rstrip()
         # (A stretch blanked out in `where` is a value another reader already took there.)
         if left == 0 or not re.search(r"[,，、;；]$", before) or re.search(r"\s{2,}", where) or any(
-                other is not spec and _names_or_values(other, where, lang) for other in controls):
+                other is not spec and _names_or_values(other, where, lang, _words_of_values(spec, lang))
+                for other in controls):
             return False        # (座椅加热打开，车窗关上 / 把窗户关上，开内循环: the clause says its own thing)
         previous = before[slice(*clause_bounds(before, len(before) - 1, len(before) - 1))]
+        # (…a cue that is the other's own value names it less than this one's name: "the fan is too
+        # loud, lower it" lowers the fan.)
         return _mentions(previous, cues, lang == "en") and not any(
             other is not spec and other.reading.verb_values
-            and _mentions(previous, _words(other.reading.value_cues, lang), lang == "en")
+            and _mentions(previous, tuple(c for c in _words(other.reading.value_cues, lang)
+                                          if c not in _words_of_values(other, lang)), lang == "en")
             for other in controls)
     # The value said on its own is an answer ("A text message."), whatever cue it lacks.
     rest = (text[left:span[0]] + " " + text[span[1]:right]).lower()
@@ -340,6 +344,10 @@ def controls_going_with(schema: DomainSchema, keys: frozenset[str]) -> frozenset
                      and any(w.casefold() in names for words in spec.reading.value_cues.values() for w in words))
 
 
+def _words_of_values(spec: KeySpec, lang: str) -> tuple[str, ...]:
+    return tuple(w for table in spec.values.values() for w in _words(table, lang))
+
+
 def _nearest_control(text: str, span: Span, left: int, right: int, spec: KeySpec, controls: Iterable[KeySpec],
                      lang: str) -> KeySpec | None:
     """Of the controls named between `left` and `right`, the one named nearest the verb at `span`."""
@@ -355,18 +363,20 @@ def _nearest_control(text: str, span: Span, left: int, right: int, spec: KeySpec
                 # (A cue that is the value's own words, "too loud", names its control only where
                 # the clause names no other: "the fan is too loud" is the fan's noise.)
                 own_words = start < span[1] and span[0] < end
-                rank = (int(own_words), max(gap, 0), 0 if start >= span[1] else 1, -len(cue))  # nearer; after; longer
+                # (another's word first; then nearer; after; longer)
+                rank = (int(own_words), max(gap, 0), 0 if start >= span[1] else 1, -len(cue))
                 if best is None or rank < best:
                     best, nearest = rank, candidate
     return nearest
 
 
-def _names_or_values(spec: KeySpec, clause: str, lang: str) -> bool:
+def _names_or_values(spec: KeySpec, clause: str, lang: str, shared: tuple[str, ...] = ()) -> bool:
     """Whether `clause` names the key (label, alias, cue) or says one of its values that is no
-    control's verb (内循环, 高速; not 开 or "down", which many controls share)."""
+    control's verb (内循环, 高速; not 开 or "down", which many controls share), nor one of
+    `shared` (the other key's own: "lower" is the seat's and the fan's)."""
     words = (*_words(spec.aliases, lang), spec.label(lang), *_words(spec.reading.value_cues, lang))
     if not spec.reading.verb_values:
-        words += tuple(w for table in spec.values.values() for w in _words(table, lang))
+        words += tuple(w for table in spec.values.values() for w in _words(table, lang) if w not in shared)
     return _mentions(clause, tuple(w for w in words if len(w) > 1), lang == "en")
 
 
@@ -563,8 +573,10 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
         for span in spans:
             if not a_phone and _PHONE_BEFORE.search(text[max(0, span[0] - 20):span[0]]):
                 continue          # "call me, my number is 555 0123": a phone number, not the order
-            if about_something_else(spec, text[clause_bounds(text, span[0], span[1])[0]:span[0]], lang):
-                continue          # "the tracking number is SF12345678": another thing's code
+            before = text[clause_bounds(text, span[0], span[1])[0]:span[0]]
+            own = [m.end() for m in re.finditer(_alternation(names, lang == "en"), before, flags=re.IGNORECASE)]
+            if about_something_else(spec, before[max(own, default=0):], lang):
+                continue          # "the tracking number is SF…": another thing's (not "…but the order number is")
             if _CODE_REFUSED.search(text[max(0, span[0] - 30):span[0]]) and any(s[0] >= span[1] for s in spans):
                 continue          # "not A347544 anymore, make it 638185": the one refused is not it
             if not overlaps(span, taken):

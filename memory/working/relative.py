@@ -23,7 +23,7 @@ from monologue.memory.language.cues import STATE_CUES
 from monologue.memory.language.numbers import EN_NUMBER, WEEKDAYS, ZH_NUMBER, find_en_times, find_zh_times, to_amount
 from monologue.memory.language.relative import RelativeWords, read_relative
 from monologue.memory.language.stances import asks, clause_bounds, is_query
-from monologue.memory.working.readers import about_something_else, commanded_keys, cued
+from monologue.memory.working.readers import about_something_else, commanded_keys, cued, names_key
 from monologue.memory.working.state import Comparator, Op, Operation, OpSource, SessionState
 
 Span = tuple[int, int]
@@ -35,6 +35,7 @@ _DEFAULT_STEP = {"time": 30, "date": 1, "money": 10, "int": 1}
 # command starts after it (好热啊 把空调打开), not inside one (温度 高一点).
 _CLAUSES = re.compile(r"(?:[^,.;!?，。；！？\s]|(?<=\d)[.,](?=\d)|"
                       r"\s(?!(?:把|再|帮我|给我|请|打开|关掉|关上|别|放|换)[\u4e00-\u9fff]))+")
+_ONE_MORE_OF_A_KIND = re.compile(r"another|extra|additional|add(?:ing)?|plus|再来|另外|加", re.IGNORECASE)
 _NEXT_DAY = {"today": "tomorrow", "tonight": "tomorrow", "tomorrow": "day after tomorrow",
              "day after tomorrow": "in 3 days"}
 _DAY_BEFORE = {value: key for key, value in _NEXT_DAY.items() if key != "tonight"}
@@ -229,8 +230,9 @@ def _another_keys_value(schema: DomainSchema, spec: KeySpec, clause: str, words:
         pattern = r"(?<!\w)" + re.escape(word) + r"(?!\w)" if lang == "en" else re.escape(word)
         for m in re.finditer(pattern, lowered):
             # …and said of that key: 温度调低一点 is the temperature's, though 调低 lowers a seat too.
-            # (温度调到22度 just carried out, 再调低一点 goes on with it: no seat is named.)
-            going_on = spec.name in commanded and not _named(schema.key(key), clause, lang)
+            # (温度调到22度 just carried out, 再调低一点 goes on with it: no seat is named; "turn the
+            # music down a bit", 车窗再降低一点 name theirs.)
+            going_on = spec.name in commanded and not names_key(schema.key(key), clause, lang)
             if m.start() < words.end and words.start < m.end() and (key in commanded or (
                     not going_on and cued(schema.key(key), clause, m.span(), lang, schema.keys.values()))):
                 return True
@@ -308,6 +310,9 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
             continue            # "my seat's getting too hot": said of the seat, not the cabin
         # (Going on with the key just set, 再调低一点 after 温度调到22度: "lower" alone names no seat.)
         naming = _without_values(schema, clause, lang) if spec.name in commanded else clause
+        if spec.name in commanded and any(names_key(other, said_clause, lang) for other in schema.keys.values()
+                                          if other.name != spec.name and other.reading.verb_values):
+            continue            # ("lower the window a bit" just after the temperature: the window's)
         named = _keys_named(schema, naming, lang) | ({spec.name} if own or _named(spec, clause, lang) else set())
         if named - {spec.name} and spec.name not in named:
             continue            # "move the seat back a bit": the clause is about another key
@@ -373,8 +378,9 @@ def _reading(numeric: list[KeySpec], clause: str, lang: str,
     counting = [spec for spec in numeric if _counts(spec, words.dimension)]
     if not counting:
         counting = [spec for spec in numeric if _named(spec, clause, lang)]
-    if not counting and not words.dimension:
-        # "Turn it down a bit": up or down alone is about the domain's one measured quantity, if it has one.
+    if not counting and not words.dimension and not _ONE_MORE_OF_A_KIND.fullmatch(clause[words.start:words.end]):
+        # "Turn it down a bit": up or down alone is about the domain's one measured quantity, if it
+        # has one ("put on another one" is one more of a kind, no warmer cabin).
         measured = [spec for spec in numeric if spec.reader == Reader.QUANTITY]
         counting = measured if len(measured) == 1 else []
     if len(counting) > 1:

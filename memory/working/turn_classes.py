@@ -145,8 +145,8 @@ def _calls_off(lowered: str, nouns_en: tuple[str, ...], nouns_zh: tuple[str, ...
             for m in (m for pattern in patterns for m in pattern.finditer(sentence)):
                 clause_start = max(sentence.rfind(mark, 0, m.start()) for mark in ",，.。;；!！") + 1
                 before = sentence[clause_start:m.start()]
-                # (要不 is "how about": 要不就不订了吧 calls it off.)
-                kept = _CANCEL_KEPT_ZH.search(before.replace("要不", "")) if language_of(m.group()) == "zh" \
+                # (要不 is "how about": 要不就不订了吧 calls it off; 要不要取消 still weighs it.)
+                kept = _CANCEL_KEPT_ZH.search(re.sub(r"要不(?!要)", "", before)) if language_of(m.group()) == "zh" \
                     else _CANCEL_KEPT_EN.search(before)
                 if not kept or m.group().startswith(("don", "do not", "no longer", "won")):
                     if how == CallOff.CANCEL:
