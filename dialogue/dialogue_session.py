@@ -335,7 +335,9 @@ class DialogueSession:
         if asked_fact and catalogue is not None and in_view is not None:
             # A question about the place offered or chosen ("这家人均多少？") is the catalogue's to
             # answer, before a state question a cue word may also suggest (几点开门 is not the time).
-            option_answer = catalogue.renamed(catalogue.answer(in_view, asked_fact, language), language)
+            # ("那家店在哪儿？大概人均多少钱？": each one asked, in the order asked.)
+            option_answer = catalogue.renamed(
+                catalogue.answers(in_view, catalogue.asked_facts(text, language)[:3], language), language)
             state_question = None if option_answer else state_question
         elif asked_fact and catalogue is not None and in_view is None and not changed and state_question is not None \
                 and not state_question.yours and any(asks_for_information(s) or is_query(s) or s.rstrip().endswith(

@@ -281,20 +281,22 @@ class Wording:
         chosen = {a.choose for a in self.schema.actions.values() if a.choose}
         return [c for c in held if c.key not in chosen and self.schema.key(c.key).reader != Reader.FREE_TEXT] or held
 
+    def _last_done_said(self, state: SessionState | None) -> str:
+        """What the agent last did, as it said it ("set the route for the airport"), or ""."""
+        done = next((entry for entry in reversed(state.done) if entry.action in self.schema.actions),
+                    None) if state is not None else None
+        return (done.said.get(self.language) or done.said.get("en", "")) if done is not None else ""
+
     def done_again(self, state: SessionState | None) -> str:
         """What was done, said again ("Nothing more is needed: I've set the route for the
         airport."), or "" where nothing was: for "let's go" said twice, not "that's all set" twice."""
-        done = next((entry for entry in reversed(state.done) if entry.action in self.schema.actions),
-                    None) if state is not None else None
-        said = (done.said.get(self.language) or done.said.get("en", "")) if done is not None else ""
+        said = self._last_done_said(state)
         return say("state_answer.next_done", self.language, said=said) if said else ""
 
     def _done_or_not(self, state: SessionState | None) -> str:
         """"Is it booked?": yes, with what was done; or not yet (the step that follows asks on)."""
         lang = self.language
-        done = next((entry for entry in reversed(state.done) if entry.action in self.schema.actions),
-                    None) if state is not None else None
-        said = (done.said.get(lang) or done.said.get("en", "")) if done is not None else ""
+        said = self._last_done_said(state)
         if said:
             return say("state_answer.yes_done", lang, said=said)
         return say("state_answer.not_done", lang, task=self._task_of(self.schema.primary_action()))

@@ -31,6 +31,9 @@
   tomorrow", "turn the music down a bit" after the temperature, 我还在犹豫要不要取消, 名字我等会儿告诉你,
   "his name is Tom and he is allergic to nuts", "how about a break" with music on, "I don't have
   a tracking number but the order number is 44719", "it's too noisy in here".
+- A second drive on the new build: "hmm can you do it half an hour later?" booked without a yes;
+  我姓王，王小明，电话是一三八 一二三四 五六七八 kept 王 and read out the restaurant's phone; two
+  questions about the place ("where is it, and how much?") were answered one.
 """
 
 from __future__ import annotations
@@ -399,3 +402,38 @@ async def test_the_first_fixes_act_on_nothing_unasked(language: str, domain: str
                                                        unwanted: str) -> None:
     replies = await _chat(language, lines, domain)
     assert unwanted not in replies[-1].text, replies[-1].text
+
+
+# --- the second drive ---------------------------------------------------------------------------------
+
+async def test_can_you_do_it_later_is_a_change_not_a_go_ahead() -> None:
+    replies = await _chat("en", ["table for 5 on friday at 7:30 at Chili House",
+                                 "hmm can you do it half an hour later?"], "restaurant")
+    assert "booked" not in replies[1].text and "8 pm" in replies[1].text
+
+
+async def test_a_surname_then_the_whole_name_and_a_phone_said_in_groups() -> None:
+    replies = await _chat("zh", ["明天晚上八点两个人，海底捞", "我姓王，王小明，电话是一三八 一二三四 五六七八"],
+                          "restaurant")
+    assert "王小明" in replies[1].text and "13812345678" in replies[1].text
+    assert "海底捞火锅西单店的电话" not in replies[1].text
+
+
+@pytest.mark.parametrize(("language", "lines", "said"), [
+    ("en", ["table for 2 tomorrow at 8, italian", "what's the price range like there? and where is it exactly?"],
+     ["moderate", "Downtown"]),
+    ("zh", ["明天晚上八点两个人，海底捞", "那家店在哪儿？大概人均多少钱？"], ["西单北大街", "人均83元"]),
+    ("zh", ["明天晚上八点两个人，海底捞", "人均多少？评分怎么样？"], ["人均83元，评分是5分。"]),
+])
+async def test_every_question_about_the_place_is_answered(language: str, lines: list[str], said: list[str]) -> None:
+    replies = await _chat(language, lines, "restaurant")
+    assert all(part in replies[1].text for part in said), replies[1].text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Well, I need a ride home", ["home"]),
+    ("I need a lift to the airport", ["airport"]),
+    ("the ride was bumpy", None),
+])
+def test_a_ride_somewhere_is_where_to(text: str, expected: list[str] | None) -> None:
+    assert rules_read("in_car", text).get("destination") == expected

@@ -50,26 +50,38 @@ class Catalogue:
 
     def asked_fact(self, text: str, language: str) -> str:
         """The attribute `text` asks about ("price_per_person" for 人均多少), or ""."""
+        return next(iter(self.asked_facts(text, language)), "")
+
+    def asked_facts(self, text: str, language: str) -> list[str]:
+        """Every attribute `text` asks about, in the order asked ("where is it, and how much is
+        it?": address, then price)."""
         lowered = text.casefold()
+        found: list[tuple[int, str]] = []
         for key, fact in self.facts.items():
             cues = (fact.get("cues") or {}).get(language) or ()
-            for cue in cues:
-                # (English cues as whole words: "cheaper" is no "cheap", asked of this place.)
-                pattern = r"(?<![\w'])" + re.escape(str(cue).casefold()) + r"(?![\w'])" if str(cue).isascii() \
-                    else re.escape(str(cue).casefold())
-                if any(not _ones_own(lowered, m.start(), m.end()) and not _another_measure(lowered, m.start())
-                       for m in re.finditer(pattern, lowered)):
-                    return key
-        return ""
+            at = [m.start() for cue in cues for m in re.finditer(_cue_pattern(str(cue)), lowered)
+                  if not _ones_own(lowered, m.start(), m.end()) and not _another_measure(lowered, m.start())]
+            if at:
+                found.append((min(at), key))
+        return [key for _, key in sorted(found)]
 
-    def answer(self, item: dict[str, Any], key: str, language: str) -> str:
+    def answers(self, item: dict[str, Any], keys: list[str], language: str) -> str:
+        """Several of the item's facts in one sentence, the name said once ("海底捞火锅(西单店)在西单
+        北大街109号，人均83元。"; in English joined by semicolons): a reply keeps to two sentences."""
+        said = [a for i, key in enumerate(keys) if (a := self.answer(item, key, language, named=i == 0))]
+        if language == "en":
+            return "; ".join([a.rstrip(".") for a in said[:-1]] + said[-1:])
+        return "，".join(a.rstrip("。") for a in said) + ("。" if said else "")
+
+    def answer(self, item: dict[str, Any], key: str, language: str, named: bool = True) -> str:
         """The item's `key` said as the catalogue's `facts` say it ("海底捞火锅(西单店)人均83元。"),
-        or that it is not known; "" when the catalogue has no words for it in `language`."""
+        or that it is not known; "" when the catalogue has no words for it in `language`.
+        `named`: False leaves a Chinese answer's name out (said already, earlier in the sentence)."""
         fact = self.facts.get(key) or {}
         sentence = str((fact.get("say") or {}).get(language) or "")
         if not sentence:
             return ""
-        name = item_name(item, language)
+        name = item_name(item, language) if named or language == "en" else ""
         value = item.get(key)
         if value is None or value == "" or value == []:
             return say("option.fact_unknown", language, name=name)
@@ -83,7 +95,7 @@ class Catalogue:
         if language == "zh":
             said = re.sub(r"\s*[-–—~]\s*", "到", said)    # 09:00-21:00 → 09:00到21:00, as it is said
         said = re.sub(r"(?<=\d)\s*[,，]\s*(?=\d)", "，或" if language == "zh" else " or ", said)   # two phone numbers
-        return sentence.format(name=name, value=said)
+        return sentence.format(name=name, value=said).removeprefix("的")    # (unnamed: 评分是5分, not 的评分…)
 
     def answer_about(self, item: dict[str, Any], text: str, language: str, schema: DomainSchema) -> str:
         """A yes/no question about `item` that no fact's cue answers ("is there a private room?",
@@ -319,6 +331,11 @@ def _values(item: dict[str, Any], key: str) -> list[Any] | None:
     return [str(f).lower() for v in forms for f in (v.values() if isinstance(v, dict) else [v])]
 
 
+def _cue_pattern(cue: str) -> str:
+    # (English cues as whole words: "cheaper" is no "cheap", asked of this place.)
+    return r"(?<![\w'])" + re.escape(cue.casefold()) + r"(?![\w'])" if cue.isascii() else re.escape(cue.casefold())
+
+
 def _another_measure(text: str, start: int) -> bool:
     """Whether the fact's word at `start` is qualified into another measure the listing does not
     hold (包间有最低消费吗 asks a minimum spend, not the price per person; "minimum cost")."""
@@ -329,7 +346,8 @@ def _ones_own(text: str, start: int, end: int) -> bool:
     """Whether the fact's word at text[start:end] is the user's own, given rather than asked
     ("我姓李，电话一三八…", "my number is 555 0123"): said after 我/my, or followed by the number."""
     return bool(re.search(r"(?:我|my|our)(?:的)?\s*(?:\w+\s)?$", text[max(0, start - 12):start])
-                or re.match(r"\s*(?:号码)?(?:是|is|:|：)?\s*[\d一二三四五六七八九零幺]{5,}", text[end:]))
+                or re.match(r"\s*(?:号码)?(?:是|is|:|：)?\s*[\d一二三四五六七八九零幺][\d一二三四五六七八九零幺 -]{4,}",
+                            text[end:]))
 
 
 def breaks(item: dict[str, Any], condition: Condition, needs_known: Collection[str] = ()) -> bool:

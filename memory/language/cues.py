@@ -439,7 +439,9 @@ SAID_FOR_EN: dict[str, tuple[str, ...]] = {
 
 # Go ahead with what was just offered or read back, said without a yes word ("let's do it", 订吧).
 GO_AHEAD = re.compile(
-    r"\b(?:go ahead|book it|do it|please do|let'?s do (?:it|that)|let'?s go with|go with|that one|i'?ll take it|"
+    # ("do it" as the whole request, not "can you do it half an hour later?")
+    r"\b(?:go ahead|book it|do it(?=\s*(?:please|now|then)?\s*(?:[,.!]|$))|please do|let'?s do (?:it|that)|"
+    r"let'?s go with|go with|that one|i'?ll take it|"
     r"we'?ll take it|let'?s (?:go|roll|get going|hit the road)(?:\s+(?:then|now))?(?=\s*(?:[,.!]|$))|"
     r"start (?:the )?(?:navigation|route|guidance))\b|(?<![没别不未])(?:出发|走)(?:吧|了|啦)?(?=\W*$)|开始导航|"
     r"订吧|就订|帮我订|就这样|就这么办|就(?:你(?:说|推荐|刚才说)的)?[这那](?:家|个|一家)|就它|去吧|"

@@ -60,6 +60,11 @@ def chinese_name_after(cue: str, words: str, after: str) -> str | None:
     surname said alone kept with its title (李先生); None when the words name nobody (帮我叫辆车)."""
     if looks_like_a_chinese_name(words):
         return words
+    # 我姓王，王小明: the surname, then the whole name said after it.
+    whole = re.match(r"[，,\s]*(" + re.escape(words) + r"[\u4e00-\u9fff]{1,2})(?=[，,。！\s]|$)", after) \
+        if cue == "姓" and len(words) == 1 else None
+    if whole is not None and looks_like_a_chinese_name(whole.group(1)):
+        return whole.group(1)
     title = _TITLE_ZH.match(after)
     if (cue == "姓" or title is not None) and looks_like_a_chinese_name(words + "某"):
         return words + (title.group() if title is not None else "")
