@@ -63,7 +63,7 @@ from monologue.memory.working.on_the_way import (
     read_stops_refused,
     read_stops_said_first,
 )
-from monologue.memory.working.put_right import held_number_named, held_number_replaced
+from monologue.memory.working.put_right import held_number_named, held_number_replaced, held_part_replaced
 from monologue.memory.working.readers import (
     OutOfRange,
     about_something_else,
@@ -242,15 +242,6 @@ _ASKING_LEAD_EN = re.compile(r"(?:\W|\b(?:ok(?:ay)?|so|now|and|then|please|actua
                              r"would like|wanna) to|i wanna|we (?:want|need) to)\b)*")
 _ASKING_LEAD_ZH = re.compile(r"(?:\W|嗯|呃|那|好|就|再|帮我|给我|请|麻烦|现在|改|我要|我想|我们|咱们|还是|算了|不对|"
                              r"直接|先)*")
-PART_PUT_RIGHT = "a part of the value put right"
-# A part of a value refused, then said as meant ("not Maple Street, it's Maple Avenue", 不是27号，是29号).
-_PART_PUT_RIGHT = {
-    "en": re.compile(r"\bnot (?:the )?(?P<old>[\w' ]{2,40}?),?\s+(?:it'?s|it is|i meant|i mean|but|rather)\s+"
-                     r"(?:the )?(?P<new>[\w' ]{2,40}?)(?=\s*(?:[,.!?]|$)|\s+(?:sorry|please|thanks)\b)",
-                     re.IGNORECASE),
-    "zh": re.compile(r"不是(?P<old>[^，,。！？\s]{1,12}?)[，,\s]*(?:而)?(?:是|应该是)"
-                     r"(?P<new>[^，,。！？\s吧啊]{1,12})"),
-}
 # A bare "no" before a number said instead ("no, 22", 不对，二十二).
 _A_BARE_NO = re.compile(r"^\s*(?:no|nah|nope|不是|不对)[\s,，.。!！]+", re.IGNORECASE)
 # The words before "name" that make it the name the user gives ("the name is", "my last name is"); other
@@ -1211,27 +1202,10 @@ class RuleExtractor:
             or self._names_another_key(named.group(1), key, lang)
 
     def _part_put_right(self, said: _Said, taken: list[Span], add: Add, state: SessionState | None) -> None:
-        """"Not Maple Street, it's Maple Avenue", 不是27号，是29号: a part of a value held, refused
-        and said anew, is put right in that value (42 Maple Street → 42 Maple Avenue)."""
-        if state is None:
-            return
-        for m in _PART_PUT_RIGHT[said.lang].finditer(said.text):
-            old, new = m.group("old").strip(), m.group("new").strip()
-            if _overlaps(m.span(), taken) or not old or not new or old.casefold() == new.casefold():
-                continue
-            for condition in list(state.constraints.values()):
-                held = condition.value
-                spec = self.schema.keys.get(condition.key)
-                # (A value in the user's words: a text, or an open key's value none of its listed ones.)
-                if not isinstance(held, str) or spec is None or spec.type not in ("text", "enum") \
-                        or held in spec.values or old.casefold() not in held.casefold() \
-                        or old.casefold() == held.casefold():
-                    continue
-                at = held.casefold().index(old.casefold())
-                value = held[:at] + new + held[at + len(old):]
-                add(Operation(Op.SET, condition.key, condition.comparator, value, said.text[m.start():m.end()],
-                              correction=True, reason=PART_PUT_RIGHT), m.span())
-                break
+        """"Not Maple Street, it's Maple Avenue", 不是27号，是29号 (put_right.held_part_replaced)."""
+        for op, span in held_part_replaced(self.schema, said.text, said.lang, state):
+            if not _overlaps(span, taken):
+                add(op, span)
 
     def _place_explained(self, said: _Said, taken: list[Span], add: Add, state: SessionState | None) -> None:
         """"公司就是国贸", "the office is on 5th Avenue": the place held, said to be another place by

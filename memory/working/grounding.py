@@ -50,7 +50,8 @@ from monologue.memory.language.stances import (
     is_query,
     sentences_with_offsets,
 )
-from monologue.memory.working.extract import PART_PUT_RIGHT, clause_of
+from monologue.memory.working.extract import clause_of
+from monologue.memory.working.put_right import PART_PUT_RIGHT
 from monologue.memory.working.readers import control_just_carried_out, value_pattern
 from monologue.memory.working.state import OfferedOption, Op, Operation, OpSource, SessionState
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 
+from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.language.numbers import EN_NUMBER, ZH_NUMBER, to_amount
-from monologue.memory.working.state import SessionState
+from monologue.memory.working.state import Op, Operation, SessionState
 
 Span = tuple[int, int]
 
@@ -31,6 +32,17 @@ _REPLACED = {
            # 是九个不是十个, 七点，不是八点 (not 是3号不是4号: a day, which the date reader puts right)
            re.compile(r"(?P<new>" + ZH_NUMBER + r")" + _COUNTED_ZH + r"\s*[，,]?\s*(?:而)?不是(?P<old>" + ZH_NUMBER
                       + r")(?P<hour>点)?(?![号號月日天])")),
+}
+
+
+PART_PUT_RIGHT = "a part of the value put right"
+# A part of a value refused, then said as meant ("not Maple Street, it's Maple Avenue", 不是27号，是29号).
+_PART_PUT_RIGHT = {
+    "en": re.compile(r"\bnot (?:the )?(?P<old>[\w' ]{2,40}?),?\s+(?:it'?s|it is|i meant|i mean|but|rather)\s+"
+                     r"(?:the )?(?P<new>[\w' ]{2,40}?)(?=\s*(?:[,.!?]|$)|\s+(?:sorry|please|thanks)\b)",
+                     re.IGNORECASE),
+    "zh": re.compile(r"不是(?P<old>[^，,。！？\s]{1,12}?)[，,\s]*(?:而)?(?:是|应该是)"
+                     r"(?P<new>[^，,。！？\s吧啊]{1,12})"),
 }
 
 
@@ -55,6 +67,32 @@ def held_number_replaced(text: str, lang: str,
             if found is not None:
                 return found[0], found[1], m.span(), m.group(0)
     return None
+
+
+def held_part_replaced(schema: DomainSchema, text: str, lang: str,
+                       state: SessionState | None) -> list[tuple[Operation, Span]]:
+    """"Not Maple Street, it's Maple Avenue", 不是27号，是29号: a part of a value held, refused and
+    said anew, put right in that value (42 Maple Street → 42 Maple Avenue), with where it is said."""
+    found: list[tuple[Operation, Span]] = []
+    if state is None or lang not in _PART_PUT_RIGHT:
+        return found
+    for m in _PART_PUT_RIGHT[lang].finditer(text):
+        old, new = m.group("old").strip(), m.group("new").strip()
+        if not old or not new or old.casefold() == new.casefold():
+            continue
+        for condition in list(state.constraints.values()):
+            held = condition.value
+            spec = schema.keys.get(condition.key)
+            # (A value in the user's words: a text, or an open key's value none of its listed ones.)
+            if not isinstance(held, str) or spec is None or spec.type not in ("text", "enum") \
+                    or held in spec.values or old.casefold() not in held.casefold() \
+                    or old.casefold() == held.casefold():
+                continue
+            at = held.casefold().index(old.casefold())
+            found.append((Operation(Op.SET, condition.key, condition.comparator, held[:at] + new + held[at + len(old):],
+                                    text[m.start():m.end()], correction=True, reason=PART_PUT_RIGHT), m.span()))
+            break
+    return found
 
 
 def _number_inside_held(old: int, new: int, state: SessionState) -> tuple[str, str] | None:
@@ -94,4 +132,4 @@ def held_number_named(phrase: str, state: SessionState | None) -> tuple[str, str
     return (key, None) if key is not None else None
 
 
-__all__ = ["held_number_named", "held_number_replaced"]
+__all__ = ["PART_PUT_RIGHT", "held_number_named", "held_number_replaced", "held_part_replaced"]
