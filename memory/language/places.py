@@ -143,17 +143,17 @@ def find_place_en(text: str, cues: tuple[str, ...], answering: bool = False) -> 
             start = m.start("v")
             kind = _KIND_AFTER_EN.match(text, start + len(" ".join(words)))
             name = " ".join(words) + (kind.group() if kind else "")    # "JFK airport", "Heathrow terminal 5"
-        elif _DRIVES_EN.search(cue.group()) or (answering and cue.start() == 0):
+        else:
             # The ASR writes a name in small letters too ("take me to starbucks"): after a word
-            # that only leads to a place, the words up to the clause's end are one.
+            # that only leads to a place, the words up to the clause's end are one; after another
+            # cue ("get to union station", "go to sleep") and answering "where to?" ("not sure
+            # yet"), only an address or words ending in a kind of place.
             low = _LOWER_PLACE_EN.match(text, cue.end())
             lowered = _lower_words_en(low.group("v").split(" ")) if low is not None else []
             if low is None or not lowered or (not _DRIVES_EN.search(cue.group()) and not (
                     lowered[0][:1].isdigit() or _KIND_AFTER_EN.match(" " + lowered[-1]))):
-                continue        # (answering "where to?", only an address or a kind of place: "not sure yet" is none)
+                continue
             start, name = low.start("v"), " ".join(lowered)
-        else:
-            continue
         found.append(PlaceSaid(start, start + len(name), name, cue.start()))
     return found
 

@@ -186,11 +186,14 @@ def _led_zh(text: str) -> tuple[str, bool] | None:
     return _JOINER.sub("", wish.strip(" ,，")), bool(lead) or wish != rest or bool(_HEAD_ZH.match(wish))
 
 
-def wish_in(clause: str, language: str, known: Iterable[str] = (), cues: Iterable[str] = ()) -> str | None:
+def wish_in(clause: str, language: str, known: Iterable[str] = (), cues: Iterable[str] = (),
+            beside_a_value: bool = False) -> str | None:
     """The wish a clause states, in the user's words less the lead ("I'd love somewhere quiet"
     → "somewhere quiet"), or None: a question, a courtesy, a request for an action, or nothing
     the domain does not read already. `cues`: the domain's words that make a clause a detail to
-    keep even without a lead ("cracked", "漏水")."""
+    keep even without a lead ("cracked", "漏水"); `beside_a_value`: the clause's other part was
+    read as a value, so a detail said only in the domain's words is one ("order 55123 | arrived
+    broken"; "my order is broken" alone says no more than the request)."""
     text = clause.strip(" \t,.;:!?，。；：！？")
     if not text:
         return None
@@ -204,8 +207,13 @@ def wish_in(clause: str, language: str, known: Iterable[str] = (), cues: Iterabl
     wish, led = found
     if language == "en" and _ABOUT_THE_OFFER_EN.search(wish):
         return None        # "I like the sound of it": said of the offer, not a wish of its own
-    cued = any(c and c.lower() in text.lower() for c in cues)
-    if not wish or not (led or cued) or not content_words(wish, language, known):
+    # (不错, 没错 are praise and agreement: no fault said with 错.)
+    plain = re.sub(r"不错|没错|错过", " ", text.lower()) if language == "zh" else text.lower()
+    cued = any(c and c.lower() in plain for c in cues)
+    # (A detail said only in the domain's words is still one: "arrived broken", "charged twice".)
+    cued_whole = beside_a_value and (language != "en" or any(
+        c and re.search(r"\b" + re.escape(c.lower()) + r"\b", wish.lower()) for c in cues))
+    if not wish or not (led or cued) or not (content_words(wish, language, known) or (cued and cued_whole)):
         return None
     if len(wish.split()) > 12 if language == "en" else len(wish) > 24:
         return None        # a story, not a wish: the long-term memory keeps it

@@ -146,6 +146,13 @@ _REPLACES = re.compile(r"\b(?:instead|rather|make it|go with|switch to|change (?
                        r"换成|改成|改为|还是|要改", re.I)
 
 
+# Words that put one of several values in place of another ("a gas station instead", 换成加油站)…
+_INSTEAD_OF_ONE = re.compile(r"\b(?:instead|rather)\b|换成|改成|改为|改去|换个|换一个", re.IGNORECASE)
+# …and that add one more to them ("and a coffee too", 再加个咖啡).
+_ONE_MORE_BESIDE = {"en": re.compile(r"\b(?:too|also|as well|and|plus|another|one more)\b", re.IGNORECASE),
+                    "zh": re.compile(r"也|还要|再加|另外|再来|再")}
+
+
 # What held before, said against what holds now: "…now, not 26", "…now, not no highways", 现在是X，
 # 不是Y了, 以后都是X，不再是Y了.
 _BEFORE_NOW = {
@@ -329,6 +336,9 @@ class RuleExtractor:
 
         def add(op: Operation, span: Span) -> None:
             taken.append(span)
+            if op.op == Op.WITHDRAW and any(o.op == Op.WITHDRAW and o.key == op.key and o.value == op.value
+                                            for o in ops):
+                return          # (不去充电站了，改去加油站: refused, and replaced, once)
             ops.append(op)
             where[id(op)] = span
             if op.op == Op.WITHDRAW:
@@ -1030,13 +1040,18 @@ class RuleExtractor:
                 # of the key's said bare beside it, is its replacement.
                 replacing = not spec.multi and (self._held_refused(spec, value, text, lang, state)
                                                 or self._said_instead(spec, value, text, m.span(), lang, state))
+                # "a gas station instead", 那还是加油站吧 with a charging stop held: of several, the
+                # one asked for last is replaced.
+                replaced = self._one_of_several_replaced(spec, value, text, m.span(), lang, state)
+                replacing = replacing or replaced is not None
                 if key in withdrawn_keys and not spec.multi and not _REPLACES.search(text) and not replacing:
                     continue      # "forget the refund": only a new value said as one ("a repair instead") sets it
                 # A cue inside another value already read is not this key's ("a child seat in
                 # the back" moves no seat).
                 if not cued(spec, _masked(text, taken), m.span(), lang, self.schema.keys.values()) \
                         and not self._continues(key, going_on, text, m.span(), lang) \
-                        and not self._says_one_control(word, key, lang, text, m.span()) and not replacing:
+                        and not self._says_one_control(word, key, lang, text, m.span()) and not replacing \
+                        and not self._one_more_said(spec, text, m.span(), lang, state):
                     continue
                 if tells_of_the_past(text, *m.span(), lang):
                     continue      # "I used to work at a bakery": a story, not where to go now
@@ -1081,6 +1096,9 @@ class RuleExtractor:
                         continue  # "I love seafood" is not a condition; "no seafood" is
                 else:
                     comparator = Comparator.NE if negated else Comparator.EQ
+                if replaced is not None and comparator == Comparator.INCLUDES:
+                    add(Operation(Op.WITHDRAW, key, value=replaced, words=clause_of(text, m.span()),
+                                  reason="another said instead of it"), (m.start(), m.start()))
                 add(Operation(Op.SET, key, comparator, value, clause_of(text, m.span()),
                               correction=correction or replacing), m.span())
                 seen.add((key, value))
@@ -1371,6 +1389,38 @@ class RuleExtractor:
                          for old in held for word in (*spec.value_words(old, lang), old))
         return bool(_REPLACES.search(text[left:right]) or _INSTEAD.search(text[left:right])) \
             and len(content_words(rest, lang)) <= 1 and not named_held
+
+    @classmethod
+    def _one_of_several_replaced(cls, spec: KeySpec, value: str, text: str, span: Span, lang: str,
+                                 state: SessionState | None) -> str | None:
+        """Of the values a key holds several of, the one `value` is said instead of: the one
+        refused beside it ("not the charger, a gas station"), else the one asked for last."""
+        if not spec.multi or state is None:
+            return None
+        held = sorted((c for c in state.find(spec.name) if c.comparator == Comparator.INCLUDES),
+                      key=lambda c: c.turn)
+        if not held or any(str(c.value) == value for c in held):
+            return None
+        for c in held:
+            if any(negated_at(text, found.start()) or refused(spec, text, found.span(), lang)
+                   for word in spec.value_words(str(c.value), lang)
+                   for found in re.finditer(re.escape(word), text, re.IGNORECASE)):
+                return str(c.value)
+        left, right = clause_bounds(text, *span)
+        instead = _INSTEAD_OF_ONE.search(text[left:right]) is not None
+        return str(held[-1].value) if instead or cls._said_instead(spec, value, text, span, lang, state) else None
+
+    @staticmethod
+    def _one_more_said(spec: KeySpec, text: str, span: Span, lang: str, state: SessionState | None) -> bool:
+        """"And a coffee too", 再加个咖啡: one more of the values a key holds several of, said bare
+        beside a word of adding while some are held (no word of the key's own is needed)."""
+        if not spec.multi or state is None or not any(c.comparator == Comparator.INCLUDES
+                                                      for c in state.find(spec.name)):
+            return False
+        left, right = clause_bounds(text, *span)
+        rest = text[left:span[0]] + " " + text[span[1]:right]
+        return _ONE_MORE_BESIDE[lang].search(rest) is not None \
+            and not content_words(_ONE_MORE_BESIDE[lang].sub(" ", rest), lang)
 
     @staticmethod
     def _held_refused(spec: KeySpec, value: str, text: str, lang: str, state: SessionState | None) -> bool:

@@ -17,6 +17,7 @@ from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.cues import FILLERS, HOLD_ON, NOT_DECIDED
 from monologue.memory.language.memory_cues import ABOUT_THE_TALK, ASKS_TO_BE_TOLD, REQUEST
 from monologue.memory.language.wishes import clauses, content_words, wish_in
+from monologue.memory.working.readers import value_pattern
 from monologue.memory.working.state import Comparator, Op, Operation, SessionState
 
 Span = tuple[int, int]
@@ -62,6 +63,14 @@ def domain_words(schema: DomainSchema, language: str) -> frozenset[str]:
     return known
 
 
+# The words that lead to a value another reader took, said at the end of a detail.
+_LEADS_TO_A_VALUE_EN = re.compile(
+    r"\s*(?:\b(?:for|on|with|of|about|from|in|under)\s+(?:my\s+|the\s+|this\s+|that\s+|an?\s+)?"
+    r"(?:order|purchase|item|package|parcel)?(?:\s+(?:number|no\.?|#))?|"
+    r"\b(?:and\s+|so\s+)?(?:i|we)\s+(?:want|need|would like|'?d like|wanna)(?:\s+to\s+get)?"
+    r"(?:\s+an?|\s+the)?)\s*$", re.IGNORECASE)
+
+
 def free_text_key(schema: DomainSchema) -> KeySpec | None:
     found = schema.read_by(Reader.FREE_TEXT)
     return found[0] if found else None
@@ -84,9 +93,14 @@ def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span
             edges = [start] + [x for s, e in inside for x in (s, e)] + [end]
             gaps = [(max(edges[i], start), min(edges[i + 1], end)) for i in range(0, len(edges), 2)]
             start, end = max(gaps, key=lambda g: g[1] - g[0])
-            if len(content_words(text[start:end], language, known)) < 2:
+            # (…or one of the key's own cues: "order 55123 | arrived broken", 订单55123 | 扣了两次钱.)
+            if len(content_words(text[start:end], language, known)) < 2 and not any(
+                    re.search(value_pattern(cue.lower(), language == "en"), text[start:end].lower()) for cue in cues):
                 continue
-        wish = wish_in(text[start:end], language, known, cues)
+        if inside and end in {s for s, _e in inside} and language == "en":
+            # ("I was charged twice for | order 55123": not "…for order".)
+            end = start + len(_LEADS_TO_A_VALUE_EN.sub("", text[start:end]))
+        wish = wish_in(text[start:end], language, known, cues, beside_a_value=bool(inside))
         if wish is None:
             continue
         at = text.find(wish, start, end)
