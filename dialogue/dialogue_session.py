@@ -29,6 +29,7 @@ from monologue.memory.domain.catalogue import (
     filter_options,
     item_name,
     item_names,
+    per_item,
     rank_by_wishes,
     said_in,
 )
@@ -77,7 +78,7 @@ _ASIDES = {Act.SMALL_TALK, Act.ANSWER, Act.ANSWER_STATE, Act.ANSWER_OPTION, Act.
 
 
 def _relaxable(items: list[dict[str, Any]], state: SessionState, kept: Collection[str] = (),
-               needs_known: Collection[str] = ()) -> list[str]:
+               needs_known: Collection[str] = (), amounts: dict[str, dict[str, str]] | None = None) -> list[str]:
     """The conditions (slots) whose dropping lets options fit, the most helpful first, never
     one the user kept. When no single one does, the first of the pairs that do: the user is
     asked about one, then (still nothing) the other, each step a step closer."""
@@ -88,7 +89,7 @@ def _relaxable(items: list[dict[str, Any]], state: SessionState, kept: Collectio
             trial = state.copy()
             for slot in slots:
                 del trial.constraints[slot]
-            fitting, _ = filter_options(items, trial, needs_known)
+            fitting, _ = filter_options(items, trial, needs_known, amounts)
             if fitting:
                 for slot in slots:
                     gains[slot] = min(gains.get(slot, (0, slot)), (-len(fitting), slot))
@@ -100,7 +101,7 @@ def _relaxable(items: list[dict[str, Any]], state: SessionState, kept: Collectio
     for slot in state.constraints:
         trial = state.copy()
         trial.constraints = {slot: state.constraints[slot]}
-        if not filter_options(items, trial, needs_known)[0]:
+        if not filter_options(items, trial, needs_known, amounts)[0]:
             alone.append(slot)
     return alone
 
@@ -272,7 +273,8 @@ class DialogueSession:
         catalogue = self.catalogues.get(state.domain)
         # (Vegetarian food asked for: only a place known to serve it, as when it was asked for.)
         needs_known = schema.kinds_of_option()
-        fitting, excluded = filter_options(catalogue.items, view, needs_known) if catalogue else ([], [])
+        fitting, excluded = filter_options(catalogue.items, view, needs_known, catalogue.amounts) if catalogue \
+            else ([], [])
         # A wish in the user's words ("somewhere quiet") puts first the options described as it.
         wishes = [str(c.value) for c in view.constraints.values() if schema.key(c.key).reader == Reader.FREE_TEXT]
         fitting = rank_by_wishes(fitting, wishes, language)
@@ -293,7 +295,8 @@ class DialogueSession:
         elif asked_about is not None:
             # Named, and it breaks a condition held ("厉家菜怎么样？" after 便宜一点): say which.
             asked_option = str(asked_about["name"])
-            asked_unfit = tuple(c.key for c in view.constraints.values() if breaks(asked_about, c))
+            asked_unfit = tuple(c.key for c in view.constraints.values()
+                                if breaks(asked_about, per_item(c, view, catalogue.amounts if catalogue else {})))
         asked_option_said = ""
         if asked_option and not asked_unfit and asked_about is not None and catalogue is not None \
                 and not view.find(catalogue.name_key):
@@ -358,7 +361,8 @@ class DialogueSession:
             in_view = asked_about or self._option_in_view(view, catalogue)
             moved = [c for c in view.constraints.values()
                      if c.key in changed and schema.key(c.key).reader != Reader.FREE_TEXT]
-            if in_view is not None and not any(breaks(in_view, c) or c.comparator == "=" for c in moved):
+            if in_view is not None and not any(breaks(in_view, per_item(c, view, catalogue.amounts))
+                                               or c.comparator == "=" for c in moved):
                 option_answer = catalogue.renamed(catalogue.answer_about(in_view, text, language, schema), language)
                 state_question = None
         # 座椅加热调到最高档, "put it on high": a switch given a level (named, or the one just turned on).
@@ -402,7 +406,8 @@ class DialogueSession:
                               and any(asks_for_one(clause) for _, s in sentences_with_offsets(text)
                                       for clause in re.split(r"[，,；;]", s)))))
         policy = self.policy(state.domain)
-        relaxable = _relaxable(catalogue.items, view, policy.kept_conditions(view, facts), needs_known) \
+        relaxable = _relaxable(catalogue.items, view, policy.kept_conditions(view, facts), needs_known,
+                               catalogue.amounts) \
             if catalogue and not fitting else []
         kept = {id(item) for item in fitting}
         # Every name a ruled-out option has: a Chinese reply that says its English name is caught too.

@@ -365,6 +365,12 @@ class DialoguePolicy:
         args = self.args_of(action, values)
         done = _done_with(state, action.name)
         chosen = str(values.get(action.choose, "")) if action.choose else ""
+        if chosen and chosen not in refused and action.choose not in turn.changed and done is None \
+                and last.act in (Act.CONFIRM, *_OFFERS) and REFUSES_OFFER.search(turn.text):
+            # The place the user named, turned down when read back ("ok maybe somewhere quieter
+            # then", "hmm, somewhere else"): another is offered, as for one a condition rules out.
+            refused = (*refused, chosen)
+            ruled_out = ruled_out | {chosen}
         if chosen and chosen in ruled_out:
             # Booked (or chosen), and a condition said since rules it out: offer what fits instead,
             # or (nothing fits) ask what to relax — never read the ruled-out place back.
@@ -754,7 +760,13 @@ class DialoguePolicy:
                                 refused=refused)
         acting = (step is not None and step.act == Act.ACT) or bool(turn.changed)
         if CLOSING.search(text) and not acting:
-            return Decision(Act.CLOSE, reason="the user is leaving", refused=refused,
+            # ("that's all thanks" to "shall I book it?": said plainly that it is not done.)
+            primary = self.primary()
+            unfinished = step is not None and primary is not None and step.action == primary.name \
+                and step.act in (Act.PROPOSE, Act.CONFIRM, Act.RESUME, Act.ASK, Act.SUGGEST, Act.ONLY_OPTION) \
+                and _done_with(state, primary.name) is None and bool(state.constraints)
+            return Decision(Act.CLOSE, key="unfinished" if unfinished else "", refused=refused,
+                            reason="the user is leaving" + (", the task not done" if unfinished else ""),
                             action=step.action if step else "")
         drowsy = self.schema.at_the_wheel and bool(DROWSY.search(text))
         if (ENTERTAIN_ME.search(text) or drowsy) and not acting:

@@ -238,7 +238,9 @@ class Wording:
                 return say("policy.undone_at", lang, task=self.task(d), option=d.option)
             return say("policy.undone", lang, task=self.task(d))
         if d.act == Act.CALLED_OFF:
-            return say("policy.called_off", lang, verb=self._verb(d) or self.task(d))
+            # (算了，谢谢，再见: called off and leaving, so no "anything else?")
+            return say("policy.goodbye_unfinished" if leaving else "policy.called_off", lang,
+                       verb=self._verb(d) or self.task(d), welcome="")
         if d.act == Act.ANSWER:
             return d.say or say("policy.not_sure", lang)
         if d.act == Act.ANSWER_STATE:
@@ -269,6 +271,9 @@ class Wording:
         if d.act == Act.CANT_DO:
             return say("policy.cant_do" if role else "policy.cant_do_plain", lang, role=role)
         if d.act == Act.CLOSE:
+            if d.key == "unfinished":
+                return say("policy.goodbye_unfinished", lang, verb=self._verb(d) or self.task(d),
+                           welcome=say("policy.welcome_lead", lang) if thanked else "")
             if thanked and leaving:
                 return say("policy.welcome_goodbye", lang)
             return say("policy.welcome" if thanked else "policy.goodbye", lang)

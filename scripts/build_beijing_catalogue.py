@@ -14,7 +14,8 @@ What maps onto the restaurant domain's keys (configs/domains/restaurant.yaml), a
   pricey, 400 and up ultra_high_end. A quick meal in Beijing costs under 50; the database's
   own quartiles are 51, 74 and 105, so a quarter is cheap and 150 marks the top tenth.
   The amount itself is kept as `price_per_person`, not as `budget`: a user's 预算 may be for
-  the whole party, and a per-person price read against it would exclude the wrong places.
+  the whole party. The catalogue's `amounts` says a budget is read against it, per head
+  (一共五百 for five is 100 a head; memory/domain/catalogue.py `per_item`).
 - location: the district (朝阳区, 海淀区 …) the address names, else one that a landmark in the
   address lies in (王府井 → 东城区, 中关村 → 海淀区; the table below). Left out when neither
   says: an unknown attribute never breaks a condition.
@@ -166,7 +167,8 @@ def build(rows: list[Any]) -> dict[str, Any]:
     items = [item(row[1] if isinstance(row, list) else row) for row in rows]
     items.sort(key=lambda i: -i.get("rating", 0.0))
     add_brands(items)
-    return {"details": ["cuisine", "location"], "name_key": "restaurant_name", "items": items}
+    return {"details": ["cuisine", "location"], "name_key": "restaurant_name",
+            "amounts": {"budget": {"attribute": "price_per_person", "heads": "party_size"}}, "items": items}
 
 
 # A kind of place said at a name's end by this many names or more (餐厅, 火锅, 烤鸭店 …).
@@ -236,7 +238,8 @@ FACTS: dict[str, dict[str, Any]] = {
 
 def write(catalogue: dict[str, Any], out: Path) -> None:
     lines = [HEADER, f"details: {json.dumps(catalogue['details'], ensure_ascii=False)}",
-             f"name_key: {catalogue['name_key']}", "facts:"]
+             f"name_key: {catalogue['name_key']}",
+             f"amounts: {json.dumps(catalogue['amounts'], ensure_ascii=False)}", "facts:"]
     lines += [f"  {key}: {json.dumps(fact, ensure_ascii=False)}" for key, fact in FACTS.items()]
     lines += ["items:"]
     # One item a line, as JSON (which YAML reads): a diff of a rebuild shows which places changed.

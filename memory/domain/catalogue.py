@@ -6,6 +6,7 @@ Sichuan place first; one that is only shown places without spicy food cannot.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Collection
@@ -40,13 +41,16 @@ class Catalogue:
     # What a user may ask about an item ("这家人均多少？", "where is it?"): attribute → the words
     # that ask for it and how the answer is said, per language (`answer`).
     facts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # A limit on a domain key read against an item's amount ({budget: {attribute:
+    # price_per_person, heads: party_size}}): 人均五十左右 leaves out a place at 83 a head.
+    amounts: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def in_language(self, language: str) -> Catalogue:
         """The catalogue as a session in `language` says it: each item named in that language,
         or (it has no such name) in English, else its first. Nothing else changes: attributes
         keep every language's form, so conditions said in either language still filter."""
         items = [{**item, "name": item_name(item, language)} for item in self.items]
-        return Catalogue(items, self.details, self.name_key, self.facts)
+        return Catalogue(items, self.details, self.name_key, self.facts, self.amounts)
 
     def asked_fact(self, text: str, language: str) -> str:
         """The attribute `text` asks about ("price_per_person" for 人均多少), or ""."""
@@ -60,7 +64,8 @@ class Catalogue:
         for key, fact in self.facts.items():
             cues = (fact.get("cues") or {}).get(language) or ()
             at = [m.start() for cue in cues for m in re.finditer(_cue_pattern(str(cue)), lowered)
-                  if not _ones_own(lowered, m.start(), m.end()) and not _another_measure(lowered, m.start())]
+                  if not _ones_own(lowered, m.start(), m.end()) and not _another_measure(lowered, m.start())
+                  and not _amount_given(lowered, m.start(), m.end())]
             if at:
                 found.append((min(at), key))
         return [key for _, key in sorted(found)]
@@ -319,7 +324,10 @@ def _load(path: Path, _mtime: int) -> Catalogue:
     facts = data.get("facts") or {} if isinstance(data, dict) else {}
     if not isinstance(facts, dict) or not all(isinstance(f, dict) for f in facts.values()):
         raise ValueError(f"catalogue {path}: `facts` must map an attribute to its cues and sentence")
-    return Catalogue([_named(item) for item in items], details, name_key, facts)
+    amounts = data.get("amounts") or {} if isinstance(data, dict) else {}
+    if not isinstance(amounts, dict) or not all(isinstance(a, dict) and "attribute" in a for a in amounts.values()):
+        raise ValueError(f"catalogue {path}: `amounts` must map a key to the item's `attribute` it is read against")
+    return Catalogue([_named(item) for item in items], details, name_key, facts, amounts)
 
 
 def _values(item: dict[str, Any], key: str) -> list[Any] | None:
@@ -340,6 +348,23 @@ def _another_measure(text: str, start: int) -> bool:
     """Whether the fact's word at `start` is qualified into another measure the listing does not
     hold (包间有最低消费吗 asks a minimum spend, not the price per person; "minimum cost")."""
     return bool(re.search(r"(?:最低|最少|最高|起步|minimum|min\.?|maximum)\s*$", text[max(0, start - 10):start]))
+
+
+# An amount the user gives with the fact's word, as a wish rather than a question (人均五十左右,
+# 人均控制在一百五以内, "around 20 per person", "a price under 50").
+_AMOUNT = r"(?:\$|¥)?\s*(?:\d+|[一二两三四五六七八九十百千]+)"
+_AMOUNT_AFTER = re.compile(r"\s*(?:在|是|控制在|大概|大约|差不多|不超过|不要超过|最多|"
+                           r"around|about|under|below|of|is|within|"
+                           r"max|at most|no more than|less than)?\s*" + _AMOUNT
+                           # (多少钱一位: asked)
+                           + r"(?![\d一二两三四五六七八九十百千]*(?:吗|么|\?|？|位|个|人|份))")
+_AMOUNT_BEFORE = re.compile(_AMOUNT + r"\s*(?:元|块钱?|yuan|bucks|dollars|kuai)?\s*(?:a|an)?\s*$")
+
+
+def _amount_given(text: str, start: int, end: int) -> bool:
+    """Whether the fact's word at text[start:end] comes with an amount the user gives: a wish
+    for the price, not a question about the place's ("有没有便宜点的，人均五十左右")."""
+    return bool(_AMOUNT_AFTER.match(text, end) or _AMOUNT_BEFORE.search(text[max(0, start - 16):start]))
 
 
 def _ones_own(text: str, start: int, end: int) -> bool:
@@ -370,14 +395,15 @@ def breaks(item: dict[str, Any], condition: Condition, needs_known: Collection[s
     return number > limit if condition.comparator == "<=" else number < limit
 
 
-def filter_options(items: list[dict[str, Any]], state: SessionState,
-                   needs_known: Collection[str] = ()) -> tuple[list[dict[str, Any]], list[str]]:
+def filter_options(items: list[dict[str, Any]], state: SessionState, needs_known: Collection[str] = (),
+                   amounts: dict[str, dict[str, str]] | None = None) -> tuple[list[dict[str, Any]], list[str]]:
     """(items that fit every live condition, one line per excluded item saying why). An item
     known to meet a condition comes before one that only does not break it (its attribute is
     unknown): asked for 朝阳区, a place in 朝阳区 first, one whose area is not known after.
-    `needs_known`: keys whose needs only an item known to meet them fits (see `breaks`)."""
+    `needs_known`: keys whose needs only an item known to meet them fits (see `breaks`);
+    `amounts`: the catalogue's (see `Catalogue.amounts`, `per_item`)."""
     fitting, excluded = [], []
-    conditions = list(state.constraints.values())
+    conditions = [per_item(c, state, amounts or {}) for c in state.constraints.values()]
     for item in items:
         broken = [c for c in conditions if breaks(item, c, needs_known)]
         if broken:
@@ -386,6 +412,36 @@ def filter_options(items: list[dict[str, Any]], state: SessionState,
             fitting.append(item)
     fitting.sort(key=lambda item: sum(c.key not in item for c in conditions))
     return fitting, excluded
+
+
+# A limit said per head (人均五十, "20 a head") or for the whole party (一共五百, "200 in total"),
+# and one said roughly (左右, "around"), which a place a little over still meets.
+_PER_HEAD = re.compile(r"人均|每人|每个人|一个人|一人|每位|per person|a head|per head|each|apiece|pp\b", re.IGNORECASE)
+_FOR_ALL = re.compile(r"一共|总共|总的|整桌|一桌|全部|加起来|in total|total|altogether|all of us|for everyone|all in",
+                      re.IGNORECASE)
+_ROUGHLY = re.compile(r"左右|上下|大概|大约|差不多|around|about|roughly|or so|\d+ish|-ish", re.IGNORECASE)
+ROUGHLY_OVER = 1.2
+
+
+def per_item(condition: Condition, state: SessionState, amounts: dict[str, dict[str, str]]) -> Condition:
+    """`condition` as an item's attribute holds it: a limit on a key the catalogue reads against
+    an amount of each item (a budget against the price per person) becomes one on that amount,
+    per head (a total for the party divided by its size), a tenth or two over a rough one
+    allowed. Any other condition is itself."""
+    amount = amounts.get(condition.key)
+    if amount is None or condition.comparator not in ("<=", ">="):
+        return condition
+    try:
+        limit = float(condition.value)
+    except (TypeError, ValueError):
+        return condition
+    heads = next((c.value for c in state.find(amount.get("heads", "")) if c.comparator == "="), None)
+    if isinstance(heads, (int, float)) and heads > 1 and _FOR_ALL.search(condition.words) \
+            and not _PER_HEAD.search(condition.words):
+        limit /= heads
+    if _ROUGHLY.search(condition.words):
+        limit = limit * ROUGHLY_OVER if condition.comparator == "<=" else limit / ROUGHLY_OVER
+    return dataclasses.replace(condition, key=amount["attribute"], value=limit)
 
 
 # A wish that asks for less of something ("away from the kitchen", 别太吵) ranks an item whose
@@ -449,12 +505,22 @@ def rank_by_wishes(items: list[dict[str, Any]], wishes: list[str], language: str
         for wish in wishes:
             against = _AGAINST.search(wish)
             # "a table away from the kitchen": what is wished away is what follows the "away".
-            wanted = content_words(wish[against.end():] if against else wish, language)
+            wanted = _and_plain_forms(content_words(wish[against.end():] if against else wish, language))
             if wanted & has:
                 total += -1 if against else 1
         return total
 
     return sorted(items, key=score, reverse=True)
+
+
+def _and_plain_forms(words: set[str]) -> set[str]:
+    """Words with the plain form of each comparative ("somewhere quieter" wishes for what the
+    catalogue calls "quiet"; cheaper, calmer, nicer, fancier)."""
+    plain = set(words)
+    for word in words:
+        if word.isascii() and len(word) > 5 and word.endswith("er"):
+            plain |= {word[:-2], word[:-1]} | ({word[:-3] + "y"} if word.endswith("ier") else set())
+    return plain
 
 
 OPTIONS_SHOWN = 2
@@ -465,7 +531,7 @@ def offered_options(catalogue: Catalogue, state: SessionState, language: str = "
     (key → value; only the name, in `language`, under the catalogue's `name_key`)."""
     if not catalogue.name_key:
         return []
-    fitting, _excluded = filter_options(catalogue.items, state)
+    fitting, _excluded = filter_options(catalogue.items, state, amounts=catalogue.amounts)
     return [{catalogue.name_key: item_name(item, language)} for item in fitting[:OPTIONS_SHOWN]]
 
 
@@ -473,7 +539,7 @@ def render_options(catalogue: Catalogue, state: SessionState, language: str = "e
     """The first two items that fit the state, each with the catalogue's `details`.
     English by default: the reply prompt's instructions are English in every language,
     and the options line is read as one of them."""
-    fitting, _excluded = filter_options(catalogue.items, state)
+    fitting, _excluded = filter_options(catalogue.items, state, amounts=catalogue.amounts)
 
     def show(item: dict[str, Any]) -> str:
         shown = ", ".join(str(said_in(item[k], language)) for k in catalogue.details if k in item)

@@ -114,6 +114,10 @@ class KeySpec:
     labels: dict[str, str] = field(default_factory=dict)
     aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
     values: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    # Words that say a value only where the rest of their clause names nothing else (换成黑色的 is an
+    # exchange; 换成退款, 换个地址 are not): read after every other value (memory/working/extract.py).
+    loose_values: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    loose_not_when: dict[str, tuple[str, ...]] = field(default_factory=dict)   # …nor beside these (换个地址)
     reader: Reader = Reader.NONE
     name_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)   # words before a name, per language
     # Words of switching to another, read as `name_cues` just after this key's value was carried out
@@ -346,6 +350,8 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
             labels={k: str(v) for k, v in (raw.get("label") or {}).items()},
             aliases=_words(raw.get("aliases")),
             values={value: _words(words) for value, words in (raw.get("values") or {}).items()},
+            loose_values={value: _words(words) for value, words in (raw.get("loose_values") or {}).items()},
+            loose_not_when=_words(raw.get("loose_not_when")),
             reader=_reader(raw.get("reader"), f"domain {data.get('name')}: key {name}"),
             name_cues=_words(raw.get("name_cues")),
             switch_cues=_words(raw.get("switch_cues")),

@@ -183,7 +183,10 @@ EN = StateCues(
                              r"(?:\s+[^\s,.;:!?]+){0,2}\s*$|"
                              r"\btoo\s+(?:far\s+|much\s+)?$"),     # "too expensive", "too far back": right before it
     negation_after=None,
-    negated_before=re.compile(r"\b(?:not|no|never|isn'?t|except|instead of|rather than)\s+(?:on\s+|at\s+|this\s+)?$"),
+    negated_before=re.compile(r"\b(?:not|no|never|isn'?t|except|instead of|rather than|"
+                              # ("we can't make it tomorrow", "I won't be able to do Friday": no day to book)
+                              r"(?:can'?t|cannot|can not|couldn'?t|won'?t be able to)\s+(?:make it|do|come|go))"
+                              r"\s+(?:on\s+|at\s+|this\s+)?$"),
     withdrawals=(
         re.compile(
             r"\b(?:forget(?: about)?|drop|remove|cancel|scrap|scratch|never mind|ignore|no need for|"
@@ -229,6 +232,9 @@ EN = StateCues(
         re.compile(r"\b(?:under|below|less than|no more than|at most|max(?:imum)?|up to|within|cheaper than|not over|"
                    r"not more than)\s+(?:\$|£|€|¥)?\s?(?P<n>" + EN_NUMBER + r")"),
         re.compile(r"(?:\$|£|€|¥)\s?(?P<n>\d+)\s*(?:max|tops|or less|at most)"),
+        # ("around 30 bucks a head", "$40 per person": what each means to spend.)
+        re.compile(r"(?:\$|£|€|¥)?\s?(?P<n>\d+|" + EN_NUMBER + r")\s*(?:bucks|dollars|quid|euros|pounds|yuan)?\s*"
+                   r"(?:a head|per head|per person|each|a person|pp)\b"),
     ),
     not_an_amount=re.compile(r"\s*(?:people|persons|guests|pm|am|o'?clock|minutes|km|miles)"),
     period_of_day=re.compile(r"am|pm|a\.m|p\.m|morning|evening|afternoon|night|tonight|noon"),
@@ -300,7 +306,9 @@ ZH = StateCues(
     bare_number=re.compile(r"(?:改成|换成|改为|还是|应该是)(?P<n>" + ZH_NUMBER + r")(?![点號号月样些下起直定会般])"),
     amount_limit=(
         re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:块钱?|元)?\s*(?:以内|以下|之内|左右)"),
-        re.compile(r"(?:不超过|不要超过|最多)\s*(?P<n>" + ZH_NUMBER + r")"),
+        re.compile(r"(?:不超过|不要超过|别超过|不能超过|最多|顶多|封顶)\s*(?P<n>" + ZH_NUMBER + r")"),
+        # (人均一百: a price per head said plainly is the most to spend.)
+        re.compile(r"(?:人均|每人|每个人)\s*(?:在|是|控制在|大概)?\s*(?P<n>" + ZH_NUMBER + r")(?!\s*(?:个|位|人|点))"),
     ),
     not_an_amount=re.compile(r"\s*(?:个人|位|人|点)"),
     period_of_day=re.compile(r"凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|夜里"),
@@ -327,7 +335,7 @@ def negated_at(text: str, start: int, cues: StateCues | None = None) -> bool:
 # Between a key's name and the amount it is limited to ("budget is $300", 预算是五百): the key's
 # names come from its domain YAML.
 AMOUNT_AFTER_NAME = {"en": r"(?: is| was| of| around| about|'s)?\s*(?:\$|£|€|¥)?\s?(?P<n>" + EN_NUMBER + r")",
-                     "zh": r"(?:是|大概|在)?\s*(?P<n>" + ZH_NUMBER + r")"}
+                     "zh": r"(?:是|大概|大约|差不多|在|控制在|一共|总共)*\s*(?P<n>" + ZH_NUMBER + r")(?!共)"}
 
 # --- names (open values) ----------------------------------------------------------------------
 
@@ -410,9 +418,16 @@ def yes_or_no(text: str) -> bool | None:
 
 
 # "Cancel it", 不去了，取消吧: a cancel that names nothing, said of what the agent has just done.
+# All of what was asked for ("forget all of it", 全部取消).
+EVERYTHING = re.compile(r"\b(?:all of it|everything|all that|the whole thing)\b|全部|都", re.IGNORECASE)
 BARE_CANCEL = {
     "en": re.compile(r"^\W*(?:(?:no|nah|actually|never ?mind|forget it|oh|okay|ok|wait)\W+)*(?:please\s+)?"
-                     r"(?:cancel|stop|scrap|call off|undo)(?:\s+(?:it|that|this|the whole thing))?(?:\W+please)?\W*$",
+                     r"(?:cancel|stop|scrap|call off|undo)(?:\s+(?:it|that|this|the whole thing))?(?:\W+please)?\W*$|"
+                     # ("ok actually forget all of it, I'm just gonna park here and walk": and why)
+                     r"^\W*(?:(?:no|nah|actually|oh|okay|ok|wait|you know what)\W+)*(?:forget (?:it|all of it|about it|"
+                     r"everything|all that)|never ?mind|scratch (?:that|it|all that))\W+"
+                     r"(?:i'?ll|i'?m|we'?ll|we'?re|i will|"
+                     r"i am|we will|we are|i think i'?ll|i'?d rather)\b[^?]*$",
                      re.IGNORECASE),
     "zh": re.compile(r"^\W*(?:(?:算了|不用了|不要了|哎|还是)[，,\s]*)*(?:不去了|取消掉?|撤销|别去了)(?:吧|了|掉|一下)?"
                      r"(?:[，,\s]*(?:取消|不去了)(?:吧|了)?)?[。！!]?\W*$"),
@@ -494,6 +509,9 @@ LEFT_TO_YOU = re.compile(
 # Turning down what was offered, said anywhere in the turn ("hmm, not that one", 换一家).
 REFUSES_OFFER = re.compile(
     r"\b(?:not (?:that|this) one|something else|some ?where else|another (?:one|place|option)|anything else|"
+    # ("somewhere quieter", "something cheaper": another, with more of something; not "anything later")
+    r"(?:some ?where|some ?place|something|anywhere|anything) (?!(?:lat|earli|soon|oth|ov|nev|togeth|aft)er\b)"
+    r"\w{3,}(?:er|ier)|elsewhere|"
     r"(?:a )?different (?:one|place)|don'?t (?:like|want) (?:that|it|this)|not (?:keen|interested|for me)|"
     r"no thanks|rather not|nah)\b|换一家|换一个|别的|不要这家|不喜欢|不想去", re.IGNORECASE)
 # Words before an answer that carry nothing ("hmm, yes", "well, no").

@@ -148,6 +148,12 @@ _EN_CLOCK = re.compile(
 )
 
 
+# A setting named just before "like 15", "around 20" ("volume to like 15", "the temp at around 20"):
+# its level, not a clock time.
+_A_SETTING_BEFORE_EN = re.compile(r"\b(?:volume|temp|temperature|fan|heat|heater|heating|ac|a/c|thermostat|brightness|"
+                                  r"level|speed|degrees?)\b[^,.;!?\d]{0,16}$")
+
+
 def find_en_times(text: str, require_cue: bool = True) -> list[tuple[str, int, int]]:
     """(HH:MM, start, end) for clock times; bare numbers count only with a cue
     (am/pm, o'clock, half past, a colon, or 'at' before them)."""
@@ -169,7 +175,8 @@ def find_en_times(text: str, require_cue: bool = True) -> list[tuple[str, int, i
             continue        # "half 2 of them" counts, it tells no time
         cued = bool(m.group("suffix") or m.group("m") or half or m.group("mw") or m.group("ish"))
         # ("Like 7" in speech is about 7; "I'd like 2" is no time.)
-        if not cued and re.search(r"\b(?:at|around|by|about|until|till|(?<!'d )(?<!would )like)\s+$", before):
+        if not cued and re.search(r"\b(?:at|around|by|about|until|till|(?<!'d )(?<!would )like)\s+$", before) \
+                and not _A_SETTING_BEFORE_EN.search(lowered[max(0, m.start() - 32): m.start()]):
             after = lowered[m.end(): m.end() + 24]
             # ("at one of them" is a place among several, not one o'clock; "like eight or nine
             # people" counts a party)

@@ -50,7 +50,7 @@ _PLACE_EN = re.compile(r"(?:the )?(?P<v>(?:\d+[A-Za-z]? )?[A-Z][\w'&.-]*"
                        r"| " + _WORD_EN + r"){0,6})")
 # A full stop after these ends no name ("St. Mary's Hospital", "Solomon R. Guggenheim Museum").
 _ABBREVIATIONS_EN = frozenset(("St", "Mt", "Ft", "Dr", "Ave", "Blvd", "Rd", "Jr", "Sr", "Sq", "Ln", "Hwy"))
-_STREETS_EN = re.compile(r"\b(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Drive|Dr|Lane|Ln|Way|Square|Place|Plaza|"
+_STREETS_EN = re.compile(r"\b(?i:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Drive|Dr|Lane|Ln|Way|Square|Place|Plaza|"
                          r"Highway|Hwy|Parkway|Court|Circle)\.?$")
 
 # The kinds of place a Chinese place name ends with (人民广场, 浦东机场, 南京西路, 国贸大厦).

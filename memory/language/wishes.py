@@ -19,7 +19,7 @@ _I = re.IGNORECASE
 # The lead that says "I want" and nothing else; what follows it is the wish.
 _LEAD_EN = re.compile(
     r"^(?P<soft>(?:(?:and|but|also|oh|so|well|plus|actually|ideally|preferably|hopefully|if possible|please|"
-    r"maybe|if you can)[,\s]+)*)"
+    r"maybe|if you can|hmm+|um+|uh+)[,\s]+)*)"
     r"(?P<want>(?:(?:could|can|would|will) (?:you|we|i) (?:please |maybe |also )?(?:get|find|have|book|give|put|"
     r"make it|make sure|try|look for|seat|sit|be|have a table|get a table)(?: (?:me|us|it))?(?: (?:at|in|to))?"
     r"|(?:i|we)(?:'d| would| do| really| also| just)* (?:like|love|prefer|want|need|hope for|fancy)"
@@ -37,7 +37,7 @@ _SOFT_WISH = re.compile(r"ideally|preferably|hopefully|if possible|please|maybe|
 _LEAD_ZH = re.compile(
     r"^(?P<topic>[^，。！？]{0,3}?)(?:还有|另外|而且|对了)*(?:我们?|咱们?)?(?:还|也|就)?"
     # (换一家安静点的, 有没有安静点的: the wish is 安静点的.)
-    r"(?P<want>(?:最好|尽量|麻烦|请)*(?:想要|希望|想|要(?!是|不|求)|需要|想找|要找|能不能|可不可以|能|可以|要是|如果|换(?=一?[个家间])|有没有|找)"
+    r"(?P<want>(?:最好|尽量|麻烦|请)*(?:想要|希望|想|要(?!是|不|求|的)|需要|想找|要找|能不能|可不可以|能|可以|要是|如果|换(?=一?[个家间])|有没有|找)"
     r"(?:有(?!人)|找|给我们?|帮我们?(?:找|安排)?)?|最好|尽量|麻烦|请)(?:一?[个家间张])?(?:是(?!不))?")
 # "…就好了", "…更好": what the wish is said with, not part of it; it marks a wish as a request does.
 _TAIL_ZH = re.compile(r"(?:就好了?|就行了?|更好|最好|就可以了?)$")
@@ -154,12 +154,15 @@ def _lower_head(text: str, language: str) -> str:
 def _led_en(text: str) -> tuple[str, bool] | None:
     """(the wish less its lead and courtesy, whether something marks it as a wish), or None
     for a question, a courtesy or a request for an action."""
+    # ("ok maybe somewhere quieter then": the agreement before it is no part of the wish.)
+    text = re.sub(r"^(?:ok(?:ay)?|yeah|yes|sure|alright|all right)\b[,\s]+(?=\w)", "", text, flags=re.IGNORECASE)
     if _NOT_A_WISH_EN.match(text):
         return None
     lead = _LEAD_EN.match(text)
     rest = text[lead.end():] if lead else text
     wish = _TAIL_EN.sub("", rest)
     courteous = wish != rest        # "…, please", "…would be great": a request, however it starts
+    wish = re.sub(r"[,\s]+(?:then|instead|after all)$", "", wish, flags=re.IGNORECASE)    # ("somewhere quieter then")
     led = bool(lead and (lead.group("want") or _SOFT_WISH.search(lead.group("soft")))) or courteous \
         or bool(_HEAD_EN.match(wish))
     negative = bool(lead and _NEGATIVE_LEAD.search(lead.group(0)))

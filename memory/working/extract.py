@@ -23,6 +23,7 @@ from monologue.memory.language.cues import (
     BARE_CANCEL,
     CAPITALISED_WORD_EN,
     CLOSING,
+    EVERYTHING,
     HEAD_COUNT_ALONE,
     HEAD_COUNT_WHOLE,
     HOLD_ON,
@@ -52,7 +53,7 @@ from monologue.memory.language.numbers import (
     to_amount,
     to_int,
 )
-from monologue.memory.language.person import LOOSE_NAME_CUE_ZH, chinese_name_after
+from monologue.memory.language.person import CHINESE_SURNAMES, LOOSE_NAME_CUE_ZH, chinese_name_after
 from monologue.memory.language.places import find_place_en, find_place_zh, not_going, places_corrected
 from monologue.memory.language.stances import asks, clause_bounds, is_query, tells_of_the_past
 from monologue.memory.language.wishes import content_words
@@ -63,7 +64,12 @@ from monologue.memory.working.on_the_way import (
     read_stops_refused,
     read_stops_said_first,
 )
-from monologue.memory.working.put_right import held_number_named, held_number_replaced, held_part_replaced
+from monologue.memory.working.put_right import (
+    held_digits_replaced,
+    held_number_named,
+    held_number_replaced,
+    held_part_replaced,
+)
 from monologue.memory.working.readers import (
     OutOfRange,
     about_something_else,
@@ -144,6 +150,46 @@ class Extraction:
 # ("I'll take the exchange after all", 还是换个新的吧，不修了: the new value decides.)
 _REPLACES = re.compile(r"\b(?:instead|rather|make it|go with|switch to|change (?:it )?to|after all|i'?ll take)\b|"
                        r"换成|改成|改为|还是|要改", re.I)
+
+
+# A surname and its title as a clause of its own (刘女士, 我是陈先生, 就写张小姐; "Mr. Chen", "it's Ms
+# Lopez"): how a guest gives the name a table is held under.
+_TITLED_NAME = {
+    "zh": re.compile(r"(?:^|(?<=[，,。.!！？?\s]))(?:我是|我姓|是|就写|写|用|免贵姓?)?"
+                     rf"(?P<v>(?:欧阳|司马|诸葛|上官|[{CHINESE_SURNAMES}])(?:先生|女士|小姐|太太))"
+                     r"(?:吧|啊|呀|哈)?(?=[，,。.!！\s]|$)"),
+    "en": re.compile(r"(?:^|(?<=[,.!?]\s))(?:(?:it'?s|this is|i'?m)\s+)?"
+                     r"(?P<v>(?:Mr|Mrs|Ms|Miss|Dr)\.?\s+[A-Z][a-z]+(?:-[A-Z][a-z]+)?)(?:\s+(?:please|here))?(?=[,.!]|$)"),
+}
+_TITLE_WORD = re.compile(r"先生|女士|小姐|太太|mr|mrs|ms|miss|dr", re.IGNORECASE)
+
+
+# Another option asked for, by what it should be more of ("ok maybe somewhere quieter then", "okay
+# something cheaper", 好，换一家安静点的): an "ok" before it agrees to nothing on offer.
+_ANOTHER_ONE = re.compile(r"\b(?:somewhere|something|some ?place|anywhere|anything|another (?:place|restaurant|one))"
+                          r"\s+(?:\w+er|more|less|else|different|other)\b|\belsewhere\b|"
+                          r"\bdifferent (?:place|restaurant)\b|"
+                          r"换一?[家个间]|有没有[^，,。？?]{0,6}[点些]的", re.IGNORECASE)
+
+
+# A number said with what it counts (十二个, "8 people"): no time, whatever was asked.
+_COUNTED_ANSWER = re.compile(r"\d\s*(?:个|位|人|口|people|persons|guests|of us)|"
+                             r"[一二两三四五六七八九十](?:个|位|人|口)", re.IGNORECASE)
+# A command to drop something named only by a pronoun ("skip it", 不要了吧).
+_DROP_IT = re.compile(r"\b(?:skip|drop|cancel|forget|scrap|ditch|remove|lose)\s+(?:it|that|this|them)\b|跳过吧?$",
+                      re.IGNORECASE)
+
+
+# How the cabin feels, said without asking for a change (太热, "it's stuffy"): beside a command to
+# another control, the reason for it.
+_A_FEELING = re.compile(r"太(?:热|冷|闷|冰|凉)|有点(?:热|冷|闷|凉)|好(?:热|冷|闷|冰|凉)|闷热|挺(?:热|冷)|很(?:热|冷)|"
+                        r"\btoo (?:hot|warm|cold|cool)\b|\bfreezing\b|\bboiling\b|\bstuffy\b|\bchilly\b|"
+                        r"\b(?:hot|cold) in here\b|\b(?:a bit|a little|kind of) (?:hot|cold|warm)\b|"
+                        r"\b(?:'s|is|are) (?:ice )?(?:cold|freezing)\b", re.IGNORECASE)
+
+
+_UP_OR_DOWN = re.compile(r"调低|调高|[低高]一?点|降低|升高|\b(?:lower|higher|turn (?:it |that )?(?:up|down)|"
+                         r"bring it (?:up|down)|knock it down|crank it)\b", re.IGNORECASE)
 
 
 # Words that put one of several values in place of another ("a gas station instead", 换成加油站)…
@@ -346,6 +392,10 @@ class RuleExtractor:
 
         self._part_put_right(said, taken, add, state)
         part_spans = list(taken)
+        digits = held_digits_replaced(self.schema, text, lang, state) if not taken else None
+        if digits is not None:
+            add(*digits)
+            result.correction = True
         replaced = held_number_replaced(text, lang, state) if not taken else None
         if replaced is not None:
             add(Operation(Op.SET, replaced[0], Comparator.EQ, replaced[1], replaced[3], correction=True), replaced[2])
@@ -414,6 +464,7 @@ class RuleExtractor:
         # An option's name before the enums: 海底捞火锅 names a place, not a wish for hotpot.
         self._option_named(said, taken, add, result.correction, state)
         self._things_asked_for(said, taken, add, result.correction, state, commanded)
+        self._titled_name(said, taken, add, result.correction)
         read_stops_said_first(self.schema, text, lang, taken, add)     # (先去幼儿园，再去公司: a stop, then where to)
         read_stops_first_after(self.schema, text, lang, taken, add,     # (去公司，先回趟家: the same, said after)
                                going_held=state is not None and any(
@@ -422,11 +473,14 @@ class RuleExtractor:
         self._places_named(said, taken, add, result.correction, state)
         self._place_explained(said, taken, add, state)
         self._enums(said, taken, add, result.correction, withdrawn_keys, state, commanded)
+        self._loose_values(said, ops, taken, add, result.correction)
         # ("I gotta get to work, the office on Harbor Road": the kind said again is that one place.)
         on_a_street = {op.key for op in ops if op.reason == ON_A_STREET}
         ops[:] = [op for op in ops if not (op.key in on_a_street and op.op == Op.SET and op.reason != ON_A_STREET
                                            and str(op.value) in self.schema.key(op.key).values)]
         ops[:] = self._not_either_or(ops, text, where)
+        ops[:] = self._feeling_met_by_a_command(ops, text, where)
+        ops[:] = self._it_is_what_was_dropped(ops, text, where)
         self._left_behind(ops, text, state, add)
         self._bare_number_corrects(said, ops, taken, add, state, where)
         self._number_answered(said, ops, state, add, result.correction, commanded)
@@ -450,7 +504,7 @@ class RuleExtractor:
             if goal:
                 ops.insert(0, Operation(Op.SET_GOAL, value=goal, words=text.strip()))
         if ops and turn_class != TurnClass.CONFIRMATION and self._polarity(lowered, cues) == "yes" \
-                and not self._changes_held(ops, state):
+                and not self._changes_held(ops, state) and not _ANOTHER_ONE.search(text):
             ops.insert(0, Operation(Op.CONFIRM, words=text.strip()))   # "Yes, and the name is Ward"
         elif turn_class == TurnClass.CONFIRMATION or (not ops and self._is_bare_answer(lowered, cues)) or (
                 not ops and state is not None and bool(state.proposal)):
@@ -819,6 +873,12 @@ class RuleExtractor:
             return
         n = numbers[0]
         value: object
+        if spec.type == "time" and _COUNTED_ANSWER.search(said.source):
+            # (十二个 to "what time?" counts people: the party, where the domain has one.)
+            counts = [k for k in self._counts if k.name != asked]
+            if not counts:
+                return
+            spec, asked = counts[0], counts[0].name
         if spec.type == "time" and 1 <= n <= 24:
             value = self._same_half_of_day(f"{n % 24:02d}:00", spec, said.source, said.cues, state)
         elif spec.type in ("int", "quantity", "money") or spec.reader == Reader.HEAD_COUNT:
@@ -1167,6 +1227,83 @@ class RuleExtractor:
             add(Operation(Op.SET, spec.name, Comparator.EQ, value, clause_of(said.text, (found.start, found.end)),
                           correction=correction), (found.start, found.end))
 
+    def _loose_values(self, said: _Said, ops: list[Operation], taken: list[Span], add: Add,
+                      correction: bool) -> None:
+        """A key's `loose_values` (给我换成黑色的, 想换大一码的: an exchange), where no value of the key
+        was read and the rest of the clause names no other key or value (换成退款, 换个地址)."""
+        for spec in self.schema.keys.values():
+            if not spec.loose_values or any(op.key == spec.name for op in ops):
+                continue
+            for value, words in spec.loose_values.items():
+                for word in words.get(said.lang, ()):
+                    m = re.search(value_pattern(word.lower(), said.cues.spaced), said.source)
+                    if m is None or _overlaps(m.span(), taken) or self._negated(said.text, m.start(), said.cues):
+                        continue
+                    left, right = clause_bounds(said.text, *m.span())
+                    rest = said.source[m.end():right]
+                    if any(re.search(value_pattern(word.lower(), said.cues.spaced), rest) for word in (
+                            *(alias for alias, _key in self.schema.alias_lexicon(said.lang)),
+                            *spec.loose_not_when.get(said.lang, ()))) \
+                            or asks(said.text, m.start(), m.end(), said.lang) or is_query(said.text[left:right]):
+                        continue
+                    add(Operation(Op.SET, spec.name, Comparator.EQ, value, clause_of(said.text, m.span()),
+                                  correction=correction), m.span())
+                    return
+
+    def _it_is_what_was_dropped(self, ops: list[Operation], text: str, where: dict[int, Span]) -> list[Operation]:
+        """"Never mind the gas station, skip it": "it" is the stop just taken back, not the song
+        playing (a command with only a pronoun for its object, beside a withdrawal, says it again)."""
+        if not any(op.op == Op.WITHDRAW and op.value not in (None, "") for op in ops):
+            return ops
+        lang = language_of(text)
+
+        def says_it_again(op: Operation) -> bool:
+            if op.op != Op.SET or id(op) not in where or not self.schema.key(op.key).reading.verb_values:
+                return False
+            clause = clause_of(text, where[id(op)])
+            return bool(_DROP_IT.search(clause)) and not names_key(self.schema.key(op.key), clause, lang)
+        return [op for op in ops if not says_it_again(op)]
+
+    def _feeling_met_by_a_command(self, ops: list[Operation], text: str, where: dict[int, Span]) -> list[Operation]:
+        """A feeling said as the reason for a command to another control (座椅加热关了吧，太热; "open
+        the window, it's stuffy"): the command meets it; the cabin's temperature is not moved too."""
+        commanded = {op.key for op in ops if op.op == Op.SET and op.key and op.source != OpSource.RELATIVE
+                     and self.schema.key(op.key).reading.verb_values}
+        if not commanded:
+            return ops
+        rest = _A_FEELING.sub(" ", text).lower()
+
+        def asked_anyway(key: str) -> bool:      # ("it's too hot, make it cooler and open the window")
+            reading = self.schema.key(key).reading
+            return bool(_UP_OR_DOWN.search(rest)) or any(
+                re.search(value_pattern(word.lower(), word.isascii()), rest)
+                for words in (reading.more, reading.less) for word in words.get(language_of(text), ()))
+        # ("my seat's freezing, can you warm it up": the command said as a feeling, and "it" is that.)
+        felt = any(op.key in commanded and _A_FEELING.search(op.words) for op in ops)
+
+        def of_the_command(op: Operation) -> bool:
+            said = text[where[id(op)][0]:where[id(op)][1]]
+            if _A_FEELING.search(said):
+                return not asked_anyway(op.key)
+            clause = clause_of(text, where[id(op)])
+            return felt and not any(names_key(spec, clause, language_of(text)) for spec in self.schema.keys.values())
+        return [op for op in ops if not (
+            op.source == OpSource.RELATIVE and op.key not in commanded and id(op) in where and of_the_command(op))]
+
+    def _titled_name(self, said: _Said, taken: list[Span], add: Add, correction: bool) -> None:
+        """A surname with its title said as a clause of its own (刘女士, 我是陈先生, "Mr. Chen"): the
+        name a booking is held under, in a domain whose name key takes titles (`words_after`)."""
+        pattern = _TITLED_NAME.get(said.lang)
+        for spec in self._asked_for:
+            titles = (*spec.reading.tail_words.get(said.lang, ()), *spec.reading.lead_words.get(said.lang, ()))
+            if pattern is None or not any(_TITLE_WORD.fullmatch(t) for t in titles):
+                continue
+            for m in pattern.finditer(said.text):
+                if not _overlaps(m.span("v"), taken):
+                    add(Operation(Op.SET, spec.name, Comparator.EQ, m.group("v"), m.group().strip(" ，,。.!！"),
+                                  correction=correction), m.span("v"))
+                    return
+
     def _left_behind(self, ops: list[Operation], text: str, state: SessionState | None, add: Add) -> None:
         """A held key another key's new value leaves behind (`cleared_by`: "next song" after "play
         Bohemian Rhapsody"), not said again this turn, is let go; a key set brings the values it
@@ -1180,7 +1317,9 @@ class RuleExtractor:
                                       reason=f"brought by {spec.name}"), (0, 0))
         if state is None:
             return
-        withdrawn = {op.key for op in ops if op.op == Op.WITHDRAW and op.value in (None, "")}
+        # (算了不去机场了，改去北京南站: a place given up for another keeps its stops.)
+        withdrawn = {op.key for op in ops if op.op == Op.WITHDRAW and op.value in (None, "")} \
+            - {op.key for op in ops if op.op == Op.SET}
         for spec in self.schema.keys.values():
             if spec.on_the_way_to in withdrawn and state.find(spec.name) and spec.name not in said:
                 # "cancel the navigation": the stops on the way go with the route
@@ -1354,8 +1493,12 @@ class RuleExtractor:
         if not withdrawn and action is not None and state is not None \
                 and BARE_CANCEL[lang].match(text) and (going or "去" not in text):
             # (不去了, "not going": a route's cancel, not the seat heating's.)
-            # "Cancel it" just after a control was carried out: what it was done with is taken back.
-            for key in action.needs:
+            # "Cancel it" just after a control was carried out: what it was done with is taken back
+            # ("forget all of it": the task's own as well, the route with its stops).
+            primary = self.schema.primary_action()
+            everything = EVERYTHING.search(text)
+            keys = list(action.needs) + (list(primary.needs) if everything and primary is not None else [])
+            for key in dict.fromkeys(keys):
                 if state.find(key):
                     add(Operation(Op.WITHDRAW, key, words=text.strip(), reason="user cancelled what was just done"),
                         (0, len(text)))

@@ -29,7 +29,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
-from monologue.memory.language.cues import BARE_CANCEL, HEAD_COUNT_WHOLE, STATE_CUES, language_of, people_in_group
+from monologue.memory.language.cues import (
+    BARE_CANCEL,
+    EVERYTHING,
+    HEAD_COUNT_WHOLE,
+    STATE_CUES,
+    language_of,
+    people_in_group,
+)
 from monologue.memory.language.digits import digits_of_zh, digits_said, digits_said_en
 from monologue.memory.language.email_address import emails_said
 from monologue.memory.language.normalise import contains, normalised
@@ -51,7 +58,7 @@ from monologue.memory.language.stances import (
     sentences_with_offsets,
 )
 from monologue.memory.working.extract import clause_of
-from monologue.memory.working.put_right import PART_PUT_RIGHT
+from monologue.memory.working.put_right import DIGITS_PUT_RIGHT, PART_PUT_RIGHT, digits_in
 from monologue.memory.working.readers import control_just_carried_out, value_pattern
 from monologue.memory.working.state import OfferedOption, Op, Operation, OpSource, SessionState
 
@@ -164,7 +171,8 @@ def value_said(value: Any, spec: KeySpec, utterance: str, *, strict: bool = Fals
     if contains(text, normalised(raw)):
         return True
     # The value's own words, and the things whose refusal means it ("motorways" → avoid_highways).
-    surface = list(spec.values.get(raw, {}).values()) + list(spec.reading.avoided.get(raw, {}).values())
+    surface = list(spec.values.get(raw, {}).values()) + list(spec.reading.avoided.get(raw, {}).values()) \
+        + list(spec.loose_values.get(raw, {}).values())
     if any(contains(text, normalised(word)) for words in surface for word in words):
         return True
     # As the rules read it: 听力不太好 says 听力不好 (a softened negation is the same value).
@@ -295,7 +303,12 @@ class Grounder:
         was done with, though it names nothing."""
         action = control_just_carried_out(self.schema, state)
         pattern = BARE_CANCEL.get(language_of(utterance))
-        return action is not None and key in action.needs and pattern is not None and bool(pattern.match(utterance))
+        primary = self.schema.primary_action()
+        # ("forget all of it": the task's own as well)
+        everything = primary is not None and key in primary.needs and bool(
+            EVERYTHING.search(utterance))
+        return action is not None and (key in action.needs or everything) and pattern is not None \
+            and bool(pattern.match(utterance))
 
     def _said_as_where_to(self, op: Operation, spec: KeySpec, said: str) -> bool:
         """A stop named as the place it is on the way to names one ("先回趟家": a stop at 家里, the
@@ -511,6 +524,11 @@ def _query_spans(utterance: str, asks: Callable[[str], bool] = lambda _: True) -
 def _part_said(op: Operation, state: SessionState | None, said: str) -> bool:
     """A value held with a part put right ("not Maple Street, it's Maple Avenue"): the new part
     (what differs from the value held) was said."""
+    if op.reason == DIGITS_PUT_RIGHT and state is not None:
+        # ("the last digit is 3, not 2": the digits that differ were said, as digits or words.)
+        new = str(op.value)
+        return any(len(old := str(c.value)) == len(new) and all(
+            d in digits_in(said) for d, was in zip(new, old, strict=True) if d != was) for c in state.find(op.key))
     if op.reason != PART_PUT_RIGHT or state is None:
         return False
     new = str(op.value)

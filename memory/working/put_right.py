@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 
-from monologue.memory.domain.schema import DomainSchema
+from monologue.memory.domain.schema import DomainSchema, Reader
+from monologue.memory.language.digits import digits_of_zh
 from monologue.memory.language.numbers import EN_NUMBER, ZH_NUMBER, to_amount
-from monologue.memory.working.state import Op, Operation, SessionState
+from monologue.memory.working.state import Comparator, Op, Operation, SessionState
 
 Span = tuple[int, int]
 
@@ -36,6 +37,7 @@ _REPLACED = {
 
 
 PART_PUT_RIGHT = "a part of the value put right"
+DIGITS_PUT_RIGHT = "some of its digits put right"
 # A part of a value refused, then said as meant ("not Maple Street, it's Maple Avenue", 不是27号，是29号).
 _PART_PUT_RIGHT = {
     "en": re.compile(r"\bnot (?:the )?(?P<old>[\w' ]{2,40}?),?\s+(?:it'?s|it is|i meant|i mean|but|rather)\s+"
@@ -95,6 +97,88 @@ def held_part_replaced(schema: DomainSchema, text: str, lang: str,
     return found
 
 
+# Some of a code's digits put right by where they are ("the last digit is 8, not 7", "last two digits
+# are 4 5", 最后一位是八，不是七, 尾号应该是五七, 第三位是二).
+_DIGIT_WORDS_EN = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|\d)"
+_WHICH_DIGITS = {
+    "en": re.compile(r"\b(?:the\s+)?(?:(?P<last>last)|(?P<first>first)|(?P<nth>second|third|fourth|fifth|sixth|seventh|"
+                     r"eighth|ninth))\s+(?:(?P<n>one|two|three|four|\d)\s+)?(?:digits?|numbers?)\s+"
+                     r"(?:(?:of|in)\s+(?:the\s+|my\s+|that\s+)?(?P<named>[a-z]+(?:\s+number)?)\s+)?"
+                     r"(?:is|are|should be|should have been|was meant to be|'s)\s+(?:a\s+|an\s+)?"
+                     r"(?P<new>" + _DIGIT_WORDS_EN + r"(?:[\s,-]+" + _DIGIT_WORDS_EN + r"){0,3})\b"
+                     r"(?:,?\s*(?:and\s+)?not\s+(?:a\s+|an\s+)?(?P<old>" + _DIGIT_WORDS_EN
+                     + r"(?:[\s,-]+" + _DIGIT_WORDS_EN + r"){0,3})\b)?", re.IGNORECASE),
+    "zh": re.compile(r"(?P<named>电话|手机|订单|单号|号码)?[号码的]*"
+                     r"(?:(?P<last>最后|末|尾号|倒数)(?P<n>[一两二三四1-4])?(?:位|个数字?|个)?(?:数字)?|(?P<first>第一|前)"
+                     r"(?P<n2>[一两二三四1-4])?位|第(?P<nth>[二三四五六七八九2-9])位)(?:数)?(?:应该)?(?:是|为)"
+                     r"(?P<new>[零〇幺一二三四五六七八九\d]{1,4})"
+                     r"(?:[，,]?\s*(?:而)?不是(?P<old>[零〇幺一二三四五六七八九\d]{1,4}))?"),
+}
+_ORDINAL_DIGIT = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9,
+                  "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_HOW_MANY = {"one": 1, "two": 2, "three": 3, "four": 4, "一": 1, "两": 2, "二": 2, "三": 3, "四": 4}
+
+
+def held_digits_replaced(schema: DomainSchema, text: str, lang: str,
+                         state: SessionState | None) -> tuple[Operation, Span] | None:
+    """"The last digit is 8, not 7", 最后一位是八，不是七: the digits of a code the state holds (an
+    order number, a phone), by where they are in it, said anew. Of several codes held, the one
+    whose digits there are the ones refused, else the one said last."""
+    pattern = _WHICH_DIGITS.get(lang)
+    m = pattern.search(text) if pattern is not None and state is not None else None
+    if m is None or state is None:
+        return None
+    new = digits_in(m.group("new"))
+    old = digits_in(m.group("old") or "")
+    if not new:
+        return None
+    count = m.groupdict().get("n") or m.groupdict().get("n2")
+    wanted = (_HOW_MANY.get(count, int(count) if count and count.isdigit() else 0) if count else 0) or len(new)
+    codes = sorted((c for c in state.constraints.values() if isinstance(c.value, str)
+                    and (spec := schema.keys.get(c.key)) is not None and spec.reader == Reader.IDENTIFIER
+                    and sum(ch.isdigit() for ch in c.value) > len(new)), key=lambda c: c.last_mentioned)
+    candidates: list[tuple[bool, str, str]] = []
+    for condition in codes:
+        held = str(condition.value)
+        at = [i for i, ch in enumerate(held) if ch.isdigit()]
+        if m.group("last"):
+            places = at[-wanted:]
+        elif m.group("first"):
+            places = at[:wanted]
+        else:
+            start = _ORDINAL_DIGIT.get(m.group("nth"), int(m.group("nth")) if m.group("nth").isdigit() else 0) - 1
+            places = at[start:start + len(new)]
+        if len(places) != len(new):
+            continue
+        was = "".join(held[i] for i in places)
+        if was == new:
+            continue
+        changed = list(held)
+        for i, digit in zip(places, new, strict=True):
+            changed[i] = digit
+        candidates.append((bool(old) and was == old, condition.key, "".join(changed)))
+    named = m.group("named")
+    if named:
+        # ("the last two digits of the order are 3 2", 电话最后一位是八: the code named.)
+        candidates = [c for c in candidates if any(named.lower() in word.lower() or word.lower() in named.lower()
+                                                   for lang_words in schema.key(c[1]).aliases.values()
+                                                   for word in lang_words)] or candidates
+    if not candidates:
+        return None
+    _refused, key, value = max(candidates, key=lambda c: c[0])     # (the last said, among equals)
+    return Operation(Op.SET, key, Comparator.EQ, value, m.group(0), correction=True,
+                     reason=DIGITS_PUT_RIGHT), m.span()
+
+
+def digits_in(said: str) -> str:
+    """'八', 'four five', '4 5' → the digits."""
+    out = digits_of_zh(said)
+    words = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+             "seven": "7", "eight": "8", "nine": "9"}
+    out = re.sub(r"[a-z]+", lambda w: words.get(w.group(0).lower(), ""), out, flags=re.IGNORECASE)
+    return re.sub(r"\D", "", out)
+
+
 def _number_inside_held(old: int, new: int, state: SessionState) -> tuple[str, str] | None:
     """The held value with `old` in it, `new` in its place: a time's hour in the same half of
     the day (19:00, "8 not 7" → 20:00), or a number in a name (42 Maple Street → 24 Maple Street)."""
@@ -132,4 +216,6 @@ def held_number_named(phrase: str, state: SessionState | None) -> tuple[str, str
     return (key, None) if key is not None else None
 
 
-__all__ = ["PART_PUT_RIGHT", "held_number_named", "held_number_replaced", "held_part_replaced"]
+__all__ = ["DIGITS_PUT_RIGHT", "PART_PUT_RIGHT", "digits_in", "held_digits_replaced", "held_number_named",
+           "held_number_replaced",
+           "held_part_replaced"]

@@ -74,7 +74,11 @@ def _clause(text: str, span: Span) -> str:
 
 
 def _mentions(clause: str, words: tuple[str, ...], spaced: bool) -> bool:
-    return bool(words) and bool(re.search(_alternation(words, spaced), clause.lower()))
+    """Whether `clause` says one of `words` (in English whole, or in the plural: "the seats")."""
+    pattern = _alternation(words, spaced)
+    if spaced:
+        pattern = pattern.removesuffix(r"(?![\w])") + r"(?:s|es)?(?![\w])"
+    return bool(words) and bool(re.search(pattern, clause.lower()))
 
 
 def value_pattern(word: str, spaced: bool) -> str:
@@ -356,7 +360,8 @@ def _nearest_control(text: str, span: Span, left: int, right: int, spec: KeySpec
     clause = text[left:right].lower()
     for candidate in [spec, *(c for c in controls if c is not spec and c.reading.verb_values)]:
         for cue in _words(candidate.reading.value_cues, lang):
-            pattern = r"(?<![a-z])" + re.escape(cue.lower()) + r"(?![a-z])" if lang == "en" else re.escape(cue)
+            # (in English with its plural: "heat up the seats")
+            pattern = r"(?<![a-z])" + re.escape(cue.lower()) + r"(?:s|es)?(?![a-z])" if lang == "en" else re.escape(cue)
             for m in re.finditer(pattern, clause):
                 start, end = m.start() + left, m.end() + left
                 gap = span[0] - end if end <= span[0] else start - span[1] if start >= span[1] else 0
@@ -400,7 +405,10 @@ def controls_unnamed(schema: DomainSchema, text: str, lang: str) -> list[str]:
 
 # A level said as what to set a control to ("set the volume to 15", "turn the fan to level 3",
 # 风量开到三档, 调到最大), not a step (再大一格, 大一档) nor a level remembered ("it was fine at 3").
-_A_LEVEL = re.compile(r"\b(?:set|turn|put|crank|change|make|bring)\b.*\b(?:to|at|on)\s+(?:level\s+)?"
+# ("set the volume to 15"; spoken bare, "volume to like 15", "fan to level 3")
+_A_LEVEL = re.compile(r"(?:\b(?:set|turn|put|crank|change|make|bring)\b.*)?\b(?:to|at|on)\s+"
+                      r"(?:like\s+|about\s+|around\s+)?"
+                      r"(?:level\s+)?"
                       r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
                       r"max(?:imum)?|min(?:imum)?)\b|"
                       r"(?:调|开|设|放|弄)(?:到|成)\s*"
@@ -523,6 +531,9 @@ _SHAPED_CODE = re.compile(_APART + r"(?P<v>[A-Za-z]{1,3}[-#]?\d{4,}|[A-Z] \d{4,}
                           r"\d{6,}|\d{3,}(?:[ -]\d{3,})+|\d(?: \d){5,})" + _APART_AFTER)
 
 
+# A phone number by its shape: 555 201 3344, (415) 555-0192, +1 415 555 0192, 13812345678.
+_PHONE_SHAPE = re.compile(_APART + r"(?P<v>(?:\+?\d{1,3}[ -])?\(?\d{3}\)?[ -]\d{3}[ -]\d{4}|1[3-9]\d{9}|"
+                          r"1[3-9]\d[ -]\d{4}[ -]\d{4})" + _APART_AFTER)
 # A code spelled out, a symbol at a time ("A B 4 5 7 2", "7 7 1 0 4").
 _SPELLED = (r"(?<![\w'’])(?P<v>(?:(?:[A-Za-z] ){0,3}|[A-Za-z]{1,2}(?=\d))\d(?: [A-Za-z0-9](?![\w'’])){3,})")
 """A code spelled out ("A B 4 5 7 2", "k7 3 2 9 1": a letter or two touching the first digit)."""
@@ -564,6 +575,11 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
         else:               # "you can reach me at 617 555 0142": a number in a code's shape, said to be a phone's
             found += [m.span("v") for m in _SHAPED_CODE.finditer(text)
                       if _PHONE_BEFORE.search(text[max(0, m.start() - 20):m.start()])]
+        if a_phone and not any(not any(_PHONE_BEFORE.search(n) for n in _words(other.aliases, lang))
+                               for other in schema.read_by(Reader.IDENTIFIER)):
+            # ("ok name's Rodriguez, 555 201 3344": where no other code is asked for, a number in a
+            # phone's shape is the phone.)
+            found += [m.span("v") for m in _PHONE_SHAPE.finditer(text)]
         refused = [span for span in found if _CODE_REFUSED.search(text[max(0, span[0] - 30):span[0]])]
         if refused and spec.name not in open_to:
             # "not order 44719, it's 44791": after the one refused, any code is the one meant.

@@ -128,7 +128,9 @@ _CANCEL_KEPT_EN = re.compile(r"\b(?:not|never(?! mind)|don'?t|doesn'?t|didn'?t|w
 _CANCEL_KEPT_ZH = re.compile(r"[不别没被已]|如果|要是|会不会|为什么|怎么|千万")
 _QUESTION_END = re.compile(r"[?？]\s*$|[吗呢么]\W*$")
 # A question that asks the agent to do it ("can you cancel it?", 能帮我取消吗) is a request.
-_ASKS_THE_AGENT = re.compile(r"^\W*(?:(?:can|could|would|will) you|please)\b|帮我|给我|麻烦你?")
+# ("oh shoot, we can't make it, can you cancel that": asked in its own clause.)
+_ASKS_THE_AGENT = re.compile(r"(?:^|[,;:]\s*|\b(?:so|and|then|actually|just)\s+)\W*(?:(?:can|could|would|will) you|"
+                             r"please)\b|帮我|给我|麻烦你?")
 
 
 @lru_cache(maxsize=512)
@@ -179,10 +181,10 @@ def _called_off_patterns(nouns_en: tuple[str, ...], nouns_zh: tuple[str, ...], v
         # clause ("I don't want a table outside" asks for another table).
         re.compile(r"\b(?:don'?t|do not|no longer|won'?t)\s+(?:need|want|be needing)\s+(?:it|that|(?:the|an?)\s+(?:"
                    + noun_en + r")|one|to (?:" + verb_en + r"))" + clause_end),
-        re.compile(r"\b(?:forget (?:it|about it|the (?:" + noun_en + r"))|"
+        re.compile(r"\b(?:forget (?:it|about it|all of it|all that|everything|the (?:" + noun_en + r"))|"
                    r"never ?mind(?: it| about it| the (?:" + noun_en + r"))?)"
                    r"\b.*\b(?:i'?ll|we'?ll|i will|we will|i'?m not|we'?re not|not going|i'?d rather|"
-                   r"i just|we just|myself|ourselves)\b"),
+                   r"i just|we just|myself|ourselves|(?:i|we)(?:'?re|'?m| are| am)? (?:just |gonna |going to ))"),
         re.compile(r"\bnot (?:going|coming) (?:any ?more|after all)\b"),
         # 算了，不订了, 我们就不去了 (not 海底捞不去了, a place turned down; nor 辣的就不吃了)
         re.compile(r"(?:^|[，,。！!\s]|算了|那就|就|我们|我|还是|先)(?:不|别|不用|不要|不想)再?(?:" + verb_zh + r")了"),
