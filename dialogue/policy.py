@@ -24,6 +24,7 @@ from monologue.memory.language.cues import (
     ABILITIES_QUESTION,
     ABOUT_ME,
     AGENT_NAME_QUESTION,
+    ANOTHER_PLACE,
     CLOSING,
     COMPLAINT,
     DROWSY,
@@ -366,7 +367,8 @@ class DialoguePolicy:
         done = _done_with(state, action.name)
         chosen = str(values.get(action.choose, "")) if action.choose else ""
         if chosen and chosen not in refused and action.choose not in turn.changed and done is None \
-                and last.act in (Act.CONFIRM, *_OFFERS) and REFUSES_OFFER.search(turn.text):
+                and last.act in (Act.CONFIRM, *_OFFERS) and ANOTHER_PLACE.search(turn.text) and not self._yes(turn) \
+                and not (turn.changed - {k for k in turn.changed if self.schema.key(k).reader == Reader.FREE_TEXT}):
             # The place the user named, turned down when read back ("ok maybe somewhere quieter
             # then", "hmm, somewhere else"): another is offered, as for one a condition rules out.
             refused = (*refused, chosen)
@@ -397,7 +399,10 @@ class DialoguePolicy:
             before_turn_refused = refused
             if last.act in _OFFERS and last.action == action.name:
                 offered = last.option
-                if yes and offered:
+                # ("ok and actually one more person is coming so make it five": a yes before a change
+                # of what was offered agrees to nothing yet; the offer is made again with it.)
+                changed_offer = any(k in last.args and last.args.get(k) != args.get(k) for k in turn.changed)
+                if yes and offered and not changed_offer:
                     # "Yes" to the offer, which read back every detail: that was the confirmation.
                     return Decision(Act.ACT, action.name, args={**args, action.choose: offered},
                                     reason="the user accepted the offer", refused=refused)

@@ -357,7 +357,7 @@ _AMOUNT_AFTER = re.compile(r"\s*(?:在|是|控制在|大概|大约|差不多|不
                            r"around|about|under|below|of|is|within|"
                            r"max|at most|no more than|less than)?\s*" + _AMOUNT
                            # (多少钱一位: asked)
-                           + r"(?![\d一二两三四五六七八九十百千]*(?:吗|么|\?|？|位|个|人|份))")
+                           + r"(?![\d一二两三四五六七八九十百千]*(?:左右|上下)?(?:吗|么|\?|？|位|个|人|份))")
 _AMOUNT_BEFORE = re.compile(_AMOUNT + r"\s*(?:元|块钱?|yuan|bucks|dollars|kuai)?\s*(?:a|an)?\s*$")
 
 

@@ -59,6 +59,9 @@ class Reading:
     Every field is per language, and empty unless the YAML gives it."""
 
     units: dict[str, tuple[str, ...]] = field(default_factory=dict)       # quantity: "degrees", 度
+    # The controls whose command meets how this key is felt (太热 beside 座椅加热关了 or "open the
+    # window": the reason for that command, not a change of this key too).
+    eased_by: tuple[str, ...] = ()
     value_range: tuple[float, float] | None = None                          # quantity: what a reading may be
     other_scale: OtherScale | None = None                                   # quantity: 72 (°F) offered as 22
     set_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)    # "keep it at" before a bare number
@@ -294,6 +297,7 @@ def _reading(raw: dict[str, Any]) -> Reading:
     span = raw.get("range")
     return Reading(
         units=_words(raw.get("units")),
+        eased_by=tuple(str(k) for k in raw.get("eased_by") or ()),
         value_range=(float(span[0]), float(span[1])) if span else None,
         other_scale=_other_scale(raw.get("other_scale")),
         set_cues=_words(raw.get("set_cues")),

@@ -227,7 +227,8 @@ EN = StateCues(
     bare_number=re.compile(r"\b(?:make (?:it|that)|change (?:it|that) to|actually|instead|rather|let'?s say|"
                            r"(?:let'?s |we'?ll |i'?ll )?go with|"
                            r"i meant|now|(?:it|that|we)(?:'ll| will) be)\s+(?P<n>"
-                           + EN_NUMBER + r")\b(?!\s*(?::|am|pm|o'?clock|dollars|bucks))"),
+                           + EN_NUMBER + r")\b"
+                           r"(?!\s*(?::|am|pm|o'?clock|dollars|bucks|more\b|extra\b|additional\b|of\b))"),
     amount_limit=(
         re.compile(r"\b(?:under|below|less than|no more than|at most|max(?:imum)?|up to|within|cheaper than|not over|"
                    r"not more than)\s+(?:\$|£|€|¥)?\s?(?P<n>" + EN_NUMBER + r")"),
@@ -240,6 +241,11 @@ EN = StateCues(
     period_of_day=re.compile(r"am|pm|a\.m|p\.m|morning|evening|afternoon|night|tonight|noon"),
     max_answer_words=6,
 )
+
+# After a number, what shows it counts or times something rather than money (两个小时, 一份, 两道菜).
+_NOT_MONEY_AFTER_ZH = (r"(?![\d零一二两三四五六七八九十百千万]|"
+                       r"\s*(?:个|位|人|点|份|道|杯|碗|瓶|盘|样|小时|分钟|钟头|天|晚|"
+                       r"公里|里|站|号|岁|次|遍|口))")
 
 ZH = StateCues(
     spaced=False,
@@ -306,9 +312,11 @@ ZH = StateCues(
     bare_number=re.compile(r"(?:改成|换成|改为|还是|应该是)(?P<n>" + ZH_NUMBER + r")(?![点號号月样些下起直定会般])"),
     amount_limit=(
         re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:块钱?|元)?\s*(?:以内|以下|之内|左右)"),
-        re.compile(r"(?:不超过|不要超过|别超过|不能超过|最多|顶多|封顶)\s*(?P<n>" + ZH_NUMBER + r")"),
-        # (人均一百: a price per head said plainly is the most to spend.)
-        re.compile(r"(?:人均|每人|每个人)\s*(?:在|是|控制在|大概)?\s*(?P<n>" + ZH_NUMBER + r")(?!\s*(?:个|位|人|点))"),
+        # (不超过两个小时, 最多等二十分钟: a while, not money)
+        re.compile(r"(?:不超过|不要超过|别超过|不能超过|最多|顶多|封顶)\s*(?P<n>" + ZH_NUMBER + r")"
+                   + _NOT_MONEY_AFTER_ZH),
+        # (人均一百: a price per head said plainly is the most to spend; 每人一份套餐 counts dishes.)
+        re.compile(r"(?:人均|每人|每个人)\s*(?:在|是|控制在|大概)?\s*(?P<n>" + ZH_NUMBER + r")" + _NOT_MONEY_AFTER_ZH),
     ),
     not_an_amount=re.compile(r"\s*(?:个人|位|人|点)"),
     period_of_day=re.compile(r"凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|夜里"),
@@ -427,7 +435,10 @@ BARE_CANCEL = {
                      r"^\W*(?:(?:no|nah|actually|oh|okay|ok|wait|you know what)\W+)*(?:forget (?:it|all of it|about it|"
                      r"everything|all that)|never ?mind|scratch (?:that|it|all that))\W+"
                      r"(?:i'?ll|i'?m|we'?ll|we'?re|i will|"
-                     r"i am|we will|we are|i think i'?ll|i'?d rather)\b[^?]*$",
+                     r"i am|we will|we are|i think i'?ll|i'?d rather)\b"
+                     # (not "never mind, I'm going to the office first", "…I'll listen to jazz instead")
+                     r"(?![^?]*\b(?:instead|first|going to (?:the|a|my)|heading|headed|listen|play|take me|"
+                     r"go to)\b)[^?]*$",
                      re.IGNORECASE),
     "zh": re.compile(r"^\W*(?:(?:算了|不用了|不要了|哎|还是)[，,\s]*)*(?:不去了|取消掉?|撤销|别去了)(?:吧|了|掉|一下)?"
                      r"(?:[，,\s]*(?:取消|不去了)(?:吧|了)?)?[。！!]?\W*$"),
@@ -509,11 +520,20 @@ LEFT_TO_YOU = re.compile(
 # Turning down what was offered, said anywhere in the turn ("hmm, not that one", 换一家).
 REFUSES_OFFER = re.compile(
     r"\b(?:not (?:that|this) one|something else|some ?where else|another (?:one|place|option)|anything else|"
-    # ("somewhere quieter", "something cheaper": another, with more of something; not "anything later")
-    r"(?:some ?where|some ?place|something|anywhere|anything) (?!(?:lat|earli|soon|oth|ov|nev|togeth|aft)er\b)"
-    r"\w{3,}(?:er|ier)|elsewhere|"
+    # ("somewhere quieter", "some place cheaper": another place, with more of something)
+    r"(?:some ?where|some ?place) (?!(?:lat|earli|soon|oth|ov|nev|togeth|aft)er\b)\w{3,}(?:er|ier)\b"
+    r"(?!\s+(?:to|than)\b)|"
     r"(?:a )?different (?:one|place)|don'?t (?:like|want) (?:that|it|this)|not (?:keen|interested|for me)|"
-    r"no thanks|rather not|nah)\b|换一家|换一个|别的|不要这家|不喜欢|不想去", re.IGNORECASE)
+    r"no thanks|rather not|nah)\b|换一家|换一个|不要这家|"
+    # (别的没了, 别的都没问题: nothing else; 我不喜欢等位，直接订吧 dislikes something else)
+    r"别的(?!没|都|不|也|就|还好)|不(?:太)?喜欢(?:这|那|它)|不(?:太)?喜欢[。！!]?$|不想去(?:这|那|了)|不想去[。！!]?$",
+    re.IGNORECASE)
+# Another option asked for, by what it should be more of or that it is another ("ok maybe
+# somewhere quieter then", "somewhere else", 换一家安静点的): an "ok" before it agrees to nothing.
+ANOTHER_PLACE = re.compile(r"\b(?:some ?where|some ?place|something) (?!(?:lat|earli|soon|oth|ov|nev|togeth|aft)er\b)"
+                           r"\w{3,}(?:er|ier)\b(?!\s+(?:to|than)\b)|\b(?:some ?where|some ?place) else\b|"
+                           r"\belsewhere\b|\b(?:another|a different) (?:place|restaurant)\b|换一?[家个间]|"
+                           r"有没有[^，,。？?]{0,6}[点些]的", re.IGNORECASE)
 # Words before an answer that carry nothing ("hmm, yes", "well, no").
 FILLERS = re.compile(r"^\W*(?:(?:hmm+|um+|uh+|er+m?|well|oh|ah|so|okay so|嗯+|呃|那个)\W+)+", re.IGNORECASE)
 # A yes word used as an adjective ("lovely weather", "great day"): small talk, not a yes.

@@ -151,7 +151,7 @@ _EN_CLOCK = re.compile(
 # A setting named just before "like 15", "around 20" ("volume to like 15", "the temp at around 20"):
 # its level, not a clock time.
 _A_SETTING_BEFORE_EN = re.compile(r"\b(?:volume|temp|temperature|fan|heat|heater|heating|ac|a/c|thermostat|brightness|"
-                                  r"level|speed|degrees?)\b[^,.;!?\d]{0,16}$")
+                                  r"speed|degrees?)\b[^,.;!?\d]{0,16}$")
 
 
 def find_en_times(text: str, require_cue: bool = True) -> list[tuple[str, int, int]]:

@@ -153,11 +153,16 @@ def find_place_en(text: str, cues: tuple[str, ...], answering: bool = False) -> 
             if low is None or not lowered or (not _DRIVES_EN.search(cue.group()) and not (
                     lowered[0][:1].isdigit() or _KIND_AFTER_EN.match(" " + lowered[-1]))):
                 continue
+            if not answering and _PLANS_TOLD_EN.search(text[:cue.end()]):
+                continue        # ("I'm going to the store later to pick up milk": a plan told)
             start, name = low.start("v"), " ".join(lowered)
         found.append(PlaceSaid(start, start + len(name), name, cue.start()))
     return found
 
 
+# A plan told, not a drive asked for, before a place in small letters.
+_PLANS_TOLD_EN = re.compile(r"\b(?:i'?m|i am|we'?re|we are|he'?s|she'?s|they'?re|my \w+ is|was|were)\s+(?:\w+\s+)?"
+                            r"(?:going|heading|headed) to\s*$", re.IGNORECASE)
 # After one capitalised word, a sentence going on in small letters ("Let me think", "Maybe later").
 _SENTENCE_GOES_ON_EN = re.compile(r" (?!please\b|thanks\b|thank\b|then\b|now\b)[a-z]")
 # Words that lead only to a place ("take me to", "drive to", "navigate to"); "go to" and "make it"

@@ -69,6 +69,7 @@ _NOT_A_WISH_EN = re.compile(
     r"quick question|(?:can|could|may) i ask|i have a question|one more question)\b", _I)
 # (…nor a question announced: 那个能不能顺便问一下, "by the way, quick question".)
 _NOT_A_WISH_ZH = re.compile(r"^(?:什么|几|哪|谁|为什么|怎么|多少|谢谢|你好|再见|好的|好|对|是的|不用|算了|没事|行|嗯|"
+                            r"(?:别的|其他|其它)(?:都|没|不|也)|"
                             r"记得|忘了|取消)|(?:吗|呢|么)[？?。]?$|问(?:一下|一问|下|个问题|你个事|件事)$")
 # A question word inside the clause: a question, unless a wish leads it (希望有人解释一下怎么回事).
 _QUESTION_WORD_ZH = re.compile(r"什么|啥|咋|哪(?:个|里|儿|家|些)|几点|多少|怎么|为什么")

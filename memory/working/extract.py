@@ -20,6 +20,7 @@ from monologue.memory.language.cues import (
     A_NUMBER_ALONE,
     A_PAIR,
     A_YES_BUT,
+    ANOTHER_PLACE,
     BARE_CANCEL,
     CAPITALISED_WORD_EN,
     CLOSING,
@@ -155,21 +156,17 @@ _REPLACES = re.compile(r"\b(?:instead|rather|make it|go with|switch to|change (?
 # A surname and its title as a clause of its own (刘女士, 我是陈先生, 就写张小姐; "Mr. Chen", "it's Ms
 # Lopez"): how a guest gives the name a table is held under.
 _TITLED_NAME = {
-    "zh": re.compile(r"(?:^|(?<=[，,。.!！？?\s]))(?:我是|我姓|是|就写|写|用|免贵姓?)?"
+    # (With a word that gives it, or as the whole turn: "好，高先生" and "thanks, Mr. Chen" address someone.)
+    "zh": re.compile(r"(?:(?:^|(?<=[，,。.!！？?\s]))(?:我是|我姓|就写|写|用|免贵姓?|预订人|订位人|(?P<bare>))|^)"
                      rf"(?P<v>(?:欧阳|司马|诸葛|上官|[{CHINESE_SURNAMES}])(?:先生|女士|小姐|太太))"
                      r"(?:吧|啊|呀|哈)?(?=[，,。.!！\s]|$)"),
-    "en": re.compile(r"(?:^|(?<=[,.!?]\s))(?:(?:it'?s|this is|i'?m)\s+)?"
+    "en": re.compile(r"(?:(?:^|(?<=[,.!?]\s))(?:(?:it'?s|this is|i'?m|put it under|under)\s+|(?P<bare>))|^)"
                      r"(?P<v>(?:Mr|Mrs|Ms|Miss|Dr)\.?\s+[A-Z][a-z]+(?:-[A-Z][a-z]+)?)(?:\s+(?:please|here))?(?=[,.!]|$)"),
 }
+_REFUSED_BEFORE = re.compile(r"(?:别|不|不要|不想|不用|没必要)$|\b(?:don'?t|do not|not|no|never)\s+(?:\w+\s+){0,2}$",
+                             re.IGNORECASE)
+_A_PHONE_GIVEN = re.compile(r"电话|手机|号码|\b(?:phone|number|cell|mobile)\b", re.IGNORECASE)
 _TITLE_WORD = re.compile(r"先生|女士|小姐|太太|mr|mrs|ms|miss|dr", re.IGNORECASE)
-
-
-# Another option asked for, by what it should be more of ("ok maybe somewhere quieter then", "okay
-# something cheaper", 好，换一家安静点的): an "ok" before it agrees to nothing on offer.
-_ANOTHER_ONE = re.compile(r"\b(?:somewhere|something|some ?place|anywhere|anything|another (?:place|restaurant|one))"
-                          r"\s+(?:\w+er|more|less|else|different|other)\b|\belsewhere\b|"
-                          r"\bdifferent (?:place|restaurant)\b|"
-                          r"换一?[家个间]|有没有[^，,。？?]{0,6}[点些]的", re.IGNORECASE)
 
 
 # A number said with what it counts (十二个, "8 people"): no time, whatever was asked.
@@ -464,7 +461,7 @@ class RuleExtractor:
         # An option's name before the enums: 海底捞火锅 names a place, not a wish for hotpot.
         self._option_named(said, taken, add, result.correction, state)
         self._things_asked_for(said, taken, add, result.correction, state, commanded)
-        self._titled_name(said, taken, add, result.correction)
+        self._titled_name(said, taken, add, result.correction, state)
         read_stops_said_first(self.schema, text, lang, taken, add)     # (先去幼儿园，再去公司: a stop, then where to)
         read_stops_first_after(self.schema, text, lang, taken, add,     # (去公司，先回趟家: the same, said after)
                                going_held=state is not None and any(
@@ -504,7 +501,7 @@ class RuleExtractor:
             if goal:
                 ops.insert(0, Operation(Op.SET_GOAL, value=goal, words=text.strip()))
         if ops and turn_class != TurnClass.CONFIRMATION and self._polarity(lowered, cues) == "yes" \
-                and not self._changes_held(ops, state) and not _ANOTHER_ONE.search(text):
+                and not self._changes_held(ops, state) and not ANOTHER_PLACE.search(text):
             ops.insert(0, Operation(Op.CONFIRM, words=text.strip()))   # "Yes, and the name is Ward"
         elif turn_class == TurnClass.CONFIRMATION or (not ops and self._is_bare_answer(lowered, cues)) or (
                 not ops and state is not None and bool(state.proposal)):
@@ -722,6 +719,9 @@ class RuleExtractor:
                     continue      # "not four people but six": the refused count is not written
                 if for_n_is_the_hour and m.group().lower().startswith("for "):
                     continue      # "for 8 please" to "what time?" is the hour, not the party
+                if re.match(r"\s*(?:more|extra|additional)\b", source[span[1]:], re.IGNORECASE) \
+                        or re.search(r"(?:再|多|加|又|另外)来?$", source[:span[0]]):
+                    continue      # "one more person is coming", 再来一个人: how many more, not the party
                 n = to_int(m.group("n"))
                 if n == 1 and PER_PERSON.search(clause_of(source, span)):
                     continue      # "多少钱一位?": a price's unit, not a party of one
@@ -1115,6 +1115,8 @@ class RuleExtractor:
                     continue
                 if tells_of_the_past(text, *m.span(), lang):
                     continue      # "I used to work at a bakery": a story, not where to go now
+                if lang == "en" and word == "back" and re.match(r"\s+(?:on|off)\b", source[m.end():]):
+                    continue      # "turn the seat heating back on": again, not the seat moved back
                 less = _LESS_OF_IT[lang].search(source[max(0, m.start() - 24): m.start()])
                 if less is not None and value in spec.degree_values and wishes is not None:
                     # 微辣就行, "not too spicy": how much of it, kept as said (no refusal of it)
@@ -1237,10 +1239,13 @@ class RuleExtractor:
             for value, words in spec.loose_values.items():
                 for word in words.get(said.lang, ()):
                     m = re.search(value_pattern(word.lower(), said.cues.spaced), said.source)
-                    if m is None or _overlaps(m.span(), taken) or self._negated(said.text, m.start(), said.cues):
-                        continue
+                    if m is None or _overlaps(m.span(), taken) or self._negated(said.text, m.start(), said.cues) \
+                            or _REFUSED_BEFORE.search(said.source[max(0, m.start() - 12):m.start()]):
+                        continue      # (退到支付宝，别换成银行卡; "I don't want a different size")
                     left, right = clause_bounds(said.text, *m.span())
                     rest = said.source[m.end():right]
+                    if _overlaps((m.end(), right), taken) or re.search(r"\d", rest):
+                        continue      # (换成W138011, 换成100.50块: another key's value, read already)
                     if any(re.search(value_pattern(word.lower(), said.cues.spaced), rest) for word in (
                             *(alias for alias, _key in self.schema.alias_lexicon(said.lang)),
                             *spec.loose_not_when.get(said.lang, ()))) \
@@ -1267,8 +1272,9 @@ class RuleExtractor:
     def _feeling_met_by_a_command(self, ops: list[Operation], text: str, where: dict[int, Span]) -> list[Operation]:
         """A feeling said as the reason for a command to another control (座椅加热关了吧，太热; "open
         the window, it's stuffy"): the command meets it; the cabin's temperature is not moved too."""
+        easing = {k for spec in self.schema.keys.values() for k in spec.reading.eased_by}
         commanded = {op.key for op in ops if op.op == Op.SET and op.key and op.source != OpSource.RELATIVE
-                     and self.schema.key(op.key).reading.verb_values}
+                     and op.key in easing}
         if not commanded:
             return ops
         rest = _A_FEELING.sub(" ", text).lower()
@@ -1288,17 +1294,25 @@ class RuleExtractor:
             clause = clause_of(text, where[id(op)])
             return felt and not any(names_key(spec, clause, language_of(text)) for spec in self.schema.keys.values())
         return [op for op in ops if not (
-            op.source == OpSource.RELATIVE and op.key not in commanded and id(op) in where and of_the_command(op))]
+            op.source == OpSource.RELATIVE and op.key not in commanded and id(op) in where
+            and commanded & set(self.schema.key(op.key).reading.eased_by) and of_the_command(op))]
 
-    def _titled_name(self, said: _Said, taken: list[Span], add: Add, correction: bool) -> None:
+    def _titled_name(self, said: _Said, taken: list[Span], add: Add, correction: bool,
+                     state: SessionState | None = None) -> None:
         """A surname with its title said as a clause of its own (刘女士, 我是陈先生, "Mr. Chen"): the
-        name a booking is held under, in a domain whose name key takes titles (`words_after`)."""
+        name a booking is held under, in a domain whose name key takes titles (`words_after`).
+        Inside a turn with no word that gives it, only beside a phone or as the answer asked for
+        (订吧，刘女士，电话…; "好，高先生" and "thanks, Mr. Chen" address someone)."""
         pattern = _TITLED_NAME.get(said.lang)
         for spec in self._asked_for:
             titles = (*spec.reading.tail_words.get(said.lang, ()), *spec.reading.lead_words.get(said.lang, ()))
             if pattern is None or not any(_TITLE_WORD.fullmatch(t) for t in titles):
                 continue
+            asked = state is not None and self._asked(state) == spec.name
             for m in pattern.finditer(said.text):
+                if m.group("bare") is not None and m.start() > 0 and not asked \
+                        and not _A_PHONE_GIVEN.search(said.text):
+                    continue
                 if not _overlaps(m.span("v"), taken):
                     add(Operation(Op.SET, spec.name, Comparator.EQ, m.group("v"), m.group().strip(" ，,。.!！"),
                                   correction=correction), m.span("v"))
@@ -1550,8 +1564,12 @@ class RuleExtractor:
                    for found in re.finditer(re.escape(word), text, re.IGNORECASE)):
                 return str(c.value)
         left, right = clause_bounds(text, *span)
-        instead = _INSTEAD_OF_ONE.search(text[left:right]) is not None
-        return str(held[-1].value) if instead or cls._said_instead(spec, value, text, span, lang, state) else None
+        clause = text[left:right]
+        # (Only with a word of replacing: 再加个咖啡吧, "and the gas is fine" add one.)
+        if _ONE_MORE_BESIDE[lang].search(clause) or not (_INSTEAD_OF_ONE.search(clause) or _REPLACES.search(clause)):
+            return None
+        return str(held[-1].value) if cls._said_instead(spec, value, text, span, lang, state) \
+            or _INSTEAD_OF_ONE.search(clause) else None
 
     @staticmethod
     def _one_more_said(spec: KeySpec, text: str, span: Span, lang: str, state: SessionState | None) -> bool:

@@ -101,17 +101,18 @@ def held_part_replaced(schema: DomainSchema, text: str, lang: str,
 # are 4 5", 最后一位是八，不是七, 尾号应该是五七, 第三位是二).
 _DIGIT_WORDS_EN = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|\d)"
 _WHICH_DIGITS = {
-    "en": re.compile(r"\b(?:the\s+)?(?:(?P<last>last)|(?P<first>first)|(?P<nth>second|third|fourth|fifth|sixth|seventh|"
+    "en": re.compile(r"\b(?<!to )(?:the\s+)?(?:(?P<last>last)(?!\s+(?:name|time|one)\b)|(?P<first>first)|"
+                     r"(?P<nth>second|third|fourth|fifth|sixth|seventh|"
                      r"eighth|ninth))\s+(?:(?P<n>one|two|three|four|\d)\s+)?(?:digits?|numbers?)\s+"
                      r"(?:(?:of|in)\s+(?:the\s+|my\s+|that\s+)?(?P<named>[a-z]+(?:\s+number)?)\s+)?"
                      r"(?:is|are|should be|should have been|was meant to be|'s)\s+(?:a\s+|an\s+)?"
                      r"(?P<new>" + _DIGIT_WORDS_EN + r"(?:[\s,-]+" + _DIGIT_WORDS_EN + r"){0,3})\b"
                      r"(?:,?\s*(?:and\s+)?not\s+(?:a\s+|an\s+)?(?P<old>" + _DIGIT_WORDS_EN
                      + r"(?:[\s,-]+" + _DIGIT_WORDS_EN + r"){0,3})\b)?", re.IGNORECASE),
-    "zh": re.compile(r"(?P<named>电话|手机|订单|单号|号码)?[号码的]*"
-                     r"(?:(?P<last>最后|末|尾号|倒数)(?P<n>[一两二三四1-4])?(?:位|个数字?|个)?(?:数字)?|(?P<first>第一|前)"
+    "zh": re.compile(r"(?<!倒数)(?P<named>电话|手机|订单|单号|号码|银行卡|卡)?[号码的]*"
+                     r"(?:(?P<last>最后|末|尾号)(?P<n>[一两二三四1-4])?(?:位|个数字?)(?:数字)?|(?P<last2>尾号)|(?P<first>第一|前)"
                      r"(?P<n2>[一两二三四1-4])?位|第(?P<nth>[二三四五六七八九2-9])位)(?:数)?(?:应该)?(?:是|为)"
-                     r"(?P<new>[零〇幺一二三四五六七八九\d]{1,4})"
+                     r"(?P<new>[零〇幺一二三四五六七八九\d]{1,4})(?![零〇幺一二三四五六七八九\d]|个|位|人|点|号|天|的)"
                      r"(?:[，,]?\s*(?:而)?不是(?P<old>[零〇幺一二三四五六七八九\d]{1,4}))?"),
 }
 _ORDINAL_DIGIT = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9,
@@ -141,7 +142,7 @@ def held_digits_replaced(schema: DomainSchema, text: str, lang: str,
     for condition in codes:
         held = str(condition.value)
         at = [i for i, ch in enumerate(held) if ch.isdigit()]
-        if m.group("last"):
+        if m.group("last") or m.groupdict().get("last2"):
             places = at[-wanted:]
         elif m.group("first"):
             places = at[:wanted]
@@ -159,10 +160,11 @@ def held_digits_replaced(schema: DomainSchema, text: str, lang: str,
         candidates.append((bool(old) and was == old, condition.key, "".join(changed)))
     named = m.group("named")
     if named:
-        # ("the last two digits of the order are 3 2", 电话最后一位是八: the code named.)
+        # ("the last two digits of the order are 3 2", 电话最后一位是八: the code named; 银行卡最后四位
+        # names none held.)
         candidates = [c for c in candidates if any(named.lower() in word.lower() or word.lower() in named.lower()
                                                    for lang_words in schema.key(c[1]).aliases.values()
-                                                   for word in lang_words)] or candidates
+                                                   for word in lang_words)]
     if not candidates:
         return None
     _refused, key, value = max(candidates, key=lambda c: c[0])     # (the last said, among equals)

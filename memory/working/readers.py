@@ -589,6 +589,8 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
         for span in spans:
             if not a_phone and _PHONE_BEFORE.search(text[max(0, span[0] - 20):span[0]]):
                 continue          # "call me, my number is 555 0123": a phone number, not the order
+            if not a_phone and _a_phone_said_before(text, span, names, lang):
+                continue          # (我电话是一五八零零，嗯，零零零，一二一二: the phone's later groups, not an order)
             before = text[clause_bounds(text, span[0], span[1])[0]:span[0]]
             own = [m.end() for m in re.finditer(_alternation(names, lang == "en"), before, flags=re.IGNORECASE)]
             if about_something_else(spec, before[max(own, default=0):], lang):
@@ -600,6 +602,19 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
                 add(Operation(Op.SET, spec.name, Comparator.EQ, code, _clause(original, span),
                               correction=correction), span)
                 break
+
+
+_A_PHONE_WORD = re.compile(r"电话|手机|\b(?:phone|cell|mobile|my number|call me|text me|reach me)\b", re.IGNORECASE)
+
+
+def _a_phone_said_before(text: str, span: Span, names: tuple[str, ...], lang: str) -> bool:
+    """Whether the sentence, before `span`, says a phone is being given, and names no code of
+    this key after that (the key's own names: "my phone is …, and the order is 44719")."""
+    start = max(text.rfind(mark, 0, span[0]) for mark in ".。!！?？;；") + 1
+    before = text[start:span[0]]
+    phone = next(reversed(list(_A_PHONE_WORD.finditer(before))), None)
+    return phone is not None and not re.search(_alternation(names, lang == "en"), before[phone.end():],
+                                               flags=re.IGNORECASE)
 
 
 def read_emails(schema: DomainSchema, text: str, taken: list[Span], add: Add, correction: bool) -> None:

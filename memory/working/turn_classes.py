@@ -129,7 +129,8 @@ _CANCEL_KEPT_ZH = re.compile(r"[不别没被已]|如果|要是|会不会|为什�
 _QUESTION_END = re.compile(r"[?？]\s*$|[吗呢么]\W*$")
 # A question that asks the agent to do it ("can you cancel it?", 能帮我取消吗) is a request.
 # ("oh shoot, we can't make it, can you cancel that": asked in its own clause.)
-_ASKS_THE_AGENT = re.compile(r"(?:^|[,;:]\s*|\b(?:so|and|then|actually|just)\s+)\W*(?:(?:can|could|would|will) you|"
+_ASKS_THE_AGENT = re.compile(r"^\W*(?:(?:so|and|then|actually|just|oh|hey|ok(?:ay)?)\W+)*"
+                             r"(?:(?:can|could|would|will) you|"
                              r"please)\b|帮我|给我|麻烦你?")
 
 
@@ -141,12 +142,13 @@ def _calls_off(lowered: str, nouns_en: tuple[str, ...], nouns_zh: tuple[str, ...
     for _, sentence in sentences_with_offsets(lowered):
         asked = _QUESTION_END.search(sentence) or (WH_QUESTION_ZH.search(sentence) if language_of(sentence) == "zh"
                                                    else WH_QUESTION_EN.search(sentence))
-        if asked and not _ASKS_THE_AGENT.search(sentence):
-            continue      # "你们取消预订要扣钱吗", 取消订位的话要提前多久说: asked about, not asked for
         for how, patterns in ((CallOff.CANCEL, cancels), (CallOff.DROP, drops)):
             for m in (m for pattern in patterns for m in pattern.finditer(sentence)):
                 clause_start = max(sentence.rfind(mark, 0, m.start()) for mark in ",，.。;；!！") + 1
                 before = sentence[clause_start:m.start()]
+                if asked and not _ASKS_THE_AGENT.search(sentence[clause_start:m.end()]):
+                    # ("你们取消预订要扣钱吗", "I might need to cancel, and can you text me…?": not asked for)
+                    continue
                 # (要不 is "how about": 要不就不订了吧 calls it off; 要不要取消 still weighs it.)
                 kept = _CANCEL_KEPT_ZH.search(re.sub(r"要不(?!要)", "", before)) if language_of(m.group()) == "zh" \
                     else _CANCEL_KEPT_EN.search(before)
