@@ -40,7 +40,8 @@
   answered; "好，高先生" is no name; "I'm going to the store later" is no route.
 - A second drive: "ok and actually one more person is coming so make it five" booked a table for
   one; a phone said in groups (一五八零零，嗯，零零零，一二一二) overwrote the order number; "turn the seat
-  heating back on" also moved the seat back.
+  heating back on" also moved the seat back; "can we stop by a Starbucks on the way" was "I see.",
+  and "swing by the bakery on the way there" was "all set" with no stop.
 """
 
 from __future__ import annotations
@@ -384,3 +385,19 @@ async def test_the_table_kept_as_it_was(language: str, lines: list[str], expecte
 async def test_the_car_kept_as_it_was(lines: list[str], expected: str) -> None:
     replies = await _chat("en", lines, "in_car")
     assert replies[-1].text.startswith(expected)
+
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("oh and can we stop by a Starbucks on the way", ["Starbucks"]),
+    ("also swing by the bakery on the way there", ["bakery"]),
+    ("can we stop at the bank on the way", ["bank"]),
+    ("stop at the pharmacy", ["pharmacy"]),
+    ("stop at a gas station", ["fuel"]),
+])
+def test_a_stop_asked_for_by_a_word_of_stopping(text: str, expected: list[str]) -> None:
+    assert rules_read("in_car", text, {"destination": "Central Park"}).get("stops") == expected
+
+
+def test_a_street_is_still_part_of_the_place() -> None:
+    assert rules_read("in_car", "take me to Starbucks on Main Street")["destination"] == ["Starbucks on Main Street"]

@@ -45,7 +45,7 @@ _WORD_EN = r"(?:[A-Z][\w'&.-]*|\d+(?:st|nd|rd|th)?|#\s?\d+|#)"
 _JOINERS_EN = ("of", "on", "the", "de", "du", "la", "at", "&", "in")
 # (A joiner only before a capitalised word: "Union Station at 6 pm" and "in 10 minutes" end the
 # name; "Midtown and Chinatown" are two places.)
-_PLACE_EN = re.compile(r"(?:the )?(?P<v>(?:\d+[A-Za-z]? )?[A-Z][\w'&.-]*"
+_PLACE_EN = re.compile(r"(?:the |an? )?(?P<v>(?:\d+[A-Za-z]? )?[A-Z][\w'&.-]*"
                        r"(?: (?:" + "|".join(map(re.escape, _JOINERS_EN)) + r") [A-Z][\w'&.-]*"
                        r"| " + _WORD_EN + r"){0,6})")
 # A full stop after these ends no name ("St. Mary's Hospital", "Solomon R. Guggenheim Museum").
@@ -167,14 +167,14 @@ _PLANS_TOLD_EN = re.compile(r"\b(?:i'?m|i am|we'?re|we are|he'?s|she'?s|they'?re
 _SENTENCE_GOES_ON_EN = re.compile(r" (?!please\b|thanks\b|thank\b|then\b|now\b)[a-z]")
 # Words that lead only to a place ("take me to", "drive to", "navigate to"); "go to" and "make it"
 # also lead elsewhere ("go to sleep", "make it quick").
-_DRIVES_EN = re.compile(r"\b(?:take|drive|navigate|head|get (?:me|us)|directions|route|bring|ride|cab|taxi)\b",
-                        re.IGNORECASE)
+_DRIVES_EN = re.compile(r"\b(?:take|drive|navigate|head|get (?:me|us)|directions|route|bring|ride|cab|taxi|"
+                        r"swing by|drop by|pop (?:by|into)|stop (?:at|by|off at))\b", re.IGNORECASE)
 # A kind of place said in small letters after its name ("JFK airport", "the Westfield mall").
 _KIND_AFTER_EN = re.compile(r" (?:airport|hospital|station|mall|park|center|centre|terminal(?: \w{1,2}\b)?|school|"
                             r"university|college|hotel|library|museum|stadium|arena|market|bridge|plaza|campus|"
                             r"building|tower|church|zoo|beach|pier|theat(?:er|re)|cinema|restaurant|cafe|store|"
                             r"shop|gym|clinic|garage|street|avenue|road)\b")
-_LOWER_PLACE_EN = re.compile(r"(?:the )?(?P<v>[a-z0-9][\w'&.#-]*(?: [a-z0-9#][\w'&.#-]*){0,6})")
+_LOWER_PLACE_EN = re.compile(r"(?:the |an? )?(?P<v>[a-z0-9][\w'&.#-]*(?: [a-z0-9#][\w'&.#-]*){0,6})")
 # Words a place said in small letters does not run into ("take me to starbucks please").
 _NOT_IN_A_LOWER_PLACE_EN = frozenset((
     "please", "and", "then", "so", "because", "now", "first", "instead", "right", "asap", "quickly", "for", "at",
@@ -213,7 +213,9 @@ def _place_words_en(words: list[str]) -> list[str]:
     if "on" in kept:
         # "Starbucks on Main Street" is one place; "ATL on Southwest Airlines" is a place and a way there.
         at = kept.index("on")
-        if not _STREETS_EN.search(" ".join(kept[at + 1:])):
+        # ("the bank on the way": no street called "the way")
+        on_the_way = [w.lower() for w in kept[at + 1:at + 3]] == ["the", "way"]
+        if not _STREETS_EN.search(" ".join(kept[at + 1:])) or on_the_way:
             kept = kept[:at]
     while kept and (kept[-1].lower() in _JOINERS_EN or kept[-1] == "#"):
         kept.pop()
