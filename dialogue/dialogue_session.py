@@ -9,6 +9,7 @@ was said back to `remember`.
 from __future__ import annotations
 
 import itertools
+import os
 import re
 import time
 from collections.abc import Collection, Iterable, Mapping
@@ -59,6 +60,7 @@ from monologue.memory.working.readers import (
     controls_refused,
     controls_unnamed,
 )
+from monologue.memory.working.references import POINTED_AT
 from monologue.memory.working.render import spoken_conditions
 from monologue.memory.working.state import (
     INTERRUPTED,
@@ -68,6 +70,7 @@ from monologue.memory.working.state import (
     OfferedOption,
     Op,
     Operation,
+    OpSource,
     SessionState,
 )
 from monologue.memory.working.turn_classes import CallOff, TurnClass, calls_off
@@ -140,6 +143,18 @@ class TurnInput:
     previous_reply: str = ""
     earlier_replies: tuple[str, ...] = ()
     recalled: tuple[str, ...] = ()
+
+
+# The answers a question in a sentence of its own gets (a turn of several questions answers each).
+_ANSWERS = frozenset({Act.ANSWER, Act.ANSWER_STATE, Act.ANSWER_OPTION, Act.DONT_KNOW})
+def _sentences_for(decision: Decision) -> int:
+    """How many sentences a reply may have: two (what this turn answers, what it asks or does),
+    and one more for each further question the turn asked and is answered."""
+    return 2 + max(0, sum(step.act in _ANSWERS for step in decision.steps()) - 1)
+
+
+# A sentence up to its question mark, or the rest of the turn.
+_QUESTION_SENTENCE = re.compile(r"[^?？]+[?？]+|[^?？]+$")
 
 
 @dataclass
@@ -271,8 +286,9 @@ class DialogueSession:
         view = self.view(state)
         schema = self._schema(state.domain)
         catalogue = self.catalogues.get(state.domain)
-        # (Vegetarian food asked for: only a place known to serve it, as when it was asked for.)
-        needs_known = schema.kinds_of_option()
+        # (Vegetarian food, roast duck asked for: only a place known to serve it; an area asked
+        # for puts a place known to be there first, one whose area is not known after.)
+        needs_known = frozenset(k for k in schema.kinds_of_option() if schema.key(k).type != "text")
         fitting, excluded = filter_options(catalogue.items, view, needs_known, catalogue.amounts) if catalogue \
             else ([], [])
         # A wish in the user's words ("somewhere quiet") puts first the options described as it.
@@ -297,6 +313,7 @@ class DialogueSession:
             asked_option = str(asked_about["name"])
             asked_unfit = tuple(c.key for c in view.constraints.values()
                                 if breaks(asked_about, per_item(c, view, catalogue.amounts if catalogue else {})))
+        back_to_unfit = self._back_to_unfit(operations, view, schema, catalogue, needs_known)
         asked_option_said = ""
         if asked_option and not asked_unfit and asked_about is not None and catalogue is not None \
                 and not view.find(catalogue.name_key):
@@ -352,6 +369,7 @@ class DialogueSession:
         elif catalogue is not None and not memory_say and not WANTS_OPTIONS.search(text) \
                 and any(asks_about_a_place(s) for _, s in sentences_with_offsets(text)) \
                 and not self._names_the_tasks_own(schema, text, language) \
+                and not (schema.complaint_answered_by(text, language) and not changed) \
                 and (state_question is None or state_question.kind == "slot"
                      and not any(view.find(k) for k in state_question.keys)):
             # "Can I bring my dog?", 有包间吗 with a place offered: that place's listing answers, or
@@ -395,7 +413,7 @@ class DialogueSession:
         facts = TurnFacts(text=text, language=language, turn_class=turn_class, changed=changed, clarify=clarify,
                           memory_say=memory_say, memory_answer=memory_answer, about_user=about_user,
                           state_question=state_question, option_answer=option_answer, asked_option=asked_option,
-                          asked_unfit=asked_unfit, asked_option_said=asked_option_said,
+                          asked_unfit=asked_unfit, asked_option_said=asked_option_said, back_to_unfit=back_to_unfit,
                           refused_options=tuple(catalogue.refused_in(text)) if catalogue is not None else (),
                           beyond_the_domain=beyond, unnamed_controls=tuple(unnamed),
                           calls_off=calls_off(text, primary) if primary is not None else CallOff.NONE,
@@ -414,10 +432,15 @@ class DialogueSession:
         ruled_out = frozenset(n for item in (catalogue.items if catalogue else []) if id(item) not in kept
                               for n in item_names(item))
         decision = forced or policy.decide(view, facts, fitting, relaxable, ruled_out)
+        if forced is None and not changed and not clarify and memory_say is None and memory_answer is None \
+                and decision.act in _ANSWERS:
+            decision = self._each_question_answered(state, said, decision, Wording(
+                schema, language, catalogue.details if catalogue else ()), view)
         wording = Wording(schema, language, catalogue.details if catalogue else ())
         template = wording.template(decision, view, view.last_act, thanked=bool(THANKS.search(text)),
                                     leaving=bool(CLOSING.search(text)), noted=bool(changed))
-        template = compose(template, language)    # as the previous reply was said, to compare with it
+        most = _sentences_for(decision)
+        template = compose(template, language, most=most)    # as the previous reply was said, to compare with it
         asking = decision.steps()[-1]
         if decision.act == Act.CANT_DO:
             pass    # "That's not something I can do", said again, answers this turn's own request
@@ -458,7 +481,7 @@ class DialogueSession:
         said_beside = say("policy.cant_do_part", language, what=beyond_part) \
             if beyond_part and decision.act not in (Act.CLARIFY, Act.CANT_DO) else ""
         template = _with_said_beside(template, said_beside, language)
-        template = compose(template, language)
+        template = compose(template, language, most=most)
         if catalogue is not None and language != self.language:
             # A turn answered in the other language (`--language auto`) names options in it.
             template = catalogue.renamed(template, language)
@@ -480,7 +503,7 @@ class DialogueSession:
             # Offered one after another ("还有别的吗"): the earlier ones stay in view, in order, so
             # 还是第一家吧 is the first one named, not the last.
             earlier = [o for o in state.offered if o.values != new.values] \
-                if state.last_act.act in (Act.PROPOSE, Act.SUGGEST) else []
+                if state.last_act.act in (Act.PROPOSE, Act.SUGGEST, Act.CONFIRM, Act.RESUME, Act.ONLY_OPTION) else []
             offered = [*earlier[-2:], new]
         essential = compose(wording.essential(decision, template, view), language)
         if catalogue is not None and language != self.language:
@@ -499,6 +522,42 @@ class DialogueSession:
                           for lang in ("en", "zh")}
             planned.done.append(ActionDone(undone.name, {}, said=taken_back))
         return planned
+
+    def _each_question_answered(self, state: SessionState, said: TurnInput, decision: Decision,
+                                wording: Wording, view: SessionState) -> Decision:
+        """"Is there parking near there? And how long till we get there?", 现在温度是多少？目的地是哪儿？:
+        each question asked in a sentence of its own is answered, in the order asked, before the
+        task is taken up again (the turn read whole answers one; where it answers all of them,
+        人均多少？评分怎么样？, its answer stands)."""
+        questions = [q.strip() for q in _QUESTION_SENTENCE.findall(said.text)
+                     if q.rstrip().endswith(("?", "？")) or asks_for_information(q) or is_query(q)]
+        if len(questions) < 2:
+            return decision
+        main = replace(decision, then=None)
+        spoken = normalised(wording.template(main, view, view.last_act))
+        answers: list[tuple[Decision, str]] = []
+        for question in questions:
+            one = self.plan(state, replace(said, text=question, operations=(), clarify="")).decision
+            if one.act not in _ANSWERS:
+                return decision       # a sentence that asks for something else: the turn read whole decides
+            text = normalised(wording.template(replace(one, then=None), view, view.last_act))
+            if text and all(text != t for _, t in answers):
+                answers.append((replace(one, then=None), text))
+        # (An answer the whole turn's says already, less the head they share (the place's name):
+        # "海底捞火锅西单店人均83元，评分是5分" says "海底捞火锅西单店的评分是5分".)
+        if all(re.sub(r"^(?:的|'?s\b)\s*", "", t[len(os.path.commonprefix([t, spoken])):]).strip() in spoken
+               for _, t in answers):
+            return decision
+        answered = [d for d, _ in answers]
+        if not any(spoken in t for _, t in answers):
+            answered.insert(0, main)
+        if len(answered) < 2:
+            return decision
+        chained = decision.steps()[-1] if len(decision.steps()) > 1 else None
+        for answer in reversed(answered):
+            chained = replace(answer, then=chained)
+        assert chained is not None
+        return chained
 
     @staticmethod
     def _newer_than_memory(view: SessionState, schema: DomainSchema, keys: Iterable[str], memory_answer: str,
@@ -524,6 +583,20 @@ class DialogueSession:
         if item is None or item is fitting[0]:
             return None
         return item if not changed & (catalogue.attributes | wish_keys) else None
+
+    def _back_to_unfit(self, operations: Iterable[Operation], view: SessionState, schema: DomainSchema,
+                       catalogue: Catalogue | None, needs_known: Collection[str]) -> tuple[str, ...]:
+        """The conditions held that rule out the option the user went back to this turn ("太贵了" …
+        "还是刚才那家吧": the price said since), by their slots."""
+        if catalogue is None:
+            return ()
+        back = [op for op in operations if op.op == Op.SET and op.source == OpSource.REFERENCE
+                and self._plain(op.key) == catalogue.name_key and op.reason == POINTED_AT]
+        item = next((i for op in back for i in catalogue.items if str(op.value) in item_names(i)), None)
+        if item is None:
+            return ()
+        return tuple(slot for slot, c in view.constraints.items() if c.key != catalogue.name_key
+                     and breaks(item, per_item(c, view, catalogue.amounts), needs_known))
 
     @staticmethod
     def _option_asked_about(text: str, catalogue: Catalogue | None, view: SessionState,
@@ -670,7 +743,8 @@ class DialogueSession:
         catalogue = self.catalogues.get(planned.view.domain)
         wording = Wording(planned.schema, planned.language, catalogue.details if catalogue else ())
         planned.template = compose(_with_said_beside(wording.template(planned.decision, planned.view),
-                                                     planned.said_beside, planned.language), planned.language)
+                                                     planned.said_beside, planned.language), planned.language,
+                                   most=_sentences_for(planned.decision))
         planned.essential = compose(wording.essential(planned.decision, planned.template, planned.view),
                                     planned.language)
         if catalogue is not None and planned.language != self.language:

@@ -118,6 +118,10 @@ _JUST_A_YES = re.compile(r"\b(?:ok(?:ay)?|yeah|yes|yep|sure|please|just|go ahead
 _OFFERS = (Act.PROPOSE, Act.SUGGEST, Act.RESUME, Act.ONLY_OPTION)
 
 
+# Held off: "don't book it yet", "not yet", "hold off", 先别订 (no yes, whatever words of going ahead follow).
+_NOT_YET = re.compile(r"\b(?:don'?t|do not|please don'?t|no need to)\s+(?:\w+\s+)?(?:book|submit|file|open|send|"
+                      r"go ahead|do it|confirm)\b|\bnot yet\b|\bhold off\b|\bhold on\b|先别|先不要?(?:订|提交|办)|"
+                      r"(?:还|暂时)不要?(?:订|提交)", re.IGNORECASE)
 # "Too expensive", "way too far", 太贵了, 有点太远: too much of what the offer is.
 _TOO_MUCH = re.compile(r"\btoo\s+\w+|太(?!太)[\u4e00-\u9fff]", re.IGNORECASE)
 
@@ -140,6 +144,9 @@ class TurnFacts:
     # Sakura?"): it fits, and is the one to offer.
     asked_option: str = ""
     asked_unfit: tuple[str, ...] = ()    # …that breaks these conditions held: another is offered instead
+    # An option offered earlier, gone back to ("还是刚才那家吧"), and the conditions said since that
+    # rule it out: they give way to it.
+    back_to_unfit: tuple[str, ...] = ()
     refused_options: tuple[str, ...] = ()   # options the turn turns down by name (不要海底捞火锅: every branch)
     asked_option_said: str = ""          # the option asked about, said with its details, while details are missing
     # A request in words the domain does not know (帮我叫辆出租车, "open the sunroof"): nothing the
@@ -411,7 +418,14 @@ class DialoguePolicy:
                 too_much = bool(_TOO_MUCH.search(turn.text)) and any(
                     c.comparator == Comparator.NE for key in turn.changed & self.schema.kinds_of_option()
                     for c in state.find(key))
-                turned_down = REFUSES_OFFER.search(turn.text) or (yes is False and not turn.changed) or too_much
+                answering = self._complaint_answered_by(turn)
+                if answering and offered and not state.find(answering):
+                    # "That's too far, anything closer?" and no area known: which place is nearer
+                    # cannot be judged, so the area is asked for (the offer stays until it is said).
+                    return Decision(Act.ASK, action.name, key=answering, refused=refused,
+                                    reason=f"{offered} is turned down in words {answering} answers, not known")
+                turned_down = REFUSES_OFFER.search(turn.text) or (yes is False and not turn.changed) or too_much \
+                    or bool(answering)
                 if turned_down and offered and offered not in refused:
                     refused = (*refused, offered)
             fitting = [o for o in options if str(o.get("name")) not in refused]
@@ -588,6 +602,11 @@ class DialoguePolicy:
         """"I haven't decided yet", said about what was asked (not "not sure, what do you suggest?")."""
         return not turn.changed and bool(NOT_DECIDED.search(turn.text)) and not WANTS_OPTIONS.search(turn.text)
 
+    def _complaint_answered_by(self, turn: TurnFacts) -> str:
+        """The key whose complaint words the turn says of the offer ("too far": the area), unless
+        it changes anything ("too far, somewhere in Chaoyang"; "closer to 8 maybe" is the time's)."""
+        return "" if turn.changed else self.schema.complaint_answered_by(turn.text, turn.language)
+
     @staticmethod
     def _yes(turn: TurnFacts) -> bool | None:
         """Yes or no to what the agent offered or read back (None: neither)."""
@@ -599,6 +618,8 @@ class DialoguePolicy:
             return None
         if REFUSES_OFFER.search(text):
             return False
+        if _NOT_YET.search(text):
+            return None             # "don't book it yet, let me check with my team": not decided
         if _BUT_ASKS.search(turn.text):
             return None             # "sounds nice I guess, but is it romantic?": not decided until answered
         if YES_WORD_DESCRIBING.search(text):
@@ -650,6 +671,12 @@ class DialoguePolicy:
         last = state.last_act
         refused = tuple(dict.fromkeys((*last.refused, *turn.refused_options)))
         relaxable = [slot for slot in relaxable if slot in state.constraints]
+        if turn.back_to_unfit:
+            # "太贵了" … "还是刚才那家吧": the place gone back to wins over what ruled it out.
+            primary = self.schema.primary_action()
+            return Decision(Act.RELAX, primary.name if primary is not None else "", key=turn.back_to_unfit[0],
+                            about=turn.back_to_unfit, refused=refused,
+                            reason="the user went back to an earlier offer: the conditions said since give way")
         # (Asked to drop Thai, "what else have you got?" says yes: show me what there is.)
         if last.act == Act.NO_OPTIONS and last.key in state.constraints and not turn.changed \
                 and (self._yes(turn) or WANTS_OPTIONS.search(turn.text)):
@@ -813,7 +840,7 @@ class DialoguePolicy:
             return Decision(Act.GREET, key="" if GREETING.search(text) or not text.strip() else "unclear",
                             reason="no task recognised yet", refused=refused)
         if turn.turn_class == TurnClass.CHIT_CHAT and not turn.changed and self._yes(turn) is None \
-                and not WANTS_OPTIONS.search(text):
+                and not WANTS_OPTIONS.search(text) and not (last.act in _OFFERS and self._complaint_answered_by(turn)):
             if GREETING.search(text):
                 return Decision(Act.GREET, then=self._resume(step, last), reason="a greeting", refused=refused)
             if step.act == Act.ALREADY_DONE and THANKS.search(text):

@@ -57,10 +57,12 @@ class ReplyPlanner:
             return None
         if planned.decision.act == Act.RELAX and self._memory is not None:
             # "Could we drop the window seat?" — "Sure": drop it, then decide again on the new state.
-            relaxed = planned.decision.key
-            state = await self._memory.relax([relaxed], turn=turn.turn_id, reason=f"the user agreed: {turn.text}")
+            # (Or went back to an earlier offer that what was said since rules out: that gives way.)
+            relaxed = list(planned.decision.about or (planned.decision.key,))
+            state = await self._memory.relax(relaxed, turn=turn.turn_id, reason=f"the user agreed: {turn.text}")
             turn.reply.state_version = state.version
-            planned = self._dialogue.plan(state, replace(said, operations=(Operation(Op.WITHDRAW, relaxed),)))
+            planned = self._dialogue.plan(state, replace(said, operations=tuple(
+                Operation(Op.WITHDRAW, key) for key in relaxed)))
         choice = await self._model_choice(planned, turn, said.previous_reply)
         if choice is not None and choice.decision is not None:
             planned = self._dialogue.plan(state, said, forced=choice.decision)

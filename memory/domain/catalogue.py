@@ -377,11 +377,11 @@ def _ones_own(text: str, start: int, end: int) -> bool:
 
 def breaks(item: dict[str, Any], condition: Condition, needs_known: Collection[str] = ()) -> bool:
     """True when the item certainly breaks the condition. Unknown attributes never do, except a
-    need on a key of `needs_known` (vegetarian food asked for: a place not known to serve it is
-    not offered, after "no place is known to")."""
+    need on a key of `needs_known` (vegetarian food, roast duck asked for: a place not known to
+    serve it is not offered, after "no place is known to")."""
     values = _values(item, condition.key)
     if values is None:
-        return condition.comparator == "includes" and condition.key in needs_known
+        return condition.comparator in ("includes", "=") and condition.key in needs_known
     wanted = str(condition.value).lower()
     if condition.comparator == "excludes" or condition.comparator == "!=":
         return wanted in values

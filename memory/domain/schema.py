@@ -121,6 +121,9 @@ class KeySpec:
     # exchange; 换成退款, 换个地址 are not): read after every other value (memory/working/extract.py).
     loose_values: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     loose_not_when: dict[str, tuple[str, ...]] = field(default_factory=dict)   # …nor beside these (换个地址)
+    # Words that say a value again only once the key held it and moved off it ("don't cancel it,
+    # I'll return it" … "ok, go ahead and cancel"): read like `loose_values`.
+    said_again: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     reader: Reader = Reader.NONE
     name_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)   # words before a name, per language
     # Words of switching to another, read as `name_cues` just after this key's value was carried out
@@ -148,6 +151,12 @@ class KeySpec:
     on_the_way_to: str = ""
     # The value the agent picks when the user leaves it to it ("up to you", 你看着办), if any.
     suggested: Any = None
+    # Words turning an offer down that this key answers ("too far", 太远了: the area): held, the
+    # offer is turned down; not held, it is asked for, as nothing can be judged nearer without it.
+    complaints: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # A question in these words asks for the value in it to be set ("how do I get to Union
+    # Square?", 去颐和园怎么走: take me there), not about it.
+    asked_for_by: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def label(self, language: str = "en") -> str:
         return self.labels.get(language) or self.labels.get("en") or self.name.replace("_", " ")
@@ -238,6 +247,14 @@ class DomainSchema:
     def kinds_of_option(self) -> frozenset[str]:
         """The keys that say what kind of option is wanted (every action's `chosen_by`)."""
         return frozenset(k for action in self.actions.values() for k in action.chosen_by)
+
+    def complaint_answered_by(self, text: str, language: str) -> str:
+        """The key whose `complaints` the text says ("that's a bit far from us": the area), or ""."""
+        for spec in self.keys.values():
+            if any(re.search(r"(?<!\w)" + re.escape(w) + r"(?!\w)" if language == "en" else re.escape(w), text, re.I)
+                   for w in spec.complaints.get(language, ())):
+                return spec.name
+        return ""
 
     def catalogue_in(self, language: str) -> str:
         """The catalogue a session in `language` offers from ("" when the domain has none)."""
@@ -355,6 +372,7 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
             aliases=_words(raw.get("aliases")),
             values={value: _words(words) for value, words in (raw.get("values") or {}).items()},
             loose_values={value: _words(words) for value, words in (raw.get("loose_values") or {}).items()},
+            said_again={value: _words(words) for value, words in (raw.get("said_again") or {}).items()},
             loose_not_when=_words(raw.get("loose_not_when")),
             reader=_reader(raw.get("reader"), f"domain {data.get('name')}: key {name}"),
             name_cues=_words(raw.get("name_cues")),
@@ -372,6 +390,8 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
             open_value=_open_value(raw.get("open_value"), f"domain {data.get('name')}: key {name}"),
             ask={k: str(v) for k, v in (raw.get("ask") or {}).items()},
             suggested=raw.get("suggested"),
+            complaints=_words(raw.get("complaints")),
+            asked_for_by=_words(raw.get("asked_for_by")),
             on_the_way_to=str(raw.get("on_the_way_to") or ""),
         )
     for spec in keys.values():

@@ -335,10 +335,29 @@ def people_in_group(group: re.Match[str]) -> int | None:
     return 1 if said.lower() in ("a", "an") else to_int(said)
 
 
+# One thing preferred over another: what follows "rather … than", "prefer … over", 与其, 比起 (and
+# what comes before 不如) is the one not wanted ("I'd rather get a replacement than a refund").
+_PREFERRED_OVER_EN = re.compile(
+    r"\b(?:rather|sooner|prefer(?:s|red)?|better)\s+(?!to\b|than\b|over\b)[^.?!;]*?\s(?:than|over|to)\s+"
+    r"(?:(?:a|an|the|just|get(?:ting)?|hav(?:e|ing)|do(?:ing)?|go(?:ing)? (?:for|with))\s+)*$", re.IGNORECASE)
+_PREFERRED_OVER_ZH = re.compile(r"(?:与其|比起|相比于?)[\u4e00-\u9fff]{0,2}$")
+_PREFERRED_AFTER_ZH = re.compile(r"^[\u4e00-\u9fff]{1,4}?(?:的话)?还?不如")
+
+
 def negated_at(text: str, start: int, cues: StateCues | None = None) -> bool:
-    """Whether what is said at `start` is said as not wanted ('not tonight', 不是周六, 不要海底捞)."""
+    """Whether what is said at `start` is said as not wanted ('not tonight', 不是周六, 不要海底捞,
+    'a replacement rather than a refund', 退款不如换货)."""
     cues = cues or STATE_CUES[language_of(text)]
-    return bool(cues.negated_before.search(text[max(0, start - 16): start].lower()))
+    return bool(cues.negated_before.search(text[max(0, start - 16): start].lower())) \
+        or not_preferred(text, start, cues.spaced)
+
+
+def not_preferred(text: str, start: int, spaced: bool) -> bool:
+    """Whether what is said at `start` is the one another is preferred over ("I'd rather get a
+    replacement than a refund", "an exchange over a refund", 与其退款, 退款不如换货)."""
+    if spaced:
+        return bool(_PREFERRED_OVER_EN.search(text[max(0, start - 60): start]))
+    return bool(_PREFERRED_OVER_ZH.search(text[max(0, start - 6): start]) or _PREFERRED_AFTER_ZH.match(text[start:]))
 
 # Between a key's name and the amount it is limited to ("budget is $300", 预算是五百): the key's
 # names come from its domain YAML.
@@ -471,7 +490,7 @@ GO_AHEAD = re.compile(
     r"we'?ll take it|let'?s (?:go|roll|get going|hit the road)(?:\s+(?:then|now))?(?=\s*(?:[,.!]|$))|"
     r"start (?:the )?(?:navigation|route|guidance))\b|(?<![没别不未])(?:出发|走)(?:吧|了|啦)?(?=\W*$)|开始导航|"
     r"订吧|就订|帮我订|就这样|就这么办|就(?:你(?:说|推荐|刚才说)的)?[这那](?:家|个|一家)|就它|去吧|"
-    r"(?:直接|就)?办吧|提交吧|就这么定|定了吧|确认提交|^\s*(?:那就)?提交\W*$|^\s*确认\W*$",
+    r"(?:直接|就)?办吧|提交吧|就这么定|定了吧|确认提交|^\s*(?:那就)?提交\W*$|^\s*确认(?!一下)(?:[\u4e00-\u9fff]{1,4})?(?<![吗呢么])\W*$",
     re.IGNORECASE)
 # …and said in passing, which a turn that restates values uses about the values ("Saturday at 7 works", 七点没问题).
 SOUNDS_FINE = re.compile(r"\b(?:sounds (?:good|great|perfect|lovely|fine|nice|right)|that works|works for me|"

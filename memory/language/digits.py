@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 _DIGIT_ZH_RUN = r"[零〇幺一二两三四五六七八九]{3,}"
-_DIGIT_BY_DIGIT_ZH = re.compile(_DIGIT_ZH_RUN + r"(?:[，,、\s]+" + _DIGIT_ZH_RUN + r")*")
+_DIGIT_BY_DIGIT_ZH = re.compile(_DIGIT_ZH_RUN + r"(?:(?:[，,、\s]|嗯|呃)+" + _DIGIT_ZH_RUN + r")*")
 _GROUP_BREAK = re.compile(r"(?<=\d)[，,、](?=\d)")
 _DIGIT_ZH = str.maketrans("零〇幺一二两三四五六七八九", "0011223456789")
 
@@ -30,7 +30,34 @@ def digits_said(text: str) -> str:
     at the words said); a pause between groups is a space."""
     text = _DIGIT_BY_DIGIT_ZH.sub(lambda m: m.group().translate(_DIGIT_ZH) if sum(
         ch.isdigit() or ch in "零〇幺一二两三四五六七八九" for ch in m.group()) >= 5 else m.group(), text)
-    return _GROUP_BREAK.sub(" ", text)
+    return _groups_joined(_GROUP_BREAK.sub(" ", text))
+
+
+# Groups of digits said apart, with a pause or a filler between ("5 5 1 2, 0 0 9 8", "4 5 7... uh
+# 7 2 9 1", 三八二，嗯，五一九零): one code. Each group has two digits or more and the run five or
+# more, so "table for 4, 7 pm" and "order 12345, 2 people" stay apart.
+_DIGIT_GROUP = r"\d(?:[\d ]*\d)?"
+_FILLER = r"(?:uh+|um+|erm?|嗯+|呃+)"
+_PAUSE = (r"(?:\s*(?:[,，、]|\.{2,}|…)+\s*(?:" + _FILLER + r"\s*(?:[,，、]|\.{2,}|…)*\s*)?|\s+" + _FILLER
+          + r"\s*[,，、]?\s*|\s*(?:嗯+|呃+)\s*[,，、]?\s*)")
+_GROUPS_APART = re.compile(r"(?<![A-Za-z0-9.,:$£€¥])" + _DIGIT_GROUP + r"(?:" + _PAUSE + _DIGIT_GROUP
+                           + r")+(?![A-Za-z0-9]|[.,:]\d)",
+                           re.IGNORECASE)
+_COUNTED_AFTER = re.compile(r"\s*(?:people|persons|guests|of us|adults|kids|dollars|bucks|pm|am|o'?clock|"
+                            r"个|位|人|点|块|元)", re.IGNORECASE)
+
+
+def _groups_joined(text: str) -> str:
+    """Digit groups said apart written as one code, a space between groups, padded to the
+    words' length at the end (so every span outside the code still points at the words)."""
+    def joined(m: re.Match[str]) -> str:
+        groups = [g for g in re.split(_PAUSE, m.group(), flags=re.IGNORECASE) if g.strip()]
+        digits = [g.replace(" ", "") for g in groups]
+        if len(groups) < 2 or any(len(d) < 2 for d in digits) or sum(map(len, digits)) < 5 \
+                or _COUNTED_AFTER.match(text, m.end()):
+            return m.group()
+        return " ".join(g.strip() for g in groups).ljust(len(m.group()))
+    return _GROUPS_APART.sub(joined, text)
 
 
 _UNITS_EN = {"zero": 0, "oh": 0, "o": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
@@ -73,7 +100,7 @@ def digits_said_en(text: str) -> str:
     def written(m: re.Match[str]) -> str:
         digits = _digits_of_words_en(m.group())
         return digits.ljust(len(m.group())) if len(digits) >= 5 else m.group()
-    return _DIGIT_WORDS_EN.sub(written, text)
+    return _groups_joined(_DIGIT_WORDS_EN.sub(written, text))
 
 
 __all__ = ["digits_said", "digits_said_en"]

@@ -328,7 +328,7 @@ def _place_after(text: str, cue_start: int, at: int, sure: bool) -> PlaceSaid | 
 
 # What corrects a place just said ("500 Fifth Avenue, no wait, 550", 去上海火车站 哦不 上海南站).
 _CORRECTING = {"en": ("no wait", "i mean", "sorry", "or rather", "actually"),
-               "zh": ("哦不对", "哦不", "不对", "不是", "错了", "我是说", "应该是")}
+               "zh": ("哦不对", "哦不", "不对", "不是", "错了", "我是说", "我说的是", "应该是")}
 
 
 def places_corrected(text: str, lang: str) -> list[PlaceSaid]:

@@ -21,10 +21,12 @@ _I = re.IGNORECASE
 
 # Which way, said of any quantity ("more", 多) or of one kind (later, earlier; 推迟, 提前).
 _UP_EN = (r"\b(?:more|another|extra|additional|plus|higher|raise|increase|bump(?:ed)? up|add(?:ing)?|"
-          r"turn(?:ed)? (?:it |that |the \w+ )?up|up (?:a (?:bit|notch|little|touch)|by)|go up|"
+          r"(?:turn(?:ed)?|put|crank(?:ed)?|kick(?:ed)?) (?:it |that |the \w+ )?up|"
+          r"up (?:a (?:bit|notch|little|touch)|by)|go up|"
           r"also (?:coming|joining)|(?:is|are) (?:coming|joining) (?:too|as well|now)|join(?:ing)? us)\b")
 _DOWN_EN = (r"\b(?:fewer|less|minus|lower|reduce|decrease|drop(?:ped)?|(?:can'?t|cannot|won'?t) "
-            r"(?:make it|come|join)|turn(?:ed)? (?:it |that |the \w+ )?down|down (?:a (?:bit|notch|little|touch)|by)|"
+            r"(?:make it|come|join)|(?:turn(?:ed)?|put|crank(?:ed)?|knock(?:ed)?) (?:it |that |the \w+ )?down|"
+            r"down (?:a (?:bit|notch|little|touch)|by)|"
             r"go down|(?:can'?t|cannot|won'?t) "
             r"(?:make it|come|join)|(?:isn'?t|aren'?t|not) (?:coming|joining) (?:any ?more|after all)|dropped out|"
             r"one short)\b")

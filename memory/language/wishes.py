@@ -91,12 +91,13 @@ let's today tonight now then if possible ideally preferably hopefully time more 
 someone somebody anyone everything else ahead matter further help needed way ride trip journey home
 order booking reservation restaurant table seat seats people person guests party
 notch tad touch smidge
+actually hold wait sorry hmm umm uh um note
 two three four five six seven eight nine ten eleven twelve half quarter morning afternoon evening night noon
 o'clock clock
 """.split())
 _FILLER_ZH = re.compile(
     r"(?:星期|礼拜|周)[一二三四五六日天末]|[今明后昨前]天|[上下这]周|[零一二两三四五六七八九十百千\d]+|[点号月]"
-    r"|出发|开始|继续|东西|收到|订位|订座|位子"      # (位子 whole: 杯子, 桌子 say something)
+    r"|出发|开始|继续|东西|收到|订位|订座|位子|看看|瞧瞧|试试"      # (位子 whole: 杯子, 桌子 say something)
     r"|[的了吧呢啊呀嘛哦个些就还也都很比较有是我们你他她它这那在要想能可以给帮找去来吃饭地方"
     r"家间位置儿好请麻烦希望需最尽量另外而且对餐馆厅店订]")
 _LOWER_HEADS = frozenset("somewhere someplace something a an the no not nothing with without away close near next "

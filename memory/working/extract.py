@@ -40,6 +40,7 @@ from monologue.memory.language.cues import (
     cue_pattern,
     language_of,
     negated_at,
+    not_preferred,
     people_in_group,
     put_right_after,
 )
@@ -470,7 +471,7 @@ class RuleExtractor:
         self._places_named(said, taken, add, result.correction, state)
         self._place_explained(said, taken, add, state)
         self._enums(said, taken, add, result.correction, withdrawn_keys, state, commanded)
-        self._loose_values(said, ops, taken, add, result.correction)
+        self._loose_values(said, ops, taken, add, result.correction, state)
         # ("I gotta get to work, the office on Harbor Road": the kind said again is that one place.)
         on_a_street = {op.key for op in ops if op.reason == ON_A_STREET}
         ops[:] = [op for op in ops if not (op.key in on_a_street and op.op == Op.SET and op.reason != ON_A_STREET
@@ -1115,6 +1116,8 @@ class RuleExtractor:
                     continue
                 if tells_of_the_past(text, *m.span(), lang):
                     continue      # "I used to work at a bakery": a story, not where to go now
+                if not_preferred(text, m.start(), cues.spaced):
+                    continue      # "a replacement rather than a refund", 退款不如换货: the other one
                 if lang == "en" and word == "back" and re.match(r"\s+(?:on|off)\b", source[m.end():]):
                     continue      # "turn the seat heating back on": again, not the seat moved back
                 less = _LESS_OF_IT[lang].search(source[max(0, m.start() - 24): m.start()])
@@ -1230,13 +1233,17 @@ class RuleExtractor:
                           correction=correction), (found.start, found.end))
 
     def _loose_values(self, said: _Said, ops: list[Operation], taken: list[Span], add: Add,
-                      correction: bool) -> None:
+                      correction: bool, state: SessionState | None) -> None:
         """A key's `loose_values` (给我换成黑色的, 想换大一码的: an exchange), where no value of the key
-        was read and the rest of the clause names no other key or value (换成退款, 换个地址)."""
+        was read and the rest of the clause names no other key or value (换成退款, 换个地址); and its
+        `said_again` words, for the value it held before its last change ("ok, go ahead and cancel")."""
         for spec in self.schema.keys.values():
-            if not spec.loose_values or any(op.key == spec.name for op in ops):
+            if not (spec.loose_values or spec.said_again) or any(op.key == spec.name for op in ops):
                 continue
-            for value, words in spec.loose_values.items():
+            before = state.previous.get(spec.name) if state is not None else None
+            held = [c.value for c in state.find(spec.name)] if state is not None else []
+            again = {value: words for value, words in spec.said_again.items() if value == before and value not in held}
+            for value, words in [*spec.loose_values.items(), *again.items()]:
                 for word in words.get(said.lang, ()):
                     m = re.search(value_pattern(word.lower(), said.cues.spaced), said.source)
                     if m is None or _overlaps(m.span(), taken) or self._negated(said.text, m.start(), said.cues) \

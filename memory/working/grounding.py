@@ -172,7 +172,7 @@ def value_said(value: Any, spec: KeySpec, utterance: str, *, strict: bool = Fals
         return True
     # The value's own words, and the things whose refusal means it ("motorways" → avoid_highways).
     surface = list(spec.values.get(raw, {}).values()) + list(spec.reading.avoided.get(raw, {}).values()) \
-        + list(spec.loose_values.get(raw, {}).values())
+        + list(spec.loose_values.get(raw, {}).values()) + list(spec.said_again.get(raw, {}).values())
     if any(contains(text, normalised(word)) for words in surface for word in words):
         return True
     # As the rules read it: 听力不太好 says 听力不好 (a softened negation is the same value).
@@ -358,11 +358,15 @@ class Grounder:
             words = _clause_with(utterance, op.value, spec)
         # (A code said in a question is the user's own, "where is my order 90211?"; not one asked
         # about as someone else's, "is their phone number 415 555 0199?".)
+        # ("How do I get to Union Square?": a question that asks for the value to be set.)
+        asked_for = op.op == Op.SET and any(contains(said, normalised(w)) for ws in spec.asked_for_by.values()
+                                            for w in ws)
         code_given = op.op == Op.SET and spec.reader == Reader.IDENTIFIER and not (
             state is not None and state.find(op.key)) and not _SOMEONE_ELSES.search(words or utterance)
         if _inside(utterance, words or utterance, question_spans) and not code_given \
                 and not (op.op == Op.SET and not (state is not None and state.find(op.key))
-                         and self._asked_as_itself(spec, op.value, said)):
+                         and self._asked_as_itself(spec, op.value, said)) \
+                and not asked_for:
             # (But see `code_given`; and a value whose own words ask, "where is my order", 到哪了,
             # is asked for so while the key holds nothing.)
             return None, "a question never sets a value"
@@ -371,7 +375,8 @@ class Grounder:
         if op.op == Op.SET and spec.reader == Reader.FREE_TEXT and _inside(utterance, words or utterance, [
                 (start, end) for start, end in query_spans if _ASKED_OUTRIGHT.search(utterance[start:end].strip())]):
             return None, "a question about the world ('有哪些烤鸭店可以选？') asks; it is no wish"
-        if op.op == Op.SET and spec.type in ("enum", "bool") and _inside(utterance, words or utterance, query_spans):
+        if op.op == Op.SET and spec.type in ("enum", "bool") and _inside(utterance, words or utterance, query_spans) \
+                and not asked_for:
             return None, f"a question about the world ('what happens if…') talks about {op.key}; it does not set it"
         if op.op == Op.SET:
             if op.value is None or not (value_said(op.value, spec, utterance) or self._from_state(op, state)
@@ -424,7 +429,8 @@ class Grounder:
         rest = clause.replace(words, " ") if words else clause
         if find_en_times(rest) or find_zh_times(rest):
             return True       # "今晚七点": the day of a time said with it
-        if words and not re.sub(r"[\W_]+", "", rest) and clause != utterance:
+        # (今天晚上, "tonight, in the evening": a part of the day says nothing more than the day.)
+        if words and not re.sub(r"[\W_]+", "", _DAY_PART.sub(" ", rest)) and clause != utterance:
             # "订个位子，今晚，三个人": the day said as a clause of its own, in a turn about the task.
             return self._about_the_task(utterance, "")
         return any(self.names_key(key, rest) for key in self.schema.keys)
@@ -455,6 +461,8 @@ class Grounder:
 
 
 _CLAUSE = re.compile(r"[^,;，；、]+[,;，；、]?")
+_DAY_PART = re.compile(r"\b(?:in the |at )?(?:evening|night|morning|afternoon|lunch ?time|dinner ?time)\b|"
+                       r"晚上|中午|早上|上午|下午|傍晚|夜里", re.IGNORECASE)
 # What an answer may say besides its value ("just today, please", 就今天吧).
 _ANSWER_FILLER = re.compile(r"[\s,.;:!?，。；：！？、…]+|\b(?:just|please|then|ok(?:ay)?|how about|what about|"
                             r"let'?s (?:do|say|go with)|make it|for|on|it'?s|is|yes|yeah|sure|maybe|probably|"

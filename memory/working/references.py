@@ -74,6 +74,13 @@ THE_OTHER = re.compile(r"\bthe other (?:one|place|option|restaurant)\b|\bother o
                        r"|另一(?:个|家)|另外(?:那|一)(?:个|家)", re.IGNORECASE)
 ORDINAL = re.compile(r"\bthe (?P<en>first|second|third|last) (?:one|place|option)\b|第(?P<zh>[一二三])(?:个|家)",
                      re.IGNORECASE)
+POINTED_AT = "the option the user pointed at"
+_WHICH_ZH = re.compile(r"哪|什么|啥|多少")       # 第一家是哪个？: asked about, not chosen
+# The one offered before the one on the table ("the previous one", 还是刚才那家吧).
+EARLIER_ONE = re.compile(r"\bthe (?:previous|earlier) (?:one|place|option|restaurant)\b|"
+                         r"\bthe one (?:before|from before)\b|"
+                         r"(?:刚才|之前|前面|原来|上一)那?家|(?:刚才|之前|前面|原来|上一)那?个(?=[吧吗呢啊就好。，,！!？?]|$)",
+                         re.IGNORECASE)
 THAT_ONE = re.compile(r"\b(?:that|this) (?:one|place|sounds)\b|就(?:这|那)(?:个|家)|就它", re.IGNORECASE)
 
 
@@ -208,6 +215,15 @@ class ReferenceResolver:
                                                           for k, v in o.values.items())]
             if len(others) == 1:
                 chosen, words = others[0], m.group(0)
+        elif (m := EARLIER_ONE.search(text) or ORDINAL.search(text)) and (
+                asks(text, *m.span(), language_of(text))
+                or _WHICH_ZH.search(text[slice(*clause_bounds(text, *m.span()))])):
+            return ops      # "第一家是哪个？", "what was the first one?": asked about, not chosen
+        elif (m := EARLIER_ONE.search(text)) and state.offered:
+            # (The one before the offer on the table; with none on the table, the last one offered.)
+            on_the_table = state.last_act.act in ("propose", "suggest", "resume", "only_option")
+            if len(state.offered) >= 2 or not on_the_table:
+                chosen, words = state.offered[-2 if on_the_table else -1], m.group(0)
         elif (m := ORDINAL.search(text)) and state.offered:
             index = {"first": 0, "second": 1, "third": 2, "last": -1, "一": 0, "二": 1, "三": 2}[
                 (m.group("en") or m.group("zh")).lower()]
@@ -222,7 +238,7 @@ class ReferenceResolver:
         ops = [op for op in ops if op.op != Op.CONFIRM]
         for key, value in chosen.values.items():
             ops.append(Operation(Op.SET, key, Comparator.EQ, value, words, correction=True,
-                                 source=OpSource.REFERENCE, reason="the option the user pointed at"))
+                                 source=OpSource.REFERENCE, reason=POINTED_AT))
         return ops + [Operation(Op.PROPOSE, value=[])]
 
     @staticmethod
