@@ -337,8 +337,10 @@ def people_in_group(group: re.Match[str]) -> int | None:
 
 # One thing preferred over another: what follows "rather … than", "prefer … over", 与其, 比起 (and
 # what comes before 不如) is the one not wanted ("I'd rather get a replacement than a refund").
+# ("It'd be better if we go to the airport" prefers nothing over the airport: only "prefer" takes "to".)
 _PREFERRED_OVER_EN = re.compile(
-    r"\b(?:rather|sooner|prefer(?:s|red)?|better)\s+(?!to\b|than\b|over\b)[^.?!;]*?\s(?:than|over|to)\s+"
+    r"(?:\b(?:rather|sooner|better)\s+(?!than\b)[^.?!;]*?\sthan|"
+    r"\bprefer(?:s|red)?\s+(?!to\b|than\b|over\b)[^.?!;]*?\s(?:than|over|to))\s+"
     r"(?:(?:a|an|the|just|get(?:ting)?|hav(?:e|ing)|do(?:ing)?|go(?:ing)? (?:for|with))\s+)*$", re.IGNORECASE)
 _PREFERRED_OVER_ZH = re.compile(r"(?:与其|比起|相比于?)[\u4e00-\u9fff]{0,2}$")
 _PREFERRED_AFTER_ZH = re.compile(r"^[\u4e00-\u9fff]{1,4}?(?:的话)?还?不如")
