@@ -20,7 +20,11 @@
   nothing; 那边好停车吗？ said the stops were not set; "find me the nearest hospital" was "Hi!";
   "take the toll-free route" took the toll road.
 - In English: "hmm actually no, don't book it yet, let me check with my team" booked ("book it");
-  "is there a kids menu? never mind we don't need that" called the booking off.
+  "is there a kids menu? never mind we don't need that" called the booking off; "six of us,
+  actually scratch that, eight" kept six; "that's kinda pricey, got something cheaper?" asked for a
+  pricey place; "I want the extra charge back" was no refund; "actually make it a KFC" after a
+  McDonald's stop made KFC where to go.
+- The car in Chinese: 音量调低点 and 这首不好听，切了 were "嗯，明白" and nothing was done.
 """
 
 from __future__ import annotations
@@ -257,3 +261,46 @@ async def test_we_dont_need_that_alone_still_calls_it_off() -> None:
 async def test_a_toll_free_route_avoids_tolls() -> None:
     replies = await _chat("en", ["take me home", "take the toll-free route"], "in_car")
     assert "toll road" not in replies[-1].text and "toll" in replies[-1].text
+
+
+# --- a third look ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("there'll be six of us, actually scratch that, eight", [8]),
+    ("six of us actually make it eight", [8]),
+])
+def test_a_count_put_right_after_actually(text: str, expected: list[int]) -> None:
+    assert rules_read("restaurant", text).get("party_size") == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("that's kinda pricey, got something cheaper?", ["cheap"]),
+    ("这家有点贵，有没有便宜点的", ["cheap"]),
+])
+def test_what_the_offer_is_said_to_be_is_no_wish(text: str, expected: list[str]) -> None:
+    assert rules_read("restaurant", text).get("price_range") == expected
+
+
+def test_the_extra_charge_back_is_a_refund() -> None:
+    assert rules_read("customer_service", "I want the extra charge back obviously").get("resolution") == ["refund"]
+
+
+async def test_make_it_after_a_stop_replaces_the_stop() -> None:
+    replies = await _chat("en", ["I wanna go home", "stop at a McDonald's on the way", "actually make it a KFC"],
+                          "in_car")
+    assert replies[-1].text.endswith("for home with a stop at KFC.")
+
+
+async def test_make_it_after_where_to_is_where_to() -> None:
+    replies = await _chat("en", ["take me to the airport", "switch to Union Station"], "in_car")
+    assert replies[-1].text.endswith("for Union Station.")
+
+
+@pytest.mark.parametrize(("lines", "expected"), [
+    (["想听陈奕迅", "音量调低点"], "音量调小了。"),
+    (["想听陈奕迅", "这首不好听，切了"], "切到下一首。"),
+    (["温度调到22度", "再调低一点"], "21度。"),
+])
+async def test_the_music_said_to_in_chinese(lines: list[str], expected: str) -> None:
+    replies = await _chat("zh", lines, "in_car")
+    assert replies[-1].text.endswith(expected)

@@ -129,6 +129,7 @@ A_NUMBER_ALONE = re.compile(
 # A slip put right in the same breath ("six people, no wait, five", 三个人，哦不，四个人): the number
 # after it is the one meant.
 SELF_REPAIR = re.compile(r"(?:(?:\b(?:no wait|wait no|(?:oh|uh|um|ah|actually),? wait|wait,? sorry|wait,? actually|"
+                         r"actually,? (?:scratch that|strike that|no|i mean|make (?:it|that))|"
                          r"no sorry|sorry|i mean|i meant|or rather|make that|correction|"
                          r"scratch that|strike that)\b|"
                          r"哦不对|哦不是|哦不|(?:[哦啊呃噢][，,]?)?(?:不对|错了|说错了|我是说)|应该是|准确(?:地|点|来)?说|"

@@ -56,7 +56,7 @@ from monologue.memory.language.numbers import (
     to_int,
 )
 from monologue.memory.language.person import CHINESE_SURNAMES, LOOSE_NAME_CUE_ZH, chinese_name_after
-from monologue.memory.language.places import find_place_en, find_place_zh, not_going, places_corrected
+from monologue.memory.language.places import PlaceSaid, find_place_en, find_place_zh, not_going, places_corrected
 from monologue.memory.language.stances import asks, clause_bounds, is_query, tells_of_the_past
 from monologue.memory.language.wishes import content_words
 from monologue.memory.working.on_the_way import (
@@ -127,6 +127,7 @@ _DATES: dict[str, Callable[[str], Found]] = {"en": find_en_dates, "zh": find_zh_
 _NAME_SHAPES = {Reader.TITLE_NAME: TITLE_NAME_EN}    # a place's: memory/language/places.py
 # Words that change a value, which lead to a place only where one is held ("make it Union Square").
 _CHANGES_EN = re.compile(r"(?i:make that|make it|change it to|change that to|switch to)\b")
+INSTEAD_OF_IT = "another said instead of it"      # a value of several taken back for the one said
 
 
 @dataclass
@@ -264,6 +265,12 @@ _UNIT_AFTER = re.compile(r"\s*(?:个人|个|位|人|点|people|persons|of us|o'?
 _ASKED_ZH = re.compile(r"啥|什么|谁|哪|来着|吗|呢")
 # A degree before a value ("not too spicy", 微辣, 不要太辣, 老人不能吃太辣): less of it, not none; a
 # wish in the user's words for a key whose values are refused or not (dietary).
+# What the offer is said to be ("that's kinda pricey"), in a turn that asks for another ("got
+# something cheaper?"): the complaint, not a wish (the one asked for is).
+_SAID_OF_THE_OFFER = {"en": re.compile(r"\b(?:that'?s|it'?s|that is|it is|this is|they'?re|seems|looks|sounds)\s+"
+                                       r"(?:(?:kinda|kind of|a bit|a little|pretty|quite|rather|so|way|really|"
+                                       r"too|a tad)\s+)*$", re.IGNORECASE),
+                      "zh": re.compile(r"(?:这家|那家|它|感觉|有点|稍微)+$")}
 _LESS_OF_IT = {"en": re.compile(r"(?:\b(?:not|nothing|don'?t make it|do not make it|can'?t (?:eat|have|take|handle)"
                                 r"(?: anything)?)\s+(?:too|very|that|overly|super)|"
                                 r"\b(?:a (?:little|bit)|mildly|slightly|medium|lightly))\s+$", re.IGNORECASE),
@@ -1118,6 +1125,9 @@ class RuleExtractor:
                     continue      # "I used to work at a bakery": a story, not where to go now
                 if not_preferred(text, m.start(), cues.spaced):
                     continue      # "a replacement rather than a refund", 退款不如换货: the other one
+                if not spec.multi and ANOTHER_PLACE.search(text) \
+                        and _SAID_OF_THE_OFFER[lang].search(source[max(0, m.start() - 40):m.start()]):
+                    continue      # "that's kinda pricey, got something cheaper?": the one asked for is cheap
                 if lang == "en" and word == "back" and re.match(r"\s+(?:on|off)\b", source[m.end():]):
                     continue      # "turn the seat heating back on": again, not the seat moved back
                 less = _LESS_OF_IT[lang].search(source[max(0, m.start() - 24): m.start()])
@@ -1163,7 +1173,7 @@ class RuleExtractor:
                     comparator = Comparator.NE if negated else Comparator.EQ
                 if replaced is not None and comparator == Comparator.INCLUDES:
                     add(Operation(Op.WITHDRAW, key, value=replaced, words=clause_of(text, m.span()),
-                                  reason="another said instead of it"), (m.start(), m.start()))
+                                  reason=INSTEAD_OF_IT), (m.start(), m.start()))
                 add(Operation(Op.SET, key, comparator, value, clause_of(text, m.span()),
                               correction=correction or replacing), m.span())
                 seen.add((key, value))
@@ -1446,6 +1456,8 @@ class RuleExtractor:
                 taken.append((place.start, place.end))
             for place in kept[-1:] if not spec.multi else kept:       # "先去公司，算了，去人民广场": the last one said
                 where = (place.start, place.end)
+                if not spec.multi and self._stop_made_another(spec, place, said, state, add):
+                    continue
                 add(Operation(Op.SET, spec.name, Comparator.INCLUDES if spec.multi else Comparator.EQ, place.name,
                               clause_of(said.text, where), correction=correction), where)
                 if spec.multi:
@@ -1453,6 +1465,27 @@ class RuleExtractor:
                     taken.append(clause_bounds(said.text, place.start, place.end))
             if spec.multi and state is not None:
                 read_stops_refused(spec, said.text, said.source, said.lang, state, taken, add)
+
+    def _stop_made_another(self, spec: KeySpec, place: PlaceSaid, said: _Said, state: SessionState | None,
+                           add: Add) -> bool:
+        """"Stop at a McDonald's on the way" … "actually make it a KFC": a place after a word of
+        changing it ("make it", "switch to") changes what was asked for last, the stop, not where
+        to; the stop said last is replaced."""
+        if state is None or not _CHANGES_EN.match(said.text, place.cue_start):
+            return False
+        where_to = max((c.turn for c in state.find(spec.name)), default=-1)
+        for stops in self._places:
+            held = sorted((c for c in state.find(stops.name) if c.comparator == Comparator.INCLUDES),
+                          key=lambda c: c.turn)
+            if stops.on_the_way_to != spec.name or not held or held[-1].turn <= where_to:
+                continue
+            where = (place.start, place.end)
+            add(Operation(Op.WITHDRAW, stops.name, value=held[-1].value, words=clause_of(said.text, where),
+                          reason=INSTEAD_OF_IT), (place.cue_start, place.cue_start))
+            add(Operation(Op.SET, stops.name, Comparator.INCLUDES, place.name, clause_of(said.text, where),
+                          correction=True), where)
+            return True
+        return False
 
     def _option_named(self, said: _Said, taken: list[Span], add: Add, correction: bool,
                       state: SessionState | None) -> None:

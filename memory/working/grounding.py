@@ -57,10 +57,10 @@ from monologue.memory.language.stances import (
     is_query,
     sentences_with_offsets,
 )
-from monologue.memory.working.extract import clause_of
+from monologue.memory.working.extract import INSTEAD_OF_IT, clause_of
 from monologue.memory.working.put_right import DIGITS_PUT_RIGHT, PART_PUT_RIGHT, digits_in
 from monologue.memory.working.readers import control_just_carried_out, value_pattern
-from monologue.memory.working.state import OfferedOption, Op, Operation, OpSource, SessionState
+from monologue.memory.working.state import Comparator, OfferedOption, Op, Operation, OpSource, SessionState
 
 _WRITES = (Op.SET, Op.WITHDRAW, Op.SET_GOAL)
 # Words that take something back, in either language: what a model's withdrawal must rest on.
@@ -273,8 +273,11 @@ class Grounder:
         # …and a value another key set brings with it (a song asked for starts the music).
         brought = {(key, value) for o in ops if o.op == Op.SET
                    for key, value in self.schema.key(o.key).reading.brings.items()}
+        # …and a value of several replaced by one said instead of it ("make it a KFC" for the stop).
+        replaced = {o.key for o in ops if o.op == Op.SET and o.comparator == Comparator.INCLUDES}
         for op in ops:
             if op.op not in _WRITES or (op.op == Op.WITHDRAW and op.key in left_behind) \
+                    or (op.op == Op.WITHDRAW and op.reason == INSTEAD_OF_IT and op.key in replaced) \
                     or (op.op == Op.SET and (op.key, str(op.value)) in brought):
                 result.kept.append(op)
                 continue
