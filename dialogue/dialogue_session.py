@@ -540,17 +540,22 @@ class DialogueSession:
             one = self.plan(state, replace(said, text=question, operations=(), clarify="")).decision
             if one.act not in _ANSWERS:
                 return decision       # a sentence that asks for something else: the turn read whole decides
+            if one.act == Act.DONT_KNOW or (one.act == Act.ANSWER and not one.say):
+                continue              # ("what? how many people did I say?": "what?" has no answer of its own)
             text = normalised(wording.template(replace(one, then=None), view, view.last_act))
             if text and all(text != t for _, t in answers):
                 answers.append((replace(one, then=None), text))
-        # (An answer the whole turn's says already, less the head they share (the place's name):
-        # "海底捞火锅西单店人均83元，评分是5分" says "海底捞火锅西单店的评分是5分".)
-        if all(re.sub(r"^(?:的|'?s\b)\s*", "", t[len(os.path.commonprefix([t, spoken])):]).strip() in spoken
-               for _, t in answers):
+
+        def said_already(text: str) -> bool:
+            # (Less the head they share, the place's name: "海底捞火锅西单店人均83元，评分是5分" says
+            # "海底捞火锅西单店的评分是5分".)
+            return re.sub(r"^(?:的|'?s\b)\s*", "", text[len(os.path.commonprefix([text, spoken])):]).strip() in spoken
+        if all(said_already(t) for _, t in answers):
             return decision
-        answered = [d for d, _ in answers]
-        if not any(spoken in t for _, t in answers):
-            answered.insert(0, main)
+        if any(spoken in t for _, t in answers):
+            answered = [d for d, _ in answers]
+        else:
+            answered = [main, *(d for d, t in answers if not said_already(t))]
         if len(answered) < 2:
             return decision
         chained = decision.steps()[-1] if len(decision.steps()) > 1 else None

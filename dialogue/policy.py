@@ -119,9 +119,11 @@ _OFFERS = (Act.PROPOSE, Act.SUGGEST, Act.RESUME, Act.ONLY_OPTION)
 
 
 # Held off: "don't book it yet", "not yet", "hold off", 先别订 (no yes, whatever words of going ahead follow).
-_NOT_YET = re.compile(r"\b(?:don'?t|do not|please don'?t|no need to)\s+(?:\w+\s+)?(?:book|submit|file|open|send|"
-                      r"go ahead|do it|confirm)\b|\bnot yet\b|\bhold off\b|\bhold on\b|先别|先不要?(?:订|提交|办)|"
-                      r"(?:还|暂时)不要?(?:订|提交)", re.IGNORECASE)
+_NOT_YET = re.compile(r"\b(?:don'?t|do not|please don'?t|no need to)\s+(?:\w+\s+)?(?:book|submit|file|"
+                      r"go ahead|do it|confirm)\s+(?:it|that|this|the (?:table|booking|ticket|order))?\s*"
+                      r"(?:yet|now|just yet)?"
+                      r"(?=\W*$|\W+(?:i|we|let)\b)|\bnot yet\b|\bhold off\b|先别(?:订|提交|办|急)|"
+                      r"先不要?(?:订|提交|办)(?!备注)|(?:还|暂时)不要?(?:订|提交)(?:了|吧)?(?=\W|$)", re.IGNORECASE)
 # "Too expensive", "way too far", 太贵了, 有点太远: too much of what the offer is.
 _TOO_MUCH = re.compile(r"\btoo\s+\w+|太(?!太)[\u4e00-\u9fff]", re.IGNORECASE)
 

@@ -251,7 +251,8 @@ class DomainSchema:
     def complaint_answered_by(self, text: str, language: str) -> str:
         """The key whose `complaints` the text says ("that's a bit far from us": the area), or ""."""
         for spec in self.keys.values():
-            if any(re.search(r"(?<!\w)" + re.escape(w) + r"(?!\w)" if language == "en" else re.escape(w), text, re.I)
+            if any(re.search(r"(?<!\w)(?<!not )(?<!isn't )" + re.escape(w) + r"(?!\w)" if language == "en"
+                             else r"(?<!不)" + re.escape(w), text, re.I)
                    for w in spec.complaints.get(language, ())):
                 return spec.name
         return ""

@@ -338,13 +338,17 @@ def people_in_group(group: re.Match[str]) -> int | None:
 
 # One thing preferred over another: what follows "rather … than", "prefer … over", 与其, 比起 (and
 # what comes before 不如) is the one not wanted ("I'd rather get a replacement than a refund").
-# ("It'd be better if we go to the airport" prefers nothing over the airport: only "prefer" takes "to".)
+# ("It'd be better if we go to the airport", "I'd prefer you take me to the airport" prefer nothing
+# over the airport; "we are more than 6 people" counts.)
 _PREFERRED_OVER_EN = re.compile(
-    r"(?:\b(?:rather|sooner|better)\s+(?!than\b)[^.?!;]*?\sthan|"
-    r"\bprefer(?:s|red)?\s+(?!to\b|than\b|over\b)[^.?!;]*?\s(?:than|over|to))\s+"
+    r"(?:\b(?:rather|sooner|better)\s+(?!than\b)[^.?!;]*?\s(?<!more )(?<!less )(?<!fewer )than|"
+    r"\bprefer(?:s|red)?\s+(?!than\b|over\b)[^.?!;]*?\s(?:(?<!more )(?<!less )(?<!fewer )than|over))\s+"
     r"(?:(?:a|an|the|just|get(?:ting)?|hav(?:e|ing)|do(?:ing)?|go(?:ing)? (?:for|with))\s+)*$", re.IGNORECASE)
 _PREFERRED_OVER_ZH = re.compile(r"(?:与其|比起|相比于?)[\u4e00-\u9fff]{0,2}$")
-_PREFERRED_AFTER_ZH = re.compile(r"^[\u4e00-\u9fff]{1,4}?(?:的话)?还?不如")
+# (今晚不如吃火锅吧, 明天不如早点: 不如 after a day or a time is "how about", nothing refused.)
+_PREFERRED_AFTER_ZH = re.compile(r"^(?!今|明|后天|昨|周|星期|礼拜|晚上|中午|早上|上午|下午|傍晚|"
+                                 r"[\d一二两三四五六七八九十]+[点号])"
+                                 r"[\u4e00-\u9fff]{1,4}?(?:的话)?还?不如")
 
 
 def negated_at(text: str, start: int, cues: StateCues | None = None) -> bool:
@@ -493,7 +497,7 @@ GO_AHEAD = re.compile(
     r"we'?ll take it|let'?s (?:go|roll|get going|hit the road)(?:\s+(?:then|now))?(?=\s*(?:[,.!]|$))|"
     r"start (?:the )?(?:navigation|route|guidance))\b|(?<![没别不未])(?:出发|走)(?:吧|了|啦)?(?=\W*$)|开始导航|"
     r"订吧|就订|帮我订|就这样|就这么办|就(?:你(?:说|推荐|刚才说)的)?[这那](?:家|个|一家)|就它|去吧|"
-    r"(?:直接|就)?办吧|提交吧|就这么定|定了吧|确认提交|^\s*(?:那就)?提交\W*$|^\s*确认(?!一下)(?:[\u4e00-\u9fff]{1,4})?(?<![吗呢么])\W*$",
+    r"(?:直接|就)?办吧|提交吧|就这么定|定了吧|确认提交|^\s*(?:那就)?提交\W*$|^\s*确认(?:换货|退款|退货|维修|补发|查件|取消订单|提交|预订|订位|下单)?(?:吧|了)?\W*$",
     re.IGNORECASE)
 # …and said in passing, which a turn that restates values uses about the values ("Saturday at 7 works", 七点没问题).
 SOUNDS_FINE = re.compile(r"\b(?:sounds (?:good|great|perfect|lovely|fine|nice|right)|that works|works for me|"

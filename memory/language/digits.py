@@ -34,8 +34,9 @@ def digits_said(text: str) -> str:
 
 
 # Groups of digits said apart, with a pause or a filler between ("5 5 1 2, 0 0 9 8", "4 5 7... uh
-# 7 2 9 1", 三八二，嗯，五一九零): one code. Each group has two digits or more and the run five or
-# more, so "table for 4, 7 pm" and "order 12345, 2 people" stay apart.
+# 7 2 9 1", 三八二，嗯，五一九零): one code. Each group has three digits or more and the run six or
+# more, and no word that counts or weighs follows, so "table for 4, 7 pm", "order 12345, 15 kg" and
+# "12345, 999 was the price" stay apart.
 _DIGIT_GROUP = r"\d(?:[\d ]*\d)?"
 _FILLER = r"(?:uh+|um+|erm?|嗯+|呃+)"
 _PAUSE = (r"(?:\s*(?:[,，、]|\.{2,}|…)+\s*(?:" + _FILLER + r"\s*(?:[,，、]|\.{2,}|…)*\s*)?|\s+" + _FILLER
@@ -43,8 +44,10 @@ _PAUSE = (r"(?:\s*(?:[,，、]|\.{2,}|…)+\s*(?:" + _FILLER + r"\s*(?:[,，、]
 _GROUPS_APART = re.compile(r"(?<![A-Za-z0-9.,:$£€¥])" + _DIGIT_GROUP + r"(?:" + _PAUSE + _DIGIT_GROUP
                            + r")+(?![A-Za-z0-9]|[.,:]\d)",
                            re.IGNORECASE)
-_COUNTED_AFTER = re.compile(r"\s*(?:people|persons|guests|of us|adults|kids|dollars|bucks|pm|am|o'?clock|"
-                            r"个|位|人|点|块|元)", re.IGNORECASE)
+_COUNTED_AFTER = re.compile(r"\s*(?:people|persons|guests|of us|adults|kids|dollars|bucks|pm|am|o'?clock|kg|kilos?|"
+                            r"grams?|g\b|lbs?|pounds?|units?|items?|pieces?|pcs|boxes|yuan|rmb|euros?|percent|%|"
+                            r"was|were|is|are|of them|"
+                            r"个|位|人|点|块|元|件|公斤|斤|克|箱|盒|台|双|份)", re.IGNORECASE)
 
 
 def _groups_joined(text: str) -> str:
@@ -53,7 +56,7 @@ def _groups_joined(text: str) -> str:
     def joined(m: re.Match[str]) -> str:
         groups = [g for g in re.split(_PAUSE, m.group(), flags=re.IGNORECASE) if g.strip()]
         digits = [g.replace(" ", "") for g in groups]
-        if len(groups) < 2 or any(len(d) < 2 for d in digits) or sum(map(len, digits)) < 5 \
+        if len(groups) < 2 or any(len(d) < 3 for d in digits) or sum(map(len, digits)) < 6 \
                 or _COUNTED_AFTER.match(text, m.end()):
             return m.group()
         return " ".join(g.strip() for g in groups).ljust(len(m.group()))

@@ -19,13 +19,17 @@ Dimension = Literal["people", "minutes", "days", "amount", ""]
 
 _I = re.IGNORECASE
 
+# ("Put the heat up", "crank it down": not "put the roof up", "put the phone down".)
+_THE_HEAT = (r"(?:it |that |the (?:heat|heating|temp|temperature|ac|a/c|air|air con|aircon|thermostat|volume|"
+             r"music|fan) )?")
 # Which way, said of any quantity ("more", 多) or of one kind (later, earlier; 推迟, 提前).
 _UP_EN = (r"\b(?:more|another|extra|additional|plus|higher|raise|increase|bump(?:ed)? up|add(?:ing)?|"
-          r"(?:turn(?:ed)?|put|crank(?:ed)?|kick(?:ed)?) (?:it |that |the \w+ )?up|"
+          r"turn(?:ed)? (?:it |that |the \w+ )?up|(?:put|crank(?:ed)?|kick(?:ed)?) " + _THE_HEAT + r"up|"
           r"up (?:a (?:bit|notch|little|touch)|by)|go up|"
           r"also (?:coming|joining)|(?:is|are) (?:coming|joining) (?:too|as well|now)|join(?:ing)? us)\b")
 _DOWN_EN = (r"\b(?:fewer|less|minus|lower|reduce|decrease|drop(?:ped)?|(?:can'?t|cannot|won'?t) "
-            r"(?:make it|come|join)|(?:turn(?:ed)?|put|crank(?:ed)?|knock(?:ed)?) (?:it |that |the \w+ )?down|"
+            r"(?:make it|come|join)|turn(?:ed)? (?:it |that |the \w+ )?down|(?:put|crank(?:ed)?|knock(?:ed)?) "
+            + _THE_HEAT + r"down|"
             r"down (?:a (?:bit|notch|little|touch)|by)|"
             r"go down|(?:can'?t|cannot|won'?t) "
             r"(?:make it|come|join)|(?:isn'?t|aren'?t|not) (?:coming|joining) (?:any ?more|after all)|dropped out|"

@@ -128,6 +128,9 @@ _NAME_SHAPES = {Reader.TITLE_NAME: TITLE_NAME_EN}    # a place's: memory/languag
 # Words that change a value, which lead to a place only where one is held ("make it Union Square").
 _CHANGES_EN = re.compile(r"(?i:make that|make it|change it to|change that to|switch to)\b")
 INSTEAD_OF_IT = "another said instead of it"      # a value of several taken back for the one said
+# (那就取消吧，不弄了; "forget it, cancel": the task dropped, no value said again.)
+_DROPPING_IT = re.compile(r"不弄了|不办了|不用了|不要了|以后再说|再说吧|\b(?:forget it|never ?mind|don'?t bother|"
+                          r"not worth it)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -485,6 +488,11 @@ class RuleExtractor:
                                            and str(op.value) in self.schema.key(op.key).values)]
         ops[:] = self._not_either_or(ops, text, where)
         ops[:] = self._feeling_met_by_a_command(ops, text, where)
+        # (我屁股有点冷，开一下座椅加热: the seat heating meets the cold; the cabin is not asked about.)
+        carried_out = {op.key for op in ops if op.op == Op.SET and op.source != OpSource.RELATIVE}
+        result.ask_back = [key for key in result.ask_back
+                           if not (carried_out & set(self.schema.key(key).reading.eased_by) and _A_FEELING.search(text)
+                                   and not _UP_OR_DOWN.search(_A_FEELING.sub(" ", text)))]
         ops[:] = self._it_is_what_was_dropped(ops, text, where)
         self._left_behind(ops, text, state, add)
         self._bare_number_corrects(said, ops, taken, add, state, where)
@@ -1252,7 +1260,8 @@ class RuleExtractor:
                 continue
             before = state.previous.get(spec.name) if state is not None else None
             held = [c.value for c in state.find(spec.name)] if state is not None else []
-            again = {value: words for value, words in spec.said_again.items() if value == before and value not in held}
+            again = {value: words for value, words in spec.said_again.items() if value == before and value not in held
+                     and not _DROPPING_IT.search(said.text)}
             for value, words in [*spec.loose_values.items(), *again.items()]:
                 for word in words.get(said.lang, ()):
                     m = re.search(value_pattern(word.lower(), said.cues.spaced), said.source)

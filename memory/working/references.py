@@ -76,6 +76,8 @@ ORDINAL = re.compile(r"\bthe (?P<en>first|second|third|last) (?:one|place|option
                      re.IGNORECASE)
 POINTED_AT = "the option the user pointed at"
 _WHICH_ZH = re.compile(r"哪|什么|啥|多少")       # 第一家是哪个？: asked about, not chosen
+_TURNED_DOWN = re.compile(r"\b(?:not|no|too|don'?t|didn'?t|wasn'?t|isn'?t|never|hated?|noisy|awful)\b|"
+                          r"不|别|太|没", re.IGNORECASE)
 # The one offered before the one on the table ("the previous one", 还是刚才那家吧).
 EARLIER_ONE = re.compile(r"\bthe (?:previous|earlier) (?:one|place|option|restaurant)\b|"
                          r"\bthe one (?:before|from before)\b|"
@@ -216,9 +218,12 @@ class ReferenceResolver:
             if len(others) == 1:
                 chosen, words = others[0], m.group(0)
         elif (m := EARLIER_ONE.search(text) or ORDINAL.search(text)) and (
-                asks(text, *m.span(), language_of(text))
-                or _WHICH_ZH.search(text[slice(*clause_bounds(text, *m.span()))])):
-            return ops      # "第一家是哪个？", "what was the first one?": asked about, not chosen
+                asks(text, *m.span(), language_of(text)) or text.rstrip().endswith(("?", "？"))
+                or _WHICH_ZH.search(clause := text[slice(*clause_bounds(text, *m.span()))])
+                or _TURNED_DOWN.search(clause)):
+            # "第一家是哪个？", "what was the previous one called?": asked about; 别订刚才那家, "the
+            # previous one was too expensive": turned down. Neither chooses it.
+            return ops
         elif (m := EARLIER_ONE.search(text)) and state.offered:
             # (The one before the offer on the table; with none on the table, the last one offered.)
             on_the_table = state.last_act.act in ("propose", "suggest", "resume", "only_option")

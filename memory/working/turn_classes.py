@@ -128,7 +128,9 @@ _CANCEL_KEPT_EN = re.compile(r"\b(?:not|never(?! mind)|don'?t|doesn'?t|didn'?t|w
 _CANCEL_KEPT_ZH = re.compile(r"[不别没被已]|如果|要是|会不会|为什么|怎么|千万")
 _QUESTION_END = re.compile(r"[?？]\s*$|[吗呢么]\W*$")
 # A drop said just after the user's own question, of "that" or "it" (or bare): the question's thing.
+# ("are you there? we don't need it anymore" is the task's: any more, after all.)
 _OF_THE_QUESTION = re.compile(r"\b(?:that|it|this|one)\b|never ?mind$|不用了|没事", re.IGNORECASE)
+_ANY_MORE = re.compile(r"\b(?:any ?more|after all|at all)\b|不用了?再|都不", re.IGNORECASE)
 # A question that asks the agent to do it ("can you cancel it?", 能帮我取消吗) is a request.
 # ("oh shoot, we can't make it, can you cancel that": asked in its own clause.)
 _ASKS_THE_AGENT = re.compile(r"^\W*(?:(?:so|and|then|actually|just|oh|hey|ok(?:ay)?)\W+)*"
@@ -149,7 +151,8 @@ def _calls_off(lowered: str, nouns_en: tuple[str, ...], nouns_zh: tuple[str, ...
             asked or lowered[at + len(sentence):at + len(sentence) + 1] in ("?", "？"))
         for how, patterns in ((CallOff.CANCEL, cancels), (CallOff.DROP, drops)):
             for m in (m for pattern in patterns for m in pattern.finditer(sentence)):
-                if how == CallOff.DROP and follows_a_question and _OF_THE_QUESTION.search(m.group()):
+                if how == CallOff.DROP and follows_a_question and _OF_THE_QUESTION.search(m.group()) \
+                        and not _ANY_MORE.search(m.group()):
                     continue    # "is there a kids menu? never mind, we don't need that": the question's thing
                 clause_start = max(sentence.rfind(mark, 0, m.start()) for mark in ",，.。;；!！") + 1
                 before = sentence[clause_start:m.start()]
