@@ -316,6 +316,7 @@ async def test_the_music_said_to_in_chinese(lines: list[str], expected: str) -> 
 
 @pytest.mark.parametrize(("language", "text", "expected"), [
     ("zh", "我屁股有点冷，开一下座椅加热", "好了，座椅加热已经打开。"),
+    ("zh", "把座椅加热关了，有点热", "好了，座椅加热已经关闭。"),
     ("en", "I'm freezing, turn on the seat heating", "Done: I've turned the seat heating on."),
 ])
 async def test_a_feeling_met_by_a_command_asks_nothing_more(language: str, text: str, expected: str) -> None:
