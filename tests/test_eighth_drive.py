@@ -390,3 +390,14 @@ async def test_cancel_with_a_word_of_dropping_it_calls_the_ticket_off() -> None:
     replies = await _chat("zh", ["我要取消订单12345678", "等等，先别取消，我还是退款吧", "那就取消吧，不弄了"],
                           "customer_service")
     assert (replies[-1].decision or {}).get("act") == "called_off"
+
+
+async def test_hold_on_after_a_pause_plays_nothing() -> None:
+    replies = await _chat("en", ["pause the song", "hold on."], "in_car")
+    assert "playing" not in replies[-1].text
+
+
+async def test_a_question_of_the_task_itself_then_a_drop_calls_it_off() -> None:
+    replies = await _chat("en", ["table for two tomorrow at 8", "do we even need this? forget it, we don't need that"],
+                          "restaurant")
+    assert (replies[-1].decision or {}).get("act") == "called_off"

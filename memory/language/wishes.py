@@ -91,7 +91,7 @@ let's today tonight now then if possible ideally preferably hopefully time more 
 someone somebody anyone everything else ahead matter further help needed way ride trip journey home
 order booking reservation restaurant table seat seats people person guests party
 notch tad touch smidge
-actually hold sorry hmm umm uh um note
+actually sorry hmm umm uh um note
 two three four five six seven eight nine ten eleven twelve half quarter morning afternoon evening night noon
 o'clock clock
 """.split())

@@ -130,6 +130,7 @@ _QUESTION_END = re.compile(r"[?？]\s*$|[吗呢么]\W*$")
 # A drop said just after the user's own question, of "that" or "it" (or bare): the question's thing.
 # ("are you there? we don't need it anymore" is the task's: any more, after all.)
 _OF_THE_QUESTION = re.compile(r"\b(?:that|it|this|one)\b|never ?mind$|不用了|没事", re.IGNORECASE)
+_OF_IT_ALL = re.compile(r"\b(?:this|it|that|them)\W*$|^\W*(?:are you there|hello)\b", re.IGNORECASE)
 _ANY_MORE = re.compile(r"\b(?:any ?more|after all|at all)\b|不用了?再|都不", re.IGNORECASE)
 # A question that asks the agent to do it ("can you cancel it?", 能帮我取消吗) is a request.
 # ("oh shoot, we can't make it, can you cancel that": asked in its own clause.)
@@ -147,8 +148,10 @@ def _calls_off(lowered: str, nouns_en: tuple[str, ...], nouns_zh: tuple[str, ...
     for at, sentence in sentences_with_offsets(lowered):
         asked = _QUESTION_END.search(sentence) or (WH_QUESTION_ZH.search(sentence) if language_of(sentence) == "zh"
                                                    else WH_QUESTION_EN.search(sentence))
+        # ("do we even need this? forget it, we don't need that": a question of the task itself.)
         follows_a_question, after_a_question = after_a_question, bool(
-            asked or lowered[at + len(sentence):at + len(sentence) + 1] in ("?", "？"))
+            asked or lowered[at + len(sentence):at + len(sentence) + 1] in ("?", "？")) \
+            and not _OF_IT_ALL.search(sentence)
         for how, patterns in ((CallOff.CANCEL, cancels), (CallOff.DROP, drops)):
             for m in (m for pattern in patterns for m in pattern.finditer(sentence)):
                 if how == CallOff.DROP and follows_a_question and _OF_THE_QUESTION.search(m.group()) \
