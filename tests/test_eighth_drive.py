@@ -33,6 +33,8 @@
   never mind, we don't need it anymore" calls it off; "yes book it, don't send me emails though"
   books; "is it far from the station?" asks no area; "what? how many people did I say?" has no "I'm
   not sure"; "somewhere we don't have to wait" is a wish; 那就取消吧，不弄了 calls the ticket off.
+- 好的没问题，订，我是孙经理，电话13088887777 booked with no name: a surname with a title of work (经理, 老师,
+  王总) is a name as 陈先生 is.
 """
 
 from __future__ import annotations
@@ -401,3 +403,12 @@ async def test_a_question_of_the_task_itself_then_a_drop_calls_it_off() -> None:
     replies = await _chat("en", ["table for two tomorrow at 8", "do we even need this? forget it, we don't need that"],
                           "restaurant")
     assert (replies[-1].decision or {}).get("act") == "called_off"
+
+
+@pytest.mark.parametrize(("line", "name"), [
+    ("好的没问题，订，我是孙经理，电话13088887777", "孙经理"),
+    ("就写王总吧", "王总"),
+])
+async def test_a_surname_with_a_title_of_work_is_the_name(line: str, name: str) -> None:
+    replies = await _chat("zh", ["周三晚上七点五个人，日料", line], "restaurant")
+    assert name in replies[-1].text, replies[-1].text

@@ -163,7 +163,7 @@ _REPLACES = re.compile(r"\b(?:instead|rather|make it|go with|switch to|change (?
 _TITLED_NAME = {
     # (With a word that gives it, or as the whole turn: "好，高先生" and "thanks, Mr. Chen" address someone.)
     "zh": re.compile(r"(?:(?:^|(?<=[，,。.!！？?\s]))(?:我是|我姓|就写|写|用|免贵姓?|预订人|订位人|(?P<bare>))|^)"
-                     rf"(?P<v>(?:欧阳|司马|诸葛|上官|[{CHINESE_SURNAMES}])(?:先生|女士|小姐|太太))"
+                     rf"(?P<v>(?:欧阳|司马|诸葛|上官|[{CHINESE_SURNAMES}])(?:先生|女士|小姐|太太|经理|老师|医生|主任|总))"
                      r"(?:吧|啊|呀|哈)?(?=[，,。.!！\s]|$)"),
     "en": re.compile(r"(?:(?:^|(?<=[,.!?]\s))(?:(?:it'?s|this is|i'?m|put it under|under)\s+|(?P<bare>))|^)"
                      r"(?P<v>(?:Mr|Mrs|Ms|Miss|Dr)\.?\s+[A-Z][a-z]+(?:-[A-Z][a-z]+)?)(?:\s+(?:please|here))?(?=[,.!]|$)"),
@@ -171,7 +171,7 @@ _TITLED_NAME = {
 _REFUSED_BEFORE = re.compile(r"(?:别|不|不要|不想|不用|没必要)$|\b(?:don'?t|do not|not|no|never)\s+(?:\w+\s+){0,2}$",
                              re.IGNORECASE)
 _A_PHONE_GIVEN = re.compile(r"电话|手机|号码|\b(?:phone|number|cell|mobile)\b", re.IGNORECASE)
-_TITLE_WORD = re.compile(r"先生|女士|小姐|太太|mr|mrs|ms|miss|dr", re.IGNORECASE)
+_TITLE_WORD = re.compile(r"先生|女士|小姐|太太|经理|老师|医生|主任|总|mr|mrs|ms|miss|dr", re.IGNORECASE)
 
 
 # A number said with what it counts (十二个, "8 people"): no time, whatever was asked.
