@@ -37,6 +37,7 @@ from monologue.memory.language.cues import (
     HOLD_ON,
     HOW_ARE_YOU,
     NOT_DECIDED,
+    NOT_YET,
     PRESENCE_CHECK,
     REFUSES_OFFER,
     THANKS,
@@ -118,12 +119,6 @@ _JUST_A_YES = re.compile(r"\b(?:ok(?:ay)?|yeah|yes|yep|sure|please|just|go ahead
 _OFFERS = (Act.PROPOSE, Act.SUGGEST, Act.RESUME, Act.ONLY_OPTION)
 
 
-# Held off: "don't book it yet", "not yet", "hold off", 先别订 (no yes, whatever words of going ahead follow).
-_NOT_YET = re.compile(r"\b(?:don'?t|do not|please don'?t|no need to)\s+(?:\w+\s+)?(?:book|submit|file|"
-                      r"go ahead|do it|confirm)\s+(?:it|that|this|the (?:table|booking|ticket|order))?\s*"
-                      r"(?:yet|now|just yet)?"
-                      r"(?=\W*$|\W+(?:i|we|let)\b)|\bnot yet\b|\bhold off\b|先别(?:订|提交|办|急)|"
-                      r"先不要?(?:订|提交|办)(?!备注)|(?:还|暂时)不要?(?:订|提交)(?:了|吧)?(?=\W|$)", re.IGNORECASE)
 # "Too expensive", "way too far", 太贵了, 有点太远: too much of what the offer is.
 _TOO_MUCH = re.compile(r"\btoo\s+\w+|太(?!太)[\u4e00-\u9fff]", re.IGNORECASE)
 
@@ -620,7 +615,7 @@ class DialoguePolicy:
             return None
         if REFUSES_OFFER.search(text):
             return False
-        if _NOT_YET.search(text):
+        if NOT_YET.search(text):
             return None             # "don't book it yet, let me check with my team": not decided
         if _BUT_ASKS.search(turn.text):
             return None             # "sounds nice I guess, but is it romantic?": not decided until answered

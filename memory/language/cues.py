@@ -575,6 +575,12 @@ REPEAT_COMMAND = re.compile(
     r"more|again|further|once more|same again|do (?:that|it) again|keep going|one more time))"
     r"(?: (?:please|again|still))?\W*$"
     r"|^(?:嗯，?)?(?:再|还|继续)(?:来|调|弄|多)?(?:一点|一些|一下|点儿?|些|一次)?(?:吧|啊|呗)?[。！!]?$", re.IGNORECASE)
+# Held off: "don't book it yet", "not yet", "hold off", 先别订 (no yes, whatever words of going ahead follow).
+NOT_YET = re.compile(r"\b(?:don'?t|do not|please don'?t|no need to)\s+(?:\w+\s+)?(?:book|submit|file|"
+                     r"go ahead|do it|confirm)\s+(?:it|that|this|the (?:table|booking|ticket|order))?\s*"
+                     r"(?:yet|now|just yet)?"
+                     r"(?=\W*$|\W+(?:i|we|let)\b)|\bnot yet\b|\bhold off\b|先别(?:订|提交|办|急)|"
+                     r"先不要?(?:订|提交|办)(?!备注)|(?:还|暂时)不要?(?:订|提交)(?:了|吧)?(?=\W|$)", re.IGNORECASE)
 # "Yes — hold on, what have we got?", 是——等一下，现在都定了些什么？: a yes taken back before it ends
 # is no yes; what follows it is the turn.
 HOLD_ON = re.compile(r"\b(?:hold on|hang on|wait(?: a (?:sec(?:ond)?|moment|minute))?|one (?:sec(?:ond)?|moment)|"
