@@ -450,6 +450,10 @@ class DialogueSession:
             template = compose(wording.stuck(asking, view), language)
             if normalised(template) == normalised(previous_reply):
                 template = wording.stuck(asking, view, short=True)
+        elif previous_reply and normalised(template) == normalised(previous_reply) and decision.act == Act.GREET \
+                and decision.key == "unclear":
+            # Not understood twice: asked to say it another way, not "just to check again" before the same words.
+            template = say("policy.greet_unclear_again", language)
         elif previous_reply and normalised(template) == normalised(previous_reply) and decision.act == Act.DONT_KNOW:
             template = say("policy.dont_know_either", language)
         elif previous_reply and normalised(template) == normalised(previous_reply) and decision.act == Act.ANSWER \

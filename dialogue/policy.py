@@ -44,9 +44,11 @@ from monologue.memory.language.cues import (
     TO_THE_AGENT,
     WANTS_OPTIONS,
     YES_WORD_DESCRIBING,
+    language_of,
     sounds_fine,
     yes_or_no,
 )
+from monologue.memory.language.memory_cues import ABOUT_THE_TALK, ASKS_TO_BE_TOLD, REQUEST
 from monologue.memory.language.stances import asks_for_information, is_query, sentences_with_offsets
 from monologue.memory.working.state import (
     WHICH_CONTROL,
@@ -224,6 +226,16 @@ class Decision:
                         key=last.key, option=last.option, args=last.args, kept=self.kept)
 
 
+def _unread_request(text: str) -> bool:
+    """A command in which nothing was read (调到交通广播, "tune to NPR" where no key takes it): not
+    small talk to nod at ("好的。" says it was done), but a request not understood, said so."""
+    if not REQUEST.search(text) or ABOUT_THE_TALK.search(text) or ASKS_TO_BE_TOLD.search(text):
+        return False
+    return not (yes_or_no(text) is not None or GO_AHEAD.search(text) or HOLD_ON.search(text) or NOT_YET.search(text)
+                or CLOSING.search(text) or THANKS.search(text) or GREETING.search(text) or sounds_fine(text)
+                or ENTERTAIN_ME.search(text) or TO_THE_AGENT.search(text))
+
+
 def acting_now(step: Decision | None, turn: TurnFacts) -> bool:
     """Whether this turn carries something out or changes what is wanted."""
     return (step is not None and step.act == Act.ACT) or bool(turn.changed)
@@ -290,7 +302,8 @@ class DialoguePolicy:
             asks_for_information(s) or is_query(s) for _, s in sentences_with_offsets(text))
         # (不对，还是订吧 just after 算了不订了: the task taken up again.)
         taken_up = state.last_act.act == Act.CALLED_OFF and state.last_act.action == action.name \
-            and bool(GO_AHEAD.search(text))
+            and bool(GO_AHEAD.search(text)) or bool(text) and self._restates_a_held_value(
+                state, action, text, language_of(text))     # ("okay just cancel it then", a cancellation held)
         if done is not None and not done.args and not asks_again and not taken_up \
                 and not changed & set(action.keys) and not asked_since:
             # Cancelled or called off ("取消导航", 算了，不订了) and not asked for since: not "where
@@ -520,7 +533,7 @@ class DialoguePolicy:
                 return Decision(Act.ALREADY_DONE, primary.name, args=dict(done.args), key="kept", refused=refused,
                                 reason="the user kept what was done")
         if not turn.calls_off or turn.changed & {*primary.needs, primary.choose} \
-                or self._restates_a_held_value(state, primary, turn):
+                or self._restates_a_held_value(state, primary, turn.text, turn.language):
             return None
         if done is not None and done.args and done.record:
             if turn.calls_off != CallOff.CANCEL:
@@ -545,18 +558,19 @@ class DialoguePolicy:
         asked = [s for _, s in sentences_with_offsets(turn.text) if asks_for_information(s) or is_query(s)]
         return bool(asked) and all(COMPLAINT.search(s) for s in asked)
 
-    def _restates_a_held_value(self, state: SessionState, action: ActionSpec, turn: TurnFacts) -> bool:
+    def _restates_a_held_value(self, state: SessionState, action: ActionSpec, text: str, language: str) -> bool:
         """Whether the words that would call the task off say a value it holds: "ok yeah, cancel
         it" with a cancellation of the order as what is wanted is a yes to that, not the ticket
         called off. (Before anything is done: a cancel after is the cancel of what was done.)"""
-        lowered = turn.text.lower()
-        if _done_with(state, action.name) is not None:
-            return False
+        lowered = text.lower()
+        done = _done_with(state, action.name)
+        if done is not None and done.args:
+            return False        # (called off, it is no cancel of what was done: "okay just cancel it then")
         for key in action.needs:
             spec = self.schema.key(key)
             for condition in state.find(key):
-                for words in spec.value_words(str(condition.value), turn.language):
-                    verb = words.split()[0] if turn.language == "en" else words[:2]
+                for words in spec.value_words(str(condition.value), language):
+                    verb = words.split()[0] if language == "en" else words[:2]
                     if len(verb) < 2 or verb.lower() not in lowered:
                         continue
                     # …and nothing else said but a yes, the verb and what it is done to ("ok yeah cancel
@@ -827,8 +841,12 @@ class DialoguePolicy:
                 return Decision(Act.GREET, reason="nothing asked for yet", refused=refused)
             if THANKS.search(text):
                 return Decision(Act.CLOSE, reason="thanked, nothing left to do", refused=refused)
-            if turn.turn_class == TurnClass.CHIT_CHAT:
+            if turn.turn_class == TurnClass.CHIT_CHAT and not _unread_request(text):
                 return Decision(Act.SMALL_TALK, reason="small talk, no task under way", refused=refused)
+            if state.done and not turn.changed and (yes_or_no(text) is True or GO_AHEAD.search(text)
+                                                    or sounds_fine(text)):
+                # "ok cool", 好吧, "let's go" after the seat heating went on: a nod, not "what can I do?"
+                return Decision(Act.SMALL_TALK, reason="a nod after what was done", refused=refused)
             if turn.changed:
                 # "My price range is moderate now": no task yet, but what changed is said back.
                 return Decision(Act.GREET, about=tuple(sorted(turn.changed)), refused=refused,

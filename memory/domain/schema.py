@@ -79,6 +79,9 @@ class Reading:
     lifted_now: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # A one-off key ("this trip only"): "today" in its clause marks the exception, not a date.
     one_off: bool = False
+    # Its values that set a lasting one aside for now (use_tolls: avoid_tolls): that one is not
+    # read back beside it ("Boston, no tolls, toll road").
+    sets_aside: dict[str, str] = field(default_factory=dict)
     # Relative changes (memory/working/relative.py): the step of "a bit" (minutes for a time, days
     # for a date), and the key's own words for up and down ("warmer", 凉).
     step: float | None = None
@@ -327,6 +330,7 @@ def _reading(raw: dict[str, Any]) -> Reading:
         lifted=_words((raw.get("negation") or {}).get("lifted")),
         lifted_now=_words((raw.get("negation") or {}).get("lifted_now")),
         one_off=bool(raw.get("one_off", False)),
+        sets_aside={str(k): str(v) for k, v in (raw.get("sets_aside") or {}).items()},
         step=float(raw["step"]) if raw.get("step") is not None else None,
         more=_words((raw.get("relative") or {}).get("more")),
         less=_words((raw.get("relative") or {}).get("less")),

@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# Where what was asked for ends: the clause's punctuation, or another request joined on ("play
-# Adele and turn it up", 放首周杰伦的歌然后声音大一点), never an "and" inside a name ("Simon and
-# Garfunkel").
+# Where what was asked for ends: the clause's punctuation (not a station's decimal point, "98.5"),
+# or another request joined on ("play Adele and turn it up", 放首周杰伦的歌然后声音大一点), never
+# an "and" inside a name ("Simon and Garfunkel").
 _CLAUSE_END = {
-    "en": re.compile(r"[,.;!?]|\s+(?:and|then)\s+(?=(?:please\s+)?(?:turn|make|set|open|close|roll|put|start|stop|"
+    "en": re.compile(r"[,;!?]|\.(?!\d)|\s+(?:and|then)\s+(?=(?:please\s+)?(?:turn|make|set|open|close|roll|put|start|stop|"
                      r"pause|skip|crank|lower|raise|bring|take|drive|navigate|go|head|also|can|could|and)\b)"
                      r"|\s+(?:so|because|cause|cos|since|while|when|as long as)\s+"
                      # ("name is priya nair and 4 people", "under smith for 6 at 8": a count or a time goes on)
@@ -25,7 +25,7 @@ _CLAUSE_END = {
                      r"|\s+(?=\d{5,}|\d{3}[ -]\d{3,}|(?:and\s+)?(?:my\s+)?(?:phone|number|cell|mobile|email|e-mail)"
                      r"(?:\s+number)?\s+(?:is|'s)\b)",
                      re.IGNORECASE),
-    "zh": re.compile(r"[，。；！？,.;!?\s]|然后|再把|再帮|顺便|另外|同时"),
+    "zh": re.compile(r"[，。；！？,;!?\s]|\.(?!\d)|然后|再把|再帮|顺便|另外|同时"),
 }
 _LONGEST = {"en": 8, "zh": 16}      # words / characters: longer is a sentence, not a name
 

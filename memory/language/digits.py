@@ -103,7 +103,16 @@ def digits_said_en(text: str) -> str:
     def written(m: re.Match[str]) -> str:
         digits = _digits_of_words_en(m.group())
         return digits.ljust(len(m.group())) if len(digits) >= 5 else m.group()
-    return _groups_joined(_DIGIT_WORDS_EN.sub(written, text))
+    return _groups_joined(_DIGIT_WORDS_EN.sub(written, _letters_as_in(text)))
+
+
+# A letter spelled with a word for it ("A as in apple, 7 7 3 9 1"): the letter, beside what follows.
+_LETTER_AS_IN = re.compile(r"\b(?P<l>[A-Za-z]) (?:as|like) in [A-Za-z]+\b,?\s*(?=[A-Za-z0-9])")
+
+
+def _letters_as_in(text: str) -> str:
+    """`text` with each "A as in apple" written as the letter, padded before it to the words' length."""
+    return _LETTER_AS_IN.sub(lambda m: " " * (len(m.group()) - 2) + m.group("l").upper() + " ", text)
 
 
 __all__ = ["digits_said", "digits_said_en"]

@@ -150,7 +150,7 @@ REQUEST = re.compile(
     r"head|find|book|reserve|call|text|send|show|check|get|give|bring|start|stop|pause|skip|raise|lower|increase|"
     r"decrease|crank|adjust|move|cancel|remind|add|remove|look|search|order|pick|route|warm|heat|tell|read|"
     r"cool(?![\s,.!]*(?:thanks?\b|thank you|cheers|$))|"     # ("cool, thanks" is no request)
-    r"change|speak|talk|repeat|help|connect|transfer|refund|track|dim|mute|unmute)\b"
+    r"change|speak|talk|repeat|help|connect|transfer|refund|track|dim|mute|unmute|tune)\b"
     r"|" + _OPENER_EN + r"(?:can|could|would|will) you\b"
     r"|" + _OPENER_EN + r"let'?s (?:say|do|go with|make it|try|book|take)\b"
     r"|^(?:请|麻烦|帮我|帮忙|给我|替我|带我|送我|载我|能不能|能否|可不可以|你能|你可以)"

@@ -85,6 +85,7 @@ EN: dict[str, str] = {
     # --- the dialogue policy's template wording (dialogue/wording.py) ---------------------
     "policy.greet": "Hi! What can I do for you?",
     "policy.greet_unclear": "Sorry, I didn't quite get what you need. I'm the assistant that {role}: what can I do?",
+    "policy.greet_unclear_again": "Sorry, I still didn't catch that. Could you say it another way?",
     "policy.not_an_entertainer": "I'm no good at jokes, I'm afraid; I'm the assistant that {role}.",
     "policy.rest_if_drowsy": "If you're getting sleepy, please pull over somewhere safe and rest for a bit.",
     "policy.greet_short": "Hi!",
@@ -363,6 +364,7 @@ ZH: dict[str, str] = {
     # --- the dialogue policy's template wording (dialogue/wording.py) ---------------------
     "policy.greet": "你好！有什么可以帮你的？",
     "policy.greet_unclear": "抱歉，我没太听明白你要办什么。我可以{role}，你想怎么处理？",
+    "policy.greet_unclear_again": "抱歉，我还是没听明白，能换个说法吗？",
     "policy.not_an_entertainer": "讲笑话我不太在行，我可以{role}。",
     "policy.rest_if_drowsy": "要是困了，找个安全的地方停下来休息一会儿吧。",
     "policy.greet_short": "你好！",

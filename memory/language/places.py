@@ -150,8 +150,9 @@ def find_place_en(text: str, cues: tuple[str, ...], answering: bool = False) -> 
             # yet"), only an address or words ending in a kind of place.
             low = _LOWER_PLACE_EN.match(text, cue.end())
             lowered = _lower_words_en(low.group("v").split(" ")) if low is not None else []
+            # (An address is a number and a street: "make that 23" is a number put right, no place.)
             if low is None or not lowered or (not _DRIVES_EN.search(cue.group()) and not (
-                    lowered[0][:1].isdigit() or _KIND_AFTER_EN.match(" " + lowered[-1]))):
+                    lowered[0][:1].isdigit() and len(lowered) > 1 or _KIND_AFTER_EN.match(" " + lowered[-1]))):
                 continue
             if not answering and _PLANS_TOLD_EN.search(text[:cue.end()]):
                 continue        # ("I'm going to the store later to pick up milk": a plan told)

@@ -49,7 +49,8 @@ _HEAD_EN = re.compile(r"^(?:somewhere|some ?place|a (?:place|table|seat|spot|cor
 _ACTION_EN = re.compile(
     r"^(?:to\s+)?(?:let'?s|go|make|add|buy|book|reserve|play|set|initiate|rent|transfer|get|find|call|order|complain|"
     r"cancel|check|send|give|tell|show|start|stop|take|bring|pick|change|switch|turn|open|close|move|put|help|search|"
-    r"look|pay|confirm|proceed|continue|finish|do|use|try|talk|chat|speak|say|ask|know|eat|see|visit|come)\b", _I)
+    r"look|pay|confirm|proceed|continue|finish|do|use|try|talk|chat|speak|say|ask|know|eat|see|visit|come|process|"
+    r"submit|file|lodge)\b", _I)
 _NEGATIVE_LEAD = re.compile(r"\bnot\b|n't\b", _I)
 _HEAD_ZH = re.compile(r"^(?:安静|离|靠近|远离|别太|不要太|不要|别|有|带|在|找个|找一?家)")
 # A concern the user states about the task ("I'm worried about being charged twice", "this is

@@ -217,7 +217,7 @@ _CHANGED_NOW = {"en": re.compile(r"\b(?:now|changed|anymore|any more|no longer|t
 
 # Words around a command that name nothing ("no wait, don't turn it off", "actually leave it on").
 _COMMAND_WORDS = frozenset(content_words("not no more bit little turn switch put leave keep don't dont wait actually "
-                                          "please sorry just again back now too also then", "en"))
+                                          "please sorry just again back now too also then them those these", "en"))
 # "X就是Y", "X is on Y": a place held, said to be another by name.
 _EXPLAINED = {"zh": re.compile(r"(?:就是|其实是|指的是|是在|在)"),
               "en": re.compile(r"\s(?:is|'s) (?:at|on|in|actually|just)?\s*", re.IGNORECASE)}
@@ -343,6 +343,18 @@ def _open_value_pattern(spec: KeySpec) -> re.Pattern[str] | None:
     return re.compile("|".join(parts)) if parts else None
 
 
+def _held_value_said(held: Condition, before: str, lang: str) -> bool:
+    """Whether `before` says the number `held` holds ("8 is too late" of 20:00, "not four" of 4 people)."""
+    said = {to_int(m.group(0)) for m in _NUMBER_IN[lang].finditer(before)} - {None}
+    if not said:
+        return False
+    value = held.value
+    if isinstance(value, str) and re.fullmatch(r"\d{1,2}:\d{2}", value):
+        hour = int(value[:2])
+        return hour in said or (hour % 12 or 12) in said
+    return isinstance(value, int) and value in said
+
+
 class RuleExtractor:
     """Rules over one utterance, guided by a domain schema and the current state."""
 
@@ -466,8 +478,9 @@ class RuleExtractor:
         asked = last.key if last.act == "ask" else ""
         held = frozenset(c.key for c in state.constraints.values()) if state is not None else frozenset()
         read_emails(self.schema, text, taken, add, result.correction)     # (before codes: "jo 12 at gmail dot com")
+        codes_held = {c.key: str(c.value) for c in state.constraints.values()} if state is not None else {}
         read_identifiers(self.schema, text, lang, taken, add, result.correction,
-                         frozenset({asked}) | (held if SELF_REPAIR.search(text) else frozenset()))
+                         frozenset({asked}) | (held if SELF_REPAIR.search(text) else frozenset()), codes_held)
         read_avoided(self.schema, text, source, lang, taken, add, result.correction)
         # An option's name before the enums: 海底捞火锅 names a place, not a wish for hotpot.
         self._option_named(said, taken, add, result.correction, state)
@@ -785,9 +798,13 @@ class RuleExtractor:
 
         def fits(key: str) -> bool:
             spec = self.schema.key(key)
-            # (and "it was actually 59.99 not 49.99": a sum held, put right)
+            span = spec.reading.value_range
+            # (and "it was actually 59.99 not 49.99": a sum held, put right; "make that 23" of the
+            # cabin's 21 degrees, a reading in its range)
             return spec.reader == Reader.HEAD_COUNT and not timed or spec.type == "time" and not counted \
-                or spec.type == "money" and not timed and not counted
+                or spec.type == "money" and not timed and not counted \
+                or spec.reader == Reader.QUANTITY and not timed and not counted and span is not None \
+                and n is not None and span[0] <= n <= span[1]
 
         gaps = [(op, said.source[where[id(op)][1]:bare.start("n")]) for op in said_now
                 if where[id(op)][1] <= bare.start() and fits(op.key)]
@@ -802,6 +819,9 @@ class RuleExtractor:
             ops[:] = [op for op in ops if op is not last]
         if (n is None and to_amount(said.source[at[0]:at[1]]) is None) or not held:
             return
+        # "8 is too late, make it 7": the value the turn names before the number is the one put right.
+        named = [c for c in held if _held_value_said(c, said.source[:bare.start()], said.lang)]
+        held = named or held
         latest = max(held, key=lambda c: (c.last_mentioned, self.schema.key(c.key).reader == Reader.HEAD_COUNT))
         spec = self.schema.key(latest.key)
         value: object = n
@@ -916,8 +936,10 @@ class RuleExtractor:
         if spec is None or spec.type != "enum" or spec.multi or said.lang != "en" \
                 or any(op.key == asked for op in ops):
             return
+        # (Not the word said of the request itself: "forget it, cancel the request" calls it off.)
         named = [value for value in spec.values
-                 if re.search(r"\b" + re.escape(value.replace("_", " ")) + r"\b", said.source)]
+                 if re.search(r"\b" + re.escape(value.replace("_", " ")) + r"\b(?!\s+(?:the|my|this|that)\s+"
+                              r"(?:request|ticket|complaint|claim|case)\b)", said.source)]
         if len(named) == 1:
             add(Operation(Op.SET, asked, Comparator.EQ, named[0], said.text.strip(),
                           reason=f"the choice asked for, named by its own word: {named[0]}"), (0, 0))
@@ -1431,8 +1453,10 @@ class RuleExtractor:
         浦东机场 is that airport, not any airport. A name that is one of the domain's values
         (去公司, "take me to Work"; "Sorry, Thai please" in a restaurant) is left to the enums."""
         last = state.last_act if state is not None else NO_ACT
-        values = {re.sub(r"^the ", "", word) for word, _key, _value in self.schema.enum_lexicon(said.lang)}
+        lexicon = self.schema.enum_lexicon(said.lang)
+        values = {re.sub(r"^the ", "", word) for word, _key, _value in lexicon}
         for spec in self._places:
+            own = {re.sub(r"^the ", "", word) for word, key, _value in lexicon if key == spec.name}
             if said.lang == "en" and not spec.multi:
                 read_kind_on_a_street(self.schema, spec, said.text, taken, add, correction)
             cues = spec.name_cues.get(said.lang, ())
@@ -1448,7 +1472,10 @@ class RuleExtractor:
                                           if not any(_overlaps((p.start, p.end), [(q.start, q.end)]) for q in places)],
                                 key=lambda p: p.start)
             # 顺路去趟超市 ("drop by the supermarket on the way") names a stop, not where to go.
-            kept = [p for p in places if p.name.casefold() not in values and not _overlaps((p.start, p.end), taken)
+            # ("make it a coffee shop instead" with a place held: another key's value words name the place.)
+            kept = [p for p in places if (p.name.casefold() not in values or held and p.name.casefold() not in own
+                                          and _CHANGES_EN.match(said.text, p.cue_start) is not None)
+                    and not _overlaps((p.start, p.end), taken)
                     and not not_going(said.text, p, said.lang)     # ("no, make that X": that no corrects)
                     and not tells_of_the_past(said.text, p.start, p.end, said.lang)   # "we used to go to X"
                     and not about_something_else(

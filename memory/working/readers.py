@@ -17,7 +17,7 @@ YAML's. Nothing here names a domain or a key.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec, OtherScale, Reader
@@ -180,7 +180,11 @@ def read_quantities(schema: DomainSchema, text: str, lang: str, taken: list[Span
                 on_scale = bool(re.match(r"\s*(?:degrees?\s*)?" + named, after)
                                 or re.search(named + r"\s*$", source[:span[0]]))
             if on_scale or reading.value_range and not reading.value_range[0] <= n <= reading.value_range[1]:
-                if missed is None and (firm or on_scale):
+                # ("that's too loud, bring it down to like 5": another control's level, not a cabin of 5 degrees)
+                of_another = not _unit_next(after, spec, lang) and not names_key(spec, text, lang) and any(
+                    names_key(other, text, lang) for other in schema.keys.values()
+                    if other.name != spec.name and other.reading.verb_values)
+                if missed is None and (firm or on_scale) and not of_another:
                     missed = OutOfRange(spec.name, n, _converted(n, scale, lang, on_scale, reading.value_range))
                 continue
             n, span = _quantity_put_right(source, n, span, reading.value_range)
@@ -415,7 +419,8 @@ _A_LEVEL = re.compile(r"(?:\b(?:set|turn|put|crank|change|make|bring)\b.*)?\b(?:
                       r"(?:[零一二两三四五六七八九十百\d]+|最大|最小|最高|最低)", re.IGNORECASE)
 # A level for a control that is only on or off ("put it on high", 调到最高档, 开到二档).
 _A_GEAR = re.compile(r"\b(?:on|to)\s+(?:high|low|medium|max(?:imum)?|level\s+\w+)\b|"
-                     r"(?:最高|最低|中|[一二两三四五\d])档", re.IGNORECASE)
+                     r"\b(?:on|to)\s+(?:the\s+)?(?:hottest|warmest)\b|"     # ("put the seat heater on the hottest")
+                     r"(?:最高|最低|中|[一二两三四五\d])档|(?:开|调|加热)到最(?:热|烫|暖)", re.IGNORECASE)
 
 
 def controls_given_a_level(schema: DomainSchema, text: str, lang: str) -> list[str]:
@@ -551,14 +556,29 @@ def _joined(code: str) -> str:
 
 
 def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Span], add: Add,
-                     correction: bool, open_to: frozenset[str] = frozenset()) -> None:
+                     correction: bool, open_to: frozenset[str] = frozenset(),
+                     held: Mapping[str, str] | None = None) -> None:
     """A code with a digit in it after one of the key's names ('order number A-4471', 订单号是12345);
     without a name, a code in the shape of one, or any code when the agent has just asked for
     this key ('Here it is: A275068'), or the turn puts a slip in it right ("sorry, I mean 12354"):
-    `open_to`. A code said in Chinese digits is read as its digits."""
+    `open_to`. A code said in Chinese digits is read as its digits. Unnamed, a code all but the
+    one `held` for a key (a digit or two apart: "oh wait, it's 503 555 1289") is that key's."""
     original = text
     text = digits_said(text) if lang == "zh" else digits_said_en(text)
-    for spec in schema.read_by(Reader.IDENTIFIER):
+    codes = schema.read_by(Reader.IDENTIFIER)
+    unnamed = [m.span("v") for m in _SHAPED_CODE.finditer(text)
+               if not any(re.search(_alternation(_words(s.aliases, lang) + (s.label(lang),), lang == "en"),
+                                    text[max(0, m.start() - 30):m.start()], flags=re.IGNORECASE) for s in codes)]
+    near = {span: key for span in unnamed for key, value in (held or {}).items()
+            if key in schema.keys and schema.key(key).reader == Reader.IDENTIFIER
+            and _all_but(_joined(text[span[0]:span[1]]), _joined(value))}
+    for span, key in near.items():
+        if not overlaps(span, taken):
+            add(Operation(Op.SET, key, Comparator.EQ, _joined(text[slice(*span)]), _clause(original, span),
+                          correction=True), span)
+    for spec in codes:
+        if spec.name in near.values():
+            continue
         names = _words(spec.aliases, lang) + (spec.label(lang),)
         link = r"\W*(?:is|'s|was|number|no\.?|#|:)?\s*" if lang == "en" else r"\s*(?:号码)?(?:是|为|留|:|：)?\s*"
         named = _alternation(names, lang == "en") + link
@@ -602,6 +622,11 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
                 add(Operation(Op.SET, spec.name, Comparator.EQ, code, _clause(original, span),
                               correction=correction), span)
                 break
+
+
+def _all_but(said: str, held: str) -> bool:
+    """Whether a code said is the one held with a digit or two put right (as long, six or more)."""
+    return len(said) == len(held) >= 6 and said != held and sum(a != b for a, b in zip(said, held, strict=True)) <= 2
 
 
 _A_PHONE_WORD = re.compile(r"电话|手机|\b(?:phone|cell|mobile|my number|call me|text me|reach me)\b", re.IGNORECASE)

@@ -40,8 +40,9 @@ OLD_TO_NEW_EN = (
 )
 NEW_FOR_OLD_EN = (
     re.compile(r"\b" + _NEW + r" instead of " + _OLD + _END, re.IGNORECASE),
-    re.compile(r"\binstead of " + _OLD + r",? (?:make it |let'?s do |go with |do |try )?" + _NEW + _END,
-               re.IGNORECASE),
+    # (a comma or a verb between them: "instead of a repair" is one thing refused, no "a" put right)
+    re.compile(r"\binstead of " + _OLD + r"(?:, (?:make it |let'?s do |go with |do |try )?| (?:make it|let'?s do|go with|"
+               r"do|try) )" + _NEW + _END, re.IGNORECASE),
 )
 _ZH_VALUE = r"[^，。！？,.!?；;\s]{1,10}?"
 OLD_TO_NEW_ZH = (

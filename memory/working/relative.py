@@ -50,6 +50,10 @@ class RelativeReading:
     out_of_range: list[str] = field(default_factory=list)  # keys the change would take out of their range
 
 
+# A change any control makes, named by none ("bring it down", "knock it up"; not "warm it up").
+_ANY_CONTROLS_MOVE = re.compile(r"(?:bring|turn|put|knock|crank|drop|take|kick)\s+(?:it|that|this)\s+(?:up|down)"
+                                r"|(?:drop|lower|raise)\s+(?:it|that|this)", re.IGNORECASE)
+
 def _own_words(spec: KeySpec, lang: str, direction: str) -> str:
     words = spec.reading.more if direction == "up" else spec.reading.less
     said = words.get(lang, ()) + (words.get("en", ()) if lang != "en" else ())
@@ -308,6 +312,9 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
             continue            # 空调风小一点: "smaller" is the fan's own value, not the cabin's temperature
         if own and not _named(spec, clause, lang) and _keys_named(schema, _without_values(schema, clause, lang), lang):
             continue            # "my seat's getting too hot": said of the seat, not the cabin
+        if own and commanded and spec.name not in commanded and not _named(spec, clause, lang) \
+                and _ANY_CONTROLS_MOVE.fullmatch(clause[words.start:words.end].strip()):
+            continue            # "that's too loud, bring it down" just after the music: the volume's, not the cabin's
         # (Going on with the key just set, 再调低一点 after 温度调到22度: "lower" alone names no seat.)
         naming = _without_values(schema, clause, lang) if spec.name in commanded else clause
         if spec.name in commanded and any(names_key(other, said_clause, lang) for other in schema.keys.values()

@@ -223,6 +223,9 @@ def _plain(number: float) -> str:
 
 def spoken_conditions(conditions: list[Condition], schema: DomainSchema, language: str = "en") -> str:
     """Several conditions in one breath: "for 4 people on Saturday at 7 pm" / "4个人，周六，晚上7点"."""
+    # A lasting value set aside for now by a one-off one is not said beside it ("no tolls, taking the toll road").
+    aside = {schema.key(c.key).reading.sets_aside.get(str(c.value)) for c in conditions if c.key in schema.keys}
+    conditions = [c for c in conditions if not (c.comparator != Comparator.EXCLUDES and str(c.value) in aside)]
     # Several free-text wishes are said under one phrase ("noting the screen is cracked and
     # this is the second time"), not each with its own.
     free = [c for c in conditions if schema.key(c.key).reader == Reader.FREE_TEXT]
