@@ -119,6 +119,10 @@ _JUST_A_YES = re.compile(r"\b(?:ok(?:ay)?|yeah|yes|yep|sure|please|just|go ahead
 
 # Acts that leave an option on the table: a yes to the next turn takes it.
 _OFFERS = (Act.PROPOSE, Act.SUGGEST, Act.RESUME, Act.ONLY_OPTION)
+# A value settled on, as the answer to its read-back (那就修吧, 就退款吧, 维修就行, "a repair it is").
+_SETTLES_ON = re.compile(r"(?:^|[，,。\s])(?:那就|就)(?!算|不|别|取消)[\u4e00-\u9fff]{1,6}(?:吧|了)\W*$|"
+                         r"(?<![不别])[\u4e00-\u9fff]{1,6}就(?:行|好|可以)了?\W*$|"
+                         r"\b\w+(?: \w+)? it is\W*$", re.IGNORECASE)
 
 
 # "Too expensive", "way too far", 太贵了, 有点太远: too much of what the offer is.
@@ -224,6 +228,14 @@ class Decision:
             last = next((s for s in reversed(steps) if s.act == Act.ACT), last)
         return AgentAct(act=str(last.act), turn=turn, first=str(self.act), refused=self.refused, action=last.action,
                         key=last.key, option=last.option, args=last.args, kept=self.kept)
+
+
+def _has(attribute: Any, wanted: Any) -> bool:
+    """Whether an option's attribute is the value asked for (one of its values, for a list); any
+    value where none is held."""
+    if wanted is None:
+        return True
+    return str(wanted) in (attribute if isinstance(attribute, list) else [attribute]) or str(attribute) == str(wanted)
 
 
 def _unread_request(text: str) -> bool:
@@ -362,7 +374,8 @@ class DialoguePolicy:
             # (Only a place known to be of the kind asked for: 有泰国菜吗 is not answered with a place
             # whose cuisine the catalogue does not say.)
             asked_kinds = [k for k in turn.changed if k in self.schema.kinds_of_option()]
-            named = [o for o in options if str(o.get("name")) not in refused and all(k in o for k in asked_kinds)]
+            named = [o for o in options if str(o.get("name")) not in refused
+                     and all(k in o and _has(o[k], values.get(k)) for k in asked_kinds)]
             if last.act in _OFFERS and last.option and len(named) > 1 and str(named[0].get("name")) == last.option \
                     and WANTS_OPTIONS.search(turn.text):
                 named = named[1:]       # "还有别的吗": the next one, not the same one
@@ -494,6 +507,12 @@ class DialoguePolicy:
             rebooks = done.record if done is not None and done.args and done.record and action.completes else ""
             if read_back and last.args == args and yes:
                 return Decision(Act.ACT, action.name, args=args, reason="the user said yes to the read-back",
+                                refused=refused, rebooks=rebooks)
+            if read_back and last.args == args and yes is None and turn.changed <= set(args) \
+                    and _SETTLES_ON.search(turn.text) and not REFUSES_OFFER.search(turn.text) \
+                    and not NOT_YET.search(turn.text):
+                # 嗯，那就修吧, "a repair it is" to the read-back of a repair: settled on what was read back.
+                return Decision(Act.ACT, action.name, args=args, reason="the user settled on what was read back",
                                 refused=refused, rebooks=rebooks)
             added = set(args) - set(last.args)
             if read_back and yes and added and added <= set(action.optional) \

@@ -16,11 +16,14 @@ from dataclasses import dataclass
 # or another request joined on ("play Adele and turn it up", 放首周杰伦的歌然后声音大一点), never
 # an "and" inside a name ("Simon and Garfunkel").
 _CLAUSE_END = {
-    "en": re.compile(r"[,;!?]|\.(?!\d)|\s+(?:and|then)\s+(?=(?:please\s+)?(?:turn|make|set|open|close|roll|put|start|stop|"
+    "en": re.compile(r"[,;!?]|\.(?!\d)"
+                     r"|\s+(?:and|then)\s+(?=(?:please\s+)?(?:turn|make|set|open|close|roll|put|start|stop|"
                      r"pause|skip|crank|lower|raise|bring|take|drive|navigate|go|head|also|can|could|and)\b)"
                      r"|\s+(?:so|because|cause|cos|since|while|when|as long as)\s+"
                      # ("name is priya nair and 4 people", "under smith for 6 at 8": a count or a time goes on)
-                     r"|\s+(?:and|for|at|on)\s+(?=\d)|\s+and\s+(?=(?:he|she|they|i|we|it)(?:'s|'re|'m)?\b)"
+                     r"|\s+(?:and|for|at|on)\s+(?=\d)|\s+and\s+(?=(?:he|she|they|i|we|it|you)(?:'s|'re|'m)?\b)"
+                     # ("play my road trip playlist at volume 8": the volume goes on)
+                     r"|\s+at\s+(?=(?:the\s+)?(?:volume|level)\b)"
                      # ("put it under marcus hale 07700 900123", "name is o'brien phone is 0412…": a number goes on)
                      r"|\s+(?=\d{5,}|\d{3}[ -]\d{3,}|(?:and\s+)?(?:my\s+)?(?:phone|number|cell|mobile|email|e-mail)"
                      r"(?:\s+number)?\s+(?:is|'s)\b)",

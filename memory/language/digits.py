@@ -72,6 +72,10 @@ _DIGIT_WORD_EN = (r"(?:(?:double|triple)\s+)?(?:" + "|".join([*_TENS_EN, *_TEENS
 _DIGIT_WORDS_EN = re.compile(r"\b" + _DIGIT_WORD_EN + r"(?:[\s-]+" + _DIGIT_WORD_EN + r")+\b", re.IGNORECASE)
 
 
+# Number words said in groups with a pause between, as a phone number is read out.
+_WORD_GROUPS_EN = re.compile(_DIGIT_WORDS_EN.pattern + r"(?:" + _PAUSE + _DIGIT_WORDS_EN.pattern + r")+", re.IGNORECASE)
+
+
 def _digits_of_words_en(words: str) -> str:
     """'ninety two eight eight one' → '92881'; 'double four' → '44'; 'oh' is a zero."""
     out: list[str] = []
@@ -103,7 +107,16 @@ def digits_said_en(text: str) -> str:
     def written(m: re.Match[str]) -> str:
         digits = _digits_of_words_en(m.group())
         return digits.ljust(len(m.group())) if len(digits) >= 5 else m.group()
-    return _groups_joined(_DIGIT_WORDS_EN.sub(written, _letters_as_in(text)))
+
+    def written_groups(m: re.Match[str]) -> str:
+        # ("four one five, three three two, seven seven one zero": groups of three or more, six in all)
+        groups = [g for g in re.split(_PAUSE, m.group(), flags=re.IGNORECASE) if g.strip()]
+        digits = [_digits_of_words_en(g) for g in groups]
+        if len(groups) < 2 or any(len(d) < 3 for d in digits) or sum(map(len, digits)) < 6:
+            return m.group()
+        return " ".join(digits).ljust(len(m.group()))
+    text = _WORD_GROUPS_EN.sub(written_groups, _letters_as_in(text))
+    return _groups_joined(_DIGIT_WORDS_EN.sub(written, text))
 
 
 # A letter spelled with a word for it ("A as in apple, 7 7 3 9 1"): the letter, beside what follows.

@@ -318,6 +318,20 @@ def day_number(said: str) -> int:
     return int(digits.group(0)) if digits else ORDINAL_WORDS[re.sub(r"[\s-]+", " ", said)]
 
 
+# Holidays on the same day every year (not the lunar ones, 春节, 中秋, whose day moves).
+_HOLIDAY_DATES = {"valentine's day": "02-14", "valentines day": "02-14", "valentine's": "02-14",
+                  "christmas eve": "12-24", "christmas day": "12-25", "christmas": "12-25",
+                  "new year's eve": "12-31", "new years eve": "12-31", "new year's day": "01-01",
+                  "new years day": "01-01", "halloween": "10-31",
+                  "情人节": "02-14", "平安夜": "12-24", "圣诞节": "12-25", "圣诞": "12-25", "元旦": "01-01",
+                  "跨年夜": "12-31", "万圣节": "10-31", "国庆节": "10-01", "劳动节": "05-01", "五一": "05-01"}
+_HOLIDAYS_EN = re.compile(r"\b(valentine'?s day|valentine'?s|christmas eve|christmas day|christmas|new year'?s eve|"
+                          r"new year'?s day|halloween)\b")
+_HOLIDAYS_ZH = re.compile(r"(情人节|平安夜|圣诞节|圣诞|元旦|跨年夜|万圣节|国庆节|劳动节|"
+                          r"(?<![零〇幺一二两三四五六七八九十\d])五一(?![零〇幺一二两三四五六七八九十\d]))"
+                          r"(?!假期|长假|期间|黄金周)")
+
+
 def find_en_dates(text: str) -> list[tuple[str, int, int]]:
     lowered = text.lower()
     found: list[tuple[str, int, int]] = []
@@ -334,6 +348,9 @@ def find_en_dates(text: str) -> list[tuple[str, int, int]]:
         found.append((value, m.start(), m.end()))
     for m in re.finditer(r"\b(" + "|".join(MONTHS) + r")\s+(?:the\s+)?" + _EN_ORDINAL + r"\b", lowered):
         found.append((f"{MONTHS.index(m.group(1)) + 1:02d}-{day_number(m.group(2)):02d}", m.start(), m.end()))
+    for m in _HOLIDAYS_EN.finditer(lowered):
+        if not any(start < m.end() and m.start() < end for _, start, end in found):
+            found.append((_HOLIDAY_DATES[m.group(1).replace("’", "'")], m.start(), m.end()))
     for m in re.finditer(r"\b(?:the\s+)?" + _EN_ORDINAL + r"\s+of\s+(" + "|".join(MONTHS) + r")\b", lowered):
         found.append((f"{MONTHS.index(m.group(2)) + 1:02d}-{day_number(m.group(1)):02d}", m.start(), m.end()))
     for m in re.finditer(r"\b(?:on\s+)?the\s+" + _EN_DIGIT_ORDINAL + r"\b(?:\s+of\s+(?:this|next|the)\s+month)?"
@@ -375,6 +392,9 @@ def find_zh_dates(text: str) -> list[tuple[str, int, int]]:
         month, day = zh_to_int(m.group(1)), zh_to_int(m.group(2))
         if month and day:
             found.append((f"{month:02d}-{day:02d}", m.start(), m.end()))
+    for m in _HOLIDAYS_ZH.finditer(text):
+        if not any(start < m.end() and m.start() < end for _, start, end in found):
+            found.append((_HOLIDAY_DATES[m.group(1)], m.start(), m.end()))
     # A day of the month alone (改成8号, 是3号不是4号), as "the 8th" is in English; not a line, a
     # building, a door or a seat numbered so (3号线, 5号楼, 2号门).
     # (Nor a house number, 中关村大街27号, nor a size, 大一号的, 小两号.)

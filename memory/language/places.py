@@ -223,7 +223,7 @@ def _place_words_en(words: list[str]) -> list[str]:
     return kept
 
 
-def find_place_zh(text: str, cues: tuple[str, ...], answering: bool = False) -> list[PlaceSaid]:
+def find_place_zh(text: str, cues: tuple[str, ...], answering: bool = False, sure: bool = False) -> list[PlaceSaid]:
     """Places after the cues (去人民广场, 导航到外滩). A cue of one character (去, 到) also goes
     where no place is meant; one of several (导航到, 带我去) leads only to a place. `answering`
     the agent's question where to go, the answer's opening nouns are one (人民广场吧)."""
@@ -255,10 +255,17 @@ def find_place_zh(text: str, cues: tuple[str, ...], answering: bool = False) -> 
                 if place is not None and _WHERE_HERE_ZH.match(place.name):
                     continue
             else:
-                place = _place_after(text, m.start(), m.end(), sure=_leads_only_to_a_place(cue))
+                # (呃，去鸟巢; 那就去水立方吧: 去 opening a command is a word of going there, as 带我去 is.)
+                opens = cue in ("去", "到") and _OPENS_A_COMMAND_ZH.search(text[:m.start()]) is not None
+                place = _place_after(text, m.start(), m.end(), sure=sure or _leads_only_to_a_place(cue) or opens)
             if place is not None and not any(p.start < place.end and place.start < p.end for p in found):
                 found.append(place)
     return sorted(found, key=lambda p: p.start)
+
+
+# What may come before a 去 that opens a command: the clause's start, a filler, a word of going on.
+_OPENS_A_COMMAND_ZH = re.compile(r"(?:^|[，,。！!？?；;]\s*)"
+                                 r"(?:呃|嗯|啊|哦|那个|好|行|对|那|那就|就|还是|先|直接|我们|咱们|咱|我要|我想|改|再)*\s*$")
 
 
 def _ends_in_a_named_li(kept: list[tuple[str, str]]) -> bool:
@@ -332,10 +339,15 @@ _CORRECTING = {"en": ("no wait", "i mean", "sorry", "or rather", "actually"),
                "zh": ("哦不对", "哦不", "不对", "不是", "错了", "我是说", "我说的是", "应该是")}
 
 
-def places_corrected(text: str, lang: str) -> list[PlaceSaid]:
+def places_corrected(text: str, lang: str, just_set: bool = False) -> list[PlaceSaid]:
     """Places said after a correction, with no word of going (不对 是虹桥机场): read only where a
     place was just said or is held, and only a name that is a place by itself (a capitalised one;
-    in Chinese one tagged as a place or ending in its kind), so 不是，是三个人 is no place."""
+    in Chinese one tagged as a place or ending in its kind), so 不是，是三个人 is no place. `just_set`:
+    a place was set the turn before, and any name put right is one (不对不对，是水立方)."""
+    if lang == "zh" and just_set:
+        return [p for p in find_place_zh(text, _CORRECTING["zh"], sure=True)
+                if all(_NAMED.match(flag) or flag in ("n", "x", "eng") for _, flag in _tagged(p.name))
+                and not (text.startswith("不是", p.cue_start) and "是" not in text[p.cue_start + 2:p.start])]
     if lang == "en":
         # …ending its clause ("no wait, LaGuardia"; "Sorry, Bluetooth isn't connecting" names none).
         return [p for p in find_place_en(text, _CORRECTING["en"])

@@ -281,7 +281,8 @@ def asks_for_one(sentence: str) -> bool:
     if not stripped or _NOT_ASKING_FOR_ONE.search(stripped):
         return False
     if language_of(stripped) == "zh":
-        return bool(ASKS_FOR_ONE_ZH.search(stripped))
+        # (有没有好吃的西餐，朝阳三里屯那块的: the clause that asks, with where said after it)
+        return any(ASKS_FOR_ONE_ZH.search(clause.strip()) for clause in re.split(r"[，,]", stripped) if clause.strip())
     return bool(ASKS_FOR_ONE_EN.match(LEAD_IN_EN.sub("", stripped) or stripped))
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")

@@ -75,6 +75,7 @@ from monologue.memory.working.put_right import (
 from monologue.memory.working.readers import (
     OutOfRange,
     about_something_else,
+    called_by_name,
     commanded_keys,
     control_just_carried_out,
     controls_going_with,
@@ -82,6 +83,7 @@ from monologue.memory.working.readers import (
     named_amounts,
     names_key,
     read_avoided,
+    read_codes_put_right,
     read_emails,
     read_identifiers,
     read_lifted,
@@ -355,6 +357,10 @@ def _held_value_said(held: Condition, before: str, lang: str) -> bool:
     return isinstance(value, int) and value in said
 
 
+# What a withdrawal's words carry around the name ("the", 那个, 不要了).
+_WITHDRAW_TRIM = re.compile(r"^(?:the|that|this|那个|这个|那家|这家)\s*|\s*(?:stop|的)$", re.IGNORECASE)
+
+
 class RuleExtractor:
     """Rules over one utterance, guided by a domain schema and the current state."""
 
@@ -478,9 +484,11 @@ class RuleExtractor:
         asked = last.key if last.act == "ask" else ""
         held = frozenset(c.key for c in state.constraints.values()) if state is not None else frozenset()
         read_emails(self.schema, text, taken, add, result.correction)     # (before codes: "jo 12 at gmail dot com")
-        codes_held = {c.key: str(c.value) for c in state.constraints.values()} if state is not None else {}
+        if state is not None:
+            read_codes_put_right(self.schema, text, lang, taken, add,
+                                 {c.key: str(c.value) for c in state.constraints.values()})
         read_identifiers(self.schema, text, lang, taken, add, result.correction,
-                         frozenset({asked}) | (held if SELF_REPAIR.search(text) else frozenset()), codes_held)
+                         frozenset({asked}) | (held if SELF_REPAIR.search(text) else frozenset()))
         read_avoided(self.schema, text, source, lang, taken, add, result.correction)
         # An option's name before the enums: 海底捞火锅 names a place, not a wish for hotpot.
         self._option_named(said, taken, add, result.correction, state)
@@ -886,6 +894,10 @@ class RuleExtractor:
             return
         core = _INSTEAD.sub("", _INSTEAD.sub("", SELF_REPAIR.sub("", said.text.strip(), count=1)))
         core = _A_BARE_NO.sub("", core)
+        # ("哦不对，太热了，二十四就行", "too cold, 23 please": the feeling is the reason for the number said.)
+        clauses = [c for c in re.split(r"[，,。；;]\s*", core) if c.strip()]
+        felt = len(clauses) > 1 and all(_A_FEELING.search(c) for c in clauses[:-1])
+        core = _INSTEAD.sub("", clauses[-1].strip()) if felt else core
         if not A_NUMBER_ALONE.fullmatch(core):
             return
         asked = self._asked(state)
@@ -899,7 +911,8 @@ class RuleExtractor:
                        and self.schema.key(k).type in ("int", "quantity")]
             asked = numeric[0] if len(numeric) == 1 else ""
             correction = True
-        if not asked or asked not in self.schema.keys or any(op.op == Op.SET for op in ops):
+        if not asked or asked not in self.schema.keys or any(
+                op.op == Op.SET and not (felt and op.key == asked and op.source == OpSource.RELATIVE) for op in ops):
             return        # (两个人 to "what time?" is the party, read already: no 2 pm)
         spec = self.schema.key(asked)
         numbers = [int(float(n)) for n in re.findall(r"\d+(?:\.\d+)?", said.text)] or [
@@ -924,6 +937,8 @@ class RuleExtractor:
             value = n
         else:
             return
+        if felt:
+            ops[:] = [op for op in ops if not (op.key == asked and op.source == OpSource.RELATIVE)]
         add(Operation(Op.SET, asked, Comparator.EQ, value, said.text.strip(), correction=correction,
                       reason=f"a number said alone, answering the question about {asked}"), (0, len(said.text)))
 
@@ -1039,8 +1054,10 @@ class RuleExtractor:
         if left > 1:
             # "the fan is too loud, lower it": the clause just before names what "it" is.
             before = text[slice(*clause_bounds(text, left - 2, left - 2))]
-            if any(names_key(other, before, lang) for name, other in self.schema.keys.items()
-                   if name != key and other.reading.verb_values):
+            # (温度调高一点，再高一点 just after the music: the temperature, named before, goes on.)
+            if any(names_key(other, before, lang) if other.reading.verb_values else called_by_name(other, before, lang)
+                   for name, other in self.schema.keys.items()
+                   if name != key and (other.reading.verb_values or other.reader == Reader.QUANTITY)):
                 return False
         # Nothing else said in the clause: 打开雨刮 ("the wipers") after the windows is no window.
         rest = text[left:span[0]] + " " + text[span[1]:right]
@@ -1252,6 +1269,12 @@ class RuleExtractor:
                 found = words_asked_for(said.text, spec.switch_cues.get(said.lang, ()), *words, said.lang)
                 if found is not None and any(names_key(other, found.text, said.lang)
                                              for name, other in self.schema.keys.items() if name != spec.name):
+                    found = None
+                # (目的地改一下，改成国贸商城: another key called by its name before the switch is what changes.)
+                if found is not None and any(
+                        called_by_name(other, said.text[:found.start], said.lang)
+                        for name, other in self.schema.keys.items()
+                        if name != spec.name and name not in reading.brings):
                     found = None
             refused = _NOT_ASKED_FOR.search(said.text[:found.start]) if found is not None else None
             if refused is not None and found is not None and _THIS_ONE_PLAYING.fullmatch(found.text):
@@ -1468,12 +1491,17 @@ class RuleExtractor:
                 # "Switch to Spotify", "make it Max": a change of a place only where one is held.
                 places = [p for p in places if not _CHANGES_EN.match(said.text, p.cue_start)]
             if places or held:
-                places = sorted(places + [p for p in places_corrected(said.text, said.lang)
+                just_set = state is not None and any(c.last_mentioned == state.turn for c in state.find(spec.name))
+                places = sorted(places + [p for p in places_corrected(said.text, said.lang, just_set)
                                           if not any(_overlaps((p.start, p.end), [(q.start, q.end)]) for q in places)],
                                 key=lambda p: p.start)
             # 顺路去趟超市 ("drop by the supermarket on the way") names a stop, not where to go.
-            # ("make it a coffee shop instead" with a place held: another key's value words name the place.)
-            kept = [p for p in places if (p.name.casefold() not in values or held and p.name.casefold() not in own
+            # ("make it a coffee shop instead" just after the place was set: another key's value words
+            # name the place; just after a stop was added, they put the stop right.)
+            last_set = state is not None and any(c.last_mentioned == state.turn for c in state.find(spec.name)) \
+                and not any(c.last_mentioned == state.turn for c in state.constraints.values()
+                            if c.key != spec.name and self.schema.key(c.key).reader == Reader.PLACE_NAME)
+            kept = [p for p in places if (p.name.casefold() not in values or last_set and p.name.casefold() not in own
                                           and _CHANGES_EN.match(said.text, p.cue_start) is not None)
                     and not _overlaps((p.start, p.end), taken)
                     and not not_going(said.text, p, said.lang)     # ("no, make that X": that no corrects)
@@ -1595,9 +1623,15 @@ class RuleExtractor:
 
     def _held_place_named(self, words: str, state: SessionState | None) -> tuple[str, str | None] | None:
         """(key, value) of a place held by its name that `words` say (星巴克 in 在星巴克停)."""
-        held = [(spec.name, str(c.value)) for spec in self._places
+        held = [(spec.name, str(c.value), c.words) for spec in self._places
                 for c in (state.find(spec.name) if state is not None else []) if len(str(c.value)) > 1]
-        return next(((key, value) for key, value in held if value.casefold() in words.casefold()), None)
+        said = next(((key, value) for key, value, _words in held if value.casefold() in words.casefold()), None)
+        # …or a stop held as its kind, by the name it was asked for with (星巴克不要了 after 找个星巴克买杯咖啡:
+        # the coffee stop), where no other place held is named so.
+        name = _WITHDRAW_TRIM.sub("", words.strip())
+        by_words = [(key, value) for key, value, said_as in held
+                    if self.schema.key(key).multi and len(name) >= 2 and name.casefold() in said_as.casefold()]
+        return said or (by_words[0] if len(by_words) == 1 else None)
 
     def _another_keys_value_at(self, key: str, text: str, span: Span, lang: str) -> bool:
         """Whether a value of another key, longer than a word, is said across `span` (a

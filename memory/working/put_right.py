@@ -94,7 +94,32 @@ def held_part_replaced(schema: DomainSchema, text: str, lang: str,
             found.append((Operation(Op.SET, condition.key, condition.comparator, held[:at] + new + held[at + len(old):],
                                     text[m.start():m.end()], correction=True, reason=PART_PUT_RIGHT), m.span()))
             break
+    if lang == "zh" and not found:
+        found += _held_tail_changed(schema, text, state)
     return found
+
+
+# A change to the last part of a place held, said as its kind (换成一号航站楼 of 浦东机场二号航站楼, 改成西门).
+_CHANGED_TO_ZH = re.compile(r"(?:换成|改成|改为|改到|换到)(?P<new>[^，,。！？\s吧啊]{2,10}?)(?=[吧啊了，,。！？\s]|$)")
+_KIND_TAILS_ZH = frozenset("门楼座号")
+
+
+def _held_tail_changed(schema: DomainSchema, text: str, state: SessionState) -> list[tuple[Operation, Span]]:
+    """The held text value whose last part has the shape of the one said (一号航站楼 for 二号航站楼:
+    the same last two characters, or one that names a kind, 西门 for 东门), that part replaced."""
+    for m in _CHANGED_TO_ZH.finditer(text):
+        new = m.group("new")
+        for condition in list(state.constraints.values()):
+            held, spec = condition.value, schema.keys.get(condition.key)
+            if not isinstance(held, str) or spec is None or spec.type not in ("text", "enum") or held in spec.values \
+                    or len(held) <= len(new):
+                continue
+            tail = held[-len(new):]
+            shared = next((n for n in range(len(new), 0, -1) if tail.endswith(new[-n:])), 0)
+            if tail != new and (shared >= 2 or shared == 1 and new[-1] in _KIND_TAILS_ZH):
+                return [(Operation(Op.SET, condition.key, condition.comparator, held[:-len(new)] + new,
+                                   text[m.start():m.end()], correction=True, reason=PART_PUT_RIGHT), m.span())]
+    return []
 
 
 # Some of a code's digits put right by where they are ("the last digit is 8, not 7", "last two digits

@@ -169,8 +169,8 @@ def read_quantities(schema: DomainSchema, text: str, lang: str, taken: list[Span
             if about_something_else(spec, clause, lang) or asks(text, *span, lang):
                 continue
             before = text[clause_bounds(text, *span)[0]:span[0]]
-            if not _unit_next(after, spec, lang) and not _called(spec, before, lang) and any(
-                    _called(other, before, lang) for other in schema.keys.values() if other.name != spec.name):
+            if not _unit_next(after, spec, lang) and not called_by_name(spec, before, lang) and any(
+                    called_by_name(other, before, lang) for other in schema.keys.values() if other.name != spec.name):
                 continue      # 声音调到十: a number said for another key named before it, with no unit of this one's
             scale = reading.other_scale
             on_scale = False
@@ -473,7 +473,7 @@ def controls_refused(schema: DomainSchema, text: str, lang: str) -> list[str]:
     return found
 
 
-def _called(spec: KeySpec, text: str, lang: str) -> bool:
+def called_by_name(spec: KeySpec, text: str, lang: str) -> bool:
     """Whether `text` calls the key by its label or an alias (not by a cue word such as "to")."""
     return _mentions(text, tuple(n for n in (*_words(spec.aliases, lang), spec.label(lang)) if n), lang == "en")
 
@@ -555,30 +555,34 @@ def _joined(code: str) -> str:
     return re.sub(r"\s+", "", code).upper()
 
 
+def read_codes_put_right(schema: DomainSchema, text: str, lang: str, taken: list[Span], add: Add,
+                         held: Mapping[str, str]) -> None:
+    """A code said with no name that is all but the one `held` for a key, a digit or two apart
+    ("oh wait, it's 503 555 1289" just after phone 503 555 1288): that key's, put right (before
+    `read_identifiers`, which would take any code in a code's shape for the order)."""
+    text = digits_said(text) if lang == "zh" else digits_said_en(text)
+    codes = schema.read_by(Reader.IDENTIFIER)
+    names = tuple(w for s in codes for w in (*_words(s.aliases, lang), s.label(lang)))
+    for m in _SHAPED_CODE.finditer(text):
+        if re.search(_alternation(names, lang == "en"), text[max(0, m.start() - 30):m.start()], flags=re.IGNORECASE) \
+                or overlaps(m.span("v"), taken):
+            continue
+        said = _joined(m.group("v"))
+        keys = {s.name for s in codes}
+        key = next((k for k, value in held.items() if k in keys and _all_but(said, _joined(value))), None)
+        if key is not None:
+            add(Operation(Op.SET, key, Comparator.EQ, said, _clause(text, m.span("v")), correction=True), m.span("v"))
+
+
 def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Span], add: Add,
-                     correction: bool, open_to: frozenset[str] = frozenset(),
-                     held: Mapping[str, str] | None = None) -> None:
+                     correction: bool, open_to: frozenset[str] = frozenset()) -> None:
     """A code with a digit in it after one of the key's names ('order number A-4471', 订单号是12345);
     without a name, a code in the shape of one, or any code when the agent has just asked for
     this key ('Here it is: A275068'), or the turn puts a slip in it right ("sorry, I mean 12354"):
-    `open_to`. A code said in Chinese digits is read as its digits. Unnamed, a code all but the
-    one `held` for a key (a digit or two apart: "oh wait, it's 503 555 1289") is that key's."""
+    `open_to`. A code said in Chinese digits is read as its digits."""
     original = text
     text = digits_said(text) if lang == "zh" else digits_said_en(text)
-    codes = schema.read_by(Reader.IDENTIFIER)
-    unnamed = [m.span("v") for m in _SHAPED_CODE.finditer(text)
-               if not any(re.search(_alternation(_words(s.aliases, lang) + (s.label(lang),), lang == "en"),
-                                    text[max(0, m.start() - 30):m.start()], flags=re.IGNORECASE) for s in codes)]
-    near = {span: key for span in unnamed for key, value in (held or {}).items()
-            if key in schema.keys and schema.key(key).reader == Reader.IDENTIFIER
-            and _all_but(_joined(text[span[0]:span[1]]), _joined(value))}
-    for span, key in near.items():
-        if not overlaps(span, taken):
-            add(Operation(Op.SET, key, Comparator.EQ, _joined(text[slice(*span)]), _clause(original, span),
-                          correction=True), span)
-    for spec in codes:
-        if spec.name in near.values():
-            continue
+    for spec in schema.read_by(Reader.IDENTIFIER):
         names = _words(spec.aliases, lang) + (spec.label(lang),)
         link = r"\W*(?:is|'s|was|number|no\.?|#|:)?\s*" if lang == "en" else r"\s*(?:号码)?(?:是|为|留|:|：)?\s*"
         named = _alternation(names, lang == "en") + link

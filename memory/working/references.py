@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from monologue.memory.domain.schema import DomainSchema, KeySpec
+from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.cues import language_of
 from monologue.memory.language.normalise import contains, normalised
 from monologue.memory.language.numbers import (
@@ -41,13 +41,16 @@ OLD_TO_NEW_EN = (
 NEW_FOR_OLD_EN = (
     re.compile(r"\b" + _NEW + r" instead of " + _OLD + _END, re.IGNORECASE),
     # (a comma or a verb between them: "instead of a repair" is one thing refused, no "a" put right)
-    re.compile(r"\binstead of " + _OLD + r"(?:, (?:make it |let'?s do |go with |do |try )?| (?:make it|let'?s do|go with|"
-               r"do|try) )" + _NEW + _END, re.IGNORECASE),
+    re.compile(r"\binstead of " + _OLD + r"(?:, (?:make it |let'?s do |go with |do |try )?"
+               r"| (?:make it|let'?s do|go with|do|try) )" + _NEW + _END, re.IGNORECASE),
 )
 _ZH_VALUE = r"[^，。！？,.!?；;\s]{1,10}?"
 OLD_TO_NEW_ZH = (
     re.compile(r"(?:把|从)(?P<old>" + _ZH_VALUE + r")(?:改成|换成|改为|改到|挪到|推到|调到|调成|调为|设成|设为|变成|到)"
                r"(?P<new>" + _ZH_VALUE + r")(?=[吧了的啊呀，。！？,.!?]|$)"),
+    # (麦当劳改成肯德基吧: the value held first in its clause, without 把)
+    re.compile(r"(?:^|[，。！？,.!?；;]\s*)(?P<old>" + _ZH_VALUE + r")(?:改成|换成)(?P<new>" + _ZH_VALUE
+               + r")(?=[吧了的啊呀，。！？,.!?]|$)"),
     re.compile(r"不是(?P<old>" + _ZH_VALUE + r")[，, ]?(?:而)?是(?P<new>" + _ZH_VALUE
                + r")(?=[吧了的啊，。！？,.!?]|$)"),
 )
@@ -127,6 +130,10 @@ class ReferenceResolver:
                                  source=source, reason=f"named the old value ({old.strip()})")
             # What the rules read from these words for any slot is replaced by the resolved reading.
             ops = [op for op in ops if not (op.op == Op.SET and (op.key == condition.key or _overlaps(op, words)))]
+            if condition.comparator == Comparator.INCLUDES:
+                # (one of several put right: the old one goes, the new one joins the rest)
+                ops.append(Operation(Op.WITHDRAW, condition.key, value=condition.value, words=words.strip(),
+                                     source=source, reason=f"put right as {value}"))
             ops.append(resolved)
         return ops
 
@@ -162,7 +169,8 @@ class ReferenceResolver:
                 if contains(said, normalised(value)) or any(contains(said, normalised(w))
                                                             for ws in by_lang.values() for w in ws):
                     return value
-            return None
+            # (A place by its name, where the key reads places too: 麦当劳改成肯德基.)
+            return phrase if spec.reader == Reader.PLACE_NAME and phrase else None
         return phrase if phrase and not re.fullmatch(r"(?:it|that|this|them|one)", phrase, re.IGNORECASE) else None
 
     # --- "the earlier time", "change it back" ------------------------------------------------

@@ -23,7 +23,7 @@ from monologue.memory.language.cues import STATE_CUES
 from monologue.memory.language.numbers import EN_NUMBER, WEEKDAYS, ZH_NUMBER, find_en_times, find_zh_times, to_amount
 from monologue.memory.language.relative import RelativeWords, read_relative
 from monologue.memory.language.stances import asks, clause_bounds, is_query
-from monologue.memory.working.readers import about_something_else, commanded_keys, cued, names_key
+from monologue.memory.working.readers import about_something_else, called_by_name, commanded_keys, cued, names_key
 from monologue.memory.working.state import Comparator, Op, Operation, OpSource, SessionState
 
 Span = tuple[int, int]
@@ -237,7 +237,9 @@ def _another_keys_value(schema: DomainSchema, spec: KeySpec, clause: str, words:
             # (温度调到22度 just carried out, 再调低一点 goes on with it: no seat is named; "turn the
             # music down a bit", 车窗再降低一点 name theirs.)
             going_on = spec.name in commanded and not names_key(schema.key(key), clause, lang)
-            if m.start() < words.end and words.start < m.end() and (key in commanded or (
+            # (温度调高一点 just after the music: the temperature named is what the words change.)
+            named_here = called_by_name(spec, clause, lang) and not called_by_name(schema.key(key), clause, lang)
+            if m.start() < words.end and words.start < m.end() and (key in commanded and not named_here or (
                     not going_on and cued(schema.key(key), clause, m.span(), lang, schema.keys.values()))):
                 return True
     return False
