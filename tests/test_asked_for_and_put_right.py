@@ -286,15 +286,15 @@ async def test_what_a_mandarin_speaker_said_the_second_time(domain: str, lines: 
 
 async def test_a_yes_that_brings_a_kind_no_place_has_is_not_a_circle() -> None:
     result = await _chat("en", ["can you help me get a dinner reservation? Friday. At the bar.", "one in the afternoon",
-                                "Party of six.", "Yes, I prefer something with spices like Mexican.",
+                                "Party of six.", "Yes, I prefer some Beijing food.",
                                 "Can we change the cuisine to Chinese?", "perfect, go ahead.", "yes"], "restaurant")
     said = [t.reply.text for t in result.turns]
     assert "Sakura at" not in " ".join(said)          # the place chosen is no condition to drop
-    assert result.turns[-1].reply.decision["act"] in ("confirm", "propose"), said
+    assert result.turns[-1].reply.decision["act"] in ("confirm", "propose", "act"), said
 
 
 @pytest.mark.parametrize(("language", "lines", "kind"), [
-    ("en", ["hey, any good thai places around?", "hmm what else you got"], "thai"),
+    ("en", ["hey, any good beijing food places around?", "hmm what else you got"], "beijing"),
     ("zh", ["有泰国菜吗", "还有别的吗"], "泰国菜"),
 ])
 async def test_a_kind_no_place_has_is_said_at_once_and_what_else_there_is_follows(language: str, lines: list[str],

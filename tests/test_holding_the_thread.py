@@ -735,9 +735,9 @@ def test_a_count_before_the_part_of_the_day_stays_a_count(text):
 
 
 @pytest.mark.parametrize(("language", "lines"), [
-    ("en", ["A cheap place for six on Thursday at noon, please.", "Anything else you could suggest?",
+    ("en", ["A cheap place in Riverside for six on Thursday at noon, please.", "Anything else you could suggest?",
             "No, not that one.", "Hmm, fine, let's go with it after all.", "Yes please."]),
-    ("zh", ["周四中午十二点，六个人，便宜点的。", "有没有其他的选择？", "不要这家。", "好吧，就那家吧。", "好的。"]),
+    ("zh", ["周四中午十二点，六个人，在河畔，便宜点的。", "有没有其他的选择？", "不要这家。", "好吧，就那家吧。", "好的。"]),
 ])
 async def test_the_only_place_is_said_to_be_the_only_one_and_can_be_taken_after_a_no(language, lines) -> None:
     """Asked for another when none fits, the agent says so; turned down, then wanted after all,
@@ -809,10 +809,9 @@ def test_a_time_with_a_dot_is_a_time_only_as_a_time(text, expected):
 
 
 @pytest.mark.parametrize(("language", "lines", "dropped", "offered"), [
-    # (No place is Chinese at all: that is the condition to drop, though the user just asked for it.)
-    ("en", ["Dinner on Friday at 1 pm for six, at the bar, step-free access please.", "Something Mexican.",
-            "Can we change the cuisine to Chinese?", "Okay, that works for me."], "chinese", "Sakura"),
-    ("zh", ["周五中午一点，六个人，坐吧台，要无障碍通道。", "想吃墨西哥菜。", "菜系换成川菜吧。", "好的，可以。"],
+    ("en", ["Dinner on Friday at 1 pm for six, at the bar, step-free access please.", "Some Beijing food.",
+            "Can we change the cuisine to Chinese?", "Okay, that works for me."], "bar", "Lucky Noodle"),
+    ("zh", ["周五中午一点，六个人，坐吧台，要无障碍通道。", "想吃北京菜。", "菜系换成川菜吧。", "好的，可以。"],
      "吧台", "辣椒屋"),
 ])
 async def test_nothing_fits_names_one_condition_to_drop_and_a_yes_moves_on(language, lines, dropped,

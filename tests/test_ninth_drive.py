@@ -21,6 +21,20 @@
   "forget it, … cancel the request" to "…or shall I have the order cancelled?" chose a cancellation;
   "could I just get a new one instead of a repair" kept the repair ("instead of a repair" had been read as
   "a" put right to "repair").
+- The car in Chinese: 目的地改一下，改成国贸商城 just after the music put on "music" named after the mall;
+  呃，去鸟巢 and 不对不对，是水立方 set no route; 换成一号航站楼 of 浦东机场二号航站楼 was "not something I can
+  do"; 还有多长时间能到？ just after 23 degrees set 24 (多长 asks how long); 温度调高一点 just after the
+  music turned the volume up; 哦不对，太热了，二十四就行 after 26 degrees set 25; 路上帮我找个麦当劳 and
+  麦当劳改成肯德基吧 changed no stop; 星巴克不要了 after a coffee stop asked at Starbucks kept it.
+- The table: 情人节那天晚上 was no date; 有没有好吃的西餐，朝阳三里屯那块的 offered a Japanese place; English
+  requests for Indian, Mexican, Thai, French, steak or seafood food, in Midtown, Uptown or on the Waterfront,
+  found no place (six in all), and every booking asked "could we drop …?" until the user gave up;
+  "budget's not an issue, the fancier the better", "high end" said no price; "the booking's under Jessica
+  Lee, 312 555 0147" lost the name; "the name's Daniel O'Brien and you can reach me at …" kept "and you can
+  reach me" in the name; "phone is four one five, three three two, seven seven one zero" was no phone;
+  "let's keep going, but make it a seafood place" after calling it off did not take it up.
+- Customer service in Chinese: 嗯，那就修吧 to the read-back of a repair read it back again; 我有个订单想取消 was no
+  cancellation.
 - The car: "tune to NPR", "tune into 98.5", 收听交通广播 ask for a station; 98.5 had been 98. "switch to the
   radio", 换成电台吧 put it on, and "change the station", 换个台 move on.
 """
@@ -31,7 +45,7 @@ from typing import Any
 
 import pytest
 
-from fakes import policy_replies
+from fakes import policy_replies, rules_read
 
 
 async def _chat(language: str, lines: list[str], domain: str) -> list[Any]:
@@ -165,3 +179,108 @@ async def test_a_new_one_instead_of_a_repair_is_an_exchange() -> None:
     replies = await _chat("en", ["order number is 30417", "can you get it repaired",
                                  "hmm actually, could I just get a new one instead of a repair"], "customer_service")
     assert "exchange" in replies[-1].text and "repair" not in replies[-1].text
+
+
+# --- the car in Chinese ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("lines", "expected", "not_expected"), [
+    (["我想去三里屯太古里", "来首歌吧，放点轻音乐", "目的地改一下，改成国贸商城"], "要去哪里", "国贸商城"),
+    (["呃，去鸟巢", "不对不对，是水立方，水立方"], "去水立方", "鸟巢"),
+    (["带我去浦东机场，二号航站楼", "换成一号航站楼，我看错了"], "浦东机场一号航站楼", "做不了"),
+    (["去天坛公园东门", "改成西门吧"], "天坛公园西门", "东门"),
+    (["我要去北京南站", "开空调，二十三度", "还有多长时间能到？"], "看不到", "24度"),
+    (["放点音乐", "太吵了，关掉音乐", "温度调高一点，再高一点"], "温度", "音量调大"),
+    (["我想去三里屯太古里", "那个，有点冷，调到二十六度吧", "哦不对，太热了，二十四就行"], "24度", "25度"),
+    (["去天坛公园东门", "路上帮我找个麦当劳，孩子饿了", "麦当劳改成肯德基吧，孩子说要吃肯德基"], "途经肯德基",
+     "麦当劳"),
+    (["去颐和园，顺便路上找个星巴克买杯咖啡", "星巴克不要了，直接去颐和园"], "途经点已取消", "记下了"),
+])
+async def test_what_a_chinese_driver_put_right_is_put_right(lines: list[str], expected: str, not_expected: str) -> None:
+    replies = await _chat("zh", lines, "in_car")
+    assert expected in replies[-1].text and not_expected not in replies[-1].text
+
+
+@pytest.mark.parametrize(("lines", "not_expected"), [
+    (["去机场", "不对，是三个人"], "去三个人"),
+    (["去机场", "不是，是明天"], "去明天"),
+    (["去吃饭"], "路线"),
+])
+async def test_what_follows_a_correction_or_go_is_not_always_a_place(lines: list[str], not_expected: str) -> None:
+    replies = await _chat("zh", lines, "in_car")
+    assert not_expected not in replies[-1].text
+
+
+# --- the table, again -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("language", "lines", "expected"), [
+    ("zh", ["想订个位子", "情人节那天晚上，两个人"], "几点"),
+    ("en", ["I want to book a table for Valentine's day", "two people"], "what time"),
+])
+async def test_a_holiday_is_its_day(language: str, lines: list[str], expected: str) -> None:
+    replies = await _chat(language, lines, "restaurant")
+    assert expected in replies[-1].text
+
+
+async def test_a_kind_asked_for_is_not_answered_with_another_kind() -> None:
+    replies = await _chat("zh", ["有没有好吃的西餐，朝阳三里屯那块的"], "restaurant")
+    assert "日料" not in replies[-1].text
+
+
+@pytest.mark.parametrize(("lines", "offered"), [
+    (["I want to book a cheap Indian restaurant for tonight", "for 3 people at 7"], "Taj Spice"),
+    (["a Mexican place in Uptown for Friday at 8, four of us"], "Casa Lupita"),
+    (["table for six next Thursday around 7, steakhouse"], "The Chop House"),
+    (["seafood on the waterfront, Saturday at 7 for 2"], "Harbor Catch"),
+    (["French, something romantic, high end, February 14th at 8 for two"], "Le Jardin"),
+])
+async def test_common_english_requests_find_a_place(lines: list[str], offered: str) -> None:
+    replies = await _chat("en", lines, "restaurant")
+    assert offered in replies[-1].text
+
+
+@pytest.mark.parametrize(("text", "key", "expected"), [
+    ("the booking's under Jessica Lee, 312 555 0147", "guest_name", "Jessica Lee"),
+    ("the name's Daniel O'Brien and you can reach me at 917 555 6620", "guest_name", "Daniel O'Brien"),
+    ("phone is four one five, three three two, seven seven one zero", "contact_phone", "4153327710"),
+    ("budget's not an issue, the fancier the better", "price_range", "pricey"),
+    ("um I'd like something romantic, high end", "price_range", "pricey"),
+    ("nothing fancy, just good food", "price_range", "moderate"),
+])
+def test_details_said_as_people_say_them(text: str, key: str, expected: str) -> None:
+    assert rules_read("restaurant", text)[key] == [expected]
+
+
+async def test_keep_going_takes_a_booking_called_off_up_again() -> None:
+    replies = await _chat("en", ["table for six please, next Thursday evening around 7, steakhouse",
+                                 "you know what, cancel that, I changed my mind",
+                                 "actually no, let's keep going, but make it a seafood place"], "restaurant")
+    assert "Harbor Catch" in replies[-1].text
+
+
+# --- customer service in Chinese ------------------------------------------------------------------
+
+async def test_settling_on_the_value_read_back_files_it() -> None:
+    replies = await _chat("zh", ["我的耳机坏了，左边没声音", "订单号9981203", "买了才两个月，能修吗？", "嗯，那就修吧"],
+                          "customer_service")
+    assert "已经提交工单" in replies[-1].text
+
+
+async def test_an_order_to_cancel_is_a_cancellation() -> None:
+    replies = await _chat("zh", ["嗯，那个，我有个订单想取消", "订单号是五五六六七七"], "customer_service")
+    assert "取消订单" in replies[-1].text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("人均三百到四百吧", 400),
+    ("预算不太限，人均一百到两百都行", 200),
+    ("budget around 30 to 50 dollars a head", 50),
+    ("人均一百五以内", 150),
+])
+def test_a_budget_said_as_a_range_is_its_top(text: str, expected: int) -> None:
+    assert rules_read("restaurant", text)["budget"] == [expected]
+
+
+async def test_can_you_cancel_it_answers_which_resolution() -> None:
+    replies = await _chat("zh", ["我的订单怎么还没到", "订单号是ZX88120", "都一个礼拜了，我不想要了，能取消吗？"],
+                          "customer_service")
+    assert "取消订单" in replies[-1].text and "提交工单" in replies[-1].text

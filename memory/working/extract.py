@@ -357,6 +357,9 @@ def _held_value_said(held: Condition, before: str, lang: str) -> bool:
     return isinstance(value, int) and value in said
 
 
+# The top of a range said right after an amount ("30 to 50", 三百到四百).
+_RANGE_TOP = {"en": re.compile(r"\s*(?:to|-|–|or)\s*\$?(?P<n>" + EN_NUMBER + r")\b", re.IGNORECASE),
+              "zh": re.compile(r"\s*(?:到|至|-|~|～)\s*(?P<n>" + ZH_NUMBER + r")")}
 # What a withdrawal's words carry around the name ("the", 那个, 不要了).
 _WITHDRAW_TRIM = re.compile(r"^(?:the|that|this|那个|这个|那家|这家)\s*|\s*(?:stop|的)$", re.IGNORECASE)
 
@@ -948,13 +951,24 @@ class RuleExtractor:
         please"): that value, where no reader took another."""
         asked = self._asked(state) if state is not None else ""
         spec = self.schema.keys.get(asked) if asked else None
-        if spec is None or spec.type != "enum" or spec.multi or said.lang != "en" \
-                or any(op.key == asked for op in ops):
+        if spec is None or spec.type != "enum" or spec.multi or any(op.key == asked for op in ops):
             return
-        # (Not the word said of the request itself: "forget it, cancel the request" calls it off.)
-        named = [value for value in spec.values
-                 if re.search(r"\b" + re.escape(value.replace("_", " ")) + r"\b(?!\s+(?:the|my|this|that)\s+"
-                              r"(?:request|ticket|complaint|claim|case)\b)", said.source)]
+        if said.lang == "zh":
+            # (都一个礼拜了，我不想要了，能取消吗: 取消 is the head of 取消订单, the one value it begins;
+            # not 取消工单, the request itself, nor 那就取消吧，不弄了, which drops it.)
+            if _DROPPING_IT.search(said.text) or re.search(r"算了|不用了", said.text):
+                return
+            heads = {value: {w[:2] for w in words.get("zh", ()) if len(w) >= 2}
+                     for value, words in spec.values.items()}
+            said_any = sum(any(h in said.source for h in hs) for hs in heads.values())
+            named = [value for value, said_heads in heads.items()
+                     if said_any == 1 and any(h in said.source and not re.search(re.escape(h) + r"(?:工单|申请|请求)",
+                                                                                     said.source) for h in said_heads)]
+        else:
+            # (Not the word said of the request itself: "forget it, cancel the request" calls it off.)
+            named = [value for value in spec.values
+                     if re.search(r"\b" + re.escape(value.replace("_", " ")) + r"\b(?!\s+(?:the|my|this|that)\s+"
+                                  r"(?:request|ticket|complaint|claim|case)\b)", said.source)]
         if len(named) == 1:
             add(Operation(Op.SET, asked, Comparator.EQ, named[0], said.text.strip(),
                           reason=f"the choice asked for, named by its own word: {named[0]}"), (0, 0))
@@ -1012,8 +1026,13 @@ class RuleExtractor:
                 if _overlaps(span, taken) or cues.not_an_amount.match(source[m.end(): m.end() + 8]):
                     continue
                 n = to_amount(m.group("n"))
+                # (人均三百到四百, "30 to 50 a head": a range, whose top is the limit)
+                top = _RANGE_TOP[said.lang].match(source, m.end())
+                if top is not None and (upper := to_amount(top.group("n"))) is not None and n is not None \
+                        and upper > n and not _overlaps(top.span("n"), taken):
+                    n, span = upper, (span[0], top.end("n"))
                 if n is not None and n > 0:
-                    add(Operation(Op.SET, spec.name, Comparator.LE, n, text[m.start():m.end()], correction=correction),
+                    add(Operation(Op.SET, spec.name, Comparator.LE, n, text[m.start():span[1]], correction=correction),
                         span)
                     return
 

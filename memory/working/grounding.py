@@ -384,7 +384,7 @@ class Grounder:
         if op.op == Op.SET:
             if op.value is None or not (value_said(op.value, spec, utterance) or self._from_state(op, state)
                                         or self._said_as_where_to(op, spec, said)
-                                        or _part_said(op, state, said)):
+                                        or _part_said(op, state, said) or _head_answers(op, spec, state, utterance)):
                 return None, f"{op.key} = {op.value!r} was not said"
             if not value_fits(op.value, spec):
                 return None, f"{op.key} = {op.value!r} is not a {spec.type}"
@@ -490,6 +490,14 @@ def _only_the_value(utterance: str, words: str) -> bool:
 # A sentence asked outright: a question mark, a closing question particle, or which ones there are
 # (有哪些烤鸭店可以选); "希望有人解释一下怎么回事" is a wish with a question word inside.
 _ASKED_OUTRIGHT = re.compile(r"[?？]$|[吗呢]\W*$|^(?:有)?(?:哪些|什么|哪)")
+
+
+def _head_answers(op: Operation, spec: KeySpec, state: SessionState | None, utterance: str) -> bool:
+    """Whether, asked which of the key's values, the user said the head of one of the value's
+    Chinese words (能取消吗 to 退款、换货……还是取消订单: 取消)."""
+    if state is None or op.key != state.asked_key or spec.type != "enum":
+        return False
+    return any(len(w) >= 2 and w[:2] in utterance for w in spec.values.get(str(op.value), {}).get("zh", ()))
 
 
 def _question_spans(utterance: str, asks: Callable[[str], bool] = lambda _: True) -> list[tuple[int, int]]:

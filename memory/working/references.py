@@ -122,7 +122,7 @@ class ReferenceResolver:
             if len({c.key for c in holders}) != 1:
                 continue      # the old value is in no slot, or in two: not a reference we can resolve
             condition = holders[0]
-            value = self._read_as(condition, new)
+            value = self._read_as(condition, new, old)
             if value is None or value == condition.value:
                 continue
             comparator = condition.comparator if condition.comparator != Comparator.NE else Comparator.EQ
@@ -140,8 +140,9 @@ class ReferenceResolver:
     def _holds(self, condition: Condition, phrase: str) -> bool:
         return names_value(condition.value, self.schema.key(condition.key), phrase)
 
-    def _read_as(self, condition: Condition, phrase: str) -> object | None:
-        """`phrase` read as a value of `condition`'s slot, in the old value's terms."""
+    def _read_as(self, condition: Condition, phrase: str, old: str = "") -> object | None:
+        """`phrase` read as a value of `condition`'s slot, in the old value's terms (`old`: the
+        words said of the value held)."""
         spec: KeySpec = self.schema.key(condition.key)
         phrase = phrase.strip()
         if spec.type == "time" or re.fullmatch(r"\d\d:\d\d", str(condition.value)):
@@ -169,8 +170,10 @@ class ReferenceResolver:
                 if contains(said, normalised(value)) or any(contains(said, normalised(w))
                                                             for ws in by_lang.values() for w in ws):
                     return value
-            # (A place by its name, where the key reads places too: 麦当劳改成肯德基.)
-            return phrase if spec.reader == Reader.PLACE_NAME and phrase else None
+            # (A place by its name, where the key reads places too: 麦当劳改成肯德基; not a part of
+            # one, 不是27号，是29号, put right in it by the rules.)
+            whole = normalised(old) == normalised(str(condition.value))
+            return phrase if spec.reader == Reader.PLACE_NAME and phrase and whole else None
         return phrase if phrase and not re.fullmatch(r"(?:it|that|this|them|one)", phrase, re.IGNORECASE) else None
 
     # --- "the earlier time", "change it back" ------------------------------------------------
