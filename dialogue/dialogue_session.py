@@ -86,8 +86,11 @@ def _relaxable(items: list[dict[str, Any]], state: SessionState, kept: Collectio
     one the user kept. When no single one does, the first of the pairs that do: the user is
     asked about one, then (still nothing) the other, each step a step closer."""
     free = [slot for slot in state.constraints if slot not in kept]
+    # (What the user has just asked for is asked about last: "make it a seafood place" is not
+    # answered with "could we drop seafood?" while an older condition would do.)
+    latest = max((c.last_mentioned for c in state.constraints.values()), default=0)
     for size in (1, 2):
-        gains: dict[str, tuple[int, str]] = {}
+        gains: dict[str, tuple[bool, int, str]] = {}
         for slots in itertools.combinations(free, size):
             trial = state.copy()
             for slot in slots:
@@ -95,9 +98,10 @@ def _relaxable(items: list[dict[str, Any]], state: SessionState, kept: Collectio
             fitting, _ = filter_options(items, trial, needs_known, amounts)
             if fitting:
                 for slot in slots:
-                    gains[slot] = min(gains.get(slot, (0, slot)), (-len(fitting), slot))
+                    just_said = state.constraints[slot].last_mentioned == latest
+                    gains[slot] = min(gains.get(slot, (True, 0, slot)), (just_said, -len(fitting), slot))
         if gains:
-            return [slot for _, slot in sorted(gains.values())]
+            return [slot for *_, slot in sorted(gains.values())]
     # Nothing the user has not kept helps: a condition no option meets at all (chinese cuisine, where
     # the catalogue has none) is the one to ask about, kept or not, rather than "which one could change?".
     alone = []

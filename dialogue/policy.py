@@ -119,10 +119,11 @@ _JUST_A_YES = re.compile(r"\b(?:ok(?:ay)?|yeah|yes|yep|sure|please|just|go ahead
 
 # Acts that leave an option on the table: a yes to the next turn takes it.
 _OFFERS = (Act.PROPOSE, Act.SUGGEST, Act.RESUME, Act.ONLY_OPTION)
-# A value settled on, as the answer to its read-back (那就修吧, 就退款吧, 维修就行, "a repair it is").
-_SETTLES_ON = re.compile(r"(?:^|[，,。\s])(?:那就|就)(?!算|不|别|取消)[\u4e00-\u9fff]{1,6}(?:吧|了)\W*$|"
+# A value settled on, as the answer to its read-back (那就修吧, 就退款吧, 维修就行, "a repair it is"):
+# only with the value said again (the turn changes a key read back, to the same value).
+_SETTLES_ON = re.compile(r"(?:^|[，,。\s])(?:那就|就)(?!算|不|别|取消|下次|再等|等)[\u4e00-\u9fff]{1,6}(?:吧|了)\W*$|"
                          r"(?<![不别])[\u4e00-\u9fff]{1,6}就(?:行|好|可以)了?\W*$|"
-                         r"\b\w+(?: \w+)? it is\W*$", re.IGNORECASE)
+                         r"^\W*(?:ok(?:ay)?,?\s+|alright,?\s+|fine,?\s+)?(?:an? )?\w+ it is\W*$", re.IGNORECASE)
 
 
 # "Too expensive", "way too far", 太贵了, 有点太远: too much of what the offer is.
@@ -508,7 +509,7 @@ class DialoguePolicy:
             if read_back and last.args == args and yes:
                 return Decision(Act.ACT, action.name, args=args, reason="the user said yes to the read-back",
                                 refused=refused, rebooks=rebooks)
-            if read_back and last.args == args and yes is None and turn.changed <= set(args) \
+            if read_back and last.args == args and yes is None and turn.changed and turn.changed <= set(args) \
                     and _SETTLES_ON.search(turn.text) and not REFUSES_OFFER.search(turn.text) \
                     and not NOT_YET.search(turn.text):
                 # 嗯，那就修吧, "a repair it is" to the read-back of a repair: settled on what was read back.

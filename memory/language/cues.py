@@ -496,8 +496,11 @@ GO_AHEAD = re.compile(
     r"let'?s go with|go with|that one|i'?ll take it|"
     r"we'?ll take it|let'?s (?:go|roll|get going|hit the road)(?:\s+(?:then|now))?(?=\s*(?:[,.!]|$))|"
     r"(?:let'?s )?(?:keep going|carry on)(?=\s*(?:[,.!]|$|\s+(?:then|but|with)\b))|"
-    r"start (?:the )?(?:navigation|route|guidance)|"
-    r"(?:process|submit|file|lodge) (?:it|that|the (?:request|ticket|claim))|put it through)\b|"
+    r"start (?:the )?(?:navigation|route|guidance))\b|"
+    # ("yes, please process it"; not "how long does it take to process it?", "I'd rather file it myself")
+    r"(?:^|\b(?:yes|yeah|yep|ok(?:ay)?|sure|alright|please|just|go ahead and)[,\s]+)(?:please\s+)?"
+    r"(?:process|submit|file|lodge|put through) (?:it|that|the (?:request|ticket|claim))(?: through)?"
+    r"(?:\s+(?:please|now|then|for me))?(?=\s*(?:[,.!]|$))|"
     r"(?<![没别不未])(?:出发|走)(?:吧|了|啦)?(?=\W*$)|开始导航|"
     r"订吧|就订|帮我订|就这样|就这么办|就(?:你(?:说|推荐|刚才说)的)?[这那](?:家|个|一家)|就它|去吧|"
     r"(?:直接|就)?办吧|提交吧|就这么定|定了吧|确认提交|^\s*(?:那就)?提交\W*$|^\s*确认(?:换货|退款|退货|维修|补发|查件|取消订单|提交|预订|订位|下单)?(?:吧|了)?\W*$",

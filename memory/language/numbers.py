@@ -325,11 +325,13 @@ _HOLIDAY_DATES = {"valentine's day": "02-14", "valentines day": "02-14", "valent
                   "new years day": "01-01", "halloween": "10-31",
                   "情人节": "02-14", "平安夜": "12-24", "圣诞节": "12-25", "圣诞": "12-25", "元旦": "01-01",
                   "跨年夜": "12-31", "万圣节": "10-31", "国庆节": "10-01", "劳动节": "05-01", "五一": "05-01"}
+# (Not an event or a thing named after one: "the office christmas party", "halloween costumes", 五一广场.)
 _HOLIDAYS_EN = re.compile(r"\b(valentine'?s day|valentine'?s|christmas eve|christmas day|christmas|new year'?s eve|"
-                          r"new year'?s day|halloween)\b")
+                          r"new year'?s day|halloween)\b(?!\s+(?:party|parties|market|shopping|tree|lights|gifts?|"
+                          r"presents?|sweaters?|movies?|music|songs?|carols?|costumes?|decorations?|sale|special))")
 _HOLIDAYS_ZH = re.compile(r"(情人节|平安夜|圣诞节|圣诞|元旦|跨年夜|万圣节|国庆节|劳动节|"
-                          r"(?<![零〇幺一二两三四五六七八九十\d])五一(?![零〇幺一二两三四五六七八九十\d]))"
-                          r"(?!假期|长假|期间|黄金周)")
+                          r"(?<![零〇幺一二两三四五六七八九十\d])五一(?=那天|当天|节|的时候|[，。,.！？!?\s]|$))"
+                          r"(?!假期|长假|期间|黄金周|广场|路|大街|大道|公园|大厦|中心|商场|晚会|派对|礼物|树|老人)")
 
 
 def find_en_dates(text: str) -> list[tuple[str, int, int]]:

@@ -256,11 +256,23 @@ def find_place_zh(text: str, cues: tuple[str, ...], answering: bool = False, sur
                     continue
             else:
                 # (呃，去鸟巢; 那就去水立方吧: 去 opening a command is a word of going there, as 带我去 is.)
-                opens = cue in ("去", "到") and _OPENS_A_COMMAND_ZH.search(text[:m.start()]) is not None
+                opens = cue in ("去", "到") and _OPENS_A_COMMAND_ZH.search(text[:m.start()]) is not None \
+                    and not _verb_next(text, m.end())       # (嗯，去买点水: a thing to do, no place)
                 place = _place_after(text, m.start(), m.end(), sure=sure or _leads_only_to_a_place(cue) or opens)
             if place is not None and not any(p.start < place.end and place.start < p.end for p in found):
                 found.append(place)
     return sorted(found, key=lambda p: p.start)
+
+
+def _verb_next(text: str, at: int) -> bool:
+    """Whether what follows `at` is a thing to do (去买点水, 去看看, 去接孩子), not a place."""
+    tagged = _tagged(text[at:at + 8])
+    return bool(tagged) and tagged[0][1].startswith("v") or bool(_ACTIVITY_ZH.match(text, at))
+
+
+# A thing to do after 去, whatever the tagger calls it (买点 is tagged a noun).
+_ACTIVITY_ZH = re.compile(r"\s*(?:买|吃|喝|看|拿|取|办|玩|逛|洗|修|接|送|找|打|做|上班|上学|睡|跑|问|交|寄|退|换|"
+                          r"加油|充电|停车)")
 
 
 # What may come before a 去 that opens a command: the clause's start, a filler, a word of going on.
@@ -346,7 +358,7 @@ def places_corrected(text: str, lang: str, just_set: bool = False) -> list[Place
     a place was set the turn before, and any name put right is one (不对不对，是水立方)."""
     if lang == "zh" and just_set:
         return [p for p in find_place_zh(text, _CORRECTING["zh"], sure=True)
-                if all(_NAMED.match(flag) or flag in ("n", "x", "eng") for _, flag in _tagged(p.name))
+                if names_a_place_zh(p.name)
                 and not (text.startswith("不是", p.cue_start) and "是" not in text[p.cue_start + 2:p.start])]
     if lang == "en":
         # …ending its clause ("no wait, LaGuardia"; "Sorry, Bluetooth isn't connecting" names none).
@@ -355,6 +367,18 @@ def places_corrected(text: str, lang: str, just_set: bool = False) -> list[Place
     # (不是人民广场，是外滩: the place after 不是 is the one refused; 不是，是外滩 names the right one.)
     return [p for p in find_place_zh(text, _CORRECTING["zh"]) if _is_a_place(_tagged(p.name))
             and not (text.startswith("不是", p.cue_start) and "是" not in text[p.cue_start + 2:p.start])]
+
+
+# Nouns of people: 不是，是孩子 puts right who, not where.
+_PEOPLE_ZH = re.compile(r"孩子|小孩|老婆|老公|媳妇|朋友|同事|爸|妈|爷|奶|儿子|女儿|老人|客人|人$")
+
+
+def names_a_place_zh(name: str) -> bool:
+    """Whether a Chinese name said where a place is put right may be one: nouns and names only
+    (水立方, 东方明珠), not a verb's phrase (明天再去, 买点水), a time, a count, or people (孩子)."""
+    tagged = _tagged(name)
+    return bool(tagged) and not _PEOPLE_ZH.search(name) and all(
+        _NAMED.match(flag) or flag in ("n", "x", "eng", "nr", "nrt") for _, flag in tagged)
 
 
 def _is_a_place(words: list[tuple[str, str]]) -> bool:

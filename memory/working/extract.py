@@ -90,6 +90,7 @@ from monologue.memory.working.readers import (
     read_quantities,
     refused,
     settle,
+    value_heads_zh,
     value_pattern,
 )
 from monologue.memory.working.relative import read_relative_changes
@@ -129,6 +130,7 @@ _DATES: dict[str, Callable[[str], Found]] = {"en": find_en_dates, "zh": find_zh_
 _NAME_SHAPES = {Reader.TITLE_NAME: TITLE_NAME_EN}    # a place's: memory/language/places.py
 # Words that change a value, which lead to a place only where one is held ("make it Union Square").
 _CHANGES_EN = re.compile(r"(?i:make that|make it|change it to|change that to|switch to)\b")
+_CHANGES_ZH = re.compile(r"换成|改成|改为|改去|换到|改到")
 INSTEAD_OF_IT = "another said instead of it"      # a value of several taken back for the one said
 # (那就取消吧，不弄了; "forget it, cancel": the task dropped, no value said again.)
 _DROPPING_IT = re.compile(r"不弄了|不办了|不用了|不要了|以后再说|再说吧|\b(?:forget it|never ?mind|don'?t bother|"
@@ -806,6 +808,9 @@ class RuleExtractor:
         after = said.source[at[1]:at[1] + 8]
         counted = bool(re.match(r"\s*(?:个|位|人|口|people|persons|guests|of us)", after, re.IGNORECASE))
         timed = bool(re.match(r"\s*(?:点|o'?clock|pm|am|p\.m\.|a\.m\.)", after, re.IGNORECASE))
+        # ("we'll be 20 minutes late", 二十分钟就到了: a length of time, no cabin of 20 degrees)
+        measured = bool(re.match(r"\s*(?:minutes?|mins?|hours?|hrs?|seconds?|secs?|km|kilomet|miles?|"
+                                 r"分钟|分|小时|钟头|公里|秒)", after, re.IGNORECASE))
 
         def fits(key: str) -> bool:
             spec = self.schema.key(key)
@@ -814,7 +819,7 @@ class RuleExtractor:
             # cabin's 21 degrees, a reading in its range)
             return spec.reader == Reader.HEAD_COUNT and not timed or spec.type == "time" and not counted \
                 or spec.type == "money" and not timed and not counted \
-                or spec.reader == Reader.QUANTITY and not timed and not counted and span is not None \
+                or spec.reader == Reader.QUANTITY and not timed and not counted and not measured and span is not None \
                 and n is not None and span[0] <= n <= span[1]
 
         gaps = [(op, said.source[where[id(op)][1]:bare.start("n")]) for op in said_now
@@ -958,8 +963,7 @@ class RuleExtractor:
             # not 取消工单, the request itself, nor 那就取消吧，不弄了, which drops it.)
             if _DROPPING_IT.search(said.text) or re.search(r"算了|不用了", said.text):
                 return
-            heads = {value: {w[:2] for w in words.get("zh", ()) if len(w) >= 2}
-                     for value, words in spec.values.items()}
+            heads = {value: value_heads_zh(spec, value) for value in spec.values}
             said_any = sum(any(h in said.source for h in hs) for hs in heads.values())
             named = [value for value, said_heads in heads.items()
                      if said_any == 1 and any(h in said.source and not re.search(re.escape(h) + r"(?:工单|申请|请求)",
@@ -1507,11 +1511,14 @@ class RuleExtractor:
             places = find_place_en(said.text, cues, answering) if said.lang == "en" \
                 else find_place_zh(said.text, cues, answering)
             if not (held or answering):
-                # "Switch to Spotify", "make it Max": a change of a place only where one is held.
-                places = [p for p in places if not _CHANGES_EN.match(said.text, p.cue_start)]
+                # "Switch to Spotify", "make it Max", 换成五月天: a change of a place only where one is held.
+                places = [p for p in places if not _CHANGES_EN.match(said.text, p.cue_start)
+                          and not _CHANGES_ZH.match(said.text, p.cue_start)]
             if places or held:
                 just_set = state is not None and any(c.last_mentioned == state.turn for c in state.find(spec.name))
                 places = sorted(places + [p for p in places_corrected(said.text, said.lang, just_set)
+                                          if not (just_set and any(called_by_name(other, p.name, said.lang)
+                                                                   for other in self.schema.keys.values()))
                                           if not any(_overlaps((p.start, p.end), [(q.start, q.end)]) for q in places)],
                                 key=lambda p: p.start)
             # 顺路去趟超市 ("drop by the supermarket on the way") names a stop, not where to go.

@@ -59,7 +59,7 @@ from monologue.memory.language.stances import (
 )
 from monologue.memory.working.extract import INSTEAD_OF_IT, clause_of
 from monologue.memory.working.put_right import DIGITS_PUT_RIGHT, PART_PUT_RIGHT, digits_in
-from monologue.memory.working.readers import control_just_carried_out, value_pattern
+from monologue.memory.working.readers import control_just_carried_out, value_heads_zh, value_pattern
 from monologue.memory.working.state import Comparator, OfferedOption, Op, Operation, OpSource, SessionState
 
 _WRITES = (Op.SET, Op.WITHDRAW, Op.SET_GOAL)
@@ -497,7 +497,7 @@ def _head_answers(op: Operation, spec: KeySpec, state: SessionState | None, utte
     Chinese words (能取消吗 to 退款、换货……还是取消订单: 取消)."""
     if state is None or op.key != state.asked_key or spec.type != "enum":
         return False
-    return any(len(w) >= 2 and w[:2] in utterance for w in spec.values.get(str(op.value), {}).get("zh", ()))
+    return any(head in utterance for head in value_heads_zh(spec, str(op.value)))
 
 
 def _question_spans(utterance: str, asks: Callable[[str], bool] = lambda _: True) -> list[tuple[int, int]]:

@@ -102,6 +102,7 @@ def held_part_replaced(schema: DomainSchema, text: str, lang: str,
 # A change to the last part of a place held, said as its kind (换成一号航站楼 of 浦东机场二号航站楼, 改成西门).
 _CHANGED_TO_ZH = re.compile(r"(?:换成|改成|改为|改到|换到)(?P<new>[^，,。！？\s吧啊]{2,10}?)(?=[吧啊了，,。！？\s]|$)")
 _KIND_TAILS_ZH = frozenset("门楼座号")
+_A_SPECIFIER_ZH = re.compile(r"[零〇一二两三四五六七八九十百\dA-Za-z]+号?|[东南西北前后左右]")
 
 
 def _held_tail_changed(schema: DomainSchema, text: str, state: SessionState) -> list[tuple[Operation, Span]]:
@@ -116,7 +117,10 @@ def _held_tail_changed(schema: DomainSchema, text: str, state: SessionState) -> 
                 continue
             tail = held[-len(new):]
             shared = next((n for n in range(len(new), 0, -1) if tail.endswith(new[-n:])), 0)
-            if tail != new and (shared >= 2 or shared == 1 and new[-1] in _KIND_TAILS_ZH):
+            # (only a number or a side put right: 人民医院 then 换成中医院 is another hospital)
+            heads = (tail[:len(tail) - shared], new[:len(new) - shared])
+            if tail != new and (shared >= 2 or shared == 1 and new[-1] in _KIND_TAILS_ZH) \
+                    and all(_A_SPECIFIER_ZH.fullmatch(h) for h in heads):
                 return [(Operation(Op.SET, condition.key, condition.comparator, held[:-len(new)] + new,
                                    text[m.start():m.end()], correction=True, reason=PART_PUT_RIGHT), m.span())]
     return []

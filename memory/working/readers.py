@@ -389,6 +389,17 @@ def _names_or_values(spec: KeySpec, clause: str, lang: str, shared: tuple[str, .
     return _mentions(clause, tuple(w for w in words if len(w) > 1), lang == "en")
 
 
+def value_heads_zh(spec: KeySpec, value: str) -> frozenset[str]:
+    """The verb a value's Chinese words open with, where three or more of them do (取消 of 取消订单,
+    取消这个订单, 取消购买…): said alone to the question which value (能取消吗), it names that one."""
+    heads = [w[:2] for w in spec.values.get(value, {}).get("zh", ()) if len(w) > 2]
+    return frozenset(h for h in set(heads) if heads.count(h) >= 3 and h not in _NO_VERB_HEADS_ZH)
+
+
+# Heads that are no verb of a value's own: the thing (订单), who for (帮我, 给我), where (到哪).
+_NO_VERB_HEADS_ZH = frozenset({"订单", "单子", "帮我", "给我", "申请", "直接", "重新", "我想", "想要", "到哪", "把订"})
+
+
 def controls_unnamed(schema: DomainSchema, text: str, lang: str) -> list[str]:
     """The controls (`verb_values` keys) one of whose values `text` says without naming any
     control ("turn it down a notch", 关了吧): the ones it may be about, in the YAML's order."""
@@ -419,8 +430,10 @@ _A_LEVEL = re.compile(r"(?:\b(?:set|turn|put|crank|change|make|bring)\b.*)?\b(?:
                       r"(?:[零一二两三四五六七八九十百\d]+|最大|最小|最高|最低)", re.IGNORECASE)
 # A level for a control that is only on or off ("put it on high", 调到最高档, 开到二档).
 _A_GEAR = re.compile(r"\b(?:on|to)\s+(?:high|low|medium|max(?:imum)?|level\s+\w+)\b|"
-                     r"\b(?:on|to)\s+(?:the\s+)?(?:hottest|warmest)\b|"     # ("put the seat heater on the hottest")
-                     r"(?:最高|最低|中|[一二两三四五\d])档|(?:开|调|加热)到最(?:热|烫|暖)", re.IGNORECASE)
+                     r"(?:最高|最低|中|[一二两三四五\d])档", re.IGNORECASE)
+# …or its hottest, said of the one just turned on ("put it on the hottest", 开到最热; 空调开到最热 is the cabin's).
+_THE_HOTTEST = re.compile(r"\b(?:on|to)\s+(?:the\s+)?(?:hottest|warmest)\b|(?:开|调|加热)到最(?:热|烫|暖)",
+                          re.IGNORECASE)
 
 
 def controls_given_a_level(schema: DomainSchema, text: str, lang: str) -> list[str]:
@@ -438,14 +451,16 @@ def controls_only_on_or_off(schema: DomainSchema, text: str, lang: str, state: S
     """The controls that are only on or off, given a level (座椅加热调到最高档, "put the seat
     heater on high"): named, or else the one just carried out; to be told they have no levels."""
     lowered = text.lower()
-    if not _A_GEAR.search(lowered):
+    hottest = bool(_THE_HOTTEST.search(lowered))
+    if not _A_GEAR.search(lowered) and not hottest:
         return []           # (空调调到最高 may be the coldest or the strongest: the controls with levels read it)
     switches = [spec for spec in schema.keys.values() if spec.reading.verb_values and set(spec.values) == {"on", "off"}]
     named = [spec.name for spec in switches if names_key(spec, lowered, lang) and not about_something_else(
         spec, lowered, lang)]
     if named or any(names_key(spec, lowered, lang) for spec in schema.keys.values()
                     if spec.reading.verb_values or spec.reader == Reader.QUANTITY):
-        return named        # (空调调到最高: another control, which has its own reading)
+        # (空调调到最高: another control, which has its own reading; 空调开到最热, the cabin's warmest)
+        return named if _A_GEAR.search(lowered) else []
     just_done = control_just_carried_out(schema, state)
     return [spec.name for spec in switches if just_done is not None and spec.name in just_done.needs]
 

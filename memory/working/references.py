@@ -23,6 +23,7 @@ from monologue.memory.language.numbers import (
     find_zh_times,
     format_time,
 )
+from monologue.memory.language.places import names_a_place_zh
 from monologue.memory.language.stances import asks, clause_bounds, is_query
 from monologue.memory.working.grounding import Grounder, names_value, numbers_said
 from monologue.memory.working.state import Comparator, Condition, OfferedOption, Op, Operation, OpSource, SessionState
@@ -173,7 +174,9 @@ class ReferenceResolver:
             # (A place by its name, where the key reads places too: 麦当劳改成肯德基; not a part of
             # one, 不是27号，是29号, put right in it by the rules.)
             whole = normalised(old) == normalised(str(condition.value))
-            return phrase if spec.reader == Reader.PLACE_NAME and phrase and whole else None
+            # (国贸改成明天再去吧: no place after 改成, but when to go)
+            a_place = names_a_place_zh(phrase) if language_of(phrase) == "zh" else bool(phrase)
+            return phrase if spec.reader == Reader.PLACE_NAME and whole and a_place else None
         return phrase if phrase and not re.fullmatch(r"(?:it|that|this|them|one)", phrase, re.IGNORECASE) else None
 
     # --- "the earlier time", "change it back" ------------------------------------------------

@@ -50,6 +50,13 @@ class RelativeReading:
     out_of_range: list[str] = field(default_factory=list)  # keys the change would take out of their range
 
 
+def _felt_of(spec: KeySpec, text: str, lang: str) -> bool:
+    """Whether `text` says a change of the key in the key's own words ("way too hot in here")."""
+    lowered = text.lower()
+    return any(re.search(r"(?<![a-z])" + re.escape(w.lower()) + r"(?![a-z])" if lang == "en" else re.escape(w), lowered)
+               for table in (spec.reading.more, spec.reading.less) for w in table.get(lang, ()))
+
+
 # A change any control makes, named by none ("bring it down", "knock it up"; not "warm it up").
 _ANY_CONTROLS_MOVE = re.compile(r"(?:bring|turn|put|knock|crank|drop|take|kick)\s+(?:it|that|this)\s+(?:up|down)"
                                 r"|(?:drop|lower|raise)\s+(?:it|that|this)", re.IGNORECASE)
@@ -314,8 +321,9 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
             continue            # 空调风小一点: "smaller" is the fan's own value, not the cabin's temperature
         if own and not _named(spec, clause, lang) and _keys_named(schema, _without_values(schema, clause, lang), lang):
             continue            # "my seat's getting too hot": said of the seat, not the cabin
+        generic = clause[words.start:words.end].strip()
         if own and commanded and spec.name not in commanded and not _named(spec, clause, lang) \
-                and _ANY_CONTROLS_MOVE.fullmatch(clause[words.start:words.end].strip()):
+                and _ANY_CONTROLS_MOVE.fullmatch(generic) and not _felt_of(spec, text.replace(generic, " "), lang):
             continue            # "that's too loud, bring it down" just after the music: the volume's, not the cabin's
         # (Going on with the key just set, 再调低一点 after 温度调到22度: "lower" alone names no seat.)
         naming = _without_values(schema, clause, lang) if spec.name in commanded else clause
