@@ -454,6 +454,17 @@ class DialogueSession:
             template = compose(wording.stuck(asking, view), language)
             if normalised(template) == normalised(previous_reply):
                 template = wording.stuck(asking, view, short=True)
+        elif previous_reply and decision.act in (Act.NO_OPTIONS, Act.ASK_CHANGE) and changed \
+                and view.last_act.act in (Act.NO_OPTIONS, Act.ASK_CHANGE) and decision.key == view.last_act.key:
+            # Nothing fits still, and the user gave a detail meanwhile (a name, a time): it is taken
+            # ("Got it: 7 pm."), then the same question, not "just to check again" before it.
+            said_now = [c for c in view.constraints.values() if c.key in changed]
+            if said_now:
+                template = say("policy.got_it_what", language, what=spoken_conditions(said_now, schema, language)) \
+                    + (" " if language == "en" else "") + template
+            else:
+                template = say("policy.again", language, text=template[:1].lower() + template[1:]
+                               if language == "en" else template)
         elif previous_reply and normalised(template) == normalised(previous_reply) and decision.act == Act.GREET \
                 and decision.key == "unclear":
             # Not understood twice: asked to say it another way, not "just to check again" before the same words.

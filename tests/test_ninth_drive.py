@@ -43,6 +43,8 @@
   导航去五一广场 is no date, nor is "the office christmas party"; "way too hot in here, bring it down" just
   after the music is the cabin; 听广播说前面堵车了 plays nothing; "I fancy some Italian" says no price;
   空调开到最热 is not told the air conditioning has no levels.
+- The table: a name, a time or a phone given while the agent asks what to drop was "Just to check again: I
+  don't know a place that fits…" five turns running; now "Got it: under the name Chris Walker." before it.
 - The table: what the user just asked for is the last condition asked to be dropped ("make it a seafood
   place" with Uptown held: "could we drop Uptown?", not "could we drop seafood?").
 - The car: "tune to NPR", "tune into 98.5", 收听交通广播 ask for a station; 98.5 had been 98. "switch to the
@@ -351,3 +353,15 @@ async def test_what_was_just_asked_for_is_the_last_to_be_dropped() -> None:
                                  "you know what, cancel that, I changed my mind",
                                  "actually no, let's keep going, but make it a seafood place"], "restaurant")
     assert "drop Uptown" in replies[-1].text
+
+
+async def test_the_volumes_number_sets_no_arrival_time() -> None:
+    replies = await _chat("en", ["play some jazz", "turn it up a little",
+                                 "no, that's too loud, bring it down to like 5", "okay cool, that's it"], "in_car")
+    assert "5 pm" not in replies[-1].text and "Where would you like to go" not in replies[-1].text
+
+
+async def test_a_detail_given_while_nothing_fits_is_taken_before_the_question_again() -> None:
+    replies = await _chat("en", ["I need to book a French restaurant for February 14th", "two people, 8 pm",
+                                 "in the Upper East Side", "and the name is Chris Walker"], "restaurant")
+    assert replies[-1].text.startswith("Got it: under the name Chris Walker.") and "check again" not in replies[-1].text

@@ -1514,8 +1514,9 @@ class RuleExtractor:
                 # "Switch to Spotify", "make it Max", 换成五月天: a change of a place only where one is held.
                 places = [p for p in places if not _CHANGES_EN.match(said.text, p.cue_start)
                           and not _CHANGES_ZH.match(said.text, p.cue_start)]
+            # (the place was set the turn before: a name put right now is one, 不对不对，是水立方)
+            just_set = state is not None and any(c.last_mentioned == state.turn for c in state.find(spec.name))
             if places or held:
-                just_set = state is not None and any(c.last_mentioned == state.turn for c in state.find(spec.name))
                 places = sorted(places + [p for p in places_corrected(said.text, said.lang, just_set)
                                           if not (just_set and any(called_by_name(other, p.name, said.lang)
                                                                    for other in self.schema.keys.values()))
@@ -1524,9 +1525,9 @@ class RuleExtractor:
             # 顺路去趟超市 ("drop by the supermarket on the way") names a stop, not where to go.
             # ("make it a coffee shop instead" just after the place was set: another key's value words
             # name the place; just after a stop was added, they put the stop right.)
-            last_set = state is not None and any(c.last_mentioned == state.turn for c in state.find(spec.name)) \
-                and not any(c.last_mentioned == state.turn for c in state.constraints.values()
-                            if c.key != spec.name and self.schema.key(c.key).reader == Reader.PLACE_NAME)
+            last_set = just_set and state is not None and not any(
+                c.last_mentioned == state.turn for c in state.constraints.values()
+                if c.key != spec.name and self.schema.key(c.key).reader == Reader.PLACE_NAME)
             kept = [p for p in places if (p.name.casefold() not in values or last_set and p.name.casefold() not in own
                                           and _CHANGES_EN.match(said.text, p.cue_start) is not None)
                     and not _overlaps((p.start, p.end), taken)

@@ -575,18 +575,20 @@ def read_codes_put_right(schema: DomainSchema, text: str, lang: str, taken: list
     """A code said with no name that is all but the one `held` for a key, a digit or two apart
     ("oh wait, it's 503 555 1289" just after phone 503 555 1288): that key's, put right (before
     `read_identifiers`, which would take any code in a code's shape for the order)."""
+    original = text
     text = digits_said(text) if lang == "zh" else digits_said_en(text)
     codes = schema.read_by(Reader.IDENTIFIER)
+    keys = {s.name for s in codes}
     names = tuple(w for s in codes for w in (*_words(s.aliases, lang), s.label(lang)))
     for m in _SHAPED_CODE.finditer(text):
         if re.search(_alternation(names, lang == "en"), text[max(0, m.start() - 30):m.start()], flags=re.IGNORECASE) \
                 or overlaps(m.span("v"), taken):
             continue
         said = _joined(m.group("v"))
-        keys = {s.name for s in codes}
         key = next((k for k, value in held.items() if k in keys and _all_but(said, _joined(value))), None)
         if key is not None:
-            add(Operation(Op.SET, key, Comparator.EQ, said, _clause(text, m.span("v")), correction=True), m.span("v"))
+            add(Operation(Op.SET, key, Comparator.EQ, said, _clause(original, m.span("v")), correction=True),
+                m.span("v"))
 
 
 def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Span], add: Add,

@@ -324,7 +324,10 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
         generic = clause[words.start:words.end].strip()
         if own and commanded and spec.name not in commanded and not _named(spec, clause, lang) \
                 and _ANY_CONTROLS_MOVE.fullmatch(generic) and not _felt_of(spec, text.replace(generic, " "), lang):
-            continue            # "that's too loud, bring it down" just after the music: the volume's, not the cabin's
+            # "that's too loud, bring it down (to like 5)" just after the music: the volume's, not the
+            # cabin's; its number is the volume's too, for no other reader (not 5 pm).
+            taken.append((m.start() + words.start, m.end()))
+            continue
         # (Going on with the key just set, 再调低一点 after 温度调到22度: "lower" alone names no seat.)
         naming = _without_values(schema, clause, lang) if spec.name in commanded else clause
         if spec.name in commanded and any(names_key(other, said_clause, lang) for other in schema.keys.values()
