@@ -19,7 +19,8 @@
   "order number A as in apple, 7 7 3 9 1" lost the A; "okay just cancel it then" after the ticket was called
   off (a cancellation held) was "I won't open a ticket"; "yes, please process it" was a note, not a yes;
   "forget it, … cancel the request" to "…or shall I have the order cancelled?" chose a cancellation;
-  "could I just get a new one instead of a repair" kept the repair ("instead of a repair" had been read as
+  "m j johnson at outlook dot com" lost the initials; "could I just get a new one instead of a repair" kept
+  the repair ("instead of a repair" had been read as
   "a" put right to "repair").
 - The car in Chinese: 目的地改一下，改成国贸商城 just after the music put on "music" named after the mall (now
   the route goes there: 换成, 改成 lead to a place where one is held);
@@ -365,3 +366,11 @@ async def test_a_detail_given_while_nothing_fits_is_taken_before_the_question_ag
     replies = await _chat("en", ["I need to book a French restaurant for February 14th", "two people, 8 pm",
                                  "in the Upper East Side", "and the name is Chris Walker"], "restaurant")
     assert replies[-1].text.startswith("Got it: under the name Chris Walker.") and "check again" not in replies[-1].text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("my name's Mike Johnson, m j johnson at outlook dot com", "mjjohnson@outlook.com"),
+    ("email a johnson at gmail dot com", "johnson@gmail.com"),
+])
+def test_initials_spelled_before_an_address_are_part_of_it(text: str, expected: str) -> None:
+    assert rules_read("customer_service", text)["contact_email"] == [expected]

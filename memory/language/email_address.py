@@ -14,7 +14,9 @@ _TOP_LEVEL = r"(?:com|net|org|edu|gov|io|co|uk|cn|de|fr|jp|ca|au|us|info|me|ai|a
 _DOT = r"(?:\s+dot\s+|\s*\.\s*|\s*点\s*)"
 _JOIN = r"(?:\s+(?:dot|underscore|dash|hyphen)\s+|[._+-]|\s*点\s*|\s*下划线\s*)"
 _AT = r"(?:\s*@\s*|\s+at\s+|\s*艾特\s*)"
-_ADDRESS = re.compile(r"(?<![a-z0-9._+-])(?P<local>[a-z0-9]+(?:" + _JOIN + r"[a-z0-9]+)*)" + _AT
+# (Initials spelled before it, two or more: "m j johnson at outlook dot com" is mjjohnson.)
+_ADDRESS = re.compile(r"(?<![a-z0-9._+-])(?P<local>(?:(?<![a-z'])[a-z] (?=[a-z] )(?:[a-z] )+)?[a-z0-9]+(?:" + _JOIN
+                      + r"[a-z0-9]+)*)" + _AT
                       + r"(?P<domain>[a-z0-9-]+(?:" + _DOT + r"[a-z0-9-]+)*" + _DOT + _TOP_LEVEL + r")(?![a-z0-9])",
                       re.IGNORECASE)
 

@@ -45,15 +45,15 @@ NEW_FOR_OLD_EN = (
     re.compile(r"\binstead of " + _OLD + r"(?:, (?:make it |let'?s do |go with |do |try )?"
                r"| (?:make it|let'?s do|go with|do|try) )" + _NEW + _END, re.IGNORECASE),
 )
-_ZH_VALUE = r"[^，。！？,.!?；;\s]{1,10}?"
+_ZH_VALUE = r"[^，。！？,.!?；;\s]{1,10}?"     # (ending where a sum's decimal point is not: 65.50块)
 OLD_TO_NEW_ZH = (
     re.compile(r"(?:把|从)(?P<old>" + _ZH_VALUE + r")(?:改成|换成|改为|改到|挪到|推到|调到|调成|调为|设成|设为|变成|到)"
-               r"(?P<new>" + _ZH_VALUE + r")(?=[吧了的啊呀，。！？,.!?]|$)"),
+               r"(?P<new>" + _ZH_VALUE + r")(?=[吧了的啊呀，。！？,!?]|\.(?!\d)|$)"),
     # (麦当劳改成肯德基吧: the value held first in its clause, without 把)
     re.compile(r"(?:^|[，。！？,.!?；;]\s*)(?P<old>" + _ZH_VALUE + r")(?:改成|换成)(?P<new>" + _ZH_VALUE
-               + r")(?=[吧了的啊呀，。！？,.!?]|$)"),
+               + r")(?=[吧了的啊呀，。！？,!?]|\.(?!\d)|$)"),
     re.compile(r"不是(?P<old>" + _ZH_VALUE + r")[，, ]?(?:而)?是(?P<new>" + _ZH_VALUE
-               + r")(?=[吧了的啊，。！？,.!?]|$)"),
+               + r")(?=[吧了的啊，。！？,!?]|\.(?!\d)|$)"),
 )
 
 # "the earlier time", "change it back", 改回原来的时间 ("earlier than that" compares: no way back).
