@@ -737,7 +737,8 @@ def test_a_count_before_the_part_of_the_day_stays_a_count(text):
 @pytest.mark.parametrize(("language", "lines"), [
     ("en", ["A cheap place in Riverside for six on Thursday at noon, please.", "Anything else you could suggest?",
             "No, not that one.", "Hmm, fine, let's go with it after all.", "Yes please."]),
-    ("zh", ["周四中午十二点，六个人，在河畔，便宜点的。", "有没有其他的选择？", "不要这家。", "好吧，就那家吧。", "好的。"]),
+    ("zh", ["周四中午十二点，六个人，在河畔，便宜点的。", "有没有其他的选择？", "不要这家。", "好吧，就那家吧。",
+            "好的。"]),
 ])
 async def test_the_only_place_is_said_to_be_the_only_one_and_can_be_taken_after_a_no(language, lines) -> None:
     """Asked for another when none fits, the agent says so; turned down, then wanted after all,
