@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from monologue.dialogue.state_questions import StateQuestion, checks_held
+from monologue.memory.domain.catalogue import breaks
 from monologue.memory.domain.schema import ActionSpec, DomainSchema, Reader
 from monologue.memory.language.cues import (
     A_YES_BUT,
@@ -231,14 +232,6 @@ class Decision:
                         key=last.key, option=last.option, args=last.args, kept=self.kept)
 
 
-def _has(attribute: Any, wanted: Any) -> bool:
-    """Whether an option's attribute is the value asked for (one of its values, for a list); any
-    value where none is held."""
-    if wanted is None:
-        return True
-    return str(wanted) in (attribute if isinstance(attribute, list) else [attribute]) or str(attribute) == str(wanted)
-
-
 def _unread_request(text: str) -> bool:
     """A command in which nothing was read (调到交通广播, "tune to NPR" where no key takes it): not
     small talk to nod at ("好的。" says it was done), but a request not understood, said so."""
@@ -376,7 +369,7 @@ class DialoguePolicy:
             # whose cuisine the catalogue does not say.)
             asked_kinds = [k for k in turn.changed if k in self.schema.kinds_of_option()]
             named = [o for o in options if str(o.get("name")) not in refused
-                     and all(k in o and _has(o[k], values.get(k)) for k in asked_kinds)]
+                     and all(k in o and not any(breaks(o, c) for c in state.find(k)) for k in asked_kinds)]
             if last.act in _OFFERS and last.option and len(named) > 1 and str(named[0].get("name")) == last.option \
                     and WANTS_OPTIONS.search(turn.text):
                 named = named[1:]       # "还有别的吗": the next one, not the same one
