@@ -71,11 +71,22 @@ def words_asked_for(text: str, cues: tuple[str, ...], lead: tuple[str, ...], tai
     return AskedFor(said, start, end) if size <= _LONGEST.get(lang, 8) else None
 
 
+# A pause filled after the cue ("the name is, uh, Park", "play, um, some Adele", "play, like, Drake",
+# 名字是，呃，王磊).
+_FILLED_PAUSE = {"en": re.compile(r"[\s,.…]*(?:(?:uh+|um+|erm?|hmm+|ah+|like(?=\s*,)|you know(?=\s*,))[\s,.…]*)*",
+                                  re.IGNORECASE),
+                 "zh": re.compile(r"[\s，,。…]*(?:(?:嗯+|呃+|额+|啊+|那个)[\s，,。…]*)*")}
+
+
 def _clause_end(text: str, at: int, lang: str) -> int:
     m = _CLAUSE_END.get(lang, _CLAUSE_END["en"]).search(text, at)
     # (A space right after a Chinese cue is the ASR's pause, not the clause's end.)
     while m is not None and lang != "en" and m.group(0).isspace() and not text[at:m.start()].strip():
         m = _CLAUSE_END[lang].search(text, m.end())
+    # (Nor a pause filled right after the cue: what is asked for comes after it.)
+    pause = _FILLED_PAUSE.get(lang, _FILLED_PAUSE["en"]).match(text, at)
+    if m is not None and pause is not None and m.start() < pause.end() < len(text) and pause.group().strip():
+        m = _CLAUSE_END.get(lang, _CLAUSE_END["en"]).search(text, pause.end())
     return m.start() if m else len(text)
 
 
@@ -90,6 +101,9 @@ def _trimmed(text: str, start: int, end: int, lead: tuple[str, ...], tail: tuple
         return s, e
 
     start, end = strip_spaces(start, end)
+    pause = _FILLED_PAUSE["en" if spaced else "zh"].match(text, start, end)
+    if pause is not None and pause.end() < end:
+        start = pause.end()
     changed = True
     while changed and start < end:
         changed = False

@@ -149,14 +149,67 @@ def put_right_after(text: str, at: int) -> int | None:
     return repair.end() if repair is not None else None
 
 
-# Two people said as who they are ("just me and my wife", "my husband and I", 就我跟我老婆俩).
+# A party said as who comes ("just me and my wife", "me, my wife and our two kids", "my husband, me
+# and my parents", 就我跟我老婆俩, 我和老婆还有两个孩子, 我跟老婆孩子三个): each person named is one, a
+# group counted is its count, parents are two; the speaker is one of them, or it may be someone
+# else's party. A group not counted ("me and the kids") says no number; a total said after it does.
 _COMPANION_EN = (r"(?:wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|friend|mom|mum|mother|dad|father|son|"
-                 r"daughter|colleague|boss|sister|brother|date|kid|child)")
-_COMPANION_ZH = r"(?:老婆|老公|媳妇|男朋友|女朋友|对象|爱人|朋友|妈妈?|爸爸?|同事|儿子|女儿|孩子|闺蜜|哥们)"
-A_PAIR = {"en": re.compile(r"\b(?:me|myself) and (?:my |a )?" + _COMPANION_EN + r"\b(?! and)|"
-                           r"\bmy " + _COMPANION_EN + r" and (?:i|me)\b(?! and)", re.IGNORECASE),
-          "zh": re.compile(r"(?<![们])我(?:跟|和|与|带着?)(?:我的?)?" + _COMPANION_ZH
-                           + r"(?:俩|两个人?|二人)?(?![和跟与])")}
+                 r"daughter|colleague|coworker|co-worker|boss|sister|brother|date|kid|child|baby|grandma|grandpa|"
+                 r"grandmother|grandfather|aunt|uncle|cousin|niece|nephew|roommate|buddy|neighbou?r)")
+_COMPANIONS_EN = (r"(?:kids|children|friends|colleagues|coworkers|co-workers|sons|daughters|buddies|grandkids|guys|"
+                  r"girls|boys|sisters|brothers|cousins|people|babies|toddlers|teens|teenagers|adults)")
+_PARTY_MEMBER_EN = re.compile(
+    r"\b(?:(?P<me>me|myself|i(?!')|yours truly)"
+    r"|(?P<one>(?:my|our|a|the|his|her)\s+(?:[a-z]+\s+)?" + _COMPANION_EN + r")(?!'s|-)"
+    r"|(?P<two>(?:my|our|the)\s+(?:parents|grandparents|in-laws|folks))"
+    r"|(?:(?:my|our|the|his|her)\s+)?(?P<n>" + EN_NUMBER + r")\s+(?:[a-z]+\s+)?" + _COMPANIONS_EN + r")\b",
+    re.IGNORECASE)
+_PARTY_JOIN_EN = re.compile(r"\s*(?:,\s*(?:and|plus)?|and|plus|along with|together with|&)\s*(?:also\s+)?$",
+                            re.IGNORECASE)
+_UNCOUNTED_EN = re.compile(r"\s*(?:,\s*)?(?:and|plus|with|&)?\s*(?:my|our|the|some|his|her)\s+(?:[a-z]+\s+)?"
+                           r"(?:" + _COMPANIONS_EN + r"|family|folks)\b", re.IGNORECASE)
+_COMPANION_ZH = r"(?:老婆|老公|媳妇|男朋友|女朋友|对象|爱人|朋友|妈妈?|爸爸?|同事|儿子|女儿|孩子|闺蜜|哥们|同学|宝宝)"
+_PARTY_MEMBER_ZH = re.compile(
+    r"(?P<me>(?<![们])我(?![们的]|" + _COMPANION_ZH + r"|爸妈|父母))|(?P<two>爸妈|父母|爸爸妈妈|公婆|岳父母)"
+    r"|(?P<n>" + ZH_NUMBER + r")个" + _COMPANION_ZH + r"|(?P<one>(?:我的?)?" + _COMPANION_ZH + r"(?!们))")
+_PARTY_JOIN_ZH = re.compile(r"^\s*(?:[，,、]|跟|和|与|带着?|还有|加上?|以及)?\s*(?:我的?)?$")
+_PARTY_TOTAL_ZH = re.compile(r"\s*(?:一共|总共|共|一起)?\s*(?:(?P<n>" + ZH_NUMBER
+                             + r")(?:个人?|口人|位)|(?P<pair>俩|仨))")
+
+
+def party_named(text: str, lang: str) -> tuple[int, tuple[int, int]] | None:
+    """How many people a party said as who comes is, and where it is said ("me, my wife and our
+    two kids" → 4; 我跟老婆孩子三个 → 3), or None where no such party is said or its size is not."""
+    member, join = (_PARTY_MEMBER_EN, _PARTY_JOIN_EN) if lang == "en" else (_PARTY_MEMBER_ZH, _PARTY_JOIN_ZH)
+    run: list[re.Match[str]] = []
+    runs: list[list[re.Match[str]]] = []
+    for m in member.finditer(text):
+        if run and join.match(text[run[-1].end():m.start()]):
+            run.append(m)
+        else:
+            runs.append(run)
+            run = [m]
+    runs.append(run)
+    for run in runs:
+        if len(run) < 2 or not any(m.group("me") for m in run):
+            continue
+        span = (run[0].start(), run[-1].end())
+        if lang == "zh":
+            total = _PARTY_TOTAL_ZH.match(text, span[1])
+            if total is not None:
+                n = {"俩": 2, "仨": 3}[total.group("pair")] if total.group("pair") else to_int(total.group("n"))
+                if n is not None and n >= len(run):
+                    return n, (span[0], total.end())
+            if re.match(r"[和跟与]", text[span[1]:span[1] + 1]):
+                continue        # (我跟老婆和…: more are named than were read)
+        elif _UNCOUNTED_EN.match(text, span[1]):
+            continue            # "me, my wife and our kids": how many kids is not said
+        counts = [2 if m.group("two") else to_int(m.group("n")) if m.group("n") else 1 for m in run]
+        if any(n is None for n in counts):
+            continue
+        return sum(n for n in counts if n is not None), span
+    return None
+
 
 # A count that is a price's unit, not the party ("多少钱一位", "$40 a person", 一个人多少钱).
 PER_PERSON = re.compile(r"钱|元|块|价|人均|\bper\b|\beach\b|\bcost|\bprice|\$", re.IGNORECASE)

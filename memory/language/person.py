@@ -71,6 +71,50 @@ def chinese_name_after(cue: str, words: str, after: str) -> str | None:
     return None
 
 
+# A name spelled out after it is said, as a caller does so it is written right ("Kevin, K E V I N",
+# "Sean, that's S E A N", "Nguyen, N-G-U-Y-E-N"), and the surname said after the spelling ("…, Park").
+_SPELLING_EN = re.compile(r"[\s,]*(?:(?:that's|that is|it's|spelled|spelt|spelling)\s+)?"
+                          r"(?P<letters>[A-Za-z](?:(?:\s*[-.]\s*|\s+)[A-Za-z]){1,20})\.?(?![\w'])", re.IGNORECASE)
+_SURNAME_AFTER_EN = re.compile(r"[\s,]+(?:(?:and\s+)?(?:the\s+|my\s+)?(?:last name|surname|family name)"
+                               r"(?:'s|\s+is)?\s+)?"
+                               r"(?P<name>[A-Za-z][A-Za-z'-]+)(?=\s*(?:[,.!?;]|$))", re.IGNORECASE)
+# Words that end a turn after a spelling and are no surname ("…, K E V I N, thanks").
+_NO_SURNAME_EN = frozenset("""please thanks thank you yes yeah yep no nope ok okay right correct cool great perfect
+    sorry bye again too also though then there now that it this so well sure alright fine good""".split())
+
+
+def _spelled(letters: str) -> str:
+    return "".join(re.findall(r"[A-Za-z]", letters))
+
+
+def spelled_name_after(name: str, text: str, end: int) -> tuple[str, int]:
+    """`name`, said in `text` up to `end`, as its spelling that follows writes it ("Shawn, S E A N"
+    → Sean), with the surname said after the spelling ("Kevin, K E V I N, Park" → Kevin Park), and
+    where what was read ends. A name that is itself letters spelled ("P A R K") is the word."""
+    if re.fullmatch(r"[A-Za-z](?:[\s.-]+[A-Za-z]){1,20}", name.strip()):
+        name = _spelled(name).title()
+    spelling = _SPELLING_EN.match(text, end)
+    if spelling is None:
+        return name, end
+    letters = _spelled(spelling.group("letters"))
+    words = name.split()
+    if len(letters) < 3 and letters.casefold() not in (w.casefold() for w in words):
+        return name, end        # ("Kevin, I think": two letters spell a name only when they are one of its words)
+    if letters.casefold() not in (w.casefold() for w in words):
+        # The spelling is of the word it starts like (the last, if none): "Kevin Park, P A R C".
+        at = next((i for i in reversed(range(len(words))) if words[i][:1].casefold() == letters[:1].casefold()),
+                  len(words) - 1)
+        words[at] = letters.title()
+    end = spelling.end()
+    surname = _SURNAME_AFTER_EN.match(text, end)
+    if surname is not None and surname.group("name").casefold() not in _NO_SURNAME_EN \
+            and surname.group("name").casefold() not in (w.casefold() for w in words):
+        said = surname.group("name")
+        more, end = spelled_name_after(said[:1].upper() + said[1:], text, surname.end())
+        words.append(more)
+    return " ".join(words), end
+
+
 # What a correction or a remark wraps around its point ("Sorry, I said 22 last time, I actually
 # like it at 21"): the clause that only names what was said before, the interjection, the hedge.
 _ASIDE_EN = re.compile(r"^(?:sorry|wait|oh|no|well|so|hmm+|um+|ok(?:ay)?|by the way|anyway|to be honest)$|"

@@ -18,7 +18,6 @@ from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.asked_for import words_asked_for
 from monologue.memory.language.cues import (
     A_NUMBER_ALONE,
-    A_PAIR,
     A_YES_BUT,
     ANOTHER_PLACE,
     BARE_CANCEL,
@@ -41,6 +40,7 @@ from monologue.memory.language.cues import (
     language_of,
     negated_at,
     not_preferred,
+    party_named,
     people_in_group,
     put_right_after,
 )
@@ -55,7 +55,12 @@ from monologue.memory.language.numbers import (
     to_amount,
     to_int,
 )
-from monologue.memory.language.person import CHINESE_SURNAMES, LOOSE_NAME_CUE_ZH, chinese_name_after
+from monologue.memory.language.person import (
+    CHINESE_SURNAMES,
+    LOOSE_NAME_CUE_ZH,
+    chinese_name_after,
+    spelled_name_after,
+)
 from monologue.memory.language.places import PlaceSaid, find_place_en, find_place_zh, not_going, places_corrected
 from monologue.memory.language.stances import asks, clause_bounds, is_query, tells_of_the_past
 from monologue.memory.language.wishes import content_words
@@ -71,6 +76,7 @@ from monologue.memory.working.put_right import (
     held_number_named,
     held_number_replaced,
     held_part_replaced,
+    object_put_right,
 )
 from monologue.memory.working.readers import (
     OutOfRange,
@@ -176,6 +182,12 @@ _REFUSED_BEFORE = re.compile(r"(?:别|不|不要|不想|不用|没必要)$|\b(?:
                              re.IGNORECASE)
 _A_PHONE_GIVEN = re.compile(r"电话|手机|号码|\b(?:phone|number|cell|mobile)\b", re.IGNORECASE)
 _TITLE_WORD = re.compile(r"先生|女士|小姐|太太|经理|老师|医生|主任|总|mr|mrs|ms|miss|dr", re.IGNORECASE)
+
+
+def _takes_titles(spec: KeySpec, lang: str) -> bool:
+    """Whether `spec` is a person's name: its words before or after it are titles ("Mr", 先生)."""
+    titles = (*spec.reading.tail_words.get(lang, ()), *spec.reading.lead_words.get(lang, ()))
+    return any(_TITLE_WORD.fullmatch(t) for t in titles)
 
 
 # A number said with what it counts (十二个, "8 people"): no time, whatever was asked.
@@ -393,11 +405,25 @@ class RuleExtractor:
             return
         self._options[key] = name_finder(said)
 
-    def extract(self, text: str, state: SessionState | None = None, turn_class: str = "") -> Extraction:
+    def extract(self, text: str, state: SessionState | None = None, turn_class: str = "",
+                *, slips_read: bool = False) -> Extraction:
         answered = self._which_control_answered(text, state)
         if answered is not None:
             return answered
         lang = language_of(text)
+        if not slips_read and SELF_REPAIR.search(text):
+            # "turn up the fan, no I mean the volume": read as the command for the thing meant.
+            def reads(words: str) -> set[str]:
+                return {op.key for op in self.extract(words, state, turn_class, slips_read=True).operations
+                        if op.op == Op.SET and op.key}
+            meant = object_put_right(self.schema, text, lang, reads)
+            if meant is not None:
+                put_right = self.extract(meant[0], state, turn_class, slips_read=True)
+                slip_said = text[meant[1][0]:meant[1][1]].strip()
+                put_right.operations = [op if op.words and op.words in text else replace(op, words=slip_said)
+                                        for op in put_right.operations]
+                put_right.correction = True
+                return put_right
         cues = STATE_CUES[lang]
         lowered = text.lower()
         source = lowered if cues.spaced else text
@@ -777,12 +803,12 @@ class RuleExtractor:
                     add(Operation(Op.SET, spec.name, Comparator.EQ, n, text[m_start:m_end],
                                   correction=correction or said_at >= 0), span)
                     said_at = m_end
-        pair = A_PAIR[said.lang].search(source) if said_at < 0 else None
-        if pair is not None and not _overlaps(pair.span(), taken) \
-                and not RuleExtractor._negated(text, pair.start(), cues):
-            # "just me and my wife", 就我跟我老婆俩: two, said as who they are.
-            add(Operation(Op.SET, spec.name, Comparator.EQ, 2, text[pair.start():pair.end()], correction=correction),
-                pair.span())
+        party = party_named(source, said.lang) if said_at < 0 else None
+        if party is not None and not _overlaps(party[1], taken) \
+                and not RuleExtractor._negated(text, party[1][0], cues):
+            # "just me and my wife", "me, my wife and our two kids", 我跟老婆孩子三个: said as who comes.
+            n, (start, end) = party
+            add(Operation(Op.SET, spec.name, Comparator.EQ, n, text[start:end], correction=correction), (start, end))
 
     def _bare_number_corrects(self, said: _Said, ops: list[Operation], taken: list[Span], add: Add,
                               state: SessionState | None, where: dict[int, Span]) -> None:
@@ -1004,7 +1030,11 @@ class RuleExtractor:
             elif len(run) < 2:
                 run = [m]
         counts = [people_in_group(m) for m in run]
-        if not run or any(HEAD_COUNT_WHOLE.search(m.group()) for m in run):
+        if not run:
+            return False
+        wholes = [i for i, m in enumerate(run) if HEAD_COUNT_WHOLE.search(m.group())]
+        if wholes and (wholes != [0] or len(run) < 2 or None in counts
+                       or not RuleExtractor._added_to_the_whole(said.source, run, counts)):
             return False      # "我们三个人，两个大人一个孩子": the party is said whole; its parts add nothing
         if len(run) < 2 and not HEAD_COUNT_ALONE.search(run[0].group()):
             return False      # "my 2 kids" alone is not the party
@@ -1020,6 +1050,16 @@ class RuleExtractor:
         add(Operation(Op.SET, spec.name, Comparator.EQ, total, said.text[start:end], correction=correction),
             (start, end))
         return True
+
+    @staticmethod
+    def _added_to_the_whole(source: str, run: list[re.Match[str]], counts: list[int | None]) -> bool:
+        """Whether the groups said after people counted whole come on top of them: more than them
+        ("两个人，三个孩子"), or joined on with a word that adds ("two people and three kids", 三个人带
+        两个孩子), when no adults among them say they are its parts ("four people, two adults and…")."""
+        whole, parts = counts[0] or 0, sum(n or 0 for n in counts[1:])
+        joined = source[run[0].end():run[1].start()]
+        adds = re.search(r"\b(?:and|plus|with)\b|带|加|还有|外加|另外", joined, re.IGNORECASE) is not None
+        return parts > whole or (adds and not any(HEAD_COUNT_ALONE.search(m.group()) for m in run[1:]))
 
     @staticmethod
     def _amount(spec: KeySpec, said: _Said, taken: list[Span], add: Add, correction: bool) -> None:
@@ -1311,12 +1351,15 @@ class RuleExtractor:
             value = chinese_name_after(loose.group(), found.text, said.text[found.end:]) if loose else found.text
             if value is None:
                 continue      # 我叫王磊, 姓陈 name the user; 帮我叫辆车, 我叫了外卖 name nobody
+            end = found.end
+            if said.lang == "en" and _takes_titles(spec, said.lang):
+                value, end = spelled_name_after(value, said.text, found.end)     # "Kevin, K E V I N, Park"
             left, right = clause_bounds(said.text, found.start, found.end)
             if asks(said.text, found.start, found.end, said.lang) or is_query(said.text[left:right]) \
                     or (said.lang == "zh" and _ASKED_ZH.search(found.text)):
                 continue      # "现在放的是谁的歌", "what are you playing?", 名字是啥来着: asked about, not asked for
             add(Operation(Op.SET, spec.name, Comparator.EQ, value, clause_of(said.text, (found.start, found.end)),
-                          correction=correction), (found.start, found.end))
+                          correction=correction), (found.start, end))
 
     def _loose_values(self, said: _Said, ops: list[Operation], taken: list[Span], add: Add,
                       correction: bool, state: SessionState | None) -> None:
@@ -1399,8 +1442,7 @@ class RuleExtractor:
         (订吧，刘女士，电话…; "好，高先生" and "thanks, Mr. Chen" address someone)."""
         pattern = _TITLED_NAME.get(said.lang)
         for spec in self._asked_for:
-            titles = (*spec.reading.tail_words.get(said.lang, ()), *spec.reading.lead_words.get(said.lang, ()))
-            if pattern is None or not any(_TITLE_WORD.fullmatch(t) for t in titles):
+            if pattern is None or not _takes_titles(spec, said.lang):
                 continue
             asked = state is not None and self._asked(state) == spec.name
             for m in pattern.finditer(said.text):

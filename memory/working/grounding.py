@@ -35,6 +35,7 @@ from monologue.memory.language.cues import (
     HEAD_COUNT_WHOLE,
     STATE_CUES,
     language_of,
+    party_named,
     people_in_group,
 )
 from monologue.memory.language.digits import digits_of_zh, digits_said, digits_said_en
@@ -118,12 +119,26 @@ def _without_times(text: str) -> str:
     return text
 
 
-def _counted_in_groups(utterance: str) -> int | None:
-    """The people a turn counts in groups ("two adults and three kids", 三个大人两个小孩), or None."""
-    groups = [m for m in STATE_CUES[language_of(utterance)].head_count_group.finditer(utterance)
-              if not HEAD_COUNT_WHOLE.search(m.group())]
+def _people_counted(utterance: str) -> set[int]:
+    """The party sizes a turn says as its parts: groups ("two adults and three kids", 三个大人两个小孩;
+    "两个人，三个孩子", people and more besides), or who comes ("me, my wife and our two kids")."""
+    lang = language_of(utterance)
+    groups = list(STATE_CUES[lang].head_count_group.finditer(utterance))
     counts = [people_in_group(m) for m in groups]
-    return sum(n for n in counts if n is not None) if counts and None not in counts else None
+    parts = [n for m, n in zip(groups, counts, strict=True) if not HEAD_COUNT_WHOLE.search(m.group())]
+    said = {sum(n for n in ns if n is not None) for ns in (parts, counts) if ns and None not in ns}
+    party = party_named(utterance, lang)
+    return said | ({party[0]} if party is not None else set())
+
+
+def _each_word_said_or_spelled(value: str, utterance: str) -> bool:
+    """Whether each word of a name was said, as a word or letter by letter ("Kevin, K E V I N,
+    Park" says Kevin Park; "Shawn, that's S E A N" says Sean)."""
+    lowered = utterance.lower()
+    said = set(re.findall(r"[a-z'-]+", lowered))
+    said |= {re.sub(r"[^a-z]", "", m.group()) for m in re.finditer(r"\b[a-z](?:[\s.-]+[a-z]\b){1,20}", lowered)}
+    words = re.findall(r"[a-z'-]+", value.lower())
+    return bool(words) and value.isascii() and all(w in said for w in words)
 
 
 def _tail_put_right(code: str, text: str) -> bool:
@@ -152,7 +167,7 @@ def value_said(value: Any, spec: KeySpec, utterance: str, *, strict: bool = Fals
         return True    # 一三九零零一二三四五六，不对，最后是五七: its head said whole, its tail put right
     if spec.reader == Reader.EMAIL:
         return any(address == str(value).lower() for address, _, _ in emails_said(utterance))
-    if spec.reader == Reader.HEAD_COUNT and isinstance(value, int) and value == _counted_in_groups(utterance):
+    if spec.reader == Reader.HEAD_COUNT and isinstance(value, int) and value in _people_counted(utterance):
         return True    # "two adults and three kids": 5, said as its parts
     if isinstance(value, int | float) or (isinstance(value, str) and re.fullmatch(r"\d+(?:\.\d+)?", value)):
         return int(float(value)) in numbers_said(_without_times(utterance) if strict else utterance)
@@ -169,6 +184,8 @@ def value_said(value: Any, spec: KeySpec, utterance: str, *, strict: bool = Fals
         cued = {t[0] for t in find_en_times(utterance) + find_zh_times(utterance)}
         return any(t[3:] == raw[3:] and int(t[:2]) % 12 == int(raw[:2]) % 12 for t in cued)
     if contains(text, normalised(raw)):
+        return True
+    if spec.reader == Reader.WORDS_AFTER and _each_word_said_or_spelled(raw, utterance):
         return True
     # The value's own words, and the things whose refusal means it ("motorways" → avoid_highways).
     surface = list(spec.values.get(raw, {}).values()) + list(spec.reading.avoided.get(raw, {}).values()) \

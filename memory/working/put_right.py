@@ -2,14 +2,18 @@
 
 "不是五，是三", "it's nine, not ten", "七点，不是八点", "24 Maple Street, not 42": the number said as
 wrong names the held value it replaces, a count or an amount itself, the hour of a time, or the
-number inside a held name; "forget the 40 dollars" names the held value it takes back.
+number inside a held name; "forget the 40 dollars" names the held value it takes back. And a slip
+in what a command is for, put right with only the thing meant ("turn up the fan, no I mean the
+volume"): the command is for that thing.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from monologue.memory.domain.schema import DomainSchema, Reader
+from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
+from monologue.memory.language.cues import SELF_REPAIR
 from monologue.memory.language.digits import digits_of_zh
 from monologue.memory.language.numbers import EN_NUMBER, ZH_NUMBER, to_amount
 from monologue.memory.working.state import Comparator, Op, Operation, SessionState
@@ -46,6 +50,71 @@ _PART_PUT_RIGHT = {
     "zh": re.compile(r"不是(?P<old>[^，,。！？\s]{1,12}?)[，,\s]*(?:而)?(?:是|应该是)"
                      r"(?P<new>[^，,。！？\s吧啊]{1,12})"),
 }
+
+
+# Where the words of one clause end (a slip's clause, or the thing meant after it).
+_CLAUSE_BREAK = re.compile(r"[.!?;。！？；]|(?<!\d)[,，](?!\d)")
+_SENTENCE_BREAK = re.compile(r"[.!?;。！？；]")
+# What leads the thing meant ("no I mean *the* volume", 不对，*是*座椅加热).
+_LEAD_EN = re.compile(r"^(?:(?:the|my|our|just|only|like|uh|um|for)\s+)*", re.IGNORECASE)
+_LEAD_ZH = re.compile(r"^(?:是|把|那个|就|只|呃|嗯)*")
+_MOST_WORDS_LEFT = {"en": 2, "zh": 2}     # "the *back* windows", 后车窗: a word or two beside the thing's name
+
+
+def _names_of(spec: KeySpec, lang: str) -> tuple[str, ...]:
+    words = (*spec.aliases.get(lang, ()), spec.label(lang), *spec.reading.value_cues.get(lang, ()))
+    return tuple(w for w in words if w)
+
+
+def _named_at(text: str, words: tuple[str, ...], lang: str) -> tuple[int, int] | None:
+    """Where the last of `words` (the longest, where two start together) is said in `text`."""
+    if not words:
+        return None
+    body = "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+    pattern = r"(?<![\w])(?:" + body + r")(?:s|es)?(?![\w])" if lang == "en" else "(?:" + body + ")"
+    found = list(re.finditer(pattern, text, re.IGNORECASE))
+    return found[-1].span() if found else None
+
+
+def object_put_right(schema: DomainSchema, text: str, lang: str,
+                     reads: Callable[[str], set[str]]) -> tuple[str, Span] | None:
+    """`text` with a slip in what a command is for put right: "turn up the fan, no I mean the
+    volume" → "turn up the volume", "open the sunroof, no wait, the back windows" → "open the
+    windows", 把空调打开，不对，是座椅加热 → 把座椅加热打开. The thing meant is said alone after the
+    slip (`reads`, the keys the rules set from some words, finds no value in it) and names one key;
+    the clause before it commands another thing, named, which gives way to it. None where no such
+    slip is put right, or the command does not fit the thing meant. With the text, where in `text`
+    the slip and the thing meant are said."""
+    for repair in SELF_REPAIR.finditer(text):
+        start = max((m.end() for m in _SENTENCE_BREAK.finditer(text, 0, repair.start())), default=0)
+        slip = text[start:repair.start()].rstrip(" ,，")
+        after = _CLAUSE_BREAK.search(text, repair.end())
+        end = after.start() if after else len(text)
+        meant = text[repair.end():end].strip()
+        core = (_LEAD_EN if lang == "en" else _LEAD_ZH).sub("", meant).strip()
+        if not slip or not core or reads(meant):
+            continue
+        # The key named at greatest length ("heated seats" is the seat heating's, not the seat's;
+        # "AC" names the air conditioning and the temperature: the one the command then sets).
+        named = {spec.name: span for spec in schema.keys.values()
+                 if (span := _named_at(core, _names_of(spec, lang), lang)) is not None}
+        longest = max((b - a for a, b in named.values()), default=0)
+        for meant_key in (schema.key(k) for k, (a, b) in named.items() if b - a == longest):
+            said_as = named[meant_key.name]
+            rest = (core[:said_as[0]] + " " + core[said_as[1]:]).strip()
+            if (len(rest.split()) if lang == "en" else len(rest)) > _MOST_WORDS_LEFT[lang]:
+                continue        # more than the thing's name: a clause of its own
+            # The thing the slip's command is for: another key's name, or a thing the meant key is not (天窗).
+            own = {w.casefold() for w in _names_of(meant_key, lang)}
+            things = (*(w for spec in schema.keys.values() if spec is not meant_key for w in _names_of(spec, lang)
+                        if w.casefold() not in own), *meant_key.reading.not_when.get(lang, ()))
+            wrong = _named_at(slip, things, lang)
+            if wrong is None or slip[wrong[0]:wrong[1]].casefold() in own:
+                continue
+            put_right = slip[:wrong[0]] + core[said_as[0]:said_as[1]] + slip[wrong[1]:]
+            if meant_key.name in reads(put_right):
+                return text[:start] + put_right + text[end:], (start, end)
+    return None
 
 
 def held_number_replaced(text: str, lang: str,

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
-from monologue.memory.language.cues import FILLERS, HOLD_ON, NOT_DECIDED
+from monologue.memory.language.cues import FILLERS, HOLD_ON, NOT_DECIDED, SELF_REPAIR
 from monologue.memory.language.memory_cues import ABOUT_THE_TALK, ASKS_TO_BE_TOLD, REQUEST
 from monologue.memory.language.wishes import clauses, content_words, wish_in
 from monologue.memory.working.readers import value_pattern
@@ -178,11 +178,21 @@ _OPERATES = {"en": re.compile(r"^(?:(?:please|can you|could you|would you|and|al
                               r"打开|关上|关掉|关闭|锁上|解锁|给.{1,6}打(?:个)?电话|打(?:个)?电话)")}
 
 
+# What leads a slip's repair and is no request ("open the sunroof, *no* I mean…", 打开天窗，*哦*不对).
+_LEADS_THE_REPAIR = re.compile(r"(?:[\s,，.。!！]|\b(?:no|oh|uh|um|wait|sorry)\b|[哦啊呃噢])*$", re.IGNORECASE)
+
+
 def request_beyond(schema: DomainSchema, text: str, language: str) -> str:
     """The part of a turn that asks to work something beyond the domain, beside what it does
     (有点闷，把天窗打开: the cabin is cooled, and the sunroof is said to be out of reach), or "".
-    Each such part is judged as `asks_beyond` judges a whole turn."""
-    parts = [p.strip() for p in _REQUEST_PARTS.get(language, _REQUEST_PARTS["en"]).split(text) if p and p.strip()]
+    Each such part is judged as `asks_beyond` judges a whole turn; a part taken back by a slip
+    put right after it ("open the sunroof, no I mean the back windows") asks for nothing."""
+    separators = _REQUEST_PARTS.get(language, _REQUEST_PARTS["en"])
+    for repair in reversed(list(SELF_REPAIR.finditer(text))):
+        slip_end = len(_LEADS_THE_REPAIR.sub("", text[:repair.start()]))      # (", *no* I mean…")
+        slip_start = max((m.end() for m in separators.finditer(text, 0, slip_end) if m.end() < slip_end), default=0)
+        text = text[:slip_start] + " " + text[repair.end():]
+    parts = [p.strip() for p in separators.split(text) if p and p.strip()]
     operates = _OPERATES.get(language, _OPERATES["en"])
     return next((p for p in parts if len(parts) > 1 and operates.match(p) and asks_beyond(schema, p, language)), "")
 

@@ -1,0 +1,134 @@
+"""What users said in Mandarin and English (2026-12-06, tenth test drive) and was misread.
+
+- The table: "name's Kevin, K E V I N, Park" kept Kevin and the turn was "I see." (the spelling and the
+  surname after it are the name: Kevin Park; "Shawn, that's S E A N" is Sean); "the name is, uh, P A R K"
+  read no name (a pause filled after the word of asking is no end of what is asked for).
+- The table: "me, my wife and our two kids" and "me and two friends" were no party; 两个人，三个孩子 was a
+  party of 2 and 我跟老婆孩子三个 of 2 (who comes is counted; a total said after them is the party; people
+  said whole and more besides are added).
+- The car: "turn up the fan, no I mean the volume" turned the fan up; "open the sunroof, no I mean the back
+  windows" did nothing and said the sunroof was beyond it; 把空调打开，不对，是座椅加热 turned the air
+  conditioning on (the command said before a slip is for the thing named after it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fakes import policy_replies, rules_read
+
+
+async def _chat(language: str, lines: list[str], domain: str) -> list[Any]:
+    return await policy_replies(language, lines, domain)
+
+
+# --- names spelled ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("name's Kevin, K E V I N, Park", "Kevin Park"),
+    ("my name is Shawn, that's S E A N", "Sean"),
+    ("the name is, uh, P A R K", "Park"),
+    ("the name's Siobhan, S I O B H A N, last name Kelly, K E L L Y", "Siobhan Kelly"),
+    ("put it under Nguyen, N-G-U-Y-E-N, and it's for 4", "Nguyen"),
+    ("name's Kevin, K E V I N, thanks", "Kevin"),       # no surname: a word that ends a turn
+    ("name's Kevin, I think", "Kevin"),                  # "I" spells nothing
+    ("名字是，呃，王磊", "王磊"),
+])
+def test_a_name_is_read_as_spelled(text: str, expected: str) -> None:
+    assert rules_read("restaurant", text)["guest_name"] == [expected]
+
+
+async def test_a_spelled_name_given_at_the_offer_is_taken() -> None:
+    replies = await _chat("en", ["table for 2 tonight at 8", "name's Kevin, K E V I N, Park"], "restaurant")
+    assert "under the name Kevin Park" in replies[-1].text
+
+
+@pytest.mark.parametrize(("domain", "text", "key", "expected"), [
+    ("in_car", "play, um, some Adele", "music_choice", "Adele"),
+    ("in_car", "play, like, Drake", "music_choice", "Drake"),
+])
+def test_a_pause_filled_after_the_cue_is_no_end(domain: str, text: str, key: str, expected: str) -> None:
+    assert rules_read(domain, text)[key] == [expected]
+
+
+def test_a_filler_alone_is_asked_for_nothing() -> None:
+    assert "music_choice" not in rules_read("in_car", "play, like, something chill")
+
+
+# --- a party said as who comes ---------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("it'll be me, my wife and our two kids", 4),
+    ("me and two friends", 3),
+    ("my husband, me, and my parents", 4),
+    ("just me and my wife", 2),
+    ("book a table for me and my best friend", 2),
+    ("我和我老婆", 2),
+    ("我跟老婆孩子三个", 3),
+    ("我和老婆还有两个孩子", 4),
+    ("我跟我爸妈", 3),
+    ("两个人，三个孩子", 5),
+    ("三个人带两个孩子", 5),
+    ("two people and three kids", 5),
+    # the party said whole, then its parts
+    ("我们三个人，两个大人一个孩子", 3),
+    ("三个人，两个孩子", 3),
+    ("four people, two adults and two kids", 4),
+])
+def test_a_party_said_as_who_comes_is_counted(text: str, expected: int) -> None:
+    assert rules_read("restaurant", text)["party_size"] == [expected]
+
+
+@pytest.mark.parametrize("text", ["me, my wife and our kids", "me and the kids", "my wife is vegetarian",
+                                  "我老婆不吃辣"])
+def test_a_party_not_counted_is_no_size(text: str) -> None:
+    assert "party_size" not in rules_read("restaurant", text)
+
+
+async def test_a_party_said_as_who_comes_is_booked_for() -> None:
+    replies = await _chat("en", ["I need a table for saturday at 7 for me, my wife and our two kids"], "restaurant")
+    assert "for 4 people" in replies[-1].text
+
+
+async def test_people_and_kids_besides_are_booked_for() -> None:
+    replies = await _chat("zh", ["订周六晚上六点的位子，两个人，三个孩子"], "restaurant")
+    assert "5个人" in replies[-1].text
+
+
+# --- a slip in what a command is for ---------------------------------------------------------------
+
+@pytest.mark.parametrize(("language", "text", "key", "expected"), [
+    ("en", "turn up the fan, no I mean the volume", "volume", "up"),
+    ("en", "open the sunroof, no I mean the back windows", "window", "open"),
+    ("en", "turn on the heated seats, no wait, the AC", "air_conditioning", "on"),
+    ("zh", "把空调打开，不对，是座椅加热", "seat_heating", "on"),
+    ("zh", "打开天窗，不对，是后车窗", "window", "open"),
+])
+def test_the_command_before_a_slip_is_for_the_thing_meant(language: str, text: str, key: str,
+                                                         expected: str) -> None:
+    read = rules_read("in_car", text)
+    assert read == {key: [expected]}
+
+
+@pytest.mark.parametrize(("text", "key", "expected"), [
+    ("turn the volume up, no I mean down", "volume", "down"),
+    ("set it to 22, sorry, 23", "temperature", 23),
+])
+def test_a_value_put_right_is_not_a_thing_put_right(text: str, key: str, expected: object) -> None:
+    assert rules_read("in_car", text, {"temperature": 21})[key] == [expected]
+
+
+@pytest.mark.parametrize(("language", "lines", "expected", "not_expected"), [
+    ("en", ["take me to Union Station", "turn up the fan, no I mean the volume"], "volume up", "fan"),
+    ("en", ["take me to Union Station", "open the sunroof, no I mean the back windows"], "windows down",
+     "sunroof"),
+    ("en", ["take me to Union Station", "call my wife, and turn on the AC, no wait, the heated seats"],
+     "seat heating", "air conditioning"),
+    ("zh", ["去国家图书馆", "打开天窗，不对，是后车窗"], "车窗已经打开", "天窗"),
+])
+async def test_the_driver_hears_the_thing_meant_done(language: str, lines: list[str], expected: str,
+                                                     not_expected: str) -> None:
+    replies = await _chat(language, lines, "in_car")
+    assert expected in replies[-1].text and not_expected not in replies[-1].text
