@@ -166,6 +166,10 @@ class TurnFacts:
     asks_for_options: bool = False
 
 
+GO_AHEAD_KEY = "go_ahead"
+"""ALREADY_DONE's key where the user said yes or go ahead to what is done: it is said back."""
+
+
 @dataclass
 class Decision:
     """The agent's act for one turn, with what it needs to be said and traced."""
@@ -416,8 +420,10 @@ class DialoguePolicy:
                                 args={**args, action.choose: name}, replaces=chosen, refused=refused,
                                 reason=f"{chosen} breaks a condition given since")
         if done is not None and done.args == args:
+            # ("ok let's go", 走吧, "yep that's it" once it is done: what stands is said back, so the
+            # user hears what was done, not only that something was.)
             return Decision(Act.ALREADY_DONE, action.name, args=args, reason="done, and nothing changed since",
-                            refused=refused)
+                            refused=refused, key=GO_AHEAD_KEY if self._yes(turn) else "")
         yes = self._yes(turn)
         if action.choose and action.choose not in values:
             before_turn_refused = refused

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from monologue.dialogue.policy import Act, Decision
+from monologue.dialogue.policy import GO_AHEAD_KEY, Act, Decision
 from monologue.memory.domain.catalogue import said_in
 from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec, Reader
 from monologue.memory.language.phrases import join, say
@@ -229,6 +229,10 @@ class Wording:
             return say("policy.done", lang, said=said)
         if d.act == Act.ALREADY_DONE and d.key == "kept":
             return say("policy.kept", lang, task=self.task(d))
+        if d.act == Act.ALREADY_DONE and d.key == GO_AHEAD_KEY and (action := self._action(d)) is not None:
+            said = said_of(action, d.args, self.schema, lang, d.record)
+            if said:
+                return say("policy.done_go_ahead", lang, said=said)
         if d.act == Act.ALREADY_DONE:
             return say("policy.already_done", lang)
         if d.act == Act.ASK_UNDO:

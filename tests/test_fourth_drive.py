@@ -318,7 +318,7 @@ async def test_an_offer_said_to_be_too_expensive_is_not_offered_again() -> None:
     ("restaurant", "订的名字是啥来着", {"guest_name": "王"}, {}),
     ("restaurant", "table for just me and my wife on saturday around 6", {}, {"party_size": [2]}),
     ("restaurant", "想订个今晚的位子，人不多，就我跟我老婆俩", {}, {"party_size": [2]}),
-    ("restaurant", "me and my wife and two kids", {}, {}),
+    ("restaurant", "me and my wife and two kids", {}, {"party_size": [4]}),   # (not 2: all four counted)
     ("restaurant", "so make it three, no wait four, they're bringing the kid", {"party_size": 2}, {"party_size": [4]}),
     ("restaurant", "改成三个，不对，四个", {"party_size": 2}, {"party_size": [4]}),
     ("in_car", "先送我去公司，不对，先去银行取个钱，然后再去公司", {}, {"stops": ["银行"], "destination": ["work"]}),

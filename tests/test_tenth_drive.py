@@ -8,7 +8,12 @@
   said whole and more besides are added).
 - The car: "turn up the fan, no I mean the volume" turned the fan up; "open the sunroof, no I mean the back
   windows" did nothing and said the sunroof was beyond it; 把空调打开，不对，是座椅加热 turned the air
-  conditioning on (the command said before a slip is for the thing named after it).
+  conditioning on (the command said before a slip is for the thing named after it); 在加油站停一下，不对，充电站
+  kept the petrol station (the value said alone after a slip replaces the one before it); 不走高速啊，我是说不走收费
+  的路 kept both (a key that holds several keeps one put right, unless the second is said as one more).
+- The car: "I'm driving to Lake Tahoe" set no route.
+- Every domain: "okay go", 走吧, "ok" once the route was set or the table booked were "That's all set; anything
+  else I can do?": what stands is said back.
 """
 
 from __future__ import annotations
@@ -132,3 +137,47 @@ async def test_the_driver_hears_the_thing_meant_done(language: str, lines: list[
                                                      not_expected: str) -> None:
     replies = await _chat(language, lines, "in_car")
     assert expected in replies[-1].text and not_expected not in replies[-1].text
+
+
+@pytest.mark.parametrize(("language", "text", "held", "expected"), [
+    ("zh", "在加油站停一下，不对，充电站", {}, {"stops": ["charging"]}),
+    ("en", "stop at a pharmacy, no wait, a gas station", {}, {"stops": ["fuel"]}),
+    ("zh", "那个，不走高速啊，我是说不走收费的路", {}, {"route_preference": ["avoid_tolls"]}),
+    ("en", "avoid highways, I mean avoid tolls", {}, {"route_preference": ["avoid_tolls"]}),
+])
+def test_a_value_put_right_after_a_slip_replaces_it(language: str, text: str, held: dict[str, object],
+                                                    expected: dict[str, list[object]]) -> None:
+    assert rules_read("in_car", text, held) == expected
+
+
+@pytest.mark.parametrize("text", ["不走高速，我是说也不走收费的路", "avoid highways, I mean and avoid tolls too"])
+def test_one_more_value_after_a_slip_is_kept_beside_it(text: str) -> None:
+    assert sorted(rules_read("in_car", text)["route_preference"]) == ["avoid_highways", "avoid_tolls"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("hey I'm driving to Lake Tahoe, I wanna take the scenic route", "Lake Tahoe"),
+    ("I'm on my way to Fresno", "Fresno"),
+])
+def test_driving_to_a_place_sets_the_route(text: str, expected: str) -> None:
+    assert rules_read("in_car", text)["destination"] == [expected]
+
+
+# --- a go-ahead once it is done -----------------------------------------------------------------------
+
+@pytest.mark.parametrize(("language", "domain", "lines", "expected"), [
+    ("en", "in_car", ["take me to Palo Alto, take the highway", "okay go"],
+     "All set: I've set the route for Palo Alto, taking the highway this time."),
+    ("zh", "in_car", ["导航去望京SOHO", "嗯，走吧"], "设好了路线：去望京SOHO"),
+    ("en", "restaurant", ["book Chili House for 2 tonight at 8", "yes", "ok"],
+     "All set: I've booked Chili House today at 8 pm for 2 people."),
+])
+async def test_a_go_ahead_once_done_hears_what_stands(language: str, domain: str, lines: list[str],
+                                                      expected: str) -> None:
+    replies = await _chat(language, lines, domain)
+    assert expected in replies[-1].text
+
+
+async def test_thanks_once_done_is_no_read_back() -> None:
+    replies = await _chat("en", ["take me to Palo Alto", "thanks"], "in_car")
+    assert "Palo Alto" not in replies[-1].text

@@ -302,6 +302,8 @@ _CHANGED_TO = {"en": re.compile(r"\b(?:change|move|switch|push|make)\s+(?:it|tha
 _CHOSEN_BEFORE = re.compile(r"\b(?:let'?s (?:do|go with|have|try|get)|go with|switch to|change (?:it )?to|how about|"
                             r"what about|make it)\s+(?:some\s+|the\s+)?$|(?:改成|换成|还是|要不|那就)(?:吃|去|订)?$",
                             re.IGNORECASE)
+# Words that add a value to those said before it ("and also", 也, 还要): no slip put right.
+_ONE_MORE = re.compile(r"\b(?:also|too|as well|plus|and)\b|也|还要|还有|另外|再加|加上", re.IGNORECASE)
 _CHOSEN_AFTER = re.compile(r"\s*(?:food\s+|place\s+|one\s+)?(?:instead|rather)\b|(?:菜)?吧", re.IGNORECASE)
 _COUNT_ANSWERED_ZH = re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*个(?=\s*(?:吧|啊|呢|左右|人|的样子|[，,。.!！?？]|$))")
 
@@ -413,9 +415,9 @@ class RuleExtractor:
         lang = language_of(text)
         if not slips_read and SELF_REPAIR.search(text):
             # "turn up the fan, no I mean the volume": read as the command for the thing meant.
-            def reads(words: str) -> set[str]:
-                return {op.key for op in self.extract(words, state, turn_class, slips_read=True).operations
-                        if op.op == Op.SET and op.key}
+            def reads(words: str) -> set[tuple[str, str]]:
+                return {(op.key, str(op.value)) for op in self.extract(words, state, turn_class, slips_read=True)
+                        .operations if op.op == Op.SET and op.key}
             meant = object_put_right(self.schema, text, lang, reads)
             if meant is not None:
                 put_right = self.extract(meant[0], state, turn_class, slips_read=True)
@@ -891,12 +893,18 @@ class RuleExtractor:
         """Two values of one single-valued key with a slip put right between them (退款，不对，还是
         换货吧): the one said after it stands."""
         dropped: set[int] = set()
-        for key in {op.key for op in ops if op.op == Op.SET and not self.schema.key(op.key).multi}:
+        for key in {op.key for op in ops if op.op == Op.SET and op.key}:
+            multi = self.schema.key(key).multi
             said = sorted(((where[id(op)], op) for op in ops if op.op == Op.SET and op.key == key and id(op) in where
                            and where[id(op)][1] > where[id(op)][0]), key=lambda pair: pair[0])
             for (first, earlier), (second, _later) in zip(said, said[1:], strict=False):
-                if SELF_REPAIR.search(text[first[1]:second[0]]):
+                gap = text[first[1]:second[0]]
+                # (A key that holds several keeps both where the second is said as one more: 不走高速，
+                # 我是说也不走收费的路; "no highways, I mean no tolls" puts the first right.)
+                if SELF_REPAIR.search(gap) and not (multi and _ONE_MORE.search(text[first[1]:second[1]])):
                     dropped.add(id(earlier))
+            if multi:
+                continue
             # "let's do italian instead, thai's kinda heavy", 还是吃日料吧，川菜太辣: the one asked for
             # with a word of choosing stands; the other is the reason.
             chosen = [op for span, op in said if _CHOSEN_BEFORE.search(text[:span[0]])

@@ -77,14 +77,15 @@ def _named_at(text: str, words: tuple[str, ...], lang: str) -> tuple[int, int] |
 
 
 def object_put_right(schema: DomainSchema, text: str, lang: str,
-                     reads: Callable[[str], set[str]]) -> tuple[str, Span] | None:
-    """`text` with a slip in what a command is for put right: "turn up the fan, no I mean the
-    volume" → "turn up the volume", "open the sunroof, no wait, the back windows" → "open the
-    windows", 把空调打开，不对，是座椅加热 → 把座椅加热打开. The thing meant is said alone after the
-    slip (`reads`, the keys the rules set from some words, finds no value in it) and names one key;
-    the clause before it commands another thing, named, which gives way to it. None where no such
-    slip is put right, or the command does not fit the thing meant. With the text, where in `text`
-    the slip and the thing meant are said."""
+                     reads: Callable[[str], set[tuple[str, str]]]) -> tuple[str, Span] | None:
+    """`text` with a slip put right by what is meant alone, after it: the thing a command is for
+    ("turn up the fan, no I mean the volume" → "turn up the volume", "open the sunroof, no wait,
+    the back windows" → "open the windows", 把空调打开，不对，是座椅加热 → 把座椅加热打开), or the
+    value it gives (在加油站停一下，不对，充电站 → 在充电站停一下). What is meant is said alone
+    (`reads`, the keys and values the rules set from some words, finds nothing in it) and names
+    one key, or one value; in the clause before it, what it replaces gives way to it. None where
+    no such slip is put right, or the command does not fit what is meant. With the text, where in
+    `text` the slip and what is meant are said."""
     for repair in SELF_REPAIR.finditer(text):
         start = max((m.end() for m in _SENTENCE_BREAK.finditer(text, 0, repair.start())), default=0)
         slip = text[start:repair.start()].rstrip(" ,，")
@@ -94,27 +95,61 @@ def object_put_right(schema: DomainSchema, text: str, lang: str,
         core = (_LEAD_EN if lang == "en" else _LEAD_ZH).sub("", meant).strip()
         if not slip or not core or reads(meant):
             continue
-        # The key named at greatest length ("heated seats" is the seat heating's, not the seat's;
-        # "AC" names the air conditioning and the temperature: the one the command then sets).
-        named = {spec.name: span for spec in schema.keys.values()
-                 if (span := _named_at(core, _names_of(spec, lang), lang)) is not None}
-        longest = max((b - a for a, b in named.values()), default=0)
-        for meant_key in (schema.key(k) for k, (a, b) in named.items() if b - a == longest):
-            said_as = named[meant_key.name]
-            rest = (core[:said_as[0]] + " " + core[said_as[1]:]).strip()
-            if (len(rest.split()) if lang == "en" else len(rest)) > _MOST_WORDS_LEFT[lang]:
-                continue        # more than the thing's name: a clause of its own
-            # The thing the slip's command is for: another key's name, or a thing the meant key is not (天窗).
-            own = {w.casefold() for w in _names_of(meant_key, lang)}
-            things = (*(w for spec in schema.keys.values() if spec is not meant_key for w in _names_of(spec, lang)
-                        if w.casefold() not in own), *meant_key.reading.not_when.get(lang, ()))
-            wrong = _named_at(slip, things, lang)
-            if wrong is None or slip[wrong[0]:wrong[1]].casefold() in own:
-                continue
-            put_right = slip[:wrong[0]] + core[said_as[0]:said_as[1]] + slip[wrong[1]:]
-            if meant_key.name in reads(put_right):
-                return text[:start] + put_right + text[end:], (start, end)
+        put_right = _thing_put_right(schema, slip, core, lang, reads) or _value_put_right(schema, slip, core, lang,
+                                                                                         reads)
+        if put_right is not None:
+            return text[:start] + put_right + text[end:], (start, end)
     return None
+
+
+def _thing_put_right(schema: DomainSchema, slip: str, core: str, lang: str,
+                     reads: Callable[[str], set[tuple[str, str]]]) -> str | None:
+    # The key named at greatest length ("heated seats" is the seat heating's, not the seat's;
+    # "AC" names the air conditioning and the temperature: the one the command then sets).
+    named = {spec.name: span for spec in schema.keys.values()
+             if (span := _named_at(core, _names_of(spec, lang), lang)) is not None}
+    longest = max((b - a for a, b in named.values()), default=0)
+    for meant_key in (schema.key(k) for k, (a, b) in named.items() if b - a == longest):
+        said_as = named[meant_key.name]
+        if _more_than(core, said_as, lang):
+            continue        # more than the thing's name: a clause of its own
+        # The thing the slip's command is for: another key's name, or a thing the meant key is not (天窗).
+        own = {w.casefold() for w in _names_of(meant_key, lang)}
+        things = (*(w for spec in schema.keys.values() if spec is not meant_key for w in _names_of(spec, lang)
+                    if w.casefold() not in own), *meant_key.reading.not_when.get(lang, ()))
+        wrong = _named_at(slip, things, lang)
+        if wrong is None or slip[wrong[0]:wrong[1]].casefold() in own:
+            continue
+        put_right = slip[:wrong[0]] + core[said_as[0]:said_as[1]] + slip[wrong[1]:]
+        if any(key == meant_key.name for key, _ in reads(put_right)):
+            return put_right
+    return None
+
+
+def _value_put_right(schema: DomainSchema, slip: str, core: str, lang: str,
+                     reads: Callable[[str], set[tuple[str, str]]]) -> str | None:
+    """The slip with the value it gave replaced by the one meant (在加油站停一下 → 在充电站停一下),
+    where the one meant is another value of the same key."""
+    for key, value in sorted(reads(slip)):
+        spec = schema.key(key)
+        table = spec.values.get(value)
+        if spec.type != "enum" or table is None:
+            continue
+        others = tuple(w for v, t in spec.values.items() if v != value for w in t.get(lang, ()))
+        said_as = _named_at(core, others, lang)
+        wrong = _named_at(slip, table.get(lang, ()), lang)
+        if said_as is None or wrong is None or _more_than(core, said_as, lang):
+            continue
+        put_right = slip[:wrong[0]] + core[said_as[0]:said_as[1]] + slip[wrong[1]:]
+        if any(k == key and v != value for k, v in reads(put_right)):
+            return put_right
+    return None
+
+
+def _more_than(core: str, said_as: Span, lang: str) -> bool:
+    """Whether `core` says more than the name at `said_as` ("the *back* windows", 后车窗: a word or two)."""
+    rest = (core[:said_as[0]] + " " + core[said_as[1]:]).strip()
+    return (len(rest.split()) if lang == "en" else len(rest)) > _MOST_WORDS_LEFT[lang]
 
 
 def held_number_replaced(text: str, lang: str,
