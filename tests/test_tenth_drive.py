@@ -12,6 +12,7 @@
   kept the petrol station (the value said alone after a slip replaces the one before it); 不走高速啊，我是说不走收费
   的路 kept both (a key that holds several keeps one put right, unless the second is said as one more).
 - The car: "I'm driving to Lake Tahoe" set no route.
+- The car: 那个风量小一点，太吵了 turned the volume down too (noise beside another command is its reason).
 - Every domain: "okay go", 走吧, "ok" once the route was set or the table booked were "That's all set; anything
   else I can do?": what stands is said back.
 """
@@ -181,3 +182,20 @@ async def test_a_go_ahead_once_done_hears_what_stands(language: str, domain: str
 async def test_thanks_once_done_is_no_read_back() -> None:
     replies = await _chat("en", ["take me to Palo Alto", "thanks"], "in_car")
     assert "Palo Alto" not in replies[-1].text
+
+
+# --- noise said as the reason for another command ----------------------------------------------------
+
+@pytest.mark.parametrize(("language", "text", "expected"), [
+    ("zh", "那个风量小一点，太吵了", {"fan_speed": ["down"]}),
+    ("en", "turn the fan down, it's too loud", {"fan_speed": ["down"]}),
+    ("zh", "太吵了，把窗户关上", {"window": ["closed"]}),
+    # the volume named as well is turned down too; noise alone is the volume's
+    ("en", "close the windows, and turn the music down, too loud", {"window": ["closed"], "volume": ["down"]}),
+    ("zh", "把窗户关上，音乐也小点声，太吵了", {"window": ["closed"], "volume": ["down"]}),
+    ("zh", "太吵了", {"volume": ["down"]}),
+    ("en", "it's too loud", {"volume": ["down"]}),
+])
+def test_noise_beside_another_command_is_its_reason(language: str, text: str,
+                                                    expected: dict[str, list[object]]) -> None:
+    assert rules_read("in_car", text) == expected

@@ -205,6 +205,9 @@ _A_FEELING = re.compile(r"太(?:热|冷|闷|冰|凉)|有点(?:热|冷|闷|凉)|�
                         r"\b(?:hot|cold) in here\b|\b(?:a bit|a little|kind of) (?:hot|cold|warm)\b|"
                         r"\b(?:'s|is|are) (?:ice )?(?:cold|freezing)\b", re.IGNORECASE)
 
+# Noise felt (太吵了, "it's too loud"): the volume's, unless said as the reason for another command.
+_A_NOISE = re.compile(r"太吵|好吵|有点吵|吵死|太响|\btoo (?:loud|noisy)\b|\bso (?:loud|noisy)\b", re.IGNORECASE)
+
 
 _UP_OR_DOWN = re.compile(r"调低|调高|[低高]一?点|降低|升高|\b(?:lower|higher|turn (?:it |that )?(?:up|down)|"
                          r"bring it (?:up|down)|knock it down|crank it)\b", re.IGNORECASE)
@@ -1422,10 +1425,12 @@ class RuleExtractor:
                      and op.key in easing}
         if not commanded:
             return ops
-        rest = _A_FEELING.sub(" ", text).lower()
+        rest = _A_NOISE.sub(" ", _A_FEELING.sub(" ", text)).lower()
 
         def asked_anyway(key: str) -> bool:      # ("it's too hot, make it cooler and open the window")
             reading = self.schema.key(key).reading
+            if not self.schema.key(key).reading.more and names_key(self.schema.key(key), rest, language_of(text)):
+                return True     # ("close the windows, and turn the music down, too loud")
             return bool(_UP_OR_DOWN.search(rest)) or any(
                 re.search(value_pattern(word.lower(), word.isascii()), rest)
                 for words in (reading.more, reading.less) for word in words.get(language_of(text), ()))
@@ -1434,12 +1439,15 @@ class RuleExtractor:
 
         def of_the_command(op: Operation) -> bool:
             said = text[where[id(op)][0]:where[id(op)][1]]
-            if _A_FEELING.search(said):
+            if _A_FEELING.search(said) or _A_NOISE.search(said):
                 return not asked_anyway(op.key)
             clause = clause_of(text, where[id(op)])
             return felt and not any(names_key(spec, clause, language_of(text)) for spec in self.schema.keys.values())
+
+        def a_feeling(op: Operation) -> bool:       # (风量小一点，太吵了: the noise is the reason, no volume)
+            return op.source == OpSource.RELATIVE or bool(_A_NOISE.search(text[where[id(op)][0]:where[id(op)][1]]))
         return [op for op in ops if not (
-            op.source == OpSource.RELATIVE and op.key not in commanded and id(op) in where
+            op.key not in commanded and id(op) in where and a_feeling(op)
             and commanded & set(self.schema.key(op.key).reading.eased_by) and of_the_command(op))]
 
     def _titled_name(self, said: _Said, taken: list[Span], add: Add, correction: bool,
