@@ -11,7 +11,9 @@
   conditioning on (the command said before a slip is for the thing named after it); 在加油站停一下，不对，充电站
   kept the petrol station (the value said alone after a slip replaces the one before it); 不走高速啊，我是说不走收费
   的路 kept both (a key that holds several keeps one put right, unless the second is said as one more).
-- The car: "I'm driving to Lake Tahoe" set no route.
+- The car: "I'm driving to Lake Tahoe" set no route; "directions to uh, it's a town called Ojai" set the route for
+  "uh"; "four twenty five Mission Street" was no place; "downtown Fresno" was "downtown"; "add a rest stop" and
+  "one more notch" (after the fan went up) were "I see."
 - The car: 那个风量小一点，太吵了 turned the volume down too (noise beside another command is its reason).
 - Every domain: "okay go", 走吧, "ok" once the route was set or the table booked were "That's all set; anything
   else I can do?": what stands is said back.
@@ -199,3 +201,37 @@ async def test_thanks_once_done_is_no_read_back() -> None:
 def test_noise_beside_another_command_is_its_reason(language: str, text: str,
                                                     expected: dict[str, list[object]]) -> None:
     assert rules_read("in_car", text) == expected
+
+
+# --- places said as people say them ---------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("um I need directions to uh, it's a town called Ojai, O J A I", "Ojai"),
+    ("take me to uh Ojai", "Ojai"),
+    ("take me to a restaurant called Nobu", "Nobu"),
+    ("I need to get to four twenty five Mission Street, San Francisco", "425 Mission Street"),
+    ("take me to twelve hundred Market Street", "1200 Market Street"),
+    ("take me to one oh one Elm Street", "101 Elm Street"),
+    ("take me to downtown Fresno please", "downtown Fresno"),
+    ("take me to 42 Baker Street", "42 Baker Street"),
+])
+def test_a_place_is_read_past_a_pause_and_in_number_words(text: str, expected: str) -> None:
+    assert rules_read("in_car", text)["destination"] == [expected]
+
+
+async def test_an_address_in_number_words_is_driven_to() -> None:
+    replies = await _chat("en", ["I need to get to four twenty five Mission Street, San Francisco",
+                                 "okay then avoid tolls"], "in_car")
+    assert "route for 425 Mission Street, no tolls" in replies[-1].text
+
+
+@pytest.mark.parametrize(("language", "text"), [("en", "I'm kinda tired, add a rest stop along the way"),
+                                                ("zh", "路上找个服务区休息一下")])
+def test_a_rest_stop_is_a_stop(language: str, text: str) -> None:
+    assert rules_read("in_car", text)["stops"] == ["rest_area"]
+
+
+@pytest.mark.parametrize("again", ["one more notch", "uh one more notch", "another notch"])
+async def test_one_more_notch_says_the_command_again(again: str) -> None:
+    replies = await _chat("en", ["fan up a notch", again], "in_car")
+    assert "turned the fan up" in replies[-1].text

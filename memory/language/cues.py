@@ -629,9 +629,11 @@ YES_WORD_DESCRIBING = re.compile(
 # A command said again with nothing else ("a bit more", "again", 再来一点, 继续): the control just
 # commanded moves another step.
 REPEAT_COMMAND = re.compile(
-    r"^\W*(?:(?:and |ok(?:ay)?,? |um,? )?"
+    r"^\W*(?:(?:and |ok(?:ay)?,? |um,? |uh,? )?"
     r"(?:(?:a (?:little|bit|tad|touch) |just a (?:little |bit )?|even |some |a lot )?"
-    r"more|again|further|once more|same again|do (?:that|it) again|keep going|one more time))"
+    r"more|again|further|once more|same again|do (?:that|it) again|keep going|one more time|"
+    # ("one more notch", "another notch", "a notch more", "one more", "another click")
+    r"(?:one more|another|a|one)(?: (?:notch|click|step|level|bit|tick))?(?: more)?(?<!^a)(?<!^one)(?<!^another)))"
     r"(?: (?:please|again|still))?\W*$"
     r"|^(?:嗯，?)?(?:再|还|继续)(?:来|调|弄|多)?(?:一点|一些|一下|点儿?|些|一次)?(?:吧|啊|呗)?[。！!]?$", re.IGNORECASE)
 # Held off: "don't book it yet", "not yet", "hold off", 先别订 (no yes, whatever words of going ahead follow).

@@ -119,6 +119,29 @@ def digits_said_en(text: str) -> str:
     return _groups_joined(_DIGIT_WORDS_EN.sub(written, text))
 
 
+# A house number said in words before a street ("four twenty five Mission Street", "twelve hundred
+# Main", "one oh one Elm"): number words, a "hundred" among them.
+HOUSE_NUMBER_WORDS_EN = r"(?:(?:" + "|".join([*_TENS_EN, *_TEENS_EN, *_UNITS_EN, "hundred", "and"]) + r")[\s-]+)+"
+
+
+def house_number_en(words: str) -> str | None:
+    """'four twenty five' → '425', 'twelve hundred' → '1200', 'four hundred and ten' → '410',
+    'one oh one' → '101'; None where the words say no number."""
+    tokens = [t for t in re.split(r"[\s-]+", words.lower().strip()) if t]
+    if not tokens or tokens[0] in ("and", "hundred"):
+        return None
+    if "hundred" in tokens:
+        at = tokens.index("hundred")
+        head = _digits_of_words_en(" ".join(tokens[:at]))
+        rest = [t for t in tokens[at + 1:] if t != "and"]
+        tail = _digits_of_words_en(" ".join(rest)) if rest else "0"
+        return str(int(head) * 100 + int(tail)) if head and tail.isdigit() else None
+    if "and" in tokens:
+        return None
+    digits = _digits_of_words_en(" ".join(tokens))
+    return digits or None
+
+
 # A letter spelled with a word for it ("A as in apple, 7 7 3 9 1"): the letter, beside what follows.
 _LETTER_AS_IN = re.compile(r"\b(?P<l>[A-Za-z]) (?:as|like) in [A-Za-z]+\b,?\s*(?=[A-Za-z0-9])")
 
@@ -128,4 +151,4 @@ def _letters_as_in(text: str) -> str:
     return _LETTER_AS_IN.sub(lambda m: " " * (len(m.group()) - 2) + m.group("l").upper() + " ", text)
 
 
-__all__ = ["digits_said", "digits_said_en"]
+__all__ = ["HOUSE_NUMBER_WORDS_EN", "digits_said", "digits_said_en", "house_number_en"]

@@ -24,6 +24,7 @@ from functools import lru_cache
 from typing import Any
 
 from monologue.memory.language.cues import MONTHS, WEEKDAYS
+from monologue.memory.language.digits import HOUSE_NUMBER_WORDS_EN, house_number_en
 from monologue.memory.language.stances import clause_bounds
 
 # Words an English place name does not start with or run into (a day, a pronoun: "to Union
@@ -45,7 +46,7 @@ _WORD_EN = r"(?:[A-Z][\w'&.-]*|\d+(?:st|nd|rd|th)?|#\s?\d+|#)"
 _JOINERS_EN = ("of", "on", "the", "de", "du", "la", "at", "&", "in")
 # (A joiner only before a capitalised word: "Union Station at 6 pm" and "in 10 minutes" end the
 # name; "Midtown and Chinatown" are two places.)
-_PLACE_EN = re.compile(r"(?:the |an? )?(?P<v>(?:\d+[A-Za-z]? )?[A-Z][\w'&.-]*"
+_PLACE_EN = re.compile(r"(?:the |an? )?(?P<v>(?:\d+[A-Za-z]? |(?i:" + HOUSE_NUMBER_WORDS_EN + r"))?[A-Z][\w'&.-]*"
                        r"(?: (?:" + "|".join(map(re.escape, _JOINERS_EN)) + r") [A-Z][\w'&.-]*"
                        r"| " + _WORD_EN + r"){0,6})")
 # A full stop after these ends no name ("St. Mary's Hospital", "Solomon R. Guggenheim Museum").
@@ -133,7 +134,9 @@ def find_place_en(text: str, cues: tuple[str, ...], answering: bool = False) -> 
     for cue in starts:
         if cue is None:
             continue
-        m = _PLACE_EN.match(text, cue.end())
+        # ("directions to uh, it's a town called Ojai": the pause and what the place is come first)
+        at = _LEADS_A_NAME_EN.match(text, cue.end()).end()
+        m = _PLACE_EN.match(text, at)
         words = _place_words_en(m.group("v").split(" ")) if m is not None else []
         if m is not None and words and answering and cue is starts[0] and (
                 words[0] in _NOT_AN_ANSWER_EN
@@ -143,12 +146,14 @@ def find_place_en(text: str, cues: tuple[str, ...], answering: bool = False) -> 
             start = m.start("v")
             kind = _KIND_AFTER_EN.match(text, start + len(" ".join(words)))
             name = " ".join(words) + (kind.group() if kind else "")    # "JFK airport", "Heathrow terminal 5"
+            found.append(PlaceSaid(start, start + len(name), _house_number_written(name), cue.start()))
+            continue
         else:
             # The ASR writes a name in small letters too ("take me to starbucks"): after a word
             # that only leads to a place, the words up to the clause's end are one; after another
             # cue ("get to union station", "go to sleep") and answering "where to?" ("not sure
             # yet"), only an address or words ending in a kind of place.
-            low = _LOWER_PLACE_EN.match(text, cue.end())
+            low = _LOWER_PLACE_EN.match(text, at)
             lowered = _lower_words_en(low.group("v").split(" ")) if low is not None else []
             # (An address is a number and a street: "make that 23" is a number put right, no place.)
             if low is None or not lowered or (not _DRIVES_EN.search(cue.group()) and not (
@@ -159,6 +164,33 @@ def find_place_en(text: str, cues: tuple[str, ...], answering: bool = False) -> 
             start, name = low.start("v"), " ".join(lowered)
         found.append(PlaceSaid(start, start + len(name), name, cue.start()))
     return found
+
+
+# What may come between a word of going and the place's name: a pause, and what the place is
+# ("take me to uh, Ojai", "directions to, um, it's a town called Ojai", "to a place called Nobu").
+_LEADS_A_NAME_EN = re.compile(r"(?:(?:uh+|um+|er+|erm|hmm+)\b[,.]?\s*"
+                              r"|(?:it'?s |it is )?(?:a|an|the|this|that) (?:[a-z]+ ){0,2}(?:called|named) )*",
+                              re.IGNORECASE)
+_HOUSE_NUMBER_EN = re.compile(r"^(?i:" + HOUSE_NUMBER_WORDS_EN + r")")
+
+
+def _house_number_written(name: str) -> str:
+    """A house number said in words written in digits ("four twenty five Mission Street" → "425 Mission Street")."""
+    said = _HOUSE_NUMBER_EN.match(name)
+    number = house_number_en(said.group()) if said is not None else None
+    return f"{number} {name[said.end():]}" if said is not None and number is not None else name
+
+
+_HOUSE_NUMBER_SAID_EN = re.compile(r"\b(?i:" + HOUSE_NUMBER_WORDS_EN + r")(?=[A-Z])")
+
+
+def house_numbers_written(text: str) -> str:
+    """`text` with each house number said in words before a capitalised name written in digits
+    ("get to four twenty five Mission Street" → "get to 425 Mission Street")."""
+    def written(m: re.Match[str]) -> str:
+        number = house_number_en(m.group())
+        return f"{number} " if number is not None else m.group()
+    return _HOUSE_NUMBER_SAID_EN.sub(written, text)
 
 
 # A plan told, not a drive asked for, before a place in small letters.
@@ -175,7 +207,8 @@ _KIND_AFTER_EN = re.compile(r" (?:airport|hospital|station|mall|park|center|cent
                             r"university|college|hotel|library|museum|stadium|arena|market|bridge|plaza|campus|"
                             r"building|tower|church|zoo|beach|pier|theat(?:er|re)|cinema|restaurant|cafe|store|"
                             r"shop|gym|clinic|garage|street|avenue|road)\b")
-_LOWER_PLACE_EN = re.compile(r"(?:the |an? )?(?P<v>[a-z0-9][\w'&.#-]*(?: [a-z0-9#][\w'&.#-]*){0,6})")
+# (…and a name said in capitals after its small words: "downtown Fresno", "the old town Pasadena")
+_LOWER_PLACE_EN = re.compile(r"(?:the |an? )?(?P<v>[a-z0-9][\w'&.#-]*(?: [A-Za-z0-9#][\w'&.#-]*){0,6})")
 # Words a place said in small letters does not run into ("take me to starbucks please").
 _NOT_IN_A_LOWER_PLACE_EN = frozenset((
     "please", "and", "then", "so", "because", "now", "first", "instead", "right", "asap", "quickly", "for", "at",

@@ -50,6 +50,7 @@ from monologue.memory.language.numbers import (
     find_zh_times,
     to_int,
 )
+from monologue.memory.language.places import house_numbers_written
 from monologue.memory.language.stances import (
     OPTIONS_AS_A_KIND,
     POINTS_AT_THE_ONE,
@@ -185,6 +186,8 @@ def value_said(value: Any, spec: KeySpec, utterance: str, *, strict: bool = Fals
         return any(t[3:] == raw[3:] and int(t[:2]) % 12 == int(raw[:2]) % 12 for t in cued)
     if contains(text, normalised(raw)):
         return True
+    if spec.reader == Reader.PLACE_NAME and contains(normalised(house_numbers_written(utterance)), normalised(raw)):
+        return True     # "four twenty five Mission Street" says 425 Mission Street
     if spec.reader == Reader.WORDS_AFTER and _each_word_said_or_spelled(raw, utterance):
         return True
     # The value's own words, and the things whose refusal means it ("motorways" → avoid_highways).
