@@ -135,7 +135,8 @@ def find_place_en(text: str, cues: tuple[str, ...], answering: bool = False) -> 
         if cue is None:
             continue
         # ("directions to uh, it's a town called Ojai": the pause and what the place is come first)
-        at = _LEADS_A_NAME_EN.match(text, cue.end()).end()
+        lead = _LEADS_A_NAME_EN.match(text, cue.end())
+        at = lead.end() if lead is not None else cue.end()
         m = _PLACE_EN.match(text, at)
         words = _place_words_en(m.group("v").split(" ")) if m is not None else []
         if m is not None and words and answering and cue is starts[0] and (
