@@ -81,10 +81,13 @@ _ASIDES = {Act.SMALL_TALK, Act.ANSWER, Act.ANSWER_STATE, Act.ANSWER_OPTION, Act.
 
 
 def _relaxable(items: list[dict[str, Any]], state: SessionState, kept: Collection[str] = (),
-               needs_known: Collection[str] = (), amounts: dict[str, dict[str, str]] | None = None) -> list[str]:
+               needs_known: Collection[str] = (), amounts: dict[str, dict[str, str]] | None = None,
+               defining: str = "") -> list[str]:
     """The conditions (slots) whose dropping lets options fit, the most helpful first, never
     one the user kept. When no single one does, the first of the pairs that do: the user is
-    asked about one, then (still nothing) the other, each step a step closer."""
+    asked about one, then (still nothing) the other, each step a step closer. `defining`: the
+    slot that says what the option is ("a sushi place downtown": the food), asked about after
+    the others said with it."""
     free = [slot for slot in state.constraints if slot not in kept]
     # (What the user has just asked for is asked about last: "make it a seafood place" is not
     # answered with "could we drop seafood?" while an older condition would do.)
@@ -99,7 +102,8 @@ def _relaxable(items: list[dict[str, Any]], state: SessionState, kept: Collectio
             if fitting:
                 for slot in slots:
                     just_said = state.constraints[slot].last_mentioned == latest
-                    gains[slot] = min(gains.get(slot, (True, 0, slot)), (just_said, -len(fitting), slot))
+                    gains[slot] = min(gains.get(slot, (True, True, 0, slot)),
+                                      (just_said, slot == defining, -len(fitting), slot))
         if gains:
             return [slot for *_, slot in sorted(gains.values())]
     # Nothing the user has not kept helps: a condition no option meets at all (chinese cuisine, where
@@ -428,8 +432,9 @@ class DialogueSession:
                               and any(asks_for_one(clause) for _, s in sentences_with_offsets(text)
                                       for clause in re.split(r"[，,；;]", s)))))
         policy = self.policy(state.domain)
+        primary = schema.primary_action()
         relaxable = _relaxable(catalogue.items, view, policy.kept_conditions(view, facts), needs_known,
-                               catalogue.amounts) \
+                               catalogue.amounts, primary.chosen_by[0] if primary and primary.chosen_by else "") \
             if catalogue and not fitting else []
         kept = {id(item) for item in fitting}
         # Every name a ruled-out option has: a Chinese reply that says its English name is caught too.

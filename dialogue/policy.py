@@ -366,7 +366,9 @@ class DialoguePolicy:
                 return Decision(Act.SMALL_TALK, action.name, key="no_rush", about=(last.key,), refused=refused,
                                 reason=f"the user has not decided {last.key} yet and nothing else is missing")
             missing = others
-        if missing and turn.asks_for_options and action.choose and action.choose not in values:
+        # (…and "sure" to "could we drop Downtown?": the place that fits now is named.)
+        dropped = last.act in (Act.NO_OPTIONS, Act.ASK_CHANGE) and bool(last.key) and last.key not in values
+        if missing and (turn.asks_for_options or dropped) and action.choose and action.choose not in values:
             # "Is there a Sichuan place?" before the day is known: one that fits is named now, and
             # the question still open is asked; once all is known it is the one read back.
             # (Only a place known to be of the kind asked for: 有泰国菜吗 is not answered with a place

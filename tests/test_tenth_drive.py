@@ -15,6 +15,11 @@
   "uh"; "four twenty five Mission Street" was no place; "downtown Fresno" was "downtown"; "add a rest stop" and
   "one more notch" (after the fan went up) were "I see."
 - The car: 那个风量小一点，太吵了 turned the volume down too (noise beside another command is its reason).
+- The table: "I'm looking for a thai place, something not too expensive" was "Hi! What can I do for you?" and "I want
+  italian" was "Noted: Italian cuisine. What can I do for you?" (a kind of place looked for is the task); "can you
+  find me a sushi place downtown" asked to drop the sushi (the food a place is sought for is asked about last) and
+  "sure" then asked the day with no place named; "a group of like eight" was 8 pm; "let's do Pier 9" (Pier 9
+  Oyster Bar) was "not something I can do".
 - Every domain: "okay go", 走吧, "ok" once the route was set or the table booked were "That's all set; anything
   else I can do?": what stands is said back.
 """
@@ -235,3 +240,40 @@ def test_a_rest_stop_is_a_stop(language: str, text: str) -> None:
 async def test_one_more_notch_says_the_command_again(again: str) -> None:
     replies = await _chat("en", ["fan up a notch", again], "in_car")
     assert "turned the fan up" in replies[-1].text
+
+
+# --- the table: looking for a place -------------------------------------------------------------------
+
+@pytest.mark.parametrize(("lines", "expected"), [
+    # a kind of place looked for is the task: a place that fits is named
+    (["hi um I'm looking for a thai place, something not too expensive"], "Bangkok Garden, Thai, Uptown"),
+    (["we're a group of like eight, looking for mexican food"], "Casa Lupita, Mexican, Uptown"),
+    (["I want italian"], "What day would you like to go?"),
+    # none fits: the place is asked to go before the food, and "sure" names the one that fits then
+    (["can you find me a sushi place downtown"], "could we drop Downtown?"),
+    (["can you find me a sushi place downtown", "sure"], "Sakura, Japanese, Riverside, would suit you."),
+    (["book a table for 2 friday 7pm, korean food in chinatown", "ok drop chinatown"], "Seoul Kitchen"),
+    # a name said without the kind of place it ends with
+    (["seafood on the waterfront for my anniversary", "let's do Pier 9 then"], "What day would you like to go?"),
+])
+async def test_a_place_looked_for_is_found(lines: list[str], expected: str) -> None:
+    replies = await _chat("en", lines, "restaurant")
+    assert expected in replies[-1].text
+
+
+async def test_a_lasting_preference_alone_starts_no_booking() -> None:
+    replies = await _chat("en", ["my price range is moderate now"], "restaurant")
+    assert "Noted: moderate price range." in replies[-1].text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("we're a group of like eight, looking for mexican food", {"party_size": [8], "cuisine": ["mexican"]}),
+    ("party of about 6", {"party_size": [6]}),
+    ("we're a family of five", {"party_size": [5]}),
+])
+def test_a_group_of_so_many_is_the_party_not_the_hour(text: str, expected: dict[str, list[object]]) -> None:
+    assert rules_read("restaurant", text) == expected
+
+
+def test_at_around_eight_is_still_the_hour() -> None:
+    assert rules_read("restaurant", "at around eight") == {"time": ["20:00"]}

@@ -27,6 +27,12 @@ from monologue.memory.working.state import Condition, SessionState, describe_con
 CATALOGUES_DIR = Path(__file__).resolve().parents[2] / "configs" / "catalogues"
 
 
+# The kind of place an English name may end with ("Pier 9 Oyster Bar", "Blue Moon Kitchen").
+_KIND_OF_PLACE_EN = re.compile(r"\s+(?:(?:oyster|wine|sushi|noodle|tapas|sports) )?(?:bar|kitchen|grill|house|cafe|café|"
+                               r"bistro|trattoria|osteria|restaurant|diner|eatery|court|garden|tavern|pub|brasserie)$",
+                               re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class Catalogue:
     """What the agent can offer: items whose attributes use the domain's keys and values.
@@ -176,6 +182,12 @@ class Catalogue:
                 owner = re.match(r"([A-Z][\w-]*'s)\s+\S", name)
                 if owner:
                     spoken.setdefault(owner.group(1), str(item["name"]))
+                # "Pier 9" for Pier 9 Oyster Bar: a name is said without the kind of place it ends
+                # with, where what is left is a name still (a number in it, or two words or more).
+                kind = _KIND_OF_PLACE_EN.search(name)
+                left = name[:kind.start()].strip() if kind is not None else ""
+                if left and (re.search(r"\d", left) or len(left.split()) >= 2):
+                    spoken.setdefault(left, str(item["name"]))
         return {said: name for said, name in spoken.items() if len(said.strip()) >= 3}
 
     def named_in(self, text: str) -> dict[str, Any] | None:

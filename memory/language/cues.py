@@ -263,7 +263,8 @@ EN = StateCues(
         re.compile(r"\b(?P<n>" + EN_NUMBER
                    + r")\s+(?:people|persons|person|guests|adults|diners|(?<!\bone )of us|seats|pax|ppl|tickets|"
                      r"passengers|travell?ers|riders)\b"),
-        re.compile(r"\bparty of (?P<n>" + EN_NUMBER + r")\b"),
+        re.compile(r"\b(?:party|group|family|team|bunch|crew) of (?:like |about |around |maybe |roughly )?(?P<n>"
+                   + EN_NUMBER + r")\b"),
         re.compile(r"\b(?:table|reservation|booking|seats?) for (?P<n>" + EN_NUMBER + r")\b" + _NUMBER_UNIT_AFTER_EN),
         re.compile(r"\bfor (?P<n>" + EN_NUMBER + r")\b(?=\s*(?:[,.!?]|$|on |at |this |next |tomorrow|today|tonight|"
                    r"please|pls|thanks|thank you|and |if |around |then\b))"),
@@ -698,7 +699,9 @@ ABOUT_ME = re.compile(
 WANTS_OPTIONS = re.compile(
     r"\b(?:recommend(?:ations?)?|suggest|suggestions?|ideas?|(?:any|some|other|more|the|your|what) options|options\?|"
     r"what (?:do you|have you) (?:got|have)|what else (?:do )?(?:you|ya) (?:got|have)|"
-    r"where (?:should|could|can) (?:we|i) (?:go|eat)|any good|(?:which|what) (?:restaurants|places) (?:do|can|are|have)"
+    r"where (?:should|could|can) (?:we|i) (?:go|eat)|any good|(?:which|what) (?:restaurants|places) (?:do|can|are|have)|"
+    # ("can you find me a sushi place", "I'm looking for a thai place", "know any good spots?")
+    r"find (?:me|us)|help (?:me|us) find|looking for|know (?:any|of any|a good)"
     r")\b|推荐|建议|有什么(?:好)?(?:的|餐厅|地方)|(?<![这那他]家)(?<!店)有啥(?:好吃|好)?的|哪家好|"
     r"(?:还有|有没有)(?:别的|其他|其它)|哪些[^，。？?]{0,6}(?:餐厅|饭店|店|馆|地方)|[哪几]家[^，。？?]{0,4}可以选|可以选哪",
     re.IGNORECASE)

@@ -175,8 +175,11 @@ def find_en_times(text: str, require_cue: bool = True) -> list[tuple[str, int, i
             continue        # "half 2 of them" counts, it tells no time
         cued = bool(m.group("suffix") or m.group("m") or half or m.group("mw") or m.group("ish"))
         # ("Like 7" in speech is about 7, "closer to 8" about 8; "I'd like 2" is no time.)
+        # ("a group of like eight", "party of about 6": so many people, no time)
         if not cued and re.search(r"\b(?:at|around|by|about|until|till|(?:closer|nearer) to|"
                                   r"(?<!'d )(?<!would )like)\s+$", before) \
+                and not re.search(r"\b(?:party|group|family|team|bunch|crew) of\s+\w+\s+$",
+                                  lowered[max(0, m.start() - 32): m.start()]) \
                 and not _A_SETTING_BEFORE_EN.search(lowered[max(0, m.start() - 32): m.start()]):
             after = lowered[m.end(): m.end() + 24]
             # ("at one of them" is a place among several, not one o'clock; "like eight or nine

@@ -305,6 +305,15 @@ _CHANGED_TO = {"en": re.compile(r"\b(?:change|move|switch|push|make)\s+(?:it|tha
 _CHOSEN_BEFORE = re.compile(r"\b(?:let'?s (?:do|go with|have|try|get)|go with|switch to|change (?:it )?to|how about|"
                             r"what about|make it)\s+(?:some\s+|the\s+)?$|(?:改成|换成|还是|要不|那就)(?:吃|去|订)?$",
                             re.IGNORECASE)
+# Words of looking for something ("looking for", "find me", "any good", 有没有, 推荐): with what kind
+# is wanted, they ask for the task.
+_SEEKS = {"en": re.compile(r"\b(?:look(?:ing)? for|search(?:ing)? for|find (?:me |us )?|any good|know (?:any|of|a)|"
+                           r"recommend|suggest|craving|in the mood for|feel like|fancy|where can (?:i|we) (?:get|find)|"
+                           r"(?:want|need|like) (?:some|a|an|to (?:get|try|have|eat|grab))|"
+                           r"(?:i|we)(?: really)? (?:want|wanna|need|'d like|would like|'d love|feel like)|"
+                           r"let'?s (?:do|get|have|go for|go with|try)|"
+                           r"(?:is|are) there (?:any|a|an|some))\b", re.IGNORECASE),
+           "zh": re.compile(r"想找|找个|找家|找一家|推荐|有没有|有什么好|想吃|想去|附近有|哪里有|哪儿有")}
 # Words that add a value to those said before it ("and also", 也, 还要): no slip put right.
 _ONE_MORE = re.compile(r"\b(?:also|too|as well|plus|and)\b|也|还要|还有|另外|再加|加上", re.IGNORECASE)
 _CHOSEN_AFTER = re.compile(r"\s*(?:food\s+|place\s+|one\s+)?(?:instead|rather)\b|(?:菜)?吧", re.IGNORECASE)
@@ -569,7 +578,8 @@ class RuleExtractor:
             # ("I need to cancel that, something came up": the reason for calling off is no wish;
             # a turn that also sets a value is no calling off, and its wishes are kept.)
             read_wishes(self.schema, text, lang, spans, add, result.correction, state)
-        if state is not None and not state.goal and self._mentions_goal(source, lang, cues):
+        if state is not None and not state.goal and (self._mentions_goal(source, lang, cues)
+                                                     or self._seeks_an_option(ops, source, lang)):
             goal = self.schema.goal_text.get(lang) or self.schema.goal_text.get("en", "")
             if goal:
                 ops.insert(0, Operation(Op.SET_GOAL, value=goal, words=text.strip()))
@@ -753,6 +763,14 @@ class RuleExtractor:
         if hours is not None and not hours[0] <= hour <= hours[1] and hours[0] <= hour + 12 <= hours[1]:
             return later
         return value
+
+    def _seeks_an_option(self, ops: list[Operation], source: str, lang: str) -> bool:
+        """Whether the turn looks for an option of the task, saying what kind ("I'm looking for a thai
+        place", "can you find me a sushi place downtown", 有没有好吃的川菜): the task, asked for."""
+        primary = self.schema.primary_action()
+        kinds = set(primary.chosen_by) if primary is not None else set()
+        return bool(kinds) and _SEEKS[lang].search(source) is not None and any(
+            op.op == Op.SET and op.key in kinds for op in ops)
 
     def _mentions_goal(self, source: str, lang: str, cues: StateCues) -> bool:
         words = self.schema.goal_words.get(lang, ()) + self.schema.goal_words.get("en", ())
