@@ -28,8 +28,8 @@ CATALOGUES_DIR = Path(__file__).resolve().parents[2] / "configs" / "catalogues"
 
 
 # The kind of place an English name may end with ("Pier 9 Oyster Bar", "Blue Moon Kitchen").
-_KIND_OF_PLACE_EN = re.compile(r"\s+(?:(?:oyster|wine|sushi|noodle|tapas|sports) )?(?:bar|kitchen|grill|house|cafe|café|"
-                               r"bistro|trattoria|osteria|restaurant|diner|eatery|court|garden|tavern|pub|brasserie)$",
+_KIND_OF_PLACE_EN = re.compile(r"\s+(?:(?:oyster|wine|sushi|noodle|tapas|sports) )?(?:bar|kitchen|grill|house|cafe|"
+                               r"café|bistro|trattoria|osteria|restaurant|diner|eatery|court|garden|tavern|pub|brasserie)$",
                                re.IGNORECASE)
 
 

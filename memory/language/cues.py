@@ -699,7 +699,8 @@ ABOUT_ME = re.compile(
 WANTS_OPTIONS = re.compile(
     r"\b(?:recommend(?:ations?)?|suggest|suggestions?|ideas?|(?:any|some|other|more|the|your|what) options|options\?|"
     r"what (?:do you|have you) (?:got|have)|what else (?:do )?(?:you|ya) (?:got|have)|"
-    r"where (?:should|could|can) (?:we|i) (?:go|eat)|any good|(?:which|what) (?:restaurants|places) (?:do|can|are|have)|"
+    r"where (?:should|could|can) (?:we|i) (?:go|eat)|any good|"
+    r"(?:which|what) (?:restaurants|places) (?:do|can|are|have)|"
     # ("can you find me a sushi place", "I'm looking for a thai place", "know any good spots?")
     r"find (?:me|us)|help (?:me|us) find|looking for|know (?:any|of any|a good)"
     r")\b|推荐|建议|有什么(?:好)?(?:的|餐厅|地方)|(?<![这那他]家)(?<!店)有啥(?:好吃|好)?的|哪家好|"
