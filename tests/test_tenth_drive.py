@@ -20,6 +20,12 @@
   find me a sushi place downtown" asked to drop the sushi (the food a place is sought for is asked about last) and
   "sure" then asked the day with no place named; "a group of like eight" was 8 pm; "let's do Pier 9" (Pier 9
   Oyster Bar) was "not something I can do".
+- Customer service: "a hundred and twenty dollars" was $20; "call me at 4 1 5 5 5 5 6 6 7 2" was a call at 4 pm;
+  "t kim 88 at yahoo dot com" was 88@yahoo.com; "hi yeah I got my order and the blender was broken" and "my package
+  never showed up" noted nothing for the ticket.
+- The car: 还是去吧，就刚才那个地方 after the route was called off was "嗯，明白。"; 中途停一下，我想买杯咖啡 added no stop.
+- The table in Chinese: 这个月二十号 was no date; 有个朋友不吃海鲜 kept the wish "有个朋友不吃" beside no seafood.
+- Customer service in Chinese: 短信通知我就行 was a note, 电话联系我 and 邮件吧 nothing.
 - Every domain: "okay go", 走吧, "ok" once the route was set or the table booked were "That's all set; anything
   else I can do?": what stands is said back.
 """
@@ -277,3 +283,77 @@ def test_a_group_of_so_many_is_the_party_not_the_hour(text: str, expected: dict[
 
 def test_at_around_eight_is_still_the_hour() -> None:
     assert rules_read("restaurant", "at around eight") == {"time": ["20:00"]}
+
+
+# --- customer service: numbers and addresses said aloud -----------------------------------------------
+
+@pytest.mark.parametrize(("text", "key", "expected"), [
+    ("it was like a hundred and twenty dollars, charged two times", "amount", 120),
+    ("call me at 4 1 5 5 5 5 6 6 7 2", "contact_phone", "4155556672"),
+    ("email's fine, it's t kim 88 at yahoo dot com", "contact_email", "tkim88@yahoo.com"),
+    ("it's jen 88 at gmail dot com", "contact_email", "jen88@gmail.com"),
+    ("m j johnson at outlook dot com", "contact_email", "mjjohnson@outlook.com"),
+])
+def test_what_a_caller_says_aloud_is_written_right(text: str, key: str, expected: object) -> None:
+    assert rules_read("customer_service", text)[key] == [expected]
+
+
+@pytest.mark.parametrize(("text", "expected"), [("call me at 4", "16:00"), ("call me at 4 pm", "16:00")])
+def test_an_hour_to_call_is_still_an_hour(text: str, expected: str) -> None:
+    assert rules_read("customer_service", text)["contact_time"] == [expected]
+
+
+def test_a_word_before_a_name_is_no_initial() -> None:
+    assert rules_read("customer_service", "send it to a jen at gmail dot com")["contact_email"] == ["jen@gmail.com"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("hi yeah I got my order and the blender was broken when it arrived",
+     "I got my order and the blender was broken when it arrived"),
+    ("my package never showed up, it says delivered but it's not here", "my package never showed up"),
+    ("hey so my order is like a week late", "my order is like a week late"),
+])
+def test_what_went_wrong_is_noted_for_the_ticket(text: str, expected: str) -> None:
+    assert expected in rules_read("customer_service", text)["problem_details"]
+
+
+def test_being_late_for_work_is_no_problem_with_an_order() -> None:
+    assert "problem_details" not in rules_read("customer_service", "I'm late for work")
+
+
+# --- the car: a place given up, taken up again; a stop said with what to buy --------------------------
+
+@pytest.mark.parametrize(("language", "lines", "expected"), [
+    ("zh", ["导航到奥林匹克森林公园南门", "算了，不去了，取消导航吧", "嗯……还是去吧，就刚才那个地方"], "去奥林匹克森林公园南门"),
+    ("en", ["take me to the Getty Center", "cancel the navigation", "actually let's go after all, same place as before"],
+     "route for Getty Center"),
+])
+async def test_the_route_given_up_is_taken_up_again(language: str, lines: list[str], expected: str) -> None:
+    replies = await _chat(language, lines, "in_car")
+    assert expected in replies[-1].text
+
+
+@pytest.mark.parametrize("text", ["中途停一下，我想买杯咖啡", "我想买杯咖啡"])
+def test_a_coffee_to_buy_on_the_way_is_a_stop(text: str) -> None:
+    assert rules_read("in_car", text)["stops"] == ["coffee"]
+
+
+def test_a_coffee_bought_is_no_stop() -> None:
+    assert "stops" not in rules_read("in_car", "我刚买了杯咖啡")
+
+
+@pytest.mark.parametrize(("text", "expected"), [("这个月二十号中午", "day 20"), ("本月20号", "day 20")])
+def test_a_day_of_this_month_is_a_date(text: str, expected: str) -> None:
+    assert rules_read("restaurant", text)["date"] == [expected]
+
+
+def test_the_verb_of_a_value_is_no_wish() -> None:
+    assert rules_read("restaurant", "呃，有个朋友不吃海鲜") == {"dietary": ["seafood"]}
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("电话联系我", "phone"), ("短信通知我就行", "text"), ("邮件吧", "email"), ("用短信联系我", "text"),
+    ("别打电话，短信吧", "text"),
+])
+def test_how_to_be_reached_is_read_with_the_word_after_it(text: str, expected: str) -> None:
+    assert rules_read("customer_service", text)["contact_method"] == [expected]

@@ -14,9 +14,11 @@ _TOP_LEVEL = r"(?:com|net|org|edu|gov|io|co|uk|cn|de|fr|jp|ca|au|us|info|me|ai|a
 _DOT = r"(?:\s+dot\s+|\s*\.\s*|\s*点\s*)"
 _JOIN = r"(?:\s+(?:dot|underscore|dash|hyphen)\s+|[._+-]|\s*点\s*|\s*下划线\s*)"
 _AT = r"(?:\s*@\s*|\s+at\s+|\s*艾特\s*)"
-# (Initials spelled before it, two or more: "m j johnson at outlook dot com" is mjjohnson.)
-_ADDRESS = re.compile(r"(?<![a-z0-9._+-])(?P<local>(?:(?<![a-z'])[a-z] (?=[a-z] )(?:[a-z] )+)?[a-z0-9]+(?:" + _JOIN
-                      + r"[a-z0-9]+)*)" + _AT
+# (Initials spelled before it: "m j johnson at outlook dot com" is mjjohnson, "t kim 88 at yahoo
+# dot com" tkim88; one alone not "a" or "i", which are words. A number said after the name is its.)
+_INITIALS = r"(?:(?<![a-z'])[a-z] (?=[a-z] )(?:[a-z] )+|(?<![a-z'])[b-hj-z] (?=[a-z]{2}))"
+_ADDRESS = re.compile(r"(?<![a-z0-9._+-])(?P<local>" + _INITIALS + r"?[a-z0-9]+(?:" + _JOIN
+                      + r"[a-z0-9]+)*(?: \d+)?)" + _AT
                       + r"(?P<domain>[a-z0-9-]+(?:" + _DOT + r"[a-z0-9-]+)*" + _DOT + _TOP_LEVEL + r")(?![a-z0-9])",
                       re.IGNORECASE)
 

@@ -15,12 +15,16 @@ EN_UNITS = {
 }
 EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
            "eighty": 80, "ninety": 90}
-EN_NUMBER = (
-    r"(?:\d+(?:[.,]\d+)?|(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-]"
+_EN_BELOW_HUNDRED = (
+    r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-]"
     # The teens before the units: "nineteen" is not "nine" followed by "teen".
     r"(?:one|two|three|four|five|six|seven|eight|nine))?|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|"
     r"nineteen|eleven|twelve|one|two|three|four|five|six|seven|eight|nine|ten|zero)"
-    r"(?:\s+hundred(?:\s+(?:and\s+)?(?:\w+))?|\s+thousand)?)"
+)
+EN_NUMBER = (
+    r"(?:\d+(?:[.,]\d+)?|(?:" + _EN_BELOW_HUNDRED + r"|an?(?=\s+(?:hundred|thousand)\b))"
+    # ("a hundred and twenty", "two hundred fifty"; "two hundred dollars" ends at the hundred)
+    r"(?:\s+hundred(?:\s+(?:and\s+)?" + _EN_BELOW_HUNDRED + r"(?![\w-]))?|\s+thousand)?)"
 )
 ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "仨": 3, "四": 4, "五": 5,
              "六": 6, "七": 7, "八": 8, "九": 9}
@@ -184,7 +188,9 @@ def find_en_times(text: str, require_cue: bool = True) -> list[tuple[str, int, i
             after = lowered[m.end(): m.end() + 24]
             # ("at one of them" is a place among several, not one o'clock; "like eight or nine
             # people" counts a party)
-            cued = not re.match(r"\s*(?:(?:or|to)\s+\w+\s+(?:people|persons|guests|of us|adults)\b|"
+            # ("call me at 4 1 5 5 5 5 6 6 7 2": a number said digit by digit, no time)
+            cued = not re.match(r"\s+\d\s+\d\s+\d\b", after) and not re.match(
+                                r"\s*(?:(?:or|to)\s+\w+\s+(?:people|persons|guests|of us|adults)\b|"
                                 r"people|persons|guests|of\b|seats|adults|dollars|bucks|degrees?|percent|%|"
                                 r"minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|nights?|miles?|km|kilomet|notch|bars?|levels?|"
                                 r"stars?|more|up|down)",
@@ -403,7 +409,8 @@ def find_zh_dates(text: str) -> list[tuple[str, int, int]]:
     # A day of the month alone (改成8号, 是3号不是4号), as "the 8th" is in English; not a line, a
     # building, a door or a seat numbered so (3号线, 5号楼, 2号门).
     # (Nor a house number, 中关村大街27号, nor a size, 大一号的, 小两号.)
-    for m in re.finditer(r"(?<![月\d零一二三四五六七八九十几单码街路道巷弄楼院村区大小])"
+    # (这个月二十号, 本月20号: a day of this month.)
+    for m in re.finditer(r"(?:(?<=这个月)|(?<=本月)|(?<![月\d零一二三四五六七八九十几单码街路道巷弄楼院村区大小]))"
                          r"(\d{1,2}|[一二三四五六七八九十]{1,3})[号日]"
                          r"(?![码线楼门店位桌厅院口机车床航站台栋座层])", text):
         day = zh_to_int(m.group(1))

@@ -192,6 +192,12 @@ def _led_zh(text: str) -> tuple[str, bool] | None:
     return _JOINER.sub("", wish.strip(" ,，")), bool(lead) or wish != rest or bool(_HEAD_ZH.match(wish))
 
 
+# A greeting and the fillers that open a first turn ("hi yeah I got my order and…", 你好，那个…).
+_GREETING_LEAD = {True: re.compile(r"^(?:(?:hi|hey|hello|hiya|good (?:morning|afternoon|evening)|yeah|so|um+|uh+|"
+                                   r"well)\b[\s,]*)+", re.IGNORECASE),
+                  False: re.compile(r"^(?:(?:你好|您好|喂|嗯|那个)[\s，,]*)+")}
+
+
 def wish_in(clause: str, language: str, known: Iterable[str] = (), cues: Iterable[str] = (),
             beside_a_value: bool = False) -> str | None:
     """The wish a clause states, in the user's words less the lead ("I'd love somewhere quiet"
@@ -200,7 +206,7 @@ def wish_in(clause: str, language: str, known: Iterable[str] = (), cues: Iterabl
     keep even without a lead ("cracked", "漏水"); `beside_a_value`: the clause's other part was
     read as a value, so a detail said only in the domain's words is one ("order 55123 | arrived
     broken"; "my order is broken" alone says no more than the request)."""
-    text = clause.strip(" \t,.;:!?，。；：！？")
+    text = _GREETING_LEAD[language == "en"].sub("", clause.strip(" \t,.;:!?，。；：！？"))
     if not text:
         return None
     if (_CONCERN_EN if language == "en" else _CONCERN_ZH).search(text) and content_words(text, language, known):
@@ -219,6 +225,9 @@ def wish_in(clause: str, language: str, known: Iterable[str] = (), cues: Iterabl
     # (A detail said only in the domain's words is still one: "arrived broken", "charged twice".)
     cued_whole = beside_a_value and (language != "en" or any(
         c and re.search(r"\b" + re.escape(c.lower()) + r"\b", wish.lower()) for c in cues))
+    # (…and a cue of a few words says the detail by itself: "my package never showed up".)
+    cued_whole = cued_whole or (language == "en" and any(
+        c and len(c.split()) >= 2 and re.search(r"\b" + re.escape(c.lower()) + r"\b", wish.lower()) for c in cues))
     if not wish or not (led or cued) or not (content_words(wish, language, known) or (cued and cued_whole)):
         return None
     if len(wish.split()) > 12 if language == "en" else len(wish) > 24:

@@ -1400,7 +1400,9 @@ class RuleExtractor:
                 continue
             before = state.previous.get(spec.name) if state is not None else None
             held = [c.value for c in state.find(spec.name)] if state is not None else []
-            again = {value: words for value, words in spec.said_again.items() if value == before and value not in held
+            # ("*": whatever it held, 还是去吧，就刚才那个地方 after the route was called off)
+            again = {before if value == "*" else value: words for value, words in spec.said_again.items()
+                     if before is not None and value in (before, "*") and before not in held
                      and not _DROPPING_IT.search(said.text)}
             for value, words in [*spec.loose_values.items(), *again.items()]:
                 for word in words.get(said.lang, ()):

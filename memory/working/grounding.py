@@ -192,7 +192,8 @@ def value_said(value: Any, spec: KeySpec, utterance: str, *, strict: bool = Fals
         return True
     # The value's own words, and the things whose refusal means it ("motorways" → avoid_highways).
     surface = list(spec.values.get(raw, {}).values()) + list(spec.reading.avoided.get(raw, {}).values()) \
-        + list(spec.loose_values.get(raw, {}).values()) + list(spec.said_again.get(raw, {}).values())
+        + list(spec.loose_values.get(raw, {}).values()) + list(spec.said_again.get(raw, {}).values()) \
+        + list(spec.said_again.get("*", {}).values())     # (还是去吧，就刚才那个地方: the place given up, again)
     if any(contains(text, normalised(word)) for words in surface for word in words):
         return True
     # As the rules read it: 听力不太好 says 听力不好 (a softened negation is the same value).

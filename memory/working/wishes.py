@@ -76,6 +76,10 @@ def free_text_key(schema: DomainSchema) -> KeySpec | None:
     return found[0] if found else None
 
 
+# A verb whose object is a value read just after it (有个朋友不吃海鲜, 别放香菜).
+_VERB_OF_THE_VALUE_ZH = re.compile(r"(?:不|别|没|能|想|要|不能|不想|不要)?(?:吃|喝|放|加|碰|要)$")
+
+
 def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span], add: Add,
                 correction: bool, state: SessionState | None = None) -> None:
     """Each clause no other reader took (or whose untaken part says something of its own) that
@@ -97,6 +101,9 @@ def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span
             if len(content_words(text[start:end], language, known)) < 2 and not any(
                     re.search(value_pattern(cue.lower(), language == "en"), text[start:end].lower()) for cue in cues):
                 continue
+        if inside and end in {s for s, _e in inside} and language == "zh" \
+                and _VERB_OF_THE_VALUE_ZH.search(text[start:end]):
+            continue            # (有个朋友不吃 | 海鲜: the verb of the value read, no wish of its own)
         if inside and end in {s for s, _e in inside} and language == "en":
             # ("I was charged twice for | order 55123": not "…for order".)
             end = start + len(_LEADS_TO_A_VALUE_EN.sub("", text[start:end]))
