@@ -23,7 +23,8 @@
 - Customer service: "a hundred and twenty dollars" was $20; "call me at 4 1 5 5 5 5 6 6 7 2" was a call at 4 pm;
   "t kim 88 at yahoo dot com" was 88@yahoo.com; "hi yeah I got my order and the blender was broken" and "my package
   never showed up" noted nothing for the ticket.
-- The car: 还是去吧，就刚才那个地方 after the route was called off was "嗯，明白。"; 中途停一下，我想买杯咖啡 added no stop.
+- The car: 还是去吧，就刚才那个地方 after the route was called off was "嗯，明白。"; 中途停一下，我想买杯咖啡
+  added no stop.
 - The table in Chinese: 这个月二十号 was no date; 有个朋友不吃海鲜 kept the wish "有个朋友不吃" beside no seafood.
 - Customer service in Chinese: 短信通知我就行 was a note, 电话联系我 and 邮件吧 nothing.
 - Every domain: "okay go", 走吧, "ok" once the route was set or the table booked were "That's all set; anything
@@ -324,9 +325,10 @@ def test_being_late_for_work_is_no_problem_with_an_order() -> None:
 # --- the car: a place given up, taken up again; a stop said with what to buy --------------------------
 
 @pytest.mark.parametrize(("language", "lines", "expected"), [
-    ("zh", ["导航到奥林匹克森林公园南门", "算了，不去了，取消导航吧", "嗯……还是去吧，就刚才那个地方"], "去奥林匹克森林公园南门"),
-    ("en", ["take me to the Getty Center", "cancel the navigation", "actually let's go after all, same place as before"],
-     "route for Getty Center"),
+    ("zh", ["导航到奥林匹克森林公园南门", "算了，不去了，取消导航吧", "嗯……还是去吧，就刚才那个地方"],
+     "去奥林匹克森林公园南门"),
+    ("en", ["take me to the Getty Center", "cancel the navigation",
+            "actually let's go after all, same place as before"], "route for Getty Center"),
 ])
 async def test_the_route_given_up_is_taken_up_again(language: str, lines: list[str], expected: str) -> None:
     replies = await _chat(language, lines, "in_car")
