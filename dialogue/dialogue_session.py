@@ -93,7 +93,7 @@ def _relaxable(items: list[dict[str, Any]], state: SessionState, kept: Collectio
     # answered with "could we drop seafood?" while an older condition would do.)
     latest = max((c.last_mentioned for c in state.constraints.values()), default=0)
     for size in (1, 2):
-        gains: dict[str, tuple[bool, int, str]] = {}
+        gains: dict[str, tuple[bool, bool, int, str]] = {}
         for slots in itertools.combinations(free, size):
             trial = state.copy()
             for slot in slots:

@@ -123,7 +123,8 @@ async def test_a_go_ahead_after_the_route_is_set_is_no_request_beyond_the_car() 
     assert "not something I can do" not in en[1].text and "set" in en[1].text
     assert en[2].text == "Nothing more is needed: I've set the route for the airport."
     zh = await _chat("zh", ["导航去机场", "好，出发", "走吧"], "in_car")
-    assert "都办好了" in zh[1].text and "再确认" not in zh[2].text
+    # (A go-ahead once it is done hears what stands: 好的，设好了路线：去机场。)
+    assert "设好了路线：去机场" in zh[1].text and "再确认" not in zh[2].text
 
 
 async def test_music_switched_with_lets_do_and_the_fans_noise() -> None:

@@ -27,6 +27,9 @@
   added no stop.
 - The table in Chinese: 这个月二十号 was no date; 有个朋友不吃海鲜 kept the wish "有个朋友不吃" beside no seafood.
 - Customer service in Chinese: 短信通知我就行 was a note, 电话联系我 and 邮件吧 nothing.
+- The car: "uh a little more" while the temperature was asked was "I didn't quite get what you need"; "no I mean
+  Santa Monica Pier" just after the route was set asked "should I change it?". The table: "the fancy one please" named
+  no fancier place.
 - Every domain: "okay go", 走吧, "ok" once the route was set or the table booked were "That's all set; anything
   else I can do?": what stands is said back.
 """
@@ -359,3 +362,26 @@ def test_the_verb_of_a_value_is_no_wish() -> None:
 ])
 def test_how_to_be_reached_is_read_with_the_word_after_it(text: str, expected: str) -> None:
     assert rules_read("customer_service", text)["contact_method"] == [expected]
+
+
+# --- asked again, offered again, put right at once ------------------------------------------------
+
+async def test_a_little_more_while_the_temperature_is_asked_asks_the_number_again() -> None:
+    replies = await _chat("en", ["it's freezing in here, can you crank the heat up", "uh a little more"], "in_car")
+    assert "I need a number to set" in replies[-1].text
+
+
+async def test_the_fancy_one_offers_the_fancy_one() -> None:
+    replies = await _chat("en", ["um do you know any good indian restaurants",
+                                 "the fancy one please, it's a celebration"], "restaurant")
+    assert "Saffron Court" in replies[-1].text
+
+
+@pytest.mark.parametrize(("lines", "expected"), [
+    (["navigate to Dodger Stadium", "no I mean Santa Monica Pier"], "route for Santa Monica Pier"),
+    (["navigate to 1600 Amphitheatre Parkway in Mountain View", "oh hold on, I mean Palo Alto, University Avenue"],
+     "route for Palo Alto, University Avenue"),
+])
+async def test_a_place_put_right_at_once_is_set_not_asked_about(lines: list[str], expected: str) -> None:
+    replies = await _chat("en", lines, "in_car")
+    assert expected in replies[-1].text

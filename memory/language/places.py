@@ -147,6 +147,9 @@ def find_place_en(text: str, cues: tuple[str, ...], answering: bool = False) -> 
             start = m.start("v")
             kind = _KIND_AFTER_EN.match(text, start + len(" ".join(words)))
             name = " ".join(words) + (kind.group() if kind else "")    # "JFK airport", "Heathrow terminal 5"
+            street = _STREET_AFTER_EN.match(text, start + len(name))
+            if street is not None:
+                name += street.group()          # "Palo Alto, University Avenue": the street in the town
             found.append(PlaceSaid(start, start + len(name), _house_number_written(name), cue.start()))
             continue
         else:
@@ -172,6 +175,9 @@ def find_place_en(text: str, cues: tuple[str, ...], answering: bool = False) -> 
 _LEADS_A_NAME_EN = re.compile(r"(?:(?:uh+|um+|er+|erm|hmm+)\b[,.]?\s*"
                               r"|(?:it'?s |it is )?(?:a|an|the|this|that) (?:[a-z]+ ){0,2}(?:called|named) )*",
                               re.IGNORECASE)
+# A street said after the town it is in ("Palo Alto, University Avenue").
+_STREET_AFTER_EN = re.compile(r", (?:\d+ )?(?:[A-Z][\w'.-]* ){1,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Drive|"
+                              r"Dr|Lane|Ln|Way)\b\.?")
 _HOUSE_NUMBER_EN = re.compile(r"^(?i:" + HOUSE_NUMBER_WORDS_EN + r")")
 
 

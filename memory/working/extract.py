@@ -314,6 +314,8 @@ _SEEKS = {"en": re.compile(r"\b(?:look(?:ing)? for|search(?:ing)? for|find (?:me
                            r"let'?s (?:do|get|have|go for|go with|try)|"
                            r"(?:is|are) there (?:any|a|an|some))\b", re.IGNORECASE),
            "zh": re.compile(r"想找|找个|找家|找一家|推荐|有没有|有什么好|想吃|想去|附近有|哪里有|哪儿有")}
+_OPENS_WITH_A_REPAIR = re.compile(r"^(?:\W|\b(?:oh|uh|um|no|wait|hold on|hang on|sorry|actually)\b|哦|啊|呃)*"
+                                  + SELF_REPAIR.pattern, re.IGNORECASE)
 # Words that add a value to those said before it ("and also", 也, 还要): no slip put right.
 _ONE_MORE = re.compile(r"\b(?:also|too|as well|plus|and)\b|也|还要|还有|另外|再加|加上", re.IGNORECASE)
 _CHOSEN_AFTER = re.compile(r"\s*(?:food\s+|place\s+|one\s+)?(?:instead|rather)\b|(?:菜)?吧", re.IGNORECASE)
@@ -442,7 +444,8 @@ class RuleExtractor:
         lowered = text.lower()
         source = lowered if cues.spaced else text
         result = Extraction()
-        result.correction = bool(cues.correction.search(source))
+        # (…and a turn that opens by putting a slip right: "oh hold on, I mean Palo Alto", 不对，是水立方.)
+        result.correction = bool(cues.correction.search(source)) or _OPENS_WITH_A_REPAIR.match(source) is not None
         result.hedged = bool(cues.hedge.search(source))
         said = _Said(text, source, lang, cues)
         taken: list[Span] = []
@@ -479,7 +482,7 @@ class RuleExtractor:
         self._command_repeated(text, commanded, state, add)
         # "Thanks for that, later!" takes leave; it moves nothing later.
         relative = read_relative_changes(self.schema, "" if CLOSING.search(text) else text, lang, state, taken, add)
-        result.ask_back = relative.unanchored + relative.out_of_range
+        result.ask_back = relative.unanchored + relative.out_of_range + self._more_of_what_is_asked(text, state)
         result.beyond_range = read_quantities(self.schema, text, lang, taken, add, result.correction,
                                               self._asked(state))
         for spec in self._times:
@@ -1122,6 +1125,16 @@ class RuleExtractor:
             return state.previous[key]
         others = [v for v in self.schema.key(key).values if v != refused]
         return others[0] if len(others) == 1 else None
+
+    def _more_of_what_is_asked(self, text: str, state: SessionState | None) -> list[str]:
+        """"A little more", 再凉一点, while the agent asks for an amount it holds none of ("I don't
+        have the cabin temperature yet: what temperature?"): a change again, with nothing to
+        change from, so the number is asked for again (it had been "I didn't quite get that")."""
+        asked = self._asked(state)
+        if state is None or not asked or not REPEAT_COMMAND.search(text) or state.find(asked):
+            return []
+        spec = self.schema.key(asked)
+        return [asked] if spec.reader == Reader.QUANTITY and (spec.reading.more or spec.reading.less) else []
 
     def _command_repeated(self, text: str, commanded: frozenset[str], state: SessionState | None, add: Add) -> None:
         """"A bit more", 再来一点 just after a command to a control that moves a step at a time:
