@@ -30,6 +30,10 @@
 - The car: "uh a little more" while the temperature was asked was "I didn't quite get what you need"; "no I mean
   Santa Monica Pier" just after the route was set asked "should I change it?". The table: "the fancy one please" named
   no fancier place.
+- The car: "turn on the radio, ninety eight point five FM" played no station; "open the sunroof instead and close
+  the windows" closed nothing; 大概几点能到？ was "这个我不太确定". Customer service in Chinese: 电饭煲开不了机了 noted
+  nothing; 还少发了一个盖子 asked for a sum; 把多扣的钱退给我 noted "把多扣的钱". Long-term recall: a query with
+  今天 and nothing today recalled itself until Python stopped it.
 - Every domain: "okay go", 走吧, "ok" once the route was set or the table booked were "That's all set; anything
   else I can do?": what stands is said back.
 """
@@ -385,3 +389,69 @@ async def test_the_fancy_one_offers_the_fancy_one() -> None:
 async def test_a_place_put_right_at_once_is_set_not_asked_about(lines: list[str], expected: str) -> None:
     replies = await _chat("en", lines, "in_car")
     assert expected in replies[-1].text
+
+
+# --- long-term recall with a time word it cannot strip ----------------------------------------------
+
+def test_recall_for_today_with_nothing_today_falls_back_once(tmp_path: Any) -> None:
+    from monologue.memory.longterm.retrieval import Retriever
+    from monologue.memory.longterm.stream import MemoryStream
+    from monologue.memory.stores.memories import SqlMemoryStore
+
+    from fakes import Clock, bag_of_words
+
+    clock = Clock(1_800_000_000.0)
+    stream = MemoryStream(SqlMemoryStore(tmp_path / "m.db"), "ann", embed=bag_of_words, clock=clock)
+    stream.add("我喜欢走高速", session_id="s1")
+    clock.advance(3)
+    # (今天 names a window with nothing in it; the query once recalled itself until Python stopped it.)
+    result = Retriever(stream).retrieve("今天赶时间，走高速没关系", k=3)
+    assert [hit.record.text for hit in result.memories] == ["我喜欢走高速"]
+
+
+# --- the car: a station by its frequency; the sunroof beside the windows; arrival asked ---------------
+
+@pytest.mark.parametrize(("language", "text", "expected"), [
+    ("en", "turn on the radio, ninety eight point five FM", "98.5 FM"),
+    ("en", "one oh one point one fm please", "101.1 FM"),
+    ("zh", "调频97.4", "FM 97.4"),
+])
+def test_a_station_by_its_frequency_is_played(language: str, text: str, expected: str) -> None:
+    read = rules_read("in_car", text)
+    assert read["music_choice"] == [expected] and read["media"] == ["playing"]
+
+
+@pytest.mark.parametrize("text", ["wake me at eight am", "meet at 7 am"])
+def test_an_hour_with_its_half_of_the_day_is_no_station(text: str) -> None:
+    assert "music_choice" not in rules_read("in_car", text)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("no wait, open the sunroof instead and close the windows", {"window": ["closed"]}),
+    ("打开天窗，然后把车窗关上", {"window": ["closed"]}),
+])
+def test_the_sunroof_asked_beside_the_windows_leaves_the_windows_their_command(
+        text: str, expected: dict[str, list[object]]) -> None:
+    assert rules_read("in_car", text, {"window": "open"}) == expected
+
+
+async def test_when_we_arrive_asked_in_chinese_is_answered() -> None:
+    replies = await _chat("zh", ["我要去颐和园北宫门", "大概几点能到？"], "in_car")
+    assert "看不到行程时间" in replies[-1].text
+
+
+# --- customer service in Chinese: what went wrong -------------------------------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("电饭煲开不了机了", ["电饭煲开不了机了"]),
+    ("收到的杯子碎了一个，还少发了一个盖子", ["收到的杯子碎了一个", "还少发了一个盖子"]),
+    ("你们多扣了我五十块钱，扣了两次", ["扣了两次"]),
+])
+def test_what_went_wrong_is_noted_in_chinese(text: str, expected: list[str]) -> None:
+    assert rules_read("customer_service", text)["problem_details"] == expected
+
+
+def test_things_missing_are_no_sum_and_the_object_of_a_refund_no_note() -> None:
+    assert "amount" not in rules_read("customer_service", "还少发了一个盖子")
+    assert "problem_details" not in rules_read("customer_service", "把多扣的钱退给我")
+    assert rules_read("customer_service", "多扣了45元")["amount"] == [45]

@@ -142,6 +142,38 @@ def house_number_en(words: str) -> str | None:
     return digits or None
 
 
+# A radio station by its frequency ("98.5 FM", "ninety eight point five FM", "1010 AM", 调频97.4, FM101.1).
+_NUMBER_WORD_EN = r"(?:" + "|".join([*_TENS_EN, *_TEENS_EN, *_UNITS_EN, "hundred"]) + r")"
+_STATION_EN = re.compile(r"\b(?P<n>\d{2,4}(?:\.\d)?|(?:" + _NUMBER_WORD_EN + r"[\s-]+)*" + _NUMBER_WORD_EN
+                         + r"(?: point (?:" + "|".join(_UNITS_EN) + r"))?)\s*(?P<band>fm|am|f\.m\.|a\.m\.)(?![\w.])",
+                         re.IGNORECASE)
+_STATION_ZH = re.compile(r"(?:调频|FM|fm)\s*(?P<n>\d{2,3}(?:\.\d)?)|(?P<n2>\d{2,3}\.\d)\s*(?:兆赫|FM|fm)")
+
+
+def stations_said(text: str) -> list[tuple[str, int, int]]:
+    """(station, start, end) for each radio station said by its frequency: "98.5 FM" from "ninety eight
+    point five FM", "1010 AM"; 调频97.4 → "FM 97.4". An hour ("at 7 am") is no station: a band follows
+    a frequency of two digits or more only."""
+    found = []
+    for m in _STATION_EN.finditer(text):
+        said = m.group("n").lower()
+        if not said[:1].isdigit():
+            whole, _, tenth = said.partition(" point ")
+            number = house_number_en(whole)
+            if number is None:
+                continue
+            said = number + (f".{_UNITS_EN[tenth.strip()]}" if tenth else "")
+        band = m.group("band").replace(".", "").upper()
+        if len(said.split(".")[0]) >= 2 and (band == "FM" and 87 <= float(said) <= 108 or band == "AM"
+                                                and 530 <= float(said) <= 1710):
+            found.append((f"{said} {band}", m.start(), m.end()))
+    for m in _STATION_ZH.finditer(text):
+        said = m.group("n") or m.group("n2")
+        if 87 <= float(said) <= 108 and not any(s < m.end() and m.start() < e for _, s, e in found):
+            found.append((f"FM {said}", m.start(), m.end()))
+    return found
+
+
 # A letter spelled with a word for it ("A as in apple, 7 7 3 9 1"): the letter, beside what follows.
 _LETTER_AS_IN = re.compile(r"\b(?P<l>[A-Za-z]) (?:as|like) in [A-Za-z]+\b,?\s*(?=[A-Za-z0-9])")
 
@@ -151,4 +183,4 @@ def _letters_as_in(text: str) -> str:
     return _LETTER_AS_IN.sub(lambda m: " " * (len(m.group()) - 2) + m.group("l").upper() + " ", text)
 
 
-__all__ = ["HOUSE_NUMBER_WORDS_EN", "digits_said", "digits_said_en", "house_number_en"]
+__all__ = ["HOUSE_NUMBER_WORDS_EN", "digits_said", "digits_said_en", "house_number_en", "stations_said"]

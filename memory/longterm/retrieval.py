@@ -274,24 +274,28 @@ class Retriever:
         candidates = np.union1d(np.union1d(_top(dense, w.candidates), _top(lexical, w.candidates)),
                                 _top(relevance_all, w.candidates))
         window = time_window(query, now)
-        keep = []
-        for i in candidates:
-            r = records[i]
-            if r.archived and not include_archived:
-                continue
-            if r.superseded_by or r.held:      # replaced, or waiting for the user to settle a contradiction
-                continue
-            if r.kind == MemoryKind.EVENT:     # "turn on the heater": what happened once, noise to recall
-                continue
-            if window and not (window[0] <= r.created_at <= window[1]):
-                continue
-            if context and any(r.context.get(key) not in (None, value) for key, value in context.items()):
-                continue
-            keep.append(i)
-        if window and not keep:   # nothing in the window: say so through an empty result? fall back
-            return self.retrieve(re.sub(r"\b(?:last|this|past) (?:week|month|year)\b|yesterday|today", "", query),
-                                 k, now=now, context=context, include_archived=include_archived, touch=touch,
-                                 query_vector=query_vector)
+
+        def kept(within: tuple[float, float] | None) -> list[int]:
+            keep = []
+            for i in candidates:
+                r = records[i]
+                if r.archived and not include_archived:
+                    continue
+                if r.superseded_by or r.held:      # replaced, or waiting for the user to settle a contradiction
+                    continue
+                if r.kind == MemoryKind.EVENT:     # "turn on the heater": what happened once, noise to recall
+                    continue
+                if within and not (within[0] <= r.created_at <= within[1]):
+                    continue
+                if context and any(r.context.get(key) not in (None, value) for key, value in context.items()):
+                    continue
+                keep.append(i)
+            return keep
+        keep = kept(window)
+        if window and not keep:
+            # Nothing in the time the query names: what fits at any time. (Not by asking again with
+            # the time words taken out: 今天 stayed, and the query recalled itself until Python stopped it.)
+            keep, window = kept(None), None
         idx = np.array(keep, dtype=int)
         if idx.size == 0:
             return RetrievalResult([], [], window, (time.perf_counter() - started) * 1000)

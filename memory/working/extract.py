@@ -44,6 +44,7 @@ from monologue.memory.language.cues import (
     people_in_group,
     put_right_after,
 )
+from monologue.memory.language.digits import stations_said
 from monologue.memory.language.names import NameFinder, name_finder
 from monologue.memory.language.numbers import (
     EN_NUMBER,
@@ -540,6 +541,7 @@ class RuleExtractor:
         read_avoided(self.schema, text, source, lang, taken, add, result.correction)
         # An option's name before the enums: 海底捞火锅 names a place, not a wish for hotpot.
         self._option_named(said, taken, add, result.correction, state)
+        self._stations(said, taken, add, result.correction)
         self._things_asked_for(said, taken, add, result.correction, state, commanded)
         self._titled_name(said, taken, add, result.correction, state)
         read_stops_said_first(self.schema, text, lang, taken, add)     # (先去幼儿园，再去公司: a stop, then where to)
@@ -1355,6 +1357,17 @@ class RuleExtractor:
                     add(Operation(Op.SET, spec.name, Comparator.EQ, value, clause_of(text, m.span()),
                                   correction=correction), m.span("v"))
                     break
+
+    def _stations(self, said: _Said, taken: list[Span], add: Add, correction: bool) -> None:
+        """A radio station said by its frequency ("turn on the radio, ninety eight point five FM",
+        调频97.4): asked for as the music is, whatever words lead to it."""
+        for spec in self._asked_for:
+            if not spec.reading.brings:
+                continue        # (only the key whose choice puts music on)
+            for station, start, end in stations_said(said.text):
+                if not _overlaps((start, end), taken) and not asks(said.text, start, end, said.lang):
+                    add(Operation(Op.SET, spec.name, Comparator.EQ, station, clause_of(said.text, (start, end)),
+                                  correction=correction), (start, end))
 
     def _things_asked_for(self, said: _Said, taken: list[Span], add: Add, correction: bool,
                           state: SessionState | None = None, commanded: frozenset[str] = frozenset()) -> None:

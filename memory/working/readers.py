@@ -258,6 +258,17 @@ _BARE_ANSWER_EN = frozenset({"a", "an", "the", "by", "via", "please", "just", "o
                              "so", "maybe", "probably", "i", "guess", "think", "then", "yes", "yeah", "sure"})
 
 
+_JOINED_REQUEST = re.compile(r"\s+(?:and|then|and then|but)\s+|然后|再把|再帮|并且|同时", re.IGNORECASE)
+
+
+def _conjunct(text: str, span: Span, left: int, right: int) -> str:
+    """The one of several requests joined in a clause ("open the sunroof | and | close the windows")
+    that holds `span`."""
+    start = max((m.end() for m in _JOINED_REQUEST.finditer(text, left, span[0])), default=left)
+    after = _JOINED_REQUEST.search(text, span[1], right)
+    return text[start:after.start() if after else right]
+
+
 def cued(spec: KeySpec, text: str, span: Span, lang: str, controls: Iterable[KeySpec] = ()) -> bool:
     """A key with `value_cues` is read only from a clause that has one and does not ask.
     A key whose values describe its nouns (`open_values: nouns`, "Italian food") does not
@@ -278,7 +289,8 @@ def cued(spec: KeySpec, text: str, span: Span, lang: str, controls: Iterable[Key
     if spec.reading.verb_values:
         # A control's value is a verb ("on", 打开, 小一点): only its own clause says what it is for
         # (座椅加热打开，车窗关上 opens no window), and not where it is about another thing (天窗)…
-        if about_something_else(spec, where, lang):
+        # ("open the sunroof instead and close the windows": the sunroof is the other request's.)
+        if about_something_else(spec, _conjunct(text, span, left, right), lang):
             return False
         if _mentions(where, cues, lang == "en"):
             # …the nearest control named, where a clause names several ("打开车窗关掉座椅加热",

@@ -292,6 +292,11 @@ def _moved_day(current: str, days: int) -> str | None:
     return value
 
 
+# A sum of money said in a clause: its sign, unit or a word of paying.
+_MONEY_SAID = re.compile(r"[$£€¥]|块|元|钱|扣|收费|费|\b(?:dollars?|bucks|cents?|charged?|charges|refund\w*|price|"
+                         r"paid|pay|cost|bill\w*|fee|money)\b", re.IGNORECASE)
+
+
 def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: SessionState | None,
                           taken: list[Span], add: Add) -> RelativeReading:
     """Each clause that says a relative change, applied to the key it counts."""
@@ -309,6 +314,8 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
         spec, words, own = _reading(numeric, clause, lang, text)
         if spec is None or words is None:
             continue
+        if spec.type == "money" and not _MONEY_SAID.search(said_clause):
+            continue            # 还少发了一个盖子, "one more item": so many things, no sum
         if clause[words.start:words.end] in spec.reading.units.get(lang, ()):
             continue            # 住五晚: the "direction" word is the key's own unit (nights), not a change
         if _set_to_a_number(spec, said_clause, lang, words.end):

@@ -101,9 +101,9 @@ def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span
             if len(content_words(text[start:end], language, known)) < 2 and not any(
                     re.search(value_pattern(cue.lower(), language == "en"), text[start:end].lower()) for cue in cues):
                 continue
-        if inside and end in {s for s, _e in inside} and language == "zh" \
-                and _VERB_OF_THE_VALUE_ZH.search(text[start:end]):
-            continue            # (有个朋友不吃 | 海鲜: the verb of the value read, no wish of its own)
+        if inside and end in {s for s, _e in inside} and language == "zh" and (
+                _VERB_OF_THE_VALUE_ZH.search(text[start:end]) or text[start:end].lstrip().startswith(("把", "将"))):
+            continue            # (有个朋友不吃 | 海鲜, 把多扣的钱 | 退给我: the value's verb or its object, no wish)
         if inside and end in {s for s, _e in inside} and language == "en":
             # ("I was charged twice for | order 55123": not "…for order".)
             end = start + len(_LEADS_TO_A_VALUE_EN.sub("", text[start:end]))
