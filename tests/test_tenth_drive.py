@@ -455,3 +455,9 @@ def test_things_missing_are_no_sum_and_the_object_of_a_refund_no_note() -> None:
     assert "amount" not in rules_read("customer_service", "还少发了一个盖子")
     assert "problem_details" not in rules_read("customer_service", "把多扣的钱退给我")
     assert rules_read("customer_service", "多扣了45元")["amount"] == [45]
+
+
+@pytest.mark.parametrize("go", ["go", "ok hit it", "start it"])
+async def test_go_alone_once_the_route_is_set_hears_it_stands(go: str) -> None:
+    replies = await _chat("en", ["navigate to Golden Gate Park", go], "in_car")
+    assert "set the route for Golden Gate Park" in replies[-1].text

@@ -551,6 +551,9 @@ GO_AHEAD = re.compile(
     r"we'?ll take it|let'?s (?:go|roll|get going|hit the road)(?:\s+(?:then|now))?(?=\s*(?:[,.!]|$))|"
     r"(?:let'?s )?(?:keep going|carry on)(?=\s*(?:[,.!]|$|\s+(?:then|but|with)\b))|"
     r"start (?:the )?(?:navigation|route|guidance))\b|"
+    # ("go", "ok hit it", "start it", "off we go": the whole turn)
+    r"^\W*(?:(?:ok(?:ay)?|alright|yep|yeah|cool|great|so|right)[,\s]+)?(?:go(?: go)*|hit it|start it|off we go|"
+    r"let'?s move|let'?s get moving|good to go)\W*$|"
     # ("yes, please process it"; not "how long does it take to process it?", "I'd rather file it myself")
     r"(?:^|\b(?:yes|yeah|yep|ok(?:ay)?|sure|alright|please|just|go ahead and)[,\s]+)(?:please\s+)?"
     r"(?:process|submit|file|lodge|put through) (?:it|that|the (?:request|ticket|claim))(?: through)?"
