@@ -186,7 +186,7 @@ class Catalogue:
                 # with, where what is left is a name still (a number in it, or two words or more).
                 kind = _KIND_OF_PLACE_EN.search(name)
                 left = name[:kind.start()].strip() if kind is not None else ""
-                if left and (re.search(r"\d", left) or len(left.split()) >= 2):
+                if left and (re.search(r"\d", left) or len(re.sub(r"^the\s+", "", left, flags=re.I).split()) >= 2):
                     spoken.setdefault(left, str(item["name"]))
         return {said: name for said, name in spoken.items() if len(said.strip()) >= 3}
 

@@ -31,6 +31,12 @@ _CLAUSE_END = {
     "zh": re.compile(r"[，。；！？,;!?\s]|\.(?!\d)|然后|再把|再帮|顺便|另外|同时"),
 }
 _LONGEST = {"en": 8, "zh": 16}      # words / characters: longer is a sentence, not a name
+# Words of not having decided, after a pause: what is asked for has not come yet.
+_HESITATION = {"en": re.compile(r"(?:let me (?:think|see|check)|hold on|hang on|wait|one sec(?:ond)?|"
+                                r"just a (?:sec|second|minute)|i'?m not sure|not sure|never ?mind|"
+                                r"i (?:don'?t|do not) know|you know what|good question|no idea|whatever you think|"
+                                r"hmm+)\b", re.IGNORECASE),
+               "zh": re.compile(r"我想想|想想|让我想|等一下|等等|稍等|不知道|不确定|我看看|算了|还没想好")}
 
 
 @dataclass(frozen=True)
@@ -67,6 +73,8 @@ def words_asked_for(text: str, cues: tuple[str, ...], lead: tuple[str, ...], tai
     if folded in generic or first in generic or (not spaced and (said[:1] in "的是了" or any(
             folded.startswith(g) and len(g) >= 2 for g in generic))):
         return None       # (放的是谁的歌: what follows 放 there is no name)
+    if _HESITATION.get(lang, _HESITATION["en"]).match(said):
+        return None       # ("the name is, uh, let me think", "play, um, never mind": nothing asked for yet)
     size = len(said.split()) if spaced else len(said)
     return AskedFor(said, start, end) if size <= _LONGEST.get(lang, 8) else None
 

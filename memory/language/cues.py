@@ -166,13 +166,17 @@ _PARTY_MEMBER_EN = re.compile(
     re.IGNORECASE)
 _PARTY_JOIN_EN = re.compile(r"\s*(?:,\s*(?:and|plus)?|and|plus|along with|together with|&)\s*(?:also\s+)?$",
                             re.IGNORECASE)
-_UNCOUNTED_EN = re.compile(r"\s*(?:,\s*)?(?:and|plus|with|&)?\s*(?:my|our|the|some|his|her)\s+(?:[a-z]+\s+)?"
-                           r"(?:" + _COMPANIONS_EN + r"|family|folks)\b", re.IGNORECASE)
+# …more people joined on that are not counted ("me, my wife and our kids", "me and my wife and two clients"), not
+# a clause of their own ("me and my wife, the kids are staying home").
+_UNCOUNTED_EN = re.compile(r"\s*,?\s*(?:and|plus|with|&)\s+(?!(?:i|we|it|they|he|she|you)\b|(?:i|we|they)'\w+)"
+                           r"(?!\S+\s+(?:\S+\s+)?(?:are|is|'re|will|won't|can't|aren't|don't|stay|have|has)\b)",
+                           re.IGNORECASE)
 _COMPANION_ZH = r"(?:老婆|老公|媳妇|男朋友|女朋友|对象|爱人|朋友|妈妈?|爸爸?|同事|儿子|女儿|孩子|闺蜜|哥们|同学|宝宝)"
 _PARTY_MEMBER_ZH = re.compile(
     r"(?P<me>(?<![们])我(?![们的]|" + _COMPANION_ZH + r"|爸妈|父母))|(?P<two>爸妈|父母|爸爸妈妈|公婆|岳父母)"
     r"|(?P<n>" + ZH_NUMBER + r")个" + _COMPANION_ZH + r"|(?P<one>(?:我的?)?" + _COMPANION_ZH + r"(?!们))")
-_PARTY_JOIN_ZH = re.compile(r"^\s*(?:[，,、]|跟|和|与|带着?|还有|加上?|以及)?\s*(?:我的?)?$")
+# (Not a comma alone: 我跟老婆，孩子不去 says who does not come.)
+_PARTY_JOIN_ZH = re.compile(r"^\s*(?:、|跟|和|与|带着?|还有|加上?|以及)?\s*(?:我的?)?$")
 _PARTY_TOTAL_ZH = re.compile(r"\s*(?:一共|总共|共|一起)?\s*(?:(?P<n>" + ZH_NUMBER
                              + r")(?:个人?|口人|位)|(?P<pair>俩|仨))")
 
@@ -263,7 +267,10 @@ EN = StateCues(
         re.compile(r"\b(?P<n>" + EN_NUMBER
                    + r")\s+(?:people|persons|person|guests|adults|diners|(?<!\bone )of us|seats|pax|ppl|tickets|"
                      r"passengers|travell?ers|riders)\b"),
-        re.compile(r"\b(?:party|group|family|team|bunch|crew) of (?:like |about |around |maybe |roughly )?(?P<n>"
+        re.compile(r"\bparty of (?:like |about |around |maybe |roughly )?(?P<n>" + EN_NUMBER + r")\b"),
+        # ("we're a group of like eight", "book for a family of five"; not "my family of five can't make it")
+        re.compile(r"(?:^|\b(?:we'?re|we are|we'?ll be|we will be|it'?s|it will be|it'll be|for|book|reserve)\s+)"
+                   r"(?:a |an )?(?:group|family|team|bunch|crew) of (?:like |about |around |maybe |roughly )?(?P<n>"
                    + EN_NUMBER + r")\b"),
         re.compile(r"\b(?:table|reservation|booking|seats?) for (?P<n>" + EN_NUMBER + r")\b" + _NUMBER_UNIT_AFTER_EN),
         re.compile(r"\bfor (?P<n>" + EN_NUMBER + r")\b(?=\s*(?:[,.!?]|$|on |at |this |next |tomorrow|today|tonight|"
@@ -637,7 +644,7 @@ REPEAT_COMMAND = re.compile(
     r"(?:(?:a (?:little|bit|tad|touch) |just a (?:little |bit )?|even |some |a lot )?"
     r"more|again|further|once more|same again|do (?:that|it) again|keep going|one more time|"
     # ("one more notch", "another notch", "a notch more", "one more", "another click")
-    r"(?:one more|another|a|one)(?: (?:notch|click|step|level|bit|tick))?(?: more)?(?<!^a)(?<!^one)(?<!^another)))"
+    r"one more(?: (?:notch|click|step|level|bit|tick))?|(?:another|a|one) (?:notch|click|step|level|tick)(?: more)?))"
     r"(?: (?:please|again|still))?\W*$"
     r"|^(?:嗯，?)?(?:再|还|继续)(?:来|调|弄|多)?(?:一点|一些|一下|点儿?|些|一次)?(?:吧|啊|呗)?[。！!]?$", re.IGNORECASE)
 # Held off: "don't book it yet", "not yet", "hold off", 先别订 (no yes, whatever words of going ahead follow).

@@ -24,7 +24,7 @@ _EN_BELOW_HUNDRED = (
 EN_NUMBER = (
     r"(?:\d+(?:[.,]\d+)?|(?:" + _EN_BELOW_HUNDRED + r"|an?(?=\s+(?:hundred|thousand)\b))"
     # ("a hundred and twenty", "two hundred fifty"; "two hundred dollars" ends at the hundred)
-    r"(?:\s+hundred(?:\s+(?:and\s+)?" + _EN_BELOW_HUNDRED + r"(?![\w-]))?|\s+thousand)?)"
+    r"(?:\s+hundred(?:\s+(?:and\s+)?(?:" + _EN_BELOW_HUNDRED + r"|\d{1,2})(?![\w-]))?|\s+thousand)?)"
 )
 ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "仨": 3, "四": 4, "五": 5,
              "六": 6, "七": 7, "八": 8, "九": 9}
@@ -63,6 +63,8 @@ def en_to_int(text: str) -> int | None:
         elif word == "thousand":
             total += max(current, 1) * 1000
             current = 0
+        elif word.isdigit() and len(word) <= 2 and current:
+            current += int(word)        # "two hundred and 50"
         else:
             return None
     return total + current

@@ -77,7 +77,7 @@ _SPELLING_EN = re.compile(r"[\s,]*(?:(?:that's|that is|it's|spelled|spelt|spelli
                           r"(?P<letters>[A-Za-z](?:(?:\s*[-.]\s*|\s+)[A-Za-z]){1,20})\.?(?![\w'])", re.IGNORECASE)
 _SURNAME_AFTER_EN = re.compile(r"[\s,]+(?:(?:and\s+)?(?:the\s+|my\s+)?(?:last name|surname|family name)"
                                r"(?:'s|\s+is)?\s+)?"
-                               r"(?P<name>[A-Za-z][A-Za-z'-]+)(?=\s*(?:[,.!?;]|$))", re.IGNORECASE)
+                               r"(?P<name>[A-Z][a-z'][A-Za-z'-]*)(?=\s*(?:[,.!?;]|$))")
 # Words that end a turn after a spelling and are no surname ("…, K E V I N, thanks").
 _NO_SURNAME_EN = frozenset("""please thanks thank you yes yeah yep no nope ok okay right correct cool great perfect
     sorry bye again too also though then there now that it this so well sure alright fine good""".split())
@@ -87,11 +87,13 @@ def _spelled(letters: str) -> str:
     return "".join(re.findall(r"[A-Za-z]", letters))
 
 
-def spelled_name_after(name: str, text: str, end: int) -> tuple[str, int]:
+def spelled_name_after(name: str, text: str, end: int, not_names: frozenset[str] = frozenset()) -> tuple[str, int]:
     """`name`, said in `text` up to `end`, as its spelling that follows writes it ("Shawn, S E A N"
-    → Sean), with the surname said after the spelling ("Kevin, K E V I N, Park" → Kevin Park), and
-    where what was read ends. A name that is itself letters spelled ("P A R K") is the word."""
-    if re.fullmatch(r"[A-Za-z](?:[\s.-]+[A-Za-z]){1,20}", name.strip()):
+    → Sean), with the surname said after the spelling ("Kevin, K E V I N, Park" → Kevin Park: a
+    word in capitals, not one of `not_names`, the words that say something else, "Friday",
+    "Italian"), and where what was read ends. A name that is itself letters spelled ("P A R K") is
+    the word."""
+    if re.fullmatch(r"[A-Za-z](?:[\s.-]+[A-Za-z]){2,20}", name.strip()):
         name = _spelled(name).title()
     spelling = _SPELLING_EN.match(text, end)
     if spelling is None:
@@ -107,10 +109,10 @@ def spelled_name_after(name: str, text: str, end: int) -> tuple[str, int]:
         words[at] = letters.title()
     end = spelling.end()
     surname = _SURNAME_AFTER_EN.match(text, end)
-    if surname is not None and surname.group("name").casefold() not in _NO_SURNAME_EN \
+    if surname is not None and surname.group("name").casefold() not in _NO_SURNAME_EN | not_names \
             and surname.group("name").casefold() not in (w.casefold() for w in words):
         said = surname.group("name")
-        more, end = spelled_name_after(said[:1].upper() + said[1:], text, surname.end())
+        more, end = spelled_name_after(said, text, surname.end(), not_names)
         words.append(more)
     return " ".join(words), end
 

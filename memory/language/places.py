@@ -46,7 +46,9 @@ _WORD_EN = r"(?:[A-Z][\w'&.-]*|\d+(?:st|nd|rd|th)?|#\s?\d+|#)"
 _JOINERS_EN = ("of", "on", "the", "de", "du", "la", "at", "&", "in")
 # (A joiner only before a capitalised word: "Union Station at 6 pm" and "in 10 minutes" end the
 # name; "Midtown and Chinatown" are two places.)
-_PLACE_EN = re.compile(r"(?:the |an? )?(?P<v>(?:\d+[A-Za-z]? |(?i:" + HOUSE_NUMBER_WORDS_EN + r"))?[A-Z][\w'&.-]*"
+# (…and the part of a town said in small letters before its name: "downtown Fresno", "north Denver")
+_PLACE_EN = re.compile(r"(?:the |an? )?(?P<v>(?:\d+[A-Za-z]? |(?i:" + HOUSE_NUMBER_WORDS_EN + r")|"
+                       r"(?:downtown|uptown|midtown|north|south|east|west|central|old town|greater) )?[A-Z][\w'&.-]*"
                        r"(?: (?:" + "|".join(map(re.escape, _JOINERS_EN)) + r") [A-Z][\w'&.-]*"
                        r"| " + _WORD_EN + r"){0,6})")
 # A full stop after these ends no name ("St. Mary's Hospital", "Solomon R. Guggenheim Museum").
@@ -177,18 +179,22 @@ _LEADS_A_NAME_EN = re.compile(r"(?:(?:uh+|um+|er+|erm|hmm+)\b[,.]?\s*"
                               re.IGNORECASE)
 # A street said after the town it is in ("Palo Alto, University Avenue").
 _STREET_AFTER_EN = re.compile(r", (?:\d+ )?(?:[A-Z][\w'.-]* ){1,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Drive|"
-                              r"Dr|Lane|Ln|Way)\b\.?")
+                              r"Dr|Lane|Ln|Way)\b\.?(?=\s*(?:[,.!?]|$|please\b|thanks\b))")
 _HOUSE_NUMBER_EN = re.compile(r"^(?i:" + HOUSE_NUMBER_WORDS_EN + r")")
 
 
 def _house_number_written(name: str) -> str:
     """A house number said in words written in digits ("four twenty five Mission Street" → "425 Mission Street")."""
     said = _HOUSE_NUMBER_EN.match(name)
-    number = house_number_en(said.group()) if said is not None else None
+    if said is None or not _STREETS_EN.search(name):
+        return name         # ("the Four Seasons", "Five Guys": a name, not an address)
+    number = house_number_en(said.group())
     return f"{number} {name[said.end():]}" if said is not None and number is not None else name
 
 
-_HOUSE_NUMBER_SAID_EN = re.compile(r"\b(?i:" + HOUSE_NUMBER_WORDS_EN + r")(?=[A-Z])")
+_HOUSE_NUMBER_SAID_EN = re.compile(r"\b(?i:" + HOUSE_NUMBER_WORDS_EN + r")(?=(?:[A-Z][\w'.-]* ){1,3}"
+                                   r"(?i:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Drive|Dr|Lane|Ln|Way|Place|Plaza|"
+                                   r"Highway|Hwy|Parkway|Court|Circle)\b)")
 
 
 def house_numbers_written(text: str) -> str:
@@ -214,17 +220,17 @@ _KIND_AFTER_EN = re.compile(r" (?:airport|hospital|station|mall|park|center|cent
                             r"university|college|hotel|library|museum|stadium|arena|market|bridge|plaza|campus|"
                             r"building|tower|church|zoo|beach|pier|theat(?:er|re)|cinema|restaurant|cafe|store|"
                             r"shop|gym|clinic|garage|street|avenue|road)\b")
-# (…and a name said in capitals after its small words: "downtown Fresno", "the old town Pasadena")
-_LOWER_PLACE_EN = re.compile(r"(?:the |an? )?(?P<v>[a-z0-9][\w'&.#-]*(?: [A-Za-z0-9#][\w'&.#-]*){0,6})")
+_LOWER_PLACE_EN = re.compile(r"(?:the |an? )?(?P<v>[a-z0-9][\w'&.#-]*(?: [a-z0-9#][\w'&.#-]*){0,6})")
 # Words a place said in small letters does not run into ("take me to starbucks please").
 _NOT_IN_A_LOWER_PLACE_EN = frozenset((
     "please", "and", "then", "so", "because", "now", "first", "instead", "right", "asap", "quickly", "for", "at",
     "by", "with", "via", "from", "before", "after", "today", "tonight", "tomorrow", "thanks", "thank", "i", "we",
     "it's", "that", "which", "where", "when", "but", "or", "to", "if", "too", "again", "as", "real", "quick",
     "fast", "soon", "later", "is", "are", "was", "will", "would", "can", "could", "should", "okay", "ok"))
-_NO_LOWER_PLACE_EN = frozenset(("my", "a", "an", "some", "somewhere", "anywhere", "it", "there", "here", "you", "me",
-                                "us", "them", "him", "her", "eat", "get", "see", "do", "the", "this", "that", "work",
-                                "home", "where", "what"))
+_NO_LOWER_PLACE_EN = frozenset((
+    "never", "nevermind", "wait", "hold", "hmm", "um", "uh", "my", "a", "an", "some", "somewhere", "anywhere", "it",
+    "there", "here", "you", "me", "us", "them", "him", "her", "eat", "get", "see", "do", "the", "this", "that", "work",
+    "home", "where", "what"))
 
 
 def _lower_words_en(words: list[str]) -> list[str]:

@@ -106,6 +106,9 @@ def describes_something_else(text: str, end: int, lang: str, nouns: tuple[str, .
 # A clause that tells what was, not what the user wants now: "I used to work at a bakery", "I
 # went to school in Boston", 我以前在银行上班. Not a wish said in the past tense for politeness
 # ("I wanted a table for four", "I was hoping for seven"), which these do not name.
+# What was done, in Chinese: a verb with 过 or a report with 说 just after it, or 已经 just before it.
+_DONE_AFTER_ZH = re.compile(r"[^，。！？,.!?]{0,4}?(?:过(?![来去])|说(?!一下|一声|吧))")
+_DONE_BEFORE_ZH = re.compile(r"已经[^，。！？,.!?]{0,4}$")
 _TELLS_OF_THE_PAST = {
     "en": re.compile(r"\b(?:i|we|he|she|they|you|my \w+|our \w+)\s+(?:used to|went (?:to|there)|worked|lived|"
                      r"grew up|was born|studied|drove|flew|walked|moved)\b|\bwhen (?:i|we|he|she) (?:was|were)\b|"
@@ -129,6 +132,8 @@ def tells_of_the_past(text: str, start: int, end: int, lang: str) -> bool:
     """Whether text[start:end] is inside a story of the past rather than a request: after a
     word of the past in its clause, and before the word that ends the story ("and", "so", 想)."""
     left, right = clause_bounds(text, start, end)
+    if lang == "zh" and (_DONE_AFTER_ZH.match(text, end, right) or _DONE_BEFORE_ZH.search(text, left, start)):
+        return True         # 我已经邮件联系过你们了, 快递员电话联系我说放门口了: what was done, no request
     pattern = _TELLS_OF_THE_PAST.get(lang)
     if pattern is None:
         return False

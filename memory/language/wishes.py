@@ -228,7 +228,7 @@ def wish_in(clause: str, language: str, known: Iterable[str] = (), cues: Iterabl
     # (…and a cue of a few words says the detail by itself: "my package never showed up", 电饭煲开不了机了.)
     cued_whole = cued_whole or (language == "en" and any(
         c and len(c.split()) >= 2 and re.search(r"\b" + re.escape(c.lower()) + r"\b", wish.lower()) for c in cues)) \
-        or (language == "zh" and any(c and len(c) >= 3 and c in wish for c in cues))
+        or (language == "zh" and any(c and len(c) >= 4 and c in wish for c in cues))
     if not wish or not (led or cued) or not (content_words(wish, language, known) or (cued and cued_whole)):
         return None
     if len(wish.split()) > 12 if language == "en" else len(wish) > 24:

@@ -48,6 +48,10 @@ from monologue.memory.language.digits import stations_said
 from monologue.memory.language.names import NameFinder, name_finder
 from monologue.memory.language.numbers import (
     EN_NUMBER,
+    EN_TENS,
+    EN_UNITS,
+    MONTHS,
+    WEEKDAYS,
     ZH_NUMBER,
     find_en_dates,
     find_en_times,
@@ -73,6 +77,7 @@ from monologue.memory.working.on_the_way import (
     read_stops_said_first,
 )
 from monologue.memory.working.put_right import (
+    ONE_MORE,
     held_digits_replaced,
     held_number_named,
     held_number_replaced,
@@ -210,6 +215,8 @@ _A_FEELING = re.compile(r"太(?:热|冷|闷|冰|凉)|有点(?:热|冷|闷|凉)|�
 _A_NOISE = re.compile(r"太吵|好吵|有点吵|吵死|太响|\btoo (?:loud|noisy)\b|\bso (?:loud|noisy)\b", re.IGNORECASE)
 
 
+# A control's values that make the car quieter: noise is their reason ("turn the fan up, it's too loud" is not).
+_QUIETER = frozenset({"down", "closed", "off", "paused", "muted"})
 _UP_OR_DOWN = re.compile(r"调低|调高|[低高]一?点|降低|升高|\b(?:lower|higher|turn (?:it |that )?(?:up|down)|"
                          r"bring it (?:up|down)|knock it down|crank it)\b", re.IGNORECASE)
 
@@ -317,8 +324,13 @@ _SEEKS = {"en": re.compile(r"\b(?:look(?:ing)? for|search(?:ing)? for|find (?:me
            "zh": re.compile(r"想找|找个|找家|找一家|推荐|有没有|有什么好|想吃|想去|附近有|哪里有|哪儿有")}
 _OPENS_WITH_A_REPAIR = re.compile(r"^(?:\W|\b(?:oh|uh|um|no|wait|hold on|hang on|sorry|actually)\b|哦|啊|呃)*"
                                   + SELF_REPAIR.pattern, re.IGNORECASE)
+_AMONG_THEM = re.compile(r"\s*(?:among (?:them|us)|of (?:them|us|whom)|included|in (?:that|there))\b", re.IGNORECASE)
 # Words that add a value to those said before it ("and also", 也, 还要): no slip put right.
-_ONE_MORE = re.compile(r"\b(?:also|too|as well|plus|and)\b|也|还要|还有|另外|再加|加上", re.IGNORECASE)
+_ONE_MORE = ONE_MORE
+# A slip put right in words that say so ("I mean", 不对), not an apology before one more ("no nuts, sorry, no pork";
+# "no seafood, sorry…, no nuts either": a bare "no" there refuses the next value).
+_PUTS_RIGHT = re.compile(r"\b(?:i mean|i meant|no wait|wait no|scratch that|strike that|or rather|make that|"
+                         r"correction)\b|不对|我是说|说错了|哦不|错了", re.IGNORECASE)
 _CHOSEN_AFTER = re.compile(r"\s*(?:food\s+|place\s+|one\s+)?(?:instead|rather)\b|(?:菜)?吧", re.IGNORECASE)
 _COUNT_ANSWERED_ZH = re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*个(?=\s*(?:吧|啊|呢|左右|人|的样子|[，,。.!！?？]|$))")
 
@@ -410,7 +422,11 @@ class RuleExtractor:
                        for pattern in _name_patterns(spec)]
         self._places = schema.read_by(Reader.PLACE_NAME)
         self._asked_for = schema.read_by(Reader.WORDS_AFTER)
+        # Words that say something else, after a name spelled: no surname ("Kevin, K E V I N, Friday").
+        self._not_names = frozenset(w.casefold() for lang in ("en", "zh") for w, _k, _v in schema.enum_lexicon(lang)) \
+            | frozenset((*WEEKDAYS, *MONTHS, "today", "tonight", "tomorrow", "noon", "midnight", *EN_UNITS, *EN_TENS))
         self._options: dict[str, NameFinder] = {}   # key → where its options' names are said
+        self._option_words: set[str] = set()        # …and the words in them ("Downtown": no surname)
 
     def read_option_names(self, key: str, names: Mapping[str, str]) -> None:
         """Read what a catalogue's options are called as `key`'s value, in any language and
@@ -421,6 +437,7 @@ class RuleExtractor:
             self._options.pop(key, None)
             return
         self._options[key] = name_finder(said)
+        self._option_words |= {w.casefold() for n, _v in said for w in n.split()}
 
     def extract(self, text: str, state: SessionState | None = None, turn_class: str = "",
                 *, slips_read: bool = False) -> Extraction:
@@ -446,7 +463,9 @@ class RuleExtractor:
         source = lowered if cues.spaced else text
         result = Extraction()
         # (…and a turn that opens by putting a slip right: "oh hold on, I mean Palo Alto", 不对，是水立方.)
-        result.correction = bool(cues.correction.search(source)) or _OPENS_WITH_A_REPAIR.match(source) is not None
+        opens = _OPENS_WITH_A_REPAIR.match(source)
+        result.correction = bool(cues.correction.search(source)) or (
+            opens is not None and _PUTS_RIGHT.search(opens.group()) is not None)     # (not "sorry to bother you")
         result.hedged = bool(cues.hedge.search(source))
         said = _Said(text, source, lang, cues)
         taken: list[Span] = []
@@ -834,9 +853,10 @@ class RuleExtractor:
         party = party_named(source, said.lang) if said_at < 0 else None
         if party is not None and not _overlaps(party[1], taken) \
                 and not RuleExtractor._negated(text, party[1][0], cues):
-            # "just me and my wife", "me, my wife and our two kids", 我跟老婆孩子三个: said as who comes.
+            # "just me and my wife", "me, my wife and our two kids", 我跟老婆孩子三个: said as who comes
+            # (its words still the other readers': "me and my wife and our baby" needs a high chair).
             n, (start, end) = party
-            add(Operation(Op.SET, spec.name, Comparator.EQ, n, text[start:end], correction=correction), (start, end))
+            add(Operation(Op.SET, spec.name, Comparator.EQ, n, text[start:end], correction=correction), (start, start))
 
     def _bare_number_corrects(self, said: _Said, ops: list[Operation], taken: list[Span], add: Add,
                               state: SessionState | None, where: dict[int, Span]) -> None:
@@ -927,7 +947,8 @@ class RuleExtractor:
                 gap = text[first[1]:second[0]]
                 # (A key that holds several keeps both where the second is said as one more: 不走高速，
                 # 我是说也不走收费的路; "no highways, I mean no tolls" puts the first right.)
-                if SELF_REPAIR.search(gap) and not (multi and _ONE_MORE.search(text[first[1]:second[1]])):
+                if SELF_REPAIR.search(gap) and not (multi and (_ONE_MORE.search(text[first[1]:second[1]])
+                                                               or not _PUTS_RIGHT.search(gap))):
                     dropped.add(id(earlier))
             if multi:
                 continue
@@ -1092,7 +1113,9 @@ class RuleExtractor:
         两个孩子), when no adults among them say they are its parts ("four people, two adults and…")."""
         whole, parts = counts[0] or 0, sum(n or 0 for n in counts[1:])
         joined = source[run[0].end():run[1].start()]
-        adds = re.search(r"\b(?:and|plus|with)\b|带|加|还有|外加|另外", joined, re.IGNORECASE) is not None
+        adds = re.search(r"\b(?:and|plus)\b|带|加|还有|外加|另外", joined, re.IGNORECASE) is not None
+        if _AMONG_THEM.match(source, run[-1].end()):
+            return False        # ("four people, and two kids among them", 六个人，其中两个孩子)
         return parts > whole or (adds and not any(HEAD_COUNT_ALONE.search(m.group()) for m in run[1:]))
 
     @staticmethod
@@ -1408,7 +1431,8 @@ class RuleExtractor:
                 continue      # 我叫王磊, 姓陈 name the user; 帮我叫辆车, 我叫了外卖 name nobody
             end = found.end
             if said.lang == "en" and _takes_titles(spec, said.lang):
-                value, end = spelled_name_after(value, said.text, found.end)     # "Kevin, K E V I N, Park"
+                value, end = spelled_name_after(value, said.text, found.end,
+                                                self._not_names | self._option_words)   # "…K E V I N, Park"
             left, right = clause_bounds(said.text, found.start, found.end)
             if asks(said.text, found.start, found.end, said.lang) or is_query(said.text[left:right]) \
                     or (said.lang == "zh" and _ASKED_ZH.search(found.text)):
@@ -1445,6 +1469,10 @@ class RuleExtractor:
                             *spec.loose_not_when.get(said.lang, ()))) \
                             or asks(said.text, m.start(), m.end(), said.lang) or is_query(said.text[left:right]):
                         continue
+                    if value not in spec.said_again and any(
+                            names_key(other, said.text, said.lang) for other in self.schema.keys.values()
+                            if other is not spec):
+                        continue      # ("*": 温度还是按原来的吧 names the temperature, not the route given up)
                     add(Operation(Op.SET, spec.name, Comparator.EQ, value, clause_of(said.text, m.span()),
                                   correction=correction), m.span())
                     return
@@ -1490,8 +1518,11 @@ class RuleExtractor:
             clause = clause_of(text, where[id(op)])
             return felt and not any(names_key(spec, clause, language_of(text)) for spec in self.schema.keys.values())
 
+        quieting = any(op.op == Op.SET and op.key in commanded and str(op.value) in _QUIETER for op in ops)
+
         def a_feeling(op: Operation) -> bool:       # (风量小一点，太吵了: the noise is the reason, no volume)
-            return op.source == OpSource.RELATIVE or bool(_A_NOISE.search(text[where[id(op)][0]:where[id(op)][1]]))
+            return op.source == OpSource.RELATIVE or (
+                quieting and bool(_A_NOISE.search(text[where[id(op)][0]:where[id(op)][1]])))
         return [op for op in ops if not (
             op.key not in commanded and id(op) in where and a_feeling(op)
             and commanded & set(self.schema.key(op.key).reading.eased_by) and of_the_command(op))]

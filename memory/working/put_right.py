@@ -52,6 +52,11 @@ _PART_PUT_RIGHT = {
 }
 
 
+# A slip put right in words that say so ("I mean", "no wait", 不对), not an apology alone ("sorry").
+PUTS_RIGHT = re.compile(r"\b(?:i mean|i meant|no wait|wait no|wait|scratch that|strike that|or rather|make that|"
+                        r"correction|no)\b|不对|我是说|说错了|哦不|错了|不是", re.IGNORECASE)
+# Words that add to what was said before ("and also", 也, 还要): one more, no slip put right.
+ONE_MORE = re.compile(r"\b(?:also|too|as well|plus|and|either)\b|也|还要|还有|另外|再加|加上", re.IGNORECASE)
 # Where the words of one clause end (a slip's clause, or the thing meant after it).
 _CLAUSE_BREAK = re.compile(r"[.!?;。！？；]|(?<!\d)[,，](?!\d)")
 _SENTENCE_BREAK = re.compile(r"[.!?;。！？；]")
@@ -93,8 +98,8 @@ def object_put_right(schema: DomainSchema, text: str, lang: str,
         end = after.start() if after else len(text)
         meant = text[repair.end():end].strip()
         core = (_LEAD_EN if lang == "en" else _LEAD_ZH).sub("", meant).strip()
-        if not slip or not core or reads(meant):
-            continue
+        if not slip or not core or not PUTS_RIGHT.search(repair.group()) or ONE_MORE.search(meant) or reads(meant):
+            continue        # (an apology, "sorry, and the volume", "I mean also a pharmacy": one more, no slip)
         put_right = _thing_put_right(schema, slip, core, lang, reads) or _value_put_right(schema, slip, core, lang,
                                                                                          reads)
         if put_right is not None:

@@ -17,7 +17,8 @@ from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.cues import FILLERS, HOLD_ON, NOT_DECIDED, SELF_REPAIR
 from monologue.memory.language.memory_cues import ABOUT_THE_TALK, ASKS_TO_BE_TOLD, REQUEST
 from monologue.memory.language.wishes import clauses, content_words, wish_in
-from monologue.memory.working.readers import value_pattern
+from monologue.memory.working.put_right import ONE_MORE, PUTS_RIGHT
+from monologue.memory.working.readers import names_key, value_pattern
 from monologue.memory.working.state import Comparator, Op, Operation, SessionState
 
 Span = tuple[int, int]
@@ -196,6 +197,10 @@ def request_beyond(schema: DomainSchema, text: str, language: str) -> str:
     put right after it ("open the sunroof, no I mean the back windows") asks for nothing."""
     separators = _REQUEST_PARTS.get(language, _REQUEST_PARTS["en"])
     for repair in reversed(list(SELF_REPAIR.finditer(text))):
+        meant = text[repair.end():]
+        if not PUTS_RIGHT.search(repair.group()) or ONE_MORE.match(meant.strip()) or not any(
+                names_key(spec, meant, language) for spec in schema.keys.values()):
+            continue        # ("open the sunroof, sorry, and turn on the AC": no slip; 我是说现在就打开: the same again)
         slip_end = len(_LEADS_THE_REPAIR.sub("", text[:repair.start()]))      # (", *no* I mean…")
         slip_start = max((m.end() for m in separators.finditer(text, 0, slip_end) if m.end() < slip_end), default=0)
         text = text[:slip_start] + " " + text[repair.end():]
