@@ -107,7 +107,7 @@ def describes_something_else(text: str, end: int, lang: str, nouns: tuple[str, .
 # went to school in Boston", 我以前在银行上班. Not a wish said in the past tense for politeness
 # ("I wanted a table for four", "I was hoping for seven"), which these do not name.
 # What was done, in Chinese: a verb with 过 or a report with 说 just after it, or 已经 just before it.
-_DONE_AFTER_ZH = re.compile(r"[^，。！？,.!?]{0,4}?(?:过(?![来去])|说(?!一下|一声|吧))")
+_DONE_AFTER_ZH = re.compile(r"[^，。！？,.!?]{0,4}?(?:过(?=了|你们|我们|他们|的|[，。！？,.!?]|$)|说(?!一下|一声|吧))")
 _DONE_BEFORE_ZH = re.compile(r"已经[^，。！？,.!?]{0,4}$")
 _TELLS_OF_THE_PAST = {
     "en": re.compile(r"\b(?:i|we|he|she|they|you|my \w+|our \w+)\s+(?:used to|went (?:to|there)|worked|lived|"

@@ -1469,7 +1469,7 @@ class RuleExtractor:
                             *spec.loose_not_when.get(said.lang, ()))) \
                             or asks(said.text, m.start(), m.end(), said.lang) or is_query(said.text[left:right]):
                         continue
-                    if value not in spec.said_again and any(
+                    if value in again and value not in spec.said_again and any(
                             names_key(other, said.text, said.lang) for other in self.schema.keys.values()
                             if other is not spec):
                         continue      # ("*": 温度还是按原来的吧 names the temperature, not the route given up)
