@@ -527,3 +527,11 @@ async def test_sorry_to_bother_you_is_no_correction() -> None:
 async def test_the_route_given_up_is_not_taken_up_by_another_keys_words() -> None:
     replies = await _chat("zh", ["导航去望京SOHO", "改去三里屯", "把温度调到22度", "温度还是按原来的吧"], "in_car")
     assert "望京SOHO" not in replies[-1].text
+
+
+async def test_a_sum_changed_keeps_its_cents() -> None:
+    # (found by the simulated users: "change the amount to 95.99 dollars" had held $95)
+    replies = await _chat("en", ["I want to complain about an order. I'd prefer an exchange. The total was $125.50.",
+                                 "Can we change the amount to 95.99 dollars?", "Here it is: A382360."],
+                          "customer_service")
+    assert "$95.99" in replies[-1].text

@@ -22,15 +22,17 @@ from monologue.memory.language.numbers import (
     find_zh_dates,
     find_zh_times,
     format_time,
+    to_amount,
 )
 from monologue.memory.language.places import names_a_place_zh
 from monologue.memory.language.stances import asks, clause_bounds, is_query
 from monologue.memory.working.grounding import Grounder, names_value, numbers_said
 from monologue.memory.working.state import Comparator, Condition, OfferedOption, Op, Operation, OpSource, SessionState
 
-_OLD = r"(?P<old>[\w:' ]{1,24}?)"
-_NEW = r"(?P<new>[\w:' ]{1,24}?)"
-_END = r"(?=\s*(?:[,.!?;]|$|\s(?:please|instead|then|if|and|for|on|because|thanks)\b))"
+# (a sum's decimal point is inside a value: "change the amount to 95.99 dollars")
+_OLD = r"(?P<old>(?:[\w:' ]|(?<=\d)\.(?=\d)){1,24}?)"
+_NEW = r"(?P<new>(?:[\w:' ]|(?<=\d)\.(?=\d)){1,24}?)"
+_END = r"(?=\s*(?:[,!?;]|\.(?!\d)|$|\s(?:please|instead|then|if|and|for|on|because|thanks)\b))"
 
 # "from six to nine", "nine instead of six", "not six but nine", "change six to nine".
 OLD_TO_NEW_EN = (
@@ -159,6 +161,12 @@ class ReferenceResolver:
             if old_hour >= 12 and 1 <= hour < 12 and not re.search(r"am|a\.m|morning|上午|早上", phrase, re.IGNORECASE):
                 value = f"{hour + 12:02d}{value[2:]}"      # "from six to nine" in the evening is 21:00
             return value
+        if spec.type == "money":
+            # ("change the amount to 95.99 dollars": a sum keeps its cents)
+            amount = re.search(r"\d+(?:[.,]\d{1,2})?", phrase)
+            sum_said = to_amount(amount.group().replace(",", ".")) if amount is not None else None
+            if sum_said is not None:
+                return sum_said
         if spec.type in ("int", "money") or isinstance(condition.value, int | float):
             numbers = sorted(numbers_said(phrase))
             return numbers[0] if numbers else None
