@@ -53,8 +53,9 @@ _PLACE_EN = re.compile(r"(?:the |an? )?(?P<v>(?:\d+[A-Za-z]? |(?i:" + HOUSE_NUMB
                        r"| " + _WORD_EN + r"){0,6})")
 # A full stop after these ends no name ("St. Mary's Hospital", "Solomon R. Guggenheim Museum").
 _ABBREVIATIONS_EN = frozenset(("St", "Mt", "Ft", "Dr", "Ave", "Blvd", "Rd", "Jr", "Sr", "Sq", "Ln", "Hwy"))
-_STREETS_EN = re.compile(r"\b(?i:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Drive|Dr|Lane|Ln|Way|Square|Place|Plaza|"
-                         r"Highway|Hwy|Parkway|Court|Circle)\.?$")
+_STREET_WORDS_EN = (r"Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Drive|Dr|Lane|Ln|Way|Square|Place|Plaza|"
+                    r"Highway|Hwy|Parkway|Court|Circle")
+_STREETS_EN = re.compile(r"\b(?i:" + _STREET_WORDS_EN + r")\.?$")
 
 # The kinds of place a Chinese place name ends with (人民广场, 浦东机场, 南京西路, 国贸大厦).
 PLACE_HEADS_ZH = (
@@ -192,9 +193,9 @@ def _house_number_written(name: str) -> str:
     return f"{number} {name[said.end():]}" if said is not None and number is not None else name
 
 
+# (The same street words as the place reader's, so a house number it writes in digits is one grounding finds.)
 _HOUSE_NUMBER_SAID_EN = re.compile(r"\b(?i:" + HOUSE_NUMBER_WORDS_EN + r")(?=(?:[A-Z][\w'.-]* ){1,3}"
-                                   r"(?i:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Drive|Dr|Lane|Ln|Way|Place|Plaza|"
-                                   r"Highway|Hwy|Parkway|Court|Circle)\b)")
+                                   r"(?i:" + _STREET_WORDS_EN + r")\b)")
 
 
 def house_numbers_written(text: str) -> str:

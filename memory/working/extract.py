@@ -326,7 +326,6 @@ _OPENS_WITH_A_REPAIR = re.compile(r"^(?:\W|\b(?:oh|uh|um|no|wait|hold on|hang on
                                   + SELF_REPAIR.pattern, re.IGNORECASE)
 _AMONG_THEM = re.compile(r"\s*(?:among (?:them|us)|of (?:them|us|whom)|included|in (?:that|there))\b", re.IGNORECASE)
 # Words that add a value to those said before it ("and also", 也, 还要): no slip put right.
-_ONE_MORE = ONE_MORE
 # A slip put right in words that say so ("I mean", 不对), not an apology before one more ("no nuts, sorry, no pork";
 # "no seafood, sorry…, no nuts either": a bare "no" there refuses the next value).
 _PUTS_RIGHT = re.compile(r"\b(?:i mean|i meant|no wait|wait no|scratch that|strike that|or rather|make that|"
@@ -947,7 +946,7 @@ class RuleExtractor:
                 gap = text[first[1]:second[0]]
                 # (A key that holds several keeps both where the second is said as one more: 不走高速，
                 # 我是说也不走收费的路; "no highways, I mean no tolls" puts the first right.)
-                if SELF_REPAIR.search(gap) and not (multi and (_ONE_MORE.search(text[first[1]:second[1]])
+                if SELF_REPAIR.search(gap) and not (multi and (ONE_MORE.search(text[first[1]:second[1]])
                                                                or not _PUTS_RIGHT.search(gap))):
                     dropped.add(id(earlier))
             if multi:
