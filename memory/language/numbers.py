@@ -160,9 +160,10 @@ _A_SETTING_BEFORE_EN = re.compile(r"\b(?:volume|temp|temperature|fan|heat|heater
                                   r"speed|degrees?)\b[^,.;!?\d]{0,16}$")
 
 
-def find_en_times(text: str, require_cue: bool = True) -> list[tuple[str, int, int]]:
+def find_en_times(text: str, require_cue: bool = True, hour_asked: bool = False) -> list[tuple[str, int, int]]:
     """(HH:MM, start, end) for clock times; bare numbers count only with a cue
-    (am/pm, o'clock, half past, a colon, or 'at' before them)."""
+    (am/pm, o'clock, half past, a colon, or 'at' before them). `hour_asked`: the agent has just
+    asked what time, so "a booking for eight in the evening" answers it."""
     found = []
     lowered = text.lower()
     for m in _EN_CLOCK.finditer(lowered):
@@ -174,7 +175,7 @@ def find_en_times(text: str, require_cue: bool = True) -> list[tuple[str, int, i
             minute = {"thirty": 30, "fifteen": 15}.get(m.group("mw"), 45)
         half = m.group("half")
         before = lowered[max(0, m.start() - 12): m.start()]
-        if m.group("sep") == "." and not (m.group("suffix") or re.search(r"\bat\s+$", before)):
+        if m.group("sep") == "." and require_cue and not (m.group("suffix") or re.search(r"\bat\s+$", before)):
             continue        # "7.30" alone is a sum or a decimal; "7.30 pm", "at 7.30" are times
         if half == "half" and re.match(r"\s+(?:of|people|persons|guests|dollars|bucks|hours?|minutes?|days?)\b",
                                        lowered[m.end():]):
@@ -200,8 +201,9 @@ def find_en_times(text: str, require_cue: bool = True) -> list[tuple[str, int, i
         if not cued and _EN_PERIOD_AFTER.match(lowered, m.end()):
             # "Nine in the evening", "seven tonight": the part of the day makes it a clock
             # time, unless the number counts something ("a table for two tonight").
-            cued = not re.search(r"\b(?:table|party|reservation|booking|book|seats?|us|people|just) (?:for|of)\s+$",
-                                 lowered[max(0, m.start() - 24): m.start()])
+            cued = hour_asked or not re.search(
+                r"\b(?:table|party|reservation|booking|book|seats?|us|people|just) (?:for|of)\s+$",
+                lowered[max(0, m.start() - 24): m.start()])
         if require_cue and not cued:
             continue
         if half in ("half past", "half"):

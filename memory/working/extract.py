@@ -504,8 +504,11 @@ class RuleExtractor:
         result.ask_back = relative.unanchored + relative.out_of_range + self._more_of_what_is_asked(text, state)
         result.beyond_range = read_quantities(self.schema, text, lang, taken, add, result.correction,
                                               self._asked(state))
+        asked_key = self._asked(state)
+        hour_asked = bool(asked_key) and self.schema.key(asked_key).type == "time"
         for spec in self._times:
-            times = [t for t in _TIMES[lang](text)
+            said_times = find_en_times(text, hour_asked=hour_asked) if lang == "en" else _TIMES[lang](text)
+            times = [t for t in said_times
                      if not self._negated(text, t[1], cues) and not _overlaps((t[1], t[2]), taken)]
             # (还是改成一点吧，十二点半怕赶不上: the time held, named again as the reason, is not the new
             # one when another is asked for with a word of change, as with days below.)
