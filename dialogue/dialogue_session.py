@@ -135,6 +135,13 @@ def quoted_memory(text: str) -> str:
     return f'"{re.sub(r" {2,}", " ", flat).strip()}"'
 
 
+# A word of setting a control ("set the temperature", 调一下温度); the control named with it and no
+# value is asked about.
+# (Not 调 alone: 空调 is the air conditioning.)
+_SETS_A_CONTROL = re.compile(r"\b(?:set|adjust|change|turn|put|fix|tweak|move)\b|调一下|调一调|调调|调整|帮我调|给我调|"
+                             r"设置|设定|设一下|改一下", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class TurnInput:
     """What a turn brings to the policy besides the state: the user's words and their class,
@@ -657,9 +664,23 @@ class DialogueSession:
                       changed: frozenset[str]) -> str:
         """The held key the turn asks to change without saying to what ("can I change the time?",
         能改一下人数吗), or ""."""
-        if changed or not WANTS_A_CHANGE.search(text):
+        if changed:
             return ""
-        return next((key for key in self._task_keys_named(schema, text, language) if view.find(key)), "")
+        if WANTS_A_CHANGE.search(text):
+            held = next((key for key in self._task_keys_named(schema, text, language) if view.find(key)), "")
+            if held:
+                return held
+        if not _SETS_A_CONTROL.search(text) or any(is_query(s) or asks_for_information(s)
+                                                   for _, s in sentences_with_offsets(text)):
+            return ""
+        # "Can you set the temperature?", 帮我调一下温度: a control named to be set, with no value: its question.
+        lowered = text.lower()
+        for spec in schema.keys.values():
+            words = [w.lower() for w in (spec.label(language), *spec.aliases.get(language, ())) if len(w) > 1]
+            if spec.ask.get(language) and schema.is_control(spec.name) and any(
+                    re.search(r"\b" + re.escape(w) + r"\b", lowered) if w.isascii() else w in lowered for w in words):
+                return spec.name
+        return ""
 
     def _names_the_tasks_own(self, schema: DomainSchema, text: str, language: str) -> bool:
         """Whether `text` names a key the task needs ("can I change the time?", 能改人数吗): a

@@ -324,6 +324,11 @@ class DialoguePolicy:
         # ("Is there a Sichuan place?" named one before any detail: 就这家吧 goes on with the task.)
         return bool(state.goal) or (state.last_act.action == action.name and state.last_act.act in _OFFERS)
 
+    def _left_behind(self, key: str, turn: TurnFacts, values: dict[str, Any]) -> bool:
+        """Whether `key` went because another key it goes with was set this turn (the volume muted
+        lets its level go): that command is said, not the level cancelled."""
+        return any(other in turn.changed and other in values for other in self.schema.key(key).reading.cleared_by)
+
     def task_step(self, state: SessionState, turn: TurnFacts, options: list[dict[str, Any]],
                   last: AgentAct, refused: tuple[str, ...],
                   ruled_out: frozenset[str] = frozenset(), relaxable: Sequence[str] = ()) -> Decision | None:
@@ -332,7 +337,8 @@ class DialoguePolicy:
         for action in self.schema.actions.values():
             done = _done_with(state, action.name)
             if not action.confirm and done is not None and any(
-                    k in turn.changed and k not in values and k in done.args for k in action.needs):
+                    k in turn.changed and k not in values and k in done.args and not self._left_behind(k, turn, values)
+                    for k in action.needs):
                 # "Cancel the route", 取消导航: what it was done with is taken back, and the car's
                 # control with it (a booking, read back and confirmed, is no control to undo here).
                 return Decision(Act.UNDONE, action.name, args=dict(done.args), refused=refused,
@@ -753,9 +759,11 @@ class DialoguePolicy:
                 # "Let me think about it" to an offer: it stays on the table, not pressed again.
                 return Decision(Act.SMALL_TALK, step.action, key="no_rush", refused=refused,
                                 reason="the user is thinking the offer over")
-        if turn.change_asked and not turn.changed and step is not None and step.act != Act.ACT:
-            # "Can I change the time?": what to, asked; the answer is the new value.
-            return Decision(Act.ASK, step.action,
+        asked_action = step.action if step is not None else next(
+            (a.name for a in self.schema.actions.values() if turn.change_asked in a.needs), "")
+        if turn.change_asked and not turn.changed and asked_action and (step is None or step.act != Act.ACT):
+            # "Can I change the time?", "can you set the temperature": what to, asked; the answer is the new value.
+            return Decision(Act.ASK, asked_action,
                             key=turn.change_asked, refused=refused,
                             reason=f"the user wants to change {turn.change_asked}")
         wishes_only = bool(turn.changed) and all(self.schema.key(k).reader == Reader.FREE_TEXT for k in turn.changed)

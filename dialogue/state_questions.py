@@ -270,7 +270,16 @@ class StateQuestionReader:
             on_the_way = tuple(spec.name for spec in self.schema.keys.values()
                                if spec.on_the_way_to in question.keys and spec.name in held
                                and spec.name not in question.keys)
-            question = replace(question, keys=question.keys + on_the_way)
+            # "What's the fan on?" with the fan set to a level, "what's the temperature?" with the
+            # cabin made warmer a step: the one of the pair held is the answer.
+            paired = tuple(spec.name for spec in self.schema.keys.values() if spec.name in held
+                           and spec.name not in question.keys and any(
+                               spec.name in self.schema.key(k).reading.stepped_by
+                               or k in spec.reading.stepped_by for k in question.keys))
+            asked = tuple(k for k in question.keys if k in held or not any(
+                k in self.schema.key(p).reading.stepped_by or p in self.schema.key(k).reading.stepped_by
+                for p in paired))
+            question = replace(question, keys=asked + paired + on_the_way)
         return question
 
     def _read(self, text: str, language: str, held: Sequence[str],

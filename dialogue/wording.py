@@ -78,6 +78,13 @@ class Wording:
     def task(self, decision: Decision) -> str:
         return self._task_of(self._action(decision)) or say("policy.task_default", self.language)
 
+    def _stepped(self, key: str) -> KeySpec | None:
+        """The level a key of steps only moves (the cabin's temperature for "a degree warmer"), where
+        the key is no control of its own (the fan's up and down are)."""
+        if self.schema.key(key).reading.verb_values:
+            return None
+        return next((spec for spec in self.schema.keys.values() if key in spec.reading.stepped_by), None)
+
     def _task_of(self, action: ActionSpec | None) -> str:
         """The action's task in the session's language ("the booking", 订位), or ""."""
         return (action.task.get(self.language) or action.task.get("en", "")) if action else ""
@@ -356,6 +363,10 @@ class Wording:
                 # A control nobody has touched is not missing: it is as it was.
                 parts.append(say("state_answer.untouched" if spec.reading.verb_values else "state_answer.missing",
                                  lang, label=label))
+            elif len(held) == 1 and (level := self._stepped(key)) is not None:
+                # "What's the temperature?" after "a bit warmer": the step taken, not a number nobody said.
+                parts.append(say("state_answer.stepped", lang, what=spoken_condition(held[0], self.schema, lang),
+                                 label=level.label(lang)))
             elif len(held) == 1 and held[0].comparator == Comparator.EQ and spec.reading.verb_values and lang != "en":
                 parts.append(spoken_condition(held[0], self.schema, lang))    # 车窗打开, not 车窗是打开
             elif len(held) == 1 and held[0].comparator == Comparator.EQ:

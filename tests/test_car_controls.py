@@ -73,7 +73,7 @@ def test_each_control_is_read_in_the_drivers_words(text: str, expected: dict[str
     ("空调风太小了，调大一点吧", {"fan_speed": "up"}),     # the clause before names the control
     ("关掉内循环", {"air_circulation": "fresh_air"}),
     ("Oh, and not this one, skip it.", {"media": "next"}),
-    ("温度调低一点", {}),                      # the cabin's temperature: nothing held, asked back
+    ("温度调低一点", {"temperature_step": "cooler"}),   # the cabin's temperature: nothing held, a step down
     ("关空调", {"air_conditioning": "off"}),
     ("Turn off the AC", {"air_conditioning": "off"}),   # not the seat heating, whose verb it also is
     ("开窗关空调", {"window": "open", "air_conditioning": "off"}),   # no verb shared where each has its own
@@ -128,17 +128,17 @@ async def test_a_value_only_one_control_has_names_it(language: str, text: str, s
     assert (last.decision or {}).get("act") == Act.ACT and said in last.text, last.text
 
 
-@pytest.mark.parametrize(("language", "text", "did", "asked"), [
-    # (A command that meets the feeling asks nothing more: 把座椅加热关了，有点热 turns it off, and that
-    # is all; a command that does not, music, still leaves the cabin to ask about.)
-    ("zh", "放首歌听听，有点冷", "音乐", "温度"),
-    ("en", "It is chilly in here, play some jazz", "jazz", "temperature"),
+@pytest.mark.parametrize(("language", "text", "did", "stepped"), [
+    # (A command that meets the feeling does nothing more: 把座椅加热关了，有点热 turns it off, and that
+    # is all; a command that does not, music, still leaves the cabin to warm.)
+    ("zh", "放首歌听听，有点冷", "音乐", "车内调暖一度"),
+    ("en", "It is chilly in here, play some jazz", "jazz", "a degree warmer"),
 ])
-async def test_a_command_beside_something_to_ask_is_carried_out_first(language: str, text: str, did: str,
-                                                                       asked: str) -> None:
-    """The nudge with no temperature held is asked back; the command said with it is not lost."""
+async def test_a_command_beside_a_nudge_is_carried_out_with_it(language: str, text: str, did: str,
+                                                              stepped: str) -> None:
+    """The nudge with no temperature held moves the cabin a step; the command said with it is not lost."""
     last = (await _chat("in_car", language, [text])).turns[-1].reply
-    assert did in last.text and asked in last.text, last.text
+    assert did in last.text and stepped in last.text, last.text
 
 
 async def test_a_bare_more_after_a_route_warms_nothing() -> None:
@@ -221,7 +221,7 @@ async def test_the_answer_to_which_control_carries_out_the_verb_said_before(lang
     ("en", ["it's too hot in here", "22"], "22 degrees"),
     ("zh", ["我好热啊", "二十二"], "22度"),
 ])
-async def test_a_bare_number_answers_the_temperature_the_agent_asked_for(language: str, lines: list[str],
+async def test_a_bare_number_after_a_nudge_is_the_temperature(language: str, lines: list[str],
                                                                          said: str) -> None:
     last = (await _chat("in_car", language, lines)).turns[-1].reply
     assert said in last.text, last.text

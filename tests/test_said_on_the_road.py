@@ -79,8 +79,8 @@ def test_a_control_verb_about_oneself_is_small_talk(text: str) -> None:
     ("en", ["take me to the airport", "ok that's it"], "Goodbye!"),
     ("zh", ["导航到公司", "公司就是国贸"], "好了，设好了路线：去国贸。"),
     ("zh", ["去望京SOHO", "我想换个地方，去三里屯太古里"], "好了，设好了路线：去三里屯太古里。"),
-    ("zh", ["我有点热", "随便吧，你看着办"], "好了，把车内温度调到22度。"),
-    ("en", ["it's hot in here", "up to you"], "Done: I've set the cabin to 22 degrees."),
+    ("zh", ["帮我调一下温度", "随便吧，你看着办"], "好了，把车内温度调到22度。"),
+    ("en", ["can you set the temperature", "up to you"], "Done: I've set the cabin to 22 degrees."),
 ])
 async def test_the_car_hears_what_a_driver_means(language: str, lines: list[str], last: str) -> None:
     result = await _chat(language, lines, "in_car")

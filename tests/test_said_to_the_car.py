@@ -215,7 +215,7 @@ async def test_after_a_cancel_asides_do_not_ask_where_to_and_the_task_can_start_
 @pytest.mark.parametrize(("text", "expected"), [
     ("put on some Taylor Swift", {"music_choice": "Taylor Swift", "media": "playing"}),
     ("I wanna hear Shape of You", {"music_choice": "Shape of You", "media": "playing"}),
-    ("声音调到十", {}),
+    ("声音调到十", {"volume_level": 10}),     # (the volume's level, no cabin of ten degrees)
     ("set it to 22", {"temperature": 22}),
     ("warm it up to 24 and put my seat heater on", {"temperature": 24, "seat_heating": "on"}),
 ])

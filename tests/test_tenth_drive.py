@@ -376,9 +376,9 @@ def test_how_to_be_reached_is_read_with_the_word_after_it(text: str, expected: s
 
 # --- asked again, offered again, put right at once ------------------------------------------------
 
-async def test_a_little_more_while_the_temperature_is_asked_asks_the_number_again() -> None:
+async def test_a_little_more_after_the_heat_cranked_up_is_another_step() -> None:
     replies = await _chat("en", ["it's freezing in here, can you crank the heat up", "uh a little more"], "in_car")
-    assert "I need a number to set" in replies[-1].text
+    assert "a degree warmer" in replies[0].text and "a degree warmer" in replies[-1].text   # (eleventh drive)
 
 
 async def test_the_fancy_one_offers_the_fancy_one() -> None:

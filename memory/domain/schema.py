@@ -104,10 +104,18 @@ class Reading:
     nothing_particular: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Another key's values that leave this one's behind (the next song is not the song asked
     # for): set to one of them, with this key not said again, this key is let go.
-    cleared_by: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    cleared_by: dict[str, tuple[str, ...]] = field(default_factory=dict)     # ("*": any value of that key)
     # …and the other way: set, this key brings another key's value with it (a song asked for
     # starts the music), unless that key is said this turn.
     brings: dict[str, str] = field(default_factory=dict)
+    # A level moved by another key's step values (the fan at 3, "turn the fan up": 4): key →
+    # value → how far it moves the level held.
+    stepped_by: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def cleared_by_value(self, key: str, value: object) -> bool:
+        """Whether `key` set to `value` leaves this key behind (`cleared_by`)."""
+        values = self.cleared_by.get(key, ())
+        return "*" in values or str(value) in values
 
 
 @dataclass(frozen=True)
@@ -342,6 +350,8 @@ def _reading(raw: dict[str, Any]) -> Reading:
         nothing_particular=_words((raw.get("words_after") or {}).get("nothing")),
         cleared_by={str(k): tuple(str(v) for v in values) for k, values in (raw.get("cleared_by") or {}).items()},
         brings={str(k): str(v) for k, v in (raw.get("brings") or {}).items()},
+        stepped_by={str(k): {str(v): float(by) for v, by in (steps or {}).items()}
+                    for k, steps in (raw.get("stepped_by") or {}).items()},
     )
 
 

@@ -586,6 +586,8 @@ class RuleExtractor:
                            if not (carried_out & set(self.schema.key(key).reading.eased_by) and _A_FEELING.search(text)
                                    and not _UP_OR_DOWN.search(_A_FEELING.sub(" ", text)))]
         ops[:] = self._it_is_what_was_dropped(ops, text, where)
+        ops[:] = self._level_over_its_step(ops, text, where)
+        ops[:] = self._step_moves_the_level(ops, state)
         self._left_behind(ops, text, state, add)
         self._bare_number_corrects(said, ops, taken, add, state, where)
         self._number_answered(said, ops, state, add, result.correction, commanded)
@@ -998,7 +1000,9 @@ class RuleExtractor:
             # can only be that control's; after a table for four, "5" is no party of five unasked).
             last_turn = {c.key for c in state.constraints.values() if c.last_mentioned == state.turn} \
                 if core != said.text.strip() else set()
-            numeric = [k for k in sorted(commanded | last_turn) if k in self.schema.keys and state.find(k)
+            # (…or the level of a control just stepped: "a degree warmer", then "22"; "fan up", then "3")
+            numeric = [k for k in sorted(commanded | last_turn) if k in self.schema.keys
+                       and (state.find(k) or commanded & set(self.schema.key(k).reading.stepped_by))
                        and self.schema.key(k).type in ("int", "quantity")]
             asked = numeric[0] if len(numeric) == 1 else ""
             correction = True
@@ -1175,6 +1179,15 @@ class RuleExtractor:
                               reason="the command just carried out, said again", source=OpSource.RELATIVE),
                     (0, len(text)))
                 return
+            # (The fan set to 3, "a bit more": a step up, which moves the level held.)
+            for level in self.schema.keys.values():
+                steps = level.reading.stepped_by.get(key, {})
+                if level.name in commanded and state.find(level.name) and steps:
+                    up = next(value for value, by in steps.items() if by > 0) if any(
+                        by > 0 for by in steps.values()) else next(iter(steps))
+                    add(Operation(Op.SET, key, Comparator.EQ, up, text.strip(), source=OpSource.RELATIVE,
+                                  reason="the level just set, a step further"), (0, len(text)))
+                    return
 
     def _continues(self, key: str, commanded: frozenset[str], text: str, span: Span, lang: str) -> bool:
         """A value said without naming its control (再往后一点, "Louder") goes on with the control
@@ -1479,6 +1492,48 @@ class RuleExtractor:
                                   correction=correction), m.span())
                     return
 
+    def _level_over_its_step(self, ops: list[Operation], text: str, where: dict[int, Span]) -> list[Operation]:
+        """"Turn the fan up to 4", 音量调大到二十: the level said is where the control goes; the step
+        said on the way there (up) is no second change."""
+        levels = [op for op in ops if op.op == Op.SET and op.key and self.schema.key(op.key).reading.stepped_by
+                  and id(op) in where]
+        if not levels:
+            return ops
+
+        def step_to_a_level(op: Operation) -> bool:
+            if op.op != Op.SET or id(op) not in where:
+                return False
+            for level in levels:
+                if op.key and str(op.value) in self.schema.key(level.key).reading.stepped_by.get(op.key, {}):
+                    left, right = clause_bounds(text, *where[id(level)])
+                    if left <= where[id(op)][0] <= right:
+                        return True
+            return False
+
+        return [op for op in ops if not step_to_a_level(op)]
+
+    def _step_moves_the_level(self, ops: list[Operation], state: SessionState | None) -> list[Operation]:
+        """A step said with a level held moves the level (the fan at 3, "turn the fan up": 4; the
+        volume at 15, 小声点: 13), within its range; no level is said this turn."""
+        if state is None:
+            return ops
+        out: list[Operation] = []
+        for op in ops:
+            moved: Operation | None = None
+            for spec in self.schema.keys.values():
+                steps = spec.reading.stepped_by.get(op.key, {}) if op.op == Op.SET and op.key else {}
+                held = state.find(spec.name)
+                if str(op.value) not in steps or len(held) != 1 or any(o.key == spec.name for o in ops):
+                    continue
+                level = float(held[0].value) + steps[str(op.value)]
+                low, high = spec.reading.value_range or (level, level)
+                level = min(max(level, low), high)
+                moved = Operation(Op.SET, spec.name, Comparator.EQ, int(level) if spec.type == "int" else level,
+                                  op.words, correction=op.correction, source=OpSource.RELATIVE,
+                                  reason=f"{op.key} {op.value}: the level held moved a step")
+            out.append(moved or op)
+        return out
+
     def _it_is_what_was_dropped(self, ops: list[Operation], text: str, where: dict[int, Span]) -> list[Operation]:
         """"Never mind the gas station, skip it": "it" is the stop just taken back, not the song
         playing (a command with only a pronoun for its object, beside a withdrawal, says it again)."""
@@ -1504,8 +1559,8 @@ class RuleExtractor:
         rest = _A_NOISE.sub(" ", _A_FEELING.sub(" ", text)).lower()
 
         def asked_anyway(key: str) -> bool:      # ("it's too hot, make it cooler and open the window")
-            reading = self.schema.key(key).reading
-            if not self.schema.key(key).reading.more and names_key(self.schema.key(key), rest, language_of(text)):
+            reading = self._felt_as(key).reading
+            if not reading.more and names_key(self._felt_as(key), rest, language_of(text)):
                 return True     # ("close the windows, and turn the music down, too loud")
             return bool(_UP_OR_DOWN.search(rest)) or any(
                 re.search(value_pattern(word.lower(), word.isascii()), rest)
@@ -1527,7 +1582,14 @@ class RuleExtractor:
                 quieting and bool(_A_NOISE.search(text[where[id(op)][0]:where[id(op)][1]])))
         return [op for op in ops if not (
             op.key not in commanded and id(op) in where and a_feeling(op)
-            and commanded & set(self.schema.key(op.key).reading.eased_by) and of_the_command(op))]
+            and commanded & set(self._felt_as(op.key).reading.eased_by) and of_the_command(op))]
+
+    def _felt_as(self, key: str) -> KeySpec:
+        """The key a feeling is about: the cabin's temperature for its step with none held."""
+        spec = self.schema.key(key)
+        if spec.reading.verb_values:
+            return spec
+        return next((level for level in self.schema.keys.values() if key in level.reading.stepped_by), spec)
 
     def _titled_name(self, said: _Said, taken: list[Span], add: Add, correction: bool,
                      state: SessionState | None = None) -> None:
@@ -1573,7 +1635,7 @@ class RuleExtractor:
         for spec in self.schema.keys.values():
             if not spec.reading.cleared_by or not state.find(spec.name) or any(op.key == spec.name for op in ops):
                 continue
-            if any(op.op == Op.SET and str(op.value) in spec.reading.cleared_by.get(op.key, ()) for op in ops):
+            if any(op.op == Op.SET and op.key and spec.reading.cleared_by_value(op.key, op.value) for op in ops):
                 add(Operation(Op.WITHDRAW, spec.name, words=text.strip(),
                               reason="left behind by another key's new value"), (0, 0))
 

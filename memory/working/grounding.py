@@ -290,7 +290,7 @@ class Grounder:
         # A key let go because another key's new value leaves it behind ("next song" lets the song
         # asked for go) is grounded in that value.
         left_behind = {spec.name for spec in self.schema.keys.values() if any(
-            o.op == Op.SET and str(o.value) in spec.reading.cleared_by.get(o.key, ()) for o in ops)}
+            o.op == Op.SET and o.key and spec.reading.cleared_by_value(o.key, o.value) for o in ops)}
         # …and a value another key set brings with it (a song asked for starts the music).
         brought = {(key, value) for o in ops if o.op == Op.SET
                    for key, value in self.schema.key(o.key).reading.brings.items()}

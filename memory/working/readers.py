@@ -135,6 +135,23 @@ def _quantity_candidates(spec: KeySpec, source: str, lang: str,
                 yield n, m.span("n"), pattern != by_name or bool(setting.search(source[m.start():m.start("n")]))
 
 
+def _less_own_set_cue(spec: KeySpec, before: str, lang: str, schema: DomainSchema) -> str:
+    """`before` (the words before a number) less what the key's own set-words that end it tell: a
+    set-word with a control's name in it ("the fan to", 音量调到) says whose number it is, whatever
+    was named before ("turn the fan up and the volume to 10"); a plain one ("make it") only drops
+    out ("the fan, make it 20" still names the fan)."""
+    cues = _words(spec.reading.set_cues, lang)
+    if not cues:
+        return before
+    spaced = lang == "en"
+    filler = r"(?:(?:like|about|around|maybe|um|uh|er|say|roughly)\W+)*" if spaced else r"(?:大概|差不多|嗯)?"
+    found = re.search(_alternation(cues, spaced) + r"\s*" + filler + r"$", before.lower())
+    if found is None:
+        return before
+    names_a_control = any(called_by_name(key, found.group(), lang) for key in schema.keys.values())
+    return "" if names_a_control else before[:found.start()]
+
+
 def _unit_next(after: str, spec: KeySpec, lang: str) -> bool:
     units = _words(spec.reading.units, lang)
     return bool(units) and bool(re.match(r"\s*" + _alternation(units, lang == "en"), after))
@@ -168,7 +185,7 @@ def read_quantities(schema: DomainSchema, text: str, lang: str, taken: list[Span
             clause = _clause(text, span)
             if about_something_else(spec, clause, lang) or asks(text, *span, lang):
                 continue
-            before = text[clause_bounds(text, *span)[0]:span[0]]
+            before = _less_own_set_cue(spec, text[clause_bounds(text, *span)[0]:span[0]], lang, schema)
             if not _unit_next(after, spec, lang) and not called_by_name(spec, before, lang) and any(
                     called_by_name(other, before, lang) for other in schema.keys.values() if other.name != spec.name):
                 continue      # 声音调到十: a number said for another key named before it, with no unit of this one's
@@ -348,8 +365,13 @@ def commanded_keys(schema: DomainSchema, state: SessionState | None) -> frozense
     if action is None or state is None:
         return frozenset()
     # (Several commands at once, "放周杰伦的歌，声音小一点": each control set last turn, not only the first.)
-    return frozenset(action.triggers) | frozenset(c.key for c in state.constraints.values()
+    keys = frozenset(action.triggers) | frozenset(c.key for c in state.constraints.values()
                                                   if c.last_mentioned == state.turn and schema.is_control(c.key))
+    # (After "the fan on three", "a bit more" is the fan's step up; after "a degree warmer", "22" is the
+    # cabin's temperature: the level and its steps go together.)
+    steps = frozenset(step for key in keys if key in schema.keys for step in schema.key(key).reading.stepped_by)
+    levels = frozenset(spec.name for spec in schema.keys.values() if keys & set(spec.reading.stepped_by))
+    return keys | steps | levels
 
 
 def controls_going_with(schema: DomainSchema, keys: frozenset[str]) -> frozenset[str]:

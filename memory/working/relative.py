@@ -368,6 +368,20 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
             taken.append(now[1])
             found.written.append(spec.name)
             continue
+        # (Asked for the number itself, "a little more" still asks it: there is nothing to step from.)
+        asked = state is not None and state.asked_key == spec.name
+        step = _step_for(schema, spec, words) if not held and not asked else None
+        if step is not None and step[0] in found.written:
+            taken.append(span)      # ("it's too hot, make it cooler": one step)
+            continue
+        if step is not None and (spec.name in named or words.amount is not None):
+            # 再暖和一点, "it's a bit hot in here" with no temperature held: the car's climate moves a
+            # step from wherever it is, as the fan does (`stepped_by`: the key of such steps).
+            step_key, step_value = step
+            add(Operation(Op.SET, step_key, Comparator.EQ, step_value, clause.strip(), source=OpSource.RELATIVE,
+                          reason=f"{spec.name} moved a step, with none held"), span)
+            found.written.append(step_key)
+            continue
         if not held:
             if spec.name in named or words.amount is not None:
                 found.unanchored.append(spec.name)    # "two more people" with no party held: asked back
@@ -392,6 +406,17 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
     return found
 
 
+def _step_for(schema: DomainSchema, spec: KeySpec, words: RelativeWords) -> tuple[str, str] | None:
+    """The key and value that move `spec` a step in the change's direction (the cabin's
+    temperature_step: warmer), where the schema has one: a key whose values step the level."""
+    for step_key, steps in spec.reading.stepped_by.items():
+        if step_key in schema.keys and not schema.key(step_key).reading.verb_values:
+            value = next((v for v, by in steps.items() if (by > 0) == (words.direction > 0)), None)
+            if value is not None:
+                return step_key, value
+    return None
+
+
 def _reading(numeric: list[KeySpec], clause: str, lang: str,
              text: str) -> tuple[KeySpec | None, RelativeWords | None, bool]:
     """The key a clause's change is for, the change, and whether the key's own words said it."""
@@ -408,7 +433,9 @@ def _reading(numeric: list[KeySpec], clause: str, lang: str,
     if not counting and not words.dimension and not _ONE_MORE_OF_A_KIND.fullmatch(clause[words.start:words.end]):
         # "Turn it down a bit": up or down alone is about the domain's one measured quantity, if it
         # has one ("put on another one" is one more of a kind, no warmer cabin).
-        measured = [spec for spec in numeric if spec.reader == Reader.QUANTITY]
+        # (A control's level, the fan's or the volume's, moves by its own control's words only.)
+        measured = [spec for spec in numeric if spec.reader == Reader.QUANTITY
+                    and (not spec.reading.stepped_by or spec.reading.more or spec.reading.less)]
         counting = measured if len(measured) == 1 else []
     if len(counting) > 1:
         counting = [spec for spec in counting if _named(spec, clause, lang)] or counting[:1]
