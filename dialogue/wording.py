@@ -371,8 +371,10 @@ class Wording:
                 parts.append(spoken_condition(held[0], self.schema, lang))    # 车窗打开, not 车窗是打开
             elif len(held) == 1 and held[0].comparator == Comparator.EQ:
                 value = spoken_value(spec, held[0].value, lang)
-                parts.append(say("state_answer.yours" if d.yours else "state_answer.is", lang, label=label,
-                                 value=_with_unit(spec, value, lang)))
+                # ("the windows are partway down": a label said in the plural)
+                plural = lang == "en" and label.endswith("s") and not label.endswith("ss")
+                parts.append(say("state_answer.yours" if d.yours else "state_answer.are" if plural
+                                 else "state_answer.is", lang, label=label, value=_with_unit(spec, value, lang)))
             elif all(spec.phrase(c.comparator, lang) for c in held) and parts:
                 # ("The destination is the airport, with a stop at the office": the key's own
                 # phrase says what it is; "for the stops: with a stop at…" said it twice.)
@@ -389,16 +391,17 @@ class Wording:
         # "Is it for four?" — "Yes: the party size is 4." / "No: the party size is 6."
         return say("state_answer.yes" if verdict else "state_answer.no", lang, answer=_lower_first(answer, lang))
 
-    @staticmethod
-    def _checked(d: Decision, conditions: list[Condition]) -> bool | None:
+    def _checked(self, d: Decision, conditions: list[Condition]) -> bool | None:
         """Whether the values a yes/no question checks are the ones held (None: not a yes/no
-        question, or a key it checks holds nothing)."""
+        question, a key it checks holds nothing, or holds a part of the value asked: "are the
+        windows open?" with them partway down is answered with what they are)."""
         if not d.checks:
             return None
         verdicts = []
         for key, value in d.checks:
             held = [c.value for c in conditions if c.key == key]
-            if not held:
+            refines = self.schema.key(key).refines if key in self.schema.keys else {}
+            if not held or any(str(value) in refines.get(str(h), ()) for h in held):
                 return None
             verdicts.append(any(_same_value(h, value) for h in held))
         return all(verdicts)

@@ -8,6 +8,19 @@
   cabin was never warmed or cooled (a change with nothing held is a step from wherever the car is).
 - The car: "can you set the temperature" was "Hi! What can I do for you?" and "can you adjust the seat" was not
   understood (a control named to be set, with no value, is asked about).
+- The car: "roll down my window halfway" opened the windows all the way (part of the way is a value of its own).
+- The car: "can we pick up my sister in Truckee on the way" and "drop my wife off at Union Station" added no stop (the
+  second withdrew the air conditioning); "drop by a pharmacy" withdrew the pharmacy; "fan two" and "set the cabin to
+  seventy four" did nothing; 风速开大一档 and 音量调低两格 (once levels were read) set level 1 and level 2.
+- Customer service: "it was eighty nine ninety nine", "I paid forty two fifty", 六十九块五, 钱是三千二百九十九 lost the
+  sum or its cents; "can I cancel order 5 5 1 9 0 7" withdrew the order number; "order is 6 0 0 4 1 8, hmm no sorry,
+  6 0 0 4 8 1" kept the first; 电话打13912340000，哦不对，最后四位是5678 rewrote the order number held.
+- The table: "name Brandt", "the reservation is for Fitzgerald" and 大人两个，再带一个小孩 were not read;
+  "we're thinking Korean barbecue tonight" was "Hi! What can I do for you?".
+- The car: "mute it for a sec, I gotta take a call" asked "Do you mean the volume?" and "unmute it" was "I see.";
+  "let's skip the freeway" kept nothing; "avoid highways", then "wait, highways are fine, just no tolls" kept no
+  highways; 放首摇滚提提神 played "摇滚提提神"; "recline it a little" was "moved the seat recline"; an arrival time was
+  said as "the route for home at 6:30 pm". Customer service: "great, thanks, submit" opened no ticket.
 """
 
 from __future__ import annotations
@@ -146,3 +159,157 @@ async def test_a_control_named_to_be_set_is_asked_about(language: str, lines: li
 async def test_asking_what_a_control_is_set_to_is_no_request_to_set_it() -> None:
     replies = await _chat("en", ["set the temperature to 21", "what's the temperature set to?"], "in_car")
     assert replies[-1].text == "The cabin temperature is 21 degrees."
+
+
+# --- a window part of the way -----------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("roll down my window halfway", "partly_open"),
+    ("open the windows a bit", "partly_open"),
+    ("crack the windows", "partly_open"),
+    ("open the windows", "open"),
+    ("roll the windows all the way down", "open"),
+    ("把车窗打开一点", "partly_open"),
+    ("窗户开一半", "partly_open"),
+    ("把窗户打开", "open"),
+])
+def test_a_window_opened_part_of_the_way(text: str, expected: str) -> None:
+    assert rules_read("in_car", text)["window"] == [expected]
+
+
+@pytest.mark.parametrize(("language", "lines", "said", "answer"), [
+    ("en", ["roll down my window halfway", "are the windows open?"], "partway down", "The windows are partway down."),
+    ("zh", ["车窗开条缝", "车窗开着吗"], "车窗已经开了一点", "车窗开了一点。"),
+])
+async def test_a_window_part_of_the_way_is_said_so(language: str, lines: list[str], said: str, answer: str) -> None:
+    replies = await _chat(language, lines, "in_car")
+    assert said in replies[0].text
+    assert replies[1].text == answer
+
+
+# --- the car: stops, terse levels, steps ------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("can we pick up my sister in Truckee on the way", {"stops": ["Truckee"]}),
+    ("I need to drop my wife off at Union Station on the way", {"stops": ["Union Station"]}),
+    ("I need to drop by a pharmacy, a CVS on the way", {"stops": ["pharmacy"]}),
+    ("swing by a gas station", {"stops": ["fuel"]}),
+    ("fan two", {"fan_level": [2]}),
+    ("fan 2 and volume 10", {"fan_level": [2], "volume_level": [10]}),
+    ("风速开大一档", {"fan_speed": ["up"]}),
+    ("音量调低两格", {"volume": ["down"]}),
+])
+def test_the_car_reads_what_the_driver_meant(text: str, expected: dict[str, list[object]]) -> None:
+    assert rules_read("in_car", text) == expected
+
+
+def test_dropping_a_stop_is_still_dropping_it() -> None:
+    assert "stops" not in rules_read("in_car", "drop the pharmacy")
+
+
+async def test_the_cabin_in_fahrenheit_is_offered_in_celsius() -> None:
+    replies = await _chat("en", ["set the cabin to seventy four", "yes"], "in_car")
+    assert "about 23 degrees" in replies[0].text and "23 degrees" in replies[1].text
+
+
+# --- customer service: sums, codes --------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("it was eighty nine ninety nine", 89.99),
+    ("I paid forty two fifty for it", 42.5),
+    ("it costs twelve fifty", 12.5),
+    ("it's a standing desk, it cost three hundred and forty nine dollars", 349),
+    ("能不能退一部分钱，六十九块五就行", 69.5),
+    ("十二块五毛", 12.5),
+    ("算了，还是取消吧，钱是三千二百九十九", 3299),
+])
+def test_a_sum_said_as_it_is_read_out(text: str, expected: float) -> None:
+    assert rules_read("customer_service", text)["amount"] == [expected]
+
+
+@pytest.mark.parametrize("text", ["I paid one fifty nine", "it cost me 3 weeks of waiting", "128块一个"])
+def test_a_sum_that_could_be_two_is_not_guessed(text: str) -> None:
+    assert rules_read("customer_service", text).get("amount", [128]) in ([128], [])
+
+
+def test_cancelling_an_order_by_its_number_gives_both() -> None:
+    read = rules_read("customer_service", "hi, quick question, can I cancel order 5 5 1 9 0 7")
+    assert read["order_id"] == ["551907"] and read["resolution"] == ["cancel"]
+
+
+def test_a_code_put_right_after_a_pause_is_the_one_meant() -> None:
+    assert rules_read("customer_service", "order is 6 0 0 4 1 8, hmm no sorry, 6 0 0 4 8 1")["order_id"] == ["600481"]
+
+
+def test_the_last_digits_put_right_are_the_number_just_said() -> None:
+    read = rules_read("customer_service", "电话打13912340000，哦不对，最后四位是5678", {"order_id": "TM20251130556"})
+    assert read == {"contact_phone": ["13912345678"]}
+    assert rules_read("customer_service", "订单号最后四位是0557",
+                      {"order_id": "TM20251130556"})["order_id"] == ["TM20251130557"]
+
+
+# --- the table: names, a party said by who comes ------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("name Brandt", ["Brandt"]),
+    ("the reservation is for Fitzgerald, F I T Z G E R A L D, and my number is 781 555 0462", ["Fitzgerald"]),
+    ("the booking is for my wife's birthday", None),
+    ("same name as before", None),
+])
+def test_a_name_said_plainly(text: str, expected: list[str] | None) -> None:
+    assert rules_read("restaurant", text).get("guest_name") == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("这周五中午十一点半，大人两个，再带一个小孩", 3),
+    ("大人三个", 3),
+    ("我们三个人，两个大人一个孩子", 3),
+])
+def test_a_party_counted_after_who_comes(text: str, expected: int) -> None:
+    assert rules_read("restaurant", text)["party_size"] == [expected]
+
+
+# --- the twelfth batch: the rest of the drive -----------------------------------------------------------
+
+def test_a_cuisine_said_with_its_dish_is_the_cuisine() -> None:
+    assert rules_read("restaurant", "hi there, we're thinking Korean barbecue tonight")["cuisine"] == ["korean"]
+    assert "cuisine" not in rules_read("restaurant", "I love Italian opera")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("and let's skip the freeway, she lives up in the hills", {"route_preference": ["avoid_highways"]}),
+    ("放首摇滚提提神，大声点", {"music_choice": ["摇滚"], "volume": ["up"], "media": ["playing"]}),
+    ("play some rock to keep me awake", {"music_choice": ["rock"], "media": ["playing"]}),
+])
+def test_what_the_driver_asked_for_without_its_reason(text: str, expected: dict[str, list[object]]) -> None:
+    assert rules_read("in_car", text) == expected
+
+
+async def test_muted_for_a_call_and_back_on() -> None:
+    replies = await _chat("en", ["play some jazz", "mute it for a sec, I gotta take a call",
+                                 "okay you can unmute it now"], "in_car")
+    assert "mute" in replies[1].text and "?" not in replies[1].text
+    assert "back on" in replies[2].text
+
+
+async def test_a_lasting_wish_taken_back_at_once_is_gone() -> None:
+    replies = await _chat("en", ["navigate to Costco in San Leandro", "avoid highways",
+                                 "wait, highways are fine, just no tolls"], "in_car")
+    assert "no tolls" in replies[-1].text and "no highways" not in replies[-1].text
+    replies = await _chat("zh", ["导航去天津，不走高速", "算了，高速也行，不走收费就好"], "in_car")
+    assert "不走收费" in replies[-1].text and "不走高速" not in replies[-1].text
+
+
+async def test_the_seat_reclined_and_the_time_to_arrive_are_said_as_such() -> None:
+    replies = await _chat("en", ["recline my seat a bit", "take me home", "I need to be there by six thirty"], "in_car")
+    assert "moved the seat into a recline" in replies[0].text
+    assert "arriving by 6:30 pm" in replies[-1].text
+
+
+@pytest.mark.parametrize(("text", "go"), [
+    ("great, thanks, submit", True), ("ok submit", True), ("how do I submit a claim?", False),
+    ("I will submit the form later", False),
+])
+def test_submit_alone_is_a_go_ahead(text: str, go: bool) -> None:
+    from monologue.memory.language.cues import GO_AHEAD
+    assert bool(GO_AHEAD.search(text)) == go

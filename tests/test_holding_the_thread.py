@@ -89,6 +89,7 @@ def test_a_relative_change_is_applied_to_the_value_held(domain, held, text, expe
     ("restaurant", "Oh, and two more friends are joining", "party_size"),
     ("restaurant", "我们又多了一个人", "party_size"),
     ("restaurant", "Push it back an hour", "time"),
+    ("in_car", "Make it a couple of degrees cooler than that.", "temperature"),    # (more than the step)
 ])
 def test_a_relative_change_with_nothing_to_apply_to_is_asked_back(domain, text, key):
     extraction = READERS[domain].extract(text, SessionState("s", domain=domain))
@@ -96,7 +97,7 @@ def test_a_relative_change_with_nothing_to_apply_to_is_asked_back(domain, text, 
     assert not any(op.key == key for op in extraction.operations if op.op == Op.SET)
 
 
-@pytest.mark.parametrize("text", ["Make it a bit cooler", "Make it a couple of degrees cooler than that."])
+@pytest.mark.parametrize("text", ["Make it a bit cooler", "cool it down", "有点热"])
 def test_the_cabin_with_no_temperature_held_moves_a_step(text):
     """The car's climate is somewhere even when nobody said where: cooler is a step down from it
     (`stepped_by` in in_car.yaml), not a question (eleventh drive)."""

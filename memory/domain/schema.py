@@ -135,6 +135,9 @@ class KeySpec:
     # Words that say a value again only once the key held it and moved off it ("don't cancel it,
     # I'll return it" … "ok, go ahead and cancel"): read like `loose_values`.
     said_again: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    # A value that says how far another goes: read in the same clause, it is the one meant ("roll down
+    # my window halfway": partly open, not open).
+    refines: dict[str, tuple[str, ...]] = field(default_factory=dict)
     reader: Reader = Reader.NONE
     name_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)   # words before a name, per language
     # Words of switching to another, read as `name_cues` just after this key's value was carried out
@@ -388,6 +391,7 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
             values={value: _words(words) for value, words in (raw.get("values") or {}).items()},
             loose_values={value: _words(words) for value, words in (raw.get("loose_values") or {}).items()},
             said_again={value: _words(words) for value, words in (raw.get("said_again") or {}).items()},
+            refines={str(value): tuple(str(v) for v in others) for value, others in (raw.get("refines") or {}).items()},
             loose_not_when=_words(raw.get("loose_not_when")),
             reader=_reader(raw.get("reader"), f"domain {data.get('name')}: key {name}"),
             name_cues=_words(raw.get("name_cues")),

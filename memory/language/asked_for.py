@@ -56,7 +56,9 @@ def words_asked_for(text: str, cues: tuple[str, ...], lead: tuple[str, ...], tai
     spaced = lang == "en"
     flags = re.IGNORECASE if spaced else 0
     body = "|".join(re.escape(c) for c in sorted(cues, key=len, reverse=True))
-    pattern = re.compile(r"(?<![\w'])(?:" + body + r")(?![\w'])" if spaced else "(?:" + body + ")", flags)
+    # (not the name inside "last name Kelly": the part of a name spelled on from the first)
+    pattern = re.compile(r"(?<![\w'])(?<!last )(?<!first )(?<!middle )(?:" + body + r")(?![\w'])" if spaced
+                         else "(?:" + body + ")", flags)
     found = None
     for m in pattern.finditer(text):
         rest_end = _clause_end(text, m.end(), lang)

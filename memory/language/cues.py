@@ -146,7 +146,14 @@ def put_right_after(text: str, at: int) -> int | None:
     people, no wait, five", 调到二十六，不对，二十五吧, "30418... no wait, 30481"); None if it is not."""
     gap = _SLIP_GAP.match(text, at)
     repair = SELF_REPAIR.match(text, gap.end() if gap else at)
+    if repair is None:
+        # (a pause first: "600418, hmm no sorry, 600481")
+        paused = _PAUSE_BEFORE_A_SLIP.match(text, at)
+        repair = SELF_REPAIR.match(text, paused.end()) if paused is not None else None
     return repair.end() if repair is not None else None
+
+
+_PAUSE_BEFORE_A_SLIP = re.compile(r"[\s,，.。!！…]*(?:(?:hmm+|um+|uh+|er+|erm|嗯|呃)[\s,，.。!！…]*)+", re.IGNORECASE)
 
 
 # A party said as who comes ("just me and my wife", "me, my wife and our two kids", "my husband, me
@@ -247,7 +254,10 @@ EN = StateCues(
                               r"\s+(?:on\s+|at\s+|this\s+)?$"),
     withdrawals=(
         re.compile(
-            r"\b(?:forget(?: about)?|drop|remove|cancel|scrap|scratch|never mind|ignore|no need for|"
+            # ("drop my wife off at the station", "drop off the kids", "drop by a pharmacy": somewhere to
+            # go, nothing dropped)
+            r"\b(?:forget(?: about)?|drop(?!\s+(?:off|by|in|into)\b)(?!\s+(?:[\w']+\s+){1,3}off\b)|remove|cancel|"
+            r"scrap|scratch|never mind|ignore|no need for|"
             r"(?:i )?don'?t (?:need|care about)|skip|get rid of|no longer need)"
             r"\s+(?:(?:what|everything) (?:i|we) (?:said|told you|mentioned) (?:about|regarding|on) )?"
             # (What is dropped ends where a new clause starts, unpunctuated as the ASR writes it:
@@ -369,7 +379,7 @@ ZH = StateCues(
     ),
     head_count_group=re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:个|位|名)?(?:大人|成人|小孩儿?|孩子|儿童|小朋友|老人|"
                                 r"宝宝|婴儿|朋友|同事|人)"),
-    head_count_join=re.compile(r"^\s*[，,、]?\s*(?:和|带|带着|加|加上|还有|跟|外加)?\s*$"),
+    head_count_join=re.compile(r"^\s*[，,、]?\s*再?(?:和|带|带着|加|加上|还有|跟|外加)?\s*$"),
     # (时间还是一样: 一样 is "the same", no number)
     bare_number=re.compile(r"(?:改成|换成|改为|还是|应该是)(?P<n>" + ZH_NUMBER + r")(?![点號号月样些下起直定会般])"),
     amount_limit=(
@@ -565,6 +575,10 @@ GO_AHEAD = re.compile(
     r"(?:^|\b(?:yes|yeah|yep|ok(?:ay)?|sure|alright|please|just|go ahead and)[,\s]+)(?:please\s+)?"
     r"(?:process|submit|file|lodge|put through) (?:it|that|the (?:request|ticket|claim))(?: through)?"
     r"(?:\s+(?:please|now|then|for me))?(?=\s*(?:[,.!]|$))|"
+    # ("great, thanks, submit", "ok file it": the word alone, closing the turn)
+    r"(?:^|[,.!]\s*|\b(?:ok(?:ay)?|yes|yeah|yep|so|then|alright)\s+)"
+    r"(?:submit|file it|send it|send it in|put it through)"
+    r"\W*$|"
     r"(?<![没别不未])(?:出发|走)(?:吧|了|啦)?(?=\W*$)|开始导航|"
     r"订吧|就订|帮我订|就这样|就这么办|就(?:你(?:说|推荐|刚才说)的)?[这那](?:家|个|一家)|就它|去吧|"
     r"(?:直接|就)?办吧|提交吧|就这么定|定了吧|确认提交|^\s*(?:那就)?提交\W*$|^\s*确认(?:换货|退款|退货|维修|补发|查件|取消订单|提交|预订|订位|下单)?(?:吧|了)?\W*$",

@@ -106,12 +106,29 @@ def to_int(text: str) -> int | None:
     return en_to_int(text) if re.search(r"[a-z0-9]", text.lower()) else zh_to_int(text)
 
 
+# A sum said as dollars and cents in words, the way prices are read out: "eighty nine ninety nine"
+# (89.99), "twelve fifty" (12.50). The cents are two-digit words: "twelve five" is no sum.
+_CENTS_EN = r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-](?:one|two|three|four|five|six|" \
+            r"seven|eight|nine))?|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
+EN_SUM = EN_NUMBER + r"(?:[\s-]+" + _CENTS_EN + r"(?![\w-]))?"
+_SPOKEN_SUM_EN = re.compile(r"(?P<whole>" + EN_NUMBER + r")[\s-]+(?P<cents>" + _CENTS_EN + r")", re.IGNORECASE)
+
+
 def to_amount(text: str) -> int | float | None:
-    """A sum of money as said: '65.99' keeps its cents, '65.00' is 65, words as `to_int`."""
+    """A sum of money as said: '65.99' keeps its cents, '65.00' is 65, "eighty nine ninety nine"
+    is 89.99, words as `to_int`."""
     digits = text.strip().replace(",", "")
     if re.fullmatch(r"\d+\.\d+", digits):
         value = float(digits)
         return int(value) if value.is_integer() else round(value, 2)
+    spoken = _SPOKEN_SUM_EN.fullmatch(text.strip())
+    if spoken is not None and not spoken.group("whole").isdigit():
+        whole, cents = to_int(spoken.group("whole")), to_int(spoken.group("cents"))
+        # (Not "one fifty nine": $1.59 or $159, said alike; the amount is asked again.)
+        if whole is not None and cents is not None and 10 <= cents <= 99 and whole >= 10:
+            return round(whole + cents / 100, 2)
+        if whole is not None and whole < 10:
+            return None
     return to_int(text)
 
 

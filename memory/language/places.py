@@ -130,7 +130,10 @@ def find_place_en(text: str, cues: tuple[str, ...], answering: bool = False) -> 
     if not cues:
         return []
     found = []
-    alternation = "|".join(re.escape(c) for c in sorted(cues, key=len, reverse=True))
+    # A cue in two parts, with a few words between ("pick up … in": "pick up my sister in Truckee").
+    parts = [re.escape(c).replace(r"\ …\ ", r"(?: [\w']+){1,4}? ").replace("…", r"(?: [\w']+){1,4}? ")
+             for c in sorted(cues, key=len, reverse=True)]
+    alternation = "|".join(parts)
     starts: list[re.Match[str] | None] = list(re.finditer(r"\b(?i:" + alternation + r")(?: |, ?)", text))
     if answering:
         starts.insert(0, re.match(_ANSWER_LEAD_EN, text, re.IGNORECASE))     # (matches the empty lead too)

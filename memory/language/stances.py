@@ -82,7 +82,8 @@ _AFTER_A_VALUE_EN = re.compile(
     r"\s+(?:is|was|are|be|sounds?|would|will|could|should|might|works?|please|for|at|on|in|or|and|but|"
     r"maybe|perhaps|instead|rather|then|now|tonight|today|tomorrow|this|that|again|too|also|so|though|"
     r"if|with|without|near|around|by|to|one|ones|style|type|kind|sort|food|cuisine|places?|restaurants?|dish(?:es)?|"
-    r"options?|spots?|"
+    r"options?|spots?|barbecue|bbq|grill|dinner|lunch|brunch|breakfast|meals?|fare|cooking|buffet|noodles|"
+    r"street food|fusion|bistro|joints?|takeout|take-out|"
     r"either|any|anything|it|i|we|you|they|he|she)\b|\s*(?:[^\w\s]|$)")
 
 

@@ -138,6 +138,18 @@ class _Said:
     cues: StateCues
 
 _TIMES: dict[str, Callable[[str], Found]] = {"en": find_en_times, "zh": find_zh_times}
+# (not 三个大人两个小孩: the 大人 there is counted before it)
+_THIS_TIME_ONLY = re.compile(r"\b(?:today|tonight|this time|this trip|(?:just )?this once|for now|for this trip|"
+                             r"in a (?:hurry|rush)|running late|we'?re late)\b|今天|这次|这一次|这趟|今晚|赶时间|来不及",
+                             re.IGNORECASE)
+# (…said as a slip put right: "wait", "no wait", "sorry", 算了, 不对; not a plain "actually", which may
+# well set the wish aside for this trip only)
+_TAKEN_BACK = re.compile(r"\b(?:wait|sorry|i mean|scratch that|never mind|on second thought)\b|算了|不对|我说错了",
+                         re.IGNORECASE)
+_REFUSING_VERB = re.compile(r"\s*(?:skip|avoid)\b", re.IGNORECASE)
+_FOR_A_WHILE = re.compile(r"\b(?:for a (?:sec|second|minute|moment|bit)|real quick|quickly)\b", re.IGNORECASE)
+_COUNTED_AFTER_ZH = re.compile(r"(?<![个位名\d一二两三四五六七八九十])(大人|成人|小孩|孩子|儿童|老人|小朋友)("
+                               + ZH_NUMBER + r")(个|位|名)")
 _DATES: dict[str, Callable[[str], Found]] = {"en": find_en_dates, "zh": find_zh_dates}
 _NAME_SHAPES = {Reader.TITLE_NAME: TITLE_NAME_EN}    # a place's: memory/language/places.py
 # Words that change a value, which lead to a place only where one is held ("make it Union Square").
@@ -587,6 +599,8 @@ class RuleExtractor:
                                    and not _UP_OR_DOWN.search(_A_FEELING.sub(" ", text)))]
         ops[:] = self._it_is_what_was_dropped(ops, text, where)
         ops[:] = self._level_over_its_step(ops, text, where)
+        ops[:] = self._refined(ops, text, where)
+        ops[:] = self._taken_back_not_set_aside(ops, text, state)
         ops[:] = self._step_moves_the_level(ops, state)
         self._left_behind(ops, text, state, add)
         self._bare_number_corrects(said, ops, taken, add, state, where)
@@ -1082,11 +1096,15 @@ class RuleExtractor:
         """"Two adults and two kids", 两个大人带一个小孩: groups joined into one party, counted
         together (the first group alone had been the party: 2, not 4)."""
         cues = said.cues
-        groups = [m for m in cues.head_count_group.finditer(said.source)
+        # (大人两个，再带一个小孩: the number after whom it counts, read as 两个大人; the same length, so
+        # every span stays where it was said)
+        source = _COUNTED_AFTER_ZH.sub(lambda m: m.group(2) + m.group(3) + m.group(1), said.source) \
+            if said.lang == "zh" else said.source
+        groups = [m for m in cues.head_count_group.finditer(source)
                   if not _overlaps(m.span("n"), taken) and not RuleExtractor._negated(said.text, m.start(), cues)]
         run: list[re.Match[str]] = []
         for m in groups:
-            if run and cues.head_count_join.match(said.source[run[-1].end():m.start()]):
+            if run and cues.head_count_join.match(source[run[-1].end():m.start()]):
                 run.append(m)
             elif len(run) < 2:
                 run = [m]
@@ -1220,8 +1238,13 @@ class RuleExtractor:
         left, right = clause_bounds(text, *span)
         if about_something_else(spec, text[left:right], lang):
             return False
-        # …said on its own (帮我静音一下, "Louder!"): 路上在咖啡店停一下 stops the car, not the music.
-        rest = text[:span[0]] + " " + text[span[1]:]
+        # …said on its own in its clause (帮我静音一下, "Louder!", "mute it for a sec, I gotta take a
+        # call"): 路上在咖啡店停一下 stops the car, not the music.
+        # (In Chinese the whole turn: 我想换个地方，去三里屯 changes the place, not the song.)
+        if lang == "en":
+            rest = _FOR_A_WHILE.sub(" ", text[left:span[0]] + " " + text[span[1]:right])
+        else:
+            rest = text[:span[0]] + " " + text[span[1]:]
         lexicon = self.schema.enum_lexicon(lang)
         only = [k for w, k, _v in lexicon if w == word] == [key]
         # (找个药店停一下: another key's value beside it, the pharmacy, says what the stop is for.)
@@ -1511,6 +1534,39 @@ class RuleExtractor:
             return False
 
         return [op for op in ops if not step_to_a_level(op)]
+
+    def _taken_back_not_set_aside(self, ops: list[Operation], text: str,
+                                  state: SessionState | None) -> list[Operation]:
+        """"Avoid highways", then "wait, highways are fine": a lasting wish said moments ago and
+        lifted now is taken back, not set aside for this trip (a one-off is said with "today",
+        "this time", or of a wish the user has held since before this conversation)."""
+        if state is None or _THIS_TIME_ONLY.search(text) or not _TAKEN_BACK.search(text):
+            return ops
+        out: list[Operation] = []
+        for op in ops:
+            aside = self.schema.key(op.key).reading.sets_aside.get(str(op.value)) \
+                if op.op == Op.SET and op.key else None
+            recent = [c for c in state.constraints.values() if aside is not None and str(c.value) == aside
+                      and c.comparator != Comparator.EXCLUDES and 0 < c.turn and state.turn - c.turn <= 2]
+            if not recent:
+                out.append(op)
+                continue
+            out.extend(Operation(Op.WITHDRAW, c.key, value=c.value, words=op.words, correction=True,
+                                 reason=f"taken back just after it was said ({op.value})") for c in recent)
+        return out
+
+    def _refined(self, ops: list[Operation], text: str, where: dict[int, Span]) -> list[Operation]:
+        """Of two values of one key read in one clause, the one that says how far the other goes
+        (`refines`: "open the windows a bit" is partly open)."""
+        def refined(op: Operation) -> bool:
+            if op.op != Op.SET or not op.key or id(op) not in where:
+                return False
+            spec = self.schema.key(op.key)
+            clause = clause_bounds(text, *where[id(op)])
+            return any(other.op == Op.SET and other.key == op.key and id(other) in where
+                       and str(op.value) in spec.refines.get(str(other.value), ())
+                       and clause_bounds(text, *where[id(other)]) == clause for other in ops)
+        return [op for op in ops if not refined(op)]
 
     def _step_moves_the_level(self, ops: list[Operation], state: SessionState | None) -> list[Operation]:
         """A step said with a level held moves the level (the fan at 3, "turn the fan up": 4; the
@@ -1827,6 +1883,10 @@ class RuleExtractor:
                 or self._held_day_or_time_named(what, lang, state)
             if target is not None and self._another_keys_value_at(target[0], text, span, lang):
                 continue      # "cancel my order" is what the customer wants done, not the order number taken back
+            if target is not None and target[0] not in held and re.search(r"\d", what):
+                continue      # "can I cancel order 5 5 1 9 0 7": nothing held to take back; the number is given
+            if target is not None and target[0] not in held and _REFUSING_VERB.match(text, span[0]):
+                continue      # "let's skip the freeway" with nothing held: a refusal, for the readers of those
             if target is not None:
                 key, value = target
                 add(Operation(Op.WITHDRAW, key, value=value, words=text[span[0]:span[1]],

@@ -271,6 +271,8 @@ def held_digits_replaced(schema: DomainSchema, text: str, lang: str,
     old = digits_in(m.group("old") or "")
     if not new:
         return None
+    if len(digits_in(text[:m.start()])) >= 5 and not m.group("named"):
+        return None      # (电话打13912340000，哦不对，最后四位是5678: the number just said, put right by its reader)
     count = m.groupdict().get("n") or m.groupdict().get("n2")
     wanted = (_HOW_MANY.get(count, int(count) if count and count.isdigit() else 0) if count else 0) or len(new)
     codes = sorted((c for c in state.constraints.values() if isinstance(c.value, str)

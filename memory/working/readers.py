@@ -19,12 +19,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec, OtherScale, Reader
 from monologue.memory.language.cues import AMOUNT_AFTER_NAME, put_right_after
 from monologue.memory.language.digits import DIGITS_ZH, digits_of_zh, digits_said, digits_said_en
 from monologue.memory.language.email_address import emails_said
-from monologue.memory.language.numbers import EN_NUMBER, ZH_NUMBER, to_amount, to_int
+from monologue.memory.language.numbers import EN_NUMBER, EN_SUM, ZH_NUMBER, to_amount, to_int
 from monologue.memory.language.stances import (
     CHANGED,
     asks,
@@ -43,9 +44,10 @@ _CURRENCY = "$£€¥"          # units written before the number
 # After a number: what shows it is a clock time, a head count or money, not a quantity of this key.
 # (A level is no quantity either: 风速开到三档, "fan to level 3".)
 _NOT_A_QUANTITY = {"en": re.compile(r"\s*(?::\d|am\b|pm\b|a\.m|p\.m|o'?clock|people|persons|guests|of us|"
-                                    r"dollars|bucks|minutes|mins?\b|hours|hrs?\b|secs?\b|seconds|years|km|miles|"
+                                    r"dollars|bucks|minutes|mins?\b|hours|hrs?\b|secs?\b|seconds|years|days?\b|weeks?\b|"
+                                    r"months?\b|times\b|km|miles|"
                                     r"levels?\b|notch|notches|settings?\b|%|percent)"),
-                   "zh": re.compile(r"\s*(?:[点點个位人块元号月日分档挡级格%]|点钟|小时|公里)")}
+                   "zh": re.compile(r"\s*(?:[点點个位人块元号月日分档挡级格%天周年次遍]|点钟|小时|公里|星期)")}
 
 
 def overlaps(span: Span, taken: list[Span]) -> bool:
@@ -78,15 +80,23 @@ def _mentions(clause: str, words: tuple[str, ...], spaced: bool) -> bool:
     pattern = _alternation(words, spaced)
     if spaced:
         pattern = pattern.removesuffix(r"(?![\w])") + r"(?:s|es)?(?![\w])"
-    return bool(words) and bool(re.search(pattern, clause.lower()))
+    return bool(words) and bool(compiled(pattern).search(clause.lower()))
 
 
-def value_pattern(word: str, spaced: bool) -> str:
-    """A value word as said: in English also its plural ("bar seats", "window tables")."""
+@lru_cache(maxsize=16384)
+def value_pattern(word: str, spaced: bool) -> re.Pattern[str]:
+    """A value word as said: in English also its plural ("bar seats", "window tables"). Compiled
+    once: a domain's words are more than the `re` module's own cache holds, and a turn reads them all."""
     if not spaced:
         # 听力不太好 says 听力不好: a degree word after 不 softens it, it does not change the value.
-        return re.escape(word).replace("不", "不(?:太|很|大|怎么|那么|是很)?")
-    return r"\b" + re.escape(word) + (r"(?:s|es)?\b" if word[-1:].isalpha() else r"\b")
+        return re.compile(re.escape(word).replace("不", "不(?:太|很|大|怎么|那么|是很)?"))
+    return re.compile(r"\b" + re.escape(word) + (r"(?:s|es)?\b" if word[-1:].isalpha() else r"\b"))
+
+
+@lru_cache(maxsize=16384)
+def compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """`pattern` compiled once (the patterns built from a domain's words, read every turn)."""
+    return re.compile(pattern, flags)
 
 
 # --- quantities ----------------------------------------------------------------------------
@@ -99,7 +109,8 @@ def _quantity_candidates(spec: KeySpec, source: str, lang: str,
     question about the key). Only a number after the key's name is not firm ("turn the AC on for
     5 mins", "the heat, my kid is 3"): out of range, it is no number for this key at all."""
     spaced = lang == "en"
-    number = _NUMBER[lang]
+    # (a sum read out as dollars and cents: "eighty nine ninety nine")
+    number = EN_SUM if spec.type == "money" and lang == "en" else _NUMBER[lang]
     reading = spec.reading
     units = _words(reading.units, lang) + (_words(reading.other_scale.words, lang) if reading.other_scale else ())
     suffixes = tuple(u for u in units if u[:1] not in _CURRENCY)
@@ -129,7 +140,7 @@ def _quantity_candidates(spec: KeySpec, source: str, lang: str,
     # After the key's name, a number said as its setting ("the temperature to 40", 温度调成35) is firm.
     setting = re.compile(r"(?:\bto|\bat|到|成|为)\s*" + filler + "$")
     for pattern in patterns:
-        for m in re.finditer(pattern, source):
+        for m in compiled(pattern).finditer(source):
             n = number_of(m.group("n"))
             if n is not None:
                 yield n, m.span("n"), pattern != by_name or bool(setting.search(source[m.start():m.start("n")]))
@@ -182,6 +193,8 @@ def read_quantities(schema: DomainSchema, text: str, lang: str, taken: list[Span
             after = source[span[1]:]
             if overlaps(span, taken) or (_NOT_A_QUANTITY[lang].match(after) and not _unit_next(after, spec, lang)):
                 continue
+            if _A_STEP_BEFORE[lang].search(source[:span[0]]):
+                continue      # 风速开大一档, 音量调低两格, "turn it up two notches": how far it moves, no level
             clause = _clause(text, span)
             if about_something_else(spec, clause, lang) or asks(text, *span, lang):
                 continue
@@ -205,12 +218,24 @@ def read_quantities(schema: DomainSchema, text: str, lang: str, taken: list[Span
                     missed = OutOfRange(spec.name, n, _converted(n, scale, lang, on_scale, reading.value_range))
                 continue
             n, span = _quantity_put_right(source, n, span, reading.value_range)
+            if spec.type == "money" and lang == "zh":
+                # 六十九块五, 十二块五毛: the tenths after the unit
+                jiao = _JIAO_AFTER_ZH.match(source, span[1])
+                if jiao is not None and (tenths := to_int(jiao.group("j"))) is not None and 0 < tenths < 10:
+                    n = round(n + tenths / 10, 2)
             add(Operation(Op.SET, spec.name, Comparator.EQ, n, clause, correction=correction), span)
             missed = None
             break
         if missed is not None:
             beyond.append(missed)
     return beyond
+
+
+_JIAO_AFTER_ZH = re.compile(r"\s*(?:块|元)(?P<j>[一二两三四五六七八九]|\d)(?:毛|角)?"
+                            r"(?![\d一二两三四五六七八九十百千万个位人天件份号])")
+# A word of moving up or down just before a number: the number is the step, not where it ends up.
+_A_STEP_BEFORE = {"en": re.compile(r"\b(?:up|down|louder|quieter|higher|lower)\s+(?:by\s+)?$", re.IGNORECASE),
+                  "zh": re.compile(r"(?:[大小高低强弱]|调大|调小|调高|调低|开大|开小|加|减|再)\s*$")}
 
 
 _REPAIRED_NUMBER = re.compile(r"(?P<n>" + EN_NUMBER + "|" + ZH_NUMBER + r")(?!\s*(?:点|:|am|pm|o'?clock))",

@@ -374,7 +374,8 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
         if step is not None and step[0] in found.written:
             taken.append(span)      # ("it's too hot, make it cooler": one step)
             continue
-        if step is not None and (spec.name in named or words.amount is not None):
+        # (Two degrees, with nothing held, is more than the step: asked back, as before.)
+        if step is not None and spec.name in named and words.amount in (None, 1):
             # 再暖和一点, "it's a bit hot in here" with no temperature held: the car's climate moves a
             # step from wherever it is, as the fan does (`stepped_by`: the key of such steps).
             step_key, step_value = step
