@@ -138,19 +138,20 @@ class _Said:
     cues: StateCues
 
 _TIMES: dict[str, Callable[[str], Found]] = {"en": find_en_times, "zh": find_zh_times}
-# (not 三个大人两个小孩: the 大人 there is counted before it)
+_DATES: dict[str, Callable[[str], Found]] = {"en": find_en_dates, "zh": find_zh_dates}
+# A wish lifted for this trip only ("highways are fine today"), not taken back.
 _THIS_TIME_ONLY = re.compile(r"\b(?:today|tonight|this time|this trip|(?:just )?this once|for now|for this trip|"
-                             r"in a (?:hurry|rush)|running late|we'?re late)\b|今天|这次|这一次|这趟|今晚|赶时间|来不及",
-                             re.IGNORECASE)
+                             r"in a (?:hurry|rush)|running late|we'?re late)\b|"
+                             r"今天|这次|这一次|这趟|今晚|赶时间|来不及", re.IGNORECASE)
 # (…said as a slip put right: "wait", "no wait", "sorry", 算了, 不对; not a plain "actually", which may
 # well set the wish aside for this trip only)
 _TAKEN_BACK = re.compile(r"\b(?:wait|sorry|i mean|scratch that|never mind|on second thought)\b|算了|不对|我说错了",
                          re.IGNORECASE)
-_REFUSING_VERB = re.compile(r"\s*(?:skip|avoid)\b", re.IGNORECASE)
+_REFUSING_VERB = re.compile(r"\s*(?:skip|avoid)\b", re.IGNORECASE)      # ("skip the freeway" refuses it)
 _FOR_A_WHILE = re.compile(r"\b(?:for a (?:sec|second|minute|moment|bit)|real quick|quickly)\b", re.IGNORECASE)
+# (not 三个大人两个小孩: the 大人 there is counted before it)
 _COUNTED_AFTER_ZH = re.compile(r"(?<![个位名\d一二两三四五六七八九十])(大人|成人|小孩|孩子|儿童|老人|小朋友)("
                                + ZH_NUMBER + r")(个|位|名)")
-_DATES: dict[str, Callable[[str], Found]] = {"en": find_en_dates, "zh": find_zh_dates}
 _NAME_SHAPES = {Reader.TITLE_NAME: TITLE_NAME_EN}    # a place's: memory/language/places.py
 # Words that change a value, which lead to a place only where one is held ("make it Union Square").
 _CHANGES_EN = re.compile(r"(?i:make that|make it|change it to|change that to|switch to)\b")
