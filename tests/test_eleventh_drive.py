@@ -21,6 +21,9 @@
   "let's skip the freeway" kept nothing; "avoid highways", then "wait, highways are fine, just no tolls" kept no
   highways; 放首摇滚提提神 played "摇滚提提神"; "recline it a little" was "moved the seat recline"; an arrival time was
   said as "the route for home at 6:30 pm". Customer service: "great, thanks, submit" opened no ticket.
+- The car: "I'm heading over to my mom's, it's on Birchwood Lane in Fairview" set no route. The table: 下个月三号 was
+  no date. Customer service: "priya underscore r ninety nine at hotmail dot com" was nine@hotmail.com; "call me
+  tomorrow at 10am" was a call at 10 pm, and 明天上午十点打电话给我 made tomorrow the delivery date.
 """
 
 from __future__ import annotations
@@ -313,3 +316,36 @@ async def test_the_seat_reclined_and_the_time_to_arrive_are_said_as_such() -> No
 def test_submit_alone_is_a_go_ahead(text: str, go: bool) -> None:
     from monologue.memory.language.cues import GO_AHEAD
     assert bool(GO_AHEAD.search(text)) == go
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("my email is priya underscore r ninety nine at hotmail dot com", "priya_r99@hotmail.com"),
+    ("bob seven at gmail dot com", "bob7@gmail.com"),
+    ("t kim 88 at yahoo dot com", "tkim88@yahoo.com"),
+    ("jenna dot price at gmail dot com", "jenna.price@gmail.com"),
+])
+def test_an_email_with_its_number_said_in_words(text: str, expected: str) -> None:
+    assert rules_read("customer_service", text)["contact_email"] == [expected]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("call me tomorrow at 10am", {"contact_time": ["10:00"], "contact_method": ["phone"]}),
+    ("明天上午十点打电话给我", {"contact_time": ["10:00"], "contact_method": ["phone"]}),
+])
+def test_the_day_of_a_call_back_is_no_delivery_date(text: str, expected: dict[str, list[object]]) -> None:
+    assert rules_read("customer_service", text) == expected
+
+
+def test_the_place_after_whose_place_it_is() -> None:
+    read = rules_read("in_car", "hey there, so um, I'm heading over to my mom's, it's on Birchwood Lane in Fairview")
+    assert read["destination"] == ["Birchwood Lane in Fairview"]
+    assert rules_read("in_car", "take me to my sister's place on Elm Street")["destination"] == ["Elm Street"]
+
+
+@pytest.mark.parametrize(("language", "lines", "said"), [
+    ("zh", ["下个月三号晚上七点，朝阳区找家川菜，两个人", "我刚才说的是几号？"], "下个月3号"),
+    ("en", ["a table for two on the 3rd of next month at 7pm", "what day did I say?"], "the 3rd of next month"),
+])
+async def test_a_day_of_next_month(language: str, lines: list[str], said: str) -> None:
+    replies = await _chat(language, lines, "restaurant")
+    assert said in replies[0].text and said in replies[1].text

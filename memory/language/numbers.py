@@ -232,7 +232,9 @@ def find_en_times(text: str, require_cue: bool = True, hour_asked: bool = False)
         if m.group("m") and hour > 12:
             value = format_time(hour, minute)
         else:
-            value = format_time(en_hour_24(hour, lowered[m.end():], lowered) if hour <= 12 else hour, minute)
+            # (the am or pm said with it first: "10am" has no word boundary before its am)
+            after = lowered[m.start("suffix"):] if m.group("suffix") else lowered[m.end():]
+            value = format_time(en_hour_24(hour, after, lowered) if hour <= 12 else hour, minute)
         if value:
             found.append((value, m.start(), m.end()))
     # Noon and midnight are clock times by name ("at noon", "12 noon"), when no number said one.
@@ -389,11 +391,17 @@ def find_en_dates(text: str) -> list[tuple[str, int, int]]:
                          r"(?!\s+of\s+(?:" + "|".join(MONTHS) + r"))", lowered):
         if any(start <= m.start() < end for _, start, end in found) or not _a_day_of_the_month(lowered, m):
             continue
-        found.append((f"day {day_number(m.group(1))}", m.start(), m.end()))
+        found.append((_of_the_month(day_number(m.group(1)), m.group()), m.start(), m.end()))
     for m in re.finditer(r"\b" + _EN_DIGIT_ORDINAL + r" of (?:this|next|the) month\b", lowered):
         if not any(start <= m.start() < end for _, start, end in found):
-            found.append((f"day {day_number(m.group(1))}", m.start(), m.end()))
+            found.append((_of_the_month(day_number(m.group(1)), m.group()), m.start(), m.end()))
     return found
+
+
+def _of_the_month(day: int | None, said: str) -> str:
+    """A day of the month as the date readers write it: "day 3", or "next month day 3" when it is
+    said to be next month's ("the 3rd of next month", 下个月三号)."""
+    return f"next month day {day}" if re.search(r"next month|下个?月", said) else f"day {day}"
 
 
 def _a_day_of_the_month(lowered: str, m: re.Match[str]) -> bool:
@@ -431,12 +439,14 @@ def find_zh_dates(text: str) -> list[tuple[str, int, int]]:
     # building, a door or a seat numbered so (3号线, 5号楼, 2号门).
     # (Nor a house number, 中关村大街27号, nor a size, 大一号的, 小两号.)
     # (这个月二十号, 本月20号: a day of this month.)
-    for m in re.finditer(r"(?:(?<=这个月)|(?<=本月)|(?<![月\d零一二三四五六七八九十几单码街路道巷弄楼院村区大小]))"
+    # (下个月三号, 下月3号: a day of next month.)
+    for m in re.finditer(r"(?:(?<=这个月)|(?<=本月)|(?<=下个月)|(?<=下月)|"
+                         r"(?<![月\d零一二三四五六七八九十几单码街路道巷弄楼院村区大小]))"
                          r"(\d{1,2}|[一二三四五六七八九十]{1,3})[号日]"
                          r"(?![码线楼门店位桌厅院口机车床航站台栋座层])", text):
         day = zh_to_int(m.group(1))
         if day and 1 <= day <= 31 and not any(start <= m.start() < end for _, start, end in found):
-            found.append((f"day {day}", m.start(), m.end()))
+            found.append((_of_the_month(day, text[max(0, m.start() - 3):m.start()]), m.start(), m.end()))
     return found
 
 

@@ -178,8 +178,12 @@ def find_place_en(text: str, cues: tuple[str, ...], answering: bool = False) -> 
 
 # What may come between a word of going and the place's name: a pause, and what the place is
 # ("take me to uh, Ojai", "directions to, um, it's a town called Ojai", "to a place called Nobu").
+# (…and whose place it is, then where: "heading over to my mom's, it's on Birchwood Lane")
 _LEADS_A_NAME_EN = re.compile(r"(?:(?:uh+|um+|er+|erm|hmm+)\b[,.]?\s*"
-                              r"|(?:it'?s |it is )?(?:a|an|the|this|that) (?:[a-z]+ ){0,2}(?:called|named) )*",
+                              r"|(?:it'?s |it is )?(?:a|an|the|this|that) (?:[a-z]+ ){0,2}(?:called|named) "
+                              r"|(?:my|our|his|her|their) (?:[a-z]+'s|[a-z]+)(?: (?:place|house|home|apartment|flat))?"
+                              r",? (?:(?:it'?s|that'?s|she'?s|he'?s|they'?re|which is|who lives|lives) )?"
+                              r"(?:(?:over|down|up|out) )?(?:on|in|at) )*",
                               re.IGNORECASE)
 # A street said after the town it is in ("Palo Alto, University Avenue").
 _STREET_AFTER_EN = re.compile(r", (?:\d+ )?(?:[A-Z][\w'.-]* ){1,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Drive|"

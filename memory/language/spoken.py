@@ -17,6 +17,7 @@ _ZH_RELATIVE = {"today": "今天", "tomorrow": "明天", "day after tomorrow": "
 _TIME = re.compile(r"^(\d{1,2}):(\d{2})$")
 _MONTH_DAY = re.compile(r"^(\d{2})-(\d{2})$")
 _DAY_OF_MONTH = re.compile(r"^day (\d{1,2})$")
+_DAY_OF_NEXT_MONTH = re.compile(r"^next month day (\d{1,2})$")
 
 
 def _ordinal(n: int) -> str:
@@ -67,6 +68,9 @@ def spoken_date(value: str, language: str = "en") -> str:
     m = _DAY_OF_MONTH.match(text)
     if m:
         return f"{int(m.group(1))}号" if language == "zh" else f"the {_ordinal(int(m.group(1)))}"
+    m = _DAY_OF_NEXT_MONTH.match(text)
+    if m:
+        return f"下个月{int(m.group(1))}号" if language == "zh" else f"the {_ordinal(int(m.group(1)))} of next month"
     return str(value)
 
 

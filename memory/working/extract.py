@@ -541,7 +541,9 @@ class RuleExtractor:
             dates = [d for d in said_dates if not self._negated(text, d[1], cues) and d[0] not in refused_days
                      and not self._the_reference(spec, d[0], relative.written, state)
                      and not _overlaps((d[1], d[2]), withdrawn_spans)      # 星期二不要了 sets no Tuesday
-                     and not _overlaps((d[1], d[2]), part_spans)]          # (不是27号，是29号 of an address)
+                     and not _overlaps((d[1], d[2]), part_spans)           # (不是27号，是29号 of an address)
+                     # (明天上午十点打电话给我: the day of the call back, not of the delivery)
+                     and not about_something_else(spec, clause_of(text, (d[1], d[2])), lang)]
             # (改成下周六吧，周五好多人加班: the day held, named again as the reason, is not the new one
             # when another is asked for with a word of change; 周四不行，还是周五吧 keeps it.)
             held_days = [str(c.value) for c in state.find(spec.name)] if state is not None else []

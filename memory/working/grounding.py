@@ -233,7 +233,7 @@ def value_fits(value: Any, spec: KeySpec) -> bool:
         return isinstance(value, int | float) and not isinstance(value, bool) or re.fullmatch(r"\d+", raw) is not None
     if spec.type == "date":
         # The date readers' own forms ("03-09", "day 14"), or words they read as a date.
-        return re.fullmatch(r"\d\d-\d\d|day \d{1,2}|in \d+ days", raw) is not None or bool(_dates(raw))
+        return re.fullmatch(r"\d\d-\d\d|(?:next month )?day \d{1,2}|in \d+ days", raw) is not None or bool(_dates(raw))
     return True
 
 
