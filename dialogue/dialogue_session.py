@@ -138,6 +138,10 @@ def quoted_memory(text: str) -> str:
 # A word of setting a control ("set the temperature", 调一下温度); the control named with it and no
 # value is asked about.
 # (Not 调 alone: 空调 is the air conditioning.)
+# ("the temperature is fine, don't change it", "I'll adjust the seat myself", "change the units to
+# Fahrenheit": nothing to ask)
+_LEFT_AS_IT_IS = re.compile(r"\b(?:don'?t|do not|not|no|never|fine|alone|myself|later|units?|leave)\b|"
+                            r"别|不用|不要|先不|待会|等会|自己", re.IGNORECASE)
 _SETS_A_CONTROL = re.compile(r"\b(?:set|adjust|change|turn|put|fix|tweak|move)\b|调一下|调一调|调调|调整|帮我调|给我调|"
                              r"设置|设定|设一下|改一下", re.IGNORECASE)
 
@@ -670,8 +674,8 @@ class DialogueSession:
             held = next((key for key in self._task_keys_named(schema, text, language) if view.find(key)), "")
             if held:
                 return held
-        if not _SETS_A_CONTROL.search(text) or any(is_query(s) or asks_for_information(s)
-                                                   for _, s in sentences_with_offsets(text)):
+        if not _SETS_A_CONTROL.search(text) or _LEFT_AS_IT_IS.search(text) or any(
+                is_query(s) or asks_for_information(s) for _, s in sentences_with_offsets(text)):
             return ""
         # "Can you set the temperature?", 帮我调一下温度: a control named to be set, with no value: its question.
         lowered = text.lower()

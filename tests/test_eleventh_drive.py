@@ -24,6 +24,13 @@
 - The car: "I'm heading over to my mom's, it's on Birchwood Lane in Fairview" set no route. The table: 下个月三号 was
   no date. Customer service: "priya underscore r ninety nine at hotmail dot com" was nine@hotmail.com; "call me
   tomorrow at 10am" was a call at 10 pm, and 明天上午十点打电话给我 made tomorrow the delivery date.
+- A review of these fixes found them too wide; these must stay as they were: "a bit more", "are we halfway there",
+  还有一半路 move no window; "close the window it's a bit cold" closes it; "don't make it warmer", 温度别太高, "the
+  engine is too hot", "let's drop it" move no cabin, and "turn up the heat on my seat" is the seat's; "pick up my mom
+  in Oakland and then go to the airport" still goes to the airport; "three hundred twenty" is 320; "it was 5 items",
+  一共两件 are no sums; "the name escapes me", "the reservation is for dinner" name nobody; 两个大人，孩子三个月大 is
+  two; "fan up two notches" guesses no level; "the temperature is fine, don't change it" asks nothing; "a table for
+  eight in the evening" is still a party; "turn the radio back on" is the music.
 """
 
 from __future__ import annotations
@@ -292,7 +299,7 @@ async def test_muted_for_a_call_and_back_on() -> None:
     replies = await _chat("en", ["play some jazz", "mute it for a sec, I gotta take a call",
                                  "okay you can unmute it now"], "in_car")
     assert "mute" in replies[1].text and "?" not in replies[1].text
-    assert "back on" in replies[2].text
+    assert "back up from mute" in replies[2].text
 
 
 async def test_a_lasting_wish_taken_back_at_once_is_gone() -> None:
@@ -349,3 +356,95 @@ def test_the_place_after_whose_place_it_is() -> None:
 async def test_a_day_of_next_month(language: str, lines: list[str], said: str) -> None:
     replies = await _chat(language, lines, "restaurant")
     assert said in replies[0].text and said in replies[1].text
+
+
+# --- what the review found too wide ---------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("a bit more", {}),
+    ("are we halfway there", {}),
+    ("还有一半路", {}),
+    ("close the window it's a bit cold", {"window": ["closed"]}),
+    ("don't make it warmer", {}),
+    ("温度别太高", {}),
+    ("the engine is too hot", {}),
+    ("let's drop it", {}),
+    ("turn up the heat on my seat", {"seat_heating": ["on"]}),
+    ("windows all the way up", {"window": ["closed"]}),
+    ("turn the radio back on", {"media": ["playing"]}),
+    ("it's way too hot in here", {"temperature_step": ["cooler"]}),
+])
+def test_the_car_reads_no_more_than_was_said(text: str, expected: dict[str, list[object]]) -> None:
+    assert rules_read("in_car", text) == expected
+
+
+@pytest.mark.parametrize("text", ["pick up my mom in Oakland and then go to the airport",
+                                  "take me to the airport but pick up my mom in Oakland first"])
+def test_a_stop_picked_up_at_leaves_the_destination(text: str) -> None:
+    read = rules_read("in_car", text)
+    assert read["stops"] == ["Oakland"] and read["destination"] == ["airport"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I paid three hundred twenty", [320]),
+    ("it cost a hundred twenty", [120]),
+    ("it cost two thousand fifty", [2050]),
+    ("it was 5 items", None),
+    ("一共两件", None),
+    ("我花了三天时间等快递", None),
+])
+def test_counts_are_no_sums(text: str, expected: list[object] | None) -> None:
+    assert rules_read("customer_service", text).get("amount") == expected
+
+
+@pytest.mark.parametrize("text", ["the name escapes me", "the name doesn't matter", "the name of the place is Nopa",
+                                  "the reservation is for us", "the reservation is for dinner",
+                                  "booking is for brunch"])
+def test_no_name_where_none_is_given(text: str) -> None:
+    assert "guest_name" not in rules_read("restaurant", text)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("大人两个小孩两个", 4), ("大人两个小孩一个", 3), ("成人三名儿童一名", 4), ("两个大人，孩子三个月大", 2),
+    ("三个大人两个小孩", 5),
+])
+def test_a_party_counted_by_who_comes_without_commas(text: str, expected: int) -> None:
+    assert rules_read("restaurant", text)["party_size"] == [expected]
+
+
+async def test_a_step_said_with_how_far_guesses_no_level() -> None:
+    replies = await _chat("en", ["set the fan to three", "fan up two notches", "what's the fan on?"], "in_car")
+    assert "turned the fan up" in replies[1].text and "level" not in replies[1].text
+    assert "3" not in replies[2].text and "5" not in replies[2].text
+
+
+async def test_leaving_a_control_as_it_is_asks_nothing() -> None:
+    replies = await _chat("en", ["the temperature is fine, don't change it"], "in_car")
+    assert "What temperature" not in replies[0].text
+
+
+async def test_a_table_for_eight_asked_the_time_is_still_a_party() -> None:
+    replies = await _chat("en", ["I want Luigi's tomorrow", "a table for eight in the evening"], "restaurant")
+    assert "How many" not in replies[1].text
+
+
+
+# --- the held-out drive (what a fresh user said) -----------------------------------------------------------
+
+@pytest.mark.parametrize(("domain", "text", "key", "expected"), [
+    ("in_car", "I need the train station", "destination", ["station"]),
+    ("in_car", "okay so we're heading up to Yosemite Valley Lodge today", "destination", ["Yosemite Valley Lodge"]),
+    ("restaurant", "预订人写郭晓燕", "guest_name", ["郭晓燕"]),
+    ("restaurant", "我想吃韩国烤肉", "cuisine", ["korean"]),
+])
+def test_what_a_fresh_user_said_is_read(domain: str, text: str, key: str, expected: list[object]) -> None:
+    assert rules_read(domain, text)[key] == expected
+
+
+def test_the_gas_station_needed_is_still_a_stop() -> None:
+    assert rules_read("in_car", "I need the gas station on the way") == {"stops": ["fuel"]}
+
+
+async def test_make_that_one_degree_warmer_is_no_choice_of_that_one() -> None:
+    replies = await _chat("en", ["set the heat to twenty one", "make that one degree warmer"], "in_car")
+    assert "22 degrees" in replies[-1].text

@@ -111,6 +111,8 @@ def to_int(text: str) -> int | None:
 _CENTS_EN = r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-](?:one|two|three|four|five|six|" \
             r"seven|eight|nine))?|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
 EN_SUM = EN_NUMBER + r"(?:[\s-]+" + _CENTS_EN + r"(?![\w-]))?"
+# (…said with its cents: only then is "it was …" a price, not a count)
+EN_SUM_WITH_CENTS = r"(?:" + _EN_BELOW_HUNDRED + r")[\s-]+" + _CENTS_EN + r"(?![\w-])"
 _SPOKEN_SUM_EN = re.compile(r"(?P<whole>" + EN_NUMBER + r")[\s-]+(?P<cents>" + _CENTS_EN + r")", re.IGNORECASE)
 
 
@@ -125,7 +127,8 @@ def to_amount(text: str) -> int | float | None:
     if spoken is not None and not spoken.group("whole").isdigit():
         whole, cents = to_int(spoken.group("whole")), to_int(spoken.group("cents"))
         # (Not "one fifty nine": $1.59 or $159, said alike; the amount is asked again.)
-        if whole is not None and cents is not None and 10 <= cents <= 99 and whole >= 10:
+        # (and not after a hundred: "three hundred twenty" is 320)
+        if whole is not None and cents is not None and 10 <= cents <= 99 and 10 <= whole < 100:
             return round(whole + cents / 100, 2)
         if whole is not None and whole < 10:
             return None
@@ -218,9 +221,12 @@ def find_en_times(text: str, require_cue: bool = True, hour_asked: bool = False)
         if not cued and _EN_PERIOD_AFTER.match(lowered, m.end()):
             # "Nine in the evening", "seven tonight": the part of the day makes it a clock
             # time, unless the number counts something ("a table for two tonight").
-            cued = hour_asked or not re.search(
-                r"\b(?:table|party|reservation|booking|book|seats?|us|people|just) (?:for|of)\s+$",
-                lowered[max(0, m.start() - 24): m.start()])
+            # (asked what time, "a booking for eight in the evening" answers it; "a table for eight" is
+            # still a party)
+            counted = re.search(r"\b(?:table|party|reservation|booking|book|seats?|us|people|just) (?:for|of)\s+$",
+                                lowered[max(0, m.start() - 24): m.start()])
+            cued = counted is None or hour_asked and not re.search(r"\b(?:table|party|seats?|us|people) (?:for|of)\s+$",
+                                                                 lowered[max(0, m.start() - 24): m.start()])
         if require_cue and not cued:
             continue
         if half in ("half past", "half"):

@@ -147,11 +147,16 @@ _THIS_TIME_ONLY = re.compile(r"\b(?:today|tonight|this time|this trip|(?:just )?
 # well set the wish aside for this trip only)
 _TAKEN_BACK = re.compile(r"\b(?:wait|sorry|i mean|scratch that|never mind|on second thought)\b|算了|不对|我说错了",
                          re.IGNORECASE)
+_GOES_ON_TO = re.compile(r"\b(?:and then|then|after that|on the way to|on my way to|on our way to|"
+                         r"before (?:going|heading)|and (?:go|head|drive|take me))\b|然后|再去|之后", re.IGNORECASE)
+_HOW_FAR = re.compile(r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|couple|few|several|all the way|max|"
+                      r"maximum|minimum|full|fully)\b|[两三四五六七八九十]|最大|最小|最高|最低|到底", re.IGNORECASE)
 _REFUSING_VERB = re.compile(r"\s*(?:skip|avoid)\b", re.IGNORECASE)      # ("skip the freeway" refuses it)
 _FOR_A_WHILE = re.compile(r"\b(?:for a (?:sec|second|minute|moment|bit)|real quick|quickly)\b", re.IGNORECASE)
-# (not 三个大人两个小孩: the 大人 there is counted before it)
-_COUNTED_AFTER_ZH = re.compile(r"(?<![个位名\d一二两三四五六七八九十])(大人|成人|小孩|孩子|儿童|老人|小朋友)("
-                               + ZH_NUMBER + r")(个|位|名)")
+# (大人两个小孩一个: a run of them, each counted after whom; not 三个大人两个小孩, whose 大人 is counted
+# before it, nor 孩子三个月大, an age)
+_COUNTED_ONE_ZH = re.compile(r"(大人|成人|小孩|孩子|儿童|老人|小朋友)(" + ZH_NUMBER + r")(个|位|名)(?![月大岁])")
+_COUNTED_AFTER_ZH = re.compile(r"(?<![个位名])(?:" + _COUNTED_ONE_ZH.pattern + r"[，,、]?\s*)+")
 _NAME_SHAPES = {Reader.TITLE_NAME: TITLE_NAME_EN}    # a place's: memory/language/places.py
 # Words that change a value, which lead to a place only where one is held ("make it Union Square").
 _CHANGES_EN = re.compile(r"(?i:make that|make it|change it to|change that to|switch to)\b")
@@ -1101,8 +1106,8 @@ class RuleExtractor:
         cues = said.cues
         # (大人两个，再带一个小孩: the number after whom it counts, read as 两个大人; the same length, so
         # every span stays where it was said)
-        source = _COUNTED_AFTER_ZH.sub(lambda m: m.group(2) + m.group(3) + m.group(1), said.source) \
-            if said.lang == "zh" else said.source
+        source = said.source if said.lang != "zh" else _COUNTED_AFTER_ZH.sub(lambda run: _COUNTED_ONE_ZH.sub(
+            lambda m: m.group(2) + m.group(3) + m.group(1), run.group()), said.source)
         groups = [m for m in cues.head_count_group.finditer(source)
                   if not _overlaps(m.span("n"), taken) and not RuleExtractor._negated(said.text, m.start(), cues)]
         run: list[re.Match[str]] = []
@@ -1584,6 +1589,9 @@ class RuleExtractor:
                 held = state.find(spec.name)
                 if str(op.value) not in steps or len(held) != 1 or any(o.key == spec.name for o in ops):
                     continue
+                if _HOW_FAR.search(op.words):
+                    continue      # ("fan up two notches", 风量调大两档, "all the way up": the car knows where it
+                    # ends up; the step is carried out and the level held let go, never a level guessed)
                 level = float(held[0].value) + steps[str(op.value)]
                 low, high = spec.reading.value_range or (level, level)
                 level = min(max(level, low), high)
@@ -1810,8 +1818,11 @@ class RuleExtractor:
                 add(Operation(Op.SET, spec.name, Comparator.INCLUDES if spec.multi else Comparator.EQ, place.name,
                               clause_of(said.text, where), correction=correction), where)
                 if spec.multi:
-                    # 在星巴克停一下买咖啡: what is done there is no second stop.
-                    taken.append(clause_bounds(said.text, place.start, place.end))
+                    # 在星巴克停一下买咖啡: what is done there is no second stop (up to a word that goes
+                    # on to where next: "pick up my mom in Oakland and then go to the airport").
+                    left, right = clause_bounds(said.text, place.start, place.end)
+                    goes_on = _GOES_ON_TO.search(said.text, place.end, right)
+                    taken.append((max(left, place.cue_start), goes_on.start() if goes_on is not None else right))
             if spec.multi and state is not None:
                 read_stops_refused(spec, said.text, said.source, said.lang, state, taken, add)
 

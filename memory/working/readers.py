@@ -25,7 +25,7 @@ from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec, Ot
 from monologue.memory.language.cues import AMOUNT_AFTER_NAME, put_right_after
 from monologue.memory.language.digits import DIGITS_ZH, digits_of_zh, digits_said, digits_said_en
 from monologue.memory.language.email_address import emails_said
-from monologue.memory.language.numbers import EN_NUMBER, EN_SUM, ZH_NUMBER, to_amount, to_int
+from monologue.memory.language.numbers import EN_NUMBER, EN_SUM, EN_SUM_WITH_CENTS, ZH_NUMBER, to_amount, to_int
 from monologue.memory.language.stances import (
     CHANGED,
     asks,
@@ -45,9 +45,11 @@ _CURRENCY = "$£€¥"          # units written before the number
 # (A level is no quantity either: 风速开到三档, "fan to level 3".)
 _NOT_A_QUANTITY = {"en": re.compile(r"\s*(?::\d|am\b|pm\b|a\.m|p\.m|o'?clock|people|persons|guests|of us|"
                                     r"dollars|bucks|minutes|mins?\b|hours|hrs?\b|secs?\b|seconds|years|days?\b|weeks?\b|"
-                                    r"months?\b|times\b|km|miles|"
+                                    r"months?\b|times\b|km|miles|items?\b|pairs?\b|box(?:es)?\b|inch(?:es)?\b|orders?\b|"
+                                    r"packages?\b|parcels?\b|pieces?\b|units?\b|things\b|stars?\b|"
                                     r"levels?\b|notch|notches|settings?\b|%|percent)"),
-                   "zh": re.compile(r"\s*(?:[点點个位人块元号月日分档挡级格%天周年次遍]|点钟|小时|公里|星期)")}
+                   "zh": re.compile(r"\s*(?:[点點个位人块元号月日分档挡级格%天周年次遍"
+                                    r"件箱斤笔双盒包台张份瓶袋]|点钟|小时|公里|星期)")}
 
 
 def overlaps(span: Span, taken: list[Span]) -> bool:
@@ -121,6 +123,9 @@ def _quantity_candidates(spec: KeySpec, source: str, lang: str,
         patterns.append(r"(?P<n>" + number + r")\s*(?:" + "|".join(re.escape(u.lower()) for u in suffixes) + ")" + tail)
     if prefixes:
         patterns.append(r"(?:" + "|".join(re.escape(u) for u in prefixes) + r")\s?(?P<n>" + number + ")")
+    if spec.type == "money" and lang == "en":
+        # ("it was eighty nine ninety nine": a price read out with its cents)
+        patterns.append(r"\bit (?:was|is|'s|came to)\s+(?:like\s+|about\s+)?(?P<n>" + EN_SUM_WITH_CENTS + ")")
     cues = _words(reading.set_cues, lang)
     # ("set it to um 22", "to like 70": a filler between the setting and its number)
     filler = r"(?:(?:like|about|around|maybe|um|uh|er|say|roughly)\W+)*" if spaced else r"(?:大概|差不多|嗯)?"

@@ -90,7 +90,9 @@ EARLIER_ONE = re.compile(r"\bthe (?:previous|earlier) (?:one|place|option|restau
                          r"\bthe one (?:before|from before)\b|"
                          r"(?:刚才|之前|前面|原来|上一)那?家|(?:刚才|之前|前面|原来|上一)那?个(?=[吧吗呢啊就好。，,！!？?]|$)",
                          re.IGNORECASE)
-THAT_ONE = re.compile(r"\b(?:that|this) (?:one|place|sounds)\b|就(?:这|那)(?:个|家)|就它", re.IGNORECASE)
+# (not "make that one degree warmer": one what is said after it)
+THAT_ONE = re.compile(r"\b(?:that|this) (?:one|place|sounds)\b(?!\s+(?:degree|notch|more|less|level|step|hour|minute|"
+                      r"person|people|day|dollar|table|seat)s?\b)|就(?:这|那)(?:个|家)|就它", re.IGNORECASE)
 
 
 class ReferenceResolver:

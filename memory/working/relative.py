@@ -326,7 +326,8 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
         commanded = commanded_keys(schema, state)
         if not own and _another_keys_value(schema, spec, said_clause, words, lang, commanded):
             continue            # 空调风小一点: "smaller" is the fan's own value, not the cabin's temperature
-        if own and not _named(spec, clause, lang) and _keys_named(schema, _without_values(schema, clause, lang), lang):
+        if own and not _named(spec, clause, lang) \
+                and _keys_named(schema, _WAY_TOO.sub("", _without_values(schema, clause, lang)), lang):
             continue            # "my seat's getting too hot": said of the seat, not the cabin
         generic = clause[words.start:words.end].strip()
         if own and commanded and spec.name not in commanded and not _named(spec, clause, lang) \
@@ -337,6 +338,7 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
             continue
         # (Going on with the key just set, 再调低一点 after 温度调到22度: "lower" alone names no seat.)
         naming = _without_values(schema, clause, lang) if spec.name in commanded else clause
+        naming = _WAY_TOO.sub("", naming)       # ("way too hot" names no way to go)
         if spec.name in commanded and any(names_key(other, said_clause, lang) for other in schema.keys.values()
                                           if other.name != spec.name and other.reading.verb_values):
             continue            # ("lower the window a bit" just after the temperature: the window's)
@@ -368,9 +370,15 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
             taken.append(now[1])
             found.written.append(spec.name)
             continue
-        # (Asked for the number itself, "a little more" still asks it: there is nothing to step from.)
+        # (Asked for the number itself, "a little more" still asks it: there is nothing to step from.
+        # Only the cabin's own words or its name step it: not "drop it", not "don't make it warmer", not
+        # "turn up the heat on my seat", where another control is named.)
         asked = state is not None and state.asked_key == spec.name
-        step = _step_for(schema, spec, words) if not held and not asked else None
+        step = _step_for(schema, spec, words) if not held and not asked and (own or _named(spec, clause, lang)) \
+            and not _REFUSED_CHANGE[lang].search(said_clause[:words.end]) \
+            and not _SAYS_WHAT_IT_MOVES_NOT.fullmatch(clause[words.start:words.end].strip()) and not any(
+                names_key(other, said_clause, lang) for other in schema.keys.values()
+                if other.name != spec.name and other.reading.verb_values) else None
         if step is not None and step[0] in found.written:
             taken.append(span)      # ("it's too hot, make it cooler": one step)
             continue
@@ -379,8 +387,10 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
             # 再暖和一点, "it's a bit hot in here" with no temperature held: the car's climate moves a
             # step from wherever it is, as the fan does (`stepped_by`: the key of such steps).
             step_key, step_value = step
+            # (only the change's own words are taken: "close the window it's a bit cold" still closes it)
             add(Operation(Op.SET, step_key, Comparator.EQ, step_value, clause.strip(), source=OpSource.RELATIVE,
-                          reason=f"{spec.name} moved a step, with none held"), span)
+                          reason=f"{spec.name} moved a step, with none held"),
+                (m.start() + words.start, m.start() + words.end))
             found.written.append(step_key)
             continue
         if not held:
@@ -405,6 +415,13 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
                       correction=True, source=OpSource.RELATIVE), span)
         found.written.append(key)
     return found
+
+
+_WAY_TOO = re.compile(r"\bway (?=too\b|more\b|less\b|hotter\b|colder\b|warmer\b|cooler\b)", re.IGNORECASE)
+# (Words of moving "it" that, with nothing held, say no more what "it" is: "let's drop it" drops a thing.)
+_SAYS_WHAT_IT_MOVES_NOT = re.compile(r"(?:drop|bring|knock|turn|take) it(?: down| up)?", re.IGNORECASE)
+_REFUSED_CHANGE = {"en": re.compile(r"\b(?:don'?t|do not|not|no|never|stop)\b", re.IGNORECASE),
+                   "zh": re.compile(r"别|不要|不用|不想|没")}
 
 
 def _step_for(schema: DomainSchema, spec: KeySpec, words: RelativeWords) -> tuple[str, str] | None:
