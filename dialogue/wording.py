@@ -81,9 +81,7 @@ class Wording:
     def _stepped(self, key: str) -> KeySpec | None:
         """The level a key of steps only moves (the cabin's temperature for "a degree warmer"), where
         the key is no control of its own (the fan's up and down are)."""
-        if self.schema.key(key).reading.verb_values:
-            return None
-        return next((spec for spec in self.schema.keys.values() if key in spec.reading.stepped_by), None)
+        return None if self.schema.key(key).reading.verb_values else self.schema.level_stepped_by(key)
 
     def _task_of(self, action: ActionSpec | None) -> str:
         """The action's task in the session's language ("the booking", 订位), or ""."""

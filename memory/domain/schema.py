@@ -279,6 +279,11 @@ class DomainSchema:
         """The spec of `name`; unknown keys are open text keys, never an error."""
         return self.keys.get(name) or KeySpec(name=name)
 
+    def level_stepped_by(self, key: str) -> KeySpec | None:
+        """The level `key`'s values move a step (`stepped_by`: the fan level for the fan's up and
+        down, the cabin's temperature for its warmer and cooler), or None."""
+        return next((spec for spec in self.keys.values() if key in spec.reading.stepped_by), None)
+
     def is_control(self, name: str) -> bool:
         """A key whose value is a command carried out at once, the task going on (a trigger of an
         action neither read back first nor ending the task: the car's climate, seat, windows): a

@@ -1209,8 +1209,7 @@ class RuleExtractor:
             for level in self.schema.keys.values():
                 steps = level.reading.stepped_by.get(key, {})
                 if level.name in commanded and state.find(level.name) and steps:
-                    up = next(value for value, by in steps.items() if by > 0) if any(
-                        by > 0 for by in steps.values()) else next(iter(steps))
+                    up = max(steps, key=lambda value: steps[value])      # (the step that moves it up)
                     add(Operation(Op.SET, key, Comparator.EQ, up, text.strip(), source=OpSource.RELATIVE,
                                   reason="the level just set, a step further"), (0, len(text)))
                     return
@@ -1654,9 +1653,7 @@ class RuleExtractor:
     def _felt_as(self, key: str) -> KeySpec:
         """The key a feeling is about: the cabin's temperature for its step with none held."""
         spec = self.schema.key(key)
-        if spec.reading.verb_values:
-            return spec
-        return next((level for level in self.schema.keys.values() if key in level.reading.stepped_by), spec)
+        return spec if spec.reading.verb_values else self.schema.level_stepped_by(key) or spec
 
     def _titled_name(self, said: _Said, taken: list[Span], add: Add, correction: bool,
                      state: SessionState | None = None) -> None:
