@@ -333,7 +333,11 @@ class Wording:
                 return done_said or say("state_answer.nothing_yet", lang)
             if done_said and done is not None and done.args:
                 return done_said
-            so_far = say("state_answer.summary", lang, what=spoken_conditions(conditions, self.schema, lang))
+            what = spoken_conditions(conditions, self.schema, lang)
+            if lang == "en":
+                # "…down for order 739908", "…down for a stop at a pharmacy": one "for" before it all.
+                what = re.sub(r"^(?:for|with) ", "", what)
+            so_far = say("state_answer.summary", lang, what=what)
             return f"{done_said}{say('clause.join', lang)}{so_far}" if done_said else so_far
         if d.key == "next":
             return self._next(d, state)

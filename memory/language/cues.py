@@ -257,7 +257,7 @@ EN = StateCues(
             # ("drop my wife off at the station", "drop off the kids", "drop by a pharmacy": somewhere to
             # go, nothing dropped)
             r"\b(?:forget(?: about)?|drop(?!\s+(?:off|by|in|into)\b)(?!\s+(?:[\w']+\s+){1,3}off\b)|remove|cancel|"
-            r"scrap|scratch|never mind|ignore|no need for|"
+            r"scrap|scratch|never mind|ignore|no need for|take off|take out|cross off|leave out|"
             r"(?:i )?don'?t (?:need|care about)|skip|get rid of|no longer need)"
             r"\s+(?:(?:what|everything) (?:i|we) (?:said|told you|mentioned) (?:about|regarding|on) )?"
             # (What is dropped ends where a new clause starts, unpunctuated as the ASR writes it:
@@ -564,7 +564,8 @@ SAID_FOR_EN: dict[str, tuple[str, ...]] = {
 GO_AHEAD = re.compile(
     # ("do it" as the whole request, not "can you do it half an hour later?")
     r"\b(?:go ahead|book it|do it(?=\s*(?:please|now|then)?\s*(?:[,.!]|$))|please do|let'?s do (?:it|that)|"
-    r"let'?s go with|go with|that one|i'?ll take it|"
+    # ("that one", not "where's that one?": asked about)
+    r"let'?s go with|go with|that one(?![^.!?]*\?)|i'?ll take it|"
     r"we'?ll take it|let'?s (?:go|roll|get going|hit the road)(?:\s+(?:then|now))?(?=\s*(?:[,.!]|$))|"
     r"(?:let'?s )?(?:keep going|carry on)(?=\s*(?:[,.!]|$|\s+(?:then|but|with)\b))|"
     r"start (?:the )?(?:navigation|route|guidance))\b|"

@@ -10,7 +10,12 @@ from __future__ import annotations
 import re
 
 _DIGIT_ZH_RUN = r"[零〇幺一二两三四五六七八九]{3,}"
-_DIGIT_BY_DIGIT_ZH = re.compile(_DIGIT_ZH_RUN + r"(?:(?:[，,、\s]|嗯|呃)+" + _DIGIT_ZH_RUN + r")*")
+# (…the last group may be two: 八六零三 二九一七 五五, unless it counts: 一三九零零，两个人)
+_DIGIT_ZH_TAIL = r"[零〇幺一二两三四五六七八九]{2}(?![零〇幺一二两三四五六七八九十百千万个位人点块元号天岁分])"
+# (…or each digit said apart: 五 五 二 零 九 一 三 四 六 八)
+_DIGITS_APART_ZH = r"[零〇幺一二两三四五六七八九](?: [零〇幺一二两三四五六七八九]){4,}"
+_DIGIT_BY_DIGIT_ZH = re.compile(_DIGITS_APART_ZH + "|" + _DIGIT_ZH_RUN + r"(?:(?:[，,、\s]|嗯|呃)+" + _DIGIT_ZH_RUN
+                                + r")*(?:(?:[，,、\s]|嗯|呃)+" + _DIGIT_ZH_TAIL + r")?")
 _GROUP_BREAK = re.compile(r"(?<=\d)[，,、](?=\d)")
 _DIGIT_ZH = str.maketrans("零〇幺一二两三四五六七八九", "0011223456789")
 
@@ -30,7 +35,7 @@ def digits_said(text: str) -> str:
     at the words said); a pause between groups is a space."""
     text = _DIGIT_BY_DIGIT_ZH.sub(lambda m: m.group().translate(_DIGIT_ZH) if sum(
         ch.isdigit() or ch in "零〇幺一二两三四五六七八九" for ch in m.group()) >= 5 else m.group(), text)
-    return _groups_joined(_GROUP_BREAK.sub(" ", text))
+    return letters_joined(_groups_joined(_GROUP_BREAK.sub(" ", text)))
 
 
 # Groups of digits said apart, with a pause or a filler between ("5 5 1 2, 0 0 9 8", "4 5 7... uh
@@ -100,13 +105,33 @@ def _digits_of_words_en(words: str) -> str:
     return "".join(out)
 
 
+# A code's letters spelled apart before its digits ("H X, 550721", "B T 44912", A K 10247783): two to
+# four capitals, each alone, then four digits or more.
+_LETTERS_APART = re.compile(r"(?<![\w'’])(?P<l>[A-Z](?:[ ,]+[A-Z]){1,3}|[A-Z]{2,4})(?P<gap>[ ,]+)(?=\d{4,})")
+
+
+_LETTERS_BEFORE = re.compile(r"(?<![\w'’])(?:[A-Z](?:[ ,]+[A-Z]){1,3}|[A-Z]{2,4})[ ,]+$")
+
+
+def letters_joined(text: str) -> str:
+    """`text` with a code's letters spelled apart before its digits written against them ("H X,
+    550721" → "   HX550721"), padded before to the same length (so every span still points at
+    the words said)."""
+    def joined(m: re.Match[str]) -> str:
+        letters = re.sub(r"[ ,]+", "", m.group("l"))
+        return letters.rjust(len(m.group()))
+    return _LETTERS_APART.sub(joined, text)
+
+
 def digits_said_en(text: str) -> str:
     """A code said in number words ("ninety two eight eight one", "four four seven one"), written
     in digits and padded to the words' length (so every span still points at the words said);
     only a run of five digits or more, so "two people" or "table for four" stay words."""
     def written(m: re.Match[str]) -> str:
         digits = _digits_of_words_en(m.group())
-        return digits.ljust(len(m.group())) if len(digits) >= 5 else m.group()
+        # (after a code's letters spelled apart, four digits are its number: "R V G four four one nine")
+        fewest = 4 if _LETTERS_BEFORE.search(m.string, 0, m.start()) else 5
+        return digits.ljust(len(m.group())) if len(digits) >= fewest else m.group()
 
     def written_groups(m: re.Match[str]) -> str:
         # ("four one five, three three two, seven seven one zero": groups of three or more, six in all)
@@ -116,7 +141,7 @@ def digits_said_en(text: str) -> str:
             return m.group()
         return " ".join(digits).ljust(len(m.group()))
     text = _WORD_GROUPS_EN.sub(written_groups, _letters_as_in(text))
-    return _groups_joined(_DIGIT_WORDS_EN.sub(written, text))
+    return letters_joined(_groups_joined(_DIGIT_WORDS_EN.sub(written, text)))
 
 
 # A house number said in words before a street ("four twenty five Mission Street", "twelve hundred

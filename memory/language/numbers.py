@@ -135,6 +135,29 @@ def to_amount(text: str) -> int | float | None:
     return to_int(text)
 
 
+_JIAO_AFTER_ZH = re.compile(r"\s*(?:块|元)(?P<j>[一二两三四五六七八九]|\d)(?:毛|角)?"
+                            r"(?![\d一二两三四五六七八九十百千万个位人天件份号])")
+
+
+def with_jiao_zh(n: int | float, text: str, end: int) -> int | float:
+    """A sum said in Chinese with its tenths after the unit (六十九块五, 十二块五毛): `n` said up to
+    `end`, and the tenths that follow."""
+    jiao = _JIAO_AFTER_ZH.match(text, end)
+    tenths = to_int(jiao.group("j")) if jiao is not None else None
+    return round(n + tenths / 10, 2) if tenths is not None and 0 < tenths < 10 else n
+
+
+def amount_read_two_ways(text: str) -> tuple[float, int] | None:
+    """"One fifty nine": $1.59 or $159, said alike (`to_amount` guesses neither); both readings."""
+    spoken = _SPOKEN_SUM_EN.fullmatch(text.strip())
+    if spoken is None or spoken.group("whole").isdigit():
+        return None
+    whole, cents = to_int(spoken.group("whole")), to_int(spoken.group("cents"))
+    if whole is None or cents is None or not (1 <= whole < 10 and 10 <= cents <= 99):
+        return None
+    return round(whole + cents / 100, 2), whole * 100 + cents
+
+
 def format_time(hour: int, minute: int) -> str | None:
     if 0 <= hour <= 24 and 0 <= minute < 60:
         return f"{hour % 24:02d}:{minute:02d}"

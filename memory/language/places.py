@@ -403,6 +403,10 @@ def _place_after(text: str, cue_start: int, at: int, sure: bool) -> PlaceSaid | 
 # What corrects a place just said ("500 Fifth Avenue, no wait, 550", 去上海火车站 哦不 上海南站).
 _CORRECTING = {"en": ("no wait", "i mean", "sorry", "or rather", "actually"),
                "zh": ("哦不对", "哦不", "不对", "不是", "错了", "我是说", "我说的是", "应该是")}
+# …or chooses one again, with nothing else said ("the Getty Center after all", 还是颐和园吧).
+_CHOSEN_AGAIN_EN = ("let's do", "let's just do", "let's go with", "we'll do", "i'll go with", "go with")
+_CHOSEN_AGAIN_ZH = re.compile(r"(?:算了[，,\s]*)?还是(?P<v>[^，,。！？\s吧]{2,12})吧\s*[。！!]?\s*$")
+_ENDS_THE_CLAUSE_EN = re.compile(r"\s*(?:after all|again|instead|then|please|thanks)?\s*(?:[,.!?;]|$)")
 
 
 def places_corrected(text: str, lang: str, just_set: bool = False) -> list[PlaceSaid]:
@@ -410,14 +414,17 @@ def places_corrected(text: str, lang: str, just_set: bool = False) -> list[Place
     place was just said or is held, and only a name that is a place by itself (a capitalised one;
     in Chinese one tagged as a place or ending in its kind), so 不是，是三个人 is no place. `just_set`:
     a place was set the turn before, and any name put right is one (不对不对，是水立方)."""
+    again = _CHOSEN_AGAIN_ZH.search(text) if lang == "zh" else None
+    if again is not None and _is_a_place(_tagged(again.group("v"))):
+        return [PlaceSaid(again.start("v"), again.end("v"), again.group("v"), again.start())]
     if lang == "zh" and just_set:
         return [p for p in find_place_zh(text, _CORRECTING["zh"], sure=True)
                 if names_a_place_zh(p.name)
                 and not (text.startswith("不是", p.cue_start) and "是" not in text[p.cue_start + 2:p.start])]
     if lang == "en":
         # …ending its clause ("no wait, LaGuardia"; "Sorry, Bluetooth isn't connecting" names none).
-        return [p for p in find_place_en(text, _CORRECTING["en"])
-                if re.match(r"\s*(?:please|thanks|instead|then)?\s*(?:[,.!?;]|$)", text[p.end:])]
+        return [p for p in find_place_en(text, (*_CORRECTING["en"], *_CHOSEN_AGAIN_EN))
+                if _ENDS_THE_CLAUSE_EN.match(text, p.end)]
     # (不是人民广场，是外滩: the place after 不是 is the one refused; 不是，是外滩 names the right one.)
     return [p for p in find_place_zh(text, _CORRECTING["zh"]) if _is_a_place(_tagged(p.name))
             and not (text.startswith("不是", p.cue_start) and "是" not in text[p.cue_start + 2:p.start])]

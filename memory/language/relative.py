@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from monologue.memory.language.numbers import EN_NUMBER, to_amount
+from monologue.memory.language.numbers import EN_NUMBER, to_amount, with_jiao_zh
 
 Direction = Literal[1, -1]
 Dimension = Literal["people", "minutes", "days", "amount", ""]
@@ -68,7 +68,7 @@ _QUARTER_HOUR = re.compile(r"\bquarter of an hour\b|一刻钟", _I)
 _HOUR_AND_HALF = re.compile(r"\b(?:an|one) hour and a half\b|一个半小时", _I)
 _COUPLE = re.compile(r"\b(?:a )?couple(?: of)?\b", _I)     # ("couple degrees warmer", spoken without its "a")
 _NUMBER_EN = re.compile(r"(?<![\w:.])(?P<n>" + EN_NUMBER + r"|an?|one)(?![\w:])", _I)
-_NUMBER_ZH = re.compile(r"(?<![\d.])(?P<n>\d+(?:\.\d+)?|[一二两俩三仨四五六七八九十]+)"
+_NUMBER_ZH = re.compile(r"(?<![\d.])(?P<n>\d+(?:\.\d+)?|[零〇一二两俩三仨四五六七八九十百千万]+)"
                         r"(?=\s*(?:个|位|度|块|元|天|小时|分钟|钟头|人|名)|$)")
 
 
@@ -106,6 +106,8 @@ def _amount(clause: str, lang: str, dimension: Dimension, words: tuple[int, int]
                     r"\s+(?:hour|minute|day|dollar|buck|euro|pound|degree)s?\b", clause[m.end():], _I):
                 continue        # "a bit later" is a step; "a friend" counts one only with "another"
             n = 1 if word in ("a", "an", "one") else to_amount(word)      # 45.5元 keeps its .5
+            if n is not None and lang == "zh" and dimension == "amount":
+                n = with_jiao_zh(n, clause, m.end())        # (多扣了一百九十九块九)
             distance = max(words[0] - m.end(), m.start() - words[1], 0)
             if n is not None and distance < nearest:
                 amount, nearest = n, distance

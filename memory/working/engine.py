@@ -28,7 +28,13 @@ from monologue.memory.working.grounding import Grounder, Rejected, ground_propos
 from monologue.memory.working.heard import respeller_for
 from monologue.memory.working.llm_ops import JsonLLM, llm_operations
 from monologue.memory.working.references import ReferenceResolver
-from monologue.memory.working.render import clarify_question, out_of_range_question, render_monologue, render_state
+from monologue.memory.working.render import (
+    clarify_question,
+    out_of_range_question,
+    render_monologue,
+    render_state,
+    with_unit,
+)
 from monologue.memory.working.state import (
     ActionDone,
     AgentAct,
@@ -167,7 +173,7 @@ class WorkingMemory:
         the store."""
         state = self._seen or SessionState(self.session_id, domain=self.domains.domains[0].name)
         extraction = self.extract(text, state)[0]
-        if extraction.ask_back or extraction.beyond_range:
+        if extraction.ask_back or extraction.beyond_range or extraction.two_ways:
             return True     # "车里有点冷" with no temperature held, "set it to 72": asked back, not small talk
         ops = self.references.resolve(text, state, list(extraction.operations))
         kept = self.grounder.check(ops, text, state).kept
@@ -248,6 +254,15 @@ class WorkingMemory:
                 Op.SET, missed[0].key, Comparator.EQ, offered, words=text.strip(), correction=True).to_dict()
             ops.append(Operation(Op.ASK, missed[0].key, question=clarify, value=candidate,
                                  reason=f"{missed[0].number} is outside the key's range"))
+        two_ways = extraction.two_ways
+        if two_ways is not None and not clarify and not any(op.key == two_ways[0] for op in ops):
+            # "I paid one fifty nine": $1.59 or $159, said alike; asked which, never guessed.
+            spec = self.schema.key(two_ways[0])
+            lang = self.settings.language
+            clarify = say("clarify.two_ways", lang, label=spec.label(lang),
+                          first=with_unit(spec, str(two_ways[1][0]), lang),
+                          second=with_unit(spec, str(two_ways[1][1]), lang))
+            ops.append(Operation(Op.ASK, spec.name, question=clarify, reason="a sum said that reads two ways"))
         low = asr_confidence is not None and asr_confidence < self.settings.low_confidence
         writes = [op for op in ops if op.op == Op.SET]
         if low and writes:

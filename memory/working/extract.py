@@ -102,6 +102,7 @@ from monologue.memory.working.readers import (
     read_quantities,
     refused,
     settle,
+    sum_read_two_ways,
     value_heads_zh,
     value_pattern,
 )
@@ -179,6 +180,9 @@ class Extraction:
     # Numbers said for a quantity outside its range (72 for a cabin of 16 to 30): the agent says
     # the range, or offers the number converted from the key's other scale.
     beyond_range: list[OutOfRange] = field(default_factory=list)
+    # A sum said so that it reads two ways ("I paid one fifty nine": $1.59 or $159): the key and
+    # both readings, asked back which, never guessed.
+    two_ways: tuple[str, tuple[float, int]] | None = None
 
     @property
     def keys(self) -> set[str]:
@@ -217,6 +221,8 @@ def _takes_titles(spec: KeySpec, lang: str) -> bool:
 # A number said with what it counts (十二个, "8 people"): no time, whatever was asked.
 _COUNTED_ANSWER = re.compile(r"\d\s*(?:个|位|人|口|people|persons|guests|of us)|"
                              r"[一二两三四五六七八九十](?:个|位|人|口)", re.IGNORECASE)
+# What the user will do without the agent ("I'll drive home myself", 我自己回家).
+_ON_ONES_OWN = re.compile(r"\b(?:myself|ourselves|on (?:my|our) own|by (?:myself|ourselves))\b|自己", re.IGNORECASE)
 # A command to drop something named only by a pronoun ("skip it", 不要了吧).
 _DROP_IT = re.compile(r"\b(?:skip|drop|cancel|forget|scrap|ditch|remove|lose)\s+(?:it|that|this|them)\b|跳过吧?$",
                       re.IGNORECASE)
@@ -514,7 +520,9 @@ class RuleExtractor:
         self._withdrawals(said, add, state, taken)
         self._said_before(said, state, taken, add)
         read_lifted(self.schema, text, source, lang, taken, add)
-        withdrawn_keys = {op.key for op in ops}
+        withdrawn_keys: dict[str, list[Span]] = {}
+        for op in ops:
+            withdrawn_keys.setdefault(op.key, []).append(where[id(op)])
         commanded = commanded_keys(self.schema, state)
         self._command_repeated(text, commanded, state, add)
         # "Thanks for that, later!" takes leave; it moves nothing later.
@@ -522,6 +530,7 @@ class RuleExtractor:
         result.ask_back = relative.unanchored + relative.out_of_range + self._more_of_what_is_asked(text, state)
         result.beyond_range = read_quantities(self.schema, text, lang, taken, add, result.correction,
                                               self._asked(state))
+        result.two_ways = sum_read_two_ways(self.schema, text, lang, taken)
         asked_key = self._asked(state)
         hour_asked = bool(asked_key) and self.schema.key(asked_key).type == "time"
         for spec in self._times:
@@ -1304,7 +1313,7 @@ class RuleExtractor:
                               correction=read.correction), span)
                 seen.add((other_key, other_value))
 
-    def _enums(self, said: _Said, taken: list[Span], add: Add, correction: bool, withdrawn_keys: set[str],
+    def _enums(self, said: _Said, taken: list[Span], add: Add, correction: bool, withdrawn_keys: dict[str, list[Span]],
                state: SessionState | None = None, commanded: frozenset[str] = frozenset()) -> None:
         text, source, lang, cues = said.text, said.source, said.lang, said.cues
         seen: set[tuple[str, str]] = set()
@@ -1334,8 +1343,12 @@ class RuleExtractor:
                 # one asked for last is replaced.
                 replaced = self._one_of_several_replaced(spec, value, text, m.span(), lang, state)
                 replacing = replacing or replaced is not None
-                if key in withdrawn_keys and not spec.multi and not _REPLACES.search(text) and not replacing:
-                    continue      # "forget the refund": only a new value said as one ("a repair instead") sets it
+                # "forget the refund": only a new value said as one ("a repair instead"), or in a
+                # clause of its own after ("forget the station, take me to the airport"), sets it.
+                if key in withdrawn_keys and not spec.multi and not _REPLACES.search(text) and not replacing \
+                        and not (all(clause_bounds(text, *w)[1] <= m.start() for w in withdrawn_keys[key])
+                                 and not _ON_ONES_OWN.search(text[slice(*clause_bounds(text, *m.span()))])):
+                    continue      # ("cancel the route, I'll drive home myself": no route home)
                 # A cue inside another value already read is not this key's ("a child seat in
                 # the back" moves no seat).
                 if not cued(spec, _masked(text, taken), m.span(), lang, self.schema.keys.values()) \
@@ -1563,16 +1576,15 @@ class RuleExtractor:
         return out
 
     def _refined(self, ops: list[Operation], text: str, where: dict[int, Span]) -> list[Operation]:
-        """Of two values of one key read in one clause, the one that says how far the other goes
-        (`refines`: "open the windows a bit" is partly open)."""
+        """Of two values of one key read in one turn, the one that says how far the other goes or
+        what more it brings (`refines`: "open the windows a bit" is partly open; "cancel the order,
+        and refund me" is the cancellation, which brings the money back)."""
         def refined(op: Operation) -> bool:
             if op.op != Op.SET or not op.key or id(op) not in where:
                 return False
             spec = self.schema.key(op.key)
-            clause = clause_bounds(text, *where[id(op)])
             return any(other.op == Op.SET and other.key == op.key and id(other) in where
-                       and str(op.value) in spec.refines.get(str(other.value), ())
-                       and clause_bounds(text, *where[id(other)]) == clause for other in ops)
+                       and str(op.value) in spec.refines.get(str(other.value), ()) for other in ops)
         return [op for op in ops if not refined(op)]
 
     def _step_moves_the_level(self, ops: list[Operation], state: SessionState | None) -> list[Operation]:
@@ -1932,10 +1944,13 @@ class RuleExtractor:
 
     def _another_keys_value_at(self, key: str, text: str, span: Span, lang: str) -> bool:
         """Whether a value of another key, longer than a word, is said across `span` (a
-        withdrawal's words that are themselves a value: "cancel my order", 取消订单)."""
+        withdrawal's words that are themselves a value: "cancel my order", 取消订单), or one of
+        the key's own from its very verb on ("cancel the order and refund me": the cancellation
+        asked for; "forget the exchange" takes the exchange back)."""
         lowered = text.lower()
-        return any(k != key and len(w) >= (8 if lang == "en" else 4) and any(
-                   m.start() < span[1] and span[0] < m.end() for m in re.finditer(re.escape(w), lowered))
+        return any(len(w) >= (8 if lang == "en" else 4) and any(
+                   m.start() < span[1] and span[0] < m.end() and (k != key or m.start() == span[0])
+                   for m in re.finditer(re.escape(w), lowered))
                    for w, k, _v in self.schema.enum_lexicon(lang))
 
     @staticmethod

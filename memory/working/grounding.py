@@ -42,6 +42,7 @@ from monologue.memory.language.digits import digits_of_zh, digits_said, digits_s
 from monologue.memory.language.email_address import emails_said
 from monologue.memory.language.normalise import contains, normalised
 from monologue.memory.language.numbers import (
+    EN_NUMBER,
     EN_TENS,
     EN_UNITS,
     find_en_dates,
@@ -73,6 +74,7 @@ _WITHDRAWING = re.compile(
     r"不|别|没|无所谓|随便|算了|取消|去掉|删|忘|免了|换|改", re.IGNORECASE)
 _EN_NUMBER_WORD = re.compile(r"\b(?:" + "|".join(sorted(set(EN_UNITS) | set(EN_TENS), key=len, reverse=True))
                              + r")(?:[\s-](?:" + "|".join(EN_UNITS) + r"))?\b")
+_EN_NUMBER_WHOLE = re.compile(r"\b" + EN_NUMBER + r"\b")
 _ZH_NUMBER = re.compile(r"[零〇一二两俩三仨四五六七八九十百千万]+")
 
 
@@ -101,6 +103,8 @@ def numbers_said(text: str) -> set[int]:
     """Every number in `text`: digits, English number words, Chinese numerals."""
     found = {int(float(m)) for m in re.findall(r"\d+(?:\.\d+)?", text)}
     found |= {n for m in _EN_NUMBER_WORD.finditer(text.lower()) if (n := to_int(m.group(0))) is not None}
+    # (…and whole, with its hundreds: "a hundred and fifty nine" says 159, not only 1 and 59)
+    found |= {n for m in _EN_NUMBER_WHOLE.finditer(text.lower()) if (n := to_int(m.group(0))) is not None}
     found |= {n for m in _ZH_NUMBER.finditer(text) if (n := to_int(m.group(0))) is not None}
     return found
 

@@ -25,7 +25,16 @@ from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec, Ot
 from monologue.memory.language.cues import AMOUNT_AFTER_NAME, put_right_after
 from monologue.memory.language.digits import DIGITS_ZH, digits_of_zh, digits_said, digits_said_en
 from monologue.memory.language.email_address import emails_said
-from monologue.memory.language.numbers import EN_NUMBER, EN_SUM, EN_SUM_WITH_CENTS, ZH_NUMBER, to_amount, to_int
+from monologue.memory.language.numbers import (
+    EN_NUMBER,
+    EN_SUM,
+    EN_SUM_WITH_CENTS,
+    ZH_NUMBER,
+    amount_read_two_ways,
+    to_amount,
+    to_int,
+    with_jiao_zh,
+)
 from monologue.memory.language.stances import (
     CHANGED,
     asks,
@@ -110,6 +119,42 @@ def _quantity_candidates(spec: KeySpec, source: str, lang: str,
     unit, the key's set-words, its name; with `bare`, a number said alone too (the answer to a
     question about the key). Only a number after the key's name is not firm ("turn the AC on for
     5 mins", "the heat, my kid is 3"): out of range, it is no number for this key at all."""
+    patterns, by_name = _quantity_patterns(spec, lang, bare)
+    number_of = to_amount if spec.type == "money" else to_int     # an amount keeps its cents
+    # After the key's name, a number said as its setting ("the temperature to 40", 温度调成35) is firm.
+    setting = re.compile(r"(?:\bto|\bat|到|成|为)\s*" + _FILLER[lang] + "$")
+    for pattern in patterns:
+        for m in compiled(pattern).finditer(source):
+            n = number_of(m.group("n"))
+            if n is not None:
+                yield n, m.span("n"), pattern != by_name or bool(setting.search(source[m.start():m.start("n")]))
+
+
+def sum_read_two_ways(schema: DomainSchema, text: str, lang: str,
+                      taken: list[Span]) -> tuple[str, tuple[float, int]] | None:
+    """A sum said for a money key that reads two ways ("I paid one fifty nine": $1.59 or $159),
+    where its key's words or units say it is one: the key and both readings."""
+    if lang != "en":
+        return None
+    source = text.lower()
+    for spec in schema.read_by(Reader.QUANTITY):
+        if spec.type != "money":
+            continue
+        for pattern in _quantity_patterns(spec, lang)[0]:
+            for m in compiled(pattern).finditer(source):
+                readings = amount_read_two_ways(m.group("n"))
+                if readings is not None and not overlaps(m.span("n"), taken):
+                    return spec.name, readings
+    return None
+
+
+# ("set it to um 22", "to like 70": a filler between the setting and its number)
+_FILLER = {"en": r"(?:(?:like|about|around|maybe|um|uh|er|say|roughly)\W+)*", "zh": r"(?:大概|差不多|嗯)?"}
+
+
+def _quantity_patterns(spec: KeySpec, lang: str, bare: bool = False) -> tuple[list[str], str]:
+    """The patterns a number for `spec` is said in, best evidence first (see
+    `_quantity_candidates`), and the one that finds it by the key's name."""
     spaced = lang == "en"
     # (a sum read out as dollars and cents: "eighty nine ninety nine")
     number = EN_SUM if spec.type == "money" and lang == "en" else _NUMBER[lang]
@@ -127,8 +172,7 @@ def _quantity_candidates(spec: KeySpec, source: str, lang: str,
         # ("it was eighty nine ninety nine": a price read out with its cents)
         patterns.append(r"\bit (?:was|is|'s|came to)\s+(?:like\s+|about\s+)?(?P<n>" + EN_SUM_WITH_CENTS + ")")
     cues = _words(reading.set_cues, lang)
-    # ("set it to um 22", "to like 70": a filler between the setting and its number)
-    filler = r"(?:(?:like|about|around|maybe|um|uh|er|say|roughly)\W+)*" if spaced else r"(?:大概|差不多|嗯)?"
+    filler = _FILLER[lang]
     if cues:
         patterns.append(_alternation(cues, spaced) + (r"\s+" if spaced else "") + filler + r"(?P<n>" + number + ")")
     names = _words(spec.aliases, lang) + (spec.label(lang),)
@@ -141,14 +185,7 @@ def _quantity_candidates(spec: KeySpec, source: str, lang: str,
             if spaced else r"(?:不[是用要]?[，,]?)?(?:就|大概|嗯，?|那就|调到|要)?"
         patterns.append(r"^\W*" + lead + r"(?P<n>" + number + r")"
                         r"(?:\W+(?:please|thanks))?\W*(?:吧|就行|好了|可以)?\W*$")
-    number_of = to_amount if spec.type == "money" else to_int     # an amount keeps its cents
-    # After the key's name, a number said as its setting ("the temperature to 40", 温度调成35) is firm.
-    setting = re.compile(r"(?:\bto|\bat|到|成|为)\s*" + filler + "$")
-    for pattern in patterns:
-        for m in compiled(pattern).finditer(source):
-            n = number_of(m.group("n"))
-            if n is not None:
-                yield n, m.span("n"), pattern != by_name or bool(setting.search(source[m.start():m.start("n")]))
+    return patterns, by_name
 
 
 def _less_own_set_cue(spec: KeySpec, before: str, lang: str, schema: DomainSchema) -> str:
@@ -160,8 +197,7 @@ def _less_own_set_cue(spec: KeySpec, before: str, lang: str, schema: DomainSchem
     if not cues:
         return before
     spaced = lang == "en"
-    filler = r"(?:(?:like|about|around|maybe|um|uh|er|say|roughly)\W+)*" if spaced else r"(?:大概|差不多|嗯)?"
-    found = re.search(_alternation(cues, spaced) + r"\s*" + filler + r"$", before.lower())
+    found = re.search(_alternation(cues, spaced) + r"\s*" + _FILLER[lang] + r"$", before.lower())
     if found is None:
         return before
     names_a_control = any(called_by_name(key, found.group(), lang) for key in schema.keys.values())
@@ -225,9 +261,7 @@ def read_quantities(schema: DomainSchema, text: str, lang: str, taken: list[Span
             n, span = _quantity_put_right(source, n, span, reading.value_range)
             if spec.type == "money" and lang == "zh":
                 # 六十九块五, 十二块五毛: the tenths after the unit
-                jiao = _JIAO_AFTER_ZH.match(source, span[1])
-                if jiao is not None and (tenths := to_int(jiao.group("j"))) is not None and 0 < tenths < 10:
-                    n = round(n + tenths / 10, 2)
+                n = with_jiao_zh(n, source, span[1])
             add(Operation(Op.SET, spec.name, Comparator.EQ, n, clause, correction=correction), span)
             missed = None
             break
@@ -236,8 +270,6 @@ def read_quantities(schema: DomainSchema, text: str, lang: str, taken: list[Span
     return beyond
 
 
-_JIAO_AFTER_ZH = re.compile(r"\s*(?:块|元)(?P<j>[一二两三四五六七八九]|\d)(?:毛|角)?"
-                            r"(?![\d一二两三四五六七八九十百千万个位人天件份号])")
 # A word of moving up or down just before a number: the number is the step, not where it ends up.
 _A_STEP_BEFORE = {"en": re.compile(r"\b(?:up|down|louder|quieter|higher|lower)\s+(?:by\s+)?$", re.IGNORECASE),
                   "zh": re.compile(r"(?:[大小高低强弱]|调大|调小|调高|调低|开大|开小|加|减|再)\s*$")}
@@ -690,7 +722,7 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
             # "not order 44719, it's 44791": after the one refused, any code is the one meant.
             found += [m.span("v") for code in shapes for m in re.finditer(_APART + code + _APART_AFTER, text)
                       if m.start("v") >= min(refused)[1]]
-        spans = sorted(set(found))
+        spans = sorted(set(found), key=lambda span: (span[0], -span[1]))     # (the whole code said, AK1024 7783)
         for span in spans:
             if not a_phone and _PHONE_BEFORE.search(text[max(0, span[0] - 20):span[0]]):
                 continue          # "call me, my number is 555 0123": a phone number, not the order
@@ -766,6 +798,8 @@ def _code_meant(text: str, span: tuple[int, int]) -> tuple[str, tuple[int, int]]
     meant = put_right_after(text, span[1])
     if meant is None:
         return said, span
+    while meant < len(text) and text[meant] == " ":
+        meant += 1          # (a code's letters written against its digits are padded before)
     tail = _TAIL_BEFORE.match(text, meant)
     start = tail.end() if tail is not None else meant
     few = DIGITS_ZH.match(text, start) if tail is not None else None

@@ -95,6 +95,11 @@ THAT_ONE = re.compile(r"\b(?:that|this) (?:one|place|sounds)\b(?!\s+(?:degree|no
                       r"person|people|day|dollar|table|seat)s?\b)|就(?:这|那)(?:个|家)|就它", re.IGNORECASE)
 
 
+# A question about the offer named in it ("where's that one?", "how far is that place?").
+_ASKED_ABOUT = re.compile(r"\s*(?:where|what|how|which|when|who|why|is|does|do|are|can|could|would|will)\b[^.!?]*\?",
+                          re.IGNORECASE)
+
+
 class ReferenceResolver:
     """Turns references to the state into operations, for one domain."""
 
@@ -260,6 +265,8 @@ class ReferenceResolver:
             if -len(state.offered) <= index < len(state.offered):
                 chosen, words = state.offered[index], m.group(0)
         elif (m := THAT_ONE.search(text)) and state.proposal:
+            if _ASKED_ABOUT.match(text[clause_bounds(text, *m.span())[0]:]):
+                return ops      # "where's that one?", "is that one pricey?": asked about, not taken
             if not any(op.op == Op.CONFIRM for op in ops):
                 ops = ops + [Operation(Op.CONFIRM, words=m.group(0))]
             return ops

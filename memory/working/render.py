@@ -174,7 +174,7 @@ def spoken_condition(c: Condition, schema: DomainSchema, language: str = "en") -
     if language in spec.heard:
         return spec.heard[language].format(value=value)
     if spec.reader == Reader.QUANTITY:
-        value = _with_unit(spec, value, language)
+        value = with_unit(spec, value, language)
     kind = {Comparator.EXCLUDES: "spoken.excludes", Comparator.NE: "spoken.not",
             Comparator.LE: "spoken.at_most", Comparator.GE: "spoken.at_least"}.get(c.comparator)
     if kind is not None:
@@ -190,7 +190,7 @@ def spoken_condition(c: Condition, schema: DomainSchema, language: str = "en") -
     return value
 
 
-def _with_unit(spec: KeySpec, value: str, language: str) -> str:
+def with_unit(spec: KeySpec, value: str, language: str) -> str:
     """A quantity with the key's first unit: "22 degrees", 22度, "$40"."""
     units = spec.reading.units.get(language) or spec.reading.units.get("en") or ()
     if not units:
@@ -211,10 +211,10 @@ def out_of_range_question(missed: OutOfRange, schema: DomainSchema, language: st
     if missed.offered is not None and scale is not None:
         said = (scale.said.get(language) or scale.said.get("en") or "{n}").format(n=_plain(missed.number))
         return say("clarify.other_scale", language, said=said, label=label,
-                   value=_with_unit(spec, _plain(missed.offered), language))
+                   value=with_unit(spec, _plain(missed.offered), language))
     low, high = spec.reading.value_range or (missed.number, missed.number)
     return say("clarify.out_of_range", language, label=label, low=_plain(low),
-               high=_with_unit(spec, _plain(high), language))
+               high=with_unit(spec, _plain(high), language))
 
 
 def _plain(number: float) -> str:
