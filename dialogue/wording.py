@@ -335,8 +335,8 @@ class Wording:
                 return done_said
             what = spoken_conditions(conditions, self.schema, lang)
             if lang == "en":
-                # "…down for order 739908", "…down for a stop at a pharmacy": one "for" before it all.
-                what = re.sub(r"^(?:for|with) ", "", what)
+                # "So far I have order 739908", "…a stop at a pharmacy", "…a note that it flickers".
+                what = re.sub(r"^noting ", "a note that ", re.sub(r"^(?:for|with) ", "", what))
             so_far = say("state_answer.summary", lang, what=what)
             return f"{done_said}{say('clause.join', lang)}{so_far}" if done_said else so_far
         if d.key == "next":

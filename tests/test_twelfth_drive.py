@@ -130,7 +130,7 @@ async def test_cancelling_with_the_money_back_is_a_cancellation(text: str) -> No
     replies = await _chat("en", ["my telescope never arrived, order 739908, can you trace it?", text,
                                  "what are you doing for me?"], "customer_service")
     assert "cancellation" in replies[1].text
-    assert "So far I have you down for order 739908" in replies[2].text
+    assert "So far I have order 739908" in replies[2].text
 
 
 def test_forgetting_a_resolution_still_takes_it_back() -> None:
@@ -175,4 +175,122 @@ async def test_a_question_about_the_offer_books_nothing() -> None:
 
 async def test_a_summary_of_a_stop_alone_reads_for_it() -> None:
     replies = await _chat("en", ["stop at a pharmacy on the way", "what's the plan?"], "in_car")
-    assert "So far I have you down for a stop at a pharmacy" in replies[1].text
+    assert "So far I have a stop at a pharmacy" in replies[1].text
+
+
+# --- second part of the drive ------------------------------------------------------------------------
+
+async def test_a_bound_in_the_reason_does_not_beat_the_change() -> None:
+    replies = await _chat("en", ["Thai food in Uptown on Saturday at 6:30 for 4",
+                                 "make it half an hour later, dad works till six"], "restaurant")
+    assert "7 pm" in replies[1].text
+
+
+@pytest.mark.parametrize("text", ["那改八点吧，七点半怕赶不上", "七点半不行，改八点"])
+def test_the_time_held_named_as_the_reason_is_not_the_new_one(text: str) -> None:
+    assert rules_read("restaurant", text, {"time": "19:30"}).get("time") == ["20:00"]
+
+
+async def test_one_taken_off_the_party_in_chinese() -> None:
+    replies = await _chat("zh", ["这个月二十三号中午十二点，日本料理，大兴区，四个人",
+                                 "哦客户那边说有一个来不了，去掉一个人"], "restaurant")
+    assert "3个人" in replies[1].text
+
+
+@pytest.mark.parametrize(("text", "expected"), [("预订人写牛先生", "牛先生"), ("登记姓聂，聂晓东", "聂晓东"),
+                                                ("名字写陈", "陈"), ("put it down under Ferreira", "Ferreira")])
+def test_the_name_for_the_booking(text: str, expected: str) -> None:
+    assert rules_read("restaurant", text).get("guest_name") == [expected]
+
+
+@pytest.mark.parametrize("text", ["帮我叫车", "写个备注", "a table under thirty dollars"])
+def test_no_name_where_none_is_given(text: str) -> None:
+    assert "guest_name" not in rules_read("restaurant", text)
+
+
+@pytest.mark.parametrize(("language", "lines"), [
+    ("zh", ["带我去雍和宫", "等下，先去趟五道口接我闺女，接完再去雍和宫",
+            "哎闺女说她自己坐地铁过去，不用接了，直接去雍和宫吧", "现在路线是什么"]),
+    ("en", ["take me to the zoo with a stop at a gas station", "actually let's go straight there", "what's the plan?"]),
+    ("en", ["take me to the Huntington Library", "swing by a drugstore on the way",
+            "hmm, ditch the drugstore, my wife's got some pills at home", "what's the plan?"]),
+])
+async def test_going_straight_there_drops_the_stops(language: str, lines: list[str]) -> None:
+    replies = await _chat(language, lines, "in_car")
+    assert not any(word in replies[-1].text for word in ("途经", "stop", "pharmacy"))
+    assert "home" not in replies[-1].text
+
+
+async def test_the_blower_set_to_a_level_is_the_fan() -> None:
+    replies = await _chat("en", ["set it at twenty five",
+                                 "and the blower's way too loud, bring it down to level three"], "in_car")
+    assert "fan to level 3" in replies[1].text
+
+
+@pytest.mark.parametrize(("lines", "said"), [
+    (["lower my window, like halfway"], "windows down"),
+    (["play some jazz", "turn it down", "roll it back up"], "windows up"),
+])
+async def test_lowering_and_raising_the_windows(lines: list[str], said: str) -> None:
+    replies = await _chat("en", lines, "in_car")
+    assert said in replies[-1].text
+
+
+@pytest.mark.parametrize("line", ["ok so, um, I need to get over to the Huntington Library",
+                                  "my buddy wants to meet at the Huntington Library instead"])
+async def test_more_ways_of_saying_where_to(line: str) -> None:
+    replies = await _chat("en", ["take me to the zoo", line], "in_car")
+    assert "Huntington Library" in replies[1].text
+
+
+@pytest.mark.parametrize("line", ["on second thought highways are okay today, I'm running behind",
+                                  "highways are fine today"])
+async def test_highways_allowed_for_today(line: str) -> None:
+    replies = await _chat("en", ["I need to get to Pike Place Market", "and no highways please", line], "in_car")
+    assert "taking the highway this time" in replies[2].text
+
+
+@pytest.mark.parametrize(("language", "line", "note"), [
+    ("en", "hi, I bought a desk lamp from you guys and it flickers like crazy", "flickers like crazy"),
+    ("en", "the boots you sent are size 12, I ordered a 10", "sent are size 12"),
+    ("zh", "我买的靴子尺码不对，我要的是三十八码", "尺码不对"),
+    ("zh", "上个月买的空气炸锅，现在完全不出热风了", "不出热风"),
+])
+async def test_what_went_wrong_is_noted(language: str, line: str, note: str) -> None:
+    replies = await _chat(language, [line, "what's on the ticket so far?" if language == "en" else "目前记了什么？"],
+                          "customer_service")
+    assert note in replies[1].text
+
+
+def test_a_slip_put_right_in_chinese_is_still_one() -> None:
+    assert rules_read("customer_service", "电话13912340000，哦不对，13912340001") == {"contact_phone": ["13912340001"]}
+
+
+def test_a_phone_said_digit_by_digit_is_no_time() -> None:
+    read = rules_read("customer_service", "text me updates at two four eight, five five five, oh one nine three")
+    assert read.get("contact_phone") == ["2485550193"] and "contact_time" not in read
+
+
+@pytest.mark.parametrize("text", ["你们回电话的话打我手机，一三六 八八零二 七四一五，明天下午三点以后都行",
+                                  "我十一号下单买的一套四件套床品，到现在都没收到"])
+def test_the_day_of_a_call_or_an_order_is_no_delivery_date(text: str) -> None:
+    assert "delivery_date" not in rules_read("customer_service", text)
+
+
+def test_the_day_it_arrived_is_still_the_delivery_date() -> None:
+    read = rules_read("customer_service", "I ordered it on the 11th and it arrived on the 20th")
+    assert read.get("delivery_date") == ["day 20"]
+
+
+async def test_a_numbered_car_park_is_part_of_the_place() -> None:
+    replies = await _chat("zh", ["去大兴机场", "到大兴国际机场二号停车楼"], "in_car")
+    assert "大兴国际机场二号停车楼" in replies[1].text and "2号" not in replies[1].text
+
+
+def test_a_window_lowered_a_little_in_chinese() -> None:
+    assert rules_read("in_car", "把窗户降下来一点").get("window") == ["partly_open"]
+
+
+def test_not_liking_a_toll_road_is_a_lasting_no() -> None:
+    read = rules_read("in_car", "我平时不爱走收费的路", {"destination": "机场"})
+    assert read == {"route_preference": ["avoid_tolls"]}

@@ -111,6 +111,8 @@ class Reading:
     # A level moved by another key's step values (the fan at 3, "turn the fan up": 4): key →
     # value → how far it moves the level held.
     stepped_by: dict[str, dict[str, float]] = field(default_factory=dict)
+    # Words that let every value the key holds go ("go straight there", 不用接了，直接去雍和宫: no stops).
+    dropped_by: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def cleared_by_value(self, key: str, value: object) -> bool:
         """Whether `key` set to `value` leaves this key behind (`cleared_by`)."""
@@ -360,6 +362,7 @@ def _reading(raw: dict[str, Any]) -> Reading:
         brings={str(k): str(v) for k, v in (raw.get("brings") or {}).items()},
         stepped_by={str(k): {str(v): float(by) for v, by in (steps or {}).items()}
                     for k, steps in (raw.get("stepped_by") or {}).items()},
+        dropped_by=_words(raw.get("dropped_by")),
     )
 
 

@@ -132,7 +132,8 @@ SELF_REPAIR = re.compile(r"(?:(?:\b(?:no wait|wait no|(?:oh|uh|um|ah|actually),?
                          r"actually,? (?:scratch that|strike that|no|i mean|make (?:it|that))|"
                          r"no sorry|sorry|i mean|i meant|or rather|make that|correction|"
                          r"scratch that|strike that)\b|"
-                         r"哦不对|哦不是|哦不|(?:[哦啊呃噢][，,]?)?(?:不对|错了|说错了|我是说)|应该是|准确(?:地|点|来)?说|"
+                         r"哦不对|哦不是|哦不|(?:[哦啊呃噢][，,]?)?(?:(?<!尺码)(?<!颜色)(?<!款式)(?<!型号)(?<!尺寸)(?<!码数)(?<!数量)(?:不对|错了)|"
+                         r"说错了|我是说)|应该是|准确(?:地|点|来)?说|"
                          r"具体(?:地|来)?说|具体(?=是)|"
                          r"(?:哦|啊|呃)?(?:少|多|漏)(?:说|打|写)了?(?:一位|一个数|一个数字|个数)|"
                          # (a lone no between commas: "six, no, seven", 六个人，不，七个人)
@@ -257,7 +258,7 @@ EN = StateCues(
             # ("drop my wife off at the station", "drop off the kids", "drop by a pharmacy": somewhere to
             # go, nothing dropped)
             r"\b(?:forget(?: about)?|drop(?!\s+(?:off|by|in|into)\b)(?!\s+(?:[\w']+\s+){1,3}off\b)|remove|cancel|"
-            r"scrap|scratch|never mind|ignore|no need for|take off|take out|cross off|leave out|"
+            r"scrap|scratch|ditch|never mind|ignore|no need for|take off|take out|cross off|leave out|"
             r"(?:i )?don'?t (?:need|care about)|skip|get rid of|no longer need)"
             r"\s+(?:(?:what|everything) (?:i|we) (?:said|told you|mentioned) (?:about|regarding|on) )?"
             # (What is dropped ends where a new clause starts, unpunctuated as the ASR writes it:

@@ -107,10 +107,12 @@ def _digits_of_words_en(words: str) -> str:
 
 # A code's letters spelled apart before its digits ("H X, 550721", "B T 44912", A K 10247783): two to
 # four capitals, each alone, then four digits or more.
-_LETTERS_APART = re.compile(r"(?<![\w'’])(?P<l>[A-Z](?:[ ,]+[A-Z]){1,3}|[A-Z]{2,4})(?P<gap>[ ,]+)(?=\d{4,})")
+# (Written together, only before a pause: "HX, 550721"; not "the order ID 44710".)
+_LETTERS_APART = re.compile(r"(?<![\w'’])(?:(?P<l>[A-Z](?:[ ,]+[A-Z]){1,3})[ ,]+|(?!ID|NO|OK|PO|AM|PM)(?P<l2>[A-Z]{2,4}), *)"
+                            r"(?=\d{4,})")
 
 
-_LETTERS_BEFORE = re.compile(r"(?<![\w'’])(?:[A-Z](?:[ ,]+[A-Z]){1,3}|[A-Z]{2,4})[ ,]+$")
+_LETTERS_BEFORE = re.compile(r"(?<![\w'’])(?:[A-Z](?:[ ,]+[A-Z]){1,3}[ ,]+|(?!ID|NO|OK|PO|AM|PM)[A-Z]{2,4}, *)$")
 
 
 def letters_joined(text: str) -> str:
@@ -118,7 +120,7 @@ def letters_joined(text: str) -> str:
     550721" → "   HX550721"), padded before to the same length (so every span still points at
     the words said)."""
     def joined(m: re.Match[str]) -> str:
-        letters = re.sub(r"[ ,]+", "", m.group("l"))
+        letters = re.sub(r"[ ,]+", "", m.group("l") or m.group("l2"))
         return letters.rjust(len(m.group()))
     return _LETTERS_APART.sub(joined, text)
 

@@ -38,7 +38,10 @@ _PARTS = {"en": ("night", "morning", "afternoon", "evening", "night"),
 # also 帮我叫辆车, "call me a car") is taken for a person's only when it starts with one.
 CHINESE_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶"
                     "程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺"
-                    "顾毛郝龚邵万钱严覃武戴莫孔向汤")
+                    "顾毛郝龚邵万钱严覃武戴莫孔向汤"
+                    # (less common, and no word's first character after 叫, 写 or 姓: 牛先生, 聂晓东)
+                    "牛聂乔赖洪施殷庞樊齐温骆葛倪佘柴伍纪耿申邢涂左鲁焦祝季翟毕欧柳盛谷褚祁蒙阎童冉霍卜舒詹苗"
+                    "裴柯岳滕牟艾郎邬鲍卫康易庄")
 _CHINESE_NAME = re.compile(rf"(?:[{CHINESE_SURNAMES}]|欧阳|司马|诸葛|上官)[\u4e00-\u9fff]{{1,2}}"
                            r"|(?:小|老|阿)[\u4e00-\u9fff]")
 
@@ -51,7 +54,9 @@ def looks_like_a_chinese_name(words: str) -> bool:
 # Words before a name as loose as 叫 ("called", but also 帮我叫辆车, "call me a car"): what follows
 # them is a name only when it looks like one.
 # (…and a bare 名字, 姓名, 预订人: 名字李娜, but not 名字我等会儿告诉你, 预订人写我老婆.)
-LOOSE_NAME_CUE_ZH = re.compile(r"(?:叫|姓|写|联系人是?|名字|姓名|预订人)$")
+LOOSE_NAME_CUE_ZH = re.compile(r"(?:(?:名字|姓名|预订人)(?:就)?写|叫|姓|写|联系人是?|名字|姓名|预订人)$")
+# (…a surname alone after a cue that says a name is written: 姓陈, 名字写陈 is 陈; 写陈 names nobody)
+_SURNAME_ALONE_AFTER = ("姓", "名字写", "名字就写", "姓名写", "预订人写", "预订人就写")
 _TITLE_ZH = re.compile(r"先生|女士|小姐|太太")
 
 
@@ -66,7 +71,7 @@ def chinese_name_after(cue: str, words: str, after: str) -> str | None:
     if whole is not None and looks_like_a_chinese_name(whole.group(1)):
         return whole.group(1)
     title = _TITLE_ZH.match(after)
-    if (cue == "姓" or title is not None) and looks_like_a_chinese_name(words + "某"):
+    if (cue in _SURNAME_ALONE_AFTER or title is not None) and looks_like_a_chinese_name(words + "某"):
         return words + (title.group() if title is not None else "")
     return None
 
@@ -140,6 +145,12 @@ def gist(text: str, language: str = "en") -> str:
     return out[:1].upper() + out[1:] if language == "en" and text[:1].isupper() else out
 
 
+_YOU_THE_COMPANY = re.compile(r"(?<![\w'])(?:you (?:guys|all|folks|people)|y'all)(?![\w'])", re.IGNORECASE)
+_THE_COMPANY = "\x00"
+_A_VERB_AFTER = re.compile(r"\s+(?:\w+ed|sent|sold|gave|shipped|made|did|said|told|took|put|got|had|never|didn't|"
+                           r"did not|forgot|left|lost|broke)\b", re.IGNORECASE)
+
+
 def second_person(text: str, language: str = "en") -> str:
     """The user's words as the agent says them back: "I'm allergic to peanuts" → "you're
     allergic to peanuts"; "my wife is vegetarian" → "your wife is vegetarian"; 我喜欢座椅靠后 →
@@ -148,12 +159,16 @@ def second_person(text: str, language: str = "en") -> str:
     if language == "zh":
         return _ZH.sub(lambda m: _ZH_SWAP[m.group(0)], text)
 
+    # ("the boots you guys sent": the user's "you" in the plural is the company, the agent's "we")
+    text = _YOU_THE_COMPANY.sub(_THE_COMPANY, text)
+
     def swap(match: re.Match[str]) -> str:
         word = re.sub(r"\s+", " ", match.group(0).lower())
-        if word == "you" and _SUBJECT_SLOT.search(text[: match.start()]):
-            return "I"          # the user's "you" as a subject ("can you remind me") is the agent's "I"
+        if word == "you" and (_SUBJECT_SLOT.search(text[: match.start()]) or _A_VERB_AFTER.match(text, match.end())):
+            return "I"          # the user's "you" as a subject ("can you remind me", "the boots you sent") is "I"
         return _EN_SWAP[word]
-    out = _EN.sub(swap, text)
+    out = re.sub(r"(?<![\w'])(from|to|with|by|for|at|of) " + _THE_COMPANY, r"\1 us", _EN.sub(swap, text),
+                 flags=re.IGNORECASE).replace(_THE_COMPANY, "we")
     # The sentence it lands in goes on: no capital left from the user's first word, but "I" and names stay.
     if out and out[0].isupper() and not out.startswith(("I ", "I'")) and out.split()[0].lower() in {
             "you", "you're", "you've", "you'd", "you'll", "your", "the", "it", "it's", "there", "that", "this",

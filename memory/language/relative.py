@@ -37,7 +37,7 @@ _DOWN_EN = (r"\b(?:fewer|less|minus|lower|reduce|decrease|drop(?:ped)?|(?:can'?t
 # (好多人 is many people, 加班 overtime; 我同事也要来 is one more; 多长时间, 多久, 多远 ask how long, how far.)
 _UP_ZH = (r"(?<![好很许挺太么])多(?!少|谢|长|久|远|大|高|重|宽|快|贵)|加(?!油|州|班)|又来|再来|"
           r"(?<=[人友事子客爸妈哥姐弟妹婆公儿])也(?:要|会)?来(?!一|不|过)|增加|调高|升高|提高|高(?!兴|速|架|铁)")
-_DOWN_ZH = r"(?<!多)少(?!于)|减|不来了|来不了|降低|调低|降|低"
+_DOWN_ZH = r"(?<!多)少(?!于)|减|不来了|来不了|去掉|拿掉|降低|调低|降|低"
 # ("push it half an hour" is later; "push it an hour earlier" is not; "push two tables together" moves no time.)
 _LATER_EN = (r"\b(?:later|push(?:ed)? (?![^,.;]*\b(?:earlier|sooner|forward)\b)(?:it |that |the \w+ )?"
              r"(?:back|out|(?=(?:by )?(?:half an hour|an? hour|"

@@ -59,7 +59,7 @@ EN = Stances(
 
 ZH = Stances(
     spaced=False,
-    refusal=re.compile(r"千万不要|千万别|不想要|不希望|不需要|不喜欢|受不了|不要|不想|不用|不坐|不走|别要|别|讨厌|害怕|怕|"
+    refusal=re.compile(r"千万不要|千万别|不想要|不希望|不需要|不喜欢|不爱|不太爱|不乐意|受不了|不要|不想|不用|不坐|不走|别要|别|讨厌|害怕|怕|"
                        r"避开|绕开|躲开|而不是|不是"),
     reach=8,
     breaks_refusal=re.compile(r"要|就|是|但|而|改|换"),

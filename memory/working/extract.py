@@ -44,7 +44,7 @@ from monologue.memory.language.cues import (
     people_in_group,
     put_right_after,
 )
-from monologue.memory.language.digits import stations_said
+from monologue.memory.language.digits import digits_said, digits_said_en, stations_said
 from monologue.memory.language.names import NameFinder, name_finder
 from monologue.memory.language.numbers import (
     EN_NUMBER,
@@ -332,7 +332,10 @@ _LESS_OF_IT = {"en": re.compile(r"(?:\b(?:not|nothing|don'?t make it|do not make
 # A word of change just before a value ("move it to", 改成): the value asked for, not one named as a reason.
 _CHANGED_TO = {"en": re.compile(r"\b(?:change|move|switch|push|make)\s+(?:it|that|the \w+)?\s*(?:to|it)\s*$|"
                                 r"\b(?:instead|rather)\s+(?:on\s+)?$", re.IGNORECASE),
-               "zh": re.compile(r"(?:改成|换成|改到|换到|挪到|改为|推到|调到)$")}
+               "zh": re.compile(r"(?:改成|换成|改到|换到|挪到|改为|推到|调到|改)$")}
+# A time someone is busy to, said as the reason for a change ("dad works till six", 他五点才下班).
+_A_BOUND_BEFORE = re.compile(r"\b(?:till|until|til|'til|up to|off at|done at|finishes at|gets out at)\s+$|"
+                             r"(?:到|干到|上班到|忙到)$", re.IGNORECASE)
 # A value chosen with a word of choosing, before or after it ("let's do Italian instead", 还是日料吧).
 _CHOSEN_BEFORE = re.compile(r"\b(?:let'?s (?:do|go with|have|try|get)|go with|switch to|change (?:it )?to|how about|"
                             r"what about|make it)\s+(?:some\s+|the\s+)?$|(?:改成|换成|还是|要不|那就)(?:吃|去|订)?$",
@@ -379,6 +382,25 @@ _THE_USERS_NAME_EN = frozenset({"my", "the", "our", "your", "booking", "reservat
                                 "family"})
 # The words that point at a thing before its noun (把这个订位, "this booking").
 _THIS_ONE = re.compile(r"^(?:把|将)?(?:这个|那个|这|那|我的|我们的|刚才的|刚才那个|(?:the|my|our|this|that)\s+)?")
+
+
+def _on_the_clock(said: str, held: list[str]) -> bool:
+    """Whether a time said is one held, the same on the clock (七点半 said, 19:30 held)."""
+    return any(h[3:] == said[3:] and h[:2].isdigit() and said[:2].isdigit() and int(h[:2]) % 12 == int(said[:2]) % 12
+               for h in held)
+
+
+def _sentence_of(text: str, at: int) -> str:
+    """The sentence of `text` that `at` is in."""
+    starts = [m.end() for m in re.finditer(r"[.!?;。！？；]", text[:at])]
+    end = re.search(r"[.!?;。！？；]", text[at:])
+    return text[max(starts, default=0):at + end.start() if end is not None else len(text)]
+
+
+def _codes_said_at(text: str, lang: str) -> list[Span]:
+    """Where a number of six digits or more is said digit by digit (a phone, an order number)."""
+    written = digits_said_en(text) if lang == "en" else digits_said(text)
+    return [m.span() for m in re.finditer(r"\d[\d ]{4,}\d", written) if len(re.sub(r"\D", "", m.group())) >= 6]
 
 
 def _overlaps(span: Span, taken: list[Span]) -> bool:
@@ -518,6 +540,7 @@ class RuleExtractor:
             add(Operation(Op.SET, replaced[0], Comparator.EQ, replaced[1], replaced[3], correction=True), replaced[2])
             result.correction = True
         self._withdrawals(said, add, state, taken)
+        self._dropped_whole(said, add, state, taken)
         self._said_before(said, state, taken, add)
         read_lifted(self.schema, text, source, lang, taken, add)
         withdrawn_keys: dict[str, list[Span]] = {}
@@ -533,15 +556,17 @@ class RuleExtractor:
         result.two_ways = sum_read_two_ways(self.schema, text, lang, taken)
         asked_key = self._asked(state)
         hour_asked = bool(asked_key) and self.schema.key(asked_key).type == "time"
+        # (…not the hour inside a number said digit by digit: "text me at two four eight, five five five…")
+        in_a_code = _codes_said_at(text, lang) if self._times else []
         for spec in self._times:
             said_times = find_en_times(text, hour_asked=hour_asked) if lang == "en" else _TIMES[lang](text)
-            times = [t for t in said_times
-                     if not self._negated(text, t[1], cues) and not _overlaps((t[1], t[2]), taken)]
+            times = [t for t in said_times if not self._negated(text, t[1], cues)
+                     and not _overlaps((t[1], t[2]), taken) and not _overlaps((t[1], t[2]), in_a_code)]
             # (还是改成一点吧，十二点半怕赶不上: the time held, named again as the reason, is not the new
             # one when another is asked for with a word of change, as with days below.)
             held_times = [str(c.value) for c in state.find(spec.name)] if state is not None else []
-            if any(_CHANGED_TO[lang].search(text[:t[1]]) for t in times if t[0] not in held_times):
-                times = [t for t in times if t[0] not in held_times] or times
+            if any(_CHANGED_TO[lang].search(text[:t[1]]) for t in times if not _on_the_clock(t[0], held_times)):
+                times = [t for t in times if not _on_the_clock(t[0], held_times)] or times
             for value, start, end in times[-1:]:
                 value = self._same_half_of_day(value, spec, source, cues, state)
                 if self._the_reference(spec, value, relative.written, state):
@@ -557,7 +582,11 @@ class RuleExtractor:
                      and not _overlaps((d[1], d[2]), withdrawn_spans)      # 星期二不要了 sets no Tuesday
                      and not _overlaps((d[1], d[2]), part_spans)           # (不是27号，是29号 of an address)
                      # (明天上午十点打电话给我: the day of the call back, not of the delivery)
-                     and not about_something_else(spec, clause_of(text, (d[1], d[2])), lang)]
+                     # (…or in its sentence, where its clause names nothing of its own: 回电话打我手机，…，
+                     # 明天下午三点以后都行; not "I ordered it on the 11th and it arrived on the 20th")
+                     and not (about_something_else(spec, _sentence_of(text, d[1]), lang)
+                              and not names_key(spec, text[d[2]:clause_bounds(text, d[1], d[2])[1]]
+                                                + " " + text[clause_bounds(text, d[1], d[2])[0]:d[1]], lang))]
             # (改成下周六吧，周五好多人加班: the day held, named again as the reason, is not the new one
             # when another is asked for with a word of change; 周四不行，还是周五吧 keeps it.)
             held_days = [str(c.value) for c in state.find(spec.name)] if state is not None else []
@@ -657,6 +686,10 @@ class RuleExtractor:
         # "Earlier, at half six": a value said outright wins over the change said beside it.
         # The change words still say it is a change, not a slip or a second thought to ask about
         # (行，那就晚一点吧，七点半 after seven o'clock was agreed).
+        # (…but not a bound in a reason beside it: "half an hour later, dad works till six")
+        relative_keys = {op.key for op in ops if op.source == OpSource.RELATIVE}
+        ops = [op for op in ops if not (op.op == Op.SET and op.source != OpSource.RELATIVE and op.key in relative_keys
+                                        and id(op) in where and _A_BOUND_BEFORE.search(text[:where[id(op)][0]]))]
         said_outright = {op.key for op in ops if op.op == Op.SET and op.source != OpSource.RELATIVE}
         moved = {op.key for op in ops if op.source == OpSource.RELATIVE and op.key in said_outright}
         ops = [replace(op, correction=True) if op.op == Op.SET and op.key in moved else op
@@ -1879,6 +1912,22 @@ class RuleExtractor:
                 add(Operation(Op.SET, key, Comparator.EQ, found.value, clause_of(said.text, span),
                               correction=correction, source=OpSource.CATALOGUE), span)
                 break
+
+    def _dropped_whole(self, said: _Said, add: Add, state: SessionState | None, taken: list[Span]) -> None:
+        """Every value a key holds let go by its `dropped_by` words ("let's go straight there", 不用接了，
+        直接去雍和宫: no stops), unless asked about or refused ("can we go straight there?" asks)."""
+        if state is None:
+            return
+        for spec in self.schema.keys.values():
+            words = spec.reading.dropped_by.get(said.lang, ())
+            if not words or not state.find(spec.name):
+                continue
+            found = [m for word in words for m in value_pattern(word, said.cues.spaced).finditer(said.source)
+                     if not _overlaps(m.span(), taken) and not asks(said.text, *m.span(), said.lang)
+                     and not self._negated(said.text, m.start(), said.cues)]
+            if found:
+                add(Operation(Op.WITHDRAW, spec.name, words=said.text[found[0].start():found[0].end()],
+                              reason="the user let all of it go"), found[0].span())
 
     def _withdrawals(self, said: _Said, add: Add, state: SessionState | None = None,
                      taken: list[Span] | None = None) -> None:

@@ -246,6 +246,7 @@ def _referral_words(spec: KeySpec) -> list[str]:
     words += [w for ws in spec.aliases.values() for w in ws]
     words += [w for by_lang in spec.values.values() for ws in by_lang.values() for w in ws]
     words += [w for ws in spec.described_as.values() for w in ws]
+    words += [w for ws in spec.reading.dropped_by.values() for w in ws]     # ("go straight there": the stops)
     return [normalised(w) for w in words if w]
 
 
