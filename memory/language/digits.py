@@ -108,8 +108,8 @@ def _digits_of_words_en(words: str) -> str:
 # A code's letters spelled apart before its digits ("H X, 550721", "B T 44912", A K 10247783): two to
 # four capitals, each alone, then four digits or more.
 # (Written together, only before a pause: "HX, 550721"; not "the order ID 44710".)
-_LETTERS_APART = re.compile(r"(?<![\w'’])(?:(?P<l>[A-Z](?:[ ,]+[A-Z]){1,3})[ ,]+|(?!ID|NO|OK|PO|AM|PM)(?P<l2>[A-Z]{2,4}), *)"
-                            r"(?=\d{4,})")
+_LETTERS_APART = re.compile(r"(?<![\w'’])(?:(?P<l>[A-Z](?:[ ,]+[A-Z]){1,3})[ ,]+|"
+                            r"(?!ID|NO|OK|PO|AM|PM)(?P<l2>[A-Z]{2,4}), *)(?=\d{4,})")
 
 
 _LETTERS_BEFORE = re.compile(r"(?<![\w'’])(?:[A-Z](?:[ ,]+[A-Z]){1,3}[ ,]+|(?!ID|NO|OK|PO|AM|PM)[A-Z]{2,4}, *)$")
