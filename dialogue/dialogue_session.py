@@ -142,6 +142,9 @@ def quoted_memory(text: str) -> str:
 # Fahrenheit": nothing to ask)
 _LEFT_AS_IT_IS = re.compile(r"\b(?:don'?t|do not|not|no|never|fine|alone|myself|later|units?|leave)\b|"
                             r"别|不用|不要|先不|待会|等会|自己", re.IGNORECASE)
+# ("remind me, what'd you put the temperature at?", 温度调到多少了？: asked what it is set to)
+_WHAT_IT_IS_SET_TO = re.compile(r"\b(?:what|which|how (?:high|low|warm|cold|loud))(?:'d|'s| did| do| is| have)?\b"
+                                r"[^.!]*\?|(?:调到|设到|开到|设成|调成)(?:多少|几)", re.IGNORECASE)
 _SETS_A_CONTROL = re.compile(r"\b(?:set|adjust|change|turn|put|fix|tweak|move)\b|调一下|调一调|调调|调整|帮我调|给我调|"
                              r"设置|设定|设一下|改一下", re.IGNORECASE)
 
@@ -674,7 +677,7 @@ class DialogueSession:
             held = next((key for key in self._task_keys_named(schema, text, language) if view.find(key)), "")
             if held:
                 return held
-        if not _SETS_A_CONTROL.search(text) or _LEFT_AS_IT_IS.search(text) or any(
+        if not _SETS_A_CONTROL.search(text) or _LEFT_AS_IT_IS.search(text) or _WHAT_IT_IS_SET_TO.search(text) or any(
                 is_query(s) or asks_for_information(s) for _, s in sentences_with_offsets(text)):
             return ""
         # "Can you set the temperature?", 帮我调一下温度: a control named to be set, with no value: its question.

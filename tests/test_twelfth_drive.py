@@ -294,3 +294,31 @@ def test_a_window_lowered_a_little_in_chinese() -> None:
 def test_not_liking_a_toll_road_is_a_lasting_no() -> None:
     read = rules_read("in_car", "我平时不爱走收费的路", {"destination": "机场"})
     assert read == {"route_preference": ["avoid_tolls"]}
+
+
+# --- questions about the task --------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("language", "domain", "lines", "said"), [
+    ("zh", "restaurant", ["下礼拜三晚上七点，五个人，昌平火锅", "你现在都帮我记了些啥？"], "目前记下的是"),
+    ("zh", "customer_service", ["退货退款，短信通知我", "你帮我念一下现在工单上都有啥"], "目前记下的是"),
+    ("en", "customer_service", ["order 551907 is broken, I want a refund",
+                                "what exactly are you putting on the ticket?"], "So far I have order 551907"),
+    ("zh", "restaurant", ["后天上午十一点半，八个人，怀柔", "你那边现在记的是几号几点几个人？"], "日期是后天"),
+    ("en", "restaurant", ["cheap Chinese lunch in Chinatown, Tuesday at 12:15 for 5",
+                          "hang on, what's the headcount you've got?"], "5 people"),
+    ("en", "customer_service", ["order 712668 arrived shattered, I want a refund of 38 dollars",
+                                "just checking, what's the figure you've written down?"], "$38"),
+    ("en", "in_car", ["set it at twenty five", "remind me, what'd you put the temperature at?"], "25 degrees"),
+    ("zh", "customer_service", ["订单551907坏了，我要退款", "问一下，退钱要收手续费吗？"], "费用我这里看不到"),
+])
+async def test_a_question_about_the_task_is_answered(language: str, domain: str, lines: list[str],
+                                                     said: str) -> None:
+    replies = await _chat(language, lines, domain)
+    assert said in replies[-1].text
+
+
+async def test_a_call_the_user_had_asks_nothing_of_the_place() -> None:
+    replies = await _chat("zh", ["后天上午十一点半，八个人，怀柔", "哎刚接到电话，小姑一家三口来不了，那就五个人",
+                                 "他家电话多少？"], "restaurant")
+    assert "电话" not in replies[1].text and "5个人" in replies[1].text
+    assert "010-59683511" in replies[2].text

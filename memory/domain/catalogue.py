@@ -71,6 +71,7 @@ class Catalogue:
             cues = (fact.get("cues") or {}).get(language) or ()
             at = [m.start() for cue in cues for m in re.finditer(_cue_pattern(str(cue)), lowered)
                   if not _ones_own(lowered, m.start(), m.end()) and not _another_measure(lowered, m.start())
+                  and not _a_call_had(lowered, m.start(), m.end())
                   and not _amount_given(lowered, m.start(), m.end())]
             if at:
                 found.append((min(at), key))
@@ -104,7 +105,8 @@ class Catalogue:
             value = int(value)
         said = str(value)
         if language == "zh":
-            said = re.sub(r"\s*[-–—~]\s*", "到", said)    # 09:00-21:00 → 09:00到21:00, as it is said
+            # 09:00-21:00 → 09:00到21:00, as it is said; a phone's area code is no range (010-59683511)
+            said = re.sub(r"(?<!\b0\d\d)(?<!\b0\d\d\d)\s*[-–—~]\s*", "到", said)
         said = re.sub(r"(?<=\d)\s*[,，]\s*(?=\d)", "，或" if language == "zh" else " or ", said)   # two phone numbers
         return sentence.format(name=name, value=said).removeprefix("的")    # (unnamed: 评分是5分, not 的评分…)
 
@@ -385,6 +387,14 @@ def _ones_own(text: str, start: int, end: int) -> bool:
     return bool(re.search(r"(?:我|my|our)(?:的)?\s*(?:\w+\s)?$", text[max(0, start - 12):start])
                 or re.match(r"\s*(?:号码)?(?:是|is|:|：)?\s*[\d一二三四五六七八九零幺][\d一二三四五六七八九零幺 -]{4,}",
                             text[end:]))
+
+
+def _a_call_had(text: str, start: int, end: int) -> bool:
+    """Whether the fact's word at text[start:end] tells of a call the user had, no question about
+    the place's number ("哎刚接到电话，…", "I just got a phone call")."""
+    before = text[max(0, start - 6):start]
+    return bool(re.search(r"(?:接到|接了|接个|来了|打了|挂了|回了|回个)(?:个|一个|一通)?$", before)
+                or re.match(r"\s*calls?\b", text[end:]))
 
 
 def breaks(item: dict[str, Any], condition: Condition, needs_known: Collection[str] = ()) -> bool:
