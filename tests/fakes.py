@@ -356,3 +356,19 @@ def rules_read(domain: str, text: str, held: dict[str, object] | None = None) ->
         if op.op == Op.SET and op.key:
             out.setdefault(op.key, []).append(op.value)
     return out
+
+
+def rules_ops(domain: str, text: str, held: dict[str, object] | None = None) -> list[tuple[str, str]]:
+    """What the rules do with `text` with `held` in the state: (op, key) for each operation."""
+    from monologue.memory.domain.schema import load_schema
+    from monologue.memory.working.extract import RuleExtractor
+    from monologue.memory.working.state import Comparator, Condition, SessionState
+
+    schema = load_schema(domain)
+    state = SessionState("drive")
+    for key, value in (held or {}).items():
+        multi = schema.key(key).multi
+        condition = Condition(key, Comparator.INCLUDES if multi else Comparator.EQ, value, str(value), 1, 1.0,
+                              multi=multi)
+        state.constraints[condition.slot] = condition
+    return [(op.op.value, op.key) for op in RuleExtractor(schema).extract(text, state).operations]

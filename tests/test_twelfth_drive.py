@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from fakes import policy_replies, rules_read
+from fakes import policy_replies, rules_ops, rules_read
 
 
 async def _chat(language: str, lines: list[str], domain: str) -> list[Any]:
@@ -75,9 +75,16 @@ async def test_a_stop_taken_off_for_another_day_dates_no_trip() -> None:
     assert "Union Square" in replies[2].text
 
 
-def test_the_errands_day_is_no_trip_date() -> None:
-    assert "trip_date" not in rules_read("in_car", "药店不去了，明天再去")
-    assert rules_read("in_car", "let's go tomorrow morning") == {"trip_date": ["tomorrow"]}
+@pytest.mark.parametrize("text", ["药店不去了，明天再去", "药店不去了，明天再说",
+                                  "forget the pharmacy, I'll get it tomorrow"])
+def test_the_errands_day_is_no_trip_date(text: str) -> None:
+    assert "trip_date" not in rules_read("in_car", text, {"stops": "药店" if "药店" in text else "pharmacy"})
+
+
+@pytest.mark.parametrize("text", ["今天不去了，明天再去", "明天再去故宫",
+                                  "take me to the airport tomorrow, I'll do it myself"])
+def test_the_trip_put_off_is_still_its_date(text: str) -> None:
+    assert rules_read("in_car", text, {"stops": "药店"}).get("trip_date") == ["tomorrow"]
 
 
 @pytest.mark.parametrize("text", ["close the windows, actually open them halfway", "open them halfway",
@@ -221,10 +228,15 @@ async def test_going_straight_there_drops_the_stops(language: str, lines: list[s
     assert "home" not in replies[-1].text
 
 
-async def test_the_blower_set_to_a_level_is_the_fan() -> None:
+async def test_a_level_is_no_step_of_the_cabin() -> None:
     replies = await _chat("en", ["set it at twenty five",
                                  "and the blower's way too loud, bring it down to level three"], "in_car")
-    assert "fan to level 3" in replies[1].text
+    assert "degrees" not in replies[1].text
+
+
+@pytest.mark.parametrize("text", ["we're on level 3 of the parking garage", "put it on level 3", "massage at level 2"])
+def test_a_level_alone_is_no_fan_level(text: str) -> None:
+    assert "fan_level" not in rules_read("in_car", text)
 
 
 @pytest.mark.parametrize(("lines", "said"), [
@@ -322,3 +334,44 @@ async def test_a_call_the_user_had_asks_nothing_of_the_place() -> None:
                                  "他家电话多少？"], "restaurant")
     assert "电话" not in replies[1].text and "5个人" in replies[1].text
     assert "010-59683511" in replies[2].text
+
+
+# --- what a review of this drive found too wide, put back ------------------------------------------------
+
+@pytest.mark.parametrize(("held", "text"), [
+    ({"destination": "airport"}, "go with Mike"), ({"destination": "airport"}, "let's do Taylor Swift"),
+    ({"destination": "故宫"}, "还是听周杰伦吧"), ({"destination": "故宫"}, "还是上次那个商场吧"),
+])
+def test_a_name_chosen_is_no_place_unless_it_was_held(held: dict[str, object], text: str) -> None:
+    assert "destination" not in rules_read("in_car", text, held)
+
+
+@pytest.mark.parametrize("text", ["I'll take out cash at the airport", "let's take out some cash on the way",
+                                  "don't leave out the pharmacy"])
+def test_taking_out_is_no_withdrawal(text: str) -> None:
+    read = rules_read("in_car", text, {"destination": "airport", "stops": "pharmacy"})
+    assert "destination" not in read and "stops" not in read
+
+
+@pytest.mark.parametrize(("held", "text"), [
+    ({"destination": "airport", "stops": "pharmacy"}, "go straight to the pharmacy"),
+    ({"destination": "airport", "stops": "pharmacy"}, "stop at the pharmacy and go straight to the airport"),
+    ({"destination": "airport", "stops": "pharmacy"}, "the music is straight to the point"),
+    ({"destination": "故宫", "stops": "药店"}, "他直接去了机场"),
+    ({"destination": "故宫", "stops": "药店"}, "电话不接了"),
+    ({"destination": "故宫", "stops": "药店"}, "雨不停了"),
+    ({"destination": "故宫", "stops": "药店"}, "先去药店，然后直接去故宫"),
+])
+def test_going_straight_somewhere_else_keeps_the_stops(held: dict[str, object], text: str) -> None:
+    assert not any(op == ("withdraw", "stops") for op in rules_ops("in_car", text, held))
+
+
+@pytest.mark.parametrize("text", ["they sent me a coupon", "I'm stuck at work, call me after 6",
+                                  "sorry it's noisy here", "I didn't get your name", "终于松了口气"])
+def test_words_of_something_else_are_no_fault(text: str) -> None:
+    assert "problem_details" not in rules_read("customer_service", text)
+
+
+def test_a_callback_with_no_half_of_the_day_is_in_the_hours_calls_are_made() -> None:
+    assert rules_read("customer_service", "call me tomorrow at ten").get("contact_time") == ["10:00"]
+    assert rules_read("customer_service", "call me at 9 pm").get("contact_time") == ["21:00"]

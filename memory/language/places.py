@@ -409,13 +409,16 @@ _CHOSEN_AGAIN_ZH = re.compile(r"(?:算了[，,\s]*)?还是(?P<v>[^，,。！？\
 _ENDS_THE_CLAUSE_EN = re.compile(r"\s*(?:after all|again|instead|then|please|thanks)?\s*(?:[,.!?;]|$)")
 
 
-def places_corrected(text: str, lang: str, just_set: bool = False) -> list[PlaceSaid]:
+def places_corrected(text: str, lang: str, just_set: bool = False,
+                     said_before: tuple[str, ...] = ()) -> list[PlaceSaid]:
     """Places said after a correction, with no word of going (不对 是虹桥机场): read only where a
     place was just said or is held, and only a name that is a place by itself (a capitalised one;
     in Chinese one tagged as a place or ending in its kind), so 不是，是三个人 is no place. `just_set`:
-    a place was set the turn before, and any name put right is one (不对不对，是水立方)."""
+    a place was set the turn before, and any name put right is one (不对不对，是水立方). `said_before`:
+    the places held before, chosen again by name alone ("let's do the Getty Center", 还是颐和园吧)."""
+    before = {name.casefold() for name in said_before}
     again = _CHOSEN_AGAIN_ZH.search(text) if lang == "zh" else None
-    if again is not None and _is_a_place(_tagged(again.group("v"))):
+    if again is not None and again.group("v").casefold() in before:
         return [PlaceSaid(again.start("v"), again.end("v"), again.group("v"), again.start())]
     if lang == "zh" and just_set:
         return [p for p in find_place_zh(text, _CORRECTING["zh"], sure=True)
@@ -423,8 +426,9 @@ def places_corrected(text: str, lang: str, just_set: bool = False) -> list[Place
                 and not (text.startswith("不是", p.cue_start) and "是" not in text[p.cue_start + 2:p.start])]
     if lang == "en":
         # …ending its clause ("no wait, LaGuardia"; "Sorry, Bluetooth isn't connecting" names none).
-        return [p for p in find_place_en(text, (*_CORRECTING["en"], *_CHOSEN_AGAIN_EN))
-                if _ENDS_THE_CLAUSE_EN.match(text, p.end)]
+        return [p for p in find_place_en(text, _CORRECTING["en"]) if _ENDS_THE_CLAUSE_EN.match(text, p.end)] + [
+            p for p in find_place_en(text, _CHOSEN_AGAIN_EN)
+            if p.name.casefold() in before and _ENDS_THE_CLAUSE_EN.match(text, p.end)]
     # (不是人民广场，是外滩: the place after 不是 is the one refused; 不是，是外滩 names the right one.)
     return [p for p in find_place_zh(text, _CORRECTING["zh"]) if _is_a_place(_tagged(p.name))
             and not (text.startswith("不是", p.cue_start) and "是" not in text[p.cue_start + 2:p.start])]

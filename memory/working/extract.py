@@ -221,6 +221,20 @@ def _takes_titles(spec: KeySpec, lang: str) -> bool:
 # A number said with what it counts (十二个, "8 people"): no time, whatever was asked.
 _COUNTED_ANSWER = re.compile(r"\d\s*(?:个|位|人|口|people|persons|guests|of us)|"
                              r"[一二两三四五六七八九十](?:个|位|人|口)", re.IGNORECASE)
+# What is left of a clause that puts a dropped errand off to another day ("I'll do it tomorrow", 明天再去吧).
+_THE_ERRAND_AGAIN = {"en": re.compile(r"\W*(?:(?:i|we)(?:'ll| will| can)|i'?d rather)\s+(?:just\s+)?"
+                                      r"(?:do|get|grab|pick up|go)(?:\s+(?:it|that|them|there|up))*"
+                                      r"(?:\s+(?:myself|instead|then))?\W*", re.IGNORECASE),
+                     "zh": re.compile(r"\W*(?:我|我们)?(?:就|再|自己)?(?:再)?(?:去|说|买|弄|办)(?:吧|了|呗)?\W*")}
+_DROPS_IT = {"en": re.compile(r"\b(?:take off|forget|drop|skip|ditch|cancel|scratch|remove|cross off|never ?mind|"
+                              r"no)\b"),
+             "zh": re.compile(r"不去|不要|算了|取消|去掉|不用|别去")}
+# Going on with no stop: "straight to" (and the place held after it), 直接去.
+_STRAIGHT_TO = {"en": re.compile(r"\b(?:straight|directly|right)\s+(?:over\s+)?to\s+(?:the\s+)?", re.IGNORECASE),
+                "zh": re.compile(r"直接(?:去|到|开去|开到|回)")}
+# …said after a stop: "the pharmacy, then straight to the airport", 先去药店然后直接去故宫.
+_AFTER_A_STOP = {"en": re.compile(r"\b(?:then|after|first|afterwards)\b", re.IGNORECASE),
+                 "zh": re.compile(r"先|完|然后|之后|再")}
 # What the user will do without the agent ("I'll drive home myself", 我自己回家).
 _ON_ONES_OWN = re.compile(r"\b(?:myself|ourselves|on (?:my|our) own|by (?:myself|ourselves))\b|自己", re.IGNORECASE)
 # A command to drop something named only by a pronoun ("skip it", 不要了吧).
@@ -395,6 +409,12 @@ def _sentence_of(text: str, at: int) -> str:
     starts = [m.end() for m in re.finditer(r"[.!?;。！？；]", text[:at])]
     end = re.search(r"[.!?;。！？；]", text[at:])
     return text[max(starts, default=0):at + end.start() if end is not None else len(text)]
+
+
+def _in_sentence(text: str, at: int) -> int:
+    """Where the clause of `at` starts, counted from the start of its sentence."""
+    starts = [m.end() for m in re.finditer(r"[.!?;。！？；]", text[:at])]
+    return clause_bounds(text, at, at)[0] - max(starts, default=0)
 
 
 def _codes_said_at(text: str, lang: str) -> list[Span]:
@@ -582,11 +602,13 @@ class RuleExtractor:
                      and not _overlaps((d[1], d[2]), withdrawn_spans)      # 星期二不要了 sets no Tuesday
                      and not _overlaps((d[1], d[2]), part_spans)           # (不是27号，是29号 of an address)
                      # (明天上午十点打电话给我: the day of the call back, not of the delivery)
-                     # (…or in its sentence, where its clause names nothing of its own: 回电话打我手机，…，
-                     # 明天下午三点以后都行; not "I ordered it on the 11th and it arrived on the 20th")
-                     and not (about_something_else(spec, _sentence_of(text, d[1]), lang)
+                     # (…or said of it earlier in the sentence, where its clause names nothing of its own: 回电话
+                     # 打我手机，…，明天下午三点以后都行; not "I ordered it on the 11th and it arrived on the 20th")
+                     and not (about_something_else(spec, _sentence_of(text, d[1])[:_in_sentence(text, d[1])]
+                                                   + " " + clause_of(text, (d[1], d[2])), lang)
                               and not names_key(spec, text[d[2]:clause_bounds(text, d[1], d[2])[1]]
-                                                + " " + text[clause_bounds(text, d[1], d[2])[0]:d[1]], lang))]
+                                                + " " + text[clause_bounds(text, d[1], d[2])[0]:d[1]], lang))
+                     and not self._the_errands_day(text, (d[1], d[2]), state, lang)]
             # (改成下周六吧，周五好多人加班: the day held, named again as the reason, is not the new one
             # when another is asked for with a word of change; 周四不行，还是周五吧 keeps it.)
             held_days = [str(c.value) for c in state.find(spec.name)] if state is not None else []
@@ -844,6 +866,10 @@ class RuleExtractor:
         current time's half of the day), and 'seven' for a table means 19:00 when the key's
         declared hours (`range`) hold only that one. A period the utterance names wins."""
         hour, minute = (int(p) for p in value.split(":"))
+        hours = spec.reading.value_range
+        if not cues.period_of_day.search(source) and hours is not None and 13 <= hour <= 22 \
+                and not hours[0] <= hour <= hours[1] and hours[0] <= hour - 12 <= hours[1]:
+            return f"{hour - 12:02d}:{minute:02d}"     # ("call me tomorrow at ten": in the hours calls are made)
         if cues.period_of_day.search(source) or not 1 <= hour < 12:
             return value
         later = f"{hour + 12:02d}:{minute:02d}"
@@ -851,7 +877,6 @@ class RuleExtractor:
         current = str(held[0].value) if held else ""
         if re.fullmatch(r"\d\d:\d\d", current) and int(current[:2]) >= 12:
             return later
-        hours = spec.reading.value_range
         if hours is not None and not hours[0] <= hour <= hours[1] and hours[0] <= hour + 12 <= hours[1]:
             return later
         return value
@@ -1825,7 +1850,8 @@ class RuleExtractor:
             # (the place was set the turn before: a name put right now is one, 不对不对，是水立方)
             just_set = state is not None and any(c.last_mentioned == state.turn for c in state.find(spec.name))
             if places or held:
-                places = sorted(places + [p for p in places_corrected(said.text, said.lang, just_set)
+                before = tuple(str(v) for v in [state.previous.get(spec.name)] if v) if state is not None else ()
+                places = sorted(places + [p for p in places_corrected(said.text, said.lang, just_set, before)
                                           if not (just_set and any(called_by_name(other, p.name, said.lang)
                                                                    for other in self.schema.keys.values()))
                                           if not any(_overlaps((p.start, p.end), [(q.start, q.end)]) for q in places)],
@@ -1914,20 +1940,48 @@ class RuleExtractor:
                 break
 
     def _dropped_whole(self, said: _Said, add: Add, state: SessionState | None, taken: list[Span]) -> None:
-        """Every value a key holds let go by its `dropped_by` words ("let's go straight there", 不用接了，
-        直接去雍和宫: no stops), unless asked about or refused ("can we go straight there?" asks)."""
+        """Every value a key holds let go by its `dropped_by` words ("let's go straight there", 中途不停了:
+        no stops), or by going straight to where they were on the way to (不用接了，直接去雍和宫 with 雍和宫
+        held), unless asked about, refused, or said after a stop ("the pharmacy, then straight to the airport")."""
         if state is None:
             return
         for spec in self.schema.keys.values():
             words = spec.reading.dropped_by.get(said.lang, ())
             if not words or not state.find(spec.name):
                 continue
-            found = [m for word in words for m in value_pattern(word, said.cues.spaced).finditer(said.source)
-                     if not _overlaps(m.span(), taken) and not asks(said.text, *m.span(), said.lang)
-                     and not self._negated(said.text, m.start(), said.cues)]
+            found = [m for word in words for m in value_pattern(word, said.cues.spaced).finditer(said.source)]
+            going_to = [c for c in state.find(spec.on_the_way_to)] if spec.on_the_way_to else []
+            for m in _STRAIGHT_TO[said.lang].finditer(said.source):
+                held = [w for c in going_to for w in (str(c.value), *self.schema.key(c.key).value_words(str(c.value),
+                                                                                                          said.lang))]
+                if any(said.source[m.end():].lower().startswith(w.lower()) for w in held if w):
+                    found.append(m)
+            # (…nor where a stop is said in the same breath: "stop at the pharmacy and go straight to the airport")
+            stop_said = any(value_pattern(w, said.cues.spaced).search(said.source)
+                            for w, key, _v in self.schema.enum_lexicon(said.lang) if key == spec.name) \
+                or any(value_pattern(w, said.cues.spaced).search(said.source)
+                       for w in spec.name_cues.get(said.lang, ()) if "…" not in w)
+            found = [m for m in found if not stop_said and not _overlaps(m.span(), taken)
+                     and not asks(said.text, *m.span(), said.lang)
+                     and not self._negated(said.text, m.start(), said.cues)
+                     and not _AFTER_A_STOP[said.lang].search(said.source[:m.start()])]
             if found:
                 add(Operation(Op.WITHDRAW, spec.name, words=said.text[found[0].start():found[0].end()],
                               reason="the user let all of it go"), found[0].span())
+
+    def _the_errands_day(self, text: str, span: Span, state: SessionState | None, lang: str) -> bool:
+        """Whether a day said after a stop held was dropped, in a clause of nothing else, is the day
+        of that errand, not of the trip ("take off the pharmacy, I'll do it tomorrow", 药店不去了，明天再去;
+        not 今天不去了，明天再去, the trip itself put off)."""
+        left, right = clause_bounds(text, *span)
+        rest = (text[left:span[0]] + " " + text[span[1]:right]).strip()
+        if state is None or not _THE_ERRAND_AGAIN[lang].fullmatch(rest):
+            return False
+        before = text[:left].lower()
+        stops = [(spec, c) for spec in self._places if spec.multi for c in state.find(spec.name)]
+        return _DROPS_IT[lang].search(before) is not None and any(
+            word and word.lower() in before
+            for spec, c in stops for word in (str(c.value), c.words, *spec.value_words(str(c.value), lang)))
 
     def _withdrawals(self, said: _Said, add: Add, state: SessionState | None = None,
                      taken: list[Span] | None = None) -> None:
