@@ -836,7 +836,8 @@ class DialoguePolicy:
                 return Decision(Act.DONT_KNOW, then=self._resume(step, last), reason="memory has nothing on it",
                                 refused=refused)
         acting = (step is not None and step.act == Act.ACT) or bool(turn.changed)
-        if CLOSING.search(text) and not acting:
+        # ("that's everything, submit it", 没别的了，提交吧: the go-ahead, not a goodbye)
+        if CLOSING.search(text) and not acting and not GO_AHEAD.search(text):
             # ("that's all thanks" to "shall I book it?": said plainly that it is not done.)
             primary = self.primary()
             unfinished = step is not None and primary is not None and step.action == primary.name \

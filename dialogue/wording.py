@@ -335,7 +335,7 @@ class Wording:
                 return done_said
             what = spoken_conditions(conditions, self.schema, lang)
             if lang == "en":
-                # "So far I have order 739908", "…a stop at a pharmacy", "…a note that it flickers".
+                # "Here's what I have so far: order 739908, …", "…: a stop at a pharmacy", "…: a note that it flickers".
                 what = re.sub(r"^noting ", "a note that ", re.sub(r"^(?:for|with) ", "", what))
             so_far = say("state_answer.summary", lang, what=what)
             return f"{done_said}{say('clause.join', lang)}{so_far}" if done_said else so_far

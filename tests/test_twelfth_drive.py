@@ -14,7 +14,8 @@
   K1024; W X 七 三 零 五 八 二 一 and 订单号 五 五 二 零 九 一 三 四 六 八 (each digit apart) were not read, and
   八六零三 二九一七 五五 lost its last two.
 - The table: "where's that one?" booked the place offered (a question about the offer is no yes).
-- The read-back: "So far I have you down order 739908, …" and "…down with a stop at a pharmacy" now say "for".
+- The read-back: "So far I have you down order 739908, …" and "…down with a stop at a pharmacy" read as a list:
+  "Here's what I have so far: order 739908, …".
 """
 
 from __future__ import annotations
@@ -137,7 +138,7 @@ async def test_cancelling_with_the_money_back_is_a_cancellation(text: str) -> No
     replies = await _chat("en", ["my telescope never arrived, order 739908, can you trace it?", text,
                                  "what are you doing for me?"], "customer_service")
     assert "cancellation" in replies[1].text
-    assert "So far I have order 739908" in replies[2].text
+    assert "Here's what I have so far: order 739908" in replies[2].text
 
 
 def test_forgetting_a_resolution_still_takes_it_back() -> None:
@@ -182,7 +183,7 @@ async def test_a_question_about_the_offer_books_nothing() -> None:
 
 async def test_a_summary_of_a_stop_alone_reads_for_it() -> None:
     replies = await _chat("en", ["stop at a pharmacy on the way", "what's the plan?"], "in_car")
-    assert "So far I have a stop at a pharmacy" in replies[1].text
+    assert "Here's what I have so far: a stop at a pharmacy" in replies[1].text
 
 
 # --- second part of the drive ------------------------------------------------------------------------
@@ -314,7 +315,8 @@ def test_not_liking_a_toll_road_is_a_lasting_no() -> None:
     ("zh", "restaurant", ["下礼拜三晚上七点，五个人，昌平火锅", "你现在都帮我记了些啥？"], "目前记下的是"),
     ("zh", "customer_service", ["退货退款，短信通知我", "你帮我念一下现在工单上都有啥"], "目前记下的是"),
     ("en", "customer_service", ["order 551907 is broken, I want a refund",
-                                "what exactly are you putting on the ticket?"], "So far I have order 551907"),
+                                "what exactly are you putting on the ticket?"],
+     "Here's what I have so far: order 551907"),
     ("zh", "restaurant", ["后天上午十一点半，八个人，怀柔", "你那边现在记的是几号几点几个人？"], "日期是后天"),
     ("en", "restaurant", ["cheap Chinese lunch in Chinatown, Tuesday at 12:15 for 5",
                           "hang on, what's the headcount you've got?"], "5 people"),
@@ -375,3 +377,79 @@ def test_words_of_something_else_are_no_fault(text: str) -> None:
 def test_a_callback_with_no_half_of_the_day_is_in_the_hours_calls_are_made() -> None:
     assert rules_read("customer_service", "call me tomorrow at ten").get("contact_time") == ["10:00"]
     assert rules_read("customer_service", "call me at 9 pm").get("contact_time") == ["21:00"]
+
+
+# --- the second replay and the held-out drive ---------------------------------------------------------------
+
+@pytest.mark.parametrize(("held", "text"), [({"time": "19:30"}, "push it back until 9"),
+                                           ({"time": "19:30"}, "推迟到九点")])
+def test_a_time_said_with_the_change_is_where_it_goes(held: dict[str, object], text: str) -> None:
+    assert rules_read("restaurant", text, held).get("time") == ["21:00"]
+
+
+def test_the_value_taken_back_is_not_set_again_after() -> None:
+    assert "seating" not in rules_read("restaurant", "forget outside, it's raining outside", {"seating": "outdoor"})
+
+
+def test_a_refund_with_the_cancel_refused_is_a_refund() -> None:
+    assert rules_read("customer_service", "refund me, don't cancel the order").get("resolution") == ["refund"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [("我们三号出去吃", "day 3"), ("五号出发", "day 5")])
+def test_a_day_before_going_out_is_a_day(text: str, expected: str) -> None:
+    assert rules_read("restaurant", text).get("date") == [expected]
+
+
+@pytest.mark.parametrize("text", ["I'm calling from LA, 739908 is my order", "帮我叫温水",
+                                  "go back to the last station", "a table under an umbrella on the patio"])
+def test_no_code_name_or_place_from_words_of_something_else(text: str) -> None:
+    read = {**rules_read("customer_service", text), **rules_read("restaurant", text), **rules_read("in_car", text)}
+    assert read.get("order_id") in (None, ["739908"]) and "guest_name" not in read and "destination" not in read
+
+
+async def test_a_sum_put_right_is_the_one_asked_about() -> None:
+    replies = await _chat("en", ["my order 551907 came broken, I want a refund",
+                                 "I paid three fifty, no wait, one sixty nine"], "customer_service")
+    assert "$1.69 or $169" in replies[1].text
+
+
+@pytest.mark.parametrize(("language", "lines", "said"), [
+    ("en", ["man, it's like an oven in here, can you get the AC going",
+            "set it to, uh, twenty one... no wait, make that nineteen"], "19 degrees"),
+    ("en", ["throw on some Stevie Wonder, volume around thirteen"], "Stevie Wonder"),
+    ("en", ["take me to Pike Place Market", "actually meet at the Space Needle instead",
+            "ugh, forget it, let's stick with the market like I said at first"], "Pike Place Market"),
+])
+async def test_what_drivers_said_in_the_held_out_drive(language: str, lines: list[str], said: str) -> None:
+    replies = await _chat(language, lines, "in_car")
+    assert said in replies[-1].text and "?" not in replies[-1].text
+
+
+async def test_some_of_the_party_who_cannot_come() -> None:
+    replies = await _chat("en", ["Mexican, nine people, Thursday at 7:15",
+                                 "ugh, three of them can't come anymore, so knock off three"], "restaurant")
+    assert "6 people" in replies[1].text
+
+
+@pytest.mark.parametrize(("language", "line"), [("zh", "嗯，没别的了，提交吧"), ("zh", "帮我交上去吧"),
+                                                ("en", "that's everything, submit it")])
+async def test_nothing_else_and_a_go_ahead_opens_the_ticket(language: str, line: str) -> None:
+    first = "订单号123456，我要退款" if language == "zh" else "order 123456, I want a refund"
+    replies = await _chat(language, [first, line], "customer_service")
+    assert "O-" in replies[1].text
+
+
+async def test_a_phone_for_texts_is_no_order_number() -> None:
+    replies = await _chat("zh", ["订单号是 H M 六 六 零 八 三 一 九 二", "给我换个新壶吧",
+                                 "有事发短信给我就行，号码一八六 零七五五 三四二一"], "customer_service")
+    assert "订单HM66083192" in replies[2].text and "18607553421" in replies[2].text
+
+
+def test_letters_apart_before_digits_in_threes() -> None:
+    assert rules_read("customer_service", "order Q Z five eight one, one four seven").get("order_id") == ["QZ581147"]
+
+
+def test_the_company_said_back() -> None:
+    from monologue.memory.language.person import second_person
+    assert second_person("I told you guys the lamp flickers") == "you told us the lamp flickers"
+    assert second_person("you guys sent the wrong one") == "we sent the wrong one"

@@ -565,8 +565,8 @@ SAID_FOR_EN: dict[str, tuple[str, ...]] = {
 GO_AHEAD = re.compile(
     # ("do it" as the whole request, not "can you do it half an hour later?")
     r"\b(?:go ahead|book it|do it(?=\s*(?:please|now|then)?\s*(?:[,.!]|$))|please do|let'?s do (?:it|that)|"
-    # ("that one", not "where's that one?": asked about)
-    r"let'?s go with|go with|that one(?![^.!?]*\?)|i'?ll take it|"
+    # ("that one", "can you book that one?", not "where's that one?": asked about)
+    r"let'?s go with|go with|that one(?![^.!?]*\?)|(?:book|take|get|reserve|do|want) that one|i'?ll take it|"
     r"we'?ll take it|let'?s (?:go|roll|get going|hit the road)(?:\s+(?:then|now))?(?=\s*(?:[,.!]|$))|"
     r"(?:let'?s )?(?:keep going|carry on)(?=\s*(?:[,.!]|$|\s+(?:then|but|with)\b))|"
     r"start (?:the )?(?:navigation|route|guidance))\b|"
@@ -579,11 +579,11 @@ GO_AHEAD = re.compile(
     r"(?:\s+(?:please|now|then|for me))?(?=\s*(?:[,.!]|$))|"
     # ("great, thanks, submit", "ok file it": the word alone, closing the turn)
     r"(?:^|[,.!]\s*|\b(?:ok(?:ay)?|yes|yeah|yep|so|then|alright)\s+)"
-    r"(?:submit|file it|send it|send it in|put it through)"
+    r"(?:submit|submit it|submit that|file it|send it|send it in|put it through)"
     r"\W*$|"
     r"(?<![没别不未])(?:出发|走)(?:吧|了|啦)?(?=\W*$)|开始导航|"
     r"订吧|就订|帮我订|就这样|就这么办|就(?:你(?:说|推荐|刚才说)的)?[这那](?:家|个|一家)|就它|去吧|"
-    r"(?:直接|就)?办吧|提交吧|就这么定|定了吧|确认提交|^\s*(?:那就)?提交\W*$|^\s*确认(?:换货|退款|退货|维修|补发|查件|取消订单|提交|预订|订位|下单)?(?:吧|了)?\W*$",
+    r"(?:直接|就)?办吧|提交吧|(?:帮我)?(?:提)?交上去|递交吧|就这么定|定了吧|确认提交|^\s*(?:那就)?提交\W*$|^\s*确认(?:换货|退款|退货|维修|补发|查件|取消订单|提交|预订|订位|下单)?(?:吧|了)?\W*$",
     re.IGNORECASE)
 # …and said in passing, which a turn that restates values uses about the values ("Saturday at 7 works", 七点没问题).
 SOUNDS_FINE = re.compile(r"\b(?:sounds (?:good|great|perfect|lovely|fine|nice|right)|that works|works for me|"
@@ -638,7 +638,7 @@ REFUSES_OFFER = re.compile(
     r"(?:a )?different (?:one|place)|don'?t (?:like|want) (?:that|it|this)|not (?:keen|interested|for me)|"
     r"no thanks|rather not|nah)\b|换一家|换一个|不要这家|"
     # (别的没了, 别的都没问题: nothing else; 我不喜欢等位，直接订吧 dislikes something else)
-    r"别的(?!没|都|不|也|就|还好)|不(?:太)?喜欢(?:这|那|它)|不(?:太)?喜欢[。！!]?$|不想去(?:这|那|了)|不想去[。！!]?$",
+    r"(?<!没)(?<!没有)别的(?!没|都|不|也|就|还好)|不(?:太)?喜欢(?:这|那|它)|不(?:太)?喜欢[。！!]?$|不想去(?:这|那|了)|不想去[。！!]?$",
     re.IGNORECASE)
 # Another option asked for, by what it should be more of or that it is another ("ok maybe
 # somewhere quieter then", "somewhere else", 换一家安静点的): an "ok" before it agrees to nothing.

@@ -14,8 +14,12 @@ _DIGIT_ZH_RUN = r"[零〇幺一二两三四五六七八九]{3,}"
 _DIGIT_ZH_TAIL = r"[零〇幺一二两三四五六七八九]{2}(?![零〇幺一二两三四五六七八九十百千万个位人点块元号天岁分])"
 # (…or each digit said apart: 五 五 二 零 九 一 三 四 六 八)
 _DIGITS_APART_ZH = r"[零〇幺一二两三四五六七八九](?: [零〇幺一二两三四五六七八九]){4,}"
-_DIGIT_BY_DIGIT_ZH = re.compile(_DIGITS_APART_ZH + "|" + _DIGIT_ZH_RUN + r"(?:(?:[，,、\s]|嗯|呃)+" + _DIGIT_ZH_RUN
-                                + r")*(?:(?:[，,、\s]|嗯|呃)+" + _DIGIT_ZH_TAIL + r")?")
+_GROUP_PAUSE_ZH = r"(?:[，,、\s]|嗯|呃)+"
+# (…the short tail only after two groups or more: 一三九 零零 一二 is no 13900)
+_DIGIT_BY_DIGIT_ZH = re.compile(_DIGITS_APART_ZH + "|"
+                                + _DIGIT_ZH_RUN + r"(?:" + _GROUP_PAUSE_ZH + _DIGIT_ZH_RUN + r")+"
+                                + r"(?:" + _GROUP_PAUSE_ZH + _DIGIT_ZH_TAIL + r")?|"
+                                + _DIGIT_ZH_RUN + r"(?:" + _GROUP_PAUSE_ZH + _DIGIT_ZH_RUN + r")*")
 _GROUP_BREAK = re.compile(r"(?<=\d)[，,、](?=\d)")
 _DIGIT_ZH = str.maketrans("零〇幺一二两三四五六七八九", "0011223456789")
 
@@ -107,12 +111,10 @@ def _digits_of_words_en(words: str) -> str:
 
 # A code's letters spelled apart before its digits ("H X, 550721", "B T 44912", A K 10247783): two to
 # four capitals, each alone, then four digits or more.
-# (Written together, only before a pause: "HX, 550721"; not "the order ID 44710".)
-_LETTERS_APART = re.compile(r"(?<![\w'’])(?:(?P<l>[A-Z](?:[ ,]+[A-Z]){1,3})[ ,]+|"
-                            r"(?!ID|NO|OK|PO|AM|PM)(?P<l2>[A-Z]{2,4}), *)(?=\d{4,})")
+_LETTERS_APART = re.compile(r"(?<![\w'’])(?P<l>[A-Z](?:[ ,]+[A-Z]){1,3})[ ,]+(?=\d{4,}|\d{3}[ ,]+\d{3})")
 
 
-_LETTERS_BEFORE = re.compile(r"(?<![\w'’])(?:[A-Z](?:[ ,]+[A-Z]){1,3}[ ,]+|(?!ID|NO|OK|PO|AM|PM)[A-Z]{2,4}, *)$")
+_LETTERS_BEFORE = re.compile(r"(?<![\w'’])[A-Z](?:[ ,]+[A-Z]){1,3}[ ,]+$")
 
 
 def letters_joined(text: str) -> str:
@@ -120,7 +122,7 @@ def letters_joined(text: str) -> str:
     550721" → "   HX550721"), padded before to the same length (so every span still points at
     the words said)."""
     def joined(m: re.Match[str]) -> str:
-        letters = re.sub(r"[ ,]+", "", m.group("l") or m.group("l2"))
+        letters = re.sub(r"[ ,]+", "", m.group("l"))
         return letters.rjust(len(m.group()))
     return _LETTERS_APART.sub(joined, text)
 

@@ -472,7 +472,8 @@ def find_zh_dates(text: str) -> list[tuple[str, int, int]]:
     for m in re.finditer(r"(?:(?<=这个月)|(?<=本月)|(?<=下个月)|(?<=下月)|"
                          r"(?<![月\d零一二三四五六七八九十几单码街路道巷弄楼院村区大小]))"
                          r"(\d{1,2}|[一二三四五六七八九十]{1,3})[号日]"
-                         r"(?![码线楼门店位桌厅院口机车床航站台栋座层停包展馆窗出入候教宿通])", text):
+                         r"(?![码线楼门店位桌厅院口机车床航站台栋座层馆]|停车|展厅|展馆|候车|教学|宿舍|包间|包厢|出口|入口|窗口|通道)",
+                         text):
         day = zh_to_int(m.group(1))
         if day and 1 <= day <= 31 and not any(start <= m.start() < end for _, start, end in found):
             found.append((_of_the_month(day, text[max(0, m.start() - 3):m.start()]), m.start(), m.end()))

@@ -40,8 +40,7 @@ CHINESE_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林�
                     "程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺"
                     "顾毛郝龚邵万钱严覃武戴莫孔向汤"
                     # (less common, and no word's first character after 叫, 写 or 姓: 牛先生, 聂晓东)
-                    "牛聂乔赖洪施殷庞樊齐温骆葛倪佘柴伍纪耿申邢涂左鲁焦祝季翟毕欧柳盛谷褚祁蒙阎童冉霍卜舒詹苗"
-                    "裴柯岳滕牟艾郎邬鲍卫康易庄")
+                    "牛聂乔赖洪施殷庞樊骆葛倪佘伍纪耿邢涂鲁翟毕欧柳褚祁蒙阎霍詹苗裴柯岳滕邬鲍")
 _CHINESE_NAME = re.compile(rf"(?:[{CHINESE_SURNAMES}]|欧阳|司马|诸葛|上官)[\u4e00-\u9fff]{{1,2}}"
                            r"|(?:小|老|阿)[\u4e00-\u9fff]")
 
@@ -167,8 +166,10 @@ def second_person(text: str, language: str = "en") -> str:
         if word == "you" and (_SUBJECT_SLOT.search(text[: match.start()]) or _A_VERB_AFTER.match(text, match.end())):
             return "I"          # the user's "you" as a subject ("can you remind me", "the boots you sent") is "I"
         return _EN_SWAP[word]
-    out = re.sub(r"(?<![\w'])(from|to|with|by|for|at|of) " + _THE_COMPANY, r"\1 us", _EN.sub(swap, text),
-                 flags=re.IGNORECASE).replace(_THE_COMPANY, "we")
+    out = _EN.sub(swap, text)
+    # (…"we" where it does something, "us" where something is done to it: "I told you guys", "from you all")
+    out = re.sub(re.escape(_THE_COMPANY) + r"(?=" + _A_VERB_AFTER.pattern + r"|\s+(?:are|were|have|do|don't|always|"
+                 r"should|could|would|will|can|keep)\b)", "we", out, flags=re.IGNORECASE).replace(_THE_COMPANY, "us")
     # The sentence it lands in goes on: no capital left from the user's first word, but "I" and names stay.
     if out and out[0].isupper() and not out.startswith(("I ", "I'")) and out.split()[0].lower() in {
             "you", "you're", "you've", "you'd", "you'll", "your", "the", "it", "it's", "there", "that", "this",

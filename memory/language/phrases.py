@@ -178,7 +178,7 @@ EN: dict[str, str] = {
     "state_answer.missing": "I don't have the {label} yet",
     "state_answer.untouched": "I haven't changed the {label}",
     "state_answer.stepped": "I've made {what}, but I can't see the exact {label}",
-    "state_answer.summary": "So far I have {what}.",
+    "state_answer.summary": "Here's what I have so far: {what}.",
     "state_answer.nothing_yet": "Nothing is settled yet.",
     "state_answer.next_ask": "Next I need the {label}, then I can {verb}.",
     "state_answer.next_yes": "Next, once you say yes, I'll {verb}: {what}.",

@@ -27,7 +27,7 @@ _UP_EN = (r"\b(?:more|another|extra|additional|plus|higher|raise|increase|bump(?
           r"turn(?:ed)? (?:it |that |the \w+ )?up|(?:put|crank(?:ed)?|kick(?:ed)?) " + _THE_HEAT + r"up|"
           r"up (?:a (?:bit|notch|little|touch)|by)|go up|"
           r"also (?:coming|joining)|(?:is|are) (?:coming|joining) (?:too|as well|now)|join(?:ing)? us)\b")
-_DOWN_EN = (r"\b(?:fewer|less|minus|lower|reduce|decrease|drop(?:ped)?|(?:can'?t|cannot|won'?t) "
+_DOWN_EN = (r"\b(?:fewer|less|minus|lower|reduce|decrease|drop(?:ped)?|knock(?:ed)? off|(?:can'?t|cannot|won'?t) "
             r"(?:make it|come|join)|turn(?:ed)? (?:it |that |the \w+ )?down|(?:put|crank(?:ed)?|knock(?:ed)?) "
             + _THE_HEAT + r"down|"
             r"down (?:a (?:bit|notch|little|touch)|by)|"
@@ -51,7 +51,7 @@ _EARLIER_ZH = r"提前|提早|往前|(?<![今明])早(?!上|餐|饭|晨|安)|前
 _PEOPLE_EN = re.compile(r"\b(?:people|persons?|guests?|friends?|colleagues?|kids?|child(?:ren)?|someone|"
                         r"somebody|one of us|of us|(?:my|our) (?:\w+ )?(?:brother|sister|mum|mom|dad|father|mother|"
                         r"wife|husband|partner|son|daughter|boss|cousin|aunt|uncle)|seats?|chairs?|"
-                        r"one more|two more|three more)\b", _I)
+                        r"one more|two more|three more|(?:one|two|three|four|five|\d) of them)\b", _I)
 _PEOPLE_ZH = re.compile(r"人|位|朋友|同事|孩子|客人|爸|妈|哥|姐|弟|妹|老婆|老公|儿子|女儿|亲戚|领导|老板")
 _MINUTES_EN = re.compile(r"\b(?:hours?|minutes?|mins?|half an hour|quarter of an hour)\b", _I)
 _MINUTES_ZH = re.compile(r"小时|钟头|分钟|半个?钟")
@@ -85,6 +85,11 @@ class RelativeWords:
     end: int
 
 
+_TO_A_LEVEL = re.compile(r"\bto (?:level|setting) (?:\d|one|two|three|four|five|six|seven|eight|nine|ten)\b|"
+                         r"到(?:第)?[一二两三四五六七八九十\d]+[档挡级]", re.IGNORECASE)
+_A_LEVEL_BEFORE = re.compile(r"\b(?:level|setting|notch)\s+$|第$", re.IGNORECASE)
+
+
 def _amount(clause: str, lang: str, dimension: Dimension, words: tuple[int, int] = (0, 0)) -> float | None:
     """How much the change is: the number said nearest the change's words ("make it five, one
     more friend is coming" is one more: the five is the new count, said outright)."""
@@ -102,6 +107,8 @@ def _amount(clause: str, lang: str, dimension: Dimension, words: tuple[int, int]
         nearest = len(clause) + 1
         for m in pattern.finditer(clause):
             word = m.group("n").lower()
+            if _A_LEVEL_BEFORE.search(clause[:m.start()]):
+                continue        # ("bring it down to level three": where a control is set, not how far it moves)
             if lang == "en" and word in ("a", "an") and not re.match(
                     r"\s+(?:hour|minute|day|dollar|buck|euro|pound|degree)s?\b", clause[m.end():], _I):
                 continue        # "a bit later" is a step; "a friend" counts one only with "another"
@@ -133,6 +140,8 @@ def read_relative(clause: str, lang: str, own_up: str = "", own_down: str = "",
         m = re.search(pattern, clause, _I)
         if m is None or _bound_after(clause[m.end():]):
             continue             # "more than four" is a bound, not a change
+        if _TO_A_LEVEL.search(clause):
+            return None          # ("bring it down to level three": a control set to a level, no step)
         on_the_clock = pattern in (_LATER_EN, _EARLIER_EN, _LATER_ZH, _EARLIER_ZH)
         dimension = _dimension(clause, lang, on_the_clock) or (
             _dimension(context, lang, on_the_clock) if context else "")

@@ -260,7 +260,7 @@ class WorkingMemory:
             spec = self.schema.key(two_ways[0])
             lang = self.settings.language
             clarify = say("clarify.two_ways", lang, label=spec.label(lang),
-                          first=with_unit(spec, str(two_ways[1][0]), lang),
+                          first=with_unit(spec, f"{two_ways[1][0]:.2f}", lang),
                           second=with_unit(spec, str(two_ways[1][1]), lang))
             ops.append(Operation(Op.ASK, spec.name, question=clarify, reason="a sum said that reads two ways"))
         low = asr_confidence is not None and asr_confidence < self.settings.low_confidence

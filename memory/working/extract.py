@@ -349,7 +349,7 @@ _CHANGED_TO = {"en": re.compile(r"\b(?:change|move|switch|push|make)\s+(?:it|tha
                "zh": re.compile(r"(?:改成|换成|改到|换到|挪到|改为|推到|调到|改)$")}
 # A time someone is busy to, said as the reason for a change ("dad works till six", 他五点才下班).
 _A_BOUND_BEFORE = re.compile(r"\b(?:till|until|til|'til|up to|off at|done at|finishes at|gets out at)\s+$|"
-                             r"(?:到|干到|上班到|忙到)$", re.IGNORECASE)
+                             r"(?:干到|上班到|忙到|加班到)$", re.IGNORECASE)
 # A value chosen with a word of choosing, before or after it ("let's do Italian instead", 还是日料吧).
 _CHOSEN_BEFORE = re.compile(r"\b(?:let'?s (?:do|go with|have|try|get)|go with|switch to|change (?:it )?to|how about|"
                             r"what about|make it)\s+(?:some\s+|the\s+)?$|(?:改成|换成|还是|要不|那就)(?:吃|去|订)?$",
@@ -709,9 +709,11 @@ class RuleExtractor:
         # The change words still say it is a change, not a slip or a second thought to ask about
         # (行，那就晚一点吧，七点半 after seven o'clock was agreed).
         # (…but not a bound in a reason beside it: "half an hour later, dad works till six")
-        relative_keys = {op.key for op in ops if op.source == OpSource.RELATIVE}
-        ops = [op for op in ops if not (op.op == Op.SET and op.source != OpSource.RELATIVE and op.key in relative_keys
-                                        and id(op) in where and _A_BOUND_BEFORE.search(text[:where[id(op)][0]]))]
+        relative_at = {op.key: clause_bounds(text, *where[id(op)]) for op in ops
+                       if op.source == OpSource.RELATIVE and id(op) in where}
+        ops = [op for op in ops if not (op.op == Op.SET and op.source != OpSource.RELATIVE and op.key in relative_at
+                                        and id(op) in where and _A_BOUND_BEFORE.search(text[:where[id(op)][0]])
+                                        and clause_bounds(text, *where[id(op)]) != relative_at[op.key])]
         said_outright = {op.key for op in ops if op.op == Op.SET and op.source != OpSource.RELATIVE}
         moved = {op.key for op in ops if op.source == OpSource.RELATIVE and op.key in said_outright}
         ops = [replace(op, correction=True) if op.op == Op.SET and op.key in moved else op
@@ -1404,7 +1406,8 @@ class RuleExtractor:
                 # "forget the refund": only a new value said as one ("a repair instead"), or in a
                 # clause of its own after ("forget the station, take me to the airport"), sets it.
                 if key in withdrawn_keys and not spec.multi and not _REPLACES.search(text) and not replacing \
-                        and not (all(clause_bounds(text, *w)[1] <= m.start() for w in withdrawn_keys[key])
+                        and not (all(clause_bounds(text, *w)[1] <= m.start()
+                                     and word.lower() not in text[w[0]:w[1]].lower() for w in withdrawn_keys[key])
                                  and not _ON_ONES_OWN.search(text[slice(*clause_bounds(text, *m.span()))])):
                     continue      # ("cancel the route, I'll drive home myself": no route home)
                 # A cue inside another value already read is not this key's ("a child seat in
@@ -1567,9 +1570,10 @@ class RuleExtractor:
             before = state.previous.get(spec.name) if state is not None else None
             held = [c.value for c in state.find(spec.name)] if state is not None else []
             # ("*": whatever it held, 还是去吧，就刚才那个地方 after the route was called off)
+            # ("ugh, forget it, let's stick with the market like I said at first": the change is what is dropped)
             again = {before if value == "*" else value: words for value, words in spec.said_again.items()
                      if before is not None and value in (before, "*") and before not in held
-                     and not _DROPPING_IT.search(said.text)}
+                     and (value == "*" or not _DROPPING_IT.search(said.text))}
             for value, words in [*spec.loose_values.items(), *again.items()]:
                 for word in words.get(said.lang, ()):
                     m = re.search(value_pattern(word.lower(), said.cues.spaced), said.source)
@@ -1589,8 +1593,9 @@ class RuleExtractor:
                             names_key(other, said.text, said.lang) for other in self.schema.keys.values()
                             if other is not spec):
                         continue      # ("*": 温度还是按原来的吧 names the temperature, not the route given up)
+                    # (going back to what it held is a change said as one)
                     add(Operation(Op.SET, spec.name, Comparator.EQ, value, clause_of(said.text, m.span()),
-                                  correction=correction), m.span())
+                                  correction=correction or value in again), m.span())
                     return
 
     def _level_over_its_step(self, ops: list[Operation], text: str, where: dict[int, Span]) -> list[Operation]:
@@ -1642,6 +1647,7 @@ class RuleExtractor:
                 return False
             spec = self.schema.key(op.key)
             return any(other.op == Op.SET and other.key == op.key and id(other) in where
+                       and other.comparator != Comparator.NE
                        and str(op.value) in spec.refines.get(str(other.value), ()) for other in ops)
         return [op for op in ops if not refined(op)]
 

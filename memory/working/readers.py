@@ -140,14 +140,20 @@ def sum_read_two_ways(schema: DomainSchema, text: str, lang: str,
     for spec in schema.read_by(Reader.QUANTITY):
         if spec.type != "money":
             continue
-        for pattern in _quantity_patterns(spec, lang)[0]:
-            for m in compiled(pattern).finditer(source):
-                readings = amount_read_two_ways(m.group("n"))
-                if readings is not None and not overlaps(m.span("n"), taken):
-                    return spec.name, readings
+        # (the last said: "one fifty nine, no wait, one sixty nine" asks of the sixty nine)
+        said = sorted(((m.span("n"), readings) for pattern in _quantity_patterns(spec, lang)[0]
+                       for m in compiled(pattern).finditer(source)
+                       if (readings := amount_read_two_ways(m.group("n"))) is not None
+                       and not overlaps(m.span("n"), taken)), key=lambda found: found[0])
+        if said:
+            meant = put_right_after(source, said[-1][0][1])     # ("…, no wait, one sixty nine": put right)
+            again = _SPOKEN_SUM_AT.match(source, meant) if meant is not None else None
+            readings = amount_read_two_ways(again.group()) if again is not None else None
+            return spec.name, readings or said[-1][1]
     return None
 
 
+_SPOKEN_SUM_AT = re.compile(r"\s*(?:" + EN_SUM + r")")
 # ("set it to um 22", "to like 70": a filler between the setting and its number)
 _FILLER = {"en": r"(?:(?:like|about|around|maybe|um|uh|er|say|roughly)\W+)*", "zh": r"(?:大概|差不多|嗯)?"}
 
@@ -174,7 +180,8 @@ def _quantity_patterns(spec: KeySpec, lang: str, bare: bool = False) -> tuple[li
     cues = _words(reading.set_cues, lang)
     filler = _FILLER[lang]
     if cues:
-        patterns.append(_alternation(cues, spaced) + (r"\s+" if spaced else "") + filler + r"(?P<n>" + number + ")")
+        # ("set it to, uh, twenty one": a pause between the setting and its number)
+        patterns.append(_alternation(cues, spaced) + (r"[\s,]+" if spaced else "") + filler + r"(?P<n>" + number + ")")
     names = _words(spec.aliases, lang) + (spec.label(lang),)
     gap = r"\W+(?:\w+\W+){0,3}?" if spaced else r".{0,4}?"
     by_name = _alternation(names, spaced) + gap + r"(?P<n>" + number + ")"
@@ -654,7 +661,7 @@ _PHONE_SHAPE = re.compile(_APART + r"(?P<v>(?:\+?\d{1,3}[ -])?\(?\d{3}\)?[ -]\d{
 _SPELLED = (r"(?<![\w'’])(?P<v>(?:(?:[A-Za-z] ){0,3}|[A-Za-z]{1,2}(?=\d))\d(?: [A-Za-z0-9](?![\w'’])){3,})")
 """A code spelled out ("A B 4 5 7 2", "k7 3 2 9 1": a letter or two touching the first digit)."""
 _PHONE_BEFORE = re.compile(r"\b(?:phone|cell|mobile|call me|text me|reach me|my number|contact number)\b[^0-9]*$|"
-                           r"(?:电话|手机)[^0-9]*$", re.IGNORECASE)
+                           r"(?:电话|手机|短信|号码)[^0-9]*$", re.IGNORECASE)
 
 
 _CODE_REFUSED = re.compile(r"(?:\b(?:not|no longer|instead of|rather than)|不是|不要)\s*(?:the |my |that |it'?s )?"
@@ -746,7 +753,8 @@ def _all_but(said: str, held: str) -> bool:
     return len(said) == len(held) >= 6 and said != held and sum(a != b for a, b in zip(said, held, strict=True)) <= 2
 
 
-_A_PHONE_WORD = re.compile(r"电话|手机|\b(?:phone|cell|mobile|my number|call me|text me|reach me)\b", re.IGNORECASE)
+_A_PHONE_WORD = re.compile(r"电话|手机|短信|\b(?:phone|cell|mobile|my number|call me|text me|reach me)\b",
+                           re.IGNORECASE)
 
 
 def _a_phone_said_before(text: str, span: Span, names: tuple[str, ...], lang: str) -> bool:
