@@ -227,7 +227,8 @@ async def test_which_was_the_first_asks_and_chooses_nothing() -> None:
 ])
 async def test_confirm_with_the_resolution_files_it(lines: list[str], expected: str) -> None:
     replies = await _chat("zh", lines, "customer_service")
-    assert (replies[-1].decision or {}).get("act") == "act" and replies[-1].text.endswith(expected)
+    # (what it files says the resolution; the fault noted may follow it: 换货，备注：你买的鞋子码数不对)
+    assert (replies[-1].decision or {}).get("act") == "act" and expected.rstrip("。") in replies[-1].text
 
 
 # --- the car: the way somewhere asked -------------------------------------------------------------

@@ -453,3 +453,24 @@ def test_the_company_said_back() -> None:
     from monologue.memory.language.person import second_person
     assert second_person("I told you guys the lamp flickers") == "you told us the lamp flickers"
     assert second_person("you guys sent the wrong one") == "we sent the wrong one"
+
+
+@pytest.mark.parametrize(("domain", "held", "text", "key"), [
+    ("in_car", {"destination": "airport"}, "forget the airport, my wife will take me home", "destination"),
+    ("customer_service", {"resolution": "refund"}, "forget the refund, I got an exchange from the store already",
+     "resolution"),
+    ("customer_service", {"resolution": "refund"}, "cancel the refund, my friend will repair it", "resolution"),
+])
+def test_what_someone_else_does_after_a_withdrawal_is_no_new_value(domain: str, held: dict[str, object], text: str,
+                                                                    key: str) -> None:
+    assert key not in rules_read(domain, text, held)
+
+
+@pytest.mark.parametrize("text", ["the item I purchased showed up on Monday, broken",
+                                  "I ordered a lamp, it came Monday, and it flickers"])
+def test_the_day_it_came_after_the_order_is_the_delivery_date(text: str) -> None:
+    assert rules_read("customer_service", text).get("delivery_date") == ["monday"]
+
+
+def test_taking_off_from_a_place_is_no_withdrawal() -> None:
+    assert "destination" not in rules_read("in_car", "take off from the airport at 6", {"destination": "airport"})

@@ -258,7 +258,7 @@ EN = StateCues(
             # ("drop my wife off at the station", "drop off the kids", "drop by a pharmacy": somewhere to
             # go, nothing dropped)
             r"\b(?:forget(?: about)?|drop(?!\s+(?:off|by|in|into)\b)(?!\s+(?:[\w']+\s+){1,3}off\b)|remove|cancel|"
-            r"scrap|scratch|ditch|never mind|ignore|no need for|take off|cross off|"
+            r"scrap|scratch|ditch|never mind|ignore|no need for|take off(?! from)|cross off|"
             r"(?:i )?don'?t (?:need|care about)|skip|get rid of|no longer need)"
             r"\s+(?:(?:what|everything) (?:i|we) (?:said|told you|mentioned) (?:about|regarding|on) )?"
             # (What is dropped ends where a new clause starts, unpunctuated as the ASR writes it:

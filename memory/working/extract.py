@@ -237,6 +237,12 @@ _AFTER_A_STOP = {"en": re.compile(r"\b(?:then|after|first|afterwards)\b", re.IGN
                  "zh": re.compile(r"先|完|然后|之后|再")}
 # What the user will do without the agent ("I'll drive home myself", 我自己回家).
 _ON_ONES_OWN = re.compile(r"\b(?:myself|ourselves|on (?:my|our) own|by (?:myself|ourselves))\b|自己", re.IGNORECASE)
+# …or what someone else does or did ("forget the airport, my wife will take me home", "I got an exchange
+# from the store already", 我老婆送我回家): told, not asked of the agent.
+_SOMEONE_ELSE = re.compile(r"\b(?:(?:my|our|his|her|their) \w+(?: \w+)? (?:is|was|will|'ll|can|says|said|has|got|hates|"
+                           r"offered|takes|drives|picks|driving|taking)|he|she|they|someone|somebody|"
+                           r"(?:i|we) (?:got|already|had))\b|\bsays\b|"
+                           r"^\W*(?:我(?:老婆|老公|妈|爸|朋友|哥|姐|弟|妹|同事)|他们?|她们?|别人)", re.IGNORECASE)
 # A command to drop something named only by a pronoun ("skip it", 不要了吧).
 _DROP_IT = re.compile(r"\b(?:skip|drop|cancel|forget|scrap|ditch|remove|lose)\s+(?:it|that|this|them)\b|跳过吧?$",
                       re.IGNORECASE)
@@ -604,8 +610,9 @@ class RuleExtractor:
                      # (明天上午十点打电话给我: the day of the call back, not of the delivery)
                      # (…or said of it earlier in the sentence, where its clause names nothing of its own: 回电话
                      # 打我手机，…，明天下午三点以后都行; not "I ordered it on the 11th and it arrived on the 20th")
-                     and not (about_something_else(spec, _sentence_of(text, d[1])[:_in_sentence(text, d[1])]
-                                                   + " " + clause_of(text, (d[1], d[2])), lang)
+                     and not (about_something_else(spec, clause_of(text, (d[1], d[2])) + " " + (
+                                  _sentence_of(text, d[1])[:_in_sentence(text, d[1])]
+                                  if _TIMES[lang](clause_of(text, (d[1], d[2]))) else ""), lang)
                               and not names_key(spec, text[d[2]:clause_bounds(text, d[1], d[2])[1]]
                                                 + " " + text[clause_bounds(text, d[1], d[2])[0]:d[1]], lang))
                      and not self._the_errands_day(text, (d[1], d[2]), state, lang)]
@@ -1408,7 +1415,8 @@ class RuleExtractor:
                 if key in withdrawn_keys and not spec.multi and not _REPLACES.search(text) and not replacing \
                         and not (all(clause_bounds(text, *w)[1] <= m.start()
                                      and word.lower() not in text[w[0]:w[1]].lower() for w in withdrawn_keys[key])
-                                 and not _ON_ONES_OWN.search(text[slice(*clause_bounds(text, *m.span()))])):
+                                 and not _ON_ONES_OWN.search(text[slice(*clause_bounds(text, *m.span()))])
+                                 and not _SOMEONE_ELSE.search(text[slice(*clause_bounds(text, *m.span()))])):
                     continue      # ("cancel the route, I'll drive home myself": no route home)
                 # A cue inside another value already read is not this key's ("a child seat in
                 # the back" moves no seat).
