@@ -344,15 +344,10 @@ async def policy_replies(language: str, lines: list[str], domain: str) -> list[A
 
 def rules_read(domain: str, text: str, held: dict[str, object] | None = None) -> dict[str, list[object]]:
     """What the rules read from `text` with `held` in the state: key → the values set."""
-    from monologue.memory.domain.schema import load_schema
-    from monologue.memory.working.extract import RuleExtractor
-    from monologue.memory.working.state import Comparator, Condition, Op, SessionState
+    from monologue.memory.working.state import Op
 
-    state = SessionState("drive")
-    for key, value in (held or {}).items():
-        state.constraints[key] = Condition(key, Comparator.EQ, value, str(value), 1, 1.0)
     out: dict[str, list[object]] = {}
-    for op in RuleExtractor(load_schema(domain)).extract(text, state).operations:
+    for op in _rules_extraction(domain, text, held, multi_as_held=False).operations:
         if op.op == Op.SET and op.key:
             out.setdefault(op.key, []).append(op.value)
     return out
@@ -360,6 +355,12 @@ def rules_read(domain: str, text: str, held: dict[str, object] | None = None) ->
 
 def rules_ops(domain: str, text: str, held: dict[str, object] | None = None) -> list[tuple[str, str]]:
     """What the rules do with `text` with `held` in the state: (op, key) for each operation."""
+    return [(op.op.value, op.key) for op in _rules_extraction(domain, text, held, multi_as_held=True).operations]
+
+
+def _rules_extraction(domain: str, text: str, held: dict[str, object] | None, multi_as_held: bool) -> Any:
+    """The rules' reading of `text` with `held` in the state (`multi_as_held`: a key of several
+    values holds its value as one of them, as the engine writes it)."""
     from monologue.memory.domain.schema import load_schema
     from monologue.memory.working.extract import RuleExtractor
     from monologue.memory.working.state import Comparator, Condition, SessionState
@@ -367,8 +368,8 @@ def rules_ops(domain: str, text: str, held: dict[str, object] | None = None) -> 
     schema = load_schema(domain)
     state = SessionState("drive")
     for key, value in (held or {}).items():
-        multi = schema.key(key).multi
+        multi = multi_as_held and schema.key(key).multi
         condition = Condition(key, Comparator.INCLUDES if multi else Comparator.EQ, value, str(value), 1, 1.0,
                               multi=multi)
-        state.constraints[condition.slot] = condition
-    return [(op.op.value, op.key) for op in RuleExtractor(schema).extract(text, state).operations]
+        state.constraints[condition.slot if multi else key] = condition
+    return RuleExtractor(schema).extract(text, state)

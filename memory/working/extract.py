@@ -67,7 +67,7 @@ from monologue.memory.language.person import (
     spelled_name_after,
 )
 from monologue.memory.language.places import PlaceSaid, find_place_en, find_place_zh, not_going, places_corrected
-from monologue.memory.language.stances import asks, clause_bounds, is_query, tells_of_the_past
+from monologue.memory.language.stances import asks, clause_bounds, is_query, sentences_with_offsets, tells_of_the_past
 from monologue.memory.language.wishes import content_words
 from monologue.memory.working.on_the_way import (
     ON_A_STREET,
@@ -226,9 +226,6 @@ _THE_ERRAND_AGAIN = {"en": re.compile(r"\W*(?:(?:i|we)(?:'ll| will| can)|i'?d ra
                                       r"(?:do|get|grab|pick up|go)(?:\s+(?:it|that|them|there|up))*"
                                       r"(?:\s+(?:myself|instead|then))?\W*", re.IGNORECASE),
                      "zh": re.compile(r"\W*(?:我|我们)?(?:就|再|自己)?(?:再)?(?:去|说|买|弄|办)(?:吧|了|呗)?\W*")}
-_DROPS_IT = {"en": re.compile(r"\b(?:take off|forget|drop|skip|ditch|cancel|scratch|remove|cross off|never ?mind|"
-                              r"no)\b"),
-             "zh": re.compile(r"不去|不要|算了|取消|去掉|不用|别去")}
 # Going on with no stop: "straight to" (and the place held after it), 直接去.
 _STRAIGHT_TO = {"en": re.compile(r"\b(?:straight|directly|right)\s+(?:over\s+)?to\s+(?:the\s+)?", re.IGNORECASE),
                 "zh": re.compile(r"直接(?:去|到|开去|开到|回)")}
@@ -410,17 +407,10 @@ def _on_the_clock(said: str, held: list[str]) -> bool:
                for h in held)
 
 
-def _sentence_of(text: str, at: int) -> str:
-    """The sentence of `text` that `at` is in."""
-    starts = [m.end() for m in re.finditer(r"[.!?;。！？；]", text[:at])]
-    end = re.search(r"[.!?;。！？；]", text[at:])
-    return text[max(starts, default=0):at + end.start() if end is not None else len(text)]
-
-
-def _in_sentence(text: str, at: int) -> int:
-    """Where the clause of `at` starts, counted from the start of its sentence."""
-    starts = [m.end() for m in re.finditer(r"[.!?;。！？；]", text[:at])]
-    return clause_bounds(text, at, at)[0] - max(starts, default=0)
+def _earlier_in_its_sentence(text: str, at: int) -> str:
+    """What the sentence `at` is in says before the clause of `at`."""
+    start = max((s for s, _sentence in sentences_with_offsets(text) if s <= at), default=0)
+    return text[start:max(start, clause_bounds(text, at, at)[0])]
 
 
 def _codes_said_at(text: str, lang: str) -> list[Span]:
@@ -611,11 +601,10 @@ class RuleExtractor:
                      # (…or said of it earlier in the sentence, where its clause names nothing of its own: 回电话
                      # 打我手机，…，明天下午三点以后都行; not "I ordered it on the 11th and it arrived on the 20th")
                      and not (about_something_else(spec, clause_of(text, (d[1], d[2])) + " " + (
-                                  _sentence_of(text, d[1])[:_in_sentence(text, d[1])]
+                                  _earlier_in_its_sentence(text, d[1])
                                   if _TIMES[lang](clause_of(text, (d[1], d[2]))) else ""), lang)
                               and not names_key(spec, text[d[2]:clause_bounds(text, d[1], d[2])[1]]
-                                                + " " + text[clause_bounds(text, d[1], d[2])[0]:d[1]], lang))
-                     and not self._the_errands_day(text, (d[1], d[2]), state, lang)]
+                                                + " " + text[clause_bounds(text, d[1], d[2])[0]:d[1]], lang))]
             # (改成下周六吧，周五好多人加班: the day held, named again as the reason, is not the new one
             # when another is asked for with a word of change; 周四不行，还是周五吧 keeps it.)
             held_days = [str(c.value) for c in state.find(spec.name)] if state is not None else []
@@ -674,7 +663,7 @@ class RuleExtractor:
                                    and not _UP_OR_DOWN.search(_A_FEELING.sub(" ", text)))]
         ops[:] = self._it_is_what_was_dropped(ops, text, where)
         ops[:] = self._level_over_its_step(ops, text, where)
-        ops[:] = self._refined(ops, text, where)
+        ops[:] = self._the_errands_day(self._refined(ops, text, where), text, where, lang)
         ops[:] = self._taken_back_not_set_aside(ops, text, state)
         ops[:] = self._step_moves_the_level(ops, state)
         self._left_behind(ops, text, state, add)
@@ -1983,19 +1972,22 @@ class RuleExtractor:
                 add(Operation(Op.WITHDRAW, spec.name, words=said.text[found[0].start():found[0].end()],
                               reason="the user let all of it go"), found[0].span())
 
-    def _the_errands_day(self, text: str, span: Span, state: SessionState | None, lang: str) -> bool:
-        """Whether a day said after a stop held was dropped, in a clause of nothing else, is the day
-        of that errand, not of the trip ("take off the pharmacy, I'll do it tomorrow", 药店不去了，明天再去;
+    def _the_errands_day(self, ops: list[Operation], text: str, where: dict[int, Span],
+                         lang: str) -> list[Operation]:
+        """`ops` less a day said after a stop was dropped, in a clause of nothing else: the day of
+        that errand, not of the trip ("take off the pharmacy, I'll do it tomorrow", 药店不去了，明天再去;
         not 今天不去了，明天再去, the trip itself put off)."""
-        left, right = clause_bounds(text, *span)
-        rest = (text[left:span[0]] + " " + text[span[1]:right]).strip()
-        if state is None or not _THE_ERRAND_AGAIN[lang].fullmatch(rest):
-            return False
-        before = text[:left].lower()
-        stops = [(spec, c) for spec in self._places if spec.multi for c in state.find(spec.name)]
-        return _DROPS_IT[lang].search(before) is not None and any(
-            word and word.lower() in before
-            for spec, c in stops for word in (str(c.value), c.words, *spec.value_words(str(c.value), lang)))
+        dropped = [where[id(op)][1] for op in ops if op.op == Op.WITHDRAW and op.key and id(op) in where
+                   and self.schema.key(op.key).on_the_way_to]
+
+        def the_errands(op: Operation) -> bool:
+            if op.op != Op.SET or not op.key or id(op) not in where or self.schema.key(op.key).reader != Reader.DATE:
+                return False
+            span = where[id(op)]
+            left, right = clause_bounds(text, *span)
+            rest = (text[left:span[0]] + " " + text[span[1]:right]).strip()
+            return any(end <= left for end in dropped) and bool(_THE_ERRAND_AGAIN[lang].fullmatch(rest))
+        return [op for op in ops if not the_errands(op)]
 
     def _withdrawals(self, said: _Said, add: Add, state: SessionState | None = None,
                      taken: list[Span] | None = None) -> None:
