@@ -474,3 +474,11 @@ def test_the_day_it_came_after_the_order_is_the_delivery_date(text: str) -> None
 
 def test_taking_off_from_a_place_is_no_withdrawal() -> None:
     assert "destination" not in rules_read("in_car", "take off from the airport at 6", {"destination": "airport"})
+
+
+@pytest.mark.parametrize("line", ["hi, I need to head out to Griffith Observatory, pick up some snacks on the way",
+                                  "can you get me out to Griffith Observatory"])
+async def test_a_word_of_going_with_a_particle_is_where_to(line: str) -> None:
+    replies = await _chat("en", [line, "what have you got for me?"], "in_car")
+    assert "route for Griffith Observatory" in replies[0].text
+    assert replies[1].text == "Here's what I have so far: Griffith Observatory."

@@ -124,6 +124,10 @@ _ANSWER_LEAD_EN = r"^\W*(?:(?:uh|um|er|oh|ok|okay|well|so|yes|yeah|sure|hmm|let'
 _ANSWER_LEAD_ZH = re.compile(r"^(?:嗯|呃|那个|就|我要|我想|要|想|先)*(?:去|到|回)?")
 
 
+# (a re.sub template: its doubled backslashes write the escaped spaces of the cue's pattern)
+_PARTICLE_TO = r"(?:\\ (?:out|over|up|down|across|along|around|round))?\\ to"
+
+
 def find_place_en(text: str, cues: tuple[str, ...], answering: bool = False) -> list[PlaceSaid]:
     """Capitalised places after the cues ("take me to 42 Baker Street"); `answering` the
     agent's question where to go, also the one the answer opens with ("Cables Wake Park.")."""
@@ -133,6 +137,9 @@ def find_place_en(text: str, cues: tuple[str, ...], answering: bool = False) -> 
     # A cue in two parts, with a few words between ("pick up … in": "pick up my sister in Truckee").
     parts = [re.escape(c).replace(r"\ …\ ", r"(?: [\w']+){1,4}? ").replace("…", r"(?: [\w']+){1,4}? ")
              for c in sorted(cues, key=len, reverse=True)]
+    # (A word of going to takes a particle before its "to": "head out to", "get me over to"; not "go back to
+    # the last station".)
+    parts = [re.sub(r"\\ to$", _PARTICLE_TO, part) if part.count(r"\ ") <= 2 else part for part in parts]
     alternation = "|".join(parts)
     starts: list[re.Match[str] | None] = list(re.finditer(r"\b(?i:" + alternation + r")(?: |, ?)", text))
     if answering:

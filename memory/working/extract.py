@@ -1888,6 +1888,7 @@ class RuleExtractor:
                     continue
                 add(Operation(Op.SET, spec.name, Comparator.INCLUDES if spec.multi else Comparator.EQ, place.name,
                               clause_of(said.text, where), correction=correction), where)
+                taken.append((min(place.cue_start, place.start), place.start))   # (its cue is no wish: "head out to")
                 if spec.multi:
                     # 在星巴克停一下买咖啡: what is done there is no second stop (up to a word that goes
                     # on to where next: "pick up my mom in Oakland and then go to the airport").
