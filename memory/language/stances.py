@@ -145,6 +145,14 @@ def tells_of_the_past(text: str, start: int, end: int, lang: str) -> bool:
     return False
 
 
+def clause_of(text: str, span: tuple[int, int]) -> str:
+    """The user's own words around a match: the clause that contains it."""
+    start = max((m.end() for m in re.finditer(r"[,.!?;，。！？；]", text[: span[0]])), default=0)
+    end_match = re.search(r"[,.!?;，。！？；]", text[span[1]:])
+    end = span[1] + end_match.start() if end_match else len(text)
+    return text[start:end].strip()
+
+
 def clause_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     """The clause around text[start:end]: from the punctuation before it to the one after."""
     left = max((m.end() for m in _CLAUSE_END.finditer(text[:start])), default=0)

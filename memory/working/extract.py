@@ -67,7 +67,14 @@ from monologue.memory.language.person import (
     spelled_name_after,
 )
 from monologue.memory.language.places import PlaceSaid, find_place_en, find_place_zh, not_going, places_corrected
-from monologue.memory.language.stances import asks, clause_bounds, is_query, sentences_with_offsets, tells_of_the_past
+from monologue.memory.language.stances import (
+    asks,
+    clause_bounds,
+    clause_of,
+    is_query,
+    sentences_with_offsets,
+    tells_of_the_past,
+)
 from monologue.memory.language.wishes import content_words
 from monologue.memory.working.on_the_way import (
     ON_A_STREET,
@@ -120,6 +127,18 @@ from monologue.memory.working.state import (
 )
 from monologue.memory.working.turn_classes import TurnClass, calls_off
 from monologue.memory.working.values import learned_operations
+from monologue.memory.working.weighed import (
+    A_FEELING,
+    UP_OR_DOWN,
+    feeling_met_by_a_command,
+    it_is_what_was_dropped,
+    level_over_its_step,
+    not_either_or,
+    refined,
+    step_moves_the_level,
+    taken_back_not_set_aside,
+    the_errands_day,
+)
 from monologue.memory.working.wishes import free_text_key, held_wish_named, read_wishes
 
 Polarity = Literal["yes", "no", ""]
@@ -140,18 +159,8 @@ class _Said:
 
 _TIMES: dict[str, Callable[[str], Found]] = {"en": find_en_times, "zh": find_zh_times}
 _DATES: dict[str, Callable[[str], Found]] = {"en": find_en_dates, "zh": find_zh_dates}
-# A wish lifted for this trip only ("highways are fine today"), not taken back.
-_THIS_TIME_ONLY = re.compile(r"\b(?:today|tonight|this time|this trip|(?:just )?this once|for now|for this trip|"
-                             r"in a (?:hurry|rush)|running late|we'?re late)\b|"
-                             r"今天|这次|这一次|这趟|今晚|赶时间|来不及", re.IGNORECASE)
-# (…said as a slip put right: "wait", "no wait", "sorry", 算了, 不对; not a plain "actually", which may
-# well set the wish aside for this trip only)
-_TAKEN_BACK = re.compile(r"\b(?:wait|sorry|i mean|scratch that|never mind|on second thought)\b|算了|不对|我说错了",
-                         re.IGNORECASE)
 _GOES_ON_TO = re.compile(r"\b(?:and then|then|after that|on the way to|on my way to|on our way to|"
                          r"before (?:going|heading)|and (?:go|head|drive|take me))\b|然后|再去|之后", re.IGNORECASE)
-_HOW_FAR = re.compile(r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|couple|few|several|all the way|max|"
-                      r"maximum|minimum|full|fully)\b|[两三四五六七八九十]|最大|最小|最高|最低|到底", re.IGNORECASE)
 _REFUSING_VERB = re.compile(r"\s*(?:skip|avoid)\b", re.IGNORECASE)      # ("skip the freeway" refuses it)
 _FOR_A_WHILE = re.compile(r"\b(?:for a (?:sec|second|minute|moment|bit)|real quick|quickly)\b", re.IGNORECASE)
 # (大人两个小孩一个: a run of them, each counted after whom; not 三个大人两个小孩, whose 大人 is counted
@@ -221,11 +230,6 @@ def _takes_titles(spec: KeySpec, lang: str) -> bool:
 # A number said with what it counts (十二个, "8 people"): no time, whatever was asked.
 _COUNTED_ANSWER = re.compile(r"\d\s*(?:个|位|人|口|people|persons|guests|of us)|"
                              r"[一二两三四五六七八九十](?:个|位|人|口)", re.IGNORECASE)
-# What is left of a clause that puts a dropped errand off to another day ("I'll do it tomorrow", 明天再去吧).
-_THE_ERRAND_AGAIN = {"en": re.compile(r"\W*(?:(?:i|we)(?:'ll| will| can)|i'?d rather)\s+(?:just\s+)?"
-                                      r"(?:do|get|grab|pick up|go)(?:\s+(?:it|that|them|there|up))*"
-                                      r"(?:\s+(?:myself|instead|then))?\W*", re.IGNORECASE),
-                     "zh": re.compile(r"\W*(?:我|我们)?(?:就|再|自己)?(?:再)?(?:去|说|买|弄|办)(?:吧|了|呗)?\W*")}
 # Going on with no stop: "straight to" (and the place held after it), 直接去.
 _STRAIGHT_TO = {"en": re.compile(r"\b(?:straight|directly|right)\s+(?:over\s+)?to\s+(?:the\s+)?", re.IGNORECASE),
                 "zh": re.compile(r"直接(?:去|到|开去|开到|回)")}
@@ -240,26 +244,6 @@ _SOMEONE_ELSE = re.compile(r"\b(?:(?:my|our|his|her|their) \w+(?: \w+)? (?:is|wa
                            r"offered|takes|drives|picks|driving|taking)|he|she|they|someone|somebody|"
                            r"(?:i|we) (?:got|already|had))\b|\bsays\b|"
                            r"^\W*(?:我(?:老婆|老公|妈|爸|朋友|哥|姐|弟|妹|同事)|他们?|她们?|别人)", re.IGNORECASE)
-# A command to drop something named only by a pronoun ("skip it", 不要了吧).
-_DROP_IT = re.compile(r"\b(?:skip|drop|cancel|forget|scrap|ditch|remove|lose)\s+(?:it|that|this|them)\b|跳过吧?$",
-                      re.IGNORECASE)
-
-
-# How the cabin feels, said without asking for a change (太热, "it's stuffy"): beside a command to
-# another control, the reason for it.
-_A_FEELING = re.compile(r"太(?:热|冷|闷|冰|凉)|有点(?:热|冷|闷|凉)|好(?:热|冷|闷|冰|凉)|闷热|挺(?:热|冷)|很(?:热|冷)|"
-                        r"\btoo (?:hot|warm|cold|cool)\b|\bfreezing\b|\bboiling\b|\bstuffy\b|\bchilly\b|"
-                        r"\b(?:hot|cold) in here\b|\b(?:a bit|a little|kind of) (?:hot|cold|warm)\b|"
-                        r"\b(?:'s|is|are) (?:ice )?(?:cold|freezing)\b", re.IGNORECASE)
-
-# Noise felt (太吵了, "it's too loud"): the volume's, unless said as the reason for another command.
-_A_NOISE = re.compile(r"太吵|好吵|有点吵|吵死|太响|\btoo (?:loud|noisy)\b|\bso (?:loud|noisy)\b", re.IGNORECASE)
-
-
-# A control's values that make the car quieter: noise is their reason ("turn the fan up, it's too loud" is not).
-_QUIETER = frozenset({"down", "closed", "off", "paused", "muted"})
-_UP_OR_DOWN = re.compile(r"调低|调高|[低高]一?点|降低|升高|\b(?:lower|higher|turn (?:it |that )?(?:up|down)|"
-                         r"bring it (?:up|down)|knock it down|crank it)\b", re.IGNORECASE)
 
 
 # Words that put one of several values in place of another ("a gas station instead", 换成加油站)…
@@ -298,14 +282,6 @@ _INSTEAD = re.compile(r"\s*\b(?:instead|then|is fine|'s fine|works|is good|is ok
 _REPAIRED_COUNT = re.compile(r"(?P<n>" + EN_NUMBER + r"|" + ZH_NUMBER + r")(?=\s*(?:个人|个|位|人|people|persons|of us|"
                              r"guests)|\s*(?:[,，.。!！?？]|$))", re.IGNORECASE)
 _NUMBER_RANGE_ZH = re.compile(r"[一二两三四五六七八九]{2}")
-
-
-def clause_of(text: str, span: Span) -> str:
-    """The user's own words around a match: the clause that contains it."""
-    start = max((m.end() for m in re.finditer(r"[,.!?;，。！？；]", text[: span[0]])), default=0)
-    end_match = re.search(r"[,.!?;，。！？；]", text[span[1]:])
-    end = span[1] + end_match.start() if end_match else len(text)
-    return text[start:end].strip()
 
 
 # "不是五，是三", "别5了，三吧", "不要六个了，四个吧", "not five, three", "not 6 but 4": a number with a
@@ -654,18 +630,18 @@ class RuleExtractor:
         on_a_street = {op.key for op in ops if op.reason == ON_A_STREET}
         ops[:] = [op for op in ops if not (op.key in on_a_street and op.op == Op.SET and op.reason != ON_A_STREET
                                            and str(op.value) in self.schema.key(op.key).values)]
-        ops[:] = self._not_either_or(ops, text, where)
-        ops[:] = self._feeling_met_by_a_command(ops, text, where)
+        ops[:] = not_either_or(self.schema, ops, text, where)
+        ops[:] = feeling_met_by_a_command(self.schema, ops, text, where)
         # (我屁股有点冷，开一下座椅加热: the seat heating meets the cold; the cabin is not asked about.)
         carried_out = {op.key for op in ops if op.op == Op.SET and op.source != OpSource.RELATIVE}
         result.ask_back = [key for key in result.ask_back
-                           if not (carried_out & set(self.schema.key(key).reading.eased_by) and _A_FEELING.search(text)
-                                   and not _UP_OR_DOWN.search(_A_FEELING.sub(" ", text)))]
-        ops[:] = self._it_is_what_was_dropped(ops, text, where)
-        ops[:] = self._level_over_its_step(ops, text, where)
-        ops[:] = self._the_errands_day(self._refined(ops, text, where), text, where, lang)
-        ops[:] = self._taken_back_not_set_aside(ops, text, state)
-        ops[:] = self._step_moves_the_level(ops, state)
+                           if not (carried_out & set(self.schema.key(key).reading.eased_by) and A_FEELING.search(text)
+                                   and not UP_OR_DOWN.search(A_FEELING.sub(" ", text)))]
+        ops[:] = it_is_what_was_dropped(self.schema, ops, text, where)
+        ops[:] = level_over_its_step(self.schema, ops, text, where)
+        ops[:] = the_errands_day(self.schema, refined(self.schema, ops, text, where), text, where, lang)
+        ops[:] = taken_back_not_set_aside(self.schema, ops, text, state)
+        ops[:] = step_moves_the_level(self.schema, ops, state)
         self._left_behind(ops, text, state, add)
         self._bare_number_corrects(said, ops, taken, add, state, where)
         self._number_answered(said, ops, state, add, result.correction, commanded)
@@ -1076,7 +1052,7 @@ class RuleExtractor:
         core = _A_BARE_NO.sub("", core)
         # ("哦不对，太热了，二十四就行", "too cold, 23 please": the feeling is the reason for the number said.)
         clauses = [c for c in re.split(r"[，,。；;]\s*", core) if c.strip()]
-        felt = len(clauses) > 1 and all(_A_FEELING.search(c) for c in clauses[:-1])
+        felt = len(clauses) > 1 and all(A_FEELING.search(c) for c in clauses[:-1])
         core = _INSTEAD.sub("", clauses[-1].strip()) if felt else core
         if not A_NUMBER_ALONE.fullmatch(core):
             return
@@ -1323,30 +1299,6 @@ class RuleExtractor:
         others = any(k != key and len(w) >= 2 and re.search(value_pattern(w.lower(), lang == "en"), rest.lower())
                      for w, k, _v in lexicon)
         return only and not others and not content_words(rest, lang) - {"not", "no"}   # ("not this one, skip it")
-
-    def _not_either_or(self, ops: list[Operation], text: str, where: dict[int, Span]) -> list[Operation]:
-        """车窗是开着还是关着, "is the seat heater on or off": two values of one control joined by
-        还是 / "or" ask which it is (the ASR often drops the question mark); neither is a command."""
-        if not re.search(r"还是|\bor\b", text, re.IGNORECASE):
-            return ops
-        # (能退钱吗还是只能换, 退货还是换货: two values of any one key, in a question or either/or in
-        # Chinese, ask which is possible or is undecided; "refund or rather an exchange" is put right.)
-        question = bool(re.search(r"[吗?？]", text) or self._values_either_side_of_haishi(ops, text, where)) \
-            and not SELF_REPAIR.search(text)
-        asked = {op.key for op in ops if op.op == Op.SET and (self.schema.key(op.key).reading.verb_values or (
-                 question and not self.schema.key(op.key).multi))
-                 and len({o.value for o in ops if o.op == Op.SET and o.key == op.key}) > 1}
-        return [op for op in ops if op.key not in asked]
-
-    @staticmethod
-    def _values_either_side_of_haishi(ops: list[Operation], text: str, where: dict[int, Span]) -> bool:
-        """退货还是换货: values said on both sides of 还是 weigh one against the other; 还是换个新的吧，
-        不修了 ("after all, a new one; no repair") says both after it, and decides."""
-        at = text.find("还是")
-        if at < 0:
-            return False
-        starts = [where[id(op)][0] for op in ops if op.op == Op.SET and id(op) in where and where[id(op)][1] > 0]
-        return any(p < at for p in starts) and any(p > at for p in starts)
 
     def _shared_verb(self, word: str, read: Operation, said: _Said, span: Span, add: Add,
                      seen: set[tuple[str, str]]) -> None:
@@ -1595,139 +1547,6 @@ class RuleExtractor:
                                   correction=correction or value in again), m.span())
                     return
 
-    def _level_over_its_step(self, ops: list[Operation], text: str, where: dict[int, Span]) -> list[Operation]:
-        """"Turn the fan up to 4", 音量调大到二十: the level said is where the control goes; the step
-        said on the way there (up) is no second change."""
-        levels = [op for op in ops if op.op == Op.SET and op.key and self.schema.key(op.key).reading.stepped_by
-                  and id(op) in where]
-        if not levels:
-            return ops
-
-        def step_to_a_level(op: Operation) -> bool:
-            if op.op != Op.SET or id(op) not in where:
-                return False
-            for level in levels:
-                if op.key and str(op.value) in self.schema.key(level.key).reading.stepped_by.get(op.key, {}):
-                    left, right = clause_bounds(text, *where[id(level)])
-                    if left <= where[id(op)][0] <= right:
-                        return True
-            return False
-
-        return [op for op in ops if not step_to_a_level(op)]
-
-    def _taken_back_not_set_aside(self, ops: list[Operation], text: str,
-                                  state: SessionState | None) -> list[Operation]:
-        """"Avoid highways", then "wait, highways are fine": a lasting wish said moments ago and
-        lifted now is taken back, not set aside for this trip (a one-off is said with "today",
-        "this time", or of a wish the user has held since before this conversation)."""
-        if state is None or _THIS_TIME_ONLY.search(text) or not _TAKEN_BACK.search(text):
-            return ops
-        out: list[Operation] = []
-        for op in ops:
-            aside = self.schema.key(op.key).reading.sets_aside.get(str(op.value)) \
-                if op.op == Op.SET and op.key else None
-            recent = [c for c in state.constraints.values() if aside is not None and str(c.value) == aside
-                      and c.comparator != Comparator.EXCLUDES and 0 < c.turn and state.turn - c.turn <= 2]
-            if not recent:
-                out.append(op)
-                continue
-            out.extend(Operation(Op.WITHDRAW, c.key, value=c.value, words=op.words, correction=True,
-                                 reason=f"taken back just after it was said ({op.value})") for c in recent)
-        return out
-
-    def _refined(self, ops: list[Operation], text: str, where: dict[int, Span]) -> list[Operation]:
-        """Of two values of one key read in one turn, the one that says how far the other goes or
-        what more it brings (`refines`: "open the windows a bit" is partly open; "cancel the order,
-        and refund me" is the cancellation, which brings the money back)."""
-        def refined(op: Operation) -> bool:
-            if op.op != Op.SET or not op.key or id(op) not in where:
-                return False
-            spec = self.schema.key(op.key)
-            return any(other.op == Op.SET and other.key == op.key and id(other) in where
-                       and other.comparator != Comparator.NE
-                       and str(op.value) in spec.refines.get(str(other.value), ()) for other in ops)
-        return [op for op in ops if not refined(op)]
-
-    def _step_moves_the_level(self, ops: list[Operation], state: SessionState | None) -> list[Operation]:
-        """A step said with a level held moves the level (the fan at 3, "turn the fan up": 4; the
-        volume at 15, 小声点: 13), within its range; no level is said this turn."""
-        if state is None:
-            return ops
-        out: list[Operation] = []
-        for op in ops:
-            moved: Operation | None = None
-            for spec in self.schema.keys.values():
-                steps = spec.reading.stepped_by.get(op.key, {}) if op.op == Op.SET and op.key else {}
-                held = state.find(spec.name)
-                if str(op.value) not in steps or len(held) != 1 or any(o.key == spec.name for o in ops):
-                    continue
-                if _HOW_FAR.search(op.words):
-                    continue      # ("fan up two notches", 风量调大两档, "all the way up": the car knows where it
-                    # ends up; the step is carried out and the level held let go, never a level guessed)
-                level = float(held[0].value) + steps[str(op.value)]
-                low, high = spec.reading.value_range or (level, level)
-                level = min(max(level, low), high)
-                moved = Operation(Op.SET, spec.name, Comparator.EQ, int(level) if spec.type == "int" else level,
-                                  op.words, correction=op.correction, source=OpSource.RELATIVE,
-                                  reason=f"{op.key} {op.value}: the level held moved a step")
-            out.append(moved or op)
-        return out
-
-    def _it_is_what_was_dropped(self, ops: list[Operation], text: str, where: dict[int, Span]) -> list[Operation]:
-        """"Never mind the gas station, skip it": "it" is the stop just taken back, not the song
-        playing (a command with only a pronoun for its object, beside a withdrawal, says it again)."""
-        if not any(op.op == Op.WITHDRAW and op.value not in (None, "") for op in ops):
-            return ops
-        lang = language_of(text)
-
-        def says_it_again(op: Operation) -> bool:
-            if op.op != Op.SET or id(op) not in where or not self.schema.key(op.key).reading.verb_values:
-                return False
-            clause = clause_of(text, where[id(op)])
-            return bool(_DROP_IT.search(clause)) and not names_key(self.schema.key(op.key), clause, lang)
-        return [op for op in ops if not says_it_again(op)]
-
-    def _feeling_met_by_a_command(self, ops: list[Operation], text: str, where: dict[int, Span]) -> list[Operation]:
-        """A feeling said as the reason for a command to another control (座椅加热关了吧，太热; "open
-        the window, it's stuffy"): the command meets it; the cabin's temperature is not moved too."""
-        easing = {k for spec in self.schema.keys.values() for k in spec.reading.eased_by}
-        commanded = {op.key for op in ops if op.op == Op.SET and op.key and op.source != OpSource.RELATIVE
-                     and op.key in easing}
-        if not commanded:
-            return ops
-        rest = _A_NOISE.sub(" ", _A_FEELING.sub(" ", text)).lower()
-
-        def asked_anyway(key: str) -> bool:      # ("it's too hot, make it cooler and open the window")
-            reading = self._felt_as(key).reading
-            if not reading.more and names_key(self._felt_as(key), rest, language_of(text)):
-                return True     # ("close the windows, and turn the music down, too loud")
-            return bool(_UP_OR_DOWN.search(rest)) or any(
-                re.search(value_pattern(word.lower(), word.isascii()), rest)
-                for words in (reading.more, reading.less) for word in words.get(language_of(text), ()))
-        # ("my seat's freezing, can you warm it up": the command said as a feeling, and "it" is that.)
-        felt = any(op.key in commanded and _A_FEELING.search(op.words) for op in ops)
-
-        def of_the_command(op: Operation) -> bool:
-            said = text[where[id(op)][0]:where[id(op)][1]]
-            if _A_FEELING.search(said) or _A_NOISE.search(said):
-                return not asked_anyway(op.key)
-            clause = clause_of(text, where[id(op)])
-            return felt and not any(names_key(spec, clause, language_of(text)) for spec in self.schema.keys.values())
-
-        quieting = any(op.op == Op.SET and op.key in commanded and str(op.value) in _QUIETER for op in ops)
-
-        def a_feeling(op: Operation) -> bool:       # (风量小一点，太吵了: the noise is the reason, no volume)
-            return op.source == OpSource.RELATIVE or (
-                quieting and bool(_A_NOISE.search(text[where[id(op)][0]:where[id(op)][1]])))
-        return [op for op in ops if not (
-            op.key not in commanded and id(op) in where and a_feeling(op)
-            and commanded & set(self._felt_as(op.key).reading.eased_by) and of_the_command(op))]
-
-    def _felt_as(self, key: str) -> KeySpec:
-        """The key a feeling is about: the cabin's temperature for its step with none held."""
-        spec = self.schema.key(key)
-        return spec if spec.reading.verb_values else self.schema.level_stepped_by(key) or spec
-
     def _titled_name(self, said: _Said, taken: list[Span], add: Add, correction: bool,
                      state: SessionState | None = None) -> None:
         """A surname with its title said as a clause of its own (刘女士, 我是陈先生, "Mr. Chen"): the
@@ -1972,23 +1791,6 @@ class RuleExtractor:
             if found:
                 add(Operation(Op.WITHDRAW, spec.name, words=said.text[found[0].start():found[0].end()],
                               reason="the user let all of it go"), found[0].span())
-
-    def _the_errands_day(self, ops: list[Operation], text: str, where: dict[int, Span],
-                         lang: str) -> list[Operation]:
-        """`ops` less a day said after a stop was dropped, in a clause of nothing else: the day of
-        that errand, not of the trip ("take off the pharmacy, I'll do it tomorrow", 药店不去了，明天再去;
-        not 今天不去了，明天再去, the trip itself put off)."""
-        dropped = [where[id(op)][1] for op in ops if op.op == Op.WITHDRAW and op.key and id(op) in where
-                   and self.schema.key(op.key).on_the_way_to]
-
-        def the_errands(op: Operation) -> bool:
-            if op.op != Op.SET or not op.key or id(op) not in where or self.schema.key(op.key).reader != Reader.DATE:
-                return False
-            span = where[id(op)]
-            left, right = clause_bounds(text, *span)
-            rest = (text[left:span[0]] + " " + text[span[1]:right]).strip()
-            return any(end <= left for end in dropped) and bool(_THE_ERRAND_AGAIN[lang].fullmatch(rest))
-        return [op for op in ops if not the_errands(op)]
 
     def _withdrawals(self, said: _Said, add: Add, state: SessionState | None = None,
                      taken: list[Span] | None = None) -> None:

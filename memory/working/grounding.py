@@ -57,10 +57,11 @@ from monologue.memory.language.stances import (
     POINTS_AT_THE_ONE,
     asks_for_information,
     asks_for_one,
+    clause_of,
     is_query,
     sentences_with_offsets,
 )
-from monologue.memory.working.extract import INSTEAD_OF_IT, clause_of
+from monologue.memory.working.extract import INSTEAD_OF_IT
 from monologue.memory.working.put_right import DIGITS_PUT_RIGHT, PART_PUT_RIGHT, digits_in
 from monologue.memory.working.readers import control_just_carried_out, value_heads_zh, value_pattern
 from monologue.memory.working.state import Comparator, OfferedOption, Op, Operation, OpSource, SessionState

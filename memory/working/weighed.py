@@ -1,0 +1,245 @@
+"""Values read in one turn, weighed against each other.
+
+Each reader in `extract.py` reads its own words; these passes then look at what all of them read
+together and keep what the user meant: two values joined by "or" ask which it is; a feeling said
+as the reason for a command is no second command; "skip it" beside a withdrawal says the
+withdrawal again; the level a control is taken to swallows the step said on the way; a value
+that refines another stands for both; a wish lifted just after it was said is taken back; the
+day said after a stop is dropped is that errand's day.
+"""
+
+from __future__ import annotations
+
+import re
+
+from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
+from monologue.memory.language.cues import SELF_REPAIR, language_of
+from monologue.memory.language.stances import clause_bounds, clause_of
+from monologue.memory.working.readers import names_key, value_pattern
+from monologue.memory.working.state import Comparator, Op, Operation, OpSource, SessionState
+
+Span = tuple[int, int]
+
+# A wish lifted for this trip only ("highways are fine today"), not taken back.
+_THIS_TIME_ONLY = re.compile(r"\b(?:today|tonight|this time|this trip|(?:just )?this once|for now|for this trip|"
+                             r"in a (?:hurry|rush)|running late|we'?re late)\b|"
+                             r"今天|这次|这一次|这趟|今晚|赶时间|来不及", re.IGNORECASE)
+# (…said as a slip put right: "wait", "no wait", "sorry", 算了, 不对; not a plain "actually", which may
+# well set the wish aside for this trip only)
+_TAKEN_BACK = re.compile(r"\b(?:wait|sorry|i mean|scratch that|never mind|on second thought)\b|算了|不对|我说错了",
+                         re.IGNORECASE)
+
+# How far a step goes ("two notches", "all the way", 到底): the car knows where it ends up.
+_HOW_FAR = re.compile(r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|couple|few|several|all the way|max|"
+                      r"maximum|minimum|full|fully)\b|[两三四五六七八九十]|最大|最小|最高|最低|到底", re.IGNORECASE)
+
+# What is left of a clause that puts a dropped errand off to another day ("I'll do it tomorrow", 明天再去吧).
+_THE_ERRAND_AGAIN = {"en": re.compile(r"\W*(?:(?:i|we)(?:'ll| will| can)|i'?d rather)\s+(?:just\s+)?"
+                                      r"(?:do|get|grab|pick up|go)(?:\s+(?:it|that|them|there|up))*"
+                                      r"(?:\s+(?:myself|instead|then))?\W*", re.IGNORECASE),
+                     "zh": re.compile(r"\W*(?:我|我们)?(?:就|再|自己)?(?:再)?(?:去|说|买|弄|办)(?:吧|了|呗)?\W*")}
+
+# A command to drop something named only by a pronoun ("skip it", 不要了吧).
+_DROP_IT = re.compile(r"\b(?:skip|drop|cancel|forget|scrap|ditch|remove|lose)\s+(?:it|that|this|them)\b|跳过吧?$",
+                      re.IGNORECASE)
+
+# How the cabin feels, said without asking for a change (太热, "it's stuffy"): beside a command to
+# another control, the reason for it.
+A_FEELING = re.compile(r"太(?:热|冷|闷|冰|凉)|有点(?:热|冷|闷|凉)|好(?:热|冷|闷|冰|凉)|闷热|挺(?:热|冷)|很(?:热|冷)|"
+                       r"\btoo (?:hot|warm|cold|cool)\b|\bfreezing\b|\bboiling\b|\bstuffy\b|\bchilly\b|"
+                       r"\b(?:hot|cold) in here\b|\b(?:a bit|a little|kind of) (?:hot|cold|warm)\b|"
+                       r"\b(?:'s|is|are) (?:ice )?(?:cold|freezing)\b", re.IGNORECASE)
+
+# Noise felt (太吵了, "it's too loud"): the volume's, unless said as the reason for another command.
+A_NOISE = re.compile(r"太吵|好吵|有点吵|吵死|太响|\btoo (?:loud|noisy)\b|\bso (?:loud|noisy)\b", re.IGNORECASE)
+
+# A control's values that make the car quieter: noise is their reason ("turn the fan up, it's too loud" is not).
+QUIETER = frozenset({"down", "closed", "off", "paused", "muted"})
+UP_OR_DOWN = re.compile(r"调低|调高|[低高]一?点|降低|升高|\b(?:lower|higher|turn (?:it |that )?(?:up|down)|"
+                        r"bring it (?:up|down)|knock it down|crank it)\b", re.IGNORECASE)
+
+
+def not_either_or(schema: DomainSchema, ops: list[Operation], text: str, where: dict[int, Span]) -> list[Operation]:
+    """车窗是开着还是关着, "is the seat heater on or off": two values of one control joined by
+    还是 / "or" ask which it is (the ASR often drops the question mark); neither is a command."""
+    if not re.search(r"还是|\bor\b", text, re.IGNORECASE):
+        return ops
+    # (能退钱吗还是只能换, 退货还是换货: two values of any one key, in a question or either/or in
+    # Chinese, ask which is possible or is undecided; "refund or rather an exchange" is put right.)
+    question = bool(re.search(r"[吗?？]", text) or _values_either_side_of_haishi(ops, text, where)) \
+        and not SELF_REPAIR.search(text)
+    asked = {op.key for op in ops if op.op == Op.SET and (schema.key(op.key).reading.verb_values or (
+             question and not schema.key(op.key).multi))
+             and len({o.value for o in ops if o.op == Op.SET and o.key == op.key}) > 1}
+    return [op for op in ops if op.key not in asked]
+
+
+def _values_either_side_of_haishi(ops: list[Operation], text: str, where: dict[int, Span]) -> bool:
+    """退货还是换货: values said on both sides of 还是 weigh one against the other; 还是换个新的吧，
+    不修了 ("after all, a new one; no repair") says both after it, and decides."""
+    at = text.find("还是")
+    if at < 0:
+        return False
+    starts = [where[id(op)][0] for op in ops if op.op == Op.SET and id(op) in where and where[id(op)][1] > 0]
+    return any(p < at for p in starts) and any(p > at for p in starts)
+
+
+def feeling_met_by_a_command(schema: DomainSchema, ops: list[Operation], text: str,
+                             where: dict[int, Span]) -> list[Operation]:
+    """A feeling said as the reason for a command to another control (座椅加热关了吧，太热; "open
+    the window, it's stuffy"): the command meets it; the cabin's temperature is not moved too."""
+    easing = {k for spec in schema.keys.values() for k in spec.reading.eased_by}
+    commanded = {op.key for op in ops if op.op == Op.SET and op.key and op.source != OpSource.RELATIVE
+                 and op.key in easing}
+    if not commanded:
+        return ops
+    rest = A_NOISE.sub(" ", A_FEELING.sub(" ", text)).lower()
+
+    def asked_anyway(key: str) -> bool:      # ("it's too hot, make it cooler and open the window")
+        reading = felt_as(schema, key).reading
+        if not reading.more and names_key(felt_as(schema, key), rest, language_of(text)):
+            return True     # ("close the windows, and turn the music down, too loud")
+        return bool(UP_OR_DOWN.search(rest)) or any(
+            re.search(value_pattern(word.lower(), word.isascii()), rest)
+            for words in (reading.more, reading.less) for word in words.get(language_of(text), ()))
+    # ("my seat's freezing, can you warm it up": the command said as a feeling, and "it" is that.)
+    felt = any(op.key in commanded and A_FEELING.search(op.words) for op in ops)
+
+    def of_the_command(op: Operation) -> bool:
+        said = text[where[id(op)][0]:where[id(op)][1]]
+        if A_FEELING.search(said) or A_NOISE.search(said):
+            return not asked_anyway(op.key)
+        clause = clause_of(text, where[id(op)])
+        return felt and not any(names_key(spec, clause, language_of(text)) for spec in schema.keys.values())
+
+    quieting = any(op.op == Op.SET and op.key in commanded and str(op.value) in QUIETER for op in ops)
+
+    def a_feeling(op: Operation) -> bool:       # (风量小一点，太吵了: the noise is the reason, no volume)
+        return op.source == OpSource.RELATIVE or (
+            quieting and bool(A_NOISE.search(text[where[id(op)][0]:where[id(op)][1]])))
+    return [op for op in ops if not (
+        op.key not in commanded and id(op) in where and a_feeling(op)
+        and commanded & set(felt_as(schema, op.key).reading.eased_by) and of_the_command(op))]
+
+
+def felt_as(schema: DomainSchema, key: str) -> KeySpec:
+    """The key a feeling is about: the cabin's temperature for its step with none held."""
+    spec = schema.key(key)
+    return spec if spec.reading.verb_values else schema.level_stepped_by(key) or spec
+
+
+def it_is_what_was_dropped(schema: DomainSchema, ops: list[Operation], text: str,
+                           where: dict[int, Span]) -> list[Operation]:
+    """"Never mind the gas station, skip it": "it" is the stop just taken back, not the song
+    playing (a command with only a pronoun for its object, beside a withdrawal, says it again)."""
+    if not any(op.op == Op.WITHDRAW and op.value not in (None, "") for op in ops):
+        return ops
+    lang = language_of(text)
+
+    def says_it_again(op: Operation) -> bool:
+        if op.op != Op.SET or id(op) not in where or not schema.key(op.key).reading.verb_values:
+            return False
+        clause = clause_of(text, where[id(op)])
+        return bool(_DROP_IT.search(clause)) and not names_key(schema.key(op.key), clause, lang)
+    return [op for op in ops if not says_it_again(op)]
+
+
+def level_over_its_step(schema: DomainSchema, ops: list[Operation], text: str,
+                        where: dict[int, Span]) -> list[Operation]:
+    """"Turn the fan up to 4", 音量调大到二十: the level said is where the control goes; the step
+    said on the way there (up) is no second change."""
+    levels = [op for op in ops if op.op == Op.SET and op.key and schema.key(op.key).reading.stepped_by
+              and id(op) in where]
+    if not levels:
+        return ops
+
+    def step_to_a_level(op: Operation) -> bool:
+        if op.op != Op.SET or id(op) not in where:
+            return False
+        for level in levels:
+            if op.key and str(op.value) in schema.key(level.key).reading.stepped_by.get(op.key, {}):
+                left, right = clause_bounds(text, *where[id(level)])
+                if left <= where[id(op)][0] <= right:
+                    return True
+        return False
+
+    return [op for op in ops if not step_to_a_level(op)]
+
+
+def step_moves_the_level(schema: DomainSchema, ops: list[Operation], state: SessionState | None) -> list[Operation]:
+    """A step said with a level held moves the level (the fan at 3, "turn the fan up": 4; the
+    volume at 15, 小声点: 13), within its range; no level is said this turn."""
+    if state is None:
+        return ops
+    out: list[Operation] = []
+    for op in ops:
+        moved: Operation | None = None
+        for spec in schema.keys.values():
+            steps = spec.reading.stepped_by.get(op.key, {}) if op.op == Op.SET and op.key else {}
+            held = state.find(spec.name)
+            if str(op.value) not in steps or len(held) != 1 or any(o.key == spec.name for o in ops):
+                continue
+            if _HOW_FAR.search(op.words):
+                continue      # ("fan up two notches", 风量调大两档, "all the way up": the car knows where it
+                # ends up; the step is carried out and the level held let go, never a level guessed)
+            level = float(held[0].value) + steps[str(op.value)]
+            low, high = spec.reading.value_range or (level, level)
+            level = min(max(level, low), high)
+            moved = Operation(Op.SET, spec.name, Comparator.EQ, int(level) if spec.type == "int" else level,
+                              op.words, correction=op.correction, source=OpSource.RELATIVE,
+                              reason=f"{op.key} {op.value}: the level held moved a step")
+        out.append(moved or op)
+    return out
+
+
+def refined(schema: DomainSchema, ops: list[Operation], text: str, where: dict[int, Span]) -> list[Operation]:
+    """Of two values of one key read in one turn, the one that says how far the other goes or
+    what more it brings (`refines`: "open the windows a bit" is partly open; "cancel the order,
+    and refund me" is the cancellation, which brings the money back)."""
+    def refined(op: Operation) -> bool:
+        if op.op != Op.SET or not op.key or id(op) not in where:
+            return False
+        spec = schema.key(op.key)
+        return any(other.op == Op.SET and other.key == op.key and id(other) in where
+                   and other.comparator != Comparator.NE
+                   and str(op.value) in spec.refines.get(str(other.value), ()) for other in ops)
+    return [op for op in ops if not refined(op)]
+
+
+def taken_back_not_set_aside(schema: DomainSchema, ops: list[Operation], text: str,
+                              state: SessionState | None) -> list[Operation]:
+    """"Avoid highways", then "wait, highways are fine": a lasting wish said moments ago and
+    lifted now is taken back, not set aside for this trip (a one-off is said with "today",
+    "this time", or of a wish the user has held since before this conversation)."""
+    if state is None or _THIS_TIME_ONLY.search(text) or not _TAKEN_BACK.search(text):
+        return ops
+    out: list[Operation] = []
+    for op in ops:
+        aside = schema.key(op.key).reading.sets_aside.get(str(op.value)) \
+            if op.op == Op.SET and op.key else None
+        recent = [c for c in state.constraints.values() if aside is not None and str(c.value) == aside
+                  and c.comparator != Comparator.EXCLUDES and 0 < c.turn and state.turn - c.turn <= 2]
+        if not recent:
+            out.append(op)
+            continue
+        out.extend(Operation(Op.WITHDRAW, c.key, value=c.value, words=op.words, correction=True,
+                             reason=f"taken back just after it was said ({op.value})") for c in recent)
+    return out
+
+
+def the_errands_day(schema: DomainSchema, ops: list[Operation], text: str, where: dict[int, Span],
+                     lang: str) -> list[Operation]:
+    """`ops` less a day said after a stop was dropped, in a clause of nothing else: the day of
+    that errand, not of the trip ("take off the pharmacy, I'll do it tomorrow", 药店不去了，明天再去;
+    not 今天不去了，明天再去, the trip itself put off)."""
+    dropped = [where[id(op)][1] for op in ops if op.op == Op.WITHDRAW and op.key and id(op) in where
+               and schema.key(op.key).on_the_way_to]
+
+    def the_errands(op: Operation) -> bool:
+        if op.op != Op.SET or not op.key or id(op) not in where or schema.key(op.key).reader != Reader.DATE:
+            return False
+        span = where[id(op)]
+        left, right = clause_bounds(text, *span)
+        rest = (text[left:span[0]] + " " + text[span[1]:right]).strip()
+        return any(end <= left for end in dropped) and bool(_THE_ERRAND_AGAIN[lang].fullmatch(rest))
+    return [op for op in ops if not the_errands(op)]
