@@ -58,6 +58,7 @@ from monologue.memory.working.state import (
     Comparator,
     ConditionStatus,
     SessionState,
+    as_bound,
 )
 from monologue.memory.working.turn_classes import CallOff, TurnClass, names_the_task
 from monologue.memory.working.wishes import asks_beyond
@@ -266,6 +267,8 @@ def live_values(state: SessionState, schema: DomainSchema) -> dict[str, Any]:
         if schema.key(c.key).multi:
             if c.comparator == Comparator.INCLUDES:
                 out.setdefault(c.key, []).append(c.value)
+        elif c.comparator in (Comparator.LE, Comparator.GE) and schema.key(c.key).reading.bounds:
+            out[c.key] = as_bound(c.comparator, c.value)     # ("after 5 pm": read back and acted on as a bound)
         elif c.comparator in (Comparator.EQ, Comparator.LE, Comparator.GE):
             out[c.key] = c.value
     return out

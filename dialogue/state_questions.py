@@ -63,7 +63,8 @@ _REQUEST_ZH = re.compile(r"^(?:请|帮我|麻烦|能不能|可不可以|可以.*
 _SUMMARY = re.compile(
     r"\b(?:recap|summar(?:y|ise|ize)|sum (?:it |that |things )?up|so far|run (?:it |that )?(?:by|through)|"
     r"go (?:over|through) (?:it|that|everything|what)|(?:run|walk|take) me through|"
-    r"read (?:it|that|everything|the details) back|"
+    r"read (?:it|that|everything|the details) back|read (?:me )?back (?:what|everything|all)\b|"
+    r"read (?:me )?(?:what|everything) (?:you(?:'ve| have)|you got)|"
     r"where (?:are|were) we (?:at|up to|with)|what (?:do|did) (?:you|we|i) (?:have|got)|what have (?:you|we|i) got|"
     r"what(?:'s| is| have i got| do i have) (?:booked|set up|lined up)|"
     r"everything (?:you have|we have|we said|so far)|all the details|"
@@ -416,7 +417,9 @@ class StateQuestionReader:
         # the windows, not the fan whose values "up" and "down" also are.
         named = [k for k in found if not self.schema.key(k).reading.verb_values
                  or _mentions_name(self.schema.key(k), lowered, spaced)]
-        return tuple(named)
+        # ("what did you put down for the callback?": its day with its time, "tomorrow after 3 pm")
+        return tuple(dict.fromkeys(day for k in named for day in (
+            *(d.name for d in self.schema.keys.values() if d.day_of == k), k)))
 
     def _by_question_word(self, sentence: str, held: Sequence[str]) -> tuple[str, ...]:
         for pattern, wanted in _ASKS_FOR:

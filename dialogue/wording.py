@@ -19,7 +19,7 @@ from monologue.memory.domain.catalogue import said_in
 from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec, Reader
 from monologue.memory.language.phrases import join, say
 from monologue.memory.working.render import spoken_condition, spoken_conditions, spoken_value
-from monologue.memory.working.state import AgentAct, Comparator, Condition, SessionState
+from monologue.memory.working.state import AgentAct, Comparator, Condition, SessionState, bound_of
 
 LANGUAGE_NAMES = {"en": "English", "zh": "Chinese (Mandarin, simplified characters)"}
 
@@ -29,7 +29,7 @@ def _conditions(args: Mapping[str, Any], schema: DomainSchema) -> list[Condition
     for key, value in args.items():
         spec = schema.key(key)
         for one in value if isinstance(value, list) else [value]:
-            comparator = Comparator(spec.default_op) if spec.multi else Comparator.EQ
+            comparator, one = (Comparator(spec.default_op), one) if spec.multi else bound_of(one)
             out.append(Condition(key, comparator, one, "", 0, multi=spec.multi))
     return out
 
@@ -159,8 +159,18 @@ class Wording:
         held = list(state.constraints.values()) if state is not None else []
         if short or not held:
             return say("policy.ask_stuck_short", lang, label=label, question=question)
-        return say("policy.ask_stuck", lang, what=spoken_conditions(held, self.schema, lang), label=label,
-                   question=question)
+        return say("policy.ask_stuck", lang, what=self._held_said(held), label=label, question=question)
+
+    def _held_said(self, conditions: list[Condition]) -> str:
+        """What is held, said as the object of "I have": in the domain's own order ("1450 Harbor
+        Boulevard, tomorrow, arriving by 7:30 am", not in the order it was said), and in English
+        without a leading preposition ("I have order 739908", "I have a note that it flickers")."""
+        order = {key: at for at, key in enumerate(self.schema.keys)}
+        what = spoken_conditions(sorted(conditions, key=lambda c: order.get(c.key, len(order))), self.schema,
+                                 self.language)
+        if self.language == "en":
+            what = re.sub(r"^noting ", "a note that ", re.sub(r"^(?:for|with) ", "", what))
+        return what
 
     def _one(self, d: Decision, state: SessionState | None, last: AgentAct | None,
              thanked: bool, leaving: bool, short: bool = False, noted: bool = False) -> str:
@@ -333,11 +343,7 @@ class Wording:
                 return done_said or say("state_answer.nothing_yet", lang)
             if done_said and done is not None and done.args:
                 return done_said
-            what = spoken_conditions(conditions, self.schema, lang)
-            if lang == "en":
-                # "Here's what I have so far: order 739908, …", "…: a stop at a pharmacy", "…: a note that it flickers".
-                what = re.sub(r"^noting ", "a note that ", re.sub(r"^(?:for|with) ", "", what))
-            so_far = say("state_answer.summary", lang, what=what)
+            so_far = say("state_answer.summary", lang, what=self._held_said(conditions))
             return f"{done_said}{say('clause.join', lang)}{so_far}" if done_said else so_far
         if d.key == "next":
             return self._next(d, state)
@@ -352,10 +358,20 @@ class Wording:
             action = self.schema.actions.get(done.action)
             return say("state_answer.record", lang, task=self._task_of(action), record=done.record)
         parts = []
+        # ("what did you put down for the callback?": "the callback time is tomorrow after 3 pm", the
+        # day said with the time it is the day of)
+        day_of = {self.schema.key(k).day_of: [c for c in conditions if c.key == k] for k in d.about
+                  if self.schema.key(k).day_of in d.about}
         for key in d.about:
             spec = self.schema.key(key)
             held = [c for c in conditions if c.key == key]
             label = spec.label(lang)
+            if spec.day_of in day_of and (not held or any(c.key == spec.day_of for c in conditions)):
+                continue        # (said with its time below; no day held is not missing)
+            if day_of.get(key) and held:
+                parts.append(say("state_answer.is", lang, label=label,
+                                 value=spoken_conditions(day_of[key] + held, self.schema, lang)))
+                continue
             offered = [o.values[key] for o in (state.offered if state is not None else []) if o.values.get(key)]
             if not held and offered:
                 # "What's the restaurant called?" before it is chosen: the one just suggested.

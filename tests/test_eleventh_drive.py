@@ -336,8 +336,8 @@ def test_an_email_with_its_number_said_in_words(text: str, expected: str) -> Non
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    ("call me tomorrow at 10am", {"contact_time": ["10:00"], "contact_method": ["phone"]}),
-    ("明天上午十点打电话给我", {"contact_time": ["10:00"], "contact_method": ["phone"]}),
+    ("call me tomorrow at 10am", {"contact_time": ["10:00"], "contact_day": ["tomorrow"], "contact_method": ["phone"]}),
+    ("明天上午十点打电话给我", {"contact_time": ["10:00"], "contact_day": ["tomorrow"], "contact_method": ["phone"]}),
 ])
 def test_the_day_of_a_call_back_is_no_delivery_date(text: str, expected: dict[str, list[object]]) -> None:
     assert rules_read("customer_service", text) == expected

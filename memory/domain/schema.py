@@ -113,6 +113,9 @@ class Reading:
     stepped_by: dict[str, dict[str, float]] = field(default_factory=dict)
     # Words that let every value the key holds go ("go straight there", 不用接了，直接去雍和宫: no stops).
     dropped_by: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # A time said with "after" or "before" (以后, 之前) is a bound, not the time itself: a call back
+    # "after five" is any time from 17:00 on (>=), "before noon" any time up to 12:00 (<=).
+    bounds: bool = False
 
     def cleared_by_value(self, key: str, value: object) -> bool:
         """Whether `key` set to `value` leaves this key behind (`cleared_by`)."""
@@ -165,6 +168,9 @@ class KeySpec:
     # The place key these are stops on the way to: a place said before that one, with a word of
     # sequence between (先去幼儿园，再去公司; "the bank first, then home"), is a stop.
     on_the_way_to: str = ""
+    # The time key this date is the day of (a call back's): a day said when that time was asked
+    # for is this key's, as is one said beside the key's `value_cues`; other dates go elsewhere.
+    day_of: str = ""
     # The value the agent picks when the user leaves it to it ("up to you", 你看着办), if any.
     suggested: Any = None
     # Words turning an offer down that this key answers ("too far", 太远了: the area): held, the
@@ -363,6 +369,7 @@ def _reading(raw: dict[str, Any]) -> Reading:
         stepped_by={str(k): {str(v): float(by) for v, by in (steps or {}).items()}
                     for k, steps in (raw.get("stepped_by") or {}).items()},
         dropped_by=_words(raw.get("dropped_by")),
+        bounds=bool(raw.get("bounds", False)),
     )
 
 
@@ -420,10 +427,14 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
             complaints=_words(raw.get("complaints")),
             asked_for_by=_words(raw.get("asked_for_by")),
             on_the_way_to=str(raw.get("on_the_way_to") or ""),
+            day_of=str(raw.get("day_of") or ""),
         )
     for spec in keys.values():
         if spec.on_the_way_to and spec.on_the_way_to not in keys:
             raise ValueError(f"domain {data.get('name')}: key {spec.name} is on_the_way_to {spec.on_the_way_to!r}, "
+                             f"which is not a key; known: {', '.join(keys)}")
+        if spec.day_of and spec.day_of not in keys:
+            raise ValueError(f"domain {data.get('name')}: key {spec.name} is the day_of {spec.day_of!r}, "
                              f"which is not a key; known: {', '.join(keys)}")
     return DomainSchema(name=str(data.get("name", "custom")), keys=keys,
                         goal_words=_words(data.get("goal_words")),

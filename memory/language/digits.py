@@ -59,13 +59,25 @@ _COUNTED_AFTER = re.compile(r"\s*(?:people|persons|guests|of us|adults|kids|doll
                             r"个|位|人|点|块|元|件|公斤|斤|克|箱|盒|台|双|份)", re.IGNORECASE)
 
 
+def _one_code(digits: list[str], letters_before: bool) -> bool:
+    """Whether groups of digits said apart make one code: two groups or more, of three digits or
+    more and six in all; the last may be two after two groups ("774, 302, 19"), and after a code's
+    letters spelled apart every group may be two, five in all ("Q Z 91, uh, 5503")."""
+    if len(digits) < 2:
+        return False
+    if letters_before:
+        return all(len(d) >= 2 for d in digits) and sum(map(len, digits)) >= 5
+    heads = digits[:-1] if len(digits) >= 3 else digits
+    return all(len(d) >= 3 for d in heads) and len(digits[-1]) >= 2 and sum(map(len, digits)) >= 6
+
+
 def _groups_joined(text: str) -> str:
     """Digit groups said apart written as one code, a space between groups, padded to the
     words' length at the end (so every span outside the code still points at the words)."""
     def joined(m: re.Match[str]) -> str:
         groups = [g for g in re.split(_PAUSE, m.group(), flags=re.IGNORECASE) if g.strip()]
         digits = [g.replace(" ", "") for g in groups]
-        if len(groups) < 2 or any(len(d) < 3 for d in digits) or sum(map(len, digits)) < 6 \
+        if not _one_code(digits, bool(_LETTERS_BEFORE.search(text, 0, m.start()))) \
                 or _COUNTED_AFTER.match(text, m.end()):
             return m.group()
         return " ".join(g.strip() for g in groups).ljust(len(m.group()))
@@ -111,10 +123,13 @@ def _digits_of_words_en(words: str) -> str:
 
 # A code's letters spelled apart before its digits ("H X, 550721", "B T 44912", A K 10247783): two to
 # four capitals, each alone, then four digits or more.
-_LETTERS_APART = re.compile(r"(?<![\w'’])(?P<l>[A-Z](?:[ ,]+[A-Z]){1,3})[ ,]+(?=\d{4,}|\d{3}[ ,]+\d{3})")
+# (…a dash said between them: "W R dash 207758")
+_LETTERS_GAP = r"(?:[ ,]+|\s*-\s*|\s+dash\s+)"
+_LETTERS_APART = re.compile(r"(?<![\w'’])(?P<l>[A-Z](?:[ ,]+[A-Z]){1,3})" + _LETTERS_GAP
+                            + r"(?=\d{4,}|\d{2,}[ ,]+\d{3,}|\d{3,}[ ,]+\d{2,})")
 
 
-_LETTERS_BEFORE = re.compile(r"(?<![\w'’])[A-Z](?:[ ,]+[A-Z]){1,3}[ ,]+$")
+_LETTERS_BEFORE = re.compile(r"(?<![\w'’])[A-Z](?:[ ,]+[A-Z]){1,3}" + _LETTERS_GAP + r"$")
 
 
 def letters_joined(text: str) -> str:
@@ -141,7 +156,7 @@ def digits_said_en(text: str) -> str:
         # ("four one five, three three two, seven seven one zero": groups of three or more, six in all)
         groups = [g for g in re.split(_PAUSE, m.group(), flags=re.IGNORECASE) if g.strip()]
         digits = [_digits_of_words_en(g) for g in groups]
-        if len(groups) < 2 or any(len(d) < 3 for d in digits) or sum(map(len, digits)) < 6:
+        if not _one_code(digits, bool(_LETTERS_BEFORE.search(m.string, 0, m.start()))):
             return m.group()
         return " ".join(digits).ljust(len(m.group()))
     text = _WORD_GROUPS_EN.sub(written_groups, _letters_as_in(text))

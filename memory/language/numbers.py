@@ -203,10 +203,17 @@ _A_SETTING_BEFORE_EN = re.compile(r"\b(?:volume|temp|temperature|fan|heat|heater
                                   r"speed|degrees?)\b[^,.;!?\d]{0,16}$")
 
 
-def find_en_times(text: str, require_cue: bool = True, hour_asked: bool = False) -> list[tuple[str, int, int]]:
+# "take it down by one", "warmer by two": how far a change goes, no time.
+_HOW_FAR_BY_EN = re.compile(r"\b(?:up|down|back|forward|lower|higher|warmer|cooler|colder|hotter|louder|quieter|"
+                            r"softer|brighter|dimmer|more|less|fewer|earlier|later)\s+by\s+$")
+
+
+def find_en_times(text: str, require_cue: bool = True, hour_asked: bool = False,
+                  bounded: bool = False) -> list[tuple[str, int, int]]:
     """(HH:MM, start, end) for clock times; bare numbers count only with a cue
     (am/pm, o'clock, half past, a colon, or 'at' before them). `hour_asked`: the agent has just
-    asked what time, so "a booking for eight in the evening" answers it."""
+    asked what time, so "a booking for eight in the evening" answers it. `bounded`: the time is
+    one that may be a bound (`time_bound`), so "after five" and "before ten" say times too."""
     found = []
     lowered = text.lower()
     for m in _EN_CLOCK.finditer(lowered):
@@ -227,10 +234,12 @@ def find_en_times(text: str, require_cue: bool = True, hour_asked: bool = False)
         # ("Like 7" in speech is about 7, "closer to 8" about 8; "I'd like 2" is no time.)
         # ("a group of like eight", "party of about 6": so many people, no time)
         if not cued and re.search(r"\b(?:at|around|by|about|until|till|(?:closer|nearer) to|"
+                                  + (r"after|before|" if bounded else "") +
                                   r"(?<!'d )(?<!would )like)\s+$", before) \
                 and not re.search(r"\b(?:party|group|family|team|bunch|crew) of\s+\w+\s+$",
                                   lowered[max(0, m.start() - 32): m.start()]) \
-                and not _A_SETTING_BEFORE_EN.search(lowered[max(0, m.start() - 32): m.start()]):
+                and not _A_SETTING_BEFORE_EN.search(lowered[max(0, m.start() - 32): m.start()]) \
+                and not _HOW_FAR_BY_EN.search(before):
             after = lowered[m.end(): m.end() + 24]
             # ("at one of them" is a place among several, not one o'clock; "like eight or nine
             # people" counts a party)
@@ -295,6 +304,7 @@ _NOT_A_CLOCK_AFTER_ZH = re.compile(
 # What a clock time's 一点 follows (改到一点, 明天一点, 周六一点); after any other character 一点 is
 # "a little" (放倒一点, 直一点), as it is after the words of `_BEFORE_A_LITTLE_ZH`.
 _BEFORE_ONE_OCLOCK_ZH = frozenset("到在约是改订定号天日午晚早等成为周期拜末零一二两三四五六七八九十凌晨点")
+_NOT_AT_ALL_ZH = re.compile(r"(?:都|也)?(?:不|没)(?!行|可以|方便|合适|太|好|成)")
 _A_LITTLE_ZH = re.compile(r"一点(?![钟半整过]|\d|[一二三四五六七八九十]+分)")
 _BEFORE_A_LITTLE_ZH = frozenset("推前后上下高低大小快慢远近冷热暖凉多少早晚松紧亮暗轻重稍再强弱长短宽窄点"
                                 "调挪开放弄移靠往"
@@ -313,6 +323,27 @@ def _hour_of_day_zh(hour: int, period: str, text: str) -> int:
     return hour
 
 
+# Words that make a time a bound: "after five", "no later than 4", 三点以后, 十二点之前.
+_AT_LEAST_BEFORE_EN = re.compile(r"\b(?:(?:any ?time )?after|not before|no earlier than|from)\s+$", re.IGNORECASE)
+_AT_MOST_BEFORE_EN = re.compile(r"\b(?:before|by|no later than|not after|until|till)\s+$", re.IGNORECASE)
+_ON_AFTER_EN = re.compile(r"\s*(?:o'?clock\s*)?(?:on|onwards?)\b", re.IGNORECASE)
+_BOUND_AFTER_ZH = re.compile(r"\s*(?:(?P<ge>以后|之后|过后|后|往后|开始)|(?P<le>以前|之前|前))")
+
+
+def time_bound(text: str, start: int, end: int) -> str:
+    """">=" where the time at text[start:end] is said as the earliest ("after five", "from 3 on",
+    三点以后), "<=" where it is the latest ("before noon", "by 4", 十二点之前), else ""."""
+    before = text[max(0, start - 24):start]
+    if _AT_MOST_BEFORE_EN.search(before):
+        return "<="
+    if _AT_LEAST_BEFORE_EN.search(before):
+        return "" if before.lower().rstrip().endswith("from") and not _ON_AFTER_EN.match(text, end) else ">="
+    m = _BOUND_AFTER_ZH.match(text, end)
+    if m:
+        return ">=" if m.group("ge") else "<="
+    return ""
+
+
 def find_zh_times(text: str) -> list[tuple[str, int, int]]:
     found = []
     sentence_period = re.search(r"凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚|明晚|夜里", text)
@@ -328,9 +359,10 @@ def find_zh_times(text: str) -> list[tuple[str, int, int]]:
             continue
         before = text[m.start() - 1] if m.start() > 0 else ""
         after_a_word = "\u4e00" <= before <= "\u9fff" and before not in _BEFORE_ONE_OCLOCK_ZH
-        if _A_LITTLE_ZH.match(text, m.start()) and not m.group("period") and before and (
-                before in _BEFORE_A_LITTLE_ZH or after_a_word):
+        if _A_LITTLE_ZH.match(text, m.start()) and not m.group("period") and (before and (
+                before in _BEFORE_A_LITTLE_ZH or after_a_word) or _NOT_AT_ALL_ZH.match(text, m.end())):
             continue            # 往后一点, 快一点, 凉一点, 高档一点 (晚上六点也行): "a little", not one o'clock
+            # (…nor 一点不热, 一点都没反应: "not at all"; 一点不行 is still one o'clock refused)
         frac = m.group("frac") or ""
         minute_text = m.group("m") or m.group("m2")
         minute = 30 if frac == "半" else 15 if frac == "一刻" else 45 if frac == "三刻" else (

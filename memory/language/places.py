@@ -413,6 +413,7 @@ _CORRECTING = {"en": ("no wait", "i mean", "sorry", "or rather", "actually"),
 # …or chooses again, by its name alone, one held before ("let's do the Getty Center", 还是颐和园吧).
 _CHOSEN_AGAIN_EN = ("let's do", "let's just do", "let's go with", "we'll do", "i'll go with", "go with")
 _CHOSEN_AGAIN_ZH = re.compile(r"(?:算了[，,\s]*)?还是(?P<v>[^，,。！？\s吧]{2,12})吧\s*[。！!]?\s*$")
+_ENDS_THE_CLAUSE_ZH = re.compile(r"\s*(?:吧|啊|呀|了|呢|哈|那边|那儿|那里|附近|门口)*\s*(?:[，,。！？!?；;\s]|$)")
 _ENDS_THE_CLAUSE_EN = re.compile(r"\s*(?:after all|again|instead|then|please|thanks)?\s*(?:[,.!?;]|$)")
 
 
@@ -428,8 +429,9 @@ def places_corrected(text: str, lang: str, just_set: bool = False,
     if again is not None and again.group("v").casefold() in before:
         return [PlaceSaid(again.start("v"), again.end("v"), again.group("v"), again.start())]
     if lang == "zh" and just_set:
+        # (…ending its clause: 不对，航班改了 says what changed, not where to)
         return [p for p in find_place_zh(text, _CORRECTING["zh"], sure=True)
-                if names_a_place_zh(p.name)
+                if names_a_place_zh(p.name) and _ENDS_THE_CLAUSE_ZH.match(text, p.end)
                 and not (text.startswith("不是", p.cue_start) and "是" not in text[p.cue_start + 2:p.start])]
     if lang == "en":
         # …ending its clause ("no wait, LaGuardia"; "Sorry, Bluetooth isn't connecting" names none).

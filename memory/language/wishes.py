@@ -198,6 +198,12 @@ _GREETING_LEAD = {True: re.compile(r"^(?:(?:hi|hey|hello|hiya|good (?:morning|af
                   False: re.compile(r"^(?:(?:你好|您好|喂|嗯|那个)[\s，,]*)+")}
 
 
+_NOT_KNOWING = re.compile(r"(?:(?:uh|um|hmm|oh|sorry|honestly|i mean)[\s,]+)*(?:no idea|not a clue|no clue|"
+                          r"i (?:don'?t|do not) know|dunno|(?:i )?(?:can'?t|cannot|don'?t) remember|i forgot|"
+                          r"not sure)(?:[\s,]+(?:sorry|really|tbh|honestly))*|"
+                          r"(?:我)?(?:不知道|不记得了?|忘了|记不清了?|不清楚)(?:啊|呀|哎|诶)?", re.IGNORECASE)
+
+
 def wish_in(clause: str, language: str, known: Iterable[str] = (), cues: Iterable[str] = (),
             beside_a_value: bool = False) -> str | None:
     """The wish a clause states, in the user's words less the lead ("I'd love somewhere quiet"
@@ -207,8 +213,8 @@ def wish_in(clause: str, language: str, known: Iterable[str] = (), cues: Iterabl
     read as a value, so a detail said only in the domain's words is one ("order 55123 | arrived
     broken"; "my order is broken" alone says no more than the request)."""
     text = _GREETING_LEAD[language == "en"].sub("", clause.strip(" \t,.;:!?，。；：！？"))
-    if not text:
-        return None
+    if not text or _NOT_KNOWING.fullmatch(text):
+        return None         # ("no idea", 不知道: an answer of not knowing is no detail to keep)
     if (_CONCERN_EN if language == "en" else _CONCERN_ZH).search(text) and content_words(text, language, known):
         # A concern is kept whole: its lead is the point ("I'm worried about being charged twice").
         text = _lower_head(_JOINER.sub("", text), language)

@@ -274,6 +274,11 @@ class WorkingMemory:
                                      reason=f"ASR confidence {asr_confidence:.2f}"))
         if any(op.op in (Op.SET, Op.WITHDRAW) for op in ops):
             ops.append(Operation(Op.PROPOSE, value=[]))   # the user moved on from the read-back
+        # A question that offered a value lapses once the user has gone on to other things: "should
+        # I change it to 1 pm?", then "set the volume to twelve", and a "correct" three turns later
+        # agrees to what the agent said last, not to that.
+        ops[:0] = [Operation(Op.RESOLVE, p.key, reason="the user went on without answering")
+                   for p in before.pending if p.candidate is not None and p.turn < turn - 1]
         if ready is not None and not await ready():
             raise UpdateWithdrawn(f"turn {turn}: withdrawn before it was written")
         applied, base = await self._commit(ops, turn, asr_confidence, note, domain)

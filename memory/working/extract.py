@@ -57,6 +57,7 @@ from monologue.memory.language.numbers import (
     find_en_times,
     find_zh_dates,
     find_zh_times,
+    time_bound,
     to_amount,
     to_int,
 )
@@ -112,6 +113,7 @@ from monologue.memory.working.readers import (
     sum_read_two_ways,
     value_heads_zh,
     value_pattern,
+    with_its_cues,
 )
 from monologue.memory.working.relative import read_relative_changes
 from monologue.memory.working.state import (
@@ -323,7 +325,7 @@ _LESS_OF_IT = {"en": re.compile(r"(?:\b(?:not|nothing|don'?t make it|do not make
                                 r"\b(?:a (?:little|bit)|mildly|slightly|medium|lightly))\s+$", re.IGNORECASE),
                "zh": re.compile(r"(?:(?:不要|别|不用|不能|不能吃|吃不了|不敢吃|不太能吃)太|不太|微|中|少|一点点)$")}
 # A word of change just before a value ("move it to", 改成): the value asked for, not one named as a reason.
-_CHANGED_TO = {"en": re.compile(r"\b(?:change|move|switch|push|make)\s+(?:it|that|the \w+)?\s*(?:to|it)\s*$|"
+_CHANGED_TO = {"en": re.compile(r"\b(?:change|move|switch|push|make)\s+(?:it|that|the \w+)?\s*(?:to|it)(?:\s+a)?\s*$|"
                                 r"\b(?:instead|rather)\s+(?:on\s+)?$", re.IGNORECASE),
                "zh": re.compile(r"(?:改成|换成|改到|换到|挪到|改为|推到|调到|改)$")}
 # A time someone is busy to, said as the reason for a change ("dad works till six", 他五点才下班).
@@ -450,7 +452,8 @@ class RuleExtractor:
     def __init__(self, schema: DomainSchema) -> None:
         self.schema = schema
         self._times = schema.read_by(Reader.CLOCK_TIME)[:1]
-        self._dates = schema.read_by(Reader.DATE)[:1]
+        # (the day of another key's time first: "call me back tomorrow" is the call back's day)
+        self._dates = sorted(schema.read_by(Reader.DATE), key=lambda spec: not spec.day_of)
         self._amounts = schema.read_by(Reader.AMOUNT_LIMIT)[:1]
         self._counts = schema.read_by(Reader.HEAD_COUNT)[:1]
         self._open_values = [(spec, pattern) for spec in schema.keys.values()
@@ -551,7 +554,8 @@ class RuleExtractor:
         # (…not the hour inside a number said digit by digit: "text me at two four eight, five five five…")
         in_a_code = _codes_said_at(text, lang) if self._times else []
         for spec in self._times:
-            said_times = find_en_times(text, hour_asked=hour_asked) if lang == "en" else _TIMES[lang](text)
+            said_times = find_en_times(text, hour_asked=hour_asked, bounded=spec.reading.bounds) \
+                if lang == "en" else _TIMES[lang](text)
             times = [t for t in said_times if not self._negated(text, t[1], cues)
                      and not _overlaps((t[1], t[2]), taken) and not _overlaps((t[1], t[2]), in_a_code)]
             # (还是改成一点吧，十二点半怕赶不上: the time held, named again as the reason, is not the new
@@ -559,14 +563,21 @@ class RuleExtractor:
             held_times = [str(c.value) for c in state.find(spec.name)] if state is not None else []
             if any(_CHANGED_TO[lang].search(text[:t[1]]) for t in times if not _on_the_clock(t[0], held_times)):
                 times = [t for t in times if not _on_the_clock(t[0], held_times)] or times
-            for value, start, end in times[-1:]:
+            # ("make it a quarter past seven, the sitter only gets there at half six": the time after
+            # the word of change, not the one in the reason)
+            changed_to = [t for t in times if _CHANGED_TO[lang].search(text[:t[1]])]
+            for value, start, end in (changed_to or times)[-1:]:
                 value = self._same_half_of_day(value, spec, source, cues, state)
                 if self._the_reference(spec, value, relative.written, state):
                     continue
-                add(Operation(Op.SET, spec.name, Comparator.EQ, value, text[start:end], correction=result.correction),
-                    (start, end))
+                # ("call me back after five": any time from 17:00, where the key takes bounds)
+                bound = time_bound(text, start, end) if spec.reading.bounds else ""
+                add(Operation(Op.SET, spec.name, Comparator(bound) if bound else Comparator.EQ, value, text[start:end],
+                              correction=result.correction), (start, end))
+        dated: list[Span] = []      # (a day read for one key is no other's)
         for spec in self._dates:
-            said_dates = _DATES[lang](text)
+            said_dates = [d for d in _DATES[lang](text) if not _overlaps((d[1], d[2]), dated)
+                          and (not spec.day_of or self._the_day_of(spec, text, d[1], d[2], lang, state))]
             # (不是周五，周六，周五要加班: the day refused stays refused when it is named again as the reason.)
             refused_days = {d[0] for d in said_dates if self._negated(text, d[1], cues)}
             dates = [d for d in said_dates if not self._negated(text, d[1], cues) and d[0] not in refused_days
@@ -592,6 +603,7 @@ class RuleExtractor:
             for value, start, end in (changed_to or dates)[-1:]:
                 add(Operation(Op.SET, spec.name, Comparator.EQ, value, text[start:end], correction=result.correction),
                     (start, end))
+                dated.append((start, end))
         for spec in self._amounts:
             self._amount(spec, said, taken, add, result.correction)
         for spec in self._counts:
@@ -700,6 +712,17 @@ class RuleExtractor:
                    for o in ops]
         result.operations = ops
         return result
+
+    def _the_day_of(self, spec: KeySpec, text: str, start: int, end: int, lang: str,
+                    state: SessionState | None) -> bool:
+        """Whether the day at text[start:end] is the day of `spec.day_of`'s time: said when that was
+        asked for ("When should we call?" "Tomorrow after three"), or beside the key's cues in its
+        clause or, where a time is beside it, earlier in its sentence (回电话打我手机，明天下午三点以后都行)."""
+        if self._asked(state) in (spec.name, spec.day_of):
+            return True
+        clause = clause_of(text, (start, end))
+        return with_its_cues(spec, clause + " " + (_earlier_in_its_sentence(text, start)
+                                                   if _TIMES[lang](clause) else ""), lang)
 
     def _changes_held(self, ops: list[Operation], state: SessionState | None) -> bool:
         """Whether `ops` replace a value held ("okay actually push it half an hour later", 嗯那晚半小时吧):

@@ -209,7 +209,9 @@ def held_part_replaced(schema: DomainSchema, text: str, lang: str,
 
 
 # A change to the last part of a place held, said as its kind (换成一号航站楼 of 浦东机场二号航站楼, 改成西门).
-_CHANGED_TO_ZH = re.compile(r"(?:换成|改成|改为|改到|换到)(?P<new>[^，,。！？\s吧啊]{2,10}?)(?=[吧啊了，,。！？\s]|$)")
+# (…or said as the one it is, then the one it is not: 是三号航站楼，不是二号)
+_CHANGED_TO_ZH = re.compile(r"(?:换成|改成|改为|改到|换到)(?P<new>[^，,。！？\s吧啊]{2,10}?)(?=[吧啊了，,。！？\s]|$)|"
+                            r"(?<![^，,。！？\s])是(?P<is>[^，,。！？\s吧啊是]{2,10}?)[，,]?\s*(?:而)?不是")
 _KIND_TAILS_ZH = frozenset("门楼座号")
 _A_SPECIFIER_ZH = re.compile(r"[零〇一二两三四五六七八九十百\dA-Za-z]+号?|[东南西北前后左右]")
 
@@ -218,7 +220,7 @@ def _held_tail_changed(schema: DomainSchema, text: str, state: SessionState) -> 
     """The held text value whose last part has the shape of the one said (一号航站楼 for 二号航站楼:
     the same last two characters, or one that names a kind, 西门 for 东门), that part replaced."""
     for m in _CHANGED_TO_ZH.finditer(text):
-        new = m.group("new")
+        new = m.group("new") or m.group("is")
         for condition in list(state.constraints.values()):
             held, spec = condition.value, schema.keys.get(condition.key)
             if not isinstance(held, str) or spec is None or spec.type not in ("text", "enum") or held in spec.values \

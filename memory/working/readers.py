@@ -81,6 +81,11 @@ def about_something_else(spec: KeySpec, text: str, lang: str) -> bool:
     return _mentions(text, _words(spec.reading.not_when, lang), lang == "en")
 
 
+def with_its_cues(spec: KeySpec, text: str, lang: str) -> bool:
+    """Whether `text` says one of the key's `value_cues` ("call me" beside a call back's day)."""
+    return _mentions(text, _words(spec.reading.value_cues, lang), lang == "en")
+
+
 def _clause(text: str, span: Span) -> str:
     left, right = clause_bounds(text, span[0], span[1])
     return text[left:right].strip()
@@ -650,8 +655,8 @@ _CODE_ZH = _CODE.replace("(?P<v>", "(?P<v>(?:(?-i:[A-Z]{1,4}) (?=\\d))?", 1)
 # or in pieces ("A94 9714", "4471 0032"); a sum ("$65.99"), a time or a date never has this shape.
 _APART = r"(?<![A-Za-z0-9$£€¥])(?<!\d[.,:])"          # not inside a word, a sum, a decimal or a time
 _APART_AFTER = r"(?![A-Za-z0-9]|[.,:]\d)"
-_SHAPED_CODE = re.compile(_APART + r"(?P<v>[A-Za-z]{1,3}[-#]?\d{4,}|[A-Z] \d{4,}|[A-Z][- ]?\d{2,}(?:[ -]\d{2,})+|"
-                          r"\d{6,}|\d{3,}(?:[ -]\d{3,})+|\d(?: \d){5,})" + _APART_AFTER)
+_SHAPED_CODE = re.compile(_APART + r"(?P<v>[A-Za-z]{1,3}[-#]?\d{4,}|[A-Z] \d{4,}|[A-Z]{1,3}[- ]?\d{2,}(?:[ -]\d{2,})+|"
+                          r"\d{6,}|\d{3,}(?:[ -]\d{3,})+(?: \d{2})?|\d(?: \d){5,})" + _APART_AFTER)
 
 
 # A phone number by its shape: 555 201 3344, (415) 555-0192, +1 415 555 0192, 13812345678.
@@ -710,8 +715,11 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
         found = [m.span("v") for code in shapes
                  for m in re.finditer(named + code, text, flags=re.IGNORECASE)]
         a_phone = any(_PHONE_BEFORE.search(name) for name in names)      # (a phone key reads phone numbers)
-        if not a_phone:     # (a number in a code's shape is no phone number unless said to be one)
-            found += [m.span("v") for m in _SHAPED_CODE.finditer(text)]
+        phones = {m.span("v") for m in _PHONE_SHAPE.finditer(text)}
+        if not a_phone:     # (a number in a code's shape is no phone number unless said to be one…)
+            # (…and one in a phone's shape, said alone, is the phone's: "555 201 8890" after "phone is best")
+            found += [m.span("v") for m in _SHAPED_CODE.finditer(text)
+                      if m.span("v") not in phones or spec.name in open_to]
         # Asked for it, or putting a slip right in it: any code, spelled out too.
         if spec.name in open_to:
             found += [m.span("v") for code in shapes
@@ -719,11 +727,11 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
         else:               # "you can reach me at 617 555 0142": a number in a code's shape, said to be a phone's
             found += [m.span("v") for m in _SHAPED_CODE.finditer(text)
                       if _PHONE_BEFORE.search(text[max(0, m.start() - 20):m.start()])]
-        if a_phone and not any(not any(_PHONE_BEFORE.search(n) for n in _words(other.aliases, lang))
-                               for other in schema.read_by(Reader.IDENTIFIER)):
+        if a_phone and not any(other.name in open_to for other in schema.read_by(Reader.IDENTIFIER)
+                               if not any(_PHONE_BEFORE.search(n) for n in _words(other.aliases, lang))):
             # ("ok name's Rodriguez, 555 201 3344": where no other code is asked for, a number in a
             # phone's shape is the phone.)
-            found += [m.span("v") for m in _PHONE_SHAPE.finditer(text)]
+            found += sorted(phones)
         refused = [span for span in found if _CODE_REFUSED.search(text[max(0, span[0] - 30):span[0]])]
         if refused and spec.name not in open_to:
             # "not order 44719, it's 44791": after the one refused, any code is the one meant.

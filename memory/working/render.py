@@ -248,14 +248,16 @@ def spoken_conditions(conditions: list[Condition], schema: DomainSchema, languag
             grouped.append(Condition(c.key, c.comparator, joined, c.words, c.turn, multi=True))
     parts = [spoken_condition(c, schema, language) for c in grouped]
     out = parts[0] if parts else ""
-    for before, part in zip(parts, parts[1:], strict=False):
+    for at, (before, part) in enumerate(zip(parts, parts[1:], strict=False)):
         # "for 4 people on Saturday at 7 pm": a phrase that starts with its preposition runs on,
         # but not onto a refusal ("no tolls, with a stop at a petrol station": run on, the stop
         # was heard refused too).
         run_on = language == "en" and part.split(" ", 1)[0] in _RUNS_ON \
             and not re.match(r"(?:no|not|without|avoid\w*)\b", before, re.IGNORECASE)
-        out += (" " if run_on else say("spoken.join", language)) + part
+        # (明天下午3点以后: a day said just before the time it is the day of runs on in Chinese too)
+        day_then_time = schema.key(grouped[at].key).day_of == grouped[at + 1].key
+        out += (" " if run_on else "" if day_then_time and language == "zh" else say("spoken.join", language)) + part
     return out
 
 
-_RUNS_ON = frozenset({"on", "at", "for", "to", "by", "with", "in", "near"})
+_RUNS_ON = frozenset({"on", "at", "for", "to", "by", "with", "in", "near", "after", "before"})

@@ -47,6 +47,18 @@ class Comparator(StrEnum):
     EXCLUDES = "excludes"
 
 
+def as_bound(comparator: Comparator, value: Any) -> str:
+    """A value held as a bound, as an action's argument carries it: ">=17:00" (a call back after 5)."""
+    return f"{comparator.value}{value}"
+
+
+def bound_of(value: Any) -> tuple[Comparator, Any]:
+    """The comparator and value of an action's argument (`as_bound`); a plain value is "="."""
+    if isinstance(value, str) and value[:2] in (Comparator.LE.value, Comparator.GE.value):
+        return Comparator(value[:2]), value[2:]
+    return Comparator.EQ, value
+
+
 class OpSource(StrEnum):
     """Where an operation came from."""
 
