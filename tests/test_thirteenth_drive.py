@@ -79,8 +79,8 @@ def test_a_time_bound_is_only_read_where_the_key_takes_bounds() -> None:
             "you can call me tomorrow after three", "my cell is 617 555 2231",
             "what did you put down for the callback?", "sounds good"],
      "tomorrow after 3 pm", "The callback time is tomorrow after 3 pm."),
-    ("zh", ["订单号B7788123，衣服尺码不对", "换货", "后天上午十点之前打我电话", "我手机13911112222", "回电时间是几点来着",
-            "好的提交吧"],
+    ("zh", ["订单号B7788123，衣服尺码不对", "换货", "后天上午十点之前打我电话", "我手机13911112222",
+            "回电时间是几点来着", "好的提交吧"],
      "后天上午10点以前", "回电时间是后天上午10点以前。"),
 ])
 async def test_a_call_back_bound_is_read_back_asked_about_and_kept_through_the_yes(
