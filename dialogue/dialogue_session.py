@@ -379,7 +379,7 @@ class DialogueSession:
             # answer, before a state question a cue word may also suggest (几点开门 is not the time).
             # ("那家店在哪儿？大概人均多少钱？": each one asked, in the order asked.)
             option_answer = catalogue.renamed(
-                catalogue.answers(in_view, catalogue.asked_facts(text, language)[:3], language), language)
+                catalogue.answers(in_view, catalogue.asked_facts(text, language)[:3], language, schema), language)
             state_question = None if option_answer else state_question
         elif asked_fact and catalogue is not None and in_view is None and not changed and state_question is not None \
                 and not state_question.yours and any(asks_for_information(s) or is_query(s) or s.rstrip().endswith(

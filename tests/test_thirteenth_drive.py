@@ -191,3 +191,100 @@ async def test_what_is_held_is_said_as_a_note_and_not_knowing_is_no_note() -> No
     stuck = [reply.text for reply in replies if reply.text.startswith("So far I have")]
     assert stuck and all("a note that your package never showed up;" in text for text in stuck)
     assert all("no idea" not in reply.text and "have noting" not in reply.text for reply in replies)
+
+
+# --- second part of the drive: the car, the table and the ticket in everyday words ---------------------------
+
+@pytest.mark.parametrize(("text", "held", "expected"), [
+    ("没问题了，开吧", {"window": "closed", "seat_heating": "off"}, {}),
+    ("开吧", {"window": "closed"}, {}),
+    ("嗯那个，别走高速了，走高速她更难受", {}, {"route_preference": ["avoid_highways"]}),
+    ("别走高速了，今天走高速吧", {}, {"route_preference": ["avoid_highways"], "route_today": ["use_highways"]}),
+    ("两点前得到软件园", {}, {"arrival_time": ["14:00"]}),
+    ("凌晨两点前到机场", {}, {"arrival_time": ["02:00"], "destination": ["airport"]}),
+    ("ok turn the seat heater off, my back's roasting now", {}, {"seat_heating": ["off"]}),
+    ("move my seat back", {}, {"seat_position": ["back"]}),
+])
+def test_the_car_hears_what_is_asked_of_it(text: str, held: dict[str, object],
+                                           expected: dict[str, list[object]]) -> None:
+    assert rules_read("in_car", text, held) == expected
+
+
+@pytest.mark.parametrize(("text", "key", "expected"), [
+    ("联系人写宫小川，手机一八六，零幺幺二，七七五零", "guest_name", ["宫小川"]),
+    ("来个宫保鸡丁", "guest_name", None),
+    ("and my brother can't do gluten", "dietary", ["gluten"]),
+    ("I can't do spicy food", "dietary", ["spicy"]),
+])
+def test_the_table_hears_names_and_what_guests_cannot_eat(text: str, key: str, expected: list[object] | None) -> None:
+    assert rules_read("restaurant", text).get(key) == expected
+
+
+async def test_tonight_said_before_the_wish_is_kept() -> None:
+    replies = await policy_replies("zh", ["呃，那个，今晚想出去吃口饭，也没想好吃啥", "海淀区吧，别太贵",
+                                          "俩人，七点半左右"], "restaurant")
+    assert "想订哪一天" not in replies[1].text and "今天" in replies[2].text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("订单号是 M T 八八，零六，幺四五二", {"order_id": ["MT88061452"]}),
+    ("多扣的那笔给我退回来", {"resolution": ["refund"]}),
+    ("I just want the second one reversed, obviously", {"resolution": ["refund"]}),
+    ("could you find out where it's got to?", {"resolution": ["trace"]}),
+    ("it was forty nine dollars and fifty cents", {"amount": [49.5]}),
+    ("it was a hundred and twenty nine ninety nine, and there's two of those on my statement", {"amount": [129.99]}),
+    ("the total was two forty nine ninety nine", {"amount": [249.99]}),
+    ("it cost three hundred twenty dollars", {"amount": [320]}),
+    ("明天上午十点左右打过来", {"contact_time": ["10:00"], "contact_day": ["tomorrow"]}),
+    ("hmm, make that an hour later, I'm at the dentist till five thirty", {"contact_time": ["17:30"]}),
+])
+def test_the_ticket_hears_codes_sums_and_what_is_wanted(text: str, expected: dict[str, list[object]]) -> None:
+    read = rules_read("customer_service", text)
+    assert {k: v for k, v in read.items() if k in expected} == expected
+    assert "delivery_date" not in read
+
+
+@pytest.mark.parametrize("text", [
+    "你好，我昨天在你们那下单买了两盒猫粮，结果支付宝扣了我两回钱",
+    "喂？我在你们这儿买了件卫衣，要的是藏青色，结果寄来个土黄色的",
+    "我十五号下的单，一个保温杯，到今天快递还是没动静",
+])
+def test_an_opening_complaint_is_understood(text: str) -> None:
+    from fakes import rules_ops
+
+    ops = rules_ops("customer_service", text)
+    assert ("set_goal", "") in ops and ("set", "problem_details") in ops
+    assert ("set", "delivery_date") not in ops
+
+
+def test_a_sum_with_its_hundreds_left_out() -> None:
+    from monologue.memory.language.numbers import to_amount
+
+    assert to_amount("two forty nine ninety nine") == 249.99
+    assert to_amount("nine oh five fifty") == 905.5
+    assert to_amount("one fifty nine") is None          # ($1.59 or $159: asked)
+    assert to_amount("one hundred twenty five") == 125
+
+
+async def test_a_places_price_is_said_in_words() -> None:
+    replies = await policy_replies("en", ["somewhere quiet downtown, French would be nice", "Maison Blanc sounds good",
+                                          "what is the price range there?"], "restaurant")
+    assert "ultra_high_end" not in replies[2].text and "Maison Blanc is ultra high-end." in replies[2].text
+
+
+@pytest.mark.parametrize(("lines", "expected"), [
+    (["book a table for 6 at Seoul Kitchen on Thursday at 7:30 pm",
+      "can we do eight instead, people get off work late"], "at 8 pm for 6 people"),
+    (["book a table for 6 at Seoul Kitchen on Thursday at 7:30 pm", "make it eight"], "at 7:30 pm for 8 people"),
+    (["we are eight. well, nine if my aunt makes it. let us just say nine", "what's the party size?"], "9"),
+])
+async def test_a_bare_number_settles_the_count_or_the_hour_its_reason_names(lines: list[str], expected: str) -> None:
+    replies = await policy_replies("en", lines, "restaurant")
+    assert expected in replies[-1].text
+
+
+async def test_busy_until_is_no_note_and_no_bound() -> None:
+    replies = await policy_replies("en", ["order 4417 2290, the kettle leaks", "refund", "call me at five",
+                                          "hmm, make that an hour later, I am at the dentist till five thirty"],
+                                   "customer_service")
+    assert "at 6 pm" in replies[3].text and "dentist" not in replies[3].text

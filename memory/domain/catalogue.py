@@ -77,18 +77,21 @@ class Catalogue:
                 found.append((min(at), key))
         return [key for _, key in sorted(found)]
 
-    def answers(self, item: dict[str, Any], keys: list[str], language: str) -> str:
+    def answers(self, item: dict[str, Any], keys: list[str], language: str, schema: DomainSchema | None = None) -> str:
         """Several of the item's facts in one sentence, the name said once ("海底捞火锅(西单店)在西单
         北大街109号，人均83元。"; in English joined by semicolons): a reply keeps to two sentences."""
-        said = [a for i, key in enumerate(keys) if (a := self.answer(item, key, language, named=i == 0))]
+        said = [a for i, key in enumerate(keys) if (a := self.answer(item, key, language, named=i == 0, schema=schema))]
         if language == "en":
             return "; ".join([a.rstrip(".") for a in said[:-1]] + said[-1:])
         return "，".join(a.rstrip("。") for a in said) + ("。" if said else "")
 
-    def answer(self, item: dict[str, Any], key: str, language: str, named: bool = True) -> str:
+    def answer(self, item: dict[str, Any], key: str, language: str, named: bool = True,
+               schema: DomainSchema | None = None) -> str:
         """The item's `key` said as the catalogue's `facts` say it ("海底捞火锅(西单店)人均83元。"),
         or that it is not known; "" when the catalogue has no words for it in `language`.
-        `named`: False leaves a Chinese answer's name out (said already, earlier in the sentence)."""
+        `named`: False leaves a Chinese answer's name out (said already, earlier in the sentence).
+        `schema`: a value of one of its keys is said in that key's words ("ultra high-end", not
+        ultra_high_end)."""
         fact = self.facts.get(key) or {}
         sentence = str((fact.get("say") or {}).get(language) or "")
         if not sentence:
@@ -99,6 +102,9 @@ class Catalogue:
             return say("option.fact_unknown", language, name=name)
         if isinstance(value, dict):       # said per language: {en: Riverside, zh: 河畔}
             value = said_in(value, language)
+        elif isinstance(value, str) and schema is not None and key in schema.keys and value in schema.key(key).values:
+            spec = schema.key(key)
+            value = _value_said(spec.value_words(value, language) or spec.value_words(value, "en"), value)
         if isinstance(value, list):
             value = join([str(said_in(v, language)) for v in value[:3]], language)
         elif isinstance(value, float) and value.is_integer():

@@ -297,7 +297,8 @@ EN = StateCues(
         re.IGNORECASE),
     head_count_join=re.compile(r"^\s*,?\s*(?:and|plus|with|along with|together with|&|\+|,)?\s*(?:also\s+)?$",
                                re.IGNORECASE),
-    bare_number=re.compile(r"\b(?:make (?:it|that)|change (?:it|that) to|actually|instead|rather|let'?s say|"
+    bare_number=re.compile(r"\b(?:make (?:it|that)|change (?:it|that) to|actually|instead|rather|"
+                           r"(?:let'?s|let us) (?:just )?say|(?:can|could) (?:we|i|you) (?:do|make it)|"
                            r"(?:let'?s |we'?ll |i'?ll )?go with|"
                            r"i meant|now|(?:it|that|we)(?:'ll| will) be)\s+(?P<n>"
                            + EN_NUMBER + r")\b"

@@ -33,10 +33,22 @@ def digits_of_zh(run: str) -> str:
     return run.translate(_DIGIT_ZH)
 
 
+# A code's letters spelled apart, then its digits in groups of two or more (M T 八八，零六，幺四五二).
+_LETTERS_THEN_GROUPS_ZH = re.compile(r"(?<![A-Za-z])(?P<l>[A-Z](?:[ ,，]*[A-Z]){1,3})[ ,，]*(?P<d>"
+                                     r"[零〇幺一二两三四五六七八九\d]{2,}(?:[，,、\s]+[零〇幺一二两三四五六七八九\d]{2,})+)")
+
+
+def _letters_then_groups(m: re.Match[str]) -> str:
+    letters = re.sub(r"[ ,，]+", "", m.group("l"))
+    digits = re.sub(r"[，,、\s]+", "", m.group("d")).translate(_DIGIT_ZH)
+    return (letters + digits).rjust(len(m.group())) if len(digits) >= 4 else m.group()
+
+
 def digits_said(text: str) -> str:
     """A code said digit by digit in Chinese (订单号是二零二四零八一五, 八八六六五五四四), or in groups
     (三三一，四四二，五五八), written in digits, character for character (so every span still points
     at the words said); a pause between groups is a space."""
+    text = _LETTERS_THEN_GROUPS_ZH.sub(_letters_then_groups, text)
     text = _DIGIT_BY_DIGIT_ZH.sub(lambda m: m.group().translate(_DIGIT_ZH) if sum(
         ch.isdigit() or ch in "零〇幺一二两三四五六七八九" for ch in m.group()) >= 5 else m.group(), text)
     return letters_joined(_groups_joined(_GROUP_BREAK.sub(" ", text)))

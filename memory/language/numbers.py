@@ -110,9 +110,12 @@ def to_int(text: str) -> int | None:
 # (89.99), "twelve fifty" (12.50). The cents are two-digit words: "twelve five" is no sum.
 _CENTS_EN = r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-](?:one|two|three|four|five|six|" \
             r"seven|eight|nine))?|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
-EN_SUM = EN_NUMBER + r"(?:[\s-]+" + _CENTS_EN + r"(?![\w-]))?"
-# (…said with its cents: only then is "it was …" a price, not a count)
-EN_SUM_WITH_CENTS = r"(?:" + _EN_BELOW_HUNDRED + r")[\s-]+" + _CENTS_EN + r"(?![\w-])"
+# (…said with its cents: only then is "it was …" a price, not a count; its hundreds said, "a hundred and
+# twenty nine ninety nine", or left out, "two forty nine ninety nine")
+_HUNDREDS_EN = r"(?:(?:(?:a|one|two|three|four|five|six|seven|eight|nine)[\s-]+hundred(?:[\s-]+and)?|" \
+               r"one|two|three|four|five|six|seven|eight|nine)[\s-]+)"
+EN_SUM_WITH_CENTS = _HUNDREDS_EN + r"?(?:" + _EN_BELOW_HUNDRED + r")[\s-]+" + _CENTS_EN + r"(?![\w-])"
+EN_SUM = r"(?:" + EN_SUM_WITH_CENTS + r"|" + EN_NUMBER + r"(?:[\s-]+" + _CENTS_EN + r"(?![\w-]))?)"
 _SPOKEN_SUM_EN = re.compile(r"(?P<whole>" + EN_NUMBER + r")[\s-]+(?P<cents>" + _CENTS_EN + r")", re.IGNORECASE)
 
 
@@ -125,14 +128,37 @@ def to_amount(text: str) -> int | float | None:
         return int(value) if value.is_integer() else round(value, 2)
     spoken = _SPOKEN_SUM_EN.fullmatch(text.strip())
     if spoken is not None and not spoken.group("whole").isdigit():
-        whole, cents = to_int(spoken.group("whole")), to_int(spoken.group("cents"))
+        whole_said = spoken.group("whole").lower()
+        left_out = _HUNDREDS_LEFT_OUT.fullmatch(whole_said)
+        whole = _hundreds_left_out(left_out) if left_out is not None else to_int(whole_said)
+        cents = to_int(spoken.group("cents"))
         # (Not "one fifty nine": $1.59 or $159, said alike; the amount is asked again.)
-        # (and not after a hundred: "three hundred twenty" is 320)
-        if whole is not None and cents is not None and 10 <= cents <= 99 and 10 <= whole < 100:
+        # (and not after a hundred: "three hundred twenty" is 320; "a hundred and twenty nine ninety nine"
+        # and "two forty nine ninety nine", their hundreds left out, have cents)
+        if whole is not None and cents is not None and 10 <= cents <= 99 and (
+                10 <= whole < 100 or whole >= 100 and not re.search(r"(?:hundred|thousand)$", whole_said)):
             return round(whole + cents / 100, 2)
         if whole is not None and whole < 10:
             return None
+    left_out_sum = _HUNDREDS_LEFT_OUT_SUM.fullmatch(text.strip().lower())
+    if left_out_sum is not None:     # ("two forty nine ninety nine": $249.99)
+        cents = to_int(left_out_sum.group("cents")) or 0
+        return round(_hundreds_left_out(left_out_sum) + cents / 100, 2)
     return to_int(text)
+
+
+def _hundreds_left_out(said: re.Match[str]) -> int:
+    """'two forty nine' → 249, 'nine oh five' → 905 (a `_HUNDREDS_LEFT_OUT` match)."""
+    rest = said.group("rest")
+    return (to_int(said.group("h")) or 0) * 100 + (to_int(rest.split()[-1] if rest.startswith("oh") else rest) or 0)
+
+
+# A sum's hundreds said without the word: "two forty nine" (249), "nine oh five" (905).
+_HUNDREDS_LEFT_OUT = re.compile(r"(?P<h>one|two|three|four|five|six|seven|eight|nine)[\s-]+(?P<rest>(?:twenty|thirty|"
+                                r"forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-](?:one|two|three|four|five|six|seven|"
+                                r"eight|nine))?|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|"
+                                r"nineteen|oh[\s-](?:one|two|three|four|five|six|seven|eight|nine))")
+_HUNDREDS_LEFT_OUT_SUM = re.compile(_HUNDREDS_LEFT_OUT.pattern + r"[\s-]+(?P<cents>" + _CENTS_EN + r")")
 
 
 _JIAO_AFTER_ZH = re.compile(r"\s*(?:块|元)(?P<j>[一二两三四五六七八九]|\d)(?:毛|角)?"
@@ -145,6 +171,18 @@ def with_jiao_zh(n: int | float, text: str, end: int) -> int | float:
     jiao = _JIAO_AFTER_ZH.match(text, end)
     tenths = to_int(jiao.group("j")) if jiao is not None else None
     return round(n + tenths / 10, 2) if tenths is not None and 0 < tenths < 10 else n
+
+
+_CENTS_AFTER_EN = re.compile(r"\s*(?:dollars?|bucks|pounds?|euros?)\s+(?:and\s+)?(?P<c>\d{1,2}|" + _CENTS_EN
+                             + r"|one|two|three|four|five|six|seven|eight|nine)\s+(?:cents?|pence|p)\b", re.IGNORECASE)
+
+
+def with_cents_en(n: int | float, text: str, end: int) -> int | float:
+    """A sum said in English with its cents after the unit ("forty nine dollars and fifty cents"):
+    `n` said up to `end`, and the cents that follow."""
+    cents_said = _CENTS_AFTER_EN.match(text, end)
+    cents = to_int(cents_said.group("c")) if cents_said is not None else None
+    return round(n + cents / 100, 2) if cents is not None and 0 < cents < 100 and float(n).is_integer() else n
 
 
 def amount_read_two_ways(text: str) -> tuple[float, int] | None:
@@ -323,9 +361,10 @@ def _hour_of_day_zh(hour: int, period: str, text: str) -> int:
     return hour
 
 
-# Words that make a time a bound: "after five", "no later than 4", 三点以后, 十二点之前.
+# Words that make a time a bound: "after five", "no later than 4", 三点以后, 十二点之前 (not "till five", said
+# of being busy: "I'm at the dentist till five thirty" asks for a call after).
 _AT_LEAST_BEFORE_EN = re.compile(r"\b(?:(?:any ?time )?after|not before|no earlier than|from)\s+$", re.IGNORECASE)
-_AT_MOST_BEFORE_EN = re.compile(r"\b(?:before|by|no later than|not after|until|till)\s+$", re.IGNORECASE)
+_AT_MOST_BEFORE_EN = re.compile(r"\b(?:before|by|no later than|not after)\s+$", re.IGNORECASE)
 _ON_AFTER_EN = re.compile(r"\s*(?:o'?clock\s*)?(?:on|onwards?)\b", re.IGNORECASE)
 _BOUND_AFTER_ZH = re.compile(r"\s*(?:(?P<ge>以后|之后|过后|后|往后|开始)|(?P<le>以前|之前|前))")
 

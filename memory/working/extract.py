@@ -136,6 +136,7 @@ from monologue.memory.working.weighed import (
     it_is_what_was_dropped,
     level_over_its_step,
     not_either_or,
+    not_set_aside_by_its_reason,
     refined,
     step_moves_the_level,
     taken_back_not_set_aside,
@@ -283,6 +284,11 @@ _INSTEAD = re.compile(r"\s*\b(?:instead|then|is fine|'s fine|works|is good|is ok
 # clause's end ("…no wait, five"; not "sorry, 2 of them are kids").
 _REPAIRED_COUNT = re.compile(r"(?P<n>" + EN_NUMBER + r"|" + ZH_NUMBER + r")(?=\s*(?:个人|个|位|人|people|persons|of us|"
                              r"guests)|\s*(?:[,，.。!！?？]|$))", re.IGNORECASE)
+# Words that settle on the number after them ("let's just say nine", "make it 8").
+_SETTLES_ON = re.compile(r"(?:let'?s|let us) (?:just )?say|make (?:it|that)", re.IGNORECASE)
+# A reason about the hour, said after a bare number ("…people get off work late", 下班晚).
+_ABOUT_THE_HOUR = re.compile(r"\b(?:late|later|early|earlier|off work|get off|finish(?:es)? work|busy|o'?clock)\b|"
+                             r"下班|晚点|早点|太早|太晚|来不及|赶不上", re.IGNORECASE)
 _NUMBER_RANGE_ZH = re.compile(r"[一二两三四五六七八九]{2}")
 
 
@@ -652,7 +658,8 @@ class RuleExtractor:
         ops[:] = it_is_what_was_dropped(self.schema, ops, text, where)
         ops[:] = level_over_its_step(self.schema, ops, text, where)
         ops[:] = the_errands_day(self.schema, refined(self.schema, ops, text, where), text, where, lang)
-        ops[:] = taken_back_not_set_aside(self.schema, ops, text, state)
+        ops[:] = not_set_aside_by_its_reason(self.schema, taken_back_not_set_aside(self.schema, ops, text, state),
+                                             text, where)
         ops[:] = step_moves_the_level(self.schema, ops, state)
         self._left_behind(ops, text, state, add)
         self._bare_number_corrects(said, ops, taken, add, state, where)
@@ -988,7 +995,9 @@ class RuleExtractor:
 
         gaps = [(op, said.source[where[id(op)][1]:bare.start("n")]) for op in said_now
                 if where[id(op)][1] <= bare.start() and fits(op.key)]
-        slipped = [op for op, gap in gaps if SELF_REPAIR.search(gap) or said.cues.correction.search(gap)]
+        # ("we're eight. well, nine if my aunt makes it. let's just say nine": the number settled on)
+        settles = bool(_SETTLES_ON.match(bare.group()))
+        slipped = [op for op, gap in gaps if SELF_REPAIR.search(gap) or said.cues.correction.search(gap) or settles]
         if said_now and not slipped:
             return
         held = [c for c in state.constraints.values()
@@ -1002,7 +1011,10 @@ class RuleExtractor:
         # "8 is too late, make it 7": the value the turn names before the number is the one put right.
         named = [c for c in held if _held_value_said(c, said.source[:bare.start()], said.lang)]
         held = named or held
-        latest = max(held, key=lambda c: (c.last_mentioned, self.schema.key(c.key).reader == Reader.HEAD_COUNT))
+        # (of two said as long ago, the count, unless the reason beside the number is about the hour: "can
+        # we do eight instead, people get off work late")
+        of_the_hour = bool(_ABOUT_THE_HOUR.search(said.source[at[1]:]))
+        latest = max(held, key=lambda c: (c.last_mentioned, (self.schema.key(c.key).type == "time") == of_the_hour))
         spec = self.schema.key(latest.key)
         value: object = n
         if spec.type == "money":
@@ -1896,6 +1908,8 @@ class RuleExtractor:
         held = [str(c.value) for c in state.find(spec.name)] if state is not None else []
         if not held or value in held or refused(spec, text, span, lang):
             return False        # (学校还是不去了: refused, not the new one)
+        if spec.reading.verb_values:
+            return False        # (没问题了，开吧: a bare verb names no control; one just carried out is `_continues`)
         left, right = clause_bounds(text, *span)
         rest = _INSTEAD.sub("", _INSTEAD.sub("", text[left:span[0]] + " " + text[span[1]:right]))
         # ("actually my office is near the airport": the place held is named too; it is a remark)

@@ -33,6 +33,7 @@ from monologue.memory.language.numbers import (
     amount_read_two_ways,
     to_amount,
     to_int,
+    with_cents_en,
     with_jiao_zh,
 )
 from monologue.memory.language.stances import (
@@ -271,9 +272,9 @@ def read_quantities(schema: DomainSchema, text: str, lang: str, taken: list[Span
                     missed = OutOfRange(spec.name, n, _converted(n, scale, lang, on_scale, reading.value_range))
                 continue
             n, span = _quantity_put_right(source, n, span, reading.value_range)
-            if spec.type == "money" and lang == "zh":
-                # 六十九块五, 十二块五毛: the tenths after the unit
-                n = with_jiao_zh(n, source, span[1])
+            if spec.type == "money":
+                # 六十九块五, 十二块五毛: the tenths after the unit; "forty nine dollars and fifty cents"
+                n = with_jiao_zh(n, source, span[1]) if lang == "zh" else with_cents_en(n, source, span[1])
             add(Operation(Op.SET, spec.name, Comparator.EQ, n, clause, correction=correction), span)
             missed = None
             break
@@ -372,6 +373,9 @@ def cued(spec: KeySpec, text: str, span: Span, lang: str, controls: Iterable[Key
     cues = _words(spec.reading.value_cues, lang)
     if not cues:
         return True
+    if not spec.reading.verb_values and spec.reading.not_when \
+            and about_something_else(spec, text[slice(*clause_bounds(text, *span))], lang):
+        return False        # ("turn the seat heater off, my back's roasting": one's back moves no seat)
     # A Chinese verb comes before its object (走高速, 上高速, 发邮件); 高速上 is a place, not a request.
     left, right = clause_bounds(text, *span)
     where = text[left:right] if lang == "en" or spec.reading.verb_values else text[left:span[1]]

@@ -4,8 +4,9 @@ Each reader in `extract.py` reads its own words; these passes then look at what 
 together and keep what the user meant: two values joined by "or" ask which it is; a feeling said
 as the reason for a command is no second command; "skip it" beside a withdrawal says the
 withdrawal again; the level a control is taken to swallows the step said on the way; a value
-that refines another stands for both; a wish lifted just after it was said is taken back; the
-day said after a stop is dropped is that errand's day.
+that refines another stands for both; a wish lifted just after it was said is taken back, and one
+lifted for this trip in the same breath as it is said is only named as the reason; the day said
+after a stop is dropped is that errand's day.
 """
 
 from __future__ import annotations
@@ -243,3 +244,19 @@ def the_errands_day(schema: DomainSchema, ops: list[Operation], text: str, where
         rest = (text[left:span[0]] + " " + text[span[1]:right]).strip()
         return any(end <= left for end in dropped) and bool(_THE_ERRAND_AGAIN[lang].fullmatch(rest))
     return [op for op in ops if not the_errands(op)]
+
+
+def not_set_aside_by_its_reason(schema: DomainSchema, ops: list[Operation], text: str,
+                                where: dict[int, Span]) -> list[Operation]:
+    """`ops` less a one-off value said after the lasting wish it would set aside, in the same turn,
+    with no word of this trip only: 别走高速了，走高速她更难受 ("no highways, she feels worse on them")
+    names the highway as the reason, it does not take it this time ("avoid highways, but take the
+    highway today" still does)."""
+    if _THIS_TIME_ONLY.search(text):
+        return ops
+    wished = {str(op.value): where[id(op)][1] for op in ops if op.op == Op.SET and id(op) in where}
+
+    def reason(op: Operation) -> bool:
+        aside = schema.key(op.key).reading.sets_aside.get(str(op.value)) if op.op == Op.SET and op.key else None
+        return aside in wished and id(op) in where and where[id(op)][0] >= wished[aside]
+    return [op for op in ops if not reason(op)]

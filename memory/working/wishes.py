@@ -65,6 +65,8 @@ def domain_words(schema: DomainSchema, language: str) -> frozenset[str]:
 
 
 # The words that lead to a value another reader took, said at the end of a detail.
+# A time the user is busy until, said just before it: the reason for a time, no wish.
+_BUSY_UNTIL_EN = re.compile(r"\b(?:till|until|til|'til)\s*$", re.IGNORECASE)
 _LEADS_TO_A_VALUE_EN = re.compile(
     r"\s*(?:\b(?:for|on|with|of|about|from|in|under)\s+(?:my\s+|the\s+|this\s+|that\s+|an?\s+)?"
     r"(?:order|purchase|item|package|parcel)?(?:\s+(?:number|no\.?|#))?|"
@@ -78,7 +80,9 @@ def free_text_key(schema: DomainSchema) -> KeySpec | None:
 
 
 # A verb whose object is a value read just after it (有个朋友不吃海鲜, 别放香菜).
-_VERB_OF_THE_VALUE_ZH = re.compile(r"(?:不|别|没|能|想|要|不能|不想|不要)?(?:吃|喝|放|加|碰|要)$")
+# (…or for whom: 多扣的那笔给我 | 退回来)
+_VERB_OF_THE_VALUE_ZH = re.compile(r"(?:不|别|没|能|想|要|不能|不想|不要)?(?:吃|喝|放|加|碰|要)$|"
+                                   r"(?:给|帮)(?:我|咱|我们)$")
 
 
 def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span], add: Add,
@@ -106,6 +110,8 @@ def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span
                 _VERB_OF_THE_VALUE_ZH.search(text[start:end]) or text[start:end].lstrip().startswith(("把", "将"))):
             continue            # (有个朋友不吃 | 海鲜, 把多扣的钱 | 退给我: the value's verb or its object, no wish)
         if inside and end in {s for s, _e in inside} and language == "en":
+            if _BUSY_UNTIL_EN.search(text[start:end]):
+                continue        # ("I'm at the dentist till | five thirty": why then, no detail of the order)
             # ("I was charged twice for | order 55123": not "…for order".)
             end = start + len(_LEADS_TO_A_VALUE_EN.sub("", text[start:end]))
         wish = wish_in(text[start:end], language, known, cues, beside_a_value=bool(inside))
