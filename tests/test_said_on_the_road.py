@@ -51,7 +51,7 @@ async def test_what_is_on_the_agents_name_and_thanks() -> None:
     result = await _chat("zh", ["帮我开一下空调，温度二十二度", "现在都开了些啥？", "你叫什么名字", "OK，辛苦了"],
                          "in_car")
     _, summary, name, thanks = (t.reply for t in result.turns)
-    assert summary.text == "目前记下的是：空调打开，车内22度。"
+    assert summary.text == "目前记下的是：车内22度，空调打开。"     # (in the domain's order)
     assert "Monologue" in name.text
     assert thanks.text == "不客气！"
 
