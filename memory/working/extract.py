@@ -723,11 +723,17 @@ class RuleExtractor:
     def _the_day_of(self, spec: KeySpec, text: str, start: int, end: int, lang: str,
                     state: SessionState | None) -> bool:
         """Whether the day at text[start:end] is the day of `spec.day_of`'s time: said when that was
-        asked for ("When should we call?" "Tomorrow after three"), or beside the key's cues in its
-        clause or, where a time is beside it, earlier in its sentence (回电话打我手机，明天下午三点以后都行)."""
+        asked for ("When should we call?" "Tomorrow after three"), as a change of it where it is the
+        only day held, or beside the key's cues in its clause or, where a time is beside it, earlier
+        in its sentence (回电话打我手机，明天下午三点以后都行)."""
         if self._asked(state) in (spec.name, spec.day_of):
             return True
         clause = clause_of(text, (start, end))
+        # (the only day held, changed: "instead of Sunday, let's do Saturday" of the call back's day)
+        if state is not None and state.find(spec.name) and not any(
+                state.find(other.name) or names_key(other, clause, lang)
+                for other in self._dates if other.name != spec.name):
+            return True
         return with_its_cues(spec, clause + " " + (_earlier_in_its_sentence(text, start)
                                                    if _TIMES[lang](clause) else ""), lang)
 
