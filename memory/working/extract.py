@@ -1020,7 +1020,8 @@ class RuleExtractor:
         # (of two said as long ago, the count, unless the reason beside the number is about the hour: "can
         # we do eight instead, people get off work late")
         of_the_hour = bool(_ABOUT_THE_HOUR.search(said.source[at[1]:]))
-        latest = max(held, key=lambda c: (c.last_mentioned, (self.schema.key(c.key).type == "time") == of_the_hour))
+        latest = max(held, key=lambda c: (c.last_mentioned, self.schema.key(c.key).type == "time" if of_the_hour
+                                          else self.schema.key(c.key).reader == Reader.HEAD_COUNT))
         spec = self.schema.key(latest.key)
         value: object = n
         if spec.type == "money":
