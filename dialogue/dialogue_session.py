@@ -842,6 +842,16 @@ class DialogueSession:
             if catalogue is not None and value is not None else None
         return {**args, key: item_name(item, language)} if item is not None else dict(args)
 
+    @staticmethod
+    def _asked_past_the_control(planned: Planned, unheard: bool) -> bool:
+        """Whether the turn asked about other things than the control just carried out ("what's the
+        temperature, and when do we get there?" after closing the windows): what is said next goes
+        on from that answer, not from the command (没问题了，开吧 opens no window)."""
+        last, decision = planned.view.last_act, planned.decision
+        if unheard or last.act != Act.ACT or decision.act != Act.ANSWER_STATE or not decision.about:
+            return False
+        return not set(decision.about) & set(last.args)
+
     async def remember(self, planned: Planned, text: str, turn: int, *, cut: bool = False) -> None:
         """What the agent said, offered, decided and did, into the session's state.
 
@@ -858,7 +868,8 @@ class DialogueSession:
             offered = [o for o in offered if all(_named(str(v), text) for v in o.values.values())]
             option = planned.decision.steps()[-1].option
             unheard = (bool(option) and not _named(str(option), text)) or not text
-        if (act.act in _ASIDES and act.key != WHICH_CONTROL or unheard) and planned.view.acts:
+        if (act.act in _ASIDES and act.key != WHICH_CONTROL or unheard) and planned.view.acts \
+                and not self._asked_past_the_control(planned, unheard):
             # An aside (small talk, a question answered) leaves the task where it was: what was
             # offered or asked before it is still what a "yes" or a "no" answers. ("Which should I
             # change?" is remembered: its answer, "the fan", needs what was said before it.)

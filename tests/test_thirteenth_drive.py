@@ -288,3 +288,47 @@ async def test_busy_until_is_no_note_and_no_bound() -> None:
                                           "hmm, make that an hour later, I am at the dentist till five thirty"],
                                    "customer_service")
     assert "at 6 pm" in replies[3].text and "dentist" not in replies[3].text
+
+
+# --- what the replay of the drive on the new build found ---------------------------------------------------
+
+async def test_a_dash_said_in_a_code_answers_the_order_number_asked_for() -> None:
+    replies = await policy_replies("en", ["hi, my kettle is broken",
+                                          "the order number is, hold on, W R dash two zero seven seven five eight"],
+                                   "customer_service")
+    assert "What's the order number?" not in replies[1].text      # (held: WR207758; the resolution is asked)
+
+
+async def test_after_a_question_about_other_things_a_bare_verb_opens_nothing() -> None:
+    replies = await policy_replies("zh", ["导航去中关村软件园，两点前得到", "把车窗全关上吧，外面太吵",
+                                          "你再说一遍现在温度多少，几点前到？", "没问题了，开吧"], "in_car")
+    assert "车窗" not in replies[3].text and "中关村软件园" in replies[3].text
+
+
+async def test_a_bare_verb_after_asking_about_that_control_goes_on_with_it() -> None:
+    replies = await policy_replies("en", ["turn the fan up", "what is the fan on now?", "a bit more"], "in_car")
+    assert replies[2].text == "Done: I've turned the fan up."
+
+
+async def test_a_correction_opening_with_no_is_applied_not_asked() -> None:
+    replies = await policy_replies("en", ["take me to Valley Fair mall, I have to be there by nine fifteen",
+                                          "oh shoot, no, the interview's at nine forty five, so push that back half "
+                                          "an hour"], "in_car")
+    assert "9:45" in replies[1].text and "should I change" not in replies[1].text
+
+
+@pytest.mark.parametrize(("text", "key", "expected"), [
+    ("你好，我上周买的空气炸锅，插上电按了半天，一点不热", "contact_time", None),
+    ("哦明天上午有事，往后挪到下午两点吧", "delivery_date", None),
+    ("For the callback, Sunday.", "contact_day", ["sunday"]),
+    ("麻烦周日回复我。", "contact_day", ["sunday"]),
+    ("The box was crushed, Monday.", "delivery_date", ["monday"]),
+])
+def test_days_and_times_go_where_their_words_say(text: str, key: str, expected: list[object] | None) -> None:
+    assert rules_read("customer_service", text).get(key) == expected
+
+
+def test_a_purchase_told_with_its_fault_opens_the_ticket() -> None:
+    from fakes import rules_ops
+
+    assert ("set_goal", "") in rules_ops("customer_service", "你好，我上周买的空气炸锅，插上电按了半天，一点不热")

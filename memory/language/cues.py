@@ -583,6 +583,8 @@ GO_AHEAD = re.compile(
     r"(?:submit|submit it|submit that|file it|send it|send it in|put it through)"
     r"\W*$|"
     r"(?<![没别不未])(?:出发|走)(?:吧|了|啦)?(?=\W*$)|开始导航|"
+    # (没问题了，开吧: in the car, "drive"; a control is named to be opened, 打开吧 after its question)
+    r"(?:^|[，,。\s])(?:那就|那)?开(?:车)?吧(?=\W*$)|"
     r"订吧|就订|帮我订|就这样|就这么办|就(?:你(?:说|推荐|刚才说)的)?[这那](?:家|个|一家)|就它|去吧|"
     r"(?:直接|就)?办吧|提交吧|(?:帮我)?(?:提)?交上去|递交吧|就这么定|定了吧|确认提交|^\s*(?:那就)?提交\W*$|^\s*确认(?:换货|退款|退货|维修|补发|查件|取消订单|提交|预订|订位|下单)?(?:吧|了)?\W*$",
     re.IGNORECASE)

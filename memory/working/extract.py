@@ -350,7 +350,11 @@ _SEEKS = {"en": re.compile(r"\b(?:look(?:ing)? for|search(?:ing)? for|find (?:me
                            r"let'?s (?:do|get|have|go for|go with|try)|"
                            r"(?:is|are) there (?:any|a|an|some))\b", re.IGNORECASE),
            "zh": re.compile(r"想找|找个|找家|找一家|推荐|有没有|有什么好|想吃|想去|附近有|哪里有|哪儿有")}
-_OPENS_WITH_A_REPAIR = re.compile(r"^(?:\W|\b(?:oh|uh|um|no|wait|hold on|hang on|sorry|actually)\b|哦|啊|呃)*"
+# …or opens with a bare "no" after its interjections ("oh shoot, no, the interview's at nine forty five").
+_OPENS_WITH_NO = re.compile(r"^\W*(?:(?:oh|uh|um|ah|shoot|oops|whoops|damn|darn|dang|crap|argh|wait)\W+)*no\b"
+                            r"(?!\s*(?:thanks|thank|problem|worries|need|way|more|longer)\b)\s*[,.!;]", re.IGNORECASE)
+_OPENS_WITH_A_REPAIR = re.compile(r"^(?:\W|\b(?:oh|uh|um|no|wait|hold on|hang on|sorry|actually|shoot|oops|whoops|"
+                                  r"damn|darn|dang|crap|argh|ah)\b|哦|啊|呃|哎呀|哎|糟了)*"
                                   + SELF_REPAIR.pattern, re.IGNORECASE)
 _AMONG_THEM = re.compile(r"\s*(?:among (?:them|us)|of (?:them|us|whom)|included|in (?:that|there))\b", re.IGNORECASE)
 # Words that add a value to those said before it ("and also", 也, 还要): no slip put right.
@@ -511,7 +515,8 @@ class RuleExtractor:
         # (…and a turn that opens by putting a slip right: "oh hold on, I mean Palo Alto", 不对，是水立方.)
         opens = _OPENS_WITH_A_REPAIR.match(source)
         result.correction = bool(cues.correction.search(source)) or (
-            opens is not None and _PUTS_RIGHT.search(opens.group()) is not None)     # (not "sorry to bother you")
+            opens is not None and _PUTS_RIGHT.search(opens.group()) is not None) \
+            or bool(_OPENS_WITH_NO.match(source))     # (not "sorry to bother you")
         result.hedged = bool(cues.hedge.search(source))
         said = _Said(text, source, lang, cues)
         taken: list[Span] = []
@@ -734,8 +739,10 @@ class RuleExtractor:
                 state.find(other.name) or names_key(other, clause, lang)
                 for other in self._dates if other.name != spec.name):
             return True
+        # (…the clause before it, where it has a time beside it or is the day alone: "For the callback, Sunday.")
+        alone = not content_words(clause.replace(text[start:end], " "), lang)
         return with_its_cues(spec, clause + " " + (_earlier_in_its_sentence(text, start)
-                                                   if _TIMES[lang](clause) else ""), lang)
+                                                   if _TIMES[lang](clause) or alone else ""), lang)
 
     def _changes_held(self, ops: list[Operation], state: SessionState | None) -> bool:
         """Whether `ops` replace a value held ("okay actually push it half an hour later", 嗯那晚半小时吧):
@@ -1017,11 +1024,11 @@ class RuleExtractor:
         # "8 is too late, make it 7": the value the turn names before the number is the one put right.
         named = [c for c in held if _held_value_said(c, said.source[:bare.start()], said.lang)]
         held = named or held
-        # (of two said as long ago, the count, unless the reason beside the number is about the hour: "can
-        # we do eight instead, people get off work late")
+        # (the one said last, of two said as long ago the count; the hour where the reason beside the number
+        # is about it: "can we do eight instead, people get off work late")
         of_the_hour = bool(_ABOUT_THE_HOUR.search(said.source[at[1]:]))
-        latest = max(held, key=lambda c: (c.last_mentioned, self.schema.key(c.key).type == "time" if of_the_hour
-                                          else self.schema.key(c.key).reader == Reader.HEAD_COUNT))
+        latest = max(held, key=lambda c: (self.schema.key(c.key).type == "time", c.last_mentioned) if of_the_hour
+                     else (c.last_mentioned, self.schema.key(c.key).reader == Reader.HEAD_COUNT))
         spec = self.schema.key(latest.key)
         value: object = n
         if spec.type == "money":

@@ -97,7 +97,8 @@ class Grounding:
 
 
 def _compact(text: str) -> str:
-    return re.sub(r"[\s-]+", "", text.lower())
+    """`text` lowered, without spaces and dashes, a dash said too ("W R dash 207758": wr207758)."""
+    return re.sub(r"\bdash\b|[\s-]+", "", text.lower())
 
 
 def numbers_said(text: str) -> set[int]:
