@@ -326,6 +326,11 @@ class StateQuestionReader:
             keys = self._named(sentence, lang)
             if keys:
                 return StateQuestion("slot", keys, "words")
+        if view is not None and lang == "en":
+            for sentence in questions:
+                keys = _by_a_word_of_the_value(sentence, view)
+                if keys:
+                    return StateQuestion("slot", keys, "a word of the value held")
         for sentence in questions:
             keys = self._by_question_word(sentence, held)
             if keys:
@@ -414,6 +419,10 @@ class StateQuestionReader:
             for unit in self.schema.key(k).reading.units.get(lang, ()))]
         if by_unit:
             return tuple(by_unit)
+        # ("how much did you note down for the order?", 订单多少钱: the sum, whatever else is named)
+        sums = [k for k, spec in self.schema.keys.items() if spec.type == "money"]
+        if sums and re.search(r"\bhow much\b|多少钱", lowered):
+            return tuple(sums)
         # A control's own verbs are values, not names: "are the windows up or down?" asks about
         # the windows, not the fan whose values "up" and "down" also are.
         named = [k for k in found if not self.schema.key(k).reading.verb_values
@@ -471,6 +480,20 @@ _QUESTION_FRAME_EN = re.compile(
     r",?\s*\b(?:right|correct|isn'?t it|wasn'?t it|aren'?t we|weren'?t we|yeah|again|still)\s*(?=\?*$)|\?",
     re.IGNORECASE)
 _QUESTION_FRAME_ZH = re.compile(r"来着|对吧|对吗|(?<!不)对不对|是不是|没错吧|是吧|吗|呢|[?？]")
+
+
+# Words of a question that say nothing of what it is about ("which one did I say again?").
+_NOT_ABOUT_EN = frozenset({"what", "which", "when", "where", "again", "said", "tell", "told", "have", "that", "this",
+                           "there", "they", "them", "your", "yours", "mine", "remind", "down", "written", "note",
+                           "noted", "just", "then", "with", "from", "about", "were", "was", "did", "does", "sorry"})
+
+
+def _by_a_word_of_the_value(sentence: str, view: SessionState) -> tuple[str, ...]:
+    """The keys whose held value has a word the question names: "which station did I say again?"
+    with "Union City BART station" held asks the destination."""
+    asked = set(re.findall(r"[a-z]{4,}", sentence.lower())) - _NOT_ABOUT_EN
+    return tuple(dict.fromkeys(c.key for c in view.constraints.values() if isinstance(c.value, str)
+                               and asked & set(re.findall(r"[a-z]{4,}", c.value.lower()))))
 
 
 def _as_statement(sentence: str) -> str:

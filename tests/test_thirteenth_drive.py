@@ -332,3 +332,43 @@ def test_a_purchase_told_with_its_fault_opens_the_ticket() -> None:
     from fakes import rules_ops
 
     assert ("set_goal", "") in rules_ops("customer_service", "你好，我上周买的空气炸锅，插上电按了半天，一点不热")
+
+
+# --- the held-out drive after the fixes --------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("往后推二十分钟", ["09:50"]),
+    ("push it back twenty minutes", ["09:50"]),
+    ("对方说他也晚点，时间往后推二十分钟", ["09:50"]),
+])
+def test_a_while_said_moves_the_time_though_its_back_is_a_seats_word(text: str, expected: list[object]) -> None:
+    read = rules_read("in_car", text, {"arrival_time": "09:30"})
+    assert read.get("arrival_time") == expected and "seat_position" not in read
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("驾驶座往前挪一点儿", {"seat_position": ["forward"]}),
+    ("收费的路就别走了啊", {"route_preference": ["avoid_tolls"]}),
+    ("高速不走了", {"route_preference": ["avoid_highways"]}),
+    ("路上买个早饭", {"stops": ["food"]}),
+    ("路上开快点，早点到", {}),
+    ("move my seat back a bit", {"seat_position": ["back"]}),
+])
+def test_everyday_mandarin_commands_in_the_car(text: str, expected: dict[str, list[object]]) -> None:
+    read = rules_read("in_car", text)
+    assert {k: v for k, v in read.items() if k != "wishes"} == expected
+
+
+def test_a_stop_to_fill_up_said_as_a_chore() -> None:
+    assert rules_read("in_car", "去首钢园，顺路找个地方把油加了").get("stops") == ["fuel"]
+
+
+@pytest.mark.parametrize(("domain", "lines", "answer"), [
+    ("in_car", ["take me to the Union City BART station", "and set the fan to two", "which station did I say again?"],
+     "Union City BART station"),
+    ("customer_service", ["order 4417 2290, the kettle leaks, I paid 45 dollars", "refund",
+                          "how much did you note down for the order?"], "The amount is $45."),
+])
+async def test_a_question_about_what_is_held_by_a_word_of_it(domain: str, lines: list[str], answer: str) -> None:
+    replies = await policy_replies("en", lines, domain)
+    assert answer in replies[-1].text

@@ -338,6 +338,9 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
             continue
         # (Going on with the key just set, 再调低一点 after 温度调到22度: "lower" alone names no seat.)
         naming = _without_values(schema, clause, lang) if spec.name in commanded else clause
+        if spec.type == "time" and words.dimension in ("minutes", "hours") and words.amount is not None:
+            # ("push it back twenty minutes", 往后推二十分钟: a while said moves a time; its "back" is no seat)
+            naming = naming[:words.start] + " " * (words.end - words.start) + naming[words.end:]
         naming = _WAY_TOO.sub("", naming)       # ("way too hot" names no way to go)
         if spec.name in commanded and any(names_key(other, said_clause, lang) for other in schema.keys.values()
                                           if other.name != spec.name and other.reading.verb_values):
