@@ -372,3 +372,14 @@ def test_a_stop_to_fill_up_said_as_a_chore() -> None:
 async def test_a_question_about_what_is_held_by_a_word_of_it(domain: str, lines: list[str], answer: str) -> None:
     replies = await policy_replies("en", lines, domain)
     assert answer in replies[-1].text
+
+
+@pytest.mark.parametrize(("held", "text", "expected"), [
+    ({"contact_day": "friday"}, "周五换成周六。", {"contact_day": ["saturday"]}),
+    ({"contact_day": "friday"}, "Instead of Friday, let's do Saturday.", {"contact_day": ["saturday"]}),
+    ({"delivery_date": "friday"}, "回电的话周五吧", {"contact_day": ["friday"]}),
+])
+def test_a_day_another_key_holds_is_that_keys_being_changed(held: dict[str, object], text: str,
+                                                            expected: dict[str, list[object]]) -> None:
+    read = rules_read("customer_service", text, held)
+    assert {k: v for k, v in read.items() if k in ("contact_day", "delivery_date")} == expected

@@ -587,7 +587,11 @@ class RuleExtractor:
                               correction=result.correction), (start, end))
         dated: list[Span] = []      # (a day read for one key is no other's)
         for spec in self._dates:
+            # (a day another date key holds, named again, is that key's being changed: 周五换成周六 of the call back)
+            held_elsewhere = {str(c.value) for other in self._dates if other.name != spec.name
+                              for c in (state.find(other.name) if state is not None else [])}
             said_dates = [d for d in _DATES[lang](text) if not _overlaps((d[1], d[2]), dated)
+                          and (spec.day_of or d[0] not in held_elsewhere)
                           and (not spec.day_of or self._the_day_of(spec, text, d[1], d[2], lang, state))]
             # (不是周五，周六，周五要加班: the day refused stays refused when it is named again as the reason.)
             refused_days = {d[0] for d in said_dates if self._negated(text, d[1], cues)}
