@@ -328,7 +328,7 @@ class StateQuestionReader:
                 return StateQuestion("slot", keys, "words")
         if view is not None and lang == "en":
             for sentence in questions:
-                keys = _by_a_word_of_the_value(sentence, view)
+                keys = _by_a_word_of_the_value(sentence, view, self.schema)
                 if keys:
                     return StateQuestion("slot", keys, "a word of the value held")
         for sentence in questions:
@@ -488,11 +488,13 @@ _NOT_ABOUT_EN = frozenset({"what", "which", "when", "where", "again", "said", "t
                            "noted", "just", "then", "with", "from", "about", "were", "was", "did", "does", "sorry"})
 
 
-def _by_a_word_of_the_value(sentence: str, view: SessionState) -> tuple[str, ...]:
-    """The keys whose held value has a word the question names: "which station did I say again?"
-    with "Union City BART station" held asks the destination."""
+def _by_a_word_of_the_value(sentence: str, view: SessionState, schema: DomainSchema) -> tuple[str, ...]:
+    """The keys whose held value, a name in the user's words, has a word the question names: "which
+    station did I say again?" with "Union City BART station" held asks the destination (not a day or
+    a time: "is it going to rain tomorrow?" asks nothing of the booking's day)."""
     asked = set(re.findall(r"[a-z]{4,}", sentence.lower())) - _NOT_ABOUT_EN
     return tuple(dict.fromkeys(c.key for c in view.constraints.values() if isinstance(c.value, str)
+                               and c.key in schema.keys and schema.key(c.key).type in ("text", "enum")
                                and asked & set(re.findall(r"[a-z]{4,}", c.value.lower()))))
 
 
