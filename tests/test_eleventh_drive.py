@@ -413,9 +413,11 @@ def test_a_party_counted_by_who_comes_without_commas(text: str, expected: int) -
 
 
 async def test_a_step_said_with_how_far_guesses_no_level() -> None:
+    # (with a level held, "two notches" is two of its units: the fourteenth drive, "the fan down two notches")
     replies = await _chat("en", ["set the fan to three", "fan up two notches", "what's the fan on?"], "in_car")
-    assert "turned the fan up" in replies[1].text and "level" not in replies[1].text
-    assert "3" not in replies[2].text and "5" not in replies[2].text
+    assert "level 5" in replies[1].text and "5" in replies[2].text
+    replies = await _chat("en", ["turn the fan up a couple of notches", "what's the fan on?"], "in_car")
+    assert "turned the fan up" in replies[0].text and "level" not in replies[0].text
 
 
 async def test_leaving_a_control_as_it_is_asks_nothing() -> None:

@@ -274,9 +274,12 @@ EN = StateCues(
     yes=re.compile(r"^\s*" + YES_EN + r"\b"),
     no=re.compile(r"^\s*" + NO_EN + r"\b"),
     head_count=(
-        # Not "one of us is allergic" (someone described) nor "one of us can't come" (a change).
+        # Not "one of us is allergic" (someone described) nor "one of us can't come" (a change), nor "two of
+        # us are vegetarian" (a part of the party described; "four of us are coming" is the party).
         re.compile(r"\b(?P<n>" + EN_NUMBER
-                   + r")\s+(?:people|persons|person|guests|adults|diners|(?<!\bone )of us|seats|pax|ppl|tickets|"
+                   + r")\s+(?:people|persons|person|guests|adults|diners|(?<!\bone )of us"
+                     r"(?!\s+(?:are|is|'re|were|can'?t|cannot|don'?t|do not|won'?t|eat|have|need|prefer|like|use)\b"
+                     r"(?!\s+(?:coming|going|joining|eating|dining|here|in)\b))|seats|pax|ppl|tickets|"
                      r"passengers|travell?ers|riders)\b"),
         re.compile(r"\bparty of (?:like |about |around |maybe |roughly )?(?P<n>" + EN_NUMBER + r")\b"),
         # ("we're a group of like eight", "book for a family of five"; not "my family of five can't make it")
@@ -300,7 +303,13 @@ EN = StateCues(
     bare_number=re.compile(r"\b(?:make (?:it|that)|change (?:it|that) to|actually|instead|rather|"
                            r"(?:let'?s|let us) (?:just )?say|(?:can|could) (?:we|i|you) (?:do|make it)|"
                            r"(?:let'?s |we'?ll |i'?ll )?go with|"
-                           r"i meant|now|(?:it|that|we)(?:'ll| will) be)\s+(?P<n>"
+                           r"i meant|now|(?:it|that|we)(?:'ll| will) be|"
+                           # (a total the turn comes to: "my sister's joining, so that's five", "that makes
+                           # six"; "so" alone only before a number that ends its clause: "so two of us are
+                           # vegetarian" puts nothing right)
+                           r"that makes|(?:which|that) (?:makes|brings (?:us|it) to|comes to)|"
+                           r"so(?: that'?s| it'?s| we'?re| we'?ll be)?(?=\s+(?:" + EN_NUMBER + r")\s*(?:[,.!?;…]|$|"
+                           r"then\b|in (?:all|total)\b|total\b|altogether\b|people\b|of us\b|guests\b)))\s+(?P<n>"
                            + EN_NUMBER + r")\b"
                            r"(?!\s*(?::|am|pm|o'?clock|dollars|bucks|more\b|extra\b|additional\b|of\b))"),
     amount_limit=(

@@ -71,14 +71,18 @@ _COUNTED_AFTER = re.compile(r"\s*(?:people|persons|guests|of us|adults|kids|doll
                             r"个|位|人|点|块|元|件|公斤|斤|克|箱|盒|台|双|份)", re.IGNORECASE)
 
 
-def _one_code(digits: list[str], letters_before: bool) -> bool:
+def _one_code(digits: list[str], letters_before: bool, digit_by_digit: bool = False) -> bool:
     """Whether groups of digits said apart make one code: two groups or more, of three digits or
     more and six in all; the last may be two after two groups ("774, 302, 19"), and after a code's
-    letters spelled apart every group may be two, five in all ("Q Z 91, uh, 5503")."""
+    letters spelled apart every group may be two, five in all ("Q Z 91, uh, 5503"). Three groups
+    read digit by digit ("nine nine three, oh four, double seven") may be two each: nobody counts or
+    prices in single digits said in a row."""
     if len(digits) < 2:
         return False
     if letters_before:
         return all(len(d) >= 2 for d in digits) and sum(map(len, digits)) >= 5
+    if digit_by_digit and len(digits) >= 3 and all(len(d) >= 2 for d in digits) and sum(map(len, digits)) >= 6:
+        return True
     heads = digits[:-1] if len(digits) >= 3 else digits
     return all(len(d) >= 3 for d in heads) and len(digits[-1]) >= 2 and sum(map(len, digits)) >= 6
 
@@ -106,7 +110,9 @@ _DIGIT_WORDS_EN = re.compile(r"\b" + _DIGIT_WORD_EN + r"(?:[\s-]+" + _DIGIT_WORD
 
 
 # Number words said in groups with a pause between, as a phone number is read out.
-_WORD_GROUPS_EN = re.compile(_DIGIT_WORDS_EN.pattern + r"(?:" + _PAUSE + _DIGIT_WORDS_EN.pattern + r")+", re.IGNORECASE)
+# (a group may be one digit said twice: "oh four, double seven")
+_WORD_GROUP_EN = (r"(?:" + _DIGIT_WORDS_EN.pattern + r"|\b(?:double|triple)\s+(?:" + "|".join(_UNITS_EN) + r")\b)")
+_WORD_GROUPS_EN = re.compile(_WORD_GROUP_EN + r"(?:" + _PAUSE + _WORD_GROUP_EN + r")+", re.IGNORECASE)
 
 
 def _digits_of_words_en(words: str) -> str:
@@ -138,7 +144,7 @@ def _digits_of_words_en(words: str) -> str:
 # (…a dash said between them: "W R dash 207758")
 _LETTERS_GAP = r"(?:[ ,]+|\s*-\s*|\s+dash\s+)"
 _LETTERS_APART = re.compile(r"(?<![\w'’])(?P<l>[A-Z](?:[ ,]+[A-Z]){1,3})" + _LETTERS_GAP
-                            + r"(?=\d{4,}|\d{2,}[ ,]+\d{3,}|\d{3,}[ ,]+\d{2,})")
+                            + r"(?=\d{4,}|\d{2,}(?:[ ,]+\d{2,})+)")
 
 
 _LETTERS_BEFORE = re.compile(r"(?<![\w'’])[A-Z](?:[ ,]+[A-Z]){1,3}" + _LETTERS_GAP + r"$")
@@ -168,7 +174,9 @@ def digits_said_en(text: str) -> str:
         # ("four one five, three three two, seven seven one zero": groups of three or more, six in all)
         groups = [g for g in re.split(_PAUSE, m.group(), flags=re.IGNORECASE) if g.strip()]
         digits = [_digits_of_words_en(g) for g in groups]
-        if not _one_code(digits, bool(_LETTERS_BEFORE.search(m.string, 0, m.start()))):
+        digit_by_digit = all(token in _UNITS_EN or token in ("double", "triple")
+                             for token in re.split(r"[\s-]+", " ".join(groups).lower()) if token)
+        if not _one_code(digits, bool(_LETTERS_BEFORE.search(m.string, 0, m.start())), digit_by_digit):
             return m.group()
         return " ".join(digits).ljust(len(m.group()))
     text = _WORD_GROUPS_EN.sub(written_groups, _letters_as_in(text))

@@ -132,6 +132,7 @@ from monologue.memory.working.values import learned_operations
 from monologue.memory.working.weighed import (
     A_FEELING,
     UP_OR_DOWN,
+    all_the_way,
     feeling_met_by_a_command,
     it_is_what_was_dropped,
     level_over_its_step,
@@ -139,6 +140,7 @@ from monologue.memory.working.weighed import (
     not_set_aside_by_its_reason,
     refined,
     step_moves_the_level,
+    steps_counted,
     taken_back_not_set_aside,
     the_errands_day,
 )
@@ -977,8 +979,10 @@ class RuleExtractor:
         """"Make it six", "actually make that 8 instead", 改成八: a bare number in a correction is
         the held count or time said last (8 after "around 7:30" is 20:00; after "four of us", 8
         people), where it fits that key."""
-        bare = said.cues.bare_number.search(said.source)
-        if bare is None or state is None or _overlaps(bare.span("n"), taken):
+        # (the last: "so four... oh and my little brother, so five")
+        bare = next(reversed([m for m in said.cues.bare_number.finditer(said.source)
+                              if not _overlaps(m.span("n"), taken)]), None)
+        if bare is None or state is None:
             return
         # A count or a time said this turn is the one put right by a bare number after a slip ("four
         # of us actually no make it five"); otherwise it stands. (A relative change beside it,
@@ -1290,7 +1294,22 @@ class RuleExtractor:
     def _command_repeated(self, text: str, commanded: frozenset[str], state: SessionState | None, add: Add) -> None:
         """"A bit more", 再来一点 just after a command to a control that moves a step at a time:
         the same command again."""
-        if state is None or not REPEAT_COMMAND.search(text):
+        if state is None:
+            return
+        # ("bump it up two more", 再小两格 just after the fan was set: the level it is at, that many steps on)
+        # (…and "all the way up", 开到最大: to the top of its range)
+        counted = steps_counted(text) or ((0, way) if (way := all_the_way(text)) is not None else None)
+        if counted is not None and not any(
+                names_key(spec, text, language_of(text)) for spec in self.schema.keys.values()
+                if spec.reading.verb_values or spec.reader == Reader.QUANTITY):
+            for level in sorted(commanded):
+                for step_key, steps in self.schema.key(level).reading.stepped_by.items():
+                    step = next((v for v, by in steps.items() if (by > 0) == (counted[1] > 0)), None)
+                    if step is not None and step_key in self.schema.keys and state.find(level):
+                        add(Operation(Op.SET, step_key, Comparator.EQ, step, text.strip(), source=OpSource.RELATIVE,
+                                      reason="the level just set, that many steps further"), (0, len(text)))
+                        return
+        if not REPEAT_COMMAND.search(text):
             return
         for key in sorted(commanded):
             held = state.find(key)

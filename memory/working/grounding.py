@@ -167,8 +167,9 @@ def value_said(value: Any, spec: KeySpec, utterance: str, *, strict: bool = Fals
     text = normalised(utterance)
     if isinstance(value, bool):
         return True    # a yes/no on a key: the key's mention carries it (checked separately)
-    if spec.reader == Reader.IDENTIFIER and (_compact(str(value)) in _compact(digits_said(text))
-                                             or _compact(str(value)) in _compact(digits_said_en(text))):
+    # (…and as said: a code's letters spelled apart are capitals, "K L seven oh, uh, four four")
+    if spec.reader == Reader.IDENTIFIER and any(_compact(str(value)) in _compact(said) for said in (
+            digits_said(text), digits_said_en(text), digits_said_en(utterance))):
         return True    # a code said in pieces ("A94 9714") is the code
     if spec.reader == Reader.IDENTIFIER and _tail_put_right(_compact(str(value)), text):
         return True    # 一三九零零一二三四五六，不对，最后是五七: its head said whole, its tail put right

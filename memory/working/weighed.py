@@ -15,6 +15,7 @@ import re
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.cues import SELF_REPAIR, language_of
+from monologue.memory.language.numbers import EN_NUMBER, to_int
 from monologue.memory.language.stances import clause_bounds, clause_of
 from monologue.memory.working.readers import names_key, value_pattern
 from monologue.memory.working.state import Comparator, Op, Operation, OpSource, SessionState
@@ -30,7 +31,56 @@ _THIS_TIME_ONLY = re.compile(r"\b(?:today|tonight|this time|this trip|(?:just )?
 _TAKEN_BACK = re.compile(r"\b(?:wait|sorry|i mean|scratch that|never mind|on second thought)\b|算了|不对|我说错了",
                          re.IGNORECASE)
 
-# How far a step goes ("two notches", "all the way", 到底): the car knows where it ends up.
+# How many steps a change says ("down two notches", "up three", "two more", 调小两档, 再大两格): the
+# level held moves that many of its own units.
+_STEP_UNIT_EN = r"(?:notch(?:es)?|levels?|steps?|clicks?|ticks?|settings?|bars?)"
+_STEPS_COUNTED = {
+    "en": re.compile(r"\b(?:up|down|higher|lower|louder|quieter|softer|stronger|weaker)\s+(?:by\s+)?(?P<n>"
+                     + EN_NUMBER + r")(?:\s+more)?(?:\s+" + _STEP_UNIT_EN + r")?(?:\s+more)?\b(?!\s*(?:degrees?|"
+                     r"minutes?|hours?|people|percent|%))|"
+                     r"\b(?P<n2>" + EN_NUMBER + r")\s+(?:more\s+)?" + _STEP_UNIT_EN + r"\b", re.IGNORECASE),
+    "zh": re.compile(r"(?:大|小|高|低|强|弱|加|减)(?P<n>[一二两三四五六七八九十\d]+)(?:个)?(?:格|档|挡|级)"),
+}
+_ALL_THE_WAY = re.compile(r"\b(?:all the way|max(?:imum)?|minimum|full(?:y)?)\b|最大|最小|最高|最低|到底",
+                          re.IGNORECASE)
+
+
+_UP = {"en": re.compile(r"\b(?:up|higher|louder|stronger|more)\b", re.IGNORECASE), "zh": re.compile(r"[大高强加]")}
+_DOWN = {"en": re.compile(r"\b(?:down|lower|quieter|softer|weaker|less)\b", re.IGNORECASE),
+         "zh": re.compile(r"[小低弱减]")}
+
+
+def steps_counted(words: str) -> tuple[int, int] | None:
+    """A counted step's number and direction (+1 up, -1 down): "bump it up two more" (2, +1), 再小两格
+    (2, -1); None where it says no number or no one direction."""
+    n = steps_said(words)
+    lang = language_of(words)
+    up, down = bool(_UP[lang].search(words)), bool(_DOWN[lang].search(words))
+    return (n, 1 if up else -1) if n is not None and up != down else None
+
+
+def all_the_way(words: str) -> int | None:
+    """+1 for a change to the top ("all the way up", "max", 开到最大), -1 to the bottom, else None."""
+    if not _ALL_THE_WAY.search(words):
+        return None
+    top = re.search(r"\b(?:max(?:imum)?|full(?:y)?)\b|最大|最高", words, re.IGNORECASE)
+    bottom = re.search(r"\bminimum\b|最小|最低", words, re.IGNORECASE)
+    lang = language_of(words)
+    up = bool(top) or bool(_UP[lang].search(words)) and not bottom
+    down = bool(bottom) or bool(_DOWN[lang].search(words)) and not top
+    return None if up == down else 1 if up else -1
+
+
+def steps_said(words: str) -> int | None:
+    """How many steps a change says ("the fan down two notches": 2), or None where it says no number."""
+    m = _STEPS_COUNTED[language_of(words)].search(words)
+    if m is None:
+        return None
+    n = to_int(m.group("n") or m.groupdict().get("n2") or "")
+    return n if n is not None and 0 < n <= 20 else None
+
+
+# How far a step goes ("a couple of notches", "all the way", 到底): the car knows where it ends up.
 _HOW_FAR = re.compile(r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|couple|few|several|all the way|max|"
                       r"maximum|minimum|full|fully)\b|[两三四五六七八九十]|最大|最小|最高|最低|到底", re.IGNORECASE)
 
@@ -180,11 +230,21 @@ def step_moves_the_level(schema: DomainSchema, ops: list[Operation], state: Sess
             held = state.find(spec.name)
             if str(op.value) not in steps or len(held) != 1 or any(o.key == spec.name for o in ops):
                 continue
-            if _HOW_FAR.search(op.words):
-                continue      # ("fan up two notches", 风量调大两档, "all the way up": the car knows where it
-                # ends up; the step is carried out and the level held let go, never a level guessed)
-            level = float(held[0].value) + steps[str(op.value)]
-            low, high = spec.reading.value_range or (level, level)
+            by = steps[str(op.value)]
+            low, high = spec.reading.value_range or (None, None)
+            counted = steps_said(op.words)
+            if counted is not None:
+                # ("the fan down two notches" at 5 is 3; 音量再大三格 at 10 is 13: that many of its units)
+                level = float(held[0].value) + counted * (1 if by > 0 else -1)
+            elif _ALL_THE_WAY.search(op.words) and low is not None and high is not None:
+                level = high if by > 0 else low        # ("all the way up", 开到最大)
+            elif _HOW_FAR.search(op.words):
+                continue      # ("a couple of notches up": the car knows where it ends up; the step is
+                # carried out and the level held let go, never a level guessed)
+            else:
+                level = float(held[0].value) + by
+            if low is None or high is None:
+                low, high = level, level
             level = min(max(level, low), high)
             moved = Operation(Op.SET, spec.name, Comparator.EQ, int(level) if spec.type == "int" else level,
                               op.words, correction=op.correction, source=OpSource.RELATIVE,

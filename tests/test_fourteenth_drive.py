@@ -1,0 +1,90 @@
+"""What users said in English and Mandarin (2026-12-07, fourteenth test drive) and was misread.
+
+- A total said after someone joins ("so four... oh and my little brother, so five", "that makes five", "so
+  that's five") was not read; "so two of us are vegetarian" made the party two.
+- A counted step: 嗯，再小两格 and "bump it up two more" just after the fan was set did nothing, and "the fan down
+  two notches" let the level go: the level held moves that many of its units ("all the way up", 开到最大: to the
+  top of its range).
+- Codes read digit by digit with a filler or a "double" among the groups: "K L seven oh, uh, four four,
+  two nine one" lost its letters (and then the whole code, which the grounding could not find in the
+  words as it lowers them), "nine nine three, oh four, double seven" was no code at all.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from fakes import policy_replies, rules_read
+
+# --- codes said in pieces ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "key", "code"), [
+    ("my order number is K L seven oh, uh, four four, two nine one", "order_id", "KL7044291"),
+    ("the order is nine nine three, oh four, double seven", "order_id", "9930477"),
+    ("the order number is four four, one two, five five, and I want a refund", "order_id", "441255"),
+    ("my number is five five five, double two, double three", "contact_phone", "5552233"),
+])
+def test_a_code_read_digit_by_digit_in_groups_is_one_code(text: str, key: str, code: str) -> None:
+    assert rules_read("customer_service", text)[key] == [code]
+
+
+@pytest.mark.parametrize("text", ["we were two, three, four people", "it's double seven, double eight"])
+def test_single_digits_in_a_row_or_two_pairs_are_no_code(text: str) -> None:
+    read = rules_read("customer_service", text)
+    assert "order_id" not in read and "contact_phone" not in read
+
+
+async def test_a_code_with_its_letters_spelled_apart_and_a_filler_is_held() -> None:
+    replies = await policy_replies("en", ["hi, my order number is K L seven oh, uh, four four, two nine one"],
+                                   "customer_service")
+    assert "order number" not in replies[0].text.lower()
+
+
+# --- a total the turn comes to ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("language", "said"), [
+    ("en", "so four... oh and my little brother, so five"),
+    ("en", "that makes five"),
+    ("en", "my sister's joining, so that's five"),
+    ("en", "oh wait, my little brother is coming too"),
+    ("zh", "哦对了我弟弟也来，所以五个"),
+    ("zh", "我妹妹也要来，那就是五个人了"),
+])
+async def test_a_total_said_after_someone_joins_is_the_party(language: str, said: str) -> None:
+    first = "table for four tomorrow at seven, italian" if language == "en" else "明天晚上七点，四个人，川菜"
+    replies = await policy_replies(language, [first, said], "restaurant")
+    assert ("5 people" if language == "en" else "5个人") in replies[1].text
+
+
+@pytest.mark.parametrize("said", ["so two of us are vegetarian", "so 4 more things to ask",
+                                  "a table, six of us, two of us don't eat meat"])
+def test_so_before_a_number_that_goes_on_puts_no_count_right(said: str) -> None:
+    assert rules_read("restaurant", said, {"party_size": 4}).get("party_size", [6]) == [6]
+
+
+# --- a counted step moves the level held that many units -----------------------------------------------
+
+@pytest.mark.parametrize(("language", "lines", "said"), [
+    ("zh", ["风量调到五档", "嗯，再小两格"], "风量调到3档"),
+    ("zh", ["风量开到三档", "再大两档"], "风量调到5档"),
+    ("zh", ["音量调到十", "再小两格"], "音量调到8"),
+    ("zh", ["风量开到三档", "开到最大"], "风量调到10档"),
+    ("en", ["set the fan to five", "turn the fan down two notches"], "level 3"),
+    ("en", ["set the fan to five", "bump it up two more"], "level 7"),
+    ("en", ["volume to 10", "turn it up three"], "volume to 13"),
+    ("en", ["fan on three", "all the way up"], "level 10"),
+    ("en", ["set the temperature to 21", "bump it up two more"], "23 degrees"),
+])
+async def test_a_counted_step_moves_the_level_held(language: str, lines: list[str], said: str) -> None:
+    replies = await policy_replies(language, lines, "in_car")
+    assert said in replies[1].text
+
+
+@pytest.mark.parametrize(("words", "counted"), [
+    ("turn the fan down two notches", (2, -1)), ("the fan two notches lower", (2, -1)), ("volume up by three", (3, 1)),
+    ("风量再调小两档", (2, -1)), ("turn it down a notch", None), ("up 2 degrees", None), ("two more people", None),
+])
+def test_steps_counted(words: str, counted: tuple[int, int] | None) -> None:
+    from monologue.memory.working.weighed import steps_counted
+
+    assert steps_counted(words) == counted
