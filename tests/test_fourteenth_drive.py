@@ -5,6 +5,9 @@
 - A counted step: 嗯，再小两格 and "bump it up two more" just after the fan was set did nothing, and "the fan down
   two notches" let the level go: the level held moves that many of its units ("all the way up", 开到最大: to the
   top of its range).
+- A sum put right: "sorry, I mean 294, I flipped the digits" (249 held) became the order number, and
+  哦不对，是四百九十二，我记反了 was nothing: a bare number in a slip put right goes to the value held it
+  resembles (a code only when as long as the code held).
 - Codes read digit by digit with a filler or a "double" among the groups: "K L seven oh, uh, four four,
   two nine one" lost its letters (and then the whole code, which the grounding could not find in the
   words as it lowers them), "nine nine three, oh four, double seven" was no code at all.
@@ -88,3 +91,21 @@ def test_steps_counted(words: str, counted: tuple[int, int] | None) -> None:
     from monologue.memory.working.weighed import steps_counted
 
     assert steps_counted(words) == counted
+
+
+# --- a number put right goes to the value it resembles ------------------------------------------------------
+
+@pytest.mark.parametrize(("language", "lines", "amount"), [
+    ("en", ["my order 5512 3390 charged me twice, 249 dollars", "sorry, I mean 294, I flipped the digits"], "294"),
+    ("zh", ["我的订单号是8823 1190，多扣了我四百二十九块钱", "哦不对，是四百九十二，我记反了"], "492"),
+])
+async def test_a_number_put_right_is_the_sum_it_resembles_not_the_order(language: str, lines: list[str],
+                                                                        amount: str) -> None:
+    replies = await policy_replies(language, [*lines, "refund" if language == "en" else "退款"], "customer_service")
+    assert amount in replies[2].text
+    assert ("55123390" if language == "en" else "88231190") in replies[2].text
+
+
+def test_a_slip_put_right_in_a_code_still_puts_the_code_right() -> None:
+    assert rules_read("customer_service", "sorry, I mean 55123380", {"order_id": "55123390"}) \
+        == {"order_id": ["55123380"]}

@@ -303,7 +303,7 @@ EN = StateCues(
     bare_number=re.compile(r"\b(?:make (?:it|that)|change (?:it|that) to|actually|instead|rather|"
                            r"(?:let'?s|let us) (?:just )?say|(?:can|could) (?:we|i|you) (?:do|make it)|"
                            r"(?:let'?s |we'?ll |i'?ll )?go with|"
-                           r"i meant|now|(?:it|that|we)(?:'ll| will) be|"
+                           r"i meant|i mean|now|(?:it|that|we)(?:'ll| will) be|"
                            # (a total the turn comes to: "my sister's joining, so that's five", "that makes
                            # six"; "so" alone only before a number that ends its clause: "so two of us are
                            # vegetarian" puts nothing right)
@@ -392,7 +392,9 @@ ZH = StateCues(
                                 r"宝宝|婴儿|朋友|同事|人)"),
     head_count_join=re.compile(r"^\s*[，,、]?\s*再?(?:和|带|带着|加|加上|还有|跟|外加)?\s*$"),
     # (时间还是一样: 一样 is "the same", no number)
-    bare_number=re.compile(r"(?:改成|换成|改为|还是|应该是)(?P<n>" + ZH_NUMBER + r")(?![点號号月样些下起直定会般])"),
+    # (…and a slip put right: 哦不对，是四百九十二)
+    bare_number=re.compile(r"(?:改成|换成|改为|还是|应该是|(?:不对|说错了|错了|记错了|记反了)[，,\s]*(?:是|应该是))(?P<n>"
+                           + ZH_NUMBER + r")(?![点號号月样些下起直定会般])"),
     amount_limit=(
         re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:块钱?|元)?\s*(?:以内|以下|之内|左右)"),
         # (不超过两个小时, 最多等二十分钟: a while, not money)

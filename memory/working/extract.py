@@ -639,7 +639,8 @@ class RuleExtractor:
             read_codes_put_right(self.schema, text, lang, taken, add,
                                  {c.key: str(c.value) for c in state.constraints.values()})
         read_identifiers(self.schema, text, lang, taken, add, result.correction,
-                         frozenset({asked}) | (held if SELF_REPAIR.search(text) else frozenset()))
+                         frozenset({asked}) | (self._codes_put_right(text, lang, state) if SELF_REPAIR.search(text)
+                                               else frozenset()))
         read_avoided(self.schema, text, source, lang, taken, add, result.correction)
         # An option's name before the enums: 海底捞火锅 names a place, not a wish for hotpot.
         self._option_named(said, taken, add, result.correction, state)
@@ -974,6 +975,17 @@ class RuleExtractor:
             n, (start, end) = party
             add(Operation(Op.SET, spec.name, Comparator.EQ, n, text[start:end], correction=correction), (start, start))
 
+    def _codes_put_right(self, text: str, lang: str, state: SessionState | None) -> frozenset[str]:
+        """The keys held that a slip put right in this turn may be about: any but a code, and a code
+        only where a number as long as it is said ("sorry, I mean 294" puts no order 55123390 right)."""
+        if state is None:
+            return frozenset()
+        said = digits_said(text) if lang == "zh" else digits_said_en(text)
+        runs = [len(re.sub(r"\D", "", m.group())) for m in re.finditer(r"[A-Za-z]*\d(?:[\d ]*\d)?", said)]
+        return frozenset(c.key for c in state.constraints.values() if c.key in self.schema.keys and (
+            self.schema.key(c.key).reader != Reader.IDENTIFIER
+            or any(n >= min(5, len(re.sub(r"\D", "", str(c.value))) - 2) for n in runs)))
+
     def _bare_number_corrects(self, said: _Said, ops: list[Operation], taken: list[Span], add: Add,
                               state: SessionState | None, where: dict[int, Span]) -> None:
         """"Make it six", "actually make that 8 instead", 改成八: a bare number in a correction is
@@ -1040,9 +1052,11 @@ class RuleExtractor:
         spec = self.schema.key(latest.key)
         value: object = n
         if spec.type == "money":
-            # (a sum said as one, with cents or a currency: "sorry, I meant 2 items" is no sum)
+            # (a sum said as one, with cents or a currency: "sorry, I meant 2 items" is no sum; or as long as
+            # the sum held: 249 held, "sorry, I mean 294, I flipped the digits")
             if not re.search(r"\d[.,]\d\d\b|[$£€¥]|dollars?|bucks|euros?|pounds?|块|元",
-                             said.source[max(0, at[0] - 1):at[1] + 8]):
+                             said.source[max(0, at[0] - 1):at[1] + 8]) \
+                    and not (n is not None and n >= 10 and len(str(n)) == len(str(int(float(latest.value))))):
                 return
             value = to_amount(said.source[at[0]:at[1]])
             if value is None:
