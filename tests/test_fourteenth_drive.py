@@ -8,6 +8,8 @@
 - A sum put right: "sorry, I mean 294, I flipped the digits" (249 held) became the order number, and
   哦不对，是四百九十二，我记反了 was nothing: a bare number in a slip put right goes to the value held it
   resembles (a code only when as long as the code held).
+- A place put right: "somewhere in Fremont... no, hang on, the Union City one" kept "Fremont.." (the pause's
+  dots in the name); "the Safeway in Fremont... no wait, the one in Union City" is the Safeway there.
 - Codes read digit by digit with a filler or a "double" among the groups: "K L seven oh, uh, four four,
   two nine one" lost its letters (and then the whole code, which the grounding could not find in the
   words as it lowers them), "nine nine three, oh four, double seven" was no code at all.
@@ -109,3 +111,23 @@ async def test_a_number_put_right_is_the_sum_it_resembles_not_the_order(language
 def test_a_slip_put_right_in_a_code_still_puts_the_code_right() -> None:
     assert rules_read("customer_service", "sorry, I mean 55123380", {"order_id": "55123390"}) \
         == {"order_id": ["55123380"]}
+
+
+# --- a place put right: "no, hang on", "the X one", "the one in X" ----------------------------------------------
+
+@pytest.mark.parametrize(("text", "area"), [
+    ("I need a table for four tomorrow night, somewhere in Fremont... no, hang on, the Union City one", "Union City"),
+    ("in Fremont, no, the Union City one", "Union City"),
+    ("in Fremont... no, Union City", "Union City"),
+])
+def test_a_place_put_right_after_a_pause_is_the_one_meant(text: str, area: str) -> None:
+    assert rules_read("restaurant", text)["location"] == [area]
+
+
+@pytest.mark.parametrize("lines", [
+    ["take me to the Safeway in Fremont... no wait, the one in Union City"],
+    ["take me to the Safeway in Fremont", "no wait, the one in Union City"],
+])
+async def test_the_one_elsewhere_is_the_same_kind_of_place_there(lines: list[str]) -> None:
+    replies = await policy_replies("en", lines, "in_car")
+    assert "Safeway in Union City" in replies[-1].text

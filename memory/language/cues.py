@@ -128,7 +128,7 @@ A_NUMBER_ALONE = re.compile(
 
 # A slip put right in the same breath ("six people, no wait, five", 三个人，哦不，四个人): the number
 # after it is the one meant.
-SELF_REPAIR = re.compile(r"(?:(?:\b(?:no wait|wait no|(?:oh|uh|um|ah|actually),? wait|wait,? sorry|wait,? actually|"
+SELF_REPAIR = re.compile(r"(?:(?:\b(?:no,? wait|wait no|no,? (?:hang|hold) on|(?:hang|hold) on,? no|(?:oh|uh|um|ah|actually),? wait|wait,? sorry|wait,? actually|"
                          r"actually,? (?:scratch that|strike that|no|i mean|make (?:it|that))|"
                          r"no sorry|sorry|i mean|i meant|or rather|make that|correction|"
                          r"scratch that|strike that)\b|"
@@ -137,7 +137,7 @@ SELF_REPAIR = re.compile(r"(?:(?:\b(?:no wait|wait no|(?:oh|uh|um|ah|actually),?
                          r"具体(?:地|来)?说|具体(?=是)|"
                          r"(?:哦|啊|呃)?(?:少|多|漏)(?:说|打|写)了?(?:一位|一个数|一个数字|个数)|"
                          # (a lone no between commas: "six, no, seven", 六个人，不，七个人)
-                         r"(?:(?<=[,，])|(?<=[,，]\s))\s*(?:不|no)(?=\s*[,，]))[,，.。!！\s]*)+"
+                         r"(?:(?<=[,，.…])|(?<=[,，.…]\s))\s*(?:不|no)(?=\s*[,，]))[,，.。!！\s]*)+"
                          r"(?:(?:it'?s|是|就|一共|总共|all together|in total)\s*)*", re.IGNORECASE)
 _SLIP_GAP = re.compile(r"[\s,，.。!！…]*")
 

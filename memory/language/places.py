@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from monologue.memory.language.cues import MONTHS, WEEKDAYS
+from monologue.memory.language.cues import MONTHS, SELF_REPAIR, WEEKDAYS
 from monologue.memory.language.digits import HOUSE_NUMBER_WORDS_EN, house_number_en
 from monologue.memory.language.stances import clause_bounds
 
@@ -269,7 +269,7 @@ def _place_words_en(words: list[str]) -> list[str]:
         if word in _NOT_PLACE_WORDS_EN or word.startswith("I'"):    # "to Union Square on Friday", "…and I'm"
             break
         if word.endswith(".") and word[:-1] not in _ABBREVIATIONS_EN and not re.fullmatch(r"[A-Z]\.", word):
-            kept.append(word[:-1])          # "426 Brannan Street. I'll take…": the sentence ends
+            kept.append(word.rstrip("."))   # "426 Brannan Street. I'll take…", "Fremont... no": the sentence ends
             break
         kept.append(word)
     if "on" in kept:
@@ -408,13 +408,33 @@ def _place_after(text: str, cue_start: int, at: int, sure: bool) -> PlaceSaid | 
 
 
 # What corrects a place just said ("500 Fifth Avenue, no wait, 550", 去上海火车站 哦不 上海南站).
-_CORRECTING = {"en": ("no wait", "i mean", "sorry", "or rather", "actually"),
+_CORRECTING = {"en": ("no wait", "i mean", "sorry", "or rather", "actually", "hang on", "hold on", "no"),
                "zh": ("哦不对", "哦不", "不对", "不是", "错了", "我是说", "我说的是", "应该是")}
 # …or chooses again, by its name alone, one held before ("let's do the Getty Center", 还是颐和园吧).
 _CHOSEN_AGAIN_EN = ("let's do", "let's just do", "let's go with", "we'll do", "i'll go with", "go with")
 _CHOSEN_AGAIN_ZH = re.compile(r"(?:算了[，,\s]*)?还是(?P<v>[^，,。！？\s吧]{2,12})吧\s*[。！!]?\s*$")
 _ENDS_THE_CLAUSE_ZH = re.compile(r"\s*(?:吧|啊|呀|了|呢|哈|那边|那儿|那里|附近|门口)*\s*(?:[，,。！？!?；;\s]|$)")
-_ENDS_THE_CLAUSE_EN = re.compile(r"\s*(?:after all|again|instead|then|please|thanks)?\s*(?:[,.!?;]|$)")
+# (…"the Union City one": the one of that place)
+_ENDS_THE_CLAUSE_EN = re.compile(r"\s*(?:one\b)?\s*(?:after all|again|instead|then|please|thanks)?\s*(?:[,.!?;]|$)")
+
+
+# "The Safeway in Fremont... no wait, the one in Union City": the same kind of place, elsewhere.
+_THE_ONE_ELSEWHERE_EN = re.compile(r"\bthe one (?P<p>in|on|at|by|near|off) (?:the )?(?P<v>[A-Z][\w'&-]*(?: [A-Z][\w'&-]*){0,3})")
+_WHERE_IT_IS_EN = re.compile(r" (?:in|on|at|by|near|off) (?:the )?[A-Z].*$")
+
+
+def the_one_elsewhere(text: str, lang: str, places: list[PlaceSaid]) -> list[PlaceSaid]:
+    """The place said before a slip, put right to another of its kind ("the Safeway in Fremont... no
+    wait, the one in Union City": Safeway in Union City)."""
+    if lang != "en":
+        return []
+    found = []
+    for m in _THE_ONE_ELSEWHERE_EN.finditer(text):
+        slipped = [p for p in places if p.end <= m.start() and SELF_REPAIR.search(text[p.end:m.start()])]
+        if slipped and _WHERE_IT_IS_EN.search(slipped[-1].name):
+            kind = _WHERE_IT_IS_EN.sub("", slipped[-1].name)
+            found.append(PlaceSaid(m.start(), m.end(), f"{kind} {m.group('p')} {m.group('v')}", m.start()))
+    return found
 
 
 def places_corrected(text: str, lang: str, just_set: bool = False,

@@ -67,7 +67,14 @@ from monologue.memory.language.person import (
     chinese_name_after,
     spelled_name_after,
 )
-from monologue.memory.language.places import PlaceSaid, find_place_en, find_place_zh, not_going, places_corrected
+from monologue.memory.language.places import (
+    PlaceSaid,
+    find_place_en,
+    find_place_zh,
+    not_going,
+    places_corrected,
+    the_one_elsewhere,
+)
 from monologue.memory.language.stances import (
     asks,
     clause_bounds,
@@ -86,6 +93,7 @@ from monologue.memory.working.on_the_way import (
 )
 from monologue.memory.working.put_right import (
     ONE_MORE,
+    PART_PUT_RIGHT,
     held_digits_replaced,
     held_number_named,
     held_number_replaced,
@@ -1757,6 +1765,7 @@ class RuleExtractor:
                           and not _CHANGES_ZH.match(said.text, p.cue_start)]
             # (the place was set the turn before: a name put right now is one, 不对不对，是水立方)
             just_set = state is not None and any(c.last_mentioned == state.turn for c in state.find(spec.name))
+            put_right_of_held: list[PlaceSaid] = []
             if places or held:
                 before = tuple(str(v) for v in [state.previous.get(spec.name)] if v) if state is not None else ()
                 places = sorted(places + [p for p in places_corrected(said.text, said.lang, just_set, before)
@@ -1764,6 +1773,12 @@ class RuleExtractor:
                                                                    for other in self.schema.keys.values()))
                                           if not any(_overlaps((p.start, p.end), [(q.start, q.end)]) for q in places)],
                                 key=lambda p: p.start)
+                # ("the Safeway in Fremont... no wait, the one in Union City"; or the turn after it was set)
+                slipped_from = places or ([PlaceSaid(0, 0, str(c.value), 0) for c in state.find(spec.name)]
+                                          if just_set and state is not None else [])
+                elsewhere = the_one_elsewhere(said.text, said.lang, slipped_from)
+                put_right_of_held = elsewhere if not places else []
+                places = sorted(places + elsewhere, key=lambda p: p.start)
             # 顺路去趟超市 ("drop by the supermarket on the way") names a stop, not where to go.
             # ("make it a coffee shop instead" just after the place was set: another key's value words
             # name the place; just after a stop was added, they put the stop right.)
@@ -1792,7 +1807,8 @@ class RuleExtractor:
                 if not spec.multi and self._stop_made_another(spec, place, said, state, add):
                     continue
                 add(Operation(Op.SET, spec.name, Comparator.INCLUDES if spec.multi else Comparator.EQ, place.name,
-                              clause_of(said.text, where), correction=correction), where)
+                              clause_of(said.text, where), correction=correction,
+                              reason=PART_PUT_RIGHT if place in put_right_of_held else ""), where)
                 taken.append((min(place.cue_start, place.start), place.start))   # (its cue is no wish: "head out to")
                 if spec.multi:
                     # 在星巴克停一下买咖啡: what is done there is no second stop (up to a word that goes

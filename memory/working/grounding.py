@@ -195,7 +195,8 @@ def value_said(value: Any, spec: KeySpec, utterance: str, *, strict: bool = Fals
         return True
     if spec.reader == Reader.PLACE_NAME and contains(normalised(house_numbers_written(utterance)), normalised(raw)):
         return True     # "four twenty five Mission Street" says 425 Mission Street
-    if spec.reader == Reader.WORDS_AFTER and _each_word_said_or_spelled(raw, utterance):
+    # ("the Safeway in Fremont... no wait, the one in Union City": Safeway in Union City, each word said)
+    if spec.reader in (Reader.WORDS_AFTER, Reader.PLACE_NAME) and _each_word_said_or_spelled(raw, utterance):
         return True
     # The value's own words, and the things whose refusal means it ("motorways" → avoid_highways).
     surface = list(spec.values.get(raw, {}).values()) + list(spec.reading.avoided.get(raw, {}).values()) \
