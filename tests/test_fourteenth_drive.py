@@ -10,6 +10,9 @@
   resembles (a code only when as long as the code held).
 - A place put right: "somewhere in Fremont... no, hang on, the Union City one" kept "Fremont.." (the pause's
   dots in the name); "the Safeway in Fremont... no wait, the one in Union City" is the Safeway there.
+- Stops by their errand: 路上找个地方停一下，买个早饭 was a wish "路上地方停一下"; 顺路在国贸接个同事 was no stop; and
+  同事自己打车了，不用接了 / "no need to pick her up" kept the stop made for that pick-up (回家，中途停一下买杯咖啡，
+  哦算了，不买了 added the coffee).
 - Codes read digit by digit with a filler or a "double" among the groups: "K L seven oh, uh, four four,
   two nine one" lost its letters (and then the whole code, which the grounding could not find in the
   words as it lowers them), "nine nine three, oh four, double seven" was no code at all.
@@ -131,3 +134,31 @@ def test_a_place_put_right_after_a_pause_is_the_one_meant(text: str, area: str) 
 async def test_the_one_elsewhere_is_the_same_kind_of_place_there(lines: list[str]) -> None:
     replies = await policy_replies("en", lines, "in_car")
     assert "Safeway in Union City" in replies[-1].text
+
+
+# --- a stop asked for by its errand, and given up with it --------------------------------------------------
+
+@pytest.mark.parametrize(("language", "lines", "said"), [
+    ("zh", ["去公司", "路上找个地方停一下，买个早饭"], "途经吃饭的地方"),
+    ("en", ["take me to the office, I'll stop somewhere on the way, I want to grab a coffee"], "a coffee place"),
+    ("zh", ["去公司，顺路在国贸接个同事"], "途经国贸"),
+])
+async def test_a_stop_is_read_from_its_errand(language: str, lines: list[str], said: str) -> None:
+    replies = await policy_replies(language, lines, "in_car")
+    assert said in replies[-1].text
+
+
+@pytest.mark.parametrize(("language", "lines", "gone"), [
+    ("zh", ["去公司，顺路在国贸接个同事", "哦同事自己打车了，不用接了", "现在路线是怎样的？"], "国贸"),
+    ("en", ["take me to the office and pick up my colleague at Union Square on the way",
+            "actually she's taking a cab, no need to pick her up", "what's the route now?"], "Union Square"),
+    ("zh", ["回家，中途停一下买杯咖啡，哦算了，不买了"], "咖啡"),
+])
+async def test_a_stop_goes_with_its_errand_called_off(language: str, lines: list[str], gone: str) -> None:
+    replies = await policy_replies(language, lines, "in_car")
+    assert gone not in replies[-1].text
+
+
+async def test_the_clause_that_asked_for_the_stop_is_no_wish() -> None:
+    read = rules_read("in_car", "路上找个地方停一下，买个早饭")
+    assert read.get("stops") == ["food"] and "wishes" not in read

@@ -103,6 +103,7 @@ from monologue.memory.working.put_right import (
 from monologue.memory.working.readers import (
     OutOfRange,
     about_something_else,
+    asked_for_just_before,
     called_by_name,
     commanded_keys,
     control_just_carried_out,
@@ -147,6 +148,9 @@ from monologue.memory.working.weighed import (
     not_either_or,
     not_set_aside_by_its_reason,
     refined,
+    ERRAND_CALLED_OFF,
+    errand_called_off,
+    errand_in,
     step_moves_the_level,
     steps_counted,
     taken_back_not_set_aside,
@@ -664,6 +668,9 @@ class RuleExtractor:
         self._place_explained(said, taken, add, state)
         self._enums(said, taken, add, result.correction, withdrawn_keys, state, commanded)
         self._loose_values(said, ops, taken, add, result.correction, state)
+        # (路上找个地方停一下，买个早饭: the clause that asked for the stop is the stop's, no wish)
+        taken.extend(before for op in ops if op.op == Op.SET and op.key and id(op) in where
+                     and (before := asked_for_just_before(self.schema.key(op.key), text, where[id(op)], lang)))
         # ("I gotta get to work, the office on Harbor Road": the kind said again is that one place.)
         on_a_street = {op.key for op in ops if op.reason == ON_A_STREET}
         ops[:] = [op for op in ops if not (op.key in on_a_street and op.op == Op.SET and op.reason != ON_A_STREET
@@ -675,7 +682,7 @@ class RuleExtractor:
         result.ask_back = [key for key in result.ask_back
                            if not (carried_out & set(self.schema.key(key).reading.eased_by) and A_FEELING.search(text)
                                    and not UP_OR_DOWN.search(A_FEELING.sub(" ", text)))]
-        ops[:] = it_is_what_was_dropped(self.schema, ops, text, where)
+        ops[:] = errand_called_off(self.schema, it_is_what_was_dropped(self.schema, ops, text, where), text, where)
         ops[:] = level_over_its_step(self.schema, ops, text, where)
         ops[:] = the_errands_day(self.schema, refined(self.schema, ops, text, where), text, where, lang)
         ops[:] = not_set_aside_by_its_reason(self.schema, taken_back_not_set_aside(self.schema, ops, text, state),
@@ -1928,6 +1935,14 @@ class RuleExtractor:
                 key, value = target
                 add(Operation(Op.WITHDRAW, key, value=value, words=text[span[0]:span[1]],
                               reason="user withdrew it"), span)
+                withdrawn = True
+        # (同事自己打车了，不用接了; "she's taking a cab, no need to pick her up": the stop made for that errand)
+        for m in ERRAND_CALLED_OFF[lang].finditer(text):
+            stops = [(spec.name, str(c.value)) for spec in self._places if spec.multi and state is not None
+                     for c in state.find(spec.name) if errand_in(m.group("v"), c.words)]
+            if len(stops) == 1 and not _overlaps(m.span(), taken or []):
+                add(Operation(Op.WITHDRAW, stops[0][0], value=stops[0][1], words=clause_of(text, m.span()),
+                              reason="the errand it was for called off"), m.span())
                 withdrawn = True
         action = control_just_carried_out(self.schema, state)
         going = any(self.schema.key(k).reader == Reader.PLACE_NAME for k in action.needs) if action else False

@@ -63,6 +63,7 @@ from monologue.memory.language.stances import (
 )
 from monologue.memory.working.extract import INSTEAD_OF_IT
 from monologue.memory.working.put_right import DIGITS_PUT_RIGHT, PART_PUT_RIGHT, digits_in
+from monologue.memory.working.weighed import ERRAND_CALLED_OFF, errand_in
 from monologue.memory.working.readers import control_just_carried_out, value_heads_zh, value_pattern
 from monologue.memory.working.state import Comparator, OfferedOption, Op, Operation, OpSource, SessionState
 
@@ -436,8 +437,13 @@ class Grounder:
             # (The stops go with the route given up: "cancel the navigation" names the route.)
             with_its_place = op.op == Op.WITHDRAW and bool(spec.on_the_way_to) \
                 and self.refers_to(spec.on_the_way_to, utterance, state)
+            # (…and a stop goes with its errand called off: "no need to pick her up" after "pick up my
+            # colleague at Union Square")
+            with_its_errand = op.op == Op.WITHDRAW and state is not None and any(
+                errand_in(m.group("v"), c.words) for m in ERRAND_CALLED_OFF[language_of(utterance)].finditer(utterance)
+                for c in state.find(op.key) if c.value == op.value)
             if not self.refers_to(op.key, utterance, state) and not self._read_by_type(op, utterance) \
-                    and not with_its_place:
+                    and not with_its_place and not with_its_errand:
                 action = "withdraws" if op.op == Op.WITHDRAW else "writes"
                 return None, f"it {action} {op.key}, which the turn does not refer to"
         if op.op == Op.WITHDRAW and op.source == OpSource.LLM and not _WITHDRAWING.search(utterance):

@@ -424,7 +424,22 @@ def cued(spec: KeySpec, text: str, span: Span, lang: str, controls: Iterable[Key
     if lang != "en" and re.search(r"(?:[在到去]|找(?:个|一个|一?家)?)\s*$", text[left:span[0]]) \
             and _mentions(text[span[1]:right], cues, False):
         return True     # 在药店停一下, 找个药店停一下: a place, then the verb (a place to go to, not a road to be on)
-    return _mentions(where, cues, lang == "en")
+    return _mentions(where, cues, lang == "en") or asked_for_just_before(spec, text, span, lang) is not None
+
+
+def asked_for_just_before(spec: KeySpec, text: str, span: Span, lang: str) -> Span | None:
+    """The clause just before the value's, in the same sentence, where it asks for one of the key
+    with no value (路上找个地方停一下，买个早饭: a stop, and the errand after it says which); None if not."""
+    cues = _words(spec.reading.value_cues, lang)
+    left = clause_bounds(text, *span)[0]
+    before = text[:left].rstrip()
+    if not cues or left == 0 or not re.search(r"[,，、]$", before):
+        return None
+    bounds = clause_bounds(before, len(before) - 1, len(before) - 1)
+    previous = before[slice(*bounds)]
+    if _mentions(previous, cues, lang == "en") and not _mentions(previous, _words_of_values(spec, lang), lang == "en"):
+        return bounds
+    return None
 
 
 def control_just_carried_out(schema: DomainSchema, state: SessionState | None) -> ActionSpec | None:

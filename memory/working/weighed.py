@@ -31,6 +31,36 @@ _THIS_TIME_ONLY = re.compile(r"\b(?:today|tonight|this time|this trip|(?:just )?
 _TAKEN_BACK = re.compile(r"\b(?:wait|sorry|i mean|scratch that|never mind|on second thought)\b|算了|不对|我说错了",
                          re.IGNORECASE)
 
+# An errand called off ("no need to pick her up", 不用接了, 不买了): the stop made for it goes too.
+ERRAND_CALLED_OFF = {
+    "en": re.compile(r"\b(?:no need to|(?:don'?t|do not|doesn'?t|won'?t) (?:need|have) to|no longer need to|"
+                     r"not going to|don'?t)\s+(?P<v>pick|get|grab|buy|fetch|collect|drop)\b", re.IGNORECASE),
+    "zh": re.compile(r"(?:不用|不必|不需要|甭|别|不)再?去?(?P<v>接|取|拿|买|加油|充电|吃)"),
+}
+
+
+def errand_in(verb: str, words: str) -> bool:
+    """Whether `words` (what a stop was asked for with) name the errand `verb` ("pick up my colleague")."""
+    return bool(re.search(r"\b" + re.escape(verb) if verb.isascii() else re.escape(verb), words, re.IGNORECASE))
+
+
+def errand_called_off(schema: DomainSchema, ops: list[Operation], text: str,
+                      where: dict[int, Span]) -> list[Operation]:
+    """"回家，中途停一下买杯咖啡，哦算了，不买了": a stop asked for with an errand that the same
+    turn calls off after it is no stop."""
+    off = [m for m in ERRAND_CALLED_OFF[language_of(text)].finditer(text)]
+    if not off:
+        return ops
+
+    def called_off(op: Operation) -> bool:
+        if op.op != Op.SET or not op.key or id(op) not in where or not schema.key(op.key).multi \
+                or schema.key(op.key).reader != Reader.PLACE_NAME:
+            return False
+        clause = clause_of(text, where[id(op)])
+        return any(m.start() >= where[id(op)][1] and errand_in(m.group("v"), clause) for m in off)
+    return [op for op in ops if not called_off(op)]
+
+
 # How many steps a change says ("down two notches", "up three", "two more", 调小两档, 再大两格): the
 # level held moves that many of its own units.
 _STEP_UNIT_EN = r"(?:notch(?:es)?|levels?|steps?|clicks?|ticks?|settings?|bars?)"
