@@ -128,7 +128,8 @@ A_NUMBER_ALONE = re.compile(
 
 # A slip put right in the same breath ("six people, no wait, five", 三个人，哦不，四个人): the number
 # after it is the one meant.
-SELF_REPAIR = re.compile(r"(?:(?:\b(?:no,? wait|wait no|no,? (?:hang|hold) on|(?:hang|hold) on,? no|(?:oh|uh|um|ah|actually),? wait|wait,? sorry|wait,? actually|"
+SELF_REPAIR = re.compile(r"(?:(?:\b(?:no,? wait|wait no|no,? (?:hang|hold) on|(?:hang|hold) on,? no|"
+                         r"(?:oh|uh|um|ah|actually),? wait|wait,? sorry|wait,? actually|"
                          r"actually,? (?:scratch that|strike that|no|i mean|make (?:it|that))|"
                          r"no sorry|sorry|i mean|i meant|or rather|make that|correction|"
                          r"scratch that|strike that)\b|"

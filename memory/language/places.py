@@ -419,7 +419,8 @@ _ENDS_THE_CLAUSE_EN = re.compile(r"\s*(?:one\b)?\s*(?:after all|again|instead|th
 
 
 # "The Safeway in Fremont... no wait, the one in Union City": the same kind of place, elsewhere.
-_THE_ONE_ELSEWHERE_EN = re.compile(r"\bthe one (?P<p>in|on|at|by|near|off) (?:the )?(?P<v>[A-Z][\w'&-]*(?: [A-Z][\w'&-]*){0,3})")
+_THE_ONE_ELSEWHERE_EN = re.compile(r"\bthe one (?P<p>in|on|at|by|near|off) (?:the )?"
+                                   r"(?P<v>[A-Z][\w'&-]*(?: [A-Z][\w'&-]*){0,3})")
 _WHERE_IT_IS_EN = re.compile(r" (?:in|on|at|by|near|off) (?:the )?[A-Z].*$")
 
 

@@ -140,17 +140,17 @@ from monologue.memory.working.turn_classes import TurnClass, calls_off
 from monologue.memory.working.values import learned_operations
 from monologue.memory.working.weighed import (
     A_FEELING,
+    ERRAND_CALLED_OFF,
     UP_OR_DOWN,
     all_the_way,
+    errand_called_off,
+    errand_in,
     feeling_met_by_a_command,
     it_is_what_was_dropped,
     level_over_its_step,
     not_either_or,
     not_set_aside_by_its_reason,
     refined,
-    ERRAND_CALLED_OFF,
-    errand_called_off,
-    errand_in,
     step_moves_the_level,
     steps_counted,
     taken_back_not_set_aside,
@@ -645,7 +645,6 @@ class RuleExtractor:
                              or asked_type == "date" and not taken, asked=last_asked == spec.name)
         last = state.last_act if state is not None else NO_ACT
         asked = last.key if last.act == "ask" else ""
-        held = frozenset(c.key for c in state.constraints.values()) if state is not None else frozenset()
         read_emails(self.schema, text, taken, add, result.correction)     # (before codes: "jo 12 at gmail dot com")
         if state is not None:
             read_codes_put_right(self.schema, text, lang, taken, add,

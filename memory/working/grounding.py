@@ -63,9 +63,9 @@ from monologue.memory.language.stances import (
 )
 from monologue.memory.working.extract import INSTEAD_OF_IT
 from monologue.memory.working.put_right import DIGITS_PUT_RIGHT, PART_PUT_RIGHT, digits_in
-from monologue.memory.working.weighed import ERRAND_CALLED_OFF, errand_in
 from monologue.memory.working.readers import control_just_carried_out, value_heads_zh, value_pattern
 from monologue.memory.working.state import Comparator, OfferedOption, Op, Operation, OpSource, SessionState
+from monologue.memory.working.weighed import ERRAND_CALLED_OFF, errand_in
 
 _WRITES = (Op.SET, Op.WITHDRAW, Op.SET_GOAL)
 # Words that take something back, in either language: what a model's withdrawal must rest on.
