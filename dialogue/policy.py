@@ -448,7 +448,10 @@ class DialoguePolicy:
                 # ("ok and actually one more person is coming so make it five": a yes before a change
                 # of what was offered agrees to nothing yet; the offer is made again with it.)
                 changed_offer = any(k in last.args and last.args.get(k) != args.get(k) for k in turn.changed)
-                if yes and offered and not changed_offer:
+                # ("Korean sounds fun, let's do that" to an Indian place: the yes is to the kind just
+                # named, which the offer does not fit; one that does is offered.)
+                still_fits = any(str(o.get("name")) == offered for o in options)
+                if yes and offered and not changed_offer and (still_fits or not turn.changed):
                     # "Yes" to the offer, which read back every detail: that was the confirmation.
                     return Decision(Act.ACT, action.name, args={**args, action.choose: offered},
                                     reason="the user accepted the offer", refused=refused)

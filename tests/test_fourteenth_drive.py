@@ -13,6 +13,8 @@
 - Stops by their errand: 路上找个地方停一下，买个早饭 was a wish "路上地方停一下"; 顺路在国贸接个同事 was no stop; and
   同事自己打车了，不用接了 / "no need to pick her up" kept the stop made for that pick-up (回家，中途停一下买杯咖啡，
   哦算了，不买了 added the coffee).
+- An offer: "Korean sounds fun, let's do that" to an Indian place booked it; "hmm how much is that one?"
+  confirmed every detail of the offer (a question is no taking of "that one").
 - Codes read digit by digit with a filler or a "double" among the groups: "K L seven oh, uh, four four,
   two nine one" lost its letters (and then the whole code, which the grounding could not find in the
   words as it lowers them), "nine nine three, oh four, double seven" was no code at all.
@@ -162,3 +164,21 @@ async def test_a_stop_goes_with_its_errand_called_off(language: str, lines: list
 async def test_the_clause_that_asked_for_the_stop_is_no_wish() -> None:
     read = rules_read("in_car", "路上找个地方停一下，买个早饭")
     assert read.get("stops") == ["food"] and "wishes" not in read
+
+
+# --- a yes beside a new condition the offer breaks; "that one" in a question ----------------------------------
+
+async def test_a_yes_to_a_kind_just_named_books_no_offer_of_another_kind() -> None:
+    replies = await policy_replies("en", ["table for seven in Midtown on Friday at six",
+                                          "Korean sounds fun, let's do that"], "restaurant")
+    assert "booked" not in replies[1].text and "Korean" in replies[1].text
+
+
+@pytest.mark.parametrize(("second", "booked"), [
+    ("hmm how much is that one? we don't want to go completely crazy", False),
+    ("yeah that one sounds good", True),
+])
+async def test_that_one_in_a_question_takes_nothing(second: str, booked: bool) -> None:
+    replies = await policy_replies("en", ["a French place for two on Friday at eight", second, "what do you have so far?"],
+                                   "restaurant")
+    assert ("booked" in replies[1].text) == booked

@@ -353,4 +353,5 @@ def is_query(sentence: str) -> bool:
     if not stripped or language_of(stripped) == "zh":
         return bool(stripped) and bool(WH_QUESTION_ZH.search(stripped)) and not asks_for_information(stripped) \
             and not REQUEST_QUESTION_ZH.search(stripped)
-    return bool(WH_QUESTION_EN.match(stripped)) and not asks_for_information(stripped)
+    # ("hmm, how much is that one?": the words said before it change nothing)
+    return bool(WH_QUESTION_EN.match(LEAD_IN_EN.sub("", stripped) or stripped)) and not asks_for_information(stripped)

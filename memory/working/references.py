@@ -265,7 +265,9 @@ class ReferenceResolver:
             if -len(state.offered) <= index < len(state.offered):
                 chosen, words = state.offered[index], m.group(0)
         elif (m := THAT_ONE.search(text)) and state.proposal:
-            if _ASKED_ABOUT.match(text[clause_bounds(text, *m.span())[0]:]):
+            left, right = clause_bounds(text, *m.span())
+            if _ASKED_ABOUT.match(text[left:]) or asks(text, *m.span(), language_of(text)) \
+                    or is_query(text[left:right + 1]):
                 return ops      # "where's that one?", "is that one pricey?": asked about, not taken
             if not any(op.op == Op.CONFIRM for op in ops):
                 ops = ops + [Operation(Op.CONFIRM, words=m.group(0))]
