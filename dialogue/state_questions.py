@@ -112,6 +112,9 @@ _ASKS_FOR: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"\bwhen\b|什么时候|啥时候", re.IGNORECASE), ("time", "date")),
     (re.compile(r"\bwhere\b|哪里|哪儿|去哪|到哪|目的地", re.IGNORECASE), ("place_name",)),
     (re.compile(r"\bhow (?:warm|cold|hot|high|low)\b|多少度|几度", re.IGNORECASE), ("quantity",)),
+    # (我刚才留的电话是多少来着, "what number did I give you?": a code or a number given)
+    (re.compile(r"\b(?:what|which) (?:number|code)\b|\bwhat(?:'s| is| was) the number\b|号码|(?<!几)多少(?![钱块元人位个度])",
+                re.IGNORECASE), ("identifier",)),
     # (订的是哪家来着: the place chosen, which a catalogue's name fills)
     (re.compile(r"\bwhich (?:restaurant|place)\b|哪家|哪一家|哪个(?:餐厅|饭店|店|馆子)", re.IGNORECASE),
      ("title_name",)),
@@ -245,6 +248,11 @@ def _asks(sentence: str) -> bool:
     # near where I live" is a request.
     lead = re.sub(r"^\W*(?:(?:so|and|oh|um|uh|well|sorry|hang on|remind me|hey|hi)\W+)*", "", stripped)
     return bool(_ASKS_EN.match(lead) or (YES_NO_QUESTION_EN.match(stripped) and _ABOUT_US_EN.search(stripped)))
+
+
+def _words_of(spec: KeySpec, lang: str) -> tuple[str, ...]:
+    """A key's names in `lang`: its label and aliases."""
+    return (spec.label(lang), *spec.aliases.get(lang, ()))
 
 
 def _matches(spec: KeySpec, wanted: tuple[str, ...]) -> bool:
@@ -419,6 +427,18 @@ class StateQuestionReader:
             for unit in self.schema.key(k).reading.units.get(lang, ()))]
         if by_unit:
             return tuple(by_unit)
+        # The kind of value the question word asks for picks among the keys named ("what time did I say
+        # for the call?": the call's time, not how to call; 电话是多少: the number, not calling), or a key
+        # of that kind that shares a word of the name said ("call" of "time to call").
+        kinds = [wanted for pattern, wanted in _ASKS_FOR if pattern.search(sentence)]
+        for wanted in kinds[:1]:
+            of_the_kind = [k for k in found + sharing if _matches(self.schema.key(k), wanted)]
+            words_named = {w for alias in taken.values() for w in re.findall(r"\w+", alias) if len(w) >= 3} \
+                if spaced else set()
+            related = [k for k, spec in self.schema.keys.items() if _matches(spec, wanted) and found and words_named
+                       & {w for alias in _words_of(spec, lang) for w in re.findall(r"\w+", alias.lower())}]
+            if of_the_kind or related:
+                found = list(dict.fromkeys(of_the_kind or related))
         # ("how much did you note down for the order?", 订单多少钱: the sum, whatever else is named)
         sums = [k for k, spec in self.schema.keys.items() if spec.type == "money"]
         if sums and re.search(r"\bhow much\b|多少钱", lowered):
@@ -443,8 +463,9 @@ class StateQuestionReader:
                 continue
             first_kind = [k for k in keys if _matches(self.schema.key(k), wanted[:1])] or keys
             held_ones = [k for k in keys if k in held]
-            if len(wanted) > 1 and held_ones:
-                return tuple(held_ones)          # "when": the time and the date the state holds
+            if (len(wanted) > 1 or wanted == ("identifier",)) and held_ones:
+                # ("when": the time and the date the state holds; "what number did I give you?": each number)
+                return tuple(held_ones)
             chosen = [k for k in first_kind if k in held] or first_kind
             if chosen[0] not in held and chosen[0] not in self._task_keys and not _POINTS_BACK.search(sentence):
                 continue     # "什么时候能到?": no callback time was asked for; the world is asked about

@@ -15,6 +15,9 @@
   哦算了，不买了 added the coffee).
 - An offer: "Korean sounds fun, let's do that" to an Indian place booked it; "hmm how much is that one?"
   confirmed every detail of the offer (a question is no taking of "that one").
+- Questions of what was given: "what time did I say for the call?" named how to call, 我刚才留的电话是多少来着
+  said 联系方式还没定, "what number did I give you?" was not known; "call me tomorrow at nine" after "came
+  broken" was 9 pm (the "am" in "came"), read back "noting came broken".
 - Codes read digit by digit with a filler or a "double" among the groups: "K L seven oh, uh, four four,
   two nine one" lost its letters (and then the whole code, which the grounding could not find in the
   words as it lowers them), "nine nine three, oh four, double seven" was no code at all.
@@ -181,3 +184,24 @@ async def test_a_yes_to_a_kind_just_named_books_no_offer_of_another_kind() -> No
 async def test_that_one_in_a_question_takes_nothing(second: str, booked: bool) -> None:
     replies = await policy_replies("en", ["a French place for two on Friday at eight", second], "restaurant")
     assert ("booked" in replies[1].text) == booked
+
+
+# --- questions of what was given: the kind the question word asks for --------------------------------------
+
+@pytest.mark.parametrize(("language", "question", "answer"), [
+    ("en", "what time did I say for the call?", "The callback time is tomorrow at 9 am"),
+    ("en", "what number did I give you?", "The order number you gave me is 55231 and the phone number"),
+    ("zh", "我刚才留的电话是多少来着？", "你说的联系电话是13612345678"),
+])
+async def test_a_question_of_what_was_given_answers_the_kind_it_asks_for(language: str, question: str,
+                                                                        answer: str) -> None:
+    first = "order 55231 came broken, I want a refund, call me tomorrow at nine on 202 456 7890" if language == "en" \
+        else "订单号12345，要退款，电话13612345678，明天上午九点打给我"
+    replies = await policy_replies(language, [first, question], "customer_service")
+    assert replies[1].text.startswith(answer)
+
+
+async def test_am_inside_a_word_names_no_half_of_the_day_and_a_note_keeps_its_subject() -> None:
+    replies = await policy_replies("en", ["order 55231 came broken, I want a refund, call me tomorrow at nine on "
+                                          "202 456 7890"], "customer_service")
+    assert "tomorrow at 9 am" in replies[0].text and "noting it came broken" in replies[0].text

@@ -322,7 +322,10 @@ EN = StateCues(
                    r"(?:a head|per head|per person|each|a person|pp)\b"),
     ),
     not_an_amount=re.compile(r"\s*(?:people|persons|guests|pm|am|o'?clock|minutes|km|miles)"),
-    period_of_day=re.compile(r"am|pm|a\.m|p\.m|morning|evening|afternoon|night|tonight|noon"),
+    # (am and pm after a number only: "I am calling about the order that came broken" names no morning)
+    period_of_day=re.compile(r"(?:\d\s?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|"
+                             r"thirty|forty[- ]five|o'?clock)\s)(?:am|pm|a\.m|p\.m)\b|"
+                             r"\b(?:morning|evening|afternoon|night|tonight|noon)\b", re.IGNORECASE),
     max_answer_words=6,
 )
 

@@ -149,10 +149,18 @@ def render_state_for_reply(state: SessionState, schema: DomainSchema, language: 
     return "\n".join(parts) if parts else say("reply.nothing_yet", language)
 
 
+# A note that opens with its verb: the order or the thing it was said of was read as its own key.
+_NO_SUBJECT_EN = re.compile(r"(?:came|arrived|was|is|got|has|had|stopped|won'?t|doesn'?t|didn'?t|hasn'?t|wasn'?t|"
+                            r"isn'?t|never|keeps|broke|leaks|showed up|turned up|still hasn'?t|still isn'?t)\b",
+                            re.IGNORECASE)
+
+
 def spoken_value(spec: KeySpec, value: Any, language: str) -> str:
     """A listed value as the user would say it ("window", 靠窗, "no tolls"); other values as stored."""
     if spec.reader == Reader.FREE_TEXT:
-        return second_person(str(value), language)     # the user's words, in the agent's mouth
+        said = second_person(str(value), language)     # the user's words, in the agent's mouth
+        # ("order 55231 came broken": the note kept is "came broken", read back "noting it came broken")
+        return f"it {said}" if language == "en" and _NO_SUBJECT_EN.match(said) else said
     words = spec.value_words(str(value), language) or spec.value_words(str(value), "en")
     if spec.type == "date":
         return spoken_date(str(value), language)
