@@ -113,8 +113,8 @@ _ASKS_FOR: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"\bwhere\b|哪里|哪儿|去哪|到哪|目的地", re.IGNORECASE), ("place_name",)),
     (re.compile(r"\bhow (?:warm|cold|hot|high|low)\b|多少度|几度", re.IGNORECASE), ("quantity",)),
     # (我刚才留的电话是多少来着, "what number did I give you?": a code or a number given)
-    (re.compile(r"\b(?:what|which) (?:number|code)\b|\bwhat(?:'s| is| was) the number\b|号码|(?<!几)多少(?![钱块元人位个度])",
-                re.IGNORECASE), ("identifier",)),
+    (re.compile(r"\b(?:what|which) (?:number|code)\b|\bwhat(?:'s| is| was) the number\b|号码|"
+                r"(?<!几)多少(?![钱块元人位个度])", re.IGNORECASE), ("identifier",)),
     # (订的是哪家来着: the place chosen, which a catalogue's name fills)
     (re.compile(r"\bwhich (?:restaurant|place)\b|哪家|哪一家|哪个(?:餐厅|饭店|店|馆子)", re.IGNORECASE),
      ("title_name",)),
