@@ -18,6 +18,9 @@
 - Questions of what was given: "what time did I say for the call?" named how to call, 我刚才留的电话是多少来着
   said 联系方式还没定, "what number did I give you?" was not known; "call me tomorrow at nine" after "came
   broken" was 9 pm (the "am" in "came"), read back "noting came broken".
+- A slip put right in the same turn: 空调调到二十六度，哦不对，二十五度 (a unit between) set 26; 最后一位是一，不是二
+  after 哦不好意思 was not read; 时间定六点半，哦不，提前一个小时吧 booked 18:30 (the change moves the value said
+  before the slip).
 - Codes read digit by digit with a filler or a "double" among the groups: "K L seven oh, uh, four four,
   two nine one" lost its letters (and then the whole code, which the grounding could not find in the
   words as it lowers them), "nine nine three, oh four, double seven" was no code at all.
@@ -205,3 +208,17 @@ async def test_am_inside_a_word_names_no_half_of_the_day_and_a_note_keeps_its_su
     replies = await policy_replies("en", ["order 55231 came broken, I want a refund, call me tomorrow at nine on "
                                           "202 456 7890"], "customer_service")
     assert "tomorrow at 9 am" in replies[0].text and "noting it came broken" in replies[0].text
+
+
+# --- a slip put right in the same turn --------------------------------------------------------------------
+
+@pytest.mark.parametrize(("domain", "text", "key", "value"), [
+    ("in_car", "空调调到二十六度，哦不对，二十五度", "temperature", 25),
+    ("in_car", "set it to 23 degrees, no wait, 22", "temperature", 22),
+    ("customer_service", "订单号DD八八七六五四三二，哦不好意思，最后一位是一，不是二", "order_id", "DD88765431"),
+    ("customer_service", "订单号12345678，不好意思，最后两位是九九", "order_id", "12345699"),
+    ("restaurant", "周五，四个人，时间定六点半，哦不，提前一个小时吧", "time", "17:30"),
+    ("restaurant", "friday, four people, at six thirty, no wait, make it an hour earlier", "time", "17:30"),
+])
+def test_a_slip_put_right_in_the_same_turn(domain: str, text: str, key: str, value: object) -> None:
+    assert rules_read(domain, text)[key] == [value]

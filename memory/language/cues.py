@@ -133,7 +133,7 @@ SELF_REPAIR = re.compile(r"(?:(?:\b(?:no,? wait|wait no|no,? (?:hang|hold) on|(?
                          r"actually,? (?:scratch that|strike that|no|i mean|make (?:it|that))|"
                          r"no sorry|sorry|i mean|i meant|or rather|make that|correction|"
                          r"scratch that|strike that)\b|"
-                         r"哦不对|哦不是|哦不|(?:[哦啊呃噢][，,]?)?(?:(?<!尺码)(?<!颜色)(?<!款式)(?<!型号)(?<!尺寸)(?<!码数)(?<!数量)(?:不对|错了)|"
+                         r"(?:[哦啊噢][，,]?)?不好意思|哦不对|哦不是|哦不|(?:[哦啊呃噢][，,]?)?(?:(?<!尺码)(?<!颜色)(?<!款式)(?<!型号)(?<!尺寸)(?<!码数)(?<!数量)(?:不对|错了)|"
                          r"说错了|我是说)|应该是|准确(?:地|点|来)?说|"
                          r"具体(?:地|来)?说|具体(?=是)|"
                          r"(?:哦|啊|呃)?(?:少|多|漏)(?:说|打|写)了?(?:一位|一个数|一个数字|个数)|"

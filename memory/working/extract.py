@@ -731,6 +731,7 @@ class RuleExtractor:
         ops = [op for op in ops if not (op.op == Op.SET and op.source != OpSource.RELATIVE and op.key in relative_at
                                         and id(op) in where and _A_BOUND_BEFORE.search(text[:where[id(op)][0]])
                                         and clause_bounds(text, *where[id(op)]) != relative_at[op.key])]
+        ops = self._moved_from_the_slip(ops, where, text, lang, state, result)
         said_outright = {op.key for op in ops if op.op == Op.SET and op.source != OpSource.RELATIVE}
         moved = {op.key for op in ops if op.source == OpSource.RELATIVE and op.key in said_outright}
         ops = [replace(op, correction=True) if op.op == Op.SET and op.key in moved else op
@@ -988,6 +989,29 @@ class RuleExtractor:
             # (its words still the other readers': "me and my wife and our baby" needs a high chair).
             n, (start, end) = party
             add(Operation(Op.SET, spec.name, Comparator.EQ, n, text[start:end], correction=correction), (start, start))
+
+    def _moved_from_the_slip(self, ops: list[Operation], where: dict[int, Span], text: str, lang: str,
+                             state: SessionState | None, result: Extraction) -> list[Operation]:
+        """"时间定六点半，哦不，提前一个小时吧": a change said after a slip moves the value said
+        before it in the same turn (17:30), where nothing held anchored it."""
+        for op in list(ops):
+            if op.op != Op.SET or op.source == OpSource.RELATIVE or id(op) not in where \
+                    or op.key not in result.ask_back or (state is not None and state.find(op.key)):
+                continue
+            meant = put_right_after(text, where[id(op)][1]) or (
+                m.end() if (m := SELF_REPAIR.search(text, where[id(op)][1])) else None)
+            if meant is None:
+                continue
+            anchored = SessionState("slip", domain=state.domain if state is not None else "")
+            anchored.constraints[op.key] = Condition(op.key, op.comparator, op.value, op.words, 0)
+            moved: list[Operation] = []
+            read_relative_changes(self.schema, text[meant:], lang, anchored, [],
+                                  lambda o, _span: moved.append(o))
+            moved = [o for o in moved if o.key == op.key and o.op == Op.SET]
+            if moved:
+                ops[ops.index(op)] = replace(moved[-1], words=text[where[id(op)][0]:].strip(), correction=True)
+                result.ask_back = [k for k in result.ask_back if k != op.key]
+        return ops
 
     def _codes_put_right(self, text: str, lang: str, state: SessionState | None) -> frozenset[str]:
         """The keys held that a slip put right in this turn may be about: any but a code, and a code

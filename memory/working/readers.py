@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec, OtherScale, Reader
 from monologue.memory.language.cues import AMOUNT_AFTER_NAME, put_right_after
-from monologue.memory.language.digits import DIGITS_ZH, digits_of_zh, digits_said, digits_said_en
+from monologue.memory.language.digits import digits_of_zh, digits_said, digits_said_en
 from monologue.memory.language.email_address import emails_said
 from monologue.memory.language.numbers import (
     EN_NUMBER,
@@ -271,7 +271,7 @@ def read_quantities(schema: DomainSchema, text: str, lang: str, taken: list[Span
                 if missed is None and (firm or on_scale) and not of_another:
                     missed = OutOfRange(spec.name, n, _converted(n, scale, lang, on_scale, reading.value_range))
                 continue
-            n, span = _quantity_put_right(source, n, span, reading.value_range)
+            n, span = _quantity_put_right(source, n, span, reading.value_range, _words(spec.reading.units, lang))
             if spec.type == "money":
                 # 六十九块五, 十二块五毛: the tenths after the unit; "forty nine dollars and fifty cents"
                 n = with_jiao_zh(n, source, span[1]) if lang == "zh" else with_cents_en(n, source, span[1])
@@ -292,11 +292,14 @@ _REPAIRED_NUMBER = re.compile(r"(?P<n>" + EN_NUMBER + "|" + ZH_NUMBER + r")(?!\s
                               re.IGNORECASE)
 
 
-def _quantity_put_right(source: str, n: float, span: Span,
-                        value_range: tuple[float, float] | None) -> tuple[float, Span]:
+def _quantity_put_right(source: str, n: float, span: Span, value_range: tuple[float, float] | None,
+                        units: tuple[str, ...] = ()) -> tuple[float, Span]:
     """The number said right after a slip in the one at `span` is put right (调到二十六，不对，二十五吧;
-    "set it to 23, no wait, 22"): that number and where it is, if it is in the key's range."""
-    meant = put_right_after(source, span[1])
+    "set it to 23, no wait, 22", its unit between: 二十六度，哦不对，二十五度): that number and where
+    it is, if it is in the key's range."""
+    unit = re.match(r"\s*(?:" + "|".join(map(re.escape, sorted(units, key=len, reverse=True))) + r")", source[span[1]:]) \
+        if units else None
+    meant = put_right_after(source, span[1] + (unit.end() if unit else 0))
     if meant is None:
         return n, span
     found = _REPAIRED_NUMBER.match(source, meant)
@@ -837,7 +840,8 @@ def _code_meant(text: str, span: tuple[int, int]) -> tuple[str, tuple[int, int]]
         meant += 1          # (a code's letters written against its digits are padded before)
     tail = _TAIL_BEFORE.match(text, meant)
     start = tail.end() if tail is not None else meant
-    few = DIGITS_ZH.match(text, start) if tail is not None else None
+    # (after 最后一位是, one Chinese digit is enough: 最后一位是一，不是二)
+    few = re.compile(r"[零〇幺一二两三四五六七八九]+").match(text, start) if tail is not None else None
     if few is not None and len(few.group()) < len(said):          # (最后是四三二一: too few for digits_said)
         return said[:len(said) - len(few.group())] + digits_of_zh(few.group()), (span[0], few.end())
     for pattern in _CODES_APART:       # ("6 6 0 3 1, no sorry, 6 6 0 3 7": spelled out again)
