@@ -470,6 +470,16 @@ _RANGE_TOP = {"en": re.compile(r"\s*(?:to|-|–|or)\s*\$?(?P<n>" + EN_NUMBER + r
 _WITHDRAW_TRIM = re.compile(r"^(?:the|that|this|那个|这个|那家|这家)\s*|\s*(?:stop|的)$", re.IGNORECASE)
 
 
+@dataclass
+class RelativeOps:
+    """The operations a relative reading adds, kept aside (a change read against a value of its own)."""
+
+    ops: list[Operation] = field(default_factory=list)
+
+    def add(self, op: Operation, _span: Span) -> None:
+        self.ops.append(op)
+
+
 class RuleExtractor:
     """Rules over one utterance, guided by a domain schema and the current state."""
 
@@ -1004,10 +1014,9 @@ class RuleExtractor:
                 continue
             anchored = SessionState("slip", domain=state.domain if state is not None else "")
             anchored.constraints[op.key] = Condition(op.key, op.comparator, op.value, op.words, 0)
-            moved: list[Operation] = []
-            read_relative_changes(self.schema, text[meant:], lang, anchored, [],
-                                  lambda o, _span: moved.append(o))
-            moved = [o for o in moved if o.key == op.key and o.op == Op.SET]
+            read = RelativeOps()
+            read_relative_changes(self.schema, text[meant:], lang, anchored, [], read.add)
+            moved = [o for o in read.ops if o.key == op.key and o.op == Op.SET]
             if moved:
                 ops[ops.index(op)] = replace(moved[-1], words=text[where[id(op)][0]:].strip(), correction=True)
                 result.ask_back = [k for k in result.ask_back if k != op.key]

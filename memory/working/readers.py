@@ -297,8 +297,8 @@ def _quantity_put_right(source: str, n: float, span: Span, value_range: tuple[fl
     """The number said right after a slip in the one at `span` is put right (调到二十六，不对，二十五吧;
     "set it to 23, no wait, 22", its unit between: 二十六度，哦不对，二十五度): that number and where
     it is, if it is in the key's range."""
-    unit = re.match(r"\s*(?:" + "|".join(map(re.escape, sorted(units, key=len, reverse=True))) + r")", source[span[1]:]) \
-        if units else None
+    ordered = sorted(units, key=len, reverse=True)
+    unit = re.match(r"\s*(?:" + "|".join(map(re.escape, ordered)) + r")", source[span[1]:]) if units else None
     meant = put_right_after(source, span[1] + (unit.end() if unit else 0))
     if meant is None:
         return n, span
