@@ -23,7 +23,10 @@
   before the slip).
 - Codes read digit by digit with a filler or a "double" among the groups: "K L seven oh, uh, four four,
   two nine one" lost its letters (and then the whole code, which the grounding could not find in the
-  words as it lowers them), "nine nine three, oh four, double seven" was no code at all.
+  words as it lowers them), "nine nine three, oh four, double seven" was no code at all; "seven one, double
+  oh, four eight", "B as in boy, seven seven, four oh nine, two", 七七三，零五，九一八二六 (short groups, a last
+  digit alone) were cut or lost; "call me tomorrow at nine on two oh two…" lost the phone (its cue too far
+  before) and "call me about order 55123" the order.
 """
 
 from __future__ import annotations
@@ -222,3 +225,22 @@ async def test_am_inside_a_word_names_no_half_of_the_day_and_a_note_keeps_its_su
 ])
 def test_a_slip_put_right_in_the_same_turn(domain: str, text: str, key: str, value: object) -> None:
     assert rules_read(domain, text)[key] == [value]
+
+
+@pytest.mark.parametrize(("text", "key", "code"), [
+    ("it's order seven one, double oh, four eight", "order_id", "710048"),
+    ("the order number is B as in boy, seven seven, four oh nine, two", "order_id", "B774092"),
+    ("my number is five five five, oh one, double two, eight", "contact_phone", "55501228"),
+    ("call me tomorrow at nine on two oh two four five six seven eight nine oh", "contact_phone", "2024567890"),
+    ("call me about order 55123 tomorrow", "order_id", "55123"),
+    ("订单号是七七三，零五，九一八二六", "order_id", "7730591826"),
+    ("订单号是七七，三零五，九一", "order_id", "7730591"),
+])
+def test_a_code_in_short_groups_is_read_whole(text: str, key: str, code: str) -> None:
+    assert rules_read("customer_service", text)[key] == [code]
+
+
+@pytest.mark.parametrize("text", ["I ordered two, three days ago", "我们二三，四五个人"])
+def test_a_few_numbers_in_a_row_are_no_code(text: str) -> None:
+    read = rules_read("customer_service", text)
+    assert "order_id" not in read and "contact_phone" not in read

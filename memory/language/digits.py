@@ -16,7 +16,11 @@ _DIGIT_ZH_TAIL = r"[零〇幺一二两三四五六七八九]{2}(?![零〇幺一�
 _DIGITS_APART_ZH = r"[零〇幺一二两三四五六七八九](?: [零〇幺一二两三四五六七八九]){4,}"
 _GROUP_PAUSE_ZH = r"(?:[，,、\s]|嗯|呃)+"
 # (…the short tail only after two groups or more: 一三九 零零 一二 is no 13900)
+# (…or three groups or more of two digits or more: 七七三，零五，九一八二六; 七七，三零五，九一)
+_DIGIT_PAIRS_ZH = r"[零〇幺一二两三四五六七八九]{2,}"
 _DIGIT_BY_DIGIT_ZH = re.compile(_DIGITS_APART_ZH + "|"
+                                + _DIGIT_PAIRS_ZH + r"(?:" + _GROUP_PAUSE_ZH + _DIGIT_PAIRS_ZH + r"){2,}"
+                                + r"(?![零〇幺一二两三四五六七八九十百千万个位人点块元号天岁分])|"
                                 + _DIGIT_ZH_RUN + r"(?:" + _GROUP_PAUSE_ZH + _DIGIT_ZH_RUN + r")+"
                                 + r"(?:" + _GROUP_PAUSE_ZH + _DIGIT_ZH_TAIL + r")?|"
                                 + _DIGIT_ZH_RUN + r"(?:" + _GROUP_PAUSE_ZH + _DIGIT_ZH_RUN + r")*")
@@ -76,12 +80,12 @@ def _one_code(digits: list[str], letters_before: bool, digit_by_digit: bool = Fa
     more and six in all; the last may be two after two groups ("774, 302, 19"), and after a code's
     letters spelled apart every group may be two, five in all ("Q Z 91, uh, 5503"). Three groups
     read digit by digit ("nine nine three, oh four, double seven") may be two each: nobody counts or
-    prices in single digits said in a row."""
+    prices in single digits said in a row. In both, the last may be one ("…, double two, eight")."""
     if len(digits) < 2:
         return False
     if letters_before:
-        return all(len(d) >= 2 for d in digits) and sum(map(len, digits)) >= 5
-    if digit_by_digit and len(digits) >= 3 and all(len(d) >= 2 for d in digits) and sum(map(len, digits)) >= 6:
+        return all(len(d) >= 2 for d in digits[:-1]) and sum(map(len, digits)) >= 5
+    if digit_by_digit and len(digits) >= 3 and all(len(d) >= 2 for d in digits[:-1]) and sum(map(len, digits)) >= 6:
         return True
     heads = digits[:-1] if len(digits) >= 3 else digits
     return all(len(d) >= 3 for d in heads) and len(digits[-1]) >= 2 and sum(map(len, digits)) >= 6
@@ -112,7 +116,9 @@ _DIGIT_WORDS_EN = re.compile(r"\b" + _DIGIT_WORD_EN + r"(?:[\s-]+" + _DIGIT_WORD
 # Number words said in groups with a pause between, as a phone number is read out.
 # (a group may be one digit said twice: "oh four, double seven")
 _WORD_GROUP_EN = (r"(?:" + _DIGIT_WORDS_EN.pattern + r"|\b(?:double|triple)\s+(?:" + "|".join(_UNITS_EN) + r")\b)")
-_WORD_GROUPS_EN = re.compile(_WORD_GROUP_EN + r"(?:" + _PAUSE + _WORD_GROUP_EN + r")+", re.IGNORECASE)
+# (…and the last may be one digit: "five five five, oh one, double two, eight")
+_WORD_GROUPS_EN = re.compile(_WORD_GROUP_EN + r"(?:" + _PAUSE + _WORD_GROUP_EN + r")+(?:" + _PAUSE + r"\b(?:"
+                             + "|".join(_UNITS_EN) + r")\b)?", re.IGNORECASE)
 
 
 def _digits_of_words_en(words: str) -> str:
@@ -178,7 +184,8 @@ def digits_said_en(text: str) -> str:
                              for token in re.split(r"[\s-]+", " ".join(groups).lower()) if token)
         if not _one_code(digits, bool(_LETTERS_BEFORE.search(m.string, 0, m.start())), digit_by_digit):
             return m.group()
-        return " ".join(digits).ljust(len(m.group()))
+        # (a last digit said alone joins the code: no code's shape ends in a lone digit apart)
+        return (" ".join(digits) if len(digits[-1]) > 1 else "".join(digits)).ljust(len(m.group()))
     text = _WORD_GROUPS_EN.sub(written_groups, _letters_as_in(text))
     return letters_joined(_groups_joined(_DIGIT_WORDS_EN.sub(written, text)))
 

@@ -747,8 +747,9 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
             found += [m.span("v") for code in shapes
                       for m in re.finditer(_APART + code + _APART_AFTER, text)]
         else:               # "you can reach me at 617 555 0142": a number in a code's shape, said to be a phone's
-            found += [m.span("v") for m in _SHAPED_CODE.finditer(text)
-                      if _PHONE_BEFORE.search(text[max(0, m.start() - 20):m.start()])]
+            # ("call me tomorrow at nine on 2024567890": the clause says whose number it is)
+            found += [m.span("v") for m in _SHAPED_CODE.finditer(text) if _PHONE_BEFORE.search(
+                text[max(clause_bounds(text, *m.span("v"))[0], m.start() - 60):m.start()])]
         if a_phone and not any(other.name in open_to for other in schema.read_by(Reader.IDENTIFIER)
                                if not any(_PHONE_BEFORE.search(n) for n in _words(other.aliases, lang))):
             # ("ok name's Rodriguez, 555 201 3344": where no other code is asked for, a number in a
@@ -761,8 +762,12 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
                       if m.start("v") >= min(refused)[1]]
         spans = sorted(set(found), key=lambda span: (span[0], -span[1]))     # (the whole code said, AK1024 7783)
         for span in spans:
-            if not a_phone and _PHONE_BEFORE.search(text[max(0, span[0] - 20):span[0]]):
+            window = text[max(0, span[0] - 20):span[0]]
+            phone_cue = next(reversed(list(_PHONE_BEFORE.finditer(window))), None)
+            if not a_phone and phone_cue is not None and not re.search(
+                    _alternation(names, lang == "en"), window[phone_cue.start():], flags=re.IGNORECASE):
                 continue          # "call me, my number is 555 0123": a phone number, not the order
+                # (but "call me about order 55123": the order, named after the call)
             if not a_phone and _a_phone_said_before(text, span, names, lang):
                 continue          # (我电话是一五八零零，嗯，零零零，一二一二: the phone's later groups, not an order)
             before = text[clause_bounds(text, span[0], span[1])[0]:span[0]]
