@@ -21,6 +21,9 @@
 - A slip put right in the same turn: 空调调到二十六度，哦不对，二十五度 (a unit between) set 26; 最后一位是一，不是二
   after 哦不好意思 was not read; 时间定六点半，哦不，提前一个小时吧 booked 18:30 (the change moves the value said
   before the slip).
+- Whose day: 明天上午十点左右打吧 and "call tomorrow around ten" were the delivery date (a time beside the day
+  is the call back's, the domain's only time); "go home, I'll grab the laptop tomorrow" and 东西明天再拿 set
+  the trip's day (a day of an errand of one's own put off).
 - Codes read digit by digit with a filler or a "double" among the groups: "K L seven oh, uh, four four,
   two nine one" lost its letters (and then the whole code, which the grounding could not find in the
   words as it lowers them), "nine nine three, oh four, double seven" was no code at all; "seven one, double
@@ -244,3 +247,23 @@ def test_a_code_in_short_groups_is_read_whole(text: str, key: str, code: str) ->
 def test_a_few_numbers_in_a_row_are_no_code(text: str) -> None:
     read = rules_read("customer_service", text)
     assert "order_id" not in read and "contact_phone" not in read
+
+
+# --- whose day it is ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("domain", "held", "text", "key", "not_key"), [
+    ("customer_service", {"order_id": "12345", "resolution": "refund"}, "明天上午十点左右打吧", "contact_day",
+     "delivery_date"),
+    ("customer_service", {"order_id": "12345", "resolution": "refund"}, "call tomorrow around ten", "contact_day",
+     "delivery_date"),
+    ("customer_service", {}, "周五送到的", "delivery_date", "contact_day"),
+    ("in_car", {"destination": "颐和园"}, "公司不去了，东西明天再拿", None, "trip_date"),
+    ("in_car", {}, "go home, I'll grab the laptop tomorrow", None, "trip_date"),
+    ("in_car", {}, "明天早上去机场", "trip_date", None),
+    ("restaurant", {}, "I'll book for tomorrow, four people", "date", None),
+])
+def test_a_day_goes_to_what_its_clause_is_about(domain: str, held: dict[str, object], text: str, key: str | None,
+                                                not_key: str | None) -> None:
+    read = rules_read(domain, text, held)
+    assert key is None or read[key] == ["tomorrow" if "friday" not in str(read.get(key)) else "friday"]
+    assert not_key is None or not_key not in read

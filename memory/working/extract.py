@@ -349,6 +349,16 @@ _CHANGED_TO = {"en": re.compile(r"\b(?:change|move|switch|push|make)\s+(?:it|tha
                                 r"\b(?:instead|rather)\s+(?:on\s+)?$", re.IGNORECASE),
                "zh": re.compile(r"(?:改成|换成|改到|换到|挪到|改为|推到|调到|改)$")}
 # A time someone is busy to, said as the reason for a change ("dad works till six", 他五点才下班).
+# A clause that tells an errand of the user's own, put off to the day it names ("go home, I'll grab the
+# laptop tomorrow", 公司不去了，东西明天再拿): that day is the errand's, not the task's.
+_AN_ERRAND_PUT_OFF = {
+    "en": re.compile(r"\b(?:i'?ll|i will|i can|i'?m going to|i'?m gonna|we'?ll|we can)\s+(?:just\s+)?(?!go\b|come\b|"
+                     r"drive\b|head\b|leave\b|be\b|arrive\b|book\b|need\b|want\b|take\b|do\b|make\b|have\b|"
+                     r"call\b|wait\b|pay\b|see\b|try\b|eat\b|dine\b|meet\b|get there\b)(?:grab|get|pick up|fetch|"
+                     r"collect|buy|pick|drop off|return|bring|sort out|deal with)\b", re.IGNORECASE),
+    "zh": re.compile(r"(?:明天|后天|下次|改天|周[一二三四五六日天]|下周[一二三四五六日天]?)(?:再|去)"
+                     r"(?:拿|取|买|弄|办|搬|送|接)"),
+}
 _A_BOUND_BEFORE = re.compile(r"\b(?:till|until|til|'til|up to|off at|done at|finishes at|gets out at)\s+$|"
                              r"(?:干到|上班到|忙到|加班到)$", re.IGNORECASE)
 # A value chosen with a word of choosing, before or after it ("let's do Italian instead", 还是日料吧).
@@ -623,6 +633,7 @@ class RuleExtractor:
                      and not self._the_reference(spec, d[0], relative.written, state)
                      and not _overlaps((d[1], d[2]), withdrawn_spans)      # 星期二不要了 sets no Tuesday
                      and not _overlaps((d[1], d[2]), part_spans)           # (不是27号，是29号 of an address)
+                     and not _AN_ERRAND_PUT_OFF[lang].search(clause_of(text, (d[1], d[2])))
                      # (明天上午十点打电话给我: the day of the call back, not of the delivery)
                      # (…or said of it earlier in the sentence, where its clause names nothing of its own: 回电话
                      # 打我手机，…，明天下午三点以后都行; not "I ordered it on the 11th and it arrived on the 20th")
@@ -770,6 +781,11 @@ class RuleExtractor:
         if state is not None and state.find(spec.name) and not any(
                 state.find(other.name) or names_key(other, clause, lang)
                 for other in self._dates if other.name != spec.name):
+            return True
+        # (a time beside it in its clause, where the key's time is the domain's only one and no other day's
+        # words are said: 明天上午十点左右打吧, "call tomorrow around ten")
+        if _TIMES[lang](clause) and [t.name for t in self._times] == [spec.day_of] and not any(
+                names_key(other, clause, lang) for other in self._dates if other.name != spec.name):
             return True
         # (…the clause before it, where it has a time beside it or is the day alone: "For the callback, Sunday.")
         alone = not content_words(clause.replace(text[start:end], " "), lang)
