@@ -430,8 +430,9 @@ class StateQuestionReader:
         # The kind of value the question word asks for picks among the keys named ("what time did I say
         # for the call?": the call's time, not how to call; 电话是多少: the number, not calling), or a key
         # of that kind that shares a word of the name said ("call" of "time to call").
+        # (only where one kind is asked: 几号几点几个人 asks for three)
         kinds = [wanted for pattern, wanted in _ASKS_FOR if pattern.search(sentence)]
-        for wanted in kinds[:1]:
+        for wanted in kinds if len(kinds) == 1 else []:
             of_the_kind = [k for k in found + sharing if _matches(self.schema.key(k), wanted)]
             words_named = {w for alias in taken.values() for w in re.findall(r"\w+", alias) if len(w) >= 3} \
                 if spaced else set()

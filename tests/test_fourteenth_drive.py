@@ -24,6 +24,8 @@
 - Whose day: 明天上午十点左右打吧 and "call tomorrow around ten" were the delivery date (a time beside the day
   is the call back's, the domain's only time); "go home, I'll grab the laptop tomorrow" and 东西明天再拿 set
   the trip's day (a day of an errand of one's own put off).
+- "something a notch cheaper please" after a pricey place set the cheapest band; 便宜点 the same: a comparative
+  steps one value along the price scale from the one held.
 - Codes read digit by digit with a filler or a "double" among the groups: "K L seven oh, uh, four four,
   two nine one" lost its letters (and then the whole code, which the grounding could not find in the
   words as it lowers them), "nine nine three, oh four, double seven" was no code at all; "seven one, double
@@ -267,3 +269,13 @@ def test_a_day_goes_to_what_its_clause_is_about(domain: str, held: dict[str, obj
     read = rules_read(domain, text, held)
     assert key is None or read[key] == ["tomorrow" if "friday" not in str(read.get(key)) else "friday"]
     assert not_key is None or not_key not in read
+
+
+@pytest.mark.parametrize(("held", "text", "value"), [
+    ("pricey", "something a notch cheaper please", "moderate"),
+    ("moderate", "有没有便宜点的", "cheap"),
+    ("moderate", "somewhere fancier", "pricey"),
+    ("pricey", "somewhere cheap", "cheap"),
+])
+def test_a_comparative_steps_along_the_price_scale_from_the_one_held(held: str, text: str, value: str) -> None:
+    assert rules_read("restaurant", text, {"price_range": held})["price_range"] == [value]

@@ -141,6 +141,7 @@ from monologue.memory.working.values import learned_operations
 from monologue.memory.working.weighed import (
     A_FEELING,
     ERRAND_CALLED_OFF,
+    a_step_along_its_scale,
     UP_OR_DOWN,
     all_the_way,
     errand_called_off,
@@ -707,7 +708,7 @@ class RuleExtractor:
         ops[:] = the_errands_day(self.schema, refined(self.schema, ops, text, where), text, where, lang)
         ops[:] = not_set_aside_by_its_reason(self.schema, taken_back_not_set_aside(self.schema, ops, text, state),
                                              text, where)
-        ops[:] = step_moves_the_level(self.schema, ops, state)
+        ops[:] = a_step_along_its_scale(self.schema, step_moves_the_level(self.schema, ops, state), text, where, state)
         self._left_behind(ops, text, state, add)
         self._bare_number_corrects(said, ops, taken, add, state, where)
         self._number_answered(said, ops, state, add, result.correction, commanded)

@@ -283,6 +283,37 @@ def step_moves_the_level(schema: DomainSchema, ops: list[Operation], state: Sess
     return out
 
 
+def a_step_along_its_scale(schema: DomainSchema, ops: list[Operation], text: str, where: dict[int, Span],
+                           state: SessionState | None) -> list[Operation]:
+    """"Something a notch cheaper" with the pricey held: moderate, the next value down the key's
+    listed order, not the cheapest (an enum whose `relative: {more, less}` words say a step up or
+    down its values, in the order the schema lists them)."""
+    if state is None:
+        return ops
+    lang = language_of(text)
+    out: list[Operation] = []
+    for op in ops:
+        spec = schema.keys.get(op.key) if op.op == Op.SET and op.key else None
+        held = state.find(op.key) if spec is not None else []
+        if spec is None or spec.type != "enum" or not (spec.reading.more or spec.reading.less) or len(held) != 1 \
+                or id(op) not in where:
+            out.append(op)
+            continue
+        clause = clause_of(text, where[id(op)])
+        lowered = clause.lower()
+        up = any(value_pattern(w.lower(), lang == "en").search(lowered) for w in spec.reading.more.get(lang, ()))
+        down = any(value_pattern(w.lower(), lang == "en").search(lowered) for w in spec.reading.less.get(lang, ()))
+        order = list(spec.values)
+        if up == down or str(held[0].value) not in order:
+            out.append(op)
+            continue
+        at = order.index(str(held[0].value)) + (1 if up else -1)
+        value = order[min(max(at, 0), len(order) - 1)]
+        out.append(Operation(Op.SET, op.key, Comparator.EQ, value, op.words, correction=True,
+                             source=OpSource.RELATIVE, reason=f"a step from {held[0].value} along {op.key}'s scale"))
+    return out
+
+
 def refined(schema: DomainSchema, ops: list[Operation], text: str, where: dict[int, Span]) -> list[Operation]:
     """Of two values of one key read in one turn, the one that says how far the other goes or
     what more it brings (`refines`: "open the windows a bit" is partly open; "cancel the order,
