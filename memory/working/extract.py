@@ -141,8 +141,8 @@ from monologue.memory.working.values import learned_operations
 from monologue.memory.working.weighed import (
     A_FEELING,
     ERRAND_CALLED_OFF,
-    a_step_along_its_scale,
     UP_OR_DOWN,
+    a_step_along_its_scale,
     all_the_way,
     errand_called_off,
     errand_in,
