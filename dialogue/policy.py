@@ -368,6 +368,9 @@ class DialoguePolicy:
             return None
         action = primary
         missing = [k for k in action.needs if k not in values]
+        # (…and what a value said needs: "text me instead" needs a number to text)
+        missing += [k for key, table in action.needs_when.items() for k in table.get(str(values.get(key, "")), ())
+                    if k not in values and k not in missing]
         if missing and last.act == Act.ASK and last.key in missing and self._not_decided(turn):
             # "I haven't decided yet": the question waits; ask what else is missing, or nothing.
             others = [k for k in missing if k != last.key]

@@ -26,6 +26,8 @@
   the trip's day (a day of an errand of one's own put off).
 - "something a notch cheaper please" after a pricey place set the cheapest band; 便宜点 the same: a comparative
   steps one value along the price scale from the one held.
+- "actually, no, text me instead" read the ticket back with no number to text (`needs_when`: a way back needs
+  where); "be there by seven fifteen, the show starts at half seven" arrived by 7:30; "Taylor Swift for her".
 - Codes read digit by digit with a filler or a "double" among the groups: "K L seven oh, uh, four four,
   two nine one" lost its letters (and then the whole code, which the grounding could not find in the
   words as it lowers them), "nine nine three, oh four, double seven" was no code at all; "seven one, double
@@ -279,3 +281,24 @@ def test_a_day_goes_to_what_its_clause_is_about(domain: str, held: dict[str, obj
 ])
 def test_a_comparative_steps_along_the_price_scale_from_the_one_held(held: str, text: str, value: str) -> None:
     assert rules_read("restaurant", text, {"price_range": held})["price_range"] == [value]
+
+
+@pytest.mark.parametrize(("language", "lines", "asked"), [
+    ("en", ["order 55231 was charged twice, I want a refund", "actually, no, text me instead"],
+     "What's the best number to reach you on?"),
+    ("zh", ["订单号12345，要退款，发邮件给我吧"], "你的邮箱是多少？"),
+])
+async def test_a_way_back_asks_for_where_to_reach_the_user(language: str, lines: list[str], asked: str) -> None:
+    replies = await policy_replies(language, lines, "customer_service")
+    assert replies[-1].text == asked
+
+
+@pytest.mark.parametrize(("text", "time"), [
+    ("take me to Lincoln Center, we need to be there by seven fifteen, the show starts at half seven", "19:15"),
+])
+def test_the_time_of_another_event_is_not_the_one_asked_for(text: str, time: str) -> None:
+    assert rules_read("in_car", text)["arrival_time"] == [time]
+
+
+def test_who_the_music_is_for_is_no_part_of_its_name() -> None:
+    assert rules_read("in_car", "put on some Taylor Swift for her")["music_choice"] == ["Taylor Swift"]

@@ -205,6 +205,9 @@ class ActionSpec:
     # place?", 有川菜吗) asks for it, and sets them.
     chosen_by: tuple[str, ...] = ()
     optional: tuple[str, ...] = ()       # read back and passed on when the state has them
+    # Keys needed once another holds a value (`needs_when: {contact_method: {text: [contact_phone]}}`): a
+    # text back needs a number to text.
+    needs_when: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     confirm: bool = True                 # read back and wait for a yes before acting
     completes: bool = False              # doing it finishes the session's task
     triggers: tuple[str, ...] = ()       # keys whose change asks for this action at once (in-car controls)
@@ -474,8 +477,11 @@ def _actions(data: dict[str, Any], keys: dict[str, KeySpec]) -> dict[str, Action
             completes=bool(raw.get("completes", False)), triggers=tuple(str(k) for k in raw.get("triggers") or ()),
             verb=_texts(raw.get("verb")), task=_texts(raw.get("task")), said=_texts(raw.get("said")),
             task_nouns=_words((raw.get("called_off") or {}).get("nouns")),
-            task_verbs=_words((raw.get("called_off") or {}).get("verbs")))
-        unknown = [k for k in spec.keys + spec.triggers + spec.chosen_by if k not in keys]
+            task_verbs=_words((raw.get("called_off") or {}).get("verbs")),
+            needs_when={str(k): {str(v): tuple(str(n) for n in needed) for v, needed in (table or {}).items()}
+                        for k, table in (raw.get("needs_when") or {}).items()})
+        when = [k for key, table in spec.needs_when.items() for k in (key, *(n for ns in table.values() for n in ns))]
+        unknown = [k for k in spec.keys + spec.triggers + spec.chosen_by + tuple(when) if k not in keys]
         if unknown:
             raise ValueError(f"domain {data.get('name')}: action {name} names unknown keys {unknown}; "
                              f"known: {', '.join(keys)}")

@@ -350,6 +350,12 @@ _CHANGED_TO = {"en": re.compile(r"\b(?:change|move|switch|push|make)\s+(?:it|tha
                                 r"\b(?:instead|rather)\s+(?:on\s+)?$", re.IGNORECASE),
                "zh": re.compile(r"(?:改成|换成|改到|换到|挪到|改为|推到|调到|改)$")}
 # A time someone is busy to, said as the reason for a change ("dad works till six", 他五点才下班).
+# What happens at a time that is not the task's own ("the show starts at half seven", 电影七点半开场).
+_ANOTHER_EVENTS_TIME = {
+    "en": re.compile(r"\b(?:starts?|starting|begins?|opens?|closes?|ends?|kicks? off|lands?|landing|departs?|boards?|"
+                     r"takes? off|finishes)\b", re.IGNORECASE),
+    "zh": re.compile(r"开始|开场|开演|开门|关门|起飞|降落|落地|散场|结束|开会"),
+}
 # A clause that tells an errand of the user's own, put off to the day it names ("go home, I'll grab the
 # laptop tomorrow", 公司不去了，东西明天再拿): that day is the errand's, not the task's.
 _AN_ERRAND_PUT_OFF = {
@@ -612,6 +618,10 @@ class RuleExtractor:
             # ("make it a quarter past seven, the sitter only gets there at half six": the time after
             # the word of change, not the one in the reason)
             changed_to = [t for t in times if _CHANGED_TO[lang].search(text[:t[1]])]
+            # ("we need to be there by seven fifteen, the show starts at half seven": the time of the other
+            # thing, said as the reason, is not the one asked for, where another is said)
+            own = [t for t in times if not _ANOTHER_EVENTS_TIME[lang].search(clause_of(text, (t[1], t[2])))]
+            times = own if len(own) < len(times) and own else times
             for value, start, end in (changed_to or times)[-1:]:
                 value = self._same_half_of_day(value, spec, source, cues, state)
                 if self._the_reference(spec, value, relative.written, state):
