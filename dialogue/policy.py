@@ -902,12 +902,13 @@ class DialoguePolicy:
                 and not WANTS_OPTIONS.search(text) and not (last.act in _OFFERS and self._complaint_answered_by(turn)):
             if GREETING.search(text):
                 return Decision(Act.GREET, then=self._resume(step, last), reason="a greeting", refused=refused)
-            if step.act == Act.ALREADY_DONE and THANKS.search(text):
+            if step.act == Act.ALREADY_DONE and THANKS.search(text) and not GO_AHEAD.search(text):
                 return Decision(Act.CLOSE, action=step.action, reason="thanked after the task was done",
                                 refused=refused)
             return Decision(Act.SMALL_TALK, then=self._resume(step, last), reason="small talk during the task",
                             refused=refused)
-        if step.act == Act.ALREADY_DONE and THANKS.search(text):
+        # ("thanks, go ahead and start the route": a go-ahead beside the thanks hears what stands)
+        if step.act == Act.ALREADY_DONE and THANKS.search(text) and not GO_AHEAD.search(text):
             return Decision(Act.CLOSE, action=step.action, reason="thanked after the task was done", refused=refused)
         go_ahead = GO_AHEAD.search(text)
         if step.act == Act.ALREADY_DONE and turn.beyond_the_domain and not turn.changed and yes_or_no(text) is None \

@@ -302,3 +302,12 @@ def test_the_time_of_another_event_is_not_the_one_asked_for(text: str, time: str
 
 def test_who_the_music_is_for_is_no_part_of_its_name() -> None:
     assert rules_read("in_car", "put on some Taylor Swift for her")["music_choice"] == ["Taylor Swift"]
+
+
+@pytest.mark.parametrize(("language", "lines", "said"), [
+    ("en", ["take me to the airport", "thanks, go ahead and start the route"], "the airport"),
+    ("zh", ["导航去机场", "谢谢，开始导航吧"], "去机场"),
+])
+async def test_a_go_ahead_beside_thanks_hears_what_stands(language: str, lines: list[str], said: str) -> None:
+    replies = await policy_replies(language, lines, "in_car")
+    assert said in replies[-1].text
