@@ -28,6 +28,9 @@
   steps one value along the price scale from the one held.
 - "actually, no, text me instead" read the ticket back with no number to text (`needs_when`: a way back needs
   where); "be there by seven fifteen, the show starts at half seven" arrived by 7:30; "Taylor Swift for her".
+- 我上周买的电热水壶，用了两天就坏了 and "I got my blender yesterday and the jug is cracked right down the side" noted
+  no fault; 周六三个人 lost the party (六三 read as one number); "dinner this Thursday, no wait, Friday" kept
+  "a table for dinner this Thursday" as a wish; "thanks, go ahead and start the route" was a goodbye.
 - Codes read digit by digit with a filler or a "double" among the groups: "K L seven oh, uh, four four,
   two nine one" lost its letters (and then the whole code, which the grounding could not find in the
   words as it lowers them), "nine nine three, oh four, double seven" was no code at all; "seven one, double
@@ -311,3 +314,23 @@ def test_who_the_music_is_for_is_no_part_of_its_name() -> None:
 async def test_a_go_ahead_beside_thanks_hears_what_stands(language: str, lines: list[str], said: str) -> None:
     replies = await policy_replies(language, lines, "in_car")
     assert said in replies[-1].text
+
+
+# --- a note of the fault, the party said after a weekday, a day put right -----------------------------------
+
+@pytest.mark.parametrize(("text", "note"), [
+    ("我上周买的电热水壶，用了两天就坏了", "我上周买的电热水壶，用了两天就坏了"),
+    ("I got my blender yesterday and the jug is cracked right down the side",
+     "the jug is cracked right down the side"),
+])
+def test_the_fault_is_noted_with_the_thing_it_befell(text: str, note: str) -> None:
+    assert rules_read("customer_service", text)["problem_details"] == [note]
+
+
+@pytest.mark.parametrize(("text", "party"), [("周六三个人，晚上七点", 3), ("周五四个人，川菜", 4), ("星期六五位", 5)])
+def test_a_party_said_right_after_a_weekday_is_read(text: str, party: int) -> None:
+    assert rules_read("restaurant", text)["party_size"] == [party]
+
+
+def test_a_day_put_right_is_no_wish() -> None:
+    assert rules_read("restaurant", "I'd like a table for dinner this Thursday, no wait, Friday") == {"date": ["friday"]}

@@ -382,7 +382,9 @@ ZH = StateCues(
     no=re.compile(r"^\s*" + NO_ZH),
     head_count=(
         # Not "有一位坐轮椅" (one of them, described): a count is not followed by what someone does.
-        re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*(?:个人|位|口人|人)(?!民|均|工|家|坐|是|要|有|对|会|得|在|用|不)"),
+        # (…not a weekday's number: 周六三个人 is three)
+        re.compile(r"(?<!周)(?<!星期)(?<!礼拜)(?P<n>" + ZH_NUMBER
+                   + r")\s*(?:个人|位|口人|人)(?!民|均|工|家|坐|是|要|有|对|会|得|在|用|不)"),
         re.compile(r"我们(?:一共)?(?P<n>" + ZH_NUMBER + r")个"),
         # 十来个人 is about ten; 一家五口; 我们仨, 咱俩; 准确说是十二个.
         re.compile(r"(?P<n>[一二两三四五六七八九十\d]+)来(?:个人|个|位|号人|人)"),

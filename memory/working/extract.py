@@ -665,6 +665,8 @@ class RuleExtractor:
                 add(Operation(Op.SET, spec.name, Comparator.EQ, value, text[start:end], correction=result.correction),
                     (start, end))
                 dated.append((start, end))
+                # ("a table for dinner this Thursday, no wait, Friday": the day put right is no wish either)
+                taken.extend((d[1], d[2]) for d in dates if d[2] <= start and SELF_REPAIR.search(text[d[2]:start]))
         for spec in self._amounts:
             self._amount(spec, said, taken, add, result.correction)
         for spec in self._counts:

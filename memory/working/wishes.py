@@ -85,6 +85,10 @@ _VERB_OF_THE_VALUE_ZH = re.compile(r"(?:不|别|没|能|想|要|不能|不想|�
                                    r"(?:给|帮)(?:我|咱|我们)$")
 
 
+# Where a long clause joins two things said ("I got it yesterday and the jug is cracked", 收到了但是屏幕裂了).
+_A_JOIN = re.compile(r"\s(?:and|but)\s|但是|可是|结果|然后", re.IGNORECASE)
+
+
 def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span], add: Add,
                 correction: bool, state: SessionState | None = None) -> None:
     """Each clause no other reader took (or whose untaken part says something of its own) that
@@ -94,6 +98,7 @@ def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span
         return
     known = domain_words(schema, language)
     cues = spec.reading.value_cues.get(language, ())
+    previous: tuple[int, int] | None = None
     for start, end in clauses(text):
         inside = sorted((s, e) for s, e in taken if s < end and e > start)
         if inside:
@@ -115,6 +120,22 @@ def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span
             # ("I was charged twice for | order 55123": not "…for order".)
             end = start + len(_LEADS_TO_A_VALUE_EN.sub("", text[start:end]))
         wish = wish_in(text[start:end], language, known, cues, beside_a_value=bool(inside))
+        if wish is None and not inside and previous is not None and previous[1] < start \
+                and not re.search(r"[.!?。！？]", text[previous[1]:start]):
+            # (我上周买的电热水壶，用了两天就坏了: the fault says little without the thing it befell, said
+            # just before it in the same sentence)
+            joined = wish_in(text[previous[0]:end], language, known, cues)
+            if joined is not None and any(c and c.lower() in text[start:end].lower() for c in cues):
+                wish, start = joined, previous[0]
+        previous = (start, end) if not inside else None
+        if wish is None and not inside:
+            # ("I got my blender yesterday and the jug is cracked right down the side": too long for a
+            # wish, its part that says the fault is one)
+            part = next((m.end() for m in _A_JOIN.finditer(text, start, end)
+                         if any(c and c.lower() in text[m.end():end].lower() for c in cues)), None)
+            if part is not None:
+                wish = wish_in(text[part:end], language, known, cues)
+                start = part if wish is not None else start
         if wish is None:
             continue
         at = text.find(wish, start, end)
