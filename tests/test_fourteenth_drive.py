@@ -333,4 +333,5 @@ def test_a_party_said_right_after_a_weekday_is_read(text: str, party: int) -> No
 
 
 def test_a_day_put_right_is_no_wish() -> None:
-    assert rules_read("restaurant", "I'd like a table for dinner this Thursday, no wait, Friday") == {"date": ["friday"]}
+    read = rules_read("restaurant", "I'd like a table for dinner this Thursday, no wait, Friday")
+    assert read == {"date": ["friday"]}
