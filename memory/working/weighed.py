@@ -35,7 +35,9 @@ _TAKEN_BACK = re.compile(r"\b(?:wait|sorry|i mean|scratch that|never mind|on sec
 ERRAND_CALLED_OFF = {
     "en": re.compile(r"\b(?:no need to|(?:don'?t|do not|doesn'?t|won'?t) (?:need|have) to|no longer need to|"
                      r"not going to|don'?t)\s+(?P<v>pick|get|grab|buy|fetch|collect|drop)\b", re.IGNORECASE),
-    "zh": re.compile(r"(?:不用|不必|不需要|甭|别|不)再?去?(?P<v>接|取|拿|买|加油|充电|吃)"),
+    # (…the verb ending its clause: 不买了, 不用去接她了; not 我不吃辣, said of the food)
+    "zh": re.compile(r"(?:不用|不必|不需要|甭|别|不)再?去?(?P<v>接|取|拿|买|加油|充电|吃)(?:她|他|他们|人|了|啦)*"
+                     r"\s*(?:[，,。.!！?？]|$)"),
 }
 
 
