@@ -335,3 +335,11 @@ def test_a_party_said_right_after_a_weekday_is_read(text: str, party: int) -> No
 def test_a_day_put_right_is_no_wish() -> None:
     read = rules_read("restaurant", "I'd like a table for dinner this Thursday, no wait, Friday")
     assert read == {"date": ["friday"]}
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("sorry, I mean 294", {"amount": [294]}),
+    ("sorry, I mean 55213", {"order_id": ["55213"]}),
+])
+def test_a_short_number_put_right_is_no_short_order_number(text: str, read: dict[str, list[object]]) -> None:
+    assert rules_read("customer_service", text, {"order_id": "55231", "amount": 249}) == read

@@ -1060,7 +1060,7 @@ class RuleExtractor:
         runs = [len(re.sub(r"\D", "", m.group())) for m in re.finditer(r"[A-Za-z]*\d(?:[\d ]*\d)?", said)]
         return frozenset(c.key for c in state.constraints.values() if c.key in self.schema.keys and (
             self.schema.key(c.key).reader != Reader.IDENTIFIER
-            or any(n >= min(5, len(re.sub(r"\D", "", str(c.value))) - 2) for n in runs)))
+            or any(n >= max(4, len(re.sub(r"\D", "", str(c.value))) - 2) for n in runs)))
 
     def _bare_number_corrects(self, said: _Said, ops: list[Operation], taken: list[Span], add: Add,
                               state: SessionState | None, where: dict[int, Span]) -> None:
