@@ -826,6 +826,9 @@ _TAIL_AFTER = re.compile(r"\s*(?:at|on) the end\b|\s*for the last (?:\w+ )?(?:di
 _GOES_ON = re.compile(r"[\s,，、]*(?:后面是|后面还有|后边是|接着是|然后是|followed by|and then)\s*", re.IGNORECASE)
 
 
+_DIGITS_ZH_ONE_OR_MORE = re.compile(r"[零〇幺一二两三四五六七八九]+")
+
+
 def _code_meant(text: str, span: tuple[int, int]) -> tuple[str, tuple[int, int]]:
     """The code at `span` as meant, and where it is said: the code said right after a slip in
     it puts it right ("30418... no wait, 30481", 12345，不对，是12354); said as its last digits
@@ -846,7 +849,7 @@ def _code_meant(text: str, span: tuple[int, int]) -> tuple[str, tuple[int, int]]
     tail = _TAIL_BEFORE.match(text, meant)
     start = tail.end() if tail is not None else meant
     # (after 最后一位是, one Chinese digit is enough: 最后一位是一，不是二)
-    few = re.compile(r"[零〇幺一二两三四五六七八九]+").match(text, start) if tail is not None else None
+    few = _DIGITS_ZH_ONE_OR_MORE.match(text, start) if tail is not None else None
     if few is not None and len(few.group()) < len(said):          # (最后是四三二一: too few for digits_said)
         return said[:len(said) - len(few.group())] + digits_of_zh(few.group()), (span[0], few.end())
     for pattern in _CODES_APART:       # ("6 6 0 3 1, no sorry, 6 6 0 3 7": spelled out again)
