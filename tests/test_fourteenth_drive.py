@@ -343,3 +343,11 @@ def test_a_day_put_right_is_no_wish() -> None:
 ])
 def test_a_short_number_put_right_is_no_short_order_number(text: str, read: dict[str, list[object]]) -> None:
     assert rules_read("customer_service", text, {"order_id": "55231", "amount": 249}) == read
+
+
+@pytest.mark.parametrize(("text", "wishes"), [
+    ("这家我去过了，不太想去，换一家", None),
+    ("somewhere quieter please, not by the kitchen", ["somewhere quieter", "not by the kitchen"]),
+])
+def test_a_place_turned_down_is_no_wish(text: str, wishes: list[str] | None) -> None:
+    assert rules_read("restaurant", text).get("wishes") == wishes

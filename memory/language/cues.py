@@ -658,7 +658,7 @@ REFUSES_OFFER = re.compile(
     r"(?:a )?different (?:one|place)|don'?t (?:like|want) (?:that|it|this)|not (?:keen|interested|for me)|"
     r"no thanks|rather not|nah)\b|换一家|换一个|不要这家|"
     # (别的没了, 别的都没问题: nothing else; 我不喜欢等位，直接订吧 dislikes something else)
-    r"(?<!没)(?<!没有)别的(?!没|都|不|也|就|还好)|不(?:太)?喜欢(?:这|那|它)|不(?:太)?喜欢[。！!]?$|不想去(?:这|那|了)|不想去[。！!]?$",
+    r"(?<!没)(?<!没有)别的(?!没|都|不|也|就|还好)|不(?:太)?喜欢(?:这|那|它)|不(?:太)?喜欢[。！!]?$|不(?:太|怎么)?想去(?:这|那|了)|不(?:太|怎么)?想去[。！!，,]?$",
     re.IGNORECASE)
 # Another option asked for, by what it should be more of or that it is another ("ok maybe
 # somewhere quieter then", "somewhere else", 换一家安静点的): an "ok" before it agrees to nothing.

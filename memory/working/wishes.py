@@ -85,6 +85,9 @@ _VERB_OF_THE_VALUE_ZH = re.compile(r"(?:不|别|没|能|想|要|不能|不想|�
                                    r"(?:给|帮)(?:我|咱|我们)$")
 
 
+# A place on offer turned down (不太想去, 去过了, 不要这家): no wish ("somewhere quieter" turns one down too,
+# and is a wish).
+_TURNS_DOWN_THE_PLACE_ZH = re.compile(r"不(?:太|怎么)?想去|去过了|不要这家|换一家|换一个|不(?:太)?喜欢(?:这|那)")
 # Where a long clause joins two things said ("I got it yesterday and the jug is cracked", 收到了但是屏幕裂了).
 _A_JOIN = re.compile(r"\s(?:and|but)\s|但是|可是|结果|然后", re.IGNORECASE)
 
@@ -119,6 +122,8 @@ def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span
                 continue        # ("I'm at the dentist till | five thirty": why then, no detail of the order)
             # ("I was charged twice for | order 55123": not "…for order".)
             end = start + len(_LEADS_TO_A_VALUE_EN.sub("", text[start:end]))
+        if language == "zh" and _TURNS_DOWN_THE_PLACE_ZH.search(text[start:end]):
+            continue            # (这家我去过了，不太想去: the offer turned down, no wish of its own)
         wish = wish_in(text[start:end], language, known, cues, beside_a_value=bool(inside))
         if wish is None and not inside and previous is not None and previous[1] < start \
                 and not re.search(r"[.!?。！？]", text[previous[1]:start]):
