@@ -351,3 +351,7 @@ def test_a_short_number_put_right_is_no_short_order_number(text: str, read: dict
 ])
 def test_a_place_turned_down_is_no_wish(text: str, wishes: list[str] | None) -> None:
     assert rules_read("restaurant", text).get("wishes") == wishes
+
+
+def test_an_email_said_with_chinese_digits_is_read() -> None:
+    assert rules_read("customer_service", "邮箱是 zhangwei 八八 at qq 点 com")["contact_email"] == ["zhangwei88@qq.com"]

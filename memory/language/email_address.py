@@ -22,8 +22,12 @@ _UNITS = ("zero", "oh", "one", "two", "three", "four", "five", "six", "seven", "
 _TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
 _TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 _NUMBER_WORD = r"(?:" + "|".join(_TENS + _TEENS + _UNITS) + r")"
+# (…or in Chinese digits: zhangwei 八八 at qq 点 com)
+_DIGITS_ZH = r"[零〇幺一二两三四五六七八九]+"
+_ZH_DIGIT = str.maketrans("零〇幺一二两三四五六七八九", "0011223456789")
 _ADDRESS = re.compile(r"(?<![a-z0-9._+-])(?P<local>" + _INITIALS + r"?[a-z0-9]+(?:" + _JOIN
-                      + r"[a-z0-9]+)*(?: \d+| " + _NUMBER_WORD + r"(?: " + _NUMBER_WORD + r")*)?)" + _AT
+                      + r"[a-z0-9]+)*(?: \d+| " + _NUMBER_WORD + r"(?: " + _NUMBER_WORD + r")*|\s*" + _DIGITS_ZH
+                      + r")?)" + _AT
                       + r"(?P<domain>[a-z0-9-]+(?:" + _DOT + r"[a-z0-9-]+)*" + _DOT + _TOP_LEVEL + r")(?![a-z0-9])",
                       re.IGNORECASE)
 
@@ -50,7 +54,8 @@ def _digits(words: re.Match[str]) -> str:
 
 
 def _written(said: str, joins: dict[str, str]) -> str:
-    out = re.sub(r"(?<![a-z])" + _NUMBER_WORD + r"(?: " + _NUMBER_WORD + r")*(?![a-z])", _digits, said.lower())
+    out = re.sub(r"(?<![a-z])" + _NUMBER_WORD + r"(?: " + _NUMBER_WORD + r")*(?![a-z])", _digits,
+                 said.lower().translate(_ZH_DIGIT))
     for pattern, symbol in joins.items():
         out = re.sub(pattern, symbol, out)
     return re.sub(r"\s+", "", out)
