@@ -224,7 +224,11 @@ class Wording:
                 return say("policy.ask_which_change", lang, conditions=spoken_conditions(held, self.schema, lang))
             if condition is None:
                 return say("policy.no_options_plain", lang)
-            return say("policy.no_options", lang, conditions=spoken_condition(condition, self.schema, lang))
+            spoken = spoken_condition(condition, self.schema, lang)
+            if lang == "en" and spoken.startswith("no ") and len(spoken.split()) <= 3:
+                # ("could we drop no pork?" says it twice over: "would pork be okay after all?")
+                return say("policy.no_options_allow", lang, value=spoken[3:])
+            return say("policy.no_options", lang, conditions=spoken)
         if d.act == Act.CONFIRM and d.rebooks:
             return say("policy.confirm_change", lang, what=self.what(d), task=self.task(d))
         if d.act == Act.CONFIRM:

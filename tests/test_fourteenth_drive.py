@@ -355,3 +355,13 @@ def test_a_place_turned_down_is_no_wish(text: str, wishes: list[str] | None) -> 
 
 def test_an_email_said_with_chinese_digits_is_read() -> None:
     assert rules_read("customer_service", "邮箱是 zhangwei 八八 at qq 点 com")["contact_email"] == ["zhangwei88@qq.com"]
+
+
+async def test_nothing_fits_asks_whether_what_was_ruled_out_is_okay_in_plain_words() -> None:
+    replies = await policy_replies("en", [
+        "hey, so my parents are in town and I wanna take them out for lunch tomorrow",
+        "just the three of us, me mom and dad",
+        "um, my dad doesn't eat pork, and we'd like something not too pricey, like under forty bucks a head",
+        "Italian maybe? or, hmm, no, let's do Chinese actually, they love dim sum",
+        "around noon, maybe twelve fifteen"], "restaurant")
+    assert replies[-1].text.endswith("would pork be okay after all?")

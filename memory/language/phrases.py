@@ -115,6 +115,7 @@ EN: dict[str, str] = {
     "policy.only_option": "That's the only place that fits everything; shall I go ahead and {verb}?",
     "policy.no_options": "I don't know a place that fits all of that; could we drop {conditions}?",
     "policy.no_options_plain": "I don't know a place that fits all of that; what could we change?",
+    "policy.no_options_allow": "I don't know a place that fits all of that; would {value} be okay after all?",
     "policy.or": " or ",
     "policy.confirm": "So that's {what}; shall I {verb}?",
     "policy.ask_change": "No problem, what would you like to change?",
