@@ -865,12 +865,15 @@ class DialoguePolicy:
                             then=self._resume(step, last),
                             reason="small talk with the agent", refused=refused)
         unseen = self.schema.unseen_answer(text, turn.language)
-        if unseen and not acting and (asked or (_ASKED.search(text) and not _TAG_QUESTION.search(text))) \
-                and not WANTS_OPTIONS.search(text):
+        # (…and where the question itself set something, "where's my package right now?" (a trace): said
+        # first, then what the task needs next; never before a command carried out)
+        asks_only = turn.changed and step is not None and step.act in (Act.ASK, Act.CONFIRM, Act.PROPOSE)
+        if unseen and (not acting or asks_only) and not WANTS_OPTIONS.search(text) \
+                and (asked or (_ASKED.search(text) and not _TAG_QUESTION.search(text))):
             # "对了，你们取消预订要扣钱吗", "by the way, what happens if I cancel on the day?": asked
             # however it is worded (a request's words, a lead-in), and the agent cannot know it.
-            return Decision(Act.ANSWER, then=self._resume(step, last), say=unseen, refused=refused,
-                            reason="a question about what the agent cannot see")
+            return Decision(Act.ANSWER, then=step if asks_only else self._resume(step, last), say=unseen,
+                            refused=refused, reason="a question about what the agent cannot see")
         if asked and not WANTS_OPTIONS.search(text) and not acting:
             return Decision(Act.ANSWER, then=self._resume(step, last), say=unseen, refused=refused,
                             reason="a question about what the agent cannot see" if unseen

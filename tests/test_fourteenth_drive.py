@@ -31,6 +31,9 @@
 - 我上周买的电热水壶，用了两天就坏了 and "I got my blender yesterday and the jug is cracked right down the side" noted
   no fault; 周六三个人 lost the party (六三 read as one number); "dinner this Thursday, no wait, Friday" kept
   "a table for dinner this Thursday" as a wish; "thanks, go ahead and start the route" was a goodbye.
+- "where's my package right now?" set a trace and asked for the order number without saying the agent cannot
+  see tracking; "could we drop no pork?"; 这家我去过了，不太想去 kept the wish "不太去"; zhangwei 八八 at qq 点 com
+  was no address.
 - Codes read digit by digit with a filler or a "double" among the groups: "K L seven oh, uh, four four,
   two nine one" lost its letters (and then the whole code, which the grounding could not find in the
   words as it lowers them), "nine nine three, oh four, double seven" was no code at all; "seven one, double
@@ -365,3 +368,13 @@ async def test_nothing_fits_asks_whether_what_was_ruled_out_is_okay_in_plain_wor
         "Italian maybe? or, hmm, no, let's do Chinese actually, they love dim sum",
         "around noon, maybe twelve fifteen"], "restaurant")
     assert replies[-1].text.endswith("would pork be okay after all?")
+
+
+@pytest.mark.parametrize(("language", "text", "first", "then"), [
+    ("en", "where is my package right now?", "I can't see live order tracking from here", "What's the order number?"),
+    ("zh", "我的快递到哪了？", "我这里看不到实时物流", "订单号是多少？"),
+])
+async def test_a_question_the_agent_cannot_see_is_answered_before_the_next_step(language: str, text: str, first: str,
+                                                                                then: str) -> None:
+    replies = await policy_replies(language, [text], "customer_service")
+    assert replies[0].text.startswith(first) and replies[0].text.endswith(then)
