@@ -368,9 +368,12 @@ class DialoguePolicy:
             return None
         action = primary
         missing = [k for k in action.needs if k not in values]
-        # (…and what a value said needs: "text me instead" needs a number to text)
+        # (…and what a value said needs: "text me instead" needs a number to text; asked once: a user who
+        # goes on without it is served without it, by the number the account has)
         missing += [k for key, table in action.needs_when.items() for k in table.get(str(values.get(key, "")), ())
-                    if k not in values and k not in missing]
+                    if k not in values and k not in missing and (
+                        not any(a.act == Act.ASK and a.key == k for a in state.acts)
+                        or last.act == Act.ASK and last.key == k and turn.turn_class == TurnClass.CHIT_CHAT)]
         if missing and last.act == Act.ASK and last.key in missing and self._not_decided(turn):
             # "I haven't decided yet": the question waits; ask what else is missing, or nothing.
             others = [k for k in missing if k != last.key]

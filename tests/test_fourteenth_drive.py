@@ -378,3 +378,10 @@ async def test_a_question_the_agent_cannot_see_is_answered_before_the_next_step(
                                                                                 then: str) -> None:
     replies = await policy_replies(language, [text], "customer_service")
     assert replies[0].text.startswith(first) and replies[0].text.endswith(then)
+
+
+async def test_where_to_reach_the_user_is_asked_once() -> None:
+    replies = await policy_replies("en", ["order 55231 was charged twice, I want a refund",
+                                          "actually, no, text me instead", "okay, let's do it"], "customer_service")
+    assert replies[1].text == "What's the best number to reach you on?"
+    assert "number to reach you" not in replies[2].text and "shall I open a ticket?" in replies[2].text
