@@ -385,3 +385,9 @@ async def test_where_to_reach_the_user_is_asked_once() -> None:
                                           "actually, no, text me instead", "okay, let's do it"], "customer_service")
     assert replies[1].text == "What's the best number to reach you on?"
     assert "number to reach you" not in replies[2].text and "shall I open a ticket?" in replies[2].text
+
+
+def test_a_withdrawal_and_its_reason_are_no_note() -> None:
+    read = rules_read("customer_service", "Okay so, forget about the contact method, it doesn't matter.",
+                      {"contact_method": "email", "order_id": "W354961"})
+    assert "problem_details" not in read

@@ -101,9 +101,10 @@ def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span
         return
     known = domain_words(schema, language)
     cues = spec.reading.value_cues.get(language, ())
-    previous: tuple[int, int] | None = None
+    clean: tuple[int, int] | None = None      # the clause before, where no reader took any of it
     for start, end in clauses(text):
         inside = sorted((s, e) for s, e in taken if s < end and e > start)
+        previous, clean = clean, ((start, end) if not inside else None)
         if inside:
             # The longest stretch of the clause no reader took ("a table for four | away from
             # the kitchen"); it must say two things of its own, not one stray word.
@@ -132,7 +133,6 @@ def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span
             joined = wish_in(text[previous[0]:end], language, known, cues)
             if joined is not None and any(c and c.lower() in text[start:end].lower() for c in cues):
                 wish, start = joined, previous[0]
-        previous = (start, end) if not inside else None
         if wish is None and not inside:
             # ("I got my blender yesterday and the jug is cracked right down the side": too long for a
             # wish, its part that says the fault is one)
