@@ -1392,10 +1392,10 @@ class RuleExtractor:
         if counted is not None and not any(
                 names_key(spec, text, language_of(text)) for spec in self.schema.keys.values()
                 if spec.reading.verb_values or spec.reader == Reader.QUANTITY):
-            for level in sorted(commanded):
-                for step_key, steps in self.schema.key(level).reading.stepped_by.items():
+            for level_key in sorted(commanded):
+                for step_key, steps in self.schema.key(level_key).reading.stepped_by.items():
                     step = next((v for v, by in steps.items() if (by > 0) == (counted[1] > 0)), None)
-                    if step is not None and step_key in self.schema.keys and state.find(level):
+                    if step is not None and step_key in self.schema.keys and state.find(level_key):
                         add(Operation(Op.SET, step_key, Comparator.EQ, step, text.strip(), source=OpSource.RELATIVE,
                                       reason="the level just set, that many steps further"), (0, len(text)))
                         return
