@@ -400,6 +400,7 @@ ZH: dict[str, str] = {
     "policy.only_option": "只有这一家符合所有条件，要我接着{verb}吗？",
     "policy.no_options": "没有完全符合这些条件的地方，可以放宽{conditions}吗？",
     "policy.no_options_plain": "没有完全符合这些条件的地方，可以改一下条件吗？",
+    "policy.no_options_allow": "没有完全符合这些条件的地方，{value}也可以吗？",
     "policy.or": "或者",
     "policy.confirm": "确认一下：{what}，要我帮你{verb}吗？",
     "policy.ask_change": "好的，想改哪里？",

@@ -87,7 +87,7 @@ _VERB_OF_THE_VALUE_ZH = re.compile(r"(?:不|别|没|能|想|要|不能|不想|�
 
 # A place on offer turned down (不太想去, 去过了, 不要这家): no wish ("somewhere quieter" turns one down too,
 # and is a wish).
-_TURNS_DOWN_THE_PLACE_ZH = re.compile(r"不(?:太|怎么)?想去|去过了|不要这家|换一家|换一个|不(?:太)?喜欢(?:这|那)")
+_TURNS_DOWN_THE_PLACE_ZH = re.compile(r"不(?:太|怎么)?想去|去过了|不要这家|不(?:太)?喜欢(?:这|那)")
 # Where a long clause joins two things said ("I got it yesterday and the jug is cracked", 收到了但是屏幕裂了).
 _A_JOIN = re.compile(r"\s(?:and|but)\s|但是|可是|结果|然后", re.IGNORECASE)
 
