@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from monologue.memory.language.digits import digits_of_zh
+
 _TOP_LEVEL = r"(?:com|net|org|edu|gov|io|co|uk|cn|de|fr|jp|ca|au|us|info|me|ai|app|dev|hk|tw|sg)"
 _DOT = r"(?:\s+dot\s+|\s*\.\s*|\s*点\s*)"
 _JOIN = r"(?:\s+(?:dot|underscore|dash|hyphen)\s+|[._+-]|\s*点\s*|\s*下划线\s*)"
@@ -24,7 +26,6 @@ _TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ni
 _NUMBER_WORD = r"(?:" + "|".join(_TENS + _TEENS + _UNITS) + r")"
 # (…or in Chinese digits: zhangwei 八八 at qq 点 com)
 _DIGITS_ZH = r"[零〇幺一二两三四五六七八九]+"
-_ZH_DIGIT = str.maketrans("零〇幺一二两三四五六七八九", "0011223456789")
 _ADDRESS = re.compile(r"(?<![a-z0-9._+-])(?P<local>" + _INITIALS + r"?[a-z0-9]+(?:" + _JOIN
                       + r"[a-z0-9]+)*(?: \d+| " + _NUMBER_WORD + r"(?: " + _NUMBER_WORD + r")*|\s*" + _DIGITS_ZH
                       + r")?)" + _AT
@@ -55,7 +56,7 @@ def _digits(words: re.Match[str]) -> str:
 
 def _written(said: str, joins: dict[str, str]) -> str:
     out = re.sub(r"(?<![a-z])" + _NUMBER_WORD + r"(?: " + _NUMBER_WORD + r")*(?![a-z])", _digits,
-                 said.lower().translate(_ZH_DIGIT))
+                 digits_of_zh(said.lower()))
     for pattern, symbol in joins.items():
         out = re.sub(pattern, symbol, out)
     return re.sub(r"\s+", "", out)
