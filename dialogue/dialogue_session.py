@@ -537,7 +537,8 @@ class DialogueSession:
         last_step = decision.steps()[-1]
         action = schema.actions.get(last_step.action)
         if last_step.act in (Act.PROPOSE, Act.SUGGEST) and action is not None and action.choose:
-            new = OfferedOption({self._qualified(state.domain, action.choose): last_step.option})
+            new = OfferedOption({self._qualified(state.domain, action.choose): last_step.option},
+                                self._about_the_option(last_step.option, catalogue, schema, state.domain, language))
             # Offered one after another ("还有别的吗"): the earlier ones stay in view, in order, so
             # 还是第一家吧 is the first one named, not the last.
             earlier = [o for o in state.offered if o.values != new.values] \
@@ -613,6 +614,17 @@ class DialogueSession:
         return bool(held) and not any(
             any(normalised(w) in said for w in (*schema.key(c.key).value_words(str(c.value), language), str(c.value)))
             for c in held)
+
+    def _about_the_option(self, option: str, catalogue: Catalogue | None, schema: DomainSchema, domain: str,
+                          language: str) -> dict[str, Any]:
+        """What the catalogue says the offered `option` is, under the session's keys (cuisine
+        french, price range pricey; where it is, as `language` says it): what the user's "a
+        notch cheaper" or "the first French place" is measured against."""
+        item = next((i for i in catalogue.items if option in item_names(i)), None) if catalogue is not None else None
+        if item is None or catalogue is None:
+            return {}
+        return {self._qualified(domain, key): said_in(value, language) for key, value in item.items()
+                if key in schema.keys and key != catalogue.name_key and value not in (None, "", [])}
 
     @staticmethod
     def _option_on_offer(view: SessionState, catalogue: Catalogue | None, fitting: list[dict[str, Any]],

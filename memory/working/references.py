@@ -81,6 +81,11 @@ THE_OTHER = re.compile(r"\bthe other (?:one|place|option|restaurant)\b|\bother o
                        r"|另一(?:个|家)|另外(?:那|一)(?:个|家)", re.IGNORECASE)
 ORDINAL = re.compile(r"\bthe (?P<en>first|second|third|last) (?:one|place|option)\b|第(?P<zh>[一二三])(?:个|家)",
                      re.IGNORECASE)
+# An offered option said by what it is: "the French one", "that first French place you said",
+# "I meant the Korean place", 第一家川菜, 那家烤鸭店 (what it is is read against the options' `about`).
+THE_KIND_OF_ONE = re.compile(r"\b(?:the|that|this)\s+(?:(?P<en>first|second|third|last)\s+)?"
+                             r"(?P<kind>[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)\s+(?:one|place|option|restaurant|spot|joint)\b"
+                             r"|(?:第(?P<zh>[一二三])家|那家|这家)(?P<kind_zh>[\u4e00-\u9fff]{1,6})", re.IGNORECASE)
 POINTED_AT = "the option the user pointed at"
 _WHICH_ZH = re.compile(r"哪|什么|啥|多少")       # 第一家是哪个？: asked about, not chosen
 _TURNED_DOWN = re.compile(r"\b(?:not|no|too|don'?t|didn'?t|wasn'?t|isn'?t|never|hated?|noisy|awful)\b|"
@@ -247,6 +252,8 @@ class ReferenceResolver:
                                                           for k, v in o.values.items())]
             if len(others) == 1:
                 chosen, words = others[0], m.group(0)
+        elif (kind := self._one_of_a_kind(text, state)) is not None:
+            chosen, words = kind
         elif (m := EARLIER_ONE.search(text) or ORDINAL.search(text)) and (
                 asks(text, *m.span(), language_of(text)) or text.rstrip().endswith(("?", "？"))
                 or _WHICH_ZH.search(clause := text[slice(*clause_bounds(text, *m.span()))])
@@ -279,6 +286,30 @@ class ReferenceResolver:
             ops.append(Operation(Op.SET, key, Comparator.EQ, value, words, correction=True,
                                  source=OpSource.REFERENCE, reason=POINTED_AT))
         return ops + [Operation(Op.PROPOSE, value=[])]
+
+    def _one_of_a_kind(self, text: str, state: SessionState) -> tuple[OfferedOption, str] | None:
+        """The offered option the user chose by what it is ("let's go with that first French place
+        you said": of those offered, the first that is French), with the words that chose it; not
+        one asked about or turned down ("is the French one pricey?", "not the Mexican one")."""
+        lang = language_of(text)
+        for m in THE_KIND_OF_ONE.finditer(text):
+            kind = m.group("kind") or m.group("kind_zh") or ""
+            left, right = clause_bounds(text, *m.span())
+            clause = text[left:right]
+            if asks(text, *m.span(), lang) or clause.rstrip().endswith(("?", "？")) or _WHICH_ZH.search(clause) \
+                    or _TURNED_DOWN.search(text[left:m.start()]) or _TURNED_DOWN.search(text[m.end():right]):
+                continue
+            of_the_kind = [o for o in state.offered if any(
+                key in self.schema.keys and any(names_value(v, self.schema.key(key), normalised(kind))
+                                                for v in (value if isinstance(value, list) else [value]))
+                for key, value in o.about.items())]
+            index = {"first": 0, "second": 1, "third": 2, "last": -1, "一": 0, "二": 1, "三": 2}.get(
+                (m.group("en") or m.group("zh") or "").lower())
+            if index is None and len(of_the_kind) == 1:
+                return of_the_kind[0], m.group(0)
+            if index is not None and -len(of_the_kind) <= index < len(of_the_kind):
+                return of_the_kind[index], m.group(0)
+        return None
 
     @staticmethod
     def _is_set(state: SessionState, key: str, value: object) -> bool:

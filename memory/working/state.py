@@ -311,15 +311,23 @@ class ActionDone:
 
 @dataclass(frozen=True)
 class OfferedOption:
-    """One option the agent offered ("Luigi's Trattoria"), as the values taking it would set."""
+    """One option the agent offered ("Luigi's Trattoria"), as the values taking it would set, and
+    what it is (`about`: its catalogue's words for it, french, pricey), which taking it does not
+    set: "something a notch cheaper" steps down from its price, "the first French place you
+    said" is the first offered that is French."""
 
     values: dict[str, Any]                # key → value
+    about: dict[str, Any] = field(default_factory=dict)   # key → the option's own value (a list for a set)
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.values)
+        # (Stored as the values alone where nothing is known about it, as states were written before.)
+        return {"values": dict(self.values), "about": dict(self.about)} if self.about else dict(self.values)
 
     @staticmethod
     def from_dict(data: Mapping[str, Any]) -> OfferedOption:
+        values, about = data.get("values"), data.get("about")
+        if isinstance(values, Mapping) and isinstance(about, Mapping):
+            return OfferedOption(dict(values), dict(about))
         return OfferedOption(dict(data))
 
 
@@ -356,6 +364,14 @@ class SessionState:
     def last_act(self) -> AgentAct:
         """The agent's last act (`NO_ACT` before its first)."""
         return self.acts[-1] if self.acts else NO_ACT
+
+    @property
+    def option_in_view(self) -> OfferedOption | None:
+        """The offered option last spoken of: the one the agent's last act about an option named
+        ("Le Jardin is pricey"), else the last it offered; None when it offered none."""
+        named = next((act.option for act in reversed(self.acts) if act.option), "")
+        return next((o for o in reversed(self.offered) if named and named in map(str, o.values.values())),
+                    self.offered[-1] if self.offered else None)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -12,6 +12,7 @@ after a stop is dropped is that errand's day.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.cues import SELF_REPAIR, language_of
@@ -205,6 +206,15 @@ def feeling_met_by_a_command(schema: DomainSchema, ops: list[Operation], text: s
         and commanded & set(felt_as(schema, op.key).reading.eased_by) and of_the_command(op))]
 
 
+def feeling_met_by_its_level(schema: DomainSchema, ops: list[Operation], levels_said: Iterable[str]) -> list[Operation]:
+    """"It's boiling in here, set the AC to 18", "set the temperature to seventy, I'm freezing": the level
+    said (`levels_said`: the keys given a level this turn, or one to be asked about on another scale)
+    meets the feeling; the cabin is not also moved a step."""
+    said = set(levels_said)
+    return [op for op in ops if not (op.op == Op.SET and op.key and op.source == OpSource.RELATIVE
+                                     and A_FEELING.search(op.words) and felt_as(schema, op.key).name in said)]
+
+
 def felt_as(schema: DomainSchema, key: str) -> KeySpec:
     """The key a feeling is about: the cabin's temperature for its step with none held."""
     spec = schema.key(key)
@@ -289,14 +299,18 @@ def a_step_along_its_scale(schema: DomainSchema, ops: list[Operation], text: str
                            state: SessionState | None) -> list[Operation]:
     """"Something a notch cheaper" with the pricey held: moderate, the next value down the key's
     listed order, not the cheapest (an enum whose `relative: {more, less}` words say a step up or
-    down its values, in the order the schema lists them)."""
+    down its values, in the order the schema lists them). With none held, the step is from the
+    option in view: "how much is that one?" … "pricey", "a notch cheaper" is moderate."""
     if state is None:
         return ops
     lang = language_of(text)
     out: list[Operation] = []
     for op in ops:
         spec = schema.keys.get(op.key) if op.op == Op.SET and op.key else None
-        held = state.find(op.key) if spec is not None else []
+        held = [c.value for c in state.find(op.key)] if spec is not None else []
+        if spec is not None and not held and (option := state.option_in_view) is not None \
+                and isinstance(option.about.get(op.key), str):
+            held = [option.about[op.key]]
         if spec is None or spec.type != "enum" or not (spec.reading.more or spec.reading.less) or len(held) != 1 \
                 or id(op) not in where:
             out.append(op)
@@ -306,13 +320,13 @@ def a_step_along_its_scale(schema: DomainSchema, ops: list[Operation], text: str
         up = any(value_pattern(w.lower(), lang == "en").search(lowered) for w in spec.reading.more.get(lang, ()))
         down = any(value_pattern(w.lower(), lang == "en").search(lowered) for w in spec.reading.less.get(lang, ()))
         order = list(spec.values)
-        if up == down or str(held[0].value) not in order:
+        if up == down or str(held[0]) not in order:
             out.append(op)
             continue
-        at = order.index(str(held[0].value)) + (1 if up else -1)
+        at = order.index(str(held[0])) + (1 if up else -1)
         value = order[min(max(at, 0), len(order) - 1)]
         out.append(Operation(Op.SET, op.key, Comparator.EQ, value, op.words, correction=True,
-                             source=OpSource.RELATIVE, reason=f"a step from {held[0].value} along {op.key}'s scale"))
+                             source=OpSource.RELATIVE, reason=f"a step from {held[0]} along {op.key}'s scale"))
     return out
 
 
