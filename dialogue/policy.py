@@ -369,11 +369,14 @@ class DialoguePolicy:
         action = primary
         missing = [k for k in action.needs if k not in values]
         # (…and what a value said needs: "text me instead" needs a number to text; asked once: a user who
-        # goes on without it is served without it, by the number the account has)
+        # goes on without it is served without it, by the number the account has. "Yep, and my name's Tom"
+        # to "what's the best number?" gives none: it is asked once more.)
         missing += [k for key, table in action.needs_when.items() for k in table.get(str(values.get(key, "")), ())
                     if k not in values and k not in missing and (
                         not any(a.act == Act.ASK and a.key == k for a in state.acts)
-                        or last.act == Act.ASK and last.key == k and turn.turn_class == TurnClass.CHIT_CHAT)]
+                        or last.act == Act.ASK and last.key == k and (
+                            turn.turn_class == TurnClass.CHIT_CHAT
+                            or self._yes(turn) is True and sum(a.act == Act.ASK and a.key == k for a in state.acts) < 2))]
         if missing and last.act == Act.ASK and last.key in missing and self._not_decided(turn):
             # "I haven't decided yet": the question waits; ask what else is missing, or nothing.
             others = [k for k in missing if k != last.key]
@@ -732,9 +735,11 @@ class DialoguePolicy:
             return Decision(Act.RELAX, primary.name if primary is not None else "", key=turn.back_to_unfit[0],
                             about=turn.back_to_unfit, refused=refused,
                             reason="the user went back to an earlier offer: the conditions said since give way")
-        # (Asked to drop Thai, "what else have you got?" says yes: show me what there is.)
-        if last.act == Act.NO_OPTIONS and last.key in state.constraints and not turn.changed \
-                and (self._yes(turn) or WANTS_OPTIONS.search(turn.text)):
+        # (Asked to drop Thai, "what else have you got?" says yes: show me what there is; "yes please, and
+        # by the window" says yes and adds a wish, which the options are then chosen by too.)
+        if last.act == Act.NO_OPTIONS and last.key in state.constraints \
+                and state.constraints[last.key].key not in turn.changed \
+                and (self._yes(turn) if turn.changed else self._yes(turn) or WANTS_OPTIONS.search(turn.text)):
             return Decision(Act.RELAX, last.action, key=last.key, refused=refused,
                             reason="the user agreed to drop it")
         if turn.clarify:

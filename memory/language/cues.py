@@ -290,7 +290,9 @@ EN = StateCues(
         re.compile(r"\b(?:table|reservation|booking|seats?) for (?P<n>" + EN_NUMBER + r")\b" + _NUMBER_UNIT_AFTER_EN),
         re.compile(r"\bfor (?P<n>" + EN_NUMBER + r")\b(?=\s*(?:[,.!?]|$|on |at |this |next |tomorrow|today|tonight|"
                    r"please|pls|thanks|thank you|and |if |around |then\b))"),
-        re.compile(r"\bwe(?:'re| are| will be|'ll be) (?P<n>" + EN_NUMBER + r")\b"),
+        # (not "we'll be two fewer", "we're one short": a change of the count held)
+        re.compile(r"\bwe(?:'re| are| will be|'ll be) (?P<n>" + EN_NUMBER + r")\b"
+                   r"(?!\s+(?:fewer|less|more|extra|short|down|up|over|under)\b)"),
         # "change the party size to three", "the number of guests is 6"
         re.compile(r"\b(?:party size|group size|size of (?:the|our) party|number of (?:people|guests|diners)|"
                    r"head ?count)\s+(?:to|is|of|at|will be|should be|would be|now)\s+(?P<n>" + EN_NUMBER + r")\b"),

@@ -207,6 +207,21 @@ def _house_number_written(name: str) -> str:
     return f"{number} {name[said.end():]}" if said is not None and number is not None else name
 
 
+# The words after a house number up to its street's kind ("24 Main Street", "5 n main st"), none of them
+# a word that says something else ("22 on the way home" is a setting, said on the way).
+_STREET_NAMED_AFTER_EN = re.compile(r"(?P<name>(?:\s+[a-z][\w'.-]*){1,3}?)\s+(?:" + _STREET_WORDS_EN + r")\b\.?",
+                                    re.IGNORECASE)
+_NOT_IN_A_STREETS_NAME_EN = frozenset(("on", "the", "a", "an", "to", "my", "this", "that", "all", "in", "at", "for",
+                                       "of", "and", "or", "by", "your", "our", "it", "is", "please", "then", "way"))
+
+
+def a_house_number(text: str, end: int) -> bool:
+    """Whether the number that ends at `end` is a house number: a street named right after it ("actually
+    make it 24 Main Street" is an address, no setting of 24)."""
+    m = _STREET_NAMED_AFTER_EN.match(text, end)
+    return m is not None and not _NOT_IN_A_STREETS_NAME_EN & set(m.group("name").lower().split())
+
+
 # (The same street words as the place reader's, so a house number it writes in digits is one grounding finds.)
 _HOUSE_NUMBER_SAID_EN = re.compile(r"\b(?i:" + HOUSE_NUMBER_WORDS_EN + r")(?=(?:[A-Z][\w'.-]* ){1,3}"
                                    r"(?i:" + _STREET_WORDS_EN + r")\b)")

@@ -48,7 +48,9 @@ _LATER_ZH = r"推迟|延后|往后|推后|(?<![今明傍])晚(?!上|饭|餐|安|
 _EARLIER_ZH = r"提前|提早|往前|(?<![今明])早(?!上|餐|饭|晨|安)|前一天"
 
 # What is counted: people, time on the clock, days, money.
-_PEOPLE_EN = re.compile(r"\b(?:people|persons?|guests?|friends?|colleagues?|kids?|child(?:ren)?|someone|"
+# ("fewer" counts what can be counted, and in a party that is heads: "two fewer actually, my in-laws cancelled")
+_PEOPLE_EN = re.compile(r"\b(?:people|persons?|guests?|friends?|colleagues?|kids?|child(?:ren)?|someone|fewer|"
+                        r"in-laws?|parents|grandparents|relatives|cousins|we'?ll be|"
                         r"somebody|one of us|of us|(?:my|our) (?:\w+ )?(?:brother|sister|mum|mom|dad|father|mother|"
                         r"wife|husband|partner|son|daughter|boss|cousin|aunt|uncle)|seats?|chairs?|"
                         r"one more|two more|three more|(?:one|two|three|four|five|\d) of them)\b", _I)

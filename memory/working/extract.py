@@ -143,6 +143,7 @@ from monologue.memory.working.weighed import (
     ERRAND_CALLED_OFF,
     UP_OR_DOWN,
     a_step_along_its_scale,
+    feeling_met_by_its_level,
     all_the_way,
     errand_called_off,
     errand_in,
@@ -721,6 +722,9 @@ class RuleExtractor:
         ops[:] = not_set_aside_by_its_reason(self.schema, taken_back_not_set_aside(self.schema, ops, text, state),
                                              text, where)
         ops[:] = a_step_along_its_scale(self.schema, step_moves_the_level(self.schema, ops, state), text, where, state)
+        ops[:] = feeling_met_by_its_level(self.schema, ops, [op.key for op in ops if op.op == Op.SET and op.key
+                                                             and op.source != OpSource.RELATIVE]
+                                          + [b.key for b in result.beyond_range])
         self._left_behind(ops, text, state, add)
         self._bare_number_corrects(said, ops, taken, add, state, where)
         self._number_answered(said, ops, state, add, result.correction, commanded)

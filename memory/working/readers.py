@@ -25,6 +25,7 @@ from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec, Ot
 from monologue.memory.language.cues import AMOUNT_AFTER_NAME, put_right_after
 from monologue.memory.language.digits import digits_of_zh, digits_said, digits_said_en
 from monologue.memory.language.email_address import emails_said
+from monologue.memory.language.places import a_house_number
 from monologue.memory.language.numbers import (
     EN_NUMBER,
     EN_SUM,
@@ -132,7 +133,7 @@ def _quantity_candidates(spec: KeySpec, source: str, lang: str,
     for pattern in patterns:
         for m in compiled(pattern).finditer(source):
             n = number_of(m.group("n"))
-            if n is not None:
+            if n is not None and not (lang == "en" and a_house_number(source, m.end("n"))):
                 yield n, m.span("n"), pattern != by_name or bool(setting.search(source[m.start():m.start("n")]))
 
 

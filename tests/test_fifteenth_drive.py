@@ -1,0 +1,118 @@
+"""What users said in English and Mandarin (2026-12-07, fifteenth test drive) and was misread.
+
+- An anniversary dinner: "hmm how much is that one?" (Le Jardin, pricey), then "not that one, something a notch
+  cheaper please" set the cheapest band (nothing was held to step from: the step is from the option in view);
+  "let's just go with that first French place you said" was not read (an option chosen by what it is), and the
+  booking ended on a place never chosen. "I meant the Korean place, not the Mexican one" named no place.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from monologue.memory.domain.schema import load_schema
+from monologue.memory.working.extract import RuleExtractor
+from monologue.memory.working.state import AgentAct, OfferedOption, Op, SessionState
+
+from fakes import policy_replies, rules_read
+
+# --- a step along a scale from the option in view ---------------------------------------------------------
+
+
+def _viewing(option: str, **about: str) -> SessionState:
+    state = SessionState("drive", domain="restaurant")
+    state.offered = [OfferedOption({"restaurant_name": "Luigi's Trattoria"}, {"price_range": "moderate"}),
+                     OfferedOption({"restaurant_name": option}, dict(about))]
+    state.acts = [AgentAct("propose", turn=1, first="propose", action="book", option=option)]
+    return state
+
+
+@pytest.mark.parametrize(("said", "price"), [
+    ("okay, not that one then, something a notch cheaper please", "moderate"),
+    ("hmm, anything a bit less expensive?", "moderate"),
+    ("有没有便宜一点的", "moderate"),
+    ("ooh, maybe something even fancier than that", "ultra_high_end"),
+])
+def test_a_step_with_nothing_held_is_from_the_option_in_view(said: str, price: str) -> None:
+    state = _viewing("Le Jardin", price_range="pricey", cuisine="french")
+    ops = RuleExtractor(load_schema("restaurant")).extract(said, state).operations
+    assert [op.value for op in ops if op.op == Op.SET and op.key == "price_range"] == [price]
+
+
+def test_an_offered_option_keeps_what_it_is_and_reads_as_before_without() -> None:
+    option = OfferedOption({"restaurant_name": "Le Jardin"}, {"price_range": "pricey"})
+    assert OfferedOption.from_dict(option.to_dict()) == option
+    plain = OfferedOption({"restaurant_name": "Le Jardin"})
+    assert plain.to_dict() == {"restaurant_name": "Le Jardin"} and OfferedOption.from_dict(plain.to_dict()) == plain
+
+
+# --- an offered option chosen by what it is -----------------------------------------------------------------
+
+_ANNIVERSARY = ["a table for two on Saturday the fourteenth at eight please", "French would be lovely",
+                "hmm how much is that one? we don't want to go completely crazy",
+                "okay, not that one then, something a notch cheaper please"]
+
+
+async def test_the_first_place_of_a_kind_is_the_first_offered_of_it() -> None:
+    replies = await policy_replies("en", [*_ANNIVERSARY, "no, keep it French. fine, the price is okay, let's just go "
+                                                         "with that first French place you said", "yes please"],
+                                   "restaurant")
+    assert "Le Jardin" in replies[-2].text and "Done" in replies[-1].text and "Le Jardin" in replies[-1].text
+
+
+async def test_a_kind_turned_down_beside_the_one_meant_is_not_chosen() -> None:
+    replies = await policy_replies("en", ["a table for seven next Wednesday at six in Midtown, nothing too fancy",
+                                          "Korean sounds fun, let's do that",
+                                          "wait, no, I meant the Korean place, not the Mexican one"], "restaurant")
+    assert "Seoul Kitchen" in replies[-1].text and "El Mercado" not in replies[-1].text
+
+
+@pytest.mark.parametrize("asked", ["is the French one expensive?", "which area is the French place in?"])
+async def test_a_kind_asked_about_is_not_chosen(asked: str) -> None:
+    replies = await policy_replies("en", ["a table for two tomorrow at eight", "Italian please", "or French maybe",
+                                          asked], "restaurant")
+    assert "So that's" not in replies[-1].text and "booked" not in replies[-1].text
+
+
+# --- a house number, a count going down, a feeling met by the level said -------------------------------------
+
+def test_a_number_before_a_streets_name_is_a_house_number_not_a_setting() -> None:
+    read = rules_read("in_car", "actually make it 24 Main Street, I mixed up the numbers",
+                      {"destination": "42 Main Street"})
+    assert read.get("destination") == ["24 Main Street"] and "temperature" not in read
+    assert rules_read("in_car", "set the heat to 22 on the way home").get("temperature") == [22]
+
+
+@pytest.mark.parametrize("said", ["two fewer actually, my in-laws cancelled", "actually we'll be two fewer"])
+async def test_fewer_takes_from_the_party_held(said: str) -> None:
+    replies = await policy_replies("en", ["a table for six on saturday at 1 pm, thai food", said], "restaurant")
+    assert "for 4 people" in replies[-1].text
+
+
+@pytest.mark.parametrize("said", ["it's boiling in here, set the AC to 18 please",
+                                  "set the temperature to seventy, I am freezing", "I'm freezing, set it to 24"])
+def test_a_feeling_beside_the_level_said_moves_the_cabin_no_step(said: str) -> None:
+    assert "temperature_step" not in rules_read("in_car", said)
+
+
+async def test_the_office_after_all_and_the_address_given() -> None:
+    replies = await policy_replies("en", ["let's head to the office", "no wait, take me home",
+                                          "actually forget it, office after all"], "in_car")
+    assert "office" in replies[-1].text
+    replies = await policy_replies("en", ["take me to 42 Main Street", "what address did I give you?"], "in_car")
+    assert "42 Main Street" in replies[-1].text
+
+
+# --- a yes that says more -------------------------------------------------------------------------------------
+
+async def test_yes_to_dropping_a_condition_with_a_wish_beside_it_drops_it() -> None:
+    replies = await policy_replies("en", ["table for 2 tonight at 7, japanese food near the center",
+                                          "yes please, and by the window"], "restaurant")
+    assert "could we drop" in replies[0].text and "Ramen Ya" in replies[1].text
+
+
+async def test_yes_to_the_number_asked_for_asks_for_it_once_more() -> None:
+    replies = await policy_replies("en", ["call me back about a refund for order 556677, I was charged twice",
+                                          "yep, and my name's Tom Baker", "yes file it", "yes"], "customer_service")
+    assert "number" in replies[1].text and "ticket" not in replies[1].text
+    assert "Done" in replies[-1].text
