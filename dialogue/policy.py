@@ -376,7 +376,8 @@ class DialoguePolicy:
                         not any(a.act == Act.ASK and a.key == k for a in state.acts)
                         or last.act == Act.ASK and last.key == k and (
                             turn.turn_class == TurnClass.CHIT_CHAT
-                            or self._yes(turn) is True and sum(a.act == Act.ASK and a.key == k for a in state.acts) < 2))]
+                            or self._yes(turn) is True and sum(a.act == Act.ASK and a.key == k
+                                                               for a in state.acts) < 2))]
         if missing and last.act == Act.ASK and last.key in missing and self._not_decided(turn):
             # "I haven't decided yet": the question waits; ask what else is missing, or nothing.
             others = [k for k in missing if k != last.key]

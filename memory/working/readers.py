@@ -25,7 +25,6 @@ from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec, Ot
 from monologue.memory.language.cues import AMOUNT_AFTER_NAME, put_right_after
 from monologue.memory.language.digits import digits_of_zh, digits_said, digits_said_en
 from monologue.memory.language.email_address import emails_said
-from monologue.memory.language.places import a_house_number
 from monologue.memory.language.numbers import (
     EN_NUMBER,
     EN_SUM,
@@ -37,6 +36,7 @@ from monologue.memory.language.numbers import (
     with_cents_en,
     with_jiao_zh,
 )
+from monologue.memory.language.places import a_house_number
 from monologue.memory.language.stances import (
     CHANGED,
     asks,
