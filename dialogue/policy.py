@@ -369,15 +369,16 @@ class DialoguePolicy:
         action = primary
         missing = [k for k in action.needs if k not in values]
         # (…and what a value said needs: "text me instead" needs a number to text; asked once: a user who
-        # goes on without it is served without it, by the number the account has. "Yep, and my name's Tom"
-        # to "what's the best number?" gives none: it is asked once more.)
+        # goes on without it ("okay, let's do it") is served without it, by the number the account has.
+        # "Yep, and my name's Tom" to "what's the best number?" gives none and goes on to nothing: it is
+        # asked once more.)
         missing += [k for key, table in action.needs_when.items() for k in table.get(str(values.get(key, "")), ())
                     if k not in values and k not in missing and (
                         not any(a.act == Act.ASK and a.key == k for a in state.acts)
                         or last.act == Act.ASK and last.key == k and (
                             turn.turn_class == TurnClass.CHIT_CHAT
-                            or self._yes(turn) is True and sum(a.act == Act.ASK and a.key == k
-                                                               for a in state.acts) < 2))]
+                            or self._yes(turn) is True and not GO_AHEAD.search(turn.text)
+                            and sum(a.act == Act.ASK and a.key == k for a in state.acts) < 2))]
         if missing and last.act == Act.ASK and last.key in missing and self._not_decided(turn):
             # "I haven't decided yet": the question waits; ask what else is missing, or nothing.
             others = [k for k in missing if k != last.key]

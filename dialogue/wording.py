@@ -193,6 +193,11 @@ class Wording:
                     # still missing, rather than the same question again.
                     return self.stuck(d, state)
                 lowered = question[:1].lower() + question[1:] if lang == "en" else question
+                # ("几个人？嗯，六个，不对，七个" to the time asked: "好的，7个人。那几点钟合适？", what was taken said)
+                said_now = [c for c in state.constraints.values() if c.turn == state.turn and c.turn > 0] \
+                    if state is not None else []
+                if said_now:
+                    return say("policy.ask_again_what", lang, what=self._held_said(said_now), question=lowered)
                 return say("policy.ask_again", lang, question=lowered)
             return question
         if d.act == Act.SUGGEST:

@@ -116,3 +116,54 @@ async def test_yes_to_the_number_asked_for_asks_for_it_once_more() -> None:
                                           "yep, and my name's Tom Baker", "yes file it", "yes"], "customer_service")
     assert "number" in replies[1].text and "ticket" not in replies[1].text
     assert "Done" in replies[-1].text
+
+
+# --- Mandarin: a count said as the user asks it, another kind asked for, a decision, a complaint, a question ----
+
+@pytest.mark.parametrize(("said", "count"), [("几个人？嗯，六个，不对，七个", 7), ("算了算了，少一个人，六个就够了", 6),
+                                             ("人数的话，五个", 5)])
+def test_a_bare_count_beside_its_question_or_enough_is_the_party(said: str, count: int) -> None:
+    assert rules_read("restaurant", said).get("party_size") == [count]
+
+
+async def test_a_detail_given_while_another_is_asked_is_said_back() -> None:
+    replies = await policy_replies("zh", ["我想订个桌，下周五", "几个人？嗯，六个，不对，七个"], "restaurant")
+    assert replies[-1].text == "好的，7个人。那几点钟合适？"
+    replies = await policy_replies("en", ["hiya, need a table for a work thing next Wednesday",
+                                          "there'll be six, no, sorry, seven of us"], "restaurant")
+    assert replies[-1].text == "Got it: 7 people. And what time would suit you?"
+
+
+async def test_asking_for_a_kind_the_place_on_offer_is_not_asks_for_another() -> None:
+    replies = await policy_replies("zh", ["周六晚上七点半订个位子，五个人", "有没有川菜啊，别太贵的"], "restaurant")
+    assert "火锅" in replies[0].text and "川菜" in replies[1].text
+
+
+@pytest.mark.parametrize(("said", "cuisine"), [("火锅太辣了，还是粤菜吧", ["cantonese"]), ("火锅还是粤菜呢", None)])
+def test_a_clause_opened_with_haishi_decides_and_one_joined_by_it_asks(said: str, cuisine: list[str] | None) -> None:
+    assert rules_read("restaurant", said).get("cuisine") == cuisine
+
+
+@pytest.mark.parametrize("said", ["算了，还是不走高速了，收费太贵", "过路费太贵了",
+                                  "tolls are too expensive, skip them"])
+def test_what_a_thing_costs_refuses_it(said: str) -> None:
+    assert "avoid_tolls" in rules_read("in_car", said).get("route_preference", [])
+    assert "route_today" not in rules_read("in_car", said)
+
+
+async def test_when_the_money_comes_back_is_asked_not_asked_for() -> None:
+    replies = await policy_replies("zh", ["我的快递一直没到，订单号 DD20240518", "直接取消订单吧",
+                                          "钱什么时候退给我？"], "customer_service")
+    assert "取消订单" in replies[1].text and "退款" not in replies[-1].text
+
+
+@pytest.mark.parametrize(("language", "lines", "note", "lead"), [
+    ("zh", ["我买的鞋子尺码不对，订单号 55667799，想换货", "好的，顺便备注一下鞋盒也压坏了"],
+     "鞋盒也压坏了", "备注一下"),
+    ("en", ["my order 55667799 came with the wrong size shoes, I want an exchange",
+            "yes, and also note that the box was crushed"], "the box was crushed", "note that"),
+])
+async def test_a_note_asked_for_is_kept_without_the_asking(language: str, lines: list[str], note: str,
+                                                           lead: str) -> None:
+    replies = await policy_replies(language, lines, "customer_service")
+    assert note in replies[-1].text and lead not in replies[-1].text

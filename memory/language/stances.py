@@ -50,7 +50,8 @@ EN = Stances(
     dislike_after=re.compile(
         r"^\s*(?:\w+\s+){0,2}?(?:makes? me (?:nervous|anxious|sick|uneasy|tense)|stress(?:es)? me out|"
         r"scares? me|freaks? me out|(?:is|are) (?:a no|out|awful|horrible|the worst|a nightmare|too stressful|"
-        r"stressful|scary|terrifying)|gives? me (?:anxiety|the creeps|a headache)|drives? me (?:mad|crazy|nuts))\b"),
+        r"stressful|scary|terrifying|too expensive|too pricey|a rip-?off|always jammed|always backed up)|"
+        r"gives? me (?:anxiety|the creeps|a headache)|drives? me (?:mad|crazy|nuts)|costs? (?:way )?too much)\b"),
     question=re.compile(
         r"\?\s*$|^\s*(?:what|which|when|where|who|how|why|is|are|was|were|do|does|did|have|has|had|"
         r"am i|should|shall)\b"),
@@ -65,7 +66,9 @@ ZH = Stances(
     breaks_refusal=re.compile(r"要|就|是|但|而|改|换"),
     not_refusal=re.compile(r"^(?:不是很|怕是|别的)"),
     # (…or a way not to be taken: 收费的路就别走了啊, 高速不走了)
+    # (收费太贵, 高速太堵了: what it costs or how it goes refuses it)
     dislike_after=re.compile(r"^[^，。！？]{0,3}?(?:太吓人|吓人|可怕|让我紧张|我受不了|受不了|太危险|不太?合适|吃不惯|吃不了|"
+                             r"太贵|太堵|太绕|"
                              r"(?:别|不|不要)(?:走|上)了?(?:吧|啊|呀)?(?=[，。！？\s]|$))"),
     question=re.compile(r"[?？]\s*$|吗[?？。]?\s*$|呢[?？。]?\s*$|多少|什么|哪|几[点个度号]?[?？]?$|是不是|要不要|有没有"),
     request=re.compile(r"^(?:请|麻烦|帮我|帮忙|能不能|可不可以|可以帮)"),
@@ -257,6 +260,9 @@ YES_NO_QUESTION_ZH = re.compile(r"吗[^，。,]{0,4}?[?？。]?\s*$|(?:么|呢)[
 WH_QUESTION_ZH = re.compile(r"什么|几|哪|(?<![不没])多少|(?<![不没很许好差管论])多(?:大|高|低|久|远|快)(?![都也])|"
                             r"(?<![不没])怎么|为什么|谁(?![都也])|[?？]\s*$")
 ABOUT_THE_USER_ZH = re.compile(r"我")
+# When or how long, asked of the world (钱什么时候退给我, 多久能到), and the words that make it a request after all.
+_WHEN_ASKED_ZH = re.compile(r"什么时候|啥时候|几时|多久|多长时间|几天")
+_ASKS_FOR_IT_ZH = re.compile(r"能不能|可不可以|能否|麻烦|请|帮我")
 # Whether there is an option of a kind ("is there a Sichuan place nearby?", "do you have anything
 # vegetarian?", 有川菜吗, 附近有没有火锅店, 川菜有没有): where a domain offers options, asking whether one
 # exists asks for it, a choice by what it is (as 有没有便宜点的 is), not a question that leaves the
@@ -351,7 +357,9 @@ def is_query(sentence: str) -> bool:
     it names ("refund") is only talked about."""
     stripped = sentence.strip()
     if not stripped or language_of(stripped) == "zh":
+        # (钱什么时候退给我: when it happens is asked, though 给我 would ask for it; 能不能明天给我退 asks for it)
+        when = _WHEN_ASKED_ZH.search(stripped) and not _ASKS_FOR_IT_ZH.search(stripped)
         return bool(stripped) and bool(WH_QUESTION_ZH.search(stripped)) and not asks_for_information(stripped) \
-            and not REQUEST_QUESTION_ZH.search(stripped)
+            and (not REQUEST_QUESTION_ZH.search(stripped) or bool(when))
     # ("hmm, how much is that one?": the words said before it change nothing)
     return bool(WH_QUESTION_EN.match(LEAD_IN_EN.sub("", stripped) or stripped)) and not asks_for_information(stripped)

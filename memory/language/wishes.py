@@ -29,7 +29,10 @@ _LEAD_EN = re.compile(
     r"|(?:i|we)(?:'m| am| are|'re) (?:looking for|after|hoping for)"
     r"|(?:is|are) there(?: any)?|do you have(?: any)?"
     r"|(?:please )?(?:make sure|ensure)(?: (?:that|it'?s|it is|we get|we'?re|we are))*"
-    r"|(?:i|we) (?:don'?t|do not) want)\b[,\s]*)?", _I)
+    r"|(?:i|we) (?:don'?t|do not) want"
+    # ("also note that the box was crushed": the note is what follows)
+    r"|(?:(?:can|could) you |please )?(?:also )?(?:note|add a note|make a note|put a note|put down|write down)"
+    r"(?: (?:that|down|too|as well))*)\b[,\s]*)?", _I)
 # Courtesy after the wish ("…, please", "…would be great") is not part of it.
 _TAIL_EN = re.compile(r"[,\s]+(?:(?:would|'d) be (?:great|nice|good|lovely|ideal|perfect|best)|please|"
                       r"if (?:possible|we can|you can|you could)|thanks?|thank you)$", _I)
@@ -37,7 +40,9 @@ _SOFT_WISH = re.compile(r"ideally|preferably|hopefully|if possible|please|maybe|
 _LEAD_ZH = re.compile(
     r"^(?P<topic>[^，。！？]{0,3}?)(?:还有|另外|而且|对了)*(?:我们?|咱们?)?(?:还|也|就)?"
     # (换一家安静点的, 有没有安静点的: the wish is 安静点的.)
-    r"(?P<want>(?:最好|尽量|麻烦|请)*(?:想要|希望|想|要(?!是|不|求|的)|需要|想找|要找|能不能|可不可以|能|可以|要是|如果|换(?=一?[个家间])|有没有|找)"
+    # (顺便备注一下鞋盒也压坏了: the note is 鞋盒也压坏了)
+    r"(?P<want>(?:顺便|帮我|麻烦)*(?:备注|注明|写上|记上|记一下)(?:一下|上)?(?:说|一句)?"
+    r"|(?:最好|尽量|麻烦|请)*(?:想要|希望|想|要(?!是|不|求|的)|需要|想找|要找|能不能|可不可以|能|可以|要是|如果|换(?=一?[个家间])|有没有|找)"
     r"(?:有(?!人)|找|给我们?|帮我们?(?:找|安排)?)?|最好|尽量|麻烦|请)(?:一?[个家间张])?(?:是(?!不))?")
 # "…就好了", "…更好": what the wish is said with, not part of it; it marks a wish as a request does.
 _TAIL_ZH = re.compile(r"(?:就好了?|就行了?|更好|最好|就可以了?)$")

@@ -395,7 +395,11 @@ _AMONG_THEM = re.compile(r"\s*(?:among (?:them|us)|of (?:them|us|whom)|included|
 _PUTS_RIGHT = re.compile(r"\b(?:i mean|i meant|no wait|wait no|scratch that|strike that|or rather|make that|"
                          r"correction)\b|不对|我是说|说错了|哦不|错了", re.IGNORECASE)
 _CHOSEN_AFTER = re.compile(r"\s*(?:food\s+|place\s+|one\s+)?(?:instead|rather)\b|(?:菜)?吧", re.IGNORECASE)
-_COUNT_ANSWERED_ZH = re.compile(r"(?P<n>" + ZH_NUMBER + r")\s*个(?=\s*(?:吧|啊|呢|左右|人|的样子|[，,。.!！?？]|$))")
+_COUNT_ANSWERED_ZH = re.compile(r"(?P<n>" + ZH_NUMBER
+                                + r")\s*个(?=\s*(?:吧|啊|呢|左右|人|的样子|就够|就行|就好|[，,。.!！?？]|$))")
+# How many, asked by the user of themselves before the answer (几个人？嗯，六个), or enough said of a count
+# (六个就够了): so many people, with no word for them.
+_COUNT_ASKED_OR_ENOUGH_ZH = re.compile(r"几个人|几位|多少人|人数|[个位]就(?:够了?|行了?|好了?|可以了?)")
 
 
 # A word of asking for a thing, refused (不想听这首, "don't play any Drake"): nothing is asked for.
@@ -999,7 +1003,8 @@ class RuleExtractor:
             return
         said_at = -1      # where the count written ends: another is read after it only past a slip put right
         # (Asked how many, 就五个吧，中午十一点半: so many, with no word for people.)
-        answer = (_COUNT_ANSWERED_ZH,) if asked and said.lang == "zh" else ()
+        answer = (_COUNT_ANSWERED_ZH,) if said.lang == "zh" and (asked or _COUNT_ASKED_OR_ENOUGH_ZH.search(source)) \
+            else ()
         for pattern in (*cues.head_count, *answer):
             for m in pattern.finditer(source):
                 span = m.span("n")

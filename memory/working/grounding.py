@@ -328,9 +328,26 @@ class Grounder:
             return False
         chosen = [a.choose for a in self.schema.actions.values() if a.choose]
         in_view = state is not None and (any(state.find(k) for k in chosen) or any(act.option for act in state.acts))
-        # (那换个吧，有没有粤菜: the turn asks for another kind, though the clause that names it does not say so.)
-        return not in_view or (bool(OPTIONS_AS_A_KIND.search(utterance or sentence))
+        # (那换个吧，有没有粤菜: the turn asks for another kind, though the clause that names it does not say so;
+        # 有没有川菜啊 with a hotpot place on offer asks for a kind it is not.)
+        return not in_view or (bool(OPTIONS_AS_A_KIND.search(utterance or sentence)
+                                    or self._another_kind(sentence, state))
                                and not POINTS_AT_THE_ONE.search(sentence))
+
+    def _another_kind(self, sentence: str, state: SessionState | None) -> bool:
+        """Whether `sentence` names a kind of option (a cuisine) other than the one the option in
+        view is: asking for it is asking for another option, not about this one."""
+        option = state.option_in_view if state is not None else None
+        if option is None:
+            return False
+        for key in self.schema.kinds_of_option():
+            spec = self.schema.keys.get(key)
+            kind = option.about.get(key)
+            if spec is None or spec.multi or not isinstance(kind, str):
+                continue
+            if any(value != kind and value_said(value, spec, sentence) for value in spec.values):
+                return True
+        return False
 
     def _cancels_what_was_just_done(self, key: str, utterance: str, state: SessionState | None) -> bool:
         """"Cancel it", 不去了，取消吧, said right after a control was carried out, refers to what it

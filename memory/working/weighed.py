@@ -162,8 +162,8 @@ def _values_either_side_of_haishi(ops: list[Operation], text: str, where: dict[i
     """退货还是换货: values said on both sides of 还是 weigh one against the other; 还是换个新的吧，
     不修了 ("after all, a new one; no repair") says both after it, and decides."""
     at = text.find("还是")
-    if at < 0:
-        return False
+    if at < 0 or re.search(r"[，,。.!！；;…]\s*(?:嗯|呃|那|那就|我们|咱们|就)?\s*$", text[:at]):
+        return False        # (火锅太辣了，还是粤菜吧: a clause opened with 还是 decides, "Cantonese after all")
     starts = [where[id(op)][0] for op in ops if op.op == Op.SET and id(op) in where and where[id(op)][1] > 0]
     return any(p < at for p in starts) and any(p > at for p in starts)
 
