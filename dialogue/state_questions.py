@@ -446,7 +446,8 @@ class StateQuestionReader:
             return tuple(sums)
         # A control's own verbs are values, not names: "are the windows up or down?" asks about
         # the windows, not the fan whose values "up" and "down" also are.
-        named = [k for k in found if not self.schema.key(k).reading.verb_values
+        # (A name two keys share, asked of with no kind or unit, is both's: 路线是怎样的 is where to, and how.)
+        named = [k for k in dict.fromkeys(found + sharing) if not self.schema.key(k).reading.verb_values
                  or _mentions_name(self.schema.key(k), lowered, spaced)]
         # ("what did you put down for the callback?": its day with its time, "tomorrow after 3 pm")
         return tuple(dict.fromkeys(day for k in named for day in (

@@ -167,3 +167,34 @@ async def test_a_note_asked_for_is_kept_without_the_asking(language: str, lines:
                                                            lead: str) -> None:
     replies = await policy_replies(language, lines, "customer_service")
     assert note in replies[-1].text and lead not in replies[-1].text
+
+
+# --- time given, the day that suits, a name two keys share, a kind said first ---------------------------------
+
+@pytest.mark.parametrize(("domain", "said"), [("in_car", "navigate to the nearest hospital, no rush though"),
+                                              ("in_car", "take me home, no hurry"), ("in_car", "回家，不着急")])
+def test_time_given_is_no_wish(domain: str, said: str) -> None:
+    assert "wishes" not in rules_read(domain, said)
+
+
+@pytest.mark.parametrize(("said", "day_key"), [("tomorrow morning works, like around 10", "contact_day"),
+                                               ("明天上午可以，十点左右吧", "contact_day"),
+                                               ("it should have come Monday, can you call me back at 5",
+                                                "delivery_date")])
+def test_a_day_that_suits_with_the_time_after_it_is_the_calls(said: str, day_key: str) -> None:
+    read = rules_read("customer_service", said)
+    assert day_key in read and {"contact_day", "delivery_date"} - {day_key} & read.keys() == set()
+
+
+@pytest.mark.parametrize(("language", "lines", "said"), [
+    ("zh", ["导航去北京南站", "收费的路别走了，太贵", "你现在设的路线是怎样的？"], "不走收费"),
+    ("en", ["take me to the airport, no tolls", "what route did you set?"], "no tolls"),
+])
+async def test_a_name_two_keys_share_asks_of_both(language: str, lines: list[str], said: str) -> None:
+    replies = await policy_replies(language, lines, "in_car")
+    assert said in replies[-1].text and ("北京南站" in replies[-1].text or "airport" in replies[-1].text)
+
+
+async def test_a_kind_said_before_its_asking_is_looked_for() -> None:
+    replies = await policy_replies("zh", ["我想订个桌，下周五晚上七点", "北京菜有吗，烤鸭那种"], "restaurant")
+    assert "烤鸭" in replies[-1].text and replies[-1].text.endswith("一共几位？") and "好的" not in replies[-1].text

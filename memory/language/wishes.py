@@ -64,7 +64,7 @@ _CONCERN_EN = re.compile(
     r"^(?:i'?m|i am|we'?re|we are)\b.{0,20}\b(?:worried|concerned|afraid|nervous|anxious|in a (?:bit of a )?"
     r"(?:hurry|rush))\b|\b(?:second|third|fourth|fifth|\w+th) time\b|^(?:i|we)(?:'d| would) appreciate\b"
     r"|^(?:i|we) (?:really |urgently )?need (?:this|it)\b|^please (?:don'?t|do not|never)\b", _I)
-_CONCERN_ZH = re.compile(r"怕|担心|着急|赶时间|第[二三四五两]次|一定要|尽快|越快越好|越简单越好")
+_CONCERN_ZH = re.compile(r"怕|担心|(?<!不)着急|赶时间|第[二三四五两]次|一定要|尽快|越快越好|越简单越好")
 # A joining word a clause split leaves at the head ("…, and this is the second time").
 _JOINER = re.compile(r"^(?:and|but|also|plus|so|then)\s+|^(?:而且|还有|另外|并且|然后)", _I)
 # Not a wish: a question for information, thanks, a greeting, a goodbye, an answer of yes or no.
@@ -72,11 +72,13 @@ _NOT_A_WISH_EN = re.compile(
     r"^(?:what|when|where|which|who|whom|whose|why|how|do you know|do you remember|did|does|is it|was it|"
     r"thanks?|thank you|hi|hello|hey|bye|goodbye|yes|yeah|yep|no thanks|ok(?:ay)?|sure|great|perfect|"
     r"sounds|that'?s (?:all|it|fine|great|good|perfect)|never ?mind|forget|cancel|remember|by the way|"
-    r"quick question|(?:can|could|may) i ask|i have a question|one more question)\b", _I)
+    r"quick question|(?:can|could|may) i ask|i have a question|one more question|"
+    # (…nor time given: "no rush though", "take your time", 不着急)
+    r"no rush|no hurry|there'?s no (?:rush|hurry)|take your time|i'?m not in a (?:rush|hurry))\b", _I)
 # (…nor a question announced: 那个能不能顺便问一下, "by the way, quick question".)
 _NOT_A_WISH_ZH = re.compile(r"^(?:什么|几|哪|谁|为什么|怎么|多少|谢谢|你好|再见|好的|好|对|是的|不用|算了|没事|行|嗯|"
                             r"(?:别的|其他|其它)(?:都|没|不|也)|"
-                            r"记得|忘了|取消)|(?:吗|呢|么)[？?。]?$|问(?:一下|一问|下|个问题|你个事|件事)$")
+                            r"记得|忘了|取消|不着急|不急|慢慢来)|(?:吗|呢|么)[？?。]?$|问(?:一下|一问|下|个问题|你个事|件事)$")
 # A question word inside the clause: a question, unless a wish leads it (希望有人解释一下怎么回事).
 _QUESTION_WORD_ZH = re.compile(r"什么|啥|咋|哪(?:个|里|儿|家|些)|几点|多少|怎么|为什么")
 # …but a question of how much or how long is one whatever leads it: 要 there is "take", not

@@ -431,6 +431,17 @@ def _on_the_clock(said: str, held: list[str]) -> bool:
                for h in held)
 
 
+# What a day is said with when it is offered as the time that suits ("tomorrow morning works", 明天上午可以).
+_A_DAY_SUITS = re.compile(r"\b(?:morning|afternoon|evening|night|works?|is|would|be|fine|good|great|okay|ok|"
+                          r"best|better|suits?|for me|then|maybe|probably|i guess|around|about)\b|"
+                          r"上午|下午|晚上|早上|中午|可以|行|都行|都可以|比较好|好", re.IGNORECASE)
+
+
+def _its_sentence(text: str, at: int) -> str:
+    """The sentence `at` is in."""
+    return next((sentence for s, sentence in reversed(sentences_with_offsets(text)) if s <= at), text)
+
+
 def _earlier_in_its_sentence(text: str, at: int) -> str:
     """What the sentence `at` is in says before the clause of `at`."""
     start = max((s for s, _sentence in sentences_with_offsets(text) if s <= at), default=0)
@@ -803,10 +814,14 @@ class RuleExtractor:
                 state.find(other.name) or names_key(other, clause, lang)
                 for other in self._dates if other.name != spec.name):
             return True
-        # (a time beside it in its clause, where the key's time is the domain's only one and no other day's
-        # words are said: 明天上午十点左右打吧, "call tomorrow around ten")
-        if _TIMES[lang](clause) and [t.name for t in self._times] == [spec.day_of] and not any(
-                names_key(other, clause, lang) for other in self._dates if other.name != spec.name):
+        # (a time beside it in its sentence, where the key's time is the domain's only one and no other day's
+        # words are said: 明天上午十点左右打吧, "call tomorrow around ten", "tomorrow morning works, like around 10")
+        # (…or in its sentence, where its clause says only that the day suits: "tomorrow morning works, like
+        # around 10"; not "it should have come Monday, can you call me back at 5")
+        rest = _A_DAY_SUITS.sub(" ", clause.replace(text[start:end], " "))
+        sentence = _its_sentence(text, start) if not content_words(rest, lang) else clause
+        if _TIMES[lang](sentence) and [t.name for t in self._times] == [spec.day_of] and not any(
+                names_key(other, sentence, lang) for other in self._dates if other.name != spec.name):
             return True
         # (…the clause before it, where it has a time beside it or is the day alone: "For the callback, Sunday.")
         alone = not content_words(clause.replace(text[start:end], " "), lang)
