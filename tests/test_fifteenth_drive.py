@@ -198,3 +198,10 @@ async def test_a_name_two_keys_share_asks_of_both(language: str, lines: list[str
 async def test_a_kind_said_before_its_asking_is_looked_for() -> None:
     replies = await policy_replies("zh", ["我想订个桌，下周五晚上七点", "北京菜有吗，烤鸭那种"], "restaurant")
     assert "烤鸭" in replies[-1].text and replies[-1].text.endswith("一共几位？") and "好的" not in replies[-1].text
+
+
+@pytest.mark.parametrize(("said", "wish"), [("今天晚上想带爸妈出去吃顿饭", None), ("中午想跟爸妈一块儿吃个饭", None),
+                                            ("I'd like to take my parents out for dinner tonight", None),
+                                            ("想找个适合带孩子的地方", ["适合带孩子的地方"])])
+def test_a_meal_said_with_who_comes_is_the_task_not_a_wish(said: str, wish: list[str] | None) -> None:
+    assert rules_read("restaurant", said).get("wishes") == wish

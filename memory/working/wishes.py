@@ -92,6 +92,22 @@ _TURNS_DOWN_THE_PLACE_ZH = re.compile(r"不(?:太|怎么)?想去|去过了|不�
 _A_JOIN = re.compile(r"\s(?:and|but)\s|但是|可是|结果|然后", re.IGNORECASE)
 
 
+# A meal said with who comes to it (the task itself, and the party: no wish of its own).
+_COMPANY_ZH = (r"(?:我的?)?(?:爸妈|父母|家人|全家|家里人|朋友们?|同事们?|老婆|老公|媳妇|孩子们?|客户|领导|"
+               r"女朋友|男朋友|对象|爷爷奶奶|老人家?|爸|妈)")
+_COMPANY_EN = (r"(?:my|our|the) (?:parents|family|folks|mum|mom|dad|wife|husband|kids|boss|team|colleagues|coworkers|"
+               r"friends|in-laws|girlfriend|boyfriend|partner|grandparents)")
+_A_MEAL_WITH_COMPANY = {
+    "zh": re.compile(r"^[^，。！？]{0,6}(?:带|跟|和|陪|请)" + _COMPANY_ZH
+                     + r"(?:一块儿|一起|一块)?(?:出去|出门)?"
+                     r"(?:吃(?:顿|个|一顿|点)?(?:饭|好的)|聚(?:一)?聚|聚餐|下馆子)[吧啊呀]?$"),
+    "en": re.compile(r"^(?:\w+ ){0,4}?(?:take|taking|bring|bringing|treat|treating) " + _COMPANY_EN
+                     + r" out(?: for (?:dinner|lunch|a meal|a bite))?(?: (?:tonight|today|tomorrow))?$|"
+                     r"^(?:\w+ ){0,3}?(?:dinner|lunch) with " + _COMPANY_EN + r"(?: (?:tonight|today|tomorrow))?$",
+                     re.IGNORECASE),
+}
+
+
 def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span], add: Add,
                 correction: bool, state: SessionState | None = None) -> None:
     """Each clause no other reader took (or whose untaken part says something of its own) that
@@ -125,6 +141,8 @@ def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span
             end = start + len(_LEADS_TO_A_VALUE_EN.sub("", text[start:end]))
         if language == "zh" and _TURNS_DOWN_THE_PLACE_ZH.search(text[start:end]):
             continue            # (这家我去过了，不太想去: the offer turned down, no wish of its own)
+        if _A_MEAL_WITH_COMPANY[language].search(text[start:end]):
+            continue            # (晚上带爸妈出去吃顿饭, "taking my parents out for dinner": the task and who comes)
         wish = wish_in(text[start:end], language, known, cues, beside_a_value=bool(inside))
         if wish is None and not inside and previous is not None and previous[1] < start \
                 and not re.search(r"[.!?。！？]", text[previous[1]:start]):
