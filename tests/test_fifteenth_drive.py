@@ -205,3 +205,19 @@ async def test_a_kind_said_before_its_asking_is_looked_for() -> None:
                                             ("想找个适合带孩子的地方", ["适合带孩子的地方"])])
 def test_a_meal_said_with_who_comes_is_the_task_not_a_wish(said: str, wish: list[str] | None) -> None:
     assert rules_read("restaurant", said).get("wishes") == wish
+
+
+# --- one more, or another number settled on, in the same turn ----------------------------------------------------
+
+@pytest.mark.parametrize(("said", "count"), [("我们一共四个人，哦，再加一个", 5), ("we're four, oh and one more", 5),
+                                             ("六个人，不过可能少一个", 6), ("we're four, maybe one more", 4)])
+def test_a_change_said_after_a_count_moves_it_unless_only_maybe(said: str, count: int) -> None:
+    assert rules_read("restaurant", said).get("party_size") == [count]
+
+
+@pytest.mark.parametrize(("said", "key", "level"), [("空调二十六度，嗯……二十五吧", "temperature", 25),
+                                                    ("set it to 22... um, 21 then", "temperature", 21),
+                                                    ("空调二十六度，嗯，挺好", "temperature", 26),
+                                                    ("volume to 5, uh, 6 instead", "volume_level", 6)])
+def test_another_number_settled_on_after_a_pause_is_the_one(said: str, key: str, level: int) -> None:
+    assert rules_read("in_car", said).get(key) == [level]

@@ -1056,20 +1056,31 @@ class RuleExtractor:
     def _moved_from_the_slip(self, ops: list[Operation], where: dict[int, Span], text: str, lang: str,
                              state: SessionState | None, result: Extraction) -> list[Operation]:
         """"时间定六点半，哦不，提前一个小时吧": a change said after a slip moves the value said
-        before it in the same turn (17:30), where nothing held anchored it."""
+        before it in the same turn (17:30), where nothing held anchored it; so does one said in a clause
+        after it ("we're four, oh and one more", 我们一共四个人，哦，再加一个: five)."""
         for op in list(ops):
             if op.op != Op.SET or op.source == OpSource.RELATIVE or id(op) not in where \
                     or op.key not in result.ask_back or (state is not None and state.find(op.key)):
                 continue
-            meant = put_right_after(text, where[id(op)][1]) or (
+            slip = put_right_after(text, where[id(op)][1]) or (
                 m.end() if (m := SELF_REPAIR.search(text, where[id(op)][1])) else None)
-            if meant is None:
-                continue
+            value_ends = clause_bounds(text, *where[id(op)])[1]
+            after = text[value_ends:]
+            if slip is None and (value_ends >= len(text) or STATE_CUES[lang].hedge.search(
+                    after.lower() if lang == "en" else after)):
+                continue      # (not "六个人，不过可能少一个", "we're four, maybe one more": a change only maybe)
             anchored = SessionState("slip", domain=state.domain if state is not None else "")
             anchored.constraints[op.key] = Condition(op.key, op.comparator, op.value, op.words, 0)
             read = RelativeOps()
-            read_relative_changes(self.schema, text[meant:], lang, anchored, [], read.add)
+            read_relative_changes(self.schema, text[slip if slip is not None else value_ends:], lang, anchored, [],
+                                  read.add)
             moved = [o for o in read.ops if o.key == op.key and o.op == Op.SET]
+            if not moved and slip is None:
+                # (再加一个 counts what the value said before it counts: read from the value on, past its clause)
+                start_at = where[id(op)][0]
+                read_relative_changes(self.schema, text[start_at:], lang, anchored, [(0, value_ends - start_at)],
+                                      read.add)
+                moved = [o for o in read.ops if o.key == op.key and o.op == Op.SET]
             if moved:
                 ops[ops.index(op)] = replace(moved[-1], words=text[where[id(op)][0]:].strip(), correction=True)
                 result.ask_back = [k for k in result.ask_back if k != op.key]

@@ -302,12 +302,24 @@ def _quantity_put_right(source: str, n: float, span: Span, value_range: tuple[fl
     unit = re.match(r"\s*(?:" + "|".join(map(re.escape, ordered)) + r")", source[span[1]:]) if units else None
     meant = put_right_after(source, span[1] + (unit.end() if unit else 0))
     if meant is None:
-        return n, span
+        # (…or a pause and another number, settled on: 空调二十六度，嗯……二十五吧, "22... um, 21 then")
+        paused = _PAUSED_TO_ANOTHER.match(source, span[1] + (unit.end() if unit else 0))
+        if paused is None:
+            return n, span
+        meant = paused.end()
+        found = _REPAIRED_NUMBER.match(source, meant)
+        if found is None or not _SETTLED_ON.match(source, found.end()):
+            return n, span
     found = _REPAIRED_NUMBER.match(source, meant)
     later = to_amount(found.group("n")) if found is not None else None
     if found is None or later is None or value_range is not None and not value_range[0] <= later <= value_range[1]:
         return n, span
     return later, found.span("n")
+
+
+_PAUSED_TO_ANOTHER = re.compile(r"[\s,，]*(?:(?:…+|\.{3,}|嗯+|呃+|um+|uh+|hmm+|erm?)[\s,，.…]*)+", re.IGNORECASE)
+_SETTLED_ON = re.compile(r"\s*(?:度|degrees?)?\s*(?:吧|好了|就行|then|instead|actually)\s*(?:[,，。.!！]|$)",
+                         re.IGNORECASE)
 
 
 def _converted(n: float, scale: OtherScale | None, lang: str, said_on_scale: bool,
