@@ -300,7 +300,14 @@ class DialoguePolicy:
         return self.schema.primary_action()
 
     def args_of(self, action: ActionSpec, values: dict[str, Any]) -> dict[str, Any]:
-        return {k: values[k] for k in action.keys if k in values}
+        """The values the action is done with; not one only another way of doing it needs ("a text is
+        easier" after an email was given: the ticket carries the number to text, not the address)."""
+        needed_by_what_is_held = {k for key, table in action.needs_when.items()
+                                  for k in table.get(str(values.get(key, "")), ())}
+        only_otherwise = {k for table in action.needs_when.values() for ks in table.values() for k in ks} \
+            - needed_by_what_is_held - set(action.needs)
+        return {k: values[k] for k in action.keys if k in values
+                and not (k in only_otherwise and any(key in values for key in action.needs_when))}
 
     def started(self, state: SessionState, values: dict[str, Any], text: str = "",
                 changed: frozenset[str] = frozenset()) -> bool:

@@ -221,3 +221,22 @@ def test_a_change_said_after_a_count_moves_it_unless_only_maybe(said: str, count
                                                     ("volume to 5, uh, 6 instead", "volume_level", 6)])
 def test_another_number_settled_on_after_a_pause_is_the_one(said: str, key: str, level: int) -> None:
     assert rules_read("in_car", said).get(key) == [level]
+
+
+async def test_a_way_back_given_up_is_not_on_the_ticket() -> None:
+    replies = await policy_replies("en", ["order 55231 was charged twice, I want a refund",
+                                          "please email me, it's maria dot lopez at gmail dot com",
+                                          "uh actually, no, a text is easier, I never check my email",
+                                          "it's three one oh, five five five, two two one four",
+                                          "okay, thanks, file it"], "customer_service")
+    assert "3105552214" in replies[-1].text and "gmail" not in replies[-1].text and "Done" in replies[-1].text
+
+
+@pytest.mark.parametrize(("language", "lines", "kept", "note"), [
+    ("en", ["where's my package? order 556677", "if you can't find it, just refund me"], "a trace", "refund"),
+    ("zh", ["我的快递到哪了？订单号 556677", "找不到的话就退款吧"], "查件", "找不到的话就退款"),
+])
+async def test_what_to_do_if_the_first_fails_is_noted_not_put_first(language: str, lines: list[str], kept: str,
+                                                                    note: str) -> None:
+    replies = await policy_replies(language, lines, "customer_service")
+    assert kept in replies[-1].text and note in replies[-1].text

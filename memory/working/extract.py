@@ -437,6 +437,17 @@ _A_DAY_SUITS = re.compile(r"\b(?:morning|afternoon|evening|night|works?|is|would
                           r"上午|下午|晚上|早上|中午|可以|行|都行|都可以|比较好|好", re.IGNORECASE)
 
 
+# What to do if the first thing fails, said before it ("if you can't find it, just refund me", "otherwise",
+# 找不到的话就退款吧, 不然就退款).
+_IF_IT_FAILS = {
+    "en": re.compile(r"\b(?:if|in case)\b[^.!?;]*?\b(?:can'?t|cannot|couldn'?t|won'?t|doesn'?t|don'?t|isn'?t|not|never|"
+                     r"no|fails?|lost)\b[^.!?;]*?$|\b(?:otherwise|failing that|if not)\b[,\s]*(?:just\s+)?$",
+                     re.IGNORECASE),
+    "zh": re.compile(r"(?:找不到|没找到|查不到|不行|到不了|丢了|追不回)(?:的话)?[，,\s]*(?:就|那就)?[^，。！？]{0,3}$"
+                     r"|(?:不然|否则|要不然)[，,\s]*(?:就)?[^，。！？]{0,3}$"),
+}
+
+
 def _its_sentence(text: str, at: int) -> str:
     """The sentence `at` is in."""
     return next((sentence for s, sentence in reversed(sentences_with_offsets(text)) if s <= at), text)
@@ -737,6 +748,7 @@ class RuleExtractor:
         ops[:] = not_set_aside_by_its_reason(self.schema, taken_back_not_set_aside(self.schema, ops, text, state),
                                              text, where)
         ops[:] = a_step_along_its_scale(self.schema, step_moves_the_level(self.schema, ops, state), text, where, state)
+        self._a_fallback(ops, where, text, lang, state, add)
         ops[:] = feeling_met_by_its_level(self.schema, ops, [op.key for op in ops if op.op == Op.SET and op.key
                                                              and op.source != OpSource.RELATIVE]
                                           + [b.key for b in result.beyond_range])
@@ -1052,6 +1064,27 @@ class RuleExtractor:
             # (its words still the other readers': "me and my wife and our baby" needs a high chair).
             n, (start, end) = party
             add(Operation(Op.SET, spec.name, Comparator.EQ, n, text[start:end], correction=correction), (start, start))
+
+    def _a_fallback(self, ops: list[Operation], where: dict[int, Span], text: str, lang: str,
+                    state: SessionState | None, add: Add) -> None:
+        """"Where's my package?" … "if you can't find it, just refund me", 找不到的话就退款吧: another value of a
+        key held, said for the case the first fails, is no change of it; it goes on the record as said."""
+        notes = free_text_key(self.schema)
+        if state is None or notes is None:
+            return
+        for op in list(ops):
+            spec = self.schema.keys.get(op.key) if op.op == Op.SET and op.key and id(op) in where else None
+            held = state.find(op.key) if spec is not None else []
+            if spec is None or spec.multi or spec.type != "enum" or not held or str(held[0].value) == str(op.value):
+                continue
+            start, end = where[id(op)]
+            opens = max((s for s, _sentence in sentences_with_offsets(text) if s <= start), default=0)
+            if not _IF_IT_FAILS[lang].search(text[opens:start]):
+                continue
+            said = text[opens:clause_bounds(text, start, end)[1]].strip()
+            ops.remove(op)
+            add(Operation(Op.SET, notes.name, Comparator.INCLUDES, said, said,
+                          reason=f"what to do if {held[0].value} fails"), (opens, opens + len(said)))
 
     def _moved_from_the_slip(self, ops: list[Operation], where: dict[int, Span], text: str, lang: str,
                              state: SessionState | None, result: Extraction) -> list[Operation]:
