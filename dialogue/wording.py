@@ -196,6 +196,10 @@ class Wording:
                 # ("几个人？嗯，六个，不对，七个" to the time asked: "好的，7个人。那几点钟合适？", what was taken said)
                 said_now = [c for c in state.constraints.values() if c.turn == state.turn and c.turn > 0] \
                     if state is not None else []
+                asked_twice = state is not None and len(state.acts) >= 2 and state.acts[-2].act == Act.ASK \
+                    and state.acts[-2].key == d.key
+                if said_now and asked_twice:
+                    return self.stuck(d, state)     # (a third time: what is held, and what is still missing)
                 if said_now:
                     return say("policy.ask_again_what", lang, what=self._held_said(said_now), question=lowered)
                 return say("policy.ask_again", lang, question=lowered)

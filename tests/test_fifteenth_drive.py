@@ -240,3 +240,15 @@ async def test_what_to_do_if_the_first_fails_is_noted_not_put_first(language: st
                                                                     note: str) -> None:
     replies = await policy_replies(language, lines, "customer_service")
     assert kept in replies[-1].text and note in replies[-1].text
+
+
+@pytest.mark.parametrize("said", ["Forget four; 2 instead.", "forget four, 2 instead", "2 instead of 4"])
+def test_a_number_said_instead_puts_the_held_one_right(said: str) -> None:
+    assert rules_read("restaurant", said, {"party_size": 4, "time": "13:00"}).get("party_size") == [2]
+
+
+async def test_a_question_asked_a_third_time_says_what_is_held() -> None:
+    replies = await policy_replies("en", ["Can you help me get a dinner reservation? We're thinking Saturday. "
+                                          "Party of 6. A window table.", "Forget about the seating, it doesn't matter.",
+                                          "Can we change the party size to three?"], "restaurant")
+    assert replies[-1].text.startswith("So far I have 3 people") and replies[-1].text.endswith("suit you?")

@@ -448,6 +448,11 @@ _IF_IT_FAILS = {
 }
 
 
+# A number said with "instead" after it ("forget four; 2 instead", "2 instead of 4"): the value held put right.
+_A_NUMBER_INSTEAD = {"en": re.compile(r"\b(?P<n>" + EN_NUMBER + r")\s+(?:instead|rather)\b", re.IGNORECASE)}
+_NEVER = re.compile(r"(?!)")
+
+
 def _its_sentence(text: str, at: int) -> str:
     """The sentence `at` is in."""
     return next((sentence for s, sentence in reversed(sentences_with_offsets(text)) if s <= at), text)
@@ -1137,6 +1142,8 @@ class RuleExtractor:
         people), where it fits that key."""
         # (the last: "so four... oh and my little brother, so five")
         bare = next(reversed([m for m in said.cues.bare_number.finditer(said.source)
+                              if not _overlaps(m.span("n"), taken)]), None) \
+            or next(reversed([m for m in _A_NUMBER_INSTEAD.get(said.lang, _NEVER).finditer(said.source)
                               if not _overlaps(m.span("n"), taken)]), None)
         if bare is None or state is None:
             return
