@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from monologue.dialogue.compose import split_sentences
 from monologue.dialogue.policy import GO_AHEAD_KEY, Act, Decision
 from monologue.memory.domain.catalogue import said_in
 from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec, Reader
@@ -200,7 +201,8 @@ class Wording:
                     and state.acts[-2].key == d.key
                 if said_now and asked_twice:
                     return self.stuck(d, state)     # (a third time: what is held, and what is still missing)
-                if said_now:
+                if said_now and len(split_sentences(question, lang)) == 1:
+                    # (a question of two sentences keeps them both: the reply says two at most)
                     return say("policy.ask_again_what", lang, what=self._held_said(said_now), question=lowered)
                 return say("policy.ask_again", lang, question=lowered)
             return question

@@ -252,3 +252,36 @@ async def test_a_question_asked_a_third_time_says_what_is_held() -> None:
                                           "Party of 6. A window table.", "Forget about the seating, it doesn't matter.",
                                           "Can we change the party size to three?"], "restaurant")
     assert replies[-1].text.startswith("So far I have 3 people") and replies[-1].text.endswith("suit you?")
+
+
+# --- said for now, asked twice, played by name -------------------------------------------------------------------
+
+def test_a_wish_said_for_this_trip_only_is_not_learned_as_lasting() -> None:
+    from monologue.memory.longterm.profile import lasting_conditions
+    from monologue.memory.working.state import Comparator, Condition
+
+    state = SessionState("drive", domain="in_car")
+    for words, value in [("今天别走高速", "avoid_highways"), ("avoid tolls", "avoid_tolls")]:
+        c = Condition("route_preference", Comparator.INCLUDES, value, words, 1, multi=True)
+        state.constraints[c.slot] = c
+    lasting = lasting_conditions(state, load_schema("in_car"))
+    assert [c.value for c in lasting.values()] == ["avoid_tolls"]
+
+
+async def test_a_question_of_two_sentences_is_asked_whole_after_a_detail() -> None:
+    replies = await policy_replies("zh", ["我要投诉，你们扣了我两次钱", "订单号是 A7788990", "我付了两百九十九块"],
+                                   "customer_service")
+    assert "退款、换货还是维修？" in replies[-1].text
+
+
+async def test_a_value_checked_in_a_question_then_wanted_is_wanted() -> None:
+    replies = await policy_replies("zh", ["周六晚上七点半订个位子，五个人", "海底捞不是川菜吧？我要吃川菜"],
+                                   "restaurant")
+    assert "川菜" in replies[-1].text and "还没定" not in replies[-1].text
+
+
+@pytest.mark.parametrize(("said", "choice"), [("放周杰伦的歌", ["周杰伦"]), ("给我放陈奕迅的歌吧", ["陈奕迅"]),
+                                              ("换一首，换点轻松的", ["轻松的"]), ("放心吧", None),
+                                              ("把座椅放下来一点", None)])
+def test_music_asked_for_by_a_bare_play_with_its_tail(said: str, choice: list[str] | None) -> None:
+    assert rules_read("in_car", said).get("music_choice") == choice

@@ -743,6 +743,11 @@ AGENT_NAME_QUESTION = re.compile(
 ABOUT_ME = re.compile(
     r"\b(?:my|mine|did i|have i|do i (?:like|prefer|usually|always|want|need to avoid|eat)|what (?:do|did) i|"
     r"remember|last time|before|previously|again)\b|我(?:喜欢|上次|之前|说过|的|习惯|平时)|记得", re.IGNORECASE)
+# Words that keep what is said to now: this trip, this time ("avoid tolls today", 今天别走高速, "I'm in a hurry").
+THIS_TIME_ONLY = re.compile(r"\b(?:today|tonight|this time|this trip|(?:just )?this once|for now|for this trip|"
+                            r"in a (?:hurry|rush)|running late|we'?re late)\b|"
+                            r"今天|这次|这一次|这趟|今晚|赶时间|来不及", re.IGNORECASE)
+
 # Asking for the options ("what do you recommend?", 有什么推荐): the task's next step answers it.
 WANTS_OPTIONS = re.compile(
     r"\b(?:recommend(?:ations?)?|suggest|suggestions?|ideas?|(?:any|some|other|more|the|your|what) options|options\?|"

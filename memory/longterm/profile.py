@@ -15,6 +15,7 @@ from collections.abc import Iterable, Set
 from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema
+from monologue.memory.language.cues import THIS_TIME_ONLY
 from monologue.memory.language.phrases import join, say
 from monologue.memory.longterm.records import AuditEntry, ProfileFact, UserProfile
 from monologue.memory.longterm.speech import (
@@ -89,6 +90,16 @@ def forget_drawn_from(profile: UserProfile, said: list[tuple[str, str]], session
     return audit
 
 
+def lasting_conditions(state: SessionState, schema: DomainSchema,
+                       forgotten: Iterable[tuple[str, str]] = ()) -> dict[str, Condition]:
+    """The session's lasting preferences (slot → condition) a profile learns: of a durable key, active,
+    not drawn from words the user asked to forget, and not said for this time only ("no highways today",
+    今天别走高速: the trip is served so, the next one is not)."""
+    forgotten = list(forgotten)
+    return {slot: c for slot, c in state.constraints.items() if schema.key(c.key).durable and c.status == "active"
+            and not drawn_from(c.words, state.session_id, forgotten) and not THIS_TIME_ONLY.search(c.words)}
+
+
 def update_profile(profile: UserProfile, state: SessionState, schema: DomainSchema,
                    withdrawn_keys: Set[str], now: float | None = None,
                    forgotten: Iterable[tuple[str, str]] = ()) -> list[AuditEntry]:
@@ -97,8 +108,7 @@ def update_profile(profile: UserProfile, state: SessionState, schema: DomainSche
     audit: list[AuditEntry] = []
     forgotten = list(forgotten)
     # A value whose words the user has since asked to forget is not folded in again.
-    live = {slot: c for slot, c in state.constraints.items() if schema.key(c.key).durable and c.status == "active"
-            and not drawn_from(c.words, state.session_id, forgotten)}
+    live = lasting_conditions(state, schema, forgotten)
     for slot, condition in live.items():
         old = profile.facts.get(slot)
         if old is not None and old.value == condition.value and old.comparator == condition.comparator:

@@ -14,7 +14,7 @@ from monologue.memory.longterm.commands import read_command
 from monologue.memory.longterm.conflicts import HIGH_RISK, PREFERENCE, Conflict
 from monologue.memory.longterm.exchange import Awaiting, BeforeReply, SessionSnapshot
 from monologue.memory.longterm.importance import remember_as
-from monologue.memory.longterm.profile import drawn_from, forget_drawn_from, update_profile
+from monologue.memory.longterm.profile import forget_drawn_from, lasting_conditions, update_profile
 from monologue.memory.longterm.records import MemoryKind
 from monologue.memory.longterm.stream import AddOptions
 from monologue.memory.longterm.user_memory import UserMemory
@@ -100,8 +100,7 @@ class Writing(UserMemory):
             return 0
         state, schema, withdrawn = session.state, session.schema, session.withdrawn
         profile = self.profiles.load(self.user_id)
-        live = {slot: c for slot, c in state.constraints.items() if schema.key(c.key).durable and c.status == "active"
-                and not drawn_from(c.words, state.session_id, self.forgotten)}
+        live = lasting_conditions(state, schema, self.forgotten)
         unchanged = all(slot in profile.facts and profile.facts[slot].value == c.value
                         and profile.facts[slot].comparator == c.comparator for slot, c in live.items())
         if unchanged and not any(f.key in withdrawn and s not in live for s, f in profile.facts.items()):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
-from monologue.memory.language.asked_for import words_asked_for
+from monologue.memory.language.asked_for import AskedFor, words_asked_for
 from monologue.memory.language.cues import (
     A_NUMBER_ALONE,
     A_YES_BUT,
@@ -451,6 +451,12 @@ _IF_IT_FAILS = {
 # A number said with "instead" after it ("forget four; 2 instead", "2 instead of 4"): the value held put right.
 _A_NUMBER_INSTEAD = {"en": re.compile(r"\b(?P<n>" + EN_NUMBER + r")\s+(?:instead|rather)\b", re.IGNORECASE)}
 _NEVER = re.compile(r"(?!)")
+
+
+def _in_a_question(text: str, span: Span) -> bool:
+    """Whether the sentence around `span` is asked (it ends with a question mark, or asks)."""
+    sentence = _its_sentence(text, span[0])
+    return sentence.rstrip().endswith(("?", "？")) or asks(text, *span, language_of(text))
 
 
 def _its_sentence(text: str, at: int) -> str:
@@ -1574,7 +1580,10 @@ class RuleExtractor:
         for word, key, value in lexicon:
             if (key, value) in seen:
                 continue
-            for m in matches[word]:
+            # (said twice, once in a question: 海底捞不是川菜吧？我要吃川菜 wants it; the question only checks)
+            found = matches[word] if len(matches[word]) < 2 else \
+                [m for m in matches[word] if not _in_a_question(text, m.span())] or matches[word]
+            for m in found:
                 if _overlaps(m.span(), taken) or any(
                         s <= m.start() and m.end() <= e and e - s > m.end() - m.start() and _overlaps((s, e), taken)
                         for s, e in said_at):
@@ -1708,6 +1717,13 @@ class RuleExtractor:
             words = (reading.lead_words.get(said.lang, ()), reading.tail_words.get(said.lang, ()),
                      reading.nothing_particular.get(said.lang, ()))
             found = words_asked_for(said.text, spec.name_cues.get(said.lang, ()), *words, said.lang)
+            if found is None and said.lang == "zh" and spec.reading.tail_words.get("zh"):
+                # (放周杰伦的歌: a bare 放 asks for what is named only with the thing's own tail after it)
+                tails = "|".join(map(re.escape, sorted((t for t in spec.reading.tail_words["zh"] if t.startswith("的")),
+                                                       key=len, reverse=True)))
+                bare = re.search(r"(?:^|(?<=[，,。！？\s吧]))(?:给我|帮我)?放(?:点|些|一些)?"
+                                 r"(?P<v>[^，。！？\s的]{1,10})(?:" + tails + ")", said.text) if tails else None
+                found = AskedFor(bare.group("v"), *bare.span("v")) if bare is not None else None
             # (While what was asked for goes on, the music it brought still playing: 换成陈奕迅的,
             # "let's do classical instead"; not "how about we take the highway", another key's.)
             if found is None and state is not None and state.find(spec.name) and all(

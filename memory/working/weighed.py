@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
-from monologue.memory.language.cues import SELF_REPAIR, language_of
+from monologue.memory.language.cues import SELF_REPAIR, THIS_TIME_ONLY, language_of
 from monologue.memory.language.numbers import EN_NUMBER, to_int
 from monologue.memory.language.stances import clause_bounds, clause_of
 from monologue.memory.working.readers import names_key, value_pattern
@@ -23,12 +23,9 @@ from monologue.memory.working.state import Comparator, Op, Operation, OpSource, 
 
 Span = tuple[int, int]
 
-# A wish lifted for this trip only ("highways are fine today"), not taken back.
-_THIS_TIME_ONLY = re.compile(r"\b(?:today|tonight|this time|this trip|(?:just )?this once|for now|for this trip|"
-                             r"in a (?:hurry|rush)|running late|we'?re late)\b|"
-                             r"今天|这次|这一次|这趟|今晚|赶时间|来不及", re.IGNORECASE)
-# (…said as a slip put right: "wait", "no wait", "sorry", 算了, 不对; not a plain "actually", which may
-# well set the wish aside for this trip only)
+# A wish taken back, not lifted for this trip only (`THIS_TIME_ONLY`: "highways are fine today"): said
+# as a slip put right, "wait", "no wait", "sorry", 算了, 不对; not a plain "actually", which may well set the
+# wish aside for this trip only.
 _TAKEN_BACK = re.compile(r"\b(?:wait|sorry|i mean|scratch that|never mind|on second thought)\b|算了|不对|我说错了",
                          re.IGNORECASE)
 
@@ -349,7 +346,7 @@ def taken_back_not_set_aside(schema: DomainSchema, ops: list[Operation], text: s
     """"Avoid highways", then "wait, highways are fine": a lasting wish said moments ago and
     lifted now is taken back, not set aside for this trip (a one-off is said with "today",
     "this time", or of a wish the user has held since before this conversation)."""
-    if state is None or _THIS_TIME_ONLY.search(text) or not _TAKEN_BACK.search(text):
+    if state is None or THIS_TIME_ONLY.search(text) or not _TAKEN_BACK.search(text):
         return ops
     out: list[Operation] = []
     for op in ops:
@@ -389,7 +386,7 @@ def not_set_aside_by_its_reason(schema: DomainSchema, ops: list[Operation], text
     with no word of this trip only: 别走高速了，走高速她更难受 ("no highways, she feels worse on them")
     names the highway as the reason, it does not take it this time ("avoid highways, but take the
     highway today" still does)."""
-    if _THIS_TIME_ONLY.search(text):
+    if THIS_TIME_ONLY.search(text):
         return ops
     wished = {str(op.value): where[id(op)][1] for op in ops if op.op == Op.SET and id(op) in where}
 
