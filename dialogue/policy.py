@@ -946,6 +946,10 @@ class DialoguePolicy:
         points back to it."""
         if step is None or step.act == Act.ALREADY_DONE:
             return None
+        if step.act in (Act.NO_OPTIONS, Act.ASK_CHANGE) and last.act == Act.NO_OPTIONS and last.key:
+            # ("how far is it from here?" while "could we drop the center?" waits: the answer, then that
+            # question once more, so the user knows what is still asked)
+            return replace(step, act=Act.NO_OPTIONS, key=last.key, then=None)
         if step.act in (Act.NO_OPTIONS, Act.ASK_CHANGE) and last.act in (Act.NO_OPTIONS, Act.ASK_CHANGE):
             return None          # the question about what to change is still open: not asked again
         if step.act in (Act.PROPOSE, Act.CONFIRM, Act.ONLY_OPTION) \

@@ -285,3 +285,15 @@ async def test_a_value_checked_in_a_question_then_wanted_is_wanted() -> None:
                                               ("把座椅放下来一点", None)])
 def test_music_asked_for_by_a_bare_play_with_its_tail(said: str, choice: list[str] | None) -> None:
     assert rules_read("in_car", said).get("music_choice") == choice
+
+
+@pytest.mark.parametrize(("language", "lines", "answer"), [
+    ("en", ["table for 2 tonight at 7, japanese food near the center", "how far is it from here?"], "how far"),
+    ("zh", ["周六晚上七点，两个人", "这家远不远？"], "多远"),
+])
+async def test_how_far_is_answered_honestly_and_the_open_question_kept(language: str, lines: list[str],
+                                                                       answer: str) -> None:
+    replies = await policy_replies(language, lines, "restaurant")
+    assert answer in replies[-1].text
+    if language == "en":
+        assert replies[-1].text.endswith("could we drop center?")
