@@ -44,6 +44,7 @@ from monologue.memory.language.cues import (
     THANKS,
     TO_THE_AGENT,
     WANTS_OPTIONS,
+    WEARY,
     YES_WORD_DESCRIBING,
     language_of,
     sounds_fine,
@@ -877,6 +878,9 @@ class DialoguePolicy:
             # (讲个笑话呗，开车有点困: not "I see"; a tired driver is told to rest first)
             return Decision(Act.SMALL_TALK, key="drowsy" if drowsy else "entertain",
                             then=self._resume(step, last), reason="asked to be entertained", refused=refused)
+        if WEARY.search(text) and not acting and not ENTERTAIN_ME.search(text):
+            return Decision(Act.SMALL_TALK, key="weary", then=self._resume(step, last),
+                            reason="the user told of a long day", refused=refused)
         if TO_THE_AGENT.search(text) and not acting:
             return Decision(Act.SMALL_TALK, key="how_are_you" if HOW_ARE_YOU.search(text) else "to_me",
                             then=self._resume(step, last),

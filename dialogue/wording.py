@@ -292,7 +292,9 @@ class Wording:
             return say({"name": "policy.my_name", "drowsy": "policy.rest_if_drowsy",
                         "to_me": "policy.small_talk_to_me", "sorry": "policy.sorry",
                         "again": "policy.small_talk_again",
-                        "how_are_you": "policy.how_am_i"}.get(d.key, "policy.small_talk"), lang)
+                        "how_are_you": "policy.how_am_i",
+                        "weary": "policy.weary_driving" if self.schema.at_the_wheel else "policy.weary",
+                        }.get(d.key, "policy.small_talk"), lang)
         if d.act == Act.RESUME:
             # (Chinese says the verb: 要我接着提交工单吗, not 要我继续工单吗.)
             return say("policy.resume", lang, task=self.task(d), verb=self._verb(d) or self.task(d))

@@ -297,3 +297,12 @@ async def test_how_far_is_answered_honestly_and_the_open_question_kept(language:
     assert answer in replies[-1].text
     if language == "en":
         assert replies[-1].text.endswith("could we drop center?")
+
+
+@pytest.mark.parametrize(("language", "domain", "said", "reply"), [
+    ("zh", "in_car", "今天好累啊，开了一天会", "辛苦了，开车注意休息。"),
+    ("en", "restaurant", "ugh what a long day, I'm exhausted", "Sounds like a long day."),
+])
+async def test_a_long_day_told_gets_a_kind_word(language: str, domain: str, said: str, reply: str) -> None:
+    replies = await policy_replies(language, [said], domain)
+    assert replies[0].text == reply

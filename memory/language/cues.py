@@ -721,6 +721,12 @@ ENTERTAIN_ME = re.compile(r"\b(?:tell (?:me |us )?(?:a |another )?(?:joke|story|
                           r"(?:a |something)|make me laugh|entertain me|say something funny)\b|"
                           r"[讲说来][个一]?(?:笑话|段子|故事|脑筋急转弯)|唱(?:首|个|一首)歌|逗我开心|逗我笑|给我解解闷",
                           re.IGNORECASE)
+# A long day told ("what a day, I'm exhausted", 今天好累啊，开了一天会): a kind word back, not "I see".
+WEARY = re.compile(r"\b(?:long day|rough day|tough day|hard day|crazy day|what a day|"
+                   r"(?:i'?m|i am|we'?re|so) (?:so |really |totally |completely )?"
+                   r"(?:exhausted|tired|worn out|beat|wiped out|knackered|drained))\b|"
+                   r"(?<![不你])(?:好累|太累|累死|累坏|真累|挺累|累了一天|忙了一天|开了一天会|好辛苦|太辛苦)",
+                   re.IGNORECASE)
 # Tired at the wheel ("I'm getting sleepy", 开车有点困): a word to rest, whatever else is asked.
 DROWSY = re.compile(r"\b(?:sleepy|drowsy|dozing off|nodding off|can'?t keep my eyes open|falling asleep)\b|"
                     # (有点困难 is "hard"; 孩子困了 is the child's)
