@@ -724,7 +724,7 @@ ENTERTAIN_ME = re.compile(r"\b(?:tell (?:me |us )?(?:a |another )?(?:joke|story|
 # A long day told ("what a day, I'm exhausted", 今天好累啊，开了一天会): a kind word back, not "I see".
 WEARY = re.compile(r"\b(?:long day|rough day|tough day|hard day|crazy day|what a day|"
                    r"(?:i'?m|i am|we'?re|so) (?:so |really |totally |completely )?"
-                   r"(?:exhausted|tired|worn out|beat|wiped out|knackered|drained))\b|"
+                   r"(?:exhausted|tired|worn out|beat|wiped out|knackered|drained))\b(?! of\b)|"
                    r"(?<![不你])(?:好累|太累|累死|累坏|真累|挺累|累了一天|忙了一天|开了一天会|好辛苦|太辛苦)",
                    re.IGNORECASE)
 # Tired at the wheel ("I'm getting sleepy", 开车有点困): a word to rest, whatever else is asked.
