@@ -306,3 +306,17 @@ async def test_how_far_is_answered_honestly_and_the_open_question_kept(language:
 async def test_a_long_day_told_gets_a_kind_word(language: str, domain: str, said: str, reply: str) -> None:
     replies = await policy_replies(language, [said], domain)
     assert replies[0].text == reply
+
+
+@pytest.mark.parametrize(("said", "wish"), [("yes book it, and by the window if possible", "by the window if possible"),
+                                            ("最好靠窗", "最好靠窗")])
+def test_a_detail_asked_for_softly_is_a_request_not_a_condition(said: str, wish: str) -> None:
+    read = rules_read("restaurant", said)
+    assert read.get("wishes") == [wish] and "seating" not in read
+    assert rules_read("restaurant", "by the window please").get("seating") == ["window"]
+
+
+async def test_yes_with_a_soft_request_books_the_place_offered() -> None:
+    replies = await policy_replies("en", ["table for two tonight at 7:30, japanese food",
+                                          "yes book it, and by the window if possible"], "restaurant")
+    assert replies[-1].text.startswith("Done: I've booked Sakura") and "window" in replies[-1].text

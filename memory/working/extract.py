@@ -453,6 +453,15 @@ _A_NUMBER_INSTEAD = {"en": re.compile(r"\b(?P<n>" + EN_NUMBER + r")\s+(?:instead
 _NEVER = re.compile(r"(?!)")
 
 
+# A request made softly ("if possible", "ideally", "if they have one", 最好, 如果有的话), and the words that lead
+# a request without being part of it ("yes book it, and …").
+_SOFTLY = re.compile(r"\b(?:if (?:possible|you can|they can|they have (?:one|it|any|them)|there(?:'s| is) one|"
+                     r"available)|ideally|preferably|if at all possible)\b|最好|如果有的话|有的话|可以的话|尽量",
+                     re.IGNORECASE)
+_LEAD_OF_A_REQUEST = re.compile(r"^(?:(?:yes|yeah|yep|ok(?:ay)?|sure|and|also|oh|but|please|book it|go ahead|"
+                                r"perfect|great)\b[,\s]*)+", re.IGNORECASE)
+
+
 def _in_a_question(text: str, span: Span) -> bool:
     """Whether the sentence around `span` is asked (it ends with a question mark, or asks)."""
     sentence = _its_sentence(text, span[0])
@@ -760,6 +769,7 @@ class RuleExtractor:
                                              text, where)
         ops[:] = a_step_along_its_scale(self.schema, step_moves_the_level(self.schema, ops, state), text, where, state)
         self._a_fallback(ops, where, text, lang, state, add)
+        self._asked_softly(ops, where, text, add)
         ops[:] = feeling_met_by_its_level(self.schema, ops, [op.key for op in ops if op.op == Op.SET and op.key
                                                              and op.source != OpSource.RELATIVE]
                                           + [b.key for b in result.beyond_range])
@@ -1075,6 +1085,27 @@ class RuleExtractor:
             # (its words still the other readers': "me and my wife and our baby" needs a high chair).
             n, (start, end) = party
             add(Operation(Op.SET, spec.name, Comparator.EQ, n, text[start:end], correction=correction), (start, start))
+
+    def _asked_softly(self, ops: list[Operation], where: dict[int, Span], text: str, add: Add) -> None:
+        """"And by the window if possible", 最好靠窗: a detail the task can go without, asked for softly,
+        is a request kept in the user's words, not a condition that rules a place out."""
+        notes = free_text_key(self.schema)
+        action = self.schema.primary_action()
+        if notes is None or action is None:
+            return
+        firm = set(action.needs) | set(action.chosen_by)
+        for op in list(ops):
+            if op.op != Op.SET or op.key not in action.optional or op.key in firm or op.key == notes.name \
+                    or id(op) not in where or self.schema.key(op.key).type != "enum" \
+                    or op.comparator not in (Comparator.EQ, Comparator.INCLUDES):
+                continue
+            left, right = clause_bounds(text, *where[id(op)])
+            if not _SOFTLY.search(text[left:right]):
+                continue
+            said = _LEAD_OF_A_REQUEST.sub("", text[left:right].strip()).strip(" ,，。.")
+            ops.remove(op)
+            add(Operation(Op.SET, notes.name, Comparator.INCLUDES, said, said, correction=op.correction,
+                          reason=f"{op.key} {op.value}, asked for softly"), (left, right))
 
     def _a_fallback(self, ops: list[Operation], where: dict[int, Span], text: str, lang: str,
                     state: SessionState | None, add: Add) -> None:
