@@ -320,3 +320,8 @@ async def test_yes_with_a_soft_request_books_the_place_offered() -> None:
     replies = await policy_replies("en", ["table for two tonight at 7:30, japanese food",
                                           "yes book it, and by the window if possible"], "restaurant")
     assert replies[-1].text.startswith("Done: I've booked Sakura") and "window" in replies[-1].text
+
+
+def test_what_an_exchange_is_for_goes_on_the_record() -> None:
+    read = rules_read("customer_service", "给我换成黑色的")
+    assert read.get("resolution") == ["exchange"] and read.get("problem_details") == ["换成黑色的"]

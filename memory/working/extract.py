@@ -462,6 +462,10 @@ _LEAD_OF_A_REQUEST = re.compile(r"^(?:(?:yes|yeah|yep|ok(?:ay)?|sure|and|also|oh
                                 r"perfect|great)\b[,\s]*)+", re.IGNORECASE)
 
 
+_LEAD_OF_A_WANT = re.compile(r"^(?:我?(?:想|要|想要)|给我|帮我|(?:can|could) (?:i|we|you) (?:get|have)|"
+                             r"i'?d like|i want)\s*", re.IGNORECASE)
+
+
 def _in_a_question(text: str, span: Span) -> bool:
     """Whether the sentence around `span` is asked (it ends with a question mark, or asks)."""
     sentence = _its_sentence(text, span[0])
@@ -1829,6 +1833,12 @@ class RuleExtractor:
                     # (going back to what it held is a change said as one)
                     add(Operation(Op.SET, spec.name, Comparator.EQ, value, clause_of(said.text, m.span()),
                                   correction=correction or value in again), m.span())
+                    notes = free_text_key(self.schema)
+                    if notes is not None and value not in again and content_words(rest, said.lang):
+                        # (想换大一号的: what it is to be changed for goes on the record, "大一号的")
+                        wanted = _LEAD_OF_A_WANT.sub("", said.text[m.start():right].strip()).strip(" ,，。.")
+                        add(Operation(Op.SET, notes.name, Comparator.INCLUDES, wanted, wanted, correction=correction,
+                                      reason=f"what the {value} is for"), (m.end(), right))
                     return
 
     def _titled_name(self, said: _Said, taken: list[Span], add: Add, correction: bool,
