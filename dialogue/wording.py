@@ -295,6 +295,9 @@ class Wording:
                         "how_are_you": "policy.how_am_i",
                         "weary": "policy.weary_driving" if self.schema.at_the_wheel else "policy.weary",
                         }.get(d.key, "policy.small_talk"), lang)
+        if d.act == Act.RESUME and d.rebooks:
+            # (a change of what was done waits: "Shall I go ahead and change the ticket?", not open another)
+            return say("policy.resume_change", lang, task=self.task(d))
         if d.act == Act.RESUME:
             # (Chinese says the verb: 要我接着提交工单吗, not 要我继续工单吗.)
             return say("policy.resume", lang, task=self.task(d), verb=self._verb(d) or self.task(d))

@@ -325,3 +325,11 @@ async def test_yes_with_a_soft_request_books_the_place_offered() -> None:
 def test_what_an_exchange_is_for_goes_on_the_record() -> None:
     read = rules_read("customer_service", "给我换成黑色的")
     assert read.get("resolution") == ["exchange"] and read.get("problem_details") == ["换成黑色的"]
+
+
+async def test_after_an_aside_a_change_waiting_is_pointed_back_to_as_a_change() -> None:
+    replies = await policy_replies("en", ["order AX93201 came in the wrong size, I want an exchange",
+                                          "yes, and call me tomorrow at nine on 202 456 7890",
+                                          "oh wait, tomorrow I'm busy, make it the day after",
+                                          "what time did I say for the call?"], "customer_service")
+    assert "Done" in replies[1].text and replies[-1].text.endswith("Shall I go ahead and change the ticket?")
