@@ -331,7 +331,7 @@ class StateQuestionReader:
             return None
         lang = language or language_of(joined)
         for sentence in questions:
-            keys = self._named(sentence, lang)
+            keys = self._named(sentence, lang, held)
             if keys:
                 return StateQuestion("slot", keys, "words")
         if view is not None and lang == "en":
@@ -402,7 +402,7 @@ class StateQuestionReader:
                 found += _held_number_said(sentence, view)
         return tuple(found)
 
-    def _named(self, sentence: str, lang: str) -> tuple[str, ...]:
+    def _named(self, sentence: str, lang: str, held: Sequence[str] = ()) -> tuple[str, ...]:
         lowered = sentence.lower()
         spaced = lang == "en"
         found: list[str] = []
@@ -446,8 +446,10 @@ class StateQuestionReader:
             return tuple(sums)
         # A control's own verbs are values, not names: "are the windows up or down?" asks about
         # the windows, not the fan whose values "up" and "down" also are.
-        # (A name two keys share, asked of with no kind or unit, is both's: 路线是怎样的 is where to, and how.)
-        named = [k for k in dict.fromkeys(found + sharing) if not self.schema.key(k).reading.verb_values
+        # (A name two keys share, asked of with no kind or unit, is both's where both are held: 路线是怎样的 is
+        # where to, and how.)
+        named = [k for k in dict.fromkeys(found + [k for k in sharing if k in held])
+                 if not self.schema.key(k).reading.verb_values
                  or _mentions_name(self.schema.key(k), lowered, spaced)]
         # ("what did you put down for the callback?": its day with its time, "tomorrow after 3 pm")
         return tuple(dict.fromkeys(day for k in named for day in (
