@@ -333,3 +333,9 @@ async def test_after_an_aside_a_change_waiting_is_pointed_back_to_as_a_change() 
                                           "oh wait, tomorrow I'm busy, make it the day after",
                                           "what time did I say for the call?"], "customer_service")
     assert "Done" in replies[1].text and replies[-1].text.endswith("Shall I go ahead and change the ticket?")
+
+
+def test_a_lasting_wish_in_a_sentence_said_for_today_keeps_the_today() -> None:
+    ops = RuleExtractor(load_schema("in_car")).extract("别走高速，今天想走小路", SessionState("drive")).operations
+    avoid = [op for op in ops if op.key == "route_preference"]
+    assert avoid and "今天" in avoid[0].words

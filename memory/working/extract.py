@@ -33,6 +33,7 @@ from monologue.memory.language.cues import (
     REPEAT_COMMAND,
     SELF_REPAIR,
     STATE_CUES,
+    THIS_TIME_ONLY,
     TITLE_NAME_EN,
     YES_WORD_DESCRIBING,
     StateCues,
@@ -774,6 +775,14 @@ class RuleExtractor:
         ops[:] = a_step_along_its_scale(self.schema, step_moves_the_level(self.schema, ops, state), text, where, state)
         self._a_fallback(ops, where, text, lang, state, add)
         self._asked_softly(ops, where, text, add)
+        # (别走高速，今天想走小路: "today" in the sentence keeps its lasting wishes to this trip; the words kept
+        # with them say so, and the profile does not learn them)
+        for i, op in enumerate(ops):
+            sentence = _its_sentence(text, where[id(op)][0]) if id(op) in where else ""
+            if op.op == Op.SET and op.key in self.schema.keys and self.schema.key(op.key).durable \
+                    and not THIS_TIME_ONLY.search(op.words) and THIS_TIME_ONLY.search(sentence):
+                ops[i] = replace(op, words=sentence.strip())
+                where[id(ops[i])] = where[id(op)]
         ops[:] = feeling_met_by_its_level(self.schema, ops, [op.key for op in ops if op.op == Op.SET and op.key
                                                              and op.source != OpSource.RELATIVE]
                                           + [b.key for b in result.beyond_range])
