@@ -310,10 +310,13 @@ async def test_a_long_day_told_gets_a_kind_word(language: str, domain: str, said
 
 @pytest.mark.parametrize(("said", "wish"), [("yes book it, and by the window if possible", "by the window if possible"),
                                             ("最好靠窗", "最好靠窗")])
-def test_a_detail_asked_for_softly_is_a_request_not_a_condition(said: str, wish: str) -> None:
-    read = rules_read("restaurant", said)
-    assert read.get("wishes") == [wish] and "seating" not in read
-    assert rules_read("restaurant", "by the window please").get("seating") == ["window"]
+def test_a_detail_asked_for_softly_the_place_lacks_is_a_request_not_a_condition(said: str, wish: str) -> None:
+    state = _viewing("Sakura", cuisine="japanese")
+    state.offered[-1].about["seating"] = ["indoor", "bar"]
+    ops = RuleExtractor(load_schema("restaurant")).extract(said, state).operations
+    assert [op.value for op in ops if op.key == "wishes"] == [wish] and not any(op.key == "seating" for op in ops)
+    ops = RuleExtractor(load_schema("restaurant")).extract("by the window please", state).operations
+    assert [op.value for op in ops if op.key == "seating"] == ["window"]
 
 
 async def test_yes_with_a_soft_request_books_the_place_offered() -> None:
@@ -339,3 +342,51 @@ def test_a_lasting_wish_in_a_sentence_said_for_today_keeps_the_today() -> None:
     ops = RuleExtractor(load_schema("in_car")).extract("别走高速，今天想走小路", SessionState("drive")).operations
     avoid = [op for op in ops if op.key == "route_preference"]
     assert avoid and "今天" in avoid[0].words
+
+
+# --- a fresh drive (r19) ----------------------------------------------------------------------------------------
+
+async def test_a_soft_request_the_offered_place_has_is_a_condition() -> None:
+    replies = await policy_replies("en", ["table for two on Friday at 7, Italian please",
+                                          "ok sounds good, and can we sit outside if possible"], "restaurant")
+    assert "outdoor seating" in replies[-1].text
+    replies = await policy_replies("en", ["take me to the airport", "hmm avoid the highway if you can, I hate merging"],
+                                   "in_car")
+    assert "no highways" in replies[-1].text
+
+
+@pytest.mark.parametrize("said", ["oh and one more thing, my dad uses a walker", "another question, is there parking?"])
+async def test_one_more_thing_to_say_is_no_one_more_to_come(said: str) -> None:
+    replies = await policy_replies("en", ["Cantonese place for three tomorrow at 12:30", said], "restaurant")
+    assert "4 people" not in replies[-1].text
+
+
+@pytest.mark.parametrize(("said", "absent"), [("我十号下的单，到现在快递还是一点动静都没有", "contact_time"),
+                                              ("还是先帮我查查吧，万一明天就到了", "delivery_date"),
+                                              ("just trace it in case it turns up tomorrow", "delivery_date")])
+def test_a_little_of_nothing_and_a_day_supposed_set_no_time(said: str, absent: str) -> None:
+    assert absent not in rules_read("customer_service", said)
+
+
+@pytest.mark.parametrize(("said", "note"), [
+    ("I ordered running shoes two weeks ago and they still haven't shown up", "they still haven't shown up"),
+    ("我十号下的单，到现在快递还是一点动静都没有", "到现在快递还是一点动静都没有")])
+def test_what_never_came_is_noted(said: str, note: str) -> None:
+    assert rules_read("customer_service", said).get("problem_details") == [note]
+
+
+async def test_mention_and_take_long_and_after_three_tomorrow() -> None:
+    lines = ["order BX-40721 arrived cracked, I want a refund"]
+    replies = await policy_replies("en", [*lines, "yes that's right, and mention the box was soaked too"],
+                                   "customer_service")
+    assert "the box was soaked too" in replies[-1].text and "mention" not in replies[-1].text
+    replies = await policy_replies("en", [*lines, "will it take long?"], "customer_service")
+    assert replies[-1].text.startswith("I can't see how long")
+    read = rules_read("customer_service", "could someone call me? tomorrow after 3 works best")
+    assert read.get("contact_day") == ["tomorrow"] and "delivery_date" not in read
+
+
+@pytest.mark.parametrize(("said", "wish"), [("cool thanks", None),
+                                            ("somewhere cool and quiet", ["somewhere cool and quiet"])])
+def test_cool_as_thanks_is_no_wish(said: str, wish: list[str] | None) -> None:
+    assert rules_read("restaurant", said).get("wishes") == wish

@@ -342,7 +342,8 @@ _NOT_A_CLOCK_AFTER_ZH = re.compile(
 # What a clock time's 一点 follows (改到一点, 明天一点, 周六一点); after any other character 一点 is
 # "a little" (放倒一点, 直一点), as it is after the words of `_BEFORE_A_LITTLE_ZH`.
 _BEFORE_ONE_OCLOCK_ZH = frozenset("到在约是改订定号天日午晚早等成为周期拜末零一二两三四五六七八九十凌晨点")
-_NOT_AT_ALL_ZH = re.compile(r"(?:都|也)?(?:不|没)(?!行|可以|方便|合适|太|好|成)")
+# (…and of a thing: 一点动静都没有, 一点消息也没)
+_NOT_AT_ALL_ZH = re.compile(r"(?:[\u4e00-\u9fff]{1,3}?(?:都|也)|(?:都|也)?)(?:不|没)(?!行|可以|方便|合适|太|好|成)")
 _A_LITTLE_ZH = re.compile(r"一点(?![钟半整过]|\d|[一二三四五六七八九十]+分)")
 _BEFORE_A_LITTLE_ZH = frozenset("推前后上下高低大小快慢远近冷热暖凉多少早晚松紧亮暗轻重稍再强弱长短宽窄点"
                                 "调挪开放弄移靠往"

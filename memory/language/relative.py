@@ -23,7 +23,10 @@ _I = re.IGNORECASE
 _THE_HEAT = (r"(?:it |that |the (?:heat|heating|temp|temperature|ac|a/c|air|air con|aircon|thermostat|volume|"
              r"music|fan) )?")
 # Which way, said of any quantity ("more", 多) or of one kind (later, earlier; 推迟, 提前).
-_UP_EN = (r"\b(?:more|another|extra|additional|plus|higher|raise|increase|bump(?:ed)? up|add(?:ing)?|"
+# ("one more thing, my dad uses a walker": something more to say, no one more to come)
+_UP_EN = (r"\b(?:more(?!\s+(?:thing|things|question|questions|request|detail|details|favou?r|point|time)\b)|"
+          r"another(?!\s+(?:thing|question|request|detail|favou?r|point)\b)|extra|additional|plus|higher|raise|"
+          r"increase|bump(?:ed)? up|add(?:ing)?|"
           r"turn(?:ed)? (?:it |that |the \w+ )?up|(?:put|crank(?:ed)?|kick(?:ed)?) " + _THE_HEAT + r"up|"
           r"up (?:a (?:bit|notch|little|touch)|by)|go up|"
           r"also (?:coming|joining)|(?:is|are) (?:coming|joining) (?:too|as well|now)|join(?:ing)? us)\b")

@@ -31,7 +31,7 @@ _LEAD_EN = re.compile(
     r"|(?:please )?(?:make sure|ensure)(?: (?:that|it'?s|it is|we get|we'?re|we are))*"
     r"|(?:i|we) (?:don'?t|do not) want"
     # ("also note that the box was crushed": the note is what follows)
-    r"|(?:(?:can|could) you |please )?(?:also )?(?:note|add a note|make a note|put a note|put down|write down)"
+    r"|(?:(?:can|could) you |please )?(?:also )?(?:note|add a note|make a note|put a note|put down|write down|mention)"
     r"(?: (?:that|down|too|as well))*)\b[,\s]*)?", _I)
 # Courtesy after the wish ("…, please", "…would be great") is not part of it.
 _TAIL_EN = re.compile(r"[,\s]+(?:(?:would|'d) be (?:great|nice|good|lovely|ideal|perfect|best)|please|"
@@ -71,6 +71,7 @@ _JOINER = re.compile(r"^(?:and|but|also|plus|so|then)\s+|^(?:而且|还有|另�
 _NOT_A_WISH_EN = re.compile(
     r"^(?:what|when|where|which|who|whom|whose|why|how|do you know|do you remember|did|does|is it|was it|"
     r"thanks?|thank you|hi|hello|hey|bye|goodbye|yes|yeah|yep|no thanks|ok(?:ay)?|sure|great|perfect|"
+    r"cool(?! (?:it|the|things|down|off)\b)|awesome|cheers|brilliant|excellent|fantastic|wonderful|"
     r"sounds|that'?s (?:all|it|fine|great|good|perfect)|never ?mind|forget|cancel|remember|by the way|"
     r"quick question|(?:can|could|may) i ask|i have a question|one more question|"
     # (…nor time given: "no rush though", "take your time", 不着急)

@@ -467,6 +467,11 @@ _LEAD_OF_A_WANT = re.compile(r"^(?:我?(?:想|要|想要)|给我|帮我|(?:can|c
                              r"i'?d like|i want)\s*", re.IGNORECASE)
 
 
+# A case supposed before what is said in it ("in case it comes tomorrow", 万一明天就到了).
+_SUPPOSED = {"en": re.compile(r"\b(?:in case|what if|suppose|supposing|just in case)\b", re.IGNORECASE),
+             "zh": re.compile(r"万一|假如|假设|说不定")}
+
+
 def _in_a_question(text: str, span: Span) -> bool:
     """Whether the sentence around `span` is asked (it ends with a question mark, or asks)."""
     sentence = _its_sentence(text, span[0])
@@ -697,6 +702,8 @@ class RuleExtractor:
                      and not _overlaps((d[1], d[2]), withdrawn_spans)      # 星期二不要了 sets no Tuesday
                      and not _overlaps((d[1], d[2]), part_spans)           # (不是27号，是29号 of an address)
                      and not _AN_ERRAND_PUT_OFF[lang].search(clause_of(text, (d[1], d[2])))
+                     # (万一明天就到了, "in case it turns up tomorrow": a day supposed, not given)
+                     and not _SUPPOSED[lang].search(text[clause_bounds(text, d[1], d[2])[0]:d[1]])
                      # (明天上午十点打电话给我: the day of the call back, not of the delivery)
                      # (…or said of it earlier in the sentence, where its clause names nothing of its own: 回电话
                      # 打我手机，…，明天下午三点以后都行; not "I ordered it on the 11th and it arrived on the 20th")
@@ -774,7 +781,7 @@ class RuleExtractor:
                                              text, where)
         ops[:] = a_step_along_its_scale(self.schema, step_moves_the_level(self.schema, ops, state), text, where, state)
         self._a_fallback(ops, where, text, lang, state, add)
-        self._asked_softly(ops, where, text, add)
+        self._asked_softly(ops, where, text, add, state)
         # (别走高速，今天想走小路: "today" in the sentence keeps its lasting wishes to this trip; the words kept
         # with them say so, and the profile does not learn them)
         for i, op in enumerate(ops):
@@ -866,7 +873,9 @@ class RuleExtractor:
         # around 10"; not "it should have come Monday, can you call me back at 5")
         rest = _A_DAY_SUITS.sub(" ", clause.replace(text[start:end], " "))
         sentence = _its_sentence(text, start) if not content_words(rest, lang) else clause
-        if _TIMES[lang](sentence) and [t.name for t in self._times] == [spec.day_of] and not any(
+        bounded = any(t.reading.bounds for t in self._times)     # ("tomorrow after 3 works best": a bound is its time)
+        times = find_en_times(sentence, bounded=bounded) if lang == "en" else _TIMES[lang](sentence)
+        if times and [t.name for t in self._times] == [spec.day_of] and not any(
                 names_key(other, sentence, lang) for other in self._dates if other.name != spec.name):
             return True
         # (…the clause before it, where it has a time beside it or is the day alone: "For the callback, Sunday.")
@@ -1099,12 +1108,16 @@ class RuleExtractor:
             n, (start, end) = party
             add(Operation(Op.SET, spec.name, Comparator.EQ, n, text[start:end], correction=correction), (start, start))
 
-    def _asked_softly(self, ops: list[Operation], where: dict[int, Span], text: str, add: Add) -> None:
-        """"And by the window if possible", 最好靠窗: a detail the task can go without, asked for softly,
-        is a request kept in the user's words, not a condition that rules a place out."""
+    def _asked_softly(self, ops: list[Operation], where: dict[int, Span], text: str, add: Add,
+                      state: SessionState | None) -> None:
+        """"Yes book it, and by the window if possible" to a place with no window seats: a detail the task
+        can go without, asked for softly, that the place in view does not have, is a request kept in the
+        user's words, not a condition that turns the place down. (With no place in view, or one that has
+        it, the detail is a condition as any: it picks the place.)"""
         notes = free_text_key(self.schema)
         action = self.schema.primary_action()
-        if notes is None or action is None:
+        option = state.option_in_view if state is not None else None
+        if notes is None or action is None or option is None:
             return
         firm = set(action.needs) | set(action.chosen_by)
         for op in list(ops):
@@ -1112,6 +1125,9 @@ class RuleExtractor:
                     or id(op) not in where or self.schema.key(op.key).type != "enum" \
                     or op.comparator not in (Comparator.EQ, Comparator.INCLUDES):
                 continue
+            has = option.about.get(op.key)
+            if has is None or str(op.value) in (map(str, has) if isinstance(has, list) else [str(has)]):
+                continue      # (nothing known of it there, or the place has it: it is asked for as it is)
             left, right = clause_bounds(text, *where[id(op)])
             if not _SOFTLY.search(text[left:right]):
                 continue
