@@ -893,10 +893,11 @@ class DialoguePolicy:
                 and (asked or (_ASKED.search(text) and not _TAG_QUESTION.search(text))):
             # "对了，你们取消预订要扣钱吗", "by the way, what happens if I cancel on the day?": asked
             # however it is worded (a request's words, a lead-in), and the agent cannot know it.
-            return Decision(Act.ANSWER, then=step if asks_only else self._resume(step, last), say=unseen,
-                            refused=refused, reason="a question about what the agent cannot see")
+            return Decision(Act.ANSWER, then=step if asks_only else self._resume(step, last, after_an_answer=True),
+                            say=unseen, refused=refused, reason="a question about what the agent cannot see")
         if asked and not WANTS_OPTIONS.search(text) and not acting:
-            return Decision(Act.ANSWER, then=self._resume(step, last), say=unseen, refused=refused,
+            return Decision(Act.ANSWER, then=self._resume(step, last, after_an_answer=True), say=unseen,
+                            refused=refused,
                             reason="a question about what the agent cannot see" if unseen
                             else "a question about the world")
         if turn.beyond_the_domain and not acting and yes_or_no(text) is None and not WANTS_OPTIONS.search(text) \
@@ -944,15 +945,16 @@ class DialoguePolicy:
         return step
 
     @staticmethod
-    def _resume(step: Decision | None, last: AgentAct) -> Decision | None:
+    def _resume(step: Decision | None, last: AgentAct, *, after_an_answer: bool = False) -> Decision | None:
         """The task step to come back to after small talk or a question — but an offer or a
         read-back the user has not answered is not made again back to back: the agent only
         points back to it."""
         if step is None or step.act == Act.ALREADY_DONE:
             return None
-        if step.act in (Act.NO_OPTIONS, Act.ASK_CHANGE) and last.act == Act.NO_OPTIONS and last.key:
+        if after_an_answer and step.act in (Act.NO_OPTIONS, Act.ASK_CHANGE) and last.act == Act.NO_OPTIONS \
+                and last.key:
             # ("how far is it from here?" while "could we drop the center?" waits: the answer, then that
-            # question once more, so the user knows what is still asked)
+            # question once more, so the user knows what is still asked; not after "let me think about it")
             return replace(step, act=Act.NO_OPTIONS, key=last.key, then=None)
         if step.act in (Act.NO_OPTIONS, Act.ASK_CHANGE) and last.act in (Act.NO_OPTIONS, Act.ASK_CHANGE):
             return None          # the question about what to change is still open: not asked again
