@@ -390,3 +390,13 @@ async def test_mention_and_take_long_and_after_three_tomorrow() -> None:
                                             ("somewhere cool and quiet", ["somewhere cool and quiet"])])
 def test_cool_as_thanks_is_no_wish(said: str, wish: list[str] | None) -> None:
     assert rules_read("restaurant", said).get("wishes") == wish
+
+
+@pytest.mark.parametrize(("language", "said", "reply"), [
+    ("en", "it's freezing in here, warm it up a couple degrees", "Done: I've made the cabin two degrees warmer."),
+    ("zh", "哎呀好热，温度往下降个两度", "好了，车内调凉两度。"),
+    ("en", "it's too hot, make it cooler", "Done: I've made the cabin a degree cooler."),
+])
+async def test_a_step_of_so_many_degrees_with_none_held_is_that_many(language: str, said: str, reply: str) -> None:
+    replies = await policy_replies(language, [said], "in_car")
+    assert replies[0].text == reply

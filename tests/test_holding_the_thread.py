@@ -89,7 +89,7 @@ def test_a_relative_change_is_applied_to_the_value_held(domain, held, text, expe
     ("restaurant", "Oh, and two more friends are joining", "party_size"),
     ("restaurant", "我们又多了一个人", "party_size"),
     ("restaurant", "Push it back an hour", "time"),
-    ("in_car", "Make it a couple of degrees cooler than that.", "temperature"),    # (more than the step)
+    ("in_car", "Make it ten degrees cooler than that.", "temperature"),    # (more than any step: a couple is two)
 ])
 def test_a_relative_change_with_nothing_to_apply_to_is_asked_back(domain, text, key):
     extraction = READERS[domain].extract(text, SessionState("s", domain=domain))

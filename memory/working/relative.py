@@ -303,6 +303,7 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
     found = RelativeReading()
     numeric = [spec for spec in schema.keys.values() if _numeric(spec) and not spec.multi]
     said: dict[str, tuple[KeySpec, RelativeWords, str, Span]] = {}
+    stepping: dict[str, tuple[str, str, Span, str]] = {}     # step key → (value, words, where, the level it moves)
     for m in _CLAUSES.finditer(text):
         clause, span = m.group(0), m.span()
         if not clause.strip() or any(span[0] < end and start < span[1] for start, end in taken) \
@@ -382,19 +383,18 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
             and not _SAYS_WHAT_IT_MOVES_NOT.fullmatch(clause[words.start:words.end].strip()) and not any(
                 names_key(other, said_clause, lang) for other in schema.keys.values()
                 if other.name != spec.name and other.reading.verb_values) else None
-        if step is not None and step[0] in found.written:
-            taken.append(span)      # ("it's too hot, make it cooler": one step)
+        if step is not None and step[0] in stepping:
+            taken.append(span)      # ("it's too hot, make it cooler": one step; "好热，往下降个两度": the two)
+            if words.amount is not None:
+                stepping[step[0]] = (step[1], clause.strip(), stepping[step[0]][2], spec.name)
             continue
-        # (Two degrees, with nothing held, is more than the step: asked back, as before.)
-        if step is not None and spec.name in named and words.amount in (None, 1):
+        # (Five degrees, with nothing held, is more than any step: asked back, as before.)
+        if step is not None and spec.name in named:
             # 再暖和一点, "it's a bit hot in here" with no temperature held: the car's climate moves a
             # step from wherever it is, as the fan does (`stepped_by`: the key of such steps).
-            step_key, step_value = step
             # (only the change's own words are taken: "close the window it's a bit cold" still closes it)
-            add(Operation(Op.SET, step_key, Comparator.EQ, step_value, clause.strip(), source=OpSource.RELATIVE,
-                          reason=f"{spec.name} moved a step, with none held"),
-                (m.start() + words.start, m.start() + words.end))
-            found.written.append(step_key)
+            stepping[step[0]] = (step[1], clause.strip(), (m.start() + words.start, m.start() + words.end),
+                                 spec.name)
             continue
         if not held:
             if spec.name in named or words.amount is not None:
@@ -407,6 +407,10 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
         # "Too hot, down two degrees" is one change: the clause with an amount says how much.
         if spec.name not in said or (said[spec.name][1].amount is None and words.amount is not None):
             said[spec.name] = (spec, words, said_clause.strip(), span)
+    for step_key, (step_value, clause, span, moved) in stepping.items():
+        add(Operation(Op.SET, step_key, Comparator.EQ, step_value, clause, source=OpSource.RELATIVE,
+                      reason=f"{moved} moved a step, with none held"), span)
+        found.written.append(step_key)
     for key, (spec, words, clause, span) in said.items():
         held_condition = state.find(key)[0] if state is not None else None
         value = _moved(spec, held_condition.value, words) if held_condition is not None else None
@@ -429,10 +433,12 @@ _REFUSED_CHANGE = {"en": re.compile(r"\b(?:don'?t|do not|not|no|never|stop)\b", 
 
 def _step_for(schema: DomainSchema, spec: KeySpec, words: RelativeWords) -> tuple[str, str] | None:
     """The key and value that move `spec` a step in the change's direction (the cabin's
-    temperature_step: warmer), where the schema has one: a key whose values step the level."""
+    temperature_step: warmer), where the schema has one: a key whose values step the level; by
+    as many as said where it has such a step ("a couple of degrees warmer": two_warmer)."""
+    by = (words.amount or 1) * (1 if words.direction > 0 else -1)
     for step_key, steps in spec.reading.stepped_by.items():
         if step_key in schema.keys and not schema.key(step_key).reading.verb_values:
-            value = next((v for v, by in steps.items() if (by > 0) == (words.direction > 0)), None)
+            value = next((v for v, moved in steps.items() if moved == by), None)
             if value is not None:
                 return step_key, value
     return None
