@@ -400,3 +400,10 @@ def test_cool_as_thanks_is_no_wish(said: str, wish: list[str] | None) -> None:
 async def test_a_step_of_so_many_degrees_with_none_held_is_that_many(language: str, said: str, reply: str) -> None:
     replies = await policy_replies(language, [said], "in_car")
     assert replies[0].text == reply
+
+
+async def test_a_step_just_taken_goes_on_named_by_nothing() -> None:
+    replies = await policy_replies("en", ["warm it up a bit", "actually bring it down a little more"], "in_car")
+    assert replies[-1].text == "Done: I've made the cabin a degree cooler."
+    replies = await policy_replies("en", ["play some jazz", "turn it down a bit"], "in_car")
+    assert "cabin" not in replies[-1].text

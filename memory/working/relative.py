@@ -378,9 +378,12 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
         # Only the cabin's own words or its name step it: not "drop it", not "don't make it warmer", not
         # "turn up the heat on my seat", where another control is named.)
         asked = state is not None and state.asked_key == spec.name
-        step = _step_for(schema, spec, words) if not held and not asked and (own or _named(spec, clause, lang)) \
+        # ("warm it up a bit", then "bring it down a little more": the step just taken goes on, named by nothing)
+        going_on = bool(set(spec.reading.stepped_by) & commanded)
+        step = _step_for(schema, spec, words) if not held and not asked and (own or _named(spec, clause, lang)
+                                                                             or going_on) \
             and not _REFUSED_CHANGE[lang].search(said_clause[:words.end]) \
-            and not _SAYS_WHAT_IT_MOVES_NOT.fullmatch(clause[words.start:words.end].strip()) and not any(
+            and (going_on or not _SAYS_WHAT_IT_MOVES_NOT.fullmatch(clause[words.start:words.end].strip())) and not any(
                 names_key(other, said_clause, lang) for other in schema.keys.values()
                 if other.name != spec.name and other.reading.verb_values) else None
         if step is not None and step[0] in stepping:
