@@ -461,8 +461,7 @@ _SOFTLY = re.compile(r"\b(?:if (?:possible|you can|they can|they have (?:one|it|
                      re.IGNORECASE)
 _LEAD_OF_A_REQUEST = re.compile(r"^(?:(?:yes|yeah|yep|ok(?:ay)?|sure|and|also|oh|but|please|book it|go ahead|"
                                 r"perfect|great)\b[,\s]*)+", re.IGNORECASE)
-
-
+# The words that lead what a change is wanted for, not part of it (想换大一号的, "can I get it in black").
 _LEAD_OF_A_WANT = re.compile(r"^(?:我?(?:想|要|想要)|给我|帮我|(?:can|could) (?:i|we|you) (?:get|have)|"
                              r"i'?d like|i want)\s*", re.IGNORECASE)
 
