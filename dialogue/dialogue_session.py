@@ -620,7 +620,7 @@ class DialogueSession:
         """What the catalogue says the offered `option` is, under the session's keys (cuisine
         french, price range pricey; where it is, as `language` says it): what the user's "a
         notch cheaper" or "the first French place" is measured against."""
-        item = next((i for i in catalogue.items if option in item_names(i)), None) if catalogue is not None else None
+        item = catalogue.item_called(option) if catalogue is not None else None
         if item is None or catalogue is None:
             return {}
         return {self._qualified(domain, key): said_in(value, language) for key, value in item.items()
@@ -647,7 +647,7 @@ class DialogueSession:
             return ()
         back = [op for op in operations if op.op == Op.SET and op.source == OpSource.REFERENCE
                 and self._plain(op.key) == catalogue.name_key and op.reason == POINTED_AT]
-        item = next((i for op in back for i in catalogue.items if str(op.value) in item_names(i)), None)
+        item = next((i for op in back if (i := catalogue.item_called(str(op.value))) is not None), None)
         if item is None:
             return ()
         return tuple(slot for slot, c in view.constraints.items() if c.key != catalogue.name_key
@@ -713,7 +713,7 @@ class DialogueSession:
         named = [str(c.value) for c in view.find(catalogue.name_key)] if catalogue.name_key else []
         offered = [act.option for act in reversed(view.acts) if act.option]
         for name in [*named, *offered[:1]]:
-            item = next((i for i in catalogue.items if name in item_names(i) or name == i["name"]), None)
+            item = catalogue.item_called(name)
             if item is not None:
                 return item
         return None
@@ -850,8 +850,7 @@ class DialogueSession:
         booking made in Chinese reads "booked Chili House" in an English session later."""
         catalogue = self.catalogues.get(domain)
         value = args.get(key) if key else None
-        item = next((i for i in catalogue.items if str(value) in item_names(i)), None) \
-            if catalogue is not None and value is not None else None
+        item = catalogue.item_called(str(value)) if catalogue is not None and value is not None else None
         return {**args, key: item_name(item, language)} if item is not None else dict(args)
 
     @staticmethod

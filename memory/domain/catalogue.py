@@ -237,6 +237,18 @@ class Catalogue:
             by_name.setdefault(str(item["name"]), item)
         return by_name
 
+    @cached_property
+    def _by_any_name(self) -> dict[str, dict[str, Any]]:
+        by_name: dict[str, dict[str, Any]] = {}
+        for item in self.items:
+            for name in item_names(item):
+                by_name.setdefault(name, item)
+        return by_name
+
+    def item_called(self, name: str) -> dict[str, Any] | None:
+        """The item one of whose names (in any language, or as written) is `name`; the first listed."""
+        return self._by_any_name.get(name)
+
     def said_values(self, key: str, language: str) -> dict[str, str]:
         """Every form of the items' `key` values (any language; a district without its 区,
         朝阳 for 朝阳区) → the form said in `language`: how the user names an area the
