@@ -316,6 +316,7 @@ class DialogueSession:
         # A wish in the user's words ("somewhere quiet") puts first the options described as it.
         wishes = [str(c.value) for c in view.constraints.values() if schema.key(c.key).reader == Reader.FREE_TEXT]
         fitting = rank_by_wishes(fitting, wishes, language)
+        fitting = catalogue.rank_by_values_wished(fitting, wishes, language, schema) if catalogue else fitting
         changed = frozenset(self._plain(op.key) for op in operations if op.op in (Op.SET, Op.WITHDRAW) and op.key)
         on_offer = self._option_on_offer(view, catalogue, fitting, changed, frozenset(
             k for k in changed if schema.key(k).reader == Reader.FREE_TEXT))

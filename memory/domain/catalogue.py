@@ -21,7 +21,7 @@ from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.language.cues import negated_at
 from monologue.memory.language.names import NameFinder, name_finder
 from monologue.memory.language.phrases import join, join_choices, say
-from monologue.memory.language.wishes import content_words
+from monologue.memory.language.wishes import content_words, qualities_named, scales_named
 from monologue.memory.working.state import Condition, SessionState, describe_condition
 
 CATALOGUES_DIR = Path(__file__).resolve().parents[2] / "configs" / "catalogues"
@@ -135,12 +135,26 @@ class Catalogue:
                 return say("option.other_values", language, name=name, value=said, label=spec.label(language),
                            values=join_choices(others, language) if language == "en" else join(others, language))
         described = str(said_in(item.get("described") or "", language))
-        if described and content_words(text, language) & content_words(described, language):
+        if described and (content_words(text, language) & content_words(described, language)
+                          or scales_named(text, language) & scales_named(described, language)):
             return say("option.described", language, name=name, described=described)
         phone = str(item.get("phone") or "").split(",")[0].strip()
         if phone:
             return say("option.not_listed_phone", language, name=name, phone=phone)
         return say("option.not_listed", language, name=name)
+
+    def rank_by_values_wished(self, items: list[dict[str, Any]], wishes: list[str], language: str,
+                              schema: DomainSchema) -> list[dict[str, Any]]:
+        """Items that have a value a wish in words names first ("two of them are vegetarian": a place
+        that serves vegetarian food), the order otherwise kept."""
+        named = [pair for wish in wishes for pair in self._values_named(wish, language, schema)]
+        if not named:
+            return items
+
+        def has(item: dict[str, Any]) -> int:
+            return sum(value in (v if isinstance(v := item.get(key), list) else [v]) for key, value in named)
+
+        return sorted(items, key=has, reverse=True)
 
     def _values_named(self, text: str, language: str, schema: DomainSchema) -> list[tuple[str, str]]:
         """(key, value) for each value of an attribute this catalogue records that `text` names,
@@ -545,8 +559,10 @@ def rank_by_wishes(items: list[dict[str, Any]], wishes: list[str], language: str
         for wish in wishes:
             against = _AGAINST.search(wish)
             # "a table away from the kitchen": what is wished away is what follows the "away".
-            wanted = _and_plain_forms(content_words(wish[against.end():] if against else wish, language))
-            if wanted & has:
+            wished = wish[against.end():] if against else wish
+            wanted = _and_plain_forms(content_words(wished, language))
+            # ("somewhere peaceful" is met by "quiet", 清静 by 安静: a quality said in other words)
+            if wanted & has or qualities_named(wished, language) & qualities_named(rest, language):
                 total += -1 if against else 1
         return total
 

@@ -138,7 +138,7 @@ SELF_REPAIR = re.compile(r"(?:(?:\b(?:no,? wait|wait no|no,? (?:hang|hold) on|(?
                          r"具体(?:地|来)?说|具体(?=是)|"
                          r"(?:哦|啊|呃)?(?:少|多|漏)(?:说|打|写)了?(?:一位|一个数|一个数字|个数)|"
                          # (a lone no between commas: "six, no, seven", 六个人，不，七个人)
-                         r"(?:(?<=[,，.…])|(?<=[,，.…]\s))\s*(?:不|no)(?=\s*[,，]))[,，.。!！\s]*)+"
+                         r"(?:(?<=[,，.…])|(?<=[,，.…]\s))\s*(?:不|(?:or\s+)?no)(?=\s*[,，]))[,，.。!！\s]*)+"
                          r"(?:(?:it'?s|是|就|一共|总共|all together|in total)\s*)*", re.IGNORECASE)
 _SLIP_GAP = re.compile(r"[\s,，.。!！…]*")
 

@@ -12,6 +12,7 @@ import re
 
 from monologue.memory.language.cues import language_of
 from monologue.memory.language.stances import LEAD_IN_EN, YES_NO_QUESTION_ZH
+from monologue.memory.language.wishes import qualities_named
 
 # A yes/no question about a place or what one may do there ("do they have parking?", "can I bring
 # my dog?", "is there a private room?", 可以带狗吗, 有包间吗, 能刷卡吗): with a place offered or chosen,
@@ -49,7 +50,8 @@ def asks_about_a_place(sentence: str) -> bool:
                                                                             stripped))
         # (A bare 可以吗, 行吗 answers an offer with a question; it asks nothing about the place.)
         named = re.sub(r"[吗么呢吧啊呀，。？?！!\s]|可以|能|行|有|不", "", stripped)
-        return asks and bool(named) and bool(_PLACE_VERB_ZH.search(stripped)) \
+        # (…or what it is like: 那家吵不吵？环境安静吗？)
+        return asks and bool(named) and bool(_PLACE_VERB_ZH.search(stripped) or qualities_named(stripped, "zh")) \
             and not _NOT_ABOUT_A_PLACE_ZH.search(stripped)
     stripped = LEAD_IN_EN.sub("", stripped) or stripped
     return bool(PLACE_QUESTION_EN.match(stripped)) and not _NOT_ABOUT_A_PLACE_EN.search(stripped)

@@ -251,3 +251,41 @@ def wish_in(clause: str, language: str, known: Iterable[str] = (), cues: Iterabl
 
 
 __all__ = ["clauses", "content_words", "wish_in"]
+
+
+# What a place is like, said in many words of one quality ("peaceful" wishes for what the catalogue
+# calls "quiet"; "is it loud?" is answered by "big and noisy banquet hall"). Each quality has its
+# opposite on the same scale: a question about one is answered by a description saying either.
+_QUALITIES: dict[str, tuple[str, str, str]] = {
+    # quality: (scale, English words, Chinese words)
+    "quiet": ("noise", r"quiet\w*|calm\w*|peaceful|tranquil|hushed|serene|low[- ]key",
+              r"安静|清静|幽静|宁静|静一点|静点|不吵|不闹"),
+    "loud": ("noise", r"loud\w*|nois\w+|lively|busy|buzz\w*|rowdy|crowded|packed|bustling|hectic",
+             r"吵|闹|嘈杂|喧|人多|人挺多"),
+    "romantic": ("mood", r"romantic|intimate|date night|candle[- ]?lit|cosy|cozy", r"浪漫|约会|烛光|温馨|情调"),
+    "children": ("children", r"kids?|children|child|family|families|toddlers?|baby|babies|high ?chairs?",
+                 r"孩子|小孩|儿童|亲子|宝宝"),
+    "groups": ("groups", r"groups?|big tables?|banquets?|gatherings?", r"聚会|聚餐|宴请|宴会|大桌|团建"),
+    "view": ("view", r"views?|scenery|overlook\w*", r"景|风景"),
+    "quick": ("speed", r"quick\w*|fast|speedy|in a hurry|rush", r"上菜快|快一点|快点|赶时间"),
+    "late": ("hours", r"late[- ]?night|late hours|open late|after midnight", r"深夜|很晚|夜宵|通宵"),
+    "bright": ("light", r"bright|sunny|airy|well[- ]lit", r"明亮|敞亮|亮堂"),
+    "dim": ("light", r"dark|dim\w*|moody", r"昏暗|暗"),
+    "fancy": ("style", r"fancy|elegant|upscale|classy|fine dining|posh|sophisticated", r"高级|高档|优雅|精致|讲究"),
+    "casual": ("style", r"casual|relaxed|laid[- ]back|easygoing|informal", r"随意|轻松|休闲|随便"),
+}
+_QUALITY_PATTERNS = {lang: [(quality, scale, re.compile(
+    (r"(?<![\w-])(?:" + en + r")(?![\w-])" if lang == "en" else zh), _I))
+    for quality, (scale, en, zh) in _QUALITIES.items()] for lang in ("en", "zh")}
+
+
+def qualities_named(text: str, language: str) -> set[str]:
+    """The qualities of a place `text` names, in any of their words ("peaceful" → quiet, 吵 → loud)."""
+    return {quality for quality, _scale, pattern in _QUALITY_PATTERNS["zh" if language == "zh" else "en"]
+            if pattern.search(text)}
+
+
+def scales_named(text: str, language: str) -> set[str]:
+    """The scales whose qualities `text` names, either way ("is it loud?" and "quiet" share noise)."""
+    return {scale for _quality, scale, pattern in _QUALITY_PATTERNS["zh" if language == "zh" else "en"]
+            if pattern.search(text)}

@@ -331,6 +331,46 @@ def _masked(text: str, spans: list[Span]) -> str:
     return text
 
 
+# An hour said bare right after a slip in a time ("around 7, or no, 8"), and what would make it a count.
+_HOUR_MEANT_EN = re.compile(r"(?P<h>\d{1,2}|" + EN_NUMBER + r")(?::(?P<m>[0-5]\d))?\b"
+                            r"(?!\s*(?:people|persons|guests|of us|adults|kids|minutes?|mins?|hours?|degrees?|"
+                            r"dollars|bucks)\b)", re.IGNORECASE)
+
+
+def _times_put_right(text: str, times: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """The times said, with the hour said bare after a slip in one of them ("around 7, or no, 8",
+    "at half six, sorry, 7") as a time too, in the same half of the day as the slip."""
+    found = list(times)
+    for value, _start, end in times:
+        meant = put_right_after(text, end)
+        hour = _HOUR_MEANT_EN.match(text, meant) if meant is not None else None
+        if hour is None or any(s <= hour.start() < e for _v, s, e in times):
+            continue
+        h = to_int(hour.group("h"))
+        if h is None or not 1 <= h <= 12:
+            continue
+        if int(value[:2]) >= 12 and h < 12:
+            h += 12
+        found.append((f"{h:02d}:{int(hour.group('m') or 0):02d}", hour.start(), hour.end()))
+    return sorted(found, key=lambda t: t[1])
+
+
+def _with_its_own_noun(text: str, found: AskedFor, tails: tuple[str, ...]) -> AskedFor:
+    """What is asked for with the thing's own noun said after it (轻松点的音乐, 周杰伦的歌, 节奏感强的歌):
+    without it, a kind of music reads back as a bare adjective (音乐开始播放：轻松点)."""
+    for tail in sorted((t for t in tails if t.startswith("的") and len(t) > 1), key=len, reverse=True):
+        if text.startswith(tail, found.end):
+            return AskedFor(text[found.start:found.end + len(tail)], found.start, found.end + len(tail))
+    return found
+
+
+# Some of the party, not all of it ("two of them", "one of us", "my sister", 其中有两个, 有一个朋友).
+_SOME_OF_THE_PARTY = re.compile(
+    r"\b(?:(?:one|two|three|four|a couple|some|a few|half)\s+of\s+(?:them|us|the (?:group|party|guests))|"
+    r"(?:my|our|a)\s+(?:friend|sister|brother|mom|mum|mother|dad|father|wife|husband|partner|son|daughter|"
+    r"colleague|coworker|guest|kid|child|cousin|aunt|uncle|grandma|grandpa)s?\b)|"
+    r"其中|有(?:一|两|二|三|几)?(?:个|位)(?:人|朋友|同事|客人|孩子)?|(?:我|我们)?(?:的)?(?:朋友|同事|老婆|老公|爸|妈|儿子|女儿|"
+    r"姐姐|妹妹|哥哥|弟弟|客人)(?:里|中)?(?:有)?", re.IGNORECASE)
 # The unit a number said to put something right carries (三个，不对，四个; "three people, no wait four").
 _UNIT_AFTER = re.compile(r"\s*(?:个人|个|位|人|点|people|persons|of us|o'?clock)?", re.IGNORECASE)
 # A question word inside what was said after a cue (订的名字是啥来着): it asks, it names nothing.
@@ -662,7 +702,8 @@ class RuleExtractor:
         # (…not the hour inside a number said digit by digit: "text me at two four eight, five five five…")
         in_a_code = _codes_said_at(text, lang) if self._times else []
         for spec in self._times:
-            said_times = find_en_times(text, hour_asked=hour_asked, bounded=spec.reading.bounds) \
+            said_times = _times_put_right(text, find_en_times(text, hour_asked=hour_asked,
+                                                              bounded=spec.reading.bounds)) \
                 if lang == "en" else _TIMES[lang](text)
             times = [t for t in said_times if not self._negated(text, t[1], cues)
                      and not _overlaps((t[1], t[2]), taken) and not _overlaps((t[1], t[2]), in_a_code)]
@@ -781,6 +822,7 @@ class RuleExtractor:
         ops[:] = a_step_along_its_scale(self.schema, step_moves_the_level(self.schema, ops, state), text, where, state)
         self._a_fallback(ops, where, text, lang, state, add)
         self._asked_softly(ops, where, text, add, state)
+        self._a_need_of_some(ops, where, text, add)
         # (别走高速，今天想走小路: "today" in the sentence keeps its lasting wishes to this trip; the words kept
         # with them say so, and the profile does not learn them)
         for i, op in enumerate(ops):
@@ -1134,6 +1176,24 @@ class RuleExtractor:
             ops.remove(op)
             add(Operation(Op.SET, notes.name, Comparator.INCLUDES, said, said, correction=op.correction,
                           reason=f"{op.key} {op.value}, asked for softly"), (left, right))
+
+    def _a_need_of_some(self, ops: list[Operation], where: dict[int, Span], text: str, add: Add) -> None:
+        """"Two of them are vegetarian", 其中有两个同事吃素: a need of some of the party asks for no place of that
+        kind (every place can serve a vegetarian dish); it goes on the booking in the user's words."""
+        notes = free_text_key(self.schema)
+        if notes is None:
+            return
+        for op in list(ops):
+            if op.op != Op.SET or op.comparator != Comparator.INCLUDES or id(op) not in where or op.key == notes.name \
+                    or str(op.value) not in self.schema.key(op.key).affirmed_values:
+                continue
+            left, right = clause_bounds(text, *where[id(op)])
+            if not _SOME_OF_THE_PARTY.search(text[left:right]):
+                continue
+            said = text[left:right].strip(" ,，。.")
+            ops.remove(op)
+            add(Operation(Op.SET, notes.name, Comparator.INCLUDES, said, said, correction=op.correction,
+                          reason=f"{op.key} {op.value}, for some of the party"), (left, right))
 
     def _a_fallback(self, ops: list[Operation], where: dict[int, Span], text: str, lang: str,
                     state: SessionState | None, add: Add) -> None:
@@ -1797,6 +1857,8 @@ class RuleExtractor:
                         for name, other in self.schema.keys.items()
                         if name != spec.name and name not in reading.brings):
                     found = None
+            if found is not None and said.lang == "zh":
+                found = _with_its_own_noun(said.text, found, spec.reading.tail_words.get("zh", ()))
             refused = _NOT_ASKED_FOR.search(said.text[:found.start]) if found is not None else None
             if refused is not None and found is not None and _THIS_ONE_PLAYING.fullmatch(found.text):
                 taken.append((refused.start(), found.end))     # 不想听这首: said by "next", no wish besides

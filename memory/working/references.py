@@ -225,7 +225,10 @@ class ReferenceResolver:
         if not named and what and not re.fullmatch(r"(?:one|ones|the one|it|that)", what, re.IGNORECASE) \
                 and lang == "en":
             return ops      # "the earlier train": a slot with no earlier value
-        slot = named[-1] if named else list(state.previous)[-1]
+        # (还是国贸，改回去 after the song and the destination both changed: the slot whose earlier value is said)
+        by_value = [slot for slot, v in state.previous.items()
+                    if isinstance(v, str) and len(v) > 1 and contains(normalised(text), normalised(v))]
+        slot = by_value[-1] if by_value else named[-1] if named else list(state.previous)[-1]
         key = slot.split(":")[0]
         value = state.previous[slot]
         current = state.constraints.get(slot)

@@ -68,7 +68,7 @@ def domain_words(schema: DomainSchema, language: str) -> frozenset[str]:
 # A time the user is busy until, said just before it: the reason for a time, no wish.
 _BUSY_UNTIL_EN = re.compile(r"\b(?:till|until|til|'til)\s*$", re.IGNORECASE)
 _LEADS_TO_A_VALUE_EN = re.compile(
-    r"\s*(?:\b(?:for|on|with|of|about|from|in|under)\s+(?:my\s+|the\s+|this\s+|that\s+|an?\s+)?"
+    r"\s*(?:\b(?:for|on|with|of|about|from|in|under|at|by|around)\s+(?:my\s+|the\s+|this\s+|that\s+|an?\s+)?"
     r"(?:order|purchase|item|package|parcel)?(?:\s+(?:number|no\.?|#))?|"
     r"\b(?:and\s+|so\s+)?(?:i|we)\s+(?:want|need|would like|'?d like|wanna)(?:\s+to\s+get)?"
     r"(?:\s+an?|\s+the)?)\s*$", re.IGNORECASE)
@@ -118,7 +118,10 @@ def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span
     known = domain_words(schema, language)
     cues = spec.reading.value_cues.get(language, ())
     clean: tuple[int, int] | None = None      # the clause before, where no reader took any of it
+    slips = _slips_put_right(text, taken)
     for start, end in clauses(text):
+        if any(start <= slip_end <= end for slip_end in slips):
+            continue            # ("something around noon, or no, 12:30 is better": the slip is no wish)
         inside = sorted((s, e) for s, e in taken if s < end and e > start)
         previous, clean = clean, ((start, end) if not inside else None)
         if inside:
@@ -238,6 +241,19 @@ _OPERATES = {"en": re.compile(r"^(?:(?:please|can you|could you|would you|and|al
 
 # What leads a slip's repair and is no request ("open the sunroof, *no* I mean…", 打开天窗，*哦*不对).
 _LEADS_THE_REPAIR = re.compile(r"(?:[\s,，.。!！]|\b(?:no|oh|uh|um|wait|sorry)\b|[哦啊呃噢])*$", re.IGNORECASE)
+
+
+def _slips_put_right(text: str, taken: list[Span]) -> list[int]:
+    """Where each slip put right in the turn ends: words a repair takes back ("no wait", 不对),
+    with a value read in the words meant after it ("somewhere quiet, no wait, by the window")."""
+    ends = []
+    for repair in SELF_REPAIR.finditer(text):
+        meant_end = next((m.start() for m in re.finditer(r"[,，.。!！?？;；]", text[repair.end():])), None)
+        meant_end = repair.end() + meant_end if meant_end is not None else len(text)
+        if PUTS_RIGHT.search(repair.group()) and not ONE_MORE.match(text[repair.end():].strip()) \
+                and any(repair.end() <= s < meant_end for s, _e in taken):
+            ends.append(len(_LEADS_THE_REPAIR.sub("", text[:repair.start()])))
+    return ends
 
 
 def request_beyond(schema: DomainSchema, text: str, language: str) -> str:
