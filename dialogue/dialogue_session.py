@@ -410,7 +410,9 @@ class DialogueSession:
         switched = controls_only_on_or_off(schema, text, language, view) if state_question is None else []
         switched = switched if not changed - set(switched) else []
         beyond = not changed and not option_answer and not asked_option and state_question is None \
-            and not switched and asks_beyond(schema, text, language)
+            and not switched and (asks_beyond(schema, text, language)
+                                  # (给我老婆打个电话，说我晚点到: its reason names the trip, the request is beyond)
+                                  or bool(request_beyond(schema, text, language)))
         unnamed: list[str] = []
         quiet = not clarify and not changed and not beyond and state_question is None and not CLOSING.search(text)
         refused_controls = controls_refused(schema, text, language) if quiet else []
@@ -448,7 +450,12 @@ class DialogueSession:
                                       for clause in re.split(r"[，,；;]", s)))))
         policy = self.policy(state.domain)
         primary = schema.primary_action()
-        relaxable = _relaxable(catalogue.items, view, policy.kept_conditions(view, facts), needs_known,
+        # (what someone in the party can't eat, or needs to get in, is never offered to be dropped: "would nuts
+        # be okay after all?" to a nut allergy)
+        a_persons_needs = [slot for slot, c in view.constraints.items()
+                           if schema.key(c.key).durable and schema.key(c.key).multi]
+        relaxable = _relaxable(catalogue.items, view, [*policy.kept_conditions(view, facts), *a_persons_needs],
+                               needs_known,
                                catalogue.amounts, primary.chosen_by[0] if primary and primary.chosen_by else "") \
             if catalogue and not fitting else []
         kept = {id(item) for item in fitting}

@@ -45,6 +45,7 @@ from monologue.memory.language.cues import (
     TO_THE_AGENT,
     WANTS_OPTIONS,
     WEARY,
+    WEATHER,
     YES_WORD_DESCRIBING,
     language_of,
     sounds_fine,
@@ -60,6 +61,7 @@ from monologue.memory.working.state import (
     ConditionStatus,
     SessionState,
     as_bound,
+    as_member,
 )
 from monologue.memory.working.turn_classes import CallOff, TurnClass, names_the_task
 from monologue.memory.working.wishes import asks_beyond
@@ -108,6 +110,14 @@ _ASKED = re.compile(r"[?？]\s*$|[吗呢]\W*$|"
 
 # A liking hedged by a question after "but" (…但是有包间吗？).
 _BUT_ASKS = re.compile(r"\bbut\b[^.!]*\?\s*$|(?:但是|不过|可是)[^。！]*(?:吗|[?？])\W*$", re.IGNORECASE)
+# A yes word said only to open a question ("hmm ok, what kind of food do they do?", "sure, is it far?",
+# 行，那家几点关门？): the question is the turn.
+_ASKS_AFTER_A_YES = re.compile(
+    r"^\W*(?:(?:hmm+|um+|uh+|ok(?:ay)?|yes|yeah|yep|sure|alright|all right|right|fine|cool|great|nice)[\s,.!]+)+"
+    r"(?:(?:what|which|when|where|who|whose|why|how(?! about)|whats|wheres|hows)\b|"
+    r"(?:do|does|is|are|can|will|would)\s+(?:they|it|the place|that|there)\b)[^.!]*\?\s*$|"
+    r"^\W*(?:(?:嗯+|好的?|行|可以|对)[，,\s]*)+[^。！!]*(?:什么|几点|哪|多少|怎么)[^。！!]*[?？]?\s*$",
+    re.IGNORECASE)
 # ("Traffic looks awful today, doesn't it?": a remark with a tag, small talk, not a question.)
 _TAG_QUESTION = re.compile(r",\s*(?:\w+n'?t\s+\w+|right|huh|eh|yeah)\s*\?\s*$|(?:对吧|是吧|是不是)[?？]?\s*$",
                            re.IGNORECASE)
@@ -266,8 +276,12 @@ def live_values(state: SessionState, schema: DomainSchema) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for c in state.constraints.values():
         if schema.key(c.key).multi:
-            if c.comparator == Comparator.INCLUDES:
-                out.setdefault(c.key, []).append(c.value)
+            default = Comparator(schema.key(c.key).default_op)
+            # (a key whose values are refused by default carries its refusals: "no beef" goes on the booking)
+            if c.comparator == Comparator.INCLUDES or c.comparator == default == Comparator.EXCLUDES:
+                out.setdefault(c.key, []).append(as_member(c.comparator, c.value, default))
+                if default == Comparator.EXCLUDES:
+                    out[c.key].sort(key=str)    # (a set of needs, in no order: the same needs read back are the same)
         elif c.comparator in (Comparator.LE, Comparator.GE) and schema.key(c.key).reading.bounds:
             out[c.key] = as_bound(c.comparator, c.value)     # ("after 5 pm": read back and acted on as a bound)
         elif c.comparator in (Comparator.EQ, Comparator.LE, Comparator.GE):
@@ -688,8 +702,10 @@ class DialoguePolicy:
             return False
         if NOT_YET.search(text):
             return None             # "don't book it yet, let me check with my team": not decided
-        if _BUT_ASKS.search(turn.text):
-            return None             # "sounds nice I guess, but is it romantic?": not decided until answered
+        if _BUT_ASKS.search(turn.text) or (_ASKS_AFTER_A_YES.match(turn.text) and not GO_AHEAD.search(turn.text)):
+            # "sounds nice I guess, but is it romantic?", "hmm ok, what kind of food do they do?", 好，那家几点关门？:
+            # not decided until answered
+            return None
         if YES_WORD_DESCRIBING.search(text):
             return None             # "lovely weather this week" is small talk, not a yes
         answer = yes_or_no(text)
@@ -881,6 +897,11 @@ class DialoguePolicy:
         if WEARY.search(text) and not acting and not ENTERTAIN_ME.search(text):
             return Decision(Act.SMALL_TALK, key="weary", then=self._resume(step, last),
                             reason="the user told of a long day", refused=refused)
+        if WEATHER.search(text) and not acting and not asked and not self.schema.at_the_wheel \
+                and not WANTS_OPTIONS.search(text):
+            # (at the wheel, "so hot today" is the cabin's, said to be cooled)
+            return Decision(Act.SMALL_TALK, key="weather", then=self._resume(step, last),
+                            reason="a remark about the weather", refused=refused)
         if TO_THE_AGENT.search(text) and not acting:
             return Decision(Act.SMALL_TALK, key="how_are_you" if HOW_ARE_YOU.search(text) else "to_me",
                             then=self._resume(step, last),

@@ -28,8 +28,9 @@ from typing import Literal
 
 import numpy as np
 
-from monologue.memory.domain.schema import DomainSchema, KeySpec
+from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.cues import PAST_CUES, language_of
+from monologue.memory.language.normalise import normalised
 from monologue.memory.language.stances import (
     ABOUT_THE_USER_EN,
     ABOUT_THE_USER_ZH,
@@ -304,7 +305,10 @@ class StateQuestionReader:
         # ("Is the refund going through?" asks whether it is done, not whether a refund was said.)
         if checking and not any(_SUMMARY.search(s) or _NEXT.search(s) for s in asked) \
                 and not (view is not None and any(_asks_if_done(s) for s in checking)):
-            checked = self._checked(checking, view)
+            # ("is it a quiet place?" reads as a wish, but asks of the place: a wish checked is one held)
+            checked = tuple((k, v) for k, v in self._checked(checking, view)
+                            if self.schema.key(k).reader != Reader.FREE_TEXT or view is not None and any(
+                                normalised(str(c.value)) in normalised(str(v)) for c in view.find(k)))
             if checked:
                 keys = tuple(dict.fromkeys(k for k, _ in checked))
                 alternatives = any(_ALTERNATIVES.search(s) for s in checking)

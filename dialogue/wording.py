@@ -20,7 +20,7 @@ from monologue.memory.domain.catalogue import said_in
 from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec, Reader
 from monologue.memory.language.phrases import join, say
 from monologue.memory.working.render import spoken_condition, spoken_conditions, spoken_value
-from monologue.memory.working.state import AgentAct, Comparator, Condition, SessionState, bound_of
+from monologue.memory.working.state import AgentAct, Comparator, Condition, SessionState, bound_of, member_of
 
 LANGUAGE_NAMES = {"en": "English", "zh": "Chinese (Mandarin, simplified characters)"}
 
@@ -30,7 +30,7 @@ def _conditions(args: Mapping[str, Any], schema: DomainSchema) -> list[Condition
     for key, value in args.items():
         spec = schema.key(key)
         for one in value if isinstance(value, list) else [value]:
-            comparator, one = (Comparator(spec.default_op), one) if spec.multi else bound_of(one)
+            comparator, one = member_of(one, Comparator(spec.default_op)) if spec.multi else bound_of(one)
             out.append(Condition(key, comparator, one, "", 0, multi=spec.multi))
     return out
 
@@ -294,6 +294,7 @@ class Wording:
                         "again": "policy.small_talk_again",
                         "how_are_you": "policy.how_am_i",
                         "weary": "policy.weary_driving" if self.schema.at_the_wheel else "policy.weary",
+                        "weather": "policy.weather",
                         }.get(d.key, "policy.small_talk"), lang)
         if d.act == Act.RESUME and d.rebooks:
             # (a change of what was done waits: "Shall I go ahead and change the ticket?", not open another)

@@ -55,7 +55,7 @@ def _sets(text: str, state: SessionState | None = None) -> dict[str, object]:
     ("音乐太吵了", {"volume": "down"}),
     ("声音大一点，听不清", {"volume": "up"}),
     ("The music is way too loud", {"volume": "down"}),
-    ("放首周杰伦的歌", {"media": "playing", "music_choice": "周杰伦的歌"}),
+    ("放首周杰伦的歌", {"media": "playing", "music_choice": "周杰伦"}),
     ("来点音乐吧", {"media": "playing"}),
     ("这首歌不好听，切歌", {"media": "next"}),
     ("Skip this song", {"media": "next"}),

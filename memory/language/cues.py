@@ -727,6 +727,12 @@ WEARY = re.compile(r"\b(?:long day|rough day|tough day|hard day|crazy day|what a
                    r"(?:exhausted|tired|worn out|beat|wiped out|knackered|drained))\b(?! of\b)|"
                    r"(?<![不你])(?:好累|太累|累死|累坏|真累|挺累|累了一天|忙了一天|开了一天会|好辛苦|太辛苦)",
                    re.IGNORECASE)
+# The weather remarked on ("so hot today haha", 今天天气真热啊): agreed with, not "I see".
+WEATHER = re.compile(r"\b(?:weather|(?:so|really|super|crazy|freezing) (?:hot|cold|warm|humid|chilly) "
+                     r"(?:today|out|outside|out there)|raining|rainy|pouring|snowing|sunny|"
+                     r"(?:beautiful|lovely|nice|gorgeous|gloomy) day)\b|"
+                     r"天气|下雨|下雪|出太阳|(?:今天|外面|外头)[^，。！？]{0,3}(?:真|好|太|挺)(?:热|冷|闷)",
+                     re.IGNORECASE)
 # Tired at the wheel ("I'm getting sleepy", 开车有点困): a word to rest, whatever else is asked.
 DROWSY = re.compile(r"\b(?:sleepy|drowsy|dozing off|nodding off|can'?t keep my eyes open|falling asleep)\b|"
                     # (有点困难 is "hard"; 孩子困了 is the child's)

@@ -248,7 +248,7 @@ REQUEST_QUESTION_ZH = re.compile(
     # 能维修吗 asks for a repair (a request); 你能记得我喜欢什么吗 asks a question.
     r"(?<![不可])能(?![^吗]*(?:什么|几|哪|多少|谁|记得|知道|告诉))[^吗]{0,8}吗|"
     # (订单 is the order, not a request to book.)
-    r"能不能|能否|可不可以|可以.{0,8}吗|帮我|给我|麻烦|请|改成|换成|改到|订(?!单)|要不|"
+    r"能不能|能否|可不可以|可以.{0,8}吗|(?<![不还])行(?:吗|不行)|帮我|给我|麻烦|请|改成|换成|改到|订(?!单)|要不|"
     # 有没有便宜点儿的 asks for one that is cheaper: a choice by what it is, not a question.
     r"有没有(?![^，。？?吗]*(?:说过|提过|讲过|记得|告诉))[^，。？?吗]{1,8}的[吗呢]?[?？。]?\s*$")
 # (车窗关了没有, 空调还开着吗现在, 空调是开着的吧, 前面堵不堵: a question, however the ASR ends it.)

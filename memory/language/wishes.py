@@ -32,7 +32,7 @@ _LEAD_EN = re.compile(
     r"|(?:i|we) (?:don'?t|do not) want"
     # ("also note that the box was crushed": the note is what follows)
     r"|(?:(?:can|could) you |please )?(?:also )?(?:note|add a note|make a note|put a note|put down|write down|mention)"
-    r"(?: (?:that|down|too|as well))*)\b[,\s]*)?", _I)
+    r"(?: (?:that|down|too|as well|of (?:this|that)))*)\b[,:\s]*)?", _I)
 # Courtesy after the wish ("…, please", "…would be great") is not part of it.
 _TAIL_EN = re.compile(r"[,\s]+(?:(?:would|'d) be (?:great|nice|good|lovely|ideal|perfect|best)|please|"
                       r"if (?:possible|we can|you can|you could)|thanks?|thank you)$", _I)
@@ -77,7 +77,8 @@ _NOT_A_WISH_EN = re.compile(
     # (…nor time given: "no rush though", "take your time", 不着急)
     r"no rush|no hurry|there'?s no (?:rush|hurry)|take your time|i'?m not in a (?:rush|hurry))\b", _I)
 # (…nor a question announced: 那个能不能顺便问一下, "by the way, quick question".)
-_NOT_A_WISH_ZH = re.compile(r"^(?:什么|几|哪|谁|为什么|怎么|多少|谢谢|你好|再见|好的|好|对|是的|不用|算了|没事|行|嗯|"
+_NOT_A_WISH_ZH = re.compile(r"^(?:什么|几|哪|谁|为什么|怎么|多少|谢谢|你好|再见|好的|好|对(?!了)|是的|不用|算了|"
+                            r"没事|行|嗯|"
                             r"(?:别的|其他|其它)(?:都|没|不|也)|"
                             r"记得|忘了|取消|不着急|不急|慢慢来)|(?:吗|呢|么)[？?。]?$|问(?:一下|一问|下|个问题|你个事|件事)$")
 # A question word inside the clause: a question, unless a wish leads it (希望有人解释一下怎么回事).
@@ -99,7 +100,7 @@ well get got have has make made find go going eat eating food want like need wou
 let's today tonight now then if possible ideally preferably hopefully time more bit little lot all
 someone somebody anyone everything else ahead matter further help needed way ride trip journey home
 order booking reservation restaurant table seat seats people person guests party
-notch tad touch smidge
+notch tad touch smidge not rather i'd i'm i'll we'd we're we'll
 actually sorry hmm umm uh um note
 two three four five six seven eight nine ten eleven twelve half quarter morning afternoon evening night noon
 o'clock clock
@@ -185,6 +186,10 @@ def _led_en(text: str) -> tuple[str, bool] | None:
     return ("not " + wish if negative else wish), led
 
 
+# What only asks the agent to choose (有没有推荐的, 找个好吃的, 有合适的吗).
+_THE_AGENTS_CHOICE_ZH = re.compile(r"(?:什么|啥|个|家)?(?:推荐|好吃|不错|合适|好)(?:的|一点的|点的)?(?:吗|呢|吧)?")
+
+
 def _led_zh(text: str) -> tuple[str, bool] | None:
     if _NOT_A_WISH_ZH.search(text):
         return None
@@ -195,6 +200,8 @@ def _led_zh(text: str) -> tuple[str, bool] | None:
     # A short topic before the lead stays ("路上最好风景好一点" → 路上风景好一点).
     rest = lead.group("topic") + text[lead.end():] if lead else text
     wish = _TAIL_ZH.sub("", rest)
+    if _THE_AGENTS_CHOICE_ZH.fullmatch(wish.strip(" ,，。？?")):
+        return None     # (有没有推荐的？ asks the agent to choose: no wish of what the place is)
     if lead is not None and re.match(r"[我咱]", text) and len(wish) < 3:
         return None     # 我们要聊天: what they will do there, not what the place should be
     return _JOINER.sub("", wish.strip(" ,，")), bool(lead) or wish != rest or bool(_HEAD_ZH.match(wish))
@@ -213,13 +220,14 @@ _NOT_KNOWING = re.compile(r"(?:(?:uh|um|hmm|oh|sorry|honestly|i mean)[\s,]+)*(?:
 
 
 def wish_in(clause: str, language: str, known: Iterable[str] = (), cues: Iterable[str] = (),
-            beside_a_value: bool = False) -> str | None:
+            beside_a_value: bool = False, told_at_length: bool = False) -> str | None:
     """The wish a clause states, in the user's words less the lead ("I'd love somewhere quiet"
     → "somewhere quiet"), or None: a question, a courtesy, a request for an action, or nothing
     the domain does not read already. `cues`: the domain's words that make a clause a detail to
     keep even without a lead ("cracked", "漏水"); `beside_a_value`: the clause's other part was
     read as a value, so a detail said only in the domain's words is one ("order 55123 | arrived
-    broken"; "my order is broken" alone says no more than the request)."""
+    broken"; "my order is broken" alone says no more than the request); `told_at_length`: a fault of the
+    key's cues may be told in more words ("I ordered a blue sweater in medium and got a red one in large")."""
     text = _GREETING_LEAD[language == "en"].sub("", clause.strip(" \t,.;:!?，。；：！？"))
     if not text or _NOT_KNOWING.fullmatch(text):
         return None         # ("no idea", 不知道: an answer of not knowing is no detail to keep)
@@ -245,12 +253,20 @@ def wish_in(clause: str, language: str, known: Iterable[str] = (), cues: Iterabl
         or (language == "zh" and any(c and len(c) >= 4 and c in wish for c in cues))
     if not wish or not (led or cued) or not (content_words(wish, language, known) or (cued and cued_whole)):
         return None
-    if len(wish.split()) > 12 if language == "en" else len(wish) > 24:
-        return None        # a story, not a wish: the long-term memory keeps it
+    longest = (16, 32) if cued and told_at_length else (12, 24)
+    if len(wish.split()) > longest[0] if language == "en" else len(wish) > longest[1]:
+        return None        # a story, not a wish: the long-term memory keeps it (a fault told may be longer)
     return _lower_head(wish, language)
 
 
-__all__ = ["clauses", "content_words", "wish_in"]
+# A lead that asks for a note and ends its clause: the note is the clause after it ("对了备注一下，我之前已经打过两次
+# 客服了", "also, make a note of this: I called twice").
+NOTE_LEAD_ALONE = re.compile(
+    r"^\W*(?:(?:对了|还有|另外|顺便|麻烦|帮我|请)[，,\s]*)*(?:备注|注明|写上|记上|记一下)(?:一下|上)?(?:说|一句)?\W*$|"
+    r"^\W*(?:(?:also|and|oh|please|can you|could you)[,\s]+)*(?:note|make a note|add a note|put down|write down|"
+    r"mention)(?:\s+(?:this|that|too|down|of this|of that|on the ticket))*\W*$", re.IGNORECASE)
+
+__all__ = ["NOTE_LEAD_ALONE", "clauses", "content_words", "wish_in"]
 
 
 # What a place is like, said in many words of one quality ("peaceful" wishes for what the catalogue

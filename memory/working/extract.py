@@ -47,6 +47,7 @@ from monologue.memory.language.cues import (
 )
 from monologue.memory.language.digits import digits_said, digits_said_en, stations_said
 from monologue.memory.language.names import NameFinder, name_finder
+from monologue.memory.language.normalise import contains, normalised
 from monologue.memory.language.numbers import (
     EN_NUMBER,
     EN_TENS,
@@ -84,7 +85,7 @@ from monologue.memory.language.stances import (
     sentences_with_offsets,
     tells_of_the_past,
 )
-from monologue.memory.language.wishes import content_words
+from monologue.memory.language.wishes import content_words, qualities_named
 from monologue.memory.working.on_the_way import (
     ON_A_STREET,
     read_kind_on_a_street,
@@ -149,6 +150,7 @@ from monologue.memory.working.weighed import (
     errand_in,
     feeling_met_by_a_command,
     feeling_met_by_its_level,
+    it_is_the_noise,
     it_is_what_was_dropped,
     level_over_its_step,
     not_either_or,
@@ -355,9 +357,16 @@ def _times_put_right(text: str, times: list[tuple[str, int, int]]) -> list[tuple
     return sorted(found, key=lambda t: t[1])
 
 
+# What describes a kind of thing rather than names one (轻松点, 慢一点, 节奏感强, 安静, 欢快).
+_A_DESCRIPTION_ZH = re.compile(r"(?:一?点|些)$|很|比较|特别|有点|挺|更|超|感|强|快|慢|轻|静|欢|柔|嗨|燃|伤|"
+                               r"抒情|舒缓|动")
+
+
 def _with_its_own_noun(text: str, found: AskedFor, tails: tuple[str, ...]) -> AskedFor:
-    """What is asked for with the thing's own noun said after it (轻松点的音乐, 周杰伦的歌, 节奏感强的歌):
-    without it, a kind of music reads back as a bare adjective (音乐开始播放：轻松点)."""
+    """A kind of thing asked for, with its own noun said after it (轻松点的音乐, 节奏感强的歌): without it, it
+    reads back as a bare adjective (音乐开始播放：轻松点). A name stays as said (周杰伦的歌: 周杰伦)."""
+    if not _A_DESCRIPTION_ZH.search(found.text) and not qualities_named(found.text, "zh"):
+        return found
     for tail in sorted((t for t in tails if t.startswith("的") and len(t) > 1), key=len, reverse=True):
         if text.startswith(tail, found.end):
             return AskedFor(text[found.start:found.end + len(tail)], found.start, found.end + len(tail))
@@ -371,6 +380,45 @@ _SOME_OF_THE_PARTY = re.compile(
     r"colleague|coworker|guest|kid|child|cousin|aunt|uncle|grandma|grandpa)s?\b)|"
     r"其中|有(?:一|两|二|三|几)?(?:个|位)(?:人|朋友|同事|客人|孩子)?|(?:我|我们)?(?:的)?(?:朋友|同事|老婆|老公|爸|妈|儿子|女儿|"
     r"姐姐|妹妹|哥哥|弟弟|客人)(?:里|中)?(?:有)?", re.IGNORECASE)
+# Music named as wanted, then asked for by a pronoun ("the kids want Taylor Swift, can you put some on",
+# "I'm in the mood for jazz, play some").
+_WANTED_THEN_PUT_ON_EN = re.compile(
+    r"\b(?:wants?|wanna hear|(?:would|'d) like|like|love|in the mood for|feel(?:ing)? like|fancy|craving)\s+"
+    r"(?:to hear\s+|some\s+|a bit of\s+)?(?P<v>[A-Za-z0-9][^,.;!?]{1,40}?)\s*[,.;]\s*(?:so\s+|and\s+)?"
+    r"(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:put|play|throw|stick)\s+(?:some|it|them|one|a few)\b",
+    re.IGNORECASE)
+
+
+# A size or a colour, said of what an exchange is for (四十二码的, 大一号的, "for a medium", "in black").
+_WHAT_IT_IS_FOR = re.compile(r"\d|[一二两三四五六七八九十]+\s*(?:码|号)|[大小]一?[号码]|码数|尺码|"
+                             r"[红黑白蓝绿灰粉黄紫]色|"
+                             r"\b(?:size|small|medium|large|x+l|colou?r|black|white|blue|red|green|grey|gray|pink|"
+                             r"bigger|smaller|larger)\b", re.IGNORECASE)
+
+
+# Words that take back what was just said ("go home first... no, forget it", 先回家，算了).
+_TAKEN_BACK = re.compile(r"\b(?:forget (?:it|that)|never ?mind|scratch that|no no|actually no)\b|算了|不用了|还是不了",
+                         re.IGNORECASE)
+
+
+def _held_kept_after_a_slip(ops: list[Operation], where: dict[int, Span], text: str,
+                            state: SessionState | None) -> list[Operation]:
+    """"Go home first... no, forget it, stick with the airport", 先回家吧，算了算了，还是去机场: a value taken back
+    after it was said, the one held named again after the repair, changes nothing."""
+    if state is None:
+        return ops
+    kept = []
+    for op in ops:
+        held = [str(c.value) for c in state.find(op.key)] if op.op == Op.SET and op.key else []
+        after = text[where[id(op)][1]:] if id(op) in where else ""
+        repair = SELF_REPAIR.search(after) or _TAKEN_BACK.search(after) if held and str(op.value) not in held else None
+        if repair is not None and op.source != OpSource.RELATIVE and any(
+                len(value) > 1 and contains(normalised(after[repair.end():]), normalised(value)) for value in held):
+            continue
+        kept.append(op)
+    return kept
+
+
 # The unit a number said to put something right carries (三个，不对，四个; "three people, no wait four").
 _UNIT_AFTER = re.compile(r"\s*(?:个人|个|位|人|点|people|persons|of us|o'?clock)?", re.IGNORECASE)
 # A question word inside what was said after a cue (订的名字是啥来着): it asks, it names nothing.
@@ -800,6 +848,7 @@ class RuleExtractor:
         self._place_explained(said, taken, add, state)
         self._enums(said, taken, add, result.correction, withdrawn_keys, state, commanded)
         self._loose_values(said, ops, taken, add, result.correction, state)
+        self._what_it_is_changed_for(ops, where, said.text, add, result.correction)
         # (路上找个地方停一下，买个早饭: the clause that asked for the stop is the stop's, no wish)
         taken.extend(before for op in ops if op.op == Op.SET and op.key and id(op) in where
                      and (before := asked_for_just_before(self.schema.key(op.key), text, where[id(op)], lang)))
@@ -808,7 +857,7 @@ class RuleExtractor:
         ops[:] = [op for op in ops if not (op.key in on_a_street and op.op == Op.SET and op.reason != ON_A_STREET
                                            and str(op.value) in self.schema.key(op.key).values)]
         ops[:] = not_either_or(self.schema, ops, text, where)
-        ops[:] = feeling_met_by_a_command(self.schema, ops, text, where)
+        ops[:] = it_is_the_noise(self.schema, feeling_met_by_a_command(self.schema, ops, text, where), text, where)
         # (我屁股有点冷，开一下座椅加热: the seat heating meets the cold; the cabin is not asked about.)
         carried_out = {op.key for op in ops if op.op == Op.SET and op.source != OpSource.RELATIVE}
         result.ask_back = [key for key in result.ask_back
@@ -879,6 +928,7 @@ class RuleExtractor:
                                         and id(op) in where and _A_BOUND_BEFORE.search(text[:where[id(op)][0]])
                                         and clause_bounds(text, *where[id(op)]) != relative_at[op.key])]
         ops = self._moved_from_the_slip(ops, where, text, lang, state, result)
+        ops = self._place_put_right(_held_kept_after_a_slip(ops, where, text, state), where, text)
         said_outright = {op.key for op in ops if op.op == Op.SET and op.source != OpSource.RELATIVE}
         moved = {op.key for op in ops if op.source == OpSource.RELATIVE and op.key in said_outright}
         ops = [replace(op, correction=True) if op.op == Op.SET and op.key in moved else op
@@ -1176,6 +1226,32 @@ class RuleExtractor:
             ops.remove(op)
             add(Operation(Op.SET, notes.name, Comparator.INCLUDES, said, said, correction=op.correction,
                           reason=f"{op.key} {op.value}, asked for softly"), (left, right))
+
+    def _place_put_right(self, ops: list[Operation], where: dict[int, Span], text: str) -> list[Operation]:
+        """先回家，不对，去公司, "a stop at home, no wait, just take me to work": a stop put right by where to go,
+        said just after the repair, is no stop; and one place said both as a
+        stop and as where to go (我先回趟家拿个文件，目的地改成回家) is where to go."""
+        places = [op for op in ops if op.op == Op.SET and op.key in self.schema.keys and id(op) in where
+                  and self.schema.key(op.key).reader == Reader.PLACE_NAME]
+        dropped: set[int] = set()
+        for op in places:
+            meant = put_right_after(text, where[id(op)][1])
+            # (not "导航去公司，呃不对，先回趟家拿东西": a stop first, said after where to go, goes on the way)
+            if meant is not None and self.schema.key(op.key).multi and any(
+                    other.key != op.key and not self.schema.key(other.key).multi and where[id(other)][0] >= meant
+                    for other in places):
+                dropped.add(id(op))
+        def same_place(other: Operation, value: object) -> bool:
+            words = {w.casefold() for table in [self.schema.key(other.key).values.get(str(other.value), {})]
+                     for ws in table.values() for w in ws}
+            return other.value == value or str(value).casefold() in words
+
+        for op in places:
+            if self.schema.key(op.key).multi and any(
+                    other.key != op.key and not self.schema.key(other.key).multi and same_place(other, op.value)
+                    for other in places):
+                dropped.add(id(op))
+        return [op for op in ops if id(op) not in dropped]
 
     def _a_need_of_some(self, ops: list[Operation], where: dict[int, Span], text: str, add: Add) -> None:
         """"Two of them are vegetarian", 其中有两个同事吃素: a need of some of the party asks for no place of that
@@ -1791,6 +1867,11 @@ class RuleExtractor:
                     self._shared_verb(word, Operation(Op.SET, key, comparator, value, correction=correction), said,
                                       m.span(), add, seen)
                 break
+        # ("she's vegetarian, so somewhere with good veggie options": a value read, said again in other
+        # words, is read there too; no wish is left of it)
+        for word, key, value in lexicon:
+            if (key, value) in seen and not self.schema.key(key).reading.verb_values:
+                taken.extend(m.span() for m in matches[word] if not _overlaps(m.span(), taken))
 
     def _open_and_named(self, text: str, taken: list[Span], add: Add, correction: bool,
                         ops: list[Operation]) -> None:
@@ -1836,6 +1917,11 @@ class RuleExtractor:
             words = (reading.lead_words.get(said.lang, ()), reading.tail_words.get(said.lang, ()),
                      reading.nothing_particular.get(said.lang, ()))
             found = words_asked_for(said.text, spec.name_cues.get(said.lang, ()), *words, said.lang)
+            wanted = _WANTED_THEN_PUT_ON_EN.search(said.text) if found is None and said.lang == "en" \
+                and "play" in spec.name_cues.get("en", ()) else None
+            if wanted is not None and wanted.group("v").casefold() not in {w.casefold() for w in words[2]}:
+                # ("the kids want Taylor Swift, can you put some on": what is wanted, then played by a pronoun)
+                found = AskedFor(wanted.group("v"), *wanted.span("v"))
             if found is None and said.lang == "zh" and spec.reading.tail_words.get("zh"):
                 # (放周杰伦的歌: a bare 放 asks for what is named only with the thing's own tail after it)
                 tails = "|".join(map(re.escape, sorted((t for t in spec.reading.tail_words["zh"] if t.startswith("的")),
@@ -1881,6 +1967,26 @@ class RuleExtractor:
                 continue      # "现在放的是谁的歌", "what are you playing?", 名字是啥来着: asked about, not asked for
             add(Operation(Op.SET, spec.name, Comparator.EQ, value, clause_of(said.text, (found.start, found.end)),
                           correction=correction), (found.start, end))
+
+    def _what_it_is_changed_for(self, ops: list[Operation], where: dict[int, Span], text: str, add: Add,
+                                correction: bool) -> None:
+        """帮我换一双四十二码的, 想换大一号的, "exchange it for a medium": the size or colour an exchange is for
+        goes on the record, as the loose words of one do (`_loose_values`)."""
+        notes = free_text_key(self.schema)
+        if notes is None or any(op.key == notes.name for op in ops):
+            return
+        for op in ops:
+            spec = self.schema.keys.get(op.key) if op.op == Op.SET and op.key and id(op) in where else None
+            if spec is None or str(op.value) not in spec.loose_values:
+                continue
+            start = where[id(op)][0]
+            right = clause_bounds(text, *where[id(op)])[1]
+            piece = text[start:right]
+            if _WHAT_IT_IS_FOR.search(piece):
+                wanted = _LEAD_OF_A_WANT.sub("", piece.strip()).strip(" ,，。.!！吧")
+                add(Operation(Op.SET, notes.name, Comparator.INCLUDES, wanted, wanted, correction=correction,
+                              reason=f"what the {op.value} is for"), (start, right))
+                return
 
     def _loose_values(self, said: _Said, ops: list[Operation], taken: list[Span], add: Add,
                       correction: bool, state: SessionState | None) -> None:

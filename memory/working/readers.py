@@ -789,11 +789,25 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
                 continue          # "the tracking number is SF…": another thing's (not "…but the order number is")
             if _CODE_REFUSED.search(text[max(0, span[0] - 30):span[0]]) and any(s[0] >= span[1] for s in spans):
                 continue          # "not A347544 anymore, make it 638185": the one refused is not it
+            if any(_said_again_put_right(text, span, later) for later in spans if later[0] >= span[1]):
+                continue          # (DD20240518，呃，等下我看看，是 DD20240581: the one said last, no repair word)
             if not overlaps(span, taken):
                 code, span = _code_meant(text, span)
                 add(Operation(Op.SET, spec.name, Comparator.EQ, code, _clause(original, span),
                               correction=correction), span)
                 break
+
+
+_ANOTHER_ONE = re.compile(r"\b(?:and|also|plus|or)\b|和|还有|以及|或者|另外|跟", re.IGNORECASE)
+
+
+def _said_again_put_right(text: str, first: Span, later: Span) -> bool:
+    """Whether the code at `later` puts right the one at `first`: as long, a digit or two apart, with no
+    word of another one between them ("48213... hmm let me check... it's 48231", not "48213 and 48231")."""
+    one, other = _joined(text[slice(*first)]), _joined(text[slice(*later)])
+    return len(one) == len(other) >= 4 and one != other and sum(a != b for a, b in zip(one, other, strict=True)) <= 2 \
+        and not _ANOTHER_ONE.search(text[first[1]:later[0]]) \
+        and not _CODE_REFUSED.search(text[max(first[1], later[0] - 30):later[0]])     # (A12345，不是A12344)
 
 
 def _all_but(said: str, held: str) -> bool:

@@ -59,6 +59,21 @@ def bound_of(value: Any) -> tuple[Comparator, Any]:
     return Comparator.EQ, value
 
 
+def as_member(comparator: Comparator, value: Any, default: Comparator) -> Any:
+    """A value of a set-valued key, as an action's argument carries it: plain where it binds as the key
+    binds by default, else with its comparator ("includes:vegetarian" beside "beef", of a dietary key
+    whose values are refused by default)."""
+    return value if comparator == default else f"{comparator.value}:{value}"
+
+
+def member_of(value: Any, default: Comparator) -> tuple[Comparator, Any]:
+    """The comparator and value of a set-valued key's argument (`as_member`)."""
+    for comparator in (Comparator.INCLUDES, Comparator.EXCLUDES):
+        if isinstance(value, str) and value.startswith(f"{comparator.value}:"):
+            return comparator, value[len(comparator.value) + 1:]
+    return default, value
+
+
 class OpSource(StrEnum):
     """Where an operation came from."""
 

@@ -132,7 +132,9 @@ A_FEELING = re.compile(r"太(?:热|冷|闷|冰|凉)|有点(?:热|冷|闷|凉)|�
                        r"\b(?:'s|is|are) (?:ice )?(?:cold|freezing)\b", re.IGNORECASE)
 
 # Noise felt (太吵了, "it's too loud"): the volume's, unless said as the reason for another command.
-A_NOISE = re.compile(r"太吵|好吵|有点吵|吵死|太响|\btoo (?:loud|noisy)\b|\bso (?:loud|noisy)\b", re.IGNORECASE)
+A_NOISE = re.compile(r"太吵|好吵|有点吵|吵死|太响|"
+                     r"\b(?:too|so|a (?:little|bit)|kind of|kinda|pretty|really|way) (?:loud|noisy)\b|"
+                     r"\bblaring\b", re.IGNORECASE)
 
 # A control's values that make the car quieter: noise is their reason ("turn the fan up, it's too loud" is not).
 QUIETER = frozenset({"down", "closed", "off", "paused", "muted"})
@@ -201,6 +203,17 @@ def feeling_met_by_a_command(schema: DomainSchema, ops: list[Operation], text: s
     return [op for op in ops if not (
         op.key not in commanded and id(op) in where and a_feeling(op)
         and commanded & set(felt_as(schema, op.key).reading.eased_by) and of_the_command(op))]
+
+
+def it_is_the_noise(schema: DomainSchema, ops: list[Operation], text: str, where: dict[int, Span]) -> list[Operation]:
+    """"Hmm, that's a little loud, turn it down a notch": the noise said names the control, and "it" is that
+    control, not the cabin's temperature moved a step besides."""
+    quieted = [op for op in ops if op.op == Op.SET and op.source != OpSource.RELATIVE and id(op) in where
+               and str(op.value) in QUIETER and A_NOISE.search(op.words)]
+    if not quieted:
+        return ops
+    return [op for op in ops if not (op.source == OpSource.RELATIVE and op.key not in {q.key for q in quieted}
+                                     and not names_key(schema.key(op.key), op.words, language_of(text)))]
 
 
 def feeling_met_by_its_level(schema: DomainSchema, ops: list[Operation], levels_said: Iterable[str]) -> list[Operation]:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.cues import FILLERS, HOLD_ON, NOT_DECIDED, SELF_REPAIR
 from monologue.memory.language.memory_cues import ABOUT_THE_TALK, ASKS_TO_BE_TOLD, REQUEST
-from monologue.memory.language.wishes import clauses, content_words, wish_in
+from monologue.memory.language.wishes import NOTE_LEAD_ALONE, clauses, content_words, wish_in
 from monologue.memory.working.put_right import ONE_MORE, PUTS_RIGHT
 from monologue.memory.working.readers import names_key, value_pattern
 from monologue.memory.working.state import Comparator, Op, Operation, SessionState
@@ -67,6 +67,11 @@ def domain_words(schema: DomainSchema, language: str) -> frozenset[str]:
 # The words that lead to a value another reader took, said at the end of a detail.
 # A time the user is busy until, said just before it: the reason for a time, no wish.
 _BUSY_UNTIL_EN = re.compile(r"\b(?:till|until|til|'til)\s*$", re.IGNORECASE)
+# Why a time suits: the user is busy at another ("上午我要上班", "I'm in meetings all morning"), no detail to keep.
+_BUSY_THEN = re.compile(r"^[^，。！？]{0,6}(?:要|得|在|有)?(?:上班|开会|上课|忙|工作|加班|有事|没空|不方便)"
+                        r"(?:呢|啊|吧)?$|"
+                        r"\b(?:i'?m|i am|i'll be|we'?re)\s+(?:at work|working|busy|in (?:a )?meetings?|in class|"
+                        r"on shift|out)\b", re.IGNORECASE)
 _LEADS_TO_A_VALUE_EN = re.compile(
     r"\s*(?:\b(?:for|on|with|of|about|from|in|under|at|by|around)\s+(?:my\s+|the\s+|this\s+|that\s+|an?\s+)?"
     r"(?:order|purchase|item|package|parcel)?(?:\s+(?:number|no\.?|#))?|"
@@ -119,9 +124,20 @@ def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span
     cues = spec.reading.value_cues.get(language, ())
     clean: tuple[int, int] | None = None      # the clause before, where no reader took any of it
     slips = _slips_put_right(text, taken)
+    note_lead = ""
     for start, end in clauses(text):
         if any(start <= slip_end <= end for slip_end in slips):
             continue            # ("something around noon, or no, 12:30 is better": the slip is no wish)
+        lead, note_lead = note_lead, (text[start:end] if NOTE_LEAD_ALONE.match(text[start:end]) else "")
+        if lead and not any(s < end and e > start for s, e in taken):
+            # (对了备注一下，我之前已经打过两次客服了: the note is the clause after its lead)
+            wish = wish_in(lead.strip() + (" " if language == "en" else "") + text[start:end].strip(), language,
+                           known, cues)
+            if wish is not None:
+                at = text.find(wish, start, end)
+                add(Operation(Op.SET, spec.name, Comparator.INCLUDES, wish, wish, correction=correction),
+                    (at, at + len(wish)) if at >= 0 else (start, end))
+                continue
         inside = sorted((s, e) for s, e in taken if s < end and e > start)
         previous, clean = clean, ((start, end) if not inside else None)
         if inside:
@@ -142,6 +158,8 @@ def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span
                 continue        # ("I'm at the dentist till | five thirty": why then, no detail of the order)
             # ("I was charged twice for | order 55123": not "…for order".)
             end = start + len(_LEADS_TO_A_VALUE_EN.sub("", text[start:end]))
+        if any(s < e for s, e in taken) and _BUSY_THEN.search(text[start:end].strip(" ,，。.")):
+            continue            # (明天下午三点以后打，上午我要上班: why then, beside the time)
         if language == "zh" and _TURNS_DOWN_THE_PLACE_ZH.search(text[start:end]):
             continue            # (这家我去过了，不太想去: the offer turned down, no wish of its own)
         if _A_MEAL_WITH_COMPANY[language].search(text[start:end]):
@@ -162,6 +180,8 @@ def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span
             if part is not None:
                 wish = wish_in(text[part:end], language, known, cues)
                 start = part if wish is not None else start
+        if wish is None and not inside:
+            wish = wish_in(text[start:end], language, known, cues, told_at_length=True)
         if wish is None:
             continue
         at = text.find(wish, start, end)
