@@ -631,8 +631,14 @@ class DialogueSession:
         item = catalogue.item_called(option) if catalogue is not None else None
         if item is None or catalogue is None:
             return {}
-        return {self._qualified(domain, key): said_in(value, language) for key, value in item.items()
-                if key in schema.keys and key != catalogue.name_key and value not in (None, "", [])}
+        about = {self._qualified(domain, key): said_in(value, language) for key, value in item.items()
+                 if key in schema.keys and key != catalogue.name_key and value not in (None, "", [])}
+        # (…and its amounts under the keys they are limited by: ¥117 a head, as the budget measures it)
+        for key, amount in catalogue.amounts.items():
+            value = item.get(amount.get("attribute", ""))
+            if key in schema.keys and isinstance(value, (int, float)):
+                about[self._qualified(domain, key)] = value
+        return about
 
     @staticmethod
     def _option_on_offer(view: SessionState, catalogue: Catalogue | None, fitting: list[dict[str, Any]],

@@ -410,10 +410,10 @@ class DialoguePolicy:
             missing = others
         # (…and "sure" to "could we drop Downtown?": the place that fits now is named.)
         dropped = last.act in (Act.NO_OPTIONS, Act.ASK_CHANGE) and bool(last.key) and last.key not in values
-        # (…and "the fancy one please" just after a place was named that is not: the one that is.)
+        # (…and "the fancy one please" just after a place was named that is not, or "有没有便宜点的" after one at
+        # ¥117 a head: the one that is.)
         offer_ruled_out = last.act in _OFFERS and bool(last.option) \
-            and bool(turn.changed & self.schema.kinds_of_option()) and all(str(o.get("name")) != last.option
-                                                                          for o in options)
+            and bool(turn.changed) and all(str(o.get("name")) != last.option for o in options)
         if missing and (turn.asks_for_options or dropped or offer_ruled_out) and action.choose \
                 and action.choose not in values:
             # "Is there a Sichuan place?" before the day is known: one that fits is named now, and

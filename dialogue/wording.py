@@ -137,7 +137,9 @@ class Wording:
             told = [s for s in acts if not any(o is not s and set(s.args) < set(o.args) for o in acts)]
             said = [said_of(self.schema.actions[s.action], s.args, self.schema, self.language, s.record)
                     for s in told if s.action in self.schema.actions]
-            return say("policy.done", self.language, said=join(said, self.language))
+            # (Chinese says each done as a clause of its own: 车内温度调到23度了，空调已经打开, not 、)
+            return say("policy.done", self.language,
+                       said=join(said, self.language, "list.and" if self.language == "en" else "list.comma"))
         parts = []
         for i, step in enumerate(steps):
             lead = i == 0 and step.then is not None and step.act == Act.GREET

@@ -276,8 +276,8 @@ async def test_the_first_place_offered_is_the_first_one() -> None:
     ("restaurant", ["订个位子", "大后天"], "几点钟合适？"),
     ("restaurant", ["帮我订海底捞，今晚七点四个人", "行", "预订号给我说一下"], "订位的编号是"),
     ("restaurant", ["附近有啥好吃的日料吗", "那换个吧，有没有粤菜"], "粤菜"),
-    ("in_car", ["帮我开空调，二十四度", "再凉快点"], "好了，把车内温度调到23度。"),
-    ("in_car", ["帮我开空调，二十四度", "有点闷"], "好了，把车内温度调到23度。"),
+    ("in_car", ["帮我开空调，二十四度", "再凉快点"], "好了，车内温度调到23度了。"),
+    ("in_car", ["帮我开空调，二十四度", "有点闷"], "好了，车内温度调到23度了。"),
 ])
 async def test_what_a_mandarin_speaker_said_the_second_time(domain: str, lines: list[str], expected: str) -> None:
     result = await _chat("zh", lines, domain)

@@ -35,7 +35,7 @@ async def test_the_fan_turned_up_leaves_the_temperature_alone() -> None:
 @pytest.mark.parametrize(("language", "lines", "done"), [
     ("zh", ["把车窗打开", "还是关上吧"], "好了，车窗已经关上。"),
     ("zh", ["帮我开一下空调", "空调关掉", "哦不对，别关，调到二十五度就行"],
-     "好了，把车内温度调到25度、空调已经打开。"),
+     "好了，车内温度调到25度了，空调已经打开。"),
     ("en", ["turn the AC off", "don't turn it off"], "Done: I've turned the air conditioning on."),
     ("en", ["turn the AC off", "actually leave it on"], "Done: I've turned the air conditioning on."),
     ("zh", ["放首陈奕迅的歌", "换成五月天"], "好了，音乐开始播放：五月天。"),
@@ -71,7 +71,7 @@ def test_a_control_verb_about_oneself_is_small_talk(text: str) -> None:
     ("en", ["set the temperature to 21", "no wait, 22"], "Done: I've set the cabin to 22 degrees."),
     ("en", ["take me to the gym, set it to 19 degrees and close the windows", "hmm maybe 20 instead"],
      "Done: I've set the cabin to 20 degrees."),
-    ("zh", ["温度调到二十一度", "不对，二十二"], "好了，把车内温度调到22度。"),
+    ("zh", ["温度调到二十一度", "不对，二十二"], "好了，车内温度调到22度了。"),
     ("en", ["my seat's too far back, move it forward"], "Done: I've moved the seat further forward."),
     ("en", ["set the temperature to 20", "a bit warmer", "what's it on now?"], "The cabin temperature is 21 degrees."),
     ("en", ["morning! how's it going?"], "I'm well, thanks for asking!"),
@@ -79,7 +79,7 @@ def test_a_control_verb_about_oneself_is_small_talk(text: str) -> None:
     ("en", ["take me to the airport", "ok that's it"], "Goodbye!"),
     ("zh", ["导航到公司", "公司就是国贸"], "好了，设好了路线：去国贸。"),
     ("zh", ["去望京SOHO", "我想换个地方，去三里屯太古里"], "好了，设好了路线：去三里屯太古里。"),
-    ("zh", ["帮我调一下温度", "随便吧，你看着办"], "好了，把车内温度调到22度。"),
+    ("zh", ["帮我调一下温度", "随便吧，你看着办"], "好了，车内温度调到22度了。"),
     ("en", ["can you set the temperature", "up to you"], "Done: I've set the cabin to 22 degrees."),
 ])
 async def test_the_car_hears_what_a_driver_means(language: str, lines: list[str], last: str) -> None:

@@ -140,8 +140,8 @@ async def test_a_place_given_up_for_another_keeps_its_stops(language: str, lines
     # …but a change asked for as well is made
     ("en", ["set it to 23 and turn on my seat heater", "it's too hot, make it cooler and open the window"],
      "Done: I've set the cabin to 22 degrees and put the windows down."),
-    ("zh", ["空调调到23度", "太热了，开窗，再调低一点"], "好了，把车内温度调到22度、车窗已经打开。"),
-    ("zh", ["空调调到23度", "太热了"], "好了，把车内温度调到22度。"),
+    ("zh", ["空调调到23度", "太热了，开窗，再调低一点"], "好了，车内温度调到22度了，车窗已经打开。"),
+    ("zh", ["空调调到23度", "太热了"], "好了，车内温度调到22度了。"),
 ])
 async def test_a_feeling_given_as_the_reason_for_a_command(language: str, lines: list[str], expected: str) -> None:
     replies = await _chat(language, lines, "in_car")

@@ -344,3 +344,37 @@ def test_a_length_of_time_said_as_it_was_is_no_sum(said: str) -> None:
 def test_what_was_ordered_and_what_came_is_noted_whole() -> None:
     said = "I ordered a blue sweater in medium and got a red one in large"
     assert rules_read("customer_service", said, {"order_id": "48231"}).get("problem_details") == [said]
+
+
+async def test_cheaper_than_a_place_whose_price_a_head_is_known_is_under_it() -> None:
+    replies = await policy_replies("zh", ["明天中午想吃烤鸭，东城区有啥好的吗", "有没有便宜点的"], "restaurant")
+    assert "北京胡同烤鸭" in replies[-1].text and "放宽" not in replies[-1].text
+
+
+async def test_two_controls_done_are_said_as_two_clauses_in_chinese() -> None:
+    replies = await policy_replies("zh", ["车里有点闷，空调开到二十四度，哦不，二十三度吧"], "in_car")
+    assert replies[-1].text == "好了，车内温度调到23度了，空调已经打开。"
+
+
+async def test_a_value_acted_on_with_a_yes_is_no_longer_to_confirm() -> None:
+    from monologue.configs import load_config
+    from monologue.memory.stores.state import InMemoryStateStore
+    from monologue.pipeline.builder import AgentModels
+    from monologue.pipeline.text_chat import ChatOptions, chat_session
+
+    from fakes import PlannerFollowingLLM, steady
+
+    lines = ["你好，我买了一双运动鞋，结果寄来个四十号的，我下单的是四十二码", "订单是 JD88776655，花了三百九十九块",
+             "帮我换一双四十二码的吧", "哎，你们寄回去要我自己出运费吗？", "那要不还是退了吧，懒得折腾",
+             "嗯……想了想还是换吧，我挺喜欢这个款的", "有消息的话发邮件给我就行，邮箱是 wangfang88@163.com",
+             "今天天气真热啊，哈哈", "行，提交吧，麻烦你了"]
+    config = load_config(overrides={**steady(monologue={"llm_mode": "never", "domain": "customer_service"},
+                                             reply={"wording": "policy"}, long_term={"llm_help": False}),
+                                    "language": "zh"}, environ={})
+    store = InMemoryStateStore()
+    await chat_session(lines, config, AgentModels(asr=None, tts=None, llm=PlannerFollowingLLM(every=0)),
+                       ChatOptions(session_id="shoes", store=store))
+    state = store.load("shoes")
+    assert state is not None and state.done
+    assert all(c.status == "active" for c in state.constraints.values() if c.confirmed)
+    assert [c.value for c in state.constraints.values() if c.key.endswith("resolution")] == ["exchange"]

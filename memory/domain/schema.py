@@ -62,6 +62,9 @@ class Reading:
     # The controls whose command meets how this key is felt (太热 beside 座椅加热关了 or "open the
     # window": the reason for that command, not a change of this key too).
     eased_by: tuple[str, ...] = ()
+    # An amount that measures this scale's steps where an option's own is known ("有没有便宜点的" after a
+    # place at ¥117 a head: under ¥117, not the band below): the price level's, the budget.
+    measured_by: str = ""
     value_range: tuple[float, float] | None = None                          # quantity: what a reading may be
     other_scale: OtherScale | None = None                                   # quantity: 72 (°F) offered as 22
     set_cues: dict[str, tuple[str, ...]] = field(default_factory=dict)    # "keep it at" before a bare number
@@ -346,6 +349,7 @@ def _reading(raw: dict[str, Any]) -> Reading:
     return Reading(
         units=_words(raw.get("units")),
         eased_by=tuple(str(k) for k in raw.get("eased_by") or ()),
+        measured_by=str(raw.get("measured_by") or ""),
         value_range=(float(span[0]), float(span[1])) if span else None,
         other_scale=_other_scale(raw.get("other_scale")),
         set_cues=_words(raw.get("set_cues")),

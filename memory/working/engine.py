@@ -48,6 +48,7 @@ from monologue.memory.working.state import (
     OpSource,
     QuestionKind,
     SessionState,
+    member_of,
     state_diff,
 )
 from monologue.memory.working.turn_classes import TurnClass
@@ -359,8 +360,11 @@ class WorkingMemory:
                 for entry in done:     # what the agent acted on, after the user's yes, is confirmed
                     for key, value in entry.args.items():
                         for condition in applied.state.find(self.domains.qualified(applied.state.domain, key)):
-                            if condition.value == value or (isinstance(value, list) and condition.value in value):
+                            if condition.value == value or (isinstance(value, list) and condition.value in [
+                                    member_of(v, Comparator.INCLUDES)[1] for v in value]):
+                                # (acted on with the user's yes: held again, not "to confirm" beside it)
                                 condition.confirmed = True
+                                condition.status = ConditionStatus.ACTIVE
                 try:
                     await asyncio.to_thread(self.store.commit, applied.state, base.version, [])
                     self._seen = applied.state

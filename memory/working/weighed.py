@@ -318,8 +318,8 @@ def a_step_along_its_scale(schema: DomainSchema, ops: list[Operation], text: str
     for op in ops:
         spec = schema.keys.get(op.key) if op.op == Op.SET and op.key else None
         held = [c.value for c in state.find(op.key)] if spec is not None else []
-        if spec is not None and not held and (option := state.option_in_view) is not None \
-                and isinstance(option.about.get(op.key), str):
+        option = state.option_in_view
+        if spec is not None and not held and option is not None and isinstance(option.about.get(op.key), str):
             held = [option.about[op.key]]
         if spec is None or spec.type != "enum" or not (spec.reading.more or spec.reading.less) or len(held) != 1 \
                 or id(op) not in where:
@@ -332,6 +332,13 @@ def a_step_along_its_scale(schema: DomainSchema, ops: list[Operation], text: str
         order = list(spec.values)
         if up == down or str(held[0]) not in order:
             out.append(op)
+            continue
+        measure = spec.reading.measured_by
+        known = option.about.get(measure) if not state.find(op.key) and measure and option is not None else None
+        if down and isinstance(known, (int, float)) and measure in schema.keys and not state.find(measure):
+            # ("有没有便宜点的" after 四季民福 at ¥117 a head: a place under that, not the band below)
+            out.append(Operation(Op.SET, measure, Comparator.LE, known - 1, op.words, correction=True,
+                                 source=OpSource.RELATIVE, reason=f"cheaper than the option in view ({known})"))
             continue
         at = order.index(str(held[0])) + (1 if up else -1)
         value = order[min(max(at, 0), len(order) - 1)]
