@@ -378,3 +378,18 @@ async def test_a_value_acted_on_with_a_yes_is_no_longer_to_confirm() -> None:
     assert state is not None and state.done
     assert all(c.status == "active" for c in state.constraints.values() if c.confirmed)
     assert [c.value for c in state.constraints.values() if c.key.endswith("resolution")] == ["exchange"]
+
+
+@pytest.mark.parametrize(("said", "back"), [("you sent the wrong item", "we sent the wrong item"),
+                                            ("you charged me twice", "we charged you twice"),
+                                            ("can you remind me", "can I remind you")])
+def test_what_the_company_did_is_said_back_as_we(said: str, back: str) -> None:
+    from monologue.memory.language.person import second_person
+
+    assert second_person(said) == back
+
+
+async def test_a_way_to_reach_the_customer_is_not_read_as_how_the_exchange_is_done() -> None:
+    replies = await policy_replies("en", ["order 48231, you sent the wrong item, I'd like an exchange, "
+                                          "text me at 555 867 2290"], "customer_service")
+    assert "an exchange, reaching you by text message" in replies[-1].text and "I sent" not in replies[-1].text

@@ -150,6 +150,10 @@ _A_VERB_AFTER = re.compile(r"\s+(?:\w+ed|sent|sold|gave|shipped|made|did|said|to
                            r"did not|forgot|left|lost|broke)\b", re.IGNORECASE)
 
 
+_WHAT_THE_COMPANY_DOES = re.compile(r"\s+(?:sent|shipped|charged|billed|sold|delivered|lost|cancell?ed|refunded|"
+                                    r"promised|overcharged|mixed up|messed up)\b", re.IGNORECASE)
+
+
 def second_person(text: str, language: str = "en") -> str:
     """The user's words as the agent says them back: "I'm allergic to peanuts" → "you're
     allergic to peanuts"; "my wife is vegetarian" → "your wife is vegetarian"; 我喜欢座椅靠后 →
@@ -163,8 +167,10 @@ def second_person(text: str, language: str = "en") -> str:
 
     def swap(match: re.Match[str]) -> str:
         word = re.sub(r"\s+", " ", match.group(0).lower())
+        if word == "you" and _WHAT_THE_COMPANY_DOES.match(text, match.end()):
+            return "we"         # ("you sent the wrong item", "you charged me twice": the company did it, not the agent)
         if word == "you" and (_SUBJECT_SLOT.search(text[: match.start()]) or _A_VERB_AFTER.match(text, match.end())):
-            return "I"          # the user's "you" as a subject ("can you remind me", "the boots you sent") is "I"
+            return "I"          # the user's "you" as a subject ("can you remind me") is "I"
         return _EN_SWAP[word]
     out = _EN.sub(swap, text)
     # (…"we" where it does something, "us" where something is done to it: "I told you guys", "from you all")
