@@ -212,7 +212,8 @@ def asks(text: str, start: int, end: int, lang: str) -> bool:
 # --- questions: a question asks; it never sets a value ------------------------------------
 
 # Words said before a question that do not change what it asks ("wait, is it Friday?").
-LEAD_IN_EN = re.compile(r"^\W*(?:(?:wait|hang on|hold on|sorry|so|and|oh|um|uh|er|hmm|well|okay|ok|right|hey|nice|great|cool|alright|"
+LEAD_IN_EN = re.compile(r"^\W*(?:(?:wait|hang on|hold on|sorry|so|and|oh|um|uh|er|hmm|well|okay|ok|right|hey|"
+                        r"nice|great|cool|alright|"
                         r"just to (?:check|confirm|be sure)|quick question|one thing)\W+)*", re.IGNORECASE)
 # A request phrased as a question still asks for a change ("could you make it 8?", "能不能改成八点"):
 # it may set values. An information question ("what temperature do I like?", 我喜欢几度来着) may not.
