@@ -110,6 +110,18 @@ _ASKED = re.compile(r"[?？]\s*$|[吗呢]\W*$|"
 
 # A liking hedged by a question after "but" (…但是有包间吗？).
 _BUT_ASKS = re.compile(r"\bbut\b[^.!]*\?\s*$|(?:但是|不过|可是)[^。！]*(?:吗|[?？])\W*$", re.IGNORECASE)
+# A recommendation asked for (有没有推荐的, "any recommendations?"), and words that ask for another than the one
+# on offer (还有别的吗, "anything else?").
+_A_RECOMMENDATION = re.compile(r"推荐|建议|\b(?:recommend\w*|suggest\w*)\b", re.IGNORECASE)
+_ANOTHER_THAN_THIS = re.compile(r"别的|其他|其它|另外|换|还有|\b(?:else|other|another|different|more)\b", re.IGNORECASE)
+
+
+def _asks_for_another(text: str) -> bool:
+    """Whether the turn asks for options other than the one on offer (not only what the agent recommends)."""
+    return bool(WANTS_OPTIONS.search(text)) and not (_A_RECOMMENDATION.search(text)
+                                                     and not _ANOTHER_THAN_THIS.search(text))
+
+
 # A yes word said only to open a question ("hmm ok, what kind of food do they do?", "sure, is it far?",
 # 行，那家几点关门？): the question is the turn.
 _ASKS_AFTER_A_YES = re.compile(
@@ -424,7 +436,7 @@ class DialoguePolicy:
             named = [o for o in options if str(o.get("name")) not in refused
                      and all(k in o and not any(breaks(o, c) for c in state.find(k)) for k in asked_kinds)]
             if last.act in _OFFERS and last.option and len(named) > 1 and str(named[0].get("name")) == last.option \
-                    and WANTS_OPTIONS.search(turn.text):
+                    and _asks_for_another(turn.text):
                 named = named[1:]       # "还有别的吗": the next one, not the same one
             if named:
                 pick = named[0]
@@ -537,11 +549,15 @@ class DialoguePolicy:
                     and last.args == {**args, action.choose: pick.get("name")}:
                 # Never the same offer twice in a row: asked for options, the next one (or, the
                 # only one that fits, say so); otherwise point back to the one on the table.
-                if not WANTS_OPTIONS.search(turn.text) or turn.state_question is not None:
-                    # ("What do you have for me so far?" asks what is held, not for another place.)
+                if not _asks_for_another(turn.text) or turn.state_question is not None:
+                    # ("What do you have for me so far?" asks what is held, not for another place; 有没有推荐的
+                    # just after a place was recommended is answered by that place.)
+                    recommended = bool(_A_RECOMMENDATION.search(turn.text)) and turn.state_question is None
                     return Decision(Act.RESUME, action.name, option=str(pick.get("name")),
+                                    key="recommended" if recommended else "",
                                     args=dict(last.args), refused=refused,
-                                    reason="the offer is still open and nothing it depends on changed")
+                                    reason="asked what the agent recommends: the one on offer" if recommended
+                                    else "the offer is still open and nothing it depends on changed")
                 if len(fitting) == 1:
                     return Decision(Act.ONLY_OPTION, action.name, option=str(pick.get("name")),
                                     args=dict(last.args), refused=refused,

@@ -393,3 +393,36 @@ async def test_a_way_to_reach_the_customer_is_not_read_as_how_the_exchange_is_do
     replies = await policy_replies("en", ["order 48231, you sent the wrong item, I'd like an exchange, "
                                           "text me at 555 867 2290"], "customer_service")
     assert "an exchange, reaching you by text message" in replies[-1].text and "I sent" not in replies[-1].text
+
+
+# --- replay of the sixteenth drive (r21): what the fixes left or made -----------------------------------------
+
+
+@pytest.mark.parametrize(("language", "lines", "said", "not_said"), [
+    ("zh", ["我想这周六晚上八点吃火锅，朝阳区，四个人", "有没有推荐的？"], "我推荐的就是黄门老灶", "官也街"),
+    ("en", ["a table for 4 on Saturday at 8, somewhere uptown", "any recommendations?"],
+     "Casa Lupita is the one I'd recommend", "Bangkok Garden"),
+    ("en", ["a table for 4 on Saturday at 8, somewhere uptown", "anything else?"], "Bangkok Garden", "Casa Lupita"),
+])
+async def test_a_recommendation_asked_for_after_one_is_that_one(language: str, lines: list[str], said: str,
+                                                                 not_said: str) -> None:
+    replies = await policy_replies(language, lines, "restaurant")
+    assert said in replies[-1].text and not_said not in replies[-1].text
+
+
+@pytest.mark.parametrize("said", ["哎算了，今天赶时间，这次走高速吧", "I'm running late, take the highway this time"])
+def test_the_hurry_that_is_why_the_highway_is_taken_is_no_route_of_its_own(said: str) -> None:
+    assert rules_read("in_car", said, {"destination": "airport"}).get("route_today") == ["use_highways"]
+
+
+async def test_a_refund_after_an_exchange_drops_what_the_exchange_was_for() -> None:
+    replies = await policy_replies("zh", ["订单JD88776655，鞋子寄错尺码了，帮我换一双四十二码的吧", "那要不还是退了吧，懒得折腾"],
+                                   "customer_service")
+    assert "退款" in replies[-1].text and "四十二码" not in replies[-1].text and "鞋子寄错尺码了" in replies[-1].text
+
+
+@pytest.mark.parametrize(("said", "note"), [("订单JD88776655的鞋子尺码发错了", "鞋子尺码发错了"),
+                                            ("订单DD20240581的电饭煲一直没到，帮我退款", "电饭煲一直没到"),
+                                            ("鞋子尺码发错了", "鞋子尺码发错了")])
+def test_a_fault_after_the_orders_de_and_a_wrong_thing_sent_are_noted(said: str, note: str) -> None:
+    assert rules_read("customer_service", said).get("problem_details") == [note]

@@ -849,8 +849,11 @@ class RuleExtractor:
         self._enums(said, taken, add, result.correction, withdrawn_keys, state, commanded)
         self._loose_values(said, ops, taken, add, result.correction, state)
         self._what_it_is_changed_for(ops, where, said.text, add, result.correction)
+        self._notes_of_another_way(ops, state, said.lang, add)
         # (路上找个地方停一下，买个早饭: the clause that asked for the stop is the stop's, no wish)
+        # (…not a note's: 鞋子寄错尺码了，帮我换一双四十二码的 notes both)
         taken.extend(before for op in ops if op.op == Op.SET and op.key and id(op) in where
+                     and self.schema.key(op.key).reader != Reader.FREE_TEXT
                      and (before := asked_for_just_before(self.schema.key(op.key), text, where[id(op)], lang)))
         # ("I gotta get to work, the office on Harbor Road": the kind said again is that one place.)
         on_a_street = {op.key for op in ops if op.reason == ON_A_STREET}
@@ -1987,6 +1990,25 @@ class RuleExtractor:
                 add(Operation(Op.SET, notes.name, Comparator.INCLUDES, wanted, wanted, correction=correction,
                               reason=f"what the {op.value} is for"), (start, right))
                 return
+
+    def _notes_of_another_way(self, ops: list[Operation], state: SessionState | None, lang: str, add: Add) -> None:
+        """"帮我换一双四十二码的" … "那要不还是退了吧": the note of what the exchange was for goes with the exchange."""
+        notes = free_text_key(self.schema)
+        if notes is None or state is None:
+            return
+        for op in [o for o in ops if o.op == Op.SET and o.key in self.schema.keys]:
+            spec = self.schema.key(op.key)
+            for value in spec.loose_values:
+                if value == str(op.value):
+                    continue
+                words = [w for w in (*spec.values.get(value, {}).get(lang, ()), *spec.loose_values[value].get(lang, ()))
+                         if len(w) >= 2]
+                for held in state.find(notes.name):
+                    said = str(held.value)
+                    if _WHAT_IT_IS_FOR.search(said) and any(
+                            re.search(value_pattern(w.lower(), lang == "en"), said.lower()) for w in words):
+                        add(Operation(Op.WITHDRAW, notes.name, value=held.value, words=op.words,
+                                      reason=f"what the {value} was for, no longer asked"), (0, 0))
 
     def _loose_values(self, said: _Said, ops: list[Operation], taken: list[Span], add: Add,
                       correction: bool, state: SessionState | None) -> None:

@@ -146,6 +146,8 @@ def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span
             edges = [start] + [x for s, e in inside for x in (s, e)] + [end]
             gaps = [(max(edges[i], start), min(edges[i + 1], end)) for i in range(0, len(edges), 2)]
             start, end = max(gaps, key=lambda g: g[1] - g[0])
+            if language == "zh" and text.startswith("的", start) and start in {e for _s, e in inside}:
+                start += 1      # (订单DD20240581 | 的电饭煲一直没到: the thing the value's 的 joins it to)
             # (…or one of the key's own cues: "order 55123 | arrived broken", 订单55123 | 扣了两次钱.)
             if len(content_words(text[start:end], language, known)) < 2 and not any(
                     re.search(value_pattern(cue.lower(), language == "en"), text[start:end].lower()) for cue in cues):
