@@ -416,8 +416,8 @@ def test_the_hurry_that_is_why_the_highway_is_taken_is_no_route_of_its_own(said:
 
 
 async def test_a_refund_after_an_exchange_drops_what_the_exchange_was_for() -> None:
-    replies = await policy_replies("zh", ["订单JD88776655，鞋子寄错尺码了，帮我换一双四十二码的吧", "那要不还是退了吧，懒得折腾"],
-                                   "customer_service")
+    replies = await policy_replies("zh", ["订单JD88776655，鞋子寄错尺码了，帮我换一双四十二码的吧",
+                                          "那要不还是退了吧，懒得折腾"], "customer_service")
     assert "退款" in replies[-1].text and "四十二码" not in replies[-1].text and "鞋子寄错尺码了" in replies[-1].text
 
 
