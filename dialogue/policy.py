@@ -291,7 +291,8 @@ def live_values(state: SessionState, schema: DomainSchema) -> dict[str, Any]:
             default = Comparator(schema.key(c.key).default_op)
             # (a key whose values are refused by default carries its refusals: "no beef" goes on the booking)
             if c.comparator == Comparator.INCLUDES or c.comparator == default == Comparator.EXCLUDES:
-                out.setdefault(c.key, []).append(as_member(c.comparator, c.value, default))
+                # (an action's argument is what it includes; what is refused is marked: "excludes:beef")
+                out.setdefault(c.key, []).append(as_member(c.comparator, c.value, Comparator.INCLUDES))
                 if default == Comparator.EXCLUDES:
                     out[c.key].sort(key=str)    # (a set of needs, in no order: the same needs read back are the same)
         elif c.comparator in (Comparator.LE, Comparator.GE) and schema.key(c.key).reading.bounds:

@@ -30,7 +30,7 @@ def _conditions(args: Mapping[str, Any], schema: DomainSchema) -> list[Condition
     for key, value in args.items():
         spec = schema.key(key)
         for one in value if isinstance(value, list) else [value]:
-            comparator, one = member_of(one, Comparator(spec.default_op)) if spec.multi else bound_of(one)
+            comparator, one = member_of(one, Comparator.INCLUDES) if spec.multi else bound_of(one)
             out.append(Condition(key, comparator, one, "", 0, multi=spec.multi))
     return out
 

@@ -654,6 +654,7 @@ LEFT_TO_YOU = re.compile(
 # Turning down what was offered, said anywhere in the turn ("hmm, not that one", 换一家).
 REFUSES_OFFER = re.compile(
     r"\b(?:not (?:that|this) one|something else|some ?where else|another (?:one|place|option)|anything else|"
+    r"not acceptable|no good|(?:^|[,.]\s*)another(?:,? please)?(?=\W*$)|"
     # ("somewhere quieter", "some place cheaper": another place, with more of something)
     r"(?:some ?where|some ?place) (?!(?:lat|earli|soon|oth|ov|nev|togeth|aft)er\b)\w{3,}(?:er|ier)\b"
     r"(?!\s+(?:to|than)\b)|"

@@ -42,7 +42,7 @@ _LEAD_ZH = re.compile(
     # (换一家安静点的, 有没有安静点的: the wish is 安静点的.)
     # (顺便备注一下鞋盒也压坏了: the note is 鞋盒也压坏了)
     r"(?P<want>(?:顺便|帮我|麻烦)*(?:备注|注明|写上|记上|记一下)(?:一下|上)?(?:说|一句)?"
-    r"|(?:最好|尽量|麻烦|请)*(?:想要|希望|想|要(?!是|不|求|的)|需要|想找|要找|能不能|可不可以|能|可以|要是|如果|换(?=一?[个家间])|有没有|找)"
+    r"|(?:最好|尽量|麻烦|请)*(?:想要|希望|想|(?<!不)(?<!别)要(?!是|不|求|的)|需要|想找|要找|能不能|可不可以|能|可以|要是|如果|换(?=一?[个家间])|有没有|找)"
     r"(?:有(?!人)|找|给我们?|帮我们?(?:找|安排)?)?|最好|尽量|麻烦|请)(?:一?[个家间张])?(?:是(?!不))?")
 # "…就好了", "…更好": what the wish is said with, not part of it; it marks a wish as a request does.
 _TAIL_ZH = re.compile(r"(?:就好了?|就行了?|更好|最好|就可以了?)$")
@@ -55,7 +55,7 @@ _ACTION_EN = re.compile(
     r"^(?:to\s+)?(?:let'?s|go|make|add|buy|book|reserve|play|set|initiate|rent|transfer|get|find|call|order|complain|"
     r"cancel|check|send|give|tell|show|start|stop|take|bring|pick|change|switch|turn|open|close|move|put|help|search|"
     r"look|pay|confirm|proceed|continue|finish|do|use|try|talk|chat|speak|say|ask|know|eat|see|visit|come|process|"
-    r"submit|file|lodge)\b", _I)
+    r"submit|file|lodge|schedule|arrange|organi[sz]e)\b", _I)
 _NEGATIVE_LEAD = re.compile(r"\bnot\b|n't\b", _I)
 _HEAD_ZH = re.compile(r"^(?:安静|离|靠近|远离|别太|不要太|不要|别|有|带|在|找个|找一?家)")
 # A concern the user states about the task ("I'm worried about being charged twice", "this is
@@ -100,7 +100,7 @@ well get got have has make made find go going eat eating food want like need wou
 let's today tonight now then if possible ideally preferably hopefully time more bit little lot all
 someone somebody anyone everything else ahead matter further help needed way ride trip journey home
 order booking reservation restaurant table seat seats people person guests party
-notch tad touch smidge not rather i'd i'm i'll we'd we're we'll
+notch tad touch smidge not rather i'd i'm i'll we'd we're we'll another
 actually sorry hmm umm uh um note
 two three four five six seven eight nine ten eleven twelve half quarter morning afternoon evening night noon
 o'clock clock

@@ -932,7 +932,9 @@ class RuleExtractor:
                                         and clause_bounds(text, *where[id(op)]) != relative_at[op.key])]
         ops = self._moved_from_the_slip(ops, where, text, lang, state, result)
         ops = self._place_put_right(_held_kept_after_a_slip(ops, where, text, state), where, text)
-        said_outright = {op.key for op in ops if op.op == Op.SET and op.source != OpSource.RELATIVE}
+        # (not a value refused: "别高档一点的了，便宜点的吧" steps down from the price held)
+        said_outright = {op.key for op in ops if op.op == Op.SET and op.source != OpSource.RELATIVE
+                         and op.comparator != Comparator.NE}
         moved = {op.key for op in ops if op.source == OpSource.RELATIVE and op.key in said_outright}
         ops = [replace(op, correction=True) if op.op == Op.SET and op.key in moved else op
                for op in ops if op.source != OpSource.RELATIVE or op.key not in said_outright]
@@ -1123,6 +1125,8 @@ class RuleExtractor:
         if cues.period_of_day.search(source) or not 1 <= hour < 12:
             return value
         later = f"{hour + 12:02d}:{minute:02d}"
+        if hour + 12 >= 23:
+            return value        # (改成11:30 after 20:30 is half past eleven in the morning, not near midnight)
         held = state.find(spec.name) if state is not None else []
         current = str(held[0].value) if held else ""
         if re.fullmatch(r"\d\d:\d\d", current) and int(current[:2]) >= 12:

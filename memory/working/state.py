@@ -60,9 +60,8 @@ def bound_of(value: Any) -> tuple[Comparator, Any]:
 
 
 def as_member(comparator: Comparator, value: Any, default: Comparator) -> Any:
-    """A value of a set-valued key, as an action's argument carries it: plain where it binds as the key
-    binds by default, else with its comparator ("includes:vegetarian" beside "beef", of a dietary key
-    whose values are refused by default)."""
+    """A value of a set-valued key, as an action's argument carries it: plain where it binds as `default`
+    (included, for an action), else with its comparator ("excludes:beef" beside "vegetarian")."""
     return value if comparator == default else f"{comparator.value}:{value}"
 
 

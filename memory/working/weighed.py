@@ -322,7 +322,7 @@ def a_step_along_its_scale(schema: DomainSchema, ops: list[Operation], text: str
         if spec is not None and not held and option is not None and isinstance(option.about.get(op.key), str):
             held = [option.about[op.key]]
         if spec is None or spec.type != "enum" or not (spec.reading.more or spec.reading.less) or len(held) != 1 \
-                or id(op) not in where:
+                or id(op) not in where or op.comparator == Comparator.NE:     # (别高档一点的了: refused, no step)
             out.append(op)
             continue
         clause = clause_of(text, where[id(op)])

@@ -67,6 +67,11 @@ def domain_words(schema: DomainSchema, language: str) -> frozenset[str]:
 # The words that lead to a value another reader took, said at the end of a detail.
 # A time the user is busy until, said just before it: the reason for a time, no wish.
 _BUSY_UNTIL_EN = re.compile(r"\b(?:till|until|til|'til)\s*$", re.IGNORECASE)
+# A value given up, the one wanted said next ("别晚上八点了，…", "not Tuesday anymore, …").
+_GIVEN_UP_FOR_THE_NEXT = re.compile(r"^(?:那个[，,]?\s*)?(?:(?:别|不要|不用)[^，。！？]{1,12}了|"
+                                    r"不是[^，。！？]{1,12})$|"
+                                    r"^(?:not\b[^,.!?]{1,30}\b(?:anymore|any more)|no more\b[^,.!?]{1,30}|"
+                                    r"forget (?:about )?[^,.!?]{1,30})$", re.IGNORECASE)
 # Why a time suits: the user is busy at another ("上午我要上班", "I'm in meetings all morning"), no detail to keep.
 _BUSY_THEN = re.compile(r"^[^，。！？]{0,6}(?:要|得|在|有)?(?:上班|开会|上课|忙|工作|加班|有事|没空|不方便)"
                         r"(?:呢|啊|吧)?$|"
@@ -160,6 +165,10 @@ def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span
                 continue        # ("I'm at the dentist till | five thirty": why then, no detail of the order)
             # ("I was charged twice for | order 55123": not "…for order".)
             end = start + len(_LEADS_TO_A_VALUE_EN.sub("", text[start:end]))
+        if _GIVEN_UP_FOR_THE_NEXT.match(text[start:end].strip()) and re.match(r"[,，]", text[end:end + 1]) and any(
+                end < s < next((m.start() for m in re.finditer(r"[.!?。！？]", text[end:])), len(text) - end) + end
+                for s, _e in taken):
+            continue            # (别晚上八点了，晚上九点半吧: the value given up for the one said next, no wish)
         if any(s < e for s, e in taken) and _BUSY_THEN.search(text[start:end].strip(" ,，。.")):
             continue            # (明天下午三点以后打，上午我要上班: why then, beside the time)
         if language == "zh" and _TURNS_DOWN_THE_PLACE_ZH.search(text[start:end]):
