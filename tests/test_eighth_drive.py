@@ -310,7 +310,7 @@ async def test_make_it_after_where_to_is_where_to() -> None:
 @pytest.mark.parametrize(("lines", "expected"), [
     (["想听陈奕迅", "音量调低点"], "音量调小了。"),
     (["想听陈奕迅", "这首不好听，切了"], "切到下一首。"),
-    (["温度调到22度", "再调低一点"], "21度。"),
+    (["温度调到22度", "再调低一点"], "21度了。"),
 ])
 async def test_the_music_said_to_in_chinese(lines: list[str], expected: str) -> None:
     replies = await _chat("zh", lines, "in_car")
