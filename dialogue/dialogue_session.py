@@ -117,6 +117,11 @@ def _relaxable(items: list[dict[str, Any]], state: SessionState, kept: Collectio
     return alone
 
 
+# A place pointed at in a question ("is that one pricey?", 那家贵不贵): the place's, not the user's own value.
+_POINTS_AT_A_PLACE = re.compile(r"\b(?:that one|this one|that place|this place|the place|there|they|their)\b|"
+                                r"那家|这家|它家", re.IGNORECASE)
+
+
 def reply_language(text: str, session_language: str) -> str:
     """The language to answer in: the one the user just spoke, else the session's ("OK" in a
     Chinese session is still answered in Chinese)."""
@@ -382,9 +387,10 @@ class DialogueSession:
             option_answer = catalogue.renamed(
                 catalogue.answers(in_view, catalogue.asked_facts(text, language)[:3], language, schema), language)
             state_question = None if option_answer else state_question
-        elif asked_fact and catalogue is not None and in_view is None and not changed and state_question is not None \
-                and not state_question.yours and any(asks_for_information(s) or is_query(s) or s.rstrip().endswith(
-                    ("?", "？", "吗")) for _, s in sentences_with_offsets(text)):
+        elif asked_fact and catalogue is not None and in_view is None and not changed and (
+                state_question is None or not state_question.yours or _POINTS_AT_A_PLACE.search(text)) and any(
+                    asks_for_information(s) or is_query(s) or s.rstrip().endswith(("?", "？", "吗"))
+                    for _, s in sentences_with_offsets(text)):
             # "营业到几点啊" before any place is offered asks about a place, not the table's time
             # ("时间还没定" had answered it): which place is still to be found.
             option_answer = say("option.none_in_view", language)

@@ -463,3 +463,41 @@ async def test_a_need_included_goes_on_the_booking_as_it_is() -> None:
     replies = await policy_replies("en", ["a dinner reservation, we're all vegetarian", "Wednesday at 1 pm",
                                           "party of 2", "Okay, that works for me."], "restaurant")
     assert "booked" in replies[-1].text and "vegetarian options" in replies[-1].text
+
+
+# --- a fresh held-out drive (r22) ------------------------------------------------------------------------------
+
+
+async def test_a_bare_number_after_a_slip_answers_the_hour_asked_for() -> None:
+    replies = await policy_replies("en", ["I'd like to book a table for four this Friday",
+                                          "let's say seven, no wait, make it eight"], "restaurant")
+    assert "8 pm for 4 people" in replies[-1].text
+
+
+async def test_a_second_note_is_added_to_one_said_in_the_domains_own_words() -> None:
+    replies = await policy_replies("zh", ["喂，你好，我上周买的那个电暖器，用了两天就不出热风了",
+                                          "订单号是DD20240851，给我换个新的吧",
+                                          "哦还有，外壳也有点刮花了，帮我备注一下"], "customer_service")
+    assert "不出热风了" in replies[-1].text and "外壳也有点刮花了" in replies[-1].text
+
+
+@pytest.mark.parametrize(("said", "held", "key", "value"), [
+    ("put on some Norah Jones, and not too loud, it's early", {"destination": "airport"}, "volume", ["down"]),
+    ("knock it down a couple degrees", {"destination": "airport"}, "temperature_step", ["two_cooler"]),
+])
+def test_not_too_loud_and_a_step_in_degrees(said: str, held: dict[str, object], key: str, value: list[str]) -> None:
+    assert rules_read("in_car", said, held).get(key) == value
+
+
+@pytest.mark.parametrize(("language", "lines", "said"), [
+    ("en", ["I'd like to book a table for four this Friday", "thanks a lot, have a good one"], "goodbye"),
+    ("zh", ["我想订周六的位子，三个人，想吃烤鸭", "贵不贵啊？人均大概多少？"], "还没选好餐厅"),
+    ("en", ["book me a table for two on Saturday, we fancy Italian",
+            "is that one pricey? we don't wanna blow a fortune"], "We haven't picked a place yet"),
+    ("en", ["I'd like to book a table for four this Friday at eight", "my sister's vegetarian by the way"],
+     "4 people, your sister's vegetarian?"),
+])
+async def test_a_goodbye_a_price_with_no_place_and_a_note_without_its_aside(language: str, lines: list[str],
+                                                                          said: str) -> None:
+    replies = await policy_replies(language, lines, "restaurant")
+    assert said in replies[-1].text

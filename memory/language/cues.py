@@ -774,7 +774,8 @@ WANTS_OPTIONS = re.compile(
     re.IGNORECASE)
 # Leaving: "bye", "that's all", "nothing else" (a thank-you alone is answered, not a goodbye).
 CLOSING = re.compile(
-    r"\b(?:bye|goodbye|good night|see you|talk (?:to you )?later|that'?s all|that is all|that'?s it for now|"
+    r"\b(?:bye|goodbye|good night|see you|talk (?:to you )?later|have a (?:good|nice|great) (?:one|day|night|evening)|"
+    r"take care|that'?s all|that is all|that'?s it for now|"
     r"nothing else|no,? that'?s (?:it|all)|i'?m (?:all )?set|all good)\b|"
     r"^\W*(?:(?:thanks?|thank you|cheers|ok(?:ay)?)\b[^.?!]*?[,!.]\s*)?later\W*$|"    # "Thanks for that, later!"
     r"^\W*(?:ok(?:ay)?,?\s+)?that'?s it\W*$|"       # "ok that's it"

@@ -373,6 +373,9 @@ def _with_its_own_noun(text: str, found: AskedFor, tails: tuple[str, ...]) -> As
     return found
 
 
+# What a note is said with and is not part of it ("oh and…", "…by the way", 对了).
+_ASIDE_AROUND_A_NOTE = re.compile(r"^(?:(?:oh|and|also|plus|btw)[,\s]+)+|[,\s]+(?:by the way|btw|too|as well)$|"
+                                  r"^对了[，,]?", re.IGNORECASE)
 # Some of the party, not all of it ("two of them", "one of us", "my sister", 其中有两个, 有一个朋友).
 _SOME_OF_THE_PARTY = re.compile(
     r"\b(?:(?:one|two|three|four|a couple|some|a few|half)\s+of\s+(?:them|us|the (?:group|party|guests))|"
@@ -1273,7 +1276,7 @@ class RuleExtractor:
             left, right = clause_bounds(text, *where[id(op)])
             if not _SOME_OF_THE_PARTY.search(text[left:right]):
                 continue
-            said = text[left:right].strip(" ,，。.")
+            said = _ASIDE_AROUND_A_NOTE.sub("", text[left:right].strip(" ,，。.")).strip(" ,，。.")
             ops.remove(op)
             add(Operation(Op.SET, notes.name, Comparator.INCLUDES, said, said, correction=op.correction,
                           reason=f"{op.key} {op.value}, for some of the party"), (left, right))
@@ -1394,6 +1397,11 @@ class RuleExtractor:
             return
         held = [c for c in state.constraints.values()
                 if c.key in self.schema.keys and c.comparator == Comparator.EQ and fits(c.key)]
+        asked = self._asked(state)
+        if asked and asked in self.schema.keys and not state.find(asked) and fits(asked) and not slipped:
+            # ("What time would suit you?" "let's say seven, no wait, make it eight": the hour asked for, not
+            # the party of four held)
+            held = [Condition(asked, Comparator.EQ, "", "", state.turn + 1)]
         if slipped:
             last = max(slipped, key=lambda op: where[id(op)])
             held = [Condition(last.key, Comparator.EQ, last.value, last.words, state.turn + 1)]

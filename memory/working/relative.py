@@ -23,7 +23,14 @@ from monologue.memory.language.cues import STATE_CUES
 from monologue.memory.language.numbers import EN_NUMBER, WEEKDAYS, ZH_NUMBER, find_en_times, find_zh_times, to_amount
 from monologue.memory.language.relative import RelativeWords, read_relative
 from monologue.memory.language.stances import asks, clause_bounds, is_query
-from monologue.memory.working.readers import about_something_else, called_by_name, commanded_keys, cued, names_key
+from monologue.memory.working.readers import (
+    about_something_else,
+    called_by_name,
+    commanded_keys,
+    cued,
+    names_key,
+    value_pattern,
+)
 from monologue.memory.working.state import Comparator, Op, Operation, OpSource, SessionState
 
 Span = tuple[int, int]
@@ -380,10 +387,15 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
         asked = state is not None and state.asked_key == spec.name
         # ("warm it up a bit", then "bring it down a little more": the step just taken goes on, named by nothing)
         going_on = bool(set(spec.reading.stepped_by) & commanded)
+        # ("knock it down a couple degrees": its unit says what "it" is)
+        in_its_unit = words.amount is not None and any(
+            re.search(value_pattern(u.lower(), lang == "en"), clause.lower())
+            for u in spec.reading.units.get(lang, ()) if len(u) > 1 or lang != "en")
         step = _step_for(schema, spec, words) if not held and not asked and (own or _named(spec, clause, lang)
-                                                                             or going_on) \
+                                                                             or going_on or in_its_unit) \
             and not _REFUSED_CHANGE[lang].search(said_clause[:words.end]) \
-            and (going_on or not _SAYS_WHAT_IT_MOVES_NOT.fullmatch(clause[words.start:words.end].strip())) and not any(
+            and (going_on or in_its_unit
+                 or not _SAYS_WHAT_IT_MOVES_NOT.fullmatch(clause[words.start:words.end].strip())) and not any(
                 names_key(other, said_clause, lang) for other in schema.keys.values()
                 if other.name != spec.name and other.reading.verb_values) else None
         if step is not None and step[0] in stepping:

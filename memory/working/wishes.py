@@ -203,7 +203,8 @@ def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span
         if any(words <= content_words(old, language, known) for old in said_before):
             continue            # said again, or less of it: held already
         for old in said_before:
-            if content_words(old, language, known) <= words:
+            # (not a note said only in the domain's own words, 用了两天就不出热风了: nothing of it is in the new one)
+            if content_words(old, language, known) <= words and content_words(old, language, known):
                 # The same wish said with more ("something romantic" → "something romantic for my
                 # partner"): the new words replace the old ones.
                 add(Operation(Op.WITHDRAW, spec.name, value=old, words=wish, reason="said again with more"), span)
