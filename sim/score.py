@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from monologue.memory.working.state import Comparator, member_of
 from monologue.sim.domain import SimDomain
 from monologue.sim.goals import Goal
 from monologue.sim.reading import ReplyReader
@@ -107,7 +108,10 @@ def _action_right(record: ConversationRecord, domain: SimDomain, view: AgentView
 
 
 def _as_list(value: Any) -> list[Any]:
-    return list(value) if isinstance(value, (list, tuple, set)) else [value]
+    """An action's argument as its values. A set-valued key's value may carry how it binds ("excludes:pork",
+    `as_member`); the goal says the value, not the comparator, so the value is what is compared."""
+    values = list(value) if isinstance(value, (list, tuple, set)) else [value]
+    return [member_of(v, Comparator.INCLUDES)[1] for v in values]
 
 
 def score(record: ConversationRecord, domain: SimDomain) -> ConversationScore:
