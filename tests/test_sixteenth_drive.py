@@ -501,3 +501,9 @@ async def test_a_goodbye_a_price_with_no_place_and_a_note_without_its_aside(lang
                                                                           said: str) -> None:
     replies = await policy_replies(language, lines, "restaurant")
     assert said in replies[-1].text
+
+
+def test_the_simulator_compares_a_set_valued_argument_by_its_value() -> None:
+    from monologue.sim.score import _as_list
+
+    assert _as_list(["excludes:pork", "vegetarian"]) == ["pork", "vegetarian"] and _as_list("19:00") == ["19:00"]
