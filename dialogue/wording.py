@@ -303,7 +303,9 @@ class Wording:
             return say("policy.resume_change", lang, task=self.task(d))
         if d.act == Act.RESUME and d.key == "recommended" and d.option:
             # (有没有推荐的 just after one was recommended: that one, named again)
-            return say("policy.recommended", lang, option=d.option, verb=self._verb(d) or self.task(d))
+            action = self._action(d)
+            return say("policy.recommended", lang, option=d.option, verb=self._verb(d) or self.task(d),
+                       details=spoken_args(d.args, self.schema, lang, exclude=[action.choose] if action else []))
         if d.act == Act.RESUME:
             # (Chinese says the verb: 要我接着提交工单吗, not 要我继续工单吗.)
             return say("policy.resume", lang, task=self.task(d), verb=self._verb(d) or self.task(d))

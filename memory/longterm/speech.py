@@ -17,7 +17,7 @@ from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.language.phrases import say
 from monologue.memory.language.spoken import absolute_date
 from monologue.memory.working.render import spoken_condition
-from monologue.memory.working.state import Comparator, Condition, SessionState
+from monologue.memory.working.state import Comparator, Condition, SessionState, member_of
 
 
 def spoken_list(items: Iterable[str], language: str) -> str:
@@ -75,8 +75,9 @@ def done_words(entry: dict[str, Any], language: str) -> str:
 
 
 def _values(value: Any) -> set[str]:
+    """A value or an action's argument as its values ("excludes:beef" is beef: how it binds aside)."""
     items = value if isinstance(value, list | tuple | set | frozenset) else [value]
-    return {str(v).strip().lower() for v in items}
+    return {str(member_of(v, Comparator.INCLUDES)[1]).strip().lower() for v in items}
 
 
 def changed_since(args: Mapping[str, Any], conditions: Iterable[Condition]) -> list[Condition]:
