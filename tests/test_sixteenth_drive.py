@@ -507,3 +507,8 @@ def test_the_simulator_compares_a_set_valued_argument_by_its_value() -> None:
     from monologue.sim.score import _as_list
 
     assert _as_list(["excludes:pork", "vegetarian"]) == ["pork", "vegetarian"] and _as_list("19:00") == ["19:00"]
+
+
+async def test_a_change_to_a_number_with_no_slip_is_of_the_value_held() -> None:
+    replies = await policy_replies("zh", ["订周六的位子，两个人", "换成6。"], "restaurant")
+    assert "6个人" in replies[-1].text and "6点" not in replies[-1].text

@@ -1398,9 +1398,10 @@ class RuleExtractor:
         held = [c for c in state.constraints.values()
                 if c.key in self.schema.keys and c.comparator == Comparator.EQ and fits(c.key)]
         asked = self._asked(state)
-        if asked and asked in self.schema.keys and not state.find(asked) and fits(asked) and not slipped:
+        if asked and asked in self.schema.keys and not state.find(asked) and fits(asked) and not slipped \
+                and SELF_REPAIR.search(said.source[:bare.start()]):
             # ("What time would suit you?" "let's say seven, no wait, make it eight": the hour asked for, not
-            # the party of four held)
+            # the party of four held; but 换成6, with no slip, changes the party held)
             held = [Condition(asked, Comparator.EQ, "", "", state.turn + 1)]
         if slipped:
             last = max(slipped, key=lambda op: where[id(op)])
