@@ -112,7 +112,8 @@ _ASKED = re.compile(r"[?？]\s*$|[吗呢]\W*$|"
 _BUT_ASKS = re.compile(r"\bbut\b[^.!]*\?\s*$|(?:但是|不过|可是)[^。！]*(?:吗|[?？])\W*$", re.IGNORECASE)
 # A recommendation asked for (有没有推荐的, "any recommendations?"), and words that ask for another than the one
 # on offer (还有别的吗, "anything else?").
-_A_RECOMMENDATION = re.compile(r"推荐|建议|\b(?:recommend\w*|suggest\w*)\b", re.IGNORECASE)
+_A_RECOMMENDATION = re.compile(r"推荐(?!菜|的菜)|建议|\b(?:recommend\w*|suggest\w*)\b(?! (?:dish|to eat|to order))",
+                               re.IGNORECASE)
 _ANOTHER_THAN_THIS = re.compile(r"别的|其他|其它|另外|换|还有|\b(?:else|other|another|different|more)\b", re.IGNORECASE)
 
 

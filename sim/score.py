@@ -17,7 +17,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from monologue.memory.working.state import Comparator, member_of
 from monologue.sim.domain import SimDomain
 from monologue.sim.goals import Goal
 from monologue.sim.reading import ReplyReader
@@ -111,7 +110,12 @@ def _as_list(value: Any) -> list[Any]:
     """An action's argument as its values. A set-valued key's value may carry how it binds ("excludes:pork",
     `as_member`); the goal says the value, not the comparator, so the value is what is compared."""
     values = list(value) if isinstance(value, (list, tuple, set)) else [value]
-    return [member_of(v, Comparator.INCLUDES)[1] for v in values]
+    return [_BINDS.sub("", v) if isinstance(v, str) else v for v in values]
+
+
+# How an action's set-valued argument binds, written before its value (the agent's `as_member`; the simulator
+# imports nothing of the agent).
+_BINDS = re.compile(r"^(?:includes|excludes):")
 
 
 def score(record: ConversationRecord, domain: SimDomain) -> ConversationScore:
