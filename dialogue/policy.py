@@ -193,6 +193,8 @@ class TurnFacts:
 
 GO_AHEAD_KEY = "go_ahead"
 """ALREADY_DONE's key where the user said yes or go ahead to what is done: it is said back."""
+DONE_AGAIN_WITHOUT = "again_without"
+"""An ACT's key where a control is done again without what the user just took back (the route without the stop)."""
 
 
 @dataclass
@@ -363,6 +365,21 @@ class DialoguePolicy:
         # ("Is there a Sichuan place?" named one before any detail: 就这家吧 goes on with the task.)
         return bool(state.goal) or (state.last_act.action == action.name and state.last_act.act in _OFFERS)
 
+    def _done_again_without(self, state: SessionState, undone: ActionSpec, values: dict[str, Any],
+                            refused: tuple[str, ...]) -> Decision | None:
+        """"Forget about the stop" after the route was set with it: the stop is taken off, and the route
+        that carried it is set again without it (its record no longer says the stop)."""
+        for action in self.schema.actions.values():
+            done = _done_with(state, action.name)
+            if action.name == undone.name or action.confirm or done is None or not done.args \
+                    or not set(undone.needs) & set(done.args) or not all(k in values for k in action.needs):
+                continue
+            args = self.args_of(action, values)
+            if args != done.args:
+                return Decision(Act.ACT, action.name, key=DONE_AGAIN_WITHOUT, args=args, refused=refused,
+                                reason=f"{action.name} was done with what the user took back")
+        return None
+
     def _left_behind(self, key: str, turn: TurnFacts, values: dict[str, Any]) -> bool:
         """Whether `key` went because another key it goes with was set this turn (the volume muted
         lets its level go): that command is said, not the level cancelled."""
@@ -380,8 +397,10 @@ class DialoguePolicy:
                     for k in action.needs):
                 # "Cancel the route", 取消导航: what it was done with is taken back, and the car's
                 # control with it (a booking, read back and confirmed, is no control to undo here).
-                return Decision(Act.UNDONE, action.name, args=dict(done.args), refused=refused,
-                                reason="the user took back what it was done with")
+                undone = Decision(Act.UNDONE, action.name, args=dict(done.args), refused=refused,
+                                  reason="the user took back what it was done with")
+                undone.then = self._done_again_without(state, action, values, refused)
+                return undone
         primary = self.primary()
         undo = self._undo(state, turn, primary, last, refused) if primary is not None else None
         if undo is not None:

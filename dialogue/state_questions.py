@@ -29,7 +29,7 @@ from typing import Literal
 import numpy as np
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
-from monologue.memory.language.cues import PAST_CUES, language_of
+from monologue.memory.language.cues import PAST_CUES, cue_pattern, language_of
 from monologue.memory.language.normalise import normalised
 from monologue.memory.language.stances import (
     ABOUT_THE_USER_EN,
@@ -337,7 +337,7 @@ class StateQuestionReader:
         for sentence in questions:
             keys = self._named(sentence, lang, held)
             if keys:
-                return StateQuestion("slot", keys, "words")
+                return StateQuestion("slot", self._the_whole_task(sentence, lang, keys, held), "words")
         if view is not None and lang == "en":
             for sentence in questions:
                 keys = _by_a_word_of_the_value(sentence, view, self.schema)
@@ -405,6 +405,19 @@ class StateQuestionReader:
             if not found and view is not None:
                 found += _held_number_said(sentence, view)
         return tuple(found)
+
+    def _the_whole_task(self, sentence: str, lang: str, keys: tuple[str, ...], held: Sequence[str]) -> tuple[str, ...]:
+        """"What route do you have?", 路线是怎么设的: the key named by what an action makes (the route names
+        the destination) stands for all that action holds (the destination, the arrival, the stops)."""
+        if len(keys) != 1:
+            return keys
+        aliases = {a.lower() for a in self.schema.key(keys[0]).aliases.get(lang, ())}
+        for action in self.schema.actions.values():
+            noun = re.sub(r"^(?:the|a|an)\s+", "", action.task.get(lang, "")).lower()
+            if noun in aliases and keys[0] in action.keys and re.search(cue_pattern((noun,), spaced=lang == "en"),
+                                                                         sentence.lower()):
+                return tuple(k for k in action.keys if k in held) or keys
+        return keys
 
     def _named(self, sentence: str, lang: str, held: Sequence[str] = ()) -> tuple[str, ...]:
         lowered = sentence.lower()

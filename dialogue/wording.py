@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from monologue.dialogue.compose import split_sentences
-from monologue.dialogue.policy import GO_AHEAD_KEY, Act, Decision
+from monologue.dialogue.policy import DONE_AGAIN_WITHOUT, GO_AHEAD_KEY, Act, Decision
 from monologue.memory.domain.catalogue import said_in
 from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec, Reader
 from monologue.memory.language.phrases import join, say
@@ -258,6 +258,10 @@ class Wording:
             said = said_of(action, d.args, self.schema, lang, d.record) if action else ""
             if d.rebooks:
                 return say("policy.done_changed", lang, task=self.task(d), what=self.what(d))
+            if d.key == DONE_AGAIN_WITHOUT:
+                # (after "I've cancelled the stop": "The route is now for school", no second "Done")
+                task = self.task(d)
+                return say("policy.now_without", lang, task=task[:1].upper() + task[1:], what=self.what(d))
             return say("policy.done", lang, said=said)
         if d.act == Act.ALREADY_DONE and d.key == "kept":
             return say("policy.kept", lang, task=self.task(d))

@@ -33,3 +33,12 @@ def contains(haystack: str, needle: str) -> bool:
         return needle in haystack or needle.replace(" ", "") in haystack.replace(" ", "")
     # Latin words end at any non-Latin character: "是A12345" holds the code A12345.
     return re.search(r"(?<![a-z0-9])" + re.escape(needle) + r"(?![a-z0-9])", haystack) is not None
+
+
+_ONE_WORD_PLURAL = re.compile(r"[a-z]{2,}[^sxhe\W]s")
+
+
+def with_its_singular(name: str) -> tuple[str, ...]:
+    """A key's one-word English name said in the plural, with its singular ("stops": "forget about the
+    stop"); any other name alone. Not a plural in -es or -ss (wishes, access), nor a phrase."""
+    return (name, name[:-1]) if _ONE_WORD_PLURAL.fullmatch(name) else (name,)

@@ -29,7 +29,9 @@ _UP_EN = (r"\b(?:more(?!\s+(?:thing|things|question|questions|request|detail|det
           r"increase|bump(?:ed)? up|add(?:ing)?|"
           r"turn(?:ed)? (?:it |that |the \w+ )?up|(?:put|crank(?:ed)?|kick(?:ed)?) " + _THE_HEAT + r"up|"
           r"up (?:a (?:bit|notch|little|touch)|by)|go up|"
-          r"also (?:coming|joining)|(?:is|are) (?:coming|joining) (?:too|as well|now)|join(?:ing)? us)\b")
+          r"also (?:coming|joining)|(?:is|are|'s|'re|will be|'ll be) (?:coming|joining) (?:too|as well|now|along)|"
+          r"(?:coming|joining|come|join) (?:along|with us|too|as well)|tag(?:ging)? along|(?:will|'ll|gonna|going to|"
+          r"wants to|wanna) (?:come|join)(?: us)?(?= too| as well| along|\s*$|\s*[,.!])|join(?:ing)? us)\b")
 _DOWN_EN = (r"\b(?:fewer|less|minus|lower|reduce|decrease|drop(?:ped)?|knock(?:ed)? off|(?:can'?t|cannot|won'?t) "
             r"(?:make it|come|join)|turn(?:ed)? (?:it |that |the \w+ )?down|(?:put|crank(?:ed)?|knock(?:ed)?) "
             + _THE_HEAT + r"down|"

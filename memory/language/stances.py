@@ -271,7 +271,8 @@ _ASKS_FOR_IT_ZH = re.compile(r"能不能|可不可以|能否|麻烦|请|帮我")
 ASKS_FOR_ONE_EN = re.compile(
     r"^\W*(?:(?:is|are) there (?:a|an|any|some|something|anything|anywhere|somewhere)\b"
     r"(?! (?:chance|way|fee|charge|problem|issue|else)\b)|"
-    r"(?:do|would) (?:you|u) (?:have|know)(?: of)? (?:a|an|any|some|anything|something)\b|(?:have you |you )?got any\b|"
+    r"(?:do|would) (?:you|u|y'all)(?: guys| all| folks| lot)? (?:have|know)(?: of)? "
+    r"(?:a|an|any|some|anything|something)\b|(?:have you |you )?got any\b|"
     r"(?:know|any) (?:of )?(?:a |any )?(?:good|nice|decent|cheap|great)\b|"
     # ("What Italian places are there?", "which sushi restaurants do you have?")
     r"(?:what|which) (?:\w+ ){0,3}(?:places|restaurants|spots|options)\b(?= (?:are there|do you|have you|can|could|"

@@ -47,7 +47,7 @@ from monologue.memory.language.cues import (
 )
 from monologue.memory.language.digits import digits_said, digits_said_en, stations_said
 from monologue.memory.language.names import NameFinder, name_finder
-from monologue.memory.language.normalise import contains, normalised
+from monologue.memory.language.normalise import contains, normalised, with_its_singular
 from monologue.memory.language.numbers import (
     EN_NUMBER,
     EN_TENS,
@@ -486,6 +486,11 @@ _AMONG_THEM = re.compile(r"\s*(?:among (?:them|us)|of (?:them|us|whom)|included|
 # "no seafood, sorry…, no nuts either": a bare "no" there refuses the next value).
 _PUTS_RIGHT = re.compile(r"\b(?:i mean|i meant|no wait|wait no|scratch that|strike that|or rather|make that|"
                          r"correction)\b|不对|我是说|说错了|哦不|错了", re.IGNORECASE)
+# One character is a word of its own only said as a clause of its own: 别火车站了，家吧 (not 大家, 这家).
+_ALONE = r"(?<![^\s，,。！!？?：:；;]){}(?=[吧啊呀哈嘛呢]*(?:$|[\s，,。！!？?；;]))"
+# Between two values said as alternatives: "Italian or Sichuan", "Thai, or maybe Indian", 川菜或者湘菜.
+_ALTERNATIVES_BETWEEN = re.compile(r"\s*,?\s*(?:or(?:\s+(?:maybe|perhaps|possibly|else))?|either)\s+|"
+                                   r"\s*[，,]?\s*(?:或者|或是|或|要么)\s*", re.IGNORECASE)
 _CHOSEN_AFTER = re.compile(r"\s*(?:food\s+|place\s+|one\s+)?(?:instead|rather)\b|(?:菜)?吧", re.IGNORECASE)
 _COUNT_ANSWERED_ZH = re.compile(r"(?P<n>" + ZH_NUMBER
                                 + r")\s*个(?=\s*(?:吧|啊|呢|左右|人|的样子|就够|就行|就好|[，,。.!！?？]|$))")
@@ -943,7 +948,7 @@ class RuleExtractor:
                for op in ops if op.source != OpSource.RELATIVE or op.key not in said_outright]
         ops = [replace(op, correction=True) if self._commanded_anew(op, where.get(id(op)), said, result.hedged) else op
                for op in ops]
-        ops = settle(self.schema, self._put_right(ops, where, text))
+        ops = settle(self.schema, self._put_right(ops, where, text, state))
         if result.hedged:
             # A hedge reaches the values of its own clause ("maybe six?"), not the whole turn
             # ("I don't think I might like them. Can you find me some Adventure movies?").
@@ -1441,9 +1446,12 @@ class RuleExtractor:
         ops[:] = [op for op in ops if not (op.key == spec.name and op.source == OpSource.RELATIVE)]
         add(Operation(Op.SET, spec.name, Comparator.EQ, value, said.text[bare.start():at[1]], correction=True), at)
 
-    def _put_right(self, ops: list[Operation], where: dict[int, Span], text: str) -> list[Operation]:
+    def _put_right(self, ops: list[Operation], where: dict[int, Span], text: str,
+                   state: SessionState | None = None) -> list[Operation]:
         """Two values of one single-valued key with a slip put right between them (退款，不对，还是
-        换货吧): the one said after it stands."""
+        换货吧): the one said after it stands. Said as alternatives ("Italian or Sichuan, either is
+        fine", 川菜或者湘菜都行), one is enough: the one the option on offer already has, else the first
+        said (the one thought of first)."""
         dropped: set[int] = set()
         for key in {op.key for op in ops if op.op == Op.SET and op.key}:
             multi = self.schema.key(key).multi
@@ -1464,6 +1472,14 @@ class RuleExtractor:
                       or _CHOSEN_AFTER.match(text, span[1])]
             if len(chosen) == 1 and len(said) > 1 and not any(id(op) in dropped for _, op in said):
                 dropped |= {id(op) for _, op in said if op is not chosen[0] and op.source != OpSource.RELATIVE}
+            elif len(said) > 1 and not any(id(op) in dropped for _, op in said) and all(
+                    _ALTERNATIVES_BETWEEN.fullmatch(text, first[1], second[0])
+                    for (first, _), (second, _) in zip(said, said[1:], strict=False)):
+                on_offer = state.option_in_view if state is not None else None
+                has = on_offer.about.get(key, on_offer.values.get(key)) if on_offer is not None else None
+                its = {str(v).casefold() for v in (has if isinstance(has, list) else [has]) if v is not None}
+                kept = next((op for _, op in said if str(op.value).casefold() in its), said[0][1])
+                dropped |= {id(op) for _, op in said if op is not kept}
         return [op for op in ops if id(op) not in dropped]
 
     def _left_to_the_agent(self, said: _Said, ops: list[Operation], state: SessionState | None, add: Add) -> None:
@@ -2029,7 +2045,9 @@ class RuleExtractor:
         was read and the rest of the clause names no other key or value (换成退款, 换个地址); and its
         `said_again` words, for the value it held before its last change ("ok, go ahead and cancel")."""
         for spec in self.schema.keys.values():
-            if not (spec.loose_values or spec.said_again) or any(op.key == spec.name for op in ops):
+            # (a value refused leaves room for the one wanted: 别火车站了，家吧)
+            if not (spec.loose_values or spec.said_again) or any(
+                    op.key == spec.name and op.comparator != Comparator.NE for op in ops):
                 continue
             before = state.previous.get(spec.name) if state is not None else None
             held = [c.value for c in state.find(spec.name)] if state is not None else []
@@ -2040,7 +2058,8 @@ class RuleExtractor:
                      and (value == "*" or not _DROPPING_IT.search(said.text))}
             for value, words in [*spec.loose_values.items(), *again.items()]:
                 for word in words.get(said.lang, ()):
-                    m = re.search(value_pattern(word.lower(), said.cues.spaced), said.source)
+                    m = re.search(_ALONE.format(re.escape(word)) if len(word) == 1 and not said.cues.spaced
+                                  else value_pattern(word.lower(), said.cues.spaced), said.source)
                     if m is None or _overlaps(m.span(), taken) or self._negated(said.text, m.start(), said.cues) \
                             or _REFUSED_BEFORE.search(said.source[max(0, m.start() - 12):m.start()]):
                         continue      # (退到支付宝，别换成银行卡; "I don't want a different size")
@@ -2057,9 +2076,12 @@ class RuleExtractor:
                             names_key(other, said.text, said.lang) for other in self.schema.keys.values()
                             if other is not spec):
                         continue      # ("*": 温度还是按原来的吧 names the temperature, not the route given up)
-                    # (going back to what it held is a change said as one)
+                    # (going back to what it held is a change said as one, and so is a value said after
+                    # the held one is refused)
+                    refused_held = any(op.key == spec.name and op.comparator == Comparator.NE and op.value in held
+                                       for op in ops)
                     add(Operation(Op.SET, spec.name, Comparator.EQ, value, clause_of(said.text, m.span()),
-                                  correction=correction or value in again), m.span())
+                                  correction=correction or value in again or refused_held), m.span())
                     notes = free_text_key(self.schema)
                     if notes is not None and value not in again and content_words(rest, said.lang):
                         # (想换大一号的: what it is to be changed for goes on the record, "大一号的")
@@ -2321,6 +2343,12 @@ class RuleExtractor:
                 add(Operation(Op.WITHDRAW, spec.name, words=said.text[found[0].start():found[0].end()],
                               reason="the user let all of it go"), found[0].span())
 
+    def _lets_a_held_key_go(self, said: _Said, held: frozenset[str]) -> bool:
+        """Whether the turn says a held key's `dropped_by` words (中途不用停了, "no need to stop")."""
+        return any(value_pattern(word, said.cues.spaced).search(said.source)
+                   for key in held if key in self.schema.keys
+                   for word in self.schema.key(key).reading.dropped_by.get(said.lang, ()))
+
     def _withdrawals(self, said: _Said, add: Add, state: SessionState | None = None,
                      taken: list[Span] | None = None) -> None:
         text, source, lang, cues = said.text, said.source, said.lang, said.cues
@@ -2347,6 +2375,8 @@ class RuleExtractor:
                 or self._held_day_or_time_named(what, lang, state)
             if target is not None and self._another_keys_value_at(target[0], text, span, lang):
                 continue      # "cancel my order" is what the customer wants done, not the order number taken back
+            if target is not None and target[0] not in held and self._lets_a_held_key_go(said, held):
+                continue      # (中途不用停了 with a stop held: the stops let go, not the music's 停)
             if target is not None and target[0] not in held and re.search(r"\d", what):
                 continue      # "can I cancel order 5 5 1 9 0 7": nothing held to take back; the number is given
             if target is not None and target[0] not in held and _REFUSING_VERB.match(text, span[0]):
@@ -2496,7 +2526,9 @@ class RuleExtractor:
             lexicon = [(a, k) for a, k in lexicon if a not in value_words]
         lexicon = sorted(lexicon, key=lambda row: (-len(row[0]), row[1] not in held))   # longest name first
         for alias, key in lexicon:
-            if re.search(cue_pattern((alias,), spaced=cues.spaced), phrase):
+            # (a one-word name said in the plural is said in the singular too: "forget about the stop")
+            said_as = with_its_singular(alias) if cues.spaced else (alias,)
+            if re.search(cue_pattern(said_as, spaced=cues.spaced), phrase):
                 spec = self.schema.key(key)
                 if spec.multi:
                     # "access needs, never mind" is the whole key, though 无障碍需要 holds a value's word.

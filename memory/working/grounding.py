@@ -40,7 +40,7 @@ from monologue.memory.language.cues import (
 )
 from monologue.memory.language.digits import digits_of_zh, digits_said, digits_said_en
 from monologue.memory.language.email_address import emails_said
-from monologue.memory.language.normalise import contains, normalised
+from monologue.memory.language.normalise import contains, normalised, with_its_singular
 from monologue.memory.language.numbers import (
     EN_NUMBER,
     EN_TENS,
@@ -248,7 +248,7 @@ def value_fits(value: Any, spec: KeySpec) -> bool:
 
 def _referral_words(spec: KeySpec) -> list[str]:
     words = [spec.name.replace("_", " ")] + [label for label in spec.labels.values()]
-    words += [w for ws in spec.aliases.values() for w in ws]
+    words += [said for ws in spec.aliases.values() for w in ws for said in with_its_singular(w)]
     words += [w for by_lang in spec.values.values() for ws in by_lang.values() for w in ws]
     words += [w for ws in spec.described_as.values() for w in ws]
     words += [w for ws in spec.reading.dropped_by.values() for w in ws]     # ("go straight there": the stops)
