@@ -521,7 +521,7 @@ class DialogueSession:
             template = done_again
         elif previous_reply and normalised(template) == normalised(previous_reply) \
                 and not decision.act.said_as_decided \
-                and not (decision.act == Act.ANSWER and decision.say) \
+                and not (decision.act == Act.ANSWER and (decision.say or schema.not_sure)) \
                 and decision.act not in (Act.CALLED_OFF, Act.CLOSE):   # (what it cannot see, asked twice; a task
                 # still off; a second goodbye)
             # The policy's own words never repeat the previous reply either.

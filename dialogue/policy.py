@@ -48,6 +48,7 @@ from monologue.memory.language.cues import (
     WEATHER,
     YES_WORD_DESCRIBING,
     language_of,
+    opens_a_question,
     sounds_fine,
     yes_or_no,
 )
@@ -109,7 +110,6 @@ _ASKED = re.compile(r"[?？]\s*$|[吗呢]\W*$|"
                     re.IGNORECASE)
 
 # A liking hedged by a question after "but" (…但是有包间吗？).
-_BUT_ASKS = re.compile(r"\bbut\b[^.!]*\?\s*$|(?:但是|不过|可是)[^。！]*(?:吗|[?？])\W*$", re.IGNORECASE)
 # A recommendation asked for (有没有推荐的, "any recommendations?"), and words that ask for another than the one
 # on offer (还有别的吗, "anything else?").
 _A_RECOMMENDATION = re.compile(r"推荐(?!菜|的菜)|建议|\b(?:recommend\w*|suggest\w*)\b(?! (?:dish|to eat|to order))",
@@ -123,14 +123,6 @@ def _asks_for_another(text: str) -> bool:
                                                      and not _ANOTHER_THAN_THIS.search(text))
 
 
-# A yes word said only to open a question ("hmm ok, what kind of food do they do?", "sure, is it far?",
-# 行，那家几点关门？): the question is the turn.
-_ASKS_AFTER_A_YES = re.compile(
-    r"^\W*(?:(?:hmm+|um+|uh+|ok(?:ay)?|yes|yeah|yep|sure|alright|all right|right|fine|cool|great|nice)[\s,.!]+)+"
-    r"(?:(?:what|which|when|where|who|whose|why|how(?! about)|whats|wheres|hows)\b|"
-    r"(?:do|does|is|are|can|will|would)\s+(?:they|it|the place|that|there)\b)[^.!]*\?\s*$|"
-    r"^\W*(?:(?:嗯+|好的?|行|可以|对)[，,\s]*)+[^。！!]*(?:什么|几点|哪|多少|怎么)[^。！!]*[?？]?\s*$",
-    re.IGNORECASE)
 # ("Traffic looks awful today, doesn't it?": a remark with a tag, small talk, not a question.)
 _TAG_QUESTION = re.compile(r",\s*(?:\w+n'?t\s+\w+|right|huh|eh|yeah)\s*\?\s*$|(?:对吧|是吧|是不是)[?？]?\s*$",
                            re.IGNORECASE)
@@ -739,7 +731,7 @@ class DialoguePolicy:
             return False
         if NOT_YET.search(text):
             return None             # "don't book it yet, let me check with my team": not decided
-        if _BUT_ASKS.search(turn.text) or (_ASKS_AFTER_A_YES.match(turn.text) and not GO_AHEAD.search(turn.text)):
+        if opens_a_question(turn.text):
             # "sounds nice I guess, but is it romantic?", "hmm ok, what kind of food do they do?", 好，那家几点关门？:
             # not decided until answered
             return None
@@ -917,7 +909,9 @@ class DialoguePolicy:
                                 refused=refused)
         acting = (step is not None and step.act == Act.ACT) or bool(turn.changed)
         # ("that's everything, submit it", 没别的了，提交吧: the go-ahead, not a goodbye)
-        if CLOSING.search(text) and not acting and not GO_AHEAD.search(text):
+        # (行了，就这样，谢谢 once all is done: a goodbye, though 就这样 alone would be a go-ahead)
+        if CLOSING.search(text) and not acting and (
+                not GO_AHEAD.search(text) or (step is not None and step.act == Act.ALREADY_DONE)):
             # ("that's all thanks" to "shall I book it?": said plainly that it is not done.)
             primary = self.primary()
             unfinished = step is not None and primary is not None and step.action == primary.name \

@@ -241,6 +241,11 @@ class Wording:
             if lang == "en" and spoken.startswith("no ") and len(spoken.split()) <= 3:
                 # ("could we drop no pork?" says it twice over: "would pork be okay after all?")
                 return say("policy.no_options_allow", lang, value=spoken[3:])
+            choosing = [c for c in held if c.key in self.schema.kinds_of_option()]
+            if lang == "zh" and len(choosing) > 1 and condition in choosing:
+                # (海淀有没有川菜馆: "没找到同时满足川菜、海淀区的地方", what was looked for, not "these")
+                fits = "、".join(spoken_condition(c, self.schema, lang) for c in choosing)
+                return say("policy.no_options_of", lang, fits=fits, conditions=spoken)
             return say("policy.no_options", lang, conditions=spoken)
         if d.act == Act.CONFIRM and d.rebooks:
             return say("policy.confirm_change", lang, what=self.what(d), task=self.task(d))
@@ -282,7 +287,7 @@ class Wording:
             return say("policy.goodbye_unfinished" if leaving else "policy.called_off", lang,
                        verb=self._verb(d) or self.task(d), welcome="")
         if d.act == Act.ANSWER:
-            return d.say or say("policy.not_sure", lang)
+            return d.say or self.schema.not_sure.get(lang) or say("policy.not_sure", lang)
         if d.act == Act.ANSWER_STATE:
             return self.state_answer(d, state)
         if d.act == Act.SMALL_TALK and d.key == "no_rush":

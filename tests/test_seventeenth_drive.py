@@ -2,6 +2,17 @@
 
 - "Italian or Sichuan, either is fine", "we'd like Italian or maybe Mexican" kept the last named: of values
   said as alternatives, one is enough, the one the option on offer already has, else the first said.
+- Seventeenth drive (r23), held out: "sounds good. what's the address of the place?" booked the table; 嗯，你刚才
+  记下时间了吗？ confirmed every value; "will the money go back to my card?" went back to the exchange given up (or
+  got "I see"); "I want to exchange order 48231" noted "exchange order 48231"; the size of a swap stayed noted on
+  a refund; "my brother's coming too" added no one; "do you guys know any good sushi places" offered Sichuan;
+  嗯……朝阳那边有没有川菜馆啊？ got "菜系还没定"; 我跟我媳妇儿，再加俩孩子 booked for 3; 不想做饭 became a wish;
+  好的，菜系烤鸭店;
+  换成43码的 was not noted; 能换大一码吗 noted 换大一码吗; 鞋码买小了，穿着挤脚 noted nothing; 能退吗 set
+  nothing; 快递现在在哪 and 钱退到哪儿 got "不太确定"; 那边好停车吗 and 走哪条路最快 were answered as a search or
+  "路线偏好还没定";
+  来点周杰伦的 played 周杰伦的; 换首歌，这个太吵了 also lowered the volume; 行了，就这样，谢谢 read the route back;
+  "take me home first" made home the destination; "something chill, like jazz" played nothing in particular.
 """
 
 from __future__ import annotations
@@ -110,3 +121,141 @@ def test_someone_coming_for_another_reason_is_no_one_more(said: str) -> None:
 async def test_a_question_asked_of_you_guys_asks_for_a_place(said: str, place: str) -> None:
     replies = await policy_replies("en", [said], "restaurant")
     assert place in replies[-1].text
+
+
+# --- a nod that opens a question ------------------------------------------------------------------------------
+
+
+async def test_a_nod_then_a_question_books_nothing_and_answers() -> None:
+    replies = await policy_replies("en", ["table for two on friday at eight please",
+                                          "sounds good. what's the address of the place?"], "restaurant")
+    assert "booked" not in replies[-1].text and "Downtown" in replies[-1].text
+
+
+def test_a_nod_then_a_question_confirms_nothing() -> None:
+    from fakes import rules_ops
+    ops = rules_ops("restaurant", "嗯，你刚才记下时间了吗？", {"date": "tomorrow", "time": "12:00", "party_size": 5})
+    assert ("confirm", "") not in ops
+
+
+# --- a ticket's questions and notes ---------------------------------------------------------------------------
+
+
+async def test_a_question_about_the_refund_keeps_it_and_says_who_can_tell() -> None:
+    replies = await policy_replies("en", ["I want to exchange order 48231", "actually just refund me instead",
+                                          "yes go ahead", "will the money go back to my card?"], "customer_service")
+    assert "the team handling the ticket will tell you" in replies[-1].text and "exchange" not in replies[-1].text
+
+
+async def test_another_question_it_cannot_answer_is_not_read_back_as_a_check() -> None:
+    replies = await policy_replies("zh", ["订单JD88213还没到，帮我查查到哪儿了", "钱退到哪儿？原路返回吗？",
+                                          "你能看到快递现在在哪吗？"], "customer_service")
+    assert "看不到实时物流" in replies[-1].text and not replies[-1].text.startswith("再确认一下")
+
+
+@pytest.mark.parametrize(("said", "note"), [
+    ("I want to exchange order 48231", None),
+    ("order 48231, I'd like to swap the jacket for a large", ["swap the jacket for a large"]),
+    ("能换大一码吗？", ["换大一码"]),
+    ("鞋码买小了，穿着挤脚，能退吗", ["鞋码买小了", "穿着挤脚"]),
+    ("the boots are too small, can I return them", ["the boots are too small"]),
+])
+def test_what_an_exchange_is_for_and_a_size_that_does_not_fit_are_noted(said: str, note: list[str] | None) -> None:
+    assert rules_read("customer_service", said, {"order_id": "48231"}).get("problem_details") == note
+
+
+@pytest.mark.parametrize(("said", "resolution"), [("能退吗", "refund"), ("可以退吗", "refund"), ("能换吗", "exchange")])
+def test_can_it_be_returned_asks_for_it(said: str, resolution: str) -> None:
+    assert rules_read("customer_service", said, {"order_id": "A20391"}).get("resolution") == [resolution]
+
+
+async def test_a_refund_drops_the_size_of_the_swap_given_up() -> None:
+    replies = await policy_replies("en", ["order 48231, I'd like to swap the jacket for a large",
+                                          "actually just refund me instead"], "customer_service")
+    assert "a refund" in replies[-1].text and "large" not in replies[-1].text
+
+
+async def test_the_size_said_again_replaces_the_one_noted() -> None:
+    replies = await policy_replies("zh", ["订单A20391的鞋想换个大一码的", "换成43码的"], "customer_service")
+    assert "换成43码的" in replies[-1].text and "大一码" not in replies[-1].text
+
+
+# --- the party and the place ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("said", "held", "size"), [
+    ("我跟我媳妇儿，再加俩孩子", {}, 4), ("我跟我老婆，还有两个孩子", {}, 4),
+    ("me and my wife plus our two kids", {}, 4), ("再加俩孩子", {"party_size": 2}, 4),
+])
+def test_a_party_said_as_who_comes(said: str, held: dict[str, object], size: int) -> None:
+    assert rules_read("restaurant", said, held).get("party_size") == [size]
+
+
+async def test_a_question_for_a_place_after_a_filler_asks_for_one() -> None:
+    replies = await policy_replies("zh", ["你好，我想订个饭店", "嗯……朝阳那边有没有川菜馆啊？"], "restaurant")
+    assert "川菜" in replies[-1].text and "朝阳区" in replies[-1].text and "还没定" not in replies[-1].text
+
+
+@pytest.mark.parametrize("said", ["哎，今天累死了，不想做饭", "I'm too tired to cook tonight"])
+def test_why_the_user_eats_out_is_no_wish(said: str) -> None:
+    assert "wishes" not in rules_read("restaurant", said, {})
+
+
+@pytest.mark.parametrize(("lines", "said", "not_said"), [
+    (["你好，我想订个饭店", "我想吃烤鸭"], "好的，烤鸭店。", "菜系烤鸭店"),
+    (["你好，我想订个饭店", "海淀有没有川菜馆"], "没找到同时满足", "这些条件"),
+])
+async def test_the_kind_of_place_said_plainly_in_chinese(lines: list[str], said: str, not_said: str) -> None:
+    replies = await policy_replies("zh", lines, "restaurant")
+    assert said in replies[-1].text and not_said not in replies[-1].text
+
+
+# --- the car --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("language", "lines", "said"), [
+    ("zh", ["导航去望京SOHO", "那边好停车吗？"], "停车情况我这里看不到"),
+    ("zh", ["导航去首都机场", "走哪条路最快？"], "没法比较哪条路更快"),
+    ("en", ["take me to the airport", "which way is fastest?"], "can't tell which way is faster"),
+])
+async def test_parking_and_the_fastest_way_are_what_it_cannot_see(language: str, lines: list[str], said: str) -> None:
+    replies = await policy_replies(language, lines, "in_car")
+    assert said in replies[-1].text
+
+
+@pytest.mark.parametrize(("said", "music"), [("放点歌吧，来点周杰伦的", ["周杰伦"]), ("来点轻松的", ["轻松的"]),
+                                             ("can you put some music on? something chill, like jazz", ["jazz"]),
+                                             ("turn on the music, maybe some Beatles please", ["Beatles"])])
+def test_the_music_asked_for_is_what_is_named(said: str, music: list[str]) -> None:
+    read = rules_read("in_car", said, {})
+    assert read.get("music_choice") == music and "wishes" not in read
+
+
+@pytest.mark.parametrize(("said", "volume"), [("换首歌，这个太吵了", None), ("next song, this one's too loud", None),
+                                              ("next song, and turn it down, it's too loud", ["down"]),
+                                              ("关窗吧，太吵了，音乐也小点", ["down"])])
+def test_a_song_skipped_for_its_noise_leaves_the_volume(said: str, volume: list[str] | None) -> None:
+    assert rules_read("in_car", said, {}).get("volume") == volume
+
+
+@pytest.mark.parametrize(("language", "lines", "said"), [("zh", ["导航去首都机场", "行了，就这样，谢谢"], "不客气"),
+                                                         ("en", ["take me to the airport", "ok that's it, thanks"],
+                                                          "welcome")])
+async def test_thanks_when_all_is_done_is_a_goodbye(language: str, lines: list[str], said: str) -> None:
+    replies = await policy_replies(language, lines, "in_car")
+    assert said in replies[-1].text and "?" not in replies[-1].text and "？" not in replies[-1].text
+
+
+@pytest.mark.parametrize(("said", "stops", "destination"), [
+    ("oh wait, I forgot my passport, take me home first actually", ["home"], None),
+    ("swing by home first", ["home"], None), ("go home first... no, forget it, stick with the airport", None, None),
+])
+def test_a_place_to_go_first_is_a_stop_on_the_way(said: str, stops: list[str] | None,
+                                                  destination: list[str] | None) -> None:
+    read = rules_read("in_car", said, {"destination": "airport"})
+    assert read.get("stops") == stops and read.get("destination") == destination
+
+
+def test_tolls_are_said_as_toll_roads_in_chinese() -> None:
+    from monologue.memory.domain.schema import load_schema
+    assert load_schema("in_car").key("route_preference").value_words("avoid_tolls", "zh")[0] == "不走收费路"

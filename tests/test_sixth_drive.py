@@ -283,9 +283,9 @@ async def test_back_to_what_i_said_first() -> None:
     assert "21 degrees" in replies[2].text
 
 
-async def test_parking_nearby_is_a_search_the_agent_cannot_do() -> None:
+async def test_parking_nearby_is_what_the_agent_cannot_see() -> None:
     replies = await _chat("zh", ["导航去三里屯太古里", "那个，附近有停车场吗？"], "in_car")
-    assert "搜不了" in replies[1].text
+    assert "停车情况我这里看不到" in replies[1].text
 
 
 @pytest.mark.parametrize(("language", "lines", "stop"), [

@@ -256,6 +256,9 @@ class DomainSchema:
     # with one of `cues` ("how long till we get there?", 还要多久) is answered with `say`, not "I'm
     # not sure", and a stronger provider with the facts it is given.
     out_of_sight: tuple[OutOfSight, ...] = ()
+    # Said to any other question about the world the agent cannot answer (`not_sure:`), in place of "I'm
+    # not sure about that": who can ("the team handling the ticket will tell you").
+    not_sure: dict[str, str] = field(default_factory=dict)
 
     def unseen_answer(self, text: str, language: str) -> str:
         """What the agent says to a question about something it cannot see, or ""."""
@@ -451,6 +454,7 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
                         turn_cues=_words(data.get("turn_cues")),
                         out_of_sight=tuple(OutOfSight(_words(entry.get("cues")), _texts(entry.get("say")))
                                            for entry in data.get("out_of_sight") or ()),
+                        not_sure=_texts(data.get("not_sure")),
                         catalogue=_catalogues(data.get("catalogue")).get("", ""),
                         description=str(data.get("description") or ""),
                         actions=_actions(data, keys),

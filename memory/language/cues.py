@@ -183,9 +183,11 @@ _UNCOUNTED_EN = re.compile(r"\s*,?\s*(?:and|plus|with|&)\s+(?!(?:i|we|it|they|he
 _COMPANION_ZH = r"(?:老婆|老公|媳妇|男朋友|女朋友|对象|爱人|朋友|妈妈?|爸爸?|同事|儿子|女儿|孩子|闺蜜|哥们|同学|宝宝)"
 _PARTY_MEMBER_ZH = re.compile(
     r"(?P<me>(?<![们])我(?![们的]|" + _COMPANION_ZH + r"|爸妈|父母))|(?P<two>爸妈|父母|爸爸妈妈|公婆|岳父母)"
-    r"|(?P<n>" + ZH_NUMBER + r")个" + _COMPANION_ZH + r"|(?P<one>(?:我的?)?" + _COMPANION_ZH + r"(?!们))")
-# (Not a comma alone: 我跟老婆，孩子不去 says who does not come.)
-_PARTY_JOIN_ZH = re.compile(r"^\s*(?:、|跟|和|与|带着?|还有|加上?|以及)?\s*(?:我的?)?$")
+    r"|(?P<n>" + ZH_NUMBER + r")个" + _COMPANION_ZH + r"|(?P<n2>俩|仨|两)" + _COMPANION_ZH
+    + r"|(?P<one>(?:我的?)?" + _COMPANION_ZH + r"(?!们)儿?)")
+# (Not a comma alone: 我跟老婆，孩子不去 says who does not come; 我跟我媳妇儿，再加俩孩子 joins them on.)
+_PARTY_JOIN_ZH = re.compile(r"^\s*(?:[，,]?\s*(?:再|另外)?\s*(?:跟|和|与|带着?|还有|加上?|以及|外加)|、)?"
+                            r"\s*(?:我的?)?$")
 _PARTY_TOTAL_ZH = re.compile(r"\s*(?:一共|总共|共|一起)?\s*(?:(?P<n>" + ZH_NUMBER
                              + r")(?:个人?|口人|位)|(?P<pair>俩|仨))")
 
@@ -217,7 +219,8 @@ def party_named(text: str, lang: str) -> tuple[int, tuple[int, int]] | None:
                 continue        # (我跟老婆和…: more are named than were read)
         elif _UNCOUNTED_EN.match(text, span[1]):
             continue            # "me, my wife and our kids": how many kids is not said
-        counts = [2 if m.group("two") else to_int(m.group("n")) if m.group("n") else 1 for m in run]
+        counts = [2 if m.group("two") else to_int(m.group("n")) if m.group("n") else
+                  to_int(m.group("n2")) if lang == "zh" and m.group("n2") else 1 for m in run]
         if any(n is None for n in counts):
             continue
         return sum(n for n in counts if n is not None), span
@@ -700,6 +703,30 @@ HOLD_ON = re.compile(r"\b(?:hold on|hang on|wait(?: a (?:sec(?:ond)?|moment|minu
 A_YES_BUT = re.compile(r"^\W*(?:嗯+|呃+|好|行|对)[，,\s]*(?:要不|不过|但是|可是)|"
                        r"^\W*(?:yes|yeah|yep|ok(?:ay)?|sure)\W+(?:but|though|how about|what about)\b",
                        re.IGNORECASE)
+# A yes that only leads to a question ("sounds nice I guess, but is it romantic?", 不过…吗).
+_BUT_ASKS = re.compile(r"\bbut\b[^.!]*\?\s*$|(?:但是|不过|可是)[^。！]*(?:吗|[?？])\W*$", re.IGNORECASE)
+# A yes word said only to open a question ("hmm ok, what kind of food do they do?", "sure, is it far?",
+# 行，那家几点关门？): the question is the turn.
+_ASKS_AFTER_A_YES = re.compile(
+    r"^\W*(?:(?:hmm+|um+|uh+|ok(?:ay)?|yes|yeah|yep|sure|alright|all right|right|fine|cool|great|nice)[\s,.!]+)+"
+    r"(?:(?:what|which|when|where|who|whose|why|how(?! about)|whats|wheres|hows)\b|"
+    r"(?:do|does|is|are|can|will|would)\s+(?:they|it|the place|that|there)\b)[^.!]*\?\s*$|"
+    # (…or any few words that end a sentence before it: "sounds good. what's the address of the place?")
+    r"^\W*(?:[\w'-]+\s+){0,3}[\w'-]+\s*[,.!;]+\s*(?:(?:and|but|so|oh|just)\s+)*"
+    r"(?:(?:what|which|when|where|who|whose|why|how(?! about)|whats|wheres|hows)\b|"
+    r"(?:do|does|is|are|can|will|would)\s+(?:they|it|the place|that|there)\b)[^.!]*\?\s*$|"
+    r"^\W*(?:(?:嗯+|好的?|行|可以|对)[，,\s…]*)+[^。！!]*(?:什么|几点|哪|多少|怎么)[^。！!]*[?？]?\s*$|"
+    # (嗯，你刚才记下时间了吗？: a 吗 question after the nod)
+    r"^\W*(?:(?:嗯+|好的?|行|对)[，,\s…]+)+[^，,。！!]{2,}(?:吗|么)[?？]?\s*$",
+    re.IGNORECASE)
+
+
+def opens_a_question(text: str) -> bool:
+    """Whether a yes word in `text` only opens a question ("hmm ok, what kind of food do they do?",
+    嗯，你刚才记下时间了吗？): no yes to what was offered until the question is answered."""
+    return bool(_BUT_ASKS.search(text) or (_ASKS_AFTER_A_YES.match(text) and not GO_AHEAD.search(text)))
+
+
 # An exclamation worded like a question ("what a day", "how lovely"): small talk.
 EXCLAMATION = re.compile(r"^\W*(?:what an?\b|how (?:nice|lovely|great|sweet|cool|awful|sad|funny|kind|beautiful)\b)"
                          r"(?!.*\?)", re.IGNORECASE)
@@ -779,6 +806,7 @@ CLOSING = re.compile(
     r"nothing else|no,? that'?s (?:it|all)|i'?m (?:all )?set|all good)\b|"
     r"^\W*(?:(?:thanks?|thank you|cheers|ok(?:ay)?)\b[^.?!]*?[,!.]\s*)?later\W*$|"    # "Thanks for that, later!"
     r"^\W*(?:ok(?:ay)?,?\s+)?that'?s it\W*$|"       # "ok that's it"
+    r"\bthat'?s it,?\s+(?:thanks|thank you|cheers)\b|(?:就这样|行了)吧?[，,。\s]*(?:谢谢|多谢|谢了)|"
     r"再见|拜拜|没有了|没别的|就这些|先这样|不用了谢谢|没事了|没什么事了|没啥事了", re.IGNORECASE)
 # A question about the user's lasting ways, not this task's values: "what temperature do I like?",
 # "how do I usually sit?", 我平时喜欢几度？

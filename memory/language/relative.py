@@ -75,8 +75,9 @@ _QUARTER_HOUR = re.compile(r"\bquarter of an hour\b|一刻钟", _I)
 _HOUR_AND_HALF = re.compile(r"\b(?:an|one) hour and a half\b|一个半小时", _I)
 _COUPLE = re.compile(r"\b(?:a )?couple(?: of)?\b", _I)     # ("couple degrees warmer", spoken without its "a")
 _NUMBER_EN = re.compile(r"(?<![\w:.])(?P<n>" + EN_NUMBER + r"|an?|one)(?![\w:])", _I)
-_NUMBER_ZH = re.compile(r"(?<![\d.])(?P<n>\d+(?:\.\d+)?|[零〇一二两俩三仨四五六七八九十百千万]+)"
-                        r"(?=\s*(?:个|位|度|块|元|天|小时|分钟|钟头|人|名)|$)")
+# (俩, 仨 count with no measure word: 再加俩孩子)
+_NUMBER_ZH = re.compile(r"(?<![\d.])(?P<n>(?:\d+(?:\.\d+)?|[零〇一二两俩三仨四五六七八九十百千万]+)"
+                        r"(?=\s*(?:个|位|度|块|元|天|小时|分钟|钟头|人|名)|$)|(?<![零〇一二两三四五六七八九十])[俩仨](?=\S))")
 
 
 @dataclass(frozen=True)

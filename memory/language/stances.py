@@ -215,6 +215,8 @@ def asks(text: str, start: int, end: int, lang: str) -> bool:
 LEAD_IN_EN = re.compile(r"^\W*(?:(?:wait|hang on|hold on|sorry|so|and|oh|um|uh|er|hmm|well|okay|ok|right|hey|"
                         r"nice|great|cool|alright|"
                         r"just to (?:check|confirm|be sure)|quick question|one thing)\W+)*", re.IGNORECASE)
+# (…and Chinese: 嗯……朝阳那边有没有川菜馆啊？ asks as 朝阳那边有没有川菜馆啊 does)
+LEAD_IN_ZH = re.compile(r"^[\s，,。.…~～、]*(?:(?:[嗯呃额唔哦噢啊哎诶欸]+|那个|就是|对了|那)[\s，,。.…~～、！!]*)+")
 # A request phrased as a question still asks for a change ("could you make it 8?", "能不能改成八点"):
 # it may set values. An information question ("what temperature do I like?", 我喜欢几度来着) may not.
 REQUEST_QUESTION_EN = re.compile(
@@ -232,6 +234,8 @@ YES_NO_QUESTION_EN = re.compile(
     # ("Don't you have…?" asks; "Don't turn the heater on" is a request.)
     r"^\W*(?:(?:do|does|did|is|are|was|were|have|has|had|am|isn'?t|aren'?t|doesn'?t)\s+\w+|"
     r"don'?t\s+(?:you|we|i|they|it|he|she)\b|"
+    # ("will the money go back to my card?", "can the refund go to PayPal?": asked of a thing, not a request)
+    r"(?:will|won'?t|would)\s+(?:the|my|it|they|this|that|he|she)\b|(?:can|could)\s+(?:the|my)\b|"
     r"(?:please\s+)?(?:find out|check|ask|tell me|let me know|see)\s+(?:if|whether)\b)", re.IGNORECASE)
 # A question-word question asks about the user ("what temperature do I like?", "what did I
 # say?"); about the world it is a query, whose place and day are the task's ("what's the
@@ -307,6 +311,7 @@ def asks_for_one(sentence: str) -> bool:
     if not stripped or _NOT_ASKING_FOR_ONE.search(stripped):
         return False
     if language_of(stripped) == "zh":
+        stripped = LEAD_IN_ZH.sub("", stripped) or stripped
         # (有没有好吃的西餐，朝阳三里屯那块的: the clause that asks, with where said after it)
         return any(ASKS_FOR_ONE_ZH.search(clause.strip()) for clause in re.split(r"[，,]", stripped) if clause.strip())
     return bool(ASKS_FOR_ONE_EN.match(LEAD_IN_EN.sub("", stripped) or stripped))

@@ -41,6 +41,7 @@ from monologue.memory.language.cues import (
     language_of,
     negated_at,
     not_preferred,
+    opens_a_question,
     party_named,
     people_in_group,
     put_right_after,
@@ -194,6 +195,7 @@ _NAME_SHAPES = {Reader.TITLE_NAME: TITLE_NAME_EN}    # a place's: memory/languag
 _CHANGES_EN = re.compile(r"(?i:make that|make it|change it to|change that to|switch to)\b")
 _CHANGES_ZH = re.compile(r"换成|改成|改为|改去|换到|改到")
 INSTEAD_OF_IT = "another said instead of it"      # a value of several taken back for the one said
+NO_LONGER_FOR = "what it was for, no longer asked"   # a note of what another way was for, taken back with it
 # (那就取消吧，不弄了; "forget it, cancel": the task dropped, no value said again.)
 _DROPPING_IT = re.compile(r"不弄了|不办了|不用了|不要了|以后再说|再说吧|\b(?:forget it|never ?mind|don'?t bother|"
                           r"not worth it)\b", re.IGNORECASE)
@@ -362,10 +364,20 @@ _A_DESCRIPTION_ZH = re.compile(r"(?:一?点|些)$|很|比较|特别|有点|挺|�
                                r"抒情|舒缓|动")
 
 
+def _what_it_was_for_replaced(notes: str, wanted: str, state: SessionState | None, add: Add) -> None:
+    """换个大一码的 … 换成43码的: what an exchange is for, said again, replaces what it was for."""
+    for held in state.find(notes) if state is not None else []:
+        if _WHAT_IT_IS_FOR.search(str(held.value)) and str(held.value) != wanted:
+            add(Operation(Op.WITHDRAW, notes, value=held.value, words=wanted, reason=NO_LONGER_FOR), (0, 0))
+
+
 def _with_its_own_noun(text: str, found: AskedFor, tails: tuple[str, ...]) -> AskedFor:
     """A kind of thing asked for, with its own noun said after it (轻松点的音乐, 节奏感强的歌): without it, it
     reads back as a bare adjective (音乐开始播放：轻松点). A name stays as said (周杰伦的歌: 周杰伦)."""
-    if not _A_DESCRIPTION_ZH.search(found.text) and not qualities_named(found.text, "zh"):
+    if not _A_DESCRIPTION_ZH.search(found.text.removesuffix("的")) and not qualities_named(found.text, "zh"):
+        # (来点周杰伦的: whose songs, the name alone)
+        if found.text.endswith("的") and len(found.text) > 2:
+            return AskedFor(found.text[:-1], found.start, found.end - 1)
         return found
     for tail in sorted((t for t in tails if t.startswith("的") and len(t) > 1), key=len, reverse=True):
         if text.startswith(tail, found.end):
@@ -385,6 +397,11 @@ _SOME_OF_THE_PARTY = re.compile(
     r"姐姐|妹妹|哥哥|弟弟|客人)(?:里|中)?(?:有)?", re.IGNORECASE)
 # Music named as wanted, then asked for by a pronoun ("the kids want Taylor Swift, can you put some on",
 # "I'm in the mood for jazz, play some").
+# Music asked for, then said what, after "like" ("can you put some music on? something chill, like jazz").
+_MUSIC_THEN_LIKE_EN = re.compile(
+    r"\b(?:music|songs?|tunes|something|anything)\b[^.!]*?[,;?.]\s*(?P<kind>(?:something|anything)\s+[\w ]{1,20}?,\s*)?"
+    r"(?:like|maybe|perhaps|say|such as|preferably|ideally)\s+(?:some\s+|a bit of\s+)?"
+    r"(?P<v>[A-Za-z][\w'&-]*(?: [\w'&-]+){0,3}?)\s*(?:maybe|please|or something|or so)?\s*[.!?]*$", re.IGNORECASE)
 _WANTED_THEN_PUT_ON_EN = re.compile(
     r"\b(?:wants?|wanna hear|(?:would|'d) like|like|love|in the mood for|feel(?:ing)? like|fancy|craving)\s+"
     r"(?:to hear\s+|some\s+|a bit of\s+)?(?P<v>[A-Za-z0-9][^,.;!?]{1,40}?)\s*[,.;]\s*(?:so\s+|and\s+)?"
@@ -405,14 +422,17 @@ _TAKEN_BACK = re.compile(r"\b(?:forget (?:it|that)|never ?mind|scratch that|no n
 
 
 def _held_kept_after_a_slip(ops: list[Operation], where: dict[int, Span], text: str,
-                            state: SessionState | None) -> list[Operation]:
+                            state: SessionState | None, schema: DomainSchema) -> list[Operation]:
     """"Go home first... no, forget it, stick with the airport", 先回家吧，算了算了，还是去机场: a value taken back
-    after it was said, the one held named again after the repair, changes nothing."""
+    after it was said, the one held named again after the repair, changes nothing (nor does a stop said
+    on the way to the place held, named again)."""
     if state is None:
         return ops
     kept = []
     for op in ops:
-        held = [str(c.value) for c in state.find(op.key)] if op.op == Op.SET and op.key else []
+        on_the_way_to = schema.key(op.key).on_the_way_to if op.key in schema.keys else ""
+        held = [str(c.value) for key in (op.key, on_the_way_to) if key for c in state.find(key)] \
+            if op.op == Op.SET and op.key else []
         after = text[where[id(op)][1]:] if id(op) in where else ""
         repair = SELF_REPAIR.search(after) or _TAKEN_BACK.search(after) if held and str(op.value) not in held else None
         if repair is not None and op.source != OpSource.RELATIVE and any(
@@ -558,8 +578,8 @@ _SOFTLY = re.compile(r"\b(?:if (?:possible|you can|they can|they have (?:one|it|
 _LEAD_OF_A_REQUEST = re.compile(r"^(?:(?:yes|yeah|yep|ok(?:ay)?|sure|and|also|oh|but|please|book it|go ahead|"
                                 r"perfect|great)\b[,\s]*)+", re.IGNORECASE)
 # The words that lead what a change is wanted for, not part of it (想换大一号的, "can I get it in black").
-_LEAD_OF_A_WANT = re.compile(r"^(?:我?(?:想|要|想要)|给我|帮我|(?:can|could) (?:i|we|you) (?:get|have)|"
-                             r"i'?d like|i want)\s*", re.IGNORECASE)
+_LEAD_OF_A_WANT = re.compile(r"^(?:我?(?:想|要|想要|能不能|能|可以|可不可以)|给我|帮我|"
+                             r"(?:can|could) (?:i|we|you) (?:get|have)|i'?d like|i want)\s*", re.IGNORECASE)
 
 
 # A case supposed before what is said in it ("in case it comes tomorrow", 万一明天就到了).
@@ -856,7 +876,7 @@ class RuleExtractor:
         self._place_explained(said, taken, add, state)
         self._enums(said, taken, add, result.correction, withdrawn_keys, state, commanded)
         self._loose_values(said, ops, taken, add, result.correction, state)
-        self._what_it_is_changed_for(ops, where, said.text, add, result.correction)
+        self._what_it_is_changed_for(ops, where, said.text, add, result.correction, state)
         self._notes_of_another_way(ops, state, said.lang, add)
         # (路上找个地方停一下，买个早饭: the clause that asked for the stop is the stop's, no wish)
         # (…not a note's: 鞋子寄错尺码了，帮我换一双四十二码的 notes both)
@@ -939,7 +959,7 @@ class RuleExtractor:
                                         and id(op) in where and _A_BOUND_BEFORE.search(text[:where[id(op)][0]])
                                         and clause_bounds(text, *where[id(op)]) != relative_at[op.key])]
         ops = self._moved_from_the_slip(ops, where, text, lang, state, result)
-        ops = self._place_put_right(_held_kept_after_a_slip(ops, where, text, state), where, text)
+        ops = self._place_put_right(_held_kept_after_a_slip(ops, where, text, state, self.schema), where, text)
         # (not a value refused: "别高档一点的了，便宜点的吧" steps down from the price held)
         said_outright = {op.key for op in ops if op.op == Op.SET and op.source != OpSource.RELATIVE
                          and op.comparator != Comparator.NE}
@@ -1167,8 +1187,11 @@ class RuleExtractor:
     def _polarity(lowered: str, cues: StateCues) -> Polarity:
         if cues.no.search(lowered):
             return "no"
-        if YES_WORD_DESCRIBING.search(lowered) or HOLD_ON.search(lowered) or A_YES_BUT.search(lowered):
-            return ""             # "lovely weather today, isn't it?": small talk; "yes — hold on": not yet a yes
+        if YES_WORD_DESCRIBING.search(lowered) or HOLD_ON.search(lowered) or A_YES_BUT.search(lowered) \
+                or opens_a_question(lowered):
+            # "lovely weather today, isn't it?": small talk; "yes — hold on": not yet a yes; "嗯，你刚才记下时间了吗？":
+            # the nod opens a question
+            return ""
         return "yes" if cues.yes.search(lowered) else ""
 
     @staticmethod
@@ -1951,6 +1974,10 @@ class RuleExtractor:
             found = words_asked_for(said.text, spec.name_cues.get(said.lang, ()), *words, said.lang)
             wanted = _WANTED_THEN_PUT_ON_EN.search(said.text) if found is None and said.lang == "en" \
                 and "play" in spec.name_cues.get("en", ()) else None
+            if wanted is None and found is None and said.lang == "en" and "play" in spec.name_cues.get("en", ()):
+                wanted = _MUSIC_THEN_LIKE_EN.search(said.text)
+                if wanted is not None and wanted.group("kind"):
+                    taken.append(wanted.span("kind"))     # ("something chill": the kind of music, no wish)
             if wanted is not None and wanted.group("v").casefold() not in {w.casefold() for w in words[2]}:
                 # ("the kids want Taylor Swift, can you put some on": what is wanted, then played by a pronoun)
                 found = AskedFor(wanted.group("v"), *wanted.span("v"))
@@ -2001,7 +2028,7 @@ class RuleExtractor:
                           correction=correction), (found.start, end))
 
     def _what_it_is_changed_for(self, ops: list[Operation], where: dict[int, Span], text: str, add: Add,
-                                correction: bool) -> None:
+                                correction: bool, state: SessionState | None = None) -> None:
         """帮我换一双四十二码的, 想换大一号的, "exchange it for a medium": the size or colour an exchange is for
         goes on the record, as the loose words of one do (`_loose_values`)."""
         notes = free_text_key(self.schema)
@@ -2014,10 +2041,14 @@ class RuleExtractor:
             start = where[id(op)][0]
             right = clause_bounds(text, *where[id(op)])[1]
             piece = text[start:right]
-            if _WHAT_IT_IS_FOR.search(piece):
-                wanted = _LEAD_OF_A_WANT.sub("", piece.strip()).strip(" ,，。.!！吧")
+            # (the words of another value are not what it is for: "exchange order 48231")
+            others = [where[id(o)] for o in ops if o is not op and id(o) in where]
+            rest = "".join(" " if any(a <= start + i < b for a, b in others) else ch for i, ch in enumerate(piece))
+            if _WHAT_IT_IS_FOR.search(rest):
+                wanted = _LEAD_OF_A_WANT.sub("", re.sub(r"\s{2,}", " ", rest).strip()).strip(" ,，。.!！吧吗呢？?")
                 add(Operation(Op.SET, notes.name, Comparator.INCLUDES, wanted, wanted, correction=correction,
                               reason=f"what the {op.value} is for"), (start, right))
+                _what_it_was_for_replaced(notes.name, wanted, state, add)
                 return
 
     def _notes_of_another_way(self, ops: list[Operation], state: SessionState | None, lang: str, add: Add) -> None:
@@ -2037,7 +2068,7 @@ class RuleExtractor:
                     if _WHAT_IT_IS_FOR.search(said) and any(
                             re.search(value_pattern(w.lower(), lang == "en"), said.lower()) for w in words):
                         add(Operation(Op.WITHDRAW, notes.name, value=held.value, words=op.words,
-                                      reason=f"what the {value} was for, no longer asked"), (0, 0))
+                                      reason=NO_LONGER_FOR), (0, 0))
 
     def _loose_values(self, said: _Said, ops: list[Operation], taken: list[Span], add: Add,
                       correction: bool, state: SessionState | None) -> None:
@@ -2065,8 +2096,8 @@ class RuleExtractor:
                         continue      # (退到支付宝，别换成银行卡; "I don't want a different size")
                     left, right = clause_bounds(said.text, *m.span())
                     rest = said.source[m.end():right]
-                    if _overlaps((m.end(), right), taken) or re.search(r"\d", rest):
-                        continue      # (换成W138011, 换成100.50块: another key's value, read already)
+                    if _overlaps((m.end(), right), taken) or re.search(r"\d(?!\d*\s*(?:码|号|寸))", rest):
+                        continue      # (换成W138011, 换成100.50块: another key's value, read already; not 换成43码的)
                     if any(re.search(value_pattern(word.lower(), said.cues.spaced), rest) for word in (
                             *(alias for alias, _key in self.schema.alias_lexicon(said.lang)),
                             *spec.loose_not_when.get(said.lang, ()))) \
@@ -2085,9 +2116,10 @@ class RuleExtractor:
                     notes = free_text_key(self.schema)
                     if notes is not None and value not in again and content_words(rest, said.lang):
                         # (想换大一号的: what it is to be changed for goes on the record, "大一号的")
-                        wanted = _LEAD_OF_A_WANT.sub("", said.text[m.start():right].strip()).strip(" ,，。.")
+                        wanted = _LEAD_OF_A_WANT.sub("", said.text[m.start():right].strip()).strip(" ,，。.吗呢？?")
                         add(Operation(Op.SET, notes.name, Comparator.INCLUDES, wanted, wanted, correction=correction,
                                       reason=f"what the {value} is for"), (m.end(), right))
+                        _what_it_was_for_replaced(notes.name, wanted, state, add)
                     return
 
     def _titled_name(self, said: _Said, taken: list[Span], add: Add, correction: bool,

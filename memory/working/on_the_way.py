@@ -58,7 +58,10 @@ def read_stops_said_first(schema: DomainSchema, text: str, lang: str, taken: lis
 # A place to go to first, said after where to ("导航去公司，呃不对，先回趟家拿东西", "take me to work but
 # first swing by home"): a stop on the way.
 _FIRST = {"zh": re.compile(r"先(?:回|去|到|绕|拐|顺路去|顺便去)(?:趟|一趟|一下|个)?"),
-          "en": re.compile(r"\b(?:but|and)?\s*first\s+(?:swing by|stop (?:by|at)|go to|drop by|pop into|head to)\s+",
+          # (…and the place said with "first" after it, where to go held: "take me home first actually")
+          "en": re.compile(r"\b(?:but|and)?\s*first\s+(?:swing by|stop (?:by|at)|go to|drop by|pop into|head to)\s+|"
+                           r"\b(?:take (?:me|us)|go|head|drive (?:me|us)?|swing|stop|drop|pop|get (?:me|us))\s+"
+                           r"(?:back\s+)?(?:to|by|at|over to|into|in at)?\s*(?=[^,.;!?]{1,40}?\s+first\b)",
                            re.IGNORECASE)}
 
 

@@ -61,7 +61,9 @@ OLD_TO_NEW_ZH = (
 # "the earlier time", "change it back", 改回原来的时间 ("earlier than that" compares: no way back).
 BACK_EN = re.compile(r"\b(?:(?:the |my )?(?:earlier|previous|original|old|first|former|other) (?!than\b)"
                      r"(?P<what>[a-z ]{2,20}?)"
-                     r"(?:\s+(?:i said|we had))?" + _END + r"|(?:change|switch|put|move|set|go) (?:it |that )?back"
+                     r"(?:\s+(?:i said|we had))?" + _END + r"|(?:change|switch|put|move|set) (?:it |that )?back"
+                     # (gone back to by the user, not "will the money go back to my card?")
+                     r"|(?:^|(?<=[,.!;] )|(?<=\blet's )|(?<=\blets )|(?<=\bwe )|(?<=\bto )|(?<=\bjust ))go back"
                      r"|what i (?:said|had|asked for) (?:before|earlier|at first|first|originally|at the start))",
                      re.IGNORECASE)
 BACK_ZH = re.compile(r"(?:改回|换回|还是用?|用回|回到)(?:原来|之前|刚才|一开始|最早|先前)?(?:的|那个)?"

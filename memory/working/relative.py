@@ -19,7 +19,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
-from monologue.memory.language.cues import STATE_CUES
+from monologue.memory.language.cues import STATE_CUES, party_named
 from monologue.memory.language.numbers import EN_NUMBER, WEEKDAYS, ZH_NUMBER, find_en_times, find_zh_times, to_amount
 from monologue.memory.language.relative import RelativeWords, read_relative
 from monologue.memory.language.stances import asks, clause_bounds, is_query
@@ -322,6 +322,9 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
         spec, words, own = _reading(numeric, clause, lang, text)
         if spec is None or words is None:
             continue
+        if spec.reader == Reader.HEAD_COUNT and (party := party_named(text, lang)) is not None \
+                and party[1][0] < span[1] and span[0] < party[1][1]:
+            continue            # ("me and my wife plus our two kids", 我跟我媳妇儿，再加俩孩子: the party said whole)
         if spec.type == "money" and not _MONEY_SAID.search(said_clause):
             continue            # 还少发了一个盖子, "one more item": so many things, no sum
         if clause[words.start:words.end] in spec.reading.units.get(lang, ()):

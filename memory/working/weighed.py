@@ -137,7 +137,8 @@ A_NOISE = re.compile(r"太吵|好吵|有点吵|吵死|太响|"
                      r"\bblaring\b", re.IGNORECASE)
 
 # A control's values that make the car quieter: noise is their reason ("turn the fan up, it's too loud" is not).
-QUIETER = frozenset({"down", "closed", "off", "paused", "muted"})
+# (…and the song skipped: 换首歌，这个太吵了 meets the noise of that song)
+QUIETER = frozenset({"down", "closed", "off", "paused", "muted", "next"})
 UP_OR_DOWN = re.compile(r"调低|调高|[低高]一?点|降低|升高|\b(?:lower|higher|turn (?:it |that )?(?:up|down)|"
                         r"bring it (?:up|down)|knock it down|crank it)\b", re.IGNORECASE)
 
@@ -177,6 +178,16 @@ def feeling_met_by_a_command(schema: DomainSchema, ops: list[Operation], text: s
     if not commanded:
         return ops
     rest = A_NOISE.sub(" ", A_FEELING.sub(" ", text)).lower()
+    # (the command's own words name no other control: "pause the music, it's too loud", 换首歌，这个太吵了 ask
+    # nothing of the volume, though music and 歌 are words of it too)
+    lang = language_of(text)
+    for key in commanded:
+        spec = schema.key(key)
+        words = {*spec.aliases.get(lang, ()), *spec.reading.value_cues.get(lang, ()),
+                 *(w for table in spec.values.values() for w in table.get(lang, ()))}
+        for word in sorted(words, key=len, reverse=True):
+            if len(word) > 1 or lang != "en":
+                rest = value_pattern(word.lower(), lang == "en").sub(" ", rest)
 
     def asked_anyway(key: str) -> bool:      # ("it's too hot, make it cooler and open the window")
         reading = felt_as(schema, key).reading

@@ -107,6 +107,14 @@ _COMPANY_ZH = (r"(?:我的?)?(?:爸妈|父母|家人|全家|家里人|朋友们?
                r"女朋友|男朋友|对象|爷爷奶奶|老人家?|爸|妈)")
 _COMPANY_EN = (r"(?:my|our|the) (?:parents|family|folks|mum|mom|dad|wife|husband|kids|boss|team|colleagues|coworkers|"
                r"friends|in-laws|girlfriend|boyfriend|partner|grandparents)")
+# Why the user eats out, said of themselves (不想做饭, 懒得下厨, "too tired to cook"): no wish about the place.
+_WHY_NOT_AT_HOME = {
+    "zh": re.compile(r"(?:不想|懒得|没空|没时间|不愿意|不打算|没力气)(?:自己)?(?:做饭|做菜|下厨|煮饭|开火|洗碗)|"
+                     r"累(?:死|坏|惨)了"),
+    "en": re.compile(r"\b(?:(?:don'?t|do not|didn'?t) (?:feel like|want to|wanna) (?:cook|make dinner|do dishes)|"
+                     r"too (?:tired|lazy|busy) to cook|no time to cook|not cooking|can'?t be bothered to cook)",
+                     re.IGNORECASE),
+}
 _A_MEAL_WITH_COMPANY = {
     "zh": re.compile(r"^[^，。！？]{0,6}(?:带|跟|和|陪|请)" + _COMPANY_ZH
                      + r"(?:一块儿|一起|一块)?(?:出去|出门)?"
@@ -173,8 +181,9 @@ def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span
             continue            # (明天下午三点以后打，上午我要上班: why then, beside the time)
         if language == "zh" and _TURNS_DOWN_THE_PLACE_ZH.search(text[start:end]):
             continue            # (这家我去过了，不太想去: the offer turned down, no wish of its own)
-        if _A_MEAL_WITH_COMPANY[language].search(text[start:end]):
-            continue            # (晚上带爸妈出去吃顿饭, "taking my parents out for dinner": the task and who comes)
+        if _A_MEAL_WITH_COMPANY[language].search(text[start:end]) or _WHY_NOT_AT_HOME[language].search(text[start:end]):
+            continue            # (晚上带爸妈出去吃顿饭, "taking my parents out for dinner": the task and who comes;
+            # 不想做饭: why the user eats out)
         wish = wish_in(text[start:end], language, known, cues, beside_a_value=bool(inside))
         if wish is None and not inside and previous is not None and previous[1] < start \
                 and not re.search(r"[.!?。！？]", text[previous[1]:start]):
