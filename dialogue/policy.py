@@ -915,7 +915,8 @@ class DialoguePolicy:
             # ("that's all thanks" to "shall I book it?": said plainly that it is not done.)
             primary = self.primary()
             unfinished = step is not None and primary is not None and step.action == primary.name \
-                and step.act in (Act.PROPOSE, Act.CONFIRM, Act.RESUME, Act.ASK, Act.SUGGEST, Act.ONLY_OPTION) \
+                and step.act in (Act.PROPOSE, Act.CONFIRM, Act.RESUME, Act.ASK, Act.SUGGEST, Act.ONLY_OPTION,
+                                 Act.ASK_CHANGE, Act.NO_OPTIONS) \
                 and _done_with(state, primary.name) is None and bool(state.constraints)
             return Decision(Act.CLOSE, key="unfinished" if unfinished else "", refused=refused,
                             reason="the user is leaving" + (", the task not done" if unfinished else ""),

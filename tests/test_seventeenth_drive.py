@@ -259,3 +259,31 @@ def test_a_place_to_go_first_is_a_stop_on_the_way(said: str, stops: list[str] | 
 def test_tolls_are_said_as_toll_roads_in_chinese() -> None:
     from monologue.memory.domain.schema import load_schema
     assert load_schema("in_car").key("route_preference").value_words("avoid_tolls", "zh")[0] == "不走收费路"
+
+
+@pytest.mark.parametrize("said", ["wait no, sorry, it's Maple Avenue Dental, not street", "I meant Maple Avenue Dental"])
+def test_a_place_name_put_right(said: str) -> None:
+    read = rules_read("in_car", said, {"destination": "Maple Street Dental"})
+    assert read.get("destination") == ["Maple Avenue Dental"]
+
+
+@pytest.mark.parametrize("said", ["it's cold in here", "it's Jim by the way"])
+def test_its_is_no_place_put_right_unless_a_place_is_named(said: str) -> None:
+    assert "destination" not in rules_read("in_car", said, {"destination": "Maple Street Dental"})
+
+
+@pytest.mark.parametrize(("language", "lines", "said"), [
+    ("en", ["where's my order 770512? it was supposed to come Tuesday",
+            "no that's all for now, you've been really helpful"], "I won't open a ticket"),
+    ("zh", ["订单JD88213还没到，帮我查一下", "不用了，谢谢，再见"], "先不提交工单"),
+])
+async def test_leaving_after_turning_the_ticket_down_says_it_is_not_opened(language: str, lines: list[str],
+                                                                          said: str) -> None:
+    replies = await policy_replies(language, lines, "customer_service")
+    assert said in replies[-1].text
+
+
+@pytest.mark.parametrize(("said", "note"), [("it came cracked", ["it came cracked"]),
+                                            ("it arrived broken", ["it arrived broken"]), ("it came yesterday", None)])
+def test_how_it_came_is_noted(said: str, note: list[str] | None) -> None:
+    assert rules_read("customer_service", said, {"order_id": "770512"}).get("problem_details") == note

@@ -423,7 +423,9 @@ def _place_after(text: str, cue_start: int, at: int, sure: bool) -> PlaceSaid | 
 
 
 # What corrects a place just said ("500 Fifth Avenue, no wait, 550", 去上海火车站 哦不 上海南站).
-_CORRECTING = {"en": ("no wait", "i mean", "sorry", "or rather", "actually", "hang on", "hold on", "no"),
+# ("wait no, sorry, it's Maple Avenue Dental, not street", "I meant Maple Avenue Dental")
+_CORRECTING = {"en": ("no wait", "i mean", "i meant", "sorry", "or rather", "actually", "hang on", "hold on", "no",
+                      "it's", "it is", "it's actually", "i said"),
                "zh": ("哦不对", "哦不", "不对", "不是", "错了", "我是说", "我说的是", "应该是")}
 # …or chooses again, by its name alone, one held before ("let's do the Getty Center", 还是颐和园吧).
 _CHOSEN_AGAIN_EN = ("let's do", "let's just do", "let's go with", "we'll do", "i'll go with", "go with")

@@ -219,6 +219,10 @@ _NOT_KNOWING = re.compile(r"(?:(?:uh|um|hmm|oh|sorry|honestly|i mean)[\s,]+)*(?:
                           r"(?:我)?(?:不知道|不记得了?|忘了|记不清了?|不清楚)(?:啊|呀|哎|诶)?", re.IGNORECASE)
 
 
+_HOW_IT_CAME_EN = re.compile(r"(?:it|they|this|that|these|those|mine)\s+(?:came|arrived|showed up|got here|was delivered|"
+                             r"were delivered)\s+(?:all\s+|completely\s+|already\s+)?\w+", re.IGNORECASE)
+
+
 def wish_in(clause: str, language: str, known: Iterable[str] = (), cues: Iterable[str] = (),
             beside_a_value: bool = False, told_at_length: bool = False) -> str | None:
     """The wish a clause states, in the user's words less the lead ("I'd love somewhere quiet"
@@ -251,6 +255,8 @@ def wish_in(clause: str, language: str, known: Iterable[str] = (), cues: Iterabl
     cued_whole = cued_whole or (language == "en" and any(
         c and len(c.split()) >= 2 and re.search(r"\b" + re.escape(c.lower()) + r"\b", wish.lower()) for c in cues)) \
         or (language == "zh" and any(c and len(c) >= 4 and c in wish for c in cues))
+    # (…and one said of what came: "it came cracked", "they arrived damaged")
+    cued_whole = cued_whole or (cued and language == "en" and bool(_HOW_IT_CAME_EN.match(wish)))
     if not wish or not (led or cued) or not (content_words(wish, language, known) or (cued and cued_whole)):
         return None
     longest = (16, 32) if cued and told_at_length else (12, 24)
