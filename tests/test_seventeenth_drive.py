@@ -261,7 +261,8 @@ def test_tolls_are_said_as_toll_roads_in_chinese() -> None:
     assert load_schema("in_car").key("route_preference").value_words("avoid_tolls", "zh")[0] == "不走收费路"
 
 
-@pytest.mark.parametrize("said", ["wait no, sorry, it's Maple Avenue Dental, not street", "I meant Maple Avenue Dental"])
+@pytest.mark.parametrize("said", ["wait no, sorry, it's Maple Avenue Dental, not street",
+                                  "I meant Maple Avenue Dental"])
 def test_a_place_name_put_right(said: str) -> None:
     read = rules_read("in_car", said, {"destination": "Maple Street Dental"})
     assert read.get("destination") == ["Maple Avenue Dental"]

@@ -219,8 +219,8 @@ _NOT_KNOWING = re.compile(r"(?:(?:uh|um|hmm|oh|sorry|honestly|i mean)[\s,]+)*(?:
                           r"(?:我)?(?:不知道|不记得了?|忘了|记不清了?|不清楚)(?:啊|呀|哎|诶)?", re.IGNORECASE)
 
 
-_HOW_IT_CAME_EN = re.compile(r"(?:it|they|this|that|these|those|mine)\s+(?:came|arrived|showed up|got here|was delivered|"
-                             r"were delivered)\s+(?:all\s+|completely\s+|already\s+)?\w+", re.IGNORECASE)
+_HOW_IT_CAME_EN = re.compile(r"(?:it|they|this|that|these|those|mine)\s+"
+                             r"(?:came|arrived|showed up|got here|was delivered|were delivered)\s+(?:all\s+|completely\s+|already\s+)?\w+", re.IGNORECASE)
 
 
 def wish_in(clause: str, language: str, known: Iterable[str] = (), cues: Iterable[str] = (),
