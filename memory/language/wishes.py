@@ -220,7 +220,8 @@ _NOT_KNOWING = re.compile(r"(?:(?:uh|um|hmm|oh|sorry|honestly|i mean)[\s,]+)*(?:
 
 
 _HOW_IT_CAME_EN = re.compile(r"(?:it|they|this|that|these|those|mine)\s+"
-                             r"(?:came|arrived|showed up|got here|was delivered|were delivered)\s+(?:all\s+|completely\s+|already\s+)?\w+", re.IGNORECASE)
+                             r"(?:came|arrived|showed up|got here|was delivered|were delivered)\s+"
+                             r"(?:all\s+|completely\s+|already\s+)?\w+", re.IGNORECASE)
 
 
 def wish_in(clause: str, language: str, known: Iterable[str] = (), cues: Iterable[str] = (),
