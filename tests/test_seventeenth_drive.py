@@ -288,3 +288,15 @@ async def test_leaving_after_turning_the_ticket_down_says_it_is_not_opened(langu
                                             ("it arrived broken", ["it arrived broken"]), ("it came yesterday", None)])
 def test_how_it_came_is_noted(said: str, note: list[str] | None) -> None:
     assert rules_read("customer_service", said, {"order_id": "770512"}).get("problem_details") == note
+
+
+async def test_a_bare_on_beside_music_asked_for_is_the_musics() -> None:
+    replies = await policy_replies("en", ["set the temperature to 21",
+                                          "the kids want Taylor Swift, can you put some on"], "in_car")
+    assert "Taylor Swift" in replies[-1].text and "air conditioning" not in replies[-1].text
+
+
+@pytest.mark.parametrize(("said", "control"), [("play some jazz and turn on the AC", "air_conditioning"),
+                                               ("put on some Adele and open the window", "window")])
+def test_a_control_named_beside_music_is_still_commanded(said: str, control: str) -> None:
+    assert control in rules_read("in_car", said, {})

@@ -2147,12 +2147,20 @@ class RuleExtractor:
         Bohemian Rhapsody"), not said again this turn, is let go; a key set brings the values it
         brings (`brings`: a song asked for starts the music)."""
         said = {op.key for op in ops if op.key}
+        lang = language_of(text)
         for spec in self.schema.keys.values():
             if spec.name in said and any(op.op == Op.SET and op.key == spec.name for op in ops):
                 for key, value in spec.reading.brings.items():
                     if key not in said:
                         add(Operation(Op.SET, key, Comparator.EQ, value, text.strip(),
                                       reason=f"brought by {spec.name}"), (0, 0))
+                # ("the kids want Taylor Swift, can you put some on" just after the temperature: the bare
+                # "on" is the music's, not the air conditioning's)
+                ops[:] = [op for op in ops if not (
+                    op.op == Op.SET and op.key not in (spec.name, *spec.reading.brings)
+                    and self.schema.key(op.key).reading.verb_values and op.source != OpSource.RELATIVE
+                    and not any(names_key(other, op.words, lang) for other in self.schema.keys.values()
+                                if other.name != spec.name and other.name not in spec.reading.brings))]
         if state is None:
             return
         # (算了不去机场了，改去北京南站: a place given up for another keeps its stops.)
