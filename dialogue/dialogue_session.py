@@ -313,9 +313,10 @@ class DialogueSession:
         view = self.view(state)
         schema = self._schema(state.domain)
         catalogue = self.catalogues.get(state.domain)
-        # (Vegetarian food, roast duck asked for: only a place known to serve it; an area asked
-        # for puts a place known to be there first, one whose area is not known after.)
-        needs_known = frozenset(k for k in schema.kinds_of_option() if schema.key(k).type != "text")
+        # (Vegetarian food, roast duck asked for: only a place known to serve it; an area asked for, only
+        # a place known to be there, where the catalogue says the area of some: not 眉州东坡(顺义店) for 西城.)
+        needs_known = frozenset(k for k in schema.kinds_of_option() if schema.key(k).type != "text"
+                                or catalogue is not None and any(k in item for item in catalogue.items))
         fitting, excluded = filter_options(catalogue.items, view, needs_known, catalogue.amounts) if catalogue \
             else ([], [])
         # A wish in the user's words ("somewhere quiet") puts first the options described as it.

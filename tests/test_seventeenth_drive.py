@@ -300,3 +300,38 @@ async def test_a_bare_on_beside_music_asked_for_is_the_musics() -> None:
                                                ("put on some Adele and open the window", "window")])
 def test_a_control_named_beside_music_is_still_commanded(said: str, control: str) -> None:
     assert control in rules_read("in_car", said, {})
+
+
+# --- r24 ------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("said", "size"), [("actually two people just dropped out", 4), ("two people can't make it", 4),
+                                            ("so one fewer... no wait, two fewer", 4),
+                                            ("one more, sorry, two more", 8), ("actually make it five", 5)])
+def test_how_many_come_or_go_moves_the_party(said: str, size: int) -> None:
+    assert rules_read("restaurant", said, {"party_size": 6, "date": "tomorrow", "time": "20:00"}).get(
+        "party_size") == [size]
+
+
+@pytest.mark.parametrize(("said", "read"), [("something Italian maybe, or Thai, whatever you have", ["italian"]),
+                                            ("湘菜或者川菜都行", ["sichuan"]), ("川菜都行", ["sichuan"])])
+def test_a_kind_said_as_one_of_several_is_taken(said: str, read: list[str]) -> None:
+    assert rules_read("restaurant", said, {"party_size": 2}).get("cuisine") == read
+
+
+@pytest.mark.parametrize("lines", [["周六晚上七点，四个人，想吃海淀的川菜"],
+                                   ["周六晚上七点两个人，西城区", "湘菜或者川菜都行"]])
+async def test_no_place_of_unknown_area_is_offered_for_an_area_asked(lines: list[str]) -> None:
+    replies = await policy_replies("zh", lines, "restaurant")
+    assert "顺义" not in replies[-1].text and "没找到同时满足" in replies[-1].text
+
+
+async def test_home_wanted_after_the_station_refused_once_all_is_done() -> None:
+    replies = await policy_replies("zh", ["出租车的目的地是火车站。", "好，就这么定。", "别火车站了，家吧。"], "in_car")
+    assert "去家里" in replies[-1].text and "要改成" not in replies[-1].text
+
+
+@pytest.mark.parametrize(("said", "yes"), [("那个，没问题。", True), ("没问题。", True), ("没问题吗？", None)])
+def test_no_problem_is_a_yes(said: str, yes: bool | None) -> None:
+    from monologue.memory.language.cues import yes_or_no
+    assert yes_or_no(said) is yes

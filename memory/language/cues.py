@@ -31,7 +31,8 @@ NO_ZH = r"(?:不行|不对|不是|不要|不用|错了|换一个)"
 CONFIRM_START_EN = re.compile(
     r"^(?:" + YES_EN + "|" + NO_EN + r"|the (?:first|second|third|last) one)\b", re.IGNORECASE)
 CONFIRM_ONLY_ZH = re.compile(
-    r"^(?:(?:好的?|对的?|是的?|嗯|可以|行|没错|没问题|确定|确认|就这样|就这个|就这么(?:定|办)|那就这样|成交|"
+    r"^(?:(?:那个|呃|额|唔)[，, ]*)?(?:(?:好的?|对的?|是的?|嗯|可以|行|没错|没问题|确定|确认|就这样|就这个|"
+    r"就这么(?:定|办)|那就这样|成交|"
     r"不行|不要|不对|换一个|第[一二三四五]个)[吧啊呀嗯了，。！!,. ]*)+(?:谢谢)?[。！!. ]*$"
 )
 # What suggests a turn changes the task: a negated word, a number.
@@ -284,7 +285,11 @@ EN = StateCues(
                    + r")\s+(?:people|persons|person|guests|adults|diners|(?<!\bone )of us"
                      r"(?!\s+(?:are|is|'re|were|can'?t|cannot|don'?t|do not|won'?t|eat|have|need|prefer|like|use)\b"
                      r"(?!\s+(?:coming|going|joining|eating|dining|here|in)\b))|seats|pax|ppl|tickets|"
-                     r"passengers|travell?ers|riders)\b"),
+                     r"passengers|travell?ers|riders)\b"
+                   # (not so many who come or go: "two people just dropped out", "three more people are joining")
+                   r"(?!\s+(?:(?:just|also|now|have|had|has)\s+)*(?:dropped out|drop(?:ped)? off|cancel+ed|bailed|"
+                   r"pulled out|backed out|can'?t (?:come|make it|join)|won'?t (?:come|make it|be coming)|"
+                   r"aren'?t (?:coming|joining)|are (?:also )?(?:coming|joining)|joined|less|fewer)\b)"),
         re.compile(r"\bparty of (?:like |about |around |maybe |roughly )?(?P<n>" + EN_NUMBER + r")\b"),
         # ("we're a group of like eight", "book for a family of five"; not "my family of five can't make it")
         re.compile(r"(?:^|\b(?:we'?re|we are|we'?ll be|we will be|it'?s|it will be|it'll be|for|book|reserve)\s+)"
@@ -360,7 +365,8 @@ ZH = StateCues(
     # (The thing said first, refused by the words that end its clause: 火锅不想吃, 川菜太辣了不要; not
     # 去机场不要走高速 or 火锅不要太辣, where the refusal has an object of its own, nor 还是回家算了, "let's
     # just go home".)
-    negation_after=re.compile(r"\s*(?:(?:以外|之外)(?![^，,。]*[还也])|(?:以外|之外)?的?(?:都行|都可以|都好|随便))|"
+    # (川菜以外的都行 refuses it; 川菜都行, 湘菜或者川菜都行 take it)
+    negation_after=re.compile(r"\s*(?:(?:以外|之外)(?![^，,。]*[还也])|(?:以外|之外)的?(?:都行|都可以|都好|随便))|"
                               r"[^，,。？?！!]{0,5}?(?:我们?)?(?:就|也|都|真|实在|今天|最近|这次)?"
                               r"(?:不想吃|不想去|不太想吃|不要|不吃|不去|不爱吃|不喜欢|吃不了|吃腻|吃够|不考虑|(?<!行)不行)"
                               r"(?:了|啦|吧|啊|呀|的)*(?=\s*(?:[，,。！!？?]|$))"),
@@ -383,7 +389,8 @@ ZH = StateCues(
     withdraw_key=re.compile(r"不要(?:那个|这个)?(?P<what>[\u4e00-\u9fff]{1,4}?)了"),
     # A yes word is a yes only where it ends (行 in 行程, 对 in 对面, 是 in 是六个人 are not).
     # 对了 at the start is "by the way", not a yes.
-    yes=re.compile(r"^\s*(?!对了)" + YES_ZH + r"(?=[的吧啊呀了嗯啦哦对好是，。！？!?,.\s]|$)"),
+    yes=re.compile(r"^\s*(?:(?:那个|呃|额|唔)[，,\s]*)?(?!对了)" + YES_ZH
+                   + r"(?=[的吧啊呀了嗯啦哦对好是，。！？!?,.\s]|$)"),
     no=re.compile(r"^\s*" + NO_ZH),
     head_count=(
         # Not "有一位坐轮椅" (one of them, described): a count is not followed by what someone does.
@@ -519,10 +526,13 @@ def language_of(text: str) -> str:
 ANSWER_YES = re.compile(r"^\W*(?:" + YES_EN + r")\b|"
                         r"^(?!对了|对面|对于|对方|好多|好几|好像|好久|好吃|好玩|好看|好在|行李|行程|行驶|是不是|是否|是谁|是什么|是哪)"
                         # (是 said straight into a value, 是3号不是4号, 是七点, says what it is: no yes by itself)
-                        r"(?:好的?|对的?|是的|是(?=[，,。.！!\s啊呀吧嘛]|$)|嗯|可以|行|没错|变了|确定)", re.IGNORECASE)
+                        # (…after a filler: 那个，没问题)
+                        r"(?:(?:那个|呃|额|唔)[，,\s]*)?"
+                        r"(?:好的?|对的?|是的|是(?=[，,。.！!\s啊呀吧嘛]|$)|嗯|可以|行|没错|没问题|变了|确定|成交|"
+                        r"就这么(?:定|办))", re.IGNORECASE)
 # A yes word that opens a question with no pause after it asks, it does not answer (可以带小孩吗,
 # 行不行啊); said first, then asked, it answers ("好的，几点到？"), and so does a request (可以帮我订吗).
-_ASKS_WITH_THE_YES_WORD = re.compile(r"^(?:好的?|对的?|是的?|可以|行|确定)"
+_ASKS_WITH_THE_YES_WORD = re.compile(r"^(?:好的?|对的?|是的?|可以|行|确定|没问题)"
                                      r"(?![，,。.！!？?\s啊吧呀嘞啦哈]|帮|给我|订|预订|可以|好|行|对)"
                                      r".*(?:吗|么|不行|不可以|[?？])\W*$")
 # (不错, 不赖 "not bad" are a yes.)

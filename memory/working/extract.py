@@ -506,10 +506,16 @@ _AMONG_THEM = re.compile(r"\s*(?:among (?:them|us)|of (?:them|us|whom)|included|
 # "no seafood, sorry…, no nuts either": a bare "no" there refuses the next value).
 _PUTS_RIGHT = re.compile(r"\b(?:i mean|i meant|no wait|wait no|scratch that|strike that|or rather|make that|"
                          r"correction)\b|不对|我是说|说错了|哦不|错了", re.IGNORECASE)
+# A held value refused in so many words before the one wanted (别火车站了，家吧; "not the station, home").
+_HELD_REFUSED_BEFORE = re.compile(r"(?:别|不要|不去|别去|不是|不用去|\bnot|\bno)\s*(?:the\s+)?$", re.IGNORECASE)
 # One character is a word of its own only said as a clause of its own: 别火车站了，家吧 (not 大家, 这家).
-_ALONE = r"(?<![^\s，,。！!？?：:；;]){}(?=[吧啊呀哈嘛呢]*(?:$|[\s，,。！!？?；;]))"
+_ALONE = r"(?:(?<![^\s，,。！!？?：:；;])|(?<=[，,\s]是)|(?<=^是)|(?<=回)|(?<=去))" \
+    r"{}(?=[吧啊呀哈嘛呢]*(?:$|[\s，,。！!？?；;]))"
+# "All of them are fine" after a value (除了川菜都行, 除了川菜以外的都可以).
+_ALL_FINE_AFTER_ZH = re.compile(r"\s*(?:以外|之外)?的?(?:都行|都可以|都好|随便)")
 # Between two values said as alternatives: "Italian or Sichuan", "Thai, or maybe Indian", 川菜或者湘菜.
-_ALTERNATIVES_BETWEEN = re.compile(r"\s*,?\s*(?:or(?:\s+(?:maybe|perhaps|possibly|else))?|either)\s+|"
+_ALTERNATIVES_BETWEEN = re.compile(r"\s*(?:food|place|restaurant)?\s*(?:maybe|perhaps|i guess|i think)?\s*,?\s*"
+                                   r"(?:or(?:\s+(?:maybe|perhaps|possibly|else))?|either)\s+|"
                                    r"\s*[，,]?\s*(?:或者|或是|或|要么)\s*", re.IGNORECASE)
 _CHOSEN_AFTER = re.compile(r"\s*(?:food\s+|place\s+|one\s+)?(?:instead|rather)\b|(?:菜)?吧", re.IGNORECASE)
 _COUNT_ANSWERED_ZH = re.compile(r"(?P<n>" + ZH_NUMBER
@@ -1392,6 +1398,9 @@ class RuleExtractor:
         said_now = [op for op in ops if op.op == Op.SET and op.key and op.source != OpSource.RELATIVE
                     and self.schema.key(op.key).type in ("int", "time") and id(op) in where]
         n, at = to_int(bare.group("n")), bare.span("n")
+        if any(op.source == OpSource.RELATIVE and id(op) in where
+               and clause_bounds(said.text, *where[id(op)]) == clause_bounds(said.text, *at) for op in ops):
+            return      # ("actually two people just dropped out": how many went, the change's own number)
         unit = _UNIT_AFTER.match(said.source, at[1])
         meant = put_right_after(said.source, unit.end() if unit is not None else at[1])
         number_meant = _NUMBER_IN[said.lang].match(said.source, meant) if meant is not None else None
@@ -1884,6 +1893,8 @@ class RuleExtractor:
                     negated = False      # 要不开下窗户吧: "how about" a command (要不辣的 refuses spice)
                 if cues.negation_after is not None and cues.negation_after.match(source[m.end():]):
                     negated = True
+                if source[:m.start()].endswith("除了") and _ALL_FINE_AFTER_ZH.match(source[m.end():]):
+                    negated = True      # (除了川菜都行: all but it; not 除了川菜还想吃烤鸭, which adds)
                 negated = negated or refused(spec, text, m.span(), lang)
                 if negated and spec.reading.verb_values:
                     # "Don't open the windows", 别开窗: no command to carry out (not the opposite one);
@@ -2110,7 +2121,11 @@ class RuleExtractor:
                     # (going back to what it held is a change said as one, and so is a value said after
                     # the held one is refused)
                     refused_held = any(op.key == spec.name and op.comparator == Comparator.NE and op.value in held
-                                       for op in ops)
+                                       for op in ops) or any(
+                        negated_at(said.source, at.start(), said.cues)
+                        or _HELD_REFUSED_BEFORE.search(said.source[max(0, at.start() - 4):at.start()])
+                        for value in held for word in spec.value_words(str(value), said.lang)
+                        for at in re.finditer(re.escape(word.lower()), said.source[:m.start()].lower()))
                     add(Operation(Op.SET, spec.name, Comparator.EQ, value, clause_of(said.text, m.span()),
                                   correction=correction or value in again or refused_held), m.span())
                     notes = free_text_key(self.schema)
@@ -2157,7 +2172,7 @@ class RuleExtractor:
                 # ("the kids want Taylor Swift, can you put some on" just after the temperature: the bare
                 # "on" is the music's, not the air conditioning's)
                 ops[:] = [op for op in ops if not (
-                    op.op == Op.SET and op.key not in (spec.name, *spec.reading.brings)
+                    spec.reading.brings and op.op == Op.SET and op.key not in (spec.name, *spec.reading.brings)
                     and self.schema.key(op.key).reading.verb_values and op.source != OpSource.RELATIVE
                     and not any(names_key(other, op.words, lang) for other in self.schema.keys.values()
                                 if other.name != spec.name and other.name not in spec.reading.brings))]

@@ -19,7 +19,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
-from monologue.memory.language.cues import STATE_CUES, party_named
+from monologue.memory.language.cues import SELF_REPAIR, STATE_CUES, party_named
 from monologue.memory.language.numbers import EN_NUMBER, WEEKDAYS, ZH_NUMBER, find_en_times, find_zh_times, to_amount
 from monologue.memory.language.relative import RelativeWords, read_relative
 from monologue.memory.language.stances import asks, clause_bounds, is_query
@@ -423,7 +423,9 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
             continue
         taken.append(span)
         # "Too hot, down two degrees" is one change: the clause with an amount says how much.
-        if spec.name not in said or (said[spec.name][1].amount is None and words.amount is not None):
+        # (…but one put right after a slip is the one meant: "one fewer... no wait, two fewer")
+        if spec.name not in said or (said[spec.name][1].amount is None and words.amount is not None) or (
+                words.amount is not None and SELF_REPAIR.search(text[said[spec.name][3][1]:span[0]])):
             said[spec.name] = (spec, words, said_clause.strip(), span)
     for step_key, (step_value, clause, span, moved) in stepping.items():
         add(Operation(Op.SET, step_key, Comparator.EQ, step_value, clause, source=OpSource.RELATIVE,
