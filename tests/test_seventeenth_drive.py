@@ -305,8 +305,8 @@ def test_a_control_named_beside_music_is_still_commanded(said: str, control: str
 # --- r24 ------------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("said", "size"), [("actually two people just dropped out", 4), ("two people can't make it", 4),
-                                            ("so one fewer... no wait, two fewer", 4),
+@pytest.mark.parametrize(("said", "size"), [("actually two people just dropped out", 4),
+                                            ("two people can't make it", 4), ("so one fewer... no wait, two fewer", 4),
                                             ("one more, sorry, two more", 8), ("actually make it five", 5)])
 def test_how_many_come_or_go_moves_the_party(said: str, size: int) -> None:
     assert rules_read("restaurant", said, {"party_size": 6, "date": "tomorrow", "time": "20:00"}).get(

@@ -269,7 +269,8 @@ def test_a_sum_with_its_hundreds_left_out() -> None:
 async def test_a_places_price_is_said_in_words() -> None:
     replies = await policy_replies("en", ["somewhere quiet downtown, French would be nice", "Maison Blanc sounds good",
                                           "what is the price range there?"], "restaurant")
-    assert "ultra_high_end" not in replies[2].text and "Maison Blanc is in the ultra high-end price range." in replies[2].text
+    assert "ultra_high_end" not in replies[2].text
+    assert "Maison Blanc is in the ultra high-end price range." in replies[2].text
 
 
 @pytest.mark.parametrize(("lines", "expected"), [
