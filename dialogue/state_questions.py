@@ -39,6 +39,7 @@ from monologue.memory.language.stances import (
     REQUEST_QUESTION_EN,
     YES_NO_QUESTION_EN,
     YES_NO_QUESTION_ZH,
+    asks_for_one,
     sentences_with_offsets,
 )
 from monologue.memory.working.extract import RuleExtractor
@@ -330,7 +331,9 @@ class StateQuestionReader:
             return StateQuestion("summary", found_by="cue")
         if _NEXT.search(joined):
             return StateQuestion("next", found_by="cue")
-        questions = [s for s in asked if _asks(s)]
+        # (有没有不太辣的？, "any vegetarian places?": asks for an option, not what the task holds)
+        questions = [s for s in asked if _asks(s) and not (self.schema.catalogue or self.schema.catalogues)
+                     or _asks(s) and not asks_for_one(s)]
         if not questions:
             return None
         lang = language or language_of(joined)

@@ -335,3 +335,27 @@ async def test_home_wanted_after_the_station_refused_once_all_is_done() -> None:
 def test_no_problem_is_a_yes(said: str, yes: bool | None) -> None:
     from monologue.memory.language.cues import yes_or_no
     assert yes_or_no(said) is yes
+
+
+async def test_that_sounds_a_bit_fancy_chooses_nothing() -> None:
+    replies = await policy_replies("en", ["table for 3 on Saturday at 12:30, we're vegetarian",
+                                          "hmm, is there anything cheaper? that sounds a bit fancy",
+                                          "do they have outdoor seating?"], "restaurant")
+    assert "Green Table" in replies[1].text and "doesn't fit" not in replies[1].text
+    assert replies[2].text.startswith("Yes: Green Table has outdoor seating.")
+
+
+@pytest.mark.parametrize(("language", "lines", "said"), [
+    ("en", ["book a table for four on Friday at 7", "what have you got so far?"],
+     "and I've suggested Chili House, not booked yet"),
+    ("zh", ["周五晚上七点，六个人，朝阳区火锅", "现在都给我订了啥？"], "推荐的是黄门老灶火锅工体直营店，还没订"),
+])
+async def test_what_is_held_says_the_place_on_offer(language: str, lines: list[str], said: str) -> None:
+    replies = await policy_replies(language, lines, "restaurant")
+    assert said in replies[-1].text
+
+
+async def test_a_question_for_a_milder_place_is_no_question_about_the_state() -> None:
+    replies = await policy_replies("zh", ["订个周六晚上七点的位子，四个人，川菜", "有没有不太辣的？我老婆吃不了太辣"],
+                                   "restaurant")
+    assert "还没定" not in replies[-1].text

@@ -129,7 +129,11 @@ class Catalogue:
             spec = schema.key(key)
             said = _value_said(spec.value_words(value, language) or spec.value_words(value, "en"), value)
             if value in values:
-                return say("option.has_value", language, name=name, value=said, label=spec.label(language))
+                # ("Yes: Green Table has outdoor seating", "…has vegetarian options": the key's own words)
+                own = spec.phrase("includes" if spec.multi else "=", "en") if language == "en" else None
+                what = own.format(value=said, label=spec.label(language)) if own else \
+                    f"{said} {spec.label(language)}" if language == "en" else f"{spec.label(language)}有{said}"
+                return say("option.has_value", language, name=name, what=what)
             others = [_value_said(spec.value_words(str(v), language), str(said_in(v, language))) for v in values]
             if others:
                 return say("option.other_values", language, name=name, value=said, label=spec.label(language),

@@ -18,7 +18,10 @@ from monologue.memory.language.numbers import EN_NUMBER, MONTHS, WEEKDAY_PATTERN
 YES_EN = (r"(?:yes|yeah|yep|yup|sure|ok|okay|alright|all right|right|correct|exactly|perfect|great|fine|"
           r"(?:that |this |it )?(?:'s |is |would be |sounds |works|will work)?"
           r"(?:good(?! (?:morning|afternoon|evening|night|day))|great|fine|perfect|right|correct|"
-          r"works|wonderful|excellent|awesome|lovely)|sounds \w+|go ahead|please do|do it|book it|works for me|"
+          # (not "that sounds a bit fancy": a complaint)
+          r"works|wonderful|excellent|awesome|lovely)|sounds (?:good|great|fine|perfect|nice|lovely|ok(?:ay)?|right|"
+          r"about right|like a plan|wonderful|excellent|amazing|awesome|cool|delicious|fun)|"
+          r"go ahead|please do|do it|book it|works for me|"
           r"confirm\w*|absolutely|definitely|of course|that(?:'s| is) it)")
 NO_EN = (r"(?:no|nope|nah|not (?:that|at this time|now|really)|wrong|that'?s (?:wrong|not)|not that one|"
          r"another one|something else|i don'?t think so)")

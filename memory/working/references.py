@@ -98,8 +98,13 @@ EARLIER_ONE = re.compile(r"\bthe (?:previous|earlier) (?:one|place|option|restau
                          r"(?:刚才|之前|前面|原来|上一)那?家|(?:刚才|之前|前面|原来|上一)那?个(?=[吧吗呢啊就好。，,！!？?]|$)",
                          re.IGNORECASE)
 # (not "make that one degree warmer": one what is said after it)
-THAT_ONE = re.compile(r"\b(?:that|this) (?:one|place|sounds)\b(?!\s+(?:degree|notch|more|less|level|step|hour|minute|"
-                      r"person|people|day|dollar|table|seat)s?\b)|就(?:这|那)(?:个|家)|就它", re.IGNORECASE)
+# (…nor "that sounds a bit fancy", "that one's kinda far": said against it)
+THAT_ONE = re.compile(r"\b(?:that|this) (?:one|place|sounds(?=\s+(?:good|great|fine|perfect|nice|lovely|ok(?:ay)?|"
+                      r"right|about right|like a plan|wonderful|excellent|amazing|awesome|cool|delicious|fun)\b))\b"
+                      r"(?!\s+(?:degree|notch|more|less|level|step|hour|minute|"
+                      r"person|people|day|dollar|table|seat)s?\b)"
+                      r"(?!(?:'s|\s+is|\s+sounds|\s+seems|\s+looks)?\s+(?:a bit|a little|kinda|kind of|too|pretty|"
+                      r"rather|quite|way too|really)\b)|就(?:这|那)(?:个|家)|就它", re.IGNORECASE)
 
 
 # A question about the offer named in it ("where's that one?", "how far is that place?").
