@@ -382,11 +382,11 @@ class Wording:
                 return done_said
             so_far = say("state_answer.summary", lang, what=self._held_said(conditions))
             # ("what have you got so far?" with a place on offer: that it is on offer, not chosen yet)
-            offered = state.last_act.option if state is not None and not done_said and state.last_act.act in (
+            on_offer = state.last_act.option if state is not None and not done_said and state.last_act.act in (
                 Act.PROPOSE, Act.SUGGEST, Act.RESUME, Act.ONLY_OPTION) and primary is not None and primary.choose \
                 and not state.find(primary.choose) else ""
-            if offered:
-                so_far = so_far.rstrip(".。") + say("state_answer.on_offer", lang, option=offered)
+            if on_offer:
+                so_far = so_far.rstrip(".。") + say("state_answer.on_offer", lang, option=on_offer)
             return f"{done_said}{say('clause.join', lang)}{so_far}" if done_said else so_far
         if d.key == "next":
             return self._next(d, state)
