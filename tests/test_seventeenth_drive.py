@@ -359,3 +359,17 @@ async def test_a_question_for_a_milder_place_is_no_question_about_the_state() ->
     replies = await policy_replies("zh", ["订个周六晚上七点的位子，四个人，川菜", "有没有不太辣的？我老婆吃不了太辣"],
                                    "restaurant")
     assert "还没定" not in replies[-1].text
+
+
+@pytest.mark.parametrize(("said", "fan"), [("窗户关上吧，风太大了", None), ("关窗，风量也调小一点", ["down"]),
+                                           ("close the window, the fan's way too strong", ["down"])])
+def test_too_much_wind_met_by_the_window_closed_leaves_the_fan(said: str, fan: list[str] | None) -> None:
+    read = rules_read("in_car", said, {})
+    assert read.get("window") == ["closed"] and read.get("fan_speed") == fan
+
+
+@pytest.mark.parametrize(("said", "music"), [("放点歌吧，周杰伦的", ["周杰伦"]), ("放点歌吧，好的", None),
+                                             ("play some music, Taylor Swift", ["Taylor Swift"]),
+                                             ("play some music, please", None)])
+def test_whose_music_said_after_asking_for_music(said: str, music: list[str] | None) -> None:
+    assert rules_read("in_car", said, {}).get("music_choice") == music

@@ -402,6 +402,13 @@ _MUSIC_THEN_LIKE_EN = re.compile(
     r"\b(?:music|songs?|tunes|something|anything)\b[^.!]*?[,;?.]\s*(?P<kind>(?:something|anything)\s+[\w ]{1,20}?,\s*)?"
     r"(?:like|maybe|perhaps|say|such as|preferably|ideally)\s+(?:some\s+|a bit of\s+)?"
     r"(?P<v>[A-Za-z][\w'&-]*(?: [\w'&-]+){0,3}?)\s*(?:maybe|please|or something|or so)?\s*[.!?]*$", re.IGNORECASE)
+# …or whose music, said after it (放点歌吧，周杰伦的; "play some music, Taylor Swift").
+_MUSIC_THEN_WHOSE = {
+    "zh": re.compile(r"(?:放|来|听|开)(?:点|首|一首|几首|些)?(?:歌|音乐)(?:吧|呗|啊)?[，,]\s*(?:要|来点|听|放)?"
+                     r"(?P<v>(?![你我他她它这那])[^，,。！？!?\s的]{2,10})的(?:歌|吧|呗|就行|就好)?\s*[。！!]?$"),
+    "en": re.compile(r"\b(?:music|songs?|tunes)\b[^.!?]*?[,;]\s*(?:maybe\s+|like\s+|some\s+)?"
+                     r"(?P<v>[A-Z][\w'&-]*(?: [A-Z][\w'&-]*){0,3})\s*(?:please)?\s*[.!]?$"),
+}
 _WANTED_THEN_PUT_ON_EN = re.compile(
     r"\b(?:wants?|wanna hear|(?:would|'d) like|like|love|in the mood for|feel(?:ing)? like|fancy|craving)\s+"
     r"(?:to hear\s+|some\s+|a bit of\s+)?(?P<v>[A-Za-z0-9][^,.;!?]{1,40}?)\s*[,.;]\s*(?:so\s+|and\s+)?"
@@ -1989,6 +1996,8 @@ class RuleExtractor:
                 wanted = _MUSIC_THEN_LIKE_EN.search(said.text)
                 if wanted is not None and wanted.group("kind"):
                     taken.append(wanted.span("kind"))     # ("something chill": the kind of music, no wish)
+            if wanted is None and found is None and spec.reading.brings and "play" in spec.name_cues.get("en", ()):
+                wanted = _MUSIC_THEN_WHOSE[said.lang].search(said.text) if said.lang in _MUSIC_THEN_WHOSE else None
             if wanted is not None and wanted.group("v").casefold() not in {w.casefold() for w in words[2]}:
                 # ("the kids want Taylor Swift, can you put some on": what is wanted, then played by a pronoun)
                 found = AskedFor(wanted.group("v"), *wanted.span("v"))

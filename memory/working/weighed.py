@@ -137,6 +137,8 @@ A_NOISE = re.compile(r"太吵|好吵|有点吵|吵死|太响|"
                      r"\bblaring\b", re.IGNORECASE)
 
 # A control's values that make the car quieter: noise is their reason ("turn the fan up, it's too loud" is not).
+# Too much of something, said as the reason for a command ("风太大了", "it's too windy").
+_TOO_MUCH = re.compile(r"太|\btoo\b", re.IGNORECASE)
 # (…and the song skipped: 换首歌，这个太吵了 meets the noise of that song)
 QUIETER = frozenset({"down", "closed", "off", "paused", "muted", "next"})
 UP_OR_DOWN = re.compile(r"调低|调高|[低高]一?点|降低|升高|\b(?:lower|higher|turn (?:it |that )?(?:up|down)|"
@@ -173,8 +175,10 @@ def feeling_met_by_a_command(schema: DomainSchema, ops: list[Operation], text: s
     """A feeling said as the reason for a command to another control (座椅加热关了吧，太热; "open
     the window, it's stuffy"): the command meets it; the cabin's temperature is not moved too."""
     easing = {k for spec in schema.keys.values() for k in spec.reading.eased_by}
+    # (a value said only as too much of it, 风太大了, is a feeling, no command)
     commanded = {op.key for op in ops if op.op == Op.SET and op.key and op.source != OpSource.RELATIVE
-                 and op.key in easing}
+                 and op.key in easing and not (id(op) in where and _TOO_MUCH.search(text[slice(*where[id(op)])])
+                                               and not UP_OR_DOWN.search(text[slice(*where[id(op)])]))}
     if not commanded:
         return ops
     rest = A_NOISE.sub(" ", A_FEELING.sub(" ", text)).lower()
@@ -203,14 +207,20 @@ def feeling_met_by_a_command(schema: DomainSchema, ops: list[Operation], text: s
         said = text[where[id(op)][0]:where[id(op)][1]]
         if A_FEELING.search(said) or A_NOISE.search(said):
             return not asked_anyway(op.key)
+        if quieting and _TOO_MUCH.search(said):
+            # (窗户关上吧，风太大了: only the control's own name or a word of up and down asks it as well)
+            spec = felt_as(schema, op.key)
+            return not (UP_OR_DOWN.search(rest) or any(
+                re.search(value_pattern(alias.lower(), lang == "en"), rest) for alias in spec.aliases.get(lang, ())))
         clause = clause_of(text, where[id(op)])
         return felt and not any(names_key(spec, clause, language_of(text)) for spec in schema.keys.values())
 
     quieting = any(op.op == Op.SET and op.key in commanded and str(op.value) in QUIETER for op in ops)
 
-    def a_feeling(op: Operation) -> bool:       # (风量小一点，太吵了: the noise is the reason, no volume)
-        return op.source == OpSource.RELATIVE or (
-            quieting and bool(A_NOISE.search(text[where[id(op)][0]:where[id(op)][1]])))
+    def a_feeling(op: Operation) -> bool:       # (风量小一点，太吵了: the noise is the reason, no volume;
+        # 窗户关上吧，风太大了: too much wind, met by the window closed, no fan turned down)
+        said = text[where[id(op)][0]:where[id(op)][1]]
+        return op.source == OpSource.RELATIVE or (quieting and bool(A_NOISE.search(said) or _TOO_MUCH.search(said)))
     return [op for op in ops if not (
         op.key not in commanded and id(op) in where and a_feeling(op)
         and commanded & set(felt_as(schema, op.key).reading.eased_by) and of_the_command(op))]
