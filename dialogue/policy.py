@@ -585,7 +585,11 @@ class DialoguePolicy:
             read_back = last.act in (Act.CONFIRM, *_OFFERS) and last.action == action.name
             # Done before with other details ("push it back an hour" after the booking): a change
             # of what was done, not a second booking beside it.
-            rebooks = done.record if done is not None and done.args and done.record and action.completes else ""
+            # (…not another order's ticket: a different order number is a new ticket, not a change of the one opened)
+            same_one = done is not None and all(args.get(k) == done.args.get(k) for k in action.needs
+                                                if self.schema.key(k).reader == Reader.IDENTIFIER)
+            rebooks = done.record if done is not None and done.args and done.record and action.completes \
+                and same_one else ""
             if read_back and last.args == args and yes:
                 return Decision(Act.ACT, action.name, args=args, reason="the user said yes to the read-back",
                                 refused=refused, rebooks=rebooks)

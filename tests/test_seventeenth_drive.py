@@ -373,3 +373,15 @@ def test_too_much_wind_met_by_the_window_closed_leaves_the_fan(said: str, fan: l
                                              ("play some music, please", None)])
 def test_whose_music_said_after_asking_for_music(said: str, music: list[str] | None) -> None:
     assert rules_read("in_car", said, {}).get("music_choice") == music
+
+
+@pytest.mark.parametrize(("language", "lines", "said", "not_said"), [
+    ("zh", ["订单A2398714，鞋小了想换货", "好的", "我还有一个单子，一直没发货，帮我查下物流", "订单号 B5567021"],
+     "确认一下：订单B5567021，查件", "工单改成"),
+    ("en", ["My headphones are broken, order 44718, I want a refund", "yes", "another order never showed up"],
+     "What's the order number?", "delivery date"),
+])
+async def test_another_order_once_the_ticket_is_opened_is_a_new_task(language: str, lines: list[str], said: str,
+                                                                     not_said: str) -> None:
+    replies = await policy_replies(language, lines, "customer_service")
+    assert said in replies[-1].text and not_said not in replies[-1].text

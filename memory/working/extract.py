@@ -196,6 +196,11 @@ _CHANGES_EN = re.compile(r"(?i:make that|make it|change it to|change that to|swi
 _CHANGES_ZH = re.compile(r"换成|改成|改为|改去|换到|改到")
 INSTEAD_OF_IT = "another said instead of it"      # a value of several taken back for the one said
 NO_LONGER_FOR = "what it was for, no longer asked"   # a note of what another way was for, taken back with it
+ANOTHER_TASK = "another task of its kind, the done one let go"   # "another order never showed up"
+# Words of one more of a kind, before the task's noun ("another order", 还有一个单子).
+_ANOTHER_ONE = {"en": re.compile(r"\b(?:another|a second|one more|a different|my other|the other|also (?:have|got) "
+                                 r"(?:an?|one)(?: more)?)\b", re.IGNORECASE),
+                "zh": re.compile(r"还有(?:一个|个|一)|另(?:一个|外一个|外)|再(?:来)?一个|第二个")}
 # (那就取消吧，不弄了; "forget it, cancel": the task dropped, no value said again.)
 _DROPPING_IT = re.compile(r"不弄了|不办了|不用了|不要了|以后再说|再说吧|\b(?:forget it|never ?mind|don'?t bother|"
                           r"not worth it)\b", re.IGNORECASE)
@@ -772,6 +777,7 @@ class RuleExtractor:
             add(Operation(Op.SET, replaced[0], Comparator.EQ, replaced[1], replaced[3], correction=True), replaced[2])
             result.correction = True
         self._withdrawals(said, add, state, taken)
+        self._another_task(said, add, state, taken)
         self._dropped_whole(said, add, state, taken)
         self._said_before(said, state, taken, add)
         read_lifted(self.schema, text, source, lang, taken, add)
@@ -2376,6 +2382,27 @@ class RuleExtractor:
                 add(Operation(Op.SET, key, Comparator.EQ, found.value, clause_of(said.text, span),
                               correction=correction, source=OpSource.CATALOGUE), span)
                 break
+
+    def _another_task(self, said: _Said, add: Add, state: SessionState | None, taken: list[Span]) -> None:
+        """"Another order never showed up", 我还有一个单子…: once the task is done, another of its kind is
+        a new task, and what the done one was done with is let go (the record of it stays)."""
+        primary = self.schema.primary_action()
+        if state is None or primary is None or not primary.completes \
+                or not any(d.action == primary.name and d.args for d in state.done):
+            return
+        # (the task's own nouns, and what its first need is called: "order", 订单, 单子)
+        first = self.schema.key(primary.needs[0]) if primary.needs else None
+        nouns = [*primary.task_nouns.get(said.lang, ()), *(first.aliases.get(said.lang, ()) if first else ()),
+                 *((first.label(said.lang),) if first else ())]
+        nouns += [n.split()[0] for n in nouns if " " in n]      # ("order number": "another order")
+        m = _ANOTHER_ONE[said.lang].search(said.text)
+        if m is None or not any(n and n.lower() in said.text[m.end():m.end() + 12].lower() for n in nouns):
+            return
+        taken.append(m.span())      # ("another" is one more task, not one more of anything)
+        for key in dict.fromkeys((*primary.needs, *((primary.choose,) if primary.choose else ()), *primary.optional)):
+            for held in state.find(key):
+                add(Operation(Op.WITHDRAW, key, value=held.value if held.multi else None, words=m.group(0),
+                              reason=ANOTHER_TASK), (0, 0))
 
     def _dropped_whole(self, said: _Said, add: Add, state: SessionState | None, taken: list[Span]) -> None:
         """Every value a key holds let go by its `dropped_by` words ("let's go straight there", 中途不停了:
