@@ -385,3 +385,22 @@ async def test_another_order_once_the_ticket_is_opened_is_a_new_task(language: s
                                                                      not_said: str) -> None:
     replies = await policy_replies(language, lines, "customer_service")
     assert said in replies[-1].text and not_said not in replies[-1].text
+
+
+async def test_the_letters_of_a_code_stay_when_its_digits_are_put_right() -> None:
+    replies = await policy_replies("en", ["My headphones are broken, I want a refund",
+                                          "the order number is, uh, B as in boy, 4 4 7 1 9... sorry, 4 4 7 1 8"],
+                                   "customer_service")
+    assert "order B44718" in replies[-1].text
+
+
+def test_when_the_user_gets_off_work_is_no_delivery_date() -> None:
+    read = rules_read("customer_service", "call me on 415 555 0188 after 5, I get off earlier on fridays",
+                      {"order_id": "55102", "resolution": "refund"})
+    assert "delivery_date" not in read and read.get("contact_phone") == ["4155550188"]
+
+
+@pytest.mark.parametrize("said", ["one of us is gluten free, is that ok?", "we need gluten-free food"])
+def test_gluten_free_refuses_gluten(said: str) -> None:
+    from fakes import rules_ops
+    assert ("set", "dietary") in rules_ops("restaurant", said, {"party_size": 4, "date": "friday"})

@@ -793,6 +793,7 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
                 continue          # (DD20240518，呃，等下我看看，是 DD20240581: the one said last, no repair word)
             if not overlaps(span, taken):
                 code, span = _code_meant(text, span)
+                code = _letters_kept(code, [_joined(text[slice(*e)]) for e in spans if e[1] <= span[0]])
                 add(Operation(Op.SET, spec.name, Comparator.EQ, code, _clause(original, span),
                               correction=correction), span)
                 break
@@ -808,6 +809,18 @@ def _said_again_put_right(text: str, first: Span, later: Span) -> bool:
     return len(one) == len(other) >= 4 and one != other and sum(a != b for a, b in zip(one, other, strict=True)) <= 2 \
         and not _ANOTHER_ONE.search(text[first[1]:later[0]]) \
         and not _CODE_REFUSED.search(text[max(first[1], later[0] - 30):later[0]])     # (A12345，不是A12344)
+
+
+def _letters_kept(code: str, earlier: list[str]) -> str:
+    """The digits of a code put right keep the letters said before them ("B as in boy, 4 4 7 1 9... sorry,
+    4 4 7 1 8": B44718): a code of digits only, as long as an earlier one's digits, a digit or two apart."""
+    if not code.isdigit():
+        return code
+    for before in reversed(earlier):
+        m = re.fullmatch(r"([A-Za-z]+)(\d+)", before)
+        if m and len(m.group(2)) == len(code) and sum(a != b for a, b in zip(m.group(2), code, strict=True)) <= 2:
+            return m.group(1).upper() + code
+    return code
 
 
 def _all_but(said: str, held: str) -> bool:
