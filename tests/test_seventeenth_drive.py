@@ -347,8 +347,8 @@ async def test_that_sounds_a_bit_fancy_chooses_nothing() -> None:
 
 @pytest.mark.parametrize(("language", "lines", "said"), [
     ("en", ["book a table for four on Friday at 7", "what have you got so far?"],
-     "and I've suggested Chili House, not booked yet"),
-    ("zh", ["周五晚上七点，六个人，朝阳区火锅", "现在都给我订了啥？"], "推荐的是黄门老灶火锅工体直营店，还没订"),
+     "and the place I've suggested is Chili House"),
+    ("zh", ["周五晚上七点，六个人，朝阳区火锅", "现在都给我订了啥？"], "我推荐的是黄门老灶火锅工体直营店"),
 ])
 async def test_what_is_held_says_the_place_on_offer(language: str, lines: list[str], said: str) -> None:
     replies = await policy_replies(language, lines, "restaurant")

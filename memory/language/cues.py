@@ -816,7 +816,8 @@ WANTS_OPTIONS = re.compile(
 CLOSING = re.compile(
     r"\b(?:bye|goodbye|good night|see you|talk (?:to you )?later|have a (?:good|nice|great) (?:one|day|night|evening)|"
     r"take care|that'?s all|that is all|that'?s it for now|"
-    r"nothing else|no,? that'?s (?:it|all)|i'?m (?:all )?set|all good)\b|"
+    r"nothing else|no,? that'?s (?:it|all)|i'?m (?:all )?set|all good|"
+    r"(?:don'?t|do not) need (?:help with |any help with )?anything else|that'?s all i (?:need|needed|wanted))\b|"
     r"^\W*(?:(?:thanks?|thank you|cheers|ok(?:ay)?)\b[^.?!]*?[,!.]\s*)?later\W*$|"    # "Thanks for that, later!"
     r"^\W*(?:ok(?:ay)?,?\s+)?that'?s it\W*$|"       # "ok that's it"
     r"\bthat'?s it,?\s+(?:thanks|thank you|cheers)\b|(?:就这样|行了)吧?[，,。\s]*(?:谢谢|多谢|谢了)|"
