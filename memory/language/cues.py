@@ -720,14 +720,13 @@ A_YES_BUT = re.compile(r"^\W*(?:嗯+|呃+|好|行|对)[，,\s]*(?:要不|不过|
 _BUT_ASKS = re.compile(r"\bbut\b[^.!]*\?\s*$|(?:但是|不过|可是)[^。！]*(?:吗|[?？])\W*$", re.IGNORECASE)
 # A yes word said only to open a question ("hmm ok, what kind of food do they do?", "sure, is it far?",
 # 行，那家几点关门？): the question is the turn.
+_A_QUESTION_EN = (r"(?:(?:what|which|when|where|who|whose|why|how(?! about)|whats|wheres|hows)\b|"
+                  r"(?:do|does|is|are|can|will|would)\s+(?:they|it|the place|that|there)\b)[^.!]*\?\s*$")
 _ASKS_AFTER_A_YES = re.compile(
     r"^\W*(?:(?:hmm+|um+|uh+|ok(?:ay)?|yes|yeah|yep|sure|alright|all right|right|fine|cool|great|nice)[\s,.!]+)+"
-    r"(?:(?:what|which|when|where|who|whose|why|how(?! about)|whats|wheres|hows)\b|"
-    r"(?:do|does|is|are|can|will|would)\s+(?:they|it|the place|that|there)\b)[^.!]*\?\s*$|"
+    + _A_QUESTION_EN + r"|"
     # (…or any few words that end a sentence before it: "sounds good. what's the address of the place?")
-    r"^\W*(?:[\w'-]+\s+){0,3}[\w'-]+\s*[,.!;]+\s*(?:(?:and|but|so|oh|just)\s+)*"
-    r"(?:(?:what|which|when|where|who|whose|why|how(?! about)|whats|wheres|hows)\b|"
-    r"(?:do|does|is|are|can|will|would)\s+(?:they|it|the place|that|there)\b)[^.!]*\?\s*$|"
+    r"^\W*(?:[\w'-]+\s+){0,3}[\w'-]+\s*[,.!;]+\s*(?:(?:and|but|so|oh|just)\s+)*" + _A_QUESTION_EN + r"|"
     r"^\W*(?:(?:嗯+|好的?|行|可以|对)[，,\s…]*)+[^。！!]*(?:什么|几点|哪|多少|怎么)[^。！!]*[?？]?\s*$|"
     # (嗯，你刚才记下时间了吗？: a 吗 question after the nod)
     r"^\W*(?:(?:嗯+|好的?|行|对)[，,\s…]+)+[^，,。！!]{2,}(?:吗|么)[?？]?\s*$",
