@@ -404,3 +404,9 @@ def test_when_the_user_gets_off_work_is_no_delivery_date() -> None:
 def test_gluten_free_refuses_gluten(said: str) -> None:
     from fakes import rules_ops
     assert ("set", "dietary") in rules_ops("restaurant", said, {"party_size": 4, "date": "friday"})
+
+
+@pytest.mark.parametrize(("said", "degrees"), [("too hot, down two degrees", 20), ("down two degrees", 20),
+                                               ("up 2 degrees please", 24), ("turn it down", 21)])
+def test_up_or_down_so_many_degrees(said: str, degrees: int) -> None:
+    assert rules_read("in_car", said, {"temperature": 22}).get("temperature") == [degrees]

@@ -29,6 +29,7 @@ _UP_EN = (r"\b(?:more(?!\s+(?:thing|things|question|questions|request|detail|det
           r"increase|bump(?:ed)? up|add(?:ing)?|"
           r"turn(?:ed)? (?:it |that |the \w+ )?up|(?:put|crank(?:ed)?|kick(?:ed)?) " + _THE_HEAT + r"up|"
           r"up (?:a (?:bit|notch|little|touch)|by)|go up|"
+          r"up(?= (?:a couple(?: of)?|another|[\w.]+) (?:degrees?|notch(?:es)?|levels?|steps?)\b)|"   # "up two degrees"
           r"also (?:coming|joining)|(?:is|are|'s|'re|will be|'ll be) (?:coming|joining) (?:too|as well|now|along)|"
           r"(?:coming|joining|come|join) (?:along|with us|too|as well)|tag(?:ging)? along|(?:will|'ll|gonna|going to|"
           r"wants to|wanna) (?:come|join)(?: us)?(?= too| as well| along|\s*$|\s*[,.!])|join(?:ing)? us)\b")
@@ -36,6 +37,7 @@ _DOWN_EN = (r"\b(?:fewer|less|minus|lower|reduce|decrease|drop(?:ped)?|knock(?:e
             r"(?:make it|come|join)|turn(?:ed)? (?:it |that |the \w+ )?down|(?:put|crank(?:ed)?|knock(?:ed)?) "
             + _THE_HEAT + r"down|"
             r"down (?:a (?:bit|notch|little|touch)|by)|"
+            r"down(?= (?:a couple(?: of)?|another|[\w.]+) (?:degrees?|notch(?:es)?|levels?|steps?)\b)|"
             r"go down|(?:can'?t|cannot|won'?t) "
             r"(?:make it|come|join)|(?:isn'?t|aren'?t|not) (?:coming|joining) (?:any ?more|after all)|dropped out|"
             r"one short)\b")
