@@ -332,8 +332,8 @@ class StateQuestionReader:
         if _NEXT.search(joined):
             return StateQuestion("next", found_by="cue")
         # (有没有不太辣的？, "any vegetarian places?": asks for an option, not what the task holds)
-        questions = [s for s in asked if _asks(s) and not (self.schema.catalogue or self.schema.catalogues)
-                     or _asks(s) and not asks_for_one(s)]
+        offers_options = bool(self.schema.catalogue or self.schema.catalogues)
+        questions = [s for s in asked if _asks(s) and not (offers_options and asks_for_one(s))]
         if not questions:
             return None
         lang = language or language_of(joined)

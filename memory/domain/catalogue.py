@@ -130,9 +130,12 @@ class Catalogue:
             said = _value_said(spec.value_words(value, language) or spec.value_words(value, "en"), value)
             if value in values:
                 # ("Yes: Green Table has outdoor seating", "…has vegetarian options": the key's own words)
-                own = spec.phrase("includes" if spec.multi else "=", "en") if language == "en" else None
-                what = own.format(value=said, label=spec.label(language)) if own else \
-                    f"{said} {spec.label(language)}" if language == "en" else f"{spec.label(language)}有{said}"
+                label = spec.label(language)
+                if language != "en":
+                    what = f"{label}有{said}"
+                else:
+                    own = spec.phrase("includes" if spec.multi else "=", language)
+                    what = own.format(value=said, label=label) if own else f"{said} {label}"
                 return say("option.has_value", language, name=name, what=what)
             others = [_value_said(spec.value_words(str(v), language), str(said_in(v, language))) for v in values]
             if others:

@@ -29,12 +29,14 @@ YES_ZH = r"(?:好|对|是|嗯|可以|行|没错|没问题|确定|确认|就这�
 # A yes/no value written as a word ("true", "yes", 是): how a boolean slot's value reads.
 TRUE_WORDS = re.compile(r"true|yes|1|是|要")
 NO_ZH = r"(?:不行|不对|不是|不要|不用|错了|换一个)"
+# A filler a Chinese answer may open with before its yes (那个，没问题).
+FILLER_LEAD_ZH = r"(?:(?:那个|呃|额|唔)[，,\s]*)?"
 
 # A turn that is only a yes or a no ("Yes, thanks", "好的，谢谢", "the second one").
 CONFIRM_START_EN = re.compile(
     r"^(?:" + YES_EN + "|" + NO_EN + r"|the (?:first|second|third|last) one)\b", re.IGNORECASE)
 CONFIRM_ONLY_ZH = re.compile(
-    r"^(?:(?:那个|呃|额|唔)[，, ]*)?(?:(?:好的?|对的?|是的?|嗯|可以|行|没错|没问题|确定|确认|就这样|就这个|"
+    r"^" + FILLER_LEAD_ZH + r"(?:(?:好的?|对的?|是的?|嗯|可以|行|没错|没问题|确定|确认|就这样|就这个|"
     r"就这么(?:定|办)|那就这样|成交|"
     r"不行|不要|不对|换一个|第[一二三四五]个)[吧啊呀嗯了，。！!,. ]*)+(?:谢谢)?[。！!. ]*$"
 )
@@ -392,7 +394,7 @@ ZH = StateCues(
     withdraw_key=re.compile(r"不要(?:那个|这个)?(?P<what>[\u4e00-\u9fff]{1,4}?)了"),
     # A yes word is a yes only where it ends (行 in 行程, 对 in 对面, 是 in 是六个人 are not).
     # 对了 at the start is "by the way", not a yes.
-    yes=re.compile(r"^\s*(?:(?:那个|呃|额|唔)[，,\s]*)?(?!对了)" + YES_ZH
+    yes=re.compile(r"^\s*" + FILLER_LEAD_ZH + r"(?!对了)" + YES_ZH
                    + r"(?=[的吧啊呀了嗯啦哦对好是，。！？!?,.\s]|$)"),
     no=re.compile(r"^\s*" + NO_ZH),
     head_count=(
@@ -530,7 +532,7 @@ ANSWER_YES = re.compile(r"^\W*(?:" + YES_EN + r")\b|"
                         r"^(?!对了|对面|对于|对方|好多|好几|好像|好久|好吃|好玩|好看|好在|行李|行程|行驶|是不是|是否|是谁|是什么|是哪)"
                         # (是 said straight into a value, 是3号不是4号, 是七点, says what it is: no yes by itself)
                         # (…after a filler: 那个，没问题)
-                        r"(?:(?:那个|呃|额|唔)[，,\s]*)?"
+                        + FILLER_LEAD_ZH +
                         r"(?:好的?|对的?|是的|是(?=[，,。.！!\s啊呀吧嘛]|$)|嗯|可以|行|没错|没问题|变了|确定|成交|"
                         r"就这么(?:定|办))", re.IGNORECASE)
 # A yes word that opens a question with no pause after it asks, it does not answer (可以带小孩吗,

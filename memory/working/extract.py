@@ -1996,14 +1996,15 @@ class RuleExtractor:
             words = (reading.lead_words.get(said.lang, ()), reading.tail_words.get(said.lang, ()),
                      reading.nothing_particular.get(said.lang, ()))
             found = words_asked_for(said.text, spec.name_cues.get(said.lang, ()), *words, said.lang)
+            plays_music = "play" in spec.name_cues.get("en", ())      # (the key whose choice is heard)
             wanted = _WANTED_THEN_PUT_ON_EN.search(said.text) if found is None and said.lang == "en" \
-                and "play" in spec.name_cues.get("en", ()) else None
-            if wanted is None and found is None and said.lang == "en" and "play" in spec.name_cues.get("en", ()):
+                and plays_music else None
+            if wanted is None and found is None and said.lang == "en" and plays_music:
                 wanted = _MUSIC_THEN_LIKE_EN.search(said.text)
                 if wanted is not None and wanted.group("kind"):
                     taken.append(wanted.span("kind"))     # ("something chill": the kind of music, no wish)
-            if wanted is None and found is None and spec.reading.brings and "play" in spec.name_cues.get("en", ()):
-                wanted = _MUSIC_THEN_WHOSE[said.lang].search(said.text) if said.lang in _MUSIC_THEN_WHOSE else None
+            if wanted is None and found is None and plays_music and said.lang in _MUSIC_THEN_WHOSE:
+                wanted = _MUSIC_THEN_WHOSE[said.lang].search(said.text)
             if wanted is not None and wanted.group("v").casefold() not in {w.casefold() for w in words[2]}:
                 # ("the kids want Taylor Swift, can you put some on": what is wanted, then played by a pronoun)
                 found = AskedFor(wanted.group("v"), *wanted.span("v"))
