@@ -243,6 +243,23 @@ def _first(item: dict[str, Any], items: list[dict[str, Any]]) -> list[dict[str, 
 _NOT_SAID_OF_AN_OPTION = frozenset({"name", "names", "described", "said", "written"})
 
 
+def _said_together(first: str, second: str) -> str | None:
+    """Two answers that differ only in what they are about, said as one ("I can't see how long that
+    takes or what that costs from here; the team…", 处理要多久和费用我这里看不到，…), or None where
+    they share no explanation (at least four words, or six characters, at their ends)."""
+    if language_of(first + second) == "en":
+        a, b = first.split(), second.split()
+        joiner, least, glue = ["or"], 4, " "
+    else:
+        a, b = list(first), list(second)
+        joiner, least, glue = ["和"], 6, ""
+    head = len(os.path.commonprefix([a, b]))
+    tail = len(os.path.commonprefix([a[head:][::-1], b[head:][::-1]]))
+    if tail < least or head + tail >= min(len(a), len(b)):
+        return None
+    return glue.join([*a[:len(a) - tail], *joiner, *b[head:len(b) - tail], *a[len(a) - tail:]])
+
+
 class DialogueSession:
     def __init__(self, memory: WorkingMemory | None, catalogues: Mapping[str, Catalogue], *,
                  toolbox: Toolbox | None = None, embed: Embed | None = None,
@@ -612,6 +629,14 @@ class DialogueSession:
             answered = [main, *(d for d, t in answers if not said_already(t))]
         if len(answered) < 2:
             return decision
+        # ("How long will the exchange take? Who pays shipping?": two things it cannot see, said in one
+        # sentence, not the same explanation twice)
+        for at in range(len(answered) - 1, 0, -1):
+            first, second = answered[at - 1], answered[at]
+            together = _said_together(first.say, second.say) \
+                if first.act == second.act == Act.ANSWER and first.say and second.say else None
+            if together is not None:
+                answered[at - 1:at + 1] = [replace(first, say=together)]
         chained = decision.steps()[-1] if len(decision.steps()) > 1 else None
         for answer in reversed(answered):
             chained = replace(answer, then=chained)

@@ -352,7 +352,7 @@ async def test_a_question_about_the_offer_beside_a_need_is_answered() -> None:
 
 
 def test_the_wish_in_another_quieter_one() -> None:
-    assert rules_read("restaurant", "太吵了吧，换一家安静点的").get("wishes") == ["安静点的"]
+    assert rules_read("restaurant", "太吵了吧，换一家安静点的").get("wishes") == ["安静点"]
 
 
 async def test_is_this_customer_service() -> None:

@@ -204,7 +204,9 @@ def _led_zh(text: str) -> tuple[str, bool] | None:
         return None     # (有没有推荐的？ asks the agent to choose: no wish of what the place is)
     if lead is not None and re.match(r"[我咱]", text) and len(wish) < 3:
         return None     # 我们要聊天: what they will do there, not what the place should be
-    return _JOINER.sub("", wish.strip(" ,，")), bool(lead) or wish != rest or bool(_HEAD_ZH.match(wish))
+    # (不太辣的, 安静一点的: "one that is…", said of the place; the wish is what it is)
+    kept = re.sub(r"(?<=..)的$", "", _JOINER.sub("", wish.strip(" ,，")))
+    return kept, bool(lead) or wish != rest or bool(_HEAD_ZH.match(wish))
 
 
 # A greeting and the fillers that open a first turn ("hi yeah I got my order and…", 你好，那个…).

@@ -628,6 +628,43 @@ def _codes_said_at(text: str, lang: str) -> list[Span]:
     return [m.span() for m in re.finditer(r"\d[\d ]{4,}\d", written) if len(re.sub(r"\D", "", m.group())) >= 6]
 
 
+# Between a kind of place and the place named for it: a comma and words of stopping, not one more
+# ("coffee on the way, stop at a Starbucks"; not "coffee and then a stop at Walmart", 咖啡，还有超市).
+_SAID_AGAIN_AS_A_PLACE = re.compile(r"[^,，.;。；]*[,，—-]\s*(?!.*\b(?:and|then|also|plus|too|as well|another)\b)"
+                                    r"(?!.*(?:还有|然后|再|也|另外|顺便))[^.;。；]*", re.IGNORECASE)
+_CODE_ZH = re.compile(r"\s*[A-Za-z0-9][A-Za-z0-9-]{3,}\s*")     # in Chinese words: a number, an order's code
+
+
+@dataclass(frozen=True)
+class _SaidAcross:
+    """A value word said around a code (订单JD88213取消吧 says 订单取消), read as a match: where
+    its part after the code is said."""
+
+    at: Span
+
+    def span(self) -> Span:
+        return self.at
+
+    def start(self) -> int:
+        return self.at[0]
+
+    def end(self) -> int:
+        return self.at[1]
+
+
+def _said_across_codes(pattern: re.Pattern[str], source: str) -> list[_SaidAcross]:
+    """Where `pattern` is said with a code inside it, in Chinese words (which have no spaces)."""
+    codes = [m.span() for m in _CODE_ZH.finditer(source)]
+    kept = [i for i in range(len(source)) if not any(start <= i < end for start, end in codes)]
+    found = []
+    for m in pattern.finditer("".join(source[i] for i in kept)):
+        start, end = kept[m.start()], kept[m.end() - 1] + 1
+        inside = [code_end for code_start, code_end in codes if start < code_start and code_end < end]
+        if inside:
+            found.append(_SaidAcross((max(inside), end)))
+    return found
+
+
 def _overlaps(span: Span, taken: list[Span]) -> bool:
     return any(span[0] < end and start < span[1] for start, end in taken)
 
@@ -1308,6 +1345,15 @@ class RuleExtractor:
                     other.key != op.key and not self.schema.key(other.key).multi and same_place(other, op.value)
                     for other in places):
                 dropped.add(id(op))
+            # "grab coffee on the way, stop at a Starbucks": the place named just after a kind of place,
+            # with nothing that adds one more between them, is where that kind is had: one stop.
+            spec = self.schema.key(op.key)
+            if spec.multi and str(op.value) in spec.values and any(
+                    other.key == op.key and str(other.value) not in spec.values
+                    and where[id(op)][1] <= where[id(other)][0]
+                    and _SAID_AGAIN_AS_A_PLACE.fullmatch(text[where[id(op)][1]:where[id(other)][0]])
+                    for other in places):
+                dropped.add(id(op))
         return [op for op in ops if id(op) not in dropped]
 
     def _a_need_of_some(self, ops: list[Operation], where: dict[int, Span], text: str, add: Add) -> None:
@@ -1830,11 +1876,24 @@ class RuleExtractor:
                            for words in other.values.values() for w in words.get(said.lang, ())
                            for m in re.finditer(value_pattern(w.lower(), said.cues.spaced), said.source[left:right]))
             # (Named by words besides the verb itself: "the fan is too loud" names no volume.)
+            # (…nor by a word inside another control's longer name: "seat heater on" names no heater.)
             beside = said.text[left:span[0]] + " " + said.text[span[1]:right]
+            for name in self._names_around(other_key, said.lang):
+                beside = re.sub(re.escape(name), " ", beside, flags=re.IGNORECASE)
             if names_key(other, beside, said.lang) and not own_verb:
                 add(Operation(Op.SET, other_key, read.comparator, other_value, clause_of(said.text, span),
                               correction=read.correction), span)
                 seen.add((other_key, other_value))
+
+    def _names_around(self, key: str, lang: str) -> list[str]:
+        """Other keys' names that hold one of `key`'s inside them ("seat heater" holds "heater"),
+        longest first."""
+        def names(spec: KeySpec) -> set[str]:
+            return {n.lower() for n in (*spec.aliases.get(lang, ()), *spec.reading.value_cues.get(lang, ()),
+                                        spec.label(lang)) if n}
+        own = names(self.schema.key(key))
+        return sorted({n for name, spec in self.schema.keys.items() if name != key for n in names(spec)
+                       if n not in own and any(o in n for o in own)}, key=len, reverse=True)
 
     def _enums(self, said: _Said, taken: list[Span], add: Add, correction: bool, withdrawn_keys: dict[str, list[Span]],
                state: SessionState | None = None, commanded: frozenset[str] = frozenset()) -> None:
@@ -1847,7 +1906,12 @@ class RuleExtractor:
         # Where each value word is said: a word inside a longer one said there, which a value
         # read already overlaps, is not said by itself (空调开大一点 says 开大 or 大一点, "turn
         # up", not also 开, "switch on").
-        matches = {word: list(re.finditer(value_pattern(word, cues.spaced), source)) for word, _k, _v in lexicon}
+        matches: dict[str, list[re.Match[str] | _SaidAcross]] = {
+            word: list(re.finditer(value_pattern(word, cues.spaced), source)) for word, _k, _v in lexicon}
+        if not cues.spaced and _CODE_ZH.search(source):
+            # 订单JD88213取消吧 says 订单取消: the order's number said inside the words of what is wanted
+            for word in matches:
+                matches[word] = matches[word] or _said_across_codes(value_pattern(word, False), source)
         said_at = [m.span() for found in matches.values() for m in found]
         for word, key, value in lexicon:
             if (key, value) in seen:
@@ -1897,7 +1961,9 @@ class RuleExtractor:
                 if less is not None and value in spec.degree_values and wishes is not None:
                     # 微辣就行, "not too spicy": how much of it, kept as said (no refusal of it)
                     span = (max(0, m.start() - 24) + less.start(), m.end())
-                    add(Operation(Op.SET, wishes.name, Comparator.INCLUDES, text[span[0]:span[1]].strip(),
+                    # (不太辣的: "one not too spicy", the wish is how spicy)
+                    add(Operation(Op.SET, wishes.name, Comparator.INCLUDES,
+                                  re.sub(r"(?<=..)的$", "", text[span[0]:span[1]].strip()),
                                   clause_of(text, span), correction=correction), span)
                     seen.add((key, value))
                     break

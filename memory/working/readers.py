@@ -636,10 +636,12 @@ def called_by_name(spec: KeySpec, text: str, lang: str) -> bool:
     return _mentions(text, tuple(n for n in (*_words(spec.aliases, lang), spec.label(lang)) if n), lang == "en")
 
 
-def names_key(spec: KeySpec, text: str, lang: str) -> bool:
-    """Whether `text` names the key itself: its label, an alias or a cue word (not a value)."""
+def names_key(spec: KeySpec, text: str, lang: str, but_not: KeySpec | None = None) -> bool:
+    """Whether `text` names the key itself: its label, an alias or a cue word (not a value); not
+    by a word that names `but_not` too ("the heat" is the heater's and the temperature's)."""
+    theirs = {n.lower() for n in (*_words(but_not.aliases, lang), but_not.label(lang))} if but_not else set()
     names = (*_words(spec.aliases, lang), spec.label(lang), *_words(spec.reading.value_cues, lang))
-    return _mentions(text, tuple(n for n in names if n), lang == "en")
+    return _mentions(text, tuple(n for n in names if n and n.lower() not in theirs), lang == "en")
 
 
 def _lifted_at(spec: KeySpec, text: str, span: Span, lang: str) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any
 
@@ -218,6 +218,30 @@ def _said_as_it_is_now(spec: KeySpec, text: str, change: Span, lang: str) -> tup
     return None
 
 
+# "…, like two degrees", "…, say three degrees or so", 三度左右, 大概两度吧: an amount said alone.
+_AMOUNT_ALONE = {
+    "en": r"(?:(?:like|say|maybe|about|around|roughly|just|oh|um|uh|perhaps|another|by|something like)\s+)*"
+          r"(?P<n>{number})\s+(?:more\s+)?(?:{unit})(?:\s+(?:or so|more|or something|please|maybe))*",
+    "zh": r"(?:大概|差不多|就|再|大约|那就|调|再调)*(?P<n>{number})\s*(?:{unit})(?:吧|左右|的样子|就行|就好|上下)*"}
+
+
+def _amount_said_after(spec: KeySpec, text: str, end: int, lang: str) -> tuple[float, int] | None:
+    """(amount, where its clause ends) of an amount in the key's unit said alone in the clause right
+    after a change with none: "a little more, like two degrees". Not a value of the key itself
+    ("warmer, 24 degrees" is the value wanted, read as such)."""
+    units = spec.reading.units.get(lang, ())
+    if spec.reader != Reader.QUANTITY or not units or spec.reading.value_range is None:
+        return None
+    unit = "|".join(re.escape(u) for u in sorted(units, key=len, reverse=True))
+    alone = _AMOUNT_ALONE[lang].format(number=EN_NUMBER if lang == "en" else ZH_NUMBER, unit=unit)
+    found = re.match(r"\s*[,，]\s*" + alone + r"\s*(?=[,.;!?，。；！？]|$)", text[end:], re.IGNORECASE)
+    amount = to_amount(found.group("n")) if found is not None else None
+    low, high = spec.reading.value_range
+    if found is None or amount is None or low <= amount <= high:
+        return None
+    return amount, end + found.end()
+
+
 def _said_outright(spec: KeySpec, clause: str, words: RelativeWords, lang: str) -> bool:
     """Whether the clause also says the key's new value itself: a time on the clock, a head
     count apart from the change's own amount (not 再多加一个人, "add two people")."""
@@ -322,6 +346,11 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
         spec, words, own = _reading(numeric, clause, lang, text)
         if spec is None or words is None:
             continue
+        amount_said_after = None
+        if words.amount is None and (after := _amount_said_after(spec, text, span[1], lang)) is not None:
+            # "a little more, like two degrees", 再低点，三度左右: how much, said in a clause of its own
+            words = replace(words, amount=after[0], a_bit=False)
+            span, amount_said_after = (span[0], after[1]), (span[1], after[1])
         if spec.reader == Reader.HEAD_COUNT and (party := party_named(text, lang)) is not None \
                 and party[1][0] < span[1] and span[0] < party[1][1]:
             continue            # ("me and my wife plus our two kids", 我跟我媳妇儿，再加俩孩子: the party said whole)
@@ -353,7 +382,7 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
             # ("push it back twenty minutes", 往后推二十分钟: a while said moves a time; its "back" is no seat)
             naming = naming[:words.start] + " " * (words.end - words.start) + naming[words.end:]
         naming = _WAY_TOO.sub("", naming)       # ("way too hot" names no way to go)
-        if spec.name in commanded and any(names_key(other, said_clause, lang) for other in schema.keys.values()
+        if spec.name in commanded and any(names_key(other, said_clause, lang, but_not=spec) for other in schema.keys.values()
                                           if other.name != spec.name and other.reading.verb_values):
             continue            # ("lower the window a bit" just after the temperature: the window's)
         named = _keys_named(schema, naming, lang) | ({spec.name} if own or _named(spec, clause, lang) else set())
@@ -399,7 +428,7 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
             and not _REFUSED_CHANGE[lang].search(said_clause[:words.end]) \
             and (going_on or in_its_unit
                  or not _SAYS_WHAT_IT_MOVES_NOT.fullmatch(clause[words.start:words.end].strip())) and not any(
-                names_key(other, said_clause, lang) for other in schema.keys.values()
+                names_key(other, said_clause, lang, but_not=spec) for other in schema.keys.values()
                 if other.name != spec.name and other.reading.verb_values) else None
         if step is not None and step[0] in stepping:
             taken.append(span)      # ("it's too hot, make it cooler": one step; "好热，往下降个两度": the two)
@@ -413,6 +442,8 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
             # (only the change's own words are taken: "close the window it's a bit cold" still closes it)
             stepping[step[0]] = (step[1], clause.strip(), (m.start() + words.start, m.start() + words.end),
                                  spec.name)
+            if amount_said_after is not None:
+                taken.append(amount_said_after)
             continue
         if not held:
             if spec.name in named or words.amount is not None:

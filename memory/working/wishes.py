@@ -82,6 +82,8 @@ _LEADS_TO_A_VALUE_EN = re.compile(
     r"(?:order|purchase|item|package|parcel)?(?:\s+(?:number|no\.?|#))?|"
     r"\b(?:and\s+|so\s+)?(?:i|we)\s+(?:want|need|would like|'?d like|wanna)(?:\s+to\s+get)?"
     r"(?:\s+an?|\s+the)?)\s*$", re.IGNORECASE)
+# (鞋子小了想 | 换大一号: the want that leads to the value read next, no part of the detail)
+_LEADS_TO_A_VALUE_ZH = re.compile(r"(?:所以|那|就)?(?:我)?(?:想要|想|要|需要|得|能不能|可不可以|可以|麻烦|请)$")
 
 
 def free_text_key(schema: DomainSchema) -> KeySpec | None:
@@ -173,6 +175,8 @@ def read_wishes(schema: DomainSchema, text: str, language: str, taken: list[Span
                 continue        # ("I'm at the dentist till | five thirty": why then, no detail of the order)
             # ("I was charged twice for | order 55123": not "…for order".)
             end = start + len(_LEADS_TO_A_VALUE_EN.sub("", text[start:end]))
+        if inside and end in {s for s, _e in inside} and language == "zh":
+            end = start + len(_LEADS_TO_A_VALUE_ZH.sub("", text[start:end].rstrip(" ，,")))
         if _GIVEN_UP_FOR_THE_NEXT.match(text[start:end].strip()) and re.match(r"[,，]", text[end:end + 1]) and any(
                 end < s < next((m.start() for m in re.finditer(r"[.!?。！？]", text[end:])), len(text) - end) + end
                 for s, _e in taken):
