@@ -243,21 +243,22 @@ def _first(item: dict[str, Any], items: list[dict[str, Any]]) -> list[dict[str, 
 _NOT_SAID_OF_AN_OPTION = frozenset({"name", "names", "described", "said", "written"})
 
 
-def _said_together(first: str, second: str) -> str | None:
-    """Two answers that differ only in what they are about, said as one ("I can't see how long that
-    takes or what that costs from here; the team…", 处理要多久和费用我这里看不到，…), or None where
-    they share no explanation (at least four words, or six characters, at their ends)."""
-    if language_of(first + second) == "en":
-        a, b = first.split(), second.split()
-        joiner, least, glue = ["or"], 4, " "
-    else:
-        a, b = list(first), list(second)
-        joiner, least, glue = ["和"], 6, ""
-    head = len(os.path.commonprefix([a, b]))
-    tail = len(os.path.commonprefix([a[head:][::-1], b[head:][::-1]]))
-    if tail < least or head + tail >= min(len(a), len(b)):
+def _said_together(answers: list[str]) -> str | None:
+    """Answers that differ only in what they are about, said as one ("I can't see how long that
+    takes or what that costs from here; the team…", 处理要多久、费用和寄回的方式我这里看不到，…), or None
+    where they share no explanation (at least four words, or six characters, at their ends)."""
+    english = language_of("".join(answers)) == "en"
+    said = [answer.split() if english else list(answer) for answer in answers]
+    least, glue = (4, " ") if english else (6, "")
+    head = len(os.path.commonprefix(said))
+    tail = len(os.path.commonprefix([s[head:][::-1] for s in said]))
+    if tail < least or any(head + tail >= len(s) for s in said):
         return None
-    return glue.join([*a[:len(a) - tail], *joiner, *b[head:len(b) - tail], *a[len(a) - tail:]])
+    middles = [glue.join(s[head:len(s) - tail]) for s in said]
+    joined = (", ".join(middles[:-1]) + " or " + middles[-1]) if english \
+        else ("、".join(middles[:-1]) + "和" + middles[-1])
+    first = said[0]
+    return glue.join([*first[:head], joined, *first[len(first) - tail:]])
 
 
 class DialogueSession:
@@ -631,12 +632,17 @@ class DialogueSession:
             return decision
         # ("How long will the exchange take? Who pays shipping?": two things it cannot see, said in one
         # sentence, not the same explanation twice)
-        for at in range(len(answered) - 1, 0, -1):
-            first, second = answered[at - 1], answered[at]
-            together = _said_together(first.say, second.say) \
-                if first.act == second.act == Act.ANSWER and first.say and second.say else None
-            if together is not None:
-                answered[at - 1:at + 1] = [replace(first, say=together)]
+        runs: list[list[Decision]] = []
+        for answer in answered:
+            unseen = answer.act == Act.ANSWER and bool(answer.say)
+            if unseen and runs and runs[-1][-1].act == Act.ANSWER and runs[-1][-1].say:
+                runs[-1].append(answer)
+            else:
+                runs.append([answer])
+        answered = []
+        for run in runs:
+            together = _said_together([a.say for a in run]) if len(run) > 1 else None
+            answered += [replace(run[0], say=together)] if together is not None else run
         chained = decision.steps()[-1] if len(decision.steps()) > 1 else None
         for answer in reversed(answered):
             chained = replace(answer, then=chained)

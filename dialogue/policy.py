@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from monologue.dialogue.state_questions import StateQuestion, checks_held
-from monologue.memory.domain.catalogue import breaks
+from monologue.memory.domain.catalogue import known_to_meet
 from monologue.memory.domain.schema import ActionSpec, DomainSchema, Reader
 from monologue.memory.language.cues import (
     A_YES_BUT,
@@ -447,7 +447,8 @@ class DialoguePolicy:
             # whose cuisine the catalogue does not say.)
             asked_kinds = [k for k in turn.changed if k in self.schema.kinds_of_option()]
             named = [o for o in options if str(o.get("name")) not in refused
-                     and all(k in o and not any(breaks(o, c) for c in state.find(k)) for k in asked_kinds)]
+                     and all(all(known_to_meet(o, c) for c in state.find(k)) and (k in o or state.find(k))
+                             for k in asked_kinds)]
             if last.act in _OFFERS and last.option and len(named) > 1 and str(named[0].get("name")) == last.option \
                     and _asks_for_another(turn.text):
                 named = named[1:]       # "还有别的吗": the next one, not the same one
@@ -952,7 +953,8 @@ class DialoguePolicy:
             # however it is worded (a request's words, a lead-in), and the agent cannot know it.
             return Decision(Act.ANSWER, then=step if asks_only else self._resume(step, last, after_an_answer=True),
                             say=unseen, refused=refused, reason="a question about what the agent cannot see")
-        if asked and not WANTS_OPTIONS.search(text) and not acting:
+        if asked and not WANTS_OPTIONS.search(text) and not ANOTHER_PLACE.search(text) and not acting:
+            # (换一家呢, "somewhere else?": asks for another place, no question about the world)
             return Decision(Act.ANSWER, then=self._resume(step, last, after_an_answer=True), say=unseen,
                             refused=refused,
                             reason="a question about what the agent cannot see" if unseen

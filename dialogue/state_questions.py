@@ -74,9 +74,13 @@ _SUMMARY = re.compile(
     r"what (?:are|have) you (?:arranging|arranged|setting up|set up|put down|got down)|"
     r"what (?:exactly |precisely )?(?:are|will|did) you (?:putting|put|writing|write|adding|add|noting|note)"
     r"(?: down)?(?: on| in| into| for)? (?:the|my|our) (?:ticket|booking|reservation|request)|"
-    r"what'?s (?:on|in) (?:the|my|our) (?:ticket|booking|reservation|request)(?: so far| now)?|"
+    r"what'?s (?:going |gone |been put )?(?:on|in|into|onto) (?:the|my|our) (?:ticket|booking|reservation|request)"
+    r"(?: so far| now)?|"
     r"what you(?:'re| are) (?:arranging|setting up|doing for (?:me|us))|"
     r"what'?s the (?:plan|arrangement|set-?up)(?: so far| now)?|"
+    # ("what's the booking looking like now", "how does the reservation look?", "where's the ticket at")
+    r"(?:what|how|where)(?:'s| is| does| do)? (?:the|my|our) (?:booking|reservation|ticket|request|plan)"
+    r" (?:looking|look|looks|stand|standing|say|says|at)\b|"
     r"(?:tell|give|read|remind) me (?:about )?(?:the|my|our) (?:booking|reservation|ticket|order|details|plan)|"
     r"what did (?:i|we) ask (?:you )?(?:to do|for)|"
     r"what (?:did|have) (?:i|we|you) (?:just )?(?:book|booked|reserve|reserved|order|ordered|set up|open|opened)"
@@ -84,11 +88,14 @@ _SUMMARY = re.compile(
     r"总结|汇总|概括|复述|重复一下|目前(?:都)?(?:有|定|记)|到现在为止|现在(?:都)?(?:定|记)了(?:哪些|什么)|"
     r"都(?:记|定)了(?:哪些|什么|些啥)|说一下(?:目前|现在)|现在是什么情况|捋一下|(?<!处)理一下|"
     r"(?:都|现在|目前)(?:都)?(?:帮我|给我)?(?:(?:定|记|订|安排|办)了?|(?:开|设|调)了)(?:些|哪些)?(?:什么|啥)|(?:什么|啥)安排|"
-    r"(?:念|读)一下(?:现在|目前)?(?:工单|订单|预订|路线)?|记的(?:东西|内容)?(?:给我|跟我)?(?:念|读|说)一遍|"
+    r"(?:念|读)一下(?:现在|目前)?(?:工单|订单|预订|路线)?|记的(?:东西|内容)?(?:给我|跟我)?(?:念|读|说)(?:给我)?听?(?:一遍|一下)|"
     r"(?:念|读)一遍(?:记的|你记的)|(?:工单|预订|订单)上(?:现在)?(?:都)?有(?:些)?(?:啥|什么|哪些)|"
     r"(?:情况|安排|内容)(?:再)?(?:说|讲)(?:一遍|一下)|(?:给我|帮我)?办的(?:是)?(?:什么|啥)|"
     r"我(?:刚才|刚刚|之前)?(?:让|叫)你(?:干|做|办)(?:了)?(?:嘛|什么|啥)|(?:订|定|办)的(?:是)?(?:啥|什么)情况|"
     r"(?:都是|是)?(?:啥|什么)设置", re.IGNORECASE)
+# Questions joined in one sentence: "where are we going and what stops do we have", 去哪儿，几点到.
+_JOINED_QUESTIONS = re.compile(r"\s(?:and|or|also|plus)\s(?=(?:what|where|when|who|how|which)\b)|[，,]\s*(?=\w)",
+                               re.IGNORECASE)
 _NEXT = re.compile(
     r"\bwhat(?:'s| is| comes| happens| do (?:we|i) do)? next\b|\bthen what\b|\bwhat now\b|\bnext step|"
     r"\bwhat (?:else )?(?:do you|is) (?:still )?(?:need|needed|missing|left)\b|\bwhat'?s left\b|"
@@ -340,6 +347,11 @@ class StateQuestionReader:
         for sentence in questions:
             keys = self._named(sentence, lang, held)
             if keys:
+                # ("where are we going and what stops do we have": each question joined asks its own)
+                parts = _JOINED_QUESTIONS.split(sentence)
+                if len(parts) > 1:
+                    keys = tuple(dict.fromkeys(k for part in parts for k in (
+                        self._named(part, lang, held) or self._by_question_word(part, held)))) or keys
                 return StateQuestion("slot", self._the_whole_task(sentence, lang, keys, held), "words")
         if view is not None and lang == "en":
             for sentence in questions:

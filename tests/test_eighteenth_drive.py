@@ -122,3 +122,166 @@ def test_the_want_that_leads_to_a_value_is_no_part_of_the_note(said: str, notes:
 @pytest.mark.parametrize(("said", "wish"), [("要不太辣的", ["不太辣"]), ("最好是安静一点的", ["安静一点"])])
 def test_a_wish_said_as_the_one_that_is_so_keeps_what_it_is(said: str, wish: list[str]) -> None:
     assert rules_read("restaurant", said).get("wishes") == wish
+
+
+# --- r25, English: corrections and what they put right -------------------------------------------------------
+
+
+@pytest.mark.parametrize(("said", "cuisine"), [("Thai actually", ["thai"]), ("Italian definitely", ["italian"]),
+                                              ("Mexican honestly, whatever's open", ["mexican"]),
+                                              ("Italian opera tickets", None)])
+def test_an_adverb_after_a_value_describes_no_other_thing(said: str, cuisine: list[str] | None) -> None:
+    assert rules_read("restaurant", said).get("cuisine") == cuisine
+
+
+async def test_make_that_six_after_a_story_puts_the_party_right_not_the_hour_asked() -> None:
+    story = "oh wait, my sister just texted, she's bringing her husband, so make that six"
+    lines = ["we're thinking of grabbing dinner this friday", "there'll be four of us", story]
+    replies = await policy_replies("en", lines, "restaurant")
+    assert "6 people" in replies[-1].text and "6 pm" not in replies[-1].text
+
+
+@pytest.mark.parametrize(("said", "bound"), [
+    ("call me but not before 10 in the morning", ">="), ("call me before 10am", "<="), ("不要早于10点打给我", ">="),
+    ("10点以前别打", ">="), ("10点以前打给我", "<="),
+])
+def test_a_time_not_before_is_the_earliest(said: str, bound: str) -> None:
+    from fakes import _rules_extraction
+    ops = [op for op in _rules_extraction("customer_service", said, {"order_id": "29148"},
+                                                      multi_as_held=False).operations
+           if op.key == "contact_time"]
+    assert [op.comparator.value for op in ops] == [bound]
+
+
+@pytest.mark.parametrize(("said", "phone"), [
+    ("best to ring me, 07700 900123, but not before 10 in the morning, I work nights", ["07700900123"]),
+    ("有问题的话打我电话吧，一五八 零零 一二 三四 五六", ["15800123456"]),
+])
+def test_a_phone_number_in_its_own_shape_is_no_order_number(said: str, phone: list[str]) -> None:
+    read = rules_read("customer_service", said, {"order_id": "29148"})
+    assert read.get("contact_phone") == phone and "order_id" not in read and "problem_details" not in read
+
+
+@pytest.mark.parametrize(("said", "name"), [("book Luigi's Trattoria for two tomorrow at 8 under Okafor", ["Okafor"]),
+                                           ("a table under an umbrella on the patio", None)])
+def test_under_a_name_is_the_booking_name(said: str, name: list[str] | None) -> None:
+    assert rules_read("restaurant", said).get("guest_name") == name
+
+
+@pytest.mark.parametrize(("said", "wish"), [
+    ("hi, I need to sort out a birthday dinner for my mum", ["a birthday dinner for my mum"]),
+    ("ooh what's the vibe like there, is it romantic at all", None),
+])
+def test_what_is_kept_of_a_wish(said: str, wish: list[str] | None) -> None:
+    assert rules_read("restaurant", said, {"date": "tomorrow", "party_size": 2}).get("wishes") == wish
+
+
+# --- r25: the thread of the task -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("language", "lines", "said"), [
+    ("en", ["a veggie friendly table tomorrow at 8 for two", "what's the booking looking like now"],
+     "Here's what I have so far"),
+    ("en", ["my parcel never arrived, order 29148, please trace it", "sorry, remind me, what's going into the ticket?"],
+     "Here's what I have so far"),
+    ("zh", ["订单号JD202408157732，电饭煲内胆凹了，要退款", "你把刚才记的念给我听一下"], "目前记下的是"),
+])
+async def test_a_recap_asked_in_other_words(language: str, lines: list[str], said: str) -> None:
+    domain = "restaurant" if "table" in lines[0] else "customer_service"
+    replies = await policy_replies(language, lines, domain)
+    assert replies[-1].text.startswith(said)
+
+
+async def test_two_questions_joined_are_both_answered() -> None:
+    replies = await policy_replies("en", ["take me to 42 Elm Street", "stop at a pharmacy on the way",
+                                          "ok so where are we going and what stops do we have"], "in_car")
+    assert "Elm Street" in replies[-1].text and "pharmacy" in replies[-1].text
+
+
+async def test_anything_near_the_river_asks_for_a_place_there() -> None:
+    replies = await policy_replies("en", ["somewhere veggie-friendly for tomorrow night at 8 for two",
+                                          "hmm do you have anything near the river"], "restaurant")
+    assert "Riverside" in replies[-1].text
+
+
+@pytest.mark.parametrize(("language", "lines", "new"), [
+    ("en", ["my parcel never arrived, order 29148, please trace it", "yes",
+            "oh, I also have a different order, a pair of boots that are a size too small, I want to swap them",
+            "the number for that one is 30571"], "30571"),
+    ("en", ["book Luigi's Trattoria for two tomorrow at 8", "yes",
+            "can I also get a table at Sakura for next wednesday, lunch for 3"], "What time"),
+    ("zh", ["帮我订周五晚上六点的位子，八个人，兔爷燕莎金街店", "好，订吧",
+            "哎，还有件事，这周日中午我俩想吃个烤鸭，顺便也帮我订一下"], "几点"),
+])
+async def test_a_second_task_after_the_first_is_done_starts_anew(language: str, lines: list[str], new: str) -> None:
+    domain = "customer_service" if "order" in lines[0] else "restaurant"
+    replies = await policy_replies(language, lines, domain)
+    assert new in replies[-1].text and "should I change" not in replies[-1].text and "becomes" not in replies[-1].text \
+        and "改成" not in replies[-1].text
+
+
+@pytest.mark.parametrize(("said", "date"), [("my parcel was supposed to come last Tuesday", "last tuesday"),
+                                           ("上周二就该到了", "last tuesday"), ("it came yesterday", "yesterday")])
+def test_a_day_gone_is_read_as_gone(said: str, date: str) -> None:
+    assert rules_read("customer_service", said).get("delivery_date") == [date]
+
+
+# --- r25, in the car ---------------------------------------------------------------------------------------
+
+
+async def test_turn_that_down_after_a_song_is_the_volume() -> None:
+    replies = await policy_replies("en", ["set it to twenty one in here please", "can you skip this song, it's awful",
+                                          "turn that down, the baby's asleep"], "in_car")
+    assert "volume" in replies[-1].text and "degrees" not in replies[-1].text
+
+
+def test_a_feeling_then_a_step_said_is_one_step() -> None:
+    assert rules_read("in_car", "hmm now it's a bit stuffy, knock it down one") == {"temperature_step": ["cooler"]}
+
+
+@pytest.mark.parametrize(("said", "held", "read"), [
+    ("不对，是大兴机场", {"destination": "首都机场"}, {"destination": ["大兴机场"]}),
+    ("诶不对，航班改了，是大兴机场，不是首都机场", {"destination": "首都机场"}, {"destination": ["大兴机场"]}),
+    ("先别回家了，去一下公司，落了个文件在那儿，拿完再回家", {"destination": "home"},
+     {"stops": ["公司"], "destination": ["home"]}),
+    ("don't go home yet, swing by the office first, then home", {"destination": "home"},
+     {"stops": ["the office"], "destination": ["home"]}),
+    ("stop at the office", {"destination": "home"}, {"stops": ["office"]}),
+    ("stop by the office on the way", {"destination": "home"}, {"stops": ["office"]}),
+])
+def test_where_to_go_put_right_and_a_stop_before_it(said: str, held: dict[str, object],
+                                                    read: dict[str, list[object]]) -> None:
+    got = rules_read("in_car", said, held)
+    assert {key: got.get(key) for key in read} == read and "set_goal" not in got
+
+
+async def test_a_setting_put_back_to_what_it_was() -> None:
+    replies = await policy_replies("zh", ["空调调到二十四度", "再凉快点", "算了，还是调回刚才的温度吧"], "in_car")
+    assert "24" in replies[-1].text
+
+
+# --- r25, Mandarin: counts and times put right -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("said", "read"), [
+    ("嗯，大概四个人吧，哦不对，算上我老婆是五个", {"party_size": 5}),
+    ("我想订周六晚上七点的位子，四个人，加上我老婆五个人", {"party_size": 5}),
+    ("四个人，再加上两个人", {"party_size": 6}),
+    ("五个人，哦不，六七个吧", {"party_size": 5}),
+    ("周日中午十二点，我俩，想吃烤鸭", {"party_size": 2}),
+    ("那就六点半吧，哦不，七点，六点半太赶了", {"time": "19:00"}),
+    ("那订六点吧……算了再晚一个小时吧，我下班来不及", {"time": "19:00"}),
+])
+def test_the_value_put_right_is_the_one_kept(said: str, read: dict[str, object]) -> None:
+    got = rules_read("restaurant", said, {"date": "saturday"})
+    assert {key: got.get(key, [None])[-1] for key in read} == read
+
+
+def test_noon_said_as_a_change_of_time() -> None:
+    assert rules_read("restaurant", "改到中午吧", {"date": "sunday", "time": "18:00"}).get("time") == ["12:00"]
+
+
+@pytest.mark.parametrize("said", ["东城区不行的话别的区也可以", "哪个区都行"])
+def test_any_area_will_do_lets_the_area_go(said: str) -> None:
+    from fakes import rules_ops
+    assert ("withdraw", "location") in rules_ops("restaurant", said, {"location": "东城区", "date": "friday"})

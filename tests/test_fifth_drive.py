@@ -156,7 +156,7 @@ def test_a_sum_put_right() -> None:
 
 
 @pytest.mark.parametrize(("text", "name", "phone"), [
-    ("great put it under marcus hale 07700 900123", ["marcus hale"], None),
+    ("great put it under marcus hale 07700 900123", ["marcus hale"], ["07700900123"]),
     ("my name is Priya Raman and my number is 555 0134", ["Priya Raman"], ["5550134"]),
     ("电话是一五八，呃，不对，一五九八八七七六六五五", None, ["15988776655"]),
 ])

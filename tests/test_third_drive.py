@@ -226,9 +226,10 @@ async def test_a_complaint_is_met_with_an_apology() -> None:
 # --- the restaurant ------------------------------------------------------------------------------
 
 async def test_no_place_not_known_to_serve_what_was_asked_for_is_offered() -> None:
+    # (a vegetarian restaurant serves vegetarian food by what it is, its cuisine; not a hotpot place)
     replies = await _chat("zh", ["那有没有素食的", "明天中午十一点半，一个人"], "restaurant")
-    assert replies[0].decision["act"] == "no_options"
-    assert replies[1].decision["act"] == "no_options"      # not a hotpot place for a vegetarian
+    assert replies[0].decision["act"] == "suggest" and "素食" in replies[0].text
+    assert "素食" in replies[1].text and "火锅" not in replies[1].text
 
 
 async def test_which_places_there_are_is_asked_for_options() -> None:

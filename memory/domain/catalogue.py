@@ -436,14 +436,29 @@ def _a_call_had(text: str, start: int, end: int) -> bool:
                 or re.match(r"\s*calls?\b", text[end:]))
 
 
+def _met_by_its_kind(item: dict[str, Any], condition: Condition) -> bool:
+    """A need the item meets by what it is, said under another attribute (vegetarian food: a
+    restaurant whose cuisine is vegetarian)."""
+    wanted = str(condition.value).lower()
+    return condition.comparator == "includes" and any(
+        wanted in (_values(item, key) or ()) for key in item if key not in (condition.key, "name", "names"))
+
+
+def known_to_meet(item: dict[str, Any], condition: Condition) -> bool:
+    """Whether the item is known to meet the condition: its attribute says so, or its kind does."""
+    return _met_by_its_kind(item, condition) or (condition.key in item and not breaks(item, condition))
+
+
 def breaks(item: dict[str, Any], condition: Condition, needs_known: Collection[str] = ()) -> bool:
     """True when the item certainly breaks the condition. Unknown attributes never do, except a
     need on a key of `needs_known` (vegetarian food, roast duck asked for: a place not known to
     serve it is not offered, after "no place is known to")."""
+    wanted = str(condition.value).lower()
+    if _met_by_its_kind(item, condition):
+        return False        # (vegetarian food asked for: a vegetarian restaurant, its kind, meets it whole)
     values = _values(item, condition.key)
     if values is None:
         return condition.comparator in ("includes", "=") and condition.key in needs_known
-    wanted = str(condition.value).lower()
     if condition.comparator == "excludes" or condition.comparator == "!=":
         return wanted in values
     if condition.comparator in ("includes", "="):

@@ -146,7 +146,7 @@ SELF_REPAIR = re.compile(r"(?:(?:\b(?:no,? wait|wait no|no,? (?:hang|hold) on|(?
                          # (a lone no between commas: "six, no, seven", 六个人，不，七个人)
                          r"(?:(?<=[,，.…])|(?<=[,，.…]\s))\s*(?:不|(?:or\s+)?no)(?=\s*[,，]))[,，.。!！\s]*)+"
                          r"(?:(?:it'?s|是|就|一共|总共|all together|in total)\s*)*", re.IGNORECASE)
-_SLIP_GAP = re.compile(r"[\s,，.。!！…]*")
+_SLIP_GAP = re.compile(r"[\s,，.。!！…]*(?:[吧啊呀嘛哈](?=[\s,，.。!！…]))?[\s,，.。!！…]*")   # (六点半吧，哦不，七点)
 
 
 def put_right_after(text: str, at: int) -> int | None:
@@ -385,7 +385,9 @@ ZH = StateCues(
                    r"(?:无所谓|不限|随便|算了|不用了|不要了|不用管了|别管了|不管了|不需要了|去掉吧|取消吧)"
                    # 刚才说的忌口，不用考虑了: the thing named in its own clause, then taken back in the next.
                    r"|(?P<what3>[\u4e00-\u9fff]{1,8})[，,]\s*(?:那个|这个)?就?"
-                   r"(?:不用考虑了|不考虑了|不需要考虑了|不用管了|别管了|不用了|不要了|算了|去掉吧|取消吧)"),
+                   r"(?:不用考虑了|不考虑了|不需要考虑了|不用管了|别管了|不用了|不要了|算了|去掉吧|取消吧)"
+                   # 哪个区都行, 东城区不行的话别的区也可以: any of the key's will do
+                   r"|(?P<what4>(?:哪个|别的|其他|其它)[\u4e00-\u9fff]{1,3}?)(?:都行|都可以|也行|也可以|都好|都没问题)"),
         # 忘了我说的关于座位的事, 把座位的事忘了: forgetting what was said about a key of the task.
         re.compile(r"(?:忘(?:掉|了|记)|删(?:掉|除))我?(?:说的|说过的|告诉你的)?(?:关于|有关)(?P<what>[\u4e00-\u9fff]{1,6}?)"
                    r"(?:的(?:事|话|内容)|吧|[。！，,]|$)"
@@ -406,7 +408,7 @@ ZH = StateCues(
         # 十来个人 is about ten; 一家五口; 我们仨, 咱俩; 准确说是十二个.
         re.compile(r"(?P<n>[一二两三四五六七八九十\d]+)来(?:个人|个|位|号人|人)"),
         re.compile(r"一家(?P<n>[二两三四五六七八九十]+)口"),
-        re.compile(r"(?:我们|咱们|咱)(?P<n>俩|仨)(?!个)"),
+        re.compile(r"(?:我们|咱们|咱|我)(?P<n>俩|仨)(?!个)"),
         re.compile(r"(?:一共|总共|共|我们是|人数是|准确(?:地|点|来)?说是|具体(?:来|地)?说?是|其实是|应该是|(?:^|[，,。！!])是)(?P<n>"
                    + ZH_NUMBER
                    + r")个(?=\W|$|吧|啊|呀|了)"),
@@ -776,7 +778,10 @@ WEATHER = re.compile(r"\b(?:weather|(?:so|really|super|crazy|freezing) (?:hot|co
                      r"天气|下雨|下雪|出太阳|(?:今天|外面|外头)[^，。！？]{0,3}(?:真|好|太|挺)(?:热|冷|闷)",
                      re.IGNORECASE)
 # Tired at the wheel ("I'm getting sleepy", 开车有点困): a word to rest, whatever else is asked.
-DROWSY = re.compile(r"\b(?:sleepy|drowsy|dozing off|nodding off|can'?t keep my eyes open|falling asleep)\b|"
+DROWSY = re.compile(r"\b(?:sleepy|drowsy|dozing off|nodding off|(?:can'?t|can barely|barely|hardly) keep my eyes open|"
+                    r"falling asleep|eyes (?:are )?(?:closing|heavy|drooping)|(?:keep )?yawning|"
+                    r"(?:i'?m|i am|feeling|feel|so|getting) (?:\w+ )?(?:knackered|exhausted|wiped out|shattered|"
+                    r"wrecked|beat|zonked|dead tired|worn out))\b|"
                     # (有点困难 is "hard"; 孩子困了 is the child's)
                     r"(?:[犯好有点太真]困|(?<![子宝他她们儿])困[了死])(?![难惑境扰])|打瞌睡|眼皮打架|睁不开眼",
                     re.IGNORECASE)
@@ -809,7 +814,10 @@ WANTS_OPTIONS = re.compile(
     r"where (?:should|could|can) (?:we|i) (?:go|eat)|any good|"
     r"(?:which|what) (?:restaurants|places) (?:do|can|are|have)|"
     # ("can you find me a sushi place", "I'm looking for a thai place", "know any good spots?")
-    r"find (?:me|us)|help (?:me|us) find|looking for|know (?:any|of any|a good)"
+    r"find (?:me|us)|help (?:me|us) find|looking for|know (?:any|of any|a good)|"
+    # ("do you have anything near the river", "is there anywhere with a terrace?", "got any places cheaper?")
+    r"(?:any(?:thing|where| places?| spots?| restaurants?)|somewhere|someplace) (?:else|near|nearer|close|closer|by|"
+    r"around|with|that|in|on|cheaper|quieter|fancier|bigger|like)"
     r")\b|推荐|建议|有什么(?:好)?(?:的|餐厅|地方)|(?<![这那他]家)(?<!店)有啥(?:好吃|好)?的|哪家好|"
     r"(?:还有|有没有)(?:别的|其他|其它)|哪些[^，。？?]{0,6}(?:餐厅|饭店|店|馆|地方)|[哪几]家[^，。？?]{0,4}可以选|可以选哪",
     re.IGNORECASE)

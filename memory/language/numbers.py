@@ -368,20 +368,31 @@ _AT_LEAST_BEFORE_EN = re.compile(r"\b(?:(?:any ?time )?after|not before|no earli
 _AT_MOST_BEFORE_EN = re.compile(r"\b(?:before|by|no later than|not after)\s+$", re.IGNORECASE)
 _ON_AFTER_EN = re.compile(r"\s*(?:o'?clock\s*)?(?:on|onwards?)\b", re.IGNORECASE)
 _BOUND_AFTER_ZH = re.compile(r"\s*(?:(?P<ge>以后|之后|过后|后|往后|开始)|(?P<le>以前|之前|前))")
+_BOUND_BEFORE_ZH = re.compile(r"(?P<no>不要|别|不能|不用)?(?:(?P<ge>晚于)|(?P<le>早于))\s*$")
+_REFUSED_AFTER_ZH = re.compile(r"\s*(?:都|也|千万|请)?(?:别|不要|不能|不用|不行|不方便|没空|没时间)")
+_NOT_BEFORE_EN = re.compile(r"\b(?:not before|no earlier than|not earlier than|not any earlier than)\s+$",
+                            re.IGNORECASE)
 
 
 def time_bound(text: str, start: int, end: int) -> str:
     """">=" where the time at text[start:end] is said as the earliest ("after five", "from 3 on",
     三点以后), "<=" where it is the latest ("before noon", "by 4", 十二点之前), else ""."""
     before = text[max(0, start - 24):start]
+    if _NOT_BEFORE_EN.search(before):
+        return ">="         # ("not before 10 in the morning, I work nights": the earliest)
     if _AT_MOST_BEFORE_EN.search(before):
         return "<="
     if _AT_LEAST_BEFORE_EN.search(before):
         return "" if before.lower().rstrip().endswith("from") and not _ON_AFTER_EN.match(text, end) else ">="
+    said_before_zh = _BOUND_BEFORE_ZH.search(before)
     m = _BOUND_AFTER_ZH.match(text, end)
-    if m:
-        return ">=" if m.group("ge") else "<="
-    return ""
+    if said_before_zh is None and m is None:
+        return ""
+    at_least = bool(said_before_zh.group("ge")) if said_before_zh is not None else bool(m and m.group("ge"))
+    # (十点以前别打, 不要早于十点: not before it, so at the earliest)
+    refused = bool(said_before_zh.group("no")) if said_before_zh is not None \
+        else bool(m and _REFUSED_AFTER_ZH.match(text, m.end()))
+    return ">=" if at_least != refused else "<="
 
 
 def find_zh_times(text: str) -> list[tuple[str, int, int]]:
@@ -424,8 +435,15 @@ def find_zh_times(text: str) -> list[tuple[str, int, int]]:
         value = format_time(hour, 30 if minute_text == "5" else int(minute_text))
         if value:
             found.append((value, m.start(), m.end()))
+    for m in _TO_NOON_ZH.finditer(text):
+        if not any(start <= m.start("noon") < end for _, start, end in found):
+            found.append(("12:00", m.start("noon"), m.end("noon")))     # (改到中午吧: noon, said as a change)
     found.sort(key=lambda f: f[1])
     return found
+
+
+_TO_NOON_ZH = re.compile(r"(?:改到|改成|换到|换成|挪到|调到|提前到|推到)(?P<noon>中午)"
+                         r"(?![\d一二两三四五六七八九十点])")
 
 
 _ORDINAL_UNITS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
@@ -470,16 +488,18 @@ _HOLIDAYS_ZH = re.compile(r"(情人节|平安夜|圣诞节|圣诞|元旦|跨年�
 def find_en_dates(text: str) -> list[tuple[str, int, int]]:
     lowered = text.lower()
     found: list[tuple[str, int, int]] = []
-    for m in re.finditer(r"\b(day after tomorrow|today|tonight|tomorrow|this weekend|next weekend)\b", lowered):
+    for m in re.finditer(r"\b(day after tomorrow|today|tonight|tomorrow|this weekend|next weekend|"
+                         r"(?<!day before )yesterday|day before yesterday)\b", lowered):
         value = {"tonight": "today", "this weekend": "weekend", "next weekend": "next weekend"}.get(
             m.group(1), m.group(1))
         found.append((value, m.start(), m.end()))
     for m in re.finditer(r"\b(?:the\s+)?(" + "|".join(WEEKDAYS) + r")\s+after\s+next\b", lowered):
         found.append((f"{m.group(1)} after next", m.start(), m.end()))
-    for m in re.finditer(r"\b(?:(next|this|coming)\s+)?(" + "|".join(WEEKDAYS) + r")s?\b", lowered):
+    for m in re.finditer(r"\b(?:(next|this|coming|last|past)\s+)?(" + "|".join(WEEKDAYS) + r")s?\b", lowered):
         if any(start <= m.start() < end for _, start, end in found):
             continue            # (the Friday after next)
-        value = ("next " if m.group(1) == "next" else "") + m.group(2)
+        # ("it was supposed to come last Tuesday": a day gone, not the next one)
+        value = {"next": "next ", "last": "last ", "past": "last "}.get(m.group(1) or "", "") + m.group(2)
         found.append((value, m.start(), m.end()))
     for m in re.finditer(r"\b(" + "|".join(MONTHS) + r")\s+(?:the\s+)?" + _EN_ORDINAL + r"\b", lowered):
         found.append((f"{MONTHS.index(m.group(1)) + 1:02d}-{day_number(m.group(2)):02d}", m.start(), m.end()))
@@ -520,15 +540,17 @@ def _a_day_of_the_month(lowered: str, m: re.Match[str]) -> bool:
 
 def find_zh_dates(text: str) -> list[tuple[str, int, int]]:
     found: list[tuple[str, int, int]] = []
-    for m in re.finditer(r"大后天|后天|明天|明晚|今天|今晚|这周末|周末", text):
+    for m in re.finditer(r"大后天|后天|明天|明晚|今天|今晚|这周末|周末|昨天|昨晚|前天", text):
         value = {"大后天": "in 3 days", "后天": "day after tomorrow", "明天": "tomorrow", "明晚": "tomorrow",
-                 "今天": "today", "今晚": "today", "这周末": "weekend", "周末": "weekend"}[m.group(0)]
+                 "今天": "today", "今晚": "today", "这周末": "weekend", "周末": "weekend", "昨天": "yesterday",
+                 "昨晚": "yesterday", "前天": "day before yesterday"}[m.group(0)]
         found.append((value, m.start(), m.end()))
-    for m in re.finditer(r"(大下个?|下下个?|下个?)?(?:周|星期|礼拜)([一二三四五六日天])", text):
+    for m in re.finditer(r"(大下个?|下下个?|下个?|上个?)?(?:周|星期|礼拜)([一二三四五六日天])", text):
         after_next = (m.group(1) or "")[:2] in ("大下", "下下")      # 大下周五, 下下周五: the Friday after next
         weekday = ZH_WEEKDAYS[m.group(2)]
-        found.append((f"{weekday} after next" if after_next else ("next " if m.group(1) else "") + weekday,
-                      m.start(), m.end()))
+        last = (m.group(1) or "").startswith("上")      # (上周二就该到了: a day gone)
+        found.append((f"{weekday} after next" if after_next else
+                      ("last " if last else "next " if m.group(1) else "") + weekday, m.start(), m.end()))
     for m in re.finditer(r"(\d{1,2}|[一二三四五六七八九十]{1,3})月(\d{1,2}|[一二三四五六七八九十]{1,3})[日号]", text):
         month, day = zh_to_int(m.group(1)), zh_to_int(m.group(2))
         if month and day:

@@ -426,7 +426,7 @@ def _place_after(text: str, cue_start: int, at: int, sure: bool) -> PlaceSaid | 
 # ("wait no, sorry, it's Maple Avenue Dental, not street", "I meant Maple Avenue Dental")
 _CORRECTING = {"en": ("no wait", "i mean", "i meant", "sorry", "or rather", "actually", "hang on", "hold on", "no",
                       "it's", "it is", "it's actually", "i said"),
-               "zh": ("哦不对", "哦不", "不对", "不是", "错了", "我是说", "我说的是", "应该是")}
+               "zh": ("哦不对", "哦不", "不对", "不是", "错了", "我是说", "我说的是", "应该是", "是")}
 # …or chooses again, by its name alone, one held before ("let's do the Getty Center", 还是颐和园吧).
 _CHOSEN_AGAIN_EN = ("let's do", "let's just do", "let's go with", "we'll do", "i'll go with", "go with")
 _CHOSEN_AGAIN_ZH = re.compile(r"(?:算了[，,\s]*)?还是(?P<v>[^，,。！？\s吧]{2,12})吧\s*[。！!]?\s*$")
@@ -489,8 +489,10 @@ def names_a_place_zh(name: str) -> bool:
     """Whether a Chinese name said where a place is put right may be one: nouns and names only
     (水立方, 东方明珠), not a verb's phrase (明天再去, 买点水), a time, a count, or people (孩子)."""
     tagged = _tagged(name)
-    return bool(tagged) and not _PEOPLE_ZH.search(name) and all(
+    # (…or one ending in a kind of place: 大兴机场, whose 大兴 is tagged a distinguishing word)
+    return bool(tagged) and not _PEOPLE_ZH.search(name) and (all(
         _NAMED.match(flag) or flag in ("n", "x", "eng", "nr", "nrt") for _, flag in tagged)
+        or bool(_HEADS_ZH.search(name)) and len(tagged) <= 3)
 
 
 def _is_a_place(words: list[tuple[str, str]]) -> bool:

@@ -42,7 +42,12 @@ _DOWN_EN = (r"\b(?:fewer|less|minus|lower|reduce|decrease|drop(?:ped)?|knock(?:e
             r"(?:make it|come|join)|(?:isn'?t|aren'?t|not) (?:coming|joining) (?:any ?more|after all)|dropped out|"
             r"one short)\b")
 # (好多人 is many people, 加班 overtime; 我同事也要来 is one more; 多长时间, 多久, 多远 ask how long, how far.)
-_UP_ZH = (r"(?<![好很许挺太么])多(?!少|谢|长|久|远|大|高|重|宽|快|贵)|加(?!油|州|班)|又来|再来|"
+# (加上我老婆五个人: counting her in, the five is the whole party; 再加上两个人 adds two)
+_COUNTING_IN_ZH = (r"(?<![再又])加上(?:我|你|他|她|咱)?的?(?:老婆|老公|媳妇儿?|爱人|爸|妈|孩子|朋友|同事|哥|姐|弟|妹|"
+                   r"爷爷|奶奶|儿子|女儿|家人|领导|客户)")
+COUNTING_IN_ZH = re.compile(_COUNTING_IN_ZH)
+_UP_ZH = (r"(?<![好很许挺太么])多(?!少|谢|长|久|远|大|高|重|宽|快|贵)|"
+          r"(?!" + _COUNTING_IN_ZH + r")加(?!油|州|班)|又来|再来|"
           r"(?<=[人友事子客爸妈哥姐弟妹婆公儿])也(?:要|会)?来(?!一|不|过)|增加|调高|升高|提高|高(?!兴|速|架|铁)")
 _DOWN_ZH = r"(?<!多)少(?!于)|减|不来了|来不了|去掉|拿掉|降低|调低|降|低"
 # ("push it half an hour" is later; "push it an hour earlier" is not; "push two tables together" moves no time.)
@@ -189,4 +194,4 @@ def _dimension(clause: str, lang: str, on_the_clock: bool) -> Dimension:
     return ""
 
 
-__all__ = ["RelativeWords", "read_relative"]
+__all__ = ["COUNTING_IN_ZH", "RelativeWords", "read_relative"]

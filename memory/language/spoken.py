@@ -13,7 +13,7 @@ from monologue.memory.language.numbers import MONTHS, WEEKDAYS, ZH_WEEKDAYS
 
 _ZH_WEEKDAY = {english: "周" + han for han, english in ZH_WEEKDAYS.items() if han != "天"}
 _ZH_RELATIVE = {"today": "今天", "tomorrow": "明天", "day after tomorrow": "后天", "in 3 days": "大后天",
-                "weekend": "这个周末", "next weekend": "下个周末"}
+                "weekend": "这个周末", "next weekend": "下个周末", "yesterday": "昨天", "day before yesterday": "前天"}
 _TIME = re.compile(r"^(\d{1,2}):(\d{2})$")
 _MONTH_DAY = re.compile(r"^(\d{2})-(\d{2})$")
 _DAY_OF_MONTH = re.compile(r"^day (\d{1,2})$")
@@ -52,12 +52,12 @@ def spoken_date(value: str, language: str = "en") -> str:
     if text.endswith(" after next") and text[:-11] in WEEKDAYS:
         day = text[:-11]
         return "大下" + _ZH_WEEKDAY[day] if language == "zh" else f"the {day.title()} after next"
-    nxt = text.startswith("next ")
-    day = text[5:] if nxt else text
+    nxt, last = text.startswith("next "), text.startswith("last ")
+    day = text[5:] if nxt or last else text
     if day in WEEKDAYS:
         if language == "zh":
-            return ("下" if nxt else "") + _ZH_WEEKDAY[day]
-        return ("next " if nxt else "") + day.title()
+            return ("下" if nxt else "上" if last else "") + _ZH_WEEKDAY[day]
+        return ("next " if nxt else "last " if last else "") + day.title()
     if language == "zh" and text in _ZH_RELATIVE:
         return _ZH_RELATIVE[text]
     m = _MONTH_DAY.match(text)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from monologue.memory.language.cues import language_of
 
-_CLAUSE_END = re.compile(r"[,.!?;:，。！？；：]|\s[-—–]\s")
+_CLAUSE_END = re.compile(r"[,.!?;:，。！？；：…]|\s[-—–]\s")
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,10 @@ _AFTER_A_VALUE_EN = re.compile(
     r"if|with|without|near|around|by|to|one|ones|style|type|kind|sort|food|cuisine|places?|restaurants?|dish(?:es)?|"
     r"options?|spots?|barbecue|bbq|grill|dinner|lunch|brunch|breakfast|meals?|fare|cooking|buffet|noodles|"
     r"street food|fusion|bistro|joints?|takeout|take-out|"
-    r"either|any|anything|it|i|we|you|they|he|she)\b|\s*(?:[^\w\s]|$)")
+    r"either|any|anything|it|i|we|you|they|he|she|anyway|anyways|yeah|ok|okay|lol|tbh|just|only|yet|still|even|"
+    # (an adverb describes no noun: "Thai actually", "Italian definitely"; not "Italian family")
+    r"(?!(?:family|belly|jelly|bully|rally|ally|lily|italy|assembly|supply|july|fly|reply|deli)\b)[a-z]+ly)\b|"
+    r"\s*(?:[^\w\s]|$)")
 
 
 def describes_something_else(text: str, end: int, lang: str, nouns: tuple[str, ...] = ()) -> bool:

@@ -183,6 +183,9 @@ def _led_en(text: str) -> tuple[str, bool] | None:
         return None         # "to add an alarm", "go ahead" (but "rather not go through the centre" is a wish)
     if wish.lower().startswith("to "):
         wish = wish[3:]     # "I'd like to avoid bumpy roads": the wish is "avoid bumpy roads"
+    # ("I need to sort out a birthday dinner for my mum": what it is, not the arranging of it)
+    wish = re.sub(r"^(?:sort out|organi[sz]e|plan|arrange|set up|put together|throw|host)\s+(?=an?\b|the\b|my\b|our\b)",
+                  "", wish, flags=re.IGNORECASE)
     return ("not " + wish if negative else wish), led
 
 
@@ -211,7 +214,7 @@ def _led_zh(text: str) -> tuple[str, bool] | None:
 
 # A greeting and the fillers that open a first turn ("hi yeah I got my order and…", 你好，那个…).
 _GREETING_LEAD = {True: re.compile(r"^(?:(?:hi|hey|hello|hiya|good (?:morning|afternoon|evening)|yeah|so|um+|uh+|"
-                                   r"well)\b[\s,]*)+", re.IGNORECASE),
+                                   r"well|o+h+|ah+|hmm+|wow)\b[\s,]*)+", re.IGNORECASE),
                   False: re.compile(r"^(?:(?:你好|您好|喂|嗯|那个)[\s，,]*)+")}
 
 

@@ -78,6 +78,7 @@ from monologue.memory.language.places import (
     places_corrected,
     the_one_elsewhere,
 )
+from monologue.memory.language.relative import COUNTING_IN_ZH
 from monologue.memory.language.stances import (
     asks,
     clause_bounds,
@@ -198,9 +199,14 @@ INSTEAD_OF_IT = "another said instead of it"      # a value of several taken bac
 NO_LONGER_FOR = "what it was for, no longer asked"   # a note of what another way was for, taken back with it
 ANOTHER_TASK = "another task of its kind, the done one let go"   # "another order never showed up"
 # Words of one more of a kind, before the task's noun ("another order", 还有一个单子).
+# ("can I also get a table at Sakura", "separately, I need to return…": one more asked for)
 _ANOTHER_ONE = {"en": re.compile(r"\b(?:another|a second|one more|a different|my other|the other|also (?:have|got) "
-                                 r"(?:an?|one)(?: more)?)\b", re.IGNORECASE),
+                                 r"(?:an?|one)(?: more)?|also (?:get|book|reserve|need|want|make|grab|open|file|"
+                                 r"sort out)(?: me| us)? (?:an?|one)|separately)\b", re.IGNORECASE),
                 "zh": re.compile(r"还有(?:一个|个|一)|另(?:一个|外一个|外)|再(?:来)?一个|第二个")}
+# 顺便也帮我订一下, 再帮我订一个: the task's own verb said of one more (no noun needed).
+_ANOTHER_OF_THE_TASK_ZH = re.compile(r"(?:也|顺便也?|另外|再|还(?:想|要))(?:帮我|给我|帮忙)?(?:订|预订|约)"
+                                     r"(?:一下|一个|个|一家)")
 # (那就取消吧，不弄了; "forget it, cancel": the task dropped, no value said again.)
 _DROPPING_IT = re.compile(r"不弄了|不办了|不用了|不要了|以后再说|再说吧|\b(?:forget it|never ?mind|don'?t bother|"
                           r"not worth it)\b", re.IGNORECASE)
@@ -576,10 +582,13 @@ _A_DAY_SUITS = re.compile(r"\b(?:morning|afternoon|evening|night|works?|is|would
 # 找不到的话就退款吧, 不然就退款).
 _IF_IT_FAILS = {
     "en": re.compile(r"\b(?:if|in case)\b[^.!?;]*?\b(?:can'?t|cannot|couldn'?t|won'?t|doesn'?t|don'?t|isn'?t|not|never|"
-                     r"no|fails?|lost)\b[^.!?;]*?$|\b(?:otherwise|failing that|if not)\b[,\s]*(?:just\s+)?$",
+                     r"no|fails?|lost|takes? (?:ages|too long|forever|a while)|too (?:slow|long)|slow)\b[^.!?;]*?$|"
+                     r"\b(?:otherwise|failing that|if not)\b[,\s]*(?:just\s+)?$",
                      re.IGNORECASE),
     "zh": re.compile(r"(?:找不到|没找到|查不到|不行|到不了|丢了|追不回)(?:的话)?[，,\s]*(?:就|那就)?[^，。！？]{0,3}$"
-                     r"|(?:不然|否则|要不然)[，,\s]*(?:就)?[^，。！？]{0,3}$"),
+                     r"|(?:不然|否则|要不然)[，,\s]*(?:就)?[^，。！？]{0,3}$"
+                     # (要是换货很慢的话就直接退钱吧: if the first is too slow, the other)
+                     r"|(?:要是|如果|万一|假如)[^。！？]{1,12}(?:的话)?[，,\s]*(?:就|那就)[^，。！？]{0,3}$"),
 }
 
 
@@ -632,6 +641,15 @@ def _codes_said_at(text: str, lang: str) -> list[Span]:
 # ("coffee on the way, stop at a Starbucks"; not "coffee and then a stop at Walmart", 咖啡，还有超市).
 _SAID_AGAIN_AS_A_PLACE = re.compile(r"[^,，.;。；]*[,，—-]\s*(?!.*\b(?:and|then|also|plus|too|as well|another)\b)"
                                     r"(?!.*(?:还有|然后|再|也|另外|顺便))[^.;。；]*", re.IGNORECASE)
+# "Not first": "don't go home yet", 先别回家…拿完再回家 (with 再 after it: then there).
+_NOT_YET_AFTER_EN = re.compile(r"\s*(?:just\s+)?(?:yet|first|right now|right away|straight away)\b", re.IGNORECASE)
+_NOT_FIRST_ZH = re.compile(r"先(?:别|不|不要|不用)")
+_THEN_ZH = re.compile(r"再|然后|之后|完了?")
+_PREPOSITIONS = frozenset({"under", "as", "for", "with", "to", "by"})
+_A_THING_NOT_A_NAME = re.compile(r"(?:an?|the|my|your|our|his|her|their|this|that|some|\d)\b", re.IGNORECASE)
+_THE_ONE_OF_THAT_DAY = {"en": re.compile(r"\s+(?:one|booking|reservation)\b(?!\s+(?:instead|then|please))",
+                                         re.IGNORECASE),
+                        "zh": re.compile(r"的?(?:那个|那家|那单|那次|那场|那桌|的那个)")}
 _CODE_ZH = re.compile(r"\s*[A-Za-z0-9][A-Za-z0-9-]{3,}\s*")     # in Chinese words: a number, an order's code
 
 
@@ -652,11 +670,11 @@ class _SaidAcross:
         return self.at[1]
 
 
-def _said_across_codes(pattern: re.Pattern[str], source: str) -> list[_SaidAcross]:
+def _said_across_codes(pattern: re.Pattern[str], source: str) -> list[re.Match[str] | _SaidAcross]:
     """Where `pattern` is said with a code inside it, in Chinese words (which have no spaces)."""
     codes = [m.span() for m in _CODE_ZH.finditer(source)]
     kept = [i for i in range(len(source)) if not any(start <= i < end for start, end in codes)]
-    found = []
+    found: list[re.Match[str] | _SaidAcross] = []
     for m in pattern.finditer("".join(source[i] for i in kept)):
         start, end = kept[m.start()], kept[m.end() - 1] + 1
         inside = [code_end for code_start, code_end in codes if start < code_start and code_end < end]
@@ -839,6 +857,11 @@ class RuleExtractor:
                 if lang == "en" else _TIMES[lang](text)
             times = [t for t in said_times if not self._negated(text, t[1], cues)
                      and not _overlaps((t[1], t[2]), taken) and not _overlaps((t[1], t[2]), in_a_code)]
+            # (六点半吧，哦不，七点，六点半太赶了: a time put right by another is not meant where it is
+            # named again, as the reason)
+            slipped = {t[0] for t in times if put_right_after(text, t[2]) is not None
+                       and any(other[1] > t[2] and other[0] != t[0] for other in times)}
+            times = [t for t in times if t[0] not in slipped] or times
             # (还是改成一点吧，十二点半怕赶不上: the time held, named again as the reason, is not the new
             # one when another is asked for with a word of change, as with days below.)
             held_times = [str(c.value) for c in state.find(spec.name)] if state is not None else []
@@ -864,7 +887,9 @@ class RuleExtractor:
             # (a day another date key holds, named again, is that key's being changed: 周五换成周六 of the call back)
             held_elsewhere = {str(c.value) for other in self._dates if other.name != spec.name
                               for c in (state.find(other.name) if state is not None else [])}
+            # (周五那个先取消吧, "cancel the Friday one": the day names what was done, no change of it)
             said_dates = [d for d in _DATES[lang](text) if not _overlaps((d[1], d[2]), dated)
+                          and not _THE_ONE_OF_THAT_DAY[lang].match(text, d[2])
                           and (spec.day_of or d[0] not in held_elsewhere)
                           and (not spec.day_of or self._the_day_of(spec, text, d[1], d[2], lang, state))]
             # (不是周五，周六，周五要加班: the day refused stays refused when it is named again as the reason.)
@@ -1258,13 +1283,16 @@ class RuleExtractor:
             return
         said_at = -1      # where the count written ends: another is read after it only past a slip put right
         # (Asked how many, 就五个吧，中午十一点半: so many, with no word for people.)
-        answer = (_COUNT_ANSWERED_ZH,) if said.lang == "zh" and (asked or _COUNT_ASKED_OR_ENOUGH_ZH.search(source)) \
-            else ()
+        # (…or put right after a slip: 四个人吧，哦不对，算上我老婆是五个)
+        answer = (_COUNT_ANSWERED_ZH,) if said.lang == "zh" and (
+            asked or _COUNT_ASKED_OR_ENOUGH_ZH.search(source) or SELF_REPAIR.search(source)) else ()
         for pattern in (*cues.head_count, *answer):
             for m in pattern.finditer(source):
                 span = m.span("n")
-                if said_at >= 0 and not (m.start() > said_at and SELF_REPAIR.search(source[said_at:span[0]])):
-                    continue      # (四个人吧，哦不对，我老婆她妈也来，五个人: the count after the slip stands)
+                if said_at >= 0 and not (m.start() > said_at and (SELF_REPAIR.search(source[said_at:span[0]])
+                                                                  or COUNTING_IN_ZH.search(source[said_at:span[0]]))):
+                    continue      # (四个人吧，哦不对，我老婆她妈也来，五个人: the count after the slip stands;
+                    # 四个人，加上我老婆五个人: so does the whole counted with one more in it)
                 if _overlaps(span, taken) or RuleExtractor._negated(text, m.start(), cues):
                     continue      # "not four people but six": the refused count is not written
                 if for_n_is_the_hour and m.group().lower().startswith("for "):
@@ -1273,6 +1301,8 @@ class RuleExtractor:
                         or re.search(r"(?:再|多|加|又|另外)来?$", source[:span[0]]):
                     continue      # "one more person is coming", 再来一个人: how many more, not the party
                 n = to_int(m.group("n"))
+                if re.fullmatch(r"[一二两三四五六七八九]{2}", m.group("n")):
+                    continue      # (六七个: a guess between two, no count)
                 if n == 1 and PER_PERSON.search(clause_of(source, span)):
                     continue      # "多少钱一位?": a price's unit, not a party of one
                 repaired = RuleExtractor._count_put_right(source, m.end(), taken)
@@ -1383,13 +1413,20 @@ class RuleExtractor:
             return
         for op in list(ops):
             spec = self.schema.keys.get(op.key) if op.op == Op.SET and op.key and id(op) in where else None
-            held = state.find(op.key) if spec is not None else []
+            # (the first said in this turn, where none is held: "I want a new one, but if that's slow, refund me")
+            first = [o for o in ops if o is not op and o.op == Op.SET and o.key == op.key and id(o) in where
+                     and where[id(o)][1] <= where.get(id(op), (0, 0))[0]]
+            held = (state.find(op.key) or [Condition(op.key, Comparator.EQ, first[0].value, "", state.turn)]
+                    if first else state.find(op.key)) if spec is not None else []
             if spec is None or spec.multi or spec.type != "enum" or not held or str(held[0].value) == str(op.value):
                 continue
             start, end = where[id(op)]
             opens = max((s for s, _sentence in sentences_with_offsets(text) if s <= start), default=0)
-            if not _IF_IT_FAILS[lang].search(text[opens:start]):
+            condition = _IF_IT_FAILS[lang].search(text[opens:start])
+            if condition is None:
                 continue
+            # (from the condition on: "if that takes ages, just refund me", 要是换货很慢的话就直接退钱吧)
+            opens += condition.start()
             said = text[opens:clause_bounds(text, start, end)[1]].strip()
             ops.remove(op)
             add(Operation(Op.SET, notes.name, Comparator.INCLUDES, said, said,
@@ -1494,10 +1531,12 @@ class RuleExtractor:
         held = [c for c in state.constraints.values()
                 if c.key in self.schema.keys and c.comparator == Comparator.EQ and fits(c.key)]
         asked = self._asked(state)
+        repair = SELF_REPAIR.search(said.source[:bare.start()])
         if asked and asked in self.schema.keys and not state.find(asked) and fits(asked) and not slipped \
-                and SELF_REPAIR.search(said.source[:bare.start()]):
+                and repair is not None and _NUMBER_IN[said.lang].search(said.source[:repair.start()]):
             # ("What time would suit you?" "let's say seven, no wait, make it eight": the hour asked for, not
-            # the party of four held; but 换成6, with no slip, changes the party held)
+            # the party of four held; but 换成6, with no slip, changes the party held, and so does "oh wait,
+            # make that six", which puts right what was said before this turn)
             held = [Condition(asked, Comparator.EQ, "", "", state.turn + 1)]
         if slipped:
             last = max(slipped, key=lambda op: where[id(op)])
@@ -1561,11 +1600,13 @@ class RuleExtractor:
             # with a word of choosing stands; the other is the reason.
             chosen = [op for span, op in said if _CHOSEN_BEFORE.search(text[:span[0]])
                       or _CHOSEN_AFTER.match(text, span[1])]
-            if len(chosen) == 1 and len(said) > 1 and not any(id(op) in dropped for _, op in said):
+            # (日料或者粤菜吧: the 吧 ends the alternatives said together; it chooses neither)
+            alternatives = len(said) > 1 and all(_ALTERNATIVES_BETWEEN.fullmatch(text, first[1], second[0])
+                                                 for (first, _), (second, _) in zip(said, said[1:], strict=False))
+            if len(chosen) == 1 and len(said) > 1 and not any(id(op) in dropped for _, op in said) \
+                    and not alternatives:
                 dropped |= {id(op) for _, op in said if op is not chosen[0] and op.source != OpSource.RELATIVE}
-            elif len(said) > 1 and not any(id(op) in dropped for _, op in said) and all(
-                    _ALTERNATIVES_BETWEEN.fullmatch(text, first[1], second[0])
-                    for (first, _), (second, _) in zip(said, said[1:], strict=False)):
+            elif alternatives and not any(id(op) in dropped for _, op in said):
                 on_offer = state.option_in_view if state is not None else None
                 has = on_offer.about.get(key, on_offer.values.get(key)) if on_offer is not None else None
                 its = {str(v).casefold() for v in (has if isinstance(has, list) else [has]) if v is not None}
@@ -1975,6 +2016,12 @@ class RuleExtractor:
                 if source[:m.start()].endswith("除了") and _ALL_FINE_AFTER_ZH.match(source[m.end():]):
                     negated = True      # (除了川菜都行: all but it; not 除了川菜还想吃烤鸭, which adds)
                 negated = negated or refused(spec, text, m.span(), lang)
+                if negated and (_NOT_YET_AFTER_EN.match(source, m.end()) if lang == "en" else (
+                        _NOT_FIRST_ZH.search(source[max(0, m.start() - 8):m.start()]) and any(
+                            later.start() > m.end()
+                            and _THEN_ZH.search(source[max(m.end(), later.start() - 8):later.start()])
+                            for later in found))):
+                    continue      # ("don't go home yet", 先别回家了…拿完再回家: not first, no refusal; then it is read)
                 if negated and spec.reading.verb_values:
                     # "Don't open the windows", 别开窗: no command to carry out (not the opposite one);
                     # but "空调关掉" then "不对，别关": the command just carried out is taken back.
@@ -2095,6 +2142,10 @@ class RuleExtractor:
                         for name, other in self.schema.keys.items()
                         if name != spec.name and name not in reading.brings):
                     found = None
+            if found is not None and said.lang == "en" and _A_THING_NOT_A_NAME.match(found.text) and any(
+                    cue.lower() in _PREPOSITIONS and said.text[:found.start].rstrip().lower().endswith(cue.lower())
+                    for cue in spec.name_cues.get("en", ())):
+                found = None      # ("a table under an umbrella": a cue that is a bare preposition, a thing after it)
             if found is not None and said.lang == "zh":
                 found = _with_its_own_noun(said.text, found, spec.reading.tail_words.get("zh", ()))
             refused = _NOT_ASKED_FOR.search(said.text[:found.start]) if found is not None else None
@@ -2371,8 +2422,13 @@ class RuleExtractor:
             last_set = just_set and state is not None and not any(
                 c.last_mentioned == state.turn for c in state.constraints.values()
                 if c.key != spec.name and self.schema.key(c.key).reader == Reader.PLACE_NAME)
+            # ("stop at the office": where to go's own words, said as a stop, are the stop)
+            where_to_words = {re.sub(r"^the ", "", word) for word, key, _value in lexicon
+                         if key != spec.name and self.schema.key(key).reader == Reader.PLACE_NAME} \
+                if spec.multi else set()
             kept = [p for p in places if (p.name.casefold() not in values or last_set and p.name.casefold() not in own
-                                          and _CHANGES_EN.match(said.text, p.cue_start) is not None)
+                                          and _CHANGES_EN.match(said.text, p.cue_start) is not None
+                                          or p.name.casefold() in where_to_words and p.name.casefold() not in own)
                     and not _overlaps((p.start, p.end), taken)
                     and not not_going(said.text, p, said.lang)     # ("no, make that X": that no corrects)
                     and not tells_of_the_past(said.text, p.start, p.end, said.lang)   # "we used to go to X"
@@ -2462,8 +2518,12 @@ class RuleExtractor:
         nouns = [*primary.task_nouns.get(said.lang, ()), *(first.aliases.get(said.lang, ()) if first else ()),
                  *((first.label(said.lang),) if first else ())]
         nouns += [n.split()[0] for n in nouns if " " in n]      # ("order number": "another order")
-        m = _ANOTHER_ONE[said.lang].search(said.text)
-        if m is None or not any(n and n.lower() in said.text[m.end():m.end() + 12].lower() for n in nouns):
+        # (any of them: "I also have a different order" is "a different order")
+        m = next((found for found in _ANOTHER_ONE[said.lang].finditer(said.text)
+                  if found.group(0).lower() == "separately"
+                  or any(n and n.lower() in said.text[found.end():found.end() + 20].lower() for n in nouns)), None) \
+            or (_ANOTHER_OF_THE_TASK_ZH.search(said.text) if said.lang == "zh" else None)
+        if m is None:
             return
         taken.append(m.span())      # ("another" is one more task, not one more of anything)
         for key in dict.fromkeys((*primary.needs, *((primary.choose,) if primary.choose else ()), *primary.optional)):
@@ -2510,7 +2570,8 @@ class RuleExtractor:
     def _withdrawals(self, said: _Said, add: Add, state: SessionState | None = None,
                      taken: list[Span] | None = None) -> None:
         text, source, lang, cues = said.text, said.source, said.lang, said.cues
-        matches = [(m.groupdict().get("what") or m.groupdict().get("what2") or m.groupdict().get("what3"), m.span())
+        matches = [(m.groupdict().get("what") or m.groupdict().get("what2") or m.groupdict().get("what3")
+                    or m.groupdict().get("what4"), m.span())
                    for pattern in cues.withdrawals for m in pattern.finditer(source)
                    if not _overlaps(m.span(), taken or [])]    # 别5了，三吧 replaces the 5: nothing withdrawn
         keys_only = [(m.group("what"), m.span()) for m in cues.withdraw_key.finditer(text)] if cues.withdraw_key else []

@@ -178,8 +178,8 @@ def read_kind_on_a_street(schema: DomainSchema, spec: KeySpec, text: str, taken:
     kinds = "|".join(re.escape(w) for w, key, _v in schema.enum_lexicon("en") if key == spec.name)
     if not kinds:
         return
-    found = re.search(r"\b(?P<v>(?:the |my )?(?:" + kinds + r") (?:on|at|in|near|by|off) (?:the )?"
-                      r"(?:[\w'.]+ ){0,3}" + _STREET_EN + r")\b", text, re.IGNORECASE)
+    found = re.search(r"\b(?P<v>(?:the |my )?(?:" + kinds + r") (?:on|at|in|near|by|off) (?!(?:the|my) way\b)(?:the )?"
+                      r"(?:[\w'.]+ ){0,3}" + _STREET_EN + r")\b", text, re.IGNORECASE)   # (not "on the way")
     if found is not None and not overlaps(found.span("v"), taken):
         left, right = clause_bounds(text, *found.span("v"))
         add(Operation(Op.SET, spec.name, Comparator.EQ, found.group("v"), text[left:right].strip(),

@@ -697,12 +697,15 @@ _SHAPED_CODE = re.compile(_APART + r"(?P<v>[A-Za-z]{1,3}[-#]?\d{4,}|[A-Z] \d{4,}
 
 
 # A phone number by its shape: 555 201 3344, (415) 555-0192, +1 415 555 0192, 13812345678.
+# (…a mobile said in groups, 158 00 12 34 56; and a British one: 07700 900123, 020 7946 0958, +44 7700 900123)
 _PHONE_SHAPE = re.compile(_APART + r"(?P<v>(?:\+?\d{1,3}[ -])?\(?\d{3}\)?[ -]\d{3}[ -]\d{4}|1[3-9]\d{9}|"
-                          r"1[3-9]\d[ -]\d{4}[ -]\d{4})" + _APART_AFTER)
+                          r"1[3-9]\d(?:[ -]?\d){8}|(?:0|\+44[ -]?)\d{4}[ -]?\d{6}|0\d{2}[ -]\d{4}[ -]\d{4})"
+                          + _APART_AFTER)
 # A code spelled out, a symbol at a time ("A B 4 5 7 2", "7 7 1 0 4").
 _SPELLED = (r"(?<![\w'’])(?P<v>(?:(?:[A-Za-z] ){0,3}|[A-Za-z]{1,2}(?=\d))\d(?: [A-Za-z0-9](?![\w'’])){3,})")
 """A code spelled out ("A B 4 5 7 2", "k7 3 2 9 1": a letter or two touching the first digit)."""
-_PHONE_BEFORE = re.compile(r"\b(?:phone|cell|mobile|call me|text me|reach me|my number|contact number)\b[^0-9]*$|"
+_PHONE_BEFORE = re.compile(r"\b(?:phone|cell|mobile|call me|text me|reach me|ring me|give me a (?:ring|call|bell)|"
+                           r"whatsapp|my number|contact number)\b[^0-9]*$|"
                            r"(?:电话|手机|短信|号码)[^0-9]*$", re.IGNORECASE)
 
 

@@ -66,9 +66,10 @@ BACK_EN = re.compile(r"\b(?:(?:the |my )?(?:earlier|previous|original|old|first|
                      r"|(?:^|(?<=[,.!;] )|(?<=\blet's )|(?<=\blets )|(?<=\bwe )|(?<=\bto )|(?<=\bjust ))go back"
                      r"|what i (?:said|had|asked for) (?:before|earlier|at first|first|originally|at the start))",
                      re.IGNORECASE)
-BACK_ZH = re.compile(r"(?:改回|换回|还是用?|用回|回到)(?:原来|之前|刚才|一开始|最早|先前)?(?:的|那个)?"
+BACK_ZH = re.compile(r"(?:改回|换回|调回|设回|弄回|恢复到?|还是用?|用回|回到)"
+                     r"(?:原来|之前|刚才|一开始|最早|先前)?(?:的|那个)?"
                      r"(?P<what>[\u4e00-\u9fff]{0,4})|(?:原来|之前|刚才|一开始|最早|先前)(?:的|那个|说的)(?P<what2>[\u4e00-\u9fff]{1,4})")
-BACK_GUARD_ZH = re.compile(r"改回|换回|用回|回到|还是用?(?:原来|之前|刚才|一开始|最早|先前)")
+BACK_GUARD_ZH = re.compile(r"改回|换回|调回|设回|弄回|恢复|用回|回到|还是用?(?:原来|之前|刚才|一开始|最早|先前)")
 
 # "same as last time", "the usual", 和上次一样, 老样子.
 AS_BEFORE = re.compile(r"\b(?:same (?:[a-z]+ ){0,4}as (?:last time|before|usual)|like last time|the usual|"

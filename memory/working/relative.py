@@ -370,11 +370,13 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
                 and _keys_named(schema, _WAY_TOO.sub("", _without_values(schema, clause, lang)), lang):
             continue            # "my seat's getting too hot": said of the seat, not the cabin
         generic = clause[words.start:words.end].strip()
-        if own and commanded and spec.name not in commanded and not _named(spec, clause, lang) \
+        if commanded and spec.name not in commanded and not _named(spec, clause, lang) \
                 and _ANY_CONTROLS_MOVE.fullmatch(generic) and not _felt_of(spec, text.replace(generic, " "), lang):
             # "that's too loud, bring it down (to like 5)" just after the music: the volume's, not the
-            # cabin's; its number is the volume's too, for no other reader (not 5 pm).
-            taken.append((m.start() + words.start, m.end()))
+            # cabin's; its number is the volume's too, for no other reader (not 5 pm). ("turn that down,
+            # the baby's asleep" just after a song skipped: the control's own verb, left for it.)
+            if own:
+                taken.append((m.start() + words.start, m.end()))
             continue
         # (Going on with the key just set, 再调低一点 after 温度调到22度: "lower" alone names no seat.)
         naming = _without_values(schema, clause, lang) if spec.name in commanded else clause
@@ -382,7 +384,8 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
             # ("push it back twenty minutes", 往后推二十分钟: a while said moves a time; its "back" is no seat)
             naming = naming[:words.start] + " " * (words.end - words.start) + naming[words.end:]
         naming = _WAY_TOO.sub("", naming)       # ("way too hot" names no way to go)
-        if spec.name in commanded and any(names_key(other, said_clause, lang, but_not=spec) for other in schema.keys.values()
+        if spec.name in commanded and any(names_key(other, said_clause, lang, but_not=spec)
+                                          for other in schema.keys.values()
                                           if other.name != spec.name and other.reading.verb_values):
             continue            # ("lower the window a bit" just after the temperature: the window's)
         named = _keys_named(schema, naming, lang) | ({spec.name} if own or _named(spec, clause, lang) else set())
@@ -418,7 +421,8 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
         # "turn up the heat on my seat", where another control is named.)
         asked = state is not None and state.asked_key == spec.name
         # ("warm it up a bit", then "bring it down a little more": the step just taken goes on, named by nothing)
-        going_on = bool(set(spec.reading.stepped_by) & commanded)
+        # (…or said just before in the same turn: "it's a bit stuffy, knock it down one")
+        going_on = bool(set(spec.reading.stepped_by) & (commanded | set(stepping)))
         # ("knock it down a couple degrees": its unit says what "it" is)
         in_its_unit = words.amount is not None and any(
             re.search(value_pattern(u.lower(), lang == "en"), clause.lower())

@@ -94,7 +94,7 @@ def free_text_key(schema: DomainSchema) -> KeySpec | None:
 # A verb whose object is a value read just after it (有个朋友不吃海鲜, 别放香菜).
 # (…or for whom: 多扣的那笔给我 | 退回来)
 _VERB_OF_THE_VALUE_ZH = re.compile(r"(?:不|别|没|能|想|要|不能|不想|不要)?(?:吃|喝|放|加|碰|要)$|"
-                                   r"(?:给|帮)(?:我|咱|我们)$")
+                                   r"(?:给|帮)(?:我|咱|我们)$|(?:打|发|联系|通知|回)(?:给)?我?$")   # (…打我 | 电话吧)
 
 
 # A place on offer turned down (不太想去, 去过了, 不要这家): no wish ("somewhere quieter" turns one down too,
