@@ -285,3 +285,70 @@ def test_noon_said_as_a_change_of_time() -> None:
 def test_any_area_will_do_lets_the_area_go(said: str) -> None:
     from fakes import rules_ops
     assert ("withdraw", "location") in rules_ops("restaurant", said, {"location": "东城区", "date": "friday"})
+
+
+# --- r25, Mandarin: what refers, what is weighed, what is asked ------------------------------------------------
+
+
+@pytest.mark.parametrize(("said", "domain"), [("我昨天开了三个小时车。", "in_car"),
+                                             ("I drove past the old toll booth yesterday.", "in_car"),
+                                             ("we went there last Friday", "restaurant")])
+def test_a_day_gone_is_no_day_to_go(said: str, domain: str) -> None:
+    assert not {"trip_date", "date"} & set(rules_read(domain, said))
+
+
+def test_a_wish_for_whom_keeps_whom() -> None:
+    assert rules_read("restaurant", "我想给我爸过生日，下周五晚上七点，八个人").get("wishes") == ["给我爸过生日"]
+
+
+@pytest.mark.parametrize(("said", "cuisine"), [("日料或者粤菜吧", ["japanese"]), ("还是吃日料吧，川菜太辣", ["japanese"])])
+def test_alternatives_ended_with_ba_choose_neither_by_the_ba(said: str, cuisine: list[str]) -> None:
+    assert rules_read("restaurant", said).get("cuisine") == cuisine
+
+
+@pytest.mark.parametrize(("said", "resolution", "note"), [
+    ("我想换个新的，不过要是换货很慢的话就直接退钱吧", ["exchange"], ["要是换货很慢的话就直接退钱吧"]),
+    ("I'd like a replacement, but if that takes ages, just refund me", ["exchange"],
+     ["if that takes ages, just refund me"]),
+])
+def test_a_fallback_said_with_the_first_choice_is_noted(said: str, resolution: list[str], note: list[str]) -> None:
+    read = rules_read("customer_service", said, {"order_id": "JD1"})
+    assert read.get("resolution") == resolution and read.get("problem_details") == note
+
+
+async def test_the_friday_one_cancelled_is_the_booking_not_a_new_day() -> None:
+    replies = await policy_replies("zh", ["下周五晚上七点，八个人，订个东城区的素食餐厅", "好的，就订这家",
+                                          "算了，周五那个先取消吧，我再跟家里商量商量"], "restaurant")
+    assert "取消" in replies[-1].text and "改成" not in replies[-1].text
+
+
+async def test_another_place_asked_for_with_ne_is_no_question_about_the_world() -> None:
+    replies = await policy_replies("zh", ["周六晚上七点，五个人，吃川菜", "换一家呢"], "restaurant")
+    assert "不太确定" not in replies[-1].text and "推荐" in replies[-1].text
+
+
+async def test_three_things_it_cannot_see_are_one_sentence() -> None:
+    replies = await policy_replies("zh", ["订单号JD202408157732，电饭煲内胆凹了，要退款",
+                                          "退的钱多久能到账？运费谁出啊？要我自己寄回去吗"], "customer_service")
+    assert "处理要多久、费用和退回的方式我这里看不到" in replies[-1].text
+
+
+async def test_a_number_put_right_is_no_going_back_to_the_last_task() -> None:
+    replies = await policy_replies("zh", ["订单AB3998726，耳机一直没发货，取消订单吧", "好，提交",
+                                          "第二个单子是一件羽绒服，尺码买小了，想换大一号的", "订单号是DD-556-0921",
+                                          "哦不好意思，刚才那个说错了，是DD-556-0912"], "customer_service")
+    assert "DD-556-0912" in replies[-1].text and "换货" in replies[-1].text and "取消订单" not in replies[-1].text
+
+
+@pytest.mark.parametrize(("language", "lines", "said"), [
+    ("zh", ["订单AB3998726，耳机一直没发货，取消订单吧，结果发邮件给我，邮箱是 wang.lei88 at 163 dot com",
+            "好，提交",
+            "第二个单子是一件羽绒服，尺码买小了，想换大一号的，订单号是DD-556-0912", "联系方式就跟刚才一样"],
+     "wang.lei88@163.com"),
+    ("en", ["order 55123 never arrived, please trace it, email me at sam at outlook dot com", "yes",
+            "I also have another order, 66231, the lamp came broken, I want a refund",
+            "same contact details as the last one"], "sam@outlook.com"),
+])
+async def test_the_same_contact_as_the_task_done_before(language: str, lines: list[str], said: str) -> None:
+    replies = await policy_replies(language, lines, "customer_service")
+    assert said in replies[-1].text

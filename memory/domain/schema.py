@@ -119,6 +119,9 @@ class Reading:
     # A time said with "after" or "before" (以后, 之前) is a bound, not the time itself: a call back
     # "after five" is any time from 17:00 on (>=), "before noon" any time up to 12:00 (<=).
     bounds: bool = False
+    # A day gone by ("last Tuesday", 昨天) is this date key's value: when a parcel was due, not when
+    # to go or be called (any other date key reads only days to come).
+    past_days: bool = False
 
     def cleared_by_value(self, key: str, value: object) -> bool:
         """Whether `key` set to `value` leaves this key behind (`cleared_by`)."""
@@ -380,6 +383,7 @@ def _reading(raw: dict[str, Any]) -> Reading:
                     for k, steps in (raw.get("stepped_by") or {}).items()},
         dropped_by=_words(raw.get("dropped_by")),
         bounds=bool(raw.get("bounds", False)),
+        past_days=bool(raw.get("past_days", False)),
     )
 
 

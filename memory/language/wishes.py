@@ -43,7 +43,9 @@ _LEAD_ZH = re.compile(
     # (顺便备注一下鞋盒也压坏了: the note is 鞋盒也压坏了)
     r"(?P<want>(?:顺便|帮我|麻烦)*(?:备注|注明|写上|记上|记一下)(?:一下|上)?(?:说|一句)?"
     r"|(?:最好|尽量|麻烦|请)*(?:想要|希望|想|(?<!不)(?<!别)要(?!是|不|求|的)|需要|想找|要找|能不能|可不可以|能|可以|要是|如果|换(?=一?[个家间])|有没有|找)"
-    r"(?:有(?!人)|找|给我们?|帮我们?(?:找|安排)?)?|最好|尽量|麻烦|请)(?:一?[个家间张])?(?:是(?!不))?")
+    # (想给我爸过生日: for whom, no lead; the wish keeps 我爸)
+    r"(?:有(?!人)|找|给我们?(?![爸妈哥姐弟妹老儿女朋同家孩爷奶外])|帮我们?(?:找|安排)?)?|最好|尽量|麻烦|请)"
+    r"(?:一?[个家间张])?(?:是(?!不))?")
 # "…就好了", "…更好": what the wish is said with, not part of it; it marks a wish as a request does.
 _TAIL_ZH = re.compile(r"(?:就好了?|就行了?|更好|最好|就可以了?)$")
 # What a request can start with that is itself a wish, with no lead ("somewhere quiet, please").

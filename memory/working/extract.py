@@ -198,6 +198,7 @@ _CHANGES_ZH = re.compile(r"换成|改成|改为|改去|换到|改到")
 INSTEAD_OF_IT = "another said instead of it"      # a value of several taken back for the one said
 NO_LONGER_FOR = "what it was for, no longer asked"   # a note of what another way was for, taken back with it
 ANOTHER_TASK = "another task of its kind, the done one let go"   # "another order never showed up"
+AS_THE_ONE_DONE = "as the one done just before"   # 联系方式跟刚才一样: a value of the task done before
 # Words of one more of a kind, before the task's noun ("another order", 还有一个单子).
 # ("can I also get a table at Sakura", "separately, I need to return…": one more asked for)
 _ANOTHER_ONE = {"en": re.compile(r"\b(?:another|a second|one more|a different|my other|the other|also (?:have|got) "
@@ -647,6 +648,7 @@ _NOT_FIRST_ZH = re.compile(r"先(?:别|不|不要|不用)")
 _THEN_ZH = re.compile(r"再|然后|之后|完了?")
 _PREPOSITIONS = frozenset({"under", "as", "for", "with", "to", "by"})
 _A_THING_NOT_A_NAME = re.compile(r"(?:an?|the|my|your|our|his|her|their|this|that|some|\d)\b", re.IGNORECASE)
+_A_DAY_GONE = re.compile(r"yesterday|day before yesterday|last ")
 _THE_ONE_OF_THAT_DAY = {"en": re.compile(r"\s+(?:one|booking|reservation)\b(?!\s+(?:instead|then|please))",
                                          re.IGNORECASE),
                         "zh": re.compile(r"的?(?:那个|那家|那单|那次|那场|那桌|的那个)")}
@@ -889,6 +891,7 @@ class RuleExtractor:
                               for c in (state.find(other.name) if state is not None else [])}
             # (周五那个先取消吧, "cancel the Friday one": the day names what was done, no change of it)
             said_dates = [d for d in _DATES[lang](text) if not _overlaps((d[1], d[2]), dated)
+                          and (spec.reading.past_days or not _A_DAY_GONE.match(d[0]))
                           and not _THE_ONE_OF_THAT_DAY[lang].match(text, d[2])
                           and (spec.day_of or d[0] not in held_elsewhere)
                           and (not spec.day_of or self._the_day_of(spec, text, d[1], d[2], lang, state))]

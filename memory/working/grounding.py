@@ -61,7 +61,7 @@ from monologue.memory.language.stances import (
     is_query,
     sentences_with_offsets,
 )
-from monologue.memory.working.extract import ANOTHER_TASK, INSTEAD_OF_IT, NO_LONGER_FOR
+from monologue.memory.working.extract import ANOTHER_TASK, AS_THE_ONE_DONE, INSTEAD_OF_IT, NO_LONGER_FOR
 from monologue.memory.working.put_right import DIGITS_PUT_RIGHT, PART_PUT_RIGHT, digits_in
 from monologue.memory.working.readers import control_just_carried_out, value_heads_zh, value_pattern
 from monologue.memory.working.state import Comparator, OfferedOption, Op, Operation, OpSource, SessionState
@@ -310,6 +310,7 @@ class Grounder:
             if op.op not in _WRITES or (op.op == Op.WITHDRAW and op.key in left_behind) \
                     or (op.op == Op.WITHDRAW and op.reason == INSTEAD_OF_IT and op.key in replaced) \
                     or (op.op == Op.WITHDRAW and op.reason == ANOTHER_TASK) \
+                    or (op.op == Op.SET and op.reason == AS_THE_ONE_DONE) \
                     or (op.op == Op.WITHDRAW and op.reason == NO_LONGER_FOR and any(
                         o.op == Op.SET and o.reason != NO_LONGER_FOR for o in ops)) \
                     or (op.op == Op.SET and (op.key, str(op.value)) in brought):

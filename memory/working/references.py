@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
-from monologue.memory.language.cues import language_of
+from monologue.memory.language.cues import SELF_REPAIR, language_of
 from monologue.memory.language.normalise import contains, normalised
 from monologue.memory.language.numbers import (
     find_en_dates,
@@ -26,6 +26,7 @@ from monologue.memory.language.numbers import (
 )
 from monologue.memory.language.places import names_a_place_zh
 from monologue.memory.language.stances import asks, clause_bounds, is_query
+from monologue.memory.working.extract import AS_THE_ONE_DONE
 from monologue.memory.working.grounding import Grounder, names_value, numbers_said
 from monologue.memory.working.state import Comparator, Condition, OfferedOption, Op, Operation, OpSource, SessionState
 
@@ -75,6 +76,11 @@ BACK_GUARD_ZH = re.compile(r"改回|换回|调回|设回|弄回|恢复|用回|�
 AS_BEFORE = re.compile(r"\b(?:same (?:[a-z]+ ){0,4}as (?:last time|before|usual)|like last time|the usual|"
                        r"as usual|as always)\b"
                        r"|和上次一样|跟上次一样|同上次|老样子|照旧|还是老规矩", re.IGNORECASE)
+
+# "the same as the last one", 跟刚才一样: as the task done just before in this session.
+AS_JUST_NOW = re.compile(r"\bsame (?:[a-z]+ ){0,3}as (?:the |my )?(?:last|previous|other|first) "
+                         r"(?:one|ticket|order|booking)\b|\b(?:the )?same as before\b|"
+                         r"[跟和同]刚才(?:那个|那单|那张)?一样|[跟和同]上一[个单张次]一样|同上", re.IGNORECASE)
 
 # "that one", "the second one", 就这家; "not that one", 换一家; "the other place", 另一家.
 NOT_THAT_ONE = re.compile(r"\b(?:not (?:that|this) (?:one|place)|(?:another|a different|some other) "
@@ -228,6 +234,8 @@ class ReferenceResolver:
             return ops      # "刚才那个风量再调大一些": the fan, which has no earlier value, not the last change
         if match.groupdict().get("what2") and any(op.op == Op.SET and op.key in by_name for op in ops):
             return ops      # …and with a new value said for it, 刚才那个 only points at it
+        if SELF_REPAIR.search(text) and any(op.op == Op.SET for op in ops):
+            return ops      # (刚才那个说错了，是DD-556-0912: what was just said, put right by the new value)
         if lang == "en" and re.search(r"\bother\b", match.group(0), re.IGNORECASE) and not named:
             return ops      # "the other one" points at an offer; "the other time" at the earlier time
         if not named and what and not re.fullmatch(r"(?:one|ones|the one|it|that)", what, re.IGNORECASE) \
@@ -329,6 +337,9 @@ class ReferenceResolver:
     # --- "same as last time" -------------------------------------------------------------------
 
     def _as_before(self, text: str, state: SessionState, ops: list[Operation]) -> list[Operation]:
+        just_now = AS_JUST_NOW.search(text)
+        if just_now is not None and state.done and not ops:
+            return self._as_the_last_one(text, state, just_now.group(0))
         match = AS_BEFORE.search(text)
         if match is None:
             return ops
@@ -337,6 +348,19 @@ class ReferenceResolver:
         named = [c for c in seeded if self.grounder.names_key(c.key, text)]
         return ops + [Operation(Op.CONFIRM, c.key, words=match.group(0), reason="same as last time")
                       for c in (named or seeded)]
+
+
+    def _as_the_last_one(self, text: str, state: SessionState, words: str) -> list[Operation]:
+        """"联系方式就跟刚才一样", "same contact details as the last one": a second task takes the named
+        keys' values from the one done just before (and what they need: the email address of an email)."""
+        done = state.done[-1]
+        action = self.schema.actions.get(done.action)
+        named = [key for key in done.args if key in self.schema.keys and not state.find(key)
+                 and self.grounder.names_key(key, text)]
+        needed = [n for key in named for n in (action.needs_when.get(key, {}).get(str(done.args[key]), ())
+                                               if action is not None else ()) if n in done.args]
+        return [Operation(Op.SET, key, Comparator.EQ, done.args[key], words, reason=AS_THE_ONE_DONE)
+                for key in dict.fromkeys([*named, *needed]) if not state.find(key)]
 
 
 def _overlaps(op: Operation, words: str) -> bool:
