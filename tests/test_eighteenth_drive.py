@@ -301,7 +301,8 @@ def test_a_wish_for_whom_keeps_whom() -> None:
     assert rules_read("restaurant", "我想给我爸过生日，下周五晚上七点，八个人").get("wishes") == ["给我爸过生日"]
 
 
-@pytest.mark.parametrize(("said", "cuisine"), [("日料或者粤菜吧", ["japanese"]), ("还是吃日料吧，川菜太辣", ["japanese"])])
+@pytest.mark.parametrize(("said", "cuisine"), [("日料或者粤菜吧", ["japanese"]),
+                                              ("还是吃日料吧，川菜太辣", ["japanese"])])
 def test_alternatives_ended_with_ba_choose_neither_by_the_ba(said: str, cuisine: list[str]) -> None:
     assert rules_read("restaurant", said).get("cuisine") == cuisine
 
