@@ -353,3 +353,13 @@ async def test_a_number_put_right_is_no_going_back_to_the_last_task() -> None:
 async def test_the_same_contact_as_the_task_done_before(language: str, lines: list[str], said: str) -> None:
     replies = await policy_replies(language, lines, "customer_service")
     assert said in replies[-1].text
+
+
+async def test_one_more_item_after_a_ticket_is_a_new_ticket() -> None:
+    replies = await policy_replies("zh", ["订单AB3998726，耳机一直没发货，取消订单吧", "好，提交",
+                                          "还有一件羽绒服，尺码买小了，想换大一号的", "订单号是DD-556-0921"],
+                                   "customer_service")
+    assert "要改成" not in replies[-2].text and "DD-556-0921" in replies[-1].text and "换货" in replies[-1].text
+    booked = await policy_replies("zh", ["周六晚上七点，五个人，吃川菜", "好的，订吧", "还有一个朋友也要来"],
+                                  "restaurant")
+    assert "6个人" in booked[-1].text

@@ -205,6 +205,8 @@ _ANOTHER_ONE = {"en": re.compile(r"\b(?:another|a second|one more|a different|my
                                  r"(?:an?|one)(?: more)?|also (?:get|book|reserve|need|want|make|grab|open|file|"
                                  r"sort out)(?: me| us)? (?:an?|one)|separately)\b", re.IGNORECASE),
                 "zh": re.compile(r"还有(?:一个|个|一)|另(?:一个|外一个|外)|再(?:来)?一个|第二个")}
+_ANOTHER_ITEM_ZH = re.compile(r"(?:还有|另外还有|另外|另)一(?:件|双|台|条|部|套|箱|个)"
+                              r"(?!事|问题|情况|朋友|人|小时|礼拜)")
 # 顺便也帮我订一下, 再帮我订一个: the task's own verb said of one more (no noun needed).
 _ANOTHER_OF_THE_TASK_ZH = re.compile(r"(?:也|顺便也?|另外|再|还(?:想|要))(?:帮我|给我|帮忙)?(?:订|预订|约)"
                                      r"(?:一下|一个|个|一家)")
@@ -2522,10 +2524,14 @@ class RuleExtractor:
                  *((first.label(said.lang),) if first else ())]
         nouns += [n.split()[0] for n in nouns if " " in n]      # ("order number": "another order")
         # (any of them: "I also have a different order" is "a different order")
+        # (…and where the task is about an item ordered, one more item: 还有一件羽绒服，尺码买小了)
+        about_an_item = any(self.schema.key(k).reader == Reader.IDENTIFIER
+                            for k in primary.needs if k in self.schema.keys)
         m = next((found for found in _ANOTHER_ONE[said.lang].finditer(said.text)
                   if found.group(0).lower() == "separately"
                   or any(n and n.lower() in said.text[found.end():found.end() + 20].lower() for n in nouns)), None) \
-            or (_ANOTHER_OF_THE_TASK_ZH.search(said.text) if said.lang == "zh" else None)
+            or (_ANOTHER_OF_THE_TASK_ZH.search(said.text) if said.lang == "zh" else None) \
+            or (_ANOTHER_ITEM_ZH.search(said.text) if said.lang == "zh" and about_an_item else None)
         if m is None:
             return
         taken.append(m.span())      # ("another" is one more task, not one more of anything)
