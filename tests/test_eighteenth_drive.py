@@ -363,3 +363,7 @@ async def test_one_more_item_after_a_ticket_is_a_new_ticket() -> None:
     booked = await policy_replies("zh", ["周六晚上七点，五个人，吃川菜", "好的，订吧", "还有一个朋友也要来"],
                                   "restaurant")
     assert "6个人" in booked[-1].text
+
+
+def test_the_kind_said_by_what_it_is_is_a_wish() -> None:
+    assert rules_read("restaurant", "火锅，清汤的那种").get("wishes") == ["清汤"]

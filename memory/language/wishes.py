@@ -59,6 +59,7 @@ _ACTION_EN = re.compile(
     r"look|pay|confirm|proceed|continue|finish|do|use|try|talk|chat|speak|say|ask|know|eat|see|visit|come|process|"
     r"submit|file|lodge|schedule|arrange|organi[sz]e)\b", _I)
 _NEGATIVE_LEAD = re.compile(r"\bnot\b|n't\b", _I)
+_THE_KIND_ZH = re.compile(r"(?:要|就要)?(?P<what>[^，。！？的]{2,8})的那种(?:吧|啊|呀)?")
 _HEAD_ZH = re.compile(r"^(?:安静|离|靠近|远离|别太|不要太|不要|别|有|带|在|找个|找一?家)")
 # A concern the user states about the task ("I'm worried about being charged twice", "this is
 # the second time", 我怕被扣两次钱): kept whole, since the lead is the point.
@@ -204,6 +205,9 @@ def _led_zh(text: str) -> tuple[str, bool] | None:
         return None
     # A short topic before the lead stays ("路上最好风景好一点" → 路上风景好一点).
     rest = lead.group("topic") + text[lead.end():] if lead else text
+    kind = _THE_KIND_ZH.fullmatch(rest)
+    if kind is not None:
+        return kind.group("what"), True     # (清汤的那种: the kind wanted, said by what it is)
     wish = _TAIL_ZH.sub("", rest)
     if _THE_AGENTS_CHOICE_ZH.fullmatch(wish.strip(" ,，。？?")):
         return None     # (有没有推荐的？ asks the agent to choose: no wish of what the place is)
