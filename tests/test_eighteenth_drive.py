@@ -367,3 +367,12 @@ async def test_one_more_item_after_a_ticket_is_a_new_ticket() -> None:
 
 def test_the_kind_said_by_what_it_is_is_a_wish() -> None:
     assert rules_read("restaurant", "火锅，清汤的那种").get("wishes") == ["清汤"]
+
+
+@pytest.mark.parametrize(("said", "held", "read"), [
+    ("出租车的目的地是学校。", {"stops": "charging"}, {"destination": ["school"]}),
+    ("不对，是大兴机场", {"destination": "首都机场"}, {"destination": ["大兴机场"]}),
+])
+def test_a_place_after_a_bare_shi_is_put_right_only_after_a_word_of_it(said: str, held: dict[str, object],
+                                                                      read: dict[str, list[object]]) -> None:
+    assert rules_read("in_car", said, held) == read

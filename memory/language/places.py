@@ -469,7 +469,7 @@ def places_corrected(text: str, lang: str, just_set: bool = False,
     if lang == "zh" and just_set:
         # (…ending its clause: 不对，航班改了 says what changed, not where to)
         return [p for p in find_place_zh(text, _CORRECTING["zh"], sure=True)
-                if names_a_place_zh(p.name) and _ENDS_THE_CLAUSE_ZH.match(text, p.end)
+                if names_a_place_zh(p.name) and _ENDS_THE_CLAUSE_ZH.match(text, p.end) and _put_right_zh(text, p)
                 and not (text.startswith("不是", p.cue_start) and "是" not in text[p.cue_start + 2:p.start])]
     if lang == "en":
         # …ending its clause ("no wait, LaGuardia"; "Sorry, Bluetooth isn't connecting" names none).
@@ -477,8 +477,19 @@ def places_corrected(text: str, lang: str, just_set: bool = False,
             p for p in find_place_en(text, _CHOSEN_AGAIN_EN)
             if p.name.casefold() in before and _ENDS_THE_CLAUSE_EN.match(text, p.end)]
     # (不是人民广场，是外滩: the place after 不是 is the one refused; 不是，是外滩 names the right one.)
-    return [p for p in find_place_zh(text, _CORRECTING["zh"]) if _is_a_place(_tagged(p.name))
+    return [p for p in find_place_zh(text, _CORRECTING["zh"]) if _is_a_place(_tagged(p.name)) and _put_right_zh(text, p)
             and not (text.startswith("不是", p.cue_start) and "是" not in text[p.cue_start + 2:p.start])]
+
+
+def _put_right_zh(text: str, place: PlaceSaid) -> bool:
+    """A place after a bare 是 is put right only after a word that says so (不对，是大兴机场; not
+    出租车的目的地是学校, which only says where)."""
+    if text.startswith("是", place.cue_start) and not text[:place.cue_start].endswith(("不", "应该", "我", "说的")):
+        return bool(_SAID_WRONG_ZH.search(text[:place.cue_start]))
+    return True
+
+
+_SAID_WRONG_ZH = re.compile(r"不对|不是|错了|说错|改了|哦不|弄错|搞错")
 
 
 # Nouns of people: 不是，是孩子 puts right who, not where.
