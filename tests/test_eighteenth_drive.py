@@ -376,3 +376,15 @@ def test_the_kind_said_by_what_it_is_is_a_wish() -> None:
 def test_a_place_after_a_bare_shi_is_put_right_only_after_a_word_of_it(said: str, held: dict[str, object],
                                                                       read: dict[str, list[object]]) -> None:
     assert rules_read("in_car", said, held) == read
+
+
+def test_a_model_value_a_listed_key_does_not_list_is_refused() -> None:
+    from monologue.memory.domain.schema import load_schema
+    from monologue.memory.working.grounding import Grounder
+    from monologue.memory.working.state import Comparator, Op, Operation, OpSource, SessionState
+
+    grounder = Grounder(load_schema("in_car"))
+    said = "我要出发了，规划个路线吧。"
+    op = Operation(Op.SET, "route_preference", Comparator.INCLUDES, "出发", "出发", source=OpSource.LLM)
+    kept = grounder.check([op], said, SessionState("s", domain="in_car"))
+    assert not kept.kept

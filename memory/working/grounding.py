@@ -440,6 +440,12 @@ class Grounder:
                 return None, f"{op.key} = {op.value!r} was not said"
             if not value_fits(op.value, spec):
                 return None, f"{op.key} = {op.value!r} is not a {spec.type}"
+            if op.source == OpSource.LLM and spec.type == "enum" and spec.values and str(op.value) not in spec.values \
+                    and spec.reader == Reader.NONE and not (spec.open_value or spec.open_value_nouns
+                                                            or spec.open_value_verbs):
+                # (我要出发了，规划个路线吧: no route preference called 出发; a key that lists its values
+                # and reads no others takes one of them)
+                return None, f"{op.key} = {op.value!r} is none of the values it lists"
             if _asked_how(op.value, spec, utterance):
                 return None, f"'how …' asks about {op.key}; it does not set it"
             asked = state.asked_key if state is not None else ""
