@@ -857,7 +857,8 @@ class DialogueSession:
         if record.id != record_id:
             said = {lang: said_of(action, self._named_in(planned.view.domain, action.choose, dated, lang),
                                   planned.schema, lang, record.id) for lang in ("en", "zh")}
-        planned.done.append(ActionDone(action.name, dict(step.args), record.id, action.completes, said))
+        planned.done.append(ActionDone(action.name, dict(step.args), record.id, action.completes, said,
+                                       turn=planned.view.turn))
 
     def _reword(self, planned: Planned) -> None:
         """The reply said again from the decision as the tools left it (record ids, failures)."""

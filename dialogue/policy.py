@@ -587,8 +587,11 @@ class DialoguePolicy:
             # Done before with other details ("push it back an hour" after the booking): a change
             # of what was done, not a second booking beside it.
             # (…not another order's ticket: a different order number is a new ticket, not a change of the one opened)
+            # (…nor a second booking asked for after it, "can I also get a table at Sakura": nothing it
+            # was done with is still held from then; each value was said again for the new one)
             same_one = done is not None and all(args.get(k) == done.args.get(k) for k in action.needs
-                                                if self.schema.key(k).reader == Reader.IDENTIFIER)
+                                                if self.schema.key(k).reader == Reader.IDENTIFIER) \
+                and (done.turn < 0 or any(c.turn <= done.turn for k in done.args for c in state.find(k)))
             rebooks = done.record if done is not None and done.args and done.record and action.completes \
                 and same_one else ""
             if read_back and last.args == args and yes:

@@ -388,3 +388,14 @@ def test_a_model_value_a_listed_key_does_not_list_is_refused() -> None:
     op = Operation(Op.SET, "route_preference", Comparator.INCLUDES, "出发", "出发", source=OpSource.LLM)
     kept = grounder.check([op], said, SessionState("s", domain="in_car"))
     assert not kept.kept
+
+
+async def test_a_second_booking_is_booked_beside_the_first_not_instead_of_it() -> None:
+    replies = await policy_replies("en", ["book Luigi's Trattoria for two tomorrow at 8", "yes",
+                                          "can I also get a table at Sakura for next wednesday, lunch for 3",
+                                          "at 1pm, same name", "yes"], "restaurant")
+    assert "becomes" not in replies[-2].text and "booked Sakura" in replies[-1].text
+    assert "changed" not in replies[-1].text
+    changed = await policy_replies("en", ["book Luigi's Trattoria for two tomorrow at 8", "yes",
+                                          "actually push it back an hour", "yes"], "restaurant")
+    assert "changed the booking" in changed[-1].text and "9 pm" in changed[-1].text

@@ -68,9 +68,10 @@ def test_before_the_first_act_the_last_act_is_none_of_the_policys() -> None:
 
 
 def test_an_action_done_is_stored_with_every_field() -> None:
-    done = ActionDone("set_route", {"destination": "airport"}, "R-1", True, {"en": "set the route to the airport"})
+    done = ActionDone("set_route", {"destination": "airport"}, "R-1", True, {"en": "set the route to the airport"},
+                      turn=4)
     assert done.to_dict() == {"action": "set_route", "args": {"destination": "airport"}, "record": "R-1",
-                              "completes": True, "said": {"en": "set the route to the airport"}}
+                              "completes": True, "said": {"en": "set the route to the airport"}, "turn": 4}
     assert ActionDone.from_dict(done.to_dict()) == done
 
 

@@ -311,16 +311,19 @@ class ActionDone:
     record: str = ""                      # the tool's record id
     completes: bool = False               # it finishes the domain's task
     said: dict[str, str] = field(default_factory=dict)   # language → what was done, in the past tense
+    turn: int = -1                        # the state's turn when it was done (-1: not known)
 
     def to_dict(self) -> dict[str, Any]:
+        # (a record stored before the turn was kept stays as it was stored)
         return {"action": self.action, "args": dict(self.args), "record": self.record,
-                "completes": self.completes, "said": dict(self.said)}
+                "completes": self.completes, "said": dict(self.said), **({"turn": self.turn} if self.turn >= 0 else {})}
 
     @staticmethod
     def from_dict(data: Mapping[str, Any]) -> ActionDone:
         return ActionDone(action=str(data.get("action") or ""), args=dict(data.get("args") or {}),
                           record=str(data.get("record") or ""), completes=bool(data.get("completes")),
-                          said={str(k): str(v) for k, v in (data.get("said") or {}).items()})
+                          said={str(k): str(v) for k, v in (data.get("said") or {}).items()},
+                          turn=int(data.get("turn", -1)))
 
 
 @dataclass(frozen=True)
