@@ -196,6 +196,11 @@ def _led_en(text: str) -> tuple[str, bool] | None:
 _THE_AGENTS_CHOICE_ZH = re.compile(r"(?:什么|啥|个|家)?(?:推荐|好吃|不错|合适|好)(?:的|一点的|点的)?(?:吗|呢|吧)?")
 
 
+def without_the_de(said: str) -> str:
+    """不太辣的 → 不太辣, 安静一点的 → 安静一点: "one that is…", said of the place; the wish is what it is."""
+    return re.sub(r"(?<=..)的$", "", said)
+
+
 def _led_zh(text: str) -> tuple[str, bool] | None:
     if _NOT_A_WISH_ZH.search(text):
         return None
@@ -214,7 +219,7 @@ def _led_zh(text: str) -> tuple[str, bool] | None:
     if lead is not None and re.match(r"[我咱]", text) and len(wish) < 3:
         return None     # 我们要聊天: what they will do there, not what the place should be
     # (不太辣的, 安静一点的: "one that is…", said of the place; the wish is what it is)
-    kept = re.sub(r"(?<=..)的$", "", _JOINER.sub("", wish.strip(" ,，")))
+    kept = without_the_de(_JOINER.sub("", wish.strip(" ,，")))
     return kept, bool(lead) or wish != rest or bool(_HEAD_ZH.match(wish))
 
 
@@ -284,7 +289,7 @@ NOTE_LEAD_ALONE = re.compile(
     r"^\W*(?:(?:also|and|oh|please|can you|could you)[,\s]+)*(?:note|make a note|add a note|put down|write down|"
     r"mention)(?:\s+(?:this|that|too|down|of this|of that|on the ticket))*\W*$", re.IGNORECASE)
 
-__all__ = ["NOTE_LEAD_ALONE", "clauses", "content_words", "wish_in"]
+__all__ = ["NOTE_LEAD_ALONE", "clauses", "content_words", "wish_in", "without_the_de"]
 
 
 # What a place is like, said in many words of one quality ("peaceful" wishes for what the catalogue

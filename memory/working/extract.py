@@ -87,7 +87,7 @@ from monologue.memory.language.stances import (
     sentences_with_offsets,
     tells_of_the_past,
 )
-from monologue.memory.language.wishes import content_words, qualities_named
+from monologue.memory.language.wishes import content_words, qualities_named, without_the_de
 from monologue.memory.working.on_the_way import (
     ON_A_STREET,
     read_kind_on_a_street,
@@ -654,7 +654,8 @@ _A_DAY_GONE = re.compile(r"yesterday|day before yesterday|last ")
 _THE_ONE_OF_THAT_DAY = {"en": re.compile(r"\s+(?:one|booking|reservation)\b(?!\s+(?:instead|then|please))",
                                          re.IGNORECASE),
                         "zh": re.compile(r"的?(?:那个|那家|那单|那次|那场|那桌|的那个)")}
-_CODE_ZH = re.compile(r"\s*[A-Za-z0-9][A-Za-z0-9-]{3,}\s*")     # in Chinese words: a number, an order's code
+# In Chinese words, which have no spaces: a number, an order's code (not the identifier reader's shapes).
+_CODE_IN_CHINESE_WORDS = re.compile(r"\s*[A-Za-z0-9][A-Za-z0-9-]{3,}\s*")
 
 
 @dataclass(frozen=True)
@@ -676,7 +677,7 @@ class _SaidAcross:
 
 def _said_across_codes(pattern: re.Pattern[str], source: str) -> list[re.Match[str] | _SaidAcross]:
     """Where `pattern` is said with a code inside it, in Chinese words (which have no spaces)."""
-    codes = [m.span() for m in _CODE_ZH.finditer(source)]
+    codes = [m.span() for m in _CODE_IN_CHINESE_WORDS.finditer(source)]
     kept = [i for i in range(len(source)) if not any(start <= i < end for start, end in codes)]
     found: list[re.Match[str] | _SaidAcross] = []
     for m in pattern.finditer("".join(source[i] for i in kept)):
@@ -763,6 +764,7 @@ class RuleExtractor:
         self._places = schema.read_by(Reader.PLACE_NAME)
         self._asked_for = schema.read_by(Reader.WORDS_AFTER)
         # Words that say something else, after a name spelled: no surname ("Kevin, K E V I N, Friday").
+        self._around: dict[tuple[str, str], list[str]] = {}      # (`_names_around`, built once per key)
         self._not_names = frozenset(w.casefold() for lang in ("en", "zh") for w, _k, _v in schema.enum_lexicon(lang)) \
             | frozenset((*WEEKDAYS, *MONTHS, "today", "tonight", "tomorrow", "noon", "midnight", *EN_UNITS, *EN_TENS))
         self._options: dict[str, NameFinder] = {}   # key → where its options' names are said
@@ -1934,12 +1936,17 @@ class RuleExtractor:
     def _names_around(self, key: str, lang: str) -> list[str]:
         """Other keys' names that hold one of `key`'s inside them ("seat heater" holds "heater"),
         longest first."""
+        if (key, lang) in self._around:
+            return self._around[key, lang]
+
         def names(spec: KeySpec) -> set[str]:
             return {n.lower() for n in (*spec.aliases.get(lang, ()), *spec.reading.value_cues.get(lang, ()),
                                         spec.label(lang)) if n}
         own = names(self.schema.key(key))
-        return sorted({n for name, spec in self.schema.keys.items() if name != key for n in names(spec)
-                       if n not in own and any(o in n for o in own)}, key=len, reverse=True)
+        self._around[key, lang] = sorted({n for name, spec in self.schema.keys.items() if name != key
+                                          for n in names(spec) if n not in own and any(o in n for o in own)},
+                                         key=len, reverse=True)
+        return self._around[key, lang]
 
     def _enums(self, said: _Said, taken: list[Span], add: Add, correction: bool, withdrawn_keys: dict[str, list[Span]],
                state: SessionState | None = None, commanded: frozenset[str] = frozenset()) -> None:
@@ -1954,7 +1961,7 @@ class RuleExtractor:
         # up", not also 开, "switch on").
         matches: dict[str, list[re.Match[str] | _SaidAcross]] = {
             word: list(re.finditer(value_pattern(word, cues.spaced), source)) for word, _k, _v in lexicon}
-        if not cues.spaced and _CODE_ZH.search(source):
+        if not cues.spaced and _CODE_IN_CHINESE_WORDS.search(source):
             # 订单JD88213取消吧 says 订单取消: the order's number said inside the words of what is wanted
             for word in matches:
                 matches[word] = matches[word] or _said_across_codes(value_pattern(word, False), source)
@@ -2009,7 +2016,7 @@ class RuleExtractor:
                     span = (max(0, m.start() - 24) + less.start(), m.end())
                     # (不太辣的: "one not too spicy", the wish is how spicy)
                     add(Operation(Op.SET, wishes.name, Comparator.INCLUDES,
-                                  re.sub(r"(?<=..)的$", "", text[span[0]:span[1]].strip()),
+                                  without_the_de(text[span[0]:span[1]].strip()),
                                   clause_of(text, span), correction=correction), span)
                     seen.add((key, value))
                     break
