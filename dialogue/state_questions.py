@@ -138,9 +138,10 @@ _POINTS_BACK = re.compile(r"\bagain\b|\bstill\b|\bthe same\b|"
 # A yes/no question that checks what was agreed, not one about the world ("is the place open on
 # Friday?" asks the world; "is it Friday?", "is the booking for four?", "Friday, right?" check).
 _CHECKS_HELD_EN = re.compile(
-    r"^(?:is|was|are|were) (?:it|that|this|we|the (?:booking|reservation|table|ticket|order|route|trip|plan|drive|"
-    r"temperature|time|date|day|party|pickup|return|refund|repair|exchange|stop|destination|seat|seat heating|"
-    r"heater|windows?|fan|volume|music|air|radio|ac|a/c|air conditioning|air con|aircon))\b|"
+    # (…with a word or two before the thing: "is the passenger window open?", "is my seat heater on?")
+    r"^(?:is|was|are|were) (?:it|that|this|we|(?:the|my) (?:[\w']+ ){0,2}?(?:booking|reservation|table|ticket|order|"
+    r"route|trip|plan|drive|temperature|time|date|day|party|pickup|return|refund|repair|exchange|stop|destination|"
+    r"seat|seat heating|heater|windows?|fan|volume|music|air|radio|ac|a/c|air conditioning|air con|aircon))\b|"
     r"\b(?:did|do) (?:i|we|you) (?:say|pick|choose|set|book|agree|give|tell|put|ask)|"
     r"\b(?:we|i|you) (?:said|agreed|picked|chose|set|booked|put|asked for)\b|\bstill\b|\bagain\b|"
     r"\b(?:right|correct|isn'?t it|wasn'?t it|aren'?t we|weren'?t we|yeah)\s*\?*$", re.IGNORECASE)
@@ -365,7 +366,7 @@ class StateQuestionReader:
         if view is not None and view.last_act.act == "act" and view.last_act.args \
                 and any(_ASKS_ABOUT_IT.search(s) for s in questions):
             # "What's it on now?" just after a command: what was just set.
-            return StateQuestion("slot", tuple(k for k in view.last_act.args if k in self.schema.keys),
+            return StateQuestion("slot", tuple(k for k in view.last_act.args if self.schema.knows(k)),
                                  "the command just carried out")
         if self._embed is not None:
             # The encoder only places a question that points back at what was agreed ("what was
@@ -414,7 +415,7 @@ class StateQuestionReader:
             # the question's frame goes, and what is left is read as a statement of the values.
             extraction = self._values.extract(_as_statement(sentence), view)
             for op in extraction.operations:
-                if op.op == Op.SET and op.key in self.schema.keys and op.source == OpSource.RULES \
+                if op.op == Op.SET and self.schema.knows(op.key) and op.source == OpSource.RULES \
                         and op.value is not None and (op.key, op.value) not in found:
                     found.append((op.key, op.value))
             if not found and view is not None:
@@ -551,7 +552,7 @@ def _by_a_word_of_the_value(sentence: str, view: SessionState, schema: DomainSch
     a time: "is it going to rain tomorrow?" asks nothing of the booking's day)."""
     asked = set(re.findall(r"[a-z]{4,}", sentence.lower())) - _NOT_ABOUT_EN
     return tuple(dict.fromkeys(c.key for c in view.constraints.values() if isinstance(c.value, str)
-                               and c.key in schema.keys and schema.key(c.key).type in ("text", "enum")
+                               and schema.knows(c.key) and schema.key(c.key).type in ("text", "enum")
                                and asked & set(re.findall(r"[a-z]{4,}", c.value.lower()))))
 
 

@@ -461,7 +461,7 @@ class Wording:
         verdicts = []
         for key, value in d.checks:
             held = [c.value for c in conditions if c.key == key]
-            refines = self.schema.key(key).refines if key in self.schema.keys else {}
+            refines = self.schema.key(key).refines if self.schema.knows(key) else {}
             if not held or any(str(value) in refines.get(str(h), ()) for h in held):
                 return None
             verdicts.append(any(_same_value(h, value) for h in held))

@@ -174,7 +174,7 @@ async def test_asking_what_a_control_is_set_to_is_no_request_to_set_it() -> None
 # --- a window part of the way -----------------------------------------------------------------------
 
 @pytest.mark.parametrize(("text", "expected"), [
-    ("roll down my window halfway", "partly_open"),
+    ("roll down the window halfway", "partly_open"),
     ("open the windows a bit", "partly_open"),
     ("crack the windows", "partly_open"),
     ("open the windows", "open"),
@@ -188,7 +188,7 @@ def test_a_window_opened_part_of_the_way(text: str, expected: str) -> None:
 
 
 @pytest.mark.parametrize(("language", "lines", "said", "answer"), [
-    ("en", ["roll down my window halfway", "are the windows open?"], "partway down", "The windows are partway down."),
+    ("en", ["roll down the window halfway", "are the windows open?"], "partway down", "The windows are partway down."),
     ("zh", ["车窗开条缝", "车窗开着吗"], "车窗已经开了一点", "车窗开了一点。"),
 ])
 async def test_a_window_part_of_the_way_is_said_so(language: str, lines: list[str], said: str, answer: str) -> None:

@@ -178,7 +178,7 @@ async def test_a_switch_given_a_level_is_told_it_has_none() -> None:
 async def test_a_command_put_right_is_carried_out() -> None:
     en = await _chat("en", ["take me to the airport", "and roll down my window a little", "close it again",
                             "set the AC to like 21", "actually 20 is fine"], "in_car")
-    assert "windows up" in en[2].text and "20 degrees" in en[-1].text, [r.text for r in en]
+    assert "window up" in en[2].text.replace("windows", "window") and "20 degrees" in en[-1].text, [r.text for r in en]
     zh = await _chat("zh", ["空调调到二十二度", "二十就行"], "in_car")
     assert "20度" in zh[-1].text, zh[-1].text
 

@@ -172,7 +172,7 @@ async def test_a_nudge_said_again_moves_the_cabin_again() -> None:
 @pytest.mark.parametrize(("text", "expected"), [
     ("去最近的充电桩，车快没电了", {"destination": "最近的充电桩"}),
     ("找个药店停一下", {"stops": "pharmacy"}),
-    ("副驾的座椅也加热一下，我老婆说冷", {"seat_heating": "on"}),
+    ("副驾的座椅也加热一下，我老婆说冷", {"passenger_seat_heating": "on"}),
     ("can you warm up the drivers seat", {"seat_heating": "on"}),
     ("ok shut the music off, I need to take a call", {"media": "paused"}),
     ("put on some jazz while we are at it", {"music_choice": "jazz"}),

@@ -241,7 +241,7 @@ def test_a_level_alone_is_no_fan_level(text: str) -> None:
 
 
 @pytest.mark.parametrize(("lines", "said"), [
-    (["lower my window, like halfway"], "windows down"),
+    (["lower the window, like halfway"], "windows down"),
     (["play some jazz", "turn it down", "roll it back up"], "windows up"),
 ])
 async def test_lowering_and_raising_the_windows(lines: list[str], said: str) -> None:

@@ -7,7 +7,7 @@ still kept (as text), so nothing the user said is dropped for want of a schema e
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
@@ -185,6 +185,13 @@ class KeySpec:
     # A question in these words asks for the value in it to be set ("how do I get to Union
     # Square?", 去颐和园怎么走: take me there), not about it.
     asked_for_by: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # One side of the car's controls ("the passenger window", 副驾的座椅加热) is a key of its own
+    # (`sides:` in the YAML): `sides` maps each side key to the words that name it, per language; a
+    # side key names the whole it is one side of (`side_of`). The rules read the whole's value and
+    # move it to the side its clause names (memory/working/sides.py); a new value of the whole
+    # lets every side's go.
+    sides: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    side_of: str = ""
 
     def label(self, language: str = "en") -> str:
         return self.labels.get(language) or self.labels.get("en") or self.name.replace("_", " ")
@@ -262,6 +269,10 @@ class DomainSchema:
     # Said to any other question about the world the agent cannot answer (`not_sure:`), in place of "I'm
     # not sure about that": who can ("the team handling the ticket will tell you").
     not_sure: dict[str, str] = field(default_factory=dict)
+    # The sides of keys that have them (`KeySpec.sides`), by name: keys for what is held, asked and
+    # done, but never read by the rules themselves (`keys` leaves them out, so no reader sees a
+    # window's words twice).
+    sides: dict[str, KeySpec] = field(default_factory=dict)
 
     def unseen_answer(self, text: str, language: str) -> str:
         """What the agent says to a question about something it cannot see, or ""."""
@@ -296,8 +307,20 @@ class DomainSchema:
         return self.catalogues.get(language) or self.catalogue
 
     def key(self, name: str) -> KeySpec:
-        """The spec of `name`; unknown keys are open text keys, never an error."""
-        return self.keys.get(name) or KeySpec(name=name)
+        """The spec of `name` (a side's too); unknown keys are open text keys, never an error."""
+        return self.keys.get(name) or self.sides.get(name) or KeySpec(name=name)
+
+    def knows(self, name: str) -> bool:
+        """Whether `name` is one of the domain's keys or of their sides."""
+        return name in self.keys or name in self.sides
+
+    def all_keys(self) -> list[KeySpec]:
+        """The keys, then their sides."""
+        return [*self.keys.values(), *self.sides.values()]
+
+    def sides_of(self, name: str) -> list[KeySpec]:
+        """The side keys of `name` ("the passenger window" of the windows), in the YAML's order."""
+        return [self.sides[side] for side in self.key(name).sides if side in self.sides]
 
     def level_stepped_by(self, key: str) -> KeySpec | None:
         """The level `key`'s values move a step (`stepped_by`: the fan level for the fan's up and
@@ -328,10 +351,10 @@ class DomainSchema:
     def alias_lexicon(self, language: str) -> list[tuple[str, str]]:
         rows = [
             (alias.lower(), spec.name)
-            for spec in self.keys.values()
+            for spec in self.all_keys()      # (a side by its own name: "is the passenger window open?")
             for lang in (language, "en") for alias in spec.aliases.get(lang, ())
         ]
-        rows += [(spec.label(lang).lower(), spec.name) for spec in self.keys.values() for lang in (language, "en")]
+        rows += [(spec.label(lang).lower(), spec.name) for spec in self.all_keys() for lang in (language, "en")]
         rows += [(word.lower(), spec.name) for spec in self.keys.values() if spec.type == "enum"
                  for words in spec.values.values() for lang in (language, "en") for word in words.get(lang, ())]
         return sorted(set(rows), key=lambda row: (-len(row[0]), row))   # ties in a fixed order
@@ -442,7 +465,10 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
             asked_for_by=_words(raw.get("asked_for_by")),
             on_the_way_to=str(raw.get("on_the_way_to") or ""),
             day_of=str(raw.get("day_of") or ""),
+            sides={str(side): _words((entry or {}).get("words")) for side, entry in (raw.get("sides") or {}).items()},
         )
+    sides = {side: _side_of(keys[name], side, entry or {}, str(data.get("name")))
+             for name, raw in (data.get("keys") or {}).items() for side, entry in (raw.get("sides") or {}).items()}
     for spec in keys.values():
         if spec.on_the_way_to and spec.on_the_way_to not in keys:
             raise ValueError(f"domain {data.get('name')}: key {spec.name} is on_the_way_to {spec.on_the_way_to!r}, "
@@ -461,7 +487,8 @@ def parse_schema(data: dict[str, Any]) -> DomainSchema:
                         not_sure=_texts(data.get("not_sure")),
                         catalogue=_catalogues(data.get("catalogue")).get("", ""),
                         description=str(data.get("description") or ""),
-                        actions=_actions(data, keys),
+                        actions=_actions(data, keys, sides),
+                        sides=sides,
                         catalogues={k: v for k, v in _catalogues(data.get("catalogue")).items() if k})
 
 
@@ -477,8 +504,59 @@ def _texts(block: Any) -> dict[str, str]:
     return {str(k): str(v) for k, v in (block or {}).items()}
 
 
-def _actions(data: dict[str, Any], keys: dict[str, KeySpec]) -> dict[str, ActionSpec]:
-    """The domain's `actions:`; every key an action names must be one of the domain's keys."""
+def _relabelled(text: str, whole: KeySpec, side: KeySpec, language: str) -> str:
+    """`text` about the whole said of one side: the whole's label and placeholder replaced by the
+    side's ("put the windows {window}" → "put the passenger window {passenger_window}")."""
+    return re.sub(r"\{[^}]*\}|" + re.escape(whole.label(language)),
+                  lambda m: ("{" + side.name + "}" if m.group() == "{" + whole.name + "}" else m.group())
+                  if m.group().startswith("{") else side.label(language), text)
+
+
+def _side_of(whole: KeySpec, name: str, raw: dict[str, Any], domain: str) -> KeySpec:
+    """The key of one side of `whole` (`sides:` in the YAML): its values, reading and wording,
+    under the side's own label ("passenger window", 副驾车窗)."""
+    labels = _texts(raw.get("label"))
+    if not labels or not _words(raw.get("words")):
+        raise ValueError(f"domain {domain}: side {name} of key {whole.name} needs a label and words "
+                         f"(sides: {{{name}: {{label: {{en: ...}}, words: {{en: [...]}}}}}})")
+    # (not lasting: the passenger's seat is not the driver's own preference)
+    side = replace(whole, name=name, labels=labels, sides={}, side_of=whole.name, durable=False,
+                   aliases={lang: (label,) for lang, label in labels.items()},
+                   reading=replace(whole.reading, cleared_by={**whole.reading.cleared_by, whole.name: ("*",)}))
+    return replace(side, phrases={lang: {c: _relabelled(t, whole, side, lang) for c, t in table.items()}
+                                  for lang, table in whole.phrases.items()},
+                   ask={lang: _relabelled(t, whole, side, lang) for lang, t in whole.ask.items()})
+
+
+def _sides_of_actions(actions: dict[str, ActionSpec], sides: dict[str, KeySpec],
+                      keys: dict[str, KeySpec]) -> dict[str, ActionSpec]:
+    """For each action a whole with sides triggers (set the windows), the same action for each side
+    ("set_windows:passenger_window"), said of that side."""
+    out: dict[str, ActionSpec] = {}
+    for action in actions.values():
+        for side in sides.values():
+            whole = keys[side.side_of]
+            if whole.name in action.triggers:
+                out[f"{action.name}:{side.name}"] = _action_of_side(action, whole, side)
+    return out
+
+
+def _action_of_side(action: ActionSpec, whole: KeySpec, side: KeySpec) -> ActionSpec:
+    def of_side(names: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(side.name if n == whole.name else n for n in names)
+
+    def said(table: dict[str, str]) -> dict[str, str]:
+        return {lang: _relabelled(t, whole, side, lang) for lang, t in table.items()}
+
+    return replace(action, name=f"{action.name}:{side.name}", needs=of_side(action.needs),
+                   optional=of_side(action.optional), triggers=of_side(action.triggers), verb=said(action.verb),
+                   task=said(action.task), said=said(action.said))
+
+
+def _actions(data: dict[str, Any], keys: dict[str, KeySpec],
+             sides: dict[str, KeySpec] | None = None) -> dict[str, ActionSpec]:
+    """The domain's `actions:`, and those of its keys' sides; every key an action names must be one
+    of the domain's keys."""
     out: dict[str, ActionSpec] = {}
     for name, raw in (data.get("actions") or {}).items():
         raw = raw or {}
@@ -498,7 +576,7 @@ def _actions(data: dict[str, Any], keys: dict[str, KeySpec]) -> dict[str, Action
             raise ValueError(f"domain {data.get('name')}: action {name} names unknown keys {unknown}; "
                              f"known: {', '.join(keys)}")
         out[spec.name] = spec
-    return out
+    return {**out, **_sides_of_actions(out, sides or {}, keys)}
 
 
 @lru_cache(maxsize=16)

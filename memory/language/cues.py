@@ -134,6 +134,9 @@ A_NUMBER_ALONE = re.compile(
 
 # A slip put right in the same breath ("six people, no wait, five", 三个人，哦不，四个人): the number
 # after it is the one meant.
+# Every one of several things ("shut all of them", 车窗都关上, 两边都开): the whole, not one side.
+ALL_OF_THEM = {"en": re.compile(r"\b(?:all|both|every|each|everything|all round|all around)\b", re.IGNORECASE),
+               "zh": re.compile(r"都|全部|所有|全都|两边|两个|四个|全开|全关")}
 SELF_REPAIR = re.compile(r"(?:(?:\b(?:no,? wait|wait no|no,? (?:hang|hold) on|(?:hang|hold) on,? no|"
                          r"(?:oh|uh|um|ah|actually),? wait|wait,? sorry|wait,? actually|"
                          r"actually,? (?:scratch that|strike that|no|i mean|make (?:it|that))|"

@@ -129,6 +129,7 @@ from monologue.memory.working.readers import (
     with_its_cues,
 )
 from monologue.memory.working.relative import read_relative_changes
+from monologue.memory.working.sides import on_their_sides
 from monologue.memory.working.state import (
     NO_ACT,
     WHICH_CONTROL,
@@ -988,6 +989,8 @@ class RuleExtractor:
         ops[:] = not_set_aside_by_its_reason(self.schema, taken_back_not_set_aside(self.schema, ops, text, state),
                                              text, where)
         ops[:] = a_step_along_its_scale(self.schema, step_moves_the_level(self.schema, ops, state), text, where, state)
+        # ("crack the driver's window", 副驾的座椅加热开一下: the value read for the whole is its side's)
+        ops[:] = on_their_sides(self.schema, ops, text, where, lang, commanded)
         self._a_fallback(ops, where, text, lang, state, add)
         self._asked_softly(ops, where, text, add, state)
         self._a_need_of_some(ops, where, text, add)
@@ -1849,6 +1852,8 @@ class RuleExtractor:
         if not REPEAT_COMMAND.search(text):
             return
         for key in sorted(commanded):
+            if any(side.name in commanded for side in self.schema.sides_of(key)):
+                continue        # (the passenger seat just moved: "a bit more" moves it, not the driver's)
             held = state.find(key)
             if self.schema.key(key).reading.moves and len(held) == 1:
                 add(Operation(Op.SET, key, held[0].comparator, held[0].value, text.strip(),
@@ -2331,7 +2336,7 @@ class RuleExtractor:
                 # "cancel the navigation": the stops on the way go with the route
                 add(Operation(Op.WITHDRAW, spec.name, words=text.strip(),
                               reason=f"on the way to the {spec.on_the_way_to} given up"), (0, 0))
-        for spec in self.schema.keys.values():
+        for spec in self.schema.all_keys():     # (the windows closed: each side's value goes)
             if not spec.reading.cleared_by or not state.find(spec.name) or any(op.key == spec.name for op in ops):
                 continue
             if any(op.op == Op.SET and op.key and spec.reading.cleared_by_value(op.key, op.value) for op in ops):

@@ -299,7 +299,7 @@ class Grounder:
         kind_query_spans = _query_spans(utterance, not_for_an_option)
         # A key let go because another key's new value leaves it behind ("next song" lets the song
         # asked for go) is grounded in that value.
-        left_behind = {spec.name for spec in self.schema.keys.values() if any(
+        left_behind = {spec.name for spec in self.schema.all_keys() if any(
             o.op == Op.SET and o.key and spec.reading.cleared_by_value(o.key, o.value) for o in ops)}
         # …and a value another key set brings with it (a song asked for starts the music).
         brought = {(key, value) for o in ops if o.op == Op.SET
@@ -456,7 +456,7 @@ class Grounder:
                 return None, "a bare 'today' in small talk ('I'm tired today') is not a date for the task"
         # A key the schema does not know, written for the first time, is named after what
         # the user said ("occasion = birthday"): the said value is its reference.
-        new_open_key = (op.op == Op.SET and op.key not in self.schema.keys
+        new_open_key = (op.op == Op.SET and not self.schema.knows(op.key)
                         and not (state is not None and state.find(op.key)))
         # A reference was resolved against the state: its slot is the one holding what was named.
         resolved = op.source == OpSource.REFERENCE and (self._from_state(op, state) or self._names_old_value(op, state))

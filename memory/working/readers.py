@@ -68,7 +68,8 @@ def overlaps(span: Span, taken: list[Span]) -> bool:
     return any(span[0] < end and start < span[1] for start, end in taken)
 
 
-def _words(table: dict[str, tuple[str, ...]], lang: str) -> tuple[str, ...]:
+def words_of(table: dict[str, tuple[str, ...]], lang: str) -> tuple[str, ...]:
+    """A per-language word table's words in `lang`, with the English ones too."""
     return table.get(lang, ()) + (table.get("en", ()) if lang != "en" else ())
 
 
@@ -80,12 +81,12 @@ def _alternation(words: tuple[str, ...], spaced: bool) -> str:
 def about_something_else(spec: KeySpec, text: str, lang: str) -> bool:
     """Whether `text` says one of the key's `not_when` words: it is about another thing ("30
     degrees outside", 天窗 beside the windows)."""
-    return _mentions(text, _words(spec.reading.not_when, lang), lang == "en")
+    return mentions(text, words_of(spec.reading.not_when, lang), lang == "en")
 
 
 def with_its_cues(spec: KeySpec, text: str, lang: str) -> bool:
     """Whether `text` says one of the key's `value_cues` ("call me" beside a call back's day)."""
-    return _mentions(text, _words(spec.reading.value_cues, lang), lang == "en")
+    return mentions(text, words_of(spec.reading.value_cues, lang), lang == "en")
 
 
 def _clause(text: str, span: Span) -> str:
@@ -93,7 +94,7 @@ def _clause(text: str, span: Span) -> str:
     return text[left:right].strip()
 
 
-def _mentions(clause: str, words: tuple[str, ...], spaced: bool) -> bool:
+def mentions(clause: str, words: tuple[str, ...], spaced: bool) -> bool:
     """Whether `clause` says one of `words` (in English whole, or in the plural: "the seats")."""
     pattern = _alternation(words, spaced)
     if spaced:
@@ -172,7 +173,7 @@ def _quantity_patterns(spec: KeySpec, lang: str, bare: bool = False) -> tuple[li
     # (a sum read out as dollars and cents: "eighty nine ninety nine")
     number = EN_SUM if spec.type == "money" and lang == "en" else _NUMBER[lang]
     reading = spec.reading
-    units = _words(reading.units, lang) + (_words(reading.other_scale.words, lang) if reading.other_scale else ())
+    units = words_of(reading.units, lang) + (words_of(reading.other_scale.words, lang) if reading.other_scale else ())
     suffixes = tuple(u for u in units if u[:1] not in _CURRENCY)
     prefixes = tuple(u for u in units if u not in suffixes)
     patterns: list[str] = []
@@ -184,12 +185,12 @@ def _quantity_patterns(spec: KeySpec, lang: str, bare: bool = False) -> tuple[li
     if spec.type == "money" and lang == "en":
         # ("it was eighty nine ninety nine": a price read out with its cents)
         patterns.append(r"\bit (?:was|is|'s|came to)\s+(?:like\s+|about\s+)?(?P<n>" + EN_SUM_WITH_CENTS + ")")
-    cues = _words(reading.set_cues, lang)
+    cues = words_of(reading.set_cues, lang)
     filler = _FILLER[lang]
     if cues:
         # ("set it to, uh, twenty one": a pause between the setting and its number)
         patterns.append(_alternation(cues, spaced) + (r"[\s,]+" if spaced else "") + filler + r"(?P<n>" + number + ")")
-    names = _words(spec.aliases, lang) + (spec.label(lang),)
+    names = words_of(spec.aliases, lang) + (spec.label(lang),)
     gap = r"\W+(?:\w+\W+){0,3}?" if spaced else r".{0,4}?"
     by_name = _alternation(names, spaced) + gap + r"(?P<n>" + number + ")"
     patterns.append(by_name)
@@ -207,7 +208,7 @@ def _less_own_set_cue(spec: KeySpec, before: str, lang: str, schema: DomainSchem
     set-word with a control's name in it ("the fan to", 音量调到) says whose number it is, whatever
     was named before ("turn the fan up and the volume to 10"); a plain one ("make it") only drops
     out ("the fan, make it 20" still names the fan)."""
-    cues = _words(spec.reading.set_cues, lang)
+    cues = words_of(spec.reading.set_cues, lang)
     if not cues:
         return before
     spaced = lang == "en"
@@ -219,7 +220,7 @@ def _less_own_set_cue(spec: KeySpec, before: str, lang: str, schema: DomainSchem
 
 
 def _unit_next(after: str, spec: KeySpec, lang: str) -> bool:
-    units = _words(spec.reading.units, lang)
+    units = words_of(spec.reading.units, lang)
     return bool(units) and bool(re.match(r"\s*" + _alternation(units, lang == "en"), after))
 
 
@@ -260,7 +261,7 @@ def read_quantities(schema: DomainSchema, text: str, lang: str, taken: list[Span
             scale = reading.other_scale
             on_scale = False
             if scale is not None:
-                named = _alternation(_words(scale.words, lang), lang == "en")
+                named = _alternation(words_of(scale.words, lang), lang == "en")
                 # 72 degrees Fahrenheit; 华氏七十二度, the scale's name first
                 on_scale = bool(re.match(r"\s*(?:degrees?\s*)?" + named, after)
                                 or re.search(named + r"\s*$", source[:span[0]]))
@@ -272,7 +273,7 @@ def read_quantities(schema: DomainSchema, text: str, lang: str, taken: list[Span
                 if missed is None and (firm or on_scale) and not of_another:
                     missed = OutOfRange(spec.name, n, _converted(n, scale, lang, on_scale, reading.value_range))
                 continue
-            n, span = _quantity_put_right(source, n, span, reading.value_range, _words(spec.reading.units, lang))
+            n, span = _quantity_put_right(source, n, span, reading.value_range, words_of(spec.reading.units, lang))
             if spec.type == "money":
                 # 六十九块五, 十二块五毛: the tenths after the unit; "forty nine dollars and fifty cents"
                 n = with_jiao_zh(n, source, span[1]) if lang == "zh" else with_cents_en(n, source, span[1])
@@ -340,8 +341,8 @@ def _converted(n: float, scale: OtherScale | None, lang: str, said_on_scale: boo
 def refused(spec: KeySpec, text: str, span: Span, lang: str) -> bool:
     """Whether the value at `span` is refused: a refusal before it in its clause, or a
     dislike after it, in the language's words or the key's own."""
-    return (refused_before(text, span[0], lang, _words(spec.reading.negation_before, lang))
-            or disliked_after(text, span[1], lang, _words(spec.reading.negation_after, lang)))
+    return (refused_before(text, span[0], lang, words_of(spec.reading.negation_before, lang))
+            or disliked_after(text, span[1], lang, words_of(spec.reading.negation_after, lang)))
 
 
 def read_avoided(schema: DomainSchema, text: str, source: str, lang: str, taken: list[Span], add: Add,
@@ -349,7 +350,7 @@ def read_avoided(schema: DomainSchema, text: str, source: str, lang: str, taken:
     """'I can't stand motorways', 高速太吓人: a refused thing that names one of a key's values."""
     for spec in schema.keys.values():
         for value, table in spec.reading.avoided.items():
-            words = _words(table, lang)
+            words = words_of(table, lang)
             if not words:
                 continue
             for m in re.finditer(_alternation(words, lang == "en"), source):
@@ -369,7 +370,7 @@ _BARE_ANSWER_EN = frozenset({"a", "an", "the", "by", "via", "please", "just", "o
 _JOINED_REQUEST = re.compile(r"\s+(?:and|then|and then|but)\s+|然后|再把|再帮|并且|同时", re.IGNORECASE)
 
 
-def _conjunct(text: str, span: Span, left: int, right: int) -> str:
+def conjunct(text: str, span: Span, left: int, right: int) -> str:
     """The one of several requests joined in a clause ("open the sunroof | and | close the windows")
     that holds `span`."""
     start = max((m.end() for m in _JOINED_REQUEST.finditer(text, left, span[0])), default=left)
@@ -381,12 +382,12 @@ def cued(spec: KeySpec, text: str, span: Span, lang: str, controls: Iterable[Key
     """A key with `value_cues` is read only from a clause that has one and does not ask.
     A key whose values describe its nouns (`open_values: nouns`, "Italian food") does not
     read a value that describes something else ("Italian opera")."""
-    nouns = _words(spec.open_value_nouns, lang)
+    nouns = words_of(spec.open_value_nouns, lang)
     if nouns:
-        others = tuple(w for table in spec.values.values() for w in _words(table, lang))
+        others = tuple(w for table in spec.values.values() for w in words_of(table, lang))
         if describes_something_else(text, span[1], lang, nouns + others):
             return False
-    cues = _words(spec.reading.value_cues, lang)
+    cues = words_of(spec.reading.value_cues, lang)
     if not cues:
         return True
     if not spec.reading.verb_values and spec.reading.not_when \
@@ -401,9 +402,9 @@ def cued(spec: KeySpec, text: str, span: Span, lang: str, controls: Iterable[Key
         # A control's value is a verb ("on", 打开, 小一点): only its own clause says what it is for
         # (座椅加热打开，车窗关上 opens no window), and not where it is about another thing (天窗)…
         # ("open the sunroof instead and close the windows": the sunroof is the other request's.)
-        if about_something_else(spec, _conjunct(text, span, left, right), lang):
+        if about_something_else(spec, conjunct(text, span, left, right), lang):
             return False
-        if _mentions(where, cues, lang == "en"):
+        if mentions(where, cues, lang == "en"):
             # …the nearest control named, where a clause names several ("打开车窗关掉座椅加热",
             # "turn the fan down and the volume up"); a tie goes to the one after the verb.
             return _nearest_control(text, span, left, right, spec, controls, lang) is spec
@@ -411,22 +412,26 @@ def cued(spec: KeySpec, text: str, span: Span, lang: str, controls: Iterable[Key
         # (空调风太小了，调大一点吧).
         before = text[:left].rstrip()
         # (A stretch blanked out in `where` is a value another reader already took there.)
+        # (A word naming one of this control's sides names no other control: 把副驾的窗户关上，主驾的
+        # 打开 opens the driver's window, though 主驾 and 副驾 also move the seats.)
         if left == 0 or not re.search(r"[,，、;；]$", before) or re.search(r"\s{2,}", where) or any(
-                other is not spec and _names_or_values(other, where, lang, _words_of_values(spec, lang))
+                other is not spec and _names_or_values(other, _sides_unsaid(spec, where, lang), lang,
+                                                       _words_of_values(spec, lang))
                 for other in controls):
             return False        # (座椅加热打开，车窗关上 / 把窗户关上，开内循环: the clause says its own thing)
         previous = before[slice(*clause_bounds(before, len(before) - 1, len(before) - 1))]
         # (…a cue that is the other's own value names it less than this one's name: "the fan is too
         # loud, lower it" lowers the fan.)
-        return _mentions(previous, cues, lang == "en") and not any(
+        return mentions(previous, cues, lang == "en") and not any(
             other is not spec and other.reading.verb_values
-            and _mentions(previous, tuple(c for c in _words(other.reading.value_cues, lang)
-                                          if c not in _words_of_values(other, lang)), lang == "en")
+            and mentions(_sides_unsaid(spec, previous, lang),
+                         tuple(c for c in words_of(other.reading.value_cues, lang)
+                               if c not in _words_of_values(other, lang)), lang == "en")
             for other in controls)
     # The value said on its own is an answer ("A text message."), whatever cue it lacks.
     rest = (text[left:span[0]] + " " + text[span[1]:right]).lower()
     # …and with another of the key's own words beside it ("A phone call.": call is the phone's too).
-    own = {w for table in spec.values.values() for phrase in _words(table, lang)
+    own = {w for table in spec.values.values() for phrase in words_of(table, lang)
            for w in re.findall(r"[a-z']+", phrase)}
     if lang == "en" and set(re.findall(r"[a-z']+", rest)) - own <= _BARE_ANSWER_EN:
         return True
@@ -434,26 +439,34 @@ def cued(spec: KeySpec, text: str, span: Span, lang: str, controls: Iterable[Key
     # call now", 联系方式改了，现在打电话).
     start = max((m.end() for m in re.finditer(r"[.!?。！？]", text[: span[0]])), default=0)
     end = next((m.start() for m in re.finditer(r"[.!?。！？]", text[span[1]:])), len(text) - span[1]) + span[1]
-    names = (*_words(spec.aliases, lang), spec.label(lang))
-    if _mentions(text[start:end], names, lang == "en"):
+    names = (*words_of(spec.aliases, lang), spec.label(lang))
+    if mentions(text[start:end], names, lang == "en"):
         return True
     if lang != "en" and re.search(r"(?:[在到去]|找(?:个|一个|一?家)?)\s*$", text[left:span[0]]) \
-            and _mentions(text[span[1]:right], cues, False):
+            and mentions(text[span[1]:right], cues, False):
         return True     # 在药店停一下, 找个药店停一下: a place, then the verb (a place to go to, not a road to be on)
-    return _mentions(where, cues, lang == "en") or asked_for_just_before(spec, text, span, lang) is not None
+    return mentions(where, cues, lang == "en") or asked_for_just_before(spec, text, span, lang) is not None
+
+
+def _sides_unsaid(spec: KeySpec, text: str, lang: str) -> str:
+    """`text` with the words naming `spec`'s sides (主驾, "passenger") blanked out."""
+    words = tuple(w for table in spec.sides.values() for w in words_of(table, lang))
+    if not words:
+        return text
+    return compiled(_alternation(words, lang == "en")).sub(lambda m: " " * len(m.group()), text.lower())
 
 
 def asked_for_just_before(spec: KeySpec, text: str, span: Span, lang: str) -> Span | None:
     """The clause just before the value's, in the same sentence, where it asks for one of the key
     with no value (路上找个地方停一下，买个早饭: a stop, and the errand after it says which); None if not."""
-    cues = _words(spec.reading.value_cues, lang)
+    cues = words_of(spec.reading.value_cues, lang)
     left = clause_bounds(text, *span)[0]
     before = text[:left].rstrip()
     if not cues or left == 0 or not re.search(r"[,，、]$", before):
         return None
     bounds = clause_bounds(before, len(before) - 1, len(before) - 1)
     previous = before[slice(*bounds)]
-    if _mentions(previous, cues, lang == "en") and not _mentions(previous, _words_of_values(spec, lang), lang == "en"):
+    if mentions(previous, cues, lang == "en") and not mentions(previous, _words_of_values(spec, lang), lang == "en"):
         return bounds
     return None
 
@@ -480,7 +493,10 @@ def commanded_keys(schema: DomainSchema, state: SessionState | None) -> frozense
     # cabin's temperature: the level and its steps go together.)
     steps = frozenset(step for key in keys if key in schema.keys for step in schema.key(key).reading.stepped_by)
     levels = frozenset(spec.name for spec in schema.keys.values() if keys & set(spec.reading.stepped_by))
-    return keys | steps | levels
+    # (…and one side's command goes on as its whole's, which the rules read: "a bit more" after the
+    # passenger window; memory/working/sides.py moves it back to the side.)
+    wholes = frozenset(schema.key(key).side_of for key in keys if schema.key(key).side_of)
+    return keys | steps | levels | wholes
 
 
 def controls_going_with(schema: DomainSchema, keys: frozenset[str]) -> frozenset[str]:
@@ -496,7 +512,7 @@ def controls_going_with(schema: DomainSchema, keys: frozenset[str]) -> frozenset
 
 
 def _words_of_values(spec: KeySpec, lang: str) -> tuple[str, ...]:
-    return tuple(w for table in spec.values.values() for w in _words(table, lang))
+    return tuple(w for table in spec.values.values() for w in words_of(table, lang))
 
 
 def _nearest_control(text: str, span: Span, left: int, right: int, spec: KeySpec, controls: Iterable[KeySpec],
@@ -506,7 +522,7 @@ def _nearest_control(text: str, span: Span, left: int, right: int, spec: KeySpec
     nearest: KeySpec | None = None
     clause = text[left:right].lower()
     for candidate in [spec, *(c for c in controls if c is not spec and c.reading.verb_values)]:
-        for cue in _words(candidate.reading.value_cues, lang):
+        for cue in words_of(candidate.reading.value_cues, lang):
             # (in English with its plural: "heat up the seats")
             pattern = r"(?<![a-z])" + re.escape(cue.lower()) + r"(?:s|es)?(?![a-z])" if lang == "en" else re.escape(cue)
             for m in re.finditer(pattern, clause):
@@ -526,10 +542,10 @@ def _names_or_values(spec: KeySpec, clause: str, lang: str, shared: tuple[str, .
     """Whether `clause` names the key (label, alias, cue) or says one of its values that is no
     control's verb (内循环, 高速; not 开 or "down", which many controls share), nor one of
     `shared` (the other key's own: "lower" is the seat's and the fan's)."""
-    words = (*_words(spec.aliases, lang), spec.label(lang), *_words(spec.reading.value_cues, lang))
+    words = (*words_of(spec.aliases, lang), spec.label(lang), *words_of(spec.reading.value_cues, lang))
     if not spec.reading.verb_values:
-        words += tuple(w for table in spec.values.values() for w in _words(table, lang) if w not in shared)
-    return _mentions(clause, tuple(w for w in words if len(w) > 1), lang == "en")
+        words += tuple(w for table in spec.values.values() for w in words_of(table, lang) if w not in shared)
+    return mentions(clause, tuple(w for w in words if len(w) > 1), lang == "en")
 
 
 def value_heads_zh(spec: KeySpec, value: str) -> frozenset[str]:
@@ -555,8 +571,8 @@ def controls_unnamed(schema: DomainSchema, text: str, lang: str) -> list[str]:
         # "turn it on" does.)
         shortest = 2 if lang == "en" and re.search(r"\b(?:turn|switch|put|crank|roll)\b", lowered) \
             else 3 if lang == "en" else 2
-        words = tuple(w for table in spec.values.values() for w in _words(table, lang) if len(w) >= shortest)
-        if _mentions(lowered, words, lang == "en"):
+        words = tuple(w for table in spec.values.values() for w in words_of(table, lang) if len(w) >= shortest)
+        if mentions(lowered, words, lang == "en"):
             found.append(spec.name)
     return found
 
@@ -623,7 +639,7 @@ def controls_refused(schema: DomainSchema, text: str, lang: str) -> list[str]:
         if not spec.reading.verb_values or not names_key(spec, lowered, lang) \
                 or about_something_else(spec, lowered, lang):
             continue
-        for word in sorted({w for table in spec.values.values() for w in _words(table, lang)}, key=len, reverse=True):
+        for word in sorted({w for table in spec.values.values() for w in words_of(table, lang)}, key=len, reverse=True):
             match = re.search(value_pattern(word.lower(), lang == "en"), lowered)
             if match is not None and refused_before(lowered, match.start(), lang):
                 found.append(spec.name)
@@ -633,15 +649,15 @@ def controls_refused(schema: DomainSchema, text: str, lang: str) -> list[str]:
 
 def called_by_name(spec: KeySpec, text: str, lang: str) -> bool:
     """Whether `text` calls the key by its label or an alias (not by a cue word such as "to")."""
-    return _mentions(text, tuple(n for n in (*_words(spec.aliases, lang), spec.label(lang)) if n), lang == "en")
+    return mentions(text, tuple(n for n in (*words_of(spec.aliases, lang), spec.label(lang)) if n), lang == "en")
 
 
 def names_key(spec: KeySpec, text: str, lang: str, but_not: KeySpec | None = None) -> bool:
     """Whether `text` names the key itself: its label, an alias or a cue word (not a value); not
     by a word that names `but_not` too ("the heat" is the heater's and the temperature's)."""
-    theirs = {n.lower() for n in (*_words(but_not.aliases, lang), but_not.label(lang))} if but_not else set()
-    names = (*_words(spec.aliases, lang), spec.label(lang), *_words(spec.reading.value_cues, lang))
-    return _mentions(text, tuple(n for n in names if n and n.lower() not in theirs), lang == "en")
+    theirs = {n.lower() for n in (*words_of(but_not.aliases, lang), but_not.label(lang))} if but_not else set()
+    names = (*words_of(spec.aliases, lang), spec.label(lang), *words_of(spec.reading.value_cues, lang))
+    return mentions(text, tuple(n for n in names if n and n.lower() not in theirs), lang == "en")
 
 
 def _lifted_at(spec: KeySpec, text: str, span: Span, lang: str) -> bool:
@@ -657,8 +673,8 @@ def _lifted_at(spec: KeySpec, text: str, span: Span, lang: str) -> bool:
         return bool(re.search(pattern + gap_before, before) or re.search(gap_after + pattern, after))
 
     reading = spec.reading
-    return near(_words(reading.lifted, lang)) or (
-        near(_words(reading.lifted_now, lang)) and bool(CHANGED[lang].search(clause)))
+    return near(words_of(reading.lifted, lang)) or (
+        near(words_of(reading.lifted_now, lang)) and bool(CHANGED[lang].search(clause)))
 
 
 def read_lifted(schema: DomainSchema, text: str, source: str, lang: str, taken: list[Span], add: Add) -> None:
@@ -668,7 +684,7 @@ def read_lifted(schema: DomainSchema, text: str, source: str, lang: str, taken: 
         if not (spec.reading.lifted or spec.reading.lifted_now):
             continue
         for value, table in spec.values.items():
-            for word in _words(table, lang):
+            for word in words_of(table, lang):
                 m = re.search(value_pattern(word.lower(), lang == "en"), source)
                 if m and not overlaps(m.span(), taken) and _lifted_at(spec, text, m.span(), lang):
                     add(Operation(Op.WITHDRAW, spec.name, value=value, words=_clause(text, m.span()),
@@ -678,7 +694,7 @@ def read_lifted(schema: DomainSchema, text: str, source: str, lang: str, taken: 
 
 def named_amounts(spec: KeySpec, lang: str) -> tuple[re.Pattern[str], ...]:
     """'budget is $300', 预算五百: an amount after one of the key's own names."""
-    names = _words(spec.aliases, lang) + (spec.label(lang),)
+    names = words_of(spec.aliases, lang) + (spec.label(lang),)
     return (re.compile(_alternation(names, lang == "en") + AMOUNT_AFTER_NAME[lang]),)
 
 
@@ -727,7 +743,7 @@ def read_codes_put_right(schema: DomainSchema, text: str, lang: str, taken: list
     text = digits_said(text) if lang == "zh" else digits_said_en(text)
     codes = schema.read_by(Reader.IDENTIFIER)
     keys = {s.name for s in codes}
-    names = tuple(w for s in codes for w in (*_words(s.aliases, lang), s.label(lang)))
+    names = tuple(w for s in codes for w in (*words_of(s.aliases, lang), s.label(lang)))
     for m in _SHAPED_CODE.finditer(text):
         if re.search(_alternation(names, lang == "en"), text[max(0, m.start() - 30):m.start()], flags=re.IGNORECASE) \
                 or overlaps(m.span("v"), taken):
@@ -748,7 +764,7 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
     original = text
     text = digits_said(text) if lang == "zh" else digits_said_en(text)
     for spec in schema.read_by(Reader.IDENTIFIER):
-        names = _words(spec.aliases, lang) + (spec.label(lang),)
+        names = words_of(spec.aliases, lang) + (spec.label(lang),)
         link = r"\W*(?:is|'s|was|number|no\.?|#|:)?\s*" if lang == "en" else r"\s*(?:号码)?(?:是|为|留|:|：)?\s*"
         named = _alternation(names, lang == "en") + link
         shapes = (_SPELLED, _CODE_ZH if lang == "zh" else _CODE)
@@ -769,7 +785,7 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
             found += [m.span("v") for m in _SHAPED_CODE.finditer(text) if _PHONE_BEFORE.search(
                 text[max(clause_bounds(text, *m.span("v"))[0], m.start() - 60):m.start()])]
         if a_phone and not any(other.name in open_to for other in schema.read_by(Reader.IDENTIFIER)
-                               if not any(_PHONE_BEFORE.search(n) for n in _words(other.aliases, lang))):
+                               if not any(_PHONE_BEFORE.search(n) for n in words_of(other.aliases, lang))):
             # ("ok name's Rodriguez, 555 201 3344": where no other code is asked for, a number in a
             # phone's shape is the phone.)
             found += sorted(phones)

@@ -339,6 +339,8 @@ def _topic_words(schema: DomainSchema, language: str) -> set[str]:
         # (A one-character cue is no word of its own here: 天窗 is not the 窗 of the windows.)
         words |= {w.lower() for w in spec.reading.value_cues.get(language, ()) if len(w) > 1}
         words |= {w.lower() for w in spec.reading.units.get(language, ()) if len(w) > 1}
+        # (…and the words of its sides: "open mine", 主驾的打开 is the driver's window)
+        words |= {w.lower() for table in spec.sides.values() for w in table.get(language, ())}
     for action in schema.actions.values():      # (打开工单 opens the ticket the agent opens)
         words |= {w.lower() for w in (action.task.get(language, ""), *action.task_nouns.get(language, ())) if w}
     return {w for w in words if w and (language != "en" or len(w) > 2)}
