@@ -328,6 +328,10 @@ class DialogueSession:
         previous_reply, earlier_replies, recalled = said.previous_reply, said.earlier_replies, said.recalled
         state = state if state is not None else SessionState("", domain=self._default_domain)
         language = reply_language(text, self.language)
+        for later in (str(op.value) for op in operations if op.op == Op.LATER and op.value):
+            # (a task asked for next is kept for then: its words answer nothing of this one; "顺便也帮我订一下"
+            # is no yes to the read-back)
+            text = text.replace(later, " ").strip()
         view = self.view(state)
         schema = self._schema(state.domain)
         catalogue = self.catalogues.get(state.domain)
@@ -551,7 +555,11 @@ class DialogueSession:
         # 有点闷，把天窗打开: the cabin is cooled, and the sunroof is not silently left shut.
         said_beside = say("policy.cant_do_part", language, what=beyond_part) \
             if beyond_part and decision.act not in (Act.CLARIFY, Act.CANT_DO) else ""
+        said_beside = " ".join(filter(None, [said_beside, self._later_said(schema, view, operations, decision,
+                                                                          language)]))
         template = _with_said_beside(template, said_beside, language)
+        # (what is said beside is a sentence more: "But 'open X' isn't something I can do", "the other one next")
+        most += len(split_sentences(said_beside, language)) if said_beside else 0
         template = compose(template, language, most=most)
         if catalogue is not None and language != self.language:
             # A turn answered in the other language (`--language auto`) names options in it.
@@ -648,6 +656,19 @@ class DialogueSession:
             chained = replace(answer, then=chained)
         assert chained is not None
         return chained
+
+    @staticmethod
+    def _later_said(schema: DomainSchema, view: SessionState, operations: Iterable[Operation], decision: Decision,
+                    language: str) -> str:
+        """What the reply says of a task asked for while this one was under way (`Op.LATER`): that
+        it comes next, when it is asked; that it may start now, once this one is done."""
+        primary = schema.primary_action()
+        if primary is None:
+            return ""
+        if any(op.op == Op.LATER and op.value for op in operations):
+            return say("policy.later_kept", language)
+        finishes = any(step.act == Act.ACT and step.action == primary.name for step in decision.steps())
+        return say("policy.later_next", language) if finishes and view.later else ""
 
     @staticmethod
     def _newer_than_memory(view: SessionState, schema: DomainSchema, keys: Iterable[str], memory_answer: str,
@@ -866,7 +887,9 @@ class DialogueSession:
         wording = Wording(planned.schema, planned.language, catalogue.details if catalogue else ())
         planned.template = compose(_with_said_beside(wording.template(planned.decision, planned.view),
                                                      planned.said_beside, planned.language), planned.language,
-                                   most=_sentences_for(planned.decision))
+                                   most=_sentences_for(planned.decision) + (
+                                       len(split_sentences(planned.said_beside, planned.language))
+                                       if planned.said_beside else 0))
         planned.essential = compose(wording.essential(planned.decision, planned.template, planned.view),
                                     planned.language)
         if catalogue is not None and planned.language != self.language:

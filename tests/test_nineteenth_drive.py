@@ -11,7 +11,7 @@ import pytest
 
 from monologue.memory.domain.schema import load_schema
 
-from fakes import policy_replies, rules_read
+from fakes import policy_replies, rules_ops, rules_read
 
 # --- one side of the car ---------------------------------------------------------------------------------------
 
@@ -71,3 +71,54 @@ def test_a_sides_key_and_action_are_said_of_that_side() -> None:
     assert action.said["en"] == "put the passenger window {passenger_window}"
     assert "passenger_window" not in schema.keys        # (no reader reads a side by itself)
     assert not schema.key("passenger_seat").durable     # (the passenger's seat is no lasting wish of the driver's)
+
+
+# --- a second task asked for while the first is under way ---------------------------------------------------
+
+
+async def test_a_second_booking_asked_midway_waits_for_the_first_and_comes_next() -> None:
+    lines = ["下周五晚上六点，八个人，东城区，要个包间", "哎，还有件事，这周日中午我俩想吃个烤鸭，顺便也帮我订一下",
+             "好的", "好", "中午十二点", "好"]
+    zh = await policy_replies("zh", lines, "restaurant")
+    assert "另一个等这个办完" in zh[1].text and "烤鸭" not in zh[1].text, zh[1].text
+    assert "下周五" in zh[2].text and "8个人" in zh[2].text and "现在接着办吗" in zh[2].text, zh[2].text
+    assert "几点" in zh[3].text, zh[3].text
+    assert "烤鸭" in zh[4].text and "周日" in zh[4].text and "2个人" in zh[4].text, zh[4].text
+    assert "订好了" in zh[5].text and "2个人" in zh[5].text, zh[5].text
+
+
+async def test_the_other_booking_said_again_after_the_first_is_a_new_one() -> None:
+    lines = ["book me a table at Luigi's for 4 on Friday", "can I also get a table at Sakura next Wednesday for 3?",
+             "7 pm", "yes", "Sakura, next Wednesday at 1 pm, three of us", "yes"]
+    en = await policy_replies("en", lines, "restaurant")
+    assert "other one" in en[1].text and "Sakura" not in en[1].text, en[1].text
+    assert "Luigi's" in en[3].text and "4 people" in en[3].text and "other one" in en[3].text, en[3].text
+    assert "Sakura" in en[4].text and "3 people" in en[4].text and "change" not in en[4].text, en[4].text
+    assert "booked Sakura" in en[5].text, en[5].text
+
+
+async def test_no_to_the_other_one_lets_it_go() -> None:
+    lines = ["book me a table at Luigi's for 4 on Friday at 7", "oh and I also need another table for Saturday",
+             "yes", "no thanks"]
+    en = await policy_replies("en", lines, "restaurant")
+    assert "other one" in en[2].text, en[2].text
+    assert "Saturday" not in en[3].text and "time" not in en[3].text, en[3].text
+
+
+@pytest.mark.parametrize("said", ["还有一个朋友要来，订位改成五个人", "one more person for the booking please"])
+def test_one_more_of_this_task_is_no_other_task(said: str) -> None:
+    got = rules_read("restaurant", said, {"date": "friday", "time": "19:00", "party_size": 4})
+    assert got.get("party_size") == [5], got
+
+
+def test_a_second_ticket_asked_midway_is_kept_apart() -> None:
+    ops = rules_ops("customer_service", "还有一件事，另一个订单JD998877的衣服尺码不对，想换个大一号的",
+                    {"resolution": "refund"})
+    assert ops == [("later", "")], ops
+
+
+async def test_a_second_booking_after_the_first_lets_its_kind_of_place_go() -> None:
+    lines = ["下周五晚上七点，八个人，订个东城区的素食餐厅", "好的，就订这家",
+             "哎，还有件事，这周日中午我俩想吃个烤鸭，也帮我订一下"]
+    zh = await policy_replies("zh", lines, "restaurant")
+    assert "素食" not in zh[2].text and "改成" not in zh[2].text, zh[2].text

@@ -210,6 +210,15 @@ class _Applier:
                 self.record(ChangeAction.CONFIRMED, condition.slot, None, describe_condition(condition),
                             "user confirmed")
 
+    def _op_later(self, op: Operation) -> None:
+        words = str(op.value or "").strip()
+        if words and words not in self.state.later:
+            self.state.later.append(words)
+            self.record(ChangeAction.LATER, "later", None, words, op.reason or "asked for while the task was under way")
+        elif not words and self.state.later:
+            self.record(ChangeAction.LATER, "later", "; ".join(self.state.later), None, op.reason or "taken up")
+            self.state.later = []
+
     def _op_propose(self, op: Operation) -> None:
         # An operation's value is plain data (as an LLM or a trace writes it): each item a stored operation.
         self.state.proposal = [Operation.stored(item) for item in op.value or []]

@@ -209,6 +209,8 @@ class WorkingMemory:
         timings: dict[str, float] = {}
         before = await asyncio.to_thread(lambda: self.state)   # a store read stays off the event loop
         extraction, domain = self.extract(text, before, turn_class)
+        # (a yes to "shall we do the other one now?" is read, and grounded, as the words it was asked in)
+        text = extraction.read_from or text
         ops = self.references.resolve(text, before, list(extraction.operations))
         timings["rules"] = (time.perf_counter() - started) * 1000
         llm_used, llm_error, note = False, "", ""

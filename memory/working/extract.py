@@ -231,6 +231,9 @@ class Extraction:
     # A sum said so that it reads two ways ("I paid one fifty nine": $1.59 or $159): the key and
     # both readings, asked back which, never guessed.
     two_ways: tuple[str, tuple[float, int]] | None = None
+    # The words the operations were read from, where not the turn's own: a yes to "shall we do the other
+    # one now?" reads the words that one was asked in (`Op.LATER`), and they ground what is read.
+    read_from: str = ""
 
     @property
     def keys(self) -> set[str]:
@@ -788,6 +791,18 @@ class RuleExtractor:
         if answered is not None:
             return answered
         lang = language_of(text)
+        taken_up = self._later_answered(text, state)
+        if taken_up is not None:
+            return taken_up
+        later = self._another_task_under_way(text, lang, state)
+        if later is not None:
+            # ("哎，还有件事，这周日中午我俩想吃个烤鸭，顺便也帮我订一下" while this booking is asked for: that
+            # one is kept for after, in the user's words, and none of its values goes into this one.)
+            rest = (text[:later[0]] + " " + text[later[1]:]).strip()
+            result = self.extract(rest, state, turn_class, slips_read=slips_read) if rest else Extraction()
+            result.operations.append(Operation(Op.LATER, value=text[later[0]:later[1]].strip(),
+                                               words=text[later[0]:later[1]].strip(), reason=ANOTHER_TASK))
+            return result
         if not slips_read and SELF_REPAIR.search(text):
             # "turn up the fan, no I mean the volume": read as the command for the thing meant.
             def reads(words: str) -> set[tuple[str, str]]:
@@ -2523,6 +2538,69 @@ class RuleExtractor:
                               correction=correction, source=OpSource.CATALOGUE), span)
                 break
 
+    def _another_task_cue(self, text: str, lang: str, *, under_way: bool = False) -> Span | None:
+        """Where `text` asks for another task of the domain's kind ("another order", "can I also get a
+        table", 顺便也帮我订一下), or None. `under_way`: asked while one is (not 再帮我订一下, "go on and
+        book it", nor one more item of the same order)."""
+        primary = self.schema.primary_action()
+        if primary is None:
+            return None
+        # (the task's own nouns, and what its first need is called: "order", 订单, 单子)
+        first = self.schema.key(primary.needs[0]) if primary.needs else None
+        nouns = [*primary.task_nouns.get(lang, ()), *(first.aliases.get(lang, ()) if first else ()),
+                 *((first.label(lang),) if first else ())]
+        nouns += [n.split()[0] for n in nouns if " " in n]      # ("order number": "another order")
+        # (any of them: "I also have a different order" is "a different order")
+        # (…and where the task is about an item ordered, one more item: 还有一件羽绒服，尺码买小了)
+        about_an_item = any(self.schema.key(k).reader == Reader.IDENTIFIER
+                            for k in primary.needs if k in self.schema.keys)
+        # (…the noun just after it while one is under way: "one more person for the booking", 还有一个朋友要来，
+        # 订位改成五个人 are this one's)
+        reach = (8 if lang == "en" else 3) if under_way else 20
+        m = next((found for found in _ANOTHER_ONE[lang].finditer(text)
+                  if found.group(0).lower() == "separately"
+                  or any(n and n.lower() in text[found.end():found.end() + reach].lower() for n in nouns)), None) \
+            or (_ANOTHER_OF_THE_TASK_ZH.search(text) if lang == "zh" else None) \
+            or (_ANOTHER_ITEM_ZH.search(text) if lang == "zh" and about_an_item and not under_way else None)
+        if m is None or under_way and lang == "zh" and m.group(0).startswith("再"):
+            return None
+        return m.span()
+
+    def _another_task_under_way(self, text: str, lang: str, state: SessionState | None) -> Span | None:
+        """The words of a task of the same kind asked for while one is under way, not yet done: the
+        sentence that asks for it (in English from the clause that does), or None."""
+        primary = self.schema.primary_action()
+        if state is None or primary is None or not primary.completes \
+                or any(d.action == primary.name and d.args for d in state.done) \
+                or not any(state.find(k) for k in (*primary.needs, *((primary.choose,) if primary.choose else ()))):
+            return None
+        cue = self._another_task_cue(text, lang, under_way=True)
+        if cue is None:
+            return None
+        start = max((m.end() for m in re.finditer(r"[.!?。！？]\s*", text[:cue[0]])), default=0)
+        if lang == "en":
+            start = max(start, clause_bounds(text, *cue)[0])
+        end = next((cue[1] + m.end() for m in re.finditer(r"[.!?。！？]", text[cue[1]:])), len(text))
+        return start, end
+
+    def _later_answered(self, text: str, state: SessionState | None) -> Extraction | None:
+        """A yes to "now the other one you asked for: shall we do it now?" reads the words it was
+        asked in, as if said now (another task of the kind: the one done is let go); a no lets it go."""
+        primary = self.schema.primary_action()
+        last = state.last_act if state is not None else NO_ACT
+        if state is None or not state.later or primary is None or last.act != "act" or last.action != primary.name \
+                or not self.is_bare_answer(text):
+            return None
+        polarity = self._polarity(text.lower(), STATE_CUES[language_of(text)])
+        if polarity == "yes":
+            result = self.extract(state.later[0], state)
+            result.operations.append(Operation(Op.LATER, words=text.strip(), reason="taken up"))
+            result.read_from = state.later[0]
+            return result
+        if polarity == "no":
+            return Extraction(operations=[Operation(Op.LATER, words=text.strip(), reason="the user said no")])
+        return None
+
     def _another_task(self, said: _Said, add: Add, state: SessionState | None, taken: list[Span]) -> None:
         """"Another order never showed up", 我还有一个单子…: once the task is done, another of its kind is
         a new task, and what the done one was done with is let go (the record of it stays)."""
@@ -2530,26 +2608,22 @@ class RuleExtractor:
         if state is None or primary is None or not primary.completes \
                 or not any(d.action == primary.name and d.args for d in state.done):
             return
-        # (the task's own nouns, and what its first need is called: "order", 订单, 单子)
-        first = self.schema.key(primary.needs[0]) if primary.needs else None
-        nouns = [*primary.task_nouns.get(said.lang, ()), *(first.aliases.get(said.lang, ()) if first else ()),
-                 *((first.label(said.lang),) if first else ())]
-        nouns += [n.split()[0] for n in nouns if " " in n]      # ("order number": "another order")
-        # (any of them: "I also have a different order" is "a different order")
-        # (…and where the task is about an item ordered, one more item: 还有一件羽绒服，尺码买小了)
-        about_an_item = any(self.schema.key(k).reader == Reader.IDENTIFIER
-                            for k in primary.needs if k in self.schema.keys)
-        m = next((found for found in _ANOTHER_ONE[said.lang].finditer(said.text)
-                  if found.group(0).lower() == "separately"
-                  or any(n and n.lower() in said.text[found.end():found.end() + 20].lower() for n in nouns)), None) \
-            or (_ANOTHER_OF_THE_TASK_ZH.search(said.text) if said.lang == "zh" else None) \
-            or (_ANOTHER_ITEM_ZH.search(said.text) if said.lang == "zh" and about_an_item else None)
-        if m is None:
+        span = self._another_task_cue(said.text, said.lang)
+        last = state.last_act
+        if span is None and state.later and last.act == "act" and last.action == primary.name:
+            # (just after the one done, with another asked for while it was under way: what is said now
+            # is for that one, though it says no "another": "Sunday at noon, the duck place, for two")
+            span = (0, 0)
+            add(Operation(Op.LATER, words=said.text.strip(), reason="taken up"), span)
+        if span is None:
             return
-        taken.append(m.span())      # ("another" is one more task, not one more of anything)
-        for key in dict.fromkeys((*primary.needs, *((primary.choose,) if primary.choose else ()), *primary.optional)):
+        m = said.text[span[0]:span[1]] or said.text.strip()
+        taken.append(span)      # ("another" is one more task, not one more of anything)
+        # (…and what kind of option it was: the second booking is not at another vegetarian place in 东城区)
+        for key in dict.fromkeys((*primary.needs, *((primary.choose,) if primary.choose else ()), *primary.optional,
+                                  *primary.chosen_by)):
             for held in state.find(key):
-                add(Operation(Op.WITHDRAW, key, value=held.value if held.multi else None, words=m.group(0),
+                add(Operation(Op.WITHDRAW, key, value=held.value if held.multi else None, words=m,
                               reason=ANOTHER_TASK), (0, 0))
 
     def _dropped_whole(self, said: _Said, add: Add, state: SessionState | None, taken: list[Span]) -> None:

@@ -56,6 +56,8 @@ def render_state(state: SessionState, schema: DomainSchema, language: str = "en"
         lines.append("- " + _condition_line(condition, schema, language))
     for pending in state.pending:
         lines.append(say("state.open_question", language, question=pending.question))
+    for words in state.later:       # (asked for while this task was under way: it comes next)
+        lines.append(say("state.later", language, words=words))
     if state.last_turn_action:
         lines.append(say("state.last_action", language, action=state.last_turn_action))
     return "\n".join(lines) if lines else say("state.empty", language)

@@ -34,6 +34,9 @@ class Op(StrEnum):
     NOTE_ACTION = "note_action"
     PROPOSE = "propose"
     OFFER = "offer"              # the options the agent offered (for "the other one")
+    # A task of the same kind asked for while one is under way ("oh, and book us the duck place on Sunday
+    # too"), kept in the user's words until that one is done (value: the words; none lets it go).
+    LATER = "later"
 
 
 class Comparator(StrEnum):
@@ -117,6 +120,7 @@ class ChangeAction(StrEnum):
     QUESTION_REPLACED = "question_replaced"
     QUESTION_DROPPED = "question_dropped"
     RESOLVED = "resolved"
+    LATER = "later"                      # a task asked for next, kept for when this one is done
 
 
 OPERATIONS: tuple[Op, ...] = tuple(Op)
@@ -367,6 +371,8 @@ class SessionState:
     # What the agent did (dialogue policy): its last few acts, and the actions it carried out.
     acts: list[AgentAct] = field(default_factory=list)
     done: list[ActionDone] = field(default_factory=list)
+    # Tasks of the same kind asked for while this one was under way, in the user's words (`Op.LATER`).
+    later: list[str] = field(default_factory=list)
 
     @property
     def confirmed(self) -> list[str]:
@@ -402,6 +408,7 @@ class SessionState:
             "proposal": [op.to_dict() for op in self.proposal],
             "options": [option.to_dict() for option in self.offered], "previous": self.previous,
             "acts": [act.to_dict() for act in self.acts], "done": [entry.to_dict() for entry in self.done],
+            **({"later": list(self.later)} if self.later else {}),
         }
 
     def to_json(self) -> str:
@@ -425,6 +432,7 @@ class SessionState:
         state.previous = dict(data.get("previous") or {})
         state.acts = [AgentAct.from_dict(a) for a in data.get("acts") or []]
         state.done = [ActionDone.from_dict(d) for d in data.get("done") or []]
+        state.later = [str(t) for t in data.get("later") or []]
         return state
 
     def copy(self) -> SessionState:
