@@ -122,3 +122,65 @@ async def test_a_second_booking_after_the_first_lets_its_kind_of_place_go() -> N
              "哎，还有件事，这周日中午我俩想吃个烤鸭，也帮我订一下"]
     zh = await policy_replies("zh", lines, "restaurant")
     assert "素食" not in zh[2].text and "改成" not in zh[2].text, zh[2].text
+
+
+# --- how a name is written, and the name after its surname ------------------------------------------------------
+
+
+@pytest.mark.parametrize(("said", "name"), [
+    ("名字写王小明，三横王，大小的小，明天的明", "王小明"),
+    ("我叫张伟，弓长张，伟大的伟", "张伟"),
+    ("预订人姓吴，口天吴", "吴"),
+    ("预订人姓欧阳，欧阳娜娜，电话一三九零零零零一二三四", "欧阳娜娜"),
+])
+def test_how_a_name_is_written_is_no_value_of_its_own(said: str, name: str) -> None:
+    got = rules_read("restaurant", said, {"date": "saturday", "time": "19:00", "party_size": 4})
+    assert str(got.get("guest_name", [""])[0]).startswith(name), got
+    assert "date" not in got and "party_size" not in got, got
+
+
+# --- a stop given up for another -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("said", ["等等，先别去加油站了，改成先去国贸接个人", "加油站不去了，先去国贸接个人",
+                                  "actually skip the gas station, take me to the mall first"])
+def test_a_stop_given_up_for_another_is_replaced(said: str) -> None:
+    ops = rules_ops("in_car", said, {"destination": "airport", "stops": ["fuel"]})
+    assert ("withdraw", "stops") in ops and ("set", "stops") in ops and ("set", "destination") not in ops, ops
+
+
+def test_where_to_given_up_before_going_first_is_still_where_to() -> None:
+    assert rules_read("in_car", "不去机场了，先回家", {"destination": "airport"}) == {"destination": ["home"]}
+
+
+# --- a code read out a character at a time ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("said", "code"), [
+    ("订单号是，呃，B-K-2-0-2-4-0-8-1-5", "BK20240815"),
+    ("my order number is B-K-2-0-2-4-0-8-1-5, and it's broken", "BK20240815"),
+    ("单号我念一下啊：J，D，幺，二，三，四，五，六", "JD123456"),
+    ("the order number is 4, 4, 7, 1, 9", "44719"),
+    ("order A-4471", "A-4471"),
+])
+def test_a_code_read_out_a_character_at_a_time_is_one_code(said: str, code: str) -> None:
+    assert rules_read("customer_service", said).get("order_id") == [code]
+
+
+# --- the meal itself, and where, said loosely ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("said", ["嗯……那个，我想在北京找个地方吃饭", "我想约朋友吃个饭",
+                                  "I want to grab dinner with friends somewhere"])
+def test_asking_to_eat_out_with_friends_is_no_wish(said: str) -> None:
+    assert "wishes" not in rules_read("restaurant", said)
+
+
+async def test_a_district_said_without_its_qu_is_that_district() -> None:
+    zh = await policy_replies("zh", ["我想约朋友吃个饭，嗯，在西城那边吧", "目前记下了什么"], "restaurant")
+    assert "西城区" in zh[1].text and "约朋友" not in zh[1].text, zh[1].text
+
+
+@pytest.mark.parametrize("said", ["前面的车窗都打开", "open both front windows"])
+def test_the_front_windows_are_the_drivers_and_the_passengers(said: str) -> None:
+    assert rules_read("in_car", said) == {"driver_window": ["open"], "passenger_window": ["open"]}

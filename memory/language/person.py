@@ -41,7 +41,8 @@ CHINESE_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林�
                     "顾毛郝龚邵万钱严覃武戴莫孔向汤"
                     # (less common, and no word's first character after 叫, 写 or 姓: 牛先生, 聂晓东)
                     "牛聂乔赖洪施殷庞樊骆葛倪佘伍纪耿邢涂鲁翟毕欧柳褚祁蒙阎霍詹苗裴柯岳滕邬鲍宫卓符颜左饶巫艾靳冉隋")
-_CHINESE_NAME = re.compile(rf"(?:[{CHINESE_SURNAMES}]|欧阳|司马|诸葛|上官)[\u4e00-\u9fff]{{1,2}}"
+_COMPOUND_SURNAMES = ("欧阳", "司马", "诸葛", "上官", "慕容", "司徒", "东方", "夏侯", "皇甫", "令狐")
+_CHINESE_NAME = re.compile(rf"(?:[{CHINESE_SURNAMES}]|{'|'.join(_COMPOUND_SURNAMES)})[\u4e00-\u9fff]{{1,2}}"
                            r"|(?:小|老|阿)[\u4e00-\u9fff]")
 
 
@@ -59,16 +60,41 @@ _SURNAME_ALONE_AFTER = ("姓", "名字写", "名字就写", "姓名写", "预订
 _TITLE_ZH = re.compile(r"先生|女士|小姐|太太")
 
 
+# How the characters of a name just said are written, said so it is written right (王小明，三横王，
+# 大小的小，明天的明; 姓吴，口天吴): a clause of its own that borrows words (明天 is no date here).
+_GLOSS_ZH = re.compile(r"(?:^|(?<=[，,、。\s]))(?:(?P<word>[\u4e00-\u9fff]{1,3})的(?P<char>[\u4e00-\u9fff])"
+                       r"|[一二两三四五六七八九十][横竖点撇捺画](?P<stroke>[\u4e00-\u9fff])"
+                       r"|[\u4e00-\u9fff]{2}(?P<whole>[" + CHINESE_SURNAMES + r"]))(?=[，,、。！!\s]|$)")
+_NAME_GIVEN_ZH = re.compile(r"名字|姓名|姓|叫|预订人|联系人|写")
+
+
+def character_glosses_zh(text: str) -> list[tuple[int, int]]:
+    """Where `text` says how a name's characters are written, after giving the name: each clause
+    names one of its characters (大小的小, 三横王, 口天吴), said in the name before it."""
+    if not _NAME_GIVEN_ZH.search(text):
+        return []
+    out = []
+    for m in _GLOSS_ZH.finditer(text):
+        char = m.group("char") or m.group("stroke") or m.group("whole")
+        given = _NAME_GIVEN_ZH.search(text, 0, m.start())
+        if given is None or char not in text[given.end():m.start()] \
+                or (m.group("word") and char not in m.group("word")):
+            continue
+        out.append(m.span())
+    return out
+
+
 def chinese_name_after(cue: str, words: str, after: str) -> str | None:
     """The person named by `words` after a loose cue (我叫王磊, 联系人张伟, 姓陈, 名字写李先生), a
     surname said alone kept with its title (李先生); None when the words name nobody (帮我叫辆车)."""
-    if looks_like_a_chinese_name(words):
-        return words
     # 我姓王，王小明: the surname, then the whole name said after it.
+    # (…a surname of two: 姓欧阳，欧阳娜娜)
     whole = re.match(r"[，,\s]*(" + re.escape(words) + r"[\u4e00-\u9fff]{1,2})(?=[，,。！\s]|$)", after) \
-        if cue == "姓" and len(words) == 1 else None
+        if cue == "姓" and (len(words) == 1 or words in _COMPOUND_SURNAMES) else None
     if whole is not None and looks_like_a_chinese_name(whole.group(1)):
         return whole.group(1)
+    if looks_like_a_chinese_name(words):
+        return words
     title = _TITLE_ZH.match(after)
     if (cue in _SURNAME_ALONE_AFTER or title is not None) and looks_like_a_chinese_name(words + "某"):
         return words + (title.group() if title is not None else "")

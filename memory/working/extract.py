@@ -67,6 +67,7 @@ from monologue.memory.language.numbers import (
 from monologue.memory.language.person import (
     CHINESE_SURNAMES,
     LOOSE_NAME_CUE_ZH,
+    character_glosses_zh,
     chinese_name_after,
     spelled_name_after,
 )
@@ -779,6 +780,9 @@ class RuleExtractor:
         case: `names` maps each way one is said (辣椒屋, "Chili House"; 朝阳 for an area) to the
         value it is kept as, so a user who says either means the same."""
         said = tuple((n, v) for n, v in names.items() if n.strip())
+        # (西城那边, 朝阳那块: a district said without its 区)
+        bare = {n[:-1]: v for n, v in said if len(n) >= 3 and n.endswith("区") and n[:-1] not in names}
+        said += tuple(bare.items())
         if not said:
             self._options.pop(key, None)
             return
@@ -791,6 +795,10 @@ class RuleExtractor:
         if answered is not None:
             return answered
         lang = language_of(text)
+        if lang == "zh":
+            # (名字写王小明，三横王，大小的小，明天的明: how the name is written says no day, no size)
+            for start, end in character_glosses_zh(text):
+                text = text[:start] + " " * (end - start) + text[end:]
         taken_up = self._later_answered(text, state)
         if taken_up is not None:
             return taken_up

@@ -85,7 +85,10 @@ def read_stops_first_after(schema: DomainSchema, text: str, lang: str, taken: li
         going = schema.key(stops.on_the_way_to)
         for first in _FIRST[lang].finditer(text):
             before = text[:first.start()]
-            if not (going_held or _going_somewhere(schema, going, before, lang)) or _GIVEN_UP.search(before):
+            # (加油站不去了，先去国贸: a stop given up, not where to; 不去机场了，先回家 goes home)
+            stop_given_up = _stop_given_up(schema, stops, before, lang)
+            if not (going_held or _going_somewhere(schema, going, before, lang)) \
+                    or _GIVEN_UP.search(before) and not (going_held and stop_given_up):
                 continue
             _, right = clause_bounds(text, first.end(), first.end())
             found = _places_before(schema, going, stops, text[first.start():right], lang)
@@ -94,9 +97,25 @@ def read_stops_first_after(schema: DomainSchema, text: str, lang: str, taken: li
                 if not overlaps(span, taken):
                     add(Operation(Op.SET, stops.name, Comparator.INCLUDES, value, text[first.start():right].strip(),
                                   reason="a stop on the way, to go to first"), (first.start(), first.start() + end))
+                    if stop_given_up and stop_given_up != value:
+                        # (先别去加油站了，改成先去国贸: the stop put off is replaced by this one)
+                        add(Operation(Op.WITHDRAW, stops.name, value=stop_given_up, words=before.strip(),
+                                      reason="a stop given up for another"), (0, 0))
                     # Where to, put off till then (先别去机场了), stays where to: its words are no change.
                     for put_off in _PUT_OFF.get(lang, _NEVER).finditer(before):
                         taken.append(clause_bounds(text, put_off.start(), put_off.end()))
+
+
+def _stop_given_up(schema: DomainSchema, stops: KeySpec, before: str, lang: str) -> str:
+    """The kind of stop `before` gives up or puts off (加油站不去了, 先别去加油站了, "skip the gas
+    station"), or ""."""
+    said = _GIVEN_UP.search(before) or _PUT_OFF.get(lang, _NEVER).search(before) \
+        or (re.search(r"不去了|不去|别去了", before) if lang == "zh" else None)
+    if said is None:
+        return ""
+    clause = before[slice(*clause_bounds(before, said.start(), said.end()))].lower()
+    return next((value for word, key, value in schema.enum_lexicon(lang)
+                 if key == stops.name and re.search(value_pattern(word, lang == "en"), clause)), "")
 
 
 def _find(going: KeySpec, text: str, lang: str) -> list[PlaceSaid]:

@@ -755,6 +755,25 @@ def read_codes_put_right(schema: DomainSchema, text: str, lang: str, taken: list
                 m.span("v"))
 
 
+# A code said a character at a time with hyphens between ("B-K-2-0-2-4-0-8-1-5").
+# (…or between commas, as it is read out: "J，D，1，2，3，4，5，6")
+_HYPHENATED = re.compile(r"(?<![\w-])[A-Za-z0-9](?:-[A-Za-z0-9]){3,}(?![\w-])|"
+                         r"(?<![\w，,、])[A-Za-z0-9零〇一二三四五六七八九幺](?:\s?[，,、]\s?[A-Za-z0-9零〇一二三四五六七八九幺]){4,}"
+                         r"(?![\w，,、])")
+_DIGIT_ZH = str.maketrans("零〇一二三四五六七八九幺", "001234567891")
+
+
+def _hyphens_joined(text: str) -> str:
+    """`text` with each code said a character at a time between hyphens written whole, padded so
+    that every other word stays where it was: "B-K-2-0-2-4" → "BK2024     "."""
+    def joined(m: re.Match[str]) -> str:
+        code = re.sub(r"[-，,、\s]", "", m.group()).translate(_DIGIT_ZH)
+        # (a list of numbers is no code: a digit for each of three or more of its places)
+        return code + " " * (len(m.group()) - len(code)) if sum(c.isdigit() for c in code) >= 3 else m.group()
+
+    return _HYPHENATED.sub(joined, text)
+
+
 def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Span], add: Add,
                      correction: bool, open_to: frozenset[str] = frozenset()) -> None:
     """A code with a digit in it after one of the key's names ('order number A-4471', 订单号是12345);
@@ -762,7 +781,7 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
     this key ('Here it is: A275068'), or the turn puts a slip in it right ("sorry, I mean 12354"):
     `open_to`. A code said in Chinese digits is read as its digits."""
     original = text
-    text = digits_said(text) if lang == "zh" else digits_said_en(text)
+    text = _hyphens_joined(digits_said(text) if lang == "zh" else digits_said_en(text))
     for spec in schema.read_by(Reader.IDENTIFIER):
         names = words_of(spec.aliases, lang) + (spec.label(lang),)
         link = r"\W*(?:is|'s|was|number|no\.?|#|:)?\s*" if lang == "en" else r"\s*(?:号码)?(?:是|为|留|:|：)?\s*"

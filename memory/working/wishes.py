@@ -55,6 +55,8 @@ def domain_words(schema: DomainSchema, language: str) -> frozenset[str]:
             add(value.replace("_", " "))
     for phrase in schema.goal_words.get(language, ()):
         add(phrase)         # (not the turn cues: "quiet" marks a task turn, it is not a value read)
+    for phrase in COMPANY_WORDS.get(language, ()):
+        add(phrase)         # (who comes along is no wish about the place: 约朋友吃个饭, "dinner with friends")
     for action in schema.actions.values():
         for text in (action.verb.get(language, ""), action.task.get(language, "")):
             if text:
@@ -105,6 +107,11 @@ _A_JOIN = re.compile(r"\s(?:and|but)\s|但是|可是|结果|然后", re.IGNORECA
 
 
 # A meal said with who comes to it (the task itself, and the party: no wish of its own).
+# Who comes along, as words (`domain_words`) and as patterns (a meal with company is the task itself).
+COMPANY_WORDS = {"en": ("friends", "friend", "family", "parents", "folks", "colleagues", "coworkers", "wife", "husband",
+                        "kids", "partner", "girlfriend", "boyfriend", "mum", "mom", "dad", "boss", "team"),
+                 "zh": ("朋友", "朋友们", "家人", "爸妈", "父母", "同事", "老婆", "老公", "媳妇", "孩子",
+                        "客户", "领导", "女朋友", "男朋友", "对象", "约")}
 _COMPANY_ZH = (r"(?:我的?)?(?:爸妈|父母|家人|全家|家里人|朋友们?|同事们?|老婆|老公|媳妇|孩子们?|客户|领导|"
                r"女朋友|男朋友|对象|爷爷奶奶|老人家?|爸|妈)")
 _COMPANY_EN = (r"(?:my|our|the) (?:parents|family|folks|mum|mom|dad|wife|husband|kids|boss|team|colleagues|coworkers|"
