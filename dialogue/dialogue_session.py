@@ -12,7 +12,7 @@ import itertools
 import os
 import re
 import time
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -82,7 +82,7 @@ _ASIDES = {Act.SMALL_TALK, Act.ANSWER, Act.ANSWER_STATE, Act.ANSWER_OPTION, Act.
 
 def _relaxable(items: list[dict[str, Any]], state: SessionState, kept: Collection[str] = (),
                needs_known: Collection[str] = (), amounts: dict[str, dict[str, str]] | None = None,
-               defining: str = "") -> list[str]:
+               defining: str = "", scales: Mapping[str, Sequence[str]] | None = None) -> list[str]:
     """The conditions (slots) whose dropping lets options fit, the most helpful first, never
     one the user kept. When no single one does, the first of the pairs that do: the user is
     asked about one, then (still nothing) the other, each step a step closer. `defining`: the
@@ -98,7 +98,7 @@ def _relaxable(items: list[dict[str, Any]], state: SessionState, kept: Collectio
             trial = state.copy()
             for slot in slots:
                 del trial.constraints[slot]
-            fitting, _ = filter_options(items, trial, needs_known, amounts)
+            fitting, _ = filter_options(items, trial, needs_known, amounts, scales)
             if fitting:
                 for slot in slots:
                     just_said = state.constraints[slot].last_mentioned == latest
@@ -112,7 +112,7 @@ def _relaxable(items: list[dict[str, Any]], state: SessionState, kept: Collectio
     for slot in state.constraints:
         trial = state.copy()
         trial.constraints = {slot: state.constraints[slot]}
-        if not filter_options(items, trial, needs_known, amounts)[0]:
+        if not filter_options(items, trial, needs_known, amounts, scales)[0]:
             alone.append(slot)
     return alone
 
@@ -339,7 +339,8 @@ class DialogueSession:
         # a place known to be there, where the catalogue says the area of some: not 眉州东坡(顺义店) for 西城.)
         needs_known = frozenset(k for k in schema.kinds_of_option() if schema.key(k).type != "text"
                                 or catalogue is not None and any(k in item for item in catalogue.items))
-        fitting, excluded = filter_options(catalogue.items, view, needs_known, catalogue.amounts) if catalogue \
+        fitting, excluded = filter_options(catalogue.items, view, needs_known, catalogue.amounts,
+                                           schema.scales()) if catalogue \
             else ([], [])
         # A wish in the user's words ("somewhere quiet") puts first the options described as it.
         wishes = [str(c.value) for c in view.constraints.values() if schema.key(c.key).reader == Reader.FREE_TEXT]
@@ -485,7 +486,8 @@ class DialogueSession:
                            if schema.key(c.key).durable and schema.key(c.key).multi]
         relaxable = _relaxable(catalogue.items, view, [*policy.kept_conditions(view, facts), *a_persons_needs],
                                needs_known,
-                               catalogue.amounts, primary.chosen_by[0] if primary and primary.chosen_by else "") \
+                               catalogue.amounts, primary.chosen_by[0] if primary and primary.chosen_by else "",
+                               schema.scales()) \
             if catalogue and not fitting else []
         kept = {id(item) for item in fitting}
         # Every name a ruled-out option has: a Chinese reply that says its English name is caught too.

@@ -184,3 +184,56 @@ async def test_a_district_said_without_its_qu_is_that_district() -> None:
 @pytest.mark.parametrize("said", ["前面的车窗都打开", "open both front windows"])
 def test_the_front_windows_are_the_drivers_and_the_passengers(said: str) -> None:
     assert rules_read("in_car", said) == {"driver_window": ["open"], "passenger_window": ["open"]}
+
+
+# --- a second ticket by its own number, the same name, and what "that one" changes --------------------------------
+
+
+@pytest.mark.parametrize("said", ["also, I was charged twice for order ZT88120, I want the extra charge back",
+                                  "please open a new ticket for order ZT88120, I was charged twice and want a refund"])
+async def test_another_order_number_after_a_ticket_is_another_ticket(said: str) -> None:
+    lines = ["order QP551027, the boots are a size too small, I'd like an exchange", "yes please open it", said, "yes"]
+    en = await policy_replies("en", lines, "customer_service")
+    assert "order ZT88120, a refund" in en[2].text and "change" not in en[2].text, en[2].text
+    assert "opened ticket" in en[3].text and "ZT88120" in en[3].text, en[3].text
+
+
+def test_the_number_of_the_ticket_under_way_is_no_other_ticket() -> None:
+    ops = rules_ops("customer_service", "actually the order number was QP551072", {"order_id": "QP551027"})
+    assert ("withdraw", "resolution") not in ops, ops
+
+
+async def test_the_same_name_for_a_second_booking_is_the_first_ones() -> None:
+    lines = ["table for 2 tomorrow at 8 pm, French food", "yes book it, under Kowalczyk",
+             "could you make a second reservation, for Sunday lunch, 1pm, for 5 people, somewhere cheap, Mexican food",
+             "same name is fine"]
+    en = await policy_replies("en", lines, "restaurant")
+    assert "under the name Kowalczyk" in en[3].text and "Le Jardin" not in en[3].text, en[3].text
+
+
+def test_agreeing_about_the_name_names_nobody() -> None:
+    assert "guest_name" not in rules_read("restaurant", "same name is fine")
+
+
+async def test_that_one_changed_is_no_yes_to_the_read_back() -> None:
+    lines = ["my order BX77389 came with a cracked jar, I want a replacement", "for that one I just want a refund"]
+    en = await policy_replies("en", lines, "customer_service")
+    assert "a refund" in en[1].text and "opened" not in en[1].text, en[1].text
+
+
+async def test_cancelling_the_whole_thing_after_booking_calls_it_off() -> None:
+    lines = ["table for 6 in Chinatown next Tuesday at 6 pm", "ok book it under Anne O'Neil",
+             "actually, you know, let's cancel the whole thing, plans changed"]
+    en = await policy_replies("en", lines, "restaurant")
+    assert "cancel the booking" in en[2].text, en[2].text
+
+
+@pytest.mark.parametrize("said", ["skip the next song", "skip to the next track please"])
+def test_skipping_to_the_next_song_is_the_next_song(said: str) -> None:
+    assert rules_read("in_car", said, {"media": "playing"}) == {"media": ["next"]}
+
+
+async def test_nothing_pricey_is_not_the_dearest_either() -> None:
+    en = await policy_replies("en", ["table for 2 tomorrow at 8:30 pm, nothing pricey, under 60 a head",
+                                     "I'd rather go for French food"], "restaurant")
+    assert "Maison Blanc" not in en[1].text, en[1].text

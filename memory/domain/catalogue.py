@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -449,16 +449,24 @@ def known_to_meet(item: dict[str, Any], condition: Condition) -> bool:
     return _met_by_its_kind(item, condition) or (condition.key in item and not breaks(item, condition))
 
 
-def breaks(item: dict[str, Any], condition: Condition, needs_known: Collection[str] = ()) -> bool:
+def breaks(item: dict[str, Any], condition: Condition, needs_known: Collection[str] = (),
+           scales: Mapping[str, Sequence[str]] | None = None) -> bool:
     """True when the item certainly breaks the condition. Unknown attributes never do, except a
     need on a key of `needs_known` (vegetarian food, roast duck asked for: a place not known to
-    serve it is not offered, after "no place is known to")."""
+    serve it is not offered, after "no place is known to"). On a key of `scales` (its values in
+    order, cheap to ultra high-end), a value refused in the dearer half refuses those above it too
+    ("nothing pricey": not the ultra high-end either), and one in the cheaper half those below."""
     wanted = str(condition.value).lower()
     if _met_by_its_kind(item, condition):
         return False        # (vegetarian food asked for: a vegetarian restaurant, its kind, meets it whole)
     values = _values(item, condition.key)
     if values is None:
         return condition.comparator in ("includes", "=") and condition.key in needs_known
+    scale = [str(v).lower() for v in (scales or {}).get(condition.key, ())]
+    if condition.comparator == "!=" and wanted in scale:
+        at = scale.index(wanted)
+        beyond = scale[at:] if at >= len(scale) / 2 else scale[:at + 1]
+        return any(str(v).lower() in beyond for v in values)
     if condition.comparator == "excludes" or condition.comparator == "!=":
         return wanted in values
     if condition.comparator in ("includes", "="):
@@ -472,7 +480,8 @@ def breaks(item: dict[str, Any], condition: Condition, needs_known: Collection[s
 
 
 def filter_options(items: list[dict[str, Any]], state: SessionState, needs_known: Collection[str] = (),
-                   amounts: dict[str, dict[str, str]] | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+                   amounts: dict[str, dict[str, str]] | None = None,
+                   scales: Mapping[str, Sequence[str]] | None = None) -> tuple[list[dict[str, Any]], list[str]]:
     """(items that fit every live condition, one line per excluded item saying why). An item
     known to meet a condition comes before one that only does not break it (its attribute is
     unknown): asked for 朝阳区, a place in 朝阳区 first, one whose area is not known after.
@@ -481,7 +490,7 @@ def filter_options(items: list[dict[str, Any]], state: SessionState, needs_known
     fitting, excluded = [], []
     conditions = [per_item(c, state, amounts or {}) for c in state.constraints.values()]
     for item in items:
-        broken = [c for c in conditions if breaks(item, c, needs_known)]
+        broken = [c for c in conditions if breaks(item, c, needs_known, scales)]
         if broken:
             excluded.append(f"{item['name']} (breaks {describe_condition(broken[0])})")
         else:

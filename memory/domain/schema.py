@@ -322,6 +322,12 @@ class DomainSchema:
         """The side keys of `name` ("the passenger window" of the windows), in the YAML's order."""
         return [self.sides[side] for side in self.key(name).sides if side in self.sides]
 
+    def scales(self) -> dict[str, tuple[str, ...]]:
+        """The enum keys whose values are steps of one scale, in the order the YAML lists them
+        (their `relative: {more, less}` words move along it: cheap … ultra high-end)."""
+        return {spec.name: tuple(spec.values) for spec in self.keys.values()
+                if spec.type == "enum" and (spec.reading.more or spec.reading.less)}
+
     def level_stepped_by(self, key: str) -> KeySpec | None:
         """The level `key`'s values move a step (`stepped_by`: the fan level for the fan's up and
         down, the cabin's temperature for its warmer and cooler), or None."""

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
+from monologue.memory.domain.schema import ActionSpec, DomainSchema, KeySpec, Reader
 from monologue.memory.language.asked_for import AskedFor, words_asked_for
 from monologue.memory.language.cues import (
     A_NUMBER_ALONE,
@@ -2591,6 +2591,22 @@ class RuleExtractor:
         end = next((cue[1] + m.end() for m in re.finditer(r"[.!?。！？]", text[cue[1]:])), len(text))
         return start, end
 
+    def _another_item_named(self, said: _Said, primary: ActionSpec, state: SessionState) -> Span | None:
+        """Where a task about an item (an order by its number) names another item than the one it was
+        done for, not put right ("also, I was charged twice for order ZT88120"): another task; None if not."""
+        codes = [k for k in primary.needs if k in self.schema.keys and self.schema.key(k).reader == Reader.IDENTIFIER]
+        if not codes or said.cues.correction.search(said.source) or SELF_REPAIR.search(said.text):
+            return None
+        done = [d for d in state.done if d.action == primary.name]
+        since = max((d.turn for d in done), default=-1)
+        if since < 0 or any(c.turn > since for c in state.constraints.values()):
+            return None     # (another task already under way since: its number is its own, given now)
+        read: list[tuple[Operation, Span]] = []
+        read_identifiers(self.schema, said.text, said.lang, [], lambda op, span: read.append((op, span)), False)
+        # (where it is said, taking none of it: the code is the new task's)
+        return next(((span[0], span[0]) for op, span in read if op.key in codes and op.op == Op.SET
+                     and all(str(d.args.get(op.key)) != str(op.value) for d in done)), None)
+
     def _later_answered(self, text: str, state: SessionState | None) -> Extraction | None:
         """A yes to "now the other one you asked for: shall we do it now?" reads the words it was
         asked in, as if said now (another task of the kind: the one done is let go); a no lets it go."""
@@ -2616,7 +2632,7 @@ class RuleExtractor:
         if state is None or primary is None or not primary.completes \
                 or not any(d.action == primary.name and d.args for d in state.done):
             return
-        span = self._another_task_cue(said.text, said.lang)
+        span = self._another_task_cue(said.text, said.lang) or self._another_item_named(said, primary, state)
         last = state.last_act
         if span is None and state.later and last.act == "act" and last.action == primary.name:
             # (just after the one done, with another asked for while it was under way: what is said now

@@ -78,8 +78,11 @@ AS_BEFORE = re.compile(r"\b(?:same (?:[a-z]+ ){0,4}as (?:last time|before|usual)
                        r"|和上次一样|跟上次一样|同上次|老样子|照旧|还是老规矩", re.IGNORECASE)
 
 # "the same as the last one", 跟刚才一样: as the task done just before in this session.
+# (…or the detail said as the same, with a task done before: "same name is fine", "use the same number")
 AS_JUST_NOW = re.compile(r"\bsame (?:[a-z]+ ){0,3}as (?:the |my )?(?:last|previous|other|first) "
                          r"(?:one|ticket|order|booking)\b|\b(?:the )?same as before\b|"
+                         r"\b(?:the )?same (?:name|number|phone(?: number)?|email(?: address)?|contact(?: details)?|"
+                         r"details|address)\b(?! as (?:last time|usual))|"
                          r"[跟和同]刚才(?:那个|那单|那张)?一样|[跟和同]上一[个单张次]一样|同上", re.IGNORECASE)
 
 # "that one", "the second one", 就这家; "not that one", 换一家; "the other place", 另一家.
@@ -295,7 +298,10 @@ class ReferenceResolver:
             if _ASKED_ABOUT.match(text[left:]) or asks(text, *m.span(), language_of(text)) \
                     or is_query(text[left:right + 1]):
                 return ops      # "where's that one?", "is that one pricey?": asked about, not taken
-            if not any(op.op == Op.CONFIRM for op in ops):
+            # ("for that one I just want a refund": the one read back is named, and changed, not taken)
+            changes_it = any(op.op == Op.SET and any(p.key == op.key and str(p.value) != str(op.value)
+                                                     for p in state.proposal) for op in ops)
+            if not any(op.op == Op.CONFIRM for op in ops) and not changes_it:
                 ops = ops + [Operation(Op.CONFIRM, words=m.group(0))]
             return ops
         if chosen is None:
@@ -355,8 +361,14 @@ class ReferenceResolver:
         keys' values from the one done just before (and what they need: the email address of an email)."""
         done = state.done[-1]
         action = self.schema.actions.get(done.action)
+        # ("same name is fine": the key whose name has that word, the name for the booking; not the place
+        # picked, whose name it is too)
+        noun = re.search(r"\bsame (\w+)", words, re.IGNORECASE)
         named = [key for key in done.args if key in self.schema.keys and not state.find(key)
-                 and self.grounder.names_key(key, text)]
+                 and (self.grounder.names_key(key, text) or noun is not None
+                      and (action is None or key != action.choose) and any(
+                     noun.group(1).lower() in alias.lower().split()
+                     for alias in (*self.schema.key(key).aliases.get("en", ()), self.schema.key(key).label("en"))))]
         needed = [n for key in named for n in (action.needs_when.get(key, {}).get(str(done.args[key]), ())
                                                if action is not None else ()) if n in done.args]
         return [Operation(Op.SET, key, Comparator.EQ, done.args[key], words, reason=AS_THE_ONE_DONE)

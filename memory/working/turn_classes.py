@@ -182,7 +182,9 @@ def _called_off_patterns(nouns_en: tuple[str, ...], nouns_zh: tuple[str, ...], v
     clause_end = r"(?:\s+(?:any ?more|after all|at all|please|then))*\s*(?:[,.!;?]|$)"
     undo_zh = r"(?:取消|撤销|撤回|撤掉)"
     cancels = (
-        re.compile(r"\b(?:cancel|call off|scrap)\s+(?:the|my|our|this|that)\s+(?:whole\s+)?(?:" + noun_en + r")\b"),
+        # ("let's cancel the whole thing, plans changed")
+        re.compile(r"\b(?:cancel|call off|scrap)\s+(?:the|my|our|this|that)\s+(?:whole\s+)?(?:" + noun_en
+                   + r")\b|\b(?:cancel|call off|scrap)\s+the\s+whole\s+(?:thing|lot)\b"),
         # (…or before the next clause, unpunctuated as the ASR writes it: "cancel that we're gonna stay in")
         re.compile(r"\b(?:cancel|call off|scrap)\s+(?:it|that|this|them|everything)(?:" + clause_end
                    + r"|\s+(?=(?:we|i|we'?re|i'?m|we'?ll|i'?ll|they|something came up)\b))"),
