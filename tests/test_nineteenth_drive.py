@@ -237,3 +237,32 @@ async def test_nothing_pricey_is_not_the_dearest_either() -> None:
     en = await policy_replies("en", ["table for 2 tomorrow at 8:30 pm, nothing pricey, under 60 a head",
                                      "I'd rather go for French food"], "restaurant")
     assert "Maison Blanc" not in en[1].text, en[1].text
+
+
+# --- a letter or a digit of a code put right --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("said", "held", "code"), [
+    ("oops I misread, the second letter is P not R", "QR551027", "QP551027"),
+    ("the first letter should be a B", "QR551027", "BR551027"),
+    ("等下，中间那个四是七，我看错了", "JD123456", "JD123756"),
+    ("the 4 should be a 7", "JD123456", "JD123756"),
+])
+def test_a_letter_or_digit_of_a_code_held_put_right(said: str, held: str, code: str) -> None:
+    assert rules_read("customer_service", said, {"order_id": held}).get("order_id") == [code]
+
+
+def test_a_digit_said_twice_in_the_code_is_not_guessed() -> None:
+    assert "order_id" not in rules_read("customer_service", "the 5 should be a 6", {"order_id": "QR551027"})
+
+
+@pytest.mark.parametrize("said", [
+    "her number's five five five, two one three, eight eight zero seven. no wait, the last bit is eight eight zero "
+    "nine", "my number is 555 213 8807, no wait, the last four digits are 8809"])
+def test_the_end_of_a_number_put_right_in_the_same_breath(said: str) -> None:
+    assert rules_read("restaurant", said).get("contact_phone") == ["5552138809"]
+
+
+def test_the_last_bit_of_a_number_held_put_right() -> None:
+    got = rules_read("restaurant", "the last bit is eight eight zero nine", {"contact_phone": "5552138807"})
+    assert got.get("contact_phone") == ["5552138809"]

@@ -99,7 +99,7 @@ from monologue.memory.working.on_the_way import (
 from monologue.memory.working.put_right import (
     ONE_MORE,
     PART_PUT_RIGHT,
-    held_digits_replaced,
+    held_code_put_right,
     held_number_named,
     held_number_replaced,
     held_part_replaced,
@@ -853,7 +853,7 @@ class RuleExtractor:
 
         self._part_put_right(said, taken, add, state)
         part_spans = list(taken)
-        digits = held_digits_replaced(self.schema, text, lang, state) if not taken else None
+        digits = held_code_put_right(self.schema, text, lang, state) if not taken else None
         if digits is not None:
             add(*digits)
             result.correction = True

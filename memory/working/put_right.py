@@ -16,7 +16,7 @@ from monologue.memory.domain.schema import DomainSchema, KeySpec, Reader
 from monologue.memory.language.cues import SELF_REPAIR
 from monologue.memory.language.digits import digits_of_zh
 from monologue.memory.language.numbers import EN_NUMBER, ZH_NUMBER, to_amount
-from monologue.memory.working.state import Comparator, Op, Operation, SessionState
+from monologue.memory.working.state import Comparator, Condition, Op, Operation, SessionState
 
 Span = tuple[int, int]
 
@@ -243,9 +243,9 @@ _DIGIT_WORDS_EN = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|\d)"
 _WHICH_DIGITS = {
     "en": re.compile(r"\b(?<!to )(?:the\s+)?(?:(?P<last>last)(?!\s+(?:name|time|one)\b)|(?P<first>first)|"
                      r"(?P<nth>second|third|fourth|fifth|sixth|seventh|"
-                     r"eighth|ninth))\s+(?:(?P<n>one|two|three|four|\d)\s+)?(?:digits?|numbers?)\s+"
+                     r"eighth|ninth))\s+(?:(?P<n>one|two|three|four|\d)\s+)?(?:digits?|numbers?|bit|part|few)\s+"
                      r"(?:(?:of|in)\s+(?:the\s+|my\s+|that\s+)?(?P<named>[a-z]+(?:\s+number)?)\s+)?"
-                     r"(?:is|are|should be|should have been|was meant to be|'s)\s+(?:a\s+|an\s+)?"
+                     r"(?:is|are|should be|should have been|was meant to be|'s)\s+(?:actually\s+)?(?:a\s+|an\s+)?"
                      r"(?P<new>" + _DIGIT_WORDS_EN + r"(?:[\s,-]+" + _DIGIT_WORDS_EN + r"){0,3})\b"
                      r"(?:,?\s*(?:and\s+)?not\s+(?:a\s+|an\s+)?(?P<old>" + _DIGIT_WORDS_EN
                      + r"(?:[\s,-]+" + _DIGIT_WORDS_EN + r"){0,3})\b)?", re.IGNORECASE),
@@ -258,6 +258,59 @@ _WHICH_DIGITS = {
 _ORDINAL_DIGIT = {"second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9,
                   "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _HOW_MANY = {"one": 1, "two": 2, "three": 3, "four": 4, "一": 1, "两": 2, "二": 2, "三": 3, "四": 4}
+
+
+# "The second letter is P not R", "the first letter should be a B": a letter of a code held, by its place.
+_WHICH_LETTER_EN = re.compile(r"\b(?:the\s+)?(?:(?P<last>last)|(?P<first>first)|"
+                              r"(?P<nth>second|third|fourth|fifth))\s+(?:letter|character)\s+"
+                              r"(?:is|should be|should have been|'s)\s+(?:actually\s+)?"
+                              r"(?:an?\s+)?(?P<new>[a-z])(?:\s+as\s+in\s+\w+)?\b"
+                              r"(?:,?\s*(?:and\s+)?not\s+(?:an?\s+)?(?P<old>[a-z])\b)?", re.IGNORECASE)
+# 中间那个四是七, "the four should be a seven": a digit of a code held, named by itself, said anew (where it is
+# there once).
+_THAT_DIGIT = {"zh": re.compile(r"(?:中间|前面|后面|里面)?(?:那个|的)(?P<old>[零〇幺一二三四五六七八九\d])(?:应该)?是"
+                                r"(?P<new>[零〇幺一二三四五六七八九\d])(?![零〇幺一二三四五六七八九\d个位人点号天])"),
+               "en": re.compile(r"\bthe\s+(?P<old>" + _DIGIT_WORDS_EN + r")\s+(?:should be|should have been|"
+                                r"is actually|is meant to be)\s+(?:an?\s+)?(?P<new>" + _DIGIT_WORDS_EN + r")\b",
+                                re.IGNORECASE)}
+
+
+def _held_codes(schema: DomainSchema, state: SessionState) -> list[Condition]:
+    """The codes the state holds (an order number, a phone), the one said last first."""
+    return sorted((c for c in state.constraints.values() if isinstance(c.value, str)
+                   and (spec := schema.keys.get(c.key)) is not None and spec.reader == Reader.IDENTIFIER),
+                  key=lambda c: -c.last_mentioned)
+
+
+def held_code_put_right(schema: DomainSchema, text: str, lang: str,
+                        state: SessionState | None) -> tuple[Operation, Span] | None:
+    """A letter of a code held put right by its place ("the second letter is P not R"), or one of its
+    digits named by itself (中间那个四是七), or its digits by their place (`held_digits_replaced`)."""
+    if state is None:
+        return None
+    letter = _WHICH_LETTER_EN.search(text) if lang == "en" else None
+    if letter is not None:
+        for condition in _held_codes(schema, state):
+            held = str(condition.value)
+            at = [i for i, ch in enumerate(held) if ch.isalpha()]
+            index = -1 if letter.group("last") else 0 if letter.group("first") else \
+                _ORDINAL_DIGIT.get(letter.group("nth").lower(), 0) - 1
+            if not at or not -len(at) <= index < len(at):
+                continue
+            old = letter.group("old")
+            if old and held[at[index]].upper() != old.upper():
+                continue
+            value = held[:at[index]] + letter.group("new").upper() + held[at[index] + 1:]
+            return Operation(Op.SET, condition.key, Comparator.EQ, value, letter.group(0), correction=True,
+                             reason=DIGITS_PUT_RIGHT), letter.span()
+    that = _THAT_DIGIT[lang].search(text) if lang in _THAT_DIGIT else None
+    if that is not None:
+        for condition in _held_codes(schema, state):
+            held, old, new = str(condition.value), digits_in(that.group("old")), digits_in(that.group("new"))
+            if len(old) == 1 and len(new) == 1 and held.count(old) == 1 and old != new:
+                return Operation(Op.SET, condition.key, Comparator.EQ, held.replace(old, new), that.group(0),
+                                 correction=True, reason=DIGITS_PUT_RIGHT), that.span()
+    return held_digits_replaced(schema, text, lang, state)
 
 
 def held_digits_replaced(schema: DomainSchema, text: str, lang: str,
@@ -360,6 +413,5 @@ def held_number_named(phrase: str, state: SessionState | None) -> tuple[str, str
     return (key, None) if key is not None else None
 
 
-__all__ = ["DIGITS_PUT_RIGHT", "PART_PUT_RIGHT", "digits_in", "held_digits_replaced", "held_number_named",
-           "held_number_replaced",
-           "held_part_replaced"]
+__all__ = ["DIGITS_PUT_RIGHT", "PART_PUT_RIGHT", "digits_in", "held_code_put_right", "held_digits_replaced",
+           "held_number_named", "held_number_replaced", "held_part_replaced"]
