@@ -266,3 +266,21 @@ def test_the_end_of_a_number_put_right_in_the_same_breath(said: str) -> None:
 def test_the_last_bit_of_a_number_held_put_right() -> None:
     got = rules_read("restaurant", "the last bit is eight eight zero nine", {"contact_phone": "5552138807"})
     assert got.get("contact_phone") == ["5552138809"]
+
+
+# --- a phone said to be one while the order is asked for; a name in letters -------------------------------------
+
+
+async def test_a_number_said_to_be_the_phone_is_the_phone_while_the_order_is_asked_for() -> None:
+    zh = await policy_replies("zh", ["我有个快递一直没收到，想申请退款", "电话就打这个号码，一八八幺二三四五六七八"],
+                              "customer_service")
+    assert "18812345678" in zh[1].text and "订单号" in zh[1].text, zh[1].text
+    en = await policy_replies("en", ["my blender arrived cracked, I want a refund", "you can call me on 555 201 3344"],
+                              "customer_service")
+    assert "5552013344" in en[1].text and "order number" in en[1].text, en[1].text
+
+
+@pytest.mark.parametrize(("said", "name"), [("名字就写Tom，T-O-M", "Tom"), ("预订人写Anna", "Anna"),
+                                            ("名字写tom", "Tom")])
+def test_a_name_in_letters_said_in_chinese_is_the_name(said: str, name: str) -> None:
+    assert rules_read("restaurant", said, {"date": "saturday"}).get("guest_name") == [name]

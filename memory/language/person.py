@@ -87,6 +87,8 @@ def character_glosses_zh(text: str) -> list[tuple[int, int]]:
 def chinese_name_after(cue: str, words: str, after: str) -> str | None:
     """The person named by `words` after a loose cue (我叫王磊, 联系人张伟, 姓陈, 名字写李先生), a
     surname said alone kept with its title (李先生); None when the words name nobody (帮我叫辆车)."""
+    if re.fullmatch(r"[A-Za-z][a-z]+(?: [A-Z][a-z]+)?", words.strip()) and cue != "叫":
+        return words.strip()[:1].upper() + words.strip()[1:]    # (名字就写Tom: a name in letters, as written)
     # 我姓王，王小明: the surname, then the whole name said after it.
     # (…a surname of two: 姓欧阳，欧阳娜娜)
     whole = re.match(r"[，,\s]*(" + re.escape(words) + r"[\u4e00-\u9fff]{1,2})(?=[，,。！\s]|$)", after) \

@@ -808,6 +808,9 @@ def read_identifiers(schema: DomainSchema, text: str, lang: str, taken: list[Spa
             # ("ok name's Rodriguez, 555 201 3344": where no other code is asked for, a number in a
             # phone's shape is the phone.)
             found += sorted(phones)
+        elif a_phone:
+            # (…and where one is, a number said to be the phone's: 电话就打这个号码，188…, asked for the order)
+            found += sorted(span for span in phones if _PHONE_BEFORE.search(text[max(0, span[0] - 20):span[0]]))
         refused = [span for span in found if _CODE_REFUSED.search(text[max(0, span[0] - 30):span[0]])]
         if refused and spec.name not in open_to:
             # "not order 44719, it's 44791": after the one refused, any code is the one meant.
