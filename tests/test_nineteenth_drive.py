@@ -284,3 +284,8 @@ async def test_a_number_said_to_be_the_phone_is_the_phone_while_the_order_is_ask
                                             ("名字写tom", "Tom")])
 def test_a_name_in_letters_said_in_chinese_is_the_name(said: str, name: str) -> None:
     assert rules_read("restaurant", said, {"date": "saturday"}).get("guest_name") == [name]
+
+
+def test_it_turned_up_after_music_asked_for_in_the_same_breath_is_not_the_cabin() -> None:
+    got = rules_read("in_car", "put on some jazz, and turn it up a notch", {"temperature": 21})
+    assert "temperature" not in got and got.get("music_choice") == ["jazz"], got

@@ -108,6 +108,7 @@ from monologue.memory.working.put_right import (
 from monologue.memory.working.readers import (
     OutOfRange,
     about_something_else,
+    asked_for_earlier,
     asked_for_just_before,
     called_by_name,
     commanded_keys,
@@ -2025,7 +2026,8 @@ class RuleExtractor:
                 # A cue inside another value already read is not this key's ("a child seat in
                 # the back" moves no seat).
                 if not cued(spec, _masked(text, taken), m.span(), lang, self.schema.keys.values()) \
-                        and not self._continues(key, going_on, text, m.span(), lang) \
+                        and not self._continues(key, going_on | asked_for_earlier(self.schema, text, m.start(), lang),
+                                                text, m.span(), lang) \
                         and not self._says_one_control(word, key, lang, text, m.span()) and not replacing \
                         and not self._one_more_said(spec, text, m.span(), lang, state):
                     continue

@@ -499,6 +499,18 @@ def commanded_keys(schema: DomainSchema, state: SessionState | None) -> frozense
     return keys | steps | levels | wholes
 
 
+def asked_for_earlier(schema: DomainSchema, text: str, at: int, lang: str) -> frozenset[str]:
+    """The controls asked for earlier in the same turn, before `at`, by a key whose value starts
+    them ("put on some jazz, and turn it up a notch": the music, so "it" is the volume): that key,
+    what it brings, and the controls that go with them."""
+    before = text[:clause_bounds(text, at, at)[0]]
+    asked = frozenset(spec.name for spec in schema.keys.values()
+                      if spec.reader == Reader.WORDS_AFTER and spec.reading.brings
+                      and mentions(before, words_of(spec.name_cues, lang), lang == "en"))
+    keys = asked | frozenset(k for name in asked for k in schema.key(name).reading.brings)
+    return keys | controls_going_with(schema, keys) if keys else frozenset()
+
+
 def controls_going_with(schema: DomainSchema, keys: frozenset[str]) -> frozenset[str]:
     """The controls that go with `keys`: those whose own cue words name one of them (the
     volume's cues name the music). Just after music was put on, "turn it up a little" is the

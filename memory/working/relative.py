@@ -25,6 +25,7 @@ from monologue.memory.language.relative import RelativeWords, read_relative
 from monologue.memory.language.stances import asks, clause_bounds, is_query
 from monologue.memory.working.readers import (
     about_something_else,
+    asked_for_earlier,
     called_by_name,
     commanded_keys,
     cued,
@@ -363,7 +364,7 @@ def read_relative_changes(schema: DomainSchema, text: str, lang: str, state: Ses
         if about_something_else(spec, text[slice(*clause_bounds(text, *span))], lang) \
                 or (not own and about_something_else(spec, _sentence(text, span), lang)):
             continue            # "freezing outside, minus five degrees": the weather, not the cabin
-        commanded = commanded_keys(schema, state)
+        commanded = commanded_keys(schema, state) | asked_for_earlier(schema, text, span[0], lang)
         if not own and _another_keys_value(schema, spec, said_clause, words, lang, commanded):
             continue            # 空调风小一点: "smaller" is the fan's own value, not the cabin's temperature
         if own and not _named(spec, clause, lang) \
