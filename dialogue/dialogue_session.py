@@ -49,7 +49,7 @@ from monologue.memory.language.memory_cues import REQUEST
 from monologue.memory.language.normalise import normalised
 from monologue.memory.language.person import second_person
 from monologue.memory.language.phrases import join, join_choices, say
-from monologue.memory.language.place_questions import asks_about_a_place
+from monologue.memory.language.place_questions import WHAT_IT_IS_LIKE, asks_about_a_place
 from monologue.memory.language.spoken import absolute_date
 from monologue.memory.language.stances import asks_for_information, asks_for_one, is_query, sentences_with_offsets
 from monologue.memory.stores.actions import ActionRecord
@@ -401,6 +401,8 @@ class DialogueSession:
                 # cannot see, not the slot a word names read back ("The wanted resolution is a refund").
                 state_question = None
         option_answer = ""
+        # (你推荐的那家是什么样的？, "what's the vibe there?": what the place offered is like, not which it was)
+        what_it_is_like = language in WHAT_IT_IS_LIKE and WHAT_IT_IS_LIKE[language].search(text) is not None
         asked_fact = catalogue.asked_fact(text, language) if catalogue is not None and not memory_say else ""
         in_view = (asked_about or self._option_in_view(view, catalogue)) \
             if asked_fact and catalogue is not None else None
@@ -419,12 +421,13 @@ class DialogueSession:
             # ("时间还没定" had answered it): which place is still to be found.
             option_answer = say("option.none_in_view", language)
             state_question = None
-        elif catalogue is not None and not memory_say and not WANTS_OPTIONS.search(text) \
+        elif catalogue is not None and not memory_say and (not WANTS_OPTIONS.search(text) or what_it_is_like) \
                 and any(asks_about_a_place(s) for _, s in sentences_with_offsets(text)) \
                 and not self._names_the_tasks_own(schema, text, language) \
                 and not (schema.complaint_answered_by(text, language) and not changed) \
                 and (state_question is None or state_question.kind == "slot"
-                     and not any(view.find(k) for k in state_question.keys)):
+                     and not any(view.find(k) for k in state_question.keys)
+                     or what_it_is_like):
             # "Can I bring my dog?", 有包间吗 with a place offered: that place's listing answers, or
             # it is said not to (it had been "I see", or 座位还没定 as if the user's seat were asked).
             # (Also beside a change that leaves it on offer: "do they have anything vegetarian? my

@@ -289,3 +289,25 @@ def test_a_name_in_letters_said_in_chinese_is_the_name(said: str, name: str) -> 
 def test_it_turned_up_after_music_asked_for_in_the_same_breath_is_not_the_cabin() -> None:
     got = rules_read("in_car", "put on some jazz, and turn it up a notch", {"temperature": 21})
     assert "temperature" not in got and got.get("music_choice") == ["jazz"], got
+
+
+# --- what the place offered is like ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("said", ["hmm, is that place quiet? we don't want a noisy spot",
+                                  "what's the atmosphere like there?", "how's the vibe there?", "what's it like?"])
+async def test_what_the_place_offered_is_like_is_read_from_its_listing(said: str) -> None:
+    en = await policy_replies("en", ["table for 2 tomorrow at 8:30 pm, Italian please", said], "restaurant")
+    assert "quiet and romantic" in en[1].text and "not sure" not in en[1].text, en[1].text
+
+
+async def test_what_the_place_recommended_is_like_is_no_question_of_which_it_was() -> None:
+    zh = await policy_replies("zh", ["我想订周六晚上七点朝阳区的粤菜，四个人", "你推荐的那家是什么样的？环境怎么样"],
+                              "restaurant")
+    assert "资料" in zh[1].text, zh[1].text
+
+
+async def test_what_else_there_is_asks_for_another_place() -> None:
+    en = await policy_replies("en", ["table for 2 tomorrow at 8:30 pm, French food", "what else have you got?"],
+                              "restaurant")
+    assert "not sure" not in en[1].text and "Le Jardin" not in en[1].text, en[1].text

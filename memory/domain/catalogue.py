@@ -21,6 +21,7 @@ from monologue.memory.domain.schema import DomainSchema
 from monologue.memory.language.cues import negated_at
 from monologue.memory.language.names import NameFinder, name_finder
 from monologue.memory.language.phrases import join, join_choices, say
+from monologue.memory.language.place_questions import WHAT_IT_IS_LIKE
 from monologue.memory.language.wishes import content_words, qualities_named, scales_named
 from monologue.memory.working.state import Condition, SessionState, describe_condition
 
@@ -142,6 +143,8 @@ class Catalogue:
                 return say("option.other_values", language, name=name, value=said, label=spec.label(language),
                            values=join_choices(others, language) if language == "en" else join(others, language))
         described = str(said_in(item.get("described") or "", language))
+        if described and (WHAT_IT_IS_LIKE[language].search(text) if language in WHAT_IT_IS_LIKE else False):
+            return say("option.described", language, name=name, described=described)   # ("what's it like there?")
         if described and (content_words(text, language) & content_words(described, language)
                           or scales_named(text, language) & scales_named(described, language)):
             return say("option.described", language, name=name, described=described)

@@ -814,6 +814,7 @@ THIS_TIME_ONLY = re.compile(r"\b(?:today|tonight|this time|this trip|(?:just )?t
 WANTS_OPTIONS = re.compile(
     r"\b(?:recommend(?:ations?)?|suggest|suggestions?|ideas?|(?:any|some|other|more|the|your|what) options|options\?|"
     r"what (?:do you|have you) (?:got|have)|what else (?:do )?(?:you|ya) (?:got|have)|"
+    r"what else (?:have|'ve) (?:you|ya) got|what else is there|"
     r"where (?:should|could|can) (?:we|i) (?:go|eat)|any good|"
     r"(?:which|what) (?:restaurants|places) (?:do|can|are|have)|"
     # ("can you find me a sushi place", "I'm looking for a thai place", "know any good spots?")

@@ -21,9 +21,18 @@ from monologue.memory.language.wishes import qualities_named
 # a window seat?") is read as one before this is asked.
 PLACE_QUESTION_EN = re.compile(
     r"^(?:(?:do|does|will|would|can|could|may)\s+(?:they|the (?:place|restaurant)|i|we|dogs?|kids?|children|"
-    r"guests?|people)\b|does it\b|(?:is|are)\s+(?:there|it|they|the (?:place|restaurant))\b|"
+    r"guests?|people)\b|does it\b|(?:is|are)\s+(?:there|it|they|(?:the|that|this) (?:place|restaurant|one))\b|"
     r"(?:are|is)\s+(?:dogs?|kids?|children|pets?)\b|"
     r"(?:do you know|any idea)\s+(?:if|whether)\b)", re.IGNORECASE)
+# What a place is like, asked outright ("what's the atmosphere like there?", "how's the vibe?", 环境怎么样,
+# 那家是什么样的): its description answers it.
+WHAT_IT_IS_LIKE = {
+    "en": re.compile(r"\b(?:what'?s|what is|how'?s|how is)\s+(?:the\s+)?(?:atmosphere|vibe|ambien[cs]e|decor|feel|"
+                     r"setting|crowd|place|restaurant|it)\b(?:\s+like)?|"
+                     r"\bwhat (?:kind|sort) of (?:place|vibe|atmosphere)|"
+                     r"\bwhat'?s (?:it|that place|the place|that one) like\b", re.IGNORECASE),
+    "zh": re.compile(r"环境(?:怎么样|如何|好不好|咋样)|氛围(?:怎么样|如何)|(?:是|长)?什么样的?(?:地方|店)?[？?]|"
+                     r"感觉怎么样|装修(?:怎么样|如何)|那家(?:店)?怎么样|这家(?:店)?怎么样")}
 _PLACE_VERB_ZH = re.compile(r"有|可以|能|让|允许|方便|提供|支持|带|收")
 # Not a question about the place: the agent ("你能…"), the user's own words (记得, 我订的), another
 # place (有没有别的: the options answer it), or whether it can be booked (还有位子吗, 能订到吗: the
@@ -51,7 +60,11 @@ def asks_about_a_place(sentence: str) -> bool:
         # (A bare 可以吗, 行吗 answers an offer with a question; it asks nothing about the place.)
         named = re.sub(r"[吗么呢吧啊呀，。？?！!\s]|可以|能|行|有|不", "", stripped)
         # (…or what it is like: 那家吵不吵？环境安静吗？)
+        # (你推荐的那家是什么样的？: what the place offered is like, whoever offered it; not another place)
+        if WHAT_IT_IS_LIKE["zh"].search(stripped) and not re.search(r"别的|其他|其它|另外|换", stripped):
+            return True
         return asks and bool(named) and bool(_PLACE_VERB_ZH.search(stripped) or qualities_named(stripped, "zh")) \
             and not _NOT_ABOUT_A_PLACE_ZH.search(stripped)
     stripped = LEAD_IN_EN.sub("", stripped) or stripped
-    return bool(PLACE_QUESTION_EN.match(stripped)) and not _NOT_ABOUT_A_PLACE_EN.search(stripped)
+    return bool(PLACE_QUESTION_EN.match(stripped) or WHAT_IT_IS_LIKE["en"].search(stripped)) \
+        and not _NOT_ABOUT_A_PLACE_EN.search(stripped)
