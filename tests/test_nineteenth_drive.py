@@ -311,3 +311,17 @@ async def test_what_else_there_is_asks_for_another_place() -> None:
     en = await policy_replies("en", ["table for 2 tomorrow at 8:30 pm, French food", "what else have you got?"],
                               "restaurant")
     assert "not sure" not in en[1].text and "Le Jardin" not in en[1].text, en[1].text
+
+
+async def test_keeping_the_item_after_the_ticket_undoes_the_request() -> None:
+    lines = ["order QP551027, the boots are a size too small, I'd like an exchange", "yes please open it",
+             "hold on, actually forget about the boots, I'll just keep them"]
+    en = await policy_replies("en", lines, "customer_service")
+    assert "cancel the ticket" in en[2].text, en[2].text
+
+
+def test_keeping_it_simple_calls_nothing_off() -> None:
+    from monologue.memory.domain.schema import load_schema as schema_of
+    from monologue.memory.working.turn_classes import CallOff, calls_off
+    action = schema_of("restaurant").primary_action()
+    assert action is not None and calls_off("forget about the patio, I'll keep it simple", action) == CallOff.NONE

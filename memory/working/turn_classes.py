@@ -189,6 +189,9 @@ def _called_off_patterns(nouns_en: tuple[str, ...], nouns_zh: tuple[str, ...], v
         re.compile(r"\b(?:cancel|call off|scrap)\s+(?:it|that|this|them|everything)(?:" + clause_end
                    + r"|\s+(?=(?:we|i|we'?re|i'?m|we'?ll|i'?ll|they|something came up)\b))"),
         re.compile(r"\b(?:cancel|call it off)" + clause_end),
+        # ("forget about the boots, I'll just keep them": the thing kept, the request for it undone too)
+        re.compile(r"\b(?:forget|never ?mind)(?: about)? (?:it|them|the \w+)\b.*\b(?:i'?ll|we'?ll|i will|we will|"
+                   r"i'?m (?:gonna|going to)) (?:just )?keep (?:it|them)\s*(?:[,.!;]|$)"),
         re.compile(undo_zh + r"掉?(?:" + noun_zh + r"|这个|那个|它|吧|掉|一下|吗|[。！!，,？?]|$)|"
                    r"把(?:" + noun_zh + r"|这个|那个|它)?(?:[\u4e00-\u9fff]{0,2}(?:工单|订单|订位))?"
                    r"(?:取消|撤销|撤回|撤)(?:了|掉|吧)"),
