@@ -60,7 +60,7 @@ from monologue.memory.working.readers import (
     controls_refused,
     controls_unnamed,
 )
-from monologue.memory.working.references import POINTED_AT
+from monologue.memory.working.references import AS_JUST_NOW, POINTED_AT
 from monologue.memory.working.render import spoken_conditions
 from monologue.memory.working.state import (
     INTERRUPTED,
@@ -403,7 +403,9 @@ class DialogueSession:
         option_answer = ""
         # (你推荐的那家是什么样的？, "what's the vibe there?": what the place offered is like, not which it was)
         what_it_is_like = language in WHAT_IT_IS_LIKE and WHAT_IT_IS_LIKE[language].search(text) is not None
-        asked_fact = catalogue.asked_fact(text, language) if catalogue is not None and not memory_say else ""
+        # (名字和电话跟刚才一样: the user's own details as before, no question of the place's phone)
+        asked_fact = catalogue.asked_fact(text, language) \
+            if catalogue is not None and not memory_say and not AS_JUST_NOW.search(text) else ""
         in_view = (asked_about or self._option_in_view(view, catalogue)) \
             if asked_fact and catalogue is not None else None
         if asked_fact and catalogue is not None and in_view is not None:

@@ -325,3 +325,33 @@ def test_keeping_it_simple_calls_nothing_off() -> None:
     from monologue.memory.working.turn_classes import CallOff, calls_off
     action = schema_of("restaurant").primary_action()
     assert action is not None and calls_off("forget about the patio, I'll keep it simple", action) == CallOff.NONE
+
+
+# --- put right and spelled, as the whole agent hears it (grounded, not only read) ----------------------------------
+
+
+async def test_a_letter_put_right_reaches_the_ticket() -> None:
+    lines = ["the boots I got are a size too small", "the order is Q R 5 5 1 0 2 7",
+             "oops I misread, the second letter is P not R"]
+    en = await policy_replies("en", lines, "customer_service")
+    assert "QP551027" in en[2].text, en[2].text
+
+
+async def test_the_end_of_a_phone_put_right_in_words_reaches_the_booking() -> None:
+    lines = ["table for 6 in Chinatown next Tuesday at 6 pm", "ok book it under Anne O'Neil",
+             "her number's five five five, two one three, eight eight zero seven. no wait, the last bit is eight "
+             "eight zero nine"]
+    en = await policy_replies("en", lines, "restaurant")
+    assert "5552138809" in en[2].text, en[2].text
+
+
+def test_a_letter_said_as_in_a_word_starts_the_code() -> None:
+    said = "order number is B as in bravo, X, 7, 7, 3, 0, 9"
+    assert rules_read("customer_service", said).get("order_id") == ["BX77309"]
+
+
+async def test_the_same_details_as_before_ask_nothing_of_the_place() -> None:
+    lines = ["我想订明天中午十二点半海淀区的火锅，八个人，预订人王娜娜，电话13900001234", "可以，订吧",
+             "我下周五晚上六点还想再订一个，在东城区，吃烤鸭，六个人", "名字和电话跟刚才一样"]
+    zh = await policy_replies("zh", lines, "restaurant")
+    assert "王娜娜" in zh[3].text and "13900001234" in zh[3].text and "的电话是" not in zh[3].text, zh[3].text

@@ -151,7 +151,8 @@ def _each_word_said_or_spelled(value: str, utterance: str) -> bool:
 
 def _tail_put_right(code: str, text: str) -> bool:
     """Whether `code` is a code said in `text` with its last digits said again after it."""
-    said = [_compact(digits_said(text)), _compact(digits_said_en(text))]
+    # (…the digits said in words too: "eight eight zero seven. no wait, the last bit is eight eight zero nine")
+    said = [_compact(digits_said(text)), _compact(digits_said_en(text)), digits_in(text)]
     digits = _compact(digits_of_zh(digits_said(text)))
     for k in range(1, max(1, len(code) - 3)):
         head, tail = code[:-k], code[-k:]
@@ -607,10 +608,13 @@ def _part_said(op: Operation, state: SessionState | None, said: str) -> bool:
     """A value held with a part put right ("not Maple Street, it's Maple Avenue"): the new part
     (what differs from the value held) was said."""
     if op.reason == DIGITS_PUT_RIGHT and state is not None:
-        # ("the last digit is 3, not 2": the digits that differ were said, as digits or words.)
+        # ("the last digit is 3, not 2": the digits that differ were said, as digits or words; "the second
+        # letter is P": the letter, on its own.)
         new = str(op.value)
         return any(len(old := str(c.value)) == len(new) and all(
-            d in digits_in(said) for d, was in zip(new, old, strict=True) if d != was) for c in state.find(op.key))
+            d in digits_in(said) if d.isdigit() else re.search(r"(?<![A-Za-z])" + re.escape(d) + r"(?![A-Za-z])",
+                                                                said, re.IGNORECASE) is not None
+            for d, was in zip(new, old, strict=True) if d != was) for c in state.find(op.key))
     if op.reason != PART_PUT_RIGHT or state is None:
         return False
     new = str(op.value)

@@ -770,14 +770,20 @@ def read_codes_put_right(schema: DomainSchema, text: str, lang: str, taken: list
 # A code said a character at a time with hyphens between ("B-K-2-0-2-4-0-8-1-5").
 # (…or between commas, as it is read out: "J，D，1，2，3，4，5，6")
 _HYPHENATED = re.compile(r"(?<![\w-])[A-Za-z0-9](?:-[A-Za-z0-9]){3,}(?![\w-])|"
-                         r"(?<![\w，,、])[A-Za-z0-9零〇一二三四五六七八九幺](?:\s?[，,、]\s?[A-Za-z0-9零〇一二三四五六七八九幺]){4,}"
+                         r"(?<![\w，,、])[A-Za-z0-9零〇一二三四五六七八九幺](?:(?:\s?[，,、]\s?|\s)[A-Za-z0-9零〇一二三四五六七八九幺])*"
+                         r"(?:\s?[，,、]\s?[A-Za-z0-9零〇一二三四五六七八九幺])(?:(?:\s?[，,、]\s?|\s)[A-Za-z0-9零〇一二三四五六七八九幺]){3,}"
                          r"(?![\w，,、])")
+_AS_IN = re.compile(r"(?<![\w'])([A-Za-z]) (?:as in|for|like) ([A-Za-z]+)\b")
 _DIGIT_ZH = str.maketrans("零〇一二三四五六七八九幺", "001234567891")
 
 
 def _hyphens_joined(text: str) -> str:
     """`text` with each code said a character at a time between hyphens written whole, padded so
     that every other word stays where it was: "B-K-2-0-2-4" → "BK2024     "."""
+    # ("B as in bravo, X, 7…": the letter, said with a word that starts with it)
+    text = _AS_IN.sub(lambda m: m.group(1) + " " * (len(m.group()) - 1)
+                      if m.group(2)[:1].lower() == m.group(1).lower() else m.group(), text)
+
     def joined(m: re.Match[str]) -> str:
         code = re.sub(r"[-，,、\s]", "", m.group()).translate(_DIGIT_ZH)
         # (a list of numbers is no code: a digit for each of three or more of its places)
