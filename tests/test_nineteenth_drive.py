@@ -355,3 +355,10 @@ async def test_the_same_details_as_before_ask_nothing_of_the_place() -> None:
              "我下周五晚上六点还想再订一个，在东城区，吃烤鸭，六个人", "名字和电话跟刚才一样"]
     zh = await policy_replies("zh", lines, "restaurant")
     assert "王娜娜" in zh[3].text and "13900001234" in zh[3].text and "的电话是" not in zh[3].text, zh[3].text
+
+
+def test_a_side_belongs_to_its_domain_among_several() -> None:
+    from monologue.memory.domain.several import load_domains
+    combined = load_domains("restaurant+in_car")
+    assert combined.key_domain["passenger_window"] == "in_car"
+    assert combined.schema.key("passenger_window").label("zh") == "副驾车窗"

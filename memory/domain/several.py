@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from monologue.memory.domain.schema import DomainSchema, load_schema
+from monologue.memory.domain.schema import DomainSchema, KeySpec, load_schema
 from monologue.memory.language.cues import cue_pattern, language_of
 from monologue.memory.working.state import SessionState, slot_of
 
@@ -56,11 +56,16 @@ def combine(schemas: Sequence[DomainSchema]) -> Combined:
         for key in schema.keys:
             owners.setdefault(key, []).append(schema.name)
     keys, key_domain, plain = {}, {}, {}
+    sides: dict[str, KeySpec] = {}
     for schema in schemas:
         for key, spec in schema.keys.items():
             name = f"{schema.name}.{key}" if len(owners[key]) > 1 else key
             keys[name] = replace(spec, name=name)
             key_domain[name], plain[name] = schema.name, key
+        # (a control's sides belong to its domain too: the passenger window is the car's)
+        for key, spec in schema.sides.items():
+            sides[key] = spec
+            key_domain[key], plain[key] = schema.name, key
 
     def merged(field: str) -> dict[str, tuple[str, ...]]:
         out: dict[str, tuple[str, ...]] = {}
@@ -73,7 +78,7 @@ def combine(schemas: Sequence[DomainSchema]) -> Combined:
     first = schemas[0]
     schema = DomainSchema(name=SEPARATOR.join(s.name for s in schemas), keys=keys,
                           goal_words=merged("goal_words"), goal_text=dict(first.goal_text),
-                          role={k: v for k, v in role.items() if v}, turn_cues=merged("turn_cues"))
+                          role={k: v for k, v in role.items() if v}, turn_cues=merged("turn_cues"), sides=sides)
     return Combined(schema, tuple(schemas), key_domain, plain)
 
 
