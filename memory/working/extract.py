@@ -82,6 +82,7 @@ from monologue.memory.language.places import (
 from monologue.memory.language.relative import COUNTING_IN_ZH
 from monologue.memory.language.stances import (
     asks,
+    asks_for_information,
     clause_bounds,
     clause_of,
     is_query,
@@ -2591,6 +2592,9 @@ class RuleExtractor:
         if lang == "en":
             start = max(start, clause_bounds(text, *cue)[0])
         end = next((cue[1] + m.end() for m in re.finditer(r"[.!?。！？]", text[cue[1]:])), len(text))
+        asked = text[start:end].strip()
+        if is_query(asked) or asks_for_information(asked):
+            return None     # ("what's the status of my other order?": asked about, not asked for)
         return start, end
 
     def _another_item_named(self, said: _Said, primary: ActionSpec, state: SessionState) -> Span | None:
