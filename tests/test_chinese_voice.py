@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from monologue.configs import load_config
+from monologue.memory.language.phrases import say
 from monologue.memory.stores.state import InMemoryStateStore
 from monologue.models.errors import ModelUnavailable
 from monologue.pipeline.audio_io import SessionAudio
@@ -147,7 +148,10 @@ async def test_a_drivers_command_is_understood_though_the_asr_writes_its_words_b
                                                                                 session_id="car"))
     transcript = (tmp_path / "transcript.txt").read_text(encoding="utf-8")
     lines = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text(encoding="utf-8").splitlines()]
-    replies = [line["reply"]["text"] for line in lines if line.get("reply", {}).get("text")]
+    # (On a loaded machine the first reply may be late, and opens with the words said for that: what
+    # is checked here is what the command was read as, not how fast.)
+    late = say("reply.late_first", "zh")
+    replies = [line["reply"]["text"].removeprefix(late) for line in lines if line.get("reply", {}).get("text")]
     assert replies == ["好了，音乐切到下一首。", "好了，座椅低一点，调好了。"], transcript
     # Respelled: the trace keeps what the ASR wrote (这手不好听 for 这首不好听).
     assert any(line["asr"].get("heard_as") for line in lines), [line["asr"] for line in lines]
