@@ -810,8 +810,9 @@ class RuleExtractor:
             # one is kept for after, in the user's words, and none of its values goes into this one.)
             rest = (text[:later[0]] + " " + text[later[1]:]).strip()
             result = self.extract(rest, state, turn_class, slips_read=slips_read) if rest else Extraction()
-            result.operations.append(Operation(Op.LATER, value=text[later[0]:later[1]].strip(),
-                                               words=text[later[0]:later[1]].strip(), reason=ANOTHER_TASK))
+            asked = text[later[0]:later[1]].strip()
+            result.operations.append(Operation(Op.LATER, value=asked, words=asked,
+                                               reason="another task of its kind, asked for while one is under way"))
             return result
         if not slips_read and SELF_REPAIR.search(text):
             # "turn up the fan, no I mean the volume": read as the command for the thing meant.
