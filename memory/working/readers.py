@@ -45,6 +45,7 @@ from monologue.memory.language.stances import (
     disliked_after,
     refused_before,
 )
+from monologue.memory.working.put_right import digits_in
 from monologue.memory.working.state import Comparator, Op, Operation, SessionState
 
 Span = tuple[int, int]
@@ -928,8 +929,6 @@ _GOES_ON = re.compile(r"[\s,，、]*(?:后面是|后面还有|后边是|接着�
 
 
 _DIGITS_ZH_ONE_OR_MORE = re.compile(r"[零〇幺一二两三四五六七八九]+")
-_DIGIT_WORD_EN = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
-                  "seven": "7", "eight": "8", "nine": "9", **{str(d): str(d) for d in range(10)}}
 _DIGIT_WORDS_RUN_EN = re.compile(r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)\b"
                                  r"(?:[\s,-]+(?:(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)\b|\d)){0,5}",
                                  re.IGNORECASE)
@@ -961,7 +960,7 @@ def _code_meant(text: str, span: tuple[int, int]) -> tuple[str, tuple[int, int]]
     # (…and in English words: "the last bit is eight eight zero nine")
     words = _DIGIT_WORDS_RUN_EN.match(text, start) if tail is not None else None
     if words is not None:
-        new = "".join(_DIGIT_WORD_EN[w.lower()] for w in re.findall(r"[a-z]+|\d", words.group(), re.IGNORECASE))
+        new = digits_in(words.group())
         if len(new) < len(said):
             return said[:len(said) - len(new)] + new, (span[0], words.end())
     for pattern in _CODES_APART:       # ("6 6 0 3 1, no sorry, 6 6 0 3 7": spelled out again)
